@@ -1729,6 +1729,1713 @@ RMM__IMPL void rmm_stream_pool_destroy(rmm_stream_pool *pool) {
     RMM_SYS_FREE(pool);
 }
 
+/* ======================================================================================= */
+/* ==== stream order: the state a stream-ordered sub-allocator keeps per stream ========== */
+/* ======================================================================================= */ /* >>streamorder */
+
+/* Set at process exit: resources destroyed after it leak their upstream memory instead of calling
+   a CUDA runtime that may already be gone. */
+static int rmm__process_exiting;
+static pthread_once_t rmm__exit_hook_once = PTHREAD_ONCE_INIT;
+RMM__PRIVATE void rmm__on_exit(void) { RMM__ATOMIC_STORE(&rmm__process_exiting, 1); }
+RMM__PRIVATE void rmm__install_exit_hook(void) { atexit(rmm__on_exit); }
+RMM__PRIVATE void rmm__ensure_exit_hook(void) { pthread_once(&rmm__exit_hook_once, rmm__install_exit_hook); }
+RMM__PRIVATE bool rmm__exiting(void) { return RMM__ATOMIC_LOAD(&rmm__process_exiting) != 0; }
+
+/* Memory freed on stream S may be reused by S at once. Another stream T may take it only behind a
+   cudaStreamWaitEvent on an event recorded on S after the free. A "lazy" stream (the legacy default
+   stream, or any stream of a resource whose streams outlive it) records that event only when T
+   needs it: recording later captures at least the work before the free, so it is as safe and the
+   free itself makes no CUDA call. Other streams may be destroyed at any time, so their event is
+   recorded at every free (RMM's rule). After T waits, T's own event is stale: the next stealer from
+   T must also wait for S, so T is marked dirty (lazy) or re-recorded at once (RMM bug #2489). */
+typedef struct rmm__sorder {
+    uint64_t key;      /* rmm__stream_key or, for streams that outlive the resource, the handle */
+    rmm_stream handle;
+    rmm__event event;  /* NULL until first needed */
+    bool lazy;
+    bool dirty;        /* lazy only: frees or waits since the event was last recorded */
+    bool recorded;     /* the event holds a record */
+} rmm__sorder;
+
+RMM__PRIVATE rmm_status rmm__sorder_record(rmm__sorder *s) {
+    if (!s->event) RMM_TRY(rmm__event_create(&s->event));
+    RMM_TRY(rmm__event_record(s->event, s->handle));
+    s->recorded = true;
+    s->dirty = false;
+    return RMM_SUCCESS;
+}
+/* Called after a free on s, holding the resource lock. */
+RMM__PRIVATE rmm_status rmm__sorder_after_free(rmm__sorder *s) {
+    if (s->lazy) {
+        s->dirty = true;
+        return RMM_SUCCESS;
+    }
+    return rmm__sorder_record(s);
+}
+/* Makes taker's future work wait for the work donor had before its frees. */
+RMM__PRIVATE rmm_status rmm__sorder_wait(rmm__sorder *taker, rmm__sorder *donor) {
+    if (donor->lazy && donor->dirty) RMM_TRY(rmm__sorder_record(donor));
+    if (!donor->recorded) return RMM_SUCCESS; /* nothing was ever freed there: no work to wait for */
+    RMM_TRY(rmm__stream_wait_event(taker->handle, donor->event));
+    if (taker->lazy) {
+        taker->dirty = true;
+        return RMM_SUCCESS;
+    }
+    return rmm__sorder_record(taker);
+}
+/* Blocks the host until the work s had before its frees is done. */
+RMM__PRIVATE rmm_status rmm__sorder_host_wait(rmm__sorder *s) {
+    if (s->lazy && s->dirty) RMM_TRY(rmm__sorder_record(s));
+    if (!s->recorded) return RMM_SUCCESS;
+    return rmm__event_synchronize(s->event);
+}
+/* The key under which a resource files a stream. */
+RMM__PRIVATE rmm_status rmm__sorder_key(rmm_stream stream, bool streams_outlive, uint64_t *key, bool *lazy) {
+    if (rmm__stream_is_legacy(stream)) {
+        *key = 1;
+        *lazy = true;
+        return RMM_SUCCESS;
+    }
+    if (streams_outlive && !rmm__stream_is_per_thread(stream)) {
+        *key = (uint64_t)(uintptr_t)stream | ((uint64_t)1 << 62);
+        *lazy = true;
+        return RMM_SUCCESS;
+    }
+    *lazy = false;
+    return rmm__stream_key(stream, key);
+}
+
+#if !defined(RMM_NO_POOL) || !defined(RMM_NO_ARENA)
+/* ======================================================================================= */
+/* ==== tlsf: O(1) size-binned free lists over host-side block records ================== */
+/* ======================================================================================= */ /* >>tlsf */
+
+/* A free block of u = size/256 units lives in bin (fl, sl): fl = 0 holds exact sizes 1..31 units;
+   above, fl = log2(u) - 4 and sl the next 5 bits, so a bin spans 1/32 of a power of two. Finding a
+   block takes the request's own bin if a block there fits (scanning at most RMM__TLSF_SCAN entries
+   for the smallest), else the head of the next non-empty bin, found from two bitmaps: best fit to
+   within 1/32, in O(1). Blocks know their address neighbours, so coalescing is O(1) too. */
+#define RMM__TLSF_SL_BITS 5
+#define RMM__TLSF_SL (1u << RMM__TLSF_SL_BITS)
+#define RMM__TLSF_FL 56
+#define RMM__TLSF_SCAN 16
+
+struct rmm__tlsf;
+typedef struct rmm__block {
+    char *ptr;
+    size_t size;
+    struct rmm__block *phys_prev, *phys_next; /* address neighbours in the same chunk */
+    struct rmm__block *free_prev, *free_next; /* bin list while free */
+    struct rmm__tlsf *owner;                  /* the free lists holding it (free), or NULL (used) */
+    struct rmm__chunk *chunk;
+    uint32_t bin;
+} rmm__block;
+
+typedef struct rmm__chunk {
+    char *ptr;
+    size_t size;
+    struct rmm__chunk *prev, *next;
+    rmm__block *first;
+    void *user; /* arena: the superblock record */
+} rmm__chunk;
+
+typedef struct rmm__tlsf {
+    uint64_t fl_map;
+    uint32_t sl_map[RMM__TLSF_FL];
+    rmm__block *heads[RMM__TLSF_FL][RMM__TLSF_SL];
+    size_t free_bytes;
+    size_t free_blocks;
+} rmm__tlsf;
+
+RMM__PRIVATE void rmm__tlsf_mapping(size_t units, unsigned *fl, unsigned *sl) {
+    if (units < RMM__TLSF_SL) {
+        *fl = 0;
+        *sl = (unsigned)units;
+    } else {
+        unsigned f = rmm__log2_floor((uint64_t)units);
+        *fl = f - (RMM__TLSF_SL_BITS - 1);
+        *sl = (unsigned)(units >> (f - RMM__TLSF_SL_BITS)) & (RMM__TLSF_SL - 1);
+    }
+}
+RMM__PRIVATE void rmm__tlsf_insert(rmm__tlsf *t, rmm__block *b) {
+    unsigned fl, sl;
+    rmm__tlsf_mapping(b->size >> 8, &fl, &sl);
+    b->bin = fl * RMM__TLSF_SL + sl;
+    b->owner = t;
+    b->free_prev = NULL;
+    b->free_next = t->heads[fl][sl];
+    if (b->free_next) b->free_next->free_prev = b;
+    t->heads[fl][sl] = b;
+    t->fl_map |= (uint64_t)1 << fl;
+    t->sl_map[fl] |= 1u << sl;
+    t->free_bytes += b->size;
+    t->free_blocks++;
+}
+RMM__PRIVATE void rmm__tlsf_remove(rmm__tlsf *t, rmm__block *b) {
+    unsigned fl = b->bin / RMM__TLSF_SL, sl = b->bin % RMM__TLSF_SL;
+    if (b->free_prev) b->free_prev->free_next = b->free_next;
+    else t->heads[fl][sl] = b->free_next;
+    if (b->free_next) b->free_next->free_prev = b->free_prev;
+    if (!t->heads[fl][sl]) {
+        t->sl_map[fl] &= ~(1u << sl);
+        if (!t->sl_map[fl]) t->fl_map &= ~((uint64_t)1 << fl);
+    }
+    b->owner = NULL;
+    b->free_prev = b->free_next = NULL;
+    t->free_bytes -= b->size;
+    t->free_blocks--;
+}
+/* A free block of at least `bytes` (a multiple of 256), or NULL. O(1). */
+RMM__PRIVATE rmm__block *rmm__tlsf_find(const rmm__tlsf *t, size_t bytes) {
+    size_t units = bytes >> 8;
+    unsigned fl, sl;
+    uint32_t sl_bits;
+    uint64_t fl_bits;
+    rmm__tlsf_mapping(units, &fl, &sl);
+    if (fl >= RMM__TLSF_FL) return NULL;
+    if (t->sl_map[fl] & (1u << sl)) {
+        rmm__block *b = t->heads[fl][sl], *best = NULL;
+        int n;
+        for (n = 0; b && n < RMM__TLSF_SCAN; b = b->free_next, n++) {
+            if (b->size >= bytes && (!best || b->size < best->size)) {
+                best = b;
+                if (b->size == bytes) break;
+            }
+        }
+        if (best) return best;
+    }
+    sl_bits = sl + 1 < RMM__TLSF_SL ? t->sl_map[fl] & (~0u << (sl + 1)) : 0;
+    if (!sl_bits) {
+        fl_bits = fl + 1 < 64 ? t->fl_map & (~(uint64_t)0 << (fl + 1)) : 0;
+        if (!fl_bits) return NULL;
+        fl = (unsigned)__builtin_ctzll(fl_bits);
+        sl_bits = t->sl_map[fl];
+    }
+    sl = (unsigned)__builtin_ctz(sl_bits);
+    return t->heads[fl][sl];
+}
+/* The largest free block in t. O(bin length of the top bin). */
+RMM__PRIVATE size_t rmm__tlsf_largest(const rmm__tlsf *t) {
+    unsigned fl, sl;
+    size_t best = 0;
+    rmm__block *b;
+    if (!t->fl_map) return 0;
+    fl = rmm__log2_floor(t->fl_map);
+    sl = 31u - (unsigned)__builtin_clz(t->sl_map[fl]);
+    for (b = t->heads[fl][sl]; b; b = b->free_next) best = rmm__max(best, b->size);
+    return best;
+}
+
+/* Block records come from slabs, never from the managed memory. */
+typedef struct rmm__block_slab {
+    struct rmm__block_slab *next;
+    rmm__block blocks[255];
+} rmm__block_slab;
+typedef struct rmm__block_store {
+    rmm__block_slab *slabs;
+    rmm__block *spare; /* linked through phys_next */
+} rmm__block_store;
+RMM__PRIVATE rmm__block *rmm__block_new(rmm__block_store *st) {
+    rmm__block *b = st->spare;
+    if (RMM__UNLIKELY(!b)) {
+        size_t i;
+        rmm__block_slab *slab = (rmm__block_slab *)RMM_SYS_MALLOC(sizeof *slab);
+        if (!slab) return NULL;
+        slab->next = st->slabs;
+        st->slabs = slab;
+        for (i = 0; i < 255; i++) {
+            slab->blocks[i].phys_next = st->spare;
+            st->spare = &slab->blocks[i];
+        }
+        b = st->spare;
+    }
+    st->spare = b->phys_next;
+    memset(b, 0, sizeof *b);
+    return b;
+}
+RMM__PRIVATE void rmm__block_release(rmm__block_store *st, rmm__block *b) {
+    b->phys_next = st->spare;
+    b->owner = NULL;
+    st->spare = b;
+}
+RMM__PRIVATE void rmm__block_store_free(rmm__block_store *st) {
+    while (st->slabs) {
+        rmm__block_slab *n = st->slabs->next;
+        RMM_SYS_FREE(st->slabs);
+        st->slabs = n;
+    }
+    st->spare = NULL;
+}
+/* Splits `b` (not in any bin) so that it keeps `bytes`; the tail becomes a new free block, which
+   the caller files. Returns the tail, NULL if there is none, or sets *oom. */
+RMM__PRIVATE rmm__block *rmm__block_split(rmm__block_store *st, rmm__block *b, size_t bytes, bool *oom) {
+    rmm__block *tail;
+    *oom = false;
+    if (b->size == bytes) return NULL;
+    tail = rmm__block_new(st);
+    if (!tail) {
+        *oom = true;
+        return NULL;
+    }
+    tail->ptr = b->ptr + bytes;
+    tail->size = b->size - bytes;
+    tail->chunk = b->chunk;
+    tail->phys_prev = b;
+    tail->phys_next = b->phys_next;
+    if (b->phys_next) b->phys_next->phys_prev = tail;
+    b->phys_next = tail;
+    b->size = bytes;
+    return tail;
+}
+/* Files free block b (in no bin) into t, merging it with free neighbours that t holds. Returns the
+   merged block. O(1). */
+RMM__PRIVATE rmm__block *rmm__block_file(rmm__block_store *st, rmm__tlsf *t, rmm__block *b) {
+    rmm__block *n = b->phys_next, *p = b->phys_prev;
+    if (n && n->owner == t) {
+        rmm__tlsf_remove(t, n);
+        b->size += n->size;
+        b->phys_next = n->phys_next;
+        if (n->phys_next) n->phys_next->phys_prev = b;
+        rmm__block_release(st, n);
+    }
+    if (p && p->owner == t) {
+        rmm__tlsf_remove(t, p);
+        p->size += b->size;
+        p->phys_next = b->phys_next;
+        if (b->phys_next) b->phys_next->phys_prev = p;
+        rmm__block_release(st, b);
+        b = p;
+    }
+    rmm__tlsf_insert(t, b);
+    return b;
+}
+
+/* Checks one chunk: blocks contiguous and covering it, back links, sizes, every free block in the
+   right bin of its owner and coalesced with same-owner neighbours, every used block in `used`.
+   Adds to the counters. O(blocks in the chunk, plus bin lengths). */
+typedef struct rmm__walk {
+    size_t used_bytes, used_blocks, free_bytes, free_blocks;
+} rmm__walk;
+RMM__PRIVATE rmm_status rmm__validate_chunk(const char *who, const rmm__chunk *c, const rmm__addr_map *used, rmm__walk *w) {
+    rmm__block *b, *prev = NULL;
+    char *at = c->ptr;
+    if (!c->first || c->first->phys_prev) return rmm__fail(RMM_ERROR_CORRUPTION, "%s: chunk %p has a bad first block", who, (void *)c->ptr);
+    for (b = c->first; b; prev = b, b = b->phys_next) {
+        if (b->chunk != c) return rmm__fail(RMM_ERROR_CORRUPTION, "%s: block %p names the wrong chunk", who, (void *)b->ptr);
+        if (b->ptr != at) return rmm__fail(RMM_ERROR_CORRUPTION, "%s: block %p is not contiguous with its neighbour (expected %p)", who, (void *)b->ptr, (void *)at);
+        if (b->size == 0 || b->size % RMM_ALIGNMENT) return rmm__fail(RMM_ERROR_CORRUPTION, "%s: block %p has size %zu", who, (void *)b->ptr, b->size);
+        if (b->phys_prev != prev) return rmm__fail(RMM_ERROR_CORRUPTION, "%s: block %p has a broken back link", who, (void *)b->ptr);
+        at += b->size;
+        if (b->owner) {
+            unsigned fl, sl;
+            rmm__block *q;
+            bool found = false;
+            w->free_blocks++;
+            w->free_bytes += b->size;
+            if (prev && prev->owner == b->owner) return rmm__fail(RMM_ERROR_CORRUPTION, "%s: free blocks %p and %p of one list are not coalesced", who, (void *)prev->ptr, (void *)b->ptr);
+            rmm__tlsf_mapping(b->size >> 8, &fl, &sl);
+            if (b->bin != fl * RMM__TLSF_SL + sl) return rmm__fail(RMM_ERROR_CORRUPTION, "%s: free block %p is in the wrong bin", who, (void *)b->ptr);
+            for (q = b->owner->heads[fl][sl]; q; q = q->free_next) if (q == b) { found = true; break; }
+            if (!found) return rmm__fail(RMM_ERROR_CORRUPTION, "%s: free block %p is missing from its bin", who, (void *)b->ptr);
+            if (rmm__addr_map_find(used, (uintptr_t)b->ptr)) return rmm__fail(RMM_ERROR_CORRUPTION, "%s: block %p is both free and in use", who, (void *)b->ptr);
+        } else {
+            void **slot = rmm__addr_map_find(used, (uintptr_t)b->ptr);
+            if (!slot || *slot != b) return rmm__fail(RMM_ERROR_CORRUPTION, "%s: used block %p is missing from the address map", who, (void *)b->ptr);
+            w->used_blocks++;
+            w->used_bytes += b->size;
+        }
+    }
+    if (at != c->ptr + c->size) return rmm__fail(RMM_ERROR_CORRUPTION, "%s: the blocks of chunk %p do not cover it", who, (void *)c->ptr);
+    return RMM_SUCCESS;
+}
+/* Checks a set of free lists: bitmaps agree with bins, lists are well linked and owned, counts
+   match. Adds the blocks and bytes it lists to *blocks and *bytes. */
+RMM__PRIVATE rmm_status rmm__validate_tlsf(const char *who, const rmm__tlsf *t, size_t *blocks, size_t *bytes) {
+    unsigned fl, sl;
+    size_t n = 0, total = 0;
+    for (fl = 0; fl < RMM__TLSF_FL; fl++) {
+        if (((t->fl_map >> fl) & 1u) != (t->sl_map[fl] != 0)) return rmm__fail(RMM_ERROR_CORRUPTION, "%s: first-level bitmap disagrees with level %u", who, fl);
+        for (sl = 0; sl < RMM__TLSF_SL; sl++) {
+            rmm__block *q;
+            if (((t->sl_map[fl] >> sl) & 1u) != (t->heads[fl][sl] != NULL)) return rmm__fail(RMM_ERROR_CORRUPTION, "%s: second-level bitmap disagrees with bin (%u, %u)", who, fl, sl);
+            for (q = t->heads[fl][sl]; q; q = q->free_next) {
+                if (q->owner != t) return rmm__fail(RMM_ERROR_CORRUPTION, "%s: free block %p is filed under the wrong list", who, (void *)q->ptr);
+                if (q->free_next && q->free_next->free_prev != q) return rmm__fail(RMM_ERROR_CORRUPTION, "%s: bin list broken at %p", who, (void *)q->ptr);
+                n++;
+                total += q->size;
+            }
+        }
+    }
+    if (n != t->free_blocks || total != t->free_bytes) return rmm__fail(RMM_ERROR_CORRUPTION, "%s: free counts are off (%zu blocks listed, %zu recorded)", who, n, t->free_blocks);
+    *blocks += n;
+    *bytes += total;
+    return RMM_SUCCESS;
+}
+#endif /* !RMM_NO_POOL || !RMM_NO_ARENA */
+
+#if !defined(RMM_NO_POOL)
+/* ======================================================================================= */
+/* ==== pool: coalescing, stream-ordered, best fit to 1/32 ============================== */
+/* ======================================================================================= */ /* >>pool */
+
+typedef struct rmm__pstream {
+    rmm__sorder order;
+    rmm__tlsf free; /* must stay the second member: blocks point at it */
+} rmm__pstream;
+
+typedef struct rmm__pool {
+    rmm_resource base;
+    rmm_resource *upstream;
+    rmm_pool_desc desc;
+    int device;
+    rmm__mutex lock;
+    rmm__block_store store;
+    rmm__addr_map used;      /* pointer -> block, for every block handed out */
+    rmm__addr_map stream_map; /* stream key -> rmm__pstream */
+    rmm__pstream **streams;
+    size_t stream_count, stream_cap;
+    rmm__pstream *last;      /* the stream of the last call */
+    rmm__chunk *chunks;
+    size_t chunk_count;
+    size_t pool_bytes, peak_pool_bytes, used_bytes;
+} rmm__pool;
+
+static const rmm_resource_vtable rmm__pool_vtable;
+#define RMM__PSTREAM_OF(tlsf) ((rmm__pstream *)((char *)(tlsf) - offsetof(rmm__pstream, free)))
+
+RMM__PRIVATE rmm_status rmm__pool_stream(rmm__pool *p, rmm_stream stream, rmm__pstream **out) {
+    uint64_t key;
+    bool lazy;
+    void **slot;
+    rmm__pstream *s;
+    if (RMM__LIKELY(p->last && p->last->order.handle == stream && p->last->order.lazy && !rmm__stream_is_per_thread(stream))) {
+        *out = p->last;
+        return RMM_SUCCESS;
+    }
+    RMM_TRY(rmm__sorder_key(stream, p->desc.streams_outlive_pool, &key, &lazy));
+    if (p->last && p->last->order.key == key) {
+        *out = p->last;
+        return RMM_SUCCESS;
+    }
+    slot = rmm__addr_map_find(&p->stream_map, (uintptr_t)key);
+    if (slot) {
+        *out = p->last = (rmm__pstream *)*slot;
+        return RMM_SUCCESS;
+    }
+    if (p->stream_count == p->stream_cap) {
+        size_t cap = p->stream_cap ? p->stream_cap * 2 : 8;
+        rmm__pstream **grown = (rmm__pstream **)RMM_SYS_REALLOC(p->streams, cap * sizeof *grown);
+        if (!grown) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of host memory for stream state");
+        p->streams = grown;
+        p->stream_cap = cap;
+    }
+    s = (rmm__pstream *)rmm__calloc(1, sizeof *s);
+    if (!s || !rmm__addr_map_put(&p->stream_map, (uintptr_t)key, s)) {
+        RMM_SYS_FREE(s);
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of host memory for stream state");
+    }
+    s->order.key = key;
+    s->order.handle = stream;
+    s->order.lazy = lazy;
+    p->streams[p->stream_count++] = s;
+    *out = p->last = s;
+    return RMM_SUCCESS;
+}
+/* Forgets a stream state whose lists are empty (it is made again when the stream comes back). */
+RMM__PRIVATE void rmm__pool_drop_stream(rmm__pool *p, size_t index) {
+    rmm__pstream *s = p->streams[index];
+    rmm__addr_map_remove(&p->stream_map, (uintptr_t)s->order.key);
+    p->streams[index] = p->streams[--p->stream_count];
+    if (p->last == s) p->last = NULL;
+    rmm__event_destroy(s->order.event);
+    RMM_SYS_FREE(s);
+}
+
+/* Moves every free block of `donor` into `taker`, coalescing. O(blocks moved). */
+RMM__PRIVATE void rmm__pool_absorb(rmm__pool *p, rmm__pstream *taker, rmm__pstream *donor) {
+    while (donor->free.fl_map) {
+        unsigned fl = (unsigned)__builtin_ctzll(donor->free.fl_map);
+        unsigned sl = (unsigned)__builtin_ctz(donor->free.sl_map[fl]);
+        rmm__block *b = donor->free.heads[fl][sl];
+        rmm__tlsf_remove(&donor->free, b);
+        rmm__block_file(&p->store, &taker->free, b);
+    }
+}
+
+/* Takes a new chunk of at least `need` bytes from upstream into s's lists. */
+RMM__PRIVATE rmm_status rmm__pool_add_chunk(rmm__pool *p, rmm__pstream *s, void *ptr, size_t bytes) {
+    rmm__chunk *c = (rmm__chunk *)rmm__calloc(1, sizeof *c);
+    rmm__block *b = rmm__block_new(&p->store);
+    if (!c || !b) {
+        RMM_SYS_FREE(c);
+        if (b) rmm__block_release(&p->store, b);
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of host memory for chunk records");
+    }
+    c->ptr = (char *)ptr;
+    c->size = bytes;
+    c->first = b;
+    c->next = p->chunks;
+    if (p->chunks) p->chunks->prev = c;
+    p->chunks = c;
+    p->chunk_count++;
+    b->ptr = (char *)ptr;
+    b->size = bytes;
+    b->chunk = c;
+    rmm__tlsf_insert(&s->free, b);
+    p->pool_bytes += bytes;
+    if (p->pool_bytes > p->peak_pool_bytes) p->peak_pool_bytes = p->pool_bytes;
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE void rmm__pool_unlink_chunk(rmm__pool *p, rmm__chunk *c) {
+    if (c->prev) c->prev->next = c->next;
+    else p->chunks = c->next;
+    if (c->next) c->next->prev = c->prev;
+    p->chunk_count--;
+    p->pool_bytes -= c->size;
+}
+/* Returns wholly free chunks held in s's own lists to upstream (ON_DEMAND growth). The frees are
+   ordered on s, so the upstream free on s needs no wait. */
+RMM__PRIVATE void rmm__pool_release_free_chunks(rmm__pool *p, rmm__pstream *s) {
+    rmm__chunk *c = p->chunks, *next;
+    for (; c; c = next) {
+        rmm__block *b = c->first;
+        next = c->next;
+        if (b->owner == &s->free && b->size == c->size) {
+            if (rmm_deallocate(p->upstream, c->ptr, c->size, s->order.handle) != RMM_SUCCESS) continue;
+            rmm__tlsf_remove(&s->free, b);
+            rmm__block_release(&p->store, b);
+            rmm__pool_unlink_chunk(p, c);
+            RMM__LOG(RMM_LOG_LEVEL_DEBUG, "pool %p: released a free chunk of %zu bytes before growing (now %zu bytes)", (void *)p, c->size, p->pool_bytes);
+            RMM_SYS_FREE(c);
+        }
+    }
+}
+/* Grows the pool by at least `need` bytes, by RMM's rules (research 1.6) or on demand. */
+RMM__PRIVATE rmm_status rmm__pool_grow(rmm__pool *p, rmm__pstream *s, size_t need) {
+    size_t max = p->desc.maximum_bytes, try_bytes, min_bytes = need;
+    rmm_status st = RMM_ERROR_OUT_OF_MEMORY;
+    void *ptr = NULL;
+    if (p->desc.growth == RMM_POOL_GROWTH_ON_DEMAND) {
+        rmm__pool_release_free_chunks(p, s);
+        if (!rmm__align_up(need, p->desc.growth_granularity_bytes, &try_bytes)) try_bytes = need;
+        if (max && try_bytes > max - rmm__min(max, p->pool_bytes)) try_bytes = need;
+    } else if (max) {
+        size_t remaining = max > p->pool_bytes ? rmm__align_down(max - p->pool_bytes, RMM_ALIGNMENT) : 0;
+        try_bytes = need <= remaining ? rmm__max(need, rmm__align_down(remaining / 2, RMM_ALIGNMENT)) : 0;
+    } else {
+        try_bytes = rmm__max(need, p->pool_bytes);
+    }
+    if (max && (need > max || p->pool_bytes > max - need)) try_bytes = 0;
+    if (try_bytes == 0)
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of memory allocating %zu bytes: the pool holds %zu bytes of its maximum %zu, with %zu in use",
+                         need, p->pool_bytes, max, p->used_bytes);
+    for (;;) {
+        st = rmm_allocate(p->upstream, &ptr, try_bytes, s->order.handle);
+        if (st == RMM_SUCCESS || try_bytes <= min_bytes) break;
+        try_bytes = rmm__max(min_bytes, rmm__align_down(try_bytes / 2, RMM_ALIGNMENT));
+    }
+    if (st != RMM_SUCCESS) {
+        char upstream_msg[256];
+        snprintf(upstream_msg, sizeof upstream_msg, "%s", rmm_last_error());
+        RMM__LOG(RMM_LOG_LEVEL_WARN, "pool %p: out of memory allocating %zu bytes (pool %zu bytes, maximum %zu)", (void *)p, need, p->pool_bytes, max);
+        return rmm__fail(st == RMM_ERROR_OUT_OF_MEMORY ? RMM_ERROR_OUT_OF_MEMORY : st,
+                         "pool: out of memory allocating %zu bytes: the pool holds %zu bytes (maximum %s%zu), upstream refused %zu bytes: %s",
+                         need, p->pool_bytes, max ? "" : "unbounded, ", max, try_bytes, upstream_msg);
+    }
+    st = rmm__pool_add_chunk(p, s, ptr, try_bytes);
+    if (st != RMM_SUCCESS) {
+        (void)rmm_deallocate(p->upstream, ptr, try_bytes, s->order.handle);
+        return st;
+    }
+    RMM__LOG(RMM_LOG_LEVEL_DEBUG, "pool %p: grew by %zu bytes to %zu bytes for a request of %zu", (void *)p, try_bytes, p->pool_bytes, need);
+    return RMM_SUCCESS;
+}
+
+/* Finds a free block of `need` bytes for stream s: its own lists, then another stream's block
+   behind an event wait, then other streams' lists merged into s, then growth. */
+RMM__PRIVATE rmm_status rmm__pool_find(rmm__pool *p, rmm__pstream *s, size_t need, rmm__block **out) {
+    rmm__block *b = rmm__tlsf_find(&s->free, need);
+    size_t i;
+    if (RMM__LIKELY(b != NULL)) {
+        *out = b;
+        return RMM_SUCCESS;
+    }
+    for (i = 0; i < p->stream_count; i++) {
+        rmm__pstream *d = p->streams[i];
+        if (d == s || !d->free.fl_map) continue;
+        b = rmm__tlsf_find(&d->free, need);
+        if (b) {
+            RMM_TRY(rmm__sorder_wait(&s->order, &d->order));
+            *out = b;
+            return RMM_SUCCESS;
+        }
+    }
+    for (i = 0; i < p->stream_count;) {
+        rmm__pstream *d = p->streams[i];
+        if (d == s || !d->free.fl_map) {
+            i++;
+            continue;
+        }
+        RMM_TRY(rmm__sorder_wait(&s->order, &d->order));
+        rmm__pool_absorb(p, s, d);
+        if (!d->order.lazy) rmm__pool_drop_stream(p, i); /* may be a dead stream: forget it */
+        else i++;
+        b = rmm__tlsf_find(&s->free, need);
+        if (b) {
+            *out = b;
+            return RMM_SUCCESS;
+        }
+    }
+    RMM_TRY(rmm__pool_grow(p, s, need));
+    *out = rmm__tlsf_find(&s->free, need);
+    RMM_ASSERT(*out != NULL);
+    return RMM_SUCCESS;
+}
+
+RMM__PRIVATE rmm_status rmm__pool_validate_locked(rmm__pool *p);
+#if RMM__DEBUG
+#define RMM__POOL_DEBUG_CHECK(p) RMM_ASSERT(rmm__pool_validate_locked(p) == RMM_SUCCESS)
+#else
+#define RMM__POOL_DEBUG_CHECK(p) ((void)0)
+#endif
+
+RMM__PRIVATE rmm_status rmm__pool_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    rmm__pool *p = (rmm__pool *)self;
+    rmm__pstream *s;
+    rmm__block *b, *tail;
+    rmm__tlsf *owner;
+    size_t size, need;
+    bool oom;
+    rmm_status st;
+    if (RMM__UNLIKELY(!rmm__align_up(bytes, RMM_ALIGNMENT, &size) || size > SIZE_MAX - alignment))
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of memory allocating %zu bytes: larger than any pool", bytes);
+    need = size + (alignment - RMM_ALIGNMENT);
+    rmm__lock(&p->lock);
+    st = rmm__pool_stream(p, stream, &s);
+    if (RMM__LIKELY(st == RMM_SUCCESS)) st = rmm__pool_find(p, s, need, &b);
+    if (RMM__UNLIKELY(st != RMM_SUCCESS)) {
+        rmm__unlock(&p->lock);
+        return st;
+    }
+    owner = b->owner;
+    rmm__tlsf_remove(owner, b);
+    if (RMM__UNLIKELY(alignment > RMM_ALIGNMENT)) {
+        uintptr_t aligned = ((uintptr_t)b->ptr + (alignment - 1)) & ~(uintptr_t)(alignment - 1);
+        size_t pad = (size_t)(aligned - (uintptr_t)b->ptr);
+        if (pad) {
+            rmm__block *front = b;
+            b = rmm__block_split(&p->store, front, pad, &oom);
+            if (oom) {
+                rmm__tlsf_insert(owner, front);
+                rmm__unlock(&p->lock);
+                return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of host memory for block records");
+            }
+            rmm__tlsf_insert(owner, front);
+        }
+    }
+    tail = rmm__block_split(&p->store, b, size, &oom);
+    if (tail) rmm__tlsf_insert(owner, tail);
+    if (RMM__UNLIKELY(oom || !rmm__addr_map_put(&p->used, (uintptr_t)b->ptr, b))) {
+        rmm__block_file(&p->store, owner, b);
+        rmm__unlock(&p->lock);
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of host memory for block records");
+    }
+    p->used_bytes += size;
+    RMM__POOL_DEBUG_CHECK(p);
+    rmm__unlock(&p->lock);
+    *ptr = b->ptr;
+    return RMM_SUCCESS;
+}
+
+RMM__PRIVATE rmm_status rmm__pool_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    rmm__pool *p = (rmm__pool *)self;
+    rmm__pstream *s;
+    rmm__block *b;
+    size_t size = 0;
+    rmm_status st;
+    (void)alignment;
+    rmm__lock(&p->lock);
+    b = (rmm__block *)rmm__addr_map_remove(&p->used, (uintptr_t)ptr);
+    if (RMM__UNLIKELY(!b)) {
+        rmm__unlock(&p->lock);
+        return rmm__fail(RMM_ERROR_CORRUPTION, "pool: deallocate(ptr=%p, bytes=%zu): not allocated by this pool, or already freed", ptr, bytes);
+    }
+    if (RMM__UNLIKELY(!rmm__align_up(bytes, RMM_ALIGNMENT, &size) || size != b->size)) {
+        (void)rmm__addr_map_put(&p->used, (uintptr_t)ptr, b);
+        rmm__unlock(&p->lock);
+        return rmm__fail(RMM_ERROR_CORRUPTION, "pool: deallocate(ptr=%p, bytes=%zu): the block holds %zu bytes; the size must be the one allocated", ptr, bytes, b->size);
+    }
+    st = rmm__pool_stream(p, stream, &s);
+    if (RMM__LIKELY(st == RMM_SUCCESS) && !s->order.lazy) st = rmm__sorder_record(&s->order);
+    if (RMM__UNLIKELY(st != RMM_SUCCESS)) {
+        (void)rmm__addr_map_put(&p->used, (uintptr_t)ptr, b);
+        rmm__unlock(&p->lock);
+        return st;
+    }
+    s->order.dirty = s->order.lazy;
+    p->used_bytes -= b->size;
+    rmm__block_file(&p->store, &s->free, b);
+    RMM__POOL_DEBUG_CHECK(p);
+    rmm__unlock(&p->lock);
+    return RMM_SUCCESS;
+}
+
+/* Waits on the host for every stream holding free blocks of chunk c; false if c has a used block. */
+RMM__PRIVATE bool rmm__pool_chunk_free(rmm__pool *p, rmm__chunk *c, rmm_status *st) {
+    rmm__block *b;
+    *st = RMM_SUCCESS;
+    (void)p;
+    for (b = c->first; b; b = b->phys_next)
+        if (!b->owner) return false;
+    for (b = c->first; b; b = b->phys_next) {
+        *st = rmm__sorder_host_wait(&RMM__PSTREAM_OF(b->owner)->order);
+        if (*st != RMM_SUCCESS) return false;
+    }
+    return true;
+}
+RMM__IMPL rmm_status rmm_pool_trim(rmm_resource *pool, size_t *released_bytes) {
+    rmm__pool *p = (rmm__pool *)pool;
+    rmm__chunk *c, *next;
+    size_t released = 0;
+    rmm_status st = RMM_SUCCESS;
+    if (released_bytes) *released_bytes = 0;
+    if (!pool || pool->vtable != &rmm__pool_vtable)
+        return RMM__INVALID("rmm_pool_trim: resource '%s' is not a pool", rmm_resource_type_name(pool));
+    rmm__lock(&p->lock);
+    for (c = p->chunks; c; c = next) {
+        rmm__block *b, *bn;
+        next = c->next;
+        if (!rmm__pool_chunk_free(p, c, &st)) {
+            if (st != RMM_SUCCESS) break;
+            continue;
+        }
+        st = rmm_deallocate(p->upstream, c->ptr, c->size, RMM_STREAM_DEFAULT);
+        if (st != RMM_SUCCESS) break;
+        for (b = c->first; b; b = bn) {
+            bn = b->phys_next;
+            rmm__tlsf_remove(b->owner, b);
+            rmm__block_release(&p->store, b);
+        }
+        released += c->size;
+        rmm__pool_unlink_chunk(p, c);
+        RMM_SYS_FREE(c);
+    }
+    if (released) RMM__LOG(RMM_LOG_LEVEL_INFO, "pool %p: trimmed %zu bytes, %zu bytes held", (void *)p, released, p->pool_bytes);
+    rmm__unlock(&p->lock);
+    if (released_bytes) *released_bytes = released;
+    return st;
+}
+
+RMM__PRIVATE rmm_status rmm__pool_validate_locked(rmm__pool *p) {
+    rmm__chunk *c;
+    rmm__walk w;
+    size_t chunks = 0, pool_bytes = 0, listed_blocks = 0, listed_bytes = 0, i;
+    memset(&w, 0, sizeof w);
+    for (c = p->chunks; c; c = c->next) {
+        chunks++;
+        pool_bytes += c->size;
+        RMM_TRY(rmm__validate_chunk("pool", c, &p->used, &w));
+    }
+    if (chunks != p->chunk_count || pool_bytes != p->pool_bytes)
+        return rmm__fail(RMM_ERROR_CORRUPTION, "pool: chunk accounting is off (%zu chunks of %zu bytes, recorded %zu of %zu)", chunks, pool_bytes, p->chunk_count, p->pool_bytes);
+    if (w.used_bytes != p->used_bytes || w.used_blocks != p->used.count)
+        return rmm__fail(RMM_ERROR_CORRUPTION, "pool: used accounting is off (%zu bytes in %zu blocks, recorded %zu bytes in %zu)", w.used_bytes, w.used_blocks, p->used_bytes, p->used.count);
+    for (i = 0; i < p->stream_count; i++) RMM_TRY(rmm__validate_tlsf("pool", &p->streams[i]->free, &listed_blocks, &listed_bytes));
+    if (listed_blocks != w.free_blocks || listed_bytes != w.free_bytes)
+        return rmm__fail(RMM_ERROR_CORRUPTION, "pool: %zu free blocks in chunks but %zu in lists", w.free_blocks, listed_blocks);
+    if (p->used_bytes + w.free_bytes != p->pool_bytes) return rmm__fail(RMM_ERROR_CORRUPTION, "pool: used + free != pool bytes");
+    return RMM_SUCCESS;
+}
+RMM__IMPL rmm_status rmm_pool_validate(rmm_resource *pool) {
+    rmm_status st;
+    if (!pool || pool->vtable != &rmm__pool_vtable)
+        return RMM__INVALID("rmm_pool_validate: resource '%s' is not a pool", rmm_resource_type_name(pool));
+    rmm__lock(&((rmm__pool *)pool)->lock);
+    st = rmm__pool_validate_locked((rmm__pool *)pool);
+    rmm__unlock(&((rmm__pool *)pool)->lock);
+    return st;
+}
+RMM__IMPL rmm_status rmm_pool_get_info(rmm_resource *pool, rmm_pool_info *info) {
+    rmm__pool *p = (rmm__pool *)pool;
+    size_t i;
+    if (!info) return RMM__NULL_OUT("rmm_pool_get_info", "info");
+    if (!pool || pool->vtable != &rmm__pool_vtable)
+        return RMM__INVALID("rmm_pool_get_info: resource '%s' is not a pool", rmm_resource_type_name(pool));
+    memset(info, 0, sizeof *info);
+    rmm__lock(&p->lock);
+    info->pool_bytes = p->pool_bytes;
+    info->peak_pool_bytes = p->peak_pool_bytes;
+    info->used_bytes = p->used_bytes;
+    info->free_bytes = p->pool_bytes - p->used_bytes;
+    info->upstream_chunks = p->chunk_count;
+    for (i = 0; i < p->stream_count; i++) {
+        info->free_blocks += p->streams[i]->free.free_blocks;
+        info->largest_free_block = rmm__max(info->largest_free_block, rmm__tlsf_largest(&p->streams[i]->free));
+    }
+    rmm__unlock(&p->lock);
+    return RMM_SUCCESS;
+}
+
+RMM__PRIVATE void rmm__pool_destroy(rmm_resource *self) {
+    rmm__pool *p = (rmm__pool *)self;
+    size_t i;
+    bool exiting = rmm__exiting();
+    if (!exiting)
+        for (i = 0; i < p->stream_count; i++) (void)rmm__sorder_host_wait(&p->streams[i]->order);
+    while (p->chunks) {
+        rmm__chunk *c = p->chunks;
+        p->chunks = c->next;
+        if (!exiting) (void)rmm_deallocate(p->upstream, c->ptr, c->size, RMM_STREAM_DEFAULT);
+        RMM_SYS_FREE(c);
+    }
+    for (i = 0; i < p->stream_count; i++) {
+        if (!exiting) rmm__event_destroy(p->streams[i]->order.event);
+        RMM_SYS_FREE(p->streams[i]);
+    }
+    RMM_SYS_FREE(p->streams);
+    rmm__addr_map_free(&p->used);
+    rmm__addr_map_free(&p->stream_map);
+    rmm__block_store_free(&p->store);
+    rmm__mutex_destroy(&p->lock);
+    RMM_SYS_FREE(p);
+}
+static const rmm_resource_vtable rmm__pool_vtable = {"pool", rmm__pool_allocate, rmm__pool_deallocate, NULL, rmm__pool_destroy};
+
+RMM__IMPL rmm_status rmm_pool_create(rmm_resource **out, rmm_resource *upstream, const rmm_pool_desc *desc) {
+    rmm_pool_desc d = desc ? *desc : rmm_pool_desc_default();
+    rmm__pool *p;
+    rmm__pstream *s;
+    rmm_status st;
+    if (!out) return RMM__NULL_OUT("rmm_pool_create", "out");
+    *out = NULL;
+    if (!upstream) return RMM__NULL_OUT("rmm_pool_create", "upstream");
+    if (d.growth_granularity_bytes == 0) d.growth_granularity_bytes = 2 * RMM__MIB;
+    if (d.initial_bytes % RMM_ALIGNMENT || d.maximum_bytes % RMM_ALIGNMENT || d.growth_granularity_bytes % RMM_ALIGNMENT)
+        return RMM__INVALID("rmm_pool_create: initial_bytes (%zu), maximum_bytes (%zu) and growth_granularity_bytes (%zu) must be multiples of 256",
+                            d.initial_bytes, d.maximum_bytes, d.growth_granularity_bytes);
+    if (d.maximum_bytes && d.initial_bytes > d.maximum_bytes)
+        return RMM__INVALID("rmm_pool_create: initial_bytes %zu exceeds maximum_bytes %zu", d.initial_bytes, d.maximum_bytes);
+    if (d.growth != RMM_POOL_GROWTH_GEOMETRIC && d.growth != RMM_POOL_GROWTH_ON_DEMAND)
+        return RMM__INVALID("rmm_pool_create: growth %d is not an rmm_pool_growth value", (int)d.growth);
+    rmm__ensure_exit_hook();
+    p = (rmm__pool *)rmm__calloc(1, sizeof *p);
+    if (!p) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_pool_create: out of host memory");
+    p->base.vtable = &rmm__pool_vtable;
+    p->upstream = upstream;
+    p->desc = d;
+    rmm__mutex_init(&p->lock);
+    if (rmm__get_device(&p->device) != RMM_SUCCESS || !rmm__addr_map_init(&p->used, 1024) || !rmm__addr_map_init(&p->stream_map, 16)) {
+        st = rmm_last_status() == RMM_ERROR_CUDA ? RMM_ERROR_CUDA : rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_pool_create: out of host memory");
+        rmm__pool_destroy(&p->base);
+        return st;
+    }
+    if (d.initial_bytes) {
+        void *ptr = NULL;
+        st = rmm__pool_stream(p, RMM_STREAM_LEGACY, &s);
+        if (st == RMM_SUCCESS) st = rmm_allocate(upstream, &ptr, d.initial_bytes, RMM_STREAM_DEFAULT);
+        if (st == RMM_SUCCESS) {
+            st = rmm__pool_add_chunk(p, s, ptr, d.initial_bytes);
+            if (st != RMM_SUCCESS) (void)rmm_deallocate(upstream, ptr, d.initial_bytes, RMM_STREAM_DEFAULT);
+        }
+        if (st != RMM_SUCCESS) {
+            rmm__pool_destroy(&p->base);
+            return st;
+        }
+    }
+    *out = &p->base;
+    return RMM_SUCCESS;
+}
+#else
+RMM__IMPL rmm_status rmm_pool_create(rmm_resource **out, rmm_resource *upstream, const rmm_pool_desc *desc) {
+    (void)upstream;
+    (void)desc;
+    if (out) *out = NULL;
+    return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "rmm_pool_create: compiled out by RMM_NO_POOL");
+}
+RMM__IMPL rmm_status rmm_pool_get_info(rmm_resource *pool, rmm_pool_info *info) {
+    (void)pool;
+    (void)info;
+    return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "rmm_pool_get_info: compiled out by RMM_NO_POOL");
+}
+RMM__IMPL rmm_status rmm_pool_trim(rmm_resource *pool, size_t *released_bytes) {
+    (void)pool;
+    if (released_bytes) *released_bytes = 0;
+    return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "rmm_pool_trim: compiled out by RMM_NO_POOL");
+}
+RMM__IMPL rmm_status rmm_pool_validate(rmm_resource *pool) {
+    (void)pool;
+    return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "rmm_pool_validate: compiled out by RMM_NO_POOL");
+}
+#endif /* RMM_NO_POOL */
+RMM__IMPL rmm_pool_desc rmm_pool_desc_default(void) {
+    rmm_pool_desc d;
+    memset(&d, 0, sizeof d);
+    d.growth = RMM_POOL_GROWTH_GEOMETRIC;
+    d.growth_granularity_bytes = 2 * RMM__MIB;
+    return d;
+}
+
+/* ======================================================================================= */
+/* ==== fixed: fixed-size blocks, stream-ordered, O(1) ================================== */
+/* ======================================================================================= */ /* >>fixed */
+
+typedef struct rmm__fstream {
+    rmm__sorder order;
+    void **stack; /* free blocks, LIFO */
+    size_t count, cap;
+} rmm__fstream;
+typedef struct rmm__fixed {
+    rmm_resource base;
+    rmm_resource *upstream;
+    size_t block_bytes, blocks_per_chunk, chunk_bytes;
+    int device;
+    rmm__mutex lock;
+    rmm__fstream **streams;
+    size_t stream_count, stream_cap;
+    rmm__addr_map stream_map;
+    rmm__fstream *last;
+    char **chunks; /* sorted by address */
+    size_t chunk_count, chunk_cap;
+    size_t used_blocks;
+    rmm__addr_map used; /* RMM_DEBUG only: blocks handed out, for double-free detection */
+} rmm__fixed;
+static const rmm_resource_vtable rmm__fixed_vtable;
+
+RMM__PRIVATE rmm_status rmm__fixed_stream(rmm__fixed *f, rmm_stream stream, rmm__fstream **out) {
+    uint64_t key;
+    bool lazy;
+    void **slot;
+    rmm__fstream *s;
+    if (RMM__LIKELY(f->last && f->last->order.handle == stream && f->last->order.lazy)) {
+        *out = f->last;
+        return RMM_SUCCESS;
+    }
+    RMM_TRY(rmm__sorder_key(stream, false, &key, &lazy));
+    slot = rmm__addr_map_find(&f->stream_map, (uintptr_t)key);
+    if (slot) {
+        *out = f->last = (rmm__fstream *)*slot;
+        return RMM_SUCCESS;
+    }
+    if (f->stream_count == f->stream_cap) {
+        size_t cap = f->stream_cap ? f->stream_cap * 2 : 8;
+        rmm__fstream **grown = (rmm__fstream **)RMM_SYS_REALLOC(f->streams, cap * sizeof *grown);
+        if (!grown) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory for stream state");
+        f->streams = grown;
+        f->stream_cap = cap;
+    }
+    s = (rmm__fstream *)rmm__calloc(1, sizeof *s);
+    if (!s || !rmm__addr_map_put(&f->stream_map, (uintptr_t)key, s)) {
+        RMM_SYS_FREE(s);
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory for stream state");
+    }
+    s->order.key = key;
+    s->order.handle = stream;
+    s->order.lazy = lazy;
+    f->streams[f->stream_count++] = s;
+    *out = f->last = s;
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE bool rmm__fixed_reserve(rmm__fstream *s, size_t extra) {
+    if (s->count + extra > s->cap) {
+        size_t cap = rmm__max(s->cap * 2, s->count + extra);
+        void **grown = (void **)RMM_SYS_REALLOC(s->stack, cap * sizeof *grown);
+        if (!grown) return false;
+        s->stack = grown;
+        s->cap = cap;
+    }
+    return true;
+}
+/* Adds a chunk of blocks_per_chunk blocks from upstream to s. */
+RMM__PRIVATE rmm_status rmm__fixed_grow(rmm__fixed *f, rmm__fstream *s) {
+    void *ptr = NULL;
+    size_t i, at;
+    if (!rmm__fixed_reserve(s, f->blocks_per_chunk) || (f->chunk_count == f->chunk_cap && !(f->chunk_cap = f->chunk_cap ? f->chunk_cap * 2 : 8,
+        (f->chunks = (char **)RMM_SYS_REALLOC(f->chunks, f->chunk_cap * sizeof(char *))) != NULL)))
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory for block lists");
+    RMM_TRY(rmm_allocate(f->upstream, &ptr, f->chunk_bytes, s->order.handle));
+    for (at = f->chunk_count; at > 0 && f->chunks[at - 1] > (char *)ptr; at--) f->chunks[at] = f->chunks[at - 1];
+    f->chunks[at] = (char *)ptr;
+    f->chunk_count++;
+    for (i = f->blocks_per_chunk; i-- > 0;) s->stack[s->count++] = (char *)ptr + i * f->block_bytes;
+    RMM__LOG(RMM_LOG_LEVEL_DEBUG, "fixed_size %p: grew by %zu blocks of %zu bytes", (void *)f, f->blocks_per_chunk, f->block_bytes);
+    return RMM_SUCCESS;
+}
+/* true iff ptr is the start of a block of one of f's chunks. O(log chunks). */
+RMM__PRIVATE bool rmm__fixed_owns(const rmm__fixed *f, const void *ptr) {
+    size_t lo = 0, hi = f->chunk_count;
+    const char *c = (const char *)ptr;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (f->chunks[mid] <= c) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == 0) return false;
+    c -= (uintptr_t)f->chunks[lo - 1];
+    return (size_t)(uintptr_t)c < f->chunk_bytes && (size_t)(uintptr_t)c % f->block_bytes == 0;
+}
+RMM__PRIVATE rmm_status rmm__fixed_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    rmm__fixed *f = (rmm__fixed *)self;
+    rmm__fstream *s;
+    rmm_status st;
+    if (RMM__UNLIKELY(bytes > f->block_bytes))
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of memory: %zu bytes exceed the block size %zu", bytes, f->block_bytes);
+    if (RMM__UNLIKELY(alignment > RMM_ALIGNMENT && (f->block_bytes % alignment != 0)))
+        return RMM__INVALID("fixed_size: alignment %zu does not divide the block size %zu", alignment, f->block_bytes);
+    rmm__lock(&f->lock);
+    st = rmm__fixed_stream(f, stream, &s);
+    if (RMM__UNLIKELY(st == RMM_SUCCESS && s->count == 0)) {
+        size_t i;
+        for (i = 0; i < f->stream_count && s->count == 0; i++) {
+            rmm__fstream *d = f->streams[i];
+            if (d == s || d->count == 0) continue;
+            if (!rmm__fixed_reserve(s, 1)) {
+                st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory for block lists");
+                break;
+            }
+            st = rmm__sorder_wait(&s->order, &d->order);
+            if (st != RMM_SUCCESS) break;
+            s->stack[s->count++] = d->stack[--d->count];
+        }
+        if (st == RMM_SUCCESS && s->count == 0) st = rmm__fixed_grow(f, s);
+    }
+    /* blocks of a chunk are aligned only as far as its base; re-check big alignments */
+    if (RMM__UNLIKELY(st == RMM_SUCCESS && alignment > RMM_ALIGNMENT && ((uintptr_t)s->stack[s->count - 1] & (alignment - 1)) != 0))
+        st = RMM__INVALID("fixed_size: the next block is not aligned to %zu bytes", alignment);
+    if (RMM__UNLIKELY(st != RMM_SUCCESS)) {
+        rmm__unlock(&f->lock);
+        return st;
+    }
+    *ptr = s->stack[--s->count];
+    if (RMM__DEBUG && !rmm__addr_map_put(&f->used, (uintptr_t)*ptr, *ptr)) {
+        s->count++;
+        rmm__unlock(&f->lock);
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory");
+    }
+    f->used_blocks++;
+    rmm__unlock(&f->lock);
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__fixed_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    rmm__fixed *f = (rmm__fixed *)self;
+    rmm__fstream *s;
+    rmm_status st;
+    (void)alignment;
+    if (RMM__UNLIKELY(bytes > f->block_bytes))
+        return rmm__fail(RMM_ERROR_CORRUPTION, "fixed_size: deallocate(ptr=%p, bytes=%zu): larger than the block size %zu", ptr, bytes, f->block_bytes);
+    rmm__lock(&f->lock);
+    if (RMM__UNLIKELY(!rmm__fixed_owns(f, ptr) || (RMM__DEBUG && !rmm__addr_map_remove(&f->used, (uintptr_t)ptr)))) {
+        rmm__unlock(&f->lock);
+        return rmm__fail(RMM_ERROR_CORRUPTION, "fixed_size: deallocate(ptr=%p): not a block of this resource%s", ptr, RMM__DEBUG ? ", or already freed" : "");
+    }
+    st = rmm__fixed_stream(f, stream, &s);
+    if (st == RMM_SUCCESS && !rmm__fixed_reserve(s, 1)) st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory for block lists");
+    if (st == RMM_SUCCESS) st = rmm__sorder_after_free(&s->order);
+    if (RMM__UNLIKELY(st != RMM_SUCCESS)) {
+        if (RMM__DEBUG) (void)rmm__addr_map_put(&f->used, (uintptr_t)ptr, ptr);
+        rmm__unlock(&f->lock);
+        return st;
+    }
+    s->stack[s->count++] = ptr;
+    f->used_blocks--;
+    rmm__unlock(&f->lock);
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__fixed_validate(rmm__fixed *f) {
+    rmm__addr_map seen;
+    size_t i, j, listed = 0;
+    rmm_status st = RMM_SUCCESS;
+    rmm__lock(&f->lock);
+    if (!rmm__addr_map_init(&seen, 64)) {
+        rmm__unlock(&f->lock);
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: validate is out of host memory");
+    }
+    for (i = 1; i < f->chunk_count && st == RMM_SUCCESS; i++)
+        if (f->chunks[i - 1] >= f->chunks[i]) st = rmm__fail(RMM_ERROR_CORRUPTION, "fixed_size: chunk table is not sorted");
+    for (i = 0; i < f->stream_count && st == RMM_SUCCESS; i++) {
+        rmm__fstream *s = f->streams[i];
+        for (j = 0; j < s->count && st == RMM_SUCCESS; j++) {
+            if (!rmm__fixed_owns(f, s->stack[j])) st = rmm__fail(RMM_ERROR_CORRUPTION, "fixed_size: free block %p is not a block of this resource", s->stack[j]);
+            else if (rmm__addr_map_find(&seen, (uintptr_t)s->stack[j])) st = rmm__fail(RMM_ERROR_CORRUPTION, "fixed_size: block %p is free twice", s->stack[j]);
+            else if (RMM__DEBUG && rmm__addr_map_find(&f->used, (uintptr_t)s->stack[j])) st = rmm__fail(RMM_ERROR_CORRUPTION, "fixed_size: block %p is both free and in use", s->stack[j]);
+            else if (!rmm__addr_map_put(&seen, (uintptr_t)s->stack[j], s->stack[j])) st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: validate is out of host memory");
+            listed++;
+        }
+    }
+    if (st == RMM_SUCCESS && listed + f->used_blocks != f->chunk_count * f->blocks_per_chunk)
+        st = rmm__fail(RMM_ERROR_CORRUPTION, "fixed_size: %zu free + %zu used blocks != %zu blocks held", listed, f->used_blocks, f->chunk_count * f->blocks_per_chunk);
+    rmm__addr_map_free(&seen);
+    rmm__unlock(&f->lock);
+    return st;
+}
+RMM__PRIVATE void rmm__fixed_destroy(rmm_resource *self) {
+    rmm__fixed *f = (rmm__fixed *)self;
+    size_t i;
+    bool exiting = rmm__exiting();
+    if (!exiting)
+        for (i = 0; i < f->stream_count; i++) (void)rmm__sorder_host_wait(&f->streams[i]->order);
+    for (i = 0; i < f->chunk_count; i++)
+        if (!exiting) (void)rmm_deallocate(f->upstream, f->chunks[i], f->chunk_bytes, RMM_STREAM_DEFAULT);
+    for (i = 0; i < f->stream_count; i++) {
+        if (!exiting) rmm__event_destroy(f->streams[i]->order.event);
+        RMM_SYS_FREE(f->streams[i]->stack);
+        RMM_SYS_FREE(f->streams[i]);
+    }
+    RMM_SYS_FREE(f->streams);
+    RMM_SYS_FREE(f->chunks);
+    rmm__addr_map_free(&f->stream_map);
+    rmm__addr_map_free(&f->used);
+    rmm__mutex_destroy(&f->lock);
+    RMM_SYS_FREE(f);
+}
+static const rmm_resource_vtable rmm__fixed_vtable = {"fixed_size", rmm__fixed_allocate, rmm__fixed_deallocate, NULL, rmm__fixed_destroy};
+
+RMM__IMPL rmm_fixed_size_desc rmm_fixed_size_desc_default(void) {
+    rmm_fixed_size_desc d;
+    d.block_bytes = RMM__MIB;
+    d.blocks_to_preallocate = 128;
+    return d;
+}
+RMM__IMPL rmm_status rmm_fixed_size_create(rmm_resource **out, rmm_resource *upstream, const rmm_fixed_size_desc *desc) {
+    rmm_fixed_size_desc d = desc ? *desc : rmm_fixed_size_desc_default();
+    rmm__fixed *f;
+    rmm__fstream *s;
+    rmm_status st;
+    if (!out) return RMM__NULL_OUT("rmm_fixed_size_create", "out");
+    *out = NULL;
+    if (!upstream) return RMM__NULL_OUT("rmm_fixed_size_create", "upstream");
+    if (d.block_bytes == 0) d.block_bytes = RMM__MIB;
+    if (d.blocks_to_preallocate == 0) d.blocks_to_preallocate = 128;
+    if (!rmm__align_up(d.block_bytes, RMM_ALIGNMENT, &d.block_bytes) || d.blocks_to_preallocate > SIZE_MAX / d.block_bytes)
+        return RMM__INVALID("rmm_fixed_size_create: %zu blocks of %zu bytes overflow", d.blocks_to_preallocate, d.block_bytes);
+    rmm__ensure_exit_hook();
+    f = (rmm__fixed *)rmm__calloc(1, sizeof *f);
+    if (!f) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_fixed_size_create: out of host memory");
+    f->base.vtable = &rmm__fixed_vtable;
+    f->upstream = upstream;
+    f->block_bytes = d.block_bytes;
+    f->blocks_per_chunk = d.blocks_to_preallocate;
+    f->chunk_bytes = d.block_bytes * d.blocks_to_preallocate;
+    rmm__mutex_init(&f->lock);
+    st = rmm__get_device(&f->device);
+    if (st == RMM_SUCCESS && (!rmm__addr_map_init(&f->stream_map, 16) || !rmm__addr_map_init(&f->used, RMM__DEBUG ? 1024 : 16)))
+        st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_fixed_size_create: out of host memory");
+    if (st == RMM_SUCCESS) st = rmm__fixed_stream(f, RMM_STREAM_LEGACY, &s);
+    if (st == RMM_SUCCESS) st = rmm__fixed_grow(f, s);
+    if (st != RMM_SUCCESS) {
+        rmm__fixed_destroy(&f->base);
+        return st;
+    }
+    *out = &f->base;
+    return RMM_SUCCESS;
+}
+
+/* ======================================================================================= */
+/* ==== binning: requests routed to the smallest bin that fits ========================== */
+/* ======================================================================================= */ /* >>binning */
+
+#if !defined(RMM_NO_BINNING)
+typedef struct rmm__bin {
+    size_t bytes;
+    rmm_resource *mr; /* NULL until first use for lazily made bins */
+    bool owned;
+} rmm__bin;
+typedef struct rmm__binning {
+    rmm_resource base;
+    rmm_resource *upstream;
+    rmm__bin *bins; /* sorted by bytes */
+    size_t count;
+    int started;    /* set at the first allocation; bins are fixed from then on */
+    rmm__mutex lock; /* makes lazy bins */
+} rmm__binning;
+static const rmm_resource_vtable rmm__binning_vtable;
+
+RMM__PRIVATE rmm_status rmm__binning_insert(rmm__binning *b, size_t bytes, rmm_resource *mr, bool owned) {
+    size_t i;
+    rmm__bin *grown;
+    for (i = 0; i < b->count; i++)
+        if (b->bins[i].bytes == bytes) return RMM__INVALID("rmm_binning_add_bin: a bin of %zu bytes exists already", bytes);
+    grown = (rmm__bin *)RMM_SYS_REALLOC(b->bins, (b->count + 1) * sizeof *grown);
+    if (!grown) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_binning_add_bin: out of host memory");
+    b->bins = grown;
+    for (i = b->count; i > 0 && b->bins[i - 1].bytes > bytes; i--) b->bins[i] = b->bins[i - 1];
+    b->bins[i].bytes = bytes;
+    b->bins[i].mr = mr;
+    b->bins[i].owned = owned;
+    b->count++;
+    return RMM_SUCCESS;
+}
+/* The bin for a request, or NULL for upstream. O(log bins). */
+RMM__PRIVATE rmm__bin *rmm__binning_route(rmm__binning *b, size_t bytes, size_t alignment) {
+    size_t lo = 0, hi = b->count;
+    if (alignment > RMM_ALIGNMENT) return NULL;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (b->bins[mid].bytes < bytes) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < b->count ? &b->bins[lo] : NULL;
+}
+/* Lazily made bins grow in chunks of about 2 MiB (at least one block), not RMM's 128 blocks. */
+RMM__PRIVATE rmm_status rmm__binning_bin_resource(rmm__binning *b, rmm__bin *bin, rmm_resource **mr) {
+    rmm_resource *r = RMM__ATOMIC_LOAD(&bin->mr);
+    if (RMM__LIKELY(r != NULL)) {
+        *mr = r;
+        return RMM_SUCCESS;
+    }
+    rmm__lock(&b->lock);
+    r = bin->mr;
+    if (!r) {
+        rmm_fixed_size_desc d = rmm_fixed_size_desc_default();
+        rmm_status st;
+        d.block_bytes = bin->bytes;
+        d.blocks_to_preallocate = rmm__max(1, (2 * RMM__MIB) / bin->bytes);
+        st = rmm_fixed_size_create(&r, b->upstream, &d);
+        if (st != RMM_SUCCESS) {
+            rmm__unlock(&b->lock);
+            return st;
+        }
+        RMM__ATOMIC_STORE(&bin->mr, r);
+    }
+    rmm__unlock(&b->lock);
+    *mr = r;
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__binning_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    rmm__binning *b = (rmm__binning *)self;
+    rmm__bin *bin;
+    rmm_resource *mr;
+    if (RMM__UNLIKELY(!RMM__ATOMIC_LOAD_RELAXED(&b->started))) RMM__ATOMIC_STORE(&b->started, 1);
+    bin = rmm__binning_route(b, bytes, alignment);
+    if (!bin) return rmm_allocate_aligned(b->upstream, ptr, bytes, alignment, stream);
+    RMM_TRY(rmm__binning_bin_resource(b, bin, &mr));
+    return mr->vtable->allocate(mr, ptr, bytes, alignment, stream);
+}
+RMM__PRIVATE rmm_status rmm__binning_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    rmm__binning *b = (rmm__binning *)self;
+    rmm__bin *bin = rmm__binning_route(b, bytes, alignment);
+    rmm_resource *mr;
+    if (!bin) return rmm_deallocate_aligned(b->upstream, ptr, bytes, alignment, stream);
+    mr = RMM__ATOMIC_LOAD(&bin->mr);
+    if (!mr) return rmm__fail(RMM_ERROR_CORRUPTION, "binning: deallocate(ptr=%p, bytes=%zu): its bin never allocated", ptr, bytes);
+    return mr->vtable->deallocate(mr, ptr, bytes, alignment, stream);
+}
+RMM__PRIVATE void rmm__binning_destroy(rmm_resource *self) {
+    rmm__binning *b = (rmm__binning *)self;
+    size_t i;
+    for (i = 0; i < b->count; i++)
+        if (b->bins[i].owned) rmm_resource_destroy(b->bins[i].mr);
+    RMM_SYS_FREE(b->bins);
+    rmm__mutex_destroy(&b->lock);
+    RMM_SYS_FREE(b);
+}
+static const rmm_resource_vtable rmm__binning_vtable = {"binning", rmm__binning_allocate, rmm__binning_deallocate, NULL, rmm__binning_destroy};
+
+RMM__IMPL rmm_status rmm_binning_create(rmm_resource **out, rmm_resource *upstream, const rmm_binning_desc *desc) {
+    rmm_binning_desc d = desc ? *desc : rmm_binning_desc_default();
+    rmm__binning *b;
+    int e;
+    if (!out) return RMM__NULL_OUT("rmm_binning_create", "out");
+    *out = NULL;
+    if (!upstream) return RMM__NULL_OUT("rmm_binning_create", "upstream");
+    if (!(d.min_size_exponent == 0 && d.max_size_exponent == 0) &&
+        (d.min_size_exponent < 0 || d.max_size_exponent < d.min_size_exponent || d.max_size_exponent > 40))
+        return RMM__INVALID("rmm_binning_create: exponents %d..%d must satisfy 0 <= min <= max <= 40", d.min_size_exponent, d.max_size_exponent);
+    b = (rmm__binning *)rmm__calloc(1, sizeof *b);
+    if (!b) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_binning_create: out of host memory");
+    b->base.vtable = &rmm__binning_vtable;
+    b->upstream = upstream;
+    rmm__mutex_init(&b->lock);
+    if (!(d.min_size_exponent == 0 && d.max_size_exponent == 0)) {
+        for (e = d.min_size_exponent; e <= d.max_size_exponent; e++) {
+            size_t bytes = rmm__max(RMM_ALIGNMENT, (size_t)1 << e);
+            bool exists = b->count > 0 && b->bins[b->count - 1].bytes == bytes;
+            if (!exists && rmm__binning_insert(b, bytes, NULL, true) != RMM_SUCCESS) {
+                rmm__binning_destroy(&b->base);
+                return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_binning_create: out of host memory");
+            }
+        }
+    }
+    *out = &b->base;
+    return RMM_SUCCESS;
+}
+RMM__IMPL rmm_status rmm_binning_add_bin(rmm_resource *binning, size_t allocation_bytes, rmm_resource *bin_resource) {
+    rmm__binning *b = (rmm__binning *)binning;
+    size_t bytes;
+    if (!binning || binning->vtable != &rmm__binning_vtable)
+        return RMM__INVALID("rmm_binning_add_bin: resource '%s' is not a binning resource", rmm_resource_type_name(binning));
+    if (allocation_bytes == 0 || !rmm__align_up(allocation_bytes, RMM_ALIGNMENT, &bytes))
+        return RMM__INVALID("rmm_binning_add_bin: allocation_bytes %zu is not a usable bin size", allocation_bytes);
+    if (RMM__ATOMIC_LOAD(&b->started))
+        return RMM__INVALID("rmm_binning_add_bin: bins must be added before the first allocation");
+    return rmm__binning_insert(b, bytes, bin_resource, bin_resource == NULL);
+}
+#else
+RMM__IMPL rmm_status rmm_binning_create(rmm_resource **out, rmm_resource *upstream, const rmm_binning_desc *desc) {
+    (void)upstream;
+    (void)desc;
+    if (out) *out = NULL;
+    return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "rmm_binning_create: compiled out by RMM_NO_BINNING");
+}
+RMM__IMPL rmm_status rmm_binning_add_bin(rmm_resource *binning, size_t allocation_bytes, rmm_resource *bin_resource) {
+    (void)binning;
+    (void)allocation_bytes;
+    (void)bin_resource;
+    return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "rmm_binning_add_bin: compiled out by RMM_NO_BINNING");
+}
+#endif /* RMM_NO_BINNING */
+RMM__IMPL rmm_binning_desc rmm_binning_desc_default(void) {
+    rmm_binning_desc d;
+    d.min_size_exponent = 0;
+    d.max_size_exponent = 0;
+    return d;
+}
+
+/* ======================================================================================= */
+/* ==== arena: a global arena of superblocks lent to per-thread and per-stream arenas ==== */
+/* ======================================================================================= */ /* >>arena */
+
+#if !defined(RMM_NO_ARENA)
+/* One upstream allocation is cut into superblocks. Each thread (for the default streams) and each
+   other stream has its own arena with its own lock and free lists; it borrows superblocks from the
+   global arena under the global lock only when its own run out. Requests above a superblock are
+   served from the global arena directly, in whole superblocks. Frees go back to the arena that owns
+   the superblock (a table indexed by address gives it); a free from another thread or stream first
+   synchronizes its stream on the host, as do frees of large blocks, since those blocks are then
+   reused without any event (RMM's rule). On exhaustion the arena synchronizes the device, returns
+   every wholly free superblock to the global arena and retries once. */
+typedef struct rmm__arena_local {
+    rmm__mutex lock;
+    rmm__tlsf free;
+    rmm__block_store store;
+    rmm__addr_map used;
+    rmm__chunk *superblocks;
+    uint64_t key;
+    struct rmm__arena_local *next_all;
+} rmm__arena_local;
+#define RMM__ARENA_LARGE ((rmm__arena_local *)(uintptr_t)1)
+
+typedef struct rmm__arena {
+    rmm_resource base;
+    rmm_resource *upstream;
+    char *base_ptr;
+    size_t arena_bytes, sb_bytes, sb_count;
+    rmm__arena_local **owner; /* per superblock: its arena, RMM__ARENA_LARGE for a large block's start, or NULL */
+    rmm__mutex global_lock;
+    rmm__tlsf global_free;
+    rmm__block_store global_store;
+    rmm__addr_map global_used; /* superblocks lent and large blocks: pointer -> block */
+    rmm__chunk global_chunk;
+    rmm__mutex map_lock;
+    rmm__addr_map arenas; /* key -> rmm__arena_local */
+    rmm__arena_local *all;
+    uint64_t generation;
+} rmm__arena;
+static const rmm_resource_vtable rmm__arena_vtable;
+static uint64_t rmm__arena_generations;
+
+typedef struct rmm__arena_tls_entry {
+    uint64_t generation, key;
+    rmm__arena_local *local;
+} rmm__arena_tls_entry;
+static RMM__TLS rmm__arena_tls_entry rmm__arena_tls[4];
+static RMM__TLS unsigned rmm__arena_tls_next;
+
+RMM__PRIVATE rmm_status rmm__arena_key(rmm_stream stream, uint64_t *key) {
+    if (rmm__stream_is_legacy(stream) || rmm__stream_is_per_thread(stream)) {
+        *key = ((uint64_t)1 << 63) | rmm__thread_serial();
+        return RMM_SUCCESS;
+    }
+    return rmm__stream_key(stream, key);
+}
+/* The arena of the calling thread or of the stream; made on first use. O(1) after the first. */
+RMM__PRIVATE rmm_status rmm__arena_local_for(rmm__arena *a, rmm_stream stream, rmm__arena_local **out) {
+    uint64_t key;
+    unsigned i;
+    void **slot;
+    rmm__arena_local *l;
+    RMM_TRY(rmm__arena_key(stream, &key));
+    for (i = 0; i < 4; i++) {
+        if (rmm__arena_tls[i].generation == a->generation && rmm__arena_tls[i].key == key) {
+            *out = rmm__arena_tls[i].local;
+            return RMM_SUCCESS;
+        }
+    }
+    rmm__lock(&a->map_lock);
+    slot = rmm__addr_map_find(&a->arenas, (uintptr_t)key);
+    l = slot ? (rmm__arena_local *)*slot : NULL;
+    if (!l) {
+        l = (rmm__arena_local *)rmm__calloc(1, sizeof *l);
+        if (!l || !rmm__addr_map_init(&l->used, 64) || !rmm__addr_map_put(&a->arenas, (uintptr_t)key, l)) {
+            if (l) rmm__addr_map_free(&l->used);
+            RMM_SYS_FREE(l);
+            rmm__unlock(&a->map_lock);
+            return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "arena: out of host memory for a thread or stream arena");
+        }
+        rmm__mutex_init(&l->lock);
+        l->key = key;
+        l->next_all = a->all;
+        a->all = l;
+    }
+    rmm__unlock(&a->map_lock);
+    i = rmm__arena_tls_next++ % 4;
+    rmm__arena_tls[i].generation = a->generation;
+    rmm__arena_tls[i].key = key;
+    rmm__arena_tls[i].local = l;
+    *out = l;
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE size_t rmm__arena_index(const rmm__arena *a, const void *ptr) { return (size_t)((const char *)ptr - a->base_ptr) / a->sb_bytes; }
+
+/* Takes `bytes` (a multiple of the superblock size) from the global arena. */
+RMM__PRIVATE rmm__block *rmm__arena_global_take(rmm__arena *a, size_t bytes) {
+    rmm__block *b, *tail;
+    bool oom;
+    rmm__lock(&a->global_lock);
+    b = rmm__tlsf_find(&a->global_free, bytes);
+    if (b) {
+        rmm__tlsf_remove(&a->global_free, b);
+        tail = rmm__block_split(&a->global_store, b, bytes, &oom);
+        if (tail) rmm__tlsf_insert(&a->global_free, tail);
+        if (oom || !rmm__addr_map_put(&a->global_used, (uintptr_t)b->ptr, b)) {
+            rmm__block_file(&a->global_store, &a->global_free, b);
+            b = NULL;
+        }
+    }
+    rmm__unlock(&a->global_lock);
+    return b;
+}
+/* Returns a block taken from the global arena. Caller holds the global lock. */
+RMM__PRIVATE void rmm__arena_global_give_locked(rmm__arena *a, char *ptr) {
+    rmm__block *b = (rmm__block *)rmm__addr_map_remove(&a->global_used, (uintptr_t)ptr);
+    if (b) rmm__block_file(&a->global_store, &a->global_free, b);
+}
+/* Returns every wholly free superblock of every arena to the global arena, after synchronizing the
+   device so that no work on them is pending. */
+RMM__PRIVATE void rmm__arena_defragment(rmm__arena *a) {
+    rmm__arena_local *l;
+    size_t returned = 0;
+    (void)rmm__device_synchronize();
+    rmm__lock(&a->map_lock);
+    for (l = a->all; l; l = l->next_all) {
+        rmm__chunk *c, *next;
+        rmm__lock(&l->lock);
+        for (c = l->superblocks; c; c = next) {
+            next = c->next;
+            if (c->first->owner == &l->free && c->first->size == c->size) {
+                rmm__tlsf_remove(&l->free, c->first);
+                rmm__block_release(&l->store, c->first);
+                if (c->prev) c->prev->next = c->next;
+                else l->superblocks = c->next;
+                if (c->next) c->next->prev = c->prev;
+                rmm__lock(&a->global_lock);
+                RMM__ATOMIC_STORE(&a->owner[rmm__arena_index(a, c->ptr)], (rmm__arena_local *)NULL);
+                rmm__arena_global_give_locked(a, c->ptr);
+                rmm__unlock(&a->global_lock);
+                returned += c->size;
+                RMM_SYS_FREE(c);
+            }
+        }
+        rmm__unlock(&l->lock);
+    }
+    rmm__unlock(&a->map_lock);
+    RMM__LOG(RMM_LOG_LEVEL_INFO, "arena %p: defragmented, %zu bytes of superblocks returned to the global arena", (void *)a, returned);
+}
+RMM__PRIVATE rmm_status rmm__arena_oom(rmm__arena *a, size_t bytes) {
+    RMM__LOG(RMM_LOG_LEVEL_WARN, "arena %p: out of memory allocating %zu bytes (arena %zu bytes)", (void *)a, bytes, a->arena_bytes);
+    return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "arena: out of memory allocating %zu bytes: no room in the arena of %zu bytes, even after defragmenting", bytes, a->arena_bytes);
+}
+RMM__PRIVATE rmm_status rmm__arena_allocate_large(rmm__arena *a, void **ptr, size_t need, size_t alignment) {
+    size_t run;
+    rmm__block *b;
+    uintptr_t aligned;
+    int attempt;
+    if (!rmm__align_up(need, a->sb_bytes, &run)) return rmm__arena_oom(a, need);
+    for (attempt = 0; attempt < 2; attempt++) {
+        b = rmm__arena_global_take(a, run);
+        if (b) break;
+        if (attempt == 0) rmm__arena_defragment(a);
+    }
+    if (!b) return rmm__arena_oom(a, need);
+    aligned = ((uintptr_t)b->ptr + (alignment - 1)) & ~(uintptr_t)(alignment - 1);
+    if ((char *)aligned != b->ptr) {
+        rmm__lock(&a->global_lock);
+        rmm__addr_map_remove(&a->global_used, (uintptr_t)b->ptr);
+        if (!rmm__addr_map_put(&a->global_used, aligned, b)) {
+            rmm__block_file(&a->global_store, &a->global_free, b);
+            rmm__unlock(&a->global_lock);
+            return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "arena: out of host memory");
+        }
+        rmm__unlock(&a->global_lock);
+    }
+    RMM__ATOMIC_STORE(&a->owner[rmm__arena_index(a, (void *)aligned)], RMM__ARENA_LARGE);
+    *ptr = (void *)aligned;
+    return RMM_SUCCESS;
+}
+/* Adds a superblock to l. Caller holds l's lock. */
+RMM__PRIVATE bool rmm__arena_borrow(rmm__arena *a, rmm__arena_local *l) {
+    rmm__block *g = rmm__arena_global_take(a, a->sb_bytes), *b;
+    rmm__chunk *c;
+    if (!g) return false;
+    c = (rmm__chunk *)rmm__calloc(1, sizeof *c);
+    b = rmm__block_new(&l->store);
+    if (!c || !b) {
+        RMM_SYS_FREE(c);
+        if (b) rmm__block_release(&l->store, b);
+        rmm__lock(&a->global_lock);
+        rmm__arena_global_give_locked(a, g->ptr);
+        rmm__unlock(&a->global_lock);
+        return false;
+    }
+    c->ptr = g->ptr;
+    c->size = a->sb_bytes;
+    c->first = b;
+    c->next = l->superblocks;
+    if (l->superblocks) l->superblocks->prev = c;
+    l->superblocks = c;
+    b->ptr = c->ptr;
+    b->size = c->size;
+    b->chunk = c;
+    rmm__tlsf_insert(&l->free, b);
+    RMM__ATOMIC_STORE(&a->owner[rmm__arena_index(a, c->ptr)], l);
+    return true;
+}
+RMM__PRIVATE rmm_status rmm__arena_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    rmm__arena *a = (rmm__arena *)self;
+    rmm__arena_local *l;
+    rmm__block *b, *tail;
+    size_t size, need;
+    bool oom;
+    int attempt;
+    if (RMM__UNLIKELY(!rmm__align_up(bytes, RMM_ALIGNMENT, &size) || size > SIZE_MAX - alignment)) return rmm__arena_oom(a, bytes);
+    need = size + (alignment - RMM_ALIGNMENT);
+    if (need > a->sb_bytes) return rmm__arena_allocate_large(a, ptr, need, alignment);
+    RMM_TRY(rmm__arena_local_for(a, stream, &l));
+    for (attempt = 0;; attempt++) {
+        rmm__lock(&l->lock);
+        b = rmm__tlsf_find(&l->free, need);
+        if (!b && rmm__arena_borrow(a, l)) b = rmm__tlsf_find(&l->free, need);
+        if (b) break;
+        rmm__unlock(&l->lock);
+        if (attempt == 1) return rmm__arena_oom(a, bytes);
+        rmm__arena_defragment(a);
+    }
+    rmm__tlsf_remove(&l->free, b);
+    if (RMM__UNLIKELY(alignment > RMM_ALIGNMENT)) {
+        uintptr_t aligned = ((uintptr_t)b->ptr + (alignment - 1)) & ~(uintptr_t)(alignment - 1);
+        size_t pad = (size_t)(aligned - (uintptr_t)b->ptr);
+        if (pad) {
+            rmm__block *front = b;
+            b = rmm__block_split(&l->store, front, pad, &oom);
+            rmm__tlsf_insert(&l->free, front);
+            if (oom) {
+                rmm__unlock(&l->lock);
+                return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "arena: out of host memory for block records");
+            }
+        }
+    }
+    tail = rmm__block_split(&l->store, b, size, &oom);
+    if (tail) rmm__tlsf_insert(&l->free, tail);
+    if (RMM__UNLIKELY(oom || !rmm__addr_map_put(&l->used, (uintptr_t)b->ptr, b))) {
+        rmm__block_file(&l->store, &l->free, b);
+        rmm__unlock(&l->lock);
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "arena: out of host memory for block records");
+    }
+    rmm__unlock(&l->lock);
+    *ptr = b->ptr;
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__arena_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    rmm__arena *a = (rmm__arena *)self;
+    rmm__arena_local *o, *me = NULL;
+    rmm__block *b;
+    size_t size = 0;
+    (void)alignment;
+    if (RMM__UNLIKELY((char *)ptr < a->base_ptr || (char *)ptr >= a->base_ptr + a->arena_bytes))
+        return rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p, bytes=%zu): not inside this arena", ptr, bytes);
+    o = RMM__ATOMIC_LOAD(&a->owner[rmm__arena_index(a, ptr)]);
+    if (o == RMM__ARENA_LARGE) {
+        RMM_TRY(rmm__stream_sync_raw(stream));
+        rmm__lock(&a->global_lock);
+        b = (rmm__block *)rmm__addr_map_remove(&a->global_used, (uintptr_t)ptr);
+        if (!b) {
+            rmm__unlock(&a->global_lock);
+            return rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p, bytes=%zu): not a block of this arena, or already freed", ptr, bytes);
+        }
+        RMM__ATOMIC_STORE(&a->owner[rmm__arena_index(a, ptr)], (rmm__arena_local *)NULL);
+        rmm__block_file(&a->global_store, &a->global_free, b);
+        rmm__unlock(&a->global_lock);
+        return RMM_SUCCESS;
+    }
+    if (RMM__UNLIKELY(!o)) return rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p, bytes=%zu): not a block of this arena, or already freed", ptr, bytes);
+    RMM_TRY(rmm__arena_local_for(a, stream, &me));
+    if (me != o) RMM_TRY(rmm__stream_sync_raw(stream)); /* the owner's stream will reuse it without an event */
+    rmm__lock(&o->lock);
+    b = (rmm__block *)rmm__addr_map_remove(&o->used, (uintptr_t)ptr);
+    if (RMM__UNLIKELY(!b)) {
+        rmm__unlock(&o->lock);
+        return rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p, bytes=%zu): not a block of this arena, or already freed", ptr, bytes);
+    }
+    if (RMM__UNLIKELY(!rmm__align_up(bytes, RMM_ALIGNMENT, &size) || size != b->size)) {
+        (void)rmm__addr_map_put(&o->used, (uintptr_t)ptr, b);
+        rmm__unlock(&o->lock);
+        return rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p, bytes=%zu): the block holds %zu bytes", ptr, bytes, b->size);
+    }
+    rmm__block_file(&o->store, &o->free, b);
+    rmm__unlock(&o->lock);
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__arena_validate(rmm__arena *a) {
+    rmm__arena_local *l;
+    rmm__walk w;
+    size_t blocks = 0, bytes = 0;
+    rmm_status st;
+    memset(&w, 0, sizeof w);
+    rmm__lock(&a->map_lock);
+    rmm__lock(&a->global_lock);
+    st = rmm__validate_chunk("arena (global)", &a->global_chunk, &a->global_used, &w);
+    if (st == RMM_SUCCESS) st = rmm__validate_tlsf("arena (global)", &a->global_free, &blocks, &bytes);
+    if (st == RMM_SUCCESS && (blocks != w.free_blocks || w.used_blocks != a->global_used.count))
+        st = rmm__fail(RMM_ERROR_CORRUPTION, "arena (global): block counts are off");
+    rmm__unlock(&a->global_lock);
+    for (l = a->all; l && st == RMM_SUCCESS; l = l->next_all) {
+        rmm__chunk *c;
+        rmm__lock(&l->lock);
+        memset(&w, 0, sizeof w);
+        blocks = bytes = 0;
+        for (c = l->superblocks; c && st == RMM_SUCCESS; c = c->next) {
+            st = rmm__validate_chunk("arena", c, &l->used, &w);
+            if (st == RMM_SUCCESS && a->owner[rmm__arena_index(a, c->ptr)] != l)
+                st = rmm__fail(RMM_ERROR_CORRUPTION, "arena: superblock %p is held by an arena the owner table does not name", (void *)c->ptr);
+        }
+        if (st == RMM_SUCCESS) st = rmm__validate_tlsf("arena", &l->free, &blocks, &bytes);
+        if (st == RMM_SUCCESS && (blocks != w.free_blocks || w.used_blocks != l->used.count))
+            st = rmm__fail(RMM_ERROR_CORRUPTION, "arena: a thread arena's block counts are off");
+        rmm__unlock(&l->lock);
+    }
+    rmm__unlock(&a->map_lock);
+    return st;
+}
+RMM__PRIVATE void rmm__arena_destroy(rmm_resource *self) {
+    rmm__arena *a = (rmm__arena *)self;
+    rmm__arena_local *l = a->all;
+    while (l) {
+        rmm__arena_local *next = l->next_all;
+        while (l->superblocks) {
+            rmm__chunk *c = l->superblocks;
+            l->superblocks = c->next;
+            RMM_SYS_FREE(c);
+        }
+        rmm__block_store_free(&l->store);
+        rmm__addr_map_free(&l->used);
+        rmm__mutex_destroy(&l->lock);
+        RMM_SYS_FREE(l);
+        l = next;
+    }
+    if (a->base_ptr && !rmm__exiting()) {
+        (void)rmm__device_synchronize();
+        (void)rmm_deallocate(a->upstream, a->base_ptr, a->arena_bytes, RMM_STREAM_DEFAULT);
+    }
+    RMM_SYS_FREE(a->owner);
+    rmm__block_store_free(&a->global_store);
+    rmm__addr_map_free(&a->global_used);
+    rmm__addr_map_free(&a->arenas);
+    rmm__mutex_destroy(&a->global_lock);
+    rmm__mutex_destroy(&a->map_lock);
+    RMM_SYS_FREE(a);
+}
+static const rmm_resource_vtable rmm__arena_vtable = {"arena", rmm__arena_allocate, rmm__arena_deallocate, NULL, rmm__arena_destroy};
+
+RMM__IMPL rmm_status rmm_arena_create(rmm_resource **out, rmm_resource *upstream, const rmm_arena_desc *desc) {
+    rmm_arena_desc d = desc ? *desc : rmm_arena_desc_default();
+    rmm__arena *a;
+    rmm__block *b;
+    void *base = NULL;
+    rmm_status st;
+    if (!out) return RMM__NULL_OUT("rmm_arena_create", "out");
+    *out = NULL;
+    if (!upstream) return RMM__NULL_OUT("rmm_arena_create", "upstream");
+    if (d.superblock_bytes == 0) d.superblock_bytes = RMM__MIB;
+    if (d.superblock_bytes % RMM_ALIGNMENT) return RMM__INVALID("rmm_arena_create: superblock_bytes %zu is not a multiple of 256", d.superblock_bytes);
+    if (d.arena_bytes == 0) {
+        size_t f = 0, t = 0;
+        RMM_TRY(rmm__mem_info(&f, &t));
+        d.arena_bytes = f / 2;
+    }
+    d.arena_bytes = d.arena_bytes / d.superblock_bytes * d.superblock_bytes;
+    if (d.arena_bytes == 0) return RMM__INVALID("rmm_arena_create: the arena must hold at least one superblock of %zu bytes", d.superblock_bytes);
+    rmm__ensure_exit_hook();
+    a = (rmm__arena *)rmm__calloc(1, sizeof *a);
+    if (!a) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_arena_create: out of host memory");
+    a->base.vtable = &rmm__arena_vtable;
+    a->upstream = upstream;
+    a->sb_bytes = d.superblock_bytes;
+    a->sb_count = d.arena_bytes / d.superblock_bytes;
+    a->generation = RMM__ATOMIC_ADD(&rmm__arena_generations, 1);
+    rmm__mutex_init(&a->global_lock);
+    rmm__mutex_init(&a->map_lock);
+    a->owner = (rmm__arena_local **)rmm__calloc(a->sb_count, sizeof *a->owner);
+    b = NULL;
+    if (!a->owner || !rmm__addr_map_init(&a->global_used, 64) || !rmm__addr_map_init(&a->arenas, 16) || !(b = rmm__block_new(&a->global_store))) {
+        rmm__arena_destroy(&a->base);
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_arena_create: out of host memory");
+    }
+    st = rmm_allocate(upstream, &base, d.arena_bytes, RMM_STREAM_DEFAULT);
+    if (st != RMM_SUCCESS) {
+        rmm__arena_destroy(&a->base);
+        return st;
+    }
+    a->base_ptr = (char *)base;
+    a->arena_bytes = d.arena_bytes;
+    a->global_chunk.ptr = a->base_ptr;
+    a->global_chunk.size = d.arena_bytes;
+    a->global_chunk.first = b;
+    b->ptr = a->base_ptr;
+    b->size = d.arena_bytes;
+    b->chunk = &a->global_chunk;
+    rmm__tlsf_insert(&a->global_free, b);
+    *out = &a->base;
+    return RMM_SUCCESS;
+}
+#else
+RMM__IMPL rmm_status rmm_arena_create(rmm_resource **out, rmm_resource *upstream, const rmm_arena_desc *desc) {
+    (void)upstream;
+    (void)desc;
+    if (out) *out = NULL;
+    return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "rmm_arena_create: compiled out by RMM_NO_ARENA");
+}
+#endif /* RMM_NO_ARENA */
+RMM__IMPL rmm_arena_desc rmm_arena_desc_default(void) {
+    rmm_arena_desc d;
+    d.arena_bytes = 0;
+    d.superblock_bytes = RMM__MIB;
+    return d;
+}
+
+/* Validation dispatch over the library's sub-allocators. */
+RMM__IMPL rmm_status rmm_resource_validate(rmm_resource *mr) {
+    if (!mr) return RMM__NULL_OUT("rmm_resource_validate", "mr");
+#if !defined(RMM_NO_POOL)
+    if (mr->vtable == &rmm__pool_vtable) return rmm_pool_validate(mr);
+#endif
+    if (mr->vtable == &rmm__fixed_vtable) return rmm__fixed_validate((rmm__fixed *)mr);
+#if !defined(RMM_NO_ARENA)
+    if (mr->vtable == &rmm__arena_vtable) return rmm__arena_validate((rmm__arena *)mr);
+#endif
+#if !defined(RMM_NO_BINNING)
+    if (mr->vtable == &rmm__binning_vtable) {
+        rmm__binning *b = (rmm__binning *)mr;
+        size_t i;
+        for (i = 0; i < b->count; i++) {
+            rmm_resource *bin = RMM__ATOMIC_LOAD(&b->bins[i].mr);
+            if (bin && (b->bins[i].owned || bin != mr)) RMM_TRY(rmm_resource_validate(bin));
+        }
+        return RMM_SUCCESS;
+    }
+#endif
+    return RMM_SUCCESS;
+}
+
 #endif /* RMM_IMPLEMENTATION */
 
 /*
