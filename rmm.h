@@ -614,6 +614,13 @@ RMM__PRIVATE unsigned rmm__log2_floor(uint64_t x) { return 63u - (unsigned)__bui
 RMM__PRIVATE size_t rmm__min(size_t a, size_t b) { return a < b ? a : b; }
 RMM__PRIVATE size_t rmm__max(size_t a, size_t b) { return a > b ? a : b; }
 
+/* Copies text, truncating to fit. */
+RMM__PRIVATE void rmm__copy_text(char *dst, size_t capacity, const char *src) {
+    size_t n = strlen(src);
+    if (n >= capacity) n = capacity - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
 RMM__PRIVATE void *rmm__calloc(size_t count, size_t size) {
     void *p;
     if (size != 0 && count > SIZE_MAX / size) return NULL;
@@ -1178,7 +1185,7 @@ RMM__PRIVATE bool rmm__stream_is_legacy(rmm_stream s) {
 /* A process-unique key for a stream. The legacy stream is key 1; each thread's per-thread default
    stream gets (1 << 63) | thread serial; other streams their CUDA stream id + 16. */
 RMM__PRIVATE rmm_status rmm__stream_key(rmm_stream s, uint64_t *key) {
-    uint64_t id;
+    uint64_t id = 0;
     if (rmm__stream_is_legacy(s)) {
         *key = 1;
         return RMM_SUCCESS;
@@ -1533,7 +1540,7 @@ RMM__IMPL rmm_status rmm_async_resource_create(rmm_resource **out, const rmm_asy
     bool supported = false;
     unsigned mask = 0;
     int device;
-    rmm_mem_pool pool;
+    rmm_mem_pool pool = NULL;
     rmm_status st;
     if (!out) return RMM__NULL_OUT("rmm_async_resource_create", "out");
     *out = NULL;
@@ -2101,7 +2108,10 @@ typedef struct rmm__pool {
     size_t pool_bytes, peak_pool_bytes, used_bytes;
 } rmm__pool;
 
-static const rmm_resource_vtable rmm__pool_vtable;
+RMM__PRIVATE rmm_status rmm__pool_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream);
+RMM__PRIVATE rmm_status rmm__pool_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream);
+RMM__PRIVATE void rmm__pool_destroy(rmm_resource *self);
+static const rmm_resource_vtable rmm__pool_vtable = {"pool", rmm__pool_allocate, rmm__pool_deallocate, NULL, rmm__pool_destroy};
 #define RMM__PSTREAM_OF(tlsf) ((rmm__pstream *)((char *)(tlsf) - offsetof(rmm__pstream, free)))
 
 RMM__PRIVATE rmm_status rmm__pool_stream(rmm__pool *p, rmm_stream stream, rmm__pstream **out) {
@@ -2237,7 +2247,7 @@ RMM__PRIVATE rmm_status rmm__pool_grow(rmm__pool *p, rmm__pstream *s, size_t nee
     }
     if (st != RMM_SUCCESS) {
         char upstream_msg[256];
-        snprintf(upstream_msg, sizeof upstream_msg, "%s", rmm_last_error());
+        rmm__copy_text(upstream_msg, sizeof upstream_msg, rmm_last_error());
         RMM__LOG(RMM_LOG_LEVEL_WARN, "pool %p: out of memory allocating %zu bytes (pool %zu bytes, maximum %zu)", (void *)p, need, p->pool_bytes, max);
         return rmm__fail(st == RMM_ERROR_OUT_OF_MEMORY ? RMM_ERROR_OUT_OF_MEMORY : st,
                          "pool: out of memory allocating %zu bytes: the pool holds %zu bytes (maximum %s%zu), upstream refused %zu bytes: %s",
@@ -2500,7 +2510,6 @@ RMM__PRIVATE void rmm__pool_destroy(rmm_resource *self) {
     rmm__mutex_destroy(&p->lock);
     RMM_SYS_FREE(p);
 }
-static const rmm_resource_vtable rmm__pool_vtable = {"pool", rmm__pool_allocate, rmm__pool_deallocate, NULL, rmm__pool_destroy};
 
 RMM__IMPL rmm_status rmm_pool_create(rmm_resource **out, rmm_resource *upstream, const rmm_pool_desc *desc) {
     rmm_pool_desc d = desc ? *desc : rmm_pool_desc_default();
@@ -2600,7 +2609,10 @@ typedef struct rmm__fixed {
     size_t used_blocks;
     rmm__addr_map used; /* RMM_DEBUG only: blocks handed out, for double-free detection */
 } rmm__fixed;
-static const rmm_resource_vtable rmm__fixed_vtable;
+RMM__PRIVATE rmm_status rmm__fixed_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream);
+RMM__PRIVATE rmm_status rmm__fixed_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream);
+RMM__PRIVATE void rmm__fixed_destroy(rmm_resource *self);
+static const rmm_resource_vtable rmm__fixed_vtable = {"fixed_size", rmm__fixed_allocate, rmm__fixed_deallocate, NULL, rmm__fixed_destroy};
 
 RMM__PRIVATE rmm_status rmm__fixed_stream(rmm__fixed *f, rmm_stream stream, rmm__fstream **out) {
     uint64_t key;
@@ -2788,7 +2800,6 @@ RMM__PRIVATE void rmm__fixed_destroy(rmm_resource *self) {
     rmm__mutex_destroy(&f->lock);
     RMM_SYS_FREE(f);
 }
-static const rmm_resource_vtable rmm__fixed_vtable = {"fixed_size", rmm__fixed_allocate, rmm__fixed_deallocate, NULL, rmm__fixed_destroy};
 
 RMM__IMPL rmm_fixed_size_desc rmm_fixed_size_desc_default(void) {
     rmm_fixed_size_desc d;
@@ -2848,7 +2859,10 @@ typedef struct rmm__binning {
     int started;    /* set at the first allocation; bins are fixed from then on */
     rmm__mutex lock; /* makes lazy bins */
 } rmm__binning;
-static const rmm_resource_vtable rmm__binning_vtable;
+RMM__PRIVATE rmm_status rmm__binning_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream);
+RMM__PRIVATE rmm_status rmm__binning_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream);
+RMM__PRIVATE void rmm__binning_destroy(rmm_resource *self);
+static const rmm_resource_vtable rmm__binning_vtable = {"binning", rmm__binning_allocate, rmm__binning_deallocate, NULL, rmm__binning_destroy};
 
 RMM__PRIVATE rmm_status rmm__binning_insert(rmm__binning *b, size_t bytes, rmm_resource *mr, bool owned) {
     size_t i;
@@ -2929,7 +2943,6 @@ RMM__PRIVATE void rmm__binning_destroy(rmm_resource *self) {
     rmm__mutex_destroy(&b->lock);
     RMM_SYS_FREE(b);
 }
-static const rmm_resource_vtable rmm__binning_vtable = {"binning", rmm__binning_allocate, rmm__binning_deallocate, NULL, rmm__binning_destroy};
 
 RMM__IMPL rmm_status rmm_binning_create(rmm_resource **out, rmm_resource *upstream, const rmm_binning_desc *desc) {
     rmm_binning_desc d = desc ? *desc : rmm_binning_desc_default();
@@ -3031,7 +3044,10 @@ typedef struct rmm__arena {
     rmm__arena_local *all;
     uint64_t generation;
 } rmm__arena;
-static const rmm_resource_vtable rmm__arena_vtable;
+RMM__PRIVATE rmm_status rmm__arena_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream);
+RMM__PRIVATE rmm_status rmm__arena_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream);
+RMM__PRIVATE void rmm__arena_destroy(rmm_resource *self);
+static const rmm_resource_vtable rmm__arena_vtable = {"arena", rmm__arena_allocate, rmm__arena_deallocate, NULL, rmm__arena_destroy};
 static uint64_t rmm__arena_generations;
 
 typedef struct rmm__arena_tls_entry {
@@ -3344,7 +3360,6 @@ RMM__PRIVATE void rmm__arena_destroy(rmm_resource *self) {
     rmm__mutex_destroy(&a->map_lock);
     RMM_SYS_FREE(a);
 }
-static const rmm_resource_vtable rmm__arena_vtable = {"arena", rmm__arena_allocate, rmm__arena_deallocate, NULL, rmm__arena_destroy};
 
 RMM__IMPL rmm_status rmm_arena_create(rmm_resource **out, rmm_resource *upstream, const rmm_arena_desc *desc) {
     rmm_arena_desc d = desc ? *desc : rmm_arena_desc_default();

@@ -1,0 +1,95 @@
+# rmm.h - build, test, benchmark.  `make test` is what CI runs; see README.md.
+CC       ?= gcc
+CXX      ?= g++
+NVCC     ?= nvcc
+CLANG    ?= clang
+CUDA_HOME ?= /usr/local/cuda
+BUILD    ?= build
+
+WARN      = -Wall -Wextra -Wpedantic -Wconversion -Wundef -Werror
+CUDA_INC  = -isystem $(CUDA_HOME)/include
+CUDA_LIB  = -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart
+# nvcc includes the CUDA headers itself; -isystem keeps -Wundef/-Wpedantic off them
+NVCC_WARN = -Xcompiler -Wall,-Wextra,-Wconversion,-Wundef,-Werror -Xcompiler -isystem -Xcompiler $(CUDA_HOME)/include
+NVCC_ARCH ?= -arch=native
+SAN       = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+
+TESTS     = $(basename $(notdir $(wildcard tests/test_*.c)))
+THREADED  = $(basename $(notdir $(wildcard tests/threads_*.c)))
+EXAMPLES_C  = $(basename $(notdir $(wildcard examples/*.c)))
+EXAMPLES_CU = $(basename $(notdir $(wildcard examples/*.cu)))
+BENCHES   = $(basename $(notdir $(wildcard bench/*.c)))
+HEADERS   = rmm.h $(wildcard rmm_cuda.h) tests/harness.h
+
+.PHONY: all test test-build examples lib bench fuzz clean
+all: test-build examples lib bench
+
+# --- tests: host backend under ASan+UBSan, CUDA with gcc, CUDA with nvcc, TSan, fuzz ---------
+$(BUILD)/host/%: tests/%.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -g -O1 $(SAN) -DRMM_BACKEND_HOST -DRMM_DEBUG $< -o $@ -lpthread
+$(BUILD)/cuda/%: tests/%.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -g -O2 $(CUDA_INC) $< -o $@ $(CUDA_LIB) -lpthread
+$(BUILD)/nvcc/%: tests/%.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(NVCC) -x cu -g -O2 -I. $< -o $@
+$(BUILD)/tsan/%: tests/%.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -g -O1 -fsanitize=thread -DRMM_BACKEND_HOST $< -o $@ -lpthread
+$(BUILD)/fuzz/%: tests/%.c rmm.h
+	@mkdir -p $(dir $@)
+	$(CLANG) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -DRMM_BACKEND_HOST $< -o $@ -lpthread
+
+FUZZERS = $(basename $(notdir $(wildcard tests/fuzz_*.c)))
+test-build: $(addprefix $(BUILD)/host/,$(TESTS)) $(addprefix $(BUILD)/cuda/,$(TESTS)) \
+            $(addprefix $(BUILD)/nvcc/,$(TESTS)) $(addprefix $(BUILD)/tsan/,$(THREADED)) \
+            $(addprefix $(BUILD)/host/,$(THREADED)) $(addprefix $(BUILD)/cuda/,$(THREADED)) \
+            $(addprefix $(BUILD)/fuzz/,$(FUZZERS))
+
+# --- examples: every C example with gcc (host backend and CUDA) and nvcc; .cu with nvcc ----
+$(BUILD)/examples/host/%: examples/%.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c99 $(WARN) -O2 -DRMM_BACKEND_HOST $< -o $@ -lpthread
+$(BUILD)/examples/cuda/%: examples/%.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c99 $(WARN) -O2 $(CUDA_INC) $< -o $@ $(CUDA_LIB) -lpthread
+$(BUILD)/examples/nvcc/%: examples/%.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(NVCC) -x cu -O2 $(NVCC_WARN) -I. $< -o $@
+$(BUILD)/examples/nvcc/%: examples/%.cu $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(NVCC) -O2 $(NVCC_WARN) -I. $< -o $@
+examples: $(addprefix $(BUILD)/examples/host/,$(EXAMPLES_C)) $(addprefix $(BUILD)/examples/cuda/,$(EXAMPLES_C)) \
+          $(addprefix $(BUILD)/examples/nvcc/,$(EXAMPLES_C) $(EXAMPLES_CU))
+
+# --- a shared library for bindings ----------------------------------------------------------
+$(BUILD)/lib/rmm_impl.c:
+	@mkdir -p $(dir $@)
+	printf '#define RMM_IMPLEMENTATION\n#include "../../rmm.h"\n' > $@
+$(BUILD)/librmm.so: $(BUILD)/lib/rmm_impl.c $(HEADERS)
+	$(CC) -std=c11 -O2 -fPIC -shared $(WARN) $(CUDA_INC) $< -o $@ $(CUDA_LIB) -lpthread
+$(BUILD)/librmm_host.so: $(BUILD)/lib/rmm_impl.c $(HEADERS)
+	$(CC) -std=c11 -O2 -fPIC -shared $(WARN) -DRMM_BACKEND_HOST $< -o $@ -lpthread
+lib: $(BUILD)/librmm.so $(BUILD)/librmm_host.so
+
+# --- benchmarks (run them on a GPU: see README) ---------------------------------------------
+$(BUILD)/bench/%: bench/%.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O2 -DNDEBUG $(CUDA_INC) $< -o $@ $(CUDA_LIB) -lpthread -lm
+$(BUILD)/bench/host/%: bench/%.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O2 -DNDEBUG -DRMM_BACKEND_HOST $< -o $@ -lpthread -lm
+bench: $(addprefix $(BUILD)/bench/,$(BENCHES)) $(addprefix $(BUILD)/bench/host/,$(BENCHES))
+
+test: test-build examples lib bench
+	@CC="$(CC)" CXX="$(CXX)" NVCC="$(NVCC)" CUDA_HOME="$(CUDA_HOME)" BUILD="$(BUILD)" \
+	  TESTS="$(TESTS)" THREADED="$(THREADED)" FUZZERS="$(FUZZERS)" \
+	  EXAMPLES_C="$(EXAMPLES_C)" EXAMPLES_CU="$(EXAMPLES_CU)" bash tests/run.sh
+
+FUZZ_SECONDS ?= 300
+fuzz: $(addprefix $(BUILD)/fuzz/,$(FUZZERS))
+	@for f in $(FUZZERS); do $(BUILD)/fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 || exit 1; done
+
+clean:
+	rm -rf $(BUILD) rmm_log.txt

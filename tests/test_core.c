@@ -1,0 +1,366 @@
+/* Foundation tests: errors, the generic resource calls, base resources, per-device resources,
+   device memory queries, streams and stream pools. Built on the host backend (ASan/UBSan) and on
+   the CUDA runtime (gcc -lcudart and nvcc). */
+#define RMM_IMPLEMENTATION
+#include "../rmm.h"
+#include "harness.h"
+#include <stdint.h>
+
+/* A user-defined resource: embeds rmm_resource first and counts what reaches its vtable. */
+typedef struct counting_resource {
+    rmm_resource base;
+    rmm_resource *upstream;
+    int allocations, deallocations;
+    size_t last_alignment;
+} counting_resource;
+static rmm_status counting_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    counting_resource *c = (counting_resource *)self;
+    c->allocations++;
+    c->last_alignment = alignment;
+    return rmm_allocate_aligned(c->upstream, ptr, bytes, alignment, stream);
+}
+static rmm_status counting_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    counting_resource *c = (counting_resource *)self;
+    c->deallocations++;
+    return rmm_deallocate_aligned(c->upstream, ptr, bytes, alignment, stream);
+}
+static const rmm_resource_vtable counting_vtable = {"counting", counting_allocate, counting_deallocate, NULL, NULL};
+
+TEST(status_strings_and_last_error) {
+    void *p = NULL;
+    CHECK(strcmp(rmm_status_string(RMM_SUCCESS), "RMM_SUCCESS") == 0);
+    CHECK(strcmp(rmm_status_string(RMM_ERROR_OUT_OF_MEMORY), "RMM_ERROR_OUT_OF_MEMORY") == 0);
+    CHECK(strcmp(rmm_status_string(RMM_ERROR_CORRUPTION), "RMM_ERROR_CORRUPTION") == 0);
+    CHECK(rmm_status_string((rmm_status)99) != NULL);
+    CHECK(rmm_last_error() != NULL);
+    CHECK_STATUS(rmm_allocate(NULL, NULL, 16, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(rmm_last_error(), "ptr") != NULL);
+    CHECK(rmm_last_status() == RMM_ERROR_INVALID_ARGUMENT);
+    /* a success does not clear it */
+    CHECK_OK(rmm_allocate(NULL, &p, 0, RMM_STREAM_DEFAULT));
+    CHECK(rmm_last_status() == RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(rmm_last_error()[0] != '\0');
+    CHECK(strcmp(rmm_status_string(RMM_ERROR_CUDA_ERROR), "RMM_ERROR_CUDA") == 0);
+}
+
+TEST(last_error_is_per_thread_and_empty_at_start) {
+    /* covered in test_threads (a fresh thread sees ""); here: the message names the call */
+    rmm_resource *mr = NULL;
+    CHECK_STATUS(rmm_pool_create(&mr, NULL, NULL), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(rmm_last_error(), "rmm_pool_create") != NULL);
+}
+
+TEST(generic_calls_check_arguments) {
+    counting_resource c;
+    void *p = (void *)&c;
+    memset(&c, 0, sizeof c);
+    c.base.vtable = &counting_vtable;
+    c.upstream = rmm_get_current_device_resource();
+    NEED_GPU();
+    CHECK_STATUS(rmm_allocate(&c.base, NULL, 256, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(c.allocations == 0);
+    CHECK_OK(rmm_allocate(&c.base, &p, 0, RMM_STREAM_DEFAULT));
+    CHECK(p == NULL);
+    CHECK(c.allocations == 0);
+    CHECK_OK(rmm_deallocate(&c.base, NULL, 128, RMM_STREAM_DEFAULT));
+    CHECK(c.deallocations == 0);
+    CHECK_STATUS(rmm_allocate_aligned(&c.base, &p, 256, 384, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_allocate_aligned(&c.base, &p, 256, 0, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(c.allocations == 0);
+    CHECK_OK(rmm_allocate(&c.base, &p, 100, RMM_STREAM_DEFAULT));
+    CHECK(c.allocations == 1 && c.last_alignment == 256);
+    CHECK(((uintptr_t)p % 256) == 0);
+    CHECK_OK(rmm_deallocate(&c.base, p, 100, RMM_STREAM_DEFAULT));
+    CHECK(c.deallocations == 1);
+    /* alignments below 256 are raised to 256 */
+    CHECK_OK(rmm_allocate_aligned(&c.base, &p, 100, 8, RMM_STREAM_DEFAULT));
+    CHECK(c.last_alignment == 256);
+    CHECK_OK(rmm_deallocate_aligned(&c.base, p, 100, 8, RMM_STREAM_DEFAULT));
+    CHECK(strcmp(rmm_resource_type_name(&c.base), "counting") == 0);
+    CHECK(strcmp(rmm_resource_type_name(NULL), "null") == 0);
+    CHECK(rmm_resource_is_equal(&c.base, &c.base));
+    CHECK(!rmm_resource_is_equal(&c.base, NULL));
+    rmm_resource_destroy(NULL);
+    CHECK_OK(rmm_resource_validate(&c.base));
+}
+
+TEST(cuda_resource_alignment_and_out_of_memory) {
+    rmm_resource *mr = NULL;
+    void *p = NULL, *q = NULL;
+    size_t align;
+    NEED_GPU();
+    CHECK_STATUS(rmm_cuda_resource_create(NULL), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_OK(rmm_cuda_resource_create(&mr));
+    CHECK(strcmp(rmm_resource_type_name(mr), "cuda") == 0);
+    for (align = 256; align <= ((size_t)1 << 16); align <<= 1) {
+        CHECK_OK(rmm_allocate_aligned(mr, &p, 1000, align, RMM_STREAM_DEFAULT));
+        CHECK(p != NULL && ((uintptr_t)p % align) == 0);
+        CHECK_OK(rmm_deallocate_aligned(mr, p, 1000, align, RMM_STREAM_DEFAULT));
+    }
+    CHECK_STATUS(rmm_allocate(mr, &p, SIZE_MAX, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK(p == NULL);
+    CHECK(strstr(rmm_last_error(), "cudaMalloc") != NULL);
+    CHECK_STATUS(rmm_allocate(mr, &p, SIZE_MAX - 4096, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK_STATUS(rmm_allocate_aligned(mr, &p, SIZE_MAX - 100, 4096, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+#if !defined(RMM_BACKEND_HOST)
+    CHECK(cudaGetLastError() == cudaSuccess); /* the failed call left no error behind */
+#endif
+    /* the process keeps working */
+    CHECK_OK(rmm_allocate(mr, &q, 4096, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, q, 4096, RMM_STREAM_DEFAULT));
+    /* a pointer given with an alignment it was not allocated with */
+    CHECK_OK(rmm_allocate(mr, &q, 4096, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_deallocate_aligned(mr, q, 4096, 8192, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+    CHECK_OK(rmm_deallocate(mr, q, 4096, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(mr);
+}
+
+TEST(managed_and_pinned_resources_are_host_accessible) {
+    rmm_resource *managed = NULL, *pinned = NULL;
+    unsigned char *p = NULL;
+    size_t i;
+    int sum = 0;
+    NEED_GPU();
+    CHECK_STATUS(rmm_managed_resource_create(NULL), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_OK(rmm_managed_resource_create(&managed));
+    CHECK_OK(rmm_pinned_host_resource_create(&pinned));
+    CHECK(!rmm_resource_is_equal(managed, pinned));
+    CHECK_OK(rmm_allocate(managed, (void **)&p, 4096, RMM_STREAM_DEFAULT));
+    for (i = 0; i < 4096; i++) p[i] = (unsigned char)i;
+    for (i = 0; i < 4096; i++) sum += p[i];
+    CHECK(sum == 16 * (255 * 256 / 2));
+    CHECK_OK(rmm_deallocate(managed, p, 4096, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate_aligned(pinned, (void **)&p, 1000, 8192, RMM_STREAM_DEFAULT));
+    CHECK(((uintptr_t)p % 8192) == 0);
+    memset(p, 7, 1000);
+    CHECK(p[999] == 7);
+    CHECK_OK(rmm_deallocate_aligned(pinned, p, 1000, 8192, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(managed);
+    rmm_resource_destroy(pinned);
+}
+
+TEST(async_resource) {
+    rmm_resource *mr = NULL, *view = NULL, *other = NULL;
+    rmm_async_desc d = rmm_async_desc_default();
+    rmm_mem_pool pool = NULL;
+    void *p = NULL;
+    int device = 0;
+    NEED_GPU();
+    CHECK_STATUS(rmm_async_resource_create(NULL, NULL), RMM_ERROR_INVALID_ARGUMENT);
+    d.initial_pool_bytes = 4 << 20;
+    CHECK_OK(rmm_async_resource_create(&mr, &d));
+    CHECK(strcmp(rmm_resource_type_name(mr), "async") == 0);
+    CHECK_OK(rmm_allocate(mr, &p, 12345, RMM_STREAM_DEFAULT));
+    CHECK(p != NULL && ((uintptr_t)p % 256) == 0);
+    CHECK_OK(rmm_deallocate(mr, p, 12345, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate_aligned(mr, &p, 12345, 4096, RMM_STREAM_DEFAULT));
+    CHECK(((uintptr_t)p % 4096) == 0);
+    CHECK_OK(rmm_deallocate_aligned(mr, p, 12345, 4096, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_allocate(mr, &p, SIZE_MAX / 2, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK_OK(rmm_stream_synchronize(RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_async_resource_get_pool(mr, NULL), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_OK(rmm_async_resource_get_pool(mr, &pool));
+    CHECK(pool != NULL);
+    CHECK_STATUS(rmm_async_view_resource_create(NULL, pool), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_async_view_resource_create(&view, NULL), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_OK(rmm_async_view_resource_create(&view, pool));
+    CHECK(rmm_resource_is_equal(mr, view));
+    /* memory from one may be freed by the other */
+    CHECK_OK(rmm_allocate(view, &p, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, p, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_async_resource_create(&other, NULL));
+    CHECK(!rmm_resource_is_equal(mr, other));
+    CHECK_STATUS(rmm_async_resource_get_pool(rmm_get_current_device_resource(), &pool), RMM_ERROR_INVALID_ARGUMENT);
+    rmm_resource_destroy(view);
+    rmm_resource_destroy(other);
+    rmm_resource_destroy(mr);
+    /* bad export handle values and types the device lacks */
+    d = rmm_async_desc_default();
+    d.export_handle = (rmm_export_handle)3;
+    CHECK_STATUS(rmm_async_resource_create(&mr, &d), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(mr == NULL);
+    CHECK_OK(rmm_get_device(&device));
+    {
+        bool supported = false;
+        unsigned mask = 0;
+        CHECK_OK(rmm__mempool_support(device, &supported, &mask));
+        if (!(mask & (unsigned)RMM_EXPORT_FABRIC)) {
+            d.export_handle = RMM_EXPORT_FABRIC;
+            CHECK_STATUS(rmm_async_resource_create(&mr, &d), RMM_ERROR_NOT_SUPPORTED);
+            CHECK(strstr(rmm_last_error(), "RMM_EXPORT_FABRIC") != NULL);
+            CHECK(mr == NULL);
+        } else {
+            printf("  (device %d supports fabric handles: the NOT_SUPPORTED case uses a mask without them)\n", device);
+        }
+        if (mask & (unsigned)RMM_EXPORT_POSIX_FD) {
+            d.export_handle = RMM_EXPORT_POSIX_FD;
+            CHECK_OK(rmm_async_resource_create(&mr, &d));
+            CHECK_OK(rmm_allocate(mr, &p, 1 << 20, RMM_STREAM_DEFAULT));
+            CHECK_OK(rmm_deallocate(mr, p, 1 << 20, RMM_STREAM_DEFAULT));
+            rmm_resource_destroy(mr);
+        }
+    }
+}
+
+TEST(current_and_per_device_resources) {
+    rmm_resource *def, *mine = NULL, *prev;
+    int count = 0, device = 0;
+    void *p = NULL;
+    NEED_GPU();
+    CHECK_OK(rmm_get_device_count(&count));
+    CHECK(count >= 1);
+    CHECK_OK(rmm_get_device(&device));
+    def = rmm_get_current_device_resource();
+    CHECK(def != NULL);
+    CHECK(strcmp(rmm_resource_type_name(def), "cuda") == 0);
+    CHECK(def == rmm_get_per_device_resource(device));
+    CHECK_OK(rmm_cuda_resource_create(&mine));
+    prev = rmm_set_current_device_resource(mine);
+    CHECK(prev == def);
+    CHECK(rmm_get_current_device_resource() == mine);
+    CHECK_OK(rmm_allocate(NULL, &p, 1024, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(NULL, p, 1024, RMM_STREAM_DEFAULT));
+    /* NULL resets to the library's default */
+    prev = rmm_set_current_device_resource(NULL);
+    CHECK(prev == mine);
+    CHECK(rmm_get_current_device_resource() == def);
+    rmm_resource_destroy(mine);
+    /* invalid device ids */
+    CHECK(rmm_get_per_device_resource(-1) == NULL);
+    CHECK(rmm_last_status() == RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(rmm_get_per_device_resource(count) == NULL);
+    CHECK(rmm_last_status() == RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(rmm_set_per_device_resource(100000, def) == NULL);
+    CHECK(rmm_last_status() == RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_set_device(-3), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_set_device(count), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_get_device_count(NULL), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_get_device(NULL), RMM_ERROR_INVALID_ARGUMENT);
+    if (count > 1) {
+        rmm_resource *r1 = NULL;
+        CHECK_OK(rmm_set_device(1));
+        CHECK_OK(rmm_cuda_resource_create(&r1));
+        CHECK_OK(rmm_set_device(0));
+        CHECK(rmm_set_per_device_resource(1, r1) != NULL);
+        CHECK(rmm_get_per_device_resource(1) == r1);
+        CHECK(rmm_get_current_device_resource() == rmm_get_per_device_resource(0));
+        /* allocating through device 1's resource with device 0 current */
+        CHECK_OK(rmm_allocate(r1, &p, 4096, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_get_device(&device));
+        CHECK(device == 0);
+        CHECK_OK(rmm_deallocate(r1, p, 4096, RMM_STREAM_DEFAULT));
+        CHECK(rmm_set_per_device_resource(1, NULL) == r1);
+        rmm_resource_destroy(r1);
+    }
+}
+
+TEST(device_memory_queries) {
+    size_t free_bytes = 0, total_bytes = 0, half;
+    NEED_GPU();
+    CHECK_STATUS(rmm_available_device_memory(NULL, &total_bytes), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_available_device_memory(&free_bytes, NULL), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_OK(rmm_available_device_memory(&free_bytes, &total_bytes));
+    CHECK(total_bytes > 0 && free_bytes <= total_bytes);
+    half = rmm_percent_of_free_device_memory(50);
+    CHECK(half > 0 && half % 256 == 0 && half <= free_bytes);
+    CHECK(rmm_percent_of_free_device_memory(0) == 0);
+    CHECK(rmm_percent_of_free_device_memory(101) == 0);
+    CHECK(rmm_last_status() == RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(rmm_percent_of_free_device_memory(-1) == 0);
+}
+
+TEST(streams_and_stream_pools) {
+    rmm_stream s = RMM_STREAM_DEFAULT;
+    rmm_stream_pool *pool = NULL;
+    size_t i;
+    NEED_GPU();
+    CHECK_STATUS(rmm_stream_create(NULL), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_OK(rmm_stream_create(&s));
+    CHECK(s != RMM_STREAM_DEFAULT);
+    CHECK_OK(rmm_stream_synchronize(s));
+    CHECK_OK(rmm_stream_destroy(s));
+    CHECK_STATUS(rmm_stream_destroy(RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_stream_destroy(RMM_STREAM_PER_THREAD), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_OK(rmm_stream_synchronize(RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_stream_synchronize(RMM_STREAM_PER_THREAD));
+    CHECK_STATUS(rmm_stream_pool_create(NULL, 4), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_OK(rmm_stream_pool_create(&pool, 0));
+    CHECK(rmm_stream_pool_size(pool) == 16);
+    rmm_stream_pool_destroy(pool);
+    CHECK_OK(rmm_stream_pool_create(&pool, 3));
+    CHECK(rmm_stream_pool_size(pool) == 3);
+    {
+        rmm_stream a = rmm_stream_pool_get(pool), b = rmm_stream_pool_get(pool), c = rmm_stream_pool_get(pool);
+        CHECK(a != b && b != c && a != c);
+        CHECK(rmm_stream_pool_get(pool) == a); /* round robin */
+        for (i = 0; i < 7; i++) CHECK(rmm_stream_pool_get_at(pool, i) == rmm_stream_pool_get_at(pool, i % 3));
+        CHECK_OK(rmm_stream_synchronize(c));
+    }
+    rmm_stream_pool_destroy(pool);
+    rmm_stream_pool_destroy(NULL);
+    CHECK(rmm_stream_pool_size(NULL) == 0);
+}
+
+#if !defined(RMM_BACKEND_HOST)
+TEST(cuda_try_maps_errors) {
+    CHECK(rmm_status_from_cuda(cudaSuccess, "x") == RMM_SUCCESS);
+    CHECK(rmm_status_from_cuda(cudaErrorMemoryAllocation, "cudaMalloc") == RMM_ERROR_OUT_OF_MEMORY);
+    CHECK(strstr(rmm_last_error(), "cudaErrorMemoryAllocation") != NULL);
+    CHECK(rmm_status_from_cuda(cudaErrorInvalidValue, "cudaMemcpy") == RMM_ERROR_CUDA);
+    CHECK(strstr(rmm_last_error(), "cudaErrorInvalidValue") != NULL);
+}
+static rmm_status uses_cuda_try(void) {
+    RMM_CUDA_TRY(cudaErrorInvalidValue);
+    return RMM_SUCCESS;
+}
+TEST(cuda_try_macro_returns) { CHECK(uses_cuda_try() == RMM_ERROR_CUDA); }
+#else
+TEST(host_backend_capacity_is_testable) {
+    rmm_resource *mr = NULL;
+    void *p = NULL, *q = NULL;
+    size_t free_bytes = 0, total = 0;
+    CHECK_OK(rmm_cuda_resource_create(&mr));
+    rmm_host_backend_set_capacity((size_t)8 << 20);
+    CHECK_OK(rmm_available_device_memory(&free_bytes, &total));
+    CHECK(total == ((size_t)8 << 20));
+    CHECK_OK(rmm_allocate(mr, &p, (size_t)6 << 20, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_allocate(mr, &q, (size_t)6 << 20, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK(q == NULL);
+    CHECK_OK(rmm_deallocate(mr, p, (size_t)6 << 20, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(mr, &q, (size_t)6 << 20, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, q, (size_t)6 << 20, RMM_STREAM_DEFAULT));
+    rmm_host_backend_set_capacity(RMM_HOST_BACKEND_BYTES);
+    rmm_resource_destroy(mr);
+}
+#endif
+
+TEST(debug_log_levels) {
+    int old = rmm_set_log_level(RMM_LOG_LEVEL_OFF);
+    CHECK(rmm_get_log_level() == RMM_LOG_LEVEL_OFF);
+    CHECK(rmm_set_log_level(99) == RMM_LOG_LEVEL_OFF);
+    CHECK(rmm_get_log_level() == RMM_LOG_LEVEL_OFF); /* clamped */
+    rmm_set_log_level(old);
+    CHECK(rmm_get_log_level() == old);
+}
+
+int main(void) {
+    HARNESS_INIT();
+    printf("backend: %s\n", RMM__BACKEND_NAME);
+    RUN(status_strings_and_last_error);
+    RUN(last_error_is_per_thread_and_empty_at_start);
+    RUN(generic_calls_check_arguments);
+    RUN(cuda_resource_alignment_and_out_of_memory);
+    RUN(managed_and_pinned_resources_are_host_accessible);
+    RUN(async_resource);
+    RUN(current_and_per_device_resources);
+    RUN(device_memory_queries);
+    RUN(streams_and_stream_pools);
+#if !defined(RMM_BACKEND_HOST)
+    RUN(cuda_try_maps_errors);
+    RUN(cuda_try_macro_returns);
+#else
+    RUN(host_backend_capacity_is_testable);
+#endif
+    RUN(debug_log_levels);
+    return harness_main_end();
+}
