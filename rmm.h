@@ -3451,6 +3451,596 @@ RMM__IMPL rmm_status rmm_resource_validate(rmm_resource *mr) {
     return RMM_SUCCESS;
 }
 
+/* ======================================================================================= */
+/* ==== adaptors ======================================================================== */
+/* ======================================================================================= */ /* >>adaptors */
+
+/* Every adaptor starts with this: the vtable and the upstream it does not own. */
+typedef struct rmm__adaptor {
+    rmm_resource base;
+    rmm_resource *upstream;
+} rmm__adaptor;
+RMM__PRIVATE void rmm__adaptor_destroy_plain(rmm_resource *self) { RMM_SYS_FREE(self); }
+/* Allocates an adaptor of `size` bytes; fails with INVALID_ARGUMENT for NULL out or upstream. */
+RMM__PRIVATE rmm_status rmm__adaptor_new(rmm_resource **out, rmm_resource *upstream, size_t size, const rmm_resource_vtable *vt, const char *fn, rmm__adaptor **made) {
+    rmm__adaptor *a = NULL;
+    if (!out) return RMM__NULL_OUT(fn, "out");
+    *out = NULL;
+    if (!upstream) return RMM__NULL_OUT(fn, "upstream");
+    a = (rmm__adaptor *)rmm__calloc(1, size);
+    if (!a) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+    a->base.vtable = vt;
+    a->upstream = upstream;
+    *made = a;
+    return RMM_SUCCESS;
+}
+#define RMM__UP(self) (((rmm__adaptor *)(self))->upstream)
+#define RMM__FORWARD_ALLOC(self, ptr, bytes, alignment, stream) RMM__UP(self)->vtable->allocate(RMM__UP(self), ptr, bytes, alignment, stream)
+#define RMM__FORWARD_FREE(self, ptr, bytes, alignment, stream) RMM__UP(self)->vtable->deallocate(RMM__UP(self), ptr, bytes, alignment, stream)
+
+/* ---- logging: RMM's CSV, one row per event ---- */
+#if !defined(RMM_NO_LOGGING)
+typedef struct rmm__logging {
+    rmm__adaptor a;
+    FILE *file;
+    bool owns_file, auto_flush;
+    rmm__mutex lock;
+} rmm__logging;
+/* Thread,Time,Action,Pointer,Size,Stream - exactly as RMM's logging_resource_adaptor writes. */
+RMM__PRIVATE void rmm__logging_row(rmm__logging *l, const char *action, void *ptr, size_t bytes, rmm_stream stream) {
+    char when[32];
+    rmm__format_time(when);
+    rmm__lock(&l->lock);
+    fprintf(l->file, "%llu,%s,%s,%p,%zu,%llx\n", (unsigned long long)rmm__thread_id(), when, action, ptr, bytes,
+            (unsigned long long)(uintptr_t)stream);
+    if (l->auto_flush) fflush(l->file);
+    rmm__unlock(&l->lock);
+}
+RMM__PRIVATE rmm_status rmm__logging_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    rmm_status st = RMM__FORWARD_ALLOC(self, ptr, bytes, alignment, stream);
+    rmm__logging_row((rmm__logging *)self, st == RMM_SUCCESS ? "allocate" : "allocate failure", st == RMM_SUCCESS ? *ptr : NULL, bytes, stream);
+    return st;
+}
+RMM__PRIVATE rmm_status rmm__logging_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    rmm__logging_row((rmm__logging *)self, "free", ptr, bytes, stream);
+    return RMM__FORWARD_FREE(self, ptr, bytes, alignment, stream);
+}
+RMM__PRIVATE void rmm__logging_destroy(rmm_resource *self) {
+    rmm__logging *l = (rmm__logging *)self;
+    if (l->owns_file) fclose(l->file);
+    else fflush(l->file);
+    rmm__mutex_destroy(&l->lock);
+    RMM_SYS_FREE(l);
+}
+static const rmm_resource_vtable rmm__logging_vtable = {"logging", rmm__logging_allocate, rmm__logging_deallocate, NULL, rmm__logging_destroy};
+
+RMM__PRIVATE rmm_status rmm__logging_new(rmm_resource **out, rmm_resource *upstream, FILE *file, bool owns, bool auto_flush, const char *fn) {
+    rmm__adaptor *a = NULL;
+    rmm__logging *l;
+    rmm_status st = rmm__adaptor_new(out, upstream, sizeof(rmm__logging), &rmm__logging_vtable, fn, &a);
+    if (st != RMM_SUCCESS) {
+        if (owns) fclose(file);
+        return st;
+    }
+    l = (rmm__logging *)a;
+    l->file = file;
+    l->owns_file = owns;
+    l->auto_flush = auto_flush;
+    rmm__mutex_init(&l->lock);
+    if (fputs("Thread,Time,Action,Pointer,Size,Stream\n", file) < 0 || (auto_flush && fflush(file) != 0)) {
+        rmm__logging_destroy(&a->base);
+        return rmm__fail(RMM_ERROR_IO, "%s: cannot write the log header", fn);
+    }
+    *out = &a->base;
+    return RMM_SUCCESS;
+}
+RMM__IMPL rmm_status rmm_logging_adaptor_create(rmm_resource **out, rmm_resource *upstream, const char *path, bool auto_flush) {
+    FILE *f;
+    if (!out) return RMM__NULL_OUT("rmm_logging_adaptor_create", "out");
+    *out = NULL;
+    if (!upstream) return RMM__NULL_OUT("rmm_logging_adaptor_create", "upstream");
+    if (!path || !*path) {
+        path = getenv("RMM_LOG_FILE");
+        if (!path || !*path)
+            return RMM__INVALID("rmm_logging_adaptor_create: no path given and RMM_LOG_FILE is not set");
+    }
+    f = fopen(path, "w");
+    if (!f) return rmm__fail(RMM_ERROR_IO, "rmm_logging_adaptor_create: cannot open '%s' for writing: %s", path, strerror(errno));
+    return rmm__logging_new(out, upstream, f, true, auto_flush, "rmm_logging_adaptor_create");
+}
+RMM__IMPL rmm_status rmm_logging_adaptor_create_file(rmm_resource **out, rmm_resource *upstream, FILE *file, bool auto_flush) {
+    if (!out) return RMM__NULL_OUT("rmm_logging_adaptor_create_file", "out");
+    *out = NULL;
+    if (!file) return RMM__NULL_OUT("rmm_logging_adaptor_create_file", "file");
+    return rmm__logging_new(out, upstream, file, false, auto_flush, "rmm_logging_adaptor_create_file");
+}
+RMM__IMPL rmm_status rmm_logging_adaptor_flush(rmm_resource *mr) {
+    rmm__logging *l = (rmm__logging *)mr;
+    int rc;
+    if (!mr || mr->vtable != &rmm__logging_vtable)
+        return RMM__INVALID("rmm_logging_adaptor_flush: resource '%s' is not a logging adaptor", rmm_resource_type_name(mr));
+    rmm__lock(&l->lock);
+    rc = fflush(l->file);
+    if (rc == 0 && ferror(l->file)) rc = -1;
+    rmm__unlock(&l->lock);
+    return rc == 0 ? RMM_SUCCESS : rmm__fail(RMM_ERROR_IO, "rmm_logging_adaptor_flush: writing the log failed");
+}
+#else
+RMM__IMPL rmm_status rmm_logging_adaptor_create(rmm_resource **out, rmm_resource *upstream, const char *path, bool auto_flush) {
+    (void)upstream; (void)path; (void)auto_flush;
+    if (out) *out = NULL;
+    return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "rmm_logging_adaptor_create: compiled out by RMM_NO_LOGGING");
+}
+RMM__IMPL rmm_status rmm_logging_adaptor_create_file(rmm_resource **out, rmm_resource *upstream, FILE *file, bool auto_flush) {
+    (void)upstream; (void)file; (void)auto_flush;
+    if (out) *out = NULL;
+    return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "rmm_logging_adaptor_create_file: compiled out by RMM_NO_LOGGING");
+}
+RMM__IMPL rmm_status rmm_logging_adaptor_flush(rmm_resource *mr) {
+    (void)mr;
+    return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "rmm_logging_adaptor_flush: compiled out by RMM_NO_LOGGING");
+}
+#endif /* RMM_NO_LOGGING */
+
+/* ---- statistics: bytes and counts with nested scopes, lock-free on the hot path ---- */
+#define RMM__STATS_MAX_DEPTH 64
+typedef struct rmm__stats {
+    rmm__adaptor a;
+    int depth; /* index of the innermost scope */
+    rmm_statistics scopes[RMM__STATS_MAX_DEPTH];
+    rmm__mutex scope_lock; /* push and pop only */
+} rmm__stats;
+RMM__PRIVATE void rmm__counter_add(rmm_counter *c, int64_t n) {
+    int64_t now = __atomic_add_fetch(&c->value, n, __ATOMIC_RELAXED), peak;
+    if (n <= 0) return;
+    __atomic_add_fetch(&c->total, n, __ATOMIC_RELAXED);
+    peak = __atomic_load_n(&c->peak, __ATOMIC_RELAXED);
+    while (now > peak && !__atomic_compare_exchange_n(&c->peak, &peak, now, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
+}
+RMM__PRIVATE rmm_status rmm__stats_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    rmm__stats *s = (rmm__stats *)self;
+    rmm_statistics *top;
+    RMM_TRY(RMM__FORWARD_ALLOC(self, ptr, bytes, alignment, stream));
+    top = &s->scopes[RMM__ATOMIC_LOAD(&s->depth)];
+    rmm__counter_add(&top->bytes, (int64_t)bytes);
+    rmm__counter_add(&top->count, 1);
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__stats_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    rmm__stats *s = (rmm__stats *)self;
+    rmm_statistics *top = &s->scopes[RMM__ATOMIC_LOAD(&s->depth)];
+    rmm__counter_add(&top->bytes, -(int64_t)bytes);
+    rmm__counter_add(&top->count, -1);
+    return RMM__FORWARD_FREE(self, ptr, bytes, alignment, stream);
+}
+RMM__PRIVATE void rmm__stats_destroy(rmm_resource *self) {
+    rmm__mutex_destroy(&((rmm__stats *)self)->scope_lock);
+    RMM_SYS_FREE(self);
+}
+static const rmm_resource_vtable rmm__stats_vtable = {"statistics", rmm__stats_allocate, rmm__stats_deallocate, NULL, rmm__stats_destroy};
+RMM__IMPL rmm_status rmm_statistics_adaptor_create(rmm_resource **out, rmm_resource *upstream) {
+    rmm__adaptor *a = NULL;
+    RMM_TRY(rmm__adaptor_new(out, upstream, sizeof(rmm__stats), &rmm__stats_vtable, "rmm_statistics_adaptor_create", &a));
+    rmm__mutex_init(&((rmm__stats *)a)->scope_lock);
+    *out = &a->base;
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE void rmm__stats_read(const rmm_counter *c, rmm_counter *out) {
+    out->value = __atomic_load_n(&c->value, __ATOMIC_RELAXED);
+    out->peak = __atomic_load_n(&c->peak, __ATOMIC_RELAXED);
+    out->total = __atomic_load_n(&c->total, __ATOMIC_RELAXED);
+}
+#define RMM__STATS_CHECK(mr, fn) \
+    if (!(mr) || (mr)->vtable != &rmm__stats_vtable) return RMM__INVALID("%s: resource '%s' is not a statistics adaptor", fn, rmm_resource_type_name(mr))
+RMM__IMPL rmm_status rmm_statistics_get(rmm_resource *mr, rmm_statistics *out) {
+    rmm__stats *s = (rmm__stats *)mr;
+    rmm_statistics *top;
+    if (!out) return RMM__NULL_OUT("rmm_statistics_get", "out");
+    RMM__STATS_CHECK(mr, "rmm_statistics_get");
+    top = &s->scopes[RMM__ATOMIC_LOAD(&s->depth)];
+    rmm__stats_read(&top->bytes, &out->bytes);
+    rmm__stats_read(&top->count, &out->count);
+    return RMM_SUCCESS;
+}
+RMM__IMPL rmm_status rmm_statistics_push(rmm_resource *mr) {
+    rmm__stats *s = (rmm__stats *)mr;
+    rmm_status st = RMM_SUCCESS;
+    RMM__STATS_CHECK(mr, "rmm_statistics_push");
+    rmm__lock(&s->scope_lock);
+    if (s->depth + 1 >= RMM__STATS_MAX_DEPTH) st = RMM__INVALID("rmm_statistics_push: more than %d nested scopes", RMM__STATS_MAX_DEPTH - 1);
+    else {
+        memset(&s->scopes[s->depth + 1], 0, sizeof s->scopes[0]);
+        RMM__ATOMIC_STORE(&s->depth, s->depth + 1);
+    }
+    rmm__unlock(&s->scope_lock);
+    return st;
+}
+RMM__PRIVATE void rmm__counter_fold(rmm_counter *outer, const rmm_counter *inner) {
+    int64_t folded_peak = outer->value + inner->peak;
+    if (folded_peak > outer->peak) outer->peak = folded_peak;
+    outer->value += inner->value;
+    outer->total += inner->total;
+}
+RMM__IMPL rmm_status rmm_statistics_pop(rmm_resource *mr, rmm_statistics *popped) {
+    rmm__stats *s = (rmm__stats *)mr;
+    rmm_statistics inner;
+    RMM__STATS_CHECK(mr, "rmm_statistics_pop");
+    rmm__lock(&s->scope_lock);
+    if (s->depth == 0) {
+        rmm__unlock(&s->scope_lock);
+        return RMM__INVALID("rmm_statistics_pop: the outermost scope cannot be popped");
+    }
+    RMM__ATOMIC_STORE(&s->depth, s->depth - 1);
+    rmm__stats_read(&s->scopes[s->depth + 1].bytes, &inner.bytes);
+    rmm__stats_read(&s->scopes[s->depth + 1].count, &inner.count);
+    rmm__counter_fold(&s->scopes[s->depth].bytes, &inner.bytes);
+    rmm__counter_fold(&s->scopes[s->depth].count, &inner.count);
+    rmm__unlock(&s->scope_lock);
+    if (popped) *popped = inner;
+    return RMM_SUCCESS;
+}
+
+/* ---- tracking: every outstanding allocation, with an optional stack ---- */
+#if defined(__GLIBC__)
+#include <execinfo.h>
+#define RMM__HAVE_BACKTRACE 1
+#else
+#define RMM__HAVE_BACKTRACE 0
+#endif
+#define RMM__TRACK_FRAMES 32
+typedef struct rmm__track_entry {
+    size_t bytes;
+    rmm_stream stream;
+    int frames;
+    void *stack[1]; /* frames entries when stacks are captured */
+} rmm__track_entry;
+typedef struct rmm__tracking {
+    rmm__adaptor a;
+    bool capture_stacks;
+    rmm__mutex lock;
+    rmm__addr_map live;
+    size_t bytes;
+} rmm__tracking;
+RMM__PRIVATE rmm_status rmm__tracking_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    rmm__tracking *t = (rmm__tracking *)self;
+    rmm__track_entry *e;
+    void *frames[RMM__TRACK_FRAMES];
+    int n = 0;
+    bool ok;
+#if RMM__HAVE_BACKTRACE
+    if (t->capture_stacks) n = backtrace(frames, RMM__TRACK_FRAMES);
+#else
+    (void)frames;
+#endif
+    e = (rmm__track_entry *)RMM_SYS_MALLOC(sizeof *e + (size_t)(n > 0 ? n : 0) * sizeof(void *));
+    if (!e) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "tracking: out of host memory");
+    e->bytes = bytes;
+    e->stream = stream;
+    e->frames = n;
+    if (n > 0) memcpy(e->stack, frames, (size_t)n * sizeof(void *));
+    if (RMM__FORWARD_ALLOC(self, ptr, bytes, alignment, stream) != RMM_SUCCESS) {
+        RMM_SYS_FREE(e);
+        return rmm_last_status();
+    }
+    rmm__lock(&t->lock);
+    ok = rmm__addr_map_find(&t->live, (uintptr_t)*ptr) == NULL && rmm__addr_map_put(&t->live, (uintptr_t)*ptr, e);
+    if (ok) t->bytes += bytes;
+    rmm__unlock(&t->lock);
+    if (!ok) {
+        (void)RMM__FORWARD_FREE(self, *ptr, bytes, alignment, stream);
+        RMM_SYS_FREE(e);
+        return rmm__fail(RMM_ERROR_CORRUPTION, "tracking: upstream returned %p, which is already tracked, or host memory ran out", *ptr);
+    }
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__tracking_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    rmm__tracking *t = (rmm__tracking *)self;
+    rmm__track_entry *e;
+    rmm__lock(&t->lock);
+    e = (rmm__track_entry *)rmm__addr_map_remove(&t->live, (uintptr_t)ptr);
+    if (e) t->bytes -= e->bytes;
+    rmm__unlock(&t->lock);
+    if (!e) return rmm__fail(RMM_ERROR_CORRUPTION, "tracking: deallocate(ptr=%p, bytes=%zu): not handed out by this adaptor; not passed upstream", ptr, bytes);
+    if (e->bytes != bytes) {
+        RMM__LOG(RMM_LOG_LEVEL_ERROR, "tracking: %p freed with %zu bytes but allocated with %zu; freeing %zu", ptr, bytes, e->bytes, e->bytes);
+        bytes = e->bytes;
+    }
+    RMM_SYS_FREE(e);
+    return RMM__FORWARD_FREE(self, ptr, bytes, alignment, stream);
+}
+RMM__PRIVATE void rmm__tracking_destroy(rmm_resource *self) {
+    rmm__tracking *t = (rmm__tracking *)self;
+    size_t i;
+    for (i = 0; i <= t->live.mask; i++)
+        if (t->live.keys[i]) RMM_SYS_FREE(t->live.values[i]);
+    rmm__addr_map_free(&t->live);
+    rmm__mutex_destroy(&t->lock);
+    RMM_SYS_FREE(t);
+}
+static const rmm_resource_vtable rmm__tracking_vtable = {"tracking", rmm__tracking_allocate, rmm__tracking_deallocate, NULL, rmm__tracking_destroy};
+RMM__IMPL rmm_status rmm_tracking_adaptor_create(rmm_resource **out, rmm_resource *upstream, bool capture_stacks) {
+    rmm__adaptor *a = NULL;
+    rmm__tracking *t;
+    RMM_TRY(rmm__adaptor_new(out, upstream, sizeof(rmm__tracking), &rmm__tracking_vtable, "rmm_tracking_adaptor_create", &a));
+    t = (rmm__tracking *)a;
+    if (!rmm__addr_map_init(&t->live, 64)) {
+        RMM_SYS_FREE(t);
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_tracking_adaptor_create: out of host memory");
+    }
+    rmm__mutex_init(&t->lock);
+    t->capture_stacks = capture_stacks && RMM__HAVE_BACKTRACE;
+    *out = &a->base;
+    return RMM_SUCCESS;
+}
+#define RMM__TRACKING_CHECK(mr, fn) \
+    if (!(mr) || (mr)->vtable != &rmm__tracking_vtable) return RMM__INVALID("%s: resource '%s' is not a tracking adaptor", fn, rmm_resource_type_name(mr))
+RMM__IMPL rmm_status rmm_tracking_get(rmm_resource *mr, size_t *outstanding_bytes, size_t *outstanding_count) {
+    rmm__tracking *t = (rmm__tracking *)mr;
+    RMM__TRACKING_CHECK(mr, "rmm_tracking_get");
+    rmm__lock(&t->lock);
+    if (outstanding_bytes) *outstanding_bytes = t->bytes;
+    if (outstanding_count) *outstanding_count = t->live.count;
+    rmm__unlock(&t->lock);
+    return RMM_SUCCESS;
+}
+RMM__IMPL rmm_status rmm_tracking_report(rmm_resource *mr, FILE *out) {
+    rmm__tracking *t = (rmm__tracking *)mr;
+    size_t i;
+    if (!out) return RMM__NULL_OUT("rmm_tracking_report", "out");
+    RMM__TRACKING_CHECK(mr, "rmm_tracking_report");
+    rmm__lock(&t->lock);
+    fprintf(out, "Outstanding allocations: %zu (%zu bytes)\n", t->live.count, t->bytes);
+    for (i = 0; i <= t->live.mask; i++) {
+        rmm__track_entry *e = (rmm__track_entry *)t->live.values[i];
+        if (!t->live.keys[i]) continue;
+        fprintf(out, "%p: %zu B, stream %llx\n", (void *)t->live.keys[i], e->bytes, (unsigned long long)(uintptr_t)e->stream);
+#if RMM__HAVE_BACKTRACE
+        if (e->frames > 0) {
+            char **names = backtrace_symbols(e->stack, e->frames);
+            int f;
+            fprintf(out, " : callstack:\n");
+            for (f = 1; f < e->frames; f++) fprintf(out, "    #%d %s\n", f - 1, names ? names[f] : "?");
+            free(names);
+        }
+#endif
+    }
+    rmm__unlock(&t->lock);
+    return ferror(out) ? rmm__fail(RMM_ERROR_IO, "rmm_tracking_report: writing the report failed") : RMM_SUCCESS;
+}
+
+/* ---- limiting: a cap on bytes outstanding, counted in units of 256 ---- */
+typedef struct rmm__limiting {
+    rmm__adaptor a;
+    size_t limit, allocated;
+} rmm__limiting;
+RMM__PRIVATE rmm_status rmm__limiting_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    rmm__limiting *l = (rmm__limiting *)self;
+    size_t rounded, now;
+    rmm_status st;
+    if (!rmm__align_up(bytes, RMM_ALIGNMENT, &rounded) || rounded > l->limit)
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "limiting: out of memory: a request of %zu bytes exceeds the limit of %zu bytes", bytes, l->limit);
+    now = RMM__ATOMIC_ADD(&l->allocated, rounded);
+    if (now > l->limit || now < rounded) {
+        RMM__ATOMIC_SUB(&l->allocated, rounded);
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "limiting: out of memory: %zu bytes requested with %zu of the limit of %zu bytes in use", bytes, now - rounded, l->limit);
+    }
+    st = RMM__FORWARD_ALLOC(self, ptr, bytes, alignment, stream);
+    if (st != RMM_SUCCESS) RMM__ATOMIC_SUB(&l->allocated, rounded);
+    return st;
+}
+RMM__PRIVATE rmm_status rmm__limiting_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    rmm__limiting *l = (rmm__limiting *)self;
+    size_t rounded = 0;
+    rmm_status st = RMM__FORWARD_FREE(self, ptr, bytes, alignment, stream);
+    if (st == RMM_SUCCESS && rmm__align_up(bytes, RMM_ALIGNMENT, &rounded)) RMM__ATOMIC_SUB(&l->allocated, rounded);
+    return st;
+}
+static const rmm_resource_vtable rmm__limiting_vtable = {"limiting", rmm__limiting_allocate, rmm__limiting_deallocate, NULL, rmm__adaptor_destroy_plain};
+RMM__IMPL rmm_status rmm_limiting_adaptor_create(rmm_resource **out, rmm_resource *upstream, size_t limit_bytes) {
+    rmm__adaptor *a = NULL;
+    RMM_TRY(rmm__adaptor_new(out, upstream, sizeof(rmm__limiting), &rmm__limiting_vtable, "rmm_limiting_adaptor_create", &a));
+    ((rmm__limiting *)a)->limit = limit_bytes;
+    *out = &a->base;
+    return RMM_SUCCESS;
+}
+RMM__IMPL rmm_status rmm_limiting_get(rmm_resource *mr, size_t *allocated_bytes, size_t *limit_bytes) {
+    if (!mr || mr->vtable != &rmm__limiting_vtable)
+        return RMM__INVALID("rmm_limiting_get: resource '%s' is not a limiting adaptor", rmm_resource_type_name(mr));
+    if (allocated_bytes) *allocated_bytes = RMM__ATOMIC_LOAD(&((rmm__limiting *)mr)->allocated);
+    if (limit_bytes) *limit_bytes = ((rmm__limiting *)mr)->limit;
+    return RMM_SUCCESS;
+}
+
+/* ---- failure callback: retry out-of-memory while the callback says so ---- */
+typedef struct rmm__failure_cb {
+    rmm__adaptor a;
+    rmm_failure_callback callback;
+    void *arg;
+} rmm__failure_cb;
+RMM__PRIVATE rmm_status rmm__failure_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    rmm__failure_cb *f = (rmm__failure_cb *)self;
+    for (;;) {
+        rmm_status st = RMM__FORWARD_ALLOC(self, ptr, bytes, alignment, stream);
+        if (st != RMM_ERROR_OUT_OF_MEMORY || !f->callback(bytes, f->arg)) return st;
+    }
+}
+RMM__PRIVATE rmm_status rmm__forward_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    return RMM__FORWARD_FREE(self, ptr, bytes, alignment, stream);
+}
+static const rmm_resource_vtable rmm__failure_vtable = {"failure_callback", rmm__failure_allocate, rmm__forward_deallocate, NULL, rmm__adaptor_destroy_plain};
+RMM__IMPL rmm_status rmm_failure_callback_adaptor_create(rmm_resource **out, rmm_resource *upstream, rmm_failure_callback callback, void *arg) {
+    rmm__adaptor *a = NULL;
+    if (!callback) {
+        if (out) *out = NULL;
+        return RMM__NULL_OUT("rmm_failure_callback_adaptor_create", "callback");
+    }
+    RMM_TRY(rmm__adaptor_new(out, upstream, sizeof(rmm__failure_cb), &rmm__failure_vtable, "rmm_failure_callback_adaptor_create", &a));
+    ((rmm__failure_cb *)a)->callback = callback;
+    ((rmm__failure_cb *)a)->arg = arg;
+    *out = &a->base;
+    return RMM_SUCCESS;
+}
+
+/* ---- aligned: RMM's alignment-plus-threshold adaptor ---- */
+typedef struct rmm__aligned {
+    rmm__adaptor a;
+    size_t alignment, threshold;
+    rmm__overalign map;
+} rmm__aligned;
+/* Over-aligns iff the request reaches the threshold and the adaptor's alignment exceeds the one
+   asked for; otherwise the call passes straight through. Both sides decide the same way. */
+RMM__PRIVATE bool rmm__aligned_applies(const rmm__aligned *al, size_t bytes, size_t alignment) {
+    return bytes >= al->threshold && al->alignment > alignment;
+}
+RMM__PRIVATE rmm_status rmm__aligned_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    rmm__aligned *al = (rmm__aligned *)self;
+    size_t request;
+    void *raw = NULL;
+    if (!rmm__aligned_applies(al, bytes, alignment)) return RMM__FORWARD_ALLOC(self, ptr, bytes, alignment, stream);
+    if (!rmm__overalign_request(bytes, al->alignment, &request))
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "aligned: allocate(bytes=%zu) overflows with alignment %zu", bytes, al->alignment);
+    RMM_TRY(RMM__FORWARD_ALLOC(self, &raw, request, alignment, stream));
+    if (!rmm__overalign_remember(&al->map, raw, al->alignment, ptr)) {
+        (void)RMM__FORWARD_FREE(self, raw, request, alignment, stream);
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "aligned: out of host memory");
+    }
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__aligned_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    rmm__aligned *al = (rmm__aligned *)self;
+    size_t request = 0;
+    void *raw;
+    if (!rmm__aligned_applies(al, bytes, alignment)) return RMM__FORWARD_FREE(self, ptr, bytes, alignment, stream);
+    raw = rmm__overalign_forget(&al->map, ptr);
+    if (!raw) return rmm__fail(RMM_ERROR_CORRUPTION, "aligned: deallocate(ptr=%p, bytes=%zu): not handed out by this adaptor", ptr, bytes);
+    (void)rmm__overalign_request(bytes, al->alignment, &request);
+    return RMM__FORWARD_FREE(self, raw, request, alignment, stream);
+}
+RMM__PRIVATE void rmm__aligned_destroy(rmm_resource *self) {
+    rmm__overalign_free(&((rmm__aligned *)self)->map);
+    RMM_SYS_FREE(self);
+}
+static const rmm_resource_vtable rmm__aligned_vtable = {"aligned", rmm__aligned_allocate, rmm__aligned_deallocate, NULL, rmm__aligned_destroy};
+RMM__IMPL rmm_status rmm_aligned_adaptor_create(rmm_resource **out, rmm_resource *upstream, size_t alignment, size_t threshold_bytes) {
+    rmm__adaptor *a = NULL;
+    rmm__aligned *al;
+    if (!rmm__is_pow2(alignment)) {
+        if (out) *out = NULL;
+        return RMM__INVALID("rmm_aligned_adaptor_create: alignment %zu is not a power of two", alignment);
+    }
+    RMM_TRY(rmm__adaptor_new(out, upstream, sizeof(rmm__aligned), &rmm__aligned_vtable, "rmm_aligned_adaptor_create", &a));
+    al = (rmm__aligned *)a;
+    al->alignment = rmm__max(alignment, RMM_ALIGNMENT);
+    al->threshold = threshold_bytes;
+    if (!rmm__overalign_init(&al->map)) {
+        RMM_SYS_FREE(al);
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_aligned_adaptor_create: out of host memory");
+    }
+    *out = &a->base;
+    return RMM_SUCCESS;
+}
+
+/* ---- thread-safe: one mutex around any resource ---- */
+typedef struct rmm__locked {
+    rmm__adaptor a;
+    rmm__mutex lock;
+} rmm__locked;
+RMM__PRIVATE rmm_status rmm__locked_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    rmm_status st;
+    rmm__lock(&((rmm__locked *)self)->lock);
+    st = RMM__FORWARD_ALLOC(self, ptr, bytes, alignment, stream);
+    rmm__unlock(&((rmm__locked *)self)->lock);
+    return st;
+}
+RMM__PRIVATE rmm_status rmm__locked_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    rmm_status st;
+    rmm__lock(&((rmm__locked *)self)->lock);
+    st = RMM__FORWARD_FREE(self, ptr, bytes, alignment, stream);
+    rmm__unlock(&((rmm__locked *)self)->lock);
+    return st;
+}
+RMM__PRIVATE void rmm__locked_destroy(rmm_resource *self) {
+    rmm__mutex_destroy(&((rmm__locked *)self)->lock);
+    RMM_SYS_FREE(self);
+}
+static const rmm_resource_vtable rmm__locked_vtable = {"thread_safe", rmm__locked_allocate, rmm__locked_deallocate, NULL, rmm__locked_destroy};
+RMM__IMPL rmm_status rmm_thread_safe_adaptor_create(rmm_resource **out, rmm_resource *upstream) {
+    rmm__adaptor *a = NULL;
+    RMM_TRY(rmm__adaptor_new(out, upstream, sizeof(rmm__locked), &rmm__locked_vtable, "rmm_thread_safe_adaptor_create", &a));
+    rmm__mutex_init(&((rmm__locked *)a)->lock);
+    *out = &a->base;
+    return RMM_SUCCESS;
+}
+
+/* ---- prefetch: managed memory moved to the device on the allocating stream ---- */
+typedef struct rmm__prefetching {
+    rmm__adaptor a;
+    int device;
+} rmm__prefetching;
+RMM__PRIVATE rmm_status rmm__prefetch_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    rmm_status st;
+    RMM_TRY(RMM__FORWARD_ALLOC(self, ptr, bytes, alignment, stream));
+    st = rmm__prefetch(*ptr, bytes, ((rmm__prefetching *)self)->device, stream);
+    if (st != RMM_SUCCESS) {
+        (void)RMM__FORWARD_FREE(self, *ptr, bytes, alignment, stream);
+        *ptr = NULL;
+    }
+    return st;
+}
+static const rmm_resource_vtable rmm__prefetch_vtable = {"prefetch", rmm__prefetch_allocate, rmm__forward_deallocate, NULL, rmm__adaptor_destroy_plain};
+RMM__IMPL rmm_status rmm_prefetch_adaptor_create(rmm_resource **out, rmm_resource *upstream) {
+    rmm__adaptor *a = NULL;
+    int device = 0;
+    RMM_TRY(rmm__get_device(&device));
+    RMM_TRY(rmm__adaptor_new(out, upstream, sizeof(rmm__prefetching), &rmm__prefetch_vtable, "rmm_prefetch_adaptor_create", &a));
+    ((rmm__prefetching *)a)->device = device;
+    *out = &a->base;
+    return RMM_SUCCESS;
+}
+
+/* ---- callback resource: user functions for allocate and deallocate ---- */
+typedef struct rmm__callback_res {
+    rmm_resource base;
+    rmm_allocate_callback allocate;
+    rmm_deallocate_callback deallocate;
+    void *arg;
+} rmm__callback_res;
+RMM__PRIVATE rmm_status rmm__callback_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    rmm__callback_res *c = (rmm__callback_res *)self;
+    rmm_status st = c->allocate(ptr, bytes, stream, c->arg);
+    if (st == RMM_SUCCESS && ((uintptr_t)*ptr & (alignment - 1)) != 0) {
+        c->deallocate(*ptr, bytes, stream, c->arg);
+        *ptr = NULL;
+        return RMM__INVALID("callback: the allocate callback returned %p, not aligned to %zu", *ptr, alignment);
+    }
+    if (st != RMM_SUCCESS && rmm__last_error_status != st)
+        rmm__fail(st, "callback: the allocate callback failed with %s for %zu bytes", rmm_status_string(st), bytes);
+    return st;
+}
+RMM__PRIVATE rmm_status rmm__callback_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    rmm__callback_res *c = (rmm__callback_res *)self;
+    (void)alignment;
+    c->deallocate(ptr, bytes, stream, c->arg);
+    return RMM_SUCCESS;
+}
+static const rmm_resource_vtable rmm__callback_vtable = {"callback", rmm__callback_allocate, rmm__callback_deallocate, NULL, rmm__adaptor_destroy_plain};
+RMM__IMPL rmm_status rmm_callback_resource_create(rmm_resource **out, rmm_allocate_callback allocate, rmm_deallocate_callback deallocate, void *arg) {
+    rmm__callback_res *c;
+    if (!out) return RMM__NULL_OUT("rmm_callback_resource_create", "out");
+    *out = NULL;
+    if (!allocate) return RMM__NULL_OUT("rmm_callback_resource_create", "allocate");
+    if (!deallocate) return RMM__NULL_OUT("rmm_callback_resource_create", "deallocate");
+    c = (rmm__callback_res *)rmm__calloc(1, sizeof *c);
+    if (!c) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_callback_resource_create: out of host memory");
+    c->base.vtable = &rmm__callback_vtable;
+    c->allocate = allocate;
+    c->deallocate = deallocate;
+    c->arg = arg;
+    *out = &c->base;
+    return RMM_SUCCESS;
+}
+
 #endif /* RMM_IMPLEMENTATION */
 
 /*
