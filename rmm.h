@@ -2847,7 +2847,7 @@ RMM__IMPL rmm_status rmm_fixed_size_create(rmm_resource **out, rmm_resource *ups
 
 #if !defined(RMM_NO_BINNING)
 typedef struct rmm__bin {
-    size_t bytes;
+    size_t bytes = 0;
     rmm_resource *mr; /* NULL until first use for lazily made bins */
     bool owned;
 } rmm__bin;
@@ -2974,7 +2974,7 @@ RMM__IMPL rmm_status rmm_binning_create(rmm_resource **out, rmm_resource *upstre
 }
 RMM__IMPL rmm_status rmm_binning_add_bin(rmm_resource *binning, size_t allocation_bytes, rmm_resource *bin_resource) {
     rmm__binning *b = (rmm__binning *)binning;
-    size_t bytes;
+    size_t bytes = 0;
     if (!binning || binning->vtable != &rmm__binning_vtable)
         return RMM__INVALID("rmm_binning_add_bin: resource '%s' is not a binning resource", rmm_resource_type_name(binning));
     if (allocation_bytes == 0 || !rmm__align_up(allocation_bytes, RMM_ALIGNMENT, &bytes))
@@ -3690,7 +3690,7 @@ RMM__IMPL rmm_status rmm_statistics_pop(rmm_resource *mr, rmm_statistics *popped
 #endif
 #define RMM__TRACK_FRAMES 32
 typedef struct rmm__track_entry {
-    size_t bytes;
+    size_t bytes = 0;
     rmm_stream stream;
     int frames;
     void *stack[1]; /* frames entries when stacks are captured */
@@ -3700,7 +3700,7 @@ typedef struct rmm__tracking {
     bool capture_stacks;
     rmm__mutex lock;
     rmm__addr_map live;
-    size_t bytes;
+    size_t bytes = 0;
 } rmm__tracking;
 RMM__PRIVATE rmm_status rmm__tracking_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm__tracking *t = (rmm__tracking *)self;
@@ -4039,6 +4039,470 @@ RMM__IMPL rmm_status rmm_callback_resource_create(rmm_resource **out, rmm_alloca
     c->arg = arg;
     *out = &c->base;
     return RMM_SUCCESS;
+}
+
+/* ======================================================================================= */
+/* ==== containers: device buffer, uvector, scalar ====================================== */
+/* ======================================================================================= */ /* >>containers */
+
+/* Allocates or frees with the container's device made current. */
+RMM__PRIVATE rmm_status rmm__container_alloc(rmm_resource *mr, int device, void **ptr, size_t bytes, rmm_stream stream) {
+    rmm__device_guard g;
+    rmm_status st;
+    *ptr = NULL;
+    if (bytes == 0) return RMM_SUCCESS;
+    RMM_TRY(rmm__device_enter(&g, device));
+    st = rmm_allocate(mr, ptr, bytes, stream);
+    rmm__device_leave(&g);
+    return st;
+}
+RMM__PRIVATE rmm_status rmm__container_free(rmm_resource *mr, int device, void *ptr, size_t bytes, rmm_stream stream) {
+    rmm__device_guard g;
+    rmm_status st;
+    if (!ptr) return RMM_SUCCESS;
+    RMM_TRY(rmm__device_enter(&g, device));
+    st = rmm_deallocate(mr, ptr, bytes, stream);
+    rmm__device_leave(&g);
+    return st;
+}
+/* Moves the first `keep` bytes into a new allocation of `capacity` bytes on `stream`. On failure
+   the buffer is untouched. */
+RMM__PRIVATE rmm_status rmm__buffer_realloc(rmm_device_buffer *b, size_t capacity, size_t keep, rmm_stream stream) {
+    void *fresh = NULL;
+    rmm_status st = rmm__container_alloc(b->mr, b->device, &fresh, capacity, stream);
+    if (st != RMM_SUCCESS) return st;
+    if (keep) {
+        rmm__device_guard g;
+        st = rmm__device_enter(&g, b->device);
+        if (st == RMM_SUCCESS) {
+            st = rmm__memcpy_async(fresh, b->data, keep, stream);
+            rmm__device_leave(&g);
+        }
+        if (st != RMM_SUCCESS) {
+            (void)rmm__container_free(b->mr, b->device, fresh, capacity, stream);
+            return st;
+        }
+    }
+    st = rmm__container_free(b->mr, b->device, b->data, b->capacity, stream);
+    if (st != RMM_SUCCESS) {
+        (void)rmm__container_free(b->mr, b->device, fresh, capacity, stream);
+        return st;
+    }
+    b->data = fresh;
+    b->capacity = capacity;
+    b->stream = stream;
+    return RMM_SUCCESS;
+}
+RMM__IMPL rmm_status rmm_device_buffer_create(rmm_device_buffer *b, size_t size, rmm_stream stream, rmm_resource *mr) {
+    rmm_device_buffer fresh;
+    if (!b) return RMM__NULL_OUT("rmm_device_buffer_create", "b");
+    memset(&fresh, 0, sizeof fresh);
+    memset(b, 0, sizeof *b);
+    fresh.stream = stream;
+    RMM_TRY(rmm__get_device(&fresh.device));
+    fresh.mr = rmm__resolve(mr);
+    if (!fresh.mr) return rmm_last_status();
+    RMM_TRY(rmm__container_alloc(fresh.mr, fresh.device, &fresh.data, size, stream));
+    fresh.size = fresh.capacity = size;
+    *b = fresh;
+    return RMM_SUCCESS;
+}
+RMM__IMPL rmm_status rmm_device_buffer_create_from(rmm_device_buffer *b, const void *src, size_t size, rmm_stream stream, rmm_resource *mr) {
+    rmm_status st;
+    if (!b) return RMM__NULL_OUT("rmm_device_buffer_create_from", "b");
+    if (!src && size) {
+        memset(b, 0, sizeof *b);
+        return RMM__NULL_OUT("rmm_device_buffer_create_from", "src");
+    }
+    RMM_TRY(rmm_device_buffer_create(b, size, stream, mr));
+    if (size == 0) return RMM_SUCCESS;
+    st = rmm__memcpy_async(b->data, src, size, stream);
+    if (st != RMM_SUCCESS) (void)rmm_device_buffer_release(b);
+    return st;
+}
+RMM__IMPL rmm_status rmm_device_buffer_copy(rmm_device_buffer *dst, const rmm_device_buffer *src, rmm_stream stream, rmm_resource *mr) {
+    if (!dst) return RMM__NULL_OUT("rmm_device_buffer_copy", "dst");
+    if (!src) return RMM__NULL_OUT("rmm_device_buffer_copy", "src");
+    if (dst == src) return RMM__INVALID("rmm_device_buffer_copy: dst and src are the same buffer");
+    return rmm_device_buffer_create_from(dst, src->data, src->size, stream, mr);
+}
+RMM__IMPL rmm_status rmm_device_buffer_resize(rmm_device_buffer *b, size_t new_size, rmm_stream stream) {
+    if (!b) return RMM__NULL_OUT("rmm_device_buffer_resize", "b");
+    if (new_size > b->capacity) RMM_TRY(rmm__buffer_realloc(b, new_size, b->size, stream));
+    b->size = new_size;
+    b->stream = stream;
+    return RMM_SUCCESS;
+}
+RMM__IMPL rmm_status rmm_device_buffer_reserve(rmm_device_buffer *b, size_t new_capacity, rmm_stream stream) {
+    if (!b) return RMM__NULL_OUT("rmm_device_buffer_reserve", "b");
+    if (new_capacity > b->capacity) RMM_TRY(rmm__buffer_realloc(b, new_capacity, b->size, stream));
+    b->stream = stream;
+    return RMM_SUCCESS;
+}
+RMM__IMPL rmm_status rmm_device_buffer_shrink_to_fit(rmm_device_buffer *b, rmm_stream stream) {
+    if (!b) return RMM__NULL_OUT("rmm_device_buffer_shrink_to_fit", "b");
+    if (b->size != b->capacity) RMM_TRY(rmm__buffer_realloc(b, b->size, b->size, stream));
+    b->stream = stream;
+    return RMM_SUCCESS;
+}
+RMM__IMPL rmm_status rmm_device_buffer_set_stream(rmm_device_buffer *b, rmm_stream stream) {
+    if (!b) return RMM__NULL_OUT("rmm_device_buffer_set_stream", "b");
+    b->stream = stream;
+    return RMM_SUCCESS;
+}
+RMM__IMPL rmm_status rmm_device_buffer_release(rmm_device_buffer *b) {
+    if (!b) return RMM__NULL_OUT("rmm_device_buffer_release", "b");
+    RMM_TRY(rmm__container_free(b->mr, b->device, b->data, b->capacity, b->stream));
+    b->data = NULL;
+    b->size = b->capacity = 0;
+    return RMM_SUCCESS;
+}
+
+/* A uvector is a buffer counted in elements; these views convert without copying memory. */
+RMM__PRIVATE rmm_device_buffer rmm__uvector_view(const rmm_device_uvector *v) {
+    rmm_device_buffer b;
+    b.data = v->data;
+    b.size = v->size * v->element_size;
+    b.capacity = v->capacity * v->element_size;
+    b.stream = v->stream;
+    b.mr = v->mr;
+    b.device = v->device;
+    return b;
+}
+RMM__PRIVATE void rmm__uvector_store(rmm_device_uvector *v, const rmm_device_buffer *b) {
+    v->data = b->data;
+    v->size = b->size / v->element_size;
+    v->capacity = b->capacity / v->element_size;
+    v->stream = b->stream;
+}
+RMM__PRIVATE rmm_status rmm__uvector_bytes(const rmm_device_uvector *v, size_t count, size_t *bytes, const char *fn) {
+    if (!v) return RMM__NULL_OUT(fn, "v");
+    if (v->element_size == 0) return RMM__INVALID("%s: the uvector has no element size (not created?)", fn);
+    if (count > SIZE_MAX / v->element_size) return RMM__INVALID("%s: %zu elements of %zu bytes overflow", fn, count, v->element_size);
+    *bytes = count * v->element_size;
+    return RMM_SUCCESS;
+}
+RMM__IMPL rmm_status rmm_device_uvector_create(rmm_device_uvector *v, size_t element_size, size_t count, rmm_stream stream, rmm_resource *mr) {
+    rmm_device_buffer b;
+    if (!v) return RMM__NULL_OUT("rmm_device_uvector_create", "v");
+    memset(v, 0, sizeof *v);
+    if (element_size == 0) return RMM__INVALID("rmm_device_uvector_create: element_size is 0");
+    if (count > SIZE_MAX / element_size) return RMM__INVALID("rmm_device_uvector_create: %zu elements of %zu bytes overflow", count, element_size);
+    RMM_TRY(rmm_device_buffer_create(&b, count * element_size, stream, mr));
+    v->element_size = element_size;
+    v->mr = b.mr;
+    v->device = b.device;
+    rmm__uvector_store(v, &b);
+    return RMM_SUCCESS;
+}
+RMM__IMPL rmm_status rmm_device_uvector_resize(rmm_device_uvector *v, size_t count, rmm_stream stream) {
+    size_t bytes = 0;
+    rmm_device_buffer b;
+    RMM_TRY(rmm__uvector_bytes(v, count, &bytes, "rmm_device_uvector_resize"));
+    b = rmm__uvector_view(v);
+    RMM_TRY(rmm_device_buffer_resize(&b, bytes, stream));
+    rmm__uvector_store(v, &b);
+    return RMM_SUCCESS;
+}
+RMM__IMPL rmm_status rmm_device_uvector_reserve(rmm_device_uvector *v, size_t count, rmm_stream stream) {
+    size_t bytes = 0;
+    rmm_device_buffer b;
+    RMM_TRY(rmm__uvector_bytes(v, count, &bytes, "rmm_device_uvector_reserve"));
+    b = rmm__uvector_view(v);
+    RMM_TRY(rmm_device_buffer_reserve(&b, bytes, stream));
+    rmm__uvector_store(v, &b);
+    return RMM_SUCCESS;
+}
+RMM__IMPL rmm_status rmm_device_uvector_shrink_to_fit(rmm_device_uvector *v, rmm_stream stream) {
+    size_t bytes = 0;
+    rmm_device_buffer b;
+    RMM_TRY(rmm__uvector_bytes(v, 0, &bytes, "rmm_device_uvector_shrink_to_fit"));
+    b = rmm__uvector_view(v);
+    RMM_TRY(rmm_device_buffer_shrink_to_fit(&b, stream));
+    rmm__uvector_store(v, &b);
+    return RMM_SUCCESS;
+}
+RMM__IMPL rmm_status rmm_device_uvector_set_stream(rmm_device_uvector *v, rmm_stream stream) {
+    if (!v) return RMM__NULL_OUT("rmm_device_uvector_set_stream", "v");
+    v->stream = stream;
+    return RMM_SUCCESS;
+}
+RMM__IMPL rmm_status rmm_device_uvector_set_element_async(rmm_device_uvector *v, size_t index, const void *value, rmm_stream stream) {
+    size_t bytes = 0;
+    RMM_TRY(rmm__uvector_bytes(v, index, &bytes, "rmm_device_uvector_set_element_async"));
+    if (!value) return RMM__NULL_OUT("rmm_device_uvector_set_element_async", "value");
+    if (index >= v->size) return RMM__INVALID("rmm_device_uvector_set_element_async: index %zu is out of range (size %zu)", index, v->size);
+    return rmm__memcpy_async((char *)v->data + bytes, value, v->element_size, stream);
+}
+RMM__IMPL rmm_status rmm_device_uvector_get_element(const rmm_device_uvector *v, size_t index, void *value, rmm_stream stream) {
+    size_t bytes = 0;
+    RMM_TRY(rmm__uvector_bytes(v, index, &bytes, "rmm_device_uvector_get_element"));
+    if (!value) return RMM__NULL_OUT("rmm_device_uvector_get_element", "value");
+    if (index >= v->size) return RMM__INVALID("rmm_device_uvector_get_element: index %zu is out of range (size %zu)", index, v->size);
+    RMM_TRY(rmm__memcpy_async(value, (const char *)v->data + bytes, v->element_size, stream));
+    return rmm__stream_sync_raw(stream);
+}
+RMM__IMPL rmm_status rmm_device_uvector_release(rmm_device_uvector *v) {
+    rmm_device_buffer b;
+    if (!v) return RMM__NULL_OUT("rmm_device_uvector_release", "v");
+    if (v->element_size == 0) return RMM_SUCCESS;
+    b = rmm__uvector_view(v);
+    RMM_TRY(rmm_device_buffer_release(&b));
+    rmm__uvector_store(v, &b);
+    return RMM_SUCCESS;
+}
+
+RMM__IMPL rmm_status rmm_device_scalar_create(rmm_device_scalar *s, size_t element_size, rmm_stream stream, rmm_resource *mr) {
+    rmm_device_buffer b;
+    if (!s) return RMM__NULL_OUT("rmm_device_scalar_create", "s");
+    memset(s, 0, sizeof *s);
+    if (element_size == 0) return RMM__INVALID("rmm_device_scalar_create: element_size is 0");
+    RMM_TRY(rmm_device_buffer_create(&b, element_size, stream, mr));
+    s->data = b.data;
+    s->element_size = element_size;
+    s->stream = stream;
+    s->mr = b.mr;
+    s->device = b.device;
+    return RMM_SUCCESS;
+}
+RMM__IMPL rmm_status rmm_device_scalar_set_value_async(rmm_device_scalar *s, const void *value, rmm_stream stream) {
+    if (!s) return RMM__NULL_OUT("rmm_device_scalar_set_value_async", "s");
+    if (!value) return RMM__NULL_OUT("rmm_device_scalar_set_value_async", "value");
+    if (!s->data) return RMM__INVALID("rmm_device_scalar_set_value_async: the scalar is empty (released or never created)");
+    return rmm__memcpy_async(s->data, value, s->element_size, stream);
+}
+RMM__IMPL rmm_status rmm_device_scalar_get_value(const rmm_device_scalar *s, void *out, rmm_stream stream) {
+    if (!s) return RMM__NULL_OUT("rmm_device_scalar_get_value", "s");
+    if (!out) return RMM__NULL_OUT("rmm_device_scalar_get_value", "out");
+    if (!s->data) return RMM__INVALID("rmm_device_scalar_get_value: the scalar is empty (released or never created)");
+    RMM_TRY(rmm__memcpy_async(out, s->data, s->element_size, stream));
+    return rmm__stream_sync_raw(stream);
+}
+RMM__IMPL rmm_status rmm_device_scalar_release(rmm_device_scalar *s) {
+    if (!s) return RMM__NULL_OUT("rmm_device_scalar_release", "s");
+    RMM_TRY(rmm__container_free(s->mr, s->device, s->data, s->element_size, s->stream));
+    s->data = NULL;
+    return RMM_SUCCESS;
+}
+
+/* ======================================================================================= */
+/* ==== legacy: rmmInitialize, rmmAlloc, RMM_ALLOC ====================================== */
+/* ======================================================================================= */ /* >>legacy */
+
+typedef struct rmm__legacy_event {
+    uint64_t thread;
+    char when[16];
+    const char *action;
+    void *ptr;
+    size_t bytes = 0;
+    rmm_stream stream;
+    const char *file;
+    unsigned line;
+} rmm__legacy_event;
+static struct {
+    pthread_mutex_t lock;
+    bool initialized;
+    rmmOptions_t options;
+    rmm_resource *base, *pool;
+    rmm__addr_map sizes; /* pointer -> size, since rmmFree takes none */
+    rmm__legacy_event *log;
+    size_t log_count, log_cap;
+} rmm__legacy = {PTHREAD_MUTEX_INITIALIZER, false, {0, 0, false}, NULL, NULL, {NULL, NULL, 0, 0}, NULL, 0, 0};
+
+RMM__PRIVATE rmm_resource *rmm__legacy_resource(void) { return rmm__legacy.pool ? rmm__legacy.pool : rmm__legacy.base; }
+/* Caller holds the lock. A log that cannot grow drops the event rather than fail the call. */
+RMM__PRIVATE void rmm__legacy_record(const char *action, void *ptr, size_t bytes, rmm_stream stream, const char *file, unsigned line) {
+    rmm__legacy_event *e;
+    char when[32];
+    if (!rmm__legacy.options.enable_logging) return;
+    if (rmm__legacy.log_count == rmm__legacy.log_cap) {
+        size_t cap = rmm__legacy.log_cap ? rmm__legacy.log_cap * 2 : 1024;
+        rmm__legacy_event *grown = (rmm__legacy_event *)RMM_SYS_REALLOC(rmm__legacy.log, cap * sizeof *grown);
+        if (!grown) return;
+        rmm__legacy.log = grown;
+        rmm__legacy.log_cap = cap;
+    }
+    e = &rmm__legacy.log[rmm__legacy.log_count++];
+    e->thread = rmm__thread_id();
+    rmm__format_time(when);
+    rmm__copy_text(e->when, sizeof e->when, when);
+    e->action = action;
+    e->ptr = ptr;
+    e->bytes = bytes;
+    e->stream = stream;
+    e->file = file ? file : "?";
+    e->line = line;
+}
+RMM__PRIVATE rmm_status rmm__legacy_not_initialized(const char *fn) {
+    return rmm__fail(RMM_ERROR_NOT_INITIALIZED, "%s: RMM is not initialized (call rmmInitialize first)", fn);
+}
+RMM__IMPL rmmError_t rmmInitialize(rmmOptions_t *options) {
+    rmmOptions_t o;
+    rmm_status st = RMM_SUCCESS;
+    memset(&o, 0, sizeof o);
+    if (options) o = *options;
+    if (o.allocation_mode & ~(PoolAllocation | CudaManagedMemory))
+        return RMM__INVALID("rmmInitialize: allocation_mode 0x%x has unknown bits", (unsigned)o.allocation_mode);
+    pthread_mutex_lock(&rmm__legacy.lock);
+    if (rmm__legacy.initialized) {
+        pthread_mutex_unlock(&rmm__legacy.lock);
+        return RMM__INVALID("rmmInitialize: already initialized (call rmmFinalize first)");
+    }
+    if (!rmm__addr_map_init(&rmm__legacy.sizes, 1024)) st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmmInitialize: out of host memory");
+    if (st == RMM_SUCCESS)
+        st = (o.allocation_mode & CudaManagedMemory) ? rmm_managed_resource_create(&rmm__legacy.base) : rmm_cuda_resource_create(&rmm__legacy.base);
+    if (st == RMM_SUCCESS && (o.allocation_mode & PoolAllocation)) {
+        rmm_pool_desc d = rmm_pool_desc_default();
+        if (o.initial_pool_size == 0) {
+            size_t f = 0, t = 0;
+            st = rmm__mem_info(&f, &t);
+            o.initial_pool_size = rmm__align_down(t / 2, RMM_ALIGNMENT);
+        }
+        d.initial_bytes = rmm__align_down(o.initial_pool_size, RMM_ALIGNMENT);
+        if (st == RMM_SUCCESS) st = rmm_pool_create(&rmm__legacy.pool, rmm__legacy.base, &d);
+    }
+    if (st != RMM_SUCCESS) {
+        rmm_resource_destroy(rmm__legacy.base);
+        rmm__legacy.base = NULL;
+        rmm__addr_map_free(&rmm__legacy.sizes);
+    } else {
+        rmm__legacy.options = o;
+        rmm__legacy.initialized = true;
+    }
+    pthread_mutex_unlock(&rmm__legacy.lock);
+    return st;
+}
+RMM__IMPL rmmError_t rmmFinalize(void) {
+    pthread_mutex_lock(&rmm__legacy.lock);
+    if (!rmm__legacy.initialized) {
+        pthread_mutex_unlock(&rmm__legacy.lock);
+        return rmm__legacy_not_initialized("rmmFinalize");
+    }
+    rmm_resource_destroy(rmm__legacy.pool);
+    rmm_resource_destroy(rmm__legacy.base);
+    rmm__legacy.pool = rmm__legacy.base = NULL;
+    rmm__addr_map_free(&rmm__legacy.sizes);
+    RMM_SYS_FREE(rmm__legacy.log);
+    rmm__legacy.log = NULL;
+    rmm__legacy.log_count = rmm__legacy.log_cap = 0;
+    rmm__legacy.initialized = false;
+    pthread_mutex_unlock(&rmm__legacy.lock);
+    return RMM_SUCCESS;
+}
+RMM__IMPL bool rmmIsInitialized(rmmOptions_t *options) {
+    bool yes;
+    pthread_mutex_lock(&rmm__legacy.lock);
+    yes = rmm__legacy.initialized;
+    if (yes && options) *options = rmm__legacy.options;
+    pthread_mutex_unlock(&rmm__legacy.lock);
+    return yes;
+}
+RMM__IMPL const char *rmmGetErrorString(rmmError_t error) { return rmm_status_string(error); }
+RMM__IMPL rmmError_t rmmAlloc(void **ptr, size_t bytes, rmm_stream stream, const char *file, unsigned int line) {
+    rmm_status st;
+    if (!ptr) return rmm__fail(RMM_ERROR_INVALID_ARGUMENT, "rmmAlloc at %s:%u: ptr is NULL", file ? file : "?", line);
+    *ptr = NULL;
+    pthread_mutex_lock(&rmm__legacy.lock);
+    if (!rmm__legacy.initialized) {
+        pthread_mutex_unlock(&rmm__legacy.lock);
+        return rmm__legacy_not_initialized("rmmAlloc");
+    }
+    st = rmm_allocate(rmm__legacy_resource(), ptr, bytes, stream);
+    if (st == RMM_SUCCESS && *ptr && !rmm__addr_map_put(&rmm__legacy.sizes, (uintptr_t)*ptr, (void *)(uintptr_t)bytes)) {
+        (void)rmm_deallocate(rmm__legacy_resource(), *ptr, bytes, stream);
+        *ptr = NULL;
+        st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "out of host memory");
+    }
+    rmm__legacy_record(st == RMM_SUCCESS ? "allocate" : "allocate failure", *ptr, bytes, stream, file, line);
+    pthread_mutex_unlock(&rmm__legacy.lock);
+    if (st != RMM_SUCCESS) {
+        char why[400];
+        rmm__copy_text(why, sizeof why, rmm_last_error());
+        rmm__fail(st, "rmmAlloc(%zu bytes) at %s:%u: %s", bytes, file ? file : "?", line, why);
+    }
+    return st;
+}
+RMM__IMPL rmmError_t rmmFree(void *ptr, rmm_stream stream, const char *file, unsigned int line) {
+    rmm_status st;
+    void *size_slot;
+    size_t bytes = 0;
+    if (!ptr) return RMM_SUCCESS;
+    pthread_mutex_lock(&rmm__legacy.lock);
+    if (!rmm__legacy.initialized) {
+        pthread_mutex_unlock(&rmm__legacy.lock);
+        return rmm__legacy_not_initialized("rmmFree");
+    }
+    if (!rmm__addr_map_find(&rmm__legacy.sizes, (uintptr_t)ptr)) {
+        pthread_mutex_unlock(&rmm__legacy.lock);
+        return rmm__fail(RMM_ERROR_INVALID_ARGUMENT, "rmmFree(%p) at %s:%u: not allocated by rmmAlloc, or already freed", ptr, file ? file : "?", line);
+    }
+    size_slot = rmm__addr_map_remove(&rmm__legacy.sizes, (uintptr_t)ptr);
+    bytes = (size_t)(uintptr_t)size_slot;
+    st = rmm_deallocate(rmm__legacy_resource(), ptr, bytes, stream);
+    if (st != RMM_SUCCESS) (void)rmm__addr_map_put(&rmm__legacy.sizes, (uintptr_t)ptr, size_slot);
+    else rmm__legacy_record("free", ptr, bytes, stream, file, line);
+    pthread_mutex_unlock(&rmm__legacy.lock);
+    return st;
+}
+RMM__IMPL rmmError_t rmmGetInfo(size_t *free_bytes, size_t *total_bytes, rmm_stream stream) {
+    (void)stream;
+    if (!rmmIsInitialized(NULL)) return rmm__legacy_not_initialized("rmmGetInfo");
+    return rmm_available_device_memory(free_bytes, total_bytes);
+}
+RMM__IMPL rmmError_t rmmGetAllocationOffset(ptrdiff_t *offset, void *ptr, rmm_stream stream) {
+    rmm_status st = RMM_SUCCESS;
+    (void)stream;
+    if (!offset) return RMM__NULL_OUT("rmmGetAllocationOffset", "offset");
+    pthread_mutex_lock(&rmm__legacy.lock);
+    if (!rmm__legacy.initialized) st = rmm__legacy_not_initialized("rmmGetAllocationOffset");
+    else if (!ptr || !rmm__addr_map_find(&rmm__legacy.sizes, (uintptr_t)ptr))
+        st = RMM__INVALID("rmmGetAllocationOffset(%p): not allocated by rmmAlloc", ptr);
+    else {
+        *offset = 0;
+#if !defined(RMM_NO_POOL)
+        if (rmm__legacy.pool) {
+            rmm__pool *p = (rmm__pool *)rmm__legacy.pool;
+            rmm__chunk *c;
+            rmm__lock(&p->lock);
+            for (c = p->chunks; c; c = c->next)
+                if ((char *)ptr >= c->ptr && (char *)ptr < c->ptr + c->size) *offset = (char *)ptr - c->ptr;
+            rmm__unlock(&p->lock);
+        }
+#endif
+    }
+    pthread_mutex_unlock(&rmm__legacy.lock);
+    return st;
+}
+RMM__IMPL rmmError_t rmmWriteLog(const char *path) {
+    FILE *f;
+    size_t i;
+    rmm_status st = RMM_SUCCESS;
+    if (!path) return RMM__NULL_OUT("rmmWriteLog", "path");
+    pthread_mutex_lock(&rmm__legacy.lock);
+    if (!rmm__legacy.initialized) {
+        pthread_mutex_unlock(&rmm__legacy.lock);
+        return rmm__legacy_not_initialized("rmmWriteLog");
+    }
+    if (!rmm__legacy.options.enable_logging) {
+        pthread_mutex_unlock(&rmm__legacy.lock);
+        return RMM__INVALID("rmmWriteLog: logging was not enabled in rmmInitialize (enable_logging)");
+    }
+    f = fopen(path, "w");
+    if (!f) {
+        pthread_mutex_unlock(&rmm__legacy.lock);
+        return rmm__fail(RMM_ERROR_IO, "rmmWriteLog: cannot open '%s': %s", path, strerror(errno));
+    }
+    /* RMM's columns, then the call site: readers that pick columns by name (RMM's replay) skip it */
+    fputs("Thread,Time,Action,Pointer,Size,Stream,Location\n", f);
+    for (i = 0; i < rmm__legacy.log_count; i++) {
+        const rmm__legacy_event *e = &rmm__legacy.log[i];
+        fprintf(f, "%llu,%s,%s,%p,%zu,%llx,%s:%u\n", (unsigned long long)e->thread, e->when, e->action, e->ptr, e->bytes,
+                (unsigned long long)(uintptr_t)e->stream, e->file, e->line);
+    }
+    if (ferror(f)) st = rmm__fail(RMM_ERROR_IO, "rmmWriteLog: writing '%s' failed", path);
+    if (fclose(f) != 0 && st == RMM_SUCCESS) st = rmm__fail(RMM_ERROR_IO, "rmmWriteLog: closing '%s' failed", path);
+    pthread_mutex_unlock(&rmm__legacy.lock);
+    return st;
 }
 
 #endif /* RMM_IMPLEMENTATION */
