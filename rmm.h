@@ -2847,7 +2847,7 @@ RMM__IMPL rmm_status rmm_fixed_size_create(rmm_resource **out, rmm_resource *ups
 
 #if !defined(RMM_NO_BINNING)
 typedef struct rmm__bin {
-    size_t bytes = 0;
+    size_t bytes;
     rmm_resource *mr; /* NULL until first use for lazily made bins */
     bool owned;
 } rmm__bin;
@@ -3690,7 +3690,7 @@ RMM__IMPL rmm_status rmm_statistics_pop(rmm_resource *mr, rmm_statistics *popped
 #endif
 #define RMM__TRACK_FRAMES 32
 typedef struct rmm__track_entry {
-    size_t bytes = 0;
+    size_t bytes;
     rmm_stream stream;
     int frames;
     void *stack[1]; /* frames entries when stacks are captured */
@@ -3700,7 +3700,7 @@ typedef struct rmm__tracking {
     bool capture_stacks;
     rmm__mutex lock;
     rmm__addr_map live;
-    size_t bytes = 0;
+    size_t bytes;
 } rmm__tracking;
 RMM__PRIVATE rmm_status rmm__tracking_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm__tracking *t = (rmm__tracking *)self;
@@ -4294,7 +4294,7 @@ typedef struct rmm__legacy_event {
     char when[16];
     const char *action;
     void *ptr;
-    size_t bytes = 0;
+    size_t bytes;
     rmm_stream stream;
     const char *file;
     unsigned line;
