@@ -508,6 +508,80 @@ RMMDEF rmmError_t rmmWriteLog(const char *path);
 }
 #endif
 
+/* ======================================================================================= */
+/* ==== cxx: Thrust allocator and execution policy (C++ under nvcc only) ================ */
+/* ======================================================================================= */ /* >>cxx */
+
+/* Seen only by C++ compiled by nvcc (where Thrust is), unless RMM_NO_THRUST is defined. Small on
+   purpose: an allocator, an execution policy and a vector alias, so Thrust algorithms and
+   containers take their memory from rmm resources. */
+#if defined(__cplusplus) && defined(__CUDACC__) && !defined(RMM_NO_THRUST) && !defined(RMM_BACKEND_HOST)
+#include <new>
+#include <thrust/device_malloc_allocator.h>
+#include <thrust/device_ptr.h>
+#include <thrust/device_vector.h>
+#include <thrust/execution_policy.h>
+namespace rmm {
+/* A Thrust allocator over an rmm resource (default: the current device resource at construction),
+   stream-ordered on `stream`, with the construction-time device made current around each call.
+   Throws std::bad_alloc when the resource fails, as Thrust expects. */
+template <typename T>
+class thrust_allocator : public thrust::device_malloc_allocator<T> {
+  public:
+    typedef T value_type;
+    typedef thrust::device_ptr<T> pointer;
+    typedef std::size_t size_type;
+    template <typename U>
+    struct rebind {
+        typedef thrust_allocator<U> other;
+    };
+    thrust_allocator() : thrust_allocator(RMM_STREAM_DEFAULT, nullptr) {}
+    explicit thrust_allocator(rmm_stream stream, rmm_resource *mr = nullptr)
+        : stream_(stream), mr_(mr ? mr : rmm_get_current_device_resource()), device_(0) {
+        (void)rmm_get_device(&device_);
+    }
+    template <typename U>
+    thrust_allocator(const thrust_allocator<U> &other) : stream_(other.stream()), mr_(other.resource()), device_(other.device()) {}
+    pointer allocate(size_type n) {
+        void *p = nullptr;
+        int previous = device_;
+        (void)rmm_get_device(&previous);
+        if (previous != device_) (void)rmm_set_device(device_);
+        rmm_status st = n > SIZE_MAX / sizeof(T) ? RMM_ERROR_OUT_OF_MEMORY : rmm_allocate(mr_, &p, n * sizeof(T), stream_);
+        if (previous != device_) (void)rmm_set_device(previous);
+        if (st != RMM_SUCCESS) throw std::bad_alloc();
+        return thrust::device_pointer_cast(static_cast<T *>(p));
+    }
+    void deallocate(pointer p, size_type n) noexcept {
+        int previous = device_;
+        (void)rmm_get_device(&previous);
+        if (previous != device_) (void)rmm_set_device(device_);
+        (void)rmm_deallocate(mr_, thrust::raw_pointer_cast(p), n * sizeof(T), stream_);
+        if (previous != device_) (void)rmm_set_device(previous);
+    }
+    rmm_stream stream() const noexcept { return stream_; }
+    rmm_resource *resource() const noexcept { return mr_; }
+    int device() const noexcept { return device_; }
+    bool operator==(const thrust_allocator &o) const noexcept { return rmm_resource_is_equal(mr_, o.mr_) && stream_ == o.stream_; }
+    bool operator!=(const thrust_allocator &o) const noexcept { return !(*this == o); }
+
+  private:
+    rmm_stream stream_;
+    rmm_resource *mr_;
+    int device_;
+};
+/* thrust::sort(rmm::exec_policy(stream), ...): runs on `stream`, temporary storage from `mr`
+   (default: the current device resource). */
+inline auto exec_policy(rmm_stream stream = RMM_STREAM_DEFAULT, rmm_resource *mr = nullptr)
+    -> decltype(thrust::cuda::par(static_cast<const thrust_allocator<char> &>(thrust_allocator<char>(stream, mr))).on(stream)) {
+    return thrust::cuda::par(static_cast<const thrust_allocator<char> &>(thrust_allocator<char>(stream, mr))).on(stream);
+}
+/* A thrust::device_vector whose memory comes from the current device resource. */
+template <typename T>
+using device_vector = thrust::device_vector<T, thrust_allocator<T>>;
+} /* namespace rmm */
+#endif /* C++ under nvcc */
+
 #endif /* RMM_H_INCLUDED */
 
 /* ======================================================================================= */

@@ -1,0 +1,160 @@
+/* rmm_cuda.h - host memory resources for rmm.h (malloc-based and pinned) - MIT licence (see rmm.h)
+
+   Include it after rmm.h. Its implementation is emitted by the same file that defines
+   RMM_IMPLEMENTATION, when rmm_cuda.h is included there after rmm.h:
+
+      #define RMM_IMPLEMENTATION
+      #include "rmm.h"
+      #include "rmm_cuda.h"
+
+   The host resource interface mirrors rmm_resource without streams: host memory is synchronous.
+   Alignments are powers of two; those below sizeof(void *) are raised to it; anything else is
+   RMM_ERROR_INVALID_ARGUMENT. Both resources work on the host backend (pinned memory is then plain
+   aligned host memory). */
+#ifndef RMM_CUDA_H_INCLUDED
+#define RMM_CUDA_H_INCLUDED
+#ifndef RMM_H_INCLUDED
+#error "include rmm.h before rmm_cuda.h"
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct rmm_host_resource rmm_host_resource;
+typedef struct rmm_host_resource_vtable {
+    const char *type_name;
+    /* Called with ptr != NULL, bytes > 0 and alignment a power of two >= sizeof(void *). */
+    rmm_status (*allocate)(rmm_host_resource *self, void **ptr, size_t bytes, size_t alignment);
+    rmm_status (*deallocate)(rmm_host_resource *self, void *ptr, size_t bytes, size_t alignment);
+    void (*destroy)(rmm_host_resource *self); /* NULL: nothing */
+} rmm_host_resource_vtable;
+/* A user-defined host resource embeds this as its first member. */
+struct rmm_host_resource {
+    const rmm_host_resource_vtable *vtable;
+};
+
+/* Allocates host memory. bytes == 0 succeeds with *ptr = NULL. Fails with INVALID_ARGUMENT iff mr
+   or ptr is NULL or alignment is not a power of two; OUT_OF_MEMORY iff the memory is not there.
+   Thread-safe; the cost is that of malloc or cudaMallocHost. */
+RMMDEF rmm_status rmm_host_allocate(rmm_host_resource *mr, void **ptr, size_t bytes, size_t alignment);
+/* Frees memory from rmm_host_allocate with the same bytes and alignment. NULL is a no-op. */
+RMMDEF rmm_status rmm_host_deallocate(rmm_host_resource *mr, void *ptr, size_t bytes, size_t alignment);
+/* posix_memalign / free. Fails with INVALID_ARGUMENT iff out is NULL. */
+RMMDEF rmm_status rmm_new_delete_resource_create(rmm_host_resource **out);
+/* cudaMallocHost / cudaFreeHost: page-locked, device-accessible. Alignments above 256 over-allocate. */
+RMMDEF rmm_status rmm_pinned_resource_create(rmm_host_resource **out);
+/* Destroys the resource (not memory still allocated from it). NULL is a no-op. */
+RMMDEF void rmm_host_resource_destroy(rmm_host_resource *mr);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RMM_CUDA_H_INCLUDED */
+
+#if defined(RMM_IMPLEMENTATION) && !defined(RMM_CUDA__IMPLEMENTATION_DONE)
+#define RMM_CUDA__IMPLEMENTATION_DONE
+#ifndef RMM__IMPLEMENTATION_DONE
+#error "rmm_cuda.h: include rmm.h (with RMM_IMPLEMENTATION) first in the implementing file"
+#endif
+
+RMM__PRIVATE rmm_status rmm__host_check(rmm_host_resource *mr, void *ptr_or_out, size_t *alignment, const char *fn) {
+    if (!mr) return RMM__NULL_OUT(fn, "mr");
+    if (!ptr_or_out) return RMM__NULL_OUT(fn, "ptr");
+    if (!rmm__is_pow2(*alignment)) return RMM__INVALID("%s: alignment %zu is not a power of two", fn, *alignment);
+    if (*alignment < sizeof(void *)) *alignment = sizeof(void *);
+    return RMM_SUCCESS;
+}
+RMM__IMPL rmm_status rmm_host_allocate(rmm_host_resource *mr, void **ptr, size_t bytes, size_t alignment) {
+    RMM_TRY(rmm__host_check(mr, ptr, &alignment, "rmm_host_allocate"));
+    *ptr = NULL;
+    if (bytes == 0) return RMM_SUCCESS;
+    return mr->vtable->allocate(mr, ptr, bytes, alignment);
+}
+RMM__IMPL rmm_status rmm_host_deallocate(rmm_host_resource *mr, void *ptr, size_t bytes, size_t alignment) {
+    if (!ptr) return RMM_SUCCESS;
+    RMM_TRY(rmm__host_check(mr, ptr, &alignment, "rmm_host_deallocate"));
+    return mr->vtable->deallocate(mr, ptr, bytes, alignment);
+}
+RMM__IMPL void rmm_host_resource_destroy(rmm_host_resource *mr) {
+    if (mr && mr->vtable->destroy) mr->vtable->destroy(mr);
+}
+
+/* ---- malloc-based ---- */
+RMM__PRIVATE rmm_status rmm__new_delete_allocate(rmm_host_resource *self, void **ptr, size_t bytes, size_t alignment) {
+    (void)self;
+    if (posix_memalign(ptr, alignment, bytes) != 0) {
+        *ptr = NULL;
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "new_delete: posix_memalign(bytes=%zu, alignment=%zu) failed", bytes, alignment);
+    }
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__new_delete_deallocate(rmm_host_resource *self, void *ptr, size_t bytes, size_t alignment) {
+    (void)self;
+    (void)bytes;
+    (void)alignment;
+    free(ptr);
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE void rmm__host_resource_free(rmm_host_resource *self) { RMM_SYS_FREE(self); }
+static const rmm_host_resource_vtable rmm__new_delete_vtable = {"new_delete", rmm__new_delete_allocate, rmm__new_delete_deallocate, rmm__host_resource_free};
+RMM__IMPL rmm_status rmm_new_delete_resource_create(rmm_host_resource **out) {
+    rmm_host_resource *r;
+    if (!out) return RMM__NULL_OUT("rmm_new_delete_resource_create", "out");
+    r = (rmm_host_resource *)RMM_SYS_MALLOC(sizeof *r);
+    *out = NULL;
+    if (!r) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_new_delete_resource_create: out of host memory");
+    r->vtable = &rmm__new_delete_vtable;
+    *out = r;
+    return RMM_SUCCESS;
+}
+
+/* ---- pinned: cudaMallocHost through the platform layer ---- */
+typedef struct rmm__pinned_host {
+    rmm_host_resource base;
+    rmm__overalign overalign;
+} rmm__pinned_host;
+RMM__PRIVATE rmm_status rmm__pinned_host_allocate(rmm_host_resource *self, void **ptr, size_t bytes, size_t alignment) {
+    rmm__pinned_host *p = (rmm__pinned_host *)self;
+    size_t request = bytes;
+    void *raw = NULL;
+    if (alignment > RMM_ALIGNMENT && !rmm__overalign_request(bytes, alignment, &request))
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pinned: allocate(bytes=%zu, alignment=%zu) overflows", bytes, alignment);
+    RMM_TRY(rmm__pinned_malloc(&raw, request));
+    if (alignment <= RMM_ALIGNMENT) {
+        *ptr = raw;
+    } else if (!rmm__overalign_remember(&p->overalign, raw, alignment, ptr)) {
+        (void)rmm__pinned_free(raw);
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pinned: out of host memory for alignment bookkeeping");
+    }
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__pinned_host_deallocate(rmm_host_resource *self, void *ptr, size_t bytes, size_t alignment) {
+    rmm__pinned_host *p = (rmm__pinned_host *)self;
+    (void)bytes;
+    if (alignment > RMM_ALIGNMENT) {
+        void *raw = rmm__overalign_forget(&p->overalign, ptr);
+        if (!raw) return rmm__fail(RMM_ERROR_CORRUPTION, "pinned: deallocate(ptr=%p, alignment=%zu): not an allocation of this resource with that alignment", ptr, alignment);
+        ptr = raw;
+    }
+    return rmm__pinned_free(ptr);
+}
+RMM__PRIVATE void rmm__pinned_host_destroy(rmm_host_resource *self) {
+    rmm__overalign_free(&((rmm__pinned_host *)self)->overalign);
+    RMM_SYS_FREE(self);
+}
+static const rmm_host_resource_vtable rmm__pinned_host_vtable = {"pinned", rmm__pinned_host_allocate, rmm__pinned_host_deallocate, rmm__pinned_host_destroy};
+RMM__IMPL rmm_status rmm_pinned_resource_create(rmm_host_resource **out) {
+    rmm__pinned_host *p;
+    if (!out) return RMM__NULL_OUT("rmm_pinned_resource_create", "out");
+    *out = NULL;
+    p = (rmm__pinned_host *)rmm__calloc(1, sizeof *p);
+    if (!p || !rmm__overalign_init(&p->overalign)) {
+        RMM_SYS_FREE(p);
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_pinned_resource_create: out of host memory");
+    }
+    p->base.vtable = &rmm__pinned_host_vtable;
+    *out = &p->base;
+    return RMM_SUCCESS;
+}
+#endif /* RMM_IMPLEMENTATION */
