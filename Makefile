@@ -5,6 +5,8 @@ NVCC     ?= nvcc
 CLANG    ?= clang
 CUDA_HOME ?= /usr/local/cuda
 BUILD    ?= build
+# build in parallel by default; `make test` is the one command CI and the README use
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
 
 WARN      = -Wall -Wextra -Wpedantic -Wconversion -Wundef -Werror
 CUDA_INC  = -isystem $(CUDA_HOME)/include

@@ -300,10 +300,37 @@ typedef struct rmm_pool_info {
     size_t free_blocks;
     size_t upstream_chunks;
 } rmm_pool_info;
+/* Default configuration: initial_bytes 0, maximum_bytes 0 (unbounded), GEOMETRIC growth,
+   growth_granularity_bytes 2 MiB, streams_outlive_pool false. */
 RMMDEF rmm_pool_desc rmm_pool_desc_default(void);
+/* A coalescing, stream-ordered pool over `upstream` (not owned: destroy the pool first). desc NULL:
+   the defaults. initial_bytes are taken from upstream now. Fails with INVALID_ARGUMENT iff out or
+   upstream is NULL, a size is not a multiple of 256, initial_bytes > maximum_bytes or growth is not
+   an rmm_pool_growth; with the upstream's status iff the initial allocation fails.
+
+   Allocation: the stream's own free lists first (no CUDA call), then a block freed on another
+   stream behind a cudaStreamWaitEvent (never a host synchronization), then other streams' lists
+   merged into this one, then growth. Best fit to within 1/32 of a power of two, O(1): two bitmaps
+   over size bins, no list scan. Blocks never coalesce across upstream chunks. Every power-of-two
+   alignment is honoured. Fails with OUT_OF_MEMORY (message: request, pool size, maximum) iff the
+   maximum or the upstream is exhausted; the pool is unchanged then.
+   Free: O(1) (an address hash and neighbour links); CORRUPTION iff the pointer was not handed out
+   by this pool or is freed twice, or the size differs from the allocated one (the block stays
+   allocated). A free on the legacy default stream, or on any stream when streams_outlive_pool is
+   set, makes no CUDA call; other streams record one event per free (RMM's rule; a stream may be
+   destroyed right after). Per-thread default streams work; streams are told apart by
+   cudaStreamGetId, not by handle. Thread-safe: one mutex per pool. */
 RMMDEF rmm_status rmm_pool_create(rmm_resource **out, rmm_resource *upstream, const rmm_pool_desc *desc);
+/* Fills *info. Fails with INVALID_ARGUMENT iff info is NULL or pool is not a pool. O(streams). */
 RMMDEF rmm_status rmm_pool_get_info(rmm_resource *pool, rmm_pool_info *info);
+/* Gives every wholly free upstream chunk back (the first one too), after waiting on the host for
+   the work of the streams that freed into it. *released_bytes (may be NULL) says how much. Fails
+   with INVALID_ARGUMENT iff pool is not a pool; with the upstream's or CUDA's status if a wait or a
+   free fails (what was released so far stays released). O(blocks). Thread-safe. */
 RMMDEF rmm_status rmm_pool_trim(rmm_resource *pool, size_t *released_bytes);
+/* Checks every invariant (contiguity, coalescing, bins and bitmaps, the address map, accounting).
+   CORRUPTION with a message naming the first broken one; INVALID_ARGUMENT iff not a pool.
+   O(blocks). RMM_DEBUG builds run it after every allocate and free. */
 RMMDEF rmm_status rmm_pool_validate(rmm_resource *pool);
 
 /* >>fixed */
@@ -312,6 +339,13 @@ typedef struct rmm_fixed_size_desc {
     size_t blocks_to_preallocate; /* default 128; also the blocks per later upstream chunk */
 } rmm_fixed_size_desc;
 RMMDEF rmm_fixed_size_desc rmm_fixed_size_desc_default(void);
+/* Blocks of one size, stream-ordered like the pool (per-stream LIFO lists, events, stealing).
+   block_bytes * blocks_to_preallocate are taken from upstream now and again each time the blocks
+   run out. Allocate and free are O(1). Requests above block_bytes fail with OUT_OF_MEMORY;
+   alignments must divide the block size and the block's address (INVALID_ARGUMENT otherwise).
+   A free of a pointer that is not a block of this resource is CORRUPTION (O(log chunks)); RMM_DEBUG
+   builds also catch double frees. Fails at creation with INVALID_ARGUMENT iff out or upstream is
+   NULL or the sizes overflow, with the upstream's status iff the first chunk cannot be had. */
 RMMDEF rmm_status rmm_fixed_size_create(rmm_resource **out, rmm_resource *upstream, const rmm_fixed_size_desc *desc);
 
 /* >>binning */
@@ -320,7 +354,17 @@ typedef struct rmm_binning_desc {
     int max_size_exponent;
 } rmm_binning_desc;
 RMMDEF rmm_binning_desc rmm_binning_desc_default(void);
+/* Routes each request to the smallest bin that holds it (O(log bins)); larger requests, and
+   alignments above 256, go to upstream. Frees are routed the same way by size, so the size must
+   be exact. The exponent range makes one fixed-size bin per power of two (2^min .. 2^max bytes,
+   at least 256), made lazily at a bin's first use and grown in chunks of about 2 MiB (RMM takes
+   about 1 GiB up front). Fails with INVALID_ARGUMENT iff out or upstream is NULL or the exponents
+   are not 0 <= min <= max <= 40 (both 0: no automatic bins). Thread-safe. */
 RMMDEF rmm_status rmm_binning_create(rmm_resource **out, rmm_resource *upstream, const rmm_binning_desc *desc);
+/* Adds a bin for requests up to allocation_bytes (rounded up to 256), served by bin_resource (any
+   resource, not owned) or, if NULL, by a lazily made fixed-size resource. Only before the first
+   allocation: afterwards, for a size that has a bin already, for 0 bytes or a non-binning resource
+   it fails with INVALID_ARGUMENT. Not thread-safe. */
 RMMDEF rmm_status rmm_binning_add_bin(rmm_resource *binning, size_t allocation_bytes, rmm_resource *bin_resource);
 
 /* >>arena */
@@ -329,14 +373,39 @@ typedef struct rmm_arena_desc {
     size_t superblock_bytes; /* default 0: 1 MiB. Multiple of 256. */
 } rmm_arena_desc;
 RMMDEF rmm_arena_desc rmm_arena_desc_default(void);
+/* For many threads and streams: arena_bytes (rounded down to whole superblocks) are taken from
+   upstream at once and never grow. Each thread (for the default and per-thread streams) and each
+   other stream gets its own arena with its own lock; superblocks move from the global arena under
+   one global lock only when an arena runs out, so the fast path takes no shared lock. Requests
+   above a superblock come from the global arena in whole superblocks. A free from another thread
+   or stream, and every free of a large block, synchronizes the freeing stream on the host first
+   (those blocks are reused with no event, as in RMM). On exhaustion it synchronizes the device,
+   returns every wholly free superblock to the global arena and retries once; then OUT_OF_MEMORY.
+   A free of a pointer it did not hand out is CORRUPTION. O(1) allocate and free. Fails at
+   creation with INVALID_ARGUMENT iff out or upstream is NULL, superblock_bytes is not a multiple
+   of 256 or the arena holds no superblock; with the upstream's status iff it cannot be had. */
 RMMDEF rmm_status rmm_arena_create(rmm_resource **out, rmm_resource *upstream, const rmm_arena_desc *desc);
 
 /* ======================================================================================= */
 /* ==== adaptors ======================================================================== */
 /* ======================================================================================= */ /* >>adaptors */
 
+/* Adaptors wrap any resource (not owned: destroy the adaptor first), pass every call through and
+   are thread-safe. Each create fails with INVALID_ARGUMENT iff out or upstream is NULL, and with
+   OUT_OF_MEMORY iff host memory runs out; other failures are listed with each. */
+
+/* Writes one CSV row per event, exactly as RMM's logging_resource_adaptor does, so RMM's replay
+   benchmark and bench/replay read it: header "Thread,Time,Action,Pointer,Size,Stream"; Thread the
+   OS thread id; Time HH:MM:SS.uuuuuu local time; Action allocate | free | allocate failure; Pointer
+   as %p; Size the requested bytes; Stream the handle in hex without 0x. path NULL: $RMM_LOG_FILE;
+   neither is INVALID_ARGUMENT; a file that cannot be opened is IO. An existing file is truncated.
+   Buffered (stdio) unless auto_flush, which flushes every row. A failed allocation writes its
+   "allocate failure" row and returns the upstream's status. Cost: one formatted row under a mutex.
+   Compiled out by RMM_NO_LOGGING (NOT_SUPPORTED). */
 RMMDEF rmm_status rmm_logging_adaptor_create(rmm_resource **out, rmm_resource *upstream, const char *path, bool auto_flush);
+/* The same to an open FILE (not closed by the adaptor; NULL is INVALID_ARGUMENT). Writes the header. */
 RMMDEF rmm_status rmm_logging_adaptor_create_file(rmm_resource **out, rmm_resource *upstream, FILE *file, bool auto_flush);
+/* Flushes the log; IO iff writing failed, INVALID_ARGUMENT iff mr is not a logging adaptor. */
 RMMDEF rmm_status rmm_logging_adaptor_flush(rmm_resource *mr);
 
 typedef struct rmm_counter {
@@ -345,27 +414,59 @@ typedef struct rmm_counter {
 typedef struct rmm_statistics {
     rmm_counter bytes, count;
 } rmm_statistics;
+/* Counts requested bytes and allocations (current value, peak, total) with relaxed atomics: no
+   lock on allocate or free. Counted after a successful upstream allocation, uncounted before the
+   upstream free; frees count against the innermost scope, as in RMM. */
 RMMDEF rmm_status rmm_statistics_adaptor_create(rmm_resource **out, rmm_resource *upstream);
+/* The innermost scope's counters. INVALID_ARGUMENT iff out is NULL or mr is not a statistics adaptor. */
 RMMDEF rmm_status rmm_statistics_get(rmm_resource *mr, rmm_statistics *out);
+/* Starts a nested scope with zeroed counters (at most 63 deep, else INVALID_ARGUMENT). */
 RMMDEF rmm_status rmm_statistics_push(rmm_resource *mr);
+/* Ends the innermost scope, returns its counters in *popped (may be NULL) and folds them outward as
+   RMM does: peak = max(peak, value + inner.peak), value += inner.value, total += inner.total.
+   Popping the outermost scope is INVALID_ARGUMENT. Push and pop are not atomic with respect to
+   allocations in flight on other threads: such an allocation counts in one scope or the other. */
 RMMDEF rmm_status rmm_statistics_pop(rmm_resource *mr, rmm_statistics *popped);
 
+/* Keeps every outstanding allocation (address, requested size, stream, and with capture_stacks a
+   backtrace() of up to 32 frames, glibc only) in an address map under a mutex. A free of a pointer
+   it never handed out returns CORRUPTION and is not passed upstream; a free with a different size
+   frees the recorded size and logs an error. Cost: a map insert or removal (plus the backtrace). */
 RMMDEF rmm_status rmm_tracking_adaptor_create(rmm_resource **out, rmm_resource *upstream, bool capture_stacks);
+/* Outstanding requested bytes and allocations (either pointer may be NULL). */
 RMMDEF rmm_status rmm_tracking_get(rmm_resource *mr, size_t *outstanding_bytes, size_t *outstanding_count);
+/* Writes one line per outstanding allocation ("<ptr>: <size> B, stream <hex>") and its symbolized
+   stack when captured. INVALID_ARGUMENT iff out is NULL or mr is not a tracking adaptor; IO iff the
+   write fails. O(outstanding). */
 RMMDEF rmm_status rmm_tracking_report(rmm_resource *mr, FILE *out);
 
+/* Caps the bytes outstanding, counted rounded up to 256 with one atomic add; reaching exactly the
+   limit is allowed. Over it: OUT_OF_MEMORY naming the limit and the request, without calling
+   upstream. An upstream failure rolls the count back. Allocations made before it are not counted. */
 RMMDEF rmm_status rmm_limiting_adaptor_create(rmm_resource **out, rmm_resource *upstream, size_t limit_bytes);
 RMMDEF rmm_status rmm_limiting_get(rmm_resource *mr, size_t *allocated_bytes, size_t *limit_bytes);
 
 typedef bool (*rmm_failure_callback)(size_t bytes, void *arg);
+/* On OUT_OF_MEMORY calls callback(bytes, arg) and retries while it returns true (no cap: the
+   callback decides); any other status passes straight through. NULL callback: INVALID_ARGUMENT. */
 RMMDEF rmm_status rmm_failure_callback_adaptor_create(rmm_resource **out, rmm_resource *upstream, rmm_failure_callback callback, void *arg);
 
+/* RMM's aligned adaptor: requests of at least threshold_bytes get `alignment` (a power of two,
+   raised to 256; else INVALID_ARGUMENT) by asking upstream for alignment - 256 extra bytes and
+   remembering the original pointer in a map; smaller requests pass straight through. */
 RMMDEF rmm_status rmm_aligned_adaptor_create(rmm_resource **out, rmm_resource *upstream, size_t alignment, size_t threshold_bytes);
+/* One mutex around every call of any resource (for user resources that are not thread-safe). */
 RMMDEF rmm_status rmm_thread_safe_adaptor_create(rmm_resource **out, rmm_resource *upstream);
+/* After each allocation, prefetches it to the device current at creation on the allocating stream
+   (cudaMemPrefetchAsync; memory that is not managed, or a device without concurrent managed
+   access, is left alone). A failed prefetch frees the block and returns CUDA. */
 RMMDEF rmm_status rmm_prefetch_adaptor_create(rmm_resource **out, rmm_resource *upstream);
 
 typedef rmm_status (*rmm_allocate_callback)(void **ptr, size_t bytes, rmm_stream stream, void *arg);
 typedef void (*rmm_deallocate_callback)(void *ptr, size_t bytes, rmm_stream stream, void *arg);
+/* A resource made of two user functions. The allocate callback's status is returned; a pointer it
+   returns that is not aligned as asked is given back through the deallocate callback and the call
+   fails with INVALID_ARGUMENT. NULL out or callbacks: INVALID_ARGUMENT. */
 RMMDEF rmm_status rmm_callback_resource_create(rmm_resource **out, rmm_allocate_callback allocate, rmm_deallocate_callback deallocate, void *arg);
 
 /* ======================================================================================= */
@@ -393,13 +494,28 @@ RMMDEF void rmm_flush_log(void);
 /* ==== perdevice: current and per-device resources ===================================== */
 /* ======================================================================================= */ /* >>perdevice */
 
+/* The resource of the current device (cudaGetDevice, so per host thread). The default for each
+   device is a library-owned cudaMalloc resource that needs no destruction: nothing here calls CUDA
+   at process exit. The table lives only in the RMM_IMPLEMENTATION translation unit (use one per
+   process, or a shared library built with `make lib`). Get is one atomic load after the first call;
+   get and set are thread-safe against each other. Returns NULL only if the device cannot be read
+   (rmm_last_status() says why). */
 RMMDEF rmm_resource *rmm_get_current_device_resource(void);
+/* Makes mr the current device's resource (NULL: back to the default) and returns the previous one
+   (the default if none was set), for scoped restore. The caller keeps ownership of mr and must not
+   destroy it while it is set. Returns NULL iff the device cannot be read. */
 RMMDEF rmm_resource *rmm_set_current_device_resource(rmm_resource *mr);
+/* As above for a given device. An invalid device id returns NULL with rmm_last_status()
+   INVALID_ARGUMENT. */
 RMMDEF rmm_resource *rmm_get_per_device_resource(int device);
 RMMDEF rmm_resource *rmm_set_per_device_resource(int device, rmm_resource *mr);
+/* cudaMemGetInfo for the current device. INVALID_ARGUMENT iff a pointer is NULL. */
 RMMDEF rmm_status rmm_available_device_memory(size_t *free_bytes, size_t *total_bytes);
+/* percent (0..100) of the free memory of the current device, aligned down to 256. Outside 0..100,
+   or if the query fails, returns 0 and rmm_last_status() says why. */
 RMMDEF size_t rmm_percent_of_free_device_memory(int percent);
-/* The number of devices (0 without a usable GPU) and the current device. */
+/* The number of devices (0 without a usable GPU; CUDA's status then says why), the current device,
+   and setting it (INVALID_ARGUMENT for an id that does not exist). */
 RMMDEF rmm_status rmm_get_device_count(int *count);
 RMMDEF rmm_status rmm_get_device(int *device);
 RMMDEF rmm_status rmm_set_device(int device);
@@ -408,6 +524,14 @@ RMMDEF rmm_status rmm_set_device(int device);
 /* ==== containers: device buffer, uvector, scalar ====================================== */
 /* ======================================================================================= */ /* >>containers */
 
+/* Containers are caller-owned structs; read the fields, change them only through the functions.
+   Each remembers its resource (NULL at create: the current one), stream and device, and makes that
+   device current while it allocates or frees, so it can be released with another device current.
+   Copies are stream-ordered cudaMemcpyAsync with cudaMemcpyDefault (sources on host or device).
+   Every function fails with INVALID_ARGUMENT for a NULL container, and with the resource's status
+   (OUT_OF_MEMORY...) when an allocation fails: then the container is exactly as it was (size,
+   capacity, data, contents and stream). After release the container is empty (data NULL, size and
+   capacity 0) and may be released again. Not thread-safe (one container, one user at a time). */
 typedef struct rmm_device_buffer {
     void *data;
     size_t size;
@@ -416,9 +540,12 @@ typedef struct rmm_device_buffer {
     rmm_resource *mr;
     int device;
 } rmm_device_buffer;
+/* Uninitialized `size` bytes (size 0: data NULL). */
 RMMDEF rmm_status rmm_device_buffer_create(rmm_device_buffer *b, size_t size, rmm_stream stream, rmm_resource *mr);
 RMMDEF rmm_status rmm_device_buffer_create_from(rmm_device_buffer *b, const void *src, size_t size, rmm_stream stream, rmm_resource *mr);
 RMMDEF rmm_status rmm_device_buffer_copy(rmm_device_buffer *dst, const rmm_device_buffer *src, rmm_stream stream, rmm_resource *mr);
+/* Resize keeps the contents; growing past capacity reallocates exactly new_size bytes (as RMM).
+   resize, reserve and shrink_to_fit also make `stream` the buffer's stream on success. */
 RMMDEF rmm_status rmm_device_buffer_resize(rmm_device_buffer *b, size_t new_size, rmm_stream stream);
 RMMDEF rmm_status rmm_device_buffer_reserve(rmm_device_buffer *b, size_t new_capacity, rmm_stream stream);
 RMMDEF rmm_status rmm_device_buffer_shrink_to_fit(rmm_device_buffer *b, rmm_stream stream);
@@ -434,6 +561,10 @@ typedef struct rmm_device_uvector {
     rmm_resource *mr;
     int device;
 } rmm_device_uvector;
+/* A typed, uninitialized vector of `count` elements of element_size bytes (0: INVALID_ARGUMENT;
+   count * element_size overflowing: INVALID_ARGUMENT). Indexes at or past size: INVALID_ARGUMENT.
+   set_element_async copies from host memory on `stream`; get_element copies back and synchronizes
+   the stream. */
 RMMDEF rmm_status rmm_device_uvector_create(rmm_device_uvector *v, size_t element_size, size_t count, rmm_stream stream, rmm_resource *mr);
 RMMDEF rmm_status rmm_device_uvector_resize(rmm_device_uvector *v, size_t count, rmm_stream stream);
 RMMDEF rmm_status rmm_device_uvector_reserve(rmm_device_uvector *v, size_t count, rmm_stream stream);
@@ -471,6 +602,7 @@ typedef struct rmm_device_scalar {
     rmm_resource *mr;
     int device;
 } rmm_device_scalar;
+/* One element in device memory; get_value synchronizes the stream. Use after release: INVALID_ARGUMENT. */
 RMMDEF rmm_status rmm_device_scalar_create(rmm_device_scalar *s, size_t element_size, rmm_stream stream, rmm_resource *mr);
 RMMDEF rmm_status rmm_device_scalar_set_value_async(rmm_device_scalar *s, const void *value, rmm_stream stream);
 RMMDEF rmm_status rmm_device_scalar_get_value(const rmm_device_scalar *s, void *out, rmm_stream stream);
@@ -480,6 +612,15 @@ RMMDEF rmm_status rmm_device_scalar_release(rmm_device_scalar *s);
 /* ==== legacy: the 2019 RMM C API ====================================================== */
 /* ======================================================================================= */ /* >>legacy */
 
+/* The 2019 C API. rmmInitialize builds cudaMalloc or managed memory, with a pool on top in pool mode
+   (initial_pool_size 0: half of total device memory). rmmAlloc/rmmFree are thread-safe; rmmFree
+   needs no size (this layer remembers sizes in a map). Anything but rmmInitialize,
+   rmmIsInitialized and rmmGetErrorString before rmmInitialize or after rmmFinalize is
+   RMM_ERROR_NOT_INITIALIZED; rmmInitialize twice is INVALID_ARGUMENT. Errors name the file and
+   line of the RMM_ALLOC/RMM_FREE call. rmmFree of an unknown pointer: INVALID_ARGUMENT.
+   rmmGetAllocationOffset: offset from the base of the upstream allocation holding the pointer
+   (for CUDA IPC), 0 outside pool mode. rmmWriteLog: RMM's CSV plus a Location (file:line) column;
+   needs enable_logging (else INVALID_ARGUMENT); IO if the file cannot be written. */
 typedef rmm_status rmmError_t;
 #define RMM_ERROR_CUDA_ERROR RMM_ERROR_CUDA
 typedef enum rmmAllocationMode_t {
