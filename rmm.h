@@ -852,6 +852,34 @@ RMM__PRIVATE void rmm__mutex_destroy(rmm__mutex *m) { pthread_mutex_destroy(&m->
 RMM__PRIVATE void rmm__lock(rmm__mutex *m) { pthread_mutex_lock(&m->m); }
 RMM__PRIVATE void rmm__unlock(rmm__mutex *m) { pthread_mutex_unlock(&m->m); }
 
+/* The sub-allocators' lock: one atomic exchange to take it and one store to release it when
+   uncontended (a pthread mutex costs several times that on the allocate/free fast path); under
+   contention it spins briefly, then yields the processor. */
+#include <sched.h>
+typedef struct rmm__spin {
+    int held;
+} rmm__spin;
+RMM__PRIVATE void rmm__spin_lock_slow(rmm__spin *l) {
+    unsigned spins = 0;
+    for (;;) {
+        while (__atomic_load_n(&l->held, __ATOMIC_RELAXED)) {
+            if (++spins < 128) {
+#if defined(__x86_64__) || defined(__i386__)
+                __builtin_ia32_pause();
+#endif
+            } else {
+                sched_yield();
+            }
+        }
+        if (__atomic_exchange_n(&l->held, 1, __ATOMIC_ACQUIRE) == 0) return;
+    }
+}
+RMM__PRIVATE void rmm__spin_lock(rmm__spin *l) {
+    if (RMM__LIKELY(__atomic_exchange_n(&l->held, 1, __ATOMIC_ACQUIRE) == 0)) return;
+    rmm__spin_lock_slow(l);
+}
+RMM__PRIVATE void rmm__spin_unlock(rmm__spin *l) { __atomic_store_n(&l->held, 0, __ATOMIC_RELEASE); }
+
 /* The OS thread id, as RMM's logs print it. */
 RMM__PRIVATE uint64_t rmm__thread_id(void) {
 #if defined(SYS_gettid)
@@ -1391,6 +1419,8 @@ RMM__PRIVATE void rmm__device_leave(const rmm__device_guard *g) {
 #else
 #define RMM__ZERO_IS_PER_THREAD 0
 #endif
+/* The handle the library files the legacy stream under (0 unless 0 means the per-thread stream). */
+#define RMM__LEGACY_HANDLE (RMM__ZERO_IS_PER_THREAD ? RMM_STREAM_LEGACY : RMM_STREAM_DEFAULT)
 RMM__PRIVATE bool rmm__stream_is_per_thread(rmm_stream s) {
     return s == RMM_STREAM_PER_THREAD || (RMM__ZERO_IS_PER_THREAD && s == RMM_STREAM_DEFAULT);
 }
@@ -1974,6 +2004,7 @@ RMM__PRIVATE bool rmm__exiting(void) { return RMM__ATOMIC_LOAD(&rmm__process_exi
 typedef struct rmm__sorder {
     uint64_t key;      /* rmm__stream_key or, for streams that outlive the resource, the handle */
     rmm_stream handle;
+    bool by_handle;    /* the handle alone names this stream (lazy, not a per-thread stream) */
     rmm__event event;  /* NULL until first needed */
     bool lazy;
     bool dirty;        /* lazy only: frees or waits since the event was last recorded */
@@ -2037,7 +2068,11 @@ RMM__PRIVATE rmm_status rmm__sorder_key(rmm_stream stream, bool streams_outlive,
    above, fl = log2(u) - 4 and sl the next 5 bits, so a bin spans 1/32 of a power of two. Finding a
    block takes the request's own bin if a block there fits (scanning at most RMM__TLSF_SCAN entries
    for the smallest), else the head of the next non-empty bin, found from two bitmaps: best fit to
-   within 1/32, in O(1). Blocks know their address neighbours, so coalescing is O(1) too. */
+   within 1/32, in O(1). Blocks know their address neighbours, so coalescing is O(1) too.
+   A free block may stay filed one bin below its size's own bin ("under-filed") when carving or
+   merging moves it across a bin edge: it still exceeds that bin's floor, so every search that
+   takes it is right, and the search also scans the bin just below the request's. This keeps a
+   block whose size sits on a bin edge (a 1 GiB pool, say) from changing bins on every call. */
 #define RMM__TLSF_SL_BITS 5
 #define RMM__TLSF_SL (1u << RMM__TLSF_SL_BITS)
 #define RMM__TLSF_FL 56
@@ -2116,16 +2151,21 @@ RMM__PRIVATE rmm__block *rmm__tlsf_find(const rmm__tlsf *t, size_t bytes) {
     uint64_t fl_bits;
     rmm__tlsf_mapping(units, &fl, &sl);
     if (fl >= RMM__TLSF_FL) return NULL;
-    if (t->sl_map[fl] & (1u << sl)) {
-        rmm__block *b = t->heads[fl][sl], *best = NULL;
-        int n;
-        for (n = 0; b && n < RMM__TLSF_SCAN; b = b->free_next, n++) {
-            if (b->size >= bytes && (!best || b->size < best->size)) {
-                best = b;
-                if (b->size == bytes) break;
+    {
+        unsigned bin = fl * RMM__TLSF_SL + sl, k;
+        for (k = 0; k < 2 && k <= bin; k++) { /* the request's bin, then the one below (under-filed blocks) */
+            unsigned f = (bin - k) / RMM__TLSF_SL, s = (bin - k) % RMM__TLSF_SL;
+            rmm__block *b, *best = NULL;
+            int n;
+            if (!(t->sl_map[f] & (1u << s))) continue;
+            for (n = 0, b = t->heads[f][s]; b && n < RMM__TLSF_SCAN; b = b->free_next, n++) {
+                if (b->size >= bytes && (!best || b->size < best->size)) {
+                    best = b;
+                    if (b->size == bytes) break;
+                }
             }
+            if (best) return best;
         }
-        if (best) return best;
     }
     sl_bits = sl + 1 < RMM__TLSF_SL ? t->sl_map[fl] & (~0u << (sl + 1)) : 0;
     if (!sl_bits) {
@@ -2137,15 +2177,21 @@ RMM__PRIVATE rmm__block *rmm__tlsf_find(const rmm__tlsf *t, size_t bytes) {
     sl = (unsigned)__builtin_ctz(sl_bits);
     return t->heads[fl][sl];
 }
-/* The largest free block in t. O(bin length of the top bin). */
+/* The largest free block in t. O(length of the top two non-empty bins). */
 RMM__PRIVATE size_t rmm__tlsf_largest(const rmm__tlsf *t) {
-    unsigned fl, sl;
+    unsigned fl, sl, seen = 0;
     size_t best = 0;
-    rmm__block *b;
-    if (!t->fl_map) return 0;
-    fl = rmm__log2_floor(t->fl_map);
-    sl = 31u - (unsigned)__builtin_clz(t->sl_map[fl]);
-    for (b = t->heads[fl][sl]; b; b = b->free_next) best = rmm__max(best, b->size);
+    int f;
+    for (f = RMM__TLSF_FL - 1; f >= 0 && seen < 2; f--) {
+        fl = (unsigned)f;
+        if (!t->sl_map[fl]) continue;
+        for (sl = RMM__TLSF_SL; sl-- > 0 && seen < 2;) {
+            rmm__block *b;
+            if (!t->heads[fl][sl]) continue;
+            seen++;
+            for (b = t->heads[fl][sl]; b; b = b->free_next) best = rmm__max(best, b->size);
+        }
+    }
     return best;
 }
 
@@ -2210,18 +2256,69 @@ RMM__PRIVATE rmm__block *rmm__block_split(rmm__block_store *st, rmm__block *b, s
     b->size = bytes;
     return tail;
 }
+/* Takes `bytes` from the front of free block b (filed in t), leaving b filed where it is when the
+   rest still belongs to b's bin: no bin work at all, which is what makes carving small blocks off a
+   large free block cheap. Returns the taken block (in no bin), or NULL when the rest would change
+   bins (then the caller splits the usual way) or *oom when no block record can be had. O(1). */
+RMM__PRIVATE rmm__block *rmm__block_carve(rmm__block_store *st, rmm__tlsf *t, rmm__block *b, size_t bytes, bool *oom) {
+    unsigned fl, sl;
+    rmm__block *a;
+    *oom = false;
+    if (b->size <= bytes) return NULL;
+    rmm__tlsf_mapping((b->size - bytes) >> 8, &fl, &sl);
+    if (fl * RMM__TLSF_SL + sl < b->bin) return NULL; /* the rest would fall below b's bin */
+    a = rmm__block_new(st);
+    if (!a) {
+        *oom = true;
+        return NULL;
+    }
+    a->ptr = b->ptr;
+    a->size = bytes;
+    a->chunk = b->chunk;
+    a->phys_prev = b->phys_prev;
+    a->phys_next = b;
+    if (b->phys_prev) b->phys_prev->phys_next = a;
+    else b->chunk->first = a;
+    b->phys_prev = a;
+    b->ptr += bytes;
+    b->size -= bytes;
+    t->free_bytes -= bytes;
+    return a;
+}
 /* Files free block b (in no bin) into t, merging it with free neighbours that t holds. Returns the
-   merged block. O(1). */
+   merged block. O(1). When exactly one neighbour merges and keeps its bin, it grows in place. */
 RMM__PRIVATE rmm__block *rmm__block_file(rmm__block_store *st, rmm__tlsf *t, rmm__block *b) {
     rmm__block *n = b->phys_next, *p = b->phys_prev;
-    if (n && n->owner == t) {
+    bool merge_next = n && n->owner == t, merge_prev = p && p->owner == t;
+    if (merge_next != merge_prev) {
+        rmm__block *keep = merge_next ? n : p;
+        size_t merged = keep->size + b->size;
+        unsigned fl, sl;
+        rmm__tlsf_mapping(merged >> 8, &fl, &sl);
+        if (fl * RMM__TLSF_SL + sl <= keep->bin + 1) { /* same bin, or under-filed by one */
+            if (merge_next) {
+                n->ptr = b->ptr;
+                n->phys_prev = p;
+                if (p) p->phys_next = n;
+                else n->chunk->first = n;
+            } else {
+                p->phys_next = n;
+                if (n) n->phys_prev = p;
+            }
+            keep->size = merged;
+            t->free_bytes += b->size;
+            rmm__block_release(st, b);
+            return keep;
+        }
+    }
+    if (merge_next) {
         rmm__tlsf_remove(t, n);
         b->size += n->size;
         b->phys_next = n->phys_next;
         if (n->phys_next) n->phys_next->phys_prev = b;
         rmm__block_release(st, n);
     }
-    if (p && p->owner == t) {
+    if (merge_prev) {
         rmm__tlsf_remove(t, p);
         p->size += b->size;
         p->phys_next = b->phys_next;
@@ -2257,8 +2354,9 @@ RMM__PRIVATE rmm_status rmm__validate_chunk(const char *who, const rmm__chunk *c
             w->free_bytes += b->size;
             if (prev && prev->owner == b->owner) return rmm__fail(RMM_ERROR_CORRUPTION, "%s: free blocks %p and %p of one list are not coalesced", who, (void *)prev->ptr, (void *)b->ptr);
             rmm__tlsf_mapping(b->size >> 8, &fl, &sl);
-            if (b->bin != fl * RMM__TLSF_SL + sl) return rmm__fail(RMM_ERROR_CORRUPTION, "%s: free block %p is in the wrong bin", who, (void *)b->ptr);
-            for (q = b->owner->heads[fl][sl]; q; q = q->free_next) if (q == b) { found = true; break; }
+            if (b->bin != fl * RMM__TLSF_SL + sl && b->bin + 1 != fl * RMM__TLSF_SL + sl)
+                return rmm__fail(RMM_ERROR_CORRUPTION, "%s: free block %p is in the wrong bin", who, (void *)b->ptr);
+            for (q = b->owner->heads[b->bin / RMM__TLSF_SL][b->bin % RMM__TLSF_SL]; q; q = q->free_next) if (q == b) { found = true; break; }
             if (!found) return rmm__fail(RMM_ERROR_CORRUPTION, "%s: free block %p is missing from its bin", who, (void *)b->ptr);
             if (rmm__addr_map_find(used, (uintptr_t)b->ptr)) return rmm__fail(RMM_ERROR_CORRUPTION, "%s: block %p is both free and in use", who, (void *)b->ptr);
         } else {
@@ -2311,7 +2409,7 @@ typedef struct rmm__pool {
     rmm_resource *upstream;
     rmm_pool_desc desc;
     int device;
-    rmm__mutex lock;
+    rmm__spin lock;
     rmm__block_store store;
     rmm__addr_map used;      /* pointer -> block, for every block handed out */
     rmm__addr_map stream_map; /* stream key -> rmm__pstream */
@@ -2329,15 +2427,26 @@ RMM__PRIVATE void rmm__pool_destroy(rmm_resource *self);
 static const rmm_resource_vtable rmm__pool_vtable = {"pool", rmm__pool_allocate, rmm__pool_deallocate, NULL, rmm__pool_destroy};
 #define RMM__PSTREAM_OF(tlsf) ((rmm__pstream *)((char *)(tlsf) - offsetof(rmm__pstream, free)))
 
-RMM__PRIVATE rmm_status rmm__pool_stream(rmm__pool *p, rmm_stream stream, rmm__pstream **out) {
+#if defined(__GNUC__) || defined(__clang__)
+#define RMM__NOINLINE __attribute__((noinline))
+#else
+#define RMM__NOINLINE
+#endif
+RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_stream_slow(rmm__pool *p, rmm_stream stream, rmm__pstream **out);
+/* The state of `stream`: the last one used, when its handle names it, without a call. */
+static inline rmm_status rmm__pool_stream(rmm__pool *p, rmm_stream stream, rmm__pstream **out) {
+    rmm__pstream *last = p->last;
+    if (RMM__LIKELY(last && last->order.handle == stream && last->order.by_handle)) {
+        *out = last;
+        return RMM_SUCCESS;
+    }
+    return rmm__pool_stream_slow(p, stream, out);
+}
+RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_stream_slow(rmm__pool *p, rmm_stream stream, rmm__pstream **out) {
     uint64_t key;
     bool lazy;
     void **slot;
     rmm__pstream *s;
-    if (RMM__LIKELY(p->last && p->last->order.handle == stream && p->last->order.lazy && !rmm__stream_is_per_thread(stream))) {
-        *out = p->last;
-        return RMM_SUCCESS;
-    }
     RMM_TRY(rmm__sorder_key(stream, p->desc.streams_outlive_pool, &key, &lazy));
     if (p->last && p->last->order.key == key) {
         *out = p->last;
@@ -2363,6 +2472,7 @@ RMM__PRIVATE rmm_status rmm__pool_stream(rmm__pool *p, rmm_stream stream, rmm__p
     s->order.key = key;
     s->order.handle = stream;
     s->order.lazy = lazy;
+    s->order.by_handle = lazy && !rmm__stream_is_per_thread(stream);
     p->streams[p->stream_count++] = s;
     *out = p->last = s;
     return RMM_SUCCESS;
@@ -2531,44 +2641,52 @@ RMM__PRIVATE rmm_status rmm__pool_allocate(rmm_resource *self, void **ptr, size_
     rmm__block *b, *tail;
     rmm__tlsf *owner;
     size_t size, need;
-    bool oom;
+    bool oom = false;
     rmm_status st;
     if (RMM__UNLIKELY(!rmm__align_up(bytes, RMM_ALIGNMENT, &size) || size > SIZE_MAX - alignment))
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of memory allocating %zu bytes: larger than any pool", bytes);
     need = size + (alignment - RMM_ALIGNMENT);
-    rmm__lock(&p->lock);
+    rmm__spin_lock(&p->lock);
     st = rmm__pool_stream(p, stream, &s);
     if (RMM__LIKELY(st == RMM_SUCCESS)) st = rmm__pool_find(p, s, need, &b);
     if (RMM__UNLIKELY(st != RMM_SUCCESS)) {
-        rmm__unlock(&p->lock);
+        rmm__spin_unlock(&p->lock);
         return st;
     }
     owner = b->owner;
-    rmm__tlsf_remove(owner, b);
-    if (RMM__UNLIKELY(alignment > RMM_ALIGNMENT)) {
-        uintptr_t aligned = ((uintptr_t)b->ptr + (alignment - 1)) & ~(uintptr_t)(alignment - 1);
-        size_t pad = (size_t)(aligned - (uintptr_t)b->ptr);
-        if (pad) {
-            rmm__block *front = b;
-            b = rmm__block_split(&p->store, front, pad, &oom);
-            if (oom) {
+    tail = NULL;
+    if (RMM__LIKELY(((uintptr_t)b->ptr & (alignment - 1)) == 0) && (tail = rmm__block_carve(&p->store, owner, b, size, &oom)) != NULL) {
+        b = tail; /* carved off the front; the rest stayed in its bin */
+        tail = NULL;
+    } else if (!oom) {
+        rmm__tlsf_remove(owner, b);
+        if (RMM__UNLIKELY(alignment > RMM_ALIGNMENT)) {
+            uintptr_t aligned = ((uintptr_t)b->ptr + (alignment - 1)) & ~(uintptr_t)(alignment - 1);
+            size_t pad = (size_t)(aligned - (uintptr_t)b->ptr);
+            if (pad) {
+                rmm__block *front = b;
+                b = rmm__block_split(&p->store, front, pad, &oom);
                 rmm__tlsf_insert(owner, front);
-                rmm__unlock(&p->lock);
-                return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of host memory for block records");
+                if (oom) {
+                    rmm__spin_unlock(&p->lock);
+                    return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of host memory for block records");
+                }
             }
-            rmm__tlsf_insert(owner, front);
         }
+        tail = rmm__block_split(&p->store, b, size, &oom);
+        if (tail) rmm__tlsf_insert(owner, tail);
+    } else {
+        rmm__spin_unlock(&p->lock);
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of host memory for block records");
     }
-    tail = rmm__block_split(&p->store, b, size, &oom);
-    if (tail) rmm__tlsf_insert(owner, tail);
     if (RMM__UNLIKELY(oom || !rmm__addr_map_put(&p->used, (uintptr_t)b->ptr, b))) {
-        rmm__block_file(&p->store, owner, b);
-        rmm__unlock(&p->lock);
+        rmm__block_file(&p->store, owner, b); /* merges back with what it was cut from */
+        rmm__spin_unlock(&p->lock);
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of host memory for block records");
     }
     p->used_bytes += size;
     RMM__POOL_DEBUG_CHECK(p);
-    rmm__unlock(&p->lock);
+    rmm__spin_unlock(&p->lock);
     *ptr = b->ptr;
     return RMM_SUCCESS;
 }
@@ -2580,29 +2698,29 @@ RMM__PRIVATE rmm_status rmm__pool_deallocate(rmm_resource *self, void *ptr, size
     size_t size = 0;
     rmm_status st;
     (void)alignment;
-    rmm__lock(&p->lock);
+    rmm__spin_lock(&p->lock);
     b = (rmm__block *)rmm__addr_map_remove(&p->used, (uintptr_t)ptr);
     if (RMM__UNLIKELY(!b)) {
-        rmm__unlock(&p->lock);
+        rmm__spin_unlock(&p->lock);
         return rmm__fail(RMM_ERROR_CORRUPTION, "pool: deallocate(ptr=%p, bytes=%zu): not allocated by this pool, or already freed", ptr, bytes);
     }
     if (RMM__UNLIKELY(!rmm__align_up(bytes, RMM_ALIGNMENT, &size) || size != b->size)) {
         (void)rmm__addr_map_put(&p->used, (uintptr_t)ptr, b);
-        rmm__unlock(&p->lock);
+        rmm__spin_unlock(&p->lock);
         return rmm__fail(RMM_ERROR_CORRUPTION, "pool: deallocate(ptr=%p, bytes=%zu): the block holds %zu bytes; the size must be the one allocated", ptr, bytes, b->size);
     }
     st = rmm__pool_stream(p, stream, &s);
     if (RMM__LIKELY(st == RMM_SUCCESS) && !s->order.lazy) st = rmm__sorder_record(&s->order);
     if (RMM__UNLIKELY(st != RMM_SUCCESS)) {
         (void)rmm__addr_map_put(&p->used, (uintptr_t)ptr, b);
-        rmm__unlock(&p->lock);
+        rmm__spin_unlock(&p->lock);
         return st;
     }
     s->order.dirty = s->order.lazy;
     p->used_bytes -= b->size;
     rmm__block_file(&p->store, &s->free, b);
     RMM__POOL_DEBUG_CHECK(p);
-    rmm__unlock(&p->lock);
+    rmm__spin_unlock(&p->lock);
     return RMM_SUCCESS;
 }
 
@@ -2627,7 +2745,7 @@ RMM__IMPL rmm_status rmm_pool_trim(rmm_resource *pool, size_t *released_bytes) {
     if (released_bytes) *released_bytes = 0;
     if (!pool || pool->vtable != &rmm__pool_vtable)
         return RMM__INVALID("rmm_pool_trim: resource '%s' is not a pool", rmm_resource_type_name(pool));
-    rmm__lock(&p->lock);
+    rmm__spin_lock(&p->lock);
     for (c = p->chunks; c; c = next) {
         rmm__block *b, *bn;
         next = c->next;
@@ -2647,7 +2765,7 @@ RMM__IMPL rmm_status rmm_pool_trim(rmm_resource *pool, size_t *released_bytes) {
         RMM_SYS_FREE(c);
     }
     if (released) RMM__LOG(RMM_LOG_LEVEL_INFO, "pool %p: trimmed %zu bytes, %zu bytes held", (void *)p, released, p->pool_bytes);
-    rmm__unlock(&p->lock);
+    rmm__spin_unlock(&p->lock);
     if (released_bytes) *released_bytes = released;
     return st;
 }
@@ -2676,9 +2794,9 @@ RMM__IMPL rmm_status rmm_pool_validate(rmm_resource *pool) {
     rmm_status st;
     if (!pool || pool->vtable != &rmm__pool_vtable)
         return RMM__INVALID("rmm_pool_validate: resource '%s' is not a pool", rmm_resource_type_name(pool));
-    rmm__lock(&((rmm__pool *)pool)->lock);
+    rmm__spin_lock(&((rmm__pool *)pool)->lock);
     st = rmm__pool_validate_locked((rmm__pool *)pool);
-    rmm__unlock(&((rmm__pool *)pool)->lock);
+    rmm__spin_unlock(&((rmm__pool *)pool)->lock);
     return st;
 }
 RMM__IMPL rmm_status rmm_pool_get_info(rmm_resource *pool, rmm_pool_info *info) {
@@ -2688,7 +2806,7 @@ RMM__IMPL rmm_status rmm_pool_get_info(rmm_resource *pool, rmm_pool_info *info) 
     if (!pool || pool->vtable != &rmm__pool_vtable)
         return RMM__INVALID("rmm_pool_get_info: resource '%s' is not a pool", rmm_resource_type_name(pool));
     memset(info, 0, sizeof *info);
-    rmm__lock(&p->lock);
+    rmm__spin_lock(&p->lock);
     info->pool_bytes = p->pool_bytes;
     info->peak_pool_bytes = p->peak_pool_bytes;
     info->used_bytes = p->used_bytes;
@@ -2698,7 +2816,7 @@ RMM__IMPL rmm_status rmm_pool_get_info(rmm_resource *pool, rmm_pool_info *info) 
         info->free_blocks += p->streams[i]->free.free_blocks;
         info->largest_free_block = rmm__max(info->largest_free_block, rmm__tlsf_largest(&p->streams[i]->free));
     }
-    rmm__unlock(&p->lock);
+    rmm__spin_unlock(&p->lock);
     return RMM_SUCCESS;
 }
 
@@ -2722,7 +2840,6 @@ RMM__PRIVATE void rmm__pool_destroy(rmm_resource *self) {
     rmm__addr_map_free(&p->used);
     rmm__addr_map_free(&p->stream_map);
     rmm__block_store_free(&p->store);
-    rmm__mutex_destroy(&p->lock);
     RMM_SYS_FREE(p);
 }
 
@@ -2748,7 +2865,6 @@ RMM__IMPL rmm_status rmm_pool_create(rmm_resource **out, rmm_resource *upstream,
     p->base.vtable = &rmm__pool_vtable;
     p->upstream = upstream;
     p->desc = d;
-    rmm__mutex_init(&p->lock);
     if (rmm__get_device(&p->device) != RMM_SUCCESS || !rmm__addr_map_init(&p->used, 1024) || !rmm__addr_map_init(&p->stream_map, 16)) {
         st = rmm_last_status() == RMM_ERROR_CUDA ? RMM_ERROR_CUDA : rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_pool_create: out of host memory");
         rmm__pool_destroy(&p->base);
@@ -2756,7 +2872,7 @@ RMM__IMPL rmm_status rmm_pool_create(rmm_resource **out, rmm_resource *upstream,
     }
     if (d.initial_bytes) {
         void *ptr = NULL;
-        st = rmm__pool_stream(p, RMM_STREAM_LEGACY, &s);
+        st = rmm__pool_stream(p, RMM__LEGACY_HANDLE, &s);
         if (st == RMM_SUCCESS) st = rmm_allocate(upstream, &ptr, d.initial_bytes, RMM_STREAM_DEFAULT);
         if (st == RMM_SUCCESS) {
             st = rmm__pool_add_chunk(p, s, ptr, d.initial_bytes);
@@ -2814,7 +2930,7 @@ typedef struct rmm__fixed {
     rmm_resource *upstream;
     size_t block_bytes, blocks_per_chunk, chunk_bytes;
     int device;
-    rmm__mutex lock;
+    rmm__spin lock;
     rmm__fstream **streams;
     size_t stream_count, stream_cap;
     rmm__addr_map stream_map;
@@ -2834,7 +2950,7 @@ RMM__PRIVATE rmm_status rmm__fixed_stream(rmm__fixed *f, rmm_stream stream, rmm_
     bool lazy;
     void **slot;
     rmm__fstream *s;
-    if (RMM__LIKELY(f->last && f->last->order.handle == stream && f->last->order.lazy)) {
+    if (RMM__LIKELY(f->last && f->last->order.handle == stream && f->last->order.by_handle)) {
         *out = f->last;
         return RMM_SUCCESS;
     }
@@ -2859,6 +2975,7 @@ RMM__PRIVATE rmm_status rmm__fixed_stream(rmm__fixed *f, rmm_stream stream, rmm_
     s->order.key = key;
     s->order.handle = stream;
     s->order.lazy = lazy;
+    s->order.by_handle = lazy && !rmm__stream_is_per_thread(stream);
     f->streams[f->stream_count++] = s;
     *out = f->last = s;
     return RMM_SUCCESS;
@@ -2909,7 +3026,7 @@ RMM__PRIVATE rmm_status rmm__fixed_allocate(rmm_resource *self, void **ptr, size
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of memory: %zu bytes exceed the block size %zu", bytes, f->block_bytes);
     if (RMM__UNLIKELY(alignment > RMM_ALIGNMENT && (f->block_bytes % alignment != 0)))
         return RMM__INVALID("fixed_size: alignment %zu does not divide the block size %zu", alignment, f->block_bytes);
-    rmm__lock(&f->lock);
+    rmm__spin_lock(&f->lock);
     st = rmm__fixed_stream(f, stream, &s);
     if (RMM__UNLIKELY(st == RMM_SUCCESS && s->count == 0)) {
         size_t i;
@@ -2930,17 +3047,17 @@ RMM__PRIVATE rmm_status rmm__fixed_allocate(rmm_resource *self, void **ptr, size
     if (RMM__UNLIKELY(st == RMM_SUCCESS && alignment > RMM_ALIGNMENT && ((uintptr_t)s->stack[s->count - 1] & (alignment - 1)) != 0))
         st = RMM__INVALID("fixed_size: the next block is not aligned to %zu bytes", alignment);
     if (RMM__UNLIKELY(st != RMM_SUCCESS)) {
-        rmm__unlock(&f->lock);
+        rmm__spin_unlock(&f->lock);
         return st;
     }
     *ptr = s->stack[--s->count];
     if (RMM__DEBUG && !rmm__addr_map_put(&f->used, (uintptr_t)*ptr, *ptr)) {
         s->count++;
-        rmm__unlock(&f->lock);
+        rmm__spin_unlock(&f->lock);
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory");
     }
     f->used_blocks++;
-    rmm__unlock(&f->lock);
+    rmm__spin_unlock(&f->lock);
     return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__fixed_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
@@ -2950,9 +3067,9 @@ RMM__PRIVATE rmm_status rmm__fixed_deallocate(rmm_resource *self, void *ptr, siz
     (void)alignment;
     if (RMM__UNLIKELY(bytes > f->block_bytes))
         return rmm__fail(RMM_ERROR_CORRUPTION, "fixed_size: deallocate(ptr=%p, bytes=%zu): larger than the block size %zu", ptr, bytes, f->block_bytes);
-    rmm__lock(&f->lock);
+    rmm__spin_lock(&f->lock);
     if (RMM__UNLIKELY(!rmm__fixed_owns(f, ptr) || (RMM__DEBUG && !rmm__addr_map_remove(&f->used, (uintptr_t)ptr)))) {
-        rmm__unlock(&f->lock);
+        rmm__spin_unlock(&f->lock);
         return rmm__fail(RMM_ERROR_CORRUPTION, "fixed_size: deallocate(ptr=%p): not a block of this resource%s", ptr, RMM__DEBUG ? ", or already freed" : "");
     }
     st = rmm__fixed_stream(f, stream, &s);
@@ -2960,21 +3077,21 @@ RMM__PRIVATE rmm_status rmm__fixed_deallocate(rmm_resource *self, void *ptr, siz
     if (st == RMM_SUCCESS) st = rmm__sorder_after_free(&s->order);
     if (RMM__UNLIKELY(st != RMM_SUCCESS)) {
         if (RMM__DEBUG) (void)rmm__addr_map_put(&f->used, (uintptr_t)ptr, ptr);
-        rmm__unlock(&f->lock);
+        rmm__spin_unlock(&f->lock);
         return st;
     }
     s->stack[s->count++] = ptr;
     f->used_blocks--;
-    rmm__unlock(&f->lock);
+    rmm__spin_unlock(&f->lock);
     return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__fixed_validate(rmm__fixed *f) {
     rmm__addr_map seen;
     size_t i, j, listed = 0;
     rmm_status st = RMM_SUCCESS;
-    rmm__lock(&f->lock);
+    rmm__spin_lock(&f->lock);
     if (!rmm__addr_map_init(&seen, 64)) {
-        rmm__unlock(&f->lock);
+        rmm__spin_unlock(&f->lock);
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: validate is out of host memory");
     }
     for (i = 1; i < f->chunk_count && st == RMM_SUCCESS; i++)
@@ -2992,7 +3109,7 @@ RMM__PRIVATE rmm_status rmm__fixed_validate(rmm__fixed *f) {
     if (st == RMM_SUCCESS && listed + f->used_blocks != f->chunk_count * f->blocks_per_chunk)
         st = rmm__fail(RMM_ERROR_CORRUPTION, "fixed_size: %zu free + %zu used blocks != %zu blocks held", listed, f->used_blocks, f->chunk_count * f->blocks_per_chunk);
     rmm__addr_map_free(&seen);
-    rmm__unlock(&f->lock);
+    rmm__spin_unlock(&f->lock);
     return st;
 }
 RMM__PRIVATE void rmm__fixed_destroy(rmm_resource *self) {
@@ -3012,7 +3129,6 @@ RMM__PRIVATE void rmm__fixed_destroy(rmm_resource *self) {
     RMM_SYS_FREE(f->chunks);
     rmm__addr_map_free(&f->stream_map);
     rmm__addr_map_free(&f->used);
-    rmm__mutex_destroy(&f->lock);
     RMM_SYS_FREE(f);
 }
 
@@ -3042,11 +3158,10 @@ RMM__IMPL rmm_status rmm_fixed_size_create(rmm_resource **out, rmm_resource *ups
     f->block_bytes = d.block_bytes;
     f->blocks_per_chunk = d.blocks_to_preallocate;
     f->chunk_bytes = d.block_bytes * d.blocks_to_preallocate;
-    rmm__mutex_init(&f->lock);
     st = rmm__get_device(&f->device);
     if (st == RMM_SUCCESS && (!rmm__addr_map_init(&f->stream_map, 16) || !rmm__addr_map_init(&f->used, RMM__DEBUG ? 1024 : 16)))
         st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_fixed_size_create: out of host memory");
-    if (st == RMM_SUCCESS) st = rmm__fixed_stream(f, RMM_STREAM_LEGACY, &s);
+    if (st == RMM_SUCCESS) st = rmm__fixed_stream(f, RMM__LEGACY_HANDLE, &s);
     if (st == RMM_SUCCESS) st = rmm__fixed_grow(f, s);
     if (st != RMM_SUCCESS) {
         rmm__fixed_destroy(&f->base);
@@ -3233,7 +3348,7 @@ RMM__IMPL rmm_binning_desc rmm_binning_desc_default(void) {
    reused without any event (RMM's rule). On exhaustion the arena synchronizes the device, returns
    every wholly free superblock to the global arena and retries once. */
 typedef struct rmm__arena_local {
-    rmm__mutex lock;
+    rmm__spin lock;
     rmm__tlsf free;
     rmm__block_store store;
     rmm__addr_map used;
@@ -3249,7 +3364,7 @@ typedef struct rmm__arena {
     char *base_ptr;
     size_t arena_bytes, sb_bytes, sb_count;
     rmm__arena_local **owner; /* per superblock: its arena, RMM__ARENA_LARGE for a large block's start, or NULL */
-    rmm__mutex global_lock;
+    rmm__spin global_lock;
     rmm__tlsf global_free;
     rmm__block_store global_store;
     rmm__addr_map global_used; /* superblocks lent and large blocks: pointer -> block */
@@ -3303,7 +3418,6 @@ RMM__PRIVATE rmm_status rmm__arena_local_for(rmm__arena *a, rmm_stream stream, r
             rmm__unlock(&a->map_lock);
             return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "arena: out of host memory for a thread or stream arena");
         }
-        rmm__mutex_init(&l->lock);
         l->key = key;
         l->next_all = a->all;
         a->all = l;
@@ -3322,7 +3436,7 @@ RMM__PRIVATE size_t rmm__arena_index(const rmm__arena *a, const void *ptr) { ret
 RMM__PRIVATE rmm__block *rmm__arena_global_take(rmm__arena *a, size_t bytes) {
     rmm__block *b, *tail;
     bool oom;
-    rmm__lock(&a->global_lock);
+    rmm__spin_lock(&a->global_lock);
     b = rmm__tlsf_find(&a->global_free, bytes);
     if (b) {
         rmm__tlsf_remove(&a->global_free, b);
@@ -3333,7 +3447,7 @@ RMM__PRIVATE rmm__block *rmm__arena_global_take(rmm__arena *a, size_t bytes) {
             b = NULL;
         }
     }
-    rmm__unlock(&a->global_lock);
+    rmm__spin_unlock(&a->global_lock);
     return b;
 }
 /* Returns a block taken from the global arena. Caller holds the global lock. */
@@ -3350,7 +3464,7 @@ RMM__PRIVATE void rmm__arena_defragment(rmm__arena *a) {
     rmm__lock(&a->map_lock);
     for (l = a->all; l; l = l->next_all) {
         rmm__chunk *c, *next;
-        rmm__lock(&l->lock);
+        rmm__spin_lock(&l->lock);
         for (c = l->superblocks; c; c = next) {
             next = c->next;
             if (c->first->owner == &l->free && c->first->size == c->size) {
@@ -3359,15 +3473,15 @@ RMM__PRIVATE void rmm__arena_defragment(rmm__arena *a) {
                 if (c->prev) c->prev->next = c->next;
                 else l->superblocks = c->next;
                 if (c->next) c->next->prev = c->prev;
-                rmm__lock(&a->global_lock);
+                rmm__spin_lock(&a->global_lock);
                 RMM__ATOMIC_STORE(&a->owner[rmm__arena_index(a, c->ptr)], (rmm__arena_local *)NULL);
                 rmm__arena_global_give_locked(a, c->ptr);
-                rmm__unlock(&a->global_lock);
+                rmm__spin_unlock(&a->global_lock);
                 returned += c->size;
                 RMM_SYS_FREE(c);
             }
         }
-        rmm__unlock(&l->lock);
+        rmm__spin_unlock(&l->lock);
     }
     rmm__unlock(&a->map_lock);
     RMM__LOG(RMM_LOG_LEVEL_INFO, "arena %p: defragmented, %zu bytes of superblocks returned to the global arena", (void *)a, returned);
@@ -3390,14 +3504,14 @@ RMM__PRIVATE rmm_status rmm__arena_allocate_large(rmm__arena *a, void **ptr, siz
     if (!b) return rmm__arena_oom(a, need);
     aligned = ((uintptr_t)b->ptr + (alignment - 1)) & ~(uintptr_t)(alignment - 1);
     if ((char *)aligned != b->ptr) {
-        rmm__lock(&a->global_lock);
+        rmm__spin_lock(&a->global_lock);
         rmm__addr_map_remove(&a->global_used, (uintptr_t)b->ptr);
         if (!rmm__addr_map_put(&a->global_used, aligned, b)) {
             rmm__block_file(&a->global_store, &a->global_free, b);
-            rmm__unlock(&a->global_lock);
+            rmm__spin_unlock(&a->global_lock);
             return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "arena: out of host memory");
         }
-        rmm__unlock(&a->global_lock);
+        rmm__spin_unlock(&a->global_lock);
     }
     RMM__ATOMIC_STORE(&a->owner[rmm__arena_index(a, (void *)aligned)], RMM__ARENA_LARGE);
     *ptr = (void *)aligned;
@@ -3413,9 +3527,9 @@ RMM__PRIVATE bool rmm__arena_borrow(rmm__arena *a, rmm__arena_local *l) {
     if (!c || !b) {
         RMM_SYS_FREE(c);
         if (b) rmm__block_release(&l->store, b);
-        rmm__lock(&a->global_lock);
+        rmm__spin_lock(&a->global_lock);
         rmm__arena_global_give_locked(a, g->ptr);
-        rmm__unlock(&a->global_lock);
+        rmm__spin_unlock(&a->global_lock);
         return false;
     }
     c->ptr = g->ptr;
@@ -3443,11 +3557,11 @@ RMM__PRIVATE rmm_status rmm__arena_allocate(rmm_resource *self, void **ptr, size
     if (need > a->sb_bytes) return rmm__arena_allocate_large(a, ptr, need, alignment);
     RMM_TRY(rmm__arena_local_for(a, stream, &l));
     for (attempt = 0;; attempt++) {
-        rmm__lock(&l->lock);
+        rmm__spin_lock(&l->lock);
         b = rmm__tlsf_find(&l->free, need);
         if (!b && rmm__arena_borrow(a, l)) b = rmm__tlsf_find(&l->free, need);
         if (b) break;
-        rmm__unlock(&l->lock);
+        rmm__spin_unlock(&l->lock);
         if (attempt == 1) return rmm__arena_oom(a, bytes);
         rmm__arena_defragment(a);
     }
@@ -3460,7 +3574,7 @@ RMM__PRIVATE rmm_status rmm__arena_allocate(rmm_resource *self, void **ptr, size
             b = rmm__block_split(&l->store, front, pad, &oom);
             rmm__tlsf_insert(&l->free, front);
             if (oom) {
-                rmm__unlock(&l->lock);
+                rmm__spin_unlock(&l->lock);
                 return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "arena: out of host memory for block records");
             }
         }
@@ -3469,10 +3583,10 @@ RMM__PRIVATE rmm_status rmm__arena_allocate(rmm_resource *self, void **ptr, size
     if (tail) rmm__tlsf_insert(&l->free, tail);
     if (RMM__UNLIKELY(oom || !rmm__addr_map_put(&l->used, (uintptr_t)b->ptr, b))) {
         rmm__block_file(&l->store, &l->free, b);
-        rmm__unlock(&l->lock);
+        rmm__spin_unlock(&l->lock);
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "arena: out of host memory for block records");
     }
-    rmm__unlock(&l->lock);
+    rmm__spin_unlock(&l->lock);
     *ptr = b->ptr;
     return RMM_SUCCESS;
 }
@@ -3487,33 +3601,33 @@ RMM__PRIVATE rmm_status rmm__arena_deallocate(rmm_resource *self, void *ptr, siz
     o = RMM__ATOMIC_LOAD(&a->owner[rmm__arena_index(a, ptr)]);
     if (o == RMM__ARENA_LARGE) {
         RMM_TRY(rmm__stream_sync_raw(stream));
-        rmm__lock(&a->global_lock);
+        rmm__spin_lock(&a->global_lock);
         b = (rmm__block *)rmm__addr_map_remove(&a->global_used, (uintptr_t)ptr);
         if (!b) {
-            rmm__unlock(&a->global_lock);
+            rmm__spin_unlock(&a->global_lock);
             return rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p, bytes=%zu): not a block of this arena, or already freed", ptr, bytes);
         }
         RMM__ATOMIC_STORE(&a->owner[rmm__arena_index(a, ptr)], (rmm__arena_local *)NULL);
         rmm__block_file(&a->global_store, &a->global_free, b);
-        rmm__unlock(&a->global_lock);
+        rmm__spin_unlock(&a->global_lock);
         return RMM_SUCCESS;
     }
     if (RMM__UNLIKELY(!o)) return rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p, bytes=%zu): not a block of this arena, or already freed", ptr, bytes);
     RMM_TRY(rmm__arena_local_for(a, stream, &me));
     if (me != o) RMM_TRY(rmm__stream_sync_raw(stream)); /* the owner's stream will reuse it without an event */
-    rmm__lock(&o->lock);
+    rmm__spin_lock(&o->lock);
     b = (rmm__block *)rmm__addr_map_remove(&o->used, (uintptr_t)ptr);
     if (RMM__UNLIKELY(!b)) {
-        rmm__unlock(&o->lock);
+        rmm__spin_unlock(&o->lock);
         return rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p, bytes=%zu): not a block of this arena, or already freed", ptr, bytes);
     }
     if (RMM__UNLIKELY(!rmm__align_up(bytes, RMM_ALIGNMENT, &size) || size != b->size)) {
         (void)rmm__addr_map_put(&o->used, (uintptr_t)ptr, b);
-        rmm__unlock(&o->lock);
+        rmm__spin_unlock(&o->lock);
         return rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p, bytes=%zu): the block holds %zu bytes", ptr, bytes, b->size);
     }
     rmm__block_file(&o->store, &o->free, b);
-    rmm__unlock(&o->lock);
+    rmm__spin_unlock(&o->lock);
     return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__arena_validate(rmm__arena *a) {
@@ -3523,15 +3637,15 @@ RMM__PRIVATE rmm_status rmm__arena_validate(rmm__arena *a) {
     rmm_status st;
     memset(&w, 0, sizeof w);
     rmm__lock(&a->map_lock);
-    rmm__lock(&a->global_lock);
+    rmm__spin_lock(&a->global_lock);
     st = rmm__validate_chunk("arena (global)", &a->global_chunk, &a->global_used, &w);
     if (st == RMM_SUCCESS) st = rmm__validate_tlsf("arena (global)", &a->global_free, &blocks, &bytes);
     if (st == RMM_SUCCESS && (blocks != w.free_blocks || w.used_blocks != a->global_used.count))
         st = rmm__fail(RMM_ERROR_CORRUPTION, "arena (global): block counts are off");
-    rmm__unlock(&a->global_lock);
+    rmm__spin_unlock(&a->global_lock);
     for (l = a->all; l && st == RMM_SUCCESS; l = l->next_all) {
         rmm__chunk *c;
-        rmm__lock(&l->lock);
+        rmm__spin_lock(&l->lock);
         memset(&w, 0, sizeof w);
         blocks = bytes = 0;
         for (c = l->superblocks; c && st == RMM_SUCCESS; c = c->next) {
@@ -3542,7 +3656,7 @@ RMM__PRIVATE rmm_status rmm__arena_validate(rmm__arena *a) {
         if (st == RMM_SUCCESS) st = rmm__validate_tlsf("arena", &l->free, &blocks, &bytes);
         if (st == RMM_SUCCESS && (blocks != w.free_blocks || w.used_blocks != l->used.count))
             st = rmm__fail(RMM_ERROR_CORRUPTION, "arena: a thread arena's block counts are off");
-        rmm__unlock(&l->lock);
+        rmm__spin_unlock(&l->lock);
     }
     rmm__unlock(&a->map_lock);
     return st;
@@ -3559,7 +3673,6 @@ RMM__PRIVATE void rmm__arena_destroy(rmm_resource *self) {
         }
         rmm__block_store_free(&l->store);
         rmm__addr_map_free(&l->used);
-        rmm__mutex_destroy(&l->lock);
         RMM_SYS_FREE(l);
         l = next;
     }
@@ -3571,7 +3684,6 @@ RMM__PRIVATE void rmm__arena_destroy(rmm_resource *self) {
     rmm__block_store_free(&a->global_store);
     rmm__addr_map_free(&a->global_used);
     rmm__addr_map_free(&a->arenas);
-    rmm__mutex_destroy(&a->global_lock);
     rmm__mutex_destroy(&a->map_lock);
     RMM_SYS_FREE(a);
 }
@@ -3602,7 +3714,6 @@ RMM__IMPL rmm_status rmm_arena_create(rmm_resource **out, rmm_resource *upstream
     a->sb_bytes = d.superblock_bytes;
     a->sb_count = d.arena_bytes / d.superblock_bytes;
     a->generation = RMM__ATOMIC_ADD(&rmm__arena_generations, 1);
-    rmm__mutex_init(&a->global_lock);
     rmm__mutex_init(&a->map_lock);
     a->owner = (rmm__arena_local **)rmm__calloc(a->sb_count, sizeof *a->owner);
     b = NULL;
@@ -4678,10 +4789,10 @@ RMM__IMPL rmmError_t rmmGetAllocationOffset(ptrdiff_t *offset, void *ptr, rmm_st
         if (rmm__legacy.pool) {
             rmm__pool *p = (rmm__pool *)rmm__legacy.pool;
             rmm__chunk *c;
-            rmm__lock(&p->lock);
+            rmm__spin_lock(&p->lock);
             for (c = p->chunks; c; c = c->next)
                 if ((char *)ptr >= c->ptr && (char *)ptr < c->ptr + c->size) *offset = (char *)ptr - c->ptr;
-            rmm__unlock(&p->lock);
+            rmm__spin_unlock(&p->lock);
         }
 #endif
     }
