@@ -277,9 +277,10 @@ RMMDEF void rmm_host_backend_set_capacity(size_t bytes);
 typedef enum rmm_pool_growth {
     RMM_POOL_GROWTH_GEOMETRIC = 0, /* RMM's rule: doubles without a maximum, approaches the maximum
                                       geometrically with one, halves the step when upstream fails */
-    RMM_POOL_GROWTH_ON_DEMAND = 1  /* grows by the request rounded up to growth_granularity_bytes and
-                                      gives wholly free chunks of the allocating stream back before
-                                      growing: holds little beyond what is live */
+    RMM_POOL_GROWTH_ON_DEMAND = 1  /* grows by the request rounded up to growth_granularity_bytes; when
+                                      growing would raise the pool above its peak, first gives wholly
+                                      free chunks of the allocating stream back: holds little beyond
+                                      what is live at its peak */
 } rmm_pool_growth;
 typedef struct rmm_pool_desc {
     size_t initial_bytes;            /* default 0: starts empty. Multiple of 256. */
@@ -2529,11 +2530,14 @@ RMM__PRIVATE void rmm__pool_unlink_chunk(rmm__pool *p, rmm__chunk *c) {
     p->chunk_count--;
     p->pool_bytes -= c->size;
 }
-/* Returns wholly free chunks held in s's own lists to upstream (ON_DEMAND growth). The frees are
-   ordered on s, so the upstream free on s needs no wait. */
-RMM__PRIVATE void rmm__pool_release_free_chunks(rmm__pool *p, rmm__pstream *s) {
+/* ON_DEMAND growth by `grow` bytes: when that would lift the pool above its own peak, first gives
+   wholly free chunks held in s's lists back to upstream until it would not (or none are left).
+   Below the peak, free chunks are kept for reuse: the peak, which is what the memory costs, stays
+   the same, and a steady workload stops calling cudaMalloc and cudaFree. The frees are ordered
+   on s, so the upstream free on s needs no wait. O(chunks). */
+RMM__PRIVATE void rmm__pool_release_free_chunks(rmm__pool *p, rmm__pstream *s, size_t grow) {
     rmm__chunk *c = p->chunks, *next;
-    for (; c; c = next) {
+    for (; c && p->pool_bytes + grow > p->peak_pool_bytes; c = next) {
         rmm__block *b = c->first;
         next = c->next;
         if (b->owner == &s->free && b->size == c->size) {
@@ -2552,8 +2556,8 @@ RMM__PRIVATE rmm_status rmm__pool_grow(rmm__pool *p, rmm__pstream *s, size_t nee
     rmm_status st = RMM_ERROR_OUT_OF_MEMORY;
     void *ptr = NULL;
     if (p->desc.growth == RMM_POOL_GROWTH_ON_DEMAND) {
-        rmm__pool_release_free_chunks(p, s);
         if (!rmm__align_up(need, p->desc.growth_granularity_bytes, &try_bytes)) try_bytes = need;
+        rmm__pool_release_free_chunks(p, s, try_bytes);
         if (max && try_bytes > max - rmm__min(max, p->pool_bytes)) try_bytes = need;
     } else if (max) {
         size_t remaining = max > p->pool_bytes ? rmm__align_down(max - p->pool_bytes, RMM_ALIGNMENT) : 0;
