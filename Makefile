@@ -23,7 +23,7 @@ EXAMPLES_CU = $(basename $(notdir $(wildcard examples/*.cu)))
 BENCHES   = $(basename $(notdir $(wildcard bench/*.c)))
 HEADERS   = rmm.h $(wildcard rmm_cuda.h) tests/harness.h
 
-.PHONY: all test test-build examples lib bench fuzz clean
+.PHONY: all test test-build examples lib bench fuzz clean demo
 all: test-build examples lib bench
 
 # --- tests: host backend under ASan+UBSan, CUDA with gcc, CUDA with nvcc, TSan, fuzz ---------
@@ -88,6 +88,11 @@ test: test-build examples lib bench
 	@CC="$(CC)" CXX="$(CXX)" NVCC="$(NVCC)" CUDA_HOME="$(CUDA_HOME)" BUILD="$(BUILD)" \
 	  TESTS="$(TESTS)" THREADED="$(THREADED)" FUZZERS="$(FUZZERS)" \
 	  EXAMPLES_C="$(EXAMPLES_C)" EXAMPLES_CU="$(EXAMPLES_CU)" bash tests/run.sh
+
+# the demo: the basics example on the GPU when there is one, else on the host backend
+demo: $(BUILD)/examples/host/01_basics $(BUILD)/examples/cuda/01_basics
+	@if nvidia-smi -L >/dev/null 2>&1; then $(BUILD)/examples/cuda/01_basics; \
+	 else echo "(no GPU found: running on the host backend)"; $(BUILD)/examples/host/01_basics; fi
 
 FUZZ_SECONDS ?= 300
 fuzz: $(addprefix $(BUILD)/fuzz/,$(FUZZERS))

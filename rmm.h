@@ -130,6 +130,15 @@ RMMDEF const char *rmm_last_error(void);
    few calls that return a pointer or a size rather than a status. O(1). */
 RMMDEF rmm_status rmm_last_status(void);
 
+/* For user-defined resources: records `status` and a printf-style message as this thread's last
+   error and returns `status`, so `return rmm_set_last_error(RMM_ERROR_OUT_OF_MEMORY, "...", n);`
+   reports like the library's own resources. O(message length). */
+RMMDEF rmm_status rmm_set_last_error(rmm_status status, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
 /* Returns the status from the enclosing function when `call` fails. */
 #define RMM_TRY(call)                                   \
     do {                                                \
@@ -173,6 +182,11 @@ RMMDEF rmm_status rmm_stream_create(rmm_stream *out);
 RMMDEF rmm_status rmm_stream_destroy(rmm_stream stream);
 /* Blocks the host until all work on the stream is done. Fails with CUDA iff that work failed. */
 RMMDEF rmm_status rmm_stream_synchronize(rmm_stream stream);
+/* Stream-ordered copy of `bytes` between any host or device memory (cudaMemcpyAsync with
+   cudaMemcpyDefault) and fill (cudaMemsetAsync); on the host backend they run at once. Fail with
+   INVALID_ARGUMENT iff a pointer is NULL while bytes > 0, CUDA iff the runtime refuses. */
+RMMDEF rmm_status rmm_memcpy_async(void *dst, const void *src, size_t bytes, rmm_stream stream);
+RMMDEF rmm_status rmm_memset_async(void *dst, int value, size_t bytes, rmm_stream stream);
 
 typedef struct rmm_stream_pool rmm_stream_pool;
 /* A fixed set of streams handed out round robin. count 0 means 16. Fails with INVALID_ARGUMENT iff
@@ -1020,6 +1034,14 @@ RMM__IMPL const char *rmm_status_string(rmm_status status) {
     return "RMM_ERROR_(unknown status)";
 }
 RMM__IMPL const char *rmm_last_error(void) { return rmm__last_error_text; }
+RMM__IMPL rmm_status rmm_set_last_error(rmm_status status, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(rmm__last_error_text, sizeof rmm__last_error_text, fmt ? fmt : "", ap);
+    va_end(ap);
+    rmm__last_error_status = status;
+    return status;
+}
 RMM__IMPL rmm_status rmm_last_status(void) { return rmm__last_error_status; }
 
 static void rmm__log_write(int level, const char *fmt, ...) RMM__PRINTF(2, 3) RMM__UNUSED;
@@ -1590,6 +1612,7 @@ RMM__PRIVATE bool rmm__overalign_request(size_t bytes, size_t alignment, size_t 
 RMM__PRIVATE bool rmm__overalign_remember(rmm__overalign *o, void *raw, size_t alignment, void **aligned) {
     bool ok;
     uintptr_t a = ((uintptr_t)raw + (alignment - 1)) & ~(uintptr_t)(alignment - 1);
+    if (!o->ready) return false;
     rmm__lock(&o->lock);
     ok = rmm__addr_map_put(&o->map, a, raw);
     rmm__unlock(&o->lock);
@@ -1599,6 +1622,7 @@ RMM__PRIVATE bool rmm__overalign_remember(rmm__overalign *o, void *raw, size_t a
 /* The raw pointer behind an over-aligned one; NULL if unknown. */
 RMM__PRIVATE void *rmm__overalign_forget(rmm__overalign *o, void *aligned) {
     void *raw;
+    if (!o->ready) return NULL;
     rmm__lock(&o->lock);
     raw = rmm__addr_map_remove(&o->map, (uintptr_t)aligned);
     rmm__unlock(&o->lock);
@@ -1860,6 +1884,9 @@ RMM__PRIVATE rmm_resource *rmm__default_resource(int device) {
         if (!d->base.vtable) {
             d->kind = RMM__BASE_CUDA;
             d->device = device;
+            /* without its map the default resource still serves every alignment up to 256; a
+               larger one then fails with OUT_OF_MEMORY (host memory) instead of crashing */
+            (void)rmm__overalign_init(&d->overalign);
             RMM__ATOMIC_STORE(&d->base.vtable, &rmm__cuda_vtable);
         }
         pthread_mutex_unlock(&rmm__device_table_lock);
@@ -1941,6 +1968,16 @@ RMM__IMPL rmm_status rmm_stream_destroy(rmm_stream stream) {
     return rmm__stream_destroy_raw(stream);
 }
 RMM__IMPL rmm_status rmm_stream_synchronize(rmm_stream stream) { return rmm__stream_sync_raw(stream); }
+RMM__IMPL rmm_status rmm_memcpy_async(void *dst, const void *src, size_t bytes, rmm_stream stream) {
+    if (bytes == 0) return RMM_SUCCESS;
+    if (!dst || !src) return RMM__INVALID("rmm_memcpy_async: NULL %s with %zu bytes", dst ? "src" : "dst", bytes);
+    return rmm__memcpy_async(dst, src, bytes, stream);
+}
+RMM__IMPL rmm_status rmm_memset_async(void *dst, int value, size_t bytes, rmm_stream stream) {
+    if (bytes == 0) return RMM_SUCCESS;
+    if (!dst) return RMM__NULL_OUT("rmm_memset_async", "dst");
+    return rmm__memset_async(dst, value, bytes, stream);
+}
 
 struct rmm_stream_pool {
     size_t count;
@@ -4049,9 +4086,12 @@ RMM__PRIVATE rmm_status rmm__tracking_allocate(rmm_resource *self, void **ptr, s
     e->stream = stream;
     e->frames = n;
     if (n > 0) memcpy(e->stack, frames, (size_t)n * sizeof(void *));
-    if (RMM__FORWARD_ALLOC(self, ptr, bytes, alignment, stream) != RMM_SUCCESS) {
-        RMM_SYS_FREE(e);
-        return rmm_last_status();
+    {
+        rmm_status st = RMM__FORWARD_ALLOC(self, ptr, bytes, alignment, stream);
+        if (st != RMM_SUCCESS) {
+            RMM_SYS_FREE(e);
+            return st;
+        }
     }
     rmm__lock(&t->lock);
     ok = rmm__addr_map_find(&t->live, (uintptr_t)*ptr) == NULL && rmm__addr_map_put(&t->live, (uintptr_t)*ptr, e);
@@ -4340,9 +4380,10 @@ RMM__PRIVATE rmm_status rmm__callback_allocate(rmm_resource *self, void **ptr, s
     rmm__callback_res *c = (rmm__callback_res *)self;
     rmm_status st = c->allocate(ptr, bytes, stream, c->arg);
     if (st == RMM_SUCCESS && ((uintptr_t)*ptr & (alignment - 1)) != 0) {
-        c->deallocate(*ptr, bytes, stream, c->arg);
+        void *misaligned = *ptr;
+        c->deallocate(misaligned, bytes, stream, c->arg);
         *ptr = NULL;
-        return RMM__INVALID("callback: the allocate callback returned %p, not aligned to %zu", *ptr, alignment);
+        return RMM__INVALID("callback: the allocate callback returned %p, not aligned to %zu", misaligned, alignment);
     }
     if (st != RMM_SUCCESS && rmm__last_error_status != st)
         rmm__fail(st, "callback: the allocate callback failed with %s for %zu bytes", rmm_status_string(st), bytes);
