@@ -920,15 +920,20 @@ typedef struct rmm__addr_map {
     void **values;
     size_t mask;     /* capacity - 1 */
     size_t count;
+    unsigned shift;  /* 64 - log2(capacity) */
 } rmm__addr_map;
 
-RMM__PRIVATE size_t rmm__addr_hash(uintptr_t key) {
-    uint64_t h = (uint64_t)key * 0x9E3779B97F4A7C15ull;
-    return (size_t)(h >> 20) ^ (size_t)h;
-}
+/* Fibonacci hashing: the top bits of key * 2^64/phi spread addresses (whose low bits are all zero)
+   evenly over the table. */
+#define rmm__addr_hash(m, key) ((size_t)(((uint64_t)(key) * 0x9E3779B97F4A7C15ull) >> (m)->shift))
 RMM__PRIVATE bool rmm__addr_map_init(rmm__addr_map *m, size_t capacity) {
     size_t cap = 16;
-    while (cap < capacity) cap <<= 1;
+    unsigned bits = 4;
+    while (cap < capacity) {
+        cap <<= 1;
+        bits++;
+    }
+    m->shift = 64u - bits;
     m->keys = (uintptr_t *)rmm__calloc(cap, sizeof(uintptr_t));
     m->values = (void **)rmm__calloc(cap, sizeof(void *));
     m->mask = cap - 1;
@@ -948,7 +953,7 @@ RMM__PRIVATE void rmm__addr_map_free(rmm__addr_map *m) {
     memset(m, 0, sizeof *m);
 }
 RMM__PRIVATE void **rmm__addr_map_find(const rmm__addr_map *m, uintptr_t key) {
-    size_t i = rmm__addr_hash(key) & m->mask;
+    size_t i = rmm__addr_hash(m, key);
     for (;;) {
         if (m->keys[i] == key) return &m->values[i];
         if (m->keys[i] == 0) return NULL;
@@ -961,7 +966,7 @@ RMM__PRIVATE bool rmm__addr_map_grow(rmm__addr_map *m) {
     if (!rmm__addr_map_init(&bigger, (m->mask + 1) * 2)) return false;
     for (i = 0; i <= m->mask; i++) {
         if (m->keys[i] != 0) {
-            size_t j = rmm__addr_hash(m->keys[i]) & bigger.mask;
+            size_t j = rmm__addr_hash(&bigger, m->keys[i]);
             while (bigger.keys[j] != 0) j = (j + 1) & bigger.mask;
             bigger.keys[j] = m->keys[i];
             bigger.values[j] = m->values[i];
@@ -976,7 +981,7 @@ RMM__PRIVATE bool rmm__addr_map_grow(rmm__addr_map *m) {
 RMM__PRIVATE bool rmm__addr_map_put(rmm__addr_map *m, uintptr_t key, void *value) {
     size_t i;
     if ((m->count + 1) * 2 > m->mask + 1 && !rmm__addr_map_grow(m)) return false;
-    i = rmm__addr_hash(key) & m->mask;
+    i = rmm__addr_hash(m, key);
     while (m->keys[i] != 0 && m->keys[i] != key) i = (i + 1) & m->mask;
     if (m->keys[i] == 0) m->count++;
     m->keys[i] = key;
@@ -985,7 +990,7 @@ RMM__PRIVATE bool rmm__addr_map_put(rmm__addr_map *m, uintptr_t key, void *value
 }
 /* Removes the key; returns its value, or NULL if absent. */
 RMM__PRIVATE void *rmm__addr_map_remove(rmm__addr_map *m, uintptr_t key) {
-    size_t i = rmm__addr_hash(key) & m->mask, j;
+    size_t i = rmm__addr_hash(m, key), j;
     void *value;
     while (m->keys[i] != key) {
         if (m->keys[i] == 0) return NULL;
@@ -999,7 +1004,7 @@ RMM__PRIVATE void *rmm__addr_map_remove(rmm__addr_map *m, uintptr_t key) {
         size_t home;
         j = (j + 1) & m->mask;
         if (m->keys[j] == 0) break;
-        home = rmm__addr_hash(m->keys[j]) & m->mask;
+        home = rmm__addr_hash(m, m->keys[j]);
         /* move j into the hole at i iff home is not cyclically in (i, j] */
         if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
             m->keys[i] = m->keys[j];
@@ -4678,7 +4683,7 @@ static struct {
     rmm__addr_map sizes; /* pointer -> size, since rmmFree takes none */
     rmm__legacy_event *log;
     size_t log_count, log_cap;
-} rmm__legacy = {PTHREAD_MUTEX_INITIALIZER, false, {0, 0, false}, NULL, NULL, {NULL, NULL, 0, 0}, NULL, 0, 0};
+} rmm__legacy = {PTHREAD_MUTEX_INITIALIZER, false, {0, 0, false}, NULL, NULL, {NULL, NULL, 0, 0, 0}, NULL, 0, 0};
 
 RMM__PRIVATE rmm_resource *rmm__legacy_resource(void) { return rmm__legacy.pool ? rmm__legacy.pool : rmm__legacy.base; }
 /* Caller holds the lock. A log that cannot grow drops the event rather than fail the call. */
