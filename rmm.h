@@ -895,13 +895,17 @@ RMM__PRIVATE void rmm__spin_lock(rmm__spin *l) {
 }
 RMM__PRIVATE void rmm__spin_unlock(rmm__spin *l) { __atomic_store_n(&l->held, 0, __ATOMIC_RELEASE); }
 
-/* The OS thread id, as RMM's logs print it. */
+/* The OS thread id, as RMM's logs print it (one system call per thread, then cached). */
 RMM__PRIVATE uint64_t rmm__thread_id(void) {
+    static RMM__TLS uint64_t cached;
+    if (RMM__UNLIKELY(cached == 0)) {
 #if defined(SYS_gettid)
-    return (uint64_t)syscall(SYS_gettid);
+        cached = (uint64_t)syscall(SYS_gettid);
 #else
-    return (uint64_t)(uintptr_t)pthread_self();
+        cached = (uint64_t)(uintptr_t)pthread_self();
 #endif
+    }
+    return cached;
 }
 
 /* A process-unique number per thread, cheaper than a system call after the first. */
@@ -1042,7 +1046,8 @@ RMM__IMPL const char *rmm_last_error(void) { return rmm__last_error_text; }
 RMM__IMPL rmm_status rmm_set_last_error(rmm_status status, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(rmm__last_error_text, sizeof rmm__last_error_text, fmt ? fmt : "", ap);
+    if (fmt) vsnprintf(rmm__last_error_text, sizeof rmm__last_error_text, fmt, ap);
+    else rmm__last_error_text[0] = '\0';
     va_end(ap);
     rmm__last_error_status = status;
     return status;
@@ -1492,16 +1497,53 @@ RMM__IMPL void rmm_flush_log(void) {
     pthread_mutex_unlock(&rmm__log_lock);
 }
 
-/* "HH:MM:SS.uuuuuu" in local time, as RMM's logs write it. */
-RMM__PRIVATE void rmm__format_time(char out[32]) {
+/* "HH:MM:SS.uuuuuu" in local time, as RMM's logs write it. The HH:MM:SS part is computed once per
+   second per thread (localtime_r is slow); returns the length (15). */
+RMM__PRIVATE size_t rmm__format_time(char out[32]) {
+    static RMM__TLS time_t cached_second = (time_t)-1;
+    static RMM__TLS char cached_text[9];
     struct timespec ts;
-    struct tm tmv;
-    time_t secs;
+    unsigned micros, i;
     clock_gettime(CLOCK_REALTIME, &ts);
-    secs = ts.tv_sec;
-    localtime_r(&secs, &tmv);
-    snprintf(out, 32, "%02u:%02u:%02u.%06u", (unsigned)tmv.tm_hour % 100u, (unsigned)tmv.tm_min % 100u,
-             (unsigned)tmv.tm_sec % 100u, (unsigned)(ts.tv_nsec / 1000) % 1000000u);
+    if (ts.tv_sec != cached_second) {
+        struct tm tmv;
+        time_t secs = ts.tv_sec;
+        localtime_r(&secs, &tmv);
+        snprintf(cached_text, sizeof cached_text, "%02u:%02u:%02u", (unsigned)tmv.tm_hour % 100u, (unsigned)tmv.tm_min % 100u,
+                 (unsigned)tmv.tm_sec % 100u);
+        cached_second = ts.tv_sec;
+    }
+    memcpy(out, cached_text, 8);
+    out[8] = '.';
+    micros = (unsigned)(ts.tv_nsec / 1000) % 1000000u;
+    for (i = 0; i < 6; i++) {
+        out[14 - i] = (char)('0' + micros % 10u);
+        micros /= 10u;
+    }
+    out[15] = '\0';
+    return 15;
+}
+/* Appends v in decimal (hex) to out; returns the characters written. */
+RMM__PRIVATE size_t rmm__put_dec(char *out, uint64_t v) {
+    char tmp[24];
+    size_t n = 0, i;
+    do {
+        tmp[n++] = (char)('0' + v % 10u);
+        v /= 10u;
+    } while (v);
+    for (i = 0; i < n; i++) out[i] = tmp[n - 1 - i];
+    return n;
+}
+RMM__PRIVATE size_t rmm__put_hex(char *out, uint64_t v) {
+    static const char digits[] = "0123456789abcdef";
+    char tmp[20];
+    size_t n = 0, i;
+    do {
+        tmp[n++] = digits[v & 15u];
+        v >>= 4;
+    } while (v);
+    for (i = 0; i < n; i++) out[i] = tmp[n - 1 - i];
+    return n;
 }
 
 static void rmm__log_write(int level, const char *fmt, ...) {
@@ -3859,12 +3901,31 @@ typedef struct rmm__logging {
     rmm__mutex lock;
 } rmm__logging;
 /* Thread,Time,Action,Pointer,Size,Stream - exactly as RMM's logging_resource_adaptor writes. */
+/* Formats by hand (printf costs several times more); Pointer follows glibc's %p: 0x... or (nil). */
 RMM__PRIVATE void rmm__logging_row(rmm__logging *l, const char *action, void *ptr, size_t bytes, rmm_stream stream) {
-    char when[32];
-    rmm__format_time(when);
+    char row[160];
+    size_t n = rmm__put_dec(row, rmm__thread_id()), a = strlen(action);
+    row[n++] = ',';
+    n += rmm__format_time(row + n);
+    row[n++] = ',';
+    memcpy(row + n, action, a);
+    n += a;
+    row[n++] = ',';
+    if (ptr) {
+        row[n++] = '0';
+        row[n++] = 'x';
+        n += rmm__put_hex(row + n, (uint64_t)(uintptr_t)ptr);
+    } else {
+        memcpy(row + n, "(nil)", 5);
+        n += 5;
+    }
+    row[n++] = ',';
+    n += rmm__put_dec(row + n, (uint64_t)bytes);
+    row[n++] = ',';
+    n += rmm__put_hex(row + n, (uint64_t)(uintptr_t)stream);
+    row[n++] = '\n';
     rmm__lock(&l->lock);
-    fprintf(l->file, "%llu,%s,%s,%p,%zu,%llx\n", (unsigned long long)rmm__thread_id(), when, action, ptr, bytes,
-            (unsigned long long)(uintptr_t)stream);
+    fwrite(row, 1, n, l->file);
     if (l->auto_flush) fflush(l->file);
     rmm__unlock(&l->lock);
 }
