@@ -3103,8 +3103,10 @@ RMM__PRIVATE bool rmm__fixed_owns(const rmm__fixed *f, const void *ptr) {
         else hi = mid;
     }
     if (lo == 0) return false;
-    c -= (uintptr_t)f->chunks[lo - 1];
-    return (size_t)(uintptr_t)c < f->chunk_bytes && (size_t)(uintptr_t)c % f->block_bytes == 0;
+    {
+        uintptr_t offset = (uintptr_t)c - (uintptr_t)f->chunks[lo - 1];
+        return offset < f->chunk_bytes && offset % f->block_bytes == 0;
+    }
 }
 RMM__PRIVATE rmm_status rmm__fixed_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm__fixed *f = (rmm__fixed *)self;
@@ -3456,6 +3458,7 @@ typedef struct rmm__arena {
     rmm__tlsf global_free;
     rmm__block_store global_store;
     rmm__addr_map global_used; /* superblocks lent and large blocks: pointer -> block */
+    rmm__addr_map large_aligned; /* large blocks handed out at an aligned address inside them: that address -> block start */
     rmm__chunk global_chunk;
     rmm__mutex map_lock;
     rmm__addr_map arenas; /* key -> rmm__arena_local */
@@ -3593,9 +3596,8 @@ RMM__PRIVATE rmm_status rmm__arena_allocate_large(rmm__arena *a, void **ptr, siz
     aligned = ((uintptr_t)b->ptr + (alignment - 1)) & ~(uintptr_t)(alignment - 1);
     if ((char *)aligned != b->ptr) {
         rmm__spin_lock(&a->global_lock);
-        rmm__addr_map_remove(&a->global_used, (uintptr_t)b->ptr);
-        if (!rmm__addr_map_put(&a->global_used, aligned, b)) {
-            rmm__block_file(&a->global_store, &a->global_free, b);
+        if (!rmm__addr_map_put(&a->large_aligned, aligned, b->ptr)) {
+            rmm__arena_global_give_locked(a, b->ptr);
             rmm__spin_unlock(&a->global_lock);
             return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "arena: out of host memory");
         }
@@ -3688,9 +3690,11 @@ RMM__PRIVATE rmm_status rmm__arena_deallocate(rmm_resource *self, void *ptr, siz
         return rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p, bytes=%zu): not inside this arena", ptr, bytes);
     o = RMM__ATOMIC_LOAD(&a->owner[rmm__arena_index(a, ptr)]);
     if (o == RMM__ARENA_LARGE) {
+        void *start;
         RMM_TRY(rmm__stream_sync_raw(stream));
         rmm__spin_lock(&a->global_lock);
-        b = (rmm__block *)rmm__addr_map_remove(&a->global_used, (uintptr_t)ptr);
+        start = rmm__addr_map_remove(&a->large_aligned, (uintptr_t)ptr);
+        b = (rmm__block *)rmm__addr_map_remove(&a->global_used, (uintptr_t)(start ? start : ptr));
         if (!b) {
             rmm__spin_unlock(&a->global_lock);
             return rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p, bytes=%zu): not a block of this arena, or already freed", ptr, bytes);
@@ -3771,6 +3775,7 @@ RMM__PRIVATE void rmm__arena_destroy(rmm_resource *self) {
     RMM_SYS_FREE(a->owner);
     rmm__block_store_free(&a->global_store);
     rmm__addr_map_free(&a->global_used);
+    rmm__addr_map_free(&a->large_aligned);
     rmm__addr_map_free(&a->arenas);
     rmm__mutex_destroy(&a->map_lock);
     RMM_SYS_FREE(a);
@@ -3805,7 +3810,8 @@ RMM__IMPL rmm_status rmm_arena_create(rmm_resource **out, rmm_resource *upstream
     rmm__mutex_init(&a->map_lock);
     a->owner = (rmm__arena_local **)rmm__calloc(a->sb_count, sizeof *a->owner);
     b = NULL;
-    if (!a->owner || !rmm__addr_map_init(&a->global_used, 64) || !rmm__addr_map_init(&a->arenas, 16) || !(b = rmm__block_new(&a->global_store))) {
+    if (!a->owner || !rmm__addr_map_init(&a->global_used, 64) || !rmm__addr_map_init(&a->large_aligned, 16) ||
+        !rmm__addr_map_init(&a->arenas, 16) || !(b = rmm__block_new(&a->global_store))) {
         rmm__arena_destroy(&a->base);
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_arena_create: out of host memory");
     }
@@ -4428,8 +4434,13 @@ static const rmm_resource_vtable rmm__prefetch_vtable = {"prefetch", rmm__prefet
 RMM__IMPL rmm_status rmm_prefetch_adaptor_create(rmm_resource **out, rmm_resource *upstream) {
     rmm__adaptor *a = NULL;
     int device = 0;
-    RMM_TRY(rmm__get_device(&device));
+    rmm_status st;
     RMM_TRY(rmm__adaptor_new(out, upstream, sizeof(rmm__prefetching), &rmm__prefetch_vtable, "rmm_prefetch_adaptor_create", &a));
+    st = rmm__get_device(&device);
+    if (st != RMM_SUCCESS) {
+        RMM_SYS_FREE(a);
+        return st;
+    }
     ((rmm__prefetching *)a)->device = device;
     *out = &a->base;
     return RMM_SUCCESS;
@@ -4773,6 +4784,9 @@ RMM__PRIVATE void rmm__legacy_record(const char *action, void *ptr, size_t bytes
 RMM__PRIVATE rmm_status rmm__legacy_not_initialized(const char *fn) {
     return rmm__fail(RMM_ERROR_NOT_INITIALIZED, "%s: RMM is not initialized (call rmmInitialize first)", fn);
 }
+RMM__PRIVATE rmm_status rmm__legacy_not_initialized_at(const char *fn, const char *file, unsigned line) {
+    return rmm__fail(RMM_ERROR_NOT_INITIALIZED, "%s at %s:%u: RMM is not initialized (call rmmInitialize first)", fn, file ? file : "?", line);
+}
 RMM__IMPL rmmError_t rmmInitialize(rmmOptions_t *options) {
     rmmOptions_t o;
     rmm_status st = RMM_SUCCESS;
@@ -4842,7 +4856,7 @@ RMM__IMPL rmmError_t rmmAlloc(void **ptr, size_t bytes, rmm_stream stream, const
     pthread_mutex_lock(&rmm__legacy.lock);
     if (!rmm__legacy.initialized) {
         pthread_mutex_unlock(&rmm__legacy.lock);
-        return rmm__legacy_not_initialized("rmmAlloc");
+        return rmm__legacy_not_initialized_at("rmmAlloc", file, line);
     }
     st = rmm_allocate(rmm__legacy_resource(), ptr, bytes, stream);
     if (st == RMM_SUCCESS && *ptr && !rmm__addr_map_put(&rmm__legacy.sizes, (uintptr_t)*ptr, (void *)(uintptr_t)bytes)) {
@@ -4867,7 +4881,7 @@ RMM__IMPL rmmError_t rmmFree(void *ptr, rmm_stream stream, const char *file, uns
     pthread_mutex_lock(&rmm__legacy.lock);
     if (!rmm__legacy.initialized) {
         pthread_mutex_unlock(&rmm__legacy.lock);
-        return rmm__legacy_not_initialized("rmmFree");
+        return rmm__legacy_not_initialized_at("rmmFree", file, line);
     }
     if (!rmm__addr_map_find(&rmm__legacy.sizes, (uintptr_t)ptr)) {
         pthread_mutex_unlock(&rmm__legacy.lock);
