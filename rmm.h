@@ -3593,6 +3593,7 @@ RMM__PRIVATE rmm_status rmm__arena_allocate_large(rmm__arena *a, void **ptr, siz
         if (attempt == 0) rmm__arena_defragment(a);
     }
     if (!b) return rmm__arena_oom(a, need);
+    b->bin = 0; /* the mark below; a bin number left from the free lists must not read as one */
     aligned = ((uintptr_t)b->ptr + (alignment - 1)) & ~(uintptr_t)(alignment - 1);
     if ((char *)aligned != b->ptr) {
         rmm__spin_lock(&a->global_lock);
@@ -3601,6 +3602,7 @@ RMM__PRIVATE rmm_status rmm__arena_allocate_large(rmm__arena *a, void **ptr, siz
             rmm__spin_unlock(&a->global_lock);
             return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "arena: out of host memory");
         }
+        b->bin = 1; /* while lent, bin is free to mark "handed out at an address inside it" */
         rmm__spin_unlock(&a->global_lock);
     }
     RMM__ATOMIC_STORE(&a->owner[rmm__arena_index(a, (void *)aligned)], RMM__ARENA_LARGE);
@@ -3695,6 +3697,10 @@ RMM__PRIVATE rmm_status rmm__arena_deallocate(rmm_resource *self, void *ptr, siz
         rmm__spin_lock(&a->global_lock);
         start = rmm__addr_map_remove(&a->large_aligned, (uintptr_t)ptr);
         b = (rmm__block *)rmm__addr_map_remove(&a->global_used, (uintptr_t)(start ? start : ptr));
+        if (b && !start && b->bin == 1) { /* the start of a block handed out at an inner address */
+            (void)rmm__addr_map_put(&a->global_used, (uintptr_t)ptr, b);
+            b = NULL;
+        }
         if (!b) {
             rmm__spin_unlock(&a->global_lock);
             return rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p, bytes=%zu): not a block of this arena, or already freed", ptr, bytes);

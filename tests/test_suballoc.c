@@ -1,0 +1,1984 @@
+/* Sub-allocator tests: pool, fixed-size, binning and arena. Built on the host backend (ASan/UBSan,
+   RMM_DEBUG: the pool validates itself after every call), on the CUDA runtime with gcc -lcudart, and
+   with nvcc as CUDA C++ (so this file is also C++: casts on malloc, no designated initializers, no
+   compound literals).
+
+   Device memory is never dereferenced on the host in CUDA builds: fill() and check() write and read
+   patterns through cudaMemsetAsync / cudaMemcpy (a few sampled bytes); on the host backend they
+   memset and compare every byte.
+
+   The random tests keep a shadow model of every live block (sorted by address, so overlaps are found
+   on insert) and validate the resource after every step. Their seed is printed; replay a failure with
+   RMM_TEST_SEED=<seed>. The corruption tests reach into the private structs (this file defines
+   RMM_IMPLEMENTATION), break one invariant at a time, check that validation notices, and restore it. */
+#define RMM_IMPLEMENTATION
+#include "../rmm.h"
+#include "harness.h"
+#include <stdint.h>
+#include <pthread.h>
+#if defined(RMM_BACKEND_HOST)
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#endif
+
+#define KiB ((size_t)1 << 10)
+#define MiB ((size_t)1 << 20)
+
+/* ---- helpers ----------------------------------------------------------------------------- */
+
+static size_t rnd(size_t n) { return n ? (size_t)(harness_rand() % n) : 0; }
+static size_t round256(size_t n) { return (n + 255) & ~(size_t)255; }
+static unsigned log2_floor(size_t x) {
+    unsigned r = 0;
+    while (x >>= 1) r++;
+    return r;
+}
+/* Log-uniform in 1..max. */
+static size_t log_uniform(size_t max) {
+    unsigned e = (unsigned)rnd(log2_floor(max) + 1);
+    size_t lo = (size_t)1 << e, n = lo + rnd(lo);
+    return n > max ? max : n;
+}
+
+/* Writes `byte` over the block, ordered on `stream`. */
+static int fill(void *p, size_t bytes, unsigned char byte, rmm_stream stream) {
+#if defined(RMM_BACKEND_HOST)
+    (void)stream;
+    memset(p, byte, bytes);
+    return 1;
+#else
+    return cudaMemsetAsync(p, byte, bytes, stream) == cudaSuccess;
+#endif
+}
+/* 1 iff the block holds `byte` (host backend: every byte; CUDA: first, middle and last). */
+static int check(const void *p, size_t bytes, unsigned char byte) {
+#if defined(RMM_BACKEND_HOST)
+    static unsigned char ref[64 * 1024];
+    size_t off;
+    memset(ref, byte, sizeof ref);
+    for (off = 0; off < bytes; off += sizeof ref) {
+        size_t n = bytes - off < sizeof ref ? bytes - off : sizeof ref;
+        if (memcmp((const char *)p + off, ref, n) != 0) return 0;
+    }
+    return 1;
+#else
+    size_t offs[3];
+    int i;
+    offs[0] = 0;
+    offs[1] = bytes / 2;
+    offs[2] = bytes - 1;
+    if (cudaDeviceSynchronize() != cudaSuccess) return 0;
+    for (i = 0; i < 3; i++) {
+        unsigned char v = (unsigned char)~byte;
+        if (cudaMemcpy(&v, (const char *)p + offs[i], 1, cudaMemcpyDeviceToHost) != cudaSuccess) return 0;
+        if (v != byte) return 0;
+    }
+    return 1;
+#endif
+}
+
+/* A user resource that embeds rmm_resource first and counts what reaches it. Single-threaded use. */
+typedef struct counting_resource {
+    rmm_resource base;
+    rmm_resource *upstream;
+    int allocations, deallocations;
+    size_t outstanding, last_bytes;
+} counting_resource;
+static rmm_status counting_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    counting_resource *c = (counting_resource *)self;
+    rmm_status st = rmm_allocate_aligned(c->upstream, ptr, bytes, alignment, stream);
+    if (st == RMM_SUCCESS) {
+        c->allocations++;
+        c->outstanding += bytes;
+        c->last_bytes = bytes;
+    }
+    return st;
+}
+static rmm_status counting_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    counting_resource *c = (counting_resource *)self;
+    rmm_status st = rmm_deallocate_aligned(c->upstream, ptr, bytes, alignment, stream);
+    if (st == RMM_SUCCESS) {
+        c->deallocations++;
+        c->outstanding -= bytes;
+    }
+    return st;
+}
+static const rmm_resource_vtable counting_vtable = {"counting", counting_allocate, counting_deallocate, NULL, NULL};
+static void counting_init(counting_resource *c, rmm_resource *upstream) {
+    memset(c, 0, sizeof *c);
+    c->base.vtable = &counting_vtable;
+    c->upstream = upstream;
+}
+
+static rmm_pool_info pool_info(rmm_resource *pool) {
+    rmm_pool_info info;
+    memset(&info, 0, sizeof info);
+    CHECK_OK(rmm_pool_get_info(pool, &info));
+    return info;
+}
+
+/* ---- pool ---------------------------------------------------------------------------------- */
+
+TEST(pool_create_argument_errors) {
+    /* no device is touched: the upstream is a user resource that is never called */
+    counting_resource up;
+    rmm_resource *mr = (rmm_resource *)&up;
+    rmm_pool_desc d;
+    counting_init(&up, NULL);
+    CHECK_STATUS(rmm_pool_create(NULL, &up.base, NULL), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_pool_create(&mr, NULL, NULL), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(mr == NULL);
+    d = rmm_pool_desc_default();
+    d.initial_bytes = 1000;
+    mr = (rmm_resource *)&up;
+    CHECK_STATUS(rmm_pool_create(&mr, &up.base, &d), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(mr == NULL);
+    d = rmm_pool_desc_default();
+    d.maximum_bytes = MiB + 1;
+    CHECK_STATUS(rmm_pool_create(&mr, &up.base, &d), RMM_ERROR_INVALID_ARGUMENT);
+    d = rmm_pool_desc_default();
+    d.growth_granularity_bytes = 4000;
+    CHECK_STATUS(rmm_pool_create(&mr, &up.base, &d), RMM_ERROR_INVALID_ARGUMENT);
+    d = rmm_pool_desc_default();
+    d.initial_bytes = 2 * MiB;
+    d.maximum_bytes = MiB;
+    CHECK_STATUS(rmm_pool_create(&mr, &up.base, &d), RMM_ERROR_INVALID_ARGUMENT);
+    d = rmm_pool_desc_default();
+    d.growth = (rmm_pool_growth)7;
+    CHECK_STATUS(rmm_pool_create(&mr, &up.base, &d), RMM_ERROR_INVALID_ARGUMENT);
+#if !defined(__cplusplus)
+    d.growth = (rmm_pool_growth)-1;
+    CHECK_STATUS(rmm_pool_create(&mr, &up.base, &d), RMM_ERROR_INVALID_ARGUMENT);
+#endif
+    CHECK(mr == NULL);
+    CHECK(up.allocations == 0);
+    /* defaults */
+    d = rmm_pool_desc_default();
+    CHECK(d.initial_bytes == 0 && d.maximum_bytes == 0 && d.growth == RMM_POOL_GROWTH_GEOMETRIC);
+    CHECK(d.growth_granularity_bytes == 2 * MiB && !d.streams_outlive_pool);
+}
+
+TEST(pool_calls_on_a_non_pool) {
+    counting_resource up;
+    rmm_pool_info info;
+    size_t released = 77;
+    counting_init(&up, NULL);
+    CHECK_STATUS(rmm_pool_get_info(&up.base, &info), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_pool_get_info(NULL, &info), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_pool_validate(&up.base), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_pool_validate(NULL), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_pool_trim(&up.base, &released), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(released == 0);
+    CHECK_STATUS(rmm_pool_trim(NULL, NULL), RMM_ERROR_INVALID_ARGUMENT);
+    /* validate on a resource with no state to check */
+    CHECK_OK(rmm_resource_validate(&up.base));
+    CHECK_STATUS(rmm_resource_validate(NULL), RMM_ERROR_INVALID_ARGUMENT);
+    {
+        rmm_resource *fixed = NULL, *arena = NULL;
+        rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
+        rmm_arena_desc ad = rmm_arena_desc_default();
+        NEED_GPU();
+        fd.block_bytes = 4096;
+        fd.blocks_to_preallocate = 4;
+        ad.arena_bytes = 4 * MiB;
+        CHECK_OK(rmm_fixed_size_create(&fixed, rmm_get_current_device_resource(), &fd));
+        CHECK_OK(rmm_arena_create(&arena, rmm_get_current_device_resource(), &ad));
+        CHECK_STATUS(rmm_pool_get_info(fixed, &info), RMM_ERROR_INVALID_ARGUMENT);
+        CHECK_STATUS(rmm_pool_trim(arena, &released), RMM_ERROR_INVALID_ARGUMENT);
+        CHECK_STATUS(rmm_pool_validate(arena), RMM_ERROR_INVALID_ARGUMENT);
+        CHECK_STATUS(rmm_pool_get_info(rmm_get_current_device_resource(), &info), RMM_ERROR_INVALID_ARGUMENT);
+        CHECK_STATUS(rmm_pool_trim(rmm_get_current_device_resource(), NULL), RMM_ERROR_INVALID_ARGUMENT);
+        rmm_resource_destroy(fixed);
+        rmm_resource_destroy(arena);
+    }
+}
+
+TEST(pool_basic_zero_and_huge) {
+    rmm_resource *mr = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    rmm_pool_info before, after;
+    void *p = NULL, *q = NULL;
+    NEED_GPU();
+    d.initial_bytes = 4 * MiB;
+    CHECK_OK(rmm_pool_create(&mr, rmm_get_current_device_resource(), &d));
+    CHECK(strcmp(rmm_resource_type_name(mr), "pool") == 0);
+    CHECK_OK(rmm_allocate(mr, &p, 1000, RMM_STREAM_DEFAULT));
+    CHECK(p != NULL && (uintptr_t)p % 256 == 0);
+    CHECK(fill(p, 1000, 0x5A, RMM_STREAM_DEFAULT));
+    CHECK(check(p, 1000, 0x5A));
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK_OK(rmm_deallocate(mr, p, 1000, RMM_STREAM_DEFAULT));
+    /* zero bytes: success, NULL, the pool untouched; freeing NULL is a no-op */
+    before = pool_info(mr);
+    q = (void *)&d;
+    CHECK_OK(rmm_allocate(mr, &q, 0, RMM_STREAM_DEFAULT));
+    CHECK(q == NULL);
+    CHECK_OK(rmm_deallocate(mr, NULL, 0, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, NULL, 100, RMM_STREAM_DEFAULT));
+    /* sizes no pool can hold: OUT_OF_MEMORY, NULL, and the pool keeps working */
+    q = (void *)&d;
+    CHECK_STATUS(rmm_allocate(mr, &q, SIZE_MAX, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK(q == NULL);
+    CHECK_STATUS(rmm_allocate(mr, &q, SIZE_MAX - 255, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK_STATUS(rmm_allocate(mr, &q, SIZE_MAX - 4096, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK_STATUS(rmm_allocate_aligned(mr, &q, SIZE_MAX - 1000, 4096, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK_STATUS(rmm_allocate(mr, &q, SIZE_MAX / 2, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK_STATUS(rmm_allocate(mr, &q, (SIZE_MAX / 4) & ~(size_t)255, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK(q == NULL);
+#if !defined(RMM_BACKEND_HOST)
+    CHECK(cudaGetLastError() == cudaSuccess);
+#endif
+    CHECK_OK(rmm_pool_validate(mr));
+    after = pool_info(mr);
+    CHECK(after.pool_bytes == before.pool_bytes && after.used_bytes == 0 && after.upstream_chunks == before.upstream_chunks);
+    CHECK_OK(rmm_allocate(mr, &p, 3 * MiB, RMM_STREAM_DEFAULT));
+    CHECK(fill(p, 3 * MiB, 0x11, RMM_STREAM_DEFAULT));
+    CHECK(check(p, 3 * MiB, 0x11));
+    CHECK_OK(rmm_deallocate(mr, p, 3 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_validate(mr));
+    rmm_resource_destroy(mr);
+}
+
+TEST(pool_maximum_reached) {
+    rmm_resource *mr = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    rmm_pool_info info;
+    void *p[5] = {NULL, NULL, NULL, NULL, NULL}, *q = NULL;
+    int i;
+    NEED_GPU();
+    d.maximum_bytes = 4 * MiB;
+    CHECK_OK(rmm_pool_create(&mr, rmm_get_current_device_resource(), &d));
+    for (i = 0; i < 4; i++) {
+        CHECK_OK(rmm_allocate(mr, &p[i], MiB, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_pool_validate(mr));
+    }
+    info = pool_info(mr);
+    CHECK(info.pool_bytes == 4 * MiB && info.used_bytes == 4 * MiB && info.free_bytes == 0);
+    CHECK(info.upstream_chunks >= 2 && info.upstream_chunks <= 4); /* grows geometrically towards it */
+    CHECK_STATUS(rmm_allocate(mr, &p[4], MiB, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK(p[4] == NULL);
+    CHECK_STATUS(rmm_allocate(mr, &q, 256, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK_STATUS(rmm_allocate(mr, &q, 5 * MiB, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK_OK(rmm_pool_validate(mr));
+    info = pool_info(mr);
+    CHECK(info.pool_bytes == 4 * MiB);
+    /* freeing makes room again */
+    CHECK_OK(rmm_deallocate(mr, p[2], MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(mr, &p[2], MiB, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_allocate(mr, &q, MiB, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK_OK(rmm_deallocate(mr, p[1], MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(mr, &q, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(mr, &p[4], 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, q, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, p[4], 1000, RMM_STREAM_DEFAULT));
+    for (i = 0; i < 4; i++)
+        if (i != 1) CHECK_OK(rmm_deallocate(mr, p[i], MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_validate(mr));
+    info = pool_info(mr);
+    CHECK(info.used_bytes == 0 && info.pool_bytes == 4 * MiB && info.peak_pool_bytes == 4 * MiB);
+    rmm_resource_destroy(mr);
+
+    /* initial == maximum: never grows */
+    d.initial_bytes = 2 * MiB;
+    d.maximum_bytes = 2 * MiB;
+    CHECK_OK(rmm_pool_create(&mr, rmm_get_current_device_resource(), &d));
+    CHECK_OK(rmm_allocate(mr, &q, 2 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_allocate(mr, &p[0], 1, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK_OK(rmm_deallocate(mr, q, 2 * MiB, RMM_STREAM_DEFAULT));
+    CHECK(pool_info(mr).upstream_chunks == 1);
+    rmm_resource_destroy(mr);
+}
+
+TEST(pool_alignment) {
+    rmm_resource *mr = NULL;
+    void *p[24];
+    size_t sizes[24], aligns[24];
+    int i;
+    NEED_GPU();
+    CHECK_OK(rmm_pool_create(&mr, rmm_get_current_device_resource(), NULL));
+    for (i = 0; i < 24; i++) {
+        aligns[i] = i % 3 == 0 ? 512 : i % 3 == 1 ? 4096 : (size_t)65536;
+        sizes[i] = 1 + (size_t)i * 777;
+        p[i] = NULL;
+        CHECK_OK(rmm_allocate_aligned(mr, &p[i], sizes[i], aligns[i], RMM_STREAM_DEFAULT));
+        CHECK(p[i] != NULL && (uintptr_t)p[i] % aligns[i] == 0);
+        CHECK(fill(p[i], sizes[i], (unsigned char)i, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_pool_validate(mr));
+        /* an unaligned neighbour in between */
+        if (i % 4 == 0) {
+            void *x = NULL;
+            CHECK_OK(rmm_allocate(mr, &x, 300, RMM_STREAM_DEFAULT));
+            CHECK_OK(rmm_deallocate(mr, x, 300, RMM_STREAM_DEFAULT));
+        }
+    }
+    for (i = 0; i < 24; i++) {
+        CHECK(check(p[i], sizes[i], (unsigned char)i));
+        CHECK_OK(rmm_deallocate_aligned(mr, p[i], sizes[i], aligns[i], RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_pool_validate(mr));
+    }
+    CHECK(pool_info(mr).used_bytes == 0);
+    /* alignment below 256 is raised; a non-power of two is refused before the pool */
+    CHECK_OK(rmm_allocate_aligned(mr, &p[0], 10, 16, RMM_STREAM_DEFAULT));
+    CHECK((uintptr_t)p[0] % 256 == 0);
+    CHECK_OK(rmm_deallocate_aligned(mr, p[0], 10, 16, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_allocate_aligned(mr, &p[0], 10, 768, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_OK(rmm_pool_validate(mr));
+    rmm_resource_destroy(mr);
+}
+
+TEST(pool_bad_frees) {
+    rmm_resource *mr = NULL, *up;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    void *p = NULL, *q = NULL, *foreign = NULL;
+    NEED_GPU();
+    up = rmm_get_current_device_resource();
+    d.initial_bytes = 2 * MiB;
+    CHECK_OK(rmm_pool_create(&mr, up, &d));
+    CHECK_OK(rmm_allocate(up, &foreign, 4096, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(mr, &p, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(mr, &q, 5000, RMM_STREAM_DEFAULT));
+    /* a pointer the pool never gave out */
+    CHECK_STATUS(rmm_deallocate(mr, foreign, 4096, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+    CHECK_STATUS(rmm_deallocate(mr, (char *)p + 256, 512, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+    CHECK_STATUS(rmm_deallocate(mr, (char *)q + 4096, 256, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+    CHECK_OK(rmm_pool_validate(mr));
+    /* the wrong size (after rounding to 256) */
+    CHECK_STATUS(rmm_deallocate(mr, p, 2000, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+    CHECK_STATUS(rmm_deallocate(mr, p, 1, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+    CHECK_STATUS(rmm_deallocate(mr, q, SIZE_MAX, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK(pool_info(mr).used_bytes == 1024 + 5120);
+    /* the block is still live and can be freed properly (a size that rounds the same is fine) */
+    CHECK_OK(rmm_deallocate(mr, p, 1024, RMM_STREAM_DEFAULT));
+    /* a double free */
+    CHECK_STATUS(rmm_deallocate(mr, p, 1000, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK_OK(rmm_deallocate(mr, q, 5000, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_deallocate(mr, q, 5000, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK(pool_info(mr).used_bytes == 0);
+    CHECK_OK(rmm_deallocate(up, foreign, 4096, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(mr);
+}
+
+TEST(pool_info_figures) {
+    counting_resource up;
+    rmm_resource *mr = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    rmm_pool_info info;
+    void *a = NULL, *b = NULL;
+    NEED_GPU();
+    counting_init(&up, rmm_get_current_device_resource());
+    CHECK_STATUS(rmm_pool_get_info(&up.base, NULL), RMM_ERROR_INVALID_ARGUMENT);
+    d.initial_bytes = 8 * MiB;
+    CHECK_OK(rmm_pool_create(&mr, &up.base, &d));
+    CHECK(up.allocations == 1 && up.last_bytes == 8 * MiB);
+    CHECK_STATUS(rmm_pool_get_info(mr, NULL), RMM_ERROR_INVALID_ARGUMENT);
+    info = pool_info(mr);
+    CHECK(info.pool_bytes == 8 * MiB && info.peak_pool_bytes == 8 * MiB && info.used_bytes == 0);
+    CHECK(info.free_bytes == 8 * MiB && info.largest_free_block == 8 * MiB && info.free_blocks == 1 && info.upstream_chunks == 1);
+    CHECK_OK(rmm_allocate(mr, &a, MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(mr, &b, 1000, RMM_STREAM_DEFAULT));
+    info = pool_info(mr);
+    CHECK(info.used_bytes == MiB + 1024);
+    CHECK(info.free_bytes == 8 * MiB - MiB - 1024);
+    CHECK(info.free_blocks == 1 && info.largest_free_block == 8 * MiB - MiB - 1024);
+    CHECK(info.upstream_chunks == 1 && info.pool_bytes == 8 * MiB);
+    CHECK_OK(rmm_deallocate(mr, a, MiB, RMM_STREAM_DEFAULT));
+    info = pool_info(mr);
+    CHECK(info.used_bytes == 1024 && info.free_blocks == 2);
+    CHECK(info.largest_free_block == 8 * MiB - MiB - 1024);
+    CHECK_OK(rmm_deallocate(mr, b, 1000, RMM_STREAM_DEFAULT));
+    info = pool_info(mr);
+    CHECK(info.used_bytes == 0 && info.free_blocks == 1 && info.largest_free_block == 8 * MiB && info.free_bytes == 8 * MiB);
+    /* a request above the pool grows it: peak follows */
+    CHECK_OK(rmm_allocate(mr, &a, 9 * MiB, RMM_STREAM_DEFAULT));
+    info = pool_info(mr);
+    CHECK(info.upstream_chunks == 2 && info.pool_bytes == 8 * MiB + 9 * MiB && info.peak_pool_bytes == info.pool_bytes);
+    CHECK(info.largest_free_block == 8 * MiB && info.used_bytes == 9 * MiB);
+    CHECK(up.allocations == 2 && up.last_bytes == 9 * MiB);
+    CHECK_OK(rmm_deallocate(mr, a, 9 * MiB, RMM_STREAM_DEFAULT));
+    info = pool_info(mr);
+    CHECK(info.free_blocks == 2 && info.largest_free_block == 9 * MiB); /* chunks never merge */
+    CHECK_OK(rmm_pool_validate(mr));
+    rmm_resource_destroy(mr);
+    CHECK(up.deallocations == 2 && up.outstanding == 0);
+}
+
+TEST(pool_geometric_growth) {
+    counting_resource up;
+    rmm_resource *mr = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    void *p[9];
+    /* RMM's rule without a maximum: grow by max(request, pool size): the pool doubles */
+    static const size_t pool_mib[9] = {1, 2, 4, 4, 8, 8, 8, 8, 16};
+    static const size_t chunks[9] = {1, 2, 3, 3, 4, 4, 4, 4, 5};
+    int i;
+    NEED_GPU();
+    counting_init(&up, rmm_get_current_device_resource());
+    d.initial_bytes = MiB;
+    CHECK_OK(rmm_pool_create(&mr, &up.base, &d));
+    for (i = 0; i < 9; i++) {
+        rmm_pool_info info;
+        CHECK_OK(rmm_allocate(mr, &p[i], MiB, RMM_STREAM_DEFAULT));
+        info = pool_info(mr);
+        if (info.pool_bytes != pool_mib[i] * MiB || info.upstream_chunks != chunks[i])
+            printf("  after allocation %d: pool %zu bytes in %zu chunks, expected %zu MiB in %zu\n", i + 1,
+                   info.pool_bytes, info.upstream_chunks, pool_mib[i], chunks[i]);
+        CHECK(info.pool_bytes == pool_mib[i] * MiB);
+        CHECK(info.upstream_chunks == chunks[i]);
+        CHECK((size_t)up.allocations == info.upstream_chunks);
+        CHECK_OK(rmm_pool_validate(mr));
+    }
+    for (i = 0; i < 9; i++) CHECK_OK(rmm_deallocate(mr, p[i], MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_validate(mr));
+    rmm_resource_destroy(mr);
+    CHECK(up.outstanding == 0);
+}
+
+TEST(pool_on_demand_growth) {
+    counting_resource up;
+    rmm_resource *mr = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    rmm_pool_info info;
+    void *a = NULL, *b = NULL, *c = NULL;
+    NEED_GPU();
+    counting_init(&up, rmm_get_current_device_resource());
+    d.growth = RMM_POOL_GROWTH_ON_DEMAND;
+    CHECK_OK(rmm_pool_create(&mr, &up.base, &d));
+    CHECK(up.allocations == 0);
+    CHECK_OK(rmm_allocate(mr, &a, 1000, RMM_STREAM_DEFAULT));
+    info = pool_info(mr);
+    CHECK(info.pool_bytes == 2 * MiB && info.upstream_chunks == 1); /* the request rounded to 2 MiB */
+    CHECK_OK(rmm_allocate(mr, &b, 3 * MiB, RMM_STREAM_DEFAULT));
+    info = pool_info(mr);
+    CHECK(info.pool_bytes == 2 * MiB + 4 * MiB && info.upstream_chunks == 2);
+    CHECK(up.last_bytes == 4 * MiB);
+    CHECK_OK(rmm_pool_validate(mr));
+    /* with everything free, a request above every chunk gives the free chunks back first */
+    CHECK_OK(rmm_deallocate(mr, a, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, b, 3 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(mr, &c, 5 * MiB, RMM_STREAM_DEFAULT));
+    info = pool_info(mr);
+    CHECK(info.pool_bytes == 6 * MiB && info.upstream_chunks == 1);
+    CHECK(up.deallocations == 2 && up.outstanding == 6 * MiB);
+    CHECK(info.peak_pool_bytes == 6 * MiB);
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK_OK(rmm_deallocate(mr, c, 5 * MiB, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(mr);
+    CHECK(up.outstanding == 0);
+
+    /* a custom granularity, and a maximum that caps the rounding */
+    counting_init(&up, rmm_get_current_device_resource());
+    d.growth_granularity_bytes = MiB;
+    d.maximum_bytes = 3 * MiB;
+    CHECK_OK(rmm_pool_create(&mr, &up.base, &d));
+    CHECK_OK(rmm_allocate(mr, &a, MiB + MiB / 2, RMM_STREAM_DEFAULT));
+    info = pool_info(mr);
+    CHECK(info.pool_bytes == 2 * MiB && up.last_bytes == 2 * MiB);
+    CHECK_OK(rmm_allocate(mr, &b, MiB - 256, RMM_STREAM_DEFAULT)); /* 0.5 MiB left in the chunk: grows 1 MiB */
+    info = pool_info(mr);
+    CHECK(info.pool_bytes == 3 * MiB);
+    CHECK_STATUS(rmm_allocate(mr, &c, MiB, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK_OK(rmm_allocate(mr, &c, 256, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK_OK(rmm_deallocate(mr, a, MiB + MiB / 2, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, b, MiB - 256, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, c, 256, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_validate(mr));
+    rmm_resource_destroy(mr);
+    CHECK(up.outstanding == 0);
+}
+
+TEST(pool_trim) {
+    counting_resource up;
+    rmm_resource *mr = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    rmm_pool_info info;
+    rmm_stream s1 = RMM_STREAM_DEFAULT, s2 = RMM_STREAM_DEFAULT;
+    void *a = NULL, *b = NULL, *x = NULL, *y = NULL;
+    size_t released = 1;
+    NEED_GPU();
+    counting_init(&up, rmm_get_current_device_resource());
+    d.initial_bytes = 4 * MiB;
+    CHECK_OK(rmm_pool_create(&mr, &up.base, &d));
+    CHECK_OK(rmm_pool_trim(mr, &released)); /* the first chunk too: it is wholly free */
+    CHECK(released == 4 * MiB);
+    info = pool_info(mr);
+    CHECK(info.pool_bytes == 0 && info.upstream_chunks == 0 && info.free_blocks == 0 && info.largest_free_block == 0);
+    CHECK(up.outstanding == 0 && up.deallocations == 1);
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK_OK(rmm_pool_trim(mr, &released));
+    CHECK(released == 0);
+    CHECK_OK(rmm_pool_trim(mr, NULL));
+    /* keeps working after */
+    CHECK_OK(rmm_allocate(mr, &a, 3 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(mr, &b, 2 * MiB, RMM_STREAM_DEFAULT));
+    info = pool_info(mr);
+    CHECK(info.upstream_chunks == 2 && info.pool_bytes == 6 * MiB);
+    /* a chunk with a live block stays */
+    CHECK_OK(rmm_pool_trim(mr, &released));
+    CHECK(released == 0);
+    CHECK_OK(rmm_deallocate(mr, b, 2 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_trim(mr, &released));
+    CHECK(released == 3 * MiB); /* b's chunk: max(2 MiB, 3 MiB) */
+    info = pool_info(mr);
+    CHECK(info.pool_bytes == 3 * MiB && info.upstream_chunks == 1 && info.used_bytes == 3 * MiB);
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK_OK(rmm_deallocate(mr, a, 3 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_trim(mr, &released));
+    CHECK(released == 3 * MiB);
+    info = pool_info(mr);
+    CHECK(info.pool_bytes == 0 && info.upstream_chunks == 0);
+    CHECK(info.peak_pool_bytes == 6 * MiB);
+    CHECK(up.outstanding == 0);
+    /* a wholly free chunk whose blocks sit in the free lists of several streams */
+    CHECK_OK(rmm_stream_create(&s1));
+    CHECK_OK(rmm_stream_create(&s2));
+    CHECK_OK(rmm_allocate(mr, &a, 4 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, a, 4 * MiB, RMM_STREAM_DEFAULT));
+    CHECK(pool_info(mr).upstream_chunks == 1);
+    CHECK_OK(rmm_allocate(mr, &x, MiB, s1));
+    CHECK_OK(rmm_allocate(mr, &y, MiB, s2));
+    CHECK(pool_info(mr).upstream_chunks == 1);
+    CHECK_OK(rmm_deallocate(mr, x, MiB, s1));
+    CHECK_OK(rmm_deallocate(mr, y, MiB, s2));
+    CHECK_OK(rmm_pool_validate(mr));
+    info = pool_info(mr);
+    CHECK(info.free_blocks >= 2);
+    CHECK_OK(rmm_pool_trim(mr, &released));
+    CHECK(released == 4 * MiB);
+    info = pool_info(mr);
+    CHECK(info.pool_bytes == 0 && info.free_blocks == 0 && info.upstream_chunks == 0);
+    CHECK_OK(rmm_pool_validate(mr));
+    /* and all streams still work */
+    CHECK_OK(rmm_allocate(mr, &x, MiB, s1));
+    CHECK_OK(rmm_allocate(mr, &y, MiB, s2));
+    CHECK_OK(rmm_allocate(mr, &a, MiB, RMM_STREAM_DEFAULT));
+    CHECK(fill(x, MiB, 1, s1) && fill(y, MiB, 2, s2) && fill(a, MiB, 3, RMM_STREAM_DEFAULT));
+    CHECK(check(x, MiB, 1) && check(y, MiB, 2) && check(a, MiB, 3));
+    CHECK_OK(rmm_deallocate(mr, x, MiB, s1));
+    CHECK_OK(rmm_deallocate(mr, y, MiB, s2));
+    CHECK_OK(rmm_deallocate(mr, a, MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_validate(mr));
+    rmm_resource_destroy(mr);
+    CHECK(up.outstanding == 0);
+    CHECK_OK(rmm_stream_destroy(s1));
+    CHECK_OK(rmm_stream_destroy(s2));
+}
+
+TEST(pool_coalescing) {
+    rmm_resource *mr = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    rmm_pool_info info;
+    void *p[4], *big = NULL;
+    int i;
+    NEED_GPU();
+    d.initial_bytes = 4 * MiB;
+    CHECK_OK(rmm_pool_create(&mr, rmm_get_current_device_resource(), &d));
+    for (i = 0; i < 4; i++) CHECK_OK(rmm_allocate(mr, &p[i], MiB, RMM_STREAM_DEFAULT));
+    for (i = 1; i < 4; i++) CHECK((char *)p[i] == (char *)p[0] + (size_t)i * MiB);
+    CHECK(pool_info(mr).free_blocks == 0);
+    CHECK_OK(rmm_deallocate(mr, p[1], MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, p[2], MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_validate(mr));
+    info = pool_info(mr);
+    CHECK(info.free_blocks == 1 && info.largest_free_block == 2 * MiB);
+    CHECK_OK(rmm_allocate(mr, &big, 2 * MiB, RMM_STREAM_DEFAULT));
+    CHECK(big == p[1]);
+    info = pool_info(mr);
+    CHECK(info.upstream_chunks == 1 && info.pool_bytes == 4 * MiB && info.free_blocks == 0);
+    CHECK_OK(rmm_deallocate(mr, p[0], MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, p[3], MiB, RMM_STREAM_DEFAULT));
+    CHECK(pool_info(mr).free_blocks == 2);
+    CHECK_OK(rmm_deallocate(mr, big, 2 * MiB, RMM_STREAM_DEFAULT));
+    info = pool_info(mr);
+    CHECK(info.free_blocks == 1 && info.largest_free_block == 4 * MiB);
+    CHECK_OK(rmm_allocate(mr, &big, 4 * MiB, RMM_STREAM_DEFAULT));
+    CHECK(big == p[0] && pool_info(mr).upstream_chunks == 1);
+    CHECK_OK(rmm_deallocate(mr, big, 4 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_validate(mr));
+    rmm_resource_destroy(mr);
+}
+
+/* The steal and merge paths, shared by the plain and the streams-outlive-pool variants. */
+static void pool_stream_semantics(bool streams_outlive) {
+    rmm_resource *mr = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    rmm_stream A = RMM_STREAM_DEFAULT, B = RMM_STREAM_DEFAULT, C = RMM_STREAM_DEFAULT;
+    void *p = NULL, *q = NULL, *x = NULL, *y = NULL, *z = NULL;
+    rmm_pool_info info;
+    CHECK_OK(rmm_stream_create(&A));
+    CHECK_OK(rmm_stream_create(&B));
+    CHECK_OK(rmm_stream_create(&C));
+    d.initial_bytes = 2 * MiB;
+    d.streams_outlive_pool = streams_outlive;
+    CHECK_OK(rmm_pool_create(&mr, rmm_get_current_device_resource(), &d));
+    /* A takes the default stream's memory, frees it on A and gets it back on A */
+    CHECK_OK(rmm_allocate(mr, &p, 2 * MiB, A));
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK(fill(p, 2 * MiB, 0xA1, A));
+    CHECK_OK(rmm_deallocate(mr, p, 2 * MiB, A));
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK_OK(rmm_allocate(mr, &q, MiB, A));
+    CHECK(q == p);
+    CHECK_OK(rmm_deallocate(mr, q, MiB, A));
+    CHECK_OK(rmm_pool_validate(mr));
+    /* B takes A's free memory without growing the pool */
+    CHECK_OK(rmm_allocate(mr, &q, 2 * MiB, B));
+    CHECK(q == p);
+    CHECK_OK(rmm_pool_validate(mr));
+    info = pool_info(mr);
+    CHECK(info.upstream_chunks == 1 && info.pool_bytes == 2 * MiB);
+    CHECK(fill(q, 2 * MiB, 0xB2, B));
+    CHECK(check(q, 2 * MiB, 0xB2));
+    CHECK_OK(rmm_deallocate(mr, q, 2 * MiB, B));
+    CHECK_OK(rmm_pool_validate(mr));
+    /* merge: x free on A and y free on B are neighbours in different lists; C needs both */
+    CHECK_OK(rmm_allocate(mr, &x, MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(mr, &y, MiB, RMM_STREAM_DEFAULT));
+    CHECK(y == (char *)x + MiB);
+    CHECK_OK(rmm_allocate(mr, &z, MiB, RMM_STREAM_DEFAULT)); /* grows: keeps the other chunk apart */
+    CHECK_OK(rmm_deallocate(mr, x, MiB, A));
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK_OK(rmm_deallocate(mr, y, MiB, B));
+    CHECK_OK(rmm_pool_validate(mr));
+    info = pool_info(mr);
+    CHECK(info.free_blocks >= 2);
+    {
+        size_t chunks = info.upstream_chunks, pool_bytes = info.pool_bytes;
+        CHECK_OK(rmm_allocate(mr, &p, 2 * MiB, C));
+        CHECK(p == x);
+        CHECK_OK(rmm_pool_validate(mr));
+        info = pool_info(mr);
+        CHECK(info.upstream_chunks == chunks && info.pool_bytes == pool_bytes);
+    }
+    CHECK(fill(p, 2 * MiB, 0xC3, C));
+    CHECK(check(p, 2 * MiB, 0xC3));
+    /* everything back, on assorted streams */
+    CHECK_OK(rmm_deallocate(mr, p, 2 * MiB, C));
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK_OK(rmm_deallocate(mr, z, MiB, A));
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK_OK(rmm_allocate(mr, &p, 3 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK_OK(rmm_deallocate(mr, p, 3 * MiB, B));
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK(pool_info(mr).used_bytes == 0);
+    rmm_resource_destroy(mr); /* before the streams: the streams_outlive_pool promise */
+    CHECK_OK(rmm_stream_destroy(A));
+    CHECK_OK(rmm_stream_destroy(B));
+    CHECK_OK(rmm_stream_destroy(C));
+}
+TEST(pool_multi_stream) {
+    NEED_GPU();
+    pool_stream_semantics(false);
+}
+TEST(pool_streams_outlive_pool) {
+    NEED_GPU();
+    pool_stream_semantics(true);
+}
+
+/* RMM bug cuml#2632: a stream destroyed while the pool holds memory freed on it. */
+TEST(pool_streams_destroyed_while_holding_memory) {
+    rmm_resource *mr = NULL;
+    rmm_stream s[4];
+    void *p[8];
+    size_t released = 0, big = 0;
+    int i, round;
+    NEED_GPU();
+    CHECK_OK(rmm_pool_create(&mr, rmm_get_current_device_resource(), NULL));
+    for (round = 0; round < 3; round++) {
+        for (i = 0; i < 4; i++) CHECK_OK(rmm_stream_create(&s[i]));
+        for (i = 0; i < 8; i++) {
+            CHECK_OK(rmm_allocate(mr, &p[i], (size_t)(i + 1) * 100 * KiB, s[i % 4]));
+            CHECK(fill(p[i], (size_t)(i + 1) * 100 * KiB, (unsigned char)(i + round), s[i % 4]));
+        }
+        for (i = 0; i < 8; i++) {
+            CHECK(check(p[i], (size_t)(i + 1) * 100 * KiB, (unsigned char)(i + round)));
+            CHECK_OK(rmm_deallocate(mr, p[i], (size_t)(i + 1) * 100 * KiB, s[i % 4]));
+        }
+        CHECK_OK(rmm_pool_validate(mr));
+        for (i = 0; i < 4; i++) CHECK_OK(rmm_stream_destroy(s[i]));
+        /* a new stream takes single blocks from the dead streams, then needs them merged */
+        CHECK_OK(rmm_stream_create(&s[0]));
+        CHECK_OK(rmm_allocate(mr, &p[0], 100 * KiB, s[0]));
+        CHECK_OK(rmm_pool_validate(mr));
+        big = pool_info(mr).free_bytes / 2 + 1;
+        CHECK_OK(rmm_allocate(mr, &p[1], big, s[0]));
+        CHECK_OK(rmm_pool_validate(mr));
+        CHECK_OK(rmm_allocate(mr, &p[2], 1000, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_pool_validate(mr));
+        CHECK(fill(p[0], 100 * KiB, 9, s[0]));
+        CHECK(check(p[0], 100 * KiB, 9));
+        CHECK_OK(rmm_deallocate(mr, p[0], 100 * KiB, s[0]));
+        CHECK_OK(rmm_deallocate(mr, p[2], 1000, s[0]));
+        CHECK_OK(rmm_stream_synchronize(s[0]));
+        /* p[1] is freed on the default stream after s[0] is gone */
+        CHECK_OK(rmm_stream_destroy(s[0]));
+        CHECK_OK(rmm_deallocate(mr, p[1], big, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_pool_validate(mr));
+        CHECK(pool_info(mr).used_bytes == 0);
+    }
+    CHECK_OK(rmm_pool_trim(mr, &released));
+    CHECK(pool_info(mr).pool_bytes == 0);
+    CHECK_OK(rmm_allocate(mr, &p[0], 5000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, p[0], 5000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_validate(mr));
+    rmm_resource_destroy(mr);
+}
+
+typedef struct per_thread_job {
+    rmm_resource *mr;
+    void *p;
+    size_t bytes;
+    rmm_status st;
+} per_thread_job;
+static void *per_thread_allocate(void *arg) {
+    per_thread_job *j = (per_thread_job *)arg;
+    j->st = rmm_allocate(j->mr, &j->p, j->bytes, RMM_STREAM_PER_THREAD);
+    if (j->st == RMM_SUCCESS && !fill(j->p, j->bytes, 0x77, RMM_STREAM_PER_THREAD)) j->st = RMM_ERROR_CUDA;
+    if (j->st == RMM_SUCCESS) j->st = rmm_stream_synchronize(RMM_STREAM_PER_THREAD);
+    return NULL;
+}
+static void *per_thread_free(void *arg) {
+    per_thread_job *j = (per_thread_job *)arg;
+    j->st = rmm_deallocate(j->mr, j->p, j->bytes, RMM_STREAM_PER_THREAD);
+    return NULL;
+}
+TEST(pool_per_thread_default_stream) {
+    rmm_resource *mr = NULL;
+    void *p = NULL, *q = NULL;
+    pthread_t t;
+    per_thread_job job;
+    NEED_GPU();
+    CHECK_OK(rmm_pool_create(&mr, rmm_get_current_device_resource(), NULL));
+    CHECK_OK(rmm_allocate(mr, &p, 300 * KiB, RMM_STREAM_PER_THREAD));
+    CHECK(fill(p, 300 * KiB, 0x31, RMM_STREAM_PER_THREAD));
+    CHECK(check(p, 300 * KiB, 0x31));
+    CHECK_OK(rmm_deallocate(mr, p, 300 * KiB, RMM_STREAM_PER_THREAD));
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK_OK(rmm_allocate(mr, &q, 300 * KiB, RMM_STREAM_PER_THREAD));
+    CHECK(q == p); /* reused on the same stream */
+    CHECK_OK(rmm_pool_validate(mr));
+    /* freed on the per-thread stream, taken by the legacy default stream, and back */
+    CHECK_OK(rmm_deallocate(mr, q, 300 * KiB, RMM_STREAM_PER_THREAD));
+    CHECK_OK(rmm_allocate(mr, &p, 600 * KiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK_OK(rmm_stream_synchronize(RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, p, 600 * KiB, RMM_STREAM_PER_THREAD));
+    CHECK_OK(rmm_pool_validate(mr));
+    /* another thread's per-thread stream is another stream: allocate there, free here */
+    memset(&job, 0, sizeof job);
+    job.mr = mr;
+    job.bytes = 123456;
+    CHECK(pthread_create(&t, NULL, per_thread_allocate, &job) == 0);
+    pthread_join(t, NULL);
+    CHECK_OK(job.st);
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK(check(job.p, job.bytes, 0x77));
+    CHECK_OK(rmm_deallocate(mr, job.p, job.bytes, RMM_STREAM_PER_THREAD));
+    CHECK_OK(rmm_pool_validate(mr));
+    /* allocate here, free there (that thread is gone afterwards: its stream state stays behind) */
+    CHECK_OK(rmm_allocate(mr, &job.p, job.bytes, RMM_STREAM_PER_THREAD));
+    CHECK_OK(rmm_stream_synchronize(RMM_STREAM_PER_THREAD));
+    CHECK(pthread_create(&t, NULL, per_thread_free, &job) == 0);
+    pthread_join(t, NULL);
+    CHECK_OK(job.st);
+    CHECK_OK(rmm_pool_validate(mr));
+    {
+        /* a request no single list can serve merges every list, the dead thread's too */
+        size_t all = pool_info(mr).pool_bytes + 1;
+        CHECK_OK(rmm_allocate(mr, &p, all, RMM_STREAM_PER_THREAD));
+        CHECK_OK(rmm_pool_validate(mr));
+        CHECK(pool_info(mr).free_blocks >= 1);
+        CHECK_OK(rmm_deallocate(mr, p, all, RMM_STREAM_PER_THREAD));
+    }
+    CHECK(pool_info(mr).used_bytes == 0);
+    CHECK_OK(rmm_pool_validate(mr));
+    rmm_resource_destroy(mr);
+}
+
+#if defined(RMM_BACKEND_HOST)
+/* Host backend: a capacity just above what the pool may take, to see the growth step halve when
+   upstream refuses. */
+TEST(pool_growth_halves_when_upstream_refuses) {
+    rmm_resource *mr = NULL;
+    void *a = NULL, *b = NULL, *c = NULL;
+    size_t free_bytes = 0, total = 0;
+    rmm_pool_info info;
+    CHECK_OK(rmm_available_device_memory(&free_bytes, &total));
+    rmm_host_backend_set_capacity(total - free_bytes + 8 * MiB + 4096);
+    CHECK_OK(rmm_pool_create(&mr, rmm_get_current_device_resource(), NULL));
+    CHECK_OK(rmm_allocate(mr, &a, 3 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(mr, &b, 3 * MiB, RMM_STREAM_DEFAULT));
+    CHECK(pool_info(mr).pool_bytes == 6 * MiB);
+    CHECK_OK(rmm_allocate(mr, &c, MiB, RMM_STREAM_DEFAULT)); /* asks 6 MiB, then 3, then 1.5 */
+    info = pool_info(mr);
+    CHECK(info.pool_bytes == 6 * MiB + MiB + MiB / 2 && info.upstream_chunks == 3);
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK_OK(rmm_deallocate(mr, c, MiB, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_allocate(mr, &c, 2 * MiB, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK_OK(rmm_deallocate(mr, a, 3 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, b, 3 * MiB, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(mr);
+    rmm_host_backend_set_capacity(RMM_HOST_BACKEND_BYTES);
+}
+#endif
+
+/* ---- the random driver ----------------------------------------------------------------------- */
+
+typedef struct sblock {
+    char *p;
+    size_t bytes, span, align;
+    int stream;
+    unsigned char pattern;
+} sblock;
+typedef struct shadow {
+    sblock *v;
+    size_t n, cap, live; /* live: the sum of spans */
+} shadow;
+static size_t shadow_lower(const shadow *s, const char *p) {
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (s->v[mid].p < p) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+/* Inserts b in address order; 0 (and nothing inserted) if it overlaps a live block. */
+static int shadow_insert(shadow *s, const sblock *b) {
+    size_t i = shadow_lower(s, b->p);
+    if (i > 0 && s->v[i - 1].p + s->v[i - 1].span > b->p) return 0;
+    if (i < s->n && b->p + b->span > s->v[i].p) return 0;
+    if (s->n == s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 64;
+        s->v = (sblock *)realloc(s->v, s->cap * sizeof *s->v);
+    }
+    memmove(&s->v[i + 1], &s->v[i], (s->n - i) * sizeof *s->v);
+    s->v[i] = *b;
+    s->n++;
+    s->live += b->span;
+    return 1;
+}
+static sblock shadow_take(shadow *s, size_t i) {
+    sblock b = s->v[i];
+    memmove(&s->v[i], &s->v[i + 1], (s->n - i - 1) * sizeof *s->v);
+    s->n--;
+    s->live -= b.span;
+    return b;
+}
+
+#define DRIVER_STREAMS 5
+typedef struct rdriver {
+    const char *name;
+    rmm_resource *mr;
+    rmm_resource *pool;      /* also validated, and trimmed now and then; NULL: none */
+    int pool_accounting;     /* mr is that pool: its used_bytes must equal the live spans */
+    int steps;
+    size_t max_bytes;        /* sizes log-uniform in 1..max_bytes */
+    size_t large_bytes;      /* 1 in large_one_in: max_bytes+1..large_bytes */
+    int large_one_in;
+    int align_one_in;        /* 1 in align_one_in: alignment 256..max_align (0: never) */
+    size_t max_align;
+    size_t cap_bytes, cap_count;
+    int oom_ok;              /* OUT_OF_MEMORY is an allowed answer */
+    int recycle_every;       /* destroy and re-create a created stream every so many steps */
+    unsigned long long seed;
+    rmm_resource *destroy_first; /* destroyed by the driver before its streams (streams_outlive_pool) */
+} rdriver;
+
+static void run_driver(const rdriver *d) {
+    rmm_stream streams[DRIVER_STREAMS];
+    shadow sh;
+    int step, bad = 0, allocs = 0, frees = 0, ooms = 0, trims = 0, i;
+    unsigned counter = 0;
+    char what[64];
+    unsigned long long seed;
+    snprintf(what, sizeof what, "%s_random", d->name);
+    seed = harness_seed(what, d->seed);
+    memset(&sh, 0, sizeof sh);
+    streams[0] = RMM_STREAM_DEFAULT;
+    streams[1] = RMM_STREAM_PER_THREAD;
+    for (i = 2; i < DRIVER_STREAMS; i++) CHECK_OK(rmm_stream_create(&streams[i]));
+    for (step = 0; step < d->steps && !bad; step++) {
+        rmm_status st;
+        int alloc = sh.n == 0 || (sh.n < d->cap_count && sh.live < d->cap_bytes && rnd(100) < 55);
+        if (alloc) {
+            size_t bytes = log_uniform(d->max_bytes), align = 256;
+            int si = (int)rnd(DRIVER_STREAMS);
+            void *p = NULL;
+            if (d->large_one_in && rnd((size_t)d->large_one_in) == 0) bytes = d->max_bytes + 1 + rnd(d->large_bytes - d->max_bytes);
+            if (d->align_one_in && rnd((size_t)d->align_one_in) == 0) align = (size_t)256 << rnd(log2_floor(d->max_align / 256) + 1);
+            if (align == 256 && rnd(2)) st = rmm_allocate(d->mr, &p, bytes, streams[si]);
+            else st = rmm_allocate_aligned(d->mr, &p, bytes, align, streams[si]);
+            if (st == RMM_ERROR_OUT_OF_MEMORY && d->oom_ok) {
+                ooms++;
+                if (p != NULL) {
+                    printf("  %s step %d: a failed allocation left *ptr non-NULL\n", d->name, step);
+                    bad = 1;
+                }
+            } else if (st != RMM_SUCCESS) {
+                printf("  %s step %d: allocate(%zu, align %zu, stream %d) returned %s: %s\n", d->name, step, bytes, align, si,
+                       rmm_status_string(st), rmm_last_error());
+                bad = 1;
+            } else {
+                sblock b;
+                allocs++;
+                b.p = (char *)p;
+                b.bytes = bytes;
+                b.span = round256(bytes);
+                b.align = align;
+                b.stream = si;
+                b.pattern = (unsigned char)(++counter * 37u + 11u);
+                if (p == NULL || (uintptr_t)p % align != 0) {
+                    printf("  %s step %d: pointer %p is not aligned to %zu\n", d->name, step, p, align);
+                    bad = 1;
+                } else if (!shadow_insert(&sh, &b)) {
+                    printf("  %s step %d: block %p (%zu bytes) overlaps a live block\n", d->name, step, p, bytes);
+                    bad = 1;
+                } else if (!fill(p, bytes, b.pattern, streams[si])) {
+                    printf("  %s step %d: could not write the pattern\n", d->name, step);
+                    bad = 1;
+                }
+            }
+        } else {
+            sblock b = shadow_take(&sh, rnd(sh.n));
+            int fs = b.stream;
+            if (!check(b.p, b.bytes, b.pattern)) {
+                printf("  %s step %d: block %p (%zu bytes) lost its pattern\n", d->name, step, (void *)b.p, b.bytes);
+                bad = 1;
+            }
+            if (rnd(4) == 0) { /* another stream, after the allocating one is done */
+                CHECK_OK(rmm_stream_synchronize(streams[b.stream]));
+                fs = (int)rnd(DRIVER_STREAMS);
+            }
+            if (b.align == 256 && rnd(2)) st = rmm_deallocate(d->mr, b.p, b.bytes, streams[fs]);
+            else st = rmm_deallocate_aligned(d->mr, b.p, b.bytes, b.align, streams[fs]);
+            if (st != RMM_SUCCESS) {
+                printf("  %s step %d: deallocate(%p, %zu) returned %s: %s\n", d->name, step, (void *)b.p, b.bytes, rmm_status_string(st), rmm_last_error());
+                bad = 1;
+            }
+            frees++;
+        }
+        if (d->pool && rnd(500) == 0) {
+            size_t released = 0;
+            st = rmm_pool_trim(d->pool, &released);
+            if (st != RMM_SUCCESS) {
+                printf("  %s step %d: trim returned %s: %s\n", d->name, step, rmm_status_string(st), rmm_last_error());
+                bad = 1;
+            }
+            trims++;
+        }
+        if (d->recycle_every && step % d->recycle_every == d->recycle_every - 1) {
+            int si = 2 + (int)rnd(DRIVER_STREAMS - 2);
+            CHECK_OK(rmm_stream_synchronize(streams[si]));
+            CHECK_OK(rmm_stream_destroy(streams[si]));
+            CHECK_OK(rmm_stream_create(&streams[si]));
+        }
+        st = rmm_resource_validate(d->mr);
+        if (st == RMM_SUCCESS && d->pool && d->pool != d->mr) st = rmm_resource_validate(d->pool);
+        if (st != RMM_SUCCESS) {
+            printf("  %s step %d: validate returned %s: %s\n", d->name, step, rmm_status_string(st), rmm_last_error());
+            bad = 1;
+        }
+        if (d->pool_accounting) {
+            rmm_pool_info info = pool_info(d->pool);
+            if (info.used_bytes != sh.live || info.used_bytes + info.free_bytes != info.pool_bytes) {
+                printf("  %s step %d: pool says %zu bytes used, the shadow %zu\n", d->name, step, info.used_bytes, sh.live);
+                bad = 1;
+            }
+        }
+    }
+    CHECK(!bad);
+    if (bad) printf("  %s: failed at step %d (replay with RMM_TEST_SEED=%llu)\n", d->name, step - 1, seed);
+    /* drain: free the rest, validating after each */
+    while (sh.n) {
+        sblock b = shadow_take(&sh, sh.n - 1);
+        if (!bad) CHECK(check(b.p, b.bytes, b.pattern));
+        CHECK_OK(rmm_deallocate_aligned(d->mr, b.p, b.bytes, b.align, streams[b.stream]));
+        if (!bad) CHECK_OK(rmm_resource_validate(d->mr));
+    }
+    CHECK_OK(rmm_resource_validate(d->mr));
+    if (d->pool) {
+        rmm_pool_info info;
+        size_t released = 0;
+        CHECK_OK(rmm_resource_validate(d->pool));
+        if (d->pool_accounting) {
+            CHECK(pool_info(d->pool).used_bytes == 0);
+            CHECK_OK(rmm_pool_trim(d->pool, &released));
+            info = pool_info(d->pool);
+            CHECK(info.pool_bytes == 0 && info.upstream_chunks == 0 && info.free_blocks == 0);
+            CHECK_OK(rmm_resource_validate(d->pool));
+        }
+    }
+    rmm_resource_destroy(d->destroy_first);
+    for (i = 2; i < DRIVER_STREAMS; i++) CHECK_OK(rmm_stream_destroy(streams[i]));
+    free(sh.v);
+    printf("  %s: %d steps, %d allocations (%d out of memory), %d frees, %d trims\n", d->name, step, allocs, ooms, frees, trims);
+}
+
+static rdriver driver_defaults(const char *name, rmm_resource *mr, unsigned long long seed) {
+    rdriver d;
+    memset(&d, 0, sizeof d);
+    d.name = name;
+    d.mr = mr;
+    d.steps = 10000;
+    d.max_bytes = MiB;
+    d.max_align = 4096;
+    d.cap_bytes = 48 * MiB;
+    d.cap_count = 400;
+    d.seed = seed;
+    return d;
+}
+
+TEST(pool_random) {
+    rmm_resource *mr = NULL;
+    rmm_pool_desc pd = rmm_pool_desc_default();
+    rdriver d;
+    NEED_GPU();
+    pd.initial_bytes = 8 * MiB;
+    CHECK_OK(rmm_pool_create(&mr, rmm_get_current_device_resource(), &pd));
+    d = driver_defaults("pool", mr, 20260101);
+    d.pool = mr;
+    d.pool_accounting = 1;
+    d.steps = 20000;
+    d.align_one_in = 6;
+    d.recycle_every = 1500;
+    run_driver(&d);
+    rmm_resource_destroy(mr);
+}
+
+TEST(pool_random_on_demand_with_maximum) {
+    rmm_resource *mr = NULL;
+    rmm_pool_desc pd = rmm_pool_desc_default();
+    rdriver d;
+    NEED_GPU();
+    pd.growth = RMM_POOL_GROWTH_ON_DEMAND;
+    pd.growth_granularity_bytes = MiB;
+    pd.maximum_bytes = 24 * MiB;
+    pd.streams_outlive_pool = true;
+    CHECK_OK(rmm_pool_create(&mr, rmm_get_current_device_resource(), &pd));
+    d = driver_defaults("pool_on_demand", mr, 777);
+    d.pool = mr;
+    d.pool_accounting = 1;
+    d.align_one_in = 4;
+    d.max_align = 65536;
+    d.cap_bytes = 20 * MiB;
+    d.oom_ok = 1;
+    d.destroy_first = mr; /* the pool goes before the streams it was promised would outlive it */
+    run_driver(&d);
+}
+
+TEST(fixed_random) {
+    rmm_resource *mr = NULL;
+    rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
+    rdriver d;
+    NEED_GPU();
+    fd.block_bytes = 64 * KiB;
+    fd.blocks_to_preallocate = 16;
+    CHECK_OK(rmm_fixed_size_create(&mr, rmm_get_current_device_resource(), &fd));
+    d = driver_defaults("fixed_size", mr, 4242);
+    d.max_bytes = 64 * KiB;
+    d.cap_count = 200;
+    d.recycle_every = 1000;
+    run_driver(&d);
+    rmm_resource_destroy(mr);
+}
+
+TEST(binning_random) {
+    rmm_resource *pool = NULL, *bin = NULL, *user_bin = NULL;
+    rmm_binning_desc bd = rmm_binning_desc_default();
+    rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
+    rdriver d;
+    NEED_GPU();
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), NULL));
+    bd.min_size_exponent = 10;
+    bd.max_size_exponent = 16;
+    CHECK_OK(rmm_binning_create(&bin, pool, &bd));
+    /* a user-given bin below the automatic ones, and a lazily made one above them */
+    fd.block_bytes = 512;
+    fd.blocks_to_preallocate = 64;
+    CHECK_OK(rmm_fixed_size_create(&user_bin, pool, &fd));
+    CHECK_OK(rmm_binning_add_bin(bin, 512, user_bin));
+    CHECK_OK(rmm_binning_add_bin(bin, 200000, NULL));
+    d = driver_defaults("binning", bin, 99);
+    d.pool = pool;
+    d.align_one_in = 8;
+    d.recycle_every = 2500;
+    run_driver(&d);
+    CHECK_OK(rmm_resource_validate(user_bin));
+    rmm_resource_destroy(bin);
+    rmm_resource_destroy(user_bin);
+    CHECK_OK(rmm_pool_validate(pool));
+    CHECK(pool_info(pool).used_bytes == 0);
+    rmm_resource_destroy(pool);
+}
+
+TEST(arena_random) {
+    rmm_resource *mr = NULL;
+    rmm_arena_desc ad = rmm_arena_desc_default();
+    rdriver d;
+    NEED_GPU();
+    ad.arena_bytes = 64 * MiB;
+    ad.superblock_bytes = MiB;
+    CHECK_OK(rmm_arena_create(&mr, rmm_get_current_device_resource(), &ad));
+    d = driver_defaults("arena", mr, 31337);
+    d.large_bytes = 3 * MiB;
+    d.large_one_in = 12;
+    d.align_one_in = 8;
+    d.cap_bytes = 32 * MiB;
+    d.oom_ok = 1;
+    d.recycle_every = 2500;
+    run_driver(&d);
+    rmm_resource_destroy(mr);
+}
+
+/* ---- corruption is noticed ------------------------------------------------------------------- */
+
+#define EXPECT_CORRUPT(mr, what)                                                                   \
+    do {                                                                                           \
+        rmm_status st_ = rmm_resource_validate(mr);                                                \
+        if (st_ != RMM_ERROR_CORRUPTION) printf("  not noticed: %s (%s)\n", what, rmm_status_string(st_)); \
+        CHECK(st_ == RMM_ERROR_CORRUPTION);                                                        \
+    } while (0)
+
+TEST(pool_validate_detects_corruption) {
+    rmm_resource *mr = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    rmm__pool *p;
+    rmm__block *blk, *fb = NULL, *ab = NULL;
+    rmm__tlsf *t;
+    void *a = NULL, *b = NULL, *c = NULL;
+    size_t saved;
+    NEED_GPU();
+    d.initial_bytes = 4 * MiB;
+    CHECK_OK(rmm_pool_create(&mr, rmm_get_current_device_resource(), &d));
+    CHECK_OK(rmm_allocate(mr, &a, MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(mr, &b, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(mr, &c, MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, b, 1000, RMM_STREAM_DEFAULT)); /* a free block between two used ones */
+    CHECK_OK(rmm_pool_validate(mr));
+    p = (rmm__pool *)mr;
+    CHECK(p->chunk_count == 1);
+    for (blk = p->chunks->first; blk; blk = blk->phys_next) {
+        if (blk->ptr == (char *)b) fb = blk;
+        if (blk->ptr == (char *)a) ab = blk;
+    }
+    CHECK(fb != NULL && ab != NULL);
+    if (!fb || !ab || !fb->owner || !fb->phys_next) {
+        rmm_resource_destroy(mr);
+        return;
+    }
+    t = fb->owner;
+    /* 1. a free block's size */
+    fb->size += 256;
+    EXPECT_CORRUPT(mr, "free block size");
+    fb->size -= 256;
+    CHECK_OK(rmm_pool_validate(mr));
+    fb->size = 0;
+    EXPECT_CORRUPT(mr, "zero size");
+    fb->size = 1024;
+    CHECK_OK(rmm_pool_validate(mr));
+    /* 2. a free block unlinked from its bin (still claiming to be free) */
+    rmm__tlsf_remove(t, fb);
+    fb->owner = t;
+    EXPECT_CORRUPT(mr, "block unlinked from its bin");
+    fb->owner = NULL;
+    rmm__tlsf_insert(t, fb);
+    CHECK_OK(rmm_pool_validate(mr));
+    /* 3. a broken address link */
+    fb->phys_next->phys_prev = NULL;
+    EXPECT_CORRUPT(mr, "phys_prev");
+    fb->phys_next->phys_prev = fb;
+    CHECK_OK(rmm_pool_validate(mr));
+    {
+        rmm__block *n = fb->phys_next;
+        fb->phys_next = n->phys_next; /* skips c */
+        EXPECT_CORRUPT(mr, "phys_next");
+        fb->phys_next = n;
+    }
+    CHECK_OK(rmm_pool_validate(mr));
+    /* 4. accounting */
+    p->used_bytes += 256;
+    EXPECT_CORRUPT(mr, "used_bytes");
+    p->used_bytes -= 256;
+    p->pool_bytes += 256;
+    EXPECT_CORRUPT(mr, "pool_bytes");
+    p->pool_bytes -= 256;
+    p->chunk_count++;
+    EXPECT_CORRUPT(mr, "chunk_count");
+    p->chunk_count--;
+    t->free_blocks++;
+    EXPECT_CORRUPT(mr, "free_blocks");
+    t->free_blocks--;
+    t->free_bytes += 256;
+    EXPECT_CORRUPT(mr, "free_bytes");
+    t->free_bytes -= 256;
+    CHECK_OK(rmm_pool_validate(mr));
+    /* 5. bitmaps and bins */
+    t->fl_map ^= (uint64_t)1 << 40;
+    EXPECT_CORRUPT(mr, "first-level bitmap");
+    t->fl_map ^= (uint64_t)1 << 40;
+    saved = fb->bin;
+    fb->bin = (uint32_t)(saved ^ 1u);
+    EXPECT_CORRUPT(mr, "bin number");
+    fb->bin = (uint32_t)saved;
+    CHECK_OK(rmm_pool_validate(mr));
+    /* 6. a used block missing from the address map, and a used block that claims to be free */
+    CHECK(rmm__addr_map_remove(&p->used, (uintptr_t)a) == ab);
+    EXPECT_CORRUPT(mr, "used map");
+    CHECK(rmm__addr_map_put(&p->used, (uintptr_t)a, ab));
+    CHECK_OK(rmm_pool_validate(mr));
+    ab->owner = t;
+    EXPECT_CORRUPT(mr, "used block owned by a free list");
+    ab->owner = NULL;
+    /* 7. a block pointing at the wrong chunk */
+    {
+        rmm__chunk *saved_chunk = fb->chunk;
+        rmm__chunk other;
+        memset(&other, 0, sizeof other);
+        fb->chunk = &other;
+        EXPECT_CORRUPT(mr, "block chunk");
+        fb->chunk = saved_chunk;
+    }
+    CHECK_OK(rmm_pool_validate(mr));
+    /* restored: the pool works and is destroyed cleanly */
+    CHECK_OK(rmm_allocate(mr, &b, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, b, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, a, MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, c, MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_validate(mr));
+    rmm_resource_destroy(mr);
+}
+
+TEST(fixed_validate_detects_corruption) {
+    rmm_resource *mr = NULL;
+    rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
+    rmm__fixed *f;
+    rmm__fstream *s;
+    void *a = NULL, *saved;
+    char *tmp;
+    NEED_GPU();
+    fd.block_bytes = 4096;
+    fd.blocks_to_preallocate = 8;
+    CHECK_OK(rmm_fixed_size_create(&mr, rmm_get_current_device_resource(), &fd));
+    CHECK_OK(rmm_allocate(mr, &a, 4096, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_resource_validate(mr));
+    f = (rmm__fixed *)mr;
+    CHECK(f->stream_count == 1);
+    s = f->streams[0];
+    CHECK(s->count == 7);
+    /* a free block listed twice */
+    saved = s->stack[s->count - 1];
+    s->stack[s->count - 1] = s->stack[s->count - 2];
+    EXPECT_CORRUPT(mr, "duplicate free block");
+    s->stack[s->count - 1] = saved;
+    CHECK_OK(rmm_resource_validate(mr));
+    /* the live block listed as free as well */
+    s->stack[s->count++] = a;
+    EXPECT_CORRUPT(mr, "live block in the free stack");
+    s->count--;
+    /* a pointer that is no block of the resource */
+    saved = s->stack[0];
+    s->stack[0] = (char *)saved + 256;
+    EXPECT_CORRUPT(mr, "misaligned free block");
+    s->stack[0] = (char *)&fd;
+    EXPECT_CORRUPT(mr, "foreign free block");
+    s->stack[0] = saved;
+    CHECK_OK(rmm_resource_validate(mr));
+    /* accounting */
+    f->used_blocks++;
+    EXPECT_CORRUPT(mr, "used_blocks");
+    f->used_blocks--;
+    s->count--;
+    EXPECT_CORRUPT(mr, "a lost free block");
+    s->count++;
+    CHECK_OK(rmm_resource_validate(mr));
+    /* an unsorted chunk table (grow a second chunk first) */
+    {
+        void *more[8];
+        int i;
+        for (i = 0; i < 8; i++) CHECK_OK(rmm_allocate(mr, &more[i], 100, RMM_STREAM_DEFAULT));
+        CHECK(f->chunk_count == 2);
+        CHECK_OK(rmm_resource_validate(mr));
+        tmp = f->chunks[0];
+        f->chunks[0] = f->chunks[1];
+        f->chunks[1] = tmp;
+        EXPECT_CORRUPT(mr, "chunk order");
+        f->chunks[1] = f->chunks[0];
+        f->chunks[0] = tmp;
+        CHECK_OK(rmm_resource_validate(mr));
+        for (i = 0; i < 8; i++) CHECK_OK(rmm_deallocate(mr, more[i], 100, RMM_STREAM_DEFAULT));
+    }
+    CHECK_OK(rmm_deallocate(mr, a, 4096, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_resource_validate(mr));
+    rmm_resource_destroy(mr);
+}
+
+TEST(arena_validate_detects_corruption) {
+    rmm_resource *mr = NULL;
+    rmm_arena_desc ad = rmm_arena_desc_default();
+    rmm__arena *a;
+    rmm__arena_local *l;
+    rmm__block *xb, *tail;
+    void *x = NULL, *big = NULL;
+    size_t idx;
+    NEED_GPU();
+    ad.arena_bytes = 16 * MiB;
+    ad.superblock_bytes = MiB;
+    CHECK_OK(rmm_arena_create(&mr, rmm_get_current_device_resource(), &ad));
+    CHECK_OK(rmm_allocate(mr, &x, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(mr, &big, 3 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_resource_validate(mr));
+    a = (rmm__arena *)mr;
+    l = a->all;
+    CHECK(l != NULL && l->next_all == NULL && l->superblocks != NULL);
+    if (!l || !l->superblocks) {
+        rmm_resource_destroy(mr);
+        return;
+    }
+    xb = l->superblocks->first;
+    CHECK(xb->ptr == (char *)x && xb->owner == NULL);
+    tail = xb->phys_next;
+    CHECK(tail != NULL && tail->owner == &l->free);
+    if (!tail) {
+        rmm_resource_destroy(mr);
+        return;
+    }
+    /* a thread arena's free block */
+    tail->size -= 256;
+    EXPECT_CORRUPT(mr, "arena free block size");
+    tail->size += 256;
+    CHECK_OK(rmm_resource_validate(mr));
+    /* the owner table */
+    idx = rmm__arena_index(a, x);
+    a->owner[idx] = NULL;
+    EXPECT_CORRUPT(mr, "owner table");
+    a->owner[idx] = l;
+    CHECK_OK(rmm_resource_validate(mr));
+    /* a live block missing from its arena's map */
+    CHECK(rmm__addr_map_remove(&l->used, (uintptr_t)x) == xb);
+    EXPECT_CORRUPT(mr, "thread arena used map");
+    CHECK(rmm__addr_map_put(&l->used, (uintptr_t)x, xb));
+    CHECK_OK(rmm_resource_validate(mr));
+    /* the global arena's counts and its lent-block map */
+    a->global_free.free_blocks++;
+    EXPECT_CORRUPT(mr, "global free count");
+    a->global_free.free_blocks--;
+    {
+        rmm__block *g = (rmm__block *)rmm__addr_map_remove(&a->global_used, (uintptr_t)l->superblocks->ptr);
+        CHECK(g != NULL);
+        EXPECT_CORRUPT(mr, "global used map");
+        if (g) CHECK(rmm__addr_map_put(&a->global_used, (uintptr_t)l->superblocks->ptr, g));
+    }
+    CHECK_OK(rmm_resource_validate(mr));
+    CHECK_OK(rmm_deallocate(mr, x, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, big, 3 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_resource_validate(mr));
+    rmm_resource_destroy(mr);
+}
+
+/* ---- fixed-size ----------------------------------------------------------------------------- */
+
+TEST(fixed_create_errors_and_defaults) {
+    counting_resource up;
+    rmm_resource *mr = (rmm_resource *)&up;
+    rmm_fixed_size_desc d = rmm_fixed_size_desc_default();
+    void *p = NULL, *q = NULL;
+    CHECK(d.block_bytes == MiB && d.blocks_to_preallocate == 128);
+    counting_init(&up, NULL);
+    CHECK_STATUS(rmm_fixed_size_create(NULL, &up.base, NULL), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_fixed_size_create(&mr, NULL, NULL), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(mr == NULL);
+    d.blocks_to_preallocate = SIZE_MAX / 2;
+    CHECK_STATUS(rmm_fixed_size_create(&mr, &up.base, &d), RMM_ERROR_INVALID_ARGUMENT);
+    d = rmm_fixed_size_desc_default();
+    d.block_bytes = SIZE_MAX - 10;
+    CHECK_STATUS(rmm_fixed_size_create(&mr, &up.base, &d), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(up.allocations == 0);
+    NEED_GPU();
+    /* defaults: 1 MiB blocks, 128 of them in one upstream chunk */
+    counting_init(&up, rmm_get_current_device_resource());
+    CHECK_OK(rmm_fixed_size_create(&mr, &up.base, NULL));
+    CHECK(strcmp(rmm_resource_type_name(mr), "fixed_size") == 0);
+    CHECK(up.allocations == 1 && up.last_bytes == 128 * MiB);
+    CHECK_OK(rmm_allocate(mr, &p, MiB, RMM_STREAM_DEFAULT));
+    CHECK(fill(p, MiB, 0x42, RMM_STREAM_DEFAULT));
+    CHECK(check(p, MiB, 0x42));
+    CHECK_STATUS(rmm_allocate(mr, &q, MiB + 1, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK(q == NULL);
+    CHECK_STATUS(rmm_allocate(mr, &q, SIZE_MAX, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK_OK(rmm_allocate(mr, &q, 1, RMM_STREAM_DEFAULT));
+    CHECK(up.allocations == 1);
+    CHECK_OK(rmm_deallocate(mr, q, 1, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, p, MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_resource_validate(mr));
+    rmm_resource_destroy(mr);
+    CHECK(up.deallocations == 1 && up.outstanding == 0);
+    /* the block size is rounded up to 256 */
+    d = rmm_fixed_size_desc_default();
+    d.block_bytes = 1000;
+    d.blocks_to_preallocate = 4;
+    counting_init(&up, rmm_get_current_device_resource());
+    CHECK_OK(rmm_fixed_size_create(&mr, &up.base, &d));
+    CHECK(up.last_bytes == 4 * 1024);
+    CHECK_OK(rmm_allocate(mr, &p, 1024, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_allocate(mr, &q, 1025, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK_OK(rmm_deallocate(mr, p, 1024, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(mr);
+}
+
+TEST(fixed_reuse_growth_and_bad_frees) {
+    counting_resource up;
+    rmm_resource *mr = NULL;
+    rmm_fixed_size_desc d = rmm_fixed_size_desc_default();
+    void *p[6], *q = NULL, *foreign = NULL;
+    int i;
+    NEED_GPU();
+    counting_init(&up, rmm_get_current_device_resource());
+    d.block_bytes = 4096;
+    d.blocks_to_preallocate = 4;
+    CHECK_OK(rmm_fixed_size_create(&mr, &up.base, &d));
+    /* O(1) reuse: the block just freed comes back first */
+    CHECK_OK(rmm_allocate(mr, &p[0], 4096, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, p[0], 4096, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(mr, &q, 10, RMM_STREAM_DEFAULT));
+    CHECK(q == p[0]);
+    CHECK_OK(rmm_deallocate(mr, q, 10, RMM_STREAM_DEFAULT));
+    /* exhaustion grows by another chunk */
+    for (i = 0; i < 4; i++) {
+        CHECK_OK(rmm_allocate(mr, &p[i], 4096, RMM_STREAM_DEFAULT));
+        CHECK(fill(p[i], 4096, (unsigned char)(i + 1), RMM_STREAM_DEFAULT));
+    }
+    CHECK(up.allocations == 1);
+    CHECK_OK(rmm_allocate(mr, &p[4], 4096, RMM_STREAM_DEFAULT));
+    CHECK(up.allocations == 2 && up.last_bytes == 4 * 4096);
+    CHECK_OK(rmm_allocate(mr, &p[5], 4096, RMM_STREAM_DEFAULT));
+    CHECK(up.allocations == 2);
+    for (i = 0; i < 6; i++) {
+        int j;
+        for (j = 0; j < i; j++) CHECK(p[i] != p[j]);
+    }
+    for (i = 0; i < 4; i++) CHECK(check(p[i], 4096, (unsigned char)(i + 1)));
+    CHECK_OK(rmm_resource_validate(mr));
+    /* frees it cannot own */
+    CHECK_OK(rmm_allocate(rmm_get_current_device_resource(), &foreign, 4096, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_deallocate(mr, foreign, 4096, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+    CHECK_STATUS(rmm_deallocate(mr, (char *)p[1] + 256, 256, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+    CHECK_STATUS(rmm_deallocate(mr, p[1], 8192, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+    CHECK_OK(rmm_deallocate(rmm_get_current_device_resource(), foreign, 4096, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_resource_validate(mr));
+    for (i = 0; i < 6; i++) CHECK_OK(rmm_deallocate(mr, p[i], 4096, RMM_STREAM_DEFAULT));
+#if defined(RMM_DEBUG)
+    /* double frees are found where the resource tracks live blocks */
+    CHECK_STATUS(rmm_deallocate(mr, p[0], 4096, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+#endif
+    CHECK_OK(rmm_resource_validate(mr));
+    /* frees on another stream, and a stream that takes them */
+    {
+        rmm_stream s = RMM_STREAM_DEFAULT;
+        void *all[8];
+        CHECK_OK(rmm_stream_create(&s));
+        for (i = 0; i < 8; i++) CHECK_OK(rmm_allocate(mr, &all[i], 4096, RMM_STREAM_DEFAULT));
+        for (i = 0; i < 8; i++) CHECK_OK(rmm_deallocate(mr, all[i], 4096, s));
+        CHECK_OK(rmm_resource_validate(mr));
+        CHECK_OK(rmm_stream_destroy(s));
+        for (i = 0; i < 8; i++) CHECK_OK(rmm_allocate(mr, &all[i], 4096, RMM_STREAM_DEFAULT));
+        CHECK(up.allocations == 2); /* all from the dead stream's list, no growth */
+        CHECK_OK(rmm_resource_validate(mr));
+        for (i = 0; i < 8; i++) CHECK_OK(rmm_deallocate(mr, all[i], 4096, RMM_STREAM_DEFAULT));
+    }
+    CHECK_OK(rmm_resource_validate(mr));
+    rmm_resource_destroy(mr);
+    CHECK(up.outstanding == 0 && up.deallocations == 2);
+}
+
+/* ---- binning ------------------------------------------------------------------------------- */
+
+TEST(binning_create_and_add_bin_errors) {
+    counting_resource up;
+    rmm_resource *mr = (rmm_resource *)&up;
+    rmm_binning_desc d = rmm_binning_desc_default();
+    CHECK(d.min_size_exponent == 0 && d.max_size_exponent == 0);
+    counting_init(&up, NULL);
+    CHECK_STATUS(rmm_binning_create(NULL, &up.base, NULL), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_binning_create(&mr, NULL, NULL), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(mr == NULL);
+    d.min_size_exponent = -1;
+    d.max_size_exponent = 10;
+    CHECK_STATUS(rmm_binning_create(&mr, &up.base, &d), RMM_ERROR_INVALID_ARGUMENT);
+    d.min_size_exponent = 12;
+    d.max_size_exponent = 10;
+    CHECK_STATUS(rmm_binning_create(&mr, &up.base, &d), RMM_ERROR_INVALID_ARGUMENT);
+    d.min_size_exponent = 10;
+    d.max_size_exponent = 41;
+    CHECK_STATUS(rmm_binning_create(&mr, &up.base, &d), RMM_ERROR_INVALID_ARGUMENT);
+    d.min_size_exponent = 0;
+    d.max_size_exponent = -3;
+    CHECK_STATUS(rmm_binning_create(&mr, &up.base, &d), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(mr == NULL);
+    /* add_bin on a non-binning resource */
+    CHECK_STATUS(rmm_binning_add_bin(&up.base, 1024, NULL), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_binning_add_bin(NULL, 1024, NULL), RMM_ERROR_INVALID_ARGUMENT);
+    /* creation touches no upstream memory, so this part needs no device */
+    d.min_size_exponent = 3; /* bins below 256 bytes collapse into one of 256 */
+    d.max_size_exponent = 12;
+    CHECK_OK(rmm_binning_create(&mr, &up.base, &d));
+    CHECK(strcmp(rmm_resource_type_name(mr), "binning") == 0);
+    CHECK(((rmm__binning *)mr)->count == 5); /* 256, 512, 1024, 2048, 4096 */
+    CHECK_STATUS(rmm_binning_add_bin(mr, 0, NULL), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_binning_add_bin(mr, SIZE_MAX, NULL), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_binning_add_bin(mr, 1024, NULL), RMM_ERROR_INVALID_ARGUMENT); /* exists */
+    CHECK_STATUS(rmm_binning_add_bin(mr, 1000, NULL), RMM_ERROR_INVALID_ARGUMENT); /* rounds to 1024 */
+    CHECK_OK(rmm_binning_add_bin(mr, 10000, NULL));
+    CHECK_OK(rmm_resource_validate(mr));
+    CHECK(up.allocations == 0);
+    rmm_resource_destroy(mr);
+    /* both exponents 0: no bins, everything goes upstream */
+    d = rmm_binning_desc_default();
+    CHECK_OK(rmm_binning_create(&mr, &up.base, &d));
+    CHECK(((rmm__binning *)mr)->count == 0);
+    rmm_resource_destroy(mr);
+    CHECK_OK(rmm_binning_create(&mr, &up.base, NULL));
+    rmm_resource_destroy(mr);
+}
+
+TEST(binning_lazy_bins_and_upstream) {
+    counting_resource up, user;
+    rmm_resource *mr = NULL, *device = NULL;
+    rmm_binning_desc d = rmm_binning_desc_default();
+    void *a = NULL, *b = NULL, *c = NULL, *e = NULL, *f = NULL, *g = NULL, *h = NULL;
+    NEED_GPU();
+    /* a cuda resource of its own: the aligned request below reaches it (see default_device_resource_alignment) */
+    CHECK_OK(rmm_cuda_resource_create(&device));
+    counting_init(&up, device);
+    counting_init(&user, device);
+    d.min_size_exponent = 10;
+    d.max_size_exponent = 16;
+    CHECK_OK(rmm_binning_create(&mr, &up.base, &d));
+    CHECK(up.allocations == 0);
+    CHECK_OK(rmm_binning_add_bin(mr, 300, &user.base)); /* a user bin of 512 */
+    CHECK_OK(rmm_binning_add_bin(mr, 100 * KiB, NULL)); /* a lazily made bin above the others */
+    CHECK(up.allocations == 0 && user.allocations == 0);
+    /* the first allocation in a bin makes it: one upstream chunk */
+    CHECK_OK(rmm_allocate(mr, &a, 1000, RMM_STREAM_DEFAULT));
+    CHECK(up.allocations == 1);
+    CHECK_OK(rmm_allocate(mr, &b, 1024, RMM_STREAM_DEFAULT));
+    CHECK(up.allocations == 1);
+    CHECK_OK(rmm_allocate(mr, &c, 5000, RMM_STREAM_DEFAULT)); /* the 8 KiB bin */
+    CHECK(up.allocations == 2);
+    CHECK_OK(rmm_allocate(mr, &e, 90 * KiB, RMM_STREAM_DEFAULT)); /* the added 100 KiB bin */
+    CHECK(up.allocations == 3);
+    /* the user bin gets requests up to its size, and is called for each */
+    CHECK_OK(rmm_allocate(mr, &f, 100, RMM_STREAM_DEFAULT));
+    CHECK(user.allocations == 1 && user.last_bytes == 100 && up.allocations == 3);
+    /* above the largest bin, and aligned requests, go to upstream directly */
+    CHECK_OK(rmm_allocate(mr, &g, MiB, RMM_STREAM_DEFAULT));
+    CHECK(up.allocations == 4 && up.last_bytes == MiB);
+    CHECK_OK(rmm_allocate_aligned(mr, &h, 2000, 4096, RMM_STREAM_DEFAULT));
+    CHECK(up.allocations == 5 && up.last_bytes == 2000 && (uintptr_t)h % 4096 == 0);
+    CHECK(fill(a, 1000, 1, RMM_STREAM_DEFAULT) && fill(c, 5000, 2, RMM_STREAM_DEFAULT) && fill(g, MiB, 3, RMM_STREAM_DEFAULT));
+    CHECK(check(a, 1000, 1) && check(c, 5000, 2) && check(g, MiB, 3));
+    CHECK_OK(rmm_resource_validate(mr));
+    /* bins are fixed once allocation started */
+    CHECK_STATUS(rmm_binning_add_bin(mr, 3 * MiB, NULL), RMM_ERROR_INVALID_ARGUMENT);
+    /* a free in a bin that never allocated */
+    CHECK_STATUS(rmm_deallocate(mr, a, 3000, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+    /* a free routed to the wrong bin */
+    CHECK_STATUS(rmm_deallocate(mr, a, 5000, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+    CHECK_OK(rmm_deallocate(mr, g, MiB, RMM_STREAM_DEFAULT));
+    CHECK(up.deallocations == 1);
+    CHECK_OK(rmm_deallocate_aligned(mr, h, 2000, 4096, RMM_STREAM_DEFAULT));
+    CHECK(up.deallocations == 2);
+    CHECK_OK(rmm_deallocate(mr, f, 100, RMM_STREAM_DEFAULT));
+    CHECK(user.deallocations == 1);
+    CHECK_OK(rmm_deallocate(mr, a, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, b, 1024, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, c, 5000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, e, 90 * KiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_resource_validate(mr));
+    CHECK(up.deallocations == 2); /* bins keep their chunks until destroyed */
+    rmm_resource_destroy(mr);
+    CHECK(up.outstanding == 0 && up.deallocations == 5); /* the three lazily made bins gave theirs back */
+    CHECK(user.outstanding == 0);
+    rmm_resource_destroy(device);
+}
+
+TEST(binning_over_a_pool) {
+    rmm_resource *pool = NULL, *mr = NULL;
+    rmm_binning_desc d = rmm_binning_desc_default();
+    void *p[16];
+    size_t sizes[16];
+    int i;
+    NEED_GPU();
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), NULL));
+    d.min_size_exponent = 10;
+    d.max_size_exponent = 16;
+    CHECK_OK(rmm_binning_create(&mr, pool, &d));
+    CHECK(pool_info(pool).pool_bytes == 0);
+    for (i = 0; i < 16; i++) {
+        sizes[i] = (size_t)1 << (i + 5);
+        CHECK_OK(rmm_allocate(mr, &p[i], sizes[i], RMM_STREAM_DEFAULT));
+        CHECK(fill(p[i], sizes[i], (unsigned char)i, RMM_STREAM_DEFAULT));
+    }
+    CHECK_OK(rmm_resource_validate(mr));
+    CHECK_OK(rmm_pool_validate(pool));
+    for (i = 0; i < 16; i++) {
+        CHECK(check(p[i], sizes[i], (unsigned char)i));
+        CHECK_OK(rmm_deallocate(mr, p[i], sizes[i], RMM_STREAM_DEFAULT));
+    }
+    CHECK_OK(rmm_resource_validate(mr));
+    rmm_resource_destroy(mr);
+    CHECK(pool_info(pool).used_bytes == 0);
+    CHECK_OK(rmm_pool_validate(pool));
+    rmm_resource_destroy(pool);
+}
+
+/* ---- arena --------------------------------------------------------------------------------- */
+
+TEST(arena_create_errors) {
+    counting_resource up;
+    rmm_resource *mr = (rmm_resource *)&up;
+    rmm_arena_desc d = rmm_arena_desc_default();
+    CHECK(d.arena_bytes == 0 && d.superblock_bytes == MiB);
+    counting_init(&up, NULL);
+    CHECK_STATUS(rmm_arena_create(NULL, &up.base, NULL), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_arena_create(&mr, NULL, NULL), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(mr == NULL);
+    d.arena_bytes = 8 * MiB;
+    d.superblock_bytes = 1000;
+    CHECK_STATUS(rmm_arena_create(&mr, &up.base, &d), RMM_ERROR_INVALID_ARGUMENT);
+    d.superblock_bytes = MiB;
+    d.arena_bytes = MiB / 2; /* less than one superblock */
+    CHECK_STATUS(rmm_arena_create(&mr, &up.base, &d), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(mr == NULL && up.allocations == 0);
+    NEED_GPU();
+    /* upstream refuses */
+    counting_init(&up, rmm_get_current_device_resource());
+    d.arena_bytes = (size_t)1 << 40;
+    CHECK_STATUS(rmm_arena_create(&mr, &up.base, &d), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK(mr == NULL);
+    /* the size is rounded down to whole superblocks */
+    d.arena_bytes = 5 * MiB + 12345;
+    CHECK_OK(rmm_arena_create(&mr, &up.base, &d));
+    CHECK(strcmp(rmm_resource_type_name(mr), "arena") == 0);
+    CHECK(up.allocations == 1 && up.last_bytes == 5 * MiB);
+    rmm_resource_destroy(mr);
+    CHECK(up.outstanding == 0);
+}
+
+TEST(arena_small_large_and_bad_frees) {
+    rmm_resource *mr = NULL;
+    rmm_arena_desc d = rmm_arena_desc_default();
+    void *s1 = NULL, *s2 = NULL, *l1 = NULL, *l2 = NULL, *exact = NULL, *foreign = NULL;
+    NEED_GPU();
+    d.arena_bytes = 64 * MiB;
+    d.superblock_bytes = MiB;
+    CHECK_OK(rmm_arena_create(&mr, rmm_get_current_device_resource(), &d));
+    CHECK_OK(rmm_allocate(mr, &s1, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(mr, &s2, 200 * KiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(mr, &exact, MiB, RMM_STREAM_DEFAULT)); /* exactly a superblock */
+    CHECK_OK(rmm_allocate(mr, &l1, 3 * MiB + 5, RMM_STREAM_DEFAULT)); /* the large path */
+    CHECK_OK(rmm_allocate(mr, &l2, 10 * MiB, RMM_STREAM_DEFAULT));
+    CHECK(fill(s1, 1000, 1, RMM_STREAM_DEFAULT) && fill(s2, 200 * KiB, 2, RMM_STREAM_DEFAULT));
+    CHECK(fill(exact, MiB, 3, RMM_STREAM_DEFAULT) && fill(l1, 3 * MiB + 5, 4, RMM_STREAM_DEFAULT) && fill(l2, 10 * MiB, 5, RMM_STREAM_DEFAULT));
+    CHECK(check(s1, 1000, 1) && check(s2, 200 * KiB, 2) && check(exact, MiB, 3) && check(l1, 3 * MiB + 5, 4) && check(l2, 10 * MiB, 5));
+    CHECK_OK(rmm_resource_validate(mr));
+    /* bad frees */
+    CHECK_OK(rmm_allocate(rmm_get_current_device_resource(), &foreign, 4096, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_deallocate(mr, foreign, 4096, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+    CHECK_OK(rmm_deallocate(rmm_get_current_device_resource(), foreign, 4096, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_deallocate(mr, (char *)s1 + 256, 256, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+    CHECK_STATUS(rmm_deallocate(mr, (char *)l1 + MiB, MiB, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+    CHECK_STATUS(rmm_deallocate(mr, s2, 100 * KiB, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION); /* wrong size */
+    CHECK_OK(rmm_resource_validate(mr));
+    CHECK_OK(rmm_deallocate(mr, s1, 1000, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_deallocate(mr, s1, 1000, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION); /* double */
+    CHECK_OK(rmm_deallocate(mr, l1, 3 * MiB + 5, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_deallocate(mr, l1, 3 * MiB + 5, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION); /* double, large */
+    CHECK_OK(rmm_resource_validate(mr));
+    CHECK_OK(rmm_deallocate(mr, s2, 200 * KiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, exact, MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, l2, 10 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_resource_validate(mr));
+    /* too big for the arena at all */
+    CHECK_STATUS(rmm_allocate(mr, &s1, 65 * MiB, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK_STATUS(rmm_allocate(mr, &s1, SIZE_MAX, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK_STATUS(rmm_allocate(mr, &s1, SIZE_MAX - 300, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK(s1 == NULL);
+    CHECK_OK(rmm_resource_validate(mr));
+    rmm_resource_destroy(mr);
+}
+
+TEST(arena_small_alignment) {
+    rmm_resource *mr = NULL;
+    rmm_arena_desc d = rmm_arena_desc_default();
+    void *p[16];
+    int i;
+    NEED_GPU();
+    d.arena_bytes = 16 * MiB;
+    CHECK_OK(rmm_arena_create(&mr, rmm_get_current_device_resource(), &d));
+    for (i = 0; i < 16; i++) {
+        size_t align = i % 2 ? 4096 : 512;
+        CHECK_OK(rmm_allocate_aligned(mr, &p[i], 1000 + (size_t)i * 3000, align, RMM_STREAM_DEFAULT));
+        CHECK((uintptr_t)p[i] % align == 0);
+        CHECK_OK(rmm_resource_validate(mr));
+    }
+    for (i = 0; i < 16; i++) CHECK_OK(rmm_deallocate_aligned(mr, p[i], 1000 + (size_t)i * 3000, i % 2 ? 4096 : 512, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_resource_validate(mr));
+    rmm_resource_destroy(mr);
+}
+
+/* A large (above one superblock) allocation with an alignment the superblock run does not already
+   have: it must validate, free, and refuse frees of pointers it never handed out (the start of the
+   run under it) and double frees. Each alignment is tried with the arena empty and with its first
+   superblocks held (so the run starts off a 2 MiB boundary: CUDA's bases are 2 MiB-aligned, so only
+   that case is unaligned there; the host backend's bases are only 256-aligned). */
+TEST(arena_large_alignment) {
+    rmm_resource *mr = NULL;
+    rmm_arena_desc d = rmm_arena_desc_default();
+    size_t aligns[3];
+    int i, hold;
+    NEED_GPU();
+    aligns[0] = 4096;
+    aligns[1] = 65536;
+    aligns[2] = 2 * MiB; /* above the superblock size */
+    d.arena_bytes = 32 * MiB;
+    d.superblock_bytes = MiB;
+    CHECK_OK(rmm_arena_create(&mr, rmm_get_current_device_resource(), &d));
+    for (hold = 0; hold < 2; hold++) {
+        void *held = NULL;
+        if (hold) CHECK_OK(rmm_allocate(mr, &held, 3 * MiB, RMM_STREAM_DEFAULT)); /* large: the first superblocks */
+        for (i = 0; i < 3; i++) {
+            void *p = NULL;
+            int freed = 0;
+            CHECK_OK(rmm_allocate_aligned(mr, &p, 3 * MiB, aligns[i], RMM_STREAM_DEFAULT));
+            CHECK(p != NULL && (uintptr_t)p % aligns[i] == 0);
+            CHECK(fill(p, 3 * MiB, 0x3C, RMM_STREAM_DEFAULT));
+            CHECK(check(p, 3 * MiB, 0x3C));
+            CHECK_OK(rmm_resource_validate(mr));
+            if (p != NULL && aligns[i] < d.superblock_bytes) {
+                /* the start of the superblock run under p was never handed out: freeing it must fail
+                   (and must not release p's block) */
+                rmm__arena *ar = (rmm__arena *)mr;
+                char *run = ar->base_ptr + rmm__arena_index(ar, p) * ar->sb_bytes;
+                if (run != (char *)p) {
+                    rmm_status st = rmm_deallocate(mr, run, 3 * MiB, RMM_STREAM_DEFAULT);
+                    if (st != RMM_ERROR_CORRUPTION)
+                        printf("  freeing %p, the run start under the aligned large block %p, returned %s\n", (void *)run, p, rmm_status_string(st));
+                    CHECK(st == RMM_ERROR_CORRUPTION);
+                    freed = st == RMM_SUCCESS;
+                    CHECK_OK(rmm_resource_validate(mr));
+                }
+            }
+            if (!freed) CHECK_OK(rmm_deallocate_aligned(mr, p, 3 * MiB, aligns[i], RMM_STREAM_DEFAULT));
+            CHECK_STATUS(rmm_deallocate_aligned(mr, p, 3 * MiB, aligns[i], RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION); /* double */
+            CHECK_OK(rmm_resource_validate(mr));
+        }
+        if (held) CHECK_OK(rmm_deallocate(mr, held, 3 * MiB, RMM_STREAM_DEFAULT));
+    }
+    /* and the whole arena is one piece again */
+    {
+        void *all = NULL;
+        CHECK_OK(rmm_allocate(mr, &all, 32 * MiB, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_deallocate(mr, all, 32 * MiB, RMM_STREAM_DEFAULT));
+    }
+    rmm_resource_destroy(mr);
+}
+
+TEST(arena_exhaustion_defragments_then_fails) {
+    rmm_resource *mr = NULL;
+    rmm_arena_desc d = rmm_arena_desc_default();
+    rmm_stream s = RMM_STREAM_DEFAULT;
+    void *p[9], *big = NULL, *q = NULL;
+    int i;
+    NEED_GPU();
+    d.arena_bytes = 8 * MiB;
+    d.superblock_bytes = MiB;
+    CHECK_OK(rmm_arena_create(&mr, rmm_get_current_device_resource(), &d));
+    /* eight superblock-sized blocks take the whole arena */
+    for (i = 0; i < 8; i++) CHECK_OK(rmm_allocate(mr, &p[i], MiB, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_allocate(mr, &p[8], MiB, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK(p[8] == NULL);
+    CHECK_STATUS(rmm_allocate(mr, &q, 256, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK_STATUS(rmm_allocate(mr, &big, 2 * MiB, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK_OK(rmm_resource_validate(mr));
+    /* freed, the superblocks stay with this thread's arena: a large request and another stream's
+       request need them returned to the global arena (defragment) and the retry to succeed */
+    for (i = 0; i < 8; i++) CHECK_OK(rmm_deallocate(mr, p[i], MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_resource_validate(mr));
+    CHECK_OK(rmm_allocate(mr, &big, 6 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_resource_validate(mr));
+    CHECK_OK(rmm_stream_create(&s));
+    CHECK_OK(rmm_allocate(mr, &q, 1000, s));
+    CHECK_OK(rmm_resource_validate(mr));
+    CHECK_OK(rmm_allocate(mr, &p[0], MiB, s));
+    CHECK_STATUS(rmm_allocate(mr, &p[1], MiB, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK_OK(rmm_deallocate(mr, q, 1000, s));
+    CHECK_OK(rmm_deallocate(mr, p[0], MiB, s));
+    CHECK_OK(rmm_deallocate(mr, big, 6 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_resource_validate(mr));
+    CHECK_OK(rmm_allocate(mr, &big, 8 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, big, 8 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_resource_validate(mr));
+    rmm_resource_destroy(mr);
+    CHECK_OK(rmm_stream_destroy(s));
+}
+
+typedef struct arena_job {
+    rmm_resource *mr;
+    void *p[32];
+    size_t bytes[32];
+    int n;
+    int failures;
+    rmm_status first;
+} arena_job;
+static void *arena_free_all(void *arg) {
+    arena_job *j = (arena_job *)arg;
+    int i;
+    for (i = 0; i < j->n; i++) {
+        rmm_status st = rmm_deallocate(j->mr, j->p[i], j->bytes[i], RMM_STREAM_DEFAULT);
+        if (st != RMM_SUCCESS && j->failures++ == 0) j->first = st;
+    }
+    return NULL;
+}
+static void *arena_allocate_all(void *arg) {
+    arena_job *j = (arena_job *)arg;
+    int i;
+    for (i = 0; i < j->n; i++) {
+        rmm_status st = rmm_allocate(j->mr, &j->p[i], j->bytes[i], RMM_STREAM_DEFAULT);
+        if (st == RMM_SUCCESS && !fill(j->p[i], j->bytes[i], (unsigned char)(0x80 + i), RMM_STREAM_DEFAULT)) st = RMM_ERROR_CUDA;
+        if (st != RMM_SUCCESS && j->failures++ == 0) j->first = st;
+    }
+#if !defined(RMM_BACKEND_HOST)
+    (void)cudaStreamSynchronize(0);
+#endif
+    return NULL;
+}
+TEST(arena_frees_from_another_thread) {
+    rmm_resource *mr = NULL;
+    rmm_arena_desc d = rmm_arena_desc_default();
+    arena_job job;
+    pthread_t t;
+    int i, round;
+    NEED_GPU();
+    d.arena_bytes = 32 * MiB;
+    CHECK_OK(rmm_arena_create(&mr, rmm_get_current_device_resource(), &d));
+    for (round = 0; round < 3; round++) {
+        memset(&job, 0, sizeof job);
+        job.mr = mr;
+        job.n = 32;
+        for (i = 0; i < 32; i++) {
+            job.bytes[i] = i % 8 == 7 ? 2 * MiB + (size_t)i : 1 + (size_t)i * 5000;
+            CHECK_OK(rmm_allocate(mr, &job.p[i], job.bytes[i], RMM_STREAM_DEFAULT));
+        }
+        CHECK(pthread_create(&t, NULL, arena_free_all, &job) == 0);
+        pthread_join(t, NULL);
+        CHECK(job.failures == 0);
+        CHECK_OK(rmm_resource_validate(mr));
+        /* and the other way round */
+        job.failures = 0;
+        CHECK(pthread_create(&t, NULL, arena_allocate_all, &job) == 0);
+        pthread_join(t, NULL);
+        CHECK(job.failures == 0);
+        CHECK_OK(rmm_resource_validate(mr));
+        for (i = 0; i < 32; i++) {
+            CHECK(check(job.p[i], job.bytes[i], (unsigned char)(0x80 + i)));
+            CHECK_OK(rmm_deallocate(mr, job.p[i], job.bytes[i], RMM_STREAM_DEFAULT));
+        }
+        CHECK_OK(rmm_resource_validate(mr));
+    }
+    /* everything is free: the whole arena can be had in one piece */
+    {
+        void *all = NULL;
+        CHECK_OK(rmm_allocate(mr, &all, 32 * MiB, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_deallocate(mr, all, 32 * MiB, RMM_STREAM_DEFAULT));
+    }
+    rmm_resource_destroy(mr);
+}
+
+/* ---- the per-device default resource ---------------------------------------------------------- */
+
+/* What rmm_get_current_device_resource() returns before any resource is set must honour alignments
+   above 256 like a resource from rmm_cuda_resource_create (sub-allocators and user resources pass
+   such requests upstream to it). Returns 0 on success, else the failing step. */
+static int default_resource_aligned_roundtrip(void) {
+    rmm_resource *def = rmm_get_current_device_resource();
+    void *p = NULL;
+    if (!def || strcmp(rmm_resource_type_name(def), "cuda") != 0) return 1;
+    if (rmm_allocate_aligned(def, &p, 1000, 4096, RMM_STREAM_DEFAULT) != RMM_SUCCESS) return 2;
+    if ((uintptr_t)p % 4096 != 0) return 3;
+    if (rmm_deallocate_aligned(def, p, 1000, 4096, RMM_STREAM_DEFAULT) != RMM_SUCCESS) return 4;
+    return 0;
+}
+TEST(default_device_resource_alignment) {
+    NEED_GPU();
+#if defined(RMM_BACKEND_HOST)
+    {
+        /* in a child process, so that a crash fails this test alone */
+        int status = 0;
+        pid_t pid;
+        fflush(stdout);
+        pid = fork();
+        if (pid == 0) _exit(default_resource_aligned_roundtrip());
+        CHECK(pid > 0);
+        if (pid > 0) {
+            CHECK(waitpid(pid, &status, 0) == pid);
+            if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                printf("  the aligned round trip through the default resource %s %d\n",
+                       WIFEXITED(status) ? "failed at step" : "died of signal", WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+            CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        }
+    }
+#else
+    CHECK(default_resource_aligned_roundtrip() == 0); /* runs last in main: a crash hides nothing */
+#endif
+}
+
+int main(void) {
+    HARNESS_INIT();
+    printf("backend: %s\n", RMM__BACKEND_NAME);
+    RUN(pool_create_argument_errors);
+    RUN(pool_calls_on_a_non_pool);
+    RUN(pool_basic_zero_and_huge);
+    RUN(pool_maximum_reached);
+    RUN(pool_alignment);
+    RUN(pool_bad_frees);
+    RUN(pool_info_figures);
+    RUN(pool_geometric_growth);
+    RUN(pool_on_demand_growth);
+    RUN(pool_trim);
+    RUN(pool_coalescing);
+    RUN(pool_multi_stream);
+    RUN(pool_streams_outlive_pool);
+    RUN(pool_streams_destroyed_while_holding_memory);
+    RUN(pool_per_thread_default_stream);
+#if defined(RMM_BACKEND_HOST)
+    RUN(pool_growth_halves_when_upstream_refuses);
+#endif
+    RUN(pool_validate_detects_corruption);
+    RUN(fixed_create_errors_and_defaults);
+    RUN(fixed_reuse_growth_and_bad_frees);
+    RUN(fixed_validate_detects_corruption);
+    RUN(binning_create_and_add_bin_errors);
+    RUN(binning_lazy_bins_and_upstream);
+    RUN(binning_over_a_pool);
+    RUN(arena_create_errors);
+    RUN(arena_small_large_and_bad_frees);
+    RUN(arena_small_alignment);
+    RUN(arena_large_alignment);
+    RUN(arena_exhaustion_defragments_then_fails);
+    RUN(arena_frees_from_another_thread);
+    RUN(arena_validate_detects_corruption);
+    RUN(pool_random);
+    RUN(pool_random_on_demand_with_maximum);
+    RUN(fixed_random);
+    RUN(binning_random);
+    RUN(arena_random);
+    RUN(default_device_resource_alignment);
+    return harness_main_end();
+}
