@@ -43,7 +43,9 @@ $(BUILD)/fuzz/%: tests/%.c rmm.h
 	@mkdir -p $(dir $@)
 	$(CLANG) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -DRMM_BACKEND_HOST $< -o $@ -lpthread
 
-FUZZERS = $(basename $(notdir $(wildcard tests/fuzz_*.c)))
+# libFuzzer targets need clang; without it (e.g. a GPU box) they are skipped and run.sh says so
+HAVE_CLANG := $(shell command -v $(CLANG) >/dev/null 2>&1 && echo yes)
+FUZZERS = $(if $(HAVE_CLANG),$(basename $(notdir $(wildcard tests/fuzz_*.c))))
 test-build: $(addprefix $(BUILD)/host/,$(TESTS)) $(addprefix $(BUILD)/cuda/,$(TESTS)) \
             $(addprefix $(BUILD)/nvcc/,$(TESTS)) $(addprefix $(BUILD)/tsan/,$(THREADED)) \
             $(addprefix $(BUILD)/host/,$(THREADED)) $(addprefix $(BUILD)/cuda/,$(THREADED)) \
@@ -86,7 +88,7 @@ bench: $(addprefix $(BUILD)/bench/,$(BENCHES)) $(addprefix $(BUILD)/bench/host/,
 
 test: test-build examples lib bench
 	@CC="$(CC)" CXX="$(CXX)" NVCC="$(NVCC)" CUDA_HOME="$(CUDA_HOME)" BUILD="$(BUILD)" \
-	  TESTS="$(TESTS)" THREADED="$(THREADED)" FUZZERS="$(FUZZERS)" \
+	  TESTS="$(TESTS)" THREADED="$(THREADED)" FUZZERS="$(FUZZERS)" HAVE_CLANG="$(HAVE_CLANG)" \
 	  EXAMPLES_C="$(EXAMPLES_C)" EXAMPLES_CU="$(EXAMPLES_CU)" bash tests/run.sh
 
 # the demo: the basics example on the GPU when there is one, else on the host backend
