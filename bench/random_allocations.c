@@ -12,6 +12,8 @@
                       others need.
      pool             rmm_pool_create over rmm_cuda_resource, RMM_POOL_GROWTH_GEOMETRIC, initial_bytes
                       large enough for the workload (at least 1 GiB).
+     arena(outlive)   the arena with streams_outlive_arena = true (threads16 only): per-stream arenas
+                      are found by handle, without a cudaStreamGetId call per allocate and free.
      pool(outlive)    the same pool with streams_outlive_pool = true. threads16 only: on the default
                       stream the pool is already lazy, so the flag changes nothing there.
      binning          rmm_binning_create with bins 2^18 .. 2^22 (RMM's own benchmark setup) over such
@@ -131,7 +133,7 @@ typedef struct allocator {
 } allocator;
 
 /* The allocators in the order they are printed. */
-static const char *const ALLOCATORS[] = {"cudaMalloc", "cudaMallocAsync", "pool", "pool(outlive)", "binning", "arena", "fixed"};
+static const char *const ALLOCATORS[] = {"cudaMalloc", "cudaMallocAsync", "pool", "pool(outlive)", "binning", "arena", "arena(outlive)", "fixed"};
 #define NALLOC ((int)(sizeof ALLOCATORS / sizeof ALLOCATORS[0]))
 #define IDX_ASYNC 1
 
@@ -511,7 +513,7 @@ static size_t arena_bytes_for(const workload *w) {
     return b / MIB * MIB;
 }
 static int applies(const char *name, const workload *w) {
-    if (!strcmp(name, "pool(outlive)")) return w->type == W_THREADS;
+    if (!strcmp(name, "pool(outlive)") || !strcmp(name, "arena(outlive)")) return w->type == W_THREADS;
     if (!strcmp(name, "fixed")) return w->hi <= MIB;
     return 1;
 }
@@ -575,9 +577,10 @@ static int make_allocator(const char *name, const workload *w, allocator *a, cha
             top = pool;
         }
         if (pool) a->layers[a->nlayers++] = pool;
-    } else if (!strcmp(name, "arena")) {
+    } else if (!strcmp(name, "arena") || !strcmp(name, "arena(outlive)")) {
         rmm_arena_desc d = rmm_arena_desc_default();
         d.arena_bytes = arena_bytes_for(w);
+        d.streams_outlive_arena = !strcmp(name, "arena(outlive)");
         st = rmm_arena_create(&top, cuda, &d);
         if (st == RMM_SUCCESS) a->layers[a->nlayers++] = top;
     } else if (!strcmp(name, "fixed")) {
@@ -747,7 +750,7 @@ static void print_machine(void) {
 static void usage(const char *argv0) {
     printf("usage: %s [--quick] [--workload NAME[,NAME..]] [--resource NAME[,NAME..]] [--reps N]\n"
            "  workloads: lifo_256B lifo_1MiB churn_small churn_mixed threads16 rmm_random (prefix selects all)\n"
-           "  resources: cudaMalloc cudaMallocAsync pool pool(outlive) binning arena fixed\n",
+           "  resources: cudaMalloc cudaMallocAsync pool pool(outlive) binning arena arena(outlive) fixed\n",
            argv0);
 }
 

@@ -1671,6 +1671,37 @@ TEST(arena_create_errors) {
     CHECK(up.outstanding == 0);
 }
 
+/* streams_outlive_arena: per-stream arenas are found by handle; blocks freed on a stream are reused
+   by that stream, and each stream's arena holds its own superblocks. */
+TEST(arena_streams_outlive) {
+    rmm_resource *mr = NULL;
+    rmm_arena_desc d = rmm_arena_desc_default();
+    rmm_stream a = RMM_STREAM_DEFAULT, b = RMM_STREAM_DEFAULT;
+    void *pa = NULL, *pb = NULL, *again = NULL;
+    NEED_GPU();
+    d.arena_bytes = 16 * MiB;
+    d.streams_outlive_arena = true;
+    CHECK_OK(rmm_stream_create(&a));
+    CHECK_OK(rmm_stream_create(&b));
+    CHECK_OK(rmm_arena_create(&mr, rmm_get_current_device_resource(), &d));
+    CHECK_OK(rmm_allocate(mr, &pa, 4096, a));
+    CHECK_OK(rmm_allocate(mr, &pb, 4096, b));
+    /* different streams draw from different superblocks */
+    CHECK(pa && pb && ((uintptr_t)pa / MiB) != ((uintptr_t)pb / MiB));
+    CHECK(fill(pa, 4096, 7, a) && check(pa, 4096, 7));
+    CHECK_OK(rmm_deallocate(mr, pa, 4096, a));
+    CHECK_OK(rmm_allocate(mr, &again, 4096, a)); /* a reuses what a freed */
+    CHECK(again == pa);
+    CHECK_OK(rmm_resource_validate(mr));
+    CHECK_OK(rmm_deallocate(mr, again, 4096, a));
+    CHECK_OK(rmm_stream_synchronize(a));
+    CHECK_OK(rmm_deallocate(mr, pb, 4096, b));
+    CHECK_OK(rmm_resource_validate(mr));
+    rmm_resource_destroy(mr);
+    CHECK_OK(rmm_stream_destroy(a));
+    CHECK_OK(rmm_stream_destroy(b));
+}
+
 TEST(arena_small_large_and_bad_frees) {
     rmm_resource *mr = NULL;
     rmm_arena_desc d = rmm_arena_desc_default();
@@ -1969,6 +2000,7 @@ int main(void) {
     RUN(binning_over_a_pool);
     RUN(arena_create_errors);
     RUN(arena_small_large_and_bad_frees);
+    RUN(arena_streams_outlive);
     RUN(arena_small_alignment);
     RUN(arena_large_alignment);
     RUN(arena_exhaustion_defragments_then_fails);
