@@ -2491,7 +2491,14 @@ RMM__PRIVATE rmm_status rmm__validate_tlsf(const char *who, const rmm__tlsf *t, 
 typedef struct rmm__pstream {
     rmm__sorder order;
     rmm__tlsf free; /* must stay the second member: blocks point at it */
+    rmm__block *recent; /* the last small block freed on this stream, not yet filed (see below) */
 } rmm__pstream;
+/* The last block of at most RMM__POOL_RECENT_MAX bytes freed on a stream waits, unfiled, in that
+   stream's `recent` slot: an allocation of the same size on the same stream takes it back with no
+   bin work (the allocate-free-allocate pattern of most programs), and anything else files it first.
+   So at most one block per stream is free but not yet coalesced, and every walk over the pool
+   (steal, merge, trim, info, validate) files it before looking. */
+#define RMM__POOL_RECENT_MAX ((size_t)1 << 20)
 
 typedef struct rmm__pool {
     rmm_resource base;
@@ -2566,6 +2573,18 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_stream_slow(rmm__pool *p, rmm_st
     *out = p->last = s;
     return RMM_SUCCESS;
 }
+/* Files a stream's recent block into its free lists. O(1). */
+RMM__PRIVATE void rmm__pool_settle(rmm__pool *p, rmm__pstream *s) {
+    if (s->recent) {
+        rmm__block *r = s->recent;
+        s->recent = NULL;
+        rmm__block_file(&p->store, &s->free, r);
+    }
+}
+RMM__PRIVATE void rmm__pool_settle_all(rmm__pool *p) {
+    size_t i;
+    for (i = 0; i < p->stream_count; i++) rmm__pool_settle(p, p->streams[i]);
+}
 /* Forgets a stream state whose lists are empty (it is made again when the stream comes back). */
 RMM__PRIVATE void rmm__pool_drop_stream(rmm__pool *p, size_t index) {
     rmm__pstream *s = p->streams[index];
@@ -2625,6 +2644,7 @@ RMM__PRIVATE void rmm__pool_unlink_chunk(rmm__pool *p, rmm__chunk *c) {
    on s, so the upstream free on s needs no wait. O(chunks). */
 RMM__PRIVATE void rmm__pool_release_free_chunks(rmm__pool *p, rmm__pstream *s, size_t grow) {
     rmm__chunk *c = p->chunks, *next;
+    rmm__pool_settle(p, s);
     for (; c && p->pool_bytes + grow > p->peak_pool_bytes; c = next) {
         rmm__block *b = c->first;
         next = c->next;
@@ -2690,7 +2710,9 @@ RMM__PRIVATE rmm_status rmm__pool_find(rmm__pool *p, rmm__pstream *s, size_t nee
     }
     for (i = 0; i < p->stream_count; i++) {
         rmm__pstream *d = p->streams[i];
-        if (d == s || !d->free.fl_map) continue;
+        if (d == s) continue;
+        rmm__pool_settle(p, d);
+        if (!d->free.fl_map) continue;
         b = rmm__tlsf_find(&d->free, need);
         if (b) {
             RMM_TRY(rmm__sorder_wait(&s->order, &d->order));
@@ -2740,6 +2762,23 @@ RMM__PRIVATE rmm_status rmm__pool_allocate(rmm_resource *self, void **ptr, size_
     need = size + (alignment - RMM_ALIGNMENT);
     rmm__spin_lock(&p->lock);
     st = rmm__pool_stream(p, stream, &s);
+    if (RMM__LIKELY(st == RMM_SUCCESS && s->recent != NULL)) {
+        rmm__block *r = s->recent;
+        s->recent = NULL;
+        if (r->size == size && ((uintptr_t)r->ptr & (alignment - 1)) == 0) {
+            if (RMM__UNLIKELY(!rmm__addr_map_put(&p->used, (uintptr_t)r->ptr, r))) {
+                rmm__block_file(&p->store, &s->free, r);
+                rmm__spin_unlock(&p->lock);
+                return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of host memory for block records");
+            }
+            p->used_bytes += size;
+            RMM__POOL_DEBUG_CHECK(p);
+            rmm__spin_unlock(&p->lock);
+            *ptr = r->ptr;
+            return RMM_SUCCESS;
+        }
+        rmm__block_file(&p->store, &s->free, r);
+    }
     if (RMM__LIKELY(st == RMM_SUCCESS)) st = rmm__pool_find(p, s, need, &b);
     if (RMM__UNLIKELY(st != RMM_SUCCESS)) {
         rmm__spin_unlock(&p->lock);
@@ -2810,7 +2849,12 @@ RMM__PRIVATE rmm_status rmm__pool_deallocate(rmm_resource *self, void *ptr, size
     }
     s->order.dirty = s->order.lazy;
     p->used_bytes -= b->size;
-    rmm__block_file(&p->store, &s->free, b);
+    if (b->size <= RMM__POOL_RECENT_MAX) {
+        rmm__pool_settle(p, s);
+        s->recent = b;
+    } else {
+        rmm__block_file(&p->store, &s->free, b);
+    }
     RMM__POOL_DEBUG_CHECK(p);
     rmm__spin_unlock(&p->lock);
     return RMM_SUCCESS;
@@ -2838,6 +2882,7 @@ RMM__IMPL rmm_status rmm_pool_trim(rmm_resource *pool, size_t *released_bytes) {
     if (!pool || pool->vtable != &rmm__pool_vtable)
         return RMM__INVALID("rmm_pool_trim: resource '%s' is not a pool", rmm_resource_type_name(pool));
     rmm__spin_lock(&p->lock);
+    rmm__pool_settle_all(p);
     for (c = p->chunks; c; c = next) {
         rmm__block *b, *bn;
         next = c->next;
@@ -2867,6 +2912,7 @@ RMM__PRIVATE rmm_status rmm__pool_validate_locked(rmm__pool *p) {
     rmm__walk w;
     size_t chunks = 0, pool_bytes = 0, listed_blocks = 0, listed_bytes = 0, i;
     memset(&w, 0, sizeof w);
+    rmm__pool_settle_all(p);
     for (c = p->chunks; c; c = c->next) {
         chunks++;
         pool_bytes += c->size;
@@ -2899,6 +2945,7 @@ RMM__IMPL rmm_status rmm_pool_get_info(rmm_resource *pool, rmm_pool_info *info) 
         return RMM__INVALID("rmm_pool_get_info: resource '%s' is not a pool", rmm_resource_type_name(pool));
     memset(info, 0, sizeof *info);
     rmm__spin_lock(&p->lock);
+    rmm__pool_settle_all(p);
     info->pool_bytes = p->pool_bytes;
     info->peak_pool_bytes = p->peak_pool_bytes;
     info->used_bytes = p->used_bytes;
