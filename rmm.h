@@ -291,10 +291,17 @@ RMMDEF void rmm_host_backend_set_capacity(size_t bytes);
 typedef enum rmm_pool_growth {
     RMM_POOL_GROWTH_GEOMETRIC = 0, /* RMM's rule: doubles without a maximum, approaches the maximum
                                       geometrically with one, halves the step when upstream fails */
-    RMM_POOL_GROWTH_ON_DEMAND = 1  /* grows by the request rounded up to growth_granularity_bytes; when
+    RMM_POOL_GROWTH_ON_DEMAND = 1, /* grows by the request rounded up to growth_granularity_bytes; when
                                       growing would raise the pool above its peak, first gives wholly
                                       free chunks of the allocating stream back: holds little beyond
                                       what is live at its peak */
+    RMM_POOL_GROWTH_VIRTUAL = 2    /* reserves one virtual address range (virtual_bytes) and backs it
+                                      with physical pages (2 MiB) only where blocks are live, through
+                                      CUDA's virtual memory API; a page with no live block is moved to
+                                      where it is needed when the pool would otherwise pass its peak.
+                                      One range, so no chunk boundaries: the least memory held beyond
+                                      what is live. The upstream is not used (may be NULL).
+                                      NOT_SUPPORTED where the device lacks virtual memory management. */
 } rmm_pool_growth;
 typedef struct rmm_pool_desc {
     size_t initial_bytes;            /* default 0: starts empty. Multiple of 256. */
@@ -305,15 +312,17 @@ typedef struct rmm_pool_desc {
                                         destroyed before the pool: frees then make no CUDA call, and the
                                         event that orders another stream behind them is recorded only
                                         when that stream takes the memory. */
+    size_t virtual_bytes;            /* VIRTUAL growth: the address range reserved; default 0: twice the
+                                        device's memory. maximum_bytes then caps the physical bytes. */
 } rmm_pool_desc;
 typedef struct rmm_pool_info {
-    size_t pool_bytes;         /* bytes held from upstream */
-    size_t peak_pool_bytes;    /* the most ever held from upstream */
+    size_t pool_bytes;         /* bytes held from upstream (VIRTUAL growth: physical bytes mapped) */
+    size_t peak_pool_bytes;    /* the most ever held (VIRTUAL growth: the most ever mapped) */
     size_t used_bytes;         /* handed out, rounded to 256 */
     size_t free_bytes;         /* pool_bytes - used_bytes */
-    size_t largest_free_block; /* bytes */
+    size_t largest_free_block; /* bytes (VIRTUAL growth: of free address space) */
     size_t free_blocks;
-    size_t upstream_chunks;
+    size_t upstream_chunks;    /* VIRTUAL growth: 0 */
 } rmm_pool_info;
 /* Default configuration: initial_bytes 0, maximum_bytes 0 (unbounded), GEOMETRIC growth,
    growth_granularity_bytes 2 MiB, streams_outlive_pool false. */
@@ -1255,6 +1264,118 @@ RMM__PRIVATE rmm_status rmm__free_async(void *ptr, rmm_stream stream) {
     RMM__CU(cudaFreeAsync(ptr, stream), "cudaFreeAsync", "ptr=%p, stream=%p", ptr, (void *)stream);
     return RMM_SUCCESS;
 }
+/* Virtual memory (the driver's VMM API, reached through cudaGetDriverEntryPointByVersion so that
+   nothing links against libcuda): reserve an address range, back it page by page. */
+#include <cuda.h>
+typedef struct rmm__vmm_api {
+    CUresult (*reserve)(CUdeviceptr *, size_t, size_t, CUdeviceptr, unsigned long long);
+    CUresult (*address_free)(CUdeviceptr, size_t);
+    CUresult (*create)(CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *, unsigned long long);
+    CUresult (*release)(CUmemGenericAllocationHandle);
+    CUresult (*map)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle, unsigned long long);
+    CUresult (*unmap)(CUdeviceptr, size_t);
+    CUresult (*set_access)(CUdeviceptr, size_t, const CUmemAccessDesc *, size_t);
+    CUresult (*granularity)(size_t *, const CUmemAllocationProp *, CUmemAllocationGranularity_flags);
+    CUresult (*get_attribute)(int *, CUdevice_attribute, CUdevice);
+    bool loaded;
+} rmm__vmm_api;
+static rmm__vmm_api rmm__vmm;
+static pthread_once_t rmm__vmm_once = PTHREAD_ONCE_INIT;
+RMM__PRIVATE bool rmm__vmm_entry(const char *name, void **fn) {
+    enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+    if (cudaGetDriverEntryPointByVersion(name, fn, 12000, cudaEnableDefault, &q) != cudaSuccess || q != cudaDriverEntryPointSuccess) {
+        (void)cudaGetLastError();
+        *fn = NULL;
+        return false;
+    }
+    return true;
+}
+RMM__PRIVATE void rmm__vmm_load(void) {
+    void *f[9];
+    static const char *const names[9] = {"cuMemAddressReserve", "cuMemAddressFree", "cuMemCreate", "cuMemRelease", "cuMemMap",
+                                         "cuMemUnmap", "cuMemSetAccess", "cuMemGetAllocationGranularity", "cuDeviceGetAttribute"};
+    int i;
+    bool ok = true;
+    for (i = 0; i < 9; i++) ok = rmm__vmm_entry(names[i], &f[i]) && ok;
+    if (!ok) return;
+    memcpy(&rmm__vmm.reserve, &f[0], sizeof f[0]);
+    memcpy(&rmm__vmm.address_free, &f[1], sizeof f[1]);
+    memcpy(&rmm__vmm.create, &f[2], sizeof f[2]);
+    memcpy(&rmm__vmm.release, &f[3], sizeof f[3]);
+    memcpy(&rmm__vmm.map, &f[4], sizeof f[4]);
+    memcpy(&rmm__vmm.unmap, &f[5], sizeof f[5]);
+    memcpy(&rmm__vmm.set_access, &f[6], sizeof f[6]);
+    memcpy(&rmm__vmm.granularity, &f[7], sizeof f[7]);
+    memcpy(&rmm__vmm.get_attribute, &f[8], sizeof f[8]);
+    rmm__vmm.loaded = true;
+}
+RMM__PRIVATE rmm_status rmm__cu_fail(CUresult r, const char *call, size_t bytes) {
+    return rmm__fail(r == CUDA_ERROR_OUT_OF_MEMORY ? RMM_ERROR_OUT_OF_MEMORY : RMM_ERROR_CUDA, "%s(bytes=%zu) failed: CUresult %d%s", call, bytes,
+                     (int)r, r == CUDA_ERROR_OUT_OF_MEMORY ? " (CUDA_ERROR_OUT_OF_MEMORY)" : "");
+}
+RMM__PRIVATE void rmm__vm_prop(CUmemAllocationProp *prop, int device) {
+    memset(prop, 0, sizeof *prop);
+    prop->type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop->location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop->location.id = device;
+}
+/* The page size of `device`'s virtual memory; NOT_SUPPORTED without the VMM API. */
+RMM__PRIVATE rmm_status rmm__vm_granularity(int device, size_t *granularity) {
+    CUmemAllocationProp prop;
+    int supported = 0;
+    CUresult r;
+    pthread_once(&rmm__vmm_once, rmm__vmm_load);
+    if (!rmm__vmm.loaded) return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "virtual memory: the driver does not provide the VMM API (cuMemCreate, cuMemMap, ...)");
+    if (rmm__vmm.get_attribute(&supported, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, (CUdevice)device) != CUDA_SUCCESS || !supported)
+        return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "virtual memory: device %d does not support virtual memory management", device);
+    rmm__vm_prop(&prop, device);
+    r = rmm__vmm.granularity(granularity, &prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED);
+    if (r != CUDA_SUCCESS) return rmm__cu_fail(r, "cuMemGetAllocationGranularity", 0);
+    if (*granularity < 2 * RMM__MIB) *granularity = 2 * RMM__MIB;
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__vm_reserve(char **base, size_t bytes, size_t alignment) {
+    CUdeviceptr p = 0;
+    CUresult r = rmm__vmm.reserve(&p, bytes, alignment, 0, 0);
+    if (r != CUDA_SUCCESS) return rmm__cu_fail(r, "cuMemAddressReserve", bytes);
+    *base = (char *)(uintptr_t)p;
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE void rmm__vm_free(char *base, size_t bytes) { (void)rmm__vmm.address_free((CUdeviceptr)(uintptr_t)base, bytes); }
+RMM__PRIVATE rmm_status rmm__vm_create(uint64_t *handle, size_t bytes, int device) {
+    CUmemAllocationProp prop;
+    CUmemGenericAllocationHandle h = 0;
+    CUresult r;
+    rmm__vm_prop(&prop, device);
+    r = rmm__vmm.create(&h, bytes, &prop, 0);
+    if (r != CUDA_SUCCESS) return rmm__cu_fail(r, "cuMemCreate", bytes);
+    *handle = (uint64_t)h;
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE void rmm__vm_release(uint64_t handle, size_t bytes) {
+    (void)bytes;
+    (void)rmm__vmm.release((CUmemGenericAllocationHandle)handle);
+}
+RMM__PRIVATE rmm_status rmm__vm_map(char *va, size_t bytes, uint64_t handle, int device) {
+    CUmemAccessDesc access;
+    CUresult r = rmm__vmm.map((CUdeviceptr)(uintptr_t)va, bytes, 0, (CUmemGenericAllocationHandle)handle, 0);
+    if (r != CUDA_SUCCESS) return rmm__cu_fail(r, "cuMemMap", bytes);
+    memset(&access, 0, sizeof access);
+    access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    access.location.id = device;
+    access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    r = rmm__vmm.set_access((CUdeviceptr)(uintptr_t)va, bytes, &access, 1);
+    if (r != CUDA_SUCCESS) {
+        (void)rmm__vmm.unmap((CUdeviceptr)(uintptr_t)va, bytes);
+        return rmm__cu_fail(r, "cuMemSetAccess", bytes);
+    }
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__vm_unmap(char *va, size_t bytes) {
+    CUresult r = rmm__vmm.unmap((CUdeviceptr)(uintptr_t)va, bytes);
+    if (r != CUDA_SUCCESS) return rmm__cu_fail(r, "cuMemUnmap", bytes);
+    return RMM_SUCCESS;
+}
 #define RMM__BACKEND_NAME "cuda"
 
 #else /* ----------------------------------------------------- host backend ------------------ */
@@ -1425,6 +1546,56 @@ RMM__PRIVATE rmm_status rmm__mempool_malloc_async(void **ptr, size_t bytes, rmm_
 RMM__PRIVATE rmm_status rmm__free_async(void *ptr, rmm_stream stream) {
     (void)stream;
     return rmm__host_free_counted(ptr);
+}
+/* Virtual memory on the host: an anonymous PROT_NONE mapping whose pages are made accessible
+   (and counted against the capacity) as they are mapped. A "handle" stands for the physical bytes. */
+#include <sys/mman.h>
+#define RMM__HOST_VM_PAGE ((size_t)2 << 20)
+RMM__PRIVATE rmm_status rmm__vm_granularity(int device, size_t *granularity) {
+    (void)device;
+    *granularity = RMM__HOST_VM_PAGE;
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__vm_reserve(char **base, size_t bytes, size_t alignment) {
+    char *raw, *aligned;
+    size_t head, total;
+    if (bytes > SIZE_MAX - alignment) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "cuMemAddressReserve(bytes=%zu) failed: too large", bytes);
+    total = bytes + alignment;
+    raw = (char *)mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (raw == (char *)MAP_FAILED) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "cuMemAddressReserve(bytes=%zu) failed: mmap: %s", bytes, strerror(errno));
+    aligned = (char *)(((uintptr_t)raw + alignment - 1) & ~(uintptr_t)(alignment - 1));
+    head = (size_t)(aligned - raw);
+    if (head) munmap(raw, head);
+    if (total - head > bytes) munmap(aligned + bytes, total - head - bytes);
+    *base = aligned;
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE void rmm__vm_free(char *base, size_t bytes) { munmap(base, bytes); }
+RMM__PRIVATE rmm_status rmm__vm_create(uint64_t *handle, size_t bytes, int device) {
+    size_t used = RMM__ATOMIC_ADD(&rmm__host_used, bytes);
+    (void)device;
+    if (used > RMM__ATOMIC_LOAD(&rmm__host_capacity)) {
+        RMM__ATOMIC_SUB(&rmm__host_used, bytes);
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "cuMemCreate(bytes=%zu) failed: CUDA_ERROR_OUT_OF_MEMORY (host backend capacity %zu bytes)", bytes,
+                         RMM__ATOMIC_LOAD(&rmm__host_capacity));
+    }
+    *handle = (uint64_t)bytes;
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE void rmm__vm_release(uint64_t handle, size_t bytes) {
+    (void)handle;
+    RMM__ATOMIC_SUB(&rmm__host_used, bytes);
+}
+RMM__PRIVATE rmm_status rmm__vm_map(char *va, size_t bytes, uint64_t handle, int device) {
+    (void)handle;
+    (void)device;
+    if (mprotect(va, bytes, PROT_READ | PROT_WRITE) != 0) return rmm__fail(RMM_ERROR_CUDA, "cuMemMap(bytes=%zu) failed: mprotect: %s", bytes, strerror(errno));
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__vm_unmap(char *va, size_t bytes) {
+    (void)madvise(va, bytes, MADV_DONTNEED);
+    if (mprotect(va, bytes, PROT_NONE) != 0) return rmm__fail(RMM_ERROR_CUDA, "cuMemUnmap(bytes=%zu) failed: mprotect: %s", bytes, strerror(errno));
+    return RMM_SUCCESS;
 }
 #define RMM__BACKEND_NAME "host"
 
@@ -2500,6 +2671,20 @@ typedef struct rmm__pstream {
    (steal, merge, trim, info, validate) files it before looking. */
 #define RMM__POOL_RECENT_MAX ((size_t)1 << 20)
 
+/* VIRTUAL growth: one reserved range (the pool's only chunk), backed page by page */
+typedef struct rmm__pool_vm {
+    bool on;
+    char *base;
+    size_t reserved, page, pages;
+    uint32_t *users;             /* used blocks overlapping each page */
+    uint64_t *handle;            /* the physical memory mapped at each page */
+    uint8_t *mapped;
+    size_t *idle_prev, *idle_next; /* the pages mapped with no user, a list (SIZE_MAX ends it) */
+    size_t idle_head, idle_count;
+    size_t mapped_bytes, peak_mapped_bytes;
+    size_t used_pages, peak_used_pages; /* pages holding a used block, now and at most */
+} rmm__pool_vm;
+
 typedef struct rmm__pool {
     rmm_resource base;
     rmm_resource *upstream;
@@ -2515,6 +2700,7 @@ typedef struct rmm__pool {
     rmm__chunk *chunks;
     size_t chunk_count;
     size_t pool_bytes, peak_pool_bytes, used_bytes;
+    rmm__pool_vm vm;
 } rmm__pool;
 
 RMM__PRIVATE rmm_status rmm__pool_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream);
@@ -2606,6 +2792,151 @@ RMM__PRIVATE void rmm__pool_absorb(rmm__pool *p, rmm__pstream *taker, rmm__pstre
     }
 }
 
+/* ---- VIRTUAL growth: physical pages follow the used blocks ---- */
+RMM__PRIVATE void rmm__vm_idle_push(rmm__pool_vm *vm, size_t i) {
+    vm->idle_prev[i] = SIZE_MAX;
+    vm->idle_next[i] = vm->idle_head;
+    if (vm->idle_head != SIZE_MAX) vm->idle_prev[vm->idle_head] = i;
+    vm->idle_head = i;
+    vm->idle_count++;
+}
+RMM__PRIVATE void rmm__vm_idle_remove(rmm__pool_vm *vm, size_t i) {
+    if (vm->idle_prev[i] != SIZE_MAX) vm->idle_next[vm->idle_prev[i]] = vm->idle_next[i];
+    else vm->idle_head = vm->idle_next[i];
+    if (vm->idle_next[i] != SIZE_MAX) vm->idle_prev[vm->idle_next[i]] = vm->idle_prev[i];
+    vm->idle_count--;
+}
+/* Backs page i with physical memory: a new page while the pages mapped stay within 1/64 of the most
+   pages ever in use, else (or at the maximum) an idle page moved from elsewhere after the device is
+   synchronized once, so no pending work still uses it. The 1/64 of slack keeps a workload whose
+   blocks wander through the range from remapping on every call. The page joins the idle list; the
+   caller counts its user. */
+#define RMM__VM_SLACK 64
+RMM__PRIVATE rmm_status rmm__vm_back_page(rmm__pool *p, size_t i, size_t first, size_t last, bool *synced) {
+    rmm__pool_vm *vm = &p->vm;
+    size_t max = p->desc.maximum_bytes, j;
+    rmm_status st;
+    size_t limit = vm->peak_used_pages * vm->page + vm->peak_used_pages * vm->page / RMM__VM_SLACK;
+    bool over = vm->mapped_bytes + vm->page > limit || (max && vm->mapped_bytes + vm->page > max);
+    if (!over) {
+        st = rmm__vm_create(&vm->handle[i], vm->page, p->device);
+        if (st == RMM_SUCCESS) {
+            st = rmm__vm_map(vm->base + i * vm->page, vm->page, vm->handle[i], p->device);
+            if (st != RMM_SUCCESS) rmm__vm_release(vm->handle[i], vm->page);
+        }
+        if (st == RMM_SUCCESS) goto backed;
+        if (st != RMM_ERROR_OUT_OF_MEMORY) return st;
+    }
+    for (j = vm->idle_head; j != SIZE_MAX && j >= first && j <= last; j = vm->idle_next[j]) {
+    }
+    if (j == SIZE_MAX) {
+        if (max && vm->mapped_bytes + vm->page > max)
+            return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of memory: %zu bytes mapped of the maximum %zu, none idle", vm->mapped_bytes, max);
+        if (over) {
+            st = rmm__vm_create(&vm->handle[i], vm->page, p->device);
+            if (st == RMM_SUCCESS) {
+                st = rmm__vm_map(vm->base + i * vm->page, vm->page, vm->handle[i], p->device);
+                if (st != RMM_SUCCESS) rmm__vm_release(vm->handle[i], vm->page);
+            }
+            if (st == RMM_SUCCESS) goto backed;
+            return st;
+        }
+        return rmm_last_status();
+    }
+    if (!*synced) {
+        RMM_TRY(rmm__device_synchronize());
+        *synced = true;
+    }
+    RMM_TRY(rmm__vm_unmap(vm->base + j * vm->page, vm->page));
+    rmm__vm_idle_remove(vm, j);
+    vm->mapped[j] = 0;
+    vm->mapped_bytes -= vm->page;
+    vm->handle[i] = vm->handle[j];
+    st = rmm__vm_map(vm->base + i * vm->page, vm->page, vm->handle[i], p->device);
+    if (st != RMM_SUCCESS) {
+        rmm__vm_release(vm->handle[i], vm->page);
+        return st;
+    }
+backed:
+    vm->mapped[i] = 1;
+    vm->mapped_bytes += vm->page;
+    if (vm->mapped_bytes > vm->peak_mapped_bytes) vm->peak_mapped_bytes = vm->mapped_bytes;
+    rmm__vm_idle_push(vm, i);
+    return RMM_SUCCESS;
+}
+/* A block [ptr, ptr + bytes) is being handed out: back its pages and count it on each. O(pages). */
+RMM__PRIVATE rmm_status rmm__vm_commit(rmm__pool *p, const char *ptr, size_t bytes) {
+    rmm__pool_vm *vm = &p->vm;
+    size_t first = (size_t)(ptr - vm->base) / vm->page, last = (size_t)(ptr + bytes - 1 - vm->base) / vm->page, i;
+    bool synced = false;
+    for (i = first; i <= last; i++)
+        if (!vm->mapped[i]) RMM_TRY(rmm__vm_back_page(p, i, first, last, &synced));
+    for (i = first; i <= last; i++) {
+        if (vm->users[i]++ == 0) {
+            rmm__vm_idle_remove(vm, i);
+            if (++vm->used_pages > vm->peak_used_pages) vm->peak_used_pages = vm->used_pages;
+        }
+    }
+    return RMM_SUCCESS;
+}
+/* A block is freed: pages it alone used become idle (still mapped). O(pages). */
+RMM__PRIVATE void rmm__vm_uncommit(rmm__pool *p, const char *ptr, size_t bytes) {
+    rmm__pool_vm *vm = &p->vm;
+    size_t first = (size_t)(ptr - vm->base) / vm->page, last = (size_t)(ptr + bytes - 1 - vm->base) / vm->page, i;
+    for (i = first; i <= last; i++) {
+        if (--vm->users[i] == 0) {
+            rmm__vm_idle_push(vm, i);
+            vm->used_pages--;
+        }
+    }
+}
+/* Unmaps and frees every idle page after synchronizing the device. Returns the bytes released. */
+RMM__PRIVATE rmm_status rmm__vm_trim(rmm__pool *p, size_t *released) {
+    rmm__pool_vm *vm = &p->vm;
+    *released = 0;
+    if (!vm->idle_count) return RMM_SUCCESS;
+    RMM_TRY(rmm__device_synchronize());
+    while (vm->idle_head != SIZE_MAX) {
+        size_t i = vm->idle_head;
+        RMM_TRY(rmm__vm_unmap(vm->base + i * vm->page, vm->page));
+        rmm__vm_release(vm->handle[i], vm->page);
+        rmm__vm_idle_remove(vm, i);
+        vm->mapped[i] = 0;
+        vm->mapped_bytes -= vm->page;
+        *released += vm->page;
+    }
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__vm_validate(rmm__pool *p) {
+    rmm__pool_vm *vm = &p->vm;
+    uint32_t *count = (uint32_t *)rmm__calloc(vm->pages, sizeof(uint32_t));
+    size_t i, mapped = 0, idle = 0, used = 0;
+    rmm__block *b;
+    rmm_status st = RMM_SUCCESS;
+    if (!count) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: validate is out of host memory");
+    for (b = p->chunks->first; b; b = b->phys_next) {
+        size_t first, last;
+        if (b->owner) continue;
+        first = (size_t)(b->ptr - vm->base) / vm->page;
+        last = (size_t)(b->ptr + b->size - 1 - vm->base) / vm->page;
+        for (i = first; i <= last; i++) count[i]++;
+    }
+    for (i = 0; i < vm->pages && st == RMM_SUCCESS; i++) {
+        if (count[i] != vm->users[i]) st = rmm__fail(RMM_ERROR_CORRUPTION, "pool: page %zu counts %u users but %u used blocks overlap it", i, vm->users[i], count[i]);
+        else if (vm->users[i] && !vm->mapped[i]) st = rmm__fail(RMM_ERROR_CORRUPTION, "pool: page %zu holds a used block but is not mapped", i);
+        mapped += vm->mapped[i];
+        idle += vm->mapped[i] && !vm->users[i];
+        used += vm->users[i] != 0;
+    }
+    RMM_SYS_FREE(count);
+    if (st == RMM_SUCCESS && mapped * vm->page != vm->mapped_bytes) st = rmm__fail(RMM_ERROR_CORRUPTION, "pool: %zu pages mapped but %zu bytes recorded", mapped, vm->mapped_bytes);
+    if (st == RMM_SUCCESS && idle != vm->idle_count) st = rmm__fail(RMM_ERROR_CORRUPTION, "pool: %zu idle pages but %zu listed", idle, vm->idle_count);
+    if (st == RMM_SUCCESS && used != vm->used_pages) st = rmm__fail(RMM_ERROR_CORRUPTION, "pool: %zu pages in use but %zu recorded", used, vm->used_pages);
+    for (i = vm->idle_head; st == RMM_SUCCESS && i != SIZE_MAX; i = vm->idle_next[i])
+        if (!vm->mapped[i] || vm->users[i]) st = rmm__fail(RMM_ERROR_CORRUPTION, "pool: page %zu is listed idle but is not", i);
+    return st;
+}
+
 /* Takes a new chunk of at least `need` bytes from upstream into s's lists. */
 RMM__PRIVATE rmm_status rmm__pool_add_chunk(rmm__pool *p, rmm__pstream *s, void *ptr, size_t bytes) {
     rmm__chunk *c = (rmm__chunk *)rmm__calloc(1, sizeof *c);
@@ -2663,6 +2994,9 @@ RMM__PRIVATE rmm_status rmm__pool_grow(rmm__pool *p, rmm__pstream *s, size_t nee
     size_t max = p->desc.maximum_bytes, try_bytes, min_bytes = need;
     rmm_status st = RMM_ERROR_OUT_OF_MEMORY;
     void *ptr = NULL;
+    if (p->vm.on)
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of memory allocating %zu bytes: no free range of the reserved %zu bytes of address space fits",
+                         need, p->vm.reserved);
     if (p->desc.growth == RMM_POOL_GROWTH_ON_DEMAND) {
         if (!rmm__align_up(need, p->desc.growth_granularity_bytes, &try_bytes)) try_bytes = need;
         rmm__pool_release_free_chunks(p, s, try_bytes);
@@ -2766,7 +3100,13 @@ RMM__PRIVATE rmm_status rmm__pool_allocate(rmm_resource *self, void **ptr, size_
         rmm__block *r = s->recent;
         s->recent = NULL;
         if (r->size == size && ((uintptr_t)r->ptr & (alignment - 1)) == 0) {
+            if (RMM__UNLIKELY(p->vm.on) && (st = rmm__vm_commit(p, r->ptr, r->size)) != RMM_SUCCESS) {
+                rmm__block_file(&p->store, &s->free, r);
+                rmm__spin_unlock(&p->lock);
+                return st;
+            }
             if (RMM__UNLIKELY(!rmm__addr_map_put(&p->used, (uintptr_t)r->ptr, r))) {
+                if (p->vm.on) rmm__vm_uncommit(p, r->ptr, r->size);
                 rmm__block_file(&p->store, &s->free, r);
                 rmm__spin_unlock(&p->lock);
                 return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of host memory for block records");
@@ -2810,7 +3150,13 @@ RMM__PRIVATE rmm_status rmm__pool_allocate(rmm_resource *self, void **ptr, size_
         rmm__spin_unlock(&p->lock);
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of host memory for block records");
     }
+    if (RMM__UNLIKELY(p->vm.on) && !oom && (st = rmm__vm_commit(p, b->ptr, size)) != RMM_SUCCESS) {
+        rmm__block_file(&p->store, owner, b);
+        rmm__spin_unlock(&p->lock);
+        return st;
+    }
     if (RMM__UNLIKELY(oom || !rmm__addr_map_put(&p->used, (uintptr_t)b->ptr, b))) {
+        if (p->vm.on && !oom) rmm__vm_uncommit(p, b->ptr, size);
         rmm__block_file(&p->store, owner, b); /* merges back with what it was cut from */
         rmm__spin_unlock(&p->lock);
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of host memory for block records");
@@ -2849,6 +3195,7 @@ RMM__PRIVATE rmm_status rmm__pool_deallocate(rmm_resource *self, void *ptr, size
     }
     s->order.dirty = s->order.lazy;
     p->used_bytes -= b->size;
+    if (RMM__UNLIKELY(p->vm.on)) rmm__vm_uncommit(p, b->ptr, b->size);
     if (b->size <= RMM__POOL_RECENT_MAX) {
         rmm__pool_settle(p, s);
         s->recent = b;
@@ -2883,6 +3230,13 @@ RMM__IMPL rmm_status rmm_pool_trim(rmm_resource *pool, size_t *released_bytes) {
         return RMM__INVALID("rmm_pool_trim: resource '%s' is not a pool", rmm_resource_type_name(pool));
     rmm__spin_lock(&p->lock);
     rmm__pool_settle_all(p);
+    if (p->vm.on) {
+        st = rmm__vm_trim(p, &released);
+        if (released) RMM__LOG(RMM_LOG_LEVEL_INFO, "pool %p: unmapped %zu idle bytes, %zu bytes mapped", (void *)p, released, p->vm.mapped_bytes);
+        rmm__spin_unlock(&p->lock);
+        if (released_bytes) *released_bytes = released;
+        return st;
+    }
     for (c = p->chunks; c; c = next) {
         rmm__block *b, *bn;
         next = c->next;
@@ -2926,6 +3280,7 @@ RMM__PRIVATE rmm_status rmm__pool_validate_locked(rmm__pool *p) {
     if (listed_blocks != w.free_blocks || listed_bytes != w.free_bytes)
         return rmm__fail(RMM_ERROR_CORRUPTION, "pool: %zu free blocks in chunks but %zu in lists", w.free_blocks, listed_blocks);
     if (p->used_bytes + w.free_bytes != p->pool_bytes) return rmm__fail(RMM_ERROR_CORRUPTION, "pool: used + free != pool bytes");
+    if (p->vm.on) return rmm__vm_validate(p);
     return RMM_SUCCESS;
 }
 RMM__IMPL rmm_status rmm_pool_validate(rmm_resource *pool) {
@@ -2946,11 +3301,11 @@ RMM__IMPL rmm_status rmm_pool_get_info(rmm_resource *pool, rmm_pool_info *info) 
     memset(info, 0, sizeof *info);
     rmm__spin_lock(&p->lock);
     rmm__pool_settle_all(p);
-    info->pool_bytes = p->pool_bytes;
-    info->peak_pool_bytes = p->peak_pool_bytes;
+    info->pool_bytes = p->vm.on ? p->vm.mapped_bytes : p->pool_bytes;
+    info->peak_pool_bytes = p->vm.on ? p->vm.peak_mapped_bytes : p->peak_pool_bytes;
     info->used_bytes = p->used_bytes;
-    info->free_bytes = p->pool_bytes - p->used_bytes;
-    info->upstream_chunks = p->chunk_count;
+    info->free_bytes = info->pool_bytes - p->used_bytes;
+    info->upstream_chunks = p->vm.on ? 0 : p->chunk_count; /* VIRTUAL: nothing comes from upstream */
     for (i = 0; i < p->stream_count; i++) {
         info->free_blocks += p->streams[i]->free.free_blocks;
         info->largest_free_block = rmm__max(info->largest_free_block, rmm__tlsf_largest(&p->streams[i]->free));
@@ -2968,9 +3323,24 @@ RMM__PRIVATE void rmm__pool_destroy(rmm_resource *self) {
     while (p->chunks) {
         rmm__chunk *c = p->chunks;
         p->chunks = c->next;
-        if (!exiting) (void)rmm_deallocate(p->upstream, c->ptr, c->size, RMM_STREAM_DEFAULT);
+        if (!exiting && !p->vm.on) (void)rmm_deallocate(p->upstream, c->ptr, c->size, RMM_STREAM_DEFAULT);
         RMM_SYS_FREE(c);
     }
+    if (p->vm.base && !exiting) {
+        size_t i;
+        (void)rmm__device_synchronize();
+        for (i = 0; i < p->vm.pages; i++) {
+            if (!p->vm.mapped[i]) continue;
+            (void)rmm__vm_unmap(p->vm.base + i * p->vm.page, p->vm.page);
+            rmm__vm_release(p->vm.handle[i], p->vm.page);
+        }
+        rmm__vm_free(p->vm.base, p->vm.reserved);
+    }
+    RMM_SYS_FREE(p->vm.users);
+    RMM_SYS_FREE(p->vm.handle);
+    RMM_SYS_FREE(p->vm.mapped);
+    RMM_SYS_FREE(p->vm.idle_prev);
+    RMM_SYS_FREE(p->vm.idle_next);
     for (i = 0; i < p->stream_count; i++) {
         if (!exiting) rmm__event_destroy(p->streams[i]->order.event);
         RMM_SYS_FREE(p->streams[i]);
@@ -2989,14 +3359,16 @@ RMM__IMPL rmm_status rmm_pool_create(rmm_resource **out, rmm_resource *upstream,
     rmm_status st;
     if (!out) return RMM__NULL_OUT("rmm_pool_create", "out");
     *out = NULL;
-    if (!upstream) return RMM__NULL_OUT("rmm_pool_create", "upstream");
+    if (!upstream && d.growth != RMM_POOL_GROWTH_VIRTUAL) return RMM__NULL_OUT("rmm_pool_create", "upstream");
+    if (d.growth == RMM_POOL_GROWTH_VIRTUAL && d.initial_bytes)
+        return RMM__INVALID("rmm_pool_create: initial_bytes (%zu) is not used with RMM_POOL_GROWTH_VIRTUAL; pass 0", d.initial_bytes);
     if (d.growth_granularity_bytes == 0) d.growth_granularity_bytes = 2 * RMM__MIB;
     if (d.initial_bytes % RMM_ALIGNMENT || d.maximum_bytes % RMM_ALIGNMENT || d.growth_granularity_bytes % RMM_ALIGNMENT)
         return RMM__INVALID("rmm_pool_create: initial_bytes (%zu), maximum_bytes (%zu) and growth_granularity_bytes (%zu) must be multiples of 256",
                             d.initial_bytes, d.maximum_bytes, d.growth_granularity_bytes);
     if (d.maximum_bytes && d.initial_bytes > d.maximum_bytes)
         return RMM__INVALID("rmm_pool_create: initial_bytes %zu exceeds maximum_bytes %zu", d.initial_bytes, d.maximum_bytes);
-    if (d.growth != RMM_POOL_GROWTH_GEOMETRIC && d.growth != RMM_POOL_GROWTH_ON_DEMAND)
+    if (d.growth != RMM_POOL_GROWTH_GEOMETRIC && d.growth != RMM_POOL_GROWTH_ON_DEMAND && d.growth != RMM_POOL_GROWTH_VIRTUAL)
         return RMM__INVALID("rmm_pool_create: growth %d is not an rmm_pool_growth value", (int)d.growth);
     rmm__ensure_exit_hook();
     p = (rmm__pool *)rmm__calloc(1, sizeof *p);
@@ -3009,7 +3381,44 @@ RMM__IMPL rmm_status rmm_pool_create(rmm_resource **out, rmm_resource *upstream,
         rmm__pool_destroy(&p->base);
         return st;
     }
-    if (d.initial_bytes) {
+    if (d.growth == RMM_POOL_GROWTH_VIRTUAL) {
+        rmm__pool_vm *vm = &p->vm;
+        size_t f = 0, t = 0, i;
+        st = rmm__vm_granularity(p->device, &vm->page);
+        if (st == RMM_SUCCESS && d.virtual_bytes == 0) {
+            st = rmm__mem_info(&f, &t);
+            d.virtual_bytes = t * 2;
+        }
+        if (st == RMM_SUCCESS && !rmm__align_up(d.virtual_bytes, vm->page, &vm->reserved))
+            st = RMM__INVALID("rmm_pool_create: virtual_bytes %zu is too large", d.virtual_bytes);
+        if (st == RMM_SUCCESS) {
+            vm->pages = vm->reserved / vm->page;
+            vm->users = (uint32_t *)rmm__calloc(vm->pages, sizeof *vm->users);
+            vm->handle = (uint64_t *)rmm__calloc(vm->pages, sizeof *vm->handle);
+            vm->mapped = (uint8_t *)rmm__calloc(vm->pages, 1);
+            vm->idle_prev = (size_t *)rmm__calloc(vm->pages, sizeof(size_t));
+            vm->idle_next = (size_t *)rmm__calloc(vm->pages, sizeof(size_t));
+            vm->idle_head = SIZE_MAX;
+            if (!vm->users || !vm->handle || !vm->mapped || !vm->idle_prev || !vm->idle_next)
+                st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_pool_create: out of host memory for %zu page records", vm->pages);
+        }
+        if (st == RMM_SUCCESS) st = rmm__vm_reserve(&vm->base, vm->reserved, vm->page);
+        if (st == RMM_SUCCESS) {
+            vm->on = true;
+            st = rmm__pool_stream(p, RMM__LEGACY_HANDLE, &s);
+            if (st == RMM_SUCCESS) st = rmm__pool_add_chunk(p, s, vm->base, vm->reserved);
+        }
+        (void)i;
+        if (st != RMM_SUCCESS) {
+            if (vm->base && !vm->on) rmm__vm_free(vm->base, vm->reserved);
+            if (vm->on && !p->chunks) {
+                rmm__vm_free(vm->base, vm->reserved);
+                vm->base = NULL;
+            }
+            rmm__pool_destroy(&p->base);
+            return st;
+        }
+    } else if (d.initial_bytes) {
         void *ptr = NULL;
         st = rmm__pool_stream(p, RMM__LEGACY_HANDLE, &s);
         if (st == RMM_SUCCESS) st = rmm_allocate(upstream, &ptr, d.initial_bytes, RMM_STREAM_DEFAULT);

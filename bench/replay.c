@@ -18,6 +18,9 @@
      pool            rmm_pool_create, initial_bytes 0, RMM_POOL_GROWTH_ON_DEMAND (the
                      memory-efficiency configuration)
      pool-geometric  rmm_pool_create, initial_bytes 0, RMM_POOL_GROWTH_GEOMETRIC (RMM's rule)
+     pool-virtual    rmm_pool_create, RMM_POOL_GROWTH_VIRTUAL: one reserved address range backed by 2 MiB
+                     physical pages where blocks are live; it takes nothing from upstream, so its peak
+                     is rmm_pool_get_info().peak_pool_bytes (the most physical memory ever mapped)
      binning         rmm_binning_create(2^18 .. 2^22) over an on-demand pool
      arena           rmm_arena_create with arena_bytes = 4 x peak live (rounded up to 1 GiB;
                      smaller factors are tried when that much cannot be had). Since the arena takes
@@ -437,13 +440,14 @@ static int trace_parse(FILE *f, trace *t) {
 
 /* ---- replaying -------------------------------------------------------------------------------- */
 
-static const char *const RESOURCES[] = {"cuda", "async", "pool", "pool-geometric", "binning", "arena"};
+static const char *const RESOURCES[] = {"cuda", "async", "pool", "pool-geometric", "pool-virtual", "binning", "arena"};
 #define NRES ((int)(sizeof RESOURCES / sizeof RESOURCES[0]))
 
 typedef struct stack {
     rmm_resource *top;
     rmm_resource *pool;          /* the pool inside, if any (for rmm_pool_get_info) */
     rmm_resource *async;         /* the async resource, if any */
+    int pool_virtual;            /* the pool maps its own pages: its peak is pool_info's, not the counter's */
     counting_resource *counter;
     rmm_resource *layers[4];     /* owned, top first */
     int nlayers;
@@ -475,10 +479,11 @@ static rmm_status stack_make(const char *name, size_t arena_bytes, stack *s, cha
     }
     if (!strcmp(name, "cuda") || !strcmp(name, "async")) {
         s->top = &s->counter->base;
-    } else if (!strcmp(name, "pool") || !strcmp(name, "pool-geometric") || !strcmp(name, "binning")) {
+    } else if (!strcmp(name, "pool") || !strcmp(name, "pool-geometric") || !strcmp(name, "pool-virtual") || !strcmp(name, "binning")) {
         rmm_pool_desc d = rmm_pool_desc_default();
         d.initial_bytes = 0;
         d.growth = !strcmp(name, "pool-geometric") ? RMM_POOL_GROWTH_GEOMETRIC : RMM_POOL_GROWTH_ON_DEMAND;
+        if (!strcmp(name, "pool-virtual")) d.growth = RMM_POOL_GROWTH_VIRTUAL;
         st = rmm_pool_create(&pool, &s->counter->base, &d);
         if (st == RMM_SUCCESS && !strcmp(name, "binning")) {
             rmm_binning_desc b = rmm_binning_desc_default();
@@ -491,6 +496,7 @@ static rmm_status stack_make(const char *name, size_t arena_bytes, stack *s, cha
         }
         if (pool) s->layers[s->nlayers++] = pool;
         s->pool = pool;
+        s->pool_virtual = !strcmp(name, "pool-virtual");
         s->top = r;
     } else if (!strcmp(name, "arena")) {
         rmm_arena_desc d = rmm_arena_desc_default();
@@ -599,7 +605,7 @@ static rmm_status replay_once(const trace *t, const char *name, size_t arena_byt
                 break;
             }
             live[e->slot] = 1;
-            if (check) check_contained(s.counter, ptrs[e->slot], e->size);
+            if (check && !s.pool_virtual) check_contained(s.counter, ptrs[e->slot], e->size);
         } else {
             live[e->slot] = 0; /* before the call: the block is no longer the replay's */
             st = rmm_deallocate(s.top, ptrs[e->slot], e->size, g_streams[e->stream]);
@@ -618,6 +624,7 @@ static rmm_status replay_once(const trace *t, const char *name, size_t arena_byt
     if (s.pool) {
         rmm_pool_info info;
         if (rmm_pool_get_info(s.pool, &info) == RMM_SUCCESS) r->pool_peak = info.peak_pool_bytes;
+        if (s.pool_virtual) r->peak_upstream = r->pool_peak; /* physical pages mapped */
     }
 #ifndef RMM_BACKEND_HOST
     if (s.async) {
@@ -797,7 +804,9 @@ static void measure(const trace *t, const char *name, int runs, row *out) {
             fmt(p, cap, "WARNING: below 1.0 is impossible: measurement bug; ");
             n = strlen(out->note), p = out->note + n, cap = sizeof out->note - n;
         }
-        if (!strcmp(name, "pool") || !strcmp(name, "pool-geometric") || !strcmp(name, "binning")) {
+        if (!strcmp(name, "pool-virtual")) {
+            fmt(p, cap, "peak physical pages mapped (pool_info.peak_pool_bytes); nothing taken from upstream");
+        } else if (!strcmp(name, "pool") || !strcmp(name, "pool-geometric") || !strcmp(name, "binning")) {
             fmt(p, cap, "pool_info.peak_pool_bytes=%.1f MiB (%s)", mib(out->pool_peak),
                 out->pool_peak == out->peak_upstream ? "agrees" : "DISAGREES with the counting resource");
         } else if (!strcmp(name, "async")) {
@@ -835,7 +844,7 @@ static void measure(const trace *t, const char *name, int runs, row *out) {
 static void usage(const char *argv0) {
     printf("usage: %s [--resource NAME[,NAME..]] [--runs N] [--name NAME] FILE|- [FILE...]\n"
            "  FILE: an RMM CSV log (Thread,Time,Action,Pointer,Size,Stream); .gz is read through gzip -dc; - is stdin\n"
-           "  resources: cuda async pool pool-geometric binning arena\n",
+           "  resources: cuda async pool pool-geometric pool-virtual binning arena\n",
            argv0);
 }
 

@@ -889,6 +889,7 @@ typedef struct rdriver {
     int recycle_every;       /* destroy and re-create a created stream every so many steps */
     unsigned long long seed;
     rmm_resource *destroy_first; /* destroyed by the driver before its streams (streams_outlive_pool) */
+    int virtual_pool;        /* the pool uses RMM_POOL_GROWTH_VIRTUAL */
 } rdriver;
 
 static void run_driver(const rdriver *d) {
@@ -1011,7 +1012,8 @@ static void run_driver(const rdriver *d) {
             CHECK(pool_info(d->pool).used_bytes == 0);
             CHECK_OK(rmm_pool_trim(d->pool, &released));
             info = pool_info(d->pool);
-            CHECK(info.pool_bytes == 0 && info.upstream_chunks == 0 && info.free_blocks == 0);
+            /* a VIRTUAL pool keeps its address range (free blocks) but no physical page */
+            CHECK(info.pool_bytes == 0 && info.upstream_chunks == 0 && (d->virtual_pool || info.free_blocks == 0));
             CHECK_OK(rmm_resource_validate(d->pool));
         }
     }
@@ -1049,6 +1051,97 @@ TEST(pool_random) {
     d.align_one_in = 6;
     d.recycle_every = 1500;
     run_driver(&d);
+    rmm_resource_destroy(mr);
+}
+
+/* VIRTUAL growth: one reserved range backed by 2 MiB pages where blocks are live. */
+TEST(pool_random_virtual) {
+    rmm_resource *mr = NULL;
+    rmm_pool_desc pd = rmm_pool_desc_default();
+    rdriver d;
+    rmm_status st;
+    NEED_GPU();
+    pd.growth = RMM_POOL_GROWTH_VIRTUAL;
+    pd.virtual_bytes = 256 * MiB;
+    st = rmm_pool_create(&mr, NULL, &pd);
+    if (st == RMM_ERROR_NOT_SUPPORTED) {
+        printf("  (no virtual memory management here: %s)\n", rmm_last_error());
+        return;
+    }
+    CHECK_OK(st);
+    if (!mr) return;
+    d = driver_defaults("pool_virtual", mr, 4242);
+    d.pool = mr;
+    d.virtual_pool = 1;
+    d.pool_accounting = 1;
+    d.steps = 6000;
+    d.align_one_in = 5;
+    d.max_align = 65536;
+    d.large_one_in = 20;
+    d.large_bytes = 8 * MiB;
+    d.recycle_every = 1000;
+    run_driver(&d);
+    rmm_resource_destroy(mr);
+}
+
+TEST(pool_virtual_semantics) {
+    rmm_resource *mr = NULL;
+    rmm_pool_desc pd = rmm_pool_desc_default();
+    rmm_pool_info info;
+    void *a = NULL, *b = NULL, *c = NULL;
+    size_t released = 0;
+    rmm_status st;
+    NEED_GPU();
+    pd.growth = RMM_POOL_GROWTH_VIRTUAL;
+    pd.initial_bytes = MiB;
+    CHECK_STATUS(rmm_pool_create(&mr, NULL, &pd), RMM_ERROR_INVALID_ARGUMENT); /* initial_bytes is not used */
+    pd.initial_bytes = 0;
+    pd.virtual_bytes = 64 * MiB;
+    pd.maximum_bytes = 8 * MiB;
+    st = rmm_pool_create(&mr, NULL, &pd);
+    if (st == RMM_ERROR_NOT_SUPPORTED) return;
+    CHECK_OK(st);
+    if (!mr) return;
+    CHECK_OK(rmm_pool_get_info(mr, &info));
+    CHECK(info.pool_bytes == 0 && info.peak_pool_bytes == 0); /* nothing mapped yet */
+    CHECK_OK(rmm_allocate(mr, &a, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_get_info(mr, &info));
+    CHECK(info.pool_bytes == 2 * MiB); /* one page */
+    CHECK(fill(a, 1000, 9, RMM_STREAM_DEFAULT) && check(a, 1000, 9));
+    CHECK_OK(rmm_allocate(mr, &b, 3 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_get_info(mr, &info));
+    CHECK(info.pool_bytes <= 6 * MiB && info.pool_bytes >= 4 * MiB);
+    CHECK(fill(b, 3 * MiB, 3, RMM_STREAM_DEFAULT) && check(b, 3 * MiB, 3));
+    CHECK_OK(rmm_pool_validate(mr));
+    /* the maximum caps physical bytes */
+    CHECK_STATUS(rmm_allocate(mr, &c, 7 * MiB, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK(c == NULL);
+    CHECK_OK(rmm_pool_validate(mr));
+    /* freeing makes pages idle, still mapped; a new block below the peak reuses them */
+    CHECK_OK(rmm_deallocate(mr, b, 3 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_get_info(mr, &info));
+    CHECK(info.used_bytes == 1024);
+    CHECK_OK(rmm_allocate(mr, &c, 4 * MiB, RMM_STREAM_DEFAULT)); /* needs pages; idle ones move */
+    CHECK(fill(c, 4 * MiB, 4, RMM_STREAM_DEFAULT) && check(c, 4 * MiB, 4));
+    CHECK(check(a, 1000, 9)); /* the live block kept its contents */
+    CHECK_OK(rmm_pool_get_info(mr, &info));
+    CHECK(info.peak_pool_bytes <= 8 * MiB);
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK_OK(rmm_deallocate(mr, c, 4 * MiB, RMM_STREAM_DEFAULT));
+    /* trim unmaps every idle page; the live block's page stays */
+    CHECK_OK(rmm_pool_trim(mr, &released));
+    CHECK(released > 0);
+    CHECK_OK(rmm_pool_get_info(mr, &info));
+    CHECK(info.pool_bytes == 2 * MiB);
+    CHECK(check(a, 1000, 9));
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK_OK(rmm_deallocate(mr, a, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_trim(mr, &released));
+    CHECK_OK(rmm_pool_get_info(mr, &info));
+    CHECK(info.pool_bytes == 0 && info.used_bytes == 0);
+    /* more than the reserved range */
+    CHECK_STATUS(rmm_allocate(mr, &a, 65 * MiB, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK_OK(rmm_pool_validate(mr));
     rmm_resource_destroy(mr);
 }
 
@@ -2008,6 +2101,8 @@ int main(void) {
     RUN(arena_validate_detects_corruption);
     RUN(pool_random);
     RUN(pool_random_on_demand_with_maximum);
+    RUN(pool_random_virtual);
+    RUN(pool_virtual_semantics);
     RUN(fixed_random);
     RUN(binning_random);
     RUN(arena_random);
