@@ -2319,6 +2319,86 @@ RMM__PRIVATE rmm_status rmm__sorder_key(rmm_stream stream, bool streams_outlive,
     return rmm__stream_key(stream, key);
 }
 
+
+/* The streams a stream-ordered resource has seen: a list to walk, a map from key, and the one used
+   last. Each state is a struct of the resource's own that starts with an rmm__sorder. */
+typedef struct rmm__streams {
+    rmm__sorder **list;
+    size_t count, cap;
+    rmm__addr_map map;
+    rmm__sorder *last;
+    bool outlive; /* streams are promised to outlive the resource */
+} rmm__streams;
+#if defined(__GNUC__) || defined(__clang__)
+#define RMM__NOINLINE __attribute__((noinline))
+#else
+#define RMM__NOINLINE
+#endif
+RMM__PRIVATE RMM__NOINLINE rmm_status rmm__streams_find_slow(rmm__streams *r, rmm_stream stream, size_t state_bytes, const char *who, rmm__sorder **out) {
+    uint64_t key;
+    bool lazy;
+    void **slot;
+    rmm__sorder *s;
+    RMM_TRY(rmm__sorder_key(stream, r->outlive, &key, &lazy));
+    if (r->last && r->last->key == key) {
+        *out = r->last;
+        return RMM_SUCCESS;
+    }
+    slot = rmm__addr_map_find(&r->map, (uintptr_t)key);
+    if (slot) {
+        *out = r->last = (rmm__sorder *)*slot;
+        return RMM_SUCCESS;
+    }
+    if (r->count == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 8;
+        rmm__sorder **grown = (rmm__sorder **)RMM_SYS_REALLOC(r->list, cap * sizeof *grown);
+        if (!grown) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "%s: out of host memory for stream state", who);
+        r->list = grown;
+        r->cap = cap;
+    }
+    s = (rmm__sorder *)rmm__calloc(1, state_bytes);
+    if (!s || !rmm__addr_map_put(&r->map, (uintptr_t)key, s)) {
+        RMM_SYS_FREE(s);
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "%s: out of host memory for stream state", who);
+    }
+    s->key = key;
+    s->handle = stream;
+    s->lazy = lazy;
+    s->by_handle = lazy && !rmm__stream_is_per_thread(stream);
+    r->list[r->count++] = s;
+    *out = r->last = s;
+    return RMM_SUCCESS;
+}
+/* The state of `stream`, made on first use: the last one used without a call when its handle names
+   it, else a map lookup (and, for streams that may die, a cudaStreamGetId). */
+static inline rmm_status rmm__streams_find(rmm__streams *r, rmm_stream stream, size_t state_bytes, const char *who, rmm__sorder **out) {
+    rmm__sorder *last = r->last;
+    if (RMM__LIKELY(last && last->handle == stream && last->by_handle)) {
+        *out = last;
+        return RMM_SUCCESS;
+    }
+    return rmm__streams_find_slow(r, stream, state_bytes, who, out);
+}
+/* Forgets state `index` (the caller frees it). */
+RMM__PRIVATE rmm__sorder *rmm__streams_forget(rmm__streams *r, size_t index) {
+    rmm__sorder *s = r->list[index];
+    rmm__addr_map_remove(&r->map, (uintptr_t)s->key);
+    r->list[index] = r->list[--r->count];
+    if (r->last == s) r->last = NULL;
+    return s;
+}
+/* Frees every state (after `each` ran on it, if given) and the registry. */
+RMM__PRIVATE void rmm__streams_free(rmm__streams *r, void (*each)(rmm__sorder *)) {
+    size_t i;
+    for (i = 0; i < r->count; i++) {
+        if (each) each(r->list[i]);
+        rmm__event_destroy(r->list[i]->event);
+        RMM_SYS_FREE(r->list[i]);
+    }
+    RMM_SYS_FREE(r->list);
+    rmm__addr_map_free(&r->map);
+    memset(r, 0, sizeof *r);
+}
 #if !defined(RMM_NO_POOL) || !defined(RMM_NO_ARENA)
 /* ======================================================================================= */
 /* ==== tlsf: O(1) size-binned free lists over host-side block records ================== */
@@ -2693,10 +2773,7 @@ typedef struct rmm__pool {
     rmm__spin lock;
     rmm__block_store store;
     rmm__addr_map used;      /* pointer -> block, for every block handed out */
-    rmm__addr_map stream_map; /* stream key -> rmm__pstream */
-    rmm__pstream **streams;
-    size_t stream_count, stream_cap;
-    rmm__pstream *last;      /* the stream of the last call */
+    rmm__streams streams;    /* of rmm__pstream */
     rmm__chunk *chunks;
     size_t chunk_count;
     size_t pool_bytes, peak_pool_bytes, used_bytes;
@@ -2709,55 +2786,9 @@ RMM__PRIVATE void rmm__pool_destroy(rmm_resource *self);
 static const rmm_resource_vtable rmm__pool_vtable = {"pool", rmm__pool_allocate, rmm__pool_deallocate, NULL, rmm__pool_destroy};
 #define RMM__PSTREAM_OF(tlsf) ((rmm__pstream *)((char *)(tlsf) - offsetof(rmm__pstream, free)))
 
-#if defined(__GNUC__) || defined(__clang__)
-#define RMM__NOINLINE __attribute__((noinline))
-#else
-#define RMM__NOINLINE
-#endif
-RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_stream_slow(rmm__pool *p, rmm_stream stream, rmm__pstream **out);
-/* The state of `stream`: the last one used, when its handle names it, without a call. */
+#define RMM__PSTREAM(p, i) ((rmm__pstream *)(p)->streams.list[i])
 static inline rmm_status rmm__pool_stream(rmm__pool *p, rmm_stream stream, rmm__pstream **out) {
-    rmm__pstream *last = p->last;
-    if (RMM__LIKELY(last && last->order.handle == stream && last->order.by_handle)) {
-        *out = last;
-        return RMM_SUCCESS;
-    }
-    return rmm__pool_stream_slow(p, stream, out);
-}
-RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_stream_slow(rmm__pool *p, rmm_stream stream, rmm__pstream **out) {
-    uint64_t key;
-    bool lazy;
-    void **slot;
-    rmm__pstream *s;
-    RMM_TRY(rmm__sorder_key(stream, p->desc.streams_outlive_pool, &key, &lazy));
-    if (p->last && p->last->order.key == key) {
-        *out = p->last;
-        return RMM_SUCCESS;
-    }
-    slot = rmm__addr_map_find(&p->stream_map, (uintptr_t)key);
-    if (slot) {
-        *out = p->last = (rmm__pstream *)*slot;
-        return RMM_SUCCESS;
-    }
-    if (p->stream_count == p->stream_cap) {
-        size_t cap = p->stream_cap ? p->stream_cap * 2 : 8;
-        rmm__pstream **grown = (rmm__pstream **)RMM_SYS_REALLOC(p->streams, cap * sizeof *grown);
-        if (!grown) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of host memory for stream state");
-        p->streams = grown;
-        p->stream_cap = cap;
-    }
-    s = (rmm__pstream *)rmm__calloc(1, sizeof *s);
-    if (!s || !rmm__addr_map_put(&p->stream_map, (uintptr_t)key, s)) {
-        RMM_SYS_FREE(s);
-        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of host memory for stream state");
-    }
-    s->order.key = key;
-    s->order.handle = stream;
-    s->order.lazy = lazy;
-    s->order.by_handle = lazy && !rmm__stream_is_per_thread(stream);
-    p->streams[p->stream_count++] = s;
-    *out = p->last = s;
-    return RMM_SUCCESS;
+    return rmm__streams_find(&p->streams, stream, sizeof(rmm__pstream), "pool", (rmm__sorder **)out);
 }
 /* Files a stream's recent block into its free lists. O(1). */
 RMM__PRIVATE void rmm__pool_settle(rmm__pool *p, rmm__pstream *s) {
@@ -2769,15 +2800,12 @@ RMM__PRIVATE void rmm__pool_settle(rmm__pool *p, rmm__pstream *s) {
 }
 RMM__PRIVATE void rmm__pool_settle_all(rmm__pool *p) {
     size_t i;
-    for (i = 0; i < p->stream_count; i++) rmm__pool_settle(p, p->streams[i]);
+    for (i = 0; i < p->streams.count; i++) rmm__pool_settle(p, RMM__PSTREAM(p, i));
 }
 /* Forgets a stream state whose lists are empty (it is made again when the stream comes back). */
 RMM__PRIVATE void rmm__pool_drop_stream(rmm__pool *p, size_t index) {
-    rmm__pstream *s = p->streams[index];
-    rmm__addr_map_remove(&p->stream_map, (uintptr_t)s->order.key);
-    p->streams[index] = p->streams[--p->stream_count];
-    if (p->last == s) p->last = NULL;
-    rmm__event_destroy(s->order.event);
+    rmm__sorder *s = rmm__streams_forget(&p->streams, index);
+    rmm__event_destroy(s->event);
     RMM_SYS_FREE(s);
 }
 
@@ -3042,8 +3070,8 @@ RMM__PRIVATE rmm_status rmm__pool_find(rmm__pool *p, rmm__pstream *s, size_t nee
         *out = b;
         return RMM_SUCCESS;
     }
-    for (i = 0; i < p->stream_count; i++) {
-        rmm__pstream *d = p->streams[i];
+    for (i = 0; i < p->streams.count; i++) {
+        rmm__pstream *d = RMM__PSTREAM(p, i);
         if (d == s) continue;
         rmm__pool_settle(p, d);
         if (!d->free.fl_map) continue;
@@ -3054,8 +3082,8 @@ RMM__PRIVATE rmm_status rmm__pool_find(rmm__pool *p, rmm__pstream *s, size_t nee
             return RMM_SUCCESS;
         }
     }
-    for (i = 0; i < p->stream_count;) {
-        rmm__pstream *d = p->streams[i];
+    for (i = 0; i < p->streams.count;) {
+        rmm__pstream *d = RMM__PSTREAM(p, i);
         if (d == s || !d->free.fl_map) {
             i++;
             continue;
@@ -3276,7 +3304,7 @@ RMM__PRIVATE rmm_status rmm__pool_validate_locked(rmm__pool *p) {
         return rmm__fail(RMM_ERROR_CORRUPTION, "pool: chunk accounting is off (%zu chunks of %zu bytes, recorded %zu of %zu)", chunks, pool_bytes, p->chunk_count, p->pool_bytes);
     if (w.used_bytes != p->used_bytes || w.used_blocks != p->used.count)
         return rmm__fail(RMM_ERROR_CORRUPTION, "pool: used accounting is off (%zu bytes in %zu blocks, recorded %zu bytes in %zu)", w.used_bytes, w.used_blocks, p->used_bytes, p->used.count);
-    for (i = 0; i < p->stream_count; i++) RMM_TRY(rmm__validate_tlsf("pool", &p->streams[i]->free, &listed_blocks, &listed_bytes));
+    for (i = 0; i < p->streams.count; i++) RMM_TRY(rmm__validate_tlsf("pool", &RMM__PSTREAM(p, i)->free, &listed_blocks, &listed_bytes));
     if (listed_blocks != w.free_blocks || listed_bytes != w.free_bytes)
         return rmm__fail(RMM_ERROR_CORRUPTION, "pool: %zu free blocks in chunks but %zu in lists", w.free_blocks, listed_blocks);
     if (p->used_bytes + w.free_bytes != p->pool_bytes) return rmm__fail(RMM_ERROR_CORRUPTION, "pool: used + free != pool bytes");
@@ -3306,9 +3334,9 @@ RMM__IMPL rmm_status rmm_pool_get_info(rmm_resource *pool, rmm_pool_info *info) 
     info->used_bytes = p->used_bytes;
     info->free_bytes = info->pool_bytes - p->used_bytes;
     info->upstream_chunks = p->vm.on ? 0 : p->chunk_count; /* VIRTUAL: nothing comes from upstream */
-    for (i = 0; i < p->stream_count; i++) {
-        info->free_blocks += p->streams[i]->free.free_blocks;
-        info->largest_free_block = rmm__max(info->largest_free_block, rmm__tlsf_largest(&p->streams[i]->free));
+    for (i = 0; i < p->streams.count; i++) {
+        info->free_blocks += RMM__PSTREAM(p, i)->free.free_blocks;
+        info->largest_free_block = rmm__max(info->largest_free_block, rmm__tlsf_largest(&RMM__PSTREAM(p, i)->free));
     }
     rmm__spin_unlock(&p->lock);
     return RMM_SUCCESS;
@@ -3319,7 +3347,7 @@ RMM__PRIVATE void rmm__pool_destroy(rmm_resource *self) {
     size_t i;
     bool exiting = rmm__exiting();
     if (!exiting)
-        for (i = 0; i < p->stream_count; i++) (void)rmm__sorder_host_wait(&p->streams[i]->order);
+        for (i = 0; i < p->streams.count; i++) (void)rmm__sorder_host_wait(p->streams.list[i]);
     while (p->chunks) {
         rmm__chunk *c = p->chunks;
         p->chunks = c->next;
@@ -3341,13 +3369,10 @@ RMM__PRIVATE void rmm__pool_destroy(rmm_resource *self) {
     RMM_SYS_FREE(p->vm.mapped);
     RMM_SYS_FREE(p->vm.idle_prev);
     RMM_SYS_FREE(p->vm.idle_next);
-    for (i = 0; i < p->stream_count; i++) {
-        if (!exiting) rmm__event_destroy(p->streams[i]->order.event);
-        RMM_SYS_FREE(p->streams[i]);
-    }
-    RMM_SYS_FREE(p->streams);
+    if (exiting)
+        for (i = 0; i < p->streams.count; i++) p->streams.list[i]->event = NULL; /* leaked: no CUDA at exit */
+    rmm__streams_free(&p->streams, NULL);
     rmm__addr_map_free(&p->used);
-    rmm__addr_map_free(&p->stream_map);
     rmm__block_store_free(&p->store);
     RMM_SYS_FREE(p);
 }
@@ -3376,7 +3401,8 @@ RMM__IMPL rmm_status rmm_pool_create(rmm_resource **out, rmm_resource *upstream,
     p->base.vtable = &rmm__pool_vtable;
     p->upstream = upstream;
     p->desc = d;
-    if (rmm__get_device(&p->device) != RMM_SUCCESS || !rmm__addr_map_init(&p->used, 1024) || !rmm__addr_map_init(&p->stream_map, 16)) {
+    p->streams.outlive = d.streams_outlive_pool;
+    if (rmm__get_device(&p->device) != RMM_SUCCESS || !rmm__addr_map_init(&p->used, 1024) || !rmm__addr_map_init(&p->streams.map, 16)) {
         st = rmm_last_status() == RMM_ERROR_CUDA ? RMM_ERROR_CUDA : rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_pool_create: out of host memory");
         rmm__pool_destroy(&p->base);
         return st;
@@ -3479,10 +3505,7 @@ typedef struct rmm__fixed {
     size_t block_bytes, blocks_per_chunk, chunk_bytes;
     int device;
     rmm__spin lock;
-    rmm__fstream **streams;
-    size_t stream_count, stream_cap;
-    rmm__addr_map stream_map;
-    rmm__fstream *last;
+    rmm__streams streams; /* of rmm__fstream */
     char **chunks; /* sorted by address */
     size_t chunk_count, chunk_cap;
     size_t used_blocks;
@@ -3493,40 +3516,9 @@ RMM__PRIVATE rmm_status rmm__fixed_deallocate(rmm_resource *self, void *ptr, siz
 RMM__PRIVATE void rmm__fixed_destroy(rmm_resource *self);
 static const rmm_resource_vtable rmm__fixed_vtable = {"fixed_size", rmm__fixed_allocate, rmm__fixed_deallocate, NULL, rmm__fixed_destroy};
 
-RMM__PRIVATE rmm_status rmm__fixed_stream(rmm__fixed *f, rmm_stream stream, rmm__fstream **out) {
-    uint64_t key;
-    bool lazy;
-    void **slot;
-    rmm__fstream *s;
-    if (RMM__LIKELY(f->last && f->last->order.handle == stream && f->last->order.by_handle)) {
-        *out = f->last;
-        return RMM_SUCCESS;
-    }
-    RMM_TRY(rmm__sorder_key(stream, false, &key, &lazy));
-    slot = rmm__addr_map_find(&f->stream_map, (uintptr_t)key);
-    if (slot) {
-        *out = f->last = (rmm__fstream *)*slot;
-        return RMM_SUCCESS;
-    }
-    if (f->stream_count == f->stream_cap) {
-        size_t cap = f->stream_cap ? f->stream_cap * 2 : 8;
-        rmm__fstream **grown = (rmm__fstream **)RMM_SYS_REALLOC(f->streams, cap * sizeof *grown);
-        if (!grown) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory for stream state");
-        f->streams = grown;
-        f->stream_cap = cap;
-    }
-    s = (rmm__fstream *)rmm__calloc(1, sizeof *s);
-    if (!s || !rmm__addr_map_put(&f->stream_map, (uintptr_t)key, s)) {
-        RMM_SYS_FREE(s);
-        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory for stream state");
-    }
-    s->order.key = key;
-    s->order.handle = stream;
-    s->order.lazy = lazy;
-    s->order.by_handle = lazy && !rmm__stream_is_per_thread(stream);
-    f->streams[f->stream_count++] = s;
-    *out = f->last = s;
-    return RMM_SUCCESS;
+#define RMM__FSTREAM(f, i) ((rmm__fstream *)(f)->streams.list[i])
+static inline rmm_status rmm__fixed_stream(rmm__fixed *f, rmm_stream stream, rmm__fstream **out) {
+    return rmm__streams_find(&f->streams, stream, sizeof(rmm__fstream), "fixed_size", (rmm__sorder **)out);
 }
 RMM__PRIVATE bool rmm__fixed_reserve(rmm__fstream *s, size_t extra) {
     if (s->count + extra > s->cap) {
@@ -3580,8 +3572,8 @@ RMM__PRIVATE rmm_status rmm__fixed_allocate(rmm_resource *self, void **ptr, size
     st = rmm__fixed_stream(f, stream, &s);
     if (RMM__UNLIKELY(st == RMM_SUCCESS && s->count == 0)) {
         size_t i;
-        for (i = 0; i < f->stream_count && s->count == 0; i++) {
-            rmm__fstream *d = f->streams[i];
+        for (i = 0; i < f->streams.count && s->count == 0; i++) {
+            rmm__fstream *d = RMM__FSTREAM(f, i);
             if (d == s || d->count == 0) continue;
             if (!rmm__fixed_reserve(s, 1)) {
                 st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory for block lists");
@@ -3646,8 +3638,8 @@ RMM__PRIVATE rmm_status rmm__fixed_validate(rmm__fixed *f) {
     }
     for (i = 1; i < f->chunk_count && st == RMM_SUCCESS; i++)
         if (f->chunks[i - 1] >= f->chunks[i]) st = rmm__fail(RMM_ERROR_CORRUPTION, "fixed_size: chunk table is not sorted");
-    for (i = 0; i < f->stream_count && st == RMM_SUCCESS; i++) {
-        rmm__fstream *s = f->streams[i];
+    for (i = 0; i < f->streams.count && st == RMM_SUCCESS; i++) {
+        rmm__fstream *s = RMM__FSTREAM(f, i);
         for (j = 0; j < s->count && st == RMM_SUCCESS; j++) {
             if (!rmm__fixed_owns(f, s->stack[j])) st = rmm__fail(RMM_ERROR_CORRUPTION, "fixed_size: free block %p is not a block of this resource", s->stack[j]);
             else if (rmm__addr_map_find(&seen, (uintptr_t)s->stack[j])) st = rmm__fail(RMM_ERROR_CORRUPTION, "fixed_size: block %p is free twice", s->stack[j]);
@@ -3667,17 +3659,15 @@ RMM__PRIVATE void rmm__fixed_destroy(rmm_resource *self) {
     size_t i;
     bool exiting = rmm__exiting();
     if (!exiting)
-        for (i = 0; i < f->stream_count; i++) (void)rmm__sorder_host_wait(&f->streams[i]->order);
+        for (i = 0; i < f->streams.count; i++) (void)rmm__sorder_host_wait(f->streams.list[i]);
     for (i = 0; i < f->chunk_count; i++)
         if (!exiting) (void)rmm_deallocate(f->upstream, f->chunks[i], f->chunk_bytes, RMM_STREAM_DEFAULT);
-    for (i = 0; i < f->stream_count; i++) {
-        if (!exiting) rmm__event_destroy(f->streams[i]->order.event);
-        RMM_SYS_FREE(f->streams[i]->stack);
-        RMM_SYS_FREE(f->streams[i]);
+    for (i = 0; i < f->streams.count; i++) {
+        RMM_SYS_FREE(RMM__FSTREAM(f, i)->stack);
+        if (exiting) f->streams.list[i]->event = NULL; /* leaked: no CUDA at exit */
     }
-    RMM_SYS_FREE(f->streams);
+    rmm__streams_free(&f->streams, NULL);
     RMM_SYS_FREE(f->chunks);
-    rmm__addr_map_free(&f->stream_map);
     rmm__addr_map_free(&f->used);
     RMM_SYS_FREE(f);
 }
@@ -3709,7 +3699,7 @@ RMM__IMPL rmm_status rmm_fixed_size_create(rmm_resource **out, rmm_resource *ups
     f->blocks_per_chunk = d.blocks_to_preallocate;
     f->chunk_bytes = d.block_bytes * d.blocks_to_preallocate;
     st = rmm__get_device(&f->device);
-    if (st == RMM_SUCCESS && (!rmm__addr_map_init(&f->stream_map, 16) || !rmm__addr_map_init(&f->used, RMM__DEBUG ? 1024 : 16)))
+    if (st == RMM_SUCCESS && (!rmm__addr_map_init(&f->streams.map, 16) || !rmm__addr_map_init(&f->used, RMM__DEBUG ? 1024 : 16)))
         st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_fixed_size_create: out of host memory");
     if (st == RMM_SUCCESS) st = rmm__fixed_stream(f, RMM__LEGACY_HANDLE, &s);
     if (st == RMM_SUCCESS) st = rmm__fixed_grow(f, s);

@@ -1362,8 +1362,8 @@ TEST(fixed_validate_detects_corruption) {
     CHECK_OK(rmm_allocate(mr, &a, 4096, RMM_STREAM_DEFAULT));
     CHECK_OK(rmm_resource_validate(mr));
     f = (rmm__fixed *)mr;
-    CHECK(f->stream_count == 1);
-    s = f->streams[0];
+    CHECK(f->streams.count == 1);
+    s = (rmm__fstream *)f->streams.list[0];
     CHECK(s->count == 7);
     /* a free block listed twice */
     saved = s->stack[s->count - 1];
