@@ -10,7 +10,8 @@
        bit  2    pool growth ON_DEMAND (else GEOMETRIC)
        bit  3    pool streams_outlive_pool
        bits 4-5  pool maximum 4, 8, 16 or 32 MiB
-       bit  6    pool initial_bytes 1 MiB (else 0)
+       bit  6    pool initial_bytes 1 MiB (else 0); with bit 2 set too: RMM_POOL_GROWTH_VIRTUAL instead
+                 (a 64 MiB reserved range, the maximum capping its mapped pages)
        bit  7    run the program 4 times over (blocks stay live across rounds), else once
    Every later byte b is one operation, kind = b % 8 and argument a = b / 8 (0..31), dense so that
    the short inputs libFuzzer starts with already do something (a missing byte reads as 0):
@@ -174,6 +175,11 @@ static void make_resources(fuzz *f, uint8_t config) {
         d.streams_outlive_pool = ((config >> 3) & 1) != 0;
         d.maximum_bytes = maxima[(config >> 4) & 3];
         d.initial_bytes = (config >> 6) & 1 ? MiB : 0;
+        if (d.initial_bytes && d.growth == RMM_POOL_GROWTH_ON_DEMAND) {
+            d.growth = RMM_POOL_GROWTH_VIRTUAL;
+            d.initial_bytes = 0;
+            d.virtual_bytes = 64 * MiB;
+        }
         f->streams_outlive = d.streams_outlive_pool;
         st = rmm_pool_create(&f->pool, device, &d);
         if (st != RMM_SUCCESS) die(f, "rmm_pool_create", st);
