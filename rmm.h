@@ -329,15 +329,20 @@ typedef struct rmm_pool_info {
 RMMDEF rmm_pool_desc rmm_pool_desc_default(void);
 /* A coalescing, stream-ordered pool over `upstream` (not owned: destroy the pool first). desc NULL:
    the defaults. initial_bytes are taken from upstream now. Fails with INVALID_ARGUMENT iff out or
-   upstream is NULL, a size is not a multiple of 256, initial_bytes > maximum_bytes or growth is not
-   an rmm_pool_growth; with the upstream's status iff the initial allocation fails.
+   upstream is NULL (allowed with VIRTUAL growth, which does not use it), a size is not a multiple of
+   256, initial_bytes > maximum_bytes, initial_bytes is set with VIRTUAL growth, or growth is not an
+   rmm_pool_growth; with the upstream's status iff the initial allocation fails; with NOT_SUPPORTED
+   iff VIRTUAL growth is asked of a device or driver without virtual memory management (the message
+   says which), or CUDA/OUT_OF_MEMORY iff the address range cannot be reserved.
 
    Allocation: the stream's own free lists first (no CUDA call), then a block freed on another
    stream behind a cudaStreamWaitEvent (never a host synchronization), then other streams' lists
    merged into this one, then growth. Best fit to within 1/32 of a power of two, O(1): two bitmaps
    over size bins, no list scan. Blocks never coalesce across upstream chunks. Every power-of-two
    alignment is honoured. Fails with OUT_OF_MEMORY (message: request, pool size, maximum) iff the
-   maximum or the upstream is exhausted; the pool is unchanged then.
+   maximum or the upstream is exhausted; the pool is unchanged then. VIRTUAL growth maps pages as a
+   block needs them (driver calls, and a device synchronize when it moves idle pages): far slower
+   when it does, and never otherwise.
    Free: O(1) (an address hash and neighbour links); CORRUPTION iff the pointer was not handed out
    by this pool or is freed twice, or the size differs from the allocated one (the block stays
    allocated). A free on the legacy default stream, or on any stream when streams_outlive_pool is
