@@ -3539,9 +3539,14 @@ RMM__PRIVATE bool rmm__fixed_reserve(rmm__fstream *s, size_t extra) {
 RMM__PRIVATE rmm_status rmm__fixed_grow(rmm__fixed *f, rmm__fstream *s) {
     void *ptr = NULL;
     size_t i, at;
-    if (!rmm__fixed_reserve(s, f->blocks_per_chunk) || (f->chunk_count == f->chunk_cap && !(f->chunk_cap = f->chunk_cap ? f->chunk_cap * 2 : 8,
-        (f->chunks = (char **)RMM_SYS_REALLOC(f->chunks, f->chunk_cap * sizeof(char *))) != NULL)))
-        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory for block lists");
+    if (f->chunk_count == f->chunk_cap) {
+        size_t cap = f->chunk_cap ? f->chunk_cap * 2 : 8;
+        char **grown = (char **)RMM_SYS_REALLOC(f->chunks, cap * sizeof *grown);
+        if (!grown) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory for the chunk table");
+        f->chunks = grown;
+        f->chunk_cap = cap;
+    }
+    if (!rmm__fixed_reserve(s, f->blocks_per_chunk)) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory for block lists");
     RMM_TRY(rmm_allocate(f->upstream, &ptr, f->chunk_bytes, s->order.handle));
     for (at = f->chunk_count; at > 0 && f->chunks[at - 1] > (char *)ptr; at--) f->chunks[at] = f->chunks[at - 1];
     f->chunks[at] = (char *)ptr;
