@@ -2764,8 +2764,8 @@ typedef struct rmm__pool_vm {
     uint32_t *users;             /* used blocks overlapping each page */
     uint64_t *handle;            /* the physical memory mapped at each page */
     uint8_t *mapped;
-    size_t *idle_prev, *idle_next; /* the pages mapped with no user, a list (SIZE_MAX ends it) */
-    size_t idle_head, idle_count;
+    size_t *idle_prev, *idle_next; /* the pages mapped with no user, newest first (SIZE_MAX ends it) */
+    size_t idle_head, idle_tail, idle_count;
     size_t mapped_bytes, peak_mapped_bytes;
     size_t used_pages, peak_used_pages; /* pages holding a used block, now and at most */
 } rmm__pool_vm;
@@ -2830,6 +2830,7 @@ RMM__PRIVATE void rmm__vm_idle_push(rmm__pool_vm *vm, size_t i) {
     vm->idle_prev[i] = SIZE_MAX;
     vm->idle_next[i] = vm->idle_head;
     if (vm->idle_head != SIZE_MAX) vm->idle_prev[vm->idle_head] = i;
+    else vm->idle_tail = i;
     vm->idle_head = i;
     vm->idle_count++;
 }
@@ -2837,6 +2838,7 @@ RMM__PRIVATE void rmm__vm_idle_remove(rmm__pool_vm *vm, size_t i) {
     if (vm->idle_prev[i] != SIZE_MAX) vm->idle_next[vm->idle_prev[i]] = vm->idle_next[i];
     else vm->idle_head = vm->idle_next[i];
     if (vm->idle_next[i] != SIZE_MAX) vm->idle_prev[vm->idle_next[i]] = vm->idle_prev[i];
+    else vm->idle_tail = vm->idle_prev[i];
     vm->idle_count--;
 }
 /* Backs page i with physical memory: a new page while the pages mapped stay within 1/64 of the most
@@ -2860,7 +2862,8 @@ RMM__PRIVATE rmm_status rmm__vm_back_page(rmm__pool *p, size_t i, size_t first, 
         if (st == RMM_SUCCESS) goto backed;
         if (st != RMM_ERROR_OUT_OF_MEMORY) return st;
     }
-    for (j = vm->idle_head; j != SIZE_MAX && j >= first && j <= last; j = vm->idle_next[j]) {
+    /* the page idle longest: the one least likely to be wanted back where it is */
+    for (j = vm->idle_tail; j != SIZE_MAX && j >= first && j <= last; j = vm->idle_prev[j]) {
     }
     if (j == SIZE_MAX) {
         if (max && vm->mapped_bytes + vm->page > max)
@@ -3429,7 +3432,7 @@ RMM__IMPL rmm_status rmm_pool_create(rmm_resource **out, rmm_resource *upstream,
             vm->mapped = (uint8_t *)rmm__calloc(vm->pages, 1);
             vm->idle_prev = (size_t *)rmm__calloc(vm->pages, sizeof(size_t));
             vm->idle_next = (size_t *)rmm__calloc(vm->pages, sizeof(size_t));
-            vm->idle_head = SIZE_MAX;
+            vm->idle_head = vm->idle_tail = SIZE_MAX;
             if (!vm->users || !vm->handle || !vm->mapped || !vm->idle_prev || !vm->idle_next)
                 st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_pool_create: out of host memory for %zu page records", vm->pages);
         }
