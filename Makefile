@@ -23,7 +23,7 @@ EXAMPLES_CU = $(basename $(notdir $(wildcard examples/*.cu)))
 BENCHES   = $(basename $(notdir $(wildcard bench/*.c)))
 HEADERS   = rmm.h $(wildcard rmm_cuda.h) tests/harness.h
 
-.PHONY: all test test-build examples lib bench fuzz clean demo
+.PHONY: all test test-build examples lib bench fuzz clean demo sanitize
 all: test-build examples lib bench
 
 # --- tests: host backend under ASan+UBSan, CUDA with gcc, CUDA with nvcc, TSan, fuzz ---------
@@ -95,6 +95,10 @@ test: test-build examples lib bench
 demo: $(BUILD)/examples/host/01_basics $(BUILD)/examples/cuda/01_basics
 	@if nvidia-smi -L >/dev/null 2>&1; then $(BUILD)/examples/cuda/01_basics; \
 	 else echo "(no GPU found: running on the host backend)"; $(BUILD)/examples/host/01_basics; fi
+
+# compute-sanitizer memcheck against pool blocks with and without RMM_NVTX (needs a GPU)
+sanitize:
+	@BUILD="$(BUILD)" NVCC="$(NVCC)" bash tests/sanitize.sh
 
 FUZZ_SECONDS ?= 300
 fuzz: $(addprefix $(BUILD)/fuzz/,$(FUZZERS))

@@ -75,6 +75,8 @@ check "compile/c++17 cuda"           $CXX -std=c++17 $W $CI -c "$log_dir/compile
 check "compile/nvcc"                 $NVCC -x cu -Xcompiler -Wall,-Wextra,-Wconversion,-Wundef,-Werror -Xcompiler -isystem -Xcompiler "$CUDA_HOME/include" -c "$src" -o /dev/null
 check "compile/c99 RMM_STATIC"       $CC -std=c99 $W $CI -DRMM_STATIC -c "$src" -o /dev/null
 check "compile/c99 RMM_DEBUG"        $CC -std=c99 $W $CI -DRMM_DEBUG -c "$src" -o /dev/null
+check "compile/c99 RMM_NVTX"         $CC -std=c99 $W $CI -DRMM_NVTX -c "$src" -o /dev/null
+check "compile/nvcc RMM_NVTX"        $NVCC -x cu -DRMM_NVTX -Xcompiler -Wall,-Wextra,-Wconversion,-Wundef,-Werror -Xcompiler -isystem -Xcompiler "$CUDA_HOME/include" -c "$src" -o /dev/null
 for m in RMM_NO_POOL RMM_NO_BINNING RMM_NO_ARENA RMM_NO_LOGGING; do
     check "compile/c99 $m"           $CC -std=c99 $W $CI -D$m -c "$src" -o /dev/null
     check "compile/c++17 $m host"    $CXX -std=c++17 $W -DRMM_BACKEND_HOST -D$m -c "$log_dir/compile_check.cpp" -o /dev/null
