@@ -42,8 +42,9 @@
                           leave those features out (binning also needs fixed-size, which stays);
                           their create functions then return RMM_ERROR_NOT_SUPPORTED.
       RMM_DEBUG           extra checks: sub-allocators validate every invariant after each call.
-      RMM_NVTX            (CUDA backend) register pool chunks and blocks with NVTX so that
-                          compute-sanitizer memcheck sees each block's bounds (not the virtual mode).
+      RMM_NVTX            (CUDA backend) register the chunks and blocks of the pool, fixed-size and
+                          arena resources with NVTX so that compute-sanitizer memcheck sees each
+                          block's bounds (not the pool's virtual mode).
       RMM_LOG_LEVEL       the most verbose debug-log level compiled in (default RMM_LOG_LEVEL_INFO).
       RMM_ASSERT(x)       the library's internal assertion (default: assert from <assert.h>).
       RMM_SYS_MALLOC(n), RMM_SYS_REALLOC(p,n), RMM_SYS_FREE(p)
@@ -1690,7 +1691,9 @@ RMM__PRIVATE void rmm__san_region_unregister(void *heap, void *ptr) {
     batch.refElements = &ref;
     nvtxMemRegionsUnregister(rmm__nvtx_domain, &batch);
 }
+#define RMM__SAN_ON 1
 #else
+#define RMM__SAN_ON 0
 #define rmm__san_heap_register(ptr, bytes) ((void)(ptr), (void)(bytes), (void *)NULL)
 #define rmm__san_heap_unregister(heap) ((void)(heap))
 #define rmm__san_region_register(heap, ptr, bytes) ((void)(heap), (void)(ptr), (void)(bytes))
@@ -3593,6 +3596,7 @@ typedef struct rmm__fixed {
     rmm__spin lock;
     rmm__streams streams; /* of rmm__fstream */
     char **chunks; /* sorted by address */
+    void **heaps;  /* RMM_NVTX: each chunk's NVTX heap, in the same order */
     size_t chunk_count, chunk_cap;
     size_t used_blocks;
     rmm__addr_map used; /* RMM_DEBUG only: blocks handed out, for double-free detection */
@@ -3623,18 +3627,36 @@ RMM__PRIVATE rmm_status rmm__fixed_grow(rmm__fixed *f, rmm__fstream *s) {
     if (f->chunk_count == f->chunk_cap) {
         size_t cap = f->chunk_cap ? f->chunk_cap * 2 : 8;
         char **grown = (char **)RMM_SYS_REALLOC(f->chunks, cap * sizeof *grown);
+        void **heaps;
         if (!grown) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory for the chunk table");
         f->chunks = grown;
+        heaps = (void **)RMM_SYS_REALLOC(f->heaps, cap * sizeof *heaps);
+        if (!heaps) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory for the chunk table");
+        f->heaps = heaps;
         f->chunk_cap = cap;
     }
     if (!rmm__fixed_reserve(s, f->blocks_per_chunk)) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory for block lists");
     RMM_TRY(rmm_allocate(f->upstream, &ptr, f->chunk_bytes, s->order.handle));
-    for (at = f->chunk_count; at > 0 && f->chunks[at - 1] > (char *)ptr; at--) f->chunks[at] = f->chunks[at - 1];
+    for (at = f->chunk_count; at > 0 && f->chunks[at - 1] > (char *)ptr; at--) {
+        f->chunks[at] = f->chunks[at - 1];
+        f->heaps[at] = f->heaps[at - 1];
+    }
     f->chunks[at] = (char *)ptr;
+    f->heaps[at] = rmm__san_heap_register(ptr, f->chunk_bytes);
     f->chunk_count++;
     for (i = f->blocks_per_chunk; i-- > 0;) s->stack[s->count++] = (char *)ptr + i * f->block_bytes;
     RMM__LOG(RMM_LOG_LEVEL_DEBUG, "fixed_size %p: grew by %zu blocks of %zu bytes", (void *)f, f->blocks_per_chunk, f->block_bytes);
     return RMM_SUCCESS;
+}
+/* The index of the chunk holding ptr, or SIZE_MAX. O(log chunks). */
+RMM__PRIVATE size_t rmm__fixed_chunk_of(const rmm__fixed *f, const void *ptr) {
+    size_t lo = 0, hi = f->chunk_count;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (f->chunks[mid] <= (const char *)ptr) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo == 0 || (uintptr_t)ptr - (uintptr_t)f->chunks[lo - 1] >= f->chunk_bytes ? SIZE_MAX : lo - 1;
 }
 /* true iff ptr is the start of a block of one of f's chunks. O(log chunks). */
 RMM__PRIVATE bool rmm__fixed_owns(const rmm__fixed *f, const void *ptr) {
@@ -3684,6 +3706,7 @@ RMM__PRIVATE rmm_status rmm__fixed_allocate(rmm_resource *self, void **ptr, size
         return st;
     }
     *ptr = s->stack[--s->count];
+    if (RMM__SAN_ON) rmm__san_region_register(f->heaps[rmm__fixed_chunk_of(f, *ptr)], *ptr, bytes);
     if (RMM__DEBUG && !rmm__addr_map_put(&f->used, (uintptr_t)*ptr, *ptr)) {
         s->count++;
         rmm__spin_unlock(&f->lock);
@@ -3714,6 +3737,7 @@ RMM__PRIVATE rmm_status rmm__fixed_deallocate(rmm_resource *self, void *ptr, siz
         return st;
     }
     s->stack[s->count++] = ptr;
+    if (RMM__SAN_ON) rmm__san_region_unregister(f->heaps[rmm__fixed_chunk_of(f, ptr)], ptr);
     f->used_blocks--;
     rmm__spin_unlock(&f->lock);
     return RMM_SUCCESS;
@@ -3751,14 +3775,18 @@ RMM__PRIVATE void rmm__fixed_destroy(rmm_resource *self) {
     bool exiting = rmm__exiting();
     if (!exiting)
         for (i = 0; i < f->streams.count; i++) (void)rmm__sorder_host_wait(f->streams.list[i]);
-    for (i = 0; i < f->chunk_count; i++)
-        if (!exiting) (void)rmm_deallocate(f->upstream, f->chunks[i], f->chunk_bytes, RMM_STREAM_DEFAULT);
+    for (i = 0; i < f->chunk_count; i++) {
+        if (exiting) continue;
+        rmm__san_heap_unregister(f->heaps[i]);
+        (void)rmm_deallocate(f->upstream, f->chunks[i], f->chunk_bytes, RMM_STREAM_DEFAULT);
+    }
     for (i = 0; i < f->streams.count; i++) {
         RMM_SYS_FREE(RMM__FSTREAM(f, i)->stack);
         if (exiting) f->streams.list[i]->event = NULL; /* leaked: no CUDA at exit */
     }
     rmm__streams_free(&f->streams, NULL);
     RMM_SYS_FREE(f->chunks);
+    RMM_SYS_FREE(f->heaps);
     rmm__addr_map_free(&f->used);
     RMM_SYS_FREE(f);
 }
@@ -4006,6 +4034,7 @@ typedef struct rmm__arena {
     rmm__arena_local *all;
     uint64_t generation;
     bool streams_outlive;
+    void *heap; /* RMM_NVTX: the whole arena as one NVTX heap */
 } rmm__arena;
 RMM__PRIVATE rmm_status rmm__arena_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream);
 RMM__PRIVATE rmm_status rmm__arena_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream);
@@ -4127,7 +4156,7 @@ RMM__PRIVATE rmm_status rmm__arena_oom(rmm__arena *a, size_t bytes) {
     RMM__LOG(RMM_LOG_LEVEL_WARN, "arena %p: out of memory allocating %zu bytes (arena %zu bytes)", (void *)a, bytes, a->arena_bytes);
     return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "arena: out of memory allocating %zu bytes: no room in the arena of %zu bytes, even after defragmenting", bytes, a->arena_bytes);
 }
-RMM__PRIVATE rmm_status rmm__arena_allocate_large(rmm__arena *a, void **ptr, size_t need, size_t alignment) {
+RMM__PRIVATE rmm_status rmm__arena_allocate_large(rmm__arena *a, void **ptr, size_t bytes, size_t need, size_t alignment) {
     size_t run;
     rmm__block *b;
     uintptr_t aligned;
@@ -4152,6 +4181,7 @@ RMM__PRIVATE rmm_status rmm__arena_allocate_large(rmm__arena *a, void **ptr, siz
         rmm__spin_unlock(&a->global_lock);
     }
     RMM__ATOMIC_STORE(&a->owner[rmm__arena_index(a, (void *)aligned)], RMM__ARENA_LARGE);
+    rmm__san_region_register(a->heap, (void *)aligned, bytes);
     *ptr = (void *)aligned;
     return RMM_SUCCESS;
 }
@@ -4192,7 +4222,7 @@ RMM__PRIVATE rmm_status rmm__arena_allocate(rmm_resource *self, void **ptr, size
     int attempt;
     if (RMM__UNLIKELY(!rmm__align_up(bytes, RMM_ALIGNMENT, &size) || size > SIZE_MAX - alignment)) return rmm__arena_oom(a, bytes);
     need = size + (alignment - RMM_ALIGNMENT);
-    if (need > a->sb_bytes) return rmm__arena_allocate_large(a, ptr, need, alignment);
+    if (need > a->sb_bytes) return rmm__arena_allocate_large(a, ptr, bytes, need, alignment);
     RMM_TRY(rmm__arena_local_for(a, stream, &l));
     for (attempt = 0;; attempt++) {
         rmm__spin_lock(&l->lock);
@@ -4225,6 +4255,7 @@ RMM__PRIVATE rmm_status rmm__arena_allocate(rmm_resource *self, void **ptr, size
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "arena: out of host memory for block records");
     }
     rmm__spin_unlock(&l->lock);
+    rmm__san_region_register(a->heap, b->ptr, bytes);
     *ptr = b->ptr;
     return RMM_SUCCESS;
 }
@@ -4254,6 +4285,7 @@ RMM__PRIVATE rmm_status rmm__arena_deallocate(rmm_resource *self, void *ptr, siz
         RMM__ATOMIC_STORE(&a->owner[rmm__arena_index(a, ptr)], (rmm__arena_local *)NULL);
         rmm__block_file(&a->global_store, &a->global_free, b);
         rmm__spin_unlock(&a->global_lock);
+        rmm__san_region_unregister(a->heap, ptr);
         return RMM_SUCCESS;
     }
     if (RMM__UNLIKELY(!o)) return rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p, bytes=%zu): not a block of this arena, or already freed", ptr, bytes);
@@ -4272,6 +4304,7 @@ RMM__PRIVATE rmm_status rmm__arena_deallocate(rmm_resource *self, void *ptr, siz
     }
     rmm__block_file(&o->store, &o->free, b);
     rmm__spin_unlock(&o->lock);
+    rmm__san_region_unregister(a->heap, ptr);
     return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__arena_validate(rmm__arena *a) {
@@ -4321,6 +4354,7 @@ RMM__PRIVATE void rmm__arena_destroy(rmm_resource *self) {
         l = next;
     }
     if (a->base_ptr && !rmm__exiting()) {
+        rmm__san_heap_unregister(a->heap);
         (void)rmm__device_synchronize();
         (void)rmm_deallocate(a->upstream, a->base_ptr, a->arena_bytes, RMM_STREAM_DEFAULT);
     }
@@ -4375,6 +4409,7 @@ RMM__IMPL rmm_status rmm_arena_create(rmm_resource **out, rmm_resource *upstream
     }
     a->base_ptr = (char *)base;
     a->arena_bytes = d.arena_bytes;
+    a->heap = rmm__san_heap_register(base, d.arena_bytes);
     a->global_chunk.ptr = a->base_ptr;
     a->global_chunk.size = d.arena_bytes;
     a->global_chunk.first = b;
