@@ -29,6 +29,9 @@
       >>debuglog    the debug log                  >>perdevice   current and per-device resources
       >>streams     streams and stream pools       >>containers  device buffer, uvector, scalar
       >>legacy      rmmInitialize, RMM_ALLOC       >>cxx         thrust allocator (C++ only)
+      implementation only:
+      >>util        locks, atomics, address map    >>streamorder per-stream events, stream registry
+      >>tlsf        size-binned free lists, blocks
 
    Compile-time options (define before *every* #include of rmm.h unless said otherwise):
       RMM_IMPLEMENTATION  in exactly one file: emits the implementation there.
@@ -55,10 +58,13 @@
    Deliberate non-goals: no Windows-specific code (POSIX threads and GCC/Clang atomics); no writes
    into the memory a sub-allocator manages (all bookkeeping is on the host); no exceptions and no
    C++ wrappers beyond the Thrust allocator; no implicit host synchronization on allocate/free
-   except where documented (arena large blocks, trim).
+   except where documented (arena large and cross-thread frees, pool growth through cudaMalloc and
+   cudaFree, the virtual pool moving idle pages, trim).
 
    Revision history:
-      0.1.0  (2026-11)  first release: foundation, sub-allocators, adaptors, containers, legacy API.
+      0.1.0  (2026-11)  first release: foundation, sub-allocators (pool with geometric, on-demand and
+                        virtual-memory growth; fixed-size; binning; arena), adaptors, containers,
+                        legacy API, NVTX annotations for compute-sanitizer.
 */
 
 #ifndef RMM_H_INCLUDED
