@@ -51,6 +51,7 @@
    then lines starting with "csv,". */
 #define RMM_IMPLEMENTATION
 #include "../rmm.h"
+#include "bench_common.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -59,28 +60,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#define KIB ((size_t)1 << 10)
-#define MIB ((size_t)1 << 20)
-#define GIB ((size_t)1 << 30)
 #define ERRLEN 320
 #define MAXREPS 32
 
-/* snprintf that may truncate silently (messages only). */
-static void fmt(char *dst, size_t cap, const char *f, ...) __attribute__((format(printf, 3, 4)));
-static void fmt(char *dst, size_t cap, const char *f, ...) {
-    va_list ap;
-    va_start(ap, f);
-    vsnprintf(dst, cap, f, ap);
-    va_end(ap);
-}
 
 /* ---- time and random numbers ------------------------------------------------------------ */
 
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 typedef struct rng {
     uint64_t s;
@@ -401,62 +386,10 @@ typedef struct result {
     char check[ERRLEN]; /* the first failed check */
 } result;
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 /* ---- command line, machine, main ---------------------------------------------------------- */
 
-static int name_selected(const char *name, const char *filter, int prefix) {
-    const char *p = filter;
-    size_t n = strlen(name);
-    if (!filter) return 1;
-    while (*p) {
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        if (len && ((len == n && !strncmp(name, p, len)) || (prefix && len < n && !strncmp(name, p, len)))) return 1;
-        p += len + (end ? 1 : 0);
-    }
-    return 0;
-}
 
-static void print_machine(void) {
-    char date[64], host[128] = "?", cpu[160] = "?", line[256];
-    time_t now = time(NULL);
-    struct tm tmv;
-    FILE *f;
-    localtime_r(&now, &tmv);
-    strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S %Z", &tmv);
-    (void)gethostname(host, sizeof host - 1);
-    if ((f = fopen("/proc/cpuinfo", "r")) != NULL) {
-        while (fgets(line, sizeof line, f))
-            if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
-                fmt(cpu, sizeof cpu, "%s", strchr(line, ':') + 2);
-                cpu[strcspn(cpu, "\n")] = '\0';
-                break;
-            }
-        fclose(f);
-    }
-#ifdef RMM_BACKEND_HOST
-    printf("# machine: host backend (no GPU): \"device\" memory is posix_memalign'ed host memory, capacity %.1f GiB\n",
-           (double)g_total_mem / (double)GIB);
-#else
-    {
-        int dev = 0, drv = 0, rt = 0;
-        struct cudaDeviceProp prop;
-        (void)cudaGetDevice(&dev);
-        (void)cudaDriverGetVersion(&drv);
-        (void)cudaRuntimeGetVersion(&rt);
-        if (cudaGetDeviceProperties(&prop, dev) == cudaSuccess)
-            printf("# gpu: %s (device %d, sm_%d%d, %d SMs, %.1f GiB)\n", prop.name, dev, prop.major, prop.minor,
-                   prop.multiProcessorCount, (double)prop.totalGlobalMem / (double)GIB);
-        printf("# cuda: driver %d.%d (%d), runtime %d.%d (%d)\n", drv / 1000, (drv % 1000) / 10, drv, rt / 1000, (rt % 1000) / 10, rt);
-    }
-#endif
-    printf("# host: %s, cpu: %s, %ld cpus online\n", host, cpu, sysconf(_SC_NPROCESSORS_ONLN));
-    printf("# date: %s; rmm.h %s\n", date, RMM_VERSION_STRING);
-}
 
 static void usage(const char *argv0) {
     int k;
@@ -534,7 +467,11 @@ int main(int argc, char **argv) {
         return 2;
     }
 
-    print_machine();
+    {
+        char note[160];
+        fmt(note, sizeof note, "\"device\" memory is posix_memalign'ed host memory, capacity %.1f GiB", (double)g_total_mem / (double)GIB);
+        print_machine(note);
+    }
     printf("# pool: rmm_pool_create over rmm_cuda_resource, initial_bytes %zu MiB, geometric growth; default stream\n", pool_bytes / MIB);
 #ifdef RMM_BACKEND_HOST
     printf("# host backend: rmm_cuda_resource is posix_memalign underneath; the pool serves every request without it\n");

@@ -54,6 +54,7 @@
    and lines starting with "csv,". */
 #define RMM_IMPLEMENTATION
 #include "../rmm.h"
+#include "bench_common.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -62,23 +63,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MIB ((size_t)1 << 20)
-#define GIB ((size_t)1 << 30)
 #define MAX_STREAMS 64
 #define ERRLEN 640
 
-static void fmt(char *dst, size_t cap, const char *f, ...) __attribute__((format(printf, 3, 4)));
-static void fmt(char *dst, size_t cap, const char *f, ...) { /* snprintf that may truncate silently */
-    va_list ap;
-    va_start(ap, f);
-    vsnprintf(dst, cap, f, ap);
-    va_end(ap);
-}
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 static size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
 static double mib(size_t bytes) { return (double)bytes / (double)MIB; }
 
@@ -672,59 +659,8 @@ typedef struct row {
     char note[ERRLEN + 128];
 } row;
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
-static int selected(const char *name, const char *filter) {
-    const char *p = filter;
-    size_t n = strlen(name);
-    if (!filter) return 1;
-    while (*p) {
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        if (len == n && !strncmp(name, p, len)) return 1;
-        p += len + (end ? 1 : 0);
-    }
-    return 0;
-}
 
-static void print_machine(void) {
-    char date[64], host[128] = "?", cpu[160] = "?", line[256];
-    time_t now = time(NULL);
-    struct tm tmv;
-    FILE *f;
-    localtime_r(&now, &tmv);
-    strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S %Z", &tmv);
-    (void)gethostname(host, sizeof host - 1);
-    if ((f = fopen("/proc/cpuinfo", "r")) != NULL) {
-        while (fgets(line, sizeof line, f))
-            if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
-                fmt(cpu, sizeof cpu, "%s", strchr(line, ':') + 2);
-                cpu[strcspn(cpu, "\n")] = '\0';
-                break;
-            }
-        fclose(f);
-    }
-#ifdef RMM_BACKEND_HOST
-    printf("# machine: host backend (no GPU): \"device\" memory is posix_memalign'ed host memory (capacity raised to 256 GiB, never touched)\n");
-#else
-    {
-        int dev = 0, drv = 0, rt = 0;
-        struct cudaDeviceProp prop;
-        (void)cudaGetDevice(&dev);
-        (void)cudaDriverGetVersion(&drv);
-        (void)cudaRuntimeGetVersion(&rt);
-        if (cudaGetDeviceProperties(&prop, dev) == cudaSuccess)
-            printf("# gpu: %s (device %d, sm_%d%d, %d SMs, %.1f GiB)\n", prop.name, dev, prop.major, prop.minor,
-                   prop.multiProcessorCount, (double)prop.totalGlobalMem / (double)GIB);
-        printf("# cuda: driver %d.%d (%d), runtime %d.%d (%d)\n", drv / 1000, (drv % 1000) / 10, drv, rt / 1000, (rt % 1000) / 10, rt);
-    }
-#endif
-    printf("# host: %s, cpu: %s, %ld cpus online\n", host, cpu, sysconf(_SC_NPROCESSORS_ONLN));
-    printf("# date: %s; rmm.h %s\n", date, RMM_VERSION_STRING);
-}
 
 /* Reference figures from bench/traces/README.md. */
 static void print_reference(const char *name) {
@@ -880,7 +816,7 @@ int main(int argc, char **argv) {
         }
     }
 #endif
-    print_machine();
+    print_machine("\"device\" memory is posix_memalign'ed host memory (capacity raised to 256 GiB, never touched)");
     printf("# ns_per_event: median of %d runs; efficiency: peak_upstream / peak live (from the log)\n", runs);
     rows = (row *)calloc((size_t)(ninputs * NRES), sizeof *rows);
     if (!rows) return 2;
@@ -936,7 +872,7 @@ int main(int argc, char **argv) {
             }
         }
         for (i = 0; i < NRES; i++) {
-            if (!selected(RESOURCES[i], rfilter)) continue;
+            if (!name_selected(RESOURCES[i], rfilter, 0)) continue;
             measure(&t, RESOURCES[i], runs, &rows[nrows++]);
         }
         for (s = 0; s < t.nstreams; s++)
