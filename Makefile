@@ -21,7 +21,7 @@ THREADED  = $(basename $(notdir $(wildcard tests/threads_*.c)))
 EXAMPLES_C  = $(basename $(notdir $(wildcard examples/*.c)))
 EXAMPLES_CU = $(basename $(notdir $(wildcard examples/*.cu)))
 BENCHES   = $(basename $(notdir $(wildcard bench/*.c)))
-HEADERS   = rmm.h $(wildcard rmm_cuda.h) tests/harness.h
+HEADERS   = rmm.h $(wildcard rmm_cuda.h) tests/harness.h tests/blocks.h
 
 .PHONY: all test test-build examples lib bench fuzz clean demo sanitize
 all: test-build examples lib bench

@@ -14,6 +14,7 @@
 #define RMM_IMPLEMENTATION
 #include "../rmm.h"
 #include "harness.h"
+#include "blocks.h"
 #include <stdint.h>
 #include <pthread.h>
 #if defined(RMM_BACKEND_HOST)
@@ -41,42 +42,9 @@ static size_t log_uniform(size_t max) {
     return n > max ? max : n;
 }
 
-/* Writes `byte` over the block, ordered on `stream`. */
-static int fill(void *p, size_t bytes, unsigned char byte, rmm_stream stream) {
-#if defined(RMM_BACKEND_HOST)
-    (void)stream;
-    memset(p, byte, bytes);
-    return 1;
-#else
-    return cudaMemsetAsync(p, byte, bytes, stream) == cudaSuccess;
-#endif
-}
-/* 1 iff the block holds `byte` (host backend: every byte; CUDA: first, middle and last). */
-static int check(const void *p, size_t bytes, unsigned char byte) {
-#if defined(RMM_BACKEND_HOST)
-    static unsigned char ref[64 * 1024];
-    size_t off;
-    memset(ref, byte, sizeof ref);
-    for (off = 0; off < bytes; off += sizeof ref) {
-        size_t n = bytes - off < sizeof ref ? bytes - off : sizeof ref;
-        if (memcmp((const char *)p + off, ref, n) != 0) return 0;
-    }
-    return 1;
-#else
-    size_t offs[3];
-    int i;
-    offs[0] = 0;
-    offs[1] = bytes / 2;
-    offs[2] = bytes - 1;
-    if (cudaDeviceSynchronize() != cudaSuccess) return 0;
-    for (i = 0; i < 3; i++) {
-        unsigned char v = (unsigned char)~byte;
-        if (cudaMemcpy(&v, (const char *)p + offs[i], 1, cudaMemcpyDeviceToHost) != cudaSuccess) return 0;
-        if (v != byte) return 0;
-    }
-    return 1;
-#endif
-}
+
+/* The whole device is waited for: tests here may check a block written on any stream. */
+static int check(const void *p, size_t bytes, unsigned char byte) { return check_block(p, bytes, byte, RMM_STREAM_DEFAULT, 1); }
 
 /* A user resource that embeds rmm_resource first and counts what reaches it. Single-threaded use. */
 typedef struct counting_resource {

@@ -10,6 +10,7 @@
 #define RMM_IMPLEMENTATION
 #include "../rmm.h"
 #include "harness.h"
+#include "blocks.h"
 #include <pthread.h>
 #include <stdint.h>
 
@@ -49,42 +50,9 @@ static size_t rng_log_uniform(unsigned long long *state, size_t max) {
     return n > max ? max : n;
 }
 
-static int fill(void *p, size_t bytes, unsigned char byte, rmm_stream stream) {
-#if defined(RMM_BACKEND_HOST)
-    (void)stream;
-    memset(p, byte, bytes);
-    return 1;
-#else
-    return cudaMemsetAsync(p, byte, bytes, stream) == cudaSuccess;
-#endif
-}
-/* Host backend: every byte. CUDA: after the stream is done, the first, middle and last byte. */
-static int check(const void *p, size_t bytes, unsigned char byte, rmm_stream stream) {
-#if defined(RMM_BACKEND_HOST)
-    unsigned char ref[4096]; /* memcmp is one interceptor call under the sanitizers, a byte loop is not */
-    size_t off;
-    (void)stream;
-    memset(ref, byte, sizeof ref);
-    for (off = 0; off < bytes; off += sizeof ref) {
-        size_t n = bytes - off < sizeof ref ? bytes - off : sizeof ref;
-        if (memcmp((const char *)p + off, ref, n) != 0) return 0;
-    }
-    return 1;
-#else
-    size_t offs[3];
-    int i;
-    offs[0] = 0;
-    offs[1] = bytes / 2;
-    offs[2] = bytes - 1;
-    if (cudaStreamSynchronize(stream) != cudaSuccess) return 0;
-    for (i = 0; i < 3; i++) {
-        unsigned char v = (unsigned char)~byte;
-        if (cudaMemcpy(&v, (const char *)p + offs[i], 1, cudaMemcpyDeviceToHost) != cudaSuccess) return 0;
-        if (v != byte) return 0;
-    }
-    return 1;
-#endif
-}
+
+/* Each thread checks its own blocks once their stream is done. */
+static int check(const void *p, size_t bytes, unsigned char byte, rmm_stream stream) { return check_block(p, bytes, byte, stream, 0); }
 
 typedef struct tblock {
     void *p;
