@@ -4033,7 +4033,7 @@ typedef struct rmm__arena {
     rmm__tlsf global_free;
     rmm__block_store global_store;
     rmm__addr_map global_used; /* superblocks lent and large blocks: pointer -> block */
-    rmm__addr_map large_aligned; /* large blocks handed out at an aligned address inside them: that address -> block start */
+    rmm__addr_map large_out; /* every large block handed out: the pointer given -> the block's start */
     rmm__chunk global_chunk;
     rmm__mutex map_lock;
     rmm__addr_map arenas; /* key -> rmm__arena_local */
@@ -4174,18 +4174,14 @@ RMM__PRIVATE rmm_status rmm__arena_allocate_large(rmm__arena *a, void **ptr, siz
         if (attempt == 0) rmm__arena_defragment(a);
     }
     if (!b) return rmm__arena_oom(a, need);
-    b->bin = 0; /* the mark below; a bin number left from the free lists must not read as one */
     aligned = ((uintptr_t)b->ptr + (alignment - 1)) & ~(uintptr_t)(alignment - 1);
-    if ((char *)aligned != b->ptr) {
-        rmm__spin_lock(&a->global_lock);
-        if (!rmm__addr_map_put(&a->large_aligned, aligned, b->ptr)) {
-            rmm__arena_global_give_locked(a, b->ptr);
-            rmm__spin_unlock(&a->global_lock);
-            return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "arena: out of host memory");
-        }
-        b->bin = 1; /* while lent, bin is free to mark "handed out at an address inside it" */
+    rmm__spin_lock(&a->global_lock);
+    if (!rmm__addr_map_put(&a->large_out, aligned, b->ptr)) {
+        rmm__arena_global_give_locked(a, b->ptr);
         rmm__spin_unlock(&a->global_lock);
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "arena: out of host memory");
     }
+    rmm__spin_unlock(&a->global_lock);
     RMM__ATOMIC_STORE(&a->owner[rmm__arena_index(a, (void *)aligned)], RMM__ARENA_LARGE);
     rmm__san_region_register(a->heap, (void *)aligned, bytes);
     *ptr = (void *)aligned;
@@ -4278,12 +4274,10 @@ RMM__PRIVATE rmm_status rmm__arena_deallocate(rmm_resource *self, void *ptr, siz
         void *start;
         RMM_TRY(rmm__stream_sync_raw(stream));
         rmm__spin_lock(&a->global_lock);
-        start = rmm__addr_map_remove(&a->large_aligned, (uintptr_t)ptr);
-        b = (rmm__block *)rmm__addr_map_remove(&a->global_used, (uintptr_t)(start ? start : ptr));
-        if (b && !start && b->bin == 1) { /* the start of a block handed out at an inner address */
-            (void)rmm__addr_map_put(&a->global_used, (uintptr_t)ptr, b);
-            b = NULL;
-        }
+        /* only a pointer that was handed out frees a block (not, say, the start of one handed out
+           at an aligned address inside it) */
+        start = rmm__addr_map_remove(&a->large_out, (uintptr_t)ptr);
+        b = start ? (rmm__block *)rmm__addr_map_remove(&a->global_used, (uintptr_t)start) : NULL;
         if (!b) {
             rmm__spin_unlock(&a->global_lock);
             return rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p, bytes=%zu): not a block of this arena, or already freed", ptr, bytes);
@@ -4367,7 +4361,7 @@ RMM__PRIVATE void rmm__arena_destroy(rmm_resource *self) {
     RMM_SYS_FREE(a->owner);
     rmm__block_store_free(&a->global_store);
     rmm__addr_map_free(&a->global_used);
-    rmm__addr_map_free(&a->large_aligned);
+    rmm__addr_map_free(&a->large_out);
     rmm__addr_map_free(&a->arenas);
     rmm__mutex_destroy(&a->map_lock);
     RMM_SYS_FREE(a);
@@ -4403,7 +4397,7 @@ RMM__IMPL rmm_status rmm_arena_create(rmm_resource **out, rmm_resource *upstream
     rmm__mutex_init(&a->map_lock);
     a->owner = (rmm__arena_local **)rmm__calloc(a->sb_count, sizeof *a->owner);
     b = NULL;
-    if (!a->owner || !rmm__addr_map_init(&a->global_used, 64) || !rmm__addr_map_init(&a->large_aligned, 16) ||
+    if (!a->owner || !rmm__addr_map_init(&a->global_used, 64) || !rmm__addr_map_init(&a->large_out, 16) ||
         !rmm__addr_map_init(&a->arenas, 16) || !(b = rmm__block_new(&a->global_store))) {
         rmm__arena_destroy(&a->base);
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_arena_create: out of host memory");
