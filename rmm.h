@@ -3504,7 +3504,7 @@ RMM__IMPL rmm_status rmm_pool_create(rmm_resource **out, rmm_resource *upstream,
     }
     if (d.growth == RMM_POOL_GROWTH_VIRTUAL) {
         rmm__pool_vm *vm = &p->vm;
-        size_t f = 0, t = 0, i;
+        size_t f = 0, t = 0;
         st = rmm__vm_granularity(p->device, &vm->page);
         if (st == RMM_SUCCESS && d.virtual_bytes == 0) {
             st = rmm__mem_info(&f, &t);
@@ -3529,14 +3529,8 @@ RMM__IMPL rmm_status rmm_pool_create(rmm_resource **out, rmm_resource *upstream,
             st = rmm__pool_stream(p, RMM__LEGACY_HANDLE, &s);
             if (st == RMM_SUCCESS) st = rmm__pool_add_chunk(p, s, vm->base, vm->reserved);
         }
-        (void)i;
         if (st != RMM_SUCCESS) {
-            if (vm->base && !vm->on) rmm__vm_free(vm->base, vm->reserved);
-            if (vm->on && !p->chunks) {
-                rmm__vm_free(vm->base, vm->reserved);
-                vm->base = NULL;
-            }
-            rmm__pool_destroy(&p->base);
+            rmm__pool_destroy(&p->base); /* frees the range too, if it was reserved */
             return st;
         }
     } else if (d.initial_bytes) {
