@@ -2756,6 +2756,38 @@ RMM__PRIVATE rmm__block *rmm__block_file(rmm__block_store *st, rmm__tlsf *t, rmm
     return b;
 }
 
+/* Cuts a block of `size` bytes aligned to `alignment` out of free block b (filed in t) and returns
+   it, in no bin. Carved off the front in place when the rest keeps b's bin; otherwise b leaves its
+   bin and the alignment pad in front and the tail behind go back to t. NULL iff no block record
+   could be had (then t is as it was). O(1). */
+RMM__PRIVATE rmm__block *rmm__block_take(rmm__block_store *st, rmm__tlsf *t, rmm__block *b, size_t size, size_t alignment) {
+    rmm__block *taken, *tail;
+    bool oom = false;
+    if (RMM__LIKELY(((uintptr_t)b->ptr & (alignment - 1)) == 0)) {
+        taken = rmm__block_carve(st, t, b, size, &oom);
+        if (taken) return taken;
+        if (oom) return NULL;
+    }
+    rmm__tlsf_remove(t, b);
+    if (RMM__UNLIKELY(alignment > RMM_ALIGNMENT)) {
+        uintptr_t aligned = ((uintptr_t)b->ptr + (alignment - 1)) & ~(uintptr_t)(alignment - 1);
+        size_t pad = (size_t)(aligned - (uintptr_t)b->ptr);
+        if (pad) {
+            rmm__block *front = b;
+            b = rmm__block_split(st, front, pad, &oom);
+            rmm__tlsf_insert(t, front);
+            if (oom) return NULL;
+        }
+    }
+    tail = rmm__block_split(st, b, size, &oom);
+    if (tail) rmm__tlsf_insert(t, tail);
+    if (oom) {
+        rmm__block_file(st, t, b); /* merges back with the pad it was cut from */
+        return NULL;
+    }
+    return b;
+}
+
 /* Checks one chunk: blocks contiguous and covering it, back links, sizes, every free block in the
    right bin of its owner and coalesced with same-owner neighbours, every used block in `used`.
    Adds to the counters. O(blocks in the chunk, plus bin lengths). */
@@ -3205,10 +3237,9 @@ RMM__PRIVATE rmm_status rmm__pool_validate_locked(rmm__pool *p);
 RMM__PRIVATE rmm_status rmm__pool_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm__pool *p = (rmm__pool *)self;
     rmm__pstream *s;
-    rmm__block *b, *tail;
+    rmm__block *b;
     rmm__tlsf *owner;
     size_t size, need;
-    bool oom = false;
     rmm_status st;
     if (RMM__UNLIKELY(!rmm__align_up(bytes, RMM_ALIGNMENT, &size) || size > SIZE_MAX - alignment))
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of memory allocating %zu bytes: larger than any pool", bytes);
@@ -3245,38 +3276,18 @@ RMM__PRIVATE rmm_status rmm__pool_allocate(rmm_resource *self, void **ptr, size_
         return st;
     }
     owner = b->owner;
-    tail = NULL;
-    if (RMM__LIKELY(((uintptr_t)b->ptr & (alignment - 1)) == 0) && (tail = rmm__block_carve(&p->store, owner, b, size, &oom)) != NULL) {
-        b = tail; /* carved off the front; the rest stayed in its bin */
-        tail = NULL;
-    } else if (!oom) {
-        rmm__tlsf_remove(owner, b);
-        if (RMM__UNLIKELY(alignment > RMM_ALIGNMENT)) {
-            uintptr_t aligned = ((uintptr_t)b->ptr + (alignment - 1)) & ~(uintptr_t)(alignment - 1);
-            size_t pad = (size_t)(aligned - (uintptr_t)b->ptr);
-            if (pad) {
-                rmm__block *front = b;
-                b = rmm__block_split(&p->store, front, pad, &oom);
-                rmm__tlsf_insert(owner, front);
-                if (oom) {
-                    rmm__spin_unlock(&p->lock);
-                    return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of host memory for block records");
-                }
-            }
-        }
-        tail = rmm__block_split(&p->store, b, size, &oom);
-        if (tail) rmm__tlsf_insert(owner, tail);
-    } else {
+    b = rmm__block_take(&p->store, owner, b, size, alignment);
+    if (RMM__UNLIKELY(!b)) {
         rmm__spin_unlock(&p->lock);
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of host memory for block records");
     }
-    if (RMM__UNLIKELY(p->vm.on) && !oom && (st = rmm__vm_commit(p, b->ptr, size)) != RMM_SUCCESS) {
+    if (RMM__UNLIKELY(p->vm.on) && (st = rmm__vm_commit(p, b->ptr, size)) != RMM_SUCCESS) {
         rmm__block_file(&p->store, owner, b);
         rmm__spin_unlock(&p->lock);
         return st;
     }
-    if (RMM__UNLIKELY(oom || !rmm__addr_map_put(&p->used, (uintptr_t)b->ptr, b))) {
-        if (p->vm.on && !oom) rmm__vm_uncommit(p, b->ptr, size);
+    if (RMM__UNLIKELY(!rmm__addr_map_put(&p->used, (uintptr_t)b->ptr, b))) {
+        if (p->vm.on) rmm__vm_uncommit(p, b->ptr, size);
         rmm__block_file(&p->store, owner, b); /* merges back with what it was cut from */
         rmm__spin_unlock(&p->lock);
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of host memory for block records");
@@ -4212,9 +4223,8 @@ RMM__PRIVATE bool rmm__arena_borrow(rmm__arena *a, rmm__arena_local *l) {
 RMM__PRIVATE rmm_status rmm__arena_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm__arena *a = (rmm__arena *)self;
     rmm__arena_local *l;
-    rmm__block *b, *tail;
+    rmm__block *b;
     size_t size, need;
-    bool oom;
     int attempt;
     if (RMM__UNLIKELY(!rmm__align_up(bytes, RMM_ALIGNMENT, &size) || size > SIZE_MAX - alignment)) return rmm__arena_oom(a, bytes);
     need = size + (alignment - RMM_ALIGNMENT);
@@ -4229,24 +4239,9 @@ RMM__PRIVATE rmm_status rmm__arena_allocate(rmm_resource *self, void **ptr, size
         if (attempt == 1) return rmm__arena_oom(a, bytes);
         rmm__arena_defragment(a);
     }
-    rmm__tlsf_remove(&l->free, b);
-    if (RMM__UNLIKELY(alignment > RMM_ALIGNMENT)) {
-        uintptr_t aligned = ((uintptr_t)b->ptr + (alignment - 1)) & ~(uintptr_t)(alignment - 1);
-        size_t pad = (size_t)(aligned - (uintptr_t)b->ptr);
-        if (pad) {
-            rmm__block *front = b;
-            b = rmm__block_split(&l->store, front, pad, &oom);
-            rmm__tlsf_insert(&l->free, front);
-            if (oom) {
-                rmm__spin_unlock(&l->lock);
-                return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "arena: out of host memory for block records");
-            }
-        }
-    }
-    tail = rmm__block_split(&l->store, b, size, &oom);
-    if (tail) rmm__tlsf_insert(&l->free, tail);
-    if (RMM__UNLIKELY(oom || !rmm__addr_map_put(&l->used, (uintptr_t)b->ptr, b))) {
-        rmm__block_file(&l->store, &l->free, b);
+    b = rmm__block_take(&l->store, &l->free, b, size, alignment);
+    if (RMM__UNLIKELY(!b || !rmm__addr_map_put(&l->used, (uintptr_t)b->ptr, b))) {
+        if (b) rmm__block_file(&l->store, &l->free, b);
         rmm__spin_unlock(&l->lock);
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "arena: out of host memory for block records");
     }
