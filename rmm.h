@@ -74,8 +74,9 @@
 /* ==== config: compile-time options ==================================================== */
 /* ======================================================================================= */ /* >>config */
 
-/* The implementation uses POSIX (threads, clock_gettime, posix_memalign). These must be set before
-   the first system header, so rmm.h works as the first include of a -std=c99 file. */
+/* The implementation uses a few POSIX calls beyond ISO C (threads, gettimeofday, localtime_r, mmap).
+   These macros open them up when rmm.h is the first include of a -std=c99 file; when a system header
+   came first they are too late, and the implementation declares what strict ISO mode hid itself. */
 #if !defined(_POSIX_C_SOURCE) && !defined(_GNU_SOURCE)
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -141,7 +142,9 @@ RMMDEF rmm_status rmm_last_status(void);
 
 /* For user-defined resources: records `status` and a printf-style message as this thread's last
    error and returns `status`, so `return rmm_set_last_error(RMM_ERROR_OUT_OF_MEMORY, "...", n);`
-   reports like the library's own resources. O(message length). */
+   reports like the library's own resources. An argument may be rmm_last_error() itself, to prefix
+   the message of a call that failed beneath: rmm_set_last_error(st, "mine: %s", rmm_last_error()).
+   The message is truncated to 511 characters; fmt NULL clears it. O(message length). */
 RMMDEF rmm_status rmm_set_last_error(rmm_status status, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 2, 3)))
@@ -201,10 +204,12 @@ typedef struct rmm_stream_pool rmm_stream_pool;
 /* A fixed set of streams handed out round robin. count 0 means 16. Fails with INVALID_ARGUMENT iff
    out is NULL, OUT_OF_MEMORY or CUDA iff a stream cannot be made (nothing is leaked). */
 RMMDEF rmm_status rmm_stream_pool_create(rmm_stream_pool **out, size_t count);
-/* The next stream, round robin; lock-free and thread-safe. O(1). */
+/* The next stream, round robin; lock-free and thread-safe. O(1). A NULL pool gives the default
+   stream and sets rmm_last_status() to INVALID_ARGUMENT. */
 RMMDEF rmm_stream rmm_stream_pool_get(rmm_stream_pool *pool);
-/* The stream at index modulo the pool size. O(1). */
+/* The stream at index modulo the pool size. O(1). A NULL pool: as rmm_stream_pool_get. */
 RMMDEF rmm_stream rmm_stream_pool_get_at(rmm_stream_pool *pool, size_t index);
+/* The number of streams; 0 for NULL. */
 RMMDEF size_t rmm_stream_pool_size(const rmm_stream_pool *pool);
 /* Destroys every stream and the pool. NULL is a no-op. */
 RMMDEF void rmm_stream_pool_destroy(rmm_stream_pool *pool);
@@ -291,6 +296,17 @@ RMMDEF rmm_status rmm_pinned_host_resource_create(rmm_resource **out);
 #if defined(RMM_BACKEND_HOST)
 /* Host backend only: set the simulated device capacity (bytes) shared by all simulated devices. */
 RMMDEF void rmm_host_backend_set_capacity(size_t bytes);
+/* Host backend only, for tests of error paths: makes `times` calls in a row of the simulated CUDA
+   call named `call` fail with `status` (SUCCESS means CUDA), the first being the nth call from now
+   (1: the next). Names are the CUDA runtime's and driver's: "cudaMalloc", "cudaFree",
+   "cudaMallocManaged", "cudaHostAlloc", "cudaFreeHost", "cudaMallocFromPoolAsync", "cudaFreeAsync",
+   "cudaMemPoolCreate", "cudaEventCreateWithFlags", "cudaEventRecord", "cudaEventSynchronize",
+   "cudaEventQuery", "cudaStreamWaitEvent", "cudaStreamCreateWithFlags", "cudaStreamDestroy",
+   "cudaStreamSynchronize", "cudaStreamGetId", "cudaMemcpyAsync", "cudaMemsetAsync",
+   "cudaMemPrefetchAsync", "cudaDeviceSynchronize", "cudaMemGetInfo", "cudaSetDevice",
+   "cuMemAddressReserve", "cuMemCreate", "cuMemMap", "cuMemUnmap". One rule at a time for the whole
+   process; call NULL or times 0 disarms. Thread-safe; one relaxed load per call while disarmed. */
+RMMDEF void rmm_host_backend_fail_calls(const char *call, unsigned nth, unsigned times, rmm_status status);
 #endif
 
 /* ======================================================================================= */
@@ -456,9 +472,10 @@ typedef struct rmm_counter {
 typedef struct rmm_statistics {
     rmm_counter bytes, count;
 } rmm_statistics;
-/* Counts requested bytes and allocations (current value, peak, total) with relaxed atomics: no
-   lock on allocate or free. Counted after a successful upstream allocation, uncounted before the
-   upstream free; frees count against the innermost scope, as in RMM. */
+/* Counts requested bytes and allocations (current value, peak, total) with atomics: no lock on
+   allocate or free. Counted after a successful upstream allocation and uncounted after a successful
+   upstream free (a failed or refused free changes nothing); frees count against the innermost
+   scope, as in RMM. */
 RMMDEF rmm_status rmm_statistics_adaptor_create(rmm_resource **out, rmm_resource *upstream);
 /* The innermost scope's counters. INVALID_ARGUMENT iff out is NULL or mr is not a statistics adaptor. */
 RMMDEF rmm_status rmm_statistics_get(rmm_resource *mr, rmm_statistics *out);
@@ -466,8 +483,9 @@ RMMDEF rmm_status rmm_statistics_get(rmm_resource *mr, rmm_statistics *out);
 RMMDEF rmm_status rmm_statistics_push(rmm_resource *mr);
 /* Ends the innermost scope, returns its counters in *popped (may be NULL) and folds them outward as
    RMM does: peak = max(peak, value + inner.peak), value += inner.value, total += inner.total.
-   Popping the outermost scope is INVALID_ARGUMENT. Push and pop are not atomic with respect to
-   allocations in flight on other threads: such an allocation counts in one scope or the other. */
+   Popping the outermost scope is INVALID_ARGUMENT. An allocation or free in flight on another
+   thread during a push or pop counts in exactly one scope, the inner or the outer: pop waits (it
+   yields) for updates already inside the popped scope to finish. */
 RMMDEF rmm_status rmm_statistics_pop(rmm_resource *mr, rmm_statistics *popped);
 
 /* Keeps every outstanding allocation (address, requested size, stream, and with capture_stacks a
@@ -783,8 +801,23 @@ using device_vector = thrust::device_vector<T, thrust_allocator<T>>;
 #include <string.h>
 #include <time.h>
 #include <pthread.h>
+#include <sched.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
+/* A system header included before rmm.h under -std=c99/c11 fixes glibc's feature set to strict ISO C
+   before rmm.h can widen it, so these POSIX declarations are missing; declare them (same types). */
+#if defined(__GLIBC__) && !defined(__cplusplus)
+#if !defined(__USE_POSIX)
+extern struct tm *localtime_r(const time_t *timer, struct tm *result);
+#endif
+#if !defined(__USE_MISC)
+extern long int syscall(long int number, ...);
+#endif
+#if !defined(__USE_XOPEN2K)
+extern int posix_memalign(void **memptr, size_t alignment, size_t size);
+#endif
+#endif
 
 /* ---- config ------------------------------------------------------------------------ */
 
@@ -860,13 +893,30 @@ using device_vector = thrust::device_vector<T, thrust_allocator<T>>;
     __atomic_compare_exchange_n((p), (expected), (desired), false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
 
 RMM__PRIVATE bool rmm__is_pow2(size_t x) { return x != 0 && (x & (x - 1)) == 0; }
-/* Rounds up to a power-of-two multiple; false on overflow. */
+/* Two roundings, never to be mixed up: rmm__align_up/down take a power-of-two alignment (a mask);
+   rmm__round_up takes any multiple (a superblock of 3 MiB, a growth step of 3 MiB). */
+/* Rounds up to a multiple of a power of two; false on overflow. */
 RMM__PRIVATE bool rmm__align_up(size_t bytes, size_t alignment, size_t *out) {
+    RMM_ASSERT(rmm__is_pow2(alignment));
     if (bytes > SIZE_MAX - (alignment - 1)) return false;
     *out = (bytes + alignment - 1) & ~(alignment - 1);
     return true;
 }
-RMM__PRIVATE size_t rmm__align_down(size_t bytes, size_t alignment) { return bytes & ~(alignment - 1); }
+RMM__PRIVATE size_t rmm__align_down(size_t bytes, size_t alignment) {
+    RMM_ASSERT(rmm__is_pow2(alignment));
+    return bytes & ~(alignment - 1);
+}
+/* Rounds up to a multiple of any non-zero `multiple`; false on overflow. */
+RMM__PRIVATE bool rmm__round_up(size_t bytes, size_t multiple, size_t *out) {
+    size_t rem = bytes % multiple;
+    if (rem == 0) {
+        *out = bytes;
+        return true;
+    }
+    if (bytes > SIZE_MAX - (multiple - rem)) return false;
+    *out = bytes + (multiple - rem);
+    return true;
+}
 RMM__PRIVATE unsigned rmm__log2_floor(uint64_t x) { return 63u - (unsigned)__builtin_clzll(x); }
 RMM__PRIVATE size_t rmm__min(size_t a, size_t b) { return a < b ? a : b; }
 RMM__PRIVATE size_t rmm__max(size_t a, size_t b) { return a > b ? a : b; }
@@ -897,7 +947,6 @@ RMM__PRIVATE void rmm__unlock(rmm__mutex *m) { pthread_mutex_unlock(&m->m); }
 /* The sub-allocators' lock: one atomic exchange to take it and one store to release it when
    uncontended (a pthread mutex costs several times that on the allocate/free fast path); under
    contention it spins briefly, then yields the processor. */
-#include <sched.h>
 typedef struct rmm__spin {
     int held;
 } rmm__spin;
@@ -1048,6 +1097,36 @@ RMM__PRIVATE void *rmm__addr_map_remove(rmm__addr_map *m, uintptr_t key) {
     return value;
 }
 
+/* Two-phase removal, for an adaptor whose record must outlive a failed upstream free: claim marks
+   the record "being freed" (bit 0 of the value: values are pointers aligned to at least 2), the
+   caller frees upstream without holding its lock, then settles: on success the record goes, on
+   failure it is unmarked, as if the free had never been tried. If the upstream free succeeded and
+   another thread got the same address back (and recorded it) before the settle, the record is that
+   thread's: settle leaves it alone. Caller holds the owner's lock for claim and settle. O(1). */
+#define RMM__CLAIMED ((uintptr_t)1)
+typedef enum { RMM__CLAIM_ABSENT, RMM__CLAIM_TAKEN, RMM__CLAIM_BUSY } rmm__claim_result;
+RMM__PRIVATE rmm__claim_result rmm__addr_map_claim(rmm__addr_map *m, uintptr_t key, void **value) {
+    void **slot = rmm__addr_map_find(m, key);
+    if (!slot) return RMM__CLAIM_ABSENT;
+    if ((uintptr_t)*slot & RMM__CLAIMED) return RMM__CLAIM_BUSY; /* a free of it is in flight */
+    *value = *slot;
+    *slot = (void *)((uintptr_t)*slot | RMM__CLAIMED);
+    return RMM__CLAIM_TAKEN;
+}
+RMM__PRIVATE void rmm__addr_map_settle(rmm__addr_map *m, uintptr_t key, void *value, bool freed) {
+    void **slot = rmm__addr_map_find(m, key);
+    if (!slot || *slot != (void *)((uintptr_t)value | RMM__CLAIMED)) return; /* recorded anew meanwhile */
+    if (freed) rmm__addr_map_remove(m, key);
+    else *slot = value;
+}
+/* Records key -> value for a block just handed out: a record still claimed by a free in flight is
+   stale (its upstream free succeeded, or this address could not have come back) and is replaced. */
+RMM__PRIVATE bool rmm__addr_map_record(rmm__addr_map *m, uintptr_t key, void *value) {
+    void **slot = rmm__addr_map_find(m, key);
+    if (slot && !((uintptr_t)*slot & RMM__CLAIMED)) return false; /* live already: upstream misbehaves */
+    return rmm__addr_map_put(m, key, value);
+}
+
 /* ======================================================================================= */
 /* ==== errors: status strings and the thread-local last error ========================== */
 /* ======================================================================================= */ /* >>errors */
@@ -1070,11 +1149,21 @@ RMM__IMPL const char *rmm_status_string(rmm_status status) {
     return "RMM_ERROR_(unknown status)";
 }
 RMM__IMPL const char *rmm_last_error(void) { return rmm__last_error_text; }
+/* Formats into a scratch buffer first, so an argument may be rmm_last_error() itself (a resource
+   prefixing the message of the call that failed beneath it). */
+RMM__PRIVATE void rmm__set_error_text(const char *fmt, va_list ap) {
+    char text[sizeof rmm__last_error_text];
+    if (!fmt) {
+        rmm__last_error_text[0] = '\0';
+        return;
+    }
+    vsnprintf(text, sizeof text, fmt, ap);
+    memcpy(rmm__last_error_text, text, sizeof text);
+}
 RMM__IMPL rmm_status rmm_set_last_error(rmm_status status, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    if (fmt) vsnprintf(rmm__last_error_text, sizeof rmm__last_error_text, fmt, ap);
-    else rmm__last_error_text[0] = '\0';
+    rmm__set_error_text(fmt, ap);
     va_end(ap);
     rmm__last_error_status = status;
     return status;
@@ -1088,7 +1177,7 @@ static rmm_status rmm__fail(rmm_status status, const char *fmt, ...) RMM__PRINTF
 static rmm_status rmm__fail(rmm_status status, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(rmm__last_error_text, sizeof rmm__last_error_text, fmt, ap);
+    rmm__set_error_text(fmt, ap);
     va_end(ap);
     rmm__last_error_status = status;
     return status;
@@ -1100,10 +1189,58 @@ static rmm_status rmm__fail(rmm_status status, const char *fmt, ...) {
 /* ==== platform: every CUDA call of the library passes through here ==================== */
 /* ======================================================================================= */ /* >>platform */
 
-/* The platform layer: device memory, pools, events, streams, copies, devices. Each function returns
-   a status and, on failure, sets the last-error message naming the call, the CUDA error and the
-   sizes. Two backends implement it; nothing above this section knows which one is compiled. */
+/* The platform layer: device memory, pools, events, streams, copies, devices. Two backends
+   implement exactly the functions declared here (the CUDA runtime, and RMM_BACKEND_HOST, which runs
+   everything on the host); nothing above this section knows which one is compiled. Each function
+   returns a status and, on failure, sets the last-error message naming the CUDA call, the CUDA error
+   and the sizes: OUT_OF_MEMORY for cudaErrorMemoryAllocation and CUDA_ERROR_OUT_OF_MEMORY, CUDA for
+   any other error. All are thread-safe and cost what the CUDA call costs. */
 typedef void *rmm__event;
+/* memory: cudaMalloc / cudaFree, cudaMallocManaged, cudaHostAlloc / cudaFreeHost */
+RMM__PRIVATE rmm_status rmm__dev_malloc(void **ptr, size_t bytes);
+RMM__PRIVATE rmm_status rmm__dev_free(void *ptr);
+RMM__PRIVATE rmm_status rmm__managed_malloc(void **ptr, size_t bytes);
+RMM__PRIVATE rmm_status rmm__pinned_malloc(void **ptr, size_t bytes);
+RMM__PRIVATE rmm_status rmm__pinned_free(void *ptr);
+/* devices: count (0 and a status without a usable GPU), current device, cudaMemGetInfo, sync */
+RMM__PRIVATE rmm_status rmm__device_count(int *count);
+RMM__PRIVATE rmm_status rmm__get_device(int *device);
+RMM__PRIVATE rmm_status rmm__set_device(int device);
+RMM__PRIVATE rmm_status rmm__mem_info(size_t *free_bytes, size_t *total_bytes);
+RMM__PRIVATE rmm_status rmm__device_synchronize(void);
+/* events (timing disabled): query gives *done = true once the recorded work has finished */
+RMM__PRIVATE rmm_status rmm__event_create(rmm__event *event);
+RMM__PRIVATE void rmm__event_destroy(rmm__event event); /* NULL: nothing */
+RMM__PRIVATE rmm_status rmm__event_record(rmm__event event, rmm_stream stream);
+RMM__PRIVATE rmm_status rmm__event_synchronize(rmm__event event);
+RMM__PRIVATE rmm_status rmm__event_query(rmm__event event, bool *done);
+RMM__PRIVATE rmm_status rmm__stream_wait_event(rmm_stream stream, rmm__event event);
+/* streams: non-blocking create, destroy, synchronize; a process-unique id (cudaStreamGetId) */
+RMM__PRIVATE rmm_status rmm__stream_create_raw(rmm_stream *stream);
+RMM__PRIVATE rmm_status rmm__stream_destroy_raw(rmm_stream stream);
+RMM__PRIVATE rmm_status rmm__stream_sync_raw(rmm_stream stream);
+RMM__PRIVATE rmm_status rmm__stream_unique_id(rmm_stream stream, uint64_t *id);
+/* stream-ordered copies (cudaMemcpyDefault) and fills, and managed-memory prefetch (a no-op for
+   memory that is not managed, or a device without concurrent managed access) */
+RMM__PRIVATE rmm_status rmm__memcpy_async(void *dst, const void *src, size_t bytes, rmm_stream stream);
+RMM__PRIVATE rmm_status rmm__memset_async(void *dst, int value, size_t bytes, rmm_stream stream);
+RMM__PRIVATE rmm_status rmm__prefetch(void *ptr, size_t bytes, int device, rmm_stream stream);
+/* the driver's memory pools (cudaMallocAsync): support and export-handle mask of a device, owned
+   pools, allocation from a pool and stream-ordered free */
+RMM__PRIVATE rmm_status rmm__mempool_support(int device, bool *supported, unsigned *handle_mask);
+RMM__PRIVATE rmm_status rmm__mempool_create(rmm_mem_pool *pool, int device, unsigned handle_types, uint64_t release_threshold);
+RMM__PRIVATE void rmm__mempool_destroy(rmm_mem_pool pool);
+RMM__PRIVATE rmm_status rmm__mempool_malloc_async(void **ptr, size_t bytes, rmm_mem_pool pool, rmm_stream stream);
+RMM__PRIVATE rmm_status rmm__free_async(void *ptr, rmm_stream stream);
+/* virtual memory: the page size (NOT_SUPPORTED without VMM), reserving and freeing an address
+   range, physical pages (create/release) and mapping them read-write for the device */
+RMM__PRIVATE rmm_status rmm__vm_granularity(int device, size_t *granularity);
+RMM__PRIVATE rmm_status rmm__vm_reserve(char **base, size_t bytes, size_t alignment);
+RMM__PRIVATE void rmm__vm_free(char *base, size_t bytes);
+RMM__PRIVATE rmm_status rmm__vm_create(uint64_t *handle, size_t bytes, int device);
+RMM__PRIVATE void rmm__vm_release(uint64_t handle, size_t bytes);
+RMM__PRIVATE rmm_status rmm__vm_map(char *va, size_t bytes, uint64_t handle, int device);
+RMM__PRIVATE rmm_status rmm__vm_unmap(char *va, size_t bytes);
 
 #if !defined(RMM_BACKEND_HOST) /* ---------------------------- CUDA runtime backend ---------- */
 
@@ -1186,6 +1323,15 @@ RMM__PRIVATE rmm_status rmm__event_record(rmm__event event, rmm_stream stream) {
 RMM__PRIVATE rmm_status rmm__event_synchronize(rmm__event event) {
     RMM__CU(cudaEventSynchronize((cudaEvent_t)event), "cudaEventSynchronize", "%s", "");
     return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__event_query(rmm__event event, bool *done) {
+    cudaError_t err = cudaEventQuery((cudaEvent_t)event);
+    *done = err == cudaSuccess;
+    if (err == cudaSuccess || err == cudaErrorNotReady) {
+        if (err == cudaErrorNotReady) (void)cudaGetLastError();
+        return RMM_SUCCESS;
+    }
+    return rmm__cuda_fail(err, "cudaEventQuery", "%s", "");
 }
 RMM__PRIVATE rmm_status rmm__stream_wait_event(rmm_stream stream, rmm__event event) {
     RMM__CU(cudaStreamWaitEvent(stream, (cudaEvent_t)event, 0), "cudaStreamWaitEvent", "stream=%p", (void *)stream);
@@ -1394,9 +1540,14 @@ RMM__PRIVATE rmm_status rmm__vm_unmap(char *va, size_t bytes) {
 
 #else /* ----------------------------------------------------- host backend ------------------ */
 
+/* Streams are small records that are never freed: a destroyed one is reused by the next create,
+   as CUDA reuses handles, so the library's detection of handle reuse is exercised here too. Every
+   handle the library is given is checked: a destroyed or never-created one fails as CUDA's
+   cudaErrorInvalidResourceHandle, instead of being read. */
 struct rmm__host_stream {
     uint64_t id;
     uint32_t magic;
+    struct rmm__host_stream *next_spare;
 };
 struct rmm__host_mempool {
     int device;
@@ -1404,17 +1555,75 @@ struct rmm__host_mempool {
     uint64_t release_threshold;
 };
 #define RMM__HOST_STREAM_MAGIC 0x57AE4D11u
+#define RMM__HOST_STREAM_DEAD 0xDEAD57AEu
 #define RMM__HOST_HEADER ((size_t)256) /* the size of an allocation is kept just below it */
 static size_t rmm__host_capacity = RMM_HOST_BACKEND_BYTES;
 static size_t rmm__host_used;
 static uint64_t rmm__host_next_stream_id = 16;
 static RMM__TLS int rmm__host_current_device;
+static pthread_mutex_t rmm__host_streams_lock = PTHREAD_MUTEX_INITIALIZER;
+static rmm__addr_map rmm__host_streams;       /* every stream record ever made */
+static struct rmm__host_stream *rmm__host_spare_streams;
 
 RMM__IMPL void rmm_host_backend_set_capacity(size_t bytes) { RMM__ATOMIC_STORE(&rmm__host_capacity, bytes); }
+
+/* Injected failures, for tests of error paths (rmm_host_backend_fail_calls). */
+static struct {
+    pthread_mutex_t lock;
+    int armed;
+    char call[64];
+    unsigned skip, times;
+    rmm_status status;
+} rmm__host_faults = {PTHREAD_MUTEX_INITIALIZER, 0, "", 0, 0, RMM_SUCCESS};
+RMM__IMPL void rmm_host_backend_fail_calls(const char *call, unsigned nth, unsigned times, rmm_status status) {
+    pthread_mutex_lock(&rmm__host_faults.lock);
+    rmm__copy_text(rmm__host_faults.call, sizeof rmm__host_faults.call, call ? call : "");
+    rmm__host_faults.skip = nth > 0 ? nth - 1 : 0;
+    rmm__host_faults.times = call ? times : 0;
+    rmm__host_faults.status = status == RMM_SUCCESS ? RMM_ERROR_CUDA : status;
+    RMM__ATOMIC_STORE(&rmm__host_faults.armed, rmm__host_faults.times > 0);
+    pthread_mutex_unlock(&rmm__host_faults.lock);
+}
+/* true (and *status set) iff this call of `call` is to fail. One relaxed load when nothing is armed. */
+RMM__PRIVATE bool rmm__host_fault(const char *call, rmm_status *status) {
+    bool hit = false;
+    if (RMM__LIKELY(!RMM__ATOMIC_LOAD_RELAXED(&rmm__host_faults.armed))) return false;
+    pthread_mutex_lock(&rmm__host_faults.lock);
+    if (rmm__host_faults.times > 0 && strcmp(rmm__host_faults.call, call) == 0) {
+        if (rmm__host_faults.skip > 0) {
+            rmm__host_faults.skip--;
+        } else {
+            hit = true;
+            *status = rmm__host_faults.status;
+            if (--rmm__host_faults.times == 0) RMM__ATOMIC_STORE(&rmm__host_faults.armed, 0);
+        }
+    }
+    pthread_mutex_unlock(&rmm__host_faults.lock);
+    return hit;
+}
+#define RMM__HOST_FAULT(call)                                                                              \
+    do {                                                                                                   \
+        rmm_status rmm__fault_st_;                                                                         \
+        if (RMM__UNLIKELY(rmm__host_fault((call), &rmm__fault_st_)))                                       \
+            return rmm__fail(rmm__fault_st_, "%s() failed: %s (injected by rmm_host_backend_fail_calls)", \
+                             (call), rmm__fault_st_ == RMM_ERROR_OUT_OF_MEMORY ? "cudaErrorMemoryAllocation" : "cudaErrorUnknown"); \
+    } while (0)
+
+/* SUCCESS iff `stream` is a special handle or a live stream record. */
+RMM__PRIVATE rmm_status rmm__host_stream_check(rmm_stream stream, const char *call) {
+    bool live;
+    if ((uintptr_t)stream <= 2) return RMM_SUCCESS;
+    pthread_mutex_lock(&rmm__host_streams_lock);
+    live = rmm__host_streams.keys && rmm__addr_map_find(&rmm__host_streams, (uintptr_t)stream) && stream->magic == RMM__HOST_STREAM_MAGIC;
+    pthread_mutex_unlock(&rmm__host_streams_lock);
+    if (!live) return rmm__fail(RMM_ERROR_CUDA, "%s(stream=%p) failed: cudaErrorInvalidResourceHandle (invalid resource handle)", call, (void *)stream);
+    return RMM_SUCCESS;
+}
 
 RMM__PRIVATE rmm_status rmm__host_malloc_counted(void **ptr, size_t bytes, const char *call) {
     size_t used, total;
     void *raw = NULL;
+    RMM__HOST_FAULT(call);
     if (bytes > SIZE_MAX - RMM__HOST_HEADER) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "%s(bytes=%zu) failed: cudaErrorMemoryAllocation (out of memory)", call, bytes);
     total = bytes + RMM__HOST_HEADER;
     used = RMM__ATOMIC_ADD(&rmm__host_used, total);
@@ -1427,9 +1636,10 @@ RMM__PRIVATE rmm_status rmm__host_malloc_counted(void **ptr, size_t bytes, const
     *ptr = (char *)raw + RMM__HOST_HEADER;
     return RMM_SUCCESS;
 }
-RMM__PRIVATE rmm_status rmm__host_free_counted(void *ptr) {
+RMM__PRIVATE rmm_status rmm__host_free_counted(void *ptr, const char *call) {
     size_t total;
     char *raw;
+    RMM__HOST_FAULT(call);
     if (!ptr) return RMM_SUCCESS;
     raw = (char *)ptr - RMM__HOST_HEADER;
     memcpy(&total, raw, sizeof total);
@@ -1438,16 +1648,18 @@ RMM__PRIVATE rmm_status rmm__host_free_counted(void *ptr) {
     return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__dev_malloc(void **ptr, size_t bytes) { return rmm__host_malloc_counted(ptr, bytes, "cudaMalloc"); }
-RMM__PRIVATE rmm_status rmm__dev_free(void *ptr) { return rmm__host_free_counted(ptr); }
+RMM__PRIVATE rmm_status rmm__dev_free(void *ptr) { return rmm__host_free_counted(ptr, "cudaFree"); }
 RMM__PRIVATE rmm_status rmm__managed_malloc(void **ptr, size_t bytes) { return rmm__host_malloc_counted(ptr, bytes, "cudaMallocManaged"); }
 RMM__PRIVATE rmm_status rmm__pinned_malloc(void **ptr, size_t bytes) {
     void *raw = NULL;
+    RMM__HOST_FAULT("cudaHostAlloc");
     if (posix_memalign(&raw, 256, bytes) != 0)
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "cudaHostAlloc(bytes=%zu) failed: cudaErrorMemoryAllocation (out of memory)", bytes);
     *ptr = raw;
     return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__pinned_free(void *ptr) {
+    RMM__HOST_FAULT("cudaFreeHost");
     free(ptr);
     return RMM_SUCCESS;
 }
@@ -1460,6 +1672,7 @@ RMM__PRIVATE rmm_status rmm__get_device(int *device) {
     return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__set_device(int device) {
+    RMM__HOST_FAULT("cudaSetDevice");
     if (device < 0 || device >= RMM_HOST_BACKEND_DEVICES)
         return rmm__fail(RMM_ERROR_CUDA, "cudaSetDevice(device=%d) failed: cudaErrorInvalidDevice (invalid device ordinal)", device);
     rmm__host_current_device = device;
@@ -1467,64 +1680,101 @@ RMM__PRIVATE rmm_status rmm__set_device(int device) {
 }
 RMM__PRIVATE rmm_status rmm__mem_info(size_t *free_bytes, size_t *total_bytes) {
     size_t cap = RMM__ATOMIC_LOAD(&rmm__host_capacity), used = RMM__ATOMIC_LOAD(&rmm__host_used);
+    RMM__HOST_FAULT("cudaMemGetInfo");
     *free_bytes = used < cap ? cap - used : 0;
     *total_bytes = cap;
     return RMM_SUCCESS;
 }
-RMM__PRIVATE rmm_status rmm__device_synchronize(void) { return RMM_SUCCESS; }
+RMM__PRIVATE rmm_status rmm__device_synchronize(void) {
+    RMM__HOST_FAULT("cudaDeviceSynchronize");
+    return RMM_SUCCESS;
+}
+/* Host work runs when it is enqueued, so events are complete as soon as they are recorded. */
 RMM__PRIVATE rmm_status rmm__event_create(rmm__event *event) {
-    void *e = RMM_SYS_MALLOC(16);
+    void *e;
+    RMM__HOST_FAULT("cudaEventCreateWithFlags");
+    e = RMM_SYS_MALLOC(16);
     if (!e) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "cudaEventCreateWithFlags() failed: host out of memory");
     *event = e;
     return RMM_SUCCESS;
 }
 RMM__PRIVATE void rmm__event_destroy(rmm__event event) { RMM_SYS_FREE(event); }
-/* Host work runs when it is enqueued, so events and waits are complete at once. */
 RMM__PRIVATE rmm_status rmm__event_record(rmm__event event, rmm_stream stream) {
     (void)event;
-    (void)stream;
-    return RMM_SUCCESS;
+    RMM__HOST_FAULT("cudaEventRecord");
+    return rmm__host_stream_check(stream, "cudaEventRecord");
 }
 RMM__PRIVATE rmm_status rmm__event_synchronize(rmm__event event) {
     (void)event;
+    RMM__HOST_FAULT("cudaEventSynchronize");
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__event_query(rmm__event event, bool *done) {
+    (void)event;
+    RMM__HOST_FAULT("cudaEventQuery");
+    *done = true;
     return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__stream_wait_event(rmm_stream stream, rmm__event event) {
-    (void)stream;
     (void)event;
-    return RMM_SUCCESS;
+    RMM__HOST_FAULT("cudaStreamWaitEvent");
+    return rmm__host_stream_check(stream, "cudaStreamWaitEvent");
 }
 RMM__PRIVATE rmm_status rmm__stream_create_raw(rmm_stream *stream) {
-    struct rmm__host_stream *s = (struct rmm__host_stream *)RMM_SYS_MALLOC(sizeof *s);
+    struct rmm__host_stream *s;
+    RMM__HOST_FAULT("cudaStreamCreateWithFlags");
+    pthread_mutex_lock(&rmm__host_streams_lock);
+    s = rmm__host_spare_streams;
+    if (s) {
+        rmm__host_spare_streams = s->next_spare;
+    } else {
+        s = (struct rmm__host_stream *)RMM_SYS_MALLOC(sizeof *s);
+        if (s && ((!rmm__host_streams.keys && !rmm__addr_map_init(&rmm__host_streams, 64)) || !rmm__addr_map_put(&rmm__host_streams, (uintptr_t)s, s))) {
+            RMM_SYS_FREE(s);
+            s = NULL;
+        }
+    }
+    if (s) {
+        s->id = RMM__ATOMIC_ADD(&rmm__host_next_stream_id, 1);
+        s->magic = RMM__HOST_STREAM_MAGIC;
+        s->next_spare = NULL;
+    }
+    pthread_mutex_unlock(&rmm__host_streams_lock);
     if (!s) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "cudaStreamCreateWithFlags() failed: host out of memory");
-    s->id = RMM__ATOMIC_ADD(&rmm__host_next_stream_id, 1);
-    s->magic = RMM__HOST_STREAM_MAGIC;
     *stream = s;
     return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__stream_destroy_raw(rmm_stream stream) {
-    if (stream->magic != RMM__HOST_STREAM_MAGIC)
-        return rmm__fail(RMM_ERROR_CUDA, "cudaStreamDestroy(stream=%p) failed: cudaErrorInvalidResourceHandle", (void *)stream);
-    stream->magic = 0;
-    RMM_SYS_FREE(stream);
+    RMM__HOST_FAULT("cudaStreamDestroy");
+    RMM_TRY(rmm__host_stream_check(stream, "cudaStreamDestroy"));
+    if ((uintptr_t)stream <= 2) return rmm__fail(RMM_ERROR_CUDA, "cudaStreamDestroy(stream=%p) failed: cudaErrorInvalidResourceHandle", (void *)stream);
+    pthread_mutex_lock(&rmm__host_streams_lock);
+    stream->magic = RMM__HOST_STREAM_DEAD;
+    stream->next_spare = rmm__host_spare_streams;
+    rmm__host_spare_streams = stream;
+    pthread_mutex_unlock(&rmm__host_streams_lock);
     return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__stream_sync_raw(rmm_stream stream) {
-    (void)stream;
-    return RMM_SUCCESS;
+    RMM__HOST_FAULT("cudaStreamSynchronize");
+    return rmm__host_stream_check(stream, "cudaStreamSynchronize");
 }
 RMM__PRIVATE rmm_status rmm__stream_unique_id(rmm_stream stream, uint64_t *id) {
+    RMM__HOST_FAULT("cudaStreamGetId");
+    RMM_TRY(rmm__host_stream_check(stream, "cudaStreamGetId"));
     if ((uintptr_t)stream <= 2) *id = (uint64_t)(uintptr_t)stream;
     else *id = stream->id;
     return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__memcpy_async(void *dst, const void *src, size_t bytes, rmm_stream stream) {
-    (void)stream;
+    RMM__HOST_FAULT("cudaMemcpyAsync");
+    RMM_TRY(rmm__host_stream_check(stream, "cudaMemcpyAsync"));
     if (bytes) memmove(dst, src, bytes);
     return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__memset_async(void *dst, int value, size_t bytes, rmm_stream stream) {
-    (void)stream;
+    RMM__HOST_FAULT("cudaMemsetAsync");
+    RMM_TRY(rmm__host_stream_check(stream, "cudaMemsetAsync"));
     if (bytes) memset(dst, value, bytes);
     return RMM_SUCCESS;
 }
@@ -1532,8 +1782,8 @@ RMM__PRIVATE rmm_status rmm__prefetch(void *ptr, size_t bytes, int device, rmm_s
     (void)ptr;
     (void)bytes;
     (void)device;
-    (void)stream;
-    return RMM_SUCCESS;
+    RMM__HOST_FAULT("cudaMemPrefetchAsync");
+    return rmm__host_stream_check(stream, "cudaMemPrefetchAsync");
 }
 /* The host backend's "device" can export POSIX file descriptors but has no fabric. */
 RMM__PRIVATE rmm_status rmm__mempool_support(int device, bool *supported, unsigned *handle_mask) {
@@ -1543,7 +1793,9 @@ RMM__PRIVATE rmm_status rmm__mempool_support(int device, bool *supported, unsign
     return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__mempool_create(rmm_mem_pool *pool, int device, unsigned handle_types, uint64_t release_threshold) {
-    rmm_mem_pool p = (rmm_mem_pool)RMM_SYS_MALLOC(sizeof *p);
+    rmm_mem_pool p;
+    RMM__HOST_FAULT("cudaMemPoolCreate");
+    p = (rmm_mem_pool)RMM_SYS_MALLOC(sizeof *p);
     if (!p) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "cudaMemPoolCreate() failed: host out of memory");
     p->device = device;
     p->handle_types = handle_types;
@@ -1554,16 +1806,27 @@ RMM__PRIVATE rmm_status rmm__mempool_create(rmm_mem_pool *pool, int device, unsi
 RMM__PRIVATE void rmm__mempool_destroy(rmm_mem_pool pool) { RMM_SYS_FREE(pool); }
 RMM__PRIVATE rmm_status rmm__mempool_malloc_async(void **ptr, size_t bytes, rmm_mem_pool pool, rmm_stream stream) {
     (void)pool;
-    (void)stream;
+    RMM_TRY(rmm__host_stream_check(stream, "cudaMallocFromPoolAsync"));
     return rmm__host_malloc_counted(ptr, bytes, "cudaMallocFromPoolAsync");
 }
 RMM__PRIVATE rmm_status rmm__free_async(void *ptr, rmm_stream stream) {
-    (void)stream;
-    return rmm__host_free_counted(ptr);
+    RMM_TRY(rmm__host_stream_check(stream, "cudaFreeAsync"));
+    return rmm__host_free_counted(ptr, "cudaFreeAsync");
 }
 /* Virtual memory on the host: an anonymous PROT_NONE mapping whose pages are made accessible
    (and counted against the capacity) as they are mapped. A "handle" stands for the physical bytes. */
 #include <sys/mman.h>
+/* Linux's values, for a strict ISO build whose system headers came before rmm.h (see >>config) */
+#if !defined(MAP_ANONYMOUS) && defined(MAP_ANON)
+#define MAP_ANONYMOUS MAP_ANON
+#elif !defined(MAP_ANONYMOUS) && defined(__linux__)
+#define MAP_ANONYMOUS 0x20
+#endif
+#if !defined(MAP_NORESERVE) && defined(__linux__)
+#define MAP_NORESERVE 0x4000
+#elif !defined(MAP_NORESERVE)
+#define MAP_NORESERVE 0
+#endif
 #define RMM__HOST_VM_PAGE ((size_t)2 << 20)
 RMM__PRIVATE rmm_status rmm__vm_granularity(int device, size_t *granularity) {
     (void)device;
@@ -1573,6 +1836,7 @@ RMM__PRIVATE rmm_status rmm__vm_granularity(int device, size_t *granularity) {
 RMM__PRIVATE rmm_status rmm__vm_reserve(char **base, size_t bytes, size_t alignment) {
     char *raw, *aligned;
     size_t head, total;
+    RMM__HOST_FAULT("cuMemAddressReserve");
     if (bytes > SIZE_MAX - alignment) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "cuMemAddressReserve(bytes=%zu) failed: too large", bytes);
     total = bytes + alignment;
     raw = (char *)mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -1586,8 +1850,10 @@ RMM__PRIVATE rmm_status rmm__vm_reserve(char **base, size_t bytes, size_t alignm
 }
 RMM__PRIVATE void rmm__vm_free(char *base, size_t bytes) { munmap(base, bytes); }
 RMM__PRIVATE rmm_status rmm__vm_create(uint64_t *handle, size_t bytes, int device) {
-    size_t used = RMM__ATOMIC_ADD(&rmm__host_used, bytes);
+    size_t used;
     (void)device;
+    RMM__HOST_FAULT("cuMemCreate");
+    used = RMM__ATOMIC_ADD(&rmm__host_used, bytes);
     if (used > RMM__ATOMIC_LOAD(&rmm__host_capacity)) {
         RMM__ATOMIC_SUB(&rmm__host_used, bytes);
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "cuMemCreate(bytes=%zu) failed: CUDA_ERROR_OUT_OF_MEMORY (host backend capacity %zu bytes)", bytes,
@@ -1603,12 +1869,16 @@ RMM__PRIVATE void rmm__vm_release(uint64_t handle, size_t bytes) {
 RMM__PRIVATE rmm_status rmm__vm_map(char *va, size_t bytes, uint64_t handle, int device) {
     (void)handle;
     (void)device;
+    RMM__HOST_FAULT("cuMemMap");
     if (mprotect(va, bytes, PROT_READ | PROT_WRITE) != 0) return rmm__fail(RMM_ERROR_CUDA, "cuMemMap(bytes=%zu) failed: mprotect: %s", bytes, strerror(errno));
     return RMM_SUCCESS;
 }
+/* A fresh inaccessible mapping over the range drops its pages, as unmapping physical memory does. */
 RMM__PRIVATE rmm_status rmm__vm_unmap(char *va, size_t bytes) {
-    (void)madvise(va, bytes, MADV_DONTNEED);
-    if (mprotect(va, bytes, PROT_NONE) != 0) return rmm__fail(RMM_ERROR_CUDA, "cuMemUnmap(bytes=%zu) failed: mprotect: %s", bytes, strerror(errno));
+    void *p;
+    RMM__HOST_FAULT("cuMemUnmap");
+    p = mmap(va, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+    if (p == MAP_FAILED) return rmm__fail(RMM_ERROR_CUDA, "cuMemUnmap(bytes=%zu) failed: mmap: %s", bytes, strerror(errno));
     return RMM_SUCCESS;
 }
 #define RMM__BACKEND_NAME "host"
@@ -1763,20 +2033,20 @@ RMM__IMPL void rmm_flush_log(void) {
 RMM__PRIVATE size_t rmm__format_time(char out[32]) {
     static RMM__TLS time_t cached_second = (time_t)-1;
     static RMM__TLS char cached_text[9];
-    struct timespec ts;
+    struct timeval tv;
     unsigned micros, i;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    if (ts.tv_sec != cached_second) {
+    gettimeofday(&tv, NULL);
+    if (tv.tv_sec != cached_second) {
         struct tm tmv;
-        time_t secs = ts.tv_sec;
+        time_t secs = tv.tv_sec;
         localtime_r(&secs, &tmv);
         snprintf(cached_text, sizeof cached_text, "%02u:%02u:%02u", (unsigned)tmv.tm_hour % 100u, (unsigned)tmv.tm_min % 100u,
                  (unsigned)tmv.tm_sec % 100u);
-        cached_second = ts.tv_sec;
+        cached_second = tv.tv_sec;
     }
     memcpy(out, cached_text, 8);
     out[8] = '.';
-    micros = (unsigned)(ts.tv_nsec / 1000) % 1000000u;
+    micros = (unsigned)tv.tv_usec % 1000000u;
     for (i = 0; i < 6; i++) {
         out[14 - i] = (char)('0' + micros % 10u);
         micros /= 10u;
@@ -1922,19 +2192,32 @@ RMM__PRIVATE bool rmm__overalign_remember(rmm__overalign *o, void *raw, size_t a
     uintptr_t a = ((uintptr_t)raw + (alignment - 1)) & ~(uintptr_t)(alignment - 1);
     if (!o->ready) return false;
     rmm__lock(&o->lock);
-    ok = rmm__addr_map_put(&o->map, a, raw);
+    ok = rmm__addr_map_record(&o->map, a, raw);
     rmm__unlock(&o->lock);
     *aligned = (void *)a;
     return ok;
 }
-/* The raw pointer behind an over-aligned one; NULL if unknown. */
-RMM__PRIVATE void *rmm__overalign_forget(rmm__overalign *o, void *aligned) {
-    void *raw;
-    if (!o->ready) return NULL;
+/* Frees an over-aligned block: finds the raw pointer behind `aligned` and calls free_raw(raw, arg);
+   the record goes only if that succeeds, so a failed free can be retried. CORRUPTION (naming `who`)
+   iff `aligned` is not recorded or a free of it is already in flight. */
+RMM__PRIVATE rmm_status rmm__overalign_free_block(rmm__overalign *o, void *aligned, size_t alignment, const char *who,
+                                                  rmm_status (*free_raw)(void *raw, void *arg), void *arg) {
+    void *raw = NULL;
+    rmm__claim_result c = RMM__CLAIM_ABSENT;
+    rmm_status st;
+    if (o->ready) {
+        rmm__lock(&o->lock);
+        c = rmm__addr_map_claim(&o->map, (uintptr_t)aligned, &raw);
+        rmm__unlock(&o->lock);
+    }
+    if (c != RMM__CLAIM_TAKEN)
+        return rmm__fail(RMM_ERROR_CORRUPTION, "%s: deallocate(ptr=%p, alignment=%zu): not an allocation of this resource with that alignment%s", who, aligned,
+                         alignment, c == RMM__CLAIM_BUSY ? " (a free of it is in flight)" : "");
+    st = free_raw(raw, arg);
     rmm__lock(&o->lock);
-    raw = rmm__addr_map_remove(&o->map, (uintptr_t)aligned);
+    rmm__addr_map_settle(&o->map, (uintptr_t)aligned, raw, st == RMM_SUCCESS);
     rmm__unlock(&o->lock);
-    return raw;
+    return st;
 }
 
 /* ======================================================================================= */
@@ -1981,21 +2264,21 @@ RMM__PRIVATE rmm_status rmm__base_allocate(rmm_resource *self, void **ptr, size_
     rmm__device_leave(&g);
     return st;
 }
-RMM__PRIVATE rmm_status rmm__base_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+RMM__PRIVATE rmm_status rmm__base_free_raw(void *raw, void *self) {
     rmm__base_resource *r = (rmm__base_resource *)self;
     rmm__device_guard g;
     rmm_status st;
-    (void)bytes;
-    (void)stream;
-    if (alignment > RMM_ALIGNMENT) {
-        void *raw = rmm__overalign_forget(&r->overalign, ptr);
-        if (!raw) return rmm__fail(RMM_ERROR_CORRUPTION, "%s: deallocate(ptr=%p, alignment=%zu): not an allocation of this resource with that alignment", self->vtable->type_name, ptr, alignment);
-        ptr = raw;
-    }
     RMM_TRY(rmm__device_enter(&g, r->device));
-    st = rmm__base_raw_free(r->kind, ptr);
+    st = rmm__base_raw_free(r->kind, raw);
     rmm__device_leave(&g);
     return st;
+}
+RMM__PRIVATE rmm_status rmm__base_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    rmm__base_resource *r = (rmm__base_resource *)self;
+    (void)bytes;
+    (void)stream;
+    if (alignment > RMM_ALIGNMENT) return rmm__overalign_free_block(&r->overalign, ptr, alignment, self->vtable->type_name, rmm__base_free_raw, r);
+    return rmm__base_free_raw(ptr, r);
 }
 RMM__PRIVATE void rmm__base_destroy(rmm_resource *self) {
     rmm__base_resource *r = (rmm__base_resource *)self;
@@ -2062,14 +2345,11 @@ RMM__PRIVATE rmm_status rmm__async_allocate(rmm_resource *self, void **ptr, size
     }
     return RMM_SUCCESS;
 }
+RMM__PRIVATE rmm_status rmm__async_free_raw(void *raw, void *stream) { return rmm__free_async(raw, *(rmm_stream *)stream); }
 RMM__PRIVATE rmm_status rmm__async_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm__async_resource *r = (rmm__async_resource *)self;
     (void)bytes;
-    if (alignment > RMM_ALIGNMENT) {
-        void *raw = rmm__overalign_forget(&r->overalign, ptr);
-        if (!raw) return rmm__fail(RMM_ERROR_CORRUPTION, "async: deallocate(ptr=%p, alignment=%zu): not an allocation of this resource with that alignment", ptr, alignment);
-        ptr = raw;
-    }
+    if (alignment > RMM_ALIGNMENT) return rmm__overalign_free_block(&r->overalign, ptr, alignment, self->vtable->type_name, rmm__async_free_raw, &stream);
     return rmm__free_async(ptr, stream);
 }
 RMM__PRIVATE bool rmm__async_is_equal(const rmm_resource *self, const rmm_resource *other);
@@ -2315,10 +2595,21 @@ RMM__IMPL rmm_status rmm_stream_pool_create(rmm_stream_pool **out, size_t count)
     return RMM_SUCCESS;
 }
 RMM__IMPL rmm_stream rmm_stream_pool_get(rmm_stream_pool *pool) {
-    size_t i = __atomic_fetch_add(&pool->next, 1, __ATOMIC_RELAXED);
+    size_t i;
+    if (RMM__UNLIKELY(!pool)) {
+        RMM__NULL_OUT("rmm_stream_pool_get", "pool");
+        return RMM_STREAM_DEFAULT;
+    }
+    i = __atomic_fetch_add(&pool->next, 1, __ATOMIC_RELAXED);
     return pool->streams[i % pool->count];
 }
-RMM__IMPL rmm_stream rmm_stream_pool_get_at(rmm_stream_pool *pool, size_t index) { return pool->streams[index % pool->count]; }
+RMM__IMPL rmm_stream rmm_stream_pool_get_at(rmm_stream_pool *pool, size_t index) {
+    if (RMM__UNLIKELY(!pool)) {
+        RMM__NULL_OUT("rmm_stream_pool_get_at", "pool");
+        return RMM_STREAM_DEFAULT;
+    }
+    return pool->streams[index % pool->count];
+}
 RMM__IMPL size_t rmm_stream_pool_size(const rmm_stream_pool *pool) { return pool ? pool->count : 0; }
 RMM__IMPL void rmm_stream_pool_destroy(rmm_stream_pool *pool) {
     size_t i;
@@ -3149,7 +3440,7 @@ RMM__PRIVATE rmm_status rmm__pool_grow(rmm__pool *p, rmm__pstream *s, size_t nee
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of memory allocating %zu bytes: no free range of the reserved %zu bytes of address space fits",
                          need, p->vm.reserved);
     if (p->desc.growth == RMM_POOL_GROWTH_ON_DEMAND) {
-        if (!rmm__align_up(need, p->desc.growth_granularity_bytes, &try_bytes)) try_bytes = need;
+        if (!rmm__round_up(need, p->desc.growth_granularity_bytes, &try_bytes)) try_bytes = need;
         rmm__pool_release_free_chunks(p, s, try_bytes);
         if (max && try_bytes > max - rmm__min(max, p->pool_bytes)) try_bytes = need;
     } else if (max) {
@@ -3168,12 +3459,15 @@ RMM__PRIVATE rmm_status rmm__pool_grow(rmm__pool *p, rmm__pstream *s, size_t nee
         try_bytes = rmm__max(min_bytes, rmm__align_down(try_bytes / 2, RMM_ALIGNMENT));
     }
     if (st != RMM_SUCCESS) {
-        char upstream_msg[256];
-        rmm__copy_text(upstream_msg, sizeof upstream_msg, rmm_last_error());
-        RMM__LOG(RMM_LOG_LEVEL_WARN, "pool %p: out of memory allocating %zu bytes (pool %zu bytes, maximum %zu)", (void *)p, need, p->pool_bytes, max);
-        return rmm__fail(st == RMM_ERROR_OUT_OF_MEMORY ? RMM_ERROR_OUT_OF_MEMORY : st,
-                         "pool: out of memory allocating %zu bytes: the pool holds %zu bytes (maximum %s%zu), upstream refused %zu bytes: %s",
-                         need, p->pool_bytes, max ? "" : "unbounded, ", max, try_bytes, upstream_msg);
+        char maximum[40];
+        if (max) snprintf(maximum, sizeof maximum, "maximum %zu", max);
+        else rmm__copy_text(maximum, sizeof maximum, "no maximum");
+        RMM__LOG(RMM_LOG_LEVEL_WARN, "pool %p: growing for %zu bytes failed with %s (pool %zu bytes, %s)", (void *)p, need, rmm_status_string(st), p->pool_bytes, maximum);
+        if (st == RMM_ERROR_OUT_OF_MEMORY)
+            return rmm__fail(st, "pool: out of memory allocating %zu bytes: the pool holds %zu bytes (%s), upstream refused %zu bytes: %s",
+                             need, p->pool_bytes, maximum, try_bytes, rmm_last_error());
+        return rmm__fail(st, "pool: growing by %zu bytes for a request of %zu failed: the upstream '%s' returned %s: %s", try_bytes, need,
+                         rmm_resource_type_name(p->upstream), rmm_status_string(st), rmm_last_error());
     }
     st = rmm__pool_add_chunk(p, s, ptr, try_bytes);
     if (st != RMM_SUCCESS) {
@@ -3521,7 +3815,7 @@ RMM__IMPL rmm_status rmm_pool_create(rmm_resource **out, rmm_resource *upstream,
             st = rmm__mem_info(&f, &t);
             d.virtual_bytes = t * 2;
         }
-        if (st == RMM_SUCCESS && !rmm__align_up(d.virtual_bytes, vm->page, &vm->reserved))
+        if (st == RMM_SUCCESS && !rmm__round_up(d.virtual_bytes, vm->page, &vm->reserved))
             st = RMM__INVALID("rmm_pool_create: virtual_bytes %zu is too large", d.virtual_bytes);
         if (st == RMM_SUCCESS) {
             vm->pages = vm->reserved / vm->page;
@@ -4172,7 +4466,7 @@ RMM__PRIVATE rmm_status rmm__arena_allocate_large(rmm__arena *a, void **ptr, siz
     rmm__block *b;
     uintptr_t aligned;
     int attempt;
-    if (!rmm__align_up(need, a->sb_bytes, &run)) return rmm__arena_oom(a, need);
+    if (!rmm__round_up(need, a->sb_bytes, &run)) return rmm__arena_oom(a, need);
     for (attempt = 0; attempt < 2; attempt++) {
         b = rmm__arena_global_take(a, run);
         if (b) break;
@@ -4600,10 +4894,18 @@ RMM__IMPL rmm_status rmm_logging_adaptor_flush(rmm_resource *mr) {
 
 /* ---- statistics: bytes and counts with nested scopes, lock-free on the hot path ---- */
 #define RMM__STATS_MAX_DEPTH 64
+/* A scope's counters and the number of updates in flight on it. An update enters the innermost
+   scope (and checks that it still is innermost), counts, and leaves; pop makes the outer scope
+   innermost first, then waits until no update is left in the popped one before folding it, so
+   every allocation counts in exactly one scope. */
+typedef struct rmm__stats_scope {
+    rmm_statistics s;
+    int active;
+} rmm__stats_scope;
 typedef struct rmm__stats {
     rmm__adaptor a;
     int depth; /* index of the innermost scope */
-    rmm_statistics scopes[RMM__STATS_MAX_DEPTH];
+    rmm__stats_scope scopes[RMM__STATS_MAX_DEPTH];
     rmm__mutex scope_lock; /* push and pop only */
 } rmm__stats;
 RMM__PRIVATE void rmm__counter_add(rmm_counter *c, int64_t n) {
@@ -4614,21 +4916,30 @@ RMM__PRIVATE void rmm__counter_add(rmm_counter *c, int64_t n) {
     while (now > peak && !__atomic_compare_exchange_n(&c->peak, &peak, now, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
     }
 }
+/* Counts one allocation (+) or free (-) of `bytes` in the innermost scope. Lock-free. */
+RMM__PRIVATE void rmm__stats_count(rmm__stats *s, int64_t bytes, int64_t count) {
+    rmm__stats_scope *scope;
+    for (;;) {
+        int d = __atomic_load_n(&s->depth, __ATOMIC_SEQ_CST);
+        scope = &s->scopes[d];
+        __atomic_add_fetch(&scope->active, 1, __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(&s->depth, __ATOMIC_SEQ_CST) == d) break;
+        __atomic_sub_fetch(&scope->active, 1, __ATOMIC_RELEASE); /* popped or pushed meanwhile */
+    }
+    rmm__counter_add(&scope->s.bytes, bytes);
+    rmm__counter_add(&scope->s.count, count);
+    __atomic_sub_fetch(&scope->active, 1, __ATOMIC_RELEASE);
+}
 RMM__PRIVATE rmm_status rmm__stats_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
-    rmm__stats *s = (rmm__stats *)self;
-    rmm_statistics *top;
     RMM_TRY(RMM__FORWARD_ALLOC(self, ptr, bytes, alignment, stream));
-    top = &s->scopes[RMM__ATOMIC_LOAD(&s->depth)];
-    rmm__counter_add(&top->bytes, (int64_t)bytes);
-    rmm__counter_add(&top->count, 1);
+    rmm__stats_count((rmm__stats *)self, (int64_t)bytes, 1);
     return RMM_SUCCESS;
 }
+/* Uncounted only once upstream has freed: a failed or refused free leaves the counts alone. */
 RMM__PRIVATE rmm_status rmm__stats_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
-    rmm__stats *s = (rmm__stats *)self;
-    rmm_statistics *top = &s->scopes[RMM__ATOMIC_LOAD(&s->depth)];
-    rmm__counter_add(&top->bytes, -(int64_t)bytes);
-    rmm__counter_add(&top->count, -1);
-    return RMM__FORWARD_FREE(self, ptr, bytes, alignment, stream);
+    RMM_TRY(RMM__FORWARD_FREE(self, ptr, bytes, alignment, stream));
+    rmm__stats_count((rmm__stats *)self, -(int64_t)bytes, -1);
+    return RMM_SUCCESS;
 }
 RMM__PRIVATE void rmm__stats_destroy(rmm_resource *self) {
     rmm__mutex_destroy(&((rmm__stats *)self)->scope_lock);
@@ -4654,7 +4965,7 @@ RMM__IMPL rmm_status rmm_statistics_get(rmm_resource *mr, rmm_statistics *out) {
     rmm_statistics *top;
     if (!out) return RMM__NULL_OUT("rmm_statistics_get", "out");
     RMM__STATS_CHECK(mr, "rmm_statistics_get");
-    top = &s->scopes[RMM__ATOMIC_LOAD(&s->depth)];
+    top = &s->scopes[RMM__ATOMIC_LOAD(&s->depth)].s;
     rmm__stats_read(&top->bytes, &out->bytes);
     rmm__stats_read(&top->count, &out->count);
     return RMM_SUCCESS;
@@ -4666,34 +4977,45 @@ RMM__IMPL rmm_status rmm_statistics_push(rmm_resource *mr) {
     rmm__lock(&s->scope_lock);
     if (s->depth + 1 >= RMM__STATS_MAX_DEPTH) st = RMM__INVALID("rmm_statistics_push: more than %d nested scopes", RMM__STATS_MAX_DEPTH - 1);
     else {
-        memset(&s->scopes[s->depth + 1], 0, sizeof s->scopes[0]);
-        RMM__ATOMIC_STORE(&s->depth, s->depth + 1);
+        rmm__stats_scope *inner = &s->scopes[s->depth + 1];
+        /* an update that read the old depth may still enter here; it backs out once it sees depth */
+        while (__atomic_load_n(&inner->active, __ATOMIC_ACQUIRE)) sched_yield();
+        memset(&inner->s, 0, sizeof inner->s);
+        __atomic_store_n(&s->depth, s->depth + 1, __ATOMIC_SEQ_CST);
     }
     rmm__unlock(&s->scope_lock);
     return st;
 }
+/* Folds a popped scope into its outer one, atomically against updates counting there meanwhile:
+   peak = max(peak, value + inner.peak), value += inner.value, total += inner.total (RMM's rule). */
 RMM__PRIVATE void rmm__counter_fold(rmm_counter *outer, const rmm_counter *inner) {
-    int64_t folded_peak = outer->value + inner->peak;
-    if (folded_peak > outer->peak) outer->peak = folded_peak;
-    outer->value += inner->value;
-    outer->total += inner->total;
+    int64_t value = __atomic_load_n(&outer->value, __ATOMIC_RELAXED), peak = __atomic_load_n(&outer->peak, __ATOMIC_RELAXED);
+    int64_t folded_peak = value + inner->peak;
+    while (folded_peak > peak && !__atomic_compare_exchange_n(&outer->peak, &peak, folded_peak, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
+    __atomic_add_fetch(&outer->value, inner->value, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&outer->total, inner->total, __ATOMIC_RELAXED);
 }
 RMM__IMPL rmm_status rmm_statistics_pop(rmm_resource *mr, rmm_statistics *popped) {
     rmm__stats *s = (rmm__stats *)mr;
-    rmm_statistics inner;
+    rmm__stats_scope *inner;
+    rmm_statistics folded;
     RMM__STATS_CHECK(mr, "rmm_statistics_pop");
     rmm__lock(&s->scope_lock);
     if (s->depth == 0) {
         rmm__unlock(&s->scope_lock);
         return RMM__INVALID("rmm_statistics_pop: the outermost scope cannot be popped");
     }
-    RMM__ATOMIC_STORE(&s->depth, s->depth - 1);
-    rmm__stats_read(&s->scopes[s->depth + 1].bytes, &inner.bytes);
-    rmm__stats_read(&s->scopes[s->depth + 1].count, &inner.count);
-    rmm__counter_fold(&s->scopes[s->depth].bytes, &inner.bytes);
-    rmm__counter_fold(&s->scopes[s->depth].count, &inner.count);
+    inner = &s->scopes[s->depth];
+    __atomic_store_n(&s->depth, s->depth - 1, __ATOMIC_SEQ_CST);
+    /* updates that entered the popped scope before the store finish there first */
+    while (__atomic_load_n(&inner->active, __ATOMIC_ACQUIRE)) sched_yield();
+    rmm__stats_read(&inner->s.bytes, &folded.bytes);
+    rmm__stats_read(&inner->s.count, &folded.count);
+    rmm__counter_fold(&s->scopes[s->depth].s.bytes, &folded.bytes);
+    rmm__counter_fold(&s->scopes[s->depth].s.count, &folded.count);
     rmm__unlock(&s->scope_lock);
-    if (popped) *popped = inner;
+    if (popped) *popped = folded;
     return RMM_SUCCESS;
 }
 
@@ -4743,7 +5065,17 @@ RMM__PRIVATE rmm_status rmm__tracking_allocate(rmm_resource *self, void **ptr, s
         }
     }
     rmm__lock(&t->lock);
-    ok = rmm__addr_map_find(&t->live, (uintptr_t)*ptr) == NULL && rmm__addr_map_put(&t->live, (uintptr_t)*ptr, e);
+    {
+        /* a record still claimed by a free in flight (whose upstream free succeeded, since the address
+           came back) is stale: it is replaced, and that free's settle leaves this record alone */
+        void **stale = rmm__addr_map_find(&t->live, (uintptr_t)*ptr);
+        rmm__track_entry *old = stale && ((uintptr_t)*stale & RMM__CLAIMED) ? (rmm__track_entry *)((uintptr_t)*stale & ~RMM__CLAIMED) : NULL;
+        ok = rmm__addr_map_record(&t->live, (uintptr_t)*ptr, e);
+        if (ok && old) {
+            t->bytes -= old->bytes;
+            RMM_SYS_FREE(old);
+        }
+    }
     if (ok) t->bytes += bytes;
     rmm__unlock(&t->lock);
     if (!ok) {
@@ -4753,26 +5085,43 @@ RMM__PRIVATE rmm_status rmm__tracking_allocate(rmm_resource *self, void **ptr, s
     }
     return RMM_SUCCESS;
 }
+/* The record is claimed, not removed, while upstream frees: a failed free leaves it as it was. */
 RMM__PRIVATE rmm_status rmm__tracking_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm__tracking *t = (rmm__tracking *)self;
+    void *value = NULL;
     rmm__track_entry *e;
+    rmm__claim_result c;
+    rmm_status st;
+    bool settled_mine;
     rmm__lock(&t->lock);
-    e = (rmm__track_entry *)rmm__addr_map_remove(&t->live, (uintptr_t)ptr);
-    if (e) t->bytes -= e->bytes;
+    c = rmm__addr_map_claim(&t->live, (uintptr_t)ptr, &value);
     rmm__unlock(&t->lock);
-    if (!e) return rmm__fail(RMM_ERROR_CORRUPTION, "tracking: deallocate(ptr=%p, bytes=%zu): not handed out by this adaptor; not passed upstream", ptr, bytes);
+    if (c != RMM__CLAIM_TAKEN)
+        return rmm__fail(RMM_ERROR_CORRUPTION, "tracking: deallocate(ptr=%p, bytes=%zu): %s; not passed upstream", ptr, bytes,
+                         c == RMM__CLAIM_BUSY ? "a free of it is in flight on another thread" : "not handed out by this adaptor");
+    e = (rmm__track_entry *)value;
     if (e->bytes != bytes) {
         RMM__LOG(RMM_LOG_LEVEL_ERROR, "tracking: %p freed with %zu bytes but allocated with %zu; freeing %zu", ptr, bytes, e->bytes, e->bytes);
         bytes = e->bytes;
     }
-    RMM_SYS_FREE(e);
-    return RMM__FORWARD_FREE(self, ptr, bytes, alignment, stream);
+    st = RMM__FORWARD_FREE(self, ptr, bytes, alignment, stream);
+    rmm__lock(&t->lock);
+    {
+        void **slot = rmm__addr_map_find(&t->live, (uintptr_t)ptr);
+        settled_mine = slot && *slot == (void *)((uintptr_t)e | RMM__CLAIMED);
+    }
+    rmm__addr_map_settle(&t->live, (uintptr_t)ptr, e, st == RMM_SUCCESS);
+    if (st == RMM_SUCCESS && settled_mine) t->bytes -= e->bytes;
+    rmm__unlock(&t->lock);
+    /* not settled here: a new allocation at this address replaced the record and freed it */
+    if (st == RMM_SUCCESS && settled_mine) RMM_SYS_FREE(e);
+    return st;
 }
 RMM__PRIVATE void rmm__tracking_destroy(rmm_resource *self) {
     rmm__tracking *t = (rmm__tracking *)self;
     size_t i;
     for (i = 0; i <= t->live.mask; i++)
-        if (t->live.keys[i]) RMM_SYS_FREE(t->live.values[i]);
+        if (t->live.keys[i]) RMM_SYS_FREE((void *)((uintptr_t)t->live.values[i] & ~RMM__CLAIMED));
     rmm__addr_map_free(&t->live);
     rmm__mutex_destroy(&t->lock);
     RMM_SYS_FREE(t);
@@ -4811,7 +5160,7 @@ RMM__IMPL rmm_status rmm_tracking_report(rmm_resource *mr, FILE *out) {
     rmm__lock(&t->lock);
     fprintf(out, "Outstanding allocations: %zu (%zu bytes)\n", t->live.count, t->bytes);
     for (i = 0; i <= t->live.mask; i++) {
-        rmm__track_entry *e = (rmm__track_entry *)t->live.values[i];
+        rmm__track_entry *e = (rmm__track_entry *)((uintptr_t)t->live.values[i] & ~RMM__CLAIMED);
         if (!t->live.keys[i]) continue;
         fprintf(out, "%p: %zu B, stream %llx\n", (void *)t->live.keys[i], e->bytes, (unsigned long long)(uintptr_t)e->stream);
 #if RMM__HAVE_BACKTRACE
@@ -4926,15 +5275,25 @@ RMM__PRIVATE rmm_status rmm__aligned_allocate(rmm_resource *self, void **ptr, si
     }
     return RMM_SUCCESS;
 }
+typedef struct rmm__aligned_free {
+    rmm_resource *self;
+    size_t request, alignment;
+    rmm_stream stream;
+} rmm__aligned_free;
+RMM__PRIVATE rmm_status rmm__aligned_free_raw(void *raw, void *arg) {
+    rmm__aligned_free *f = (rmm__aligned_free *)arg;
+    return RMM__FORWARD_FREE(f->self, raw, f->request, f->alignment, f->stream);
+}
 RMM__PRIVATE rmm_status rmm__aligned_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm__aligned *al = (rmm__aligned *)self;
-    size_t request = 0;
-    void *raw;
+    rmm__aligned_free f;
     if (!rmm__aligned_applies(al, bytes, alignment)) return RMM__FORWARD_FREE(self, ptr, bytes, alignment, stream);
-    raw = rmm__overalign_forget(&al->map, ptr);
-    if (!raw) return rmm__fail(RMM_ERROR_CORRUPTION, "aligned: deallocate(ptr=%p, bytes=%zu): not handed out by this adaptor", ptr, bytes);
-    (void)rmm__overalign_request(bytes, al->alignment, &request);
-    return RMM__FORWARD_FREE(self, raw, request, alignment, stream);
+    f.self = self;
+    f.request = 0;
+    f.alignment = alignment;
+    f.stream = stream;
+    (void)rmm__overalign_request(bytes, al->alignment, &f.request);
+    return rmm__overalign_free_block(&al->map, ptr, al->alignment, "aligned", rmm__aligned_free_raw, &f);
 }
 RMM__PRIVATE void rmm__aligned_destroy(rmm_resource *self) {
     rmm__overalign_free(&((rmm__aligned *)self)->map);

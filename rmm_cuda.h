@@ -129,14 +129,14 @@ RMM__PRIVATE rmm_status rmm__pinned_host_allocate(rmm_host_resource *self, void 
     }
     return RMM_SUCCESS;
 }
+RMM__PRIVATE rmm_status rmm__pinned_host_free_raw(void *raw, void *arg) {
+    (void)arg;
+    return rmm__pinned_free(raw);
+}
 RMM__PRIVATE rmm_status rmm__pinned_host_deallocate(rmm_host_resource *self, void *ptr, size_t bytes, size_t alignment) {
     rmm__pinned_host *p = (rmm__pinned_host *)self;
     (void)bytes;
-    if (alignment > RMM_ALIGNMENT) {
-        void *raw = rmm__overalign_forget(&p->overalign, ptr);
-        if (!raw) return rmm__fail(RMM_ERROR_CORRUPTION, "pinned: deallocate(ptr=%p, alignment=%zu): not an allocation of this resource with that alignment", ptr, alignment);
-        ptr = raw;
-    }
+    if (alignment > RMM_ALIGNMENT) return rmm__overalign_free_block(&p->overalign, ptr, alignment, "pinned", rmm__pinned_host_free_raw, NULL);
     return rmm__pinned_free(ptr);
 }
 RMM__PRIVATE void rmm__pinned_host_destroy(rmm_host_resource *self) {

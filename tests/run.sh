@@ -81,6 +81,13 @@ for m in RMM_NO_POOL RMM_NO_BINNING RMM_NO_ARENA RMM_NO_LOGGING; do
     check "compile/c99 $m"           $CC -std=c99 $W $CI -D$m -c "$src" -o /dev/null
     check "compile/c++17 $m host"    $CXX -std=c++17 $W -DRMM_BACKEND_HOST -D$m -c "$log_dir/compile_check.cpp" -o /dev/null
 done
+# stb-style users often include their own headers first: rmm.h must not depend on being first
+late="$log_dir/compile_check_late.c"
+printf '#include <stdio.h>\n#include <stdlib.h>\n#include <time.h>\n#include <sys/mman.h>\n#define RMM_IMPLEMENTATION\n#include "../../rmm.h"\n#include "../../rmm_cuda.h"\nint main(void) { return rmm_get_current_device_resource() == NULL; }\n' > "$late"
+for std in c99 c11; do
+    check "compile/$std system headers first, host" $CC -std=$std $W -DRMM_BACKEND_HOST -c "$late" -o /dev/null
+    check "compile/$std system headers first, cuda" $CC -std=$std $W $CI -c "$late" -o /dev/null
+done
 check "compile/c99 all RMM_NO_*"     $CC -std=c99 $W $CI -DRMM_NO_POOL -DRMM_NO_BINNING -DRMM_NO_ARENA -DRMM_NO_LOGGING -c "$src" -o /dev/null
 check "compile/custom RMM_SYS_*"     $CC -std=c99 $W -DRMM_BACKEND_HOST '-DRMM_SYS_MALLOC(n)=malloc(n)' '-DRMM_SYS_REALLOC(p,n)=realloc(p,n)' '-DRMM_SYS_FREE(p)=free(p)' -c "$src" -o /dev/null
 if $CC -std=c99 -DRMM_BACKEND_HOST '-DRMM_SYS_MALLOC(n)=malloc(n)' -c "$src" -o /dev/null >/dev/null 2>&1; then
