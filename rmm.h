@@ -187,10 +187,18 @@ typedef cudaMemPool_t rmm_mem_pool;
 #endif
 
 /* Creates a non-blocking stream on the current device. Fails with INVALID_ARGUMENT iff out is NULL,
-   CUDA iff the runtime refuses. Thread-safe. */
+   OUT_OF_MEMORY iff host memory runs out, CUDA iff the runtime refuses. Thread-safe; O(1).
+   The library sees the life of the streams it makes, which makes them the cheapest streams for its
+   sub-allocators: a pool, fixed-size or arena resource finds its state for such a stream by handle,
+   with no driver call, and records the ordering event for memory freed on it only when another
+   stream takes that memory. Streams from cudaStreamCreate work too, on a safer and slower path
+   (cudaStreamGetId on every call, as their handles may be reused unseen, and an event per free).
+   Destroy such a stream only with rmm_stream_destroy, never cudaStreamDestroy. */
 RMMDEF rmm_status rmm_stream_create(rmm_stream *out);
-/* Destroys a stream made by rmm_stream_create (pending work still completes). The default streams
-   are an INVALID_ARGUMENT. */
+/* Destroys a stream made by rmm_stream_create (pending work still completes; memory freed on it
+   stays ordered behind that work). The default streams, a stream destroyed already and one not
+   made by rmm_stream_create are INVALID_ARGUMENT (and left alone). When a resource holds state for
+   the stream, one event is recorded on it first. Thread-safe; O(1). */
 RMMDEF rmm_status rmm_stream_destroy(rmm_stream stream);
 /* Blocks the host until all work on the stream is done. Fails with CUDA iff that work failed. */
 RMMDEF rmm_status rmm_stream_synchronize(rmm_stream stream);
@@ -247,7 +255,9 @@ RMMDEF rmm_status rmm_allocate_aligned(rmm_resource *mr, void **ptr, size_t byte
    own, where the resource can tell). */
 RMMDEF rmm_status rmm_deallocate(rmm_resource *mr, void *ptr, size_t bytes, rmm_stream stream);
 RMMDEF rmm_status rmm_deallocate_aligned(rmm_resource *mr, void *ptr, size_t bytes, size_t alignment, rmm_stream stream);
-/* Destroys this layer only, never its upstream. NULL is a no-op. Not concurrent with use. */
+/* Destroys this layer only, never its upstream. NULL is a no-op. Not concurrent with use. The
+   library-owned default resources (what rmm_get_current_device_resource returns until another is
+   set) are not destroyed: that call does nothing and sets rmm_last_status() to INVALID_ARGUMENT. */
 RMMDEF void rmm_resource_destroy(rmm_resource *mr);
 /* true iff memory from one may be freed by the other (vtable is_equal, else identity). */
 RMMDEF bool rmm_resource_is_equal(const rmm_resource *a, const rmm_resource *b);
@@ -348,6 +358,7 @@ typedef struct rmm_pool_info {
     size_t largest_free_block; /* bytes (VIRTUAL growth: of free address space) */
     size_t free_blocks;
     size_t upstream_chunks;    /* VIRTUAL growth: 0 */
+    size_t stream_states;      /* streams the pool keeps free lists for (bounded: see rmm_pool_create) */
 } rmm_pool_info;
 /* Default configuration: initial_bytes 0, maximum_bytes 0 (unbounded), GEOMETRIC growth,
    growth_granularity_bytes 2 MiB, streams_outlive_pool false. */
@@ -410,7 +421,10 @@ typedef struct rmm_binning_desc {
 RMMDEF rmm_binning_desc rmm_binning_desc_default(void);
 /* Routes each request to the smallest bin that holds it (O(log bins)); larger requests, and
    alignments above 256, go to upstream. Frees are routed the same way by size, so the size must
-   be exact. The exponent range makes one fixed-size bin per power of two (2^min .. 2^max bytes,
+   be exact: a block of one of the library's own bins freed with a size that routes it elsewhere
+   is CORRUPTION, in every build (checked for frees routed upstream, O(bins x log chunks)). A bin
+   made lazily whose upstream allocates from this binning resource again works for other sizes;
+   for the same size it is NOT_SUPPORTED. The exponent range makes one fixed-size bin per power of two (2^min .. 2^max bytes,
    at least 256), made lazily at a bin's first use and grown in chunks of about 2 MiB (RMM takes
    about 1 GiB up front). Fails with INVALID_ARGUMENT iff out or upstream is NULL or the exponents
    are not 0 <= min <= max <= 40 (both 0: no automatic bins). Thread-safe. */
@@ -870,10 +884,12 @@ extern int posix_memalign(void **memptr, size_t alignment, size_t size);
 #endif
 
 #if defined(__GNUC__) || defined(__clang__)
+#define RMM__NOINLINE __attribute__((noinline))
 #define RMM__LIKELY(x) __builtin_expect(!!(x), 1)
 #define RMM__UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define RMM__PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
+#define RMM__NOINLINE
 #define RMM__LIKELY(x) (x)
 #define RMM__UNLIKELY(x) (x)
 #define RMM__PRINTF(a, b)
@@ -944,14 +960,26 @@ RMM__PRIVATE void rmm__mutex_destroy(rmm__mutex *m) { pthread_mutex_destroy(&m->
 RMM__PRIVATE void rmm__lock(rmm__mutex *m) { pthread_mutex_lock(&m->m); }
 RMM__PRIVATE void rmm__unlock(rmm__mutex *m) { pthread_mutex_unlock(&m->m); }
 
+/* A process-unique number per thread (from 1), cheaper than a system call after the first. */
+RMM__PRIVATE uint64_t rmm__thread_serial(void) {
+    static uint64_t next = 1;
+    static RMM__TLS uint64_t mine = 0;
+    if (RMM__UNLIKELY(mine == 0)) mine = RMM__ATOMIC_ADD(&next, 1);
+    return mine;
+}
+
 /* The sub-allocators' lock: one atomic exchange to take it and one store to release it when
    uncontended (a pthread mutex costs several times that on the allocate/free fast path); under
-   contention it spins briefly, then yields the processor. */
+   contention it spins briefly, then yields the processor. It remembers its holder, so a thread that
+   tries to take it again (a resource reached again from its own upstream) is told so instead of
+   spinning forever: rmm__spin_lock returns false then, and the lock is not taken. */
 typedef struct rmm__spin {
     int held;
+    uint64_t holder; /* thread serial of the holder, 0 when free */
 } rmm__spin;
-RMM__PRIVATE void rmm__spin_lock_slow(rmm__spin *l) {
+RMM__PRIVATE bool rmm__spin_lock_slow(rmm__spin *l, uint64_t me) {
     unsigned spins = 0;
+    if (__atomic_load_n(&l->holder, __ATOMIC_RELAXED) == me) return false; /* reentrant */
     for (;;) {
         while (__atomic_load_n(&l->held, __ATOMIC_RELAXED)) {
             if (++spins < 128) {
@@ -962,14 +990,23 @@ RMM__PRIVATE void rmm__spin_lock_slow(rmm__spin *l) {
                 sched_yield();
             }
         }
-        if (__atomic_exchange_n(&l->held, 1, __ATOMIC_ACQUIRE) == 0) return;
+        if (__atomic_exchange_n(&l->held, 1, __ATOMIC_ACQUIRE) == 0) break;
     }
+    __atomic_store_n(&l->holder, me, __ATOMIC_RELAXED);
+    return true;
 }
-RMM__PRIVATE void rmm__spin_lock(rmm__spin *l) {
-    if (RMM__LIKELY(__atomic_exchange_n(&l->held, 1, __ATOMIC_ACQUIRE) == 0)) return;
-    rmm__spin_lock_slow(l);
+static inline bool rmm__spin_lock(rmm__spin *l) {
+    uint64_t me = rmm__thread_serial();
+    if (RMM__LIKELY(__atomic_exchange_n(&l->held, 1, __ATOMIC_ACQUIRE) == 0)) {
+        __atomic_store_n(&l->holder, me, __ATOMIC_RELAXED);
+        return true;
+    }
+    return rmm__spin_lock_slow(l, me);
 }
-RMM__PRIVATE void rmm__spin_unlock(rmm__spin *l) { __atomic_store_n(&l->held, 0, __ATOMIC_RELEASE); }
+static inline void rmm__spin_unlock(rmm__spin *l) {
+    __atomic_store_n(&l->holder, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&l->held, 0, __ATOMIC_RELEASE);
+}
 
 /* The OS thread id, as RMM's logs print it (one system call per thread, then cached). */
 RMM__PRIVATE uint64_t rmm__thread_id(void) {
@@ -984,13 +1021,6 @@ RMM__PRIVATE uint64_t rmm__thread_id(void) {
     return cached;
 }
 
-/* A process-unique number per thread, cheaper than a system call after the first. */
-RMM__PRIVATE uint64_t rmm__thread_serial(void) {
-    static uint64_t next = 1;
-    static RMM__TLS uint64_t mine = 0;
-    if (RMM__UNLIKELY(mine == 0)) mine = RMM__ATOMIC_ADD(&next, 1);
-    return mine;
-}
 
 /* Open-addressing map from a 256-aligned address to a pointer (or size): linear probing with
    backward-shift deletion, power-of-two capacity, at most half full. Not thread-safe: the owner
@@ -1991,22 +2021,6 @@ RMM__PRIVATE bool rmm__stream_is_per_thread(rmm_stream s) {
 RMM__PRIVATE bool rmm__stream_is_legacy(rmm_stream s) {
     return s == RMM_STREAM_LEGACY || (!RMM__ZERO_IS_PER_THREAD && s == RMM_STREAM_DEFAULT);
 }
-/* A process-unique key for a stream. The legacy stream is key 1; each thread's per-thread default
-   stream gets (1 << 63) | thread serial; other streams their CUDA stream id + 16. */
-RMM__PRIVATE rmm_status rmm__stream_key(rmm_stream s, uint64_t *key) {
-    uint64_t id = 0;
-    if (rmm__stream_is_legacy(s)) {
-        *key = 1;
-        return RMM_SUCCESS;
-    }
-    if (rmm__stream_is_per_thread(s)) {
-        *key = ((uint64_t)1 << 63) | rmm__thread_serial();
-        return RMM_SUCCESS;
-    }
-    RMM_TRY(rmm__stream_unique_id(s, &id));
-    *key = id + 16;
-    return RMM_SUCCESS;
-}
 
 /* ======================================================================================= */
 /* ==== debuglog: leveled diagnostics to $RMM_DEBUG_LOG_FILE or rmm_log.txt ============== */
@@ -2229,6 +2243,7 @@ typedef struct rmm__base_resource {
     rmm_resource base;
     rmm__base_kind kind;
     int device;
+    bool library_owned; /* a per-device default: never destroyed */
     rmm__overalign overalign;
 } rmm__base_resource;
 
@@ -2282,6 +2297,10 @@ RMM__PRIVATE rmm_status rmm__base_deallocate(rmm_resource *self, void *ptr, size
 }
 RMM__PRIVATE void rmm__base_destroy(rmm_resource *self) {
     rmm__base_resource *r = (rmm__base_resource *)self;
+    if (r->library_owned) {
+        RMM__INVALID("rmm_resource_destroy: the default resource of device %d belongs to the library and is not destroyed", r->device);
+        return;
+    }
     rmm__overalign_free(&r->overalign);
     RMM_SYS_FREE(r);
 }
@@ -2472,6 +2491,7 @@ RMM__PRIVATE rmm_resource *rmm__default_resource(int device) {
         if (!d->base.vtable) {
             d->kind = RMM__BASE_CUDA;
             d->device = device;
+            d->library_owned = true;
             /* without its map the default resource still serves every alignment up to 256; a
                larger one then fails with OUT_OF_MEMORY (host memory) instead of crashing */
             (void)rmm__overalign_init(&d->overalign);
@@ -2546,13 +2566,146 @@ RMM__IMPL rmm_status rmm_set_device(int device) {
 /* ==== streams ========================================================================= */
 /* ======================================================================================= */ /* >>streams */
 
+/* The stream registry: streams whose life the library sees. A stream made by rmm_stream_create (or
+   a stream pool) has an entry from creation until rmm_stream_destroy; each thread that uses the
+   per-thread default stream has one until the thread exits. Resources keep per-stream state
+   (rmm__sstate, below); a state holds a reference to its stream's entry, so it can tell, at the cost
+   of one load, whether the stream still exists. That is what lets a resource key such a stream by
+   its handle with no driver call, record its ordering event only when another stream takes its
+   memory (the stream cannot vanish unseen: rmm_stream_destroy records a last "death" event when
+   any resource holds state for it), and retire its state once it is gone. Streams the library did
+   not make ("foreign" streams) keep the safe path: cudaStreamGetId per call (handles are reused)
+   and an event per free. */
+typedef struct rmm__sreg {
+    rmm_stream handle;
+    int alive;            /* atomic; 0 once destroyed, or once its thread exited */
+    int refs;             /* atomic; the registry's own while alive, plus one per state naming it */
+    rmm__spin lock;       /* orders event records on the stream against its destruction */
+    rmm__event death;     /* recorded on the stream as it was destroyed, when anyone held state */
+    bool complete;        /* destroyed without a death event: it was synchronized instead */
+} rmm__sreg;
+#define RMM__SREG_SHARDS 16
+static struct rmm__sreg_shard {
+    rmm__spin lock;
+    rmm__addr_map map; /* handle -> rmm__sreg, live library streams only */
+} rmm__sregs[RMM__SREG_SHARDS];
+static size_t rmm__sreg_shard_of(rmm_stream h) { return (size_t)(((uint64_t)(uintptr_t)h * 0x9E3779B97F4A7C15ull) >> 60); }
+
+RMM__PRIVATE void rmm__sreg_unref(rmm__sreg *r) {
+    if (r && RMM__ATOMIC_SUB(&r->refs, 1) == 0) {
+        rmm__event_destroy(r->death);
+        RMM_SYS_FREE(r);
+    }
+}
+RMM__PRIVATE bool rmm__sreg_alive(const rmm__sreg *r) { return __atomic_load_n(&r->alive, __ATOMIC_ACQUIRE) != 0; }
+/* The entry of a live library-made stream, with a reference for the caller; NULL otherwise. O(1). */
+RMM__PRIVATE rmm__sreg *rmm__sreg_find(rmm_stream h) {
+    struct rmm__sreg_shard *sh = &rmm__sregs[rmm__sreg_shard_of(h)];
+    rmm__sreg *r = NULL;
+    (void)rmm__spin_lock(&sh->lock); /* never held across a call that could come back here */
+    if (sh->map.keys) {
+        void **slot = rmm__addr_map_find(&sh->map, (uintptr_t)h);
+        if (slot) {
+            r = (rmm__sreg *)*slot;
+            RMM__ATOMIC_ADD(&r->refs, 1);
+        }
+    }
+    rmm__spin_unlock(&sh->lock);
+    return r;
+}
+RMM__PRIVATE rmm_status rmm__sreg_add(rmm_stream h) {
+    struct rmm__sreg_shard *sh = &rmm__sregs[rmm__sreg_shard_of(h)];
+    rmm__sreg *r = (rmm__sreg *)rmm__calloc(1, sizeof *r);
+    bool ok;
+    if (!r) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_stream_create: out of host memory for the stream registry");
+    r->handle = h;
+    r->alive = 1;
+    r->refs = 1;
+    (void)rmm__spin_lock(&sh->lock);
+    ok = (sh->map.keys || rmm__addr_map_init(&sh->map, 16)) && rmm__addr_map_put(&sh->map, (uintptr_t)h, r);
+    rmm__spin_unlock(&sh->lock);
+    if (!ok) {
+        RMM_SYS_FREE(r);
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_stream_create: out of host memory for the stream registry");
+    }
+    return RMM_SUCCESS;
+}
+/* Removes the entry of `h` and returns it (with the registry's reference), or NULL. */
+RMM__PRIVATE rmm__sreg *rmm__sreg_take(rmm_stream h) {
+    struct rmm__sreg_shard *sh = &rmm__sregs[rmm__sreg_shard_of(h)];
+    rmm__sreg *r = NULL;
+    (void)rmm__spin_lock(&sh->lock);
+    if (sh->map.keys) r = (rmm__sreg *)rmm__addr_map_remove(&sh->map, (uintptr_t)h);
+    rmm__spin_unlock(&sh->lock);
+    return r;
+}
+/* Marks a library stream dead just before it is destroyed. If any resource holds state for it, a
+   death event is recorded on it first (or, if no event can be made, the stream is synchronized),
+   so its memory can still be handed to other streams in order. */
+RMM__PRIVATE void rmm__sreg_bury(rmm__sreg *r) {
+    (void)rmm__spin_lock(&r->lock);
+    if (RMM__ATOMIC_LOAD(&r->refs) > 1) {
+        if (rmm__event_create(&r->death) != RMM_SUCCESS || rmm__event_record(r->death, r->handle) != RMM_SUCCESS) {
+            rmm__event_destroy(r->death);
+            r->death = NULL;
+            r->complete = rmm__stream_sync_raw(r->handle) == RMM_SUCCESS;
+        }
+    }
+    __atomic_store_n(&r->alive, 0, __ATOMIC_RELEASE);
+    rmm__spin_unlock(&r->lock);
+    rmm__sreg_unref(r);
+}
+
+/* Each thread's entry, made at its first use of a thread-keyed stream and marked dead when the
+   thread exits (a pthread key destructor; the main thread's lives to the end). Never handed to
+   CUDA: states keyed by thread are eager (an event per free), the entry only tells them apart. */
+static pthread_key_t rmm__thread_key;
+static pthread_once_t rmm__thread_key_once = PTHREAD_ONCE_INIT;
+static bool rmm__thread_key_ok;
+static RMM__TLS rmm__sreg *rmm__thread_sreg;
+static void (*rmm__thread_exit_hook)(void); /* the arena's: drops its thread cache's references */
+RMM__PRIVATE void rmm__thread_exit(void *arg) {
+    rmm__sreg *r = (rmm__sreg *)arg;
+    if (rmm__thread_exit_hook) rmm__thread_exit_hook();
+    __atomic_store_n(&r->alive, 0, __ATOMIC_RELEASE);
+    rmm__sreg_unref(r);
+}
+RMM__PRIVATE void rmm__thread_key_init(void) { rmm__thread_key_ok = pthread_key_create(&rmm__thread_key, rmm__thread_exit) == 0; }
+/* The calling thread's entry (no reference added), or NULL if host memory ran out. */
+RMM__PRIVATE rmm__sreg *rmm__thread_reg(void) {
+    rmm__sreg *r = rmm__thread_sreg;
+    if (RMM__LIKELY(r != NULL)) return r;
+    pthread_once(&rmm__thread_key_once, rmm__thread_key_init);
+    r = (rmm__sreg *)rmm__calloc(1, sizeof *r);
+    if (!r) return NULL;
+    r->handle = RMM_STREAM_PER_THREAD;
+    r->alive = 1;
+    r->refs = 1;
+    if (!rmm__thread_key_ok || pthread_setspecific(rmm__thread_key, r) != 0) r->refs = 2; /* no exit hook: it stays alive */
+    rmm__thread_sreg = r;
+    return r;
+}
+
 RMM__IMPL rmm_status rmm_stream_create(rmm_stream *out) {
+    rmm_stream s = RMM_STREAM_DEFAULT;
+    rmm_status st;
     if (!out) return RMM__NULL_OUT("rmm_stream_create", "out");
-    return rmm__stream_create_raw(out);
+    RMM_TRY(rmm__stream_create_raw(&s));
+    st = rmm__sreg_add(s);
+    if (st != RMM_SUCCESS) {
+        (void)rmm__stream_destroy_raw(s);
+        return st;
+    }
+    *out = s;
+    return RMM_SUCCESS;
 }
 RMM__IMPL rmm_status rmm_stream_destroy(rmm_stream stream) {
+    rmm__sreg *r;
     if (stream == RMM_STREAM_DEFAULT || stream == RMM_STREAM_LEGACY || stream == RMM_STREAM_PER_THREAD)
         return RMM__INVALID("rmm_stream_destroy: the default streams cannot be destroyed");
+    r = rmm__sreg_take(stream);
+    if (!r) return RMM__INVALID("rmm_stream_destroy(stream=%p): not a live stream made by rmm_stream_create (destroyed already, or made elsewhere)", (void *)stream);
+    rmm__sreg_bury(r);
     return rmm__stream_destroy_raw(stream);
 }
 RMM__IMPL rmm_status rmm_stream_synchronize(rmm_stream stream) { return rmm__stream_sync_raw(stream); }
@@ -2583,9 +2736,9 @@ RMM__IMPL rmm_status rmm_stream_pool_create(rmm_stream_pool **out, size_t count)
     p = (rmm_stream_pool *)rmm__calloc(1, sizeof *p + count * sizeof(rmm_stream));
     if (!p) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_stream_pool_create(count=%zu): out of host memory", count);
     for (i = 0; i < count; i++) {
-        rmm_status st = rmm__stream_create_raw(&p->streams[i]);
+        rmm_status st = rmm_stream_create(&p->streams[i]);
         if (st != RMM_SUCCESS) {
-            while (i-- > 0) (void)rmm__stream_destroy_raw(p->streams[i]);
+            while (i-- > 0) (void)rmm_stream_destroy(p->streams[i]);
             RMM_SYS_FREE(p);
             return st;
         }
@@ -2614,12 +2767,12 @@ RMM__IMPL size_t rmm_stream_pool_size(const rmm_stream_pool *pool) { return pool
 RMM__IMPL void rmm_stream_pool_destroy(rmm_stream_pool *pool) {
     size_t i;
     if (!pool) return;
-    for (i = 0; i < pool->count; i++) (void)rmm__stream_destroy_raw(pool->streams[i]);
+    for (i = 0; i < pool->count; i++) (void)rmm_stream_destroy(pool->streams[i]);
     RMM_SYS_FREE(pool);
 }
 
 /* ======================================================================================= */
-/* ==== stream order: the state a stream-ordered sub-allocator keeps per stream ========== */
+/* ==== stream order: the core every stream-ordered sub-allocator is built on ============ */
 /* ======================================================================================= */ /* >>streamorder */
 
 /* Set at process exit: resources destroyed after it leak their upstream memory instead of calling
@@ -2631,151 +2784,374 @@ RMM__PRIVATE void rmm__install_exit_hook(void) { atexit(rmm__on_exit); }
 RMM__PRIVATE void rmm__ensure_exit_hook(void) { pthread_once(&rmm__exit_hook_once, rmm__install_exit_hook); }
 RMM__PRIVATE bool rmm__exiting(void) { return RMM__ATOMIC_LOAD(&rmm__process_exiting) != 0; }
 
-/* Memory freed on stream S may be reused by S at once. Another stream T may take it only behind a
-   cudaStreamWaitEvent on an event recorded on S after the free. A "lazy" stream (the legacy default
-   stream, or any stream of a resource whose streams outlive it) records that event only when T
-   needs it: recording later captures at least the work before the free, so it is as safe and the
-   free itself makes no CUDA call. Other streams may be destroyed at any time, so their event is
-   recorded at every free (RMM's rule). After T waits, T's own event is stale: the next stealer from
-   T must also wait for S, so T is marked dirty (lazy) or re-recorded at once (RMM bug #2489). */
-typedef struct rmm__sorder {
-    uint64_t key;      /* rmm__stream_key or, for streams that outlive the resource, the handle */
-    rmm_stream handle;
-    bool by_handle;    /* the handle alone names this stream (lazy, not a per-thread stream) */
-    rmm__event event;  /* NULL until first needed */
-    bool lazy;
-    bool dirty;        /* lazy only: frees or waits since the event was last recorded */
-    bool recorded;     /* the event holds a record */
-} rmm__sorder;
+/* The rule: memory freed on stream S may be reused by S at once. Another stream T may take it
+   only behind a cudaStreamWaitEvent on an event recorded on S after the free. A "lazy" stream
+   records that event only when T needs it (recording later captures at least the work before the
+   free, so it is as safe, and the free itself makes no CUDA call): the legacy default stream, the
+   library's own streams (whose destruction it sees), and every stream of a resource whose streams
+   are promised to outlive it. Other streams may be destroyed unseen, so their frees record the
+   event at once (RMM's rule). After T waits, T's own event is stale: the next stealer from T must
+   also wait for S, so T is marked dirty (lazy) or re-recorded at once (RMM bug #2489).
 
-RMM__PRIVATE rmm_status rmm__sorder_record(rmm__sorder *s) {
+   The core: a resource's per-stream states (its free lists, one event) in a registry with O(1)
+   lookup, the slow path every stream-ordered resource shares (take from another stream behind an
+   event, merge other streams' lists, grow), and the retirement of states whose streams are gone:
+   a state is dropped when it is empty and its stream is known dead, or is foreign; a sweep, each
+   time the number of states doubles, also merges into the stream at hand the memory of dead and
+   foreign streams whose work is done, and drops their states, so a program that makes a stream per
+   request runs in bounded host memory. The resource supplies its free-list table through rmm__so_ops. */
+typedef struct rmm__sstate {
+    uint64_t key;       /* in the registry's map */
+    rmm_stream handle;
+    rmm__sreg *reg;     /* library stream or thread entry (a reference), else NULL */
+    rmm__event event;   /* NULL until first needed */
+    size_t index;       /* position in the registry's list */
+    bool lazy;
+    bool dirty;         /* lazy only: frees or waits since the event was last recorded */
+    bool recorded;      /* the event holds a record */
+    bool by_handle;     /* the handle alone names the stream while reg (if any) is alive */
+    bool keyed;         /* reachable through the map (false once a reused handle displaced it) */
+} rmm__sstate;
+
+typedef struct rmm__so rmm__so;
+typedef struct rmm__so_ops {
+    size_t state_bytes;                                          /* a resource state starts with rmm__sstate */
+    bool (*init)(rmm__so *so, rmm__sstate *s);                   /* empty lists in a zeroed state; false: out of memory */
+    void (*fini)(rmm__so *so, rmm__sstate *s);                   /* releases list storage (lists are empty) */
+    bool (*holds)(rmm__so *so, rmm__sstate *s);                  /* s has free memory */
+    /* a free item of s that serves req (exhaustive: no scan limit), or NULL; may file s's unfiled blocks */
+    void *(*find)(rmm__so *so, rmm__sstate *s, const void *req, bool exhaustive);
+    void (*absorb)(rmm__so *so, rmm__sstate *taker, rmm__sstate *donor); /* moves every free item */
+    rmm_status (*grow)(rmm__so *so, rmm__sstate *s, const void *req);    /* brings memory into s's lists */
+} rmm__so_ops;
+
+#define RMM__SO_SPARES 4
+struct rmm__so {
+    rmm__spin lock;          /* the resource's lock: held for every state, list and map access */
+    rmm__sstate **list;      /* every state, orphans included */
+    size_t count, cap;
+    rmm__addr_map map;       /* key -> state */
+    rmm__sstate *last;       /* the state used last: found without a lookup when its handle names it */
+    rmm__sstate *spares[RMM__SO_SPARES]; /* retired states kept with their events, for reuse */
+    size_t spare_count;
+    size_t sweep_at;         /* sweep when count reaches it */
+    bool outlive;            /* streams are promised to outlive the resource */
+    bool by_thread;          /* the default streams are keyed by thread (the arena's per-thread arenas) */
+    const rmm__so_ops *ops;
+    const char *who;
+};
+
+RMM__PRIVATE bool rmm__so_init(rmm__so *so, const rmm__so_ops *ops, const char *who, bool outlive, bool by_thread) {
+    memset(so, 0, sizeof *so);
+    so->ops = ops;
+    so->who = who;
+    so->outlive = outlive;
+    so->by_thread = by_thread;
+    so->sweep_at = 32;
+    return rmm__addr_map_init(&so->map, 16);
+}
+
+/* The key, laziness and registry entry (referenced) of `stream` in this resource. */
+typedef struct rmm__skey {
+    uint64_t key;
+    rmm__sreg *reg;
+    bool lazy, by_handle;
+} rmm__skey;
+#define RMM__KEY_HANDLE ((uint64_t)1 << 62)
+#define RMM__KEY_THREAD ((uint64_t)1 << 63)
+RMM__PRIVATE rmm_status rmm__so_key(const rmm__so *so, rmm_stream stream, rmm__skey *k) {
+    uint64_t id = 0;
+    memset(k, 0, sizeof *k);
+    if (rmm__stream_is_per_thread(stream) || (so->by_thread && rmm__stream_is_legacy(stream))) {
+        k->key = RMM__KEY_THREAD | rmm__thread_serial();
+        k->reg = rmm__thread_reg();
+        if (!k->reg) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "%s: out of host memory for stream state", so->who);
+        RMM__ATOMIC_ADD(&k->reg->refs, 1);
+        return RMM_SUCCESS;
+    }
+    if (rmm__stream_is_legacy(stream)) {
+        k->key = 1;
+        k->lazy = k->by_handle = true;
+        return RMM_SUCCESS;
+    }
+    k->key = (uint64_t)(uintptr_t)stream | RMM__KEY_HANDLE;
+    if (so->outlive) {
+        k->lazy = k->by_handle = true;
+        return RMM_SUCCESS;
+    }
+    k->reg = rmm__sreg_find(stream);
+    if (k->reg) {
+        k->lazy = k->by_handle = true;
+        return RMM_SUCCESS;
+    }
+    RMM_TRY(rmm__stream_unique_id(stream, &id)); /* a foreign stream: told apart by its id */
+    k->key = id + 16;
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE bool rmm__so_gone(const rmm__sstate *s) { return s->reg && !rmm__sreg_alive(s->reg); }
+
+/* Removes s from the list and map and frees it (or keeps it as a spare). s holds no memory. */
+RMM__PRIVATE void rmm__so_retire(rmm__so *so, rmm__sstate *s) {
+    size_t i = s->index;
+    RMM_ASSERT(so->list[i] == s);
+    so->list[i] = so->list[--so->count];
+    so->list[i]->index = i;
+    if (s->keyed) rmm__addr_map_remove(&so->map, (uintptr_t)s->key);
+    if (so->last == s) so->last = NULL;
+    rmm__sreg_unref(s->reg);
+    s->reg = NULL;
+    so->ops->fini(so, s);
+    if (so->spare_count < RMM__SO_SPARES) {
+        so->spares[so->spare_count++] = s;
+    } else {
+        rmm__event_destroy(s->event);
+        RMM_SYS_FREE(s);
+    }
+}
+/* A state may go once empty if its stream is gone, or is foreign (its next use makes it again). */
+RMM__PRIVATE bool rmm__so_retirable(rmm__so *so, rmm__sstate *s) {
+    return s != so->last && !so->ops->holds(so, s) && (rmm__so_gone(s) || (!s->lazy && !s->reg));
+}
+/* The event that orders work after donor's frees: recorded now if the donor is lazy and dirty (its
+   death event if it is gone); NULL when nothing was ever freed there, or its work is done. */
+RMM__PRIVATE rmm_status rmm__so_donor_event(rmm__sstate *d, rmm__event *event) {
+    *event = NULL;
+    if (d->lazy && d->dirty) {
+        bool alive = true;
+        rmm_status st = RMM_SUCCESS;
+        if (d->reg) {
+            (void)rmm__spin_lock(&d->reg->lock);
+            alive = rmm__sreg_alive(d->reg);
+        }
+        if (alive) {
+            if (!d->event) st = rmm__event_create(&d->event);
+            if (st == RMM_SUCCESS) st = rmm__event_record(d->event, d->handle);
+            if (st == RMM_SUCCESS) {
+                d->recorded = true;
+                d->dirty = false;
+            }
+        }
+        if (d->reg) rmm__spin_unlock(&d->reg->lock);
+        RMM_TRY(st);
+        if (!alive) {
+            *event = d->reg->death; /* recorded after everything the stream ever did */
+            return RMM_SUCCESS;
+        }
+    }
+    if (d->recorded) *event = d->event;
+    return RMM_SUCCESS;
+}
+/* Records s's event now (an eager stream, after a free or a wait). */
+RMM__PRIVATE rmm_status rmm__so_record(rmm__sstate *s) {
     if (!s->event) RMM_TRY(rmm__event_create(&s->event));
     RMM_TRY(rmm__event_record(s->event, s->handle));
     s->recorded = true;
     s->dirty = false;
     return RMM_SUCCESS;
 }
-/* Called after a free on s, holding the resource lock. */
-RMM__PRIVATE rmm_status rmm__sorder_after_free(rmm__sorder *s) {
-    if (s->lazy) {
+/* After a free on s, holding the lock: lazy streams are marked, the others record at once. */
+static inline rmm_status rmm__so_freed(rmm__sstate *s) {
+    if (RMM__LIKELY(s->lazy)) {
         s->dirty = true;
         return RMM_SUCCESS;
     }
-    return rmm__sorder_record(s);
+    return rmm__so_record(s);
 }
-/* Makes taker's future work wait for the work donor had before its frees. */
-RMM__PRIVATE rmm_status rmm__sorder_wait(rmm__sorder *taker, rmm__sorder *donor) {
-    if (donor->lazy && donor->dirty) RMM_TRY(rmm__sorder_record(donor));
-    if (!donor->recorded) return RMM_SUCCESS; /* nothing was ever freed there: no work to wait for */
-    RMM_TRY(rmm__stream_wait_event(taker->handle, donor->event));
+/* Makes taker's future work wait for the work donor had queued before its frees. */
+RMM__PRIVATE rmm_status rmm__so_wait(rmm__sstate *taker, rmm__sstate *donor) {
+    rmm__event e = NULL;
+    RMM_TRY(rmm__so_donor_event(donor, &e));
+    if (!e) return RMM_SUCCESS;
+    RMM_TRY(rmm__stream_wait_event(taker->handle, e));
     if (taker->lazy) {
         taker->dirty = true;
         return RMM_SUCCESS;
     }
-    return rmm__sorder_record(taker);
+    return rmm__so_record(taker);
 }
-/* Blocks the host until the work s had before its frees is done. */
-RMM__PRIVATE rmm_status rmm__sorder_host_wait(rmm__sorder *s) {
-    if (s->lazy && s->dirty) RMM_TRY(rmm__sorder_record(s));
-    if (!s->recorded) return RMM_SUCCESS;
-    return rmm__event_synchronize(s->event);
+/* Blocks the host until the work s had queued before its frees is done. */
+RMM__PRIVATE rmm_status rmm__so_host_wait(rmm__sstate *s) {
+    rmm__event e = NULL;
+    RMM_TRY(rmm__so_donor_event(s, &e));
+    return e ? rmm__event_synchronize(e) : RMM_SUCCESS;
 }
-/* The key under which a resource files a stream. */
-RMM__PRIVATE rmm_status rmm__sorder_key(rmm_stream stream, bool streams_outlive, uint64_t *key, bool *lazy) {
-    if (rmm__stream_is_legacy(stream)) {
-        *key = 1;
-        *lazy = true;
-        return RMM_SUCCESS;
-    }
-    if (streams_outlive && !rmm__stream_is_per_thread(stream)) {
-        *key = (uint64_t)(uintptr_t)stream | ((uint64_t)1 << 62);
-        *lazy = true;
-        return RMM_SUCCESS;
-    }
-    *lazy = false;
-    return rmm__stream_key(stream, key);
+/* true iff the work s had queued before its frees is known to be done (no wait needed). */
+RMM__PRIVATE bool rmm__so_settled(rmm__sstate *s) {
+    rmm__event e = NULL;
+    bool done = false;
+    if (s->lazy && !rmm__so_gone(s)) return false; /* a live lazy stream: work may follow any time */
+    if (rmm__so_donor_event(s, &e) != RMM_SUCCESS) return false;
+    if (!e) return true;
+    return rmm__event_query(e, &done) == RMM_SUCCESS && done;
 }
 
+/* Drops states that can go, and merges into `current` the memory of states whose stream is gone or
+   foreign and whose work is done. O(states); runs when their number doubles. */
+RMM__PRIVATE void rmm__so_sweep(rmm__so *so, rmm__sstate *current) {
+    size_t i = so->count;
+    while (i-- > 0) {
+        rmm__sstate *d = so->list[i];
+        bool gone = rmm__so_gone(d);
+        /* a live stream the library knows (its own, or a thread's) keeps its state; legacy and
+           promised-to-outlive streams always keep theirs; a foreign stream's goes once its memory
+           can move without a wait (it is made again at its next use) */
+        if (d == current || d == so->last || (!gone && (d->lazy || d->reg))) continue;
+        if (so->ops->holds(so, d)) {
+            if (!current || !so->ops->absorb || !rmm__so_settled(d)) continue;
+            so->ops->absorb(so, current, d);
+        }
+        rmm__so_retire(so, d);
+    }
+    so->sweep_at = rmm__max(32, so->count * 2);
+}
 
-/* The streams a stream-ordered resource has seen: a list to walk, a map from key, and the one used
-   last. Each state is a struct of the resource's own that starts with an rmm__sorder. */
-typedef struct rmm__streams {
-    rmm__sorder **list;
-    size_t count, cap;
-    rmm__addr_map map;
-    rmm__sorder *last;
-    bool outlive; /* streams are promised to outlive the resource */
-} rmm__streams;
-#if defined(__GNUC__) || defined(__clang__)
-#define RMM__NOINLINE __attribute__((noinline))
-#else
-#define RMM__NOINLINE
-#endif
-RMM__PRIVATE RMM__NOINLINE rmm_status rmm__streams_find_slow(rmm__streams *r, rmm_stream stream, size_t state_bytes, const char *who, rmm__sorder **out) {
-    uint64_t key;
-    bool lazy;
+RMM__PRIVATE RMM__NOINLINE rmm_status rmm__so_state_slow(rmm__so *so, rmm_stream stream, rmm__sstate **out) {
+    rmm__skey k;
     void **slot;
-    rmm__sorder *s;
-    RMM_TRY(rmm__sorder_key(stream, r->outlive, &key, &lazy));
-    if (r->last && r->last->key == key) {
-        *out = r->last;
-        return RMM_SUCCESS;
+    rmm__sstate *s;
+    /* a stream the library made, or one promised to outlive the resource, is keyed by its handle */
+    if (!rmm__stream_is_legacy(stream) && !rmm__stream_is_per_thread(stream)) {
+        slot = rmm__addr_map_find(&so->map, (uintptr_t)((uint64_t)(uintptr_t)stream | RMM__KEY_HANDLE));
+        if (slot) {
+            s = (rmm__sstate *)*slot;
+            if (!rmm__so_gone(s)) goto found;
+            /* that stream was destroyed and its handle reused: the old state stays (orphaned) until
+               its memory has gone elsewhere */
+            rmm__addr_map_remove(&so->map, (uintptr_t)s->key);
+            s->keyed = false;
+        }
     }
-    slot = rmm__addr_map_find(&r->map, (uintptr_t)key);
+    RMM_TRY(rmm__so_key(so, stream, &k));
+    slot = rmm__addr_map_find(&so->map, (uintptr_t)k.key);
     if (slot) {
-        *out = r->last = (rmm__sorder *)*slot;
+        s = (rmm__sstate *)*slot;
+        rmm__sreg_unref(k.reg); /* s holds its own reference */
+        goto found;
+    }
+    if (so->count == so->cap) {
+        size_t cap = so->cap ? so->cap * 2 : 8;
+        rmm__sstate **grown = (rmm__sstate **)RMM_SYS_REALLOC(so->list, cap * sizeof *grown);
+        if (!grown) goto oom;
+        so->list = grown;
+        so->cap = cap;
+    }
+    if (so->spare_count) {
+        s = so->spares[--so->spare_count];
+        {
+            rmm__event e = s->event;
+            memset(s, 0, so->ops->state_bytes);
+            s->event = e;
+        }
+    } else {
+        s = (rmm__sstate *)rmm__calloc(1, so->ops->state_bytes);
+        if (!s) goto oom;
+    }
+    if (!so->ops->init(so, s) || !rmm__addr_map_put(&so->map, (uintptr_t)k.key, s)) {
+        so->ops->fini(so, s);
+        rmm__event_destroy(s->event);
+        RMM_SYS_FREE(s);
+        goto oom;
+    }
+    s->key = k.key;
+    s->handle = stream;
+    s->reg = k.reg;
+    s->lazy = k.lazy;
+    s->by_handle = k.by_handle;
+    s->keyed = true;
+    s->index = so->count;
+    so->list[so->count++] = s;
+    if (so->count >= so->sweep_at) rmm__so_sweep(so, s); /* settled memory of dead streams moves to s */
+found:
+    *out = so->last = s;
+    return RMM_SUCCESS;
+oom:
+    rmm__sreg_unref(k.reg);
+    return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "%s: out of host memory for stream state", so->who);
+}
+/* The state of `stream`, made on first use. The last one used, with no lookup, when its handle
+   names it (and its stream is not gone); else a map lookup. Caller holds the lock. O(1). */
+static inline rmm_status rmm__so_state(rmm__so *so, rmm_stream stream, rmm__sstate **out) {
+    rmm__sstate *s = so->last;
+    if (RMM__LIKELY(s && s->handle == stream && s->by_handle && (!s->reg || rmm__sreg_alive(s->reg)))) {
+        *out = s;
         return RMM_SUCCESS;
     }
-    if (r->count == r->cap) {
-        size_t cap = r->cap ? r->cap * 2 : 8;
-        rmm__sorder **grown = (rmm__sorder **)RMM_SYS_REALLOC(r->list, cap * sizeof *grown);
-        if (!grown) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "%s: out of host memory for stream state", who);
-        r->list = grown;
-        r->cap = cap;
+    return rmm__so_state_slow(so, stream, out);
+}
+
+/* The slow path of an allocation on s, whose own lists had nothing that serves req: a free item of
+   another stream (s then waits for that stream's work, never the host), else every other stream's
+   lists merged into s's (each behind such a wait) until one serves, else a search of s's lists
+   with no scan limit (a pool must never fail a request one of its free blocks can serve), else
+   growth. Sets *from to the state whose lists hold *item. O(states) plus what find and grow cost. */
+RMM__PRIVATE rmm_status rmm__so_acquire(rmm__so *so, rmm__sstate *s, const void *req, rmm__sstate **from, void **item) {
+    const rmm__so_ops *ops = so->ops;
+    size_t i;
+    for (i = 0; i < so->count; i++) {
+        rmm__sstate *d = so->list[i];
+        void *found;
+        if (d == s || !ops->holds(so, d)) continue;
+        found = ops->find(so, d, req, false);
+        if (found) {
+            RMM_TRY(rmm__so_wait(s, d));
+            *from = d;
+            *item = found;
+            return RMM_SUCCESS;
+        }
     }
-    s = (rmm__sorder *)rmm__calloc(1, state_bytes);
-    if (!s || !rmm__addr_map_put(&r->map, (uintptr_t)key, s)) {
-        RMM_SYS_FREE(s);
-        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "%s: out of host memory for stream state", who);
+    for (i = 0; i < so->count;) {
+        rmm__sstate *d = so->list[i];
+        if (d == s || !ops->holds(so, d)) {
+            i++;
+            continue;
+        }
+        RMM_TRY(rmm__so_wait(s, d));
+        ops->absorb(so, s, d);
+        if (rmm__so_retirable(so, d)) rmm__so_retire(so, d); /* list[i] is now another state */
+        else i++;
+        if ((*item = ops->find(so, s, req, false)) != NULL) {
+            *from = s;
+            return RMM_SUCCESS;
+        }
     }
-    s->key = key;
-    s->handle = stream;
-    s->lazy = lazy;
-    s->by_handle = lazy && !rmm__stream_is_per_thread(stream);
-    r->list[r->count++] = s;
-    *out = r->last = s;
+    *from = s;
+    if ((*item = ops->find(so, s, req, true)) != NULL) return RMM_SUCCESS;
+    RMM_TRY(ops->grow(so, s, req));
+    *item = ops->find(so, s, req, true);
+    if (!*item) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "%s: out of memory: growth brought nothing that fits", so->who);
     return RMM_SUCCESS;
 }
-/* The state of `stream`, made on first use: the last one used without a call when its handle names
-   it, else a map lookup (and, for streams that may die, a cudaStreamGetId). */
-static inline rmm_status rmm__streams_find(rmm__streams *r, rmm_stream stream, size_t state_bytes, const char *who, rmm__sorder **out) {
-    rmm__sorder *last = r->last;
-    if (RMM__LIKELY(last && last->handle == stream && last->by_handle)) {
-        *out = last;
-        return RMM_SUCCESS;
-    }
-    return rmm__streams_find_slow(r, stream, state_bytes, who, out);
+/* After an item was taken from `from` for another stream: drops `from` if it can go. */
+static inline void rmm__so_taken(rmm__so *so, rmm__sstate *taker, rmm__sstate *from) {
+    if (RMM__UNLIKELY(from != taker) && rmm__so_retirable(so, from)) rmm__so_retire(so, from);
 }
-/* Forgets state `index` (the caller frees it). */
-RMM__PRIVATE rmm__sorder *rmm__streams_forget(rmm__streams *r, size_t index) {
-    rmm__sorder *s = r->list[index];
-    rmm__addr_map_remove(&r->map, (uintptr_t)s->key);
-    r->list[index] = r->list[--r->count];
-    if (r->last == s) r->last = NULL;
-    return s;
-}
-/* Frees every state (after `each` ran on it, if given) and the registry. */
-RMM__PRIVATE void rmm__streams_free(rmm__streams *r, void (*each)(rmm__sorder *)) {
+/* Frees every state (after host-waiting for each, unless exiting) and the registry. */
+RMM__PRIVATE void rmm__so_free(rmm__so *so, bool exiting) {
     size_t i;
-    for (i = 0; i < r->count; i++) {
-        if (each) each(r->list[i]);
-        rmm__event_destroy(r->list[i]->event);
-        RMM_SYS_FREE(r->list[i]);
+    for (i = 0; i < so->count; i++) {
+        rmm__sstate *s = so->list[i];
+        if (!exiting) (void)rmm__so_host_wait(s);
+        so->ops->fini(so, s);
+        rmm__sreg_unref(s->reg);
+        if (!exiting) rmm__event_destroy(s->event); /* else leaked: no CUDA at exit */
+        RMM_SYS_FREE(s);
     }
-    RMM_SYS_FREE(r->list);
-    rmm__addr_map_free(&r->map);
-    memset(r, 0, sizeof *r);
+    for (i = 0; i < so->spare_count; i++) {
+        if (!exiting) rmm__event_destroy(so->spares[i]->event);
+        RMM_SYS_FREE(so->spares[i]);
+    }
+    RMM_SYS_FREE(so->list);
+    rmm__addr_map_free(&so->map);
+    memset(so, 0, sizeof *so);
 }
+/* The common message for a resource reached again from its own upstream while it holds its lock. */
+RMM__PRIVATE rmm_status rmm__reentrant(const char *who, const char *call) {
+    return rmm__fail(RMM_ERROR_NOT_SUPPORTED,
+                     "%s: %s was called from inside this resource's own upstream (or a callback it made), while it holds its lock; "
+                     "a resource must not be reached again from below itself",
+                     who, call);
+}
+
 #if !defined(RMM_NO_POOL) || !defined(RMM_NO_ARENA)
 /* ======================================================================================= */
 /* ==== tlsf: O(1) size-binned free lists over host-side block records ================== */
@@ -2860,8 +3236,11 @@ RMM__PRIVATE void rmm__tlsf_remove(rmm__tlsf *t, rmm__block *b) {
     t->free_bytes -= b->size;
     t->free_blocks--;
 }
-/* A free block of at least `bytes` (a multiple of 256), or NULL. O(1). */
-RMM__PRIVATE rmm__block *rmm__tlsf_find(const rmm__tlsf *t, size_t bytes) {
+/* A free block of at least `bytes` (a multiple of 256), or NULL. A block in a bin above the
+   request's always fits; the request's own bin and the one below it (under-filed blocks) are scanned
+   for the smallest that fits, at most `scan` entries each: O(1) with RMM__TLSF_SCAN, and a search
+   that misses no fitting block with SIZE_MAX (for the last try before growing or failing). */
+RMM__PRIVATE rmm__block *rmm__tlsf_find_scan(const rmm__tlsf *t, size_t bytes, size_t scan) {
     size_t units = bytes >> 8;
     unsigned fl, sl;
     uint32_t sl_bits;
@@ -2873,9 +3252,9 @@ RMM__PRIVATE rmm__block *rmm__tlsf_find(const rmm__tlsf *t, size_t bytes) {
         for (k = 0; k < 2 && k <= bin; k++) { /* the request's bin, then the one below (under-filed blocks) */
             unsigned f = (bin - k) / RMM__TLSF_SL, s = (bin - k) % RMM__TLSF_SL;
             rmm__block *b, *best = NULL;
-            int n;
+            size_t n;
             if (!(t->sl_map[f] & (1u << s))) continue;
-            for (n = 0, b = t->heads[f][s]; b && n < RMM__TLSF_SCAN; b = b->free_next, n++) {
+            for (n = 0, b = t->heads[f][s]; b && n < scan; b = b->free_next, n++) {
                 if (b->size >= bytes && (!best || b->size < best->size)) {
                     best = b;
                     if (b->size == bytes) break;
@@ -2894,6 +3273,7 @@ RMM__PRIVATE rmm__block *rmm__tlsf_find(const rmm__tlsf *t, size_t bytes) {
     sl = (unsigned)__builtin_ctz(sl_bits);
     return t->heads[fl][sl];
 }
+static inline rmm__block *rmm__tlsf_find(const rmm__tlsf *t, size_t bytes) { return rmm__tlsf_find_scan(t, bytes, RMM__TLSF_SCAN); }
 /* The largest free block in t. O(length of the top two non-empty bins). */
 RMM__PRIVATE size_t rmm__tlsf_largest(const rmm__tlsf *t) {
     unsigned fl, sl, seen = 0;
@@ -3148,21 +3528,36 @@ RMM__PRIVATE rmm_status rmm__validate_tlsf(const char *who, const rmm__tlsf *t, 
 /* ==== pool: coalescing, stream-ordered, best fit to 1/32 ============================== */
 /* ======================================================================================= */ /* >>pool */
 
+/* Per stream: TLSF free lists and one unfiled block. The last block of at most
+   RMM__POOL_RECENT_MAX bytes freed on a stream waits, unfiled, in that stream's `recent` slot: an
+   allocation of the same size on the same stream takes it back with no bin work (the
+   allocate-free-allocate pattern of most programs), and anything else files it first. So at most
+   one block per stream is free but not yet coalesced, and every walk over the pool (steal, merge,
+   trim, info, validate) files it before looking. */
 typedef struct rmm__pstream {
-    rmm__sorder order;
-    rmm__tlsf free; /* must stay the second member: blocks point at it */
-    rmm__block *recent; /* the last small block freed on this stream, not yet filed (see below) */
+    rmm__sstate ss;
+    rmm__tlsf free;
+    rmm__block *recent;
 } rmm__pstream;
-/* The last block of at most RMM__POOL_RECENT_MAX bytes freed on a stream waits, unfiled, in that
-   stream's `recent` slot: an allocation of the same size on the same stream takes it back with no
-   bin work (the allocate-free-allocate pattern of most programs), and anything else files it first.
-   So at most one block per stream is free but not yet coalesced, and every walk over the pool
-   (steal, merge, trim, info, validate) files it before looking. */
 #define RMM__POOL_RECENT_MAX ((size_t)1 << 20)
+#define RMM__PSTREAM_OF(tlsf) ((rmm__pstream *)((char *)(tlsf) - offsetof(rmm__pstream, free)))
+
+/* Where a pool's memory comes from: chunks from upstream (geometric or on-demand growth), or one
+   reserved virtual range whose pages are backed only where blocks are live (virtual growth). The
+   pool's own code has no branch on the mode beyond "does this backing commit pages". */
+typedef struct rmm__pool rmm__pool;
+typedef struct rmm__backing {
+    rmm_status (*grow)(rmm__pool *p, rmm__pstream *s, size_t need);  /* new free memory into s's lists */
+    rmm_status (*commit)(rmm__pool *p, const rmm__block *b);          /* NULL: memory is always there */
+    void (*uncommit)(rmm__pool *p, const rmm__block *b);
+    rmm_status (*trim)(rmm__pool *p, size_t *released);
+    rmm_status (*validate)(rmm__pool *p);
+    void (*held)(const rmm__pool *p, size_t *bytes, size_t *peak); /* what it holds on the device */
+    void (*destroy)(rmm__pool *p, bool exiting);
+} rmm__backing;
 
 /* VIRTUAL growth: one reserved range (the pool's only chunk), backed page by page */
 typedef struct rmm__pool_vm {
-    bool on;
     char *base;
     size_t reserved, page, pages;
     uint32_t *users;             /* used blocks overlapping each page */
@@ -3174,33 +3569,30 @@ typedef struct rmm__pool_vm {
     size_t used_pages, peak_used_pages; /* pages holding a used block, now and at most */
 } rmm__pool_vm;
 
-typedef struct rmm__pool {
+struct rmm__pool {
     rmm_resource base;
+    rmm__so so;              /* the lock, the per-stream states and the slow path */
     rmm_resource *upstream;
     rmm_pool_desc desc;
     int device;
-    rmm__spin lock;
+    const rmm__backing *backing;
     rmm__block_store store;
     rmm__addr_map used;      /* pointer -> block, for every block handed out */
-    rmm__streams streams;    /* of rmm__pstream */
     rmm__chunk *chunks;
     size_t chunk_count;
     size_t pool_bytes, peak_pool_bytes, used_bytes;
     rmm__pool_vm vm;
-} rmm__pool;
+};
 
 RMM__PRIVATE rmm_status rmm__pool_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream);
 RMM__PRIVATE rmm_status rmm__pool_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream);
 RMM__PRIVATE void rmm__pool_destroy(rmm_resource *self);
 static const rmm_resource_vtable rmm__pool_vtable = {"pool", rmm__pool_allocate, rmm__pool_deallocate, NULL, rmm__pool_destroy};
-#define RMM__PSTREAM_OF(tlsf) ((rmm__pstream *)((char *)(tlsf) - offsetof(rmm__pstream, free)))
+#define RMM__POOL_OF(so) ((rmm__pool *)((char *)(so) - offsetof(rmm__pool, so)))
+#define RMM__PSTREAM(p, i) ((rmm__pstream *)(p)->so.list[i])
 
-#define RMM__PSTREAM(p, i) ((rmm__pstream *)(p)->streams.list[i])
-static inline rmm_status rmm__pool_stream(rmm__pool *p, rmm_stream stream, rmm__pstream **out) {
-    return rmm__streams_find(&p->streams, stream, sizeof(rmm__pstream), "pool", (rmm__sorder **)out);
-}
 /* Files a stream's recent block into its free lists. O(1). */
-RMM__PRIVATE void rmm__pool_settle(rmm__pool *p, rmm__pstream *s) {
+static inline void rmm__pool_settle(rmm__pool *p, rmm__pstream *s) {
     if (s->recent) {
         rmm__block *r = s->recent;
         s->recent = NULL;
@@ -3209,17 +3601,33 @@ RMM__PRIVATE void rmm__pool_settle(rmm__pool *p, rmm__pstream *s) {
 }
 RMM__PRIVATE void rmm__pool_settle_all(rmm__pool *p) {
     size_t i;
-    for (i = 0; i < p->streams.count; i++) rmm__pool_settle(p, RMM__PSTREAM(p, i));
-}
-/* Forgets a stream state whose lists are empty (it is made again when the stream comes back). */
-RMM__PRIVATE void rmm__pool_drop_stream(rmm__pool *p, size_t index) {
-    rmm__sorder *s = rmm__streams_forget(&p->streams, index);
-    rmm__event_destroy(s->event);
-    RMM_SYS_FREE(s);
+    for (i = 0; i < p->so.count; i++) rmm__pool_settle(p, RMM__PSTREAM(p, i));
 }
 
-/* Moves every free block of `donor` into `taker`, coalescing. O(blocks moved). */
-RMM__PRIVATE void rmm__pool_absorb(rmm__pool *p, rmm__pstream *taker, rmm__pstream *donor) {
+/* ---- the pool's free-list table for the stream-order core ---- */
+RMM__PRIVATE bool rmm__pool_state_init(rmm__so *so, rmm__sstate *s) {
+    (void)so;
+    (void)s; /* zeroed TLSF lists are empty */
+    return true;
+}
+RMM__PRIVATE void rmm__pool_state_fini(rmm__so *so, rmm__sstate *s) {
+    (void)so;
+    (void)s;
+}
+RMM__PRIVATE bool rmm__pool_holds(rmm__so *so, rmm__sstate *s) {
+    (void)so;
+    return ((rmm__pstream *)s)->recent || ((rmm__pstream *)s)->free.fl_map;
+}
+RMM__PRIVATE void *rmm__pool_find_in(rmm__so *so, rmm__sstate *ss, const void *req, bool exhaustive) {
+    rmm__pstream *s = (rmm__pstream *)ss;
+    rmm__pool_settle(RMM__POOL_OF(so), s);
+    return rmm__tlsf_find_scan(&s->free, *(const size_t *)req, exhaustive ? SIZE_MAX : RMM__TLSF_SCAN);
+}
+/* Moves every free block of donor into taker, coalescing. O(blocks moved). */
+RMM__PRIVATE void rmm__pool_absorb(rmm__so *so, rmm__sstate *taker_state, rmm__sstate *donor_state) {
+    rmm__pool *p = RMM__POOL_OF(so);
+    rmm__pstream *taker = (rmm__pstream *)taker_state, *donor = (rmm__pstream *)donor_state;
+    rmm__pool_settle(p, donor);
     while (donor->free.fl_map) {
         unsigned fl = (unsigned)__builtin_ctzll(donor->free.fl_map);
         unsigned sl = (unsigned)__builtin_ctz(donor->free.sl_map[fl]);
@@ -3228,6 +3636,167 @@ RMM__PRIVATE void rmm__pool_absorb(rmm__pool *p, rmm__pstream *taker, rmm__pstre
         rmm__block_file(&p->store, &taker->free, b);
     }
 }
+RMM__PRIVATE rmm_status rmm__pool_grow_in(rmm__so *so, rmm__sstate *s, const void *req) {
+    rmm__pool *p = RMM__POOL_OF(so);
+    return p->backing->grow(p, (rmm__pstream *)s, *(const size_t *)req);
+}
+static const rmm__so_ops rmm__pool_so_ops = {sizeof(rmm__pstream), rmm__pool_state_init, rmm__pool_state_fini, rmm__pool_holds,
+                                             rmm__pool_find_in, rmm__pool_absorb, rmm__pool_grow_in};
+
+/* ---- chunks from upstream: geometric and on-demand growth ---- */
+
+/* Adds a chunk from upstream to s's lists. */
+RMM__PRIVATE rmm_status rmm__pool_add_chunk(rmm__pool *p, rmm__pstream *s, void *ptr, size_t bytes, bool annotate) {
+    rmm__chunk *c = (rmm__chunk *)rmm__calloc(1, sizeof *c);
+    rmm__block *b = rmm__block_new(&p->store);
+    if (!c || !b) {
+        RMM_SYS_FREE(c);
+        if (b) rmm__block_release(&p->store, b);
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of host memory for chunk records");
+    }
+    c->ptr = (char *)ptr;
+    c->size = bytes;
+    c->first = b;
+    if (annotate) c->user = rmm__san_heap_register(ptr, bytes);
+    c->next = p->chunks;
+    if (p->chunks) p->chunks->prev = c;
+    p->chunks = c;
+    p->chunk_count++;
+    b->ptr = (char *)ptr;
+    b->size = bytes;
+    b->chunk = c;
+    rmm__tlsf_insert(&s->free, b);
+    p->pool_bytes += bytes;
+    if (p->pool_bytes > p->peak_pool_bytes) p->peak_pool_bytes = p->pool_bytes;
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE void rmm__pool_unlink_chunk(rmm__pool *p, rmm__chunk *c) {
+    rmm__san_heap_unregister(c->user);
+    if (c->prev) c->prev->next = c->next;
+    else p->chunks = c->next;
+    if (c->next) c->next->prev = c->prev;
+    p->chunk_count--;
+    p->pool_bytes -= c->size;
+}
+/* Frees a wholly free chunk: its one block leaves its lists, the memory goes upstream. */
+RMM__PRIVATE rmm_status rmm__pool_release_chunk(rmm__pool *p, rmm__chunk *c, rmm_stream stream) {
+    rmm__block *b, *bn;
+    RMM_TRY(rmm_deallocate(p->upstream, c->ptr, c->size, stream));
+    for (b = c->first; b; b = bn) {
+        bn = b->phys_next;
+        rmm__tlsf_remove(b->owner, b);
+        rmm__block_release(&p->store, b);
+    }
+    rmm__pool_unlink_chunk(p, c);
+    RMM_SYS_FREE(c);
+    return RMM_SUCCESS;
+}
+/* ON_DEMAND growth by `grow` bytes: when that would lift the pool above its own peak, first gives
+   wholly free chunks held in s's lists back to upstream until it would not (or none are left).
+   Below the peak, free chunks are kept for reuse: the peak, which is what the memory costs, stays
+   the same, and a steady workload stops calling cudaMalloc and cudaFree. The frees are ordered
+   on s, so the upstream free on s needs no wait. O(chunks). */
+RMM__PRIVATE void rmm__pool_release_free_chunks(rmm__pool *p, rmm__pstream *s, size_t grow) {
+    rmm__chunk *c = p->chunks, *next;
+    rmm__pool_settle(p, s);
+    for (; c && p->pool_bytes + grow > p->peak_pool_bytes; c = next) {
+        next = c->next;
+        if (c->first->owner == &s->free && c->first->size == c->size && rmm__pool_release_chunk(p, c, s->ss.handle) == RMM_SUCCESS)
+            RMM__LOG(RMM_LOG_LEVEL_DEBUG, "pool %p: released a free chunk before growing (now %zu bytes)", (void *)p, p->pool_bytes);
+    }
+}
+/* Grows the pool by at least `need` bytes, by RMM's rules (research 1.6) or on demand. */
+RMM__PRIVATE rmm_status rmm__chunks_grow(rmm__pool *p, rmm__pstream *s, size_t need) {
+    size_t max = p->desc.maximum_bytes, try_bytes, min_bytes = need;
+    rmm_status st = RMM_ERROR_OUT_OF_MEMORY;
+    void *ptr = NULL;
+    char maximum[40];
+    if (max) snprintf(maximum, sizeof maximum, "maximum %zu", max);
+    else rmm__copy_text(maximum, sizeof maximum, "no maximum");
+    if (p->desc.growth == RMM_POOL_GROWTH_ON_DEMAND) {
+        if (!rmm__round_up(need, p->desc.growth_granularity_bytes, &try_bytes)) try_bytes = need;
+        rmm__pool_release_free_chunks(p, s, try_bytes);
+        if (max && try_bytes > max - rmm__min(max, p->pool_bytes)) try_bytes = need;
+    } else if (max) {
+        size_t remaining = max > p->pool_bytes ? rmm__align_down(max - p->pool_bytes, RMM_ALIGNMENT) : 0;
+        try_bytes = need <= remaining ? rmm__max(need, rmm__align_down(remaining / 2, RMM_ALIGNMENT)) : 0;
+    } else {
+        try_bytes = rmm__max(need, p->pool_bytes);
+    }
+    if (max && (need > max || p->pool_bytes > max - need)) try_bytes = 0;
+    if (try_bytes == 0)
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of memory allocating %zu bytes: the pool holds %zu bytes of its %s, with %zu in use",
+                         need, p->pool_bytes, maximum, p->used_bytes);
+    for (;;) {
+        st = rmm_allocate(p->upstream, &ptr, try_bytes, s->ss.handle);
+        if (st == RMM_SUCCESS || try_bytes <= min_bytes) break;
+        try_bytes = rmm__max(min_bytes, rmm__align_down(try_bytes / 2, RMM_ALIGNMENT));
+    }
+    if (st != RMM_SUCCESS) {
+        RMM__LOG(RMM_LOG_LEVEL_WARN, "pool %p: growing for %zu bytes failed with %s (pool %zu bytes, %s)", (void *)p, need, rmm_status_string(st), p->pool_bytes, maximum);
+        if (st == RMM_ERROR_OUT_OF_MEMORY)
+            return rmm__fail(st, "pool: out of memory allocating %zu bytes: the pool holds %zu bytes (%s), upstream refused %zu bytes: %s",
+                             need, p->pool_bytes, maximum, try_bytes, rmm_last_error());
+        return rmm__fail(st, "pool: growing by %zu bytes for a request of %zu failed: the upstream '%s' returned %s: %s", try_bytes, need,
+                         rmm_resource_type_name(p->upstream), rmm_status_string(st), rmm_last_error());
+    }
+    st = rmm__pool_add_chunk(p, s, ptr, try_bytes, true);
+    if (st != RMM_SUCCESS) {
+        (void)rmm_deallocate(p->upstream, ptr, try_bytes, s->ss.handle);
+        return st;
+    }
+    RMM__LOG(RMM_LOG_LEVEL_DEBUG, "pool %p: grew by %zu bytes to %zu bytes for a request of %zu", (void *)p, try_bytes, p->pool_bytes, need);
+    return RMM_SUCCESS;
+}
+/* Waits on the host for every stream holding free blocks of chunk c; false if c has a used block. */
+RMM__PRIVATE bool rmm__pool_chunk_free(rmm__chunk *c, rmm_status *st) {
+    rmm__block *b;
+    *st = RMM_SUCCESS;
+    for (b = c->first; b; b = b->phys_next)
+        if (!b->owner) return false;
+    for (b = c->first; b; b = b->phys_next) {
+        *st = rmm__so_host_wait(&RMM__PSTREAM_OF(b->owner)->ss);
+        if (*st != RMM_SUCCESS) return false;
+    }
+    return true;
+}
+RMM__PRIVATE rmm_status rmm__chunks_trim(rmm__pool *p, size_t *released) {
+    rmm__chunk *c, *next;
+    rmm_status st = RMM_SUCCESS;
+    for (c = p->chunks; c; c = next) {
+        size_t bytes = c->size;
+        next = c->next;
+        if (!rmm__pool_chunk_free(c, &st)) {
+            if (st != RMM_SUCCESS) break;
+            continue;
+        }
+        st = rmm__pool_release_chunk(p, c, RMM_STREAM_DEFAULT);
+        if (st != RMM_SUCCESS) break;
+        *released += bytes;
+    }
+    if (*released) RMM__LOG(RMM_LOG_LEVEL_INFO, "pool %p: trimmed %zu bytes, %zu bytes held", (void *)p, *released, p->pool_bytes);
+    return st;
+}
+RMM__PRIVATE rmm_status rmm__chunks_validate(rmm__pool *p) {
+    (void)p;
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE void rmm__chunks_held(const rmm__pool *p, size_t *bytes, size_t *peak) {
+    *bytes = p->pool_bytes;
+    *peak = p->peak_pool_bytes;
+}
+RMM__PRIVATE void rmm__chunks_destroy(rmm__pool *p, bool exiting) {
+    while (p->chunks) {
+        rmm__chunk *c = p->chunks;
+        p->chunks = c->next;
+        if (!exiting) {
+            rmm__san_heap_unregister(c->user);
+            (void)rmm_deallocate(p->upstream, c->ptr, c->size, RMM_STREAM_DEFAULT);
+        }
+        RMM_SYS_FREE(c);
+    }
+}
+static const rmm__backing rmm__chunks_backing = {rmm__chunks_grow, NULL, NULL, rmm__chunks_trim, rmm__chunks_validate, rmm__chunks_held, rmm__chunks_destroy};
 
 /* ---- VIRTUAL growth: physical pages follow the used blocks ---- */
 RMM__PRIVATE void rmm__vm_idle_push(rmm__pool_vm *vm, size_t i) {
@@ -3304,10 +3873,10 @@ backed:
     rmm__vm_idle_push(vm, i);
     return RMM_SUCCESS;
 }
-/* A block [ptr, ptr + bytes) is being handed out: back its pages and count it on each. O(pages). */
-RMM__PRIVATE rmm_status rmm__vm_commit(rmm__pool *p, const char *ptr, size_t bytes) {
+/* A block is being handed out: back its pages and count it on each. O(pages). */
+RMM__PRIVATE rmm_status rmm__vm_commit(rmm__pool *p, const rmm__block *b) {
     rmm__pool_vm *vm = &p->vm;
-    size_t first = (size_t)(ptr - vm->base) / vm->page, last = (size_t)(ptr + bytes - 1 - vm->base) / vm->page, i;
+    size_t first = (size_t)(b->ptr - vm->base) / vm->page, last = (size_t)(b->ptr + b->size - 1 - vm->base) / vm->page, i;
     bool synced = false;
     for (i = first; i <= last; i++)
         if (!vm->mapped[i]) RMM_TRY(rmm__vm_back_page(p, i, first, last, &synced));
@@ -3320,9 +3889,9 @@ RMM__PRIVATE rmm_status rmm__vm_commit(rmm__pool *p, const char *ptr, size_t byt
     return RMM_SUCCESS;
 }
 /* A block is freed: pages it alone used become idle (still mapped). O(pages). */
-RMM__PRIVATE void rmm__vm_uncommit(rmm__pool *p, const char *ptr, size_t bytes) {
+RMM__PRIVATE void rmm__vm_uncommit(rmm__pool *p, const rmm__block *b) {
     rmm__pool_vm *vm = &p->vm;
-    size_t first = (size_t)(ptr - vm->base) / vm->page, last = (size_t)(ptr + bytes - 1 - vm->base) / vm->page, i;
+    size_t first = (size_t)(b->ptr - vm->base) / vm->page, last = (size_t)(b->ptr + b->size - 1 - vm->base) / vm->page, i;
     for (i = first; i <= last; i++) {
         if (--vm->users[i] == 0) {
             rmm__vm_idle_push(vm, i);
@@ -3330,10 +3899,14 @@ RMM__PRIVATE void rmm__vm_uncommit(rmm__pool *p, const char *ptr, size_t bytes) 
         }
     }
 }
+RMM__PRIVATE rmm_status rmm__vm_grow(rmm__pool *p, rmm__pstream *s, size_t need) {
+    (void)s;
+    return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of memory allocating %zu bytes: no free range of the reserved %zu bytes of address space fits",
+                     need, p->vm.reserved);
+}
 /* Unmaps and frees every idle page after synchronizing the device. Returns the bytes released. */
 RMM__PRIVATE rmm_status rmm__vm_trim(rmm__pool *p, size_t *released) {
     rmm__pool_vm *vm = &p->vm;
-    *released = 0;
     if (!vm->idle_count) return RMM_SUCCESS;
     RMM_TRY(rmm__device_synchronize());
     while (vm->idle_head != SIZE_MAX) {
@@ -3345,6 +3918,7 @@ RMM__PRIVATE rmm_status rmm__vm_trim(rmm__pool *p, size_t *released) {
         vm->mapped_bytes -= vm->page;
         *released += vm->page;
     }
+    RMM__LOG(RMM_LOG_LEVEL_INFO, "pool %p: unmapped %zu idle bytes, %zu bytes mapped", (void *)p, *released, vm->mapped_bytes);
     return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__vm_validate(rmm__pool *p) {
@@ -3376,151 +3950,61 @@ RMM__PRIVATE rmm_status rmm__vm_validate(rmm__pool *p) {
         if (!vm->mapped[i] || vm->users[i]) st = rmm__fail(RMM_ERROR_CORRUPTION, "pool: page %zu is listed idle but is not", i);
     return st;
 }
-
-/* Takes a new chunk of at least `need` bytes from upstream into s's lists. */
-RMM__PRIVATE rmm_status rmm__pool_add_chunk(rmm__pool *p, rmm__pstream *s, void *ptr, size_t bytes) {
-    rmm__chunk *c = (rmm__chunk *)rmm__calloc(1, sizeof *c);
-    rmm__block *b = rmm__block_new(&p->store);
-    if (!c || !b) {
+RMM__PRIVATE void rmm__vm_held(const rmm__pool *p, size_t *bytes, size_t *peak) {
+    *bytes = p->vm.mapped_bytes;
+    *peak = p->vm.peak_mapped_bytes;
+}
+RMM__PRIVATE void rmm__vm_destroy(rmm__pool *p, bool exiting) {
+    rmm__pool_vm *vm = &p->vm;
+    while (p->chunks) { /* the range's one record */
+        rmm__chunk *c = p->chunks;
+        p->chunks = c->next;
         RMM_SYS_FREE(c);
-        if (b) rmm__block_release(&p->store, b);
-        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of host memory for chunk records");
     }
-    c->ptr = (char *)ptr;
-    c->size = bytes;
-    c->first = b;
-    if (!p->vm.on) c->user = rmm__san_heap_register(ptr, bytes);
-    c->next = p->chunks;
-    if (p->chunks) p->chunks->prev = c;
-    p->chunks = c;
-    p->chunk_count++;
-    b->ptr = (char *)ptr;
-    b->size = bytes;
-    b->chunk = c;
-    rmm__tlsf_insert(&s->free, b);
-    p->pool_bytes += bytes;
-    if (p->pool_bytes > p->peak_pool_bytes) p->peak_pool_bytes = p->pool_bytes;
-    return RMM_SUCCESS;
-}
-RMM__PRIVATE void rmm__pool_unlink_chunk(rmm__pool *p, rmm__chunk *c) {
-    rmm__san_heap_unregister(c->user);
-    if (c->prev) c->prev->next = c->next;
-    else p->chunks = c->next;
-    if (c->next) c->next->prev = c->prev;
-    p->chunk_count--;
-    p->pool_bytes -= c->size;
-}
-/* ON_DEMAND growth by `grow` bytes: when that would lift the pool above its own peak, first gives
-   wholly free chunks held in s's lists back to upstream until it would not (or none are left).
-   Below the peak, free chunks are kept for reuse: the peak, which is what the memory costs, stays
-   the same, and a steady workload stops calling cudaMalloc and cudaFree. The frees are ordered
-   on s, so the upstream free on s needs no wait. O(chunks). */
-RMM__PRIVATE void rmm__pool_release_free_chunks(rmm__pool *p, rmm__pstream *s, size_t grow) {
-    rmm__chunk *c = p->chunks, *next;
-    rmm__pool_settle(p, s);
-    for (; c && p->pool_bytes + grow > p->peak_pool_bytes; c = next) {
-        rmm__block *b = c->first;
-        next = c->next;
-        if (b->owner == &s->free && b->size == c->size) {
-            if (rmm_deallocate(p->upstream, c->ptr, c->size, s->order.handle) != RMM_SUCCESS) continue;
-            rmm__tlsf_remove(&s->free, b);
-            rmm__block_release(&p->store, b);
-            rmm__pool_unlink_chunk(p, c);
-            RMM__LOG(RMM_LOG_LEVEL_DEBUG, "pool %p: released a free chunk of %zu bytes before growing (now %zu bytes)", (void *)p, c->size, p->pool_bytes);
-            RMM_SYS_FREE(c);
+    if (vm->base && !exiting) {
+        size_t i;
+        (void)rmm__device_synchronize();
+        for (i = 0; i < vm->pages; i++) {
+            if (!vm->mapped[i]) continue;
+            (void)rmm__vm_unmap(vm->base + i * vm->page, vm->page);
+            rmm__vm_release(vm->handle[i], vm->page);
         }
+        rmm__vm_free(vm->base, vm->reserved);
     }
+    RMM_SYS_FREE(vm->users);
+    RMM_SYS_FREE(vm->handle);
+    RMM_SYS_FREE(vm->mapped);
+    RMM_SYS_FREE(vm->idle_prev);
+    RMM_SYS_FREE(vm->idle_next);
 }
-/* Grows the pool by at least `need` bytes, by RMM's rules (research 1.6) or on demand. */
-RMM__PRIVATE rmm_status rmm__pool_grow(rmm__pool *p, rmm__pstream *s, size_t need) {
-    size_t max = p->desc.maximum_bytes, try_bytes, min_bytes = need;
-    rmm_status st = RMM_ERROR_OUT_OF_MEMORY;
-    void *ptr = NULL;
-    if (p->vm.on)
-        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of memory allocating %zu bytes: no free range of the reserved %zu bytes of address space fits",
-                         need, p->vm.reserved);
-    if (p->desc.growth == RMM_POOL_GROWTH_ON_DEMAND) {
-        if (!rmm__round_up(need, p->desc.growth_granularity_bytes, &try_bytes)) try_bytes = need;
-        rmm__pool_release_free_chunks(p, s, try_bytes);
-        if (max && try_bytes > max - rmm__min(max, p->pool_bytes)) try_bytes = need;
-    } else if (max) {
-        size_t remaining = max > p->pool_bytes ? rmm__align_down(max - p->pool_bytes, RMM_ALIGNMENT) : 0;
-        try_bytes = need <= remaining ? rmm__max(need, rmm__align_down(remaining / 2, RMM_ALIGNMENT)) : 0;
-    } else {
-        try_bytes = rmm__max(need, p->pool_bytes);
+static const rmm__backing rmm__vm_backing = {rmm__vm_grow, rmm__vm_commit, rmm__vm_uncommit, rmm__vm_trim, rmm__vm_validate, rmm__vm_held, rmm__vm_destroy};
+/* Reserves the range (virtual_bytes; 0: twice the device's memory) and makes it the pool's one
+   chunk, filed under the legacy stream. */
+RMM__PRIVATE rmm_status rmm__vm_setup(rmm__pool *p, size_t virtual_bytes) {
+    rmm__pool_vm *vm = &p->vm;
+    rmm__sstate *s;
+    size_t f = 0, t = 0;
+    RMM_TRY(rmm__vm_granularity(p->device, &vm->page));
+    if (virtual_bytes == 0) {
+        RMM_TRY(rmm__mem_info(&f, &t));
+        virtual_bytes = t * 2;
     }
-    if (max && (need > max || p->pool_bytes > max - need)) try_bytes = 0;
-    if (try_bytes == 0)
-        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of memory allocating %zu bytes: the pool holds %zu bytes of its maximum %zu, with %zu in use",
-                         need, p->pool_bytes, max, p->used_bytes);
-    for (;;) {
-        st = rmm_allocate(p->upstream, &ptr, try_bytes, s->order.handle);
-        if (st == RMM_SUCCESS || try_bytes <= min_bytes) break;
-        try_bytes = rmm__max(min_bytes, rmm__align_down(try_bytes / 2, RMM_ALIGNMENT));
-    }
-    if (st != RMM_SUCCESS) {
-        char maximum[40];
-        if (max) snprintf(maximum, sizeof maximum, "maximum %zu", max);
-        else rmm__copy_text(maximum, sizeof maximum, "no maximum");
-        RMM__LOG(RMM_LOG_LEVEL_WARN, "pool %p: growing for %zu bytes failed with %s (pool %zu bytes, %s)", (void *)p, need, rmm_status_string(st), p->pool_bytes, maximum);
-        if (st == RMM_ERROR_OUT_OF_MEMORY)
-            return rmm__fail(st, "pool: out of memory allocating %zu bytes: the pool holds %zu bytes (%s), upstream refused %zu bytes: %s",
-                             need, p->pool_bytes, maximum, try_bytes, rmm_last_error());
-        return rmm__fail(st, "pool: growing by %zu bytes for a request of %zu failed: the upstream '%s' returned %s: %s", try_bytes, need,
-                         rmm_resource_type_name(p->upstream), rmm_status_string(st), rmm_last_error());
-    }
-    st = rmm__pool_add_chunk(p, s, ptr, try_bytes);
-    if (st != RMM_SUCCESS) {
-        (void)rmm_deallocate(p->upstream, ptr, try_bytes, s->order.handle);
-        return st;
-    }
-    RMM__LOG(RMM_LOG_LEVEL_DEBUG, "pool %p: grew by %zu bytes to %zu bytes for a request of %zu", (void *)p, try_bytes, p->pool_bytes, need);
-    return RMM_SUCCESS;
+    if (!rmm__round_up(virtual_bytes, vm->page, &vm->reserved)) return RMM__INVALID("rmm_pool_create: virtual_bytes %zu is too large", virtual_bytes);
+    vm->pages = vm->reserved / vm->page;
+    vm->users = (uint32_t *)rmm__calloc(vm->pages, sizeof *vm->users);
+    vm->handle = (uint64_t *)rmm__calloc(vm->pages, sizeof *vm->handle);
+    vm->mapped = (uint8_t *)rmm__calloc(vm->pages, 1);
+    vm->idle_prev = (size_t *)rmm__calloc(vm->pages, sizeof(size_t));
+    vm->idle_next = (size_t *)rmm__calloc(vm->pages, sizeof(size_t));
+    vm->idle_head = vm->idle_tail = SIZE_MAX;
+    if (!vm->users || !vm->handle || !vm->mapped || !vm->idle_prev || !vm->idle_next)
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_pool_create: out of host memory for %zu page records", vm->pages);
+    RMM_TRY(rmm__vm_reserve(&vm->base, vm->reserved, vm->page));
+    RMM_TRY(rmm__so_state(&p->so, RMM__LEGACY_HANDLE, &s));
+    return rmm__pool_add_chunk(p, (rmm__pstream *)s, vm->base, vm->reserved, false); /* NVTX heaps must come from cudaMalloc */
 }
 
-/* Finds a free block of `need` bytes for stream s: its own lists, then another stream's block
-   behind an event wait, then other streams' lists merged into s, then growth. */
-RMM__PRIVATE rmm_status rmm__pool_find(rmm__pool *p, rmm__pstream *s, size_t need, rmm__block **out) {
-    rmm__block *b = rmm__tlsf_find(&s->free, need);
-    size_t i;
-    if (RMM__LIKELY(b != NULL)) {
-        *out = b;
-        return RMM_SUCCESS;
-    }
-    for (i = 0; i < p->streams.count; i++) {
-        rmm__pstream *d = RMM__PSTREAM(p, i);
-        if (d == s) continue;
-        rmm__pool_settle(p, d);
-        if (!d->free.fl_map) continue;
-        b = rmm__tlsf_find(&d->free, need);
-        if (b) {
-            RMM_TRY(rmm__sorder_wait(&s->order, &d->order));
-            *out = b;
-            return RMM_SUCCESS;
-        }
-    }
-    for (i = 0; i < p->streams.count;) {
-        rmm__pstream *d = RMM__PSTREAM(p, i);
-        if (d == s || !d->free.fl_map) {
-            i++;
-            continue;
-        }
-        RMM_TRY(rmm__sorder_wait(&s->order, &d->order));
-        rmm__pool_absorb(p, s, d);
-        if (!d->order.lazy) rmm__pool_drop_stream(p, i); /* may be a dead stream: forget it */
-        else i++;
-        b = rmm__tlsf_find(&s->free, need);
-        if (b) {
-            *out = b;
-            return RMM_SUCCESS;
-        }
-    }
-    RMM_TRY(rmm__pool_grow(p, s, need));
-    *out = rmm__tlsf_find(&s->free, need);
-    RMM_ASSERT(*out != NULL);
-    return RMM_SUCCESS;
-}
-
+/* ---- allocate and free ---- */
 RMM__PRIVATE rmm_status rmm__pool_validate_locked(rmm__pool *p);
 #if RMM__DEBUG
 #define RMM__POOL_DEBUG_CHECK(p) RMM_ASSERT(rmm__pool_validate_locked(p) == RMM_SUCCESS)
@@ -3530,99 +4014,87 @@ RMM__PRIVATE rmm_status rmm__pool_validate_locked(rmm__pool *p);
 
 RMM__PRIVATE rmm_status rmm__pool_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm__pool *p = (rmm__pool *)self;
-    rmm__pstream *s;
+    rmm__sstate *ss, *from_state;
+    rmm__pstream *s, *from;
     rmm__block *b;
-    rmm__tlsf *owner;
+    void *item;
     size_t size, need;
     rmm_status st;
     if (RMM__UNLIKELY(!rmm__align_up(bytes, RMM_ALIGNMENT, &size) || size > SIZE_MAX - alignment))
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of memory allocating %zu bytes: larger than any pool", bytes);
     need = size + (alignment - RMM_ALIGNMENT);
-    rmm__spin_lock(&p->lock);
-    st = rmm__pool_stream(p, stream, &s);
-    if (RMM__LIKELY(st == RMM_SUCCESS && s->recent != NULL)) {
-        rmm__block *r = s->recent;
-        s->recent = NULL;
-        if (r->size == size && ((uintptr_t)r->ptr & (alignment - 1)) == 0) {
-            if (RMM__UNLIKELY(p->vm.on) && (st = rmm__vm_commit(p, r->ptr, r->size)) != RMM_SUCCESS) {
-                rmm__block_file(&p->store, &s->free, r);
-                rmm__spin_unlock(&p->lock);
-                return st;
-            }
-            if (RMM__UNLIKELY(!rmm__addr_map_put(&p->used, (uintptr_t)r->ptr, r))) {
-                if (p->vm.on) rmm__vm_uncommit(p, r->ptr, r->size);
-                rmm__block_file(&p->store, &s->free, r);
-                rmm__spin_unlock(&p->lock);
-                return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of host memory for block records");
-            }
-            p->used_bytes += size;
-            rmm__san_region_register(r->chunk->user, r->ptr, bytes);
-            RMM__POOL_DEBUG_CHECK(p);
-            rmm__spin_unlock(&p->lock);
-            *ptr = r->ptr;
-            return RMM_SUCCESS;
+    if (RMM__UNLIKELY(!rmm__spin_lock(&p->so.lock))) return rmm__reentrant("pool", "allocate");
+    st = rmm__so_state(&p->so, stream, &ss);
+    if (RMM__UNLIKELY(st != RMM_SUCCESS)) goto out;
+    s = from = (rmm__pstream *)ss;
+    b = s->recent;
+    if (RMM__LIKELY(b && b->size == size && ((uintptr_t)b->ptr & (alignment - 1)) == 0)) {
+        s->recent = NULL; /* the block freed last on this stream, taken back whole */
+    } else {
+        rmm__pool_settle(p, s);
+        b = rmm__tlsf_find(&s->free, need);
+        if (RMM__UNLIKELY(!b)) {
+            st = rmm__so_acquire(&p->so, ss, &need, &from_state, &item);
+            if (st != RMM_SUCCESS) goto out;
+            from = (rmm__pstream *)from_state;
+            b = (rmm__block *)item;
         }
-        rmm__block_file(&p->store, &s->free, r);
+        b = rmm__block_take(&p->store, &from->free, b, size, alignment);
+        if (RMM__UNLIKELY(!b)) {
+            st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of host memory for block records");
+            goto out;
+        }
     }
-    if (RMM__LIKELY(st == RMM_SUCCESS)) st = rmm__pool_find(p, s, need, &b);
-    if (RMM__UNLIKELY(st != RMM_SUCCESS)) {
-        rmm__spin_unlock(&p->lock);
-        return st;
-    }
-    owner = b->owner;
-    b = rmm__block_take(&p->store, owner, b, size, alignment);
-    if (RMM__UNLIKELY(!b)) {
-        rmm__spin_unlock(&p->lock);
-        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of host memory for block records");
-    }
-    if (RMM__UNLIKELY(p->vm.on) && (st = rmm__vm_commit(p, b->ptr, size)) != RMM_SUCCESS) {
-        rmm__block_file(&p->store, owner, b);
-        rmm__spin_unlock(&p->lock);
-        return st;
+    if (RMM__UNLIKELY(p->backing->commit != NULL) && (st = p->backing->commit(p, b)) != RMM_SUCCESS) {
+        rmm__block_file(&p->store, &from->free, b);
+        goto out;
     }
     if (RMM__UNLIKELY(!rmm__addr_map_put(&p->used, (uintptr_t)b->ptr, b))) {
-        if (p->vm.on) rmm__vm_uncommit(p, b->ptr, size);
-        rmm__block_file(&p->store, owner, b); /* merges back with what it was cut from */
-        rmm__spin_unlock(&p->lock);
-        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of host memory for block records");
+        if (p->backing->uncommit) p->backing->uncommit(p, b);
+        rmm__block_file(&p->store, &from->free, b); /* merges back with what it was cut from */
+        st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of host memory for block records");
+        goto out;
     }
     p->used_bytes += size;
     rmm__san_region_register(b->chunk->user, b->ptr, bytes);
-    RMM__POOL_DEBUG_CHECK(p);
-    rmm__spin_unlock(&p->lock);
     *ptr = b->ptr;
-    return RMM_SUCCESS;
+    rmm__so_taken(&p->so, ss, &from->ss);
+    RMM__POOL_DEBUG_CHECK(p);
+out:
+    rmm__spin_unlock(&p->so.lock);
+    return st;
 }
 
 RMM__PRIVATE rmm_status rmm__pool_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm__pool *p = (rmm__pool *)self;
+    rmm__sstate *ss;
     rmm__pstream *s;
     rmm__block *b;
     size_t size = 0;
     rmm_status st;
     (void)alignment;
-    rmm__spin_lock(&p->lock);
+    if (RMM__UNLIKELY(!rmm__spin_lock(&p->so.lock))) return rmm__reentrant("pool", "deallocate");
     b = (rmm__block *)rmm__addr_map_remove(&p->used, (uintptr_t)ptr);
     if (RMM__UNLIKELY(!b)) {
-        rmm__spin_unlock(&p->lock);
+        rmm__spin_unlock(&p->so.lock);
         return rmm__fail(RMM_ERROR_CORRUPTION, "pool: deallocate(ptr=%p, bytes=%zu): not allocated by this pool, or already freed", ptr, bytes);
     }
     if (RMM__UNLIKELY(!rmm__align_up(bytes, RMM_ALIGNMENT, &size) || size != b->size)) {
         (void)rmm__addr_map_put(&p->used, (uintptr_t)ptr, b);
-        rmm__spin_unlock(&p->lock);
+        rmm__spin_unlock(&p->so.lock);
         return rmm__fail(RMM_ERROR_CORRUPTION, "pool: deallocate(ptr=%p, bytes=%zu): the block holds %zu bytes; the size must be the one allocated", ptr, bytes, b->size);
     }
-    st = rmm__pool_stream(p, stream, &s);
-    if (RMM__LIKELY(st == RMM_SUCCESS) && !s->order.lazy) st = rmm__sorder_record(&s->order);
+    st = rmm__so_state(&p->so, stream, &ss);
+    if (RMM__LIKELY(st == RMM_SUCCESS)) st = rmm__so_freed(ss);
     if (RMM__UNLIKELY(st != RMM_SUCCESS)) {
-        (void)rmm__addr_map_put(&p->used, (uintptr_t)ptr, b);
-        rmm__spin_unlock(&p->lock);
+        (void)rmm__addr_map_put(&p->used, (uintptr_t)ptr, b); /* the block stays allocated: the free may be retried */
+        rmm__spin_unlock(&p->so.lock);
         return st;
     }
-    s->order.dirty = s->order.lazy;
+    s = (rmm__pstream *)ss;
     p->used_bytes -= b->size;
     rmm__san_region_unregister(b->chunk->user, b->ptr);
-    if (RMM__UNLIKELY(p->vm.on)) rmm__vm_uncommit(p, b->ptr, b->size);
+    if (RMM__UNLIKELY(p->backing->uncommit != NULL)) p->backing->uncommit(p, b);
     if (b->size <= RMM__POOL_RECENT_MAX) {
         rmm__pool_settle(p, s);
         s->recent = b;
@@ -3630,60 +4102,21 @@ RMM__PRIVATE rmm_status rmm__pool_deallocate(rmm_resource *self, void *ptr, size
         rmm__block_file(&p->store, &s->free, b);
     }
     RMM__POOL_DEBUG_CHECK(p);
-    rmm__spin_unlock(&p->lock);
+    rmm__spin_unlock(&p->so.lock);
     return RMM_SUCCESS;
 }
 
-/* Waits on the host for every stream holding free blocks of chunk c; false if c has a used block. */
-RMM__PRIVATE bool rmm__pool_chunk_free(rmm__pool *p, rmm__chunk *c, rmm_status *st) {
-    rmm__block *b;
-    *st = RMM_SUCCESS;
-    (void)p;
-    for (b = c->first; b; b = b->phys_next)
-        if (!b->owner) return false;
-    for (b = c->first; b; b = b->phys_next) {
-        *st = rmm__sorder_host_wait(&RMM__PSTREAM_OF(b->owner)->order);
-        if (*st != RMM_SUCCESS) return false;
-    }
-    return true;
-}
 RMM__IMPL rmm_status rmm_pool_trim(rmm_resource *pool, size_t *released_bytes) {
     rmm__pool *p = (rmm__pool *)pool;
-    rmm__chunk *c, *next;
     size_t released = 0;
-    rmm_status st = RMM_SUCCESS;
+    rmm_status st;
     if (released_bytes) *released_bytes = 0;
     if (!pool || pool->vtable != &rmm__pool_vtable)
         return RMM__INVALID("rmm_pool_trim: resource '%s' is not a pool", rmm_resource_type_name(pool));
-    rmm__spin_lock(&p->lock);
+    if (!rmm__spin_lock(&p->so.lock)) return rmm__reentrant("pool", "rmm_pool_trim");
     rmm__pool_settle_all(p);
-    if (p->vm.on) {
-        st = rmm__vm_trim(p, &released);
-        if (released) RMM__LOG(RMM_LOG_LEVEL_INFO, "pool %p: unmapped %zu idle bytes, %zu bytes mapped", (void *)p, released, p->vm.mapped_bytes);
-        rmm__spin_unlock(&p->lock);
-        if (released_bytes) *released_bytes = released;
-        return st;
-    }
-    for (c = p->chunks; c; c = next) {
-        rmm__block *b, *bn;
-        next = c->next;
-        if (!rmm__pool_chunk_free(p, c, &st)) {
-            if (st != RMM_SUCCESS) break;
-            continue;
-        }
-        st = rmm_deallocate(p->upstream, c->ptr, c->size, RMM_STREAM_DEFAULT);
-        if (st != RMM_SUCCESS) break;
-        for (b = c->first; b; b = bn) {
-            bn = b->phys_next;
-            rmm__tlsf_remove(b->owner, b);
-            rmm__block_release(&p->store, b);
-        }
-        released += c->size;
-        rmm__pool_unlink_chunk(p, c);
-        RMM_SYS_FREE(c);
-    }
-    if (released) RMM__LOG(RMM_LOG_LEVEL_INFO, "pool %p: trimmed %zu bytes, %zu bytes held", (void *)p, released, p->pool_bytes);
-    rmm__spin_unlock(&p->lock);
+    st = p->backing->trim(p, &released);
+    rmm__spin_unlock(&p->so.lock);
     if (released_bytes) *released_bytes = released;
     return st;
 }
@@ -3703,20 +4136,23 @@ RMM__PRIVATE rmm_status rmm__pool_validate_locked(rmm__pool *p) {
         return rmm__fail(RMM_ERROR_CORRUPTION, "pool: chunk accounting is off (%zu chunks of %zu bytes, recorded %zu of %zu)", chunks, pool_bytes, p->chunk_count, p->pool_bytes);
     if (w.used_bytes != p->used_bytes || w.used_blocks != p->used.count)
         return rmm__fail(RMM_ERROR_CORRUPTION, "pool: used accounting is off (%zu bytes in %zu blocks, recorded %zu bytes in %zu)", w.used_bytes, w.used_blocks, p->used_bytes, p->used.count);
-    for (i = 0; i < p->streams.count; i++) RMM_TRY(rmm__validate_tlsf("pool", &RMM__PSTREAM(p, i)->free, &listed_blocks, &listed_bytes));
+    for (i = 0; i < p->so.count; i++) {
+        if (p->so.list[i]->index != i) return rmm__fail(RMM_ERROR_CORRUPTION, "pool: stream state %zu records index %zu", i, p->so.list[i]->index);
+        RMM_TRY(rmm__validate_tlsf("pool", &RMM__PSTREAM(p, i)->free, &listed_blocks, &listed_bytes));
+    }
     if (listed_blocks != w.free_blocks || listed_bytes != w.free_bytes)
         return rmm__fail(RMM_ERROR_CORRUPTION, "pool: %zu free blocks in chunks but %zu in lists", w.free_blocks, listed_blocks);
     if (p->used_bytes + w.free_bytes != p->pool_bytes) return rmm__fail(RMM_ERROR_CORRUPTION, "pool: used + free != pool bytes");
-    if (p->vm.on) return rmm__vm_validate(p);
-    return RMM_SUCCESS;
+    return p->backing->validate(p);
 }
 RMM__IMPL rmm_status rmm_pool_validate(rmm_resource *pool) {
+    rmm__pool *p = (rmm__pool *)pool;
     rmm_status st;
     if (!pool || pool->vtable != &rmm__pool_vtable)
         return RMM__INVALID("rmm_pool_validate: resource '%s' is not a pool", rmm_resource_type_name(pool));
-    rmm__spin_lock(&((rmm__pool *)pool)->lock);
-    st = rmm__pool_validate_locked((rmm__pool *)pool);
-    rmm__spin_unlock(&((rmm__pool *)pool)->lock);
+    if (!rmm__spin_lock(&p->so.lock)) return rmm__reentrant("pool", "rmm_pool_validate");
+    st = rmm__pool_validate_locked(p);
+    rmm__spin_unlock(&p->so.lock);
     return st;
 }
 RMM__IMPL rmm_status rmm_pool_get_info(rmm_resource *pool, rmm_pool_info *info) {
@@ -3726,52 +4162,26 @@ RMM__IMPL rmm_status rmm_pool_get_info(rmm_resource *pool, rmm_pool_info *info) 
     if (!pool || pool->vtable != &rmm__pool_vtable)
         return RMM__INVALID("rmm_pool_get_info: resource '%s' is not a pool", rmm_resource_type_name(pool));
     memset(info, 0, sizeof *info);
-    rmm__spin_lock(&p->lock);
+    if (!rmm__spin_lock(&p->so.lock)) return rmm__reentrant("pool", "rmm_pool_get_info");
     rmm__pool_settle_all(p);
-    info->pool_bytes = p->vm.on ? p->vm.mapped_bytes : p->pool_bytes;
-    info->peak_pool_bytes = p->vm.on ? p->vm.peak_mapped_bytes : p->peak_pool_bytes;
+    p->backing->held(p, &info->pool_bytes, &info->peak_pool_bytes);
     info->used_bytes = p->used_bytes;
     info->free_bytes = info->pool_bytes - p->used_bytes;
-    info->upstream_chunks = p->vm.on ? 0 : p->chunk_count; /* VIRTUAL: nothing comes from upstream */
-    for (i = 0; i < p->streams.count; i++) {
+    info->upstream_chunks = p->backing == &rmm__vm_backing ? 0 : p->chunk_count; /* VIRTUAL: nothing comes from upstream */
+    info->stream_states = p->so.count;
+    for (i = 0; i < p->so.count; i++) {
         info->free_blocks += RMM__PSTREAM(p, i)->free.free_blocks;
         info->largest_free_block = rmm__max(info->largest_free_block, rmm__tlsf_largest(&RMM__PSTREAM(p, i)->free));
     }
-    rmm__spin_unlock(&p->lock);
+    rmm__spin_unlock(&p->so.lock);
     return RMM_SUCCESS;
 }
 
 RMM__PRIVATE void rmm__pool_destroy(rmm_resource *self) {
     rmm__pool *p = (rmm__pool *)self;
-    size_t i;
     bool exiting = rmm__exiting();
-    if (!exiting)
-        for (i = 0; i < p->streams.count; i++) (void)rmm__sorder_host_wait(p->streams.list[i]);
-    while (p->chunks) {
-        rmm__chunk *c = p->chunks;
-        p->chunks = c->next;
-        if (!exiting) rmm__san_heap_unregister(c->user);
-        if (!exiting && !p->vm.on) (void)rmm_deallocate(p->upstream, c->ptr, c->size, RMM_STREAM_DEFAULT);
-        RMM_SYS_FREE(c);
-    }
-    if (p->vm.base && !exiting) {
-        size_t i;
-        (void)rmm__device_synchronize();
-        for (i = 0; i < p->vm.pages; i++) {
-            if (!p->vm.mapped[i]) continue;
-            (void)rmm__vm_unmap(p->vm.base + i * p->vm.page, p->vm.page);
-            rmm__vm_release(p->vm.handle[i], p->vm.page);
-        }
-        rmm__vm_free(p->vm.base, p->vm.reserved);
-    }
-    RMM_SYS_FREE(p->vm.users);
-    RMM_SYS_FREE(p->vm.handle);
-    RMM_SYS_FREE(p->vm.mapped);
-    RMM_SYS_FREE(p->vm.idle_prev);
-    RMM_SYS_FREE(p->vm.idle_next);
-    if (exiting)
-        for (i = 0; i < p->streams.count; i++) p->streams.list[i]->event = NULL; /* leaked: no CUDA at exit */
-    rmm__streams_free(&p->streams, NULL);
+    rmm__so_free(&p->so, exiting); /* waits for each stream's queued work first */
+    if (p->backing) p->backing->destroy(p, exiting);
     rmm__addr_map_free(&p->used);
     rmm__block_store_free(&p->store);
     RMM_SYS_FREE(p);
@@ -3780,7 +4190,7 @@ RMM__PRIVATE void rmm__pool_destroy(rmm_resource *self) {
 RMM__IMPL rmm_status rmm_pool_create(rmm_resource **out, rmm_resource *upstream, const rmm_pool_desc *desc) {
     rmm_pool_desc d = desc ? *desc : rmm_pool_desc_default();
     rmm__pool *p;
-    rmm__pstream *s;
+    rmm__sstate *s;
     rmm_status st;
     if (!out) return RMM__NULL_OUT("rmm_pool_create", "out");
     *out = NULL;
@@ -3801,55 +4211,24 @@ RMM__IMPL rmm_status rmm_pool_create(rmm_resource **out, rmm_resource *upstream,
     p->base.vtable = &rmm__pool_vtable;
     p->upstream = upstream;
     p->desc = d;
-    p->streams.outlive = d.streams_outlive_pool;
-    if (rmm__get_device(&p->device) != RMM_SUCCESS || !rmm__addr_map_init(&p->used, 1024) || !rmm__addr_map_init(&p->streams.map, 16)) {
-        st = rmm_last_status() == RMM_ERROR_CUDA ? RMM_ERROR_CUDA : rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_pool_create: out of host memory");
-        rmm__pool_destroy(&p->base);
-        return st;
-    }
-    if (d.growth == RMM_POOL_GROWTH_VIRTUAL) {
-        rmm__pool_vm *vm = &p->vm;
-        size_t f = 0, t = 0;
-        st = rmm__vm_granularity(p->device, &vm->page);
-        if (st == RMM_SUCCESS && d.virtual_bytes == 0) {
-            st = rmm__mem_info(&f, &t);
-            d.virtual_bytes = t * 2;
-        }
-        if (st == RMM_SUCCESS && !rmm__round_up(d.virtual_bytes, vm->page, &vm->reserved))
-            st = RMM__INVALID("rmm_pool_create: virtual_bytes %zu is too large", d.virtual_bytes);
-        if (st == RMM_SUCCESS) {
-            vm->pages = vm->reserved / vm->page;
-            vm->users = (uint32_t *)rmm__calloc(vm->pages, sizeof *vm->users);
-            vm->handle = (uint64_t *)rmm__calloc(vm->pages, sizeof *vm->handle);
-            vm->mapped = (uint8_t *)rmm__calloc(vm->pages, 1);
-            vm->idle_prev = (size_t *)rmm__calloc(vm->pages, sizeof(size_t));
-            vm->idle_next = (size_t *)rmm__calloc(vm->pages, sizeof(size_t));
-            vm->idle_head = vm->idle_tail = SIZE_MAX;
-            if (!vm->users || !vm->handle || !vm->mapped || !vm->idle_prev || !vm->idle_next)
-                st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_pool_create: out of host memory for %zu page records", vm->pages);
-        }
-        if (st == RMM_SUCCESS) st = rmm__vm_reserve(&vm->base, vm->reserved, vm->page);
-        if (st == RMM_SUCCESS) {
-            vm->on = true;
-            st = rmm__pool_stream(p, RMM__LEGACY_HANDLE, &s);
-            if (st == RMM_SUCCESS) st = rmm__pool_add_chunk(p, s, vm->base, vm->reserved);
-        }
-        if (st != RMM_SUCCESS) {
-            rmm__pool_destroy(&p->base); /* frees the range too, if it was reserved */
-            return st;
-        }
-    } else if (d.initial_bytes) {
+    p->backing = d.growth == RMM_POOL_GROWTH_VIRTUAL ? &rmm__vm_backing : &rmm__chunks_backing;
+    st = rmm__get_device(&p->device);
+    if (st == RMM_SUCCESS && (!rmm__addr_map_init(&p->used, 1024) || !rmm__so_init(&p->so, &rmm__pool_so_ops, "pool", d.streams_outlive_pool, false)))
+        st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_pool_create: out of host memory");
+    if (st == RMM_SUCCESS && d.growth == RMM_POOL_GROWTH_VIRTUAL) {
+        st = rmm__vm_setup(p, d.virtual_bytes);
+    } else if (st == RMM_SUCCESS && d.initial_bytes) {
         void *ptr = NULL;
-        st = rmm__pool_stream(p, RMM__LEGACY_HANDLE, &s);
+        st = rmm__so_state(&p->so, RMM__LEGACY_HANDLE, &s);
         if (st == RMM_SUCCESS) st = rmm_allocate(upstream, &ptr, d.initial_bytes, RMM_STREAM_DEFAULT);
         if (st == RMM_SUCCESS) {
-            st = rmm__pool_add_chunk(p, s, ptr, d.initial_bytes);
+            st = rmm__pool_add_chunk(p, (rmm__pstream *)s, ptr, d.initial_bytes, true);
             if (st != RMM_SUCCESS) (void)rmm_deallocate(upstream, ptr, d.initial_bytes, RMM_STREAM_DEFAULT);
         }
-        if (st != RMM_SUCCESS) {
-            rmm__pool_destroy(&p->base);
-            return st;
-        }
+    }
+    if (st != RMM_SUCCESS) {
+        rmm__pool_destroy(&p->base); /* frees the range too, if it was reserved */
+        return st;
     }
     *out = &p->base;
     return RMM_SUCCESS;
@@ -3888,211 +4267,284 @@ RMM__IMPL rmm_pool_desc rmm_pool_desc_default(void) {
 /* ==== fixed: fixed-size blocks, stream-ordered, O(1) ================================== */
 /* ======================================================================================= */ /* >>fixed */
 
+/* Chunks of blocks_per_chunk blocks from upstream. Each chunk has one bit per block, set while the
+   block is free: a double free, and a free of a pointer inside a chunk that is not a block start,
+   are CORRUPTION in every build at O(1) beyond the chunk lookup. Per stream: a LIFO of free blocks
+   (chunk and index), on the stream-order core like the pool. */
+typedef struct rmm__fchunk {
+    char *ptr;
+    void *heap;       /* RMM_NVTX: the chunk's NVTX heap */
+    uint64_t *free_bits;
+} rmm__fchunk;
+typedef struct rmm__fentry {
+    rmm__fchunk *chunk;
+    size_t index;
+} rmm__fentry;
 typedef struct rmm__fstream {
-    rmm__sorder order;
-    void **stack; /* free blocks, LIFO */
+    rmm__sstate ss;
+    rmm__fentry *stack; /* free blocks, LIFO */
     size_t count, cap;
 } rmm__fstream;
 typedef struct rmm__fixed {
     rmm_resource base;
+    rmm__so so;
     rmm_resource *upstream;
     size_t block_bytes, blocks_per_chunk, chunk_bytes;
     int device;
-    rmm__spin lock;
-    rmm__streams streams; /* of rmm__fstream */
-    char **chunks; /* sorted by address */
-    void **heaps;  /* RMM_NVTX: each chunk's NVTX heap, in the same order */
+    rmm__fchunk **chunks; /* sorted by address */
     size_t chunk_count, chunk_cap;
     size_t used_blocks;
-    rmm__addr_map used; /* RMM_DEBUG only: blocks handed out, for double-free detection */
 } rmm__fixed;
 RMM__PRIVATE rmm_status rmm__fixed_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream);
 RMM__PRIVATE rmm_status rmm__fixed_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream);
 RMM__PRIVATE void rmm__fixed_destroy(rmm_resource *self);
 static const rmm_resource_vtable rmm__fixed_vtable = {"fixed_size", rmm__fixed_allocate, rmm__fixed_deallocate, NULL, rmm__fixed_destroy};
+#define RMM__FIXED_OF(so) ((rmm__fixed *)((char *)(so) - offsetof(rmm__fixed, so)))
+#define RMM__FSTREAM(f, i) ((rmm__fstream *)(f)->so.list[i])
 
-#define RMM__FSTREAM(f, i) ((rmm__fstream *)(f)->streams.list[i])
-static inline rmm_status rmm__fixed_stream(rmm__fixed *f, rmm_stream stream, rmm__fstream **out) {
-    return rmm__streams_find(&f->streams, stream, sizeof(rmm__fstream), "fixed_size", (rmm__sorder **)out);
+static inline char *rmm__fentry_ptr(const rmm__fixed *f, rmm__fentry e) { return e.chunk->ptr + e.index * f->block_bytes; }
+static inline bool rmm__fchunk_is_free(const rmm__fchunk *c, size_t i) { return (c->free_bits[i >> 6] >> (i & 63)) & 1u; }
+static inline void rmm__fchunk_mark(rmm__fchunk *c, size_t i, bool free_now) {
+    if (free_now) c->free_bits[i >> 6] |= (uint64_t)1 << (i & 63);
+    else c->free_bits[i >> 6] &= ~((uint64_t)1 << (i & 63));
 }
 RMM__PRIVATE bool rmm__fixed_reserve(rmm__fstream *s, size_t extra) {
     if (s->count + extra > s->cap) {
         size_t cap = rmm__max(s->cap * 2, s->count + extra);
-        void **grown = (void **)RMM_SYS_REALLOC(s->stack, cap * sizeof *grown);
+        rmm__fentry *grown = (rmm__fentry *)RMM_SYS_REALLOC(s->stack, cap * sizeof *grown);
         if (!grown) return false;
         s->stack = grown;
         s->cap = cap;
     }
     return true;
 }
+
+/* ---- the fixed-size resource's free-list table for the stream-order core ---- */
+RMM__PRIVATE bool rmm__fixed_state_init(rmm__so *so, rmm__sstate *s) {
+    (void)so;
+    (void)s;
+    return true;
+}
+RMM__PRIVATE void rmm__fixed_state_fini(rmm__so *so, rmm__sstate *s) {
+    rmm__fstream *fs = (rmm__fstream *)s;
+    (void)so;
+    RMM_SYS_FREE(fs->stack);
+    fs->stack = NULL;
+    fs->count = fs->cap = 0;
+}
+RMM__PRIVATE bool rmm__fixed_holds(rmm__so *so, rmm__sstate *s) {
+    (void)so;
+    return ((rmm__fstream *)s)->count > 0;
+}
+/* Any block serves any request: the top of the stack. */
+RMM__PRIVATE void *rmm__fixed_find_in(rmm__so *so, rmm__sstate *s, const void *req, bool exhaustive) {
+    rmm__fstream *fs = (rmm__fstream *)s;
+    (void)so;
+    (void)req;
+    (void)exhaustive;
+    return fs->count ? &fs->stack[fs->count - 1] : NULL;
+}
+RMM__PRIVATE void rmm__fixed_absorb(rmm__so *so, rmm__sstate *taker_state, rmm__sstate *donor_state) {
+    rmm__fstream *taker = (rmm__fstream *)taker_state, *donor = (rmm__fstream *)donor_state;
+    (void)so;
+    if (!rmm__fixed_reserve(taker, donor->count)) { /* out of host memory: move what fits */
+        size_t room = taker->cap - taker->count, n = rmm__min(room, donor->count);
+        memcpy(taker->stack + taker->count, donor->stack + donor->count - n, n * sizeof *taker->stack);
+        taker->count += n;
+        donor->count -= n;
+        return;
+    }
+    memcpy(taker->stack + taker->count, donor->stack, donor->count * sizeof *taker->stack);
+    taker->count += donor->count;
+    donor->count = 0;
+}
 /* Adds a chunk of blocks_per_chunk blocks from upstream to s. */
-RMM__PRIVATE rmm_status rmm__fixed_grow(rmm__fixed *f, rmm__fstream *s) {
+RMM__PRIVATE rmm_status rmm__fixed_grow_in(rmm__so *so, rmm__sstate *ss, const void *req) {
+    rmm__fixed *f = RMM__FIXED_OF(so);
+    rmm__fstream *s = (rmm__fstream *)ss;
+    rmm__fchunk *c;
     void *ptr = NULL;
-    size_t i, at;
+    size_t i, at, words = (f->blocks_per_chunk + 63) / 64;
+    (void)req;
     if (f->chunk_count == f->chunk_cap) {
         size_t cap = f->chunk_cap ? f->chunk_cap * 2 : 8;
-        char **grown = (char **)RMM_SYS_REALLOC(f->chunks, cap * sizeof *grown);
-        void **heaps;
+        rmm__fchunk **grown = (rmm__fchunk **)RMM_SYS_REALLOC(f->chunks, cap * sizeof *grown);
         if (!grown) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory for the chunk table");
         f->chunks = grown;
-        heaps = (void **)RMM_SYS_REALLOC(f->heaps, cap * sizeof *heaps);
-        if (!heaps) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory for the chunk table");
-        f->heaps = heaps;
         f->chunk_cap = cap;
     }
     if (!rmm__fixed_reserve(s, f->blocks_per_chunk)) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory for block lists");
-    RMM_TRY(rmm_allocate(f->upstream, &ptr, f->chunk_bytes, s->order.handle));
-    for (at = f->chunk_count; at > 0 && f->chunks[at - 1] > (char *)ptr; at--) {
-        f->chunks[at] = f->chunks[at - 1];
-        f->heaps[at] = f->heaps[at - 1];
+    c = (rmm__fchunk *)rmm__calloc(1, sizeof *c);
+    if (c) c->free_bits = (uint64_t *)rmm__calloc(words, sizeof(uint64_t));
+    if (!c || !c->free_bits) {
+        RMM_SYS_FREE(c);
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory for a chunk record");
     }
-    f->chunks[at] = (char *)ptr;
-    f->heaps[at] = rmm__san_heap_register(ptr, f->chunk_bytes);
+    {
+        rmm_status st = rmm_allocate(f->upstream, &ptr, f->chunk_bytes, s->ss.handle);
+        if (st != RMM_SUCCESS) {
+            RMM_SYS_FREE(c->free_bits);
+            RMM_SYS_FREE(c);
+            return st;
+        }
+    }
+    c->ptr = (char *)ptr;
+    c->heap = rmm__san_heap_register(ptr, f->chunk_bytes);
+    for (at = f->chunk_count; at > 0 && f->chunks[at - 1]->ptr > c->ptr; at--) f->chunks[at] = f->chunks[at - 1];
+    f->chunks[at] = c;
     f->chunk_count++;
-    for (i = f->blocks_per_chunk; i-- > 0;) s->stack[s->count++] = (char *)ptr + i * f->block_bytes;
+    for (i = f->blocks_per_chunk; i-- > 0;) {
+        rmm__fentry e;
+        e.chunk = c;
+        e.index = i;
+        rmm__fchunk_mark(c, i, true);
+        s->stack[s->count++] = e;
+    }
     RMM__LOG(RMM_LOG_LEVEL_DEBUG, "fixed_size %p: grew by %zu blocks of %zu bytes", (void *)f, f->blocks_per_chunk, f->block_bytes);
     return RMM_SUCCESS;
 }
-/* The index of the chunk holding ptr, or SIZE_MAX. O(log chunks). */
-RMM__PRIVATE size_t rmm__fixed_chunk_of(const rmm__fixed *f, const void *ptr) {
+static const rmm__so_ops rmm__fixed_so_ops = {sizeof(rmm__fstream), rmm__fixed_state_init, rmm__fixed_state_fini, rmm__fixed_holds,
+                                              rmm__fixed_find_in, rmm__fixed_absorb, rmm__fixed_grow_in};
+
+/* The chunk holding ptr, or NULL. O(log chunks). */
+RMM__PRIVATE rmm__fchunk *rmm__fixed_chunk_of(const rmm__fixed *f, const void *ptr) {
     size_t lo = 0, hi = f->chunk_count;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (f->chunks[mid] <= (const char *)ptr) lo = mid + 1;
+        if (f->chunks[mid]->ptr <= (const char *)ptr) lo = mid + 1;
         else hi = mid;
     }
-    return lo == 0 || (uintptr_t)ptr - (uintptr_t)f->chunks[lo - 1] >= f->chunk_bytes ? SIZE_MAX : lo - 1;
+    if (lo == 0 || (uintptr_t)ptr - (uintptr_t)f->chunks[lo - 1]->ptr >= f->chunk_bytes) return NULL;
+    return f->chunks[lo - 1];
 }
-/* true iff ptr is the start of a block of one of f's chunks. O(log chunks). */
+/* true iff ptr is the start of a block of one of f's chunks (wherever it is). Caller holds the lock. */
 RMM__PRIVATE bool rmm__fixed_owns(const rmm__fixed *f, const void *ptr) {
-    size_t lo = 0, hi = f->chunk_count;
-    const char *c = (const char *)ptr;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (f->chunks[mid] <= c) lo = mid + 1;
-        else hi = mid;
-    }
-    if (lo == 0) return false;
-    {
-        uintptr_t offset = (uintptr_t)c - (uintptr_t)f->chunks[lo - 1];
-        return offset < f->chunk_bytes && offset % f->block_bytes == 0;
-    }
+    const rmm__fchunk *c = rmm__fixed_chunk_of(f, ptr);
+    return c && ((uintptr_t)ptr - (uintptr_t)c->ptr) % f->block_bytes == 0;
 }
 RMM__PRIVATE rmm_status rmm__fixed_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm__fixed *f = (rmm__fixed *)self;
-    rmm__fstream *s;
+    rmm__sstate *ss, *from_state;
+    rmm__fstream *s, *from;
+    rmm__fentry e;
+    void *item;
     rmm_status st;
     if (RMM__UNLIKELY(bytes > f->block_bytes))
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of memory: %zu bytes exceed the block size %zu", bytes, f->block_bytes);
     if (RMM__UNLIKELY(alignment > RMM_ALIGNMENT && (f->block_bytes % alignment != 0)))
         return RMM__INVALID("fixed_size: alignment %zu does not divide the block size %zu", alignment, f->block_bytes);
-    rmm__spin_lock(&f->lock);
-    st = rmm__fixed_stream(f, stream, &s);
-    if (RMM__UNLIKELY(st == RMM_SUCCESS && s->count == 0)) {
-        size_t i;
-        for (i = 0; i < f->streams.count && s->count == 0; i++) {
-            rmm__fstream *d = RMM__FSTREAM(f, i);
-            if (d == s || d->count == 0) continue;
-            if (!rmm__fixed_reserve(s, 1)) {
-                st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory for block lists");
-                break;
-            }
-            st = rmm__sorder_wait(&s->order, &d->order);
-            if (st != RMM_SUCCESS) break;
-            s->stack[s->count++] = d->stack[--d->count];
-        }
-        if (st == RMM_SUCCESS && s->count == 0) st = rmm__fixed_grow(f, s);
+    if (RMM__UNLIKELY(!rmm__spin_lock(&f->so.lock))) return rmm__reentrant("fixed_size", "allocate");
+    st = rmm__so_state(&f->so, stream, &ss);
+    if (RMM__UNLIKELY(st != RMM_SUCCESS)) goto out;
+    s = from = (rmm__fstream *)ss;
+    if (RMM__UNLIKELY(s->count == 0)) {
+        st = rmm__so_acquire(&f->so, ss, &bytes, &from_state, &item);
+        if (st != RMM_SUCCESS) goto out;
+        from = (rmm__fstream *)from_state;
     }
+    e = from->stack[from->count - 1];
     /* blocks of a chunk are aligned only as far as its base; re-check big alignments */
-    if (RMM__UNLIKELY(st == RMM_SUCCESS && alignment > RMM_ALIGNMENT && ((uintptr_t)s->stack[s->count - 1] & (alignment - 1)) != 0))
+    if (RMM__UNLIKELY(alignment > RMM_ALIGNMENT && ((uintptr_t)rmm__fentry_ptr(f, e) & (alignment - 1)) != 0)) {
         st = RMM__INVALID("fixed_size: the next block is not aligned to %zu bytes", alignment);
-    if (RMM__UNLIKELY(st != RMM_SUCCESS)) {
-        rmm__spin_unlock(&f->lock);
-        return st;
+        goto out;
     }
-    *ptr = s->stack[--s->count];
-    if (RMM__SAN_ON) rmm__san_region_register(f->heaps[rmm__fixed_chunk_of(f, *ptr)], *ptr, bytes);
-    if (RMM__DEBUG && !rmm__addr_map_put(&f->used, (uintptr_t)*ptr, *ptr)) {
-        s->count++;
-        rmm__spin_unlock(&f->lock);
-        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory");
-    }
+    from->count--;
+    rmm__fchunk_mark(e.chunk, e.index, false);
     f->used_blocks++;
-    rmm__spin_unlock(&f->lock);
-    return RMM_SUCCESS;
+    *ptr = rmm__fentry_ptr(f, e);
+    rmm__san_region_register(e.chunk->heap, *ptr, bytes);
+    rmm__so_taken(&f->so, ss, &from->ss);
+out:
+    rmm__spin_unlock(&f->so.lock);
+    return st;
 }
 RMM__PRIVATE rmm_status rmm__fixed_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm__fixed *f = (rmm__fixed *)self;
+    rmm__sstate *ss;
     rmm__fstream *s;
+    rmm__fchunk *c;
+    rmm__fentry e;
+    size_t offset;
     rmm_status st;
     (void)alignment;
     if (RMM__UNLIKELY(bytes > f->block_bytes))
         return rmm__fail(RMM_ERROR_CORRUPTION, "fixed_size: deallocate(ptr=%p, bytes=%zu): larger than the block size %zu", ptr, bytes, f->block_bytes);
-    rmm__spin_lock(&f->lock);
-    if (RMM__UNLIKELY(!rmm__fixed_owns(f, ptr) || (RMM__DEBUG && !rmm__addr_map_remove(&f->used, (uintptr_t)ptr)))) {
-        rmm__spin_unlock(&f->lock);
-        return rmm__fail(RMM_ERROR_CORRUPTION, "fixed_size: deallocate(ptr=%p): not a block of this resource%s", ptr, RMM__DEBUG ? ", or already freed" : "");
+    if (RMM__UNLIKELY(!rmm__spin_lock(&f->so.lock))) return rmm__reentrant("fixed_size", "deallocate");
+    c = rmm__fixed_chunk_of(f, ptr);
+    offset = c ? (size_t)((uintptr_t)ptr - (uintptr_t)c->ptr) : 0;
+    if (RMM__UNLIKELY(!c || offset % f->block_bytes != 0 || rmm__fchunk_is_free(c, offset / f->block_bytes))) {
+        rmm__spin_unlock(&f->so.lock);
+        return rmm__fail(RMM_ERROR_CORRUPTION, "fixed_size: deallocate(ptr=%p): %s", ptr,
+                         c && offset % f->block_bytes == 0 ? "the block is free already (a double free)" : "not a block of this resource");
     }
-    st = rmm__fixed_stream(f, stream, &s);
-    if (st == RMM_SUCCESS && !rmm__fixed_reserve(s, 1)) st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory for block lists");
-    if (st == RMM_SUCCESS) st = rmm__sorder_after_free(&s->order);
+    e.chunk = c;
+    e.index = offset / f->block_bytes;
+    st = rmm__so_state(&f->so, stream, &ss);
+    if (st == RMM_SUCCESS && !rmm__fixed_reserve((rmm__fstream *)ss, 1)) st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory for block lists");
+    if (st == RMM_SUCCESS) st = rmm__so_freed(ss);
     if (RMM__UNLIKELY(st != RMM_SUCCESS)) {
-        if (RMM__DEBUG) (void)rmm__addr_map_put(&f->used, (uintptr_t)ptr, ptr);
-        rmm__spin_unlock(&f->lock);
+        rmm__spin_unlock(&f->so.lock);
         return st;
     }
-    s->stack[s->count++] = ptr;
-    if (RMM__SAN_ON) rmm__san_region_unregister(f->heaps[rmm__fixed_chunk_of(f, ptr)], ptr);
+    s = (rmm__fstream *)ss;
+    rmm__fchunk_mark(c, e.index, true);
+    s->stack[s->count++] = e;
+    rmm__san_region_unregister(c->heap, ptr);
     f->used_blocks--;
-    rmm__spin_unlock(&f->lock);
+    rmm__spin_unlock(&f->so.lock);
     return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__fixed_validate(rmm__fixed *f) {
-    rmm__addr_map seen;
-    size_t i, j, listed = 0;
+    size_t i, j, listed = 0, marked = 0;
     rmm_status st = RMM_SUCCESS;
-    rmm__spin_lock(&f->lock);
-    if (!rmm__addr_map_init(&seen, 64)) {
-        rmm__spin_unlock(&f->lock);
-        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: validate is out of host memory");
+    uint64_t **seen;
+    if (!rmm__spin_lock(&f->so.lock)) return rmm__reentrant("fixed_size", "rmm_resource_validate");
+    seen = (uint64_t **)rmm__calloc(f->chunk_count + 1, sizeof *seen);
+    for (i = 0; seen && i < f->chunk_count; i++) {
+        seen[i] = (uint64_t *)rmm__calloc((f->blocks_per_chunk + 63) / 64, sizeof(uint64_t));
+        if (!seen[i]) st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: validate is out of host memory");
     }
-    for (i = 1; i < f->chunk_count && st == RMM_SUCCESS; i++)
-        if (f->chunks[i - 1] >= f->chunks[i]) st = rmm__fail(RMM_ERROR_CORRUPTION, "fixed_size: chunk table is not sorted");
-    for (i = 0; i < f->streams.count && st == RMM_SUCCESS; i++) {
+    if (!seen) st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: validate is out of host memory");
+    for (i = 1; st == RMM_SUCCESS && i < f->chunk_count; i++)
+        if (f->chunks[i - 1]->ptr >= f->chunks[i]->ptr) st = rmm__fail(RMM_ERROR_CORRUPTION, "fixed_size: chunk table is not sorted");
+    for (i = 0; i < f->so.count && st == RMM_SUCCESS; i++) {
         rmm__fstream *s = RMM__FSTREAM(f, i);
+        if (s->ss.index != i) st = rmm__fail(RMM_ERROR_CORRUPTION, "fixed_size: stream state %zu records index %zu", i, s->ss.index);
         for (j = 0; j < s->count && st == RMM_SUCCESS; j++) {
-            if (!rmm__fixed_owns(f, s->stack[j])) st = rmm__fail(RMM_ERROR_CORRUPTION, "fixed_size: free block %p is not a block of this resource", s->stack[j]);
-            else if (rmm__addr_map_find(&seen, (uintptr_t)s->stack[j])) st = rmm__fail(RMM_ERROR_CORRUPTION, "fixed_size: block %p is free twice", s->stack[j]);
-            else if (RMM__DEBUG && rmm__addr_map_find(&f->used, (uintptr_t)s->stack[j])) st = rmm__fail(RMM_ERROR_CORRUPTION, "fixed_size: block %p is both free and in use", s->stack[j]);
-            else if (!rmm__addr_map_put(&seen, (uintptr_t)s->stack[j], s->stack[j])) st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: validate is out of host memory");
+            rmm__fentry e = s->stack[j];
+            size_t k = 0;
+            while (k < f->chunk_count && f->chunks[k] != e.chunk) k++;
+            if (k == f->chunk_count || e.index >= f->blocks_per_chunk) st = rmm__fail(RMM_ERROR_CORRUPTION, "fixed_size: a free block is not a block of this resource");
+            else if ((seen[k][e.index >> 6] >> (e.index & 63)) & 1u) st = rmm__fail(RMM_ERROR_CORRUPTION, "fixed_size: block %p is free twice", (void *)rmm__fentry_ptr(f, e));
+            else if (!rmm__fchunk_is_free(e.chunk, e.index)) st = rmm__fail(RMM_ERROR_CORRUPTION, "fixed_size: block %p is listed free but marked used", (void *)rmm__fentry_ptr(f, e));
+            else seen[k][e.index >> 6] |= (uint64_t)1 << (e.index & 63);
             listed++;
         }
     }
+    for (i = 0; i < f->chunk_count && st == RMM_SUCCESS; i++)
+        for (j = 0; j < f->blocks_per_chunk; j++) marked += rmm__fchunk_is_free(f->chunks[i], j);
+    if (st == RMM_SUCCESS && marked != listed) st = rmm__fail(RMM_ERROR_CORRUPTION, "fixed_size: %zu blocks marked free but %zu listed", marked, listed);
     if (st == RMM_SUCCESS && listed + f->used_blocks != f->chunk_count * f->blocks_per_chunk)
         st = rmm__fail(RMM_ERROR_CORRUPTION, "fixed_size: %zu free + %zu used blocks != %zu blocks held", listed, f->used_blocks, f->chunk_count * f->blocks_per_chunk);
-    rmm__addr_map_free(&seen);
-    rmm__spin_unlock(&f->lock);
+    for (i = 0; seen && i < f->chunk_count; i++) RMM_SYS_FREE(seen[i]);
+    RMM_SYS_FREE(seen);
+    rmm__spin_unlock(&f->so.lock);
     return st;
 }
 RMM__PRIVATE void rmm__fixed_destroy(rmm_resource *self) {
     rmm__fixed *f = (rmm__fixed *)self;
     size_t i;
     bool exiting = rmm__exiting();
-    if (!exiting)
-        for (i = 0; i < f->streams.count; i++) (void)rmm__sorder_host_wait(f->streams.list[i]);
+    rmm__so_free(&f->so, exiting);
     for (i = 0; i < f->chunk_count; i++) {
-        if (exiting) continue;
-        rmm__san_heap_unregister(f->heaps[i]);
-        (void)rmm_deallocate(f->upstream, f->chunks[i], f->chunk_bytes, RMM_STREAM_DEFAULT);
+        if (!exiting) {
+            rmm__san_heap_unregister(f->chunks[i]->heap);
+            (void)rmm_deallocate(f->upstream, f->chunks[i]->ptr, f->chunk_bytes, RMM_STREAM_DEFAULT);
+        }
+        RMM_SYS_FREE(f->chunks[i]->free_bits);
+        RMM_SYS_FREE(f->chunks[i]);
     }
-    for (i = 0; i < f->streams.count; i++) {
-        RMM_SYS_FREE(RMM__FSTREAM(f, i)->stack);
-        if (exiting) f->streams.list[i]->event = NULL; /* leaked: no CUDA at exit */
-    }
-    rmm__streams_free(&f->streams, NULL);
     RMM_SYS_FREE(f->chunks);
-    RMM_SYS_FREE(f->heaps);
-    rmm__addr_map_free(&f->used);
     RMM_SYS_FREE(f);
 }
 
@@ -4105,7 +4557,7 @@ RMM__IMPL rmm_fixed_size_desc rmm_fixed_size_desc_default(void) {
 RMM__IMPL rmm_status rmm_fixed_size_create(rmm_resource **out, rmm_resource *upstream, const rmm_fixed_size_desc *desc) {
     rmm_fixed_size_desc d = desc ? *desc : rmm_fixed_size_desc_default();
     rmm__fixed *f;
-    rmm__fstream *s;
+    rmm__sstate *s;
     rmm_status st;
     if (!out) return RMM__NULL_OUT("rmm_fixed_size_create", "out");
     *out = NULL;
@@ -4123,10 +4575,10 @@ RMM__IMPL rmm_status rmm_fixed_size_create(rmm_resource **out, rmm_resource *ups
     f->blocks_per_chunk = d.blocks_to_preallocate;
     f->chunk_bytes = d.block_bytes * d.blocks_to_preallocate;
     st = rmm__get_device(&f->device);
-    if (st == RMM_SUCCESS && (!rmm__addr_map_init(&f->streams.map, 16) || !rmm__addr_map_init(&f->used, RMM__DEBUG ? 1024 : 16)))
+    if (st == RMM_SUCCESS && !rmm__so_init(&f->so, &rmm__fixed_so_ops, "fixed_size", false, false))
         st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_fixed_size_create: out of host memory");
-    if (st == RMM_SUCCESS) st = rmm__fixed_stream(f, RMM__LEGACY_HANDLE, &s);
-    if (st == RMM_SUCCESS) st = rmm__fixed_grow(f, s);
+    if (st == RMM_SUCCESS) st = rmm__so_state(&f->so, RMM__LEGACY_HANDLE, &s);
+    if (st == RMM_SUCCESS) st = rmm__fixed_grow_in(&f->so, s, NULL);
     if (st != RMM_SUCCESS) {
         rmm__fixed_destroy(&f->base);
         return st;
@@ -4144,6 +4596,7 @@ typedef struct rmm__bin {
     size_t bytes;
     rmm_resource *mr; /* NULL until first use for lazily made bins */
     bool owned;
+    uint64_t maker;   /* lazily made bins: the thread making it now (0: none), under the lock */
 } rmm__bin;
 typedef struct rmm__binning {
     rmm_resource base;
@@ -4170,6 +4623,7 @@ RMM__PRIVATE rmm_status rmm__binning_insert(rmm__binning *b, size_t bytes, rmm_r
     b->bins[i].bytes = bytes;
     b->bins[i].mr = mr;
     b->bins[i].owned = owned;
+    b->bins[i].maker = 0;
     b->count++;
     return RMM_SUCCESS;
 }
@@ -4184,46 +4638,87 @@ RMM__PRIVATE rmm__bin *rmm__binning_route(rmm__binning *b, size_t bytes, size_t 
     }
     return lo < b->count ? &b->bins[lo] : NULL;
 }
-/* Lazily made bins grow in chunks of about 2 MiB (at least one block), not RMM's 128 blocks. */
+/* Lazily made bins grow in chunks of about 2 MiB (at least one block), not RMM's 128 blocks. The
+   bin is made without holding the lock (making it allocates from upstream, which may itself use
+   this binning resource for another size); a second thread waits for the maker, and the maker's own
+   thread coming back for the same bin from below (its upstream allocates that size here) is told
+   NOT_SUPPORTED instead of deadlocking. */
 RMM__PRIVATE rmm_status rmm__binning_bin_resource(rmm__binning *b, rmm__bin *bin, rmm_resource **mr) {
     rmm_resource *r = RMM__ATOMIC_LOAD(&bin->mr);
+    uint64_t me = rmm__thread_serial();
+    rmm_fixed_size_desc d = rmm_fixed_size_desc_default();
+    rmm_status st;
     if (RMM__LIKELY(r != NULL)) {
         *mr = r;
         return RMM_SUCCESS;
     }
-    rmm__lock(&b->lock);
-    r = bin->mr;
-    if (!r) {
-        rmm_fixed_size_desc d = rmm_fixed_size_desc_default();
-        rmm_status st;
-        d.block_bytes = bin->bytes;
-        d.blocks_to_preallocate = rmm__max(1, (2 * RMM__MIB) / bin->bytes);
-        st = rmm_fixed_size_create(&r, b->upstream, &d);
-        if (st != RMM_SUCCESS) {
+    for (;;) {
+        rmm__lock(&b->lock);
+        r = bin->mr;
+        if (r || bin->maker == 0) break;
+        if (bin->maker == me) {
             rmm__unlock(&b->lock);
-            return st;
+            return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "binning: the bin of %zu bytes is being made by this thread: its upstream allocated %zu bytes from this "
+                             "binning resource again (a resource must not be reached again from below itself)", bin->bytes, bin->bytes);
         }
-        RMM__ATOMIC_STORE(&bin->mr, r);
+        rmm__unlock(&b->lock);
+        sched_yield(); /* another thread is making it */
     }
+    if (r) {
+        rmm__unlock(&b->lock);
+        *mr = r;
+        return RMM_SUCCESS;
+    }
+    bin->maker = me;
     rmm__unlock(&b->lock);
-    *mr = r;
-    return RMM_SUCCESS;
+    d.block_bytes = bin->bytes;
+    d.blocks_to_preallocate = rmm__max(1, (2 * RMM__MIB) / bin->bytes);
+    st = rmm_fixed_size_create(&r, b->upstream, &d);
+    rmm__lock(&b->lock);
+    bin->maker = 0;
+    if (st == RMM_SUCCESS) RMM__ATOMIC_STORE(&bin->mr, r);
+    rmm__unlock(&b->lock);
+    if (st == RMM_SUCCESS) *mr = r;
+    return st;
 }
 RMM__PRIVATE rmm_status rmm__binning_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm__binning *b = (rmm__binning *)self;
     rmm__bin *bin;
-    rmm_resource *mr;
+    rmm_resource *mr = NULL;
     if (RMM__UNLIKELY(!RMM__ATOMIC_LOAD_RELAXED(&b->started))) RMM__ATOMIC_STORE(&b->started, 1);
     bin = rmm__binning_route(b, bytes, alignment);
     if (!bin) return rmm_allocate_aligned(b->upstream, ptr, bytes, alignment, stream);
     RMM_TRY(rmm__binning_bin_resource(b, bin, &mr));
     return mr->vtable->allocate(mr, ptr, bytes, alignment, stream);
 }
+/* The library-made bin holding ptr, or NULL. O(bins x log chunks): only for frees routed upstream. */
+RMM__PRIVATE rmm__bin *rmm__binning_owner(rmm__binning *b, const void *ptr) {
+    size_t i;
+    for (i = 0; i < b->count; i++) {
+        rmm_resource *mr = RMM__ATOMIC_LOAD(&b->bins[i].mr);
+        bool owns;
+        if (!mr || !b->bins[i].owned || mr->vtable != &rmm__fixed_vtable) continue;
+        if (!rmm__spin_lock(&((rmm__fixed *)mr)->so.lock)) continue;
+        owns = rmm__fixed_owns((rmm__fixed *)mr, ptr);
+        rmm__spin_unlock(&((rmm__fixed *)mr)->so.lock);
+        if (owns) return &b->bins[i];
+    }
+    return NULL;
+}
+/* Frees are routed by size like allocations. A size that routes a block of one of the library's
+   own bins to upstream is CORRUPTION (upstream would free the bin's whole chunk); one that routes it
+   to another library bin is refused by that bin. */
 RMM__PRIVATE rmm_status rmm__binning_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm__binning *b = (rmm__binning *)self;
-    rmm__bin *bin = rmm__binning_route(b, bytes, alignment);
+    rmm__bin *bin = rmm__binning_route(b, bytes, alignment), *owner;
     rmm_resource *mr;
-    if (!bin) return rmm_deallocate_aligned(b->upstream, ptr, bytes, alignment, stream);
+    if (!bin) {
+        owner = rmm__binning_owner(b, ptr);
+        if (RMM__UNLIKELY(owner != NULL))
+            return rmm__fail(RMM_ERROR_CORRUPTION, "binning: deallocate(ptr=%p, bytes=%zu): the block belongs to the bin of %zu bytes; the size must be the one allocated",
+                             ptr, bytes, owner->bytes);
+        return rmm_deallocate_aligned(b->upstream, ptr, bytes, alignment, stream);
+    }
     mr = RMM__ATOMIC_LOAD(&bin->mr);
     if (!mr) return rmm__fail(RMM_ERROR_CORRUPTION, "binning: deallocate(ptr=%p, bytes=%zu): its bin never allocated", ptr, bytes);
     return mr->vtable->deallocate(mr, ptr, bytes, alignment, stream);
@@ -4304,26 +4799,32 @@ RMM__IMPL rmm_binning_desc rmm_binning_desc_default(void) {
 
 #if !defined(RMM_NO_ARENA)
 /* One upstream allocation is cut into superblocks. Each thread (for the default streams) and each
-   other stream has its own arena with its own lock and free lists; it borrows superblocks from the
-   global arena under the global lock only when its own run out. Requests above a superblock are
-   served from the global arena directly, in whole superblocks. Frees go back to the arena that owns
-   the superblock (a table indexed by address gives it); a free from another thread or stream first
-   synchronizes its stream on the host, as do frees of large blocks, since those blocks are then
-   reused without any event (RMM's rule). On exhaustion the arena synchronizes the device, returns
-   every wholly free superblock to the global arena and retries once. */
+   other stream has its own arena with its own lock and free lists, kept in the stream-order core's
+   registry; it borrows superblocks from the global arena under the global lock only when its own
+   run out. Requests above a superblock are served from the global arena directly, in whole
+   superblocks. Frees go back to the arena that owns the superblock (a table indexed by address gives
+   it); a free from another thread or stream first synchronizes its stream on the host, as do frees
+   of large blocks, since those blocks are then reused without any event (RMM's rule). On exhaustion
+   the arena synchronizes the device, returns every wholly free superblock to the global arena and
+   retries once; then OUT_OF_MEMORY. The arenas of threads that exited and streams that were
+   destroyed give their wholly free superblocks back (after one device synchronize for all of them)
+   and are dropped each time the number of arenas doubles, so threads and streams that come and go
+   cost bounded memory and no synchronize per newcomer. */
 typedef struct rmm__arena_local {
+    rmm__sstate ss;          /* its key, its stream or thread (gone or not) */
     rmm__spin lock;
     rmm__tlsf free;
     rmm__block_store store;
     rmm__addr_map used;
     rmm__chunk *superblocks;
-    uint64_t key;
-    struct rmm__arena_local *next_all;
+    size_t superblock_count; /* written under lock, read anywhere (relaxed) */
+    int pins;                /* atomic: foreign-stream calls in flight (they find it under the registry lock) */
 } rmm__arena_local;
 #define RMM__ARENA_LARGE ((rmm__arena_local *)(uintptr_t)1)
 
 typedef struct rmm__arena {
     rmm_resource base;
+    rmm__so so;               /* the registry of per-thread and per-stream arenas; its lock guards only that */
     rmm_resource *upstream;
     char *base_ptr;
     size_t arena_bytes, sb_bytes, sb_count;
@@ -4332,13 +4833,9 @@ typedef struct rmm__arena {
     rmm__tlsf global_free;
     rmm__block_store global_store;
     rmm__addr_map global_used; /* superblocks lent and large blocks: pointer -> block */
-    rmm__addr_map large_out; /* every large block handed out: the pointer given -> the block's start */
+    rmm__addr_map large_out;   /* every large block handed out: the pointer given -> the block's start */
     rmm__chunk global_chunk;
-    rmm__mutex map_lock;
-    rmm__addr_map arenas; /* key -> rmm__arena_local */
-    rmm__arena_local *all;
     uint64_t generation;
-    bool streams_outlive;
     void *heap; /* RMM_NVTX: the whole arena as one NVTX heap */
 } rmm__arena;
 RMM__PRIVATE rmm_status rmm__arena_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream);
@@ -4346,69 +4843,108 @@ RMM__PRIVATE rmm_status rmm__arena_deallocate(rmm_resource *self, void *ptr, siz
 RMM__PRIVATE void rmm__arena_destroy(rmm_resource *self);
 static const rmm_resource_vtable rmm__arena_vtable = {"arena", rmm__arena_allocate, rmm__arena_deallocate, NULL, rmm__arena_destroy};
 static uint64_t rmm__arena_generations;
+#define RMM__ARENA_OF(so) ((rmm__arena *)((char *)(so) - offsetof(rmm__arena, so)))
 
+/* ---- the registry's table: an arena "holds" memory while it has superblocks ---- */
+RMM__PRIVATE bool rmm__arena_local_init(rmm__so *so, rmm__sstate *s) {
+    (void)so;
+    return rmm__addr_map_init(&((rmm__arena_local *)s)->used, 64);
+}
+RMM__PRIVATE void rmm__arena_local_fini(rmm__so *so, rmm__sstate *s) {
+    rmm__arena_local *l = (rmm__arena_local *)s;
+    (void)so;
+    while (l->superblocks) {
+        rmm__chunk *c = l->superblocks;
+        l->superblocks = c->next;
+        RMM_SYS_FREE(c);
+    }
+    l->superblock_count = 0;
+    rmm__block_store_free(&l->store);
+    rmm__addr_map_free(&l->used);
+    memset(&l->free, 0, sizeof l->free);
+}
+RMM__PRIVATE bool rmm__arena_local_holds(rmm__so *so, rmm__sstate *s) {
+    (void)so;
+    return RMM__ATOMIC_LOAD_RELAXED(&((rmm__arena_local *)s)->superblock_count) > 0 || RMM__ATOMIC_LOAD(&((rmm__arena_local *)s)->pins) > 0;
+}
+static const rmm__so_ops rmm__arena_so_ops = {sizeof(rmm__arena_local), rmm__arena_local_init, rmm__arena_local_fini, rmm__arena_local_holds,
+                                              NULL, NULL, NULL};
+
+/* Each thread caches the arenas it used last, by key, with a reference to the entry of their stream
+   (the thread's own, or a library stream's): while that entry is alive the arena cannot be retired
+   (only arenas of gone threads and streams are), so a cache hit never reads a freed arena. The
+   references go when an entry is replaced, and at thread exit. */
 typedef struct rmm__arena_tls_entry {
     uint64_t generation, key;
+    rmm__sreg *reg; /* a reference; NULL for streams promised to outlive the arena */
     rmm__arena_local *local;
 } rmm__arena_tls_entry;
 static RMM__TLS rmm__arena_tls_entry rmm__arena_tls[4];
 static RMM__TLS unsigned rmm__arena_tls_next;
-
-RMM__PRIVATE rmm_status rmm__arena_key(const rmm__arena *a, rmm_stream stream, uint64_t *key) {
-    if (rmm__stream_is_legacy(stream) || rmm__stream_is_per_thread(stream)) {
-        *key = ((uint64_t)1 << 63) | rmm__thread_serial();
-        return RMM_SUCCESS;
-    }
-    if (a->streams_outlive) {
-        *key = (uint64_t)(uintptr_t)stream | ((uint64_t)1 << 62);
-        return RMM_SUCCESS;
-    }
-    return rmm__stream_key(stream, key);
-}
-/* The arena of the calling thread or of the stream; made on first use. O(1) after the first. */
-RMM__PRIVATE rmm_status rmm__arena_local_for(rmm__arena *a, rmm_stream stream, rmm__arena_local **out) {
-    uint64_t key;
+RMM__PRIVATE void rmm__arena_tls_release(void) {
     unsigned i;
-    void **slot;
-    rmm__arena_local *l;
-    RMM_TRY(rmm__arena_key(a, stream, &key));
     for (i = 0; i < 4; i++) {
-        if (rmm__arena_tls[i].generation == a->generation && rmm__arena_tls[i].key == key) {
-            *out = rmm__arena_tls[i].local;
+        rmm__sreg_unref(rmm__arena_tls[i].reg);
+        memset(&rmm__arena_tls[i], 0, sizeof rmm__arena_tls[i]);
+    }
+}
+
+RMM__PRIVATE size_t rmm__arena_index(const rmm__arena *a, const void *ptr) { return (size_t)((const char *)ptr - a->base_ptr) / a->sb_bytes; }
+RMM__PRIVATE void rmm__arena_reclaim_gone(rmm__arena *a);
+
+/* The arena of the calling thread (default and per-thread streams) or of the stream; made on first
+   use. A thread's own and a library stream's arena come from the thread's cache with no lock after
+   the first call; a foreign stream's is found under the registry lock (after a cudaStreamGetId)
+   and pinned: *pinned is set, and the caller unpins it when done. O(1). */
+RMM__PRIVATE rmm_status rmm__arena_local_for(rmm__arena *a, rmm_stream stream, rmm__arena_local **out, bool *pinned) {
+    uint64_t key;
+    bool by_thread = rmm__stream_is_legacy(stream) || rmm__stream_is_per_thread(stream);
+    rmm__sstate *ss;
+    rmm__arena_local *l;
+    rmm_status st;
+    unsigned i;
+    *pinned = false;
+    key = by_thread ? (RMM__KEY_THREAD | rmm__thread_serial()) : ((uint64_t)(uintptr_t)stream | RMM__KEY_HANDLE);
+    for (i = 0; i < 4; i++) {
+        rmm__arena_tls_entry *e = &rmm__arena_tls[i];
+        if (e->generation == a->generation && e->key == key && (!e->reg || rmm__sreg_alive(e->reg))) {
+            *out = e->local;
             return RMM_SUCCESS;
         }
     }
-    rmm__lock(&a->map_lock);
-    slot = rmm__addr_map_find(&a->arenas, (uintptr_t)key);
-    l = slot ? (rmm__arena_local *)*slot : NULL;
-    if (!l) {
-        l = (rmm__arena_local *)rmm__calloc(1, sizeof *l);
-        if (!l || !rmm__addr_map_init(&l->used, 64) || !rmm__addr_map_put(&a->arenas, (uintptr_t)key, l)) {
-            if (l) rmm__addr_map_free(&l->used);
-            RMM_SYS_FREE(l);
-            rmm__unlock(&a->map_lock);
-            return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "arena: out of host memory for a thread or stream arena");
+    if (!rmm__spin_lock(&a->so.lock)) return rmm__reentrant("arena", "allocate or deallocate");
+    if (a->so.count + 1 >= a->so.sweep_at) rmm__arena_reclaim_gone(a);
+    st = rmm__so_state(&a->so, stream, &ss);
+    if (st == RMM_SUCCESS) {
+        l = (rmm__arena_local *)ss;
+        if (!by_thread && !l->ss.by_handle) { /* foreign: no caching by handle */
+            RMM__ATOMIC_ADD(&l->pins, 1);
+            *pinned = true;
+        } else {
+            rmm__arena_tls_entry *e = &rmm__arena_tls[rmm__arena_tls_next++ % 4];
+            (void)rmm__thread_reg(); /* the thread's exit hook drops the cache's references */
+            rmm__sreg_unref(e->reg);
+            e->generation = a->generation;
+            e->key = key;
+            e->reg = l->ss.reg;
+            if (e->reg) RMM__ATOMIC_ADD(&e->reg->refs, 1);
+            e->local = l;
         }
-        l->key = key;
-        l->next_all = a->all;
-        a->all = l;
+        *out = l;
     }
-    rmm__unlock(&a->map_lock);
-    i = rmm__arena_tls_next++ % 4;
-    rmm__arena_tls[i].generation = a->generation;
-    rmm__arena_tls[i].key = key;
-    rmm__arena_tls[i].local = l;
-    *out = l;
-    return RMM_SUCCESS;
+    rmm__spin_unlock(&a->so.lock);
+    return st;
 }
-RMM__PRIVATE size_t rmm__arena_index(const rmm__arena *a, const void *ptr) { return (size_t)((const char *)ptr - a->base_ptr) / a->sb_bytes; }
+static inline void rmm__arena_unpin(rmm__arena_local *l, bool pinned) {
+    if (RMM__UNLIKELY(pinned)) RMM__ATOMIC_SUB(&l->pins, 1);
+}
 
 /* Takes `bytes` (a multiple of the superblock size) from the global arena. */
 RMM__PRIVATE rmm__block *rmm__arena_global_take(rmm__arena *a, size_t bytes) {
     rmm__block *b, *tail;
     bool oom;
-    rmm__spin_lock(&a->global_lock);
-    b = rmm__tlsf_find(&a->global_free, bytes);
+    (void)rmm__spin_lock(&a->global_lock); /* held around no call that could come back here */
+    b = rmm__tlsf_find_scan(&a->global_free, bytes, SIZE_MAX);
     if (b) {
         rmm__tlsf_remove(&a->global_free, b);
         tail = rmm__block_split(&a->global_store, b, bytes, &oom);
@@ -4426,36 +4962,66 @@ RMM__PRIVATE void rmm__arena_global_give_locked(rmm__arena *a, char *ptr) {
     rmm__block *b = (rmm__block *)rmm__addr_map_remove(&a->global_used, (uintptr_t)ptr);
     if (b) rmm__block_file(&a->global_store, &a->global_free, b);
 }
-/* Returns every wholly free superblock of every arena to the global arena, after synchronizing the
-   device so that no work on them is pending. */
-RMM__PRIVATE void rmm__arena_defragment(rmm__arena *a) {
-    rmm__arena_local *l;
+/* Returns l's wholly free superblocks to the global arena (the caller made sure no work on them is
+   pending). Caller holds l's lock. Returns the bytes returned. */
+RMM__PRIVATE size_t rmm__arena_return_free(rmm__arena *a, rmm__arena_local *l) {
+    rmm__chunk *c, *next;
     size_t returned = 0;
-    (void)rmm__device_synchronize();
-    rmm__lock(&a->map_lock);
-    for (l = a->all; l; l = l->next_all) {
-        rmm__chunk *c, *next;
-        rmm__spin_lock(&l->lock);
-        for (c = l->superblocks; c; c = next) {
-            next = c->next;
-            if (c->first->owner == &l->free && c->first->size == c->size) {
-                rmm__tlsf_remove(&l->free, c->first);
-                rmm__block_release(&l->store, c->first);
-                if (c->prev) c->prev->next = c->next;
-                else l->superblocks = c->next;
-                if (c->next) c->next->prev = c->prev;
-                rmm__spin_lock(&a->global_lock);
-                RMM__ATOMIC_STORE(&a->owner[rmm__arena_index(a, c->ptr)], (rmm__arena_local *)NULL);
-                rmm__arena_global_give_locked(a, c->ptr);
-                rmm__spin_unlock(&a->global_lock);
-                returned += c->size;
-                RMM_SYS_FREE(c);
-            }
+    for (c = l->superblocks; c; c = next) {
+        next = c->next;
+        if (c->first->owner == &l->free && c->first->size == c->size) {
+            rmm__tlsf_remove(&l->free, c->first);
+            rmm__block_release(&l->store, c->first);
+            if (c->prev) c->prev->next = c->next;
+            else l->superblocks = c->next;
+            if (c->next) c->next->prev = c->prev;
+            __atomic_store_n(&l->superblock_count, l->superblock_count - 1, __ATOMIC_RELAXED);
+            (void)rmm__spin_lock(&a->global_lock);
+            RMM__ATOMIC_STORE(&a->owner[rmm__arena_index(a, c->ptr)], (rmm__arena_local *)NULL);
+            rmm__arena_global_give_locked(a, c->ptr);
+            rmm__spin_unlock(&a->global_lock);
+            returned += c->size;
+            RMM_SYS_FREE(c);
         }
-        rmm__spin_unlock(&l->lock);
     }
-    rmm__unlock(&a->map_lock);
+    return returned;
+}
+/* Returns every wholly free superblock of every arena (of gone ones only, if gone_only) to the
+   global arena, after synchronizing the device so that no work on them is pending, then drops the
+   arenas of gone threads and streams that hold nothing. Caller holds the registry lock. */
+RMM__PRIVATE size_t rmm__arena_collect(rmm__arena *a, bool gone_only) {
+    size_t i, returned = 0;
+    bool any = false;
+    for (i = 0; i < a->so.count && !any; i++) {
+        rmm__arena_local *l = (rmm__arena_local *)a->so.list[i];
+        any = RMM__ATOMIC_LOAD_RELAXED(&l->superblock_count) > 0 && (!gone_only || rmm__so_gone(&l->ss));
+    }
+    if (any) (void)rmm__device_synchronize();
+    for (i = a->so.count; i-- > 0;) {
+        rmm__arena_local *l = (rmm__arena_local *)a->so.list[i];
+        bool gone = rmm__so_gone(&l->ss);
+        if (gone_only && !gone) continue;
+        if (any) {
+            (void)rmm__spin_lock(&l->lock);
+            returned += rmm__arena_return_free(a, l);
+            rmm__spin_unlock(&l->lock);
+        }
+        if (gone && !rmm__arena_local_holds(&a->so, &l->ss)) rmm__so_retire(&a->so, &l->ss); /* no superblock: no block */
+    }
+    return returned;
+}
+RMM__PRIVATE void rmm__arena_reclaim_gone(rmm__arena *a) {
+    size_t returned = rmm__arena_collect(a, true);
+    if (returned) RMM__LOG(RMM_LOG_LEVEL_DEBUG, "arena %p: %zu bytes of superblocks of exited threads and destroyed streams returned", (void *)a, returned);
+}
+/* On exhaustion: every arena's wholly free superblocks go back to the global arena. */
+RMM__PRIVATE rmm_status rmm__arena_defragment(rmm__arena *a) {
+    size_t returned;
+    if (!rmm__spin_lock(&a->so.lock)) return rmm__reentrant("arena", "allocate");
+    returned = rmm__arena_collect(a, false);
+    rmm__spin_unlock(&a->so.lock);
     RMM__LOG(RMM_LOG_LEVEL_INFO, "arena %p: defragmented, %zu bytes of superblocks returned to the global arena", (void *)a, returned);
+    return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__arena_oom(rmm__arena *a, size_t bytes) {
     RMM__LOG(RMM_LOG_LEVEL_WARN, "arena %p: out of memory allocating %zu bytes (arena %zu bytes)", (void *)a, bytes, a->arena_bytes);
@@ -4463,18 +5029,18 @@ RMM__PRIVATE rmm_status rmm__arena_oom(rmm__arena *a, size_t bytes) {
 }
 RMM__PRIVATE rmm_status rmm__arena_allocate_large(rmm__arena *a, void **ptr, size_t bytes, size_t need, size_t alignment) {
     size_t run;
-    rmm__block *b;
+    rmm__block *b = NULL;
     uintptr_t aligned;
     int attempt;
     if (!rmm__round_up(need, a->sb_bytes, &run)) return rmm__arena_oom(a, need);
     for (attempt = 0; attempt < 2; attempt++) {
         b = rmm__arena_global_take(a, run);
         if (b) break;
-        if (attempt == 0) rmm__arena_defragment(a);
+        if (attempt == 0) RMM_TRY(rmm__arena_defragment(a));
     }
     if (!b) return rmm__arena_oom(a, need);
     aligned = ((uintptr_t)b->ptr + (alignment - 1)) & ~(uintptr_t)(alignment - 1);
-    rmm__spin_lock(&a->global_lock);
+    (void)rmm__spin_lock(&a->global_lock);
     if (!rmm__addr_map_put(&a->large_out, aligned, b->ptr)) {
         rmm__arena_global_give_locked(a, b->ptr);
         rmm__spin_unlock(&a->global_lock);
@@ -4496,7 +5062,7 @@ RMM__PRIVATE bool rmm__arena_borrow(rmm__arena *a, rmm__arena_local *l) {
     if (!c || !b) {
         RMM_SYS_FREE(c);
         if (b) rmm__block_release(&l->store, b);
-        rmm__spin_lock(&a->global_lock);
+        (void)rmm__spin_lock(&a->global_lock);
         rmm__arena_global_give_locked(a, g->ptr);
         rmm__spin_unlock(&a->global_lock);
         return false;
@@ -4507,6 +5073,7 @@ RMM__PRIVATE bool rmm__arena_borrow(rmm__arena *a, rmm__arena_local *l) {
     c->next = l->superblocks;
     if (l->superblocks) l->superblocks->prev = c;
     l->superblocks = c;
+    __atomic_store_n(&l->superblock_count, l->superblock_count + 1, __ATOMIC_RELAXED);
     b->ptr = c->ptr;
     b->size = c->size;
     b->chunk = c;
@@ -4519,29 +5086,40 @@ RMM__PRIVATE rmm_status rmm__arena_allocate(rmm_resource *self, void **ptr, size
     rmm__arena_local *l;
     rmm__block *b;
     size_t size, need;
+    bool pinned;
     int attempt;
     if (RMM__UNLIKELY(!rmm__align_up(bytes, RMM_ALIGNMENT, &size) || size > SIZE_MAX - alignment)) return rmm__arena_oom(a, bytes);
     need = size + (alignment - RMM_ALIGNMENT);
     if (need > a->sb_bytes) return rmm__arena_allocate_large(a, ptr, bytes, need, alignment);
-    RMM_TRY(rmm__arena_local_for(a, stream, &l));
+    RMM_TRY(rmm__arena_local_for(a, stream, &l, &pinned));
     for (attempt = 0;; attempt++) {
-        rmm__spin_lock(&l->lock);
+        rmm_status st;
+        if (RMM__UNLIKELY(!rmm__spin_lock(&l->lock))) {
+            rmm__arena_unpin(l, pinned);
+            return rmm__reentrant("arena", "allocate");
+        }
         b = rmm__tlsf_find(&l->free, need);
         if (!b && rmm__arena_borrow(a, l)) b = rmm__tlsf_find(&l->free, need);
+        if (!b) b = rmm__tlsf_find_scan(&l->free, need, SIZE_MAX);
         if (b) break;
         rmm__spin_unlock(&l->lock);
-        if (attempt == 1) return rmm__arena_oom(a, bytes);
-        rmm__arena_defragment(a);
+        st = attempt == 1 ? rmm__arena_oom(a, bytes) : rmm__arena_defragment(a);
+        if (st != RMM_SUCCESS) {
+            rmm__arena_unpin(l, pinned);
+            return st;
+        }
     }
     b = rmm__block_take(&l->store, &l->free, b, size, alignment);
     if (RMM__UNLIKELY(!b || !rmm__addr_map_put(&l->used, (uintptr_t)b->ptr, b))) {
         if (b) rmm__block_file(&l->store, &l->free, b);
         rmm__spin_unlock(&l->lock);
+        rmm__arena_unpin(l, pinned);
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "arena: out of host memory for block records");
     }
-    rmm__spin_unlock(&l->lock);
-    rmm__san_region_register(a->heap, b->ptr, bytes);
     *ptr = b->ptr;
+    rmm__spin_unlock(&l->lock);
+    rmm__arena_unpin(l, pinned);
+    rmm__san_region_register(a->heap, *ptr, bytes);
     return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__arena_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
@@ -4549,16 +5127,22 @@ RMM__PRIVATE rmm_status rmm__arena_deallocate(rmm_resource *self, void *ptr, siz
     rmm__arena_local *o, *me = NULL;
     rmm__block *b;
     size_t size = 0;
+    bool pinned = false;
+    rmm_status st = RMM_SUCCESS;
     (void)alignment;
     if (RMM__UNLIKELY((char *)ptr < a->base_ptr || (char *)ptr >= a->base_ptr + a->arena_bytes))
         return rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p, bytes=%zu): not inside this arena", ptr, bytes);
     o = RMM__ATOMIC_LOAD(&a->owner[rmm__arena_index(a, ptr)]);
     if (o == RMM__ARENA_LARGE) {
         void *start;
-        RMM_TRY(rmm__stream_sync_raw(stream));
-        rmm__spin_lock(&a->global_lock);
+        (void)rmm__spin_lock(&a->global_lock);
         /* only a pointer that was handed out frees a block (not, say, the start of one handed out
            at an aligned address inside it) */
+        start = rmm__addr_map_find(&a->large_out, (uintptr_t)ptr) ? *rmm__addr_map_find(&a->large_out, (uintptr_t)ptr) : NULL;
+        rmm__spin_unlock(&a->global_lock);
+        if (!start) return rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p, bytes=%zu): not a block of this arena, or already freed", ptr, bytes);
+        RMM_TRY(rmm__stream_sync_raw(stream)); /* reused with no event */
+        (void)rmm__spin_lock(&a->global_lock);
         start = rmm__addr_map_remove(&a->large_out, (uintptr_t)ptr);
         b = start ? (rmm__block *)rmm__addr_map_remove(&a->global_used, (uintptr_t)start) : NULL;
         if (!b) {
@@ -4572,71 +5156,64 @@ RMM__PRIVATE rmm_status rmm__arena_deallocate(rmm_resource *self, void *ptr, siz
         return RMM_SUCCESS;
     }
     if (RMM__UNLIKELY(!o)) return rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p, bytes=%zu): not a block of this arena, or already freed", ptr, bytes);
-    RMM_TRY(rmm__arena_local_for(a, stream, &me));
+    RMM_TRY(rmm__arena_local_for(a, stream, &me, &pinned));
+    rmm__arena_unpin(me, pinned);                     /* only compared with the owner */
     if (me != o) RMM_TRY(rmm__stream_sync_raw(stream)); /* the owner's stream will reuse it without an event */
-    rmm__spin_lock(&o->lock);
+    if (RMM__UNLIKELY(!rmm__spin_lock(&o->lock))) return rmm__reentrant("arena", "deallocate");
     b = (rmm__block *)rmm__addr_map_remove(&o->used, (uintptr_t)ptr);
     if (RMM__UNLIKELY(!b)) {
-        rmm__spin_unlock(&o->lock);
-        return rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p, bytes=%zu): not a block of this arena, or already freed", ptr, bytes);
-    }
-    if (RMM__UNLIKELY(!rmm__align_up(bytes, RMM_ALIGNMENT, &size) || size != b->size)) {
+        st = rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p, bytes=%zu): not a block of this arena, or already freed", ptr, bytes);
+    } else if (RMM__UNLIKELY(!rmm__align_up(bytes, RMM_ALIGNMENT, &size) || size != b->size)) {
         (void)rmm__addr_map_put(&o->used, (uintptr_t)ptr, b);
-        rmm__spin_unlock(&o->lock);
-        return rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p, bytes=%zu): the block holds %zu bytes", ptr, bytes, b->size);
+        st = rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p, bytes=%zu): the block holds %zu bytes", ptr, bytes, b->size);
+    } else {
+        rmm__block_file(&o->store, &o->free, b);
     }
-    rmm__block_file(&o->store, &o->free, b);
     rmm__spin_unlock(&o->lock);
-    rmm__san_region_unregister(a->heap, ptr);
-    return RMM_SUCCESS;
+    if (st == RMM_SUCCESS) rmm__san_region_unregister(a->heap, ptr);
+    return st;
 }
 RMM__PRIVATE rmm_status rmm__arena_validate(rmm__arena *a) {
-    rmm__arena_local *l;
     rmm__walk w;
-    size_t blocks = 0, bytes = 0;
+    size_t blocks = 0, bytes = 0, i;
     rmm_status st;
     memset(&w, 0, sizeof w);
-    rmm__lock(&a->map_lock);
-    rmm__spin_lock(&a->global_lock);
+    if (!rmm__spin_lock(&a->so.lock)) return rmm__reentrant("arena", "rmm_resource_validate");
+    (void)rmm__spin_lock(&a->global_lock);
     st = rmm__validate_chunk("arena (global)", &a->global_chunk, &a->global_used, &w);
     if (st == RMM_SUCCESS) st = rmm__validate_tlsf("arena (global)", &a->global_free, &blocks, &bytes);
     if (st == RMM_SUCCESS && (blocks != w.free_blocks || w.used_blocks != a->global_used.count))
         st = rmm__fail(RMM_ERROR_CORRUPTION, "arena (global): block counts are off");
     rmm__spin_unlock(&a->global_lock);
-    for (l = a->all; l && st == RMM_SUCCESS; l = l->next_all) {
+    for (i = 0; i < a->so.count && st == RMM_SUCCESS; i++) {
+        rmm__arena_local *l = (rmm__arena_local *)a->so.list[i];
         rmm__chunk *c;
-        rmm__spin_lock(&l->lock);
+        size_t n = 0;
+        (void)rmm__spin_lock(&l->lock);
         memset(&w, 0, sizeof w);
         blocks = bytes = 0;
-        for (c = l->superblocks; c && st == RMM_SUCCESS; c = c->next) {
+        if (l->ss.index != i) st = rmm__fail(RMM_ERROR_CORRUPTION, "arena: arena %zu records index %zu", i, l->ss.index);
+        for (c = l->superblocks; c && st == RMM_SUCCESS; c = c->next, n++) {
             st = rmm__validate_chunk("arena", c, &l->used, &w);
             if (st == RMM_SUCCESS && a->owner[rmm__arena_index(a, c->ptr)] != l)
                 st = rmm__fail(RMM_ERROR_CORRUPTION, "arena: superblock %p is held by an arena the owner table does not name", (void *)c->ptr);
+            if (st == RMM_SUCCESS && (size_t)(c->ptr - a->base_ptr) % a->sb_bytes != 0)
+                st = rmm__fail(RMM_ERROR_CORRUPTION, "arena: superblock %p is off the superblock grid", (void *)c->ptr);
         }
+        if (st == RMM_SUCCESS && n != l->superblock_count) st = rmm__fail(RMM_ERROR_CORRUPTION, "arena: an arena counts %zu superblocks but holds %zu", l->superblock_count, n);
         if (st == RMM_SUCCESS) st = rmm__validate_tlsf("arena", &l->free, &blocks, &bytes);
         if (st == RMM_SUCCESS && (blocks != w.free_blocks || w.used_blocks != l->used.count))
             st = rmm__fail(RMM_ERROR_CORRUPTION, "arena: a thread arena's block counts are off");
         rmm__spin_unlock(&l->lock);
     }
-    rmm__unlock(&a->map_lock);
+    rmm__spin_unlock(&a->so.lock);
     return st;
 }
 RMM__PRIVATE void rmm__arena_destroy(rmm_resource *self) {
     rmm__arena *a = (rmm__arena *)self;
-    rmm__arena_local *l = a->all;
-    while (l) {
-        rmm__arena_local *next = l->next_all;
-        while (l->superblocks) {
-            rmm__chunk *c = l->superblocks;
-            l->superblocks = c->next;
-            RMM_SYS_FREE(c);
-        }
-        rmm__block_store_free(&l->store);
-        rmm__addr_map_free(&l->used);
-        RMM_SYS_FREE(l);
-        l = next;
-    }
-    if (a->base_ptr && !rmm__exiting()) {
+    bool exiting = rmm__exiting();
+    rmm__so_free(&a->so, exiting);
+    if (a->base_ptr && !exiting) {
         rmm__san_heap_unregister(a->heap);
         (void)rmm__device_synchronize();
         (void)rmm_deallocate(a->upstream, a->base_ptr, a->arena_bytes, RMM_STREAM_DEFAULT);
@@ -4645,8 +5222,6 @@ RMM__PRIVATE void rmm__arena_destroy(rmm_resource *self) {
     rmm__block_store_free(&a->global_store);
     rmm__addr_map_free(&a->global_used);
     rmm__addr_map_free(&a->large_out);
-    rmm__addr_map_free(&a->arenas);
-    rmm__mutex_destroy(&a->map_lock);
     RMM_SYS_FREE(a);
 }
 
@@ -4675,13 +5250,12 @@ RMM__IMPL rmm_status rmm_arena_create(rmm_resource **out, rmm_resource *upstream
     a->upstream = upstream;
     a->sb_bytes = d.superblock_bytes;
     a->sb_count = d.arena_bytes / d.superblock_bytes;
-    a->streams_outlive = d.streams_outlive_arena;
     a->generation = RMM__ATOMIC_ADD(&rmm__arena_generations, 1);
-    rmm__mutex_init(&a->map_lock);
+    rmm__thread_exit_hook = rmm__arena_tls_release;
     a->owner = (rmm__arena_local **)rmm__calloc(a->sb_count, sizeof *a->owner);
     b = NULL;
     if (!a->owner || !rmm__addr_map_init(&a->global_used, 64) || !rmm__addr_map_init(&a->large_out, 16) ||
-        !rmm__addr_map_init(&a->arenas, 16) || !(b = rmm__block_new(&a->global_store))) {
+        !rmm__so_init(&a->so, &rmm__arena_so_ops, "arena", d.streams_outlive_arena, true) || !(b = rmm__block_new(&a->global_store))) {
         rmm__arena_destroy(&a->base);
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_arena_create: out of host memory");
     }
@@ -5850,10 +6424,11 @@ RMM__IMPL rmmError_t rmmGetAllocationOffset(ptrdiff_t *offset, void *ptr, rmm_st
         if (rmm__legacy.pool) {
             rmm__pool *p = (rmm__pool *)rmm__legacy.pool;
             rmm__chunk *c;
-            rmm__spin_lock(&p->lock);
-            for (c = p->chunks; c; c = c->next)
-                if ((char *)ptr >= c->ptr && (char *)ptr < c->ptr + c->size) *offset = (char *)ptr - c->ptr;
-            rmm__spin_unlock(&p->lock);
+            if (rmm__spin_lock(&p->so.lock)) {
+                for (c = p->chunks; c; c = c->next)
+                    if ((char *)ptr >= c->ptr && (char *)ptr < c->ptr + c->size) *offset = (char *)ptr - c->ptr;
+                rmm__spin_unlock(&p->so.lock);
+            }
         }
 #endif
     }

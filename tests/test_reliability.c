@@ -9,6 +9,7 @@
 #include "../rmm.h"
 #include "../rmm_cuda.h"
 #include "harness.h"
+#include <pthread.h>
 
 /* ---- an upstream whose next allocate or free can be made to fail ---------------------------- */
 typedef struct flaky {
@@ -246,6 +247,303 @@ TEST(set_last_error_may_quote_the_last_error) {
     CHECK(rmm_last_error()[0] == '\0');
 }
 
+/* ---- defect 3: state stays bounded when streams and threads come and go --------------------- */
+
+/* A server that makes a stream per request: each request allocates a few blocks on its stream,
+   frees them there and destroys the stream. The pool's per-stream state must not grow with the
+   number of streams ever seen. */
+TEST(pool_state_is_bounded_when_library_streams_come_and_go) {
+    rmm_resource *pool = NULL;
+    rmm_pool_info info;
+    size_t most = 0;
+    int i, k;
+    NEED_GPU();
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), NULL));
+    for (i = 0; i < 3000; i++) {
+        rmm_stream s;
+        void *p[3] = {NULL, NULL, NULL};
+        size_t sizes[3] = {1000, (size_t)(i % 7 + 1) * 4096, (size_t)(i % 3 + 1) << 20};
+        CHECK_OK(rmm_stream_create(&s));
+        for (k = 0; k < 3; k++) CHECK_OK(rmm_allocate(pool, &p[k], sizes[k], s));
+        for (k = 0; k < 3; k++) CHECK_OK(rmm_deallocate(pool, p[k], sizes[k], s));
+        CHECK_OK(rmm_stream_destroy(s));
+        CHECK_OK(rmm_pool_get_info(pool, &info));
+        most = info.stream_states > most ? info.stream_states : most;
+    }
+    printf("  at most %zu stream states over 3000 streams\n", most);
+    CHECK(most <= 64);
+    CHECK_OK(rmm_pool_validate(pool));
+    rmm_resource_destroy(pool);
+}
+
+#if defined(RMM_BACKEND_HOST)
+/* The same with streams the library did not make (cudaStreamCreate in a real program): they are
+   told apart by id, and their states go once empty or idle. */
+TEST(pool_and_fixed_state_is_bounded_when_foreign_streams_come_and_go) {
+    rmm_resource *pool = NULL, *fixed = NULL;
+    rmm_pool_info info;
+    size_t most = 0, most_fixed = 0;
+    int i;
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), NULL));
+    CHECK_OK(rmm_fixed_size_create(&fixed, rmm_get_current_device_resource(), NULL));
+    for (i = 0; i < 3000; i++) {
+        rmm_stream s;
+        void *a = NULL, *b = NULL;
+        CHECK_OK(rmm__stream_create_raw(&s)); /* not registered: a foreign stream */
+        CHECK_OK(rmm_allocate(pool, &a, (size_t)(i % 5 + 1) * 1000, s));
+        CHECK_OK(rmm_allocate(fixed, &b, 1000, s));
+        CHECK_OK(rmm_deallocate(pool, a, (size_t)(i % 5 + 1) * 1000, s));
+        CHECK_OK(rmm_deallocate(fixed, b, 1000, s));
+        CHECK_OK(rmm__stream_destroy_raw(s));
+        CHECK_OK(rmm_pool_get_info(pool, &info));
+        most = info.stream_states > most ? info.stream_states : most;
+        most_fixed = ((rmm__fixed *)fixed)->so.count > most_fixed ? ((rmm__fixed *)fixed)->so.count : most_fixed;
+    }
+    printf("  at most %zu pool and %zu fixed-size stream states over 3000 foreign streams\n", most, most_fixed);
+    CHECK(most <= 64 && most_fixed <= 64);
+    CHECK_OK(rmm_pool_validate(pool));
+    CHECK_OK(rmm_resource_validate(fixed));
+    rmm_resource_destroy(fixed);
+    rmm_resource_destroy(pool);
+}
+#endif
+
+typedef struct churn_arg {
+    rmm_resource *mr;
+    int ok;
+} churn_arg;
+static void *churn_thread(void *p) {
+    churn_arg *a = (churn_arg *)p;
+    void *x = NULL;
+    a->ok = rmm_allocate(a->mr, &x, 5000, RMM_STREAM_DEFAULT) == RMM_SUCCESS && rmm_deallocate(a->mr, x, 5000, RMM_STREAM_DEFAULT) == RMM_SUCCESS;
+    return NULL;
+}
+/* Threads that come and go, each with its own arena for the default stream: the arenas of exited
+   threads give their superblocks back and are dropped, without a device synchronize per thread. */
+TEST(arena_state_is_bounded_when_threads_and_streams_come_and_go) {
+    rmm_resource *arena = NULL;
+    rmm_arena_desc d = rmm_arena_desc_default();
+    rmm__arena *a;
+    size_t most = 0;
+    int i, good = 0;
+    NEED_GPU();
+    d.arena_bytes = 64 << 20; /* 64 superblocks: fewer than the threads below */
+    CHECK_OK(rmm_arena_create(&arena, rmm_get_current_device_resource(), &d));
+    a = (rmm__arena *)arena;
+    for (i = 0; i < 600; i++) {
+        pthread_t t;
+        churn_arg arg;
+        arg.mr = arena;
+        arg.ok = 0;
+        if (pthread_create(&t, NULL, churn_thread, &arg) != 0) break;
+        pthread_join(t, NULL);
+        good += arg.ok;
+        most = a->so.count > most ? a->so.count : most;
+    }
+    CHECK(good == i);
+    for (i = 0; i < 600; i++) {
+        rmm_stream s;
+        void *x = NULL;
+        CHECK_OK(rmm_stream_create(&s));
+        CHECK_OK(rmm_allocate(arena, &x, 3000, s));
+        CHECK_OK(rmm_deallocate(arena, x, 3000, s));
+        CHECK_OK(rmm_stream_destroy(s));
+        most = a->so.count > most ? a->so.count : most;
+    }
+    printf("  at most %zu arenas over 600 threads and 600 streams\n", most);
+    CHECK(most <= 100);
+    CHECK_OK(rmm_resource_validate(arena));
+    rmm_resource_destroy(arena);
+}
+
+/* ---- defect 4: no out-of-memory while a free block fits -------------------------------------- */
+
+TEST(pool_never_fails_a_request_a_free_block_serves) {
+    rmm_resource *pool = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    rmm_pool_info info;
+    const size_t MiB = 1 << 20, fit = MiB + 31 * 1024, small = MiB + 256, sep = 256, want = MiB + 16 * 1024;
+    void *f = NULL, *seps[21], *smalls[20], *filler = NULL, *got = NULL;
+    size_t used;
+    int i;
+    NEED_GPU();
+    d.initial_bytes = d.maximum_bytes = 32 * MiB;
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), &d));
+    /* free blocks of one size bin, separated by live ones: the one that fits is listed last */
+    CHECK_OK(rmm_allocate(pool, &f, fit, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(pool, &seps[0], sep, RMM_STREAM_DEFAULT));
+    for (i = 0; i < 20; i++) {
+        CHECK_OK(rmm_allocate(pool, &smalls[i], small, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_allocate(pool, &seps[i + 1], sep, RMM_STREAM_DEFAULT));
+    }
+    CHECK_OK(rmm_pool_get_info(pool, &info));
+    used = info.used_bytes;
+    CHECK_OK(rmm_allocate(pool, &filler, 32 * MiB - used, RMM_STREAM_DEFAULT)); /* the pool is full */
+    CHECK_OK(rmm_deallocate(pool, f, fit, RMM_STREAM_DEFAULT));
+    for (i = 0; i < 20; i++) CHECK_OK(rmm_deallocate(pool, smalls[i], small, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_get_info(pool, &info));
+    CHECK(info.largest_free_block >= want);
+    CHECK_OK(rmm_allocate(pool, &got, want, RMM_STREAM_DEFAULT));
+    CHECK(got == f);
+    CHECK_OK(rmm_deallocate(pool, got, want, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(pool, filler, 32 * MiB - used, RMM_STREAM_DEFAULT));
+    for (i = 0; i < 21; i++) CHECK_OK(rmm_deallocate(pool, seps[i], sep, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_validate(pool));
+    rmm_resource_destroy(pool);
+}
+
+/* ---- defect 6: a binning free with the wrong size -------------------------------------------- */
+
+TEST(binning_refuses_a_free_whose_size_routes_a_bin_block_upstream) {
+    rmm_resource *bins = NULL;
+    rmm_binning_desc d = rmm_binning_desc_default();
+    void *a = NULL, *b = NULL;
+    NEED_GPU();
+    d.min_size_exponent = 10;
+    d.max_size_exponent = 14;
+    CHECK_OK(rmm_binning_create(&bins, rmm_get_current_device_resource(), &d));
+    CHECK_OK(rmm_allocate(bins, &a, 1000, RMM_STREAM_DEFAULT)); /* the 1 KiB bin: block 0 of its chunk */
+    /* 1 MiB routes upstream, which would free the bin's whole chunk */
+    CHECK_STATUS(rmm_deallocate(bins, a, 1 << 20, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+    CHECK_OK(rmm_resource_validate(bins));
+    CHECK_OK(rmm_deallocate(bins, a, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(bins, &b, 1000, RMM_STREAM_DEFAULT)); /* the bin still works */
+    CHECK(b == a);
+    CHECK_OK(rmm_deallocate(bins, b, 1000, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(bins);
+}
+
+/* ---- defect 11: a resource reached again from its own upstream ------------------------------- */
+
+typedef struct reentrant {
+    rmm_resource base;
+    rmm_resource *upstream;
+    rmm_resource *above;      /* the resource this one is the upstream of */
+    int mode;                 /* 0: ask above for its info; 1: allocate from above */
+    size_t above_bytes;
+    rmm_status seen;          /* what the call into `above` returned */
+} reentrant;
+static rmm_status reentrant_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    reentrant *r = (reentrant *)self;
+    if (r->above && r->mode == 0) {
+        rmm_pool_info info;
+        r->seen = rmm_pool_get_info(r->above, &info);
+    } else if (r->above && r->mode == 1) {
+        void *p = NULL;
+        rmm_resource *above = r->above;
+        r->above = NULL; /* once: the nested call does not come back again */
+        r->seen = rmm_allocate(above, &p, r->above_bytes, stream);
+        r->above = above;
+        if (r->seen == RMM_SUCCESS) (void)rmm_deallocate(above, p, r->above_bytes, stream);
+        if (r->seen != RMM_SUCCESS) return r->seen;
+    }
+    return rmm_allocate_aligned(r->upstream, ptr, bytes, alignment, stream);
+}
+static rmm_status reentrant_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    return rmm_deallocate_aligned(((reentrant *)self)->upstream, ptr, bytes, alignment, stream);
+}
+static const rmm_resource_vtable reentrant_vtable = {"reentrant", reentrant_allocate, reentrant_deallocate, NULL, NULL};
+
+TEST(reentrant_calls_get_a_status_not_a_deadlock) {
+    reentrant r;
+    rmm_resource *pool = NULL, *bins = NULL;
+    rmm_binning_desc bd = rmm_binning_desc_default();
+    void *p = NULL;
+    NEED_GPU();
+    memset(&r, 0, sizeof r);
+    r.base.vtable = &reentrant_vtable;
+    r.upstream = rmm_get_current_device_resource();
+    CHECK_OK(rmm_pool_create(&pool, &r.base, NULL));
+    /* the upstream asks the pool above it for its info while the pool grows */
+    r.above = pool;
+    r.mode = 0;
+    r.seen = RMM_SUCCESS;
+    CHECK_OK(rmm_allocate(pool, &p, 4096, RMM_STREAM_DEFAULT));
+    CHECK(r.seen == RMM_ERROR_NOT_SUPPORTED);
+    CHECK_OK(rmm_deallocate(pool, p, 4096, RMM_STREAM_DEFAULT));
+    /* the upstream allocates from the pool above it: growth fails with that status */
+    r.mode = 1;
+    r.above_bytes = 256;
+    CHECK_STATUS(rmm_allocate(pool, &p, 64 << 20, RMM_STREAM_DEFAULT), RMM_ERROR_NOT_SUPPORTED);
+    CHECK(strstr(rmm_last_error(), "upstream") != NULL);
+    r.above = NULL;
+    CHECK_OK(rmm_pool_validate(pool));
+    rmm_resource_destroy(pool);
+    /* a binning bin made lazily whose upstream allocates from the same binning resource */
+    bd.min_size_exponent = 10;
+    bd.max_size_exponent = 12;
+    CHECK_OK(rmm_binning_create(&bins, &r.base, &bd));
+    r.above = bins;
+    r.mode = 1;
+    r.above_bytes = 3000; /* another bin (4 KiB): made from inside, works */
+    CHECK_OK(rmm_allocate(bins, &p, 1000, RMM_STREAM_DEFAULT));
+    CHECK(r.seen == RMM_SUCCESS);
+    CHECK_OK(rmm_deallocate(bins, p, 1000, RMM_STREAM_DEFAULT));
+    r.above_bytes = 2000; /* the same bin (2 KiB) it is being made for */
+    CHECK_STATUS(rmm_allocate(bins, &p, 2000, RMM_STREAM_DEFAULT), RMM_ERROR_NOT_SUPPORTED);
+    r.above = NULL;
+    CHECK_OK(rmm_allocate(bins, &p, 2000, RMM_STREAM_DEFAULT)); /* and it can be made afterwards */
+    CHECK_OK(rmm_deallocate(bins, p, 2000, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(bins);
+}
+
+/* ---- hardening: O(1) checks instead of undefined behaviour ----------------------------------- */
+
+TEST(fixed_size_double_free_in_every_build) {
+    rmm_resource *fixed = NULL;
+    rmm_fixed_size_desc d = rmm_fixed_size_desc_default();
+    void *a = NULL, *b = NULL;
+    NEED_GPU();
+    d.block_bytes = 4096;
+    d.blocks_to_preallocate = 4;
+    CHECK_OK(rmm_fixed_size_create(&fixed, rmm_get_current_device_resource(), &d));
+    CHECK_OK(rmm_allocate(fixed, &a, 4096, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(fixed, a, 4096, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_deallocate(fixed, a, 4096, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+    CHECK_STATUS(rmm_deallocate(fixed, (char *)a + 256, 100, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+    CHECK_OK(rmm_allocate(fixed, &a, 4096, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(fixed, &b, 4096, RMM_STREAM_DEFAULT));
+    CHECK(a != b); /* the refused double free did not put the block on the list twice */
+    CHECK_OK(rmm_deallocate(fixed, a, 4096, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(fixed, b, 4096, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_resource_validate(fixed));
+    rmm_resource_destroy(fixed);
+}
+
+TEST(the_default_resource_is_not_destroyed) {
+    rmm_resource *def;
+    void *p = NULL;
+    NEED_GPU();
+    def = rmm_get_current_device_resource();
+    (void)rmm_set_last_error(RMM_SUCCESS, NULL);
+    rmm_resource_destroy(def);
+    CHECK(rmm_last_status() == RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(rmm_get_current_device_resource() == def);
+    CHECK_OK(rmm_allocate(def, &p, 1000, RMM_STREAM_DEFAULT)); /* still works */
+    CHECK_OK(rmm_deallocate(def, p, 1000, RMM_STREAM_DEFAULT));
+}
+
+TEST(destroyed_and_foreign_stream_handles) {
+    rmm_stream s;
+    NEED_GPU();
+    CHECK_OK(rmm_stream_create(&s));
+    CHECK_OK(rmm_stream_destroy(s));
+    CHECK_STATUS(rmm_stream_destroy(s), RMM_ERROR_INVALID_ARGUMENT); /* twice */
+#if defined(RMM_BACKEND_HOST)
+    {
+        rmm_resource *pool = NULL;
+        void *p = NULL;
+        CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), NULL));
+        /* a destroyed handle and a garbage one: the simulated driver refuses them, nothing is read */
+        CHECK_STATUS(rmm_allocate(pool, &p, 1000, s), RMM_ERROR_CUDA);
+        CHECK_STATUS(rmm_allocate(pool, &p, 1000, (rmm_stream)(uintptr_t)0x12345670), RMM_ERROR_CUDA);
+        CHECK_STATUS(rmm_stream_synchronize((rmm_stream)(uintptr_t)0x12345670), RMM_ERROR_CUDA);
+        CHECK_OK(rmm_pool_validate(pool));
+        rmm_resource_destroy(pool);
+    }
+#endif
+}
+
 int main(void) {
     HARNESS_INIT();
     RUN(tracking_keeps_its_record_when_the_upstream_free_fails);
@@ -259,5 +557,16 @@ int main(void) {
     RUN(stream_pool_functions_accept_null);
     RUN(pool_error_messages_name_what_failed);
     RUN(set_last_error_may_quote_the_last_error);
+    RUN(pool_state_is_bounded_when_library_streams_come_and_go);
+#if defined(RMM_BACKEND_HOST)
+    RUN(pool_and_fixed_state_is_bounded_when_foreign_streams_come_and_go);
+#endif
+    RUN(arena_state_is_bounded_when_threads_and_streams_come_and_go);
+    RUN(pool_never_fails_a_request_a_free_block_serves);
+    RUN(binning_refuses_a_free_whose_size_routes_a_bin_block_upstream);
+    RUN(reentrant_calls_get_a_status_not_a_deadlock);
+    RUN(fixed_size_double_free_in_every_build);
+    RUN(the_default_resource_is_not_destroyed);
+    RUN(destroyed_and_foreign_stream_handles);
     return harness_main_end();
 }

@@ -1321,8 +1321,9 @@ TEST(fixed_validate_detects_corruption) {
     rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
     rmm__fixed *f;
     rmm__fstream *s;
-    void *a = NULL, *saved;
-    char *tmp;
+    rmm__fentry saved;
+    rmm__fchunk *tmp;
+    void *a = NULL;
     NEED_GPU();
     fd.block_bytes = 4096;
     fd.blocks_to_preallocate = 8;
@@ -1330,8 +1331,8 @@ TEST(fixed_validate_detects_corruption) {
     CHECK_OK(rmm_allocate(mr, &a, 4096, RMM_STREAM_DEFAULT));
     CHECK_OK(rmm_resource_validate(mr));
     f = (rmm__fixed *)mr;
-    CHECK(f->streams.count == 1);
-    s = (rmm__fstream *)f->streams.list[0];
+    CHECK(f->so.count == 1);
+    s = (rmm__fstream *)f->so.list[0];
     CHECK(s->count == 7);
     /* a free block listed twice */
     saved = s->stack[s->count - 1];
@@ -1340,17 +1341,21 @@ TEST(fixed_validate_detects_corruption) {
     s->stack[s->count - 1] = saved;
     CHECK_OK(rmm_resource_validate(mr));
     /* the live block listed as free as well */
-    s->stack[s->count++] = a;
+    s->stack[s->count].chunk = f->chunks[0];
+    s->stack[s->count].index = (size_t)((char *)a - f->chunks[0]->ptr) / 4096;
+    s->count++;
     EXPECT_CORRUPT(mr, "live block in the free stack");
     s->count--;
-    /* a pointer that is no block of the resource */
+    /* an entry that is no block of the resource */
     saved = s->stack[0];
-    s->stack[0] = (char *)saved + 256;
-    EXPECT_CORRUPT(mr, "misaligned free block");
-    s->stack[0] = (char *)&fd;
-    EXPECT_CORRUPT(mr, "foreign free block");
+    s->stack[0].index = 8;
+    EXPECT_CORRUPT(mr, "block index past the chunk");
     s->stack[0] = saved;
     CHECK_OK(rmm_resource_validate(mr));
+    /* the free bit of a listed block cleared */
+    rmm__fchunk_mark(saved.chunk, saved.index, false);
+    EXPECT_CORRUPT(mr, "free bit");
+    rmm__fchunk_mark(saved.chunk, saved.index, true);
     /* accounting */
     f->used_blocks++;
     EXPECT_CORRUPT(mr, "used_blocks");
@@ -1396,8 +1401,9 @@ TEST(arena_validate_detects_corruption) {
     CHECK_OK(rmm_allocate(mr, &big, 3 * MiB, RMM_STREAM_DEFAULT));
     CHECK_OK(rmm_resource_validate(mr));
     a = (rmm__arena *)mr;
-    l = a->all;
-    CHECK(l != NULL && l->next_all == NULL && l->superblocks != NULL);
+    CHECK(a->so.count == 1);
+    l = a->so.count ? (rmm__arena_local *)a->so.list[0] : NULL;
+    CHECK(l != NULL && l->superblocks != NULL);
     if (!l || !l->superblocks) {
         rmm_resource_destroy(mr);
         return;
