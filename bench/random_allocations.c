@@ -44,7 +44,11 @@
                    (and freeing what is left) is timed, as RMM reports it: total_ms, and ns per
                    operation. N x S: 1000x1, 1000x4, 10000x1, 1000x64. Budget: min(16000 MiB, a
                    quarter of the device memory).
-   Single-threaded workloads run on the default stream (RMM_STREAM_DEFAULT). Every timed region
+   Single-threaded workloads run on one stream: the default stream (RMM_STREAM_DEFAULT), or with
+   --stream created a stream from rmm_stream_create (what a program with streams of its own uses:
+   the library sees its life, so it costs no driver call), or with --stream foreign one made by
+   cudaStreamCreateWithFlags directly (the safe, slower path: cudaStreamGetId per call and an event
+   per free). Every timed region
    ends with a synchronize of the stream(s) used. All random choices come from a seeded splitmix64
    and are drawn before timing, so every allocator sees the same sequence.
 
@@ -54,6 +58,7 @@
    note; nothing aborts.
 
    Options: --quick (10x fewer steps in the step loops, 3 repetitions; rmm_random keeps RMM's N),
+            --stream default|created|foreign,
             --workload NAME, --resource NAME, --reps N.
    Run:     make bench && build/bench/random_allocations          (CUDA: about 30 s on an H100)
             build/bench/host/random_allocations --quick            (host backend: about 1 s; 5 s full)
@@ -124,6 +129,8 @@ static const char *const ALLOCATORS[] = {"cudaMalloc", "cudaMallocAsync", "pool"
 
 /* Allocates; OK, OOM or FAIL. On failure writes a message into err when err is not NULL (always
    for FAIL, which uses the scratch buffer when err is NULL). */
+static rmm_stream g_stream = RMM_STREAM_DEFAULT; /* the single-threaded workloads' stream (--stream) */
+static const char *g_stream_kind = "default";
 static inline int do_alloc(const allocator *a, void **p, size_t bytes, rmm_stream s, char *err) {
     rmm_status st;
 #ifndef RMM_BACKEND_HOST
@@ -233,7 +240,7 @@ typedef struct rep {
 #define CAP_CHECK_MASK 255u /* step loops read the clock every 256 steps */
 
 static int run_lifo(const allocator *a, const workload *w, uint64_t cap_ns, rep *r, char *err) {
-    rmm_stream s = RMM_STREAM_DEFAULT;
+    rmm_stream s = g_stream;
     size_t warm = w->steps / 100 + 16, i, bytes = w->lo;
     uint64_t t0, deadline;
     void *p = NULL;
@@ -295,7 +302,7 @@ static int churn_fill(const allocator *a, void **ptrs, size_t *sz, const size_t 
 }
 
 static int run_churn(const allocator *a, const workload *w, const plan *pl, uint64_t cap_ns, rep *r, char *err) {
-    rmm_stream s = RMM_STREAM_DEFAULT;
+    rmm_stream s = g_stream;
     void **ptrs = (void **)calloc(w->live, sizeof *ptrs);
     size_t *sz = (size_t *)calloc(w->live, sizeof *sz), done = 0;
     uint64_t t0;
@@ -416,7 +423,7 @@ static int run_threads(const allocator *a, const workload *w, const plan *pl, rm
 
 /* RMM's random_allocation_free, step for step (see the top of the file). */
 static int run_random(const allocator *a, const workload *w, const plan *pl, rep *r, char *err) {
-    rmm_stream s = RMM_STREAM_DEFAULT;
+    rmm_stream s = g_stream;
     size_t n = w->live, active = 0, count = 0, live_bytes = 0, i, ops = 0, fails = 0;
     void **ptrs = (void **)calloc(n + 1, sizeof *ptrs);
     size_t *sz = (size_t *)calloc(n + 1, sizeof *sz);
@@ -681,7 +688,7 @@ out:
 
 
 static void usage(const char *argv0) {
-    printf("usage: %s [--quick] [--workload NAME[,NAME..]] [--resource NAME[,NAME..]] [--reps N]\n"
+    printf("usage: %s [--quick] [--stream default|created|foreign] [--workload NAME[,NAME..]] [--resource NAME[,NAME..]] [--reps N]\n"
            "  workloads: lifo_256B lifo_1MiB churn_small churn_mixed threads16 rmm_random (prefix selects all)\n"
            "  resources: cudaMalloc cudaMallocAsync pool pool(outlive) binning arena arena(outlive) fixed\n",
            argv0);
@@ -702,6 +709,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--workload") && i + 1 < argc) wfilter = argv[++i];
         else if (!strcmp(argv[i], "--resource") && i + 1 < argc) rfilter = argv[++i];
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc) g_reps = g_slow_reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--stream") && i + 1 < argc && (!strcmp(argv[i + 1], "default") || !strcmp(argv[i + 1], "created") || !strcmp(argv[i + 1], "foreign"))) g_stream_kind = argv[++i];
         else {
             usage(argv[0]);
             return !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h") ? 0 : 2;
@@ -782,8 +790,11 @@ int main(int argc, char **argv) {
 #ifdef RMM_BACKEND_HOST
     printf("# host backend: \"cudaMalloc\" is rmm_cuda_resource and \"cudaMallocAsync\" is rmm_async_resource (both posix_memalign)\n");
 #endif
-    printf("# settings: %s, %d repetitions (cudaMalloc %d), median reported; rmm_random budget %zu MiB\n",
-           g_quick ? "--quick (10x fewer steps)" : "full", g_reps, g_slow_reps, budget / MIB);
+    if (!strcmp(g_stream_kind, "created") && rmm_stream_create(&g_stream) != RMM_SUCCESS) return 2;
+    if (!strcmp(g_stream_kind, "foreign") && rmm__stream_create_raw(&g_stream) != RMM_SUCCESS) return 2; /* cudaStreamCreateWithFlags */
+    printf("# settings: %s, %d repetitions (cudaMalloc %d), median reported; rmm_random budget %zu MiB; single-threaded workloads on %s\n",
+           g_quick ? "--quick (10x fewer steps)" : "full", g_reps, g_slow_reps, budget / MIB,
+           !strcmp(g_stream_kind, "created") ? "a stream from rmm_stream_create" : !strcmp(g_stream_kind, "foreign") ? "a stream from cudaStreamCreateWithFlags" : "the default stream");
     printf("# ns_per_pair: timed ns / allocate+free pairs; ratio: ns_per_pair / cudaMallocAsync's (>1: slower)\n");
     for (i = 0; i < nw; i++)
         if (ws[i].note[0] && name_selected(ws[i].name, wfilter, 1)) printf("# %s: %s\n", ws[i].name, ws[i].note);

@@ -509,6 +509,7 @@ typedef struct run_result {
     size_t peak_upstream;      /* counting resource */
     size_t pool_peak;          /* rmm_pool_get_info, pools only */
     size_t reserved_high;      /* CUDA async only */
+    uint64_t vm_calls[6];      /* pool-virtual only: page creates, maps, access calls, unmaps, releases, synchronizes */
     char check[ERRLEN];        /* overlap / validate findings ("" when clean) */
 } run_result;
 
@@ -611,7 +612,16 @@ static rmm_status replay_once(const trace *t, const char *name, size_t arena_byt
     if (s.pool) {
         rmm_pool_info info;
         if (rmm_pool_get_info(s.pool, &info) == RMM_SUCCESS) r->pool_peak = info.peak_pool_bytes;
-        if (s.pool_virtual) r->peak_upstream = r->pool_peak; /* physical pages mapped */
+        if (s.pool_virtual) {
+            const rmm__pool_vm *vm = &((const rmm__pool *)s.pool)->vm; /* the driver calls it made (internal counters) */
+            r->peak_upstream = r->pool_peak; /* physical pages held */
+            r->vm_calls[0] = vm->creates;
+            r->vm_calls[1] = vm->maps;
+            r->vm_calls[2] = vm->access_calls;
+            r->vm_calls[3] = vm->unmaps;
+            r->vm_calls[4] = vm->releases;
+            r->vm_calls[5] = vm->syncs;
+        }
     }
 #ifndef RMM_BACKEND_HOST
     if (s.async) {
@@ -655,6 +665,7 @@ typedef struct row {
     int ok;
     double ns_per_event;
     size_t peak_upstream, pool_peak, reserved_high, arena_bytes, min_arena;
+    uint64_t vm_calls[6];
     double efficiency;
     char note[ERRLEN + 128];
 } row;
@@ -719,6 +730,7 @@ static void measure(const trace *t, const char *name, int runs, row *out) {
             out->peak_upstream = r.peak_upstream;
             out->pool_peak = r.pool_peak;
             out->reserved_high = r.reserved_high;
+            memcpy(out->vm_calls, r.vm_calls, sizeof out->vm_calls);
             if (r.check[0]) fmt(out->note, sizeof out->note, "BUG? %s; ", r.check);
             continue;
         }
@@ -741,7 +753,9 @@ static void measure(const trace *t, const char *name, int runs, row *out) {
             n = strlen(out->note), p = out->note + n, cap = sizeof out->note - n;
         }
         if (!strcmp(name, "pool-virtual")) {
-            fmt(p, cap, "peak physical pages mapped (pool_info.peak_pool_bytes); nothing taken from upstream");
+            fmt(p, cap, "peak physical pages held (pool_info.peak_pool_bytes); driver calls: %llu creates, %llu maps, %llu set-access, %llu unmaps, %llu releases, %llu synchronizes",
+                (unsigned long long)out->vm_calls[0], (unsigned long long)out->vm_calls[1], (unsigned long long)out->vm_calls[2],
+                (unsigned long long)out->vm_calls[3], (unsigned long long)out->vm_calls[4], (unsigned long long)out->vm_calls[5]);
         } else if (!strcmp(name, "pool") || !strcmp(name, "pool-geometric") || !strcmp(name, "binning")) {
             fmt(p, cap, "pool_info.peak_pool_bytes=%.1f MiB (%s)", mib(out->pool_peak),
                 out->pool_peak == out->peak_upstream ? "agrees" : "DISAGREES with the counting resource");
