@@ -41,6 +41,7 @@ from ._logger import (  # noqa: F401
     should_log,
 )
 from .mr import disable_logging, enable_logging, get_log_filenames  # noqa: F401
+from . import _cuda, pylibrmm  # noqa: F401,E402  (RMM's import paths: rmm._cuda.gpu, ...)
 from .rmm import (  # noqa: F401
     is_initialized,
     register_reinitialize_hook,

@@ -62,7 +62,7 @@ class _PyBufferBase:
     def __init__(self, *, ptr=0, size=0, stream=DEFAULT_STREAM, mr=None):
         if stream.__class__ is not Stream:
             stream = as_stream(stream)
-        if size.__class__ is not int or size < 0:
+        if size.__class__ is not int or not 0 <= size <= _SIZE_MAX:
             size = _lib.as_size(size)
         if _ndev == 1:
             dev = -1  # one device: nothing to read or switch, the device is 0
