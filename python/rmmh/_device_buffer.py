@@ -78,6 +78,10 @@ class _PyBufferBase:
         self._dev = dev
         self._size = self._cap = size
         if size:
+            refs = mr._refs
+            if not refs:  # a resource already destroyed (finalized in a collected cycle)
+                self._ptr = 0
+                raise _lib.error_for_destroyed(mr)
             nbytes = (size + 15) & -16  # RMM's device_buffer asks for 16-byte multiples
             p = _alloc(mr._h, nbytes, stream._h) if nbytes <= _SIZE_MAX else None
             if p is None:
@@ -85,7 +89,7 @@ class _PyBufferBase:
                 raise _alloc_failed(size)
             self._ptr = p
             self._nbytes = nbytes
-            mr._refs.append(True)
+            refs.append(True)
             refs = stream._refs
             if refs is not None:
                 refs.append(True)
@@ -263,6 +267,8 @@ class DeviceBuffer(_AccelBase or _PyBufferBase):
     def _realloc(self, new_cap, stream):
         """A block of new_cap bytes on stream holding the first min(size, new_cap) bytes."""
         nbytes = (new_cap + 15) & -16
+        if not self._mr._refs:
+            raise _lib.error_for_destroyed(self._mr)
         p = (_alloc(self._mr._h, nbytes, stream._h) if nbytes <= _SIZE_MAX else None) \
             if new_cap else 0
         if new_cap and p is None:

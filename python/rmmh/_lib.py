@@ -220,6 +220,12 @@ def created(create, *args, what=None):
     return out.value
 
 
+def error_for_destroyed(mr):
+    return RMMRuntimeError("RMM_ERROR_UNKNOWN", "%s: its C resource was already destroyed (the "
+                           "object was finalized, e.g. collected in a reference cycle)"
+                           % type(mr).__name__)
+
+
 def out_of_memory(message):
     return OutOfMemoryError("RMM_ERROR_OUT_OF_MEMORY", message)
 

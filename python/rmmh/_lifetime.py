@@ -36,10 +36,11 @@ class Record:
 
 
 def new_refs(destroy, args=(), ups=(), keep=None):
-    """A refs list with its first holder (the creating owner) counted; holds each of ups."""
+    """A refs list held once, by its creating owner (whose token is the Record itself: the list
+    holds one element per holder); holds each of ups."""
     for up in ups:
         up.append(True)
-    return [Record(destroy, args, ups, keep), True]
+    return [Record(destroy, args, ups, keep)]
 
 
 def release(refs):

@@ -94,6 +94,16 @@ class DeviceMemoryResource:
         self._h = handle
         self._refs = new_refs(None)
 
+    @property
+    def _live(self):
+        """The C resource, checked to exist still. A resource's finalizer may have run while it
+        is still reachable (a reference cycle being collected; a Python callback of another
+        resource calling it): calls then raise instead of using a destroyed C object."""
+        refs = getattr(self, "_refs", None)
+        if not refs:
+            raise _lib.error_for_destroyed(self)
+        return self._h
+
     def __del__(self):
         # runs once per object (PEP 442); buffers and adaptors may still hold self._refs
         try:
@@ -112,6 +122,8 @@ class DeviceMemoryResource:
             stream = as_stream(stream)
         if not nbytes:
             return 0
+        if not self._refs:
+            raise _lib.error_for_destroyed(self)
         p = _alloc(self._h, nbytes, stream._h)
         if p is None:
             raise _lib.error(_lib.rmm_last_status())
@@ -130,6 +142,8 @@ class DeviceMemoryResource:
         if stream.__class__ is not Stream:
             stream = as_stream(stream)
         if ptr:
+            if not self._refs:
+                raise _lib.error_for_destroyed(self)
             st = _free(self._h, ptr, nbytes, stream._h, -1)
             if st:
                 raise _lib.error(st)
@@ -137,13 +151,13 @@ class DeviceMemoryResource:
     @property
     def type_name(self):
         """rmm.h's name for the C resource ("pool", "cuda", "statistics", ...). rmmh only."""
-        return _lib.rmm_resource_type_name(self._h).decode()
+        return _lib.rmm_resource_type_name(self._live).decode()
 
     def validate(self):
         """Checks every invariant of rmm.h's sub-allocators (pool, fixed-size, binning, arena);
         raises rmmh.CorruptionError naming the first one broken. A no-op for other resources.
         rmmh only."""
-        _lib.check(_lib.rmm_resource_validate(self._h))
+        _lib.check(_lib.rmm_resource_validate(self._live))
 
     def __repr__(self):
         h = getattr(self, "_h", None)
@@ -160,6 +174,8 @@ def _check_mr(mr, name="upstream_mr"):
     if not isinstance(mr, DeviceMemoryResource) or getattr(mr, "_refs", None) is None:
         raise TypeError("Argument '%s' has incorrect type (expected rmmh.mr.DeviceMemoryResource,"
                         " got %s)" % (name, type(mr).__name__))
+    if not mr._refs:
+        raise _lib.error_for_destroyed(mr)
     return mr
 
 
@@ -272,7 +288,7 @@ class CudaAsyncMemoryResource(DeviceMemoryResource):
     def pool_handle(self):
         """The cudaMemPool_t as an int."""
         out = ctypes.c_void_p()
-        _lib.check(_lib.rmm_async_resource_get_pool(self._h, ctypes.byref(out)))
+        _lib.check(_lib.rmm_async_resource_get_pool(self._live, ctypes.byref(out)))
         return out.value or 0
 
 
@@ -392,14 +408,14 @@ class PoolMemoryResource(UpstreamResourceAdaptor):
     def info(self):
         """A PoolInfo: bytes held, peak, used, free, largest free block, ... rmmh only."""
         out = (ctypes.c_size_t * 7)()
-        _lib.check(_lib.rmmh_pool_info(self._h, out))
+        _lib.check(_lib.rmmh_pool_info(self._live, out))
         return PoolInfo(*out)
 
     def trim(self):
         """Gives every wholly free upstream chunk back (after waiting for the streams that freed
         into it); returns the bytes released. rmmh only."""
         released = ctypes.c_size_t()
-        _lib.check(_lib.rmm_pool_trim(self._h, ctypes.byref(released)))
+        _lib.check(_lib.rmm_pool_trim(self._live, ctypes.byref(released)))
         return released.value
 
 
@@ -444,10 +460,10 @@ class BinningMemoryResource(UpstreamResourceAdaptor):
         None, by a fixed-size resource of that block size."""
         size = _lib.as_size(allocation_size, "allocation_size")
         if bin_resource is None:
-            _lib.check(_lib.rmm_binning_add_bin(self._h, size, None))
+            _lib.check(_lib.rmm_binning_add_bin(self._live, size, None))
             return
         bin_resource = _check_mr(bin_resource, "bin_resource")
-        _lib.check(_lib.rmm_binning_add_bin(self._h, size, bin_resource._h))
+        _lib.check(_lib.rmm_binning_add_bin(self._live, size, bin_resource._live))
         # the C binning resource now calls into bin_resource: keep it alive as long as itself
         record = self._refs[0]
         bin_resource._refs.append(True)
@@ -558,7 +574,7 @@ class LoggingResourceAdaptor(UpstreamResourceAdaptor):
 
     def flush(self):
         """Writes buffered rows to the file."""
-        _lib.check(_lib.rmm_logging_adaptor_flush(self._h))
+        _lib.check(_lib.rmm_logging_adaptor_flush(self._live))
 
     def get_file_name(self):
         """The log file's absolute path."""
@@ -583,20 +599,20 @@ class StatisticsResourceAdaptor(UpstreamResourceAdaptor):
     def allocation_counts(self):
         """The innermost scope's Statistics (current_bytes, current_count, peak_bytes,
         peak_count, total_bytes, total_count)."""
-        st, s = _stats(_lib.rmmh_statistics_get, self._h)
+        st, s = _stats(_lib.rmmh_statistics_get, self._live)
         _lib.check(st)
         return s
 
     def push_counters(self):
         """Starts a nested scope with zeroed counters; returns the statistics before the push."""
         before = self.allocation_counts
-        _lib.check(_lib.rmm_statistics_push(self._h))
+        _lib.check(_lib.rmm_statistics_push(self._live))
         return before
 
     def pop_counters(self):
         """Ends the innermost scope and returns its counters; peaks fold outward as in RMM.
         IndexError for the outermost scope."""
-        st, s = _stats(_lib.rmmh_statistics_pop, self._h)
+        st, s = _stats(_lib.rmmh_statistics_pop, self._live)
         if st == INVALID_ARGUMENT:
             raise IndexError("cannot pop the last counter pair")
         _lib.check(st)
@@ -615,7 +631,7 @@ class TrackingResourceAdaptor(UpstreamResourceAdaptor):
 
     def _get(self):
         nbytes, count = ctypes.c_size_t(), ctypes.c_size_t()
-        _lib.check(_lib.rmm_tracking_get(self._h, ctypes.byref(nbytes), ctypes.byref(count)))
+        _lib.check(_lib.rmm_tracking_get(self._live, ctypes.byref(nbytes), ctypes.byref(count)))
         return nbytes.value, count.value
 
     def get_allocated_bytes(self):
@@ -626,7 +642,7 @@ class TrackingResourceAdaptor(UpstreamResourceAdaptor):
         """One line per outstanding allocation (with its stack when captured); "" when none."""
         if self._get()[1] == 0:
             return ""
-        text = _lib.rmmh_tracking_report(self._h)
+        text = _lib.rmmh_tracking_report(self._live)
         if not text:
             raise _lib.error(_lib.rmm_last_status())
         try:
@@ -651,7 +667,7 @@ class LimitingResourceAdaptor(UpstreamResourceAdaptor):
 
     def _get(self):
         a, lim = ctypes.c_size_t(), ctypes.c_size_t()
-        _lib.check(_lib.rmm_limiting_get(self._h, ctypes.byref(a), ctypes.byref(lim)))
+        _lib.check(_lib.rmm_limiting_get(self._live, ctypes.byref(a), ctypes.byref(lim)))
         return a.value, lim.value
 
     def get_allocated_bytes(self):

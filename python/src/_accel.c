@@ -204,6 +204,15 @@ static int buffer_init(PyObject *self, PyObject *args, PyObject *kwds) {
     b->size = b->cap = n;
     if (n == 0) return 0;
     if (get_handle(mr, &mh) < 0 || get_handle(stream, &sh) < 0) return -1;
+    refs = PyObject_GetAttr(mr, s_refs);
+    if (!refs) return -1;
+    if (PyList_Size(refs) <= 0) { /* a resource already destroyed (finalized in a collected cycle) */
+        PyObject *r = PyObject_CallFunctionObjArgs(check_mr_f, mr, s_mr, NULL); /* raises */
+        Py_XDECREF(r);
+        Py_DecRef(refs);
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "the resource was destroyed");
+        return -1;
+    }
     nbytes = (n + 15) & ~(size_t)15; /* RMM's device_buffer asks for 16-byte multiples */
     p = NULL;
     if (nbytes >= n) { /* else too large: alloc_failed() says so */
@@ -213,6 +222,7 @@ static int buffer_init(PyObject *self, PyObject *args, PyObject *kwds) {
     }
     if (!p) { /* alloc_failed(size) returns the exception (rmm_last_error()'s message) */
         PyObject *sz = PyLong_FromSize_t(n), *e = NULL;
+        Py_DecRef(refs);
         if (sz) e = PyObject_CallFunctionObjArgs(alloc_failed_f, sz, NULL);
         Py_XDECREF(sz);
         if (e) {
@@ -223,8 +233,7 @@ static int buffer_init(PyObject *self, PyObject *args, PyObject *kwds) {
     }
     b->ptr = (unsigned long long)(uintptr_t)p;
     b->nbytes = nbytes;
-    refs = PyObject_GetAttr(mr, s_refs);
-    if (!refs || hold_refs(refs) < 0) goto fail_hold;
+    if (hold_refs(refs) < 0) goto fail_hold;
     Py_DecRef(refs);
     if (stream == DefaultStream) refs = NoneObj, Py_IncRef(NoneObj); /* it owns nothing */
     else refs = PyObject_GetAttr(stream, s_refs);
