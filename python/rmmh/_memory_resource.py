@@ -61,6 +61,7 @@ __all__ = [
 _log = logging.getLogger("rmmh")
 _alloc = _lib.alloc
 _free = _lib.free
+_SIZE_MAX = _lib.SIZE_MAX
 
 
 def _use_accelerator(module):
@@ -116,7 +117,7 @@ class DeviceMemoryResource:
 
         Raises MemoryError (rmmh.OutOfMemoryError) when the memory is not there; 0 bytes give 0.
         """
-        if nbytes.__class__ is not int or nbytes < 0:
+        if nbytes.__class__ is not int or not 0 <= nbytes <= _SIZE_MAX:
             nbytes = _lib.as_size(nbytes, "nbytes")
         if stream.__class__ is not Stream:
             stream = as_stream(stream)
@@ -135,9 +136,9 @@ class DeviceMemoryResource:
         Raises rmmh.CorruptionError when the resource can tell that it never handed ptr out (the
         pool, arena, fixed-size and tracking resources can). 0 is a no-op.
         """
-        if ptr.__class__ is not int or ptr < 0:
+        if ptr.__class__ is not int or not 0 <= ptr <= _SIZE_MAX:
             ptr = _lib.as_pointer(ptr)
-        if nbytes.__class__ is not int or nbytes < 0:
+        if nbytes.__class__ is not int or not 0 <= nbytes <= _SIZE_MAX:
             nbytes = _lib.as_size(nbytes, "nbytes")
         if stream.__class__ is not Stream:
             stream = as_stream(stream)
