@@ -1,8 +1,8 @@
 """rmmh.Stream: RMM's Stream over rmm.h's rmm_stream (a cudaStream_t on the CUDA backend).
 
 Stream() creates (and owns) a new non-blocking stream on the current device. Stream(obj) wraps,
-without owning, a CuPy stream (its .ptr), a Numba stream (int(stream)), another Stream, or any
-object with __cuda_stream__ (the CUDA stream protocol: returns (version, handle)); it keeps obj
+without owning, a CuPy stream (its .ptr), a Numba stream (int(stream)), a PyTorch stream
+(.cuda_stream; rmmh only), another Stream, or any object with __cuda_stream__ (the CUDA stream protocol: returns (version, handle)); it keeps obj
 alive. DEFAULT_STREAM is the default stream (handle 0), LEGACY_DEFAULT_STREAM cudaStreamLegacy
 (1) and PER_THREAD_DEFAULT_STREAM cudaStreamPerThread (2).
 
@@ -153,6 +153,13 @@ def _foreign_handle(obj):
         try:
             if isinstance(obj, (cupy.cuda.stream.Stream, cupy.cuda.stream.ExternalStream)):
                 return obj.ptr
+        except AttributeError:
+            pass
+    torch = sys.modules.get("torch")  # rmmh also takes PyTorch's streams
+    if torch is not None:
+        try:
+            if isinstance(obj, torch.cuda.Stream):
+                return obj.cuda_stream
         except AttributeError:
             pass
     return None

@@ -26,6 +26,16 @@ requires_gpu = pytest.mark.skipif(not HAVE_GPU, reason="needs a GPU and RMMH_BAC
 host_only = pytest.mark.skipif(not HOST, reason="host backend behaviour (RMMH_BACKEND=host)")
 
 
+def pytest_collection_modifyitems(config, items):
+    """On the CUDA backend without a usable GPU only the backend tests can run."""
+    if HOST or HAVE_GPU:
+        return
+    why = pytest.mark.skip(reason="RMMH_BACKEND=cuda but no usable GPU (%s)" % _lib.last_error())
+    for item in items:
+        if "test_backends" not in item.nodeid:
+            item.add_marker(why)
+
+
 def pytest_report_header(config):
     return ("rmmh: backend %s, accelerator %s, library %s"
             % (rmmh.BACKEND, "on" if rmmh.ACCELERATED else "off (ctypes alone)",

@@ -1,0 +1,119 @@
+"""The two native libraries and their selection: what librmmh exports, the static CUDA runtime,
+RMMH_BACKEND, the CUDA library on a machine without a GPU, and the accelerator switch. Run in
+subprocesses, since a process loads one backend."""
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import rmmh
+from conftest import HAVE_GPU
+
+PKG = os.path.dirname(os.path.abspath(rmmh.__file__))
+ROOT = os.path.dirname(PKG)
+
+
+def run(code, **env):
+    e = dict(os.environ)
+    e.update({k: v for k, v in env.items() if v is not None})
+    for k, v in env.items():
+        if v is None:
+            e.pop(k, None)
+    e["PYTHONPATH"] = ROOT + os.pathsep + e.get("PYTHONPATH", "")
+    return subprocess.run([sys.executable, "-c", code], env=e, capture_output=True, text=True,
+                          timeout=120)
+
+
+def exports(lib):
+    if not shutil.which("nm"):
+        pytest.skip("nm (binutils) is not installed")
+    out = subprocess.run(["nm", "-D", "--defined-only", lib], capture_output=True, text=True)
+    return {line.split()[-1] for line in out.stdout.splitlines() if line.strip()}
+
+
+@pytest.mark.parametrize("name", ["librmmh_host.so", "librmmh.so"])
+def test_exports_only_rmm_names(name):
+    lib = os.path.join(PKG, name)
+    if not os.path.exists(lib):
+        pytest.skip("%s was not built (no CUDA toolkit)" % name)
+    names = exports(lib)
+    assert {"rmm_allocate", "rmm_pool_create", "rmmh_alloc", "rmmInitialize"} <= names
+    assert all(n.startswith("rmm") for n in names), sorted(n for n in names
+                                                          if not n.startswith("rmm"))
+
+
+def test_cuda_runtime_is_static():
+    lib = os.path.join(PKG, "librmmh.so")
+    if not os.path.exists(lib):
+        pytest.skip("librmmh.so was not built (no CUDA toolkit)")
+    if not shutil.which("readelf"):
+        pytest.skip("readelf (binutils) is not installed")
+    dyn = subprocess.run(["readelf", "-d", lib], capture_output=True, text=True).stdout
+    assert "libcudart" not in dyn
+    assert not any(n.startswith("cuda") for n in exports(lib))
+
+
+def test_unknown_backend_is_an_import_error():
+    r = run("import rmmh", RMMH_BACKEND="gpu")
+    assert r.returncode != 0 and "RMMH_BACKEND" in r.stderr
+
+
+def test_host_backend_selected():
+    r = run("import rmmh; print(rmmh.BACKEND)", RMMH_BACKEND="host")
+    assert r.returncode == 0 and r.stdout.strip() == "host"
+
+
+def test_cuda_backend_without_a_gpu():
+    if not os.path.exists(os.path.join(PKG, "librmmh.so")):
+        pytest.skip("librmmh.so was not built (no CUDA toolkit)")
+    if HAVE_GPU:
+        pytest.skip("this machine has a GPU")
+    code = "\n".join([
+        "import warnings, rmmh",
+        "assert rmmh.BACKEND == 'cuda'",
+        "try:",
+        "    rmmh.DeviceBuffer(size=10)",
+        "except rmmh.RMMError as e:",
+        "    print('error', type(e).__name__)",
+        "with warnings.catch_warnings(record=True) as w:",
+        "    warnings.simplefilter('always')",
+        "    rmmh.reinitialize()",
+        "    print('warned', len(w))",
+        "try:",
+        "    rmmh.mr.CudaMemoryResource()",
+        "except rmmh.RMMError as e:",
+        "    print('resource', type(e).__name__)",
+    ])
+    r = run(code, RMMH_BACKEND="cuda")
+    assert r.returncode == 0, r.stderr
+    assert "error CUDAError" in r.stdout and "warned 1" in r.stdout
+    assert "resource CUDAError" in r.stdout
+
+
+def test_missing_cuda_library_says_how_to_fix(tmp_path):
+    copy = tmp_path / "rmmh"
+    shutil.copytree(PKG, copy, ignore=shutil.ignore_patterns("librmmh.so", "__pycache__"))
+    e = dict(os.environ, PYTHONPATH=str(tmp_path))
+    e.pop("RMMH_BACKEND", None)
+    r = subprocess.run([sys.executable, "-c", "import rmmh"], env=e, capture_output=True,
+                       text=True, cwd=str(tmp_path))
+    assert r.returncode != 0 and "RMMH_BACKEND=host" in r.stderr and "CUDA toolkit" in r.stderr
+
+
+def test_accelerator_switch():
+    have = any(f.startswith("_accel") and f.endswith(".so") for f in os.listdir(PKG))
+    r = run("import rmmh; print(rmmh.ACCELERATED)", RMMH_BACKEND="host", RMMH_NO_ACCEL=None)
+    assert r.stdout.strip() == str(have)
+    r = run("import rmmh; print(rmmh.ACCELERATED, rmmh.DeviceBuffer.__mro__[1].__name__)",
+            RMMH_BACKEND="host", RMMH_NO_ACCEL="1")
+    assert r.stdout.split() == ["False", "_PyBufferBase"]
+
+
+def test_import_does_not_touch_the_device():
+    # importing rmmh (and creating nothing) must not initialize CUDA: safe before fork()
+    r = run("import rmmh, rmmh._device_buffer as m; print(m._ndev)", RMMH_BACKEND=None)
+    if "built without the CUDA toolkit" in r.stderr:
+        pytest.skip("no CUDA library")
+    assert r.returncode == 0 and r.stdout.strip() == "None"
