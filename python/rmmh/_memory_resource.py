@@ -568,7 +568,8 @@ class LoggingResourceAdaptor(UpstreamResourceAdaptor):
             if not log_file_name:
                 raise ValueError("RMM log file must be specified either using log_file_name= "
                                  "argument or RMM_LOG_FILE environment variable")
-        log_file_name = os.path.abspath(_append_id(os.fspath(log_file_name), _current_device()))
+        log_file_name = os.path.abspath(_append_id(os.fsdecode(log_file_name),
+                                                   _current_device()))
         self._own(_lib.created(_lib.rmm_logging_adaptor_create, upstream._h,
                                os.fsencode(log_file_name), bool(auto_flush)), ups=(upstream,))
         self.__dict__["_log_file_name"] = log_file_name

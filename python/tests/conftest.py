@@ -9,10 +9,14 @@ The last line pytest prints is "N passed, N failed[, N skipped]", the format tes
 """
 import os
 import sys
+import tempfile
 
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# rmm.h's debug log (errors the tests provoke on purpose) goes to a temporary file, not ./
+os.environ.setdefault("RMM_DEBUG_LOG_FILE",
+                      os.path.join(tempfile.gettempdir(), "rmmh_tests_debug_log.txt"))
 sys.path.insert(0, os.path.dirname(HERE))  # the package next to the tests (make python builds it)
 
 import rmmh  # noqa: E402

@@ -7,7 +7,7 @@
     dev_in = rmm.to_device(np.arange(10))
 
 Importing this module initializes the 2019 API with the options of librmm_config (as the
-original did) and finalizes it at exit; librmm.finalize(), new options, librmm.initialize()
+original did; a failure, e.g. without a GPU, is a RuntimeWarning) and finalizes it at exit; librmm.finalize(), new options, librmm.initialize()
 re-initializes. The array functions return Numba DeviceNDArrays and import Numba when first
 called; everything else works without Numba. The 2019 API keeps its own resources (rmmInitialize),
 separate from rmmh.mr's per-device table.
@@ -233,7 +233,12 @@ class _LibRMM:
 
 
 librmm = _LibRMM()
-librmm.initialize()
+try:
+    librmm.initialize()
+except RMMError as _e:  # e.g. no GPU: importing still works; initialize() again once it can
+    import warnings
+    warnings.warn("rmmh.librmm_cffi: initialization failed (%s); call librmm.initialize() "
+                  "once the device is usable" % _e, RuntimeWarning)
 
 
 def _finalize_at_exit():
