@@ -12,18 +12,27 @@ Record, i.e. the last holder, destroys the C object and then releases what that 
 list.append and list.pop are atomic under the GIL (and thread-safe on free-threaded builds), so
 holders on different threads need no lock. The hot path (a DeviceBuffer's allocate and free)
 inlines hold and release: one append and one pop.
+
+Every refs list is also kept in _live until its Record has run. The lists, their Records and
+what the Records keep (the Python callbacks a C resource calls) are therefore never part of the
+garbage the collector clears when it breaks a cycle (clearing would drop a callback the C
+resource still calls, or lose a count): only the Python owners are.
 """
+
+# id(refs) -> refs, for every C object not yet destroyed
+_live = {}
 
 
 class Record:
     """What to do when the last holder lets go: destroy(*args), then release each of ups."""
-    __slots__ = ("destroy", "args", "ups", "keep")
+    __slots__ = ("destroy", "args", "ups", "keep", "key")
 
     def __init__(self, destroy, args=(), ups=(), keep=None):
         self.destroy = destroy
         self.args = args
         self.ups = tuple(ups)
         self.keep = keep  # Python objects the C object calls into (callbacks): kept alive with it
+        self.key = None
 
     def run(self):
         try:
@@ -31,6 +40,7 @@ class Record:
                 self.destroy(*self.args)
         finally:
             self.keep = None
+            _live.pop(self.key, None)
             for up in self.ups:
                 release(up)
 
@@ -40,7 +50,11 @@ def new_refs(destroy, args=(), ups=(), keep=None):
     holds one element per holder); holds each of ups."""
     for up in ups:
         up.append(True)
-    return [Record(destroy, args, ups, keep)]
+    record = Record(destroy, args, ups, keep)
+    refs = [record]
+    record.key = id(refs)
+    _live[record.key] = refs
+    return refs
 
 
 def release(refs):

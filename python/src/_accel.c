@@ -93,10 +93,39 @@ typedef struct {
     unsigned long long ptr, size, cap, nbytes;
     int dev;
     PyObject *mr, *stream;
+    /* mr._h, mr._refs, stream._h, stream._refs, read when mr and stream are set (the _stream
+       setter reads the stream's again): the deallocator uses only these, so it works when the
+       collector has cleared the Python objects' attributes (a cycle being collected) */
+    void *mr_handle, *stream_handle;
+    PyObject *mr_refs, *stream_refs; /* NULL: none (the default streams own nothing) */
 } Buffer;
+
+/* Sets b->stream (taking the reference) and its cached handle and refs; -1 with an exception. */
+static int set_stream(Buffer *b, PyObject *stream) {
+    void *sh = NULL;
+    PyObject *refs = NULL;
+    if (stream != DefaultStream) {
+        PyObject *h = PyObject_GetAttr(stream, s_h);
+        if (!h) return -1;
+        sh = PyLong_AsVoidPtr(h);
+        Py_DecRef(h);
+        if (!sh && PyErr_Occurred()) return -1;
+        refs = PyObject_GetAttr(stream, s_refs);
+        if (!refs) return -1;
+        if (refs == NoneObj) Py_CLEAR(refs);
+    }
+    Py_XDECREF(b->stream);
+    Py_XDECREF(b->stream_refs);
+    b->stream = stream;
+    b->stream_handle = sh;
+    b->stream_refs = refs;
+    return 0;
+}
 
 static int buffer_traverse(PyObject *self, visitproc visit, void *arg) {
     Buffer *b = (Buffer *)self;
+    Py_VISIT(b->mr_refs);
+    Py_VISIT(b->stream_refs);
     Py_VISIT(b->mr);
     Py_VISIT(b->stream);
     Py_VISIT((PyObject *)Py_TYPE(self));
@@ -199,11 +228,15 @@ static int buffer_init(PyObject *self, PyObject *args, PyObject *kwds) {
         Py_IncRef(mr);
     }
     b->mr = mr;
-    b->stream = stream;
+    if (set_stream(b, stream) < 0) {
+        Py_DecRef(stream);
+        return -1;
+    }
     b->dev = dev;
     b->size = b->cap = n;
     if (n == 0) return 0;
-    if (get_handle(mr, &mh) < 0 || get_handle(stream, &sh) < 0) return -1;
+    if (get_handle(mr, &mh) < 0) return -1;
+    sh = b->stream_handle;
     refs = PyObject_GetAttr(mr, s_refs);
     if (!refs) return -1;
     if (PyList_Size(refs) <= 0) { /* a resource already destroyed (finalized in a collected cycle) */
@@ -213,6 +246,8 @@ static int buffer_init(PyObject *self, PyObject *args, PyObject *kwds) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "the resource was destroyed");
         return -1;
     }
+    b->mr_handle = mh;
+    b->mr_refs = refs; /* owned by the buffer from here */
     nbytes = (n + 15) & ~(size_t)15; /* RMM's device_buffer asks for 16-byte multiples */
     p = NULL;
     if (nbytes >= n) { /* else too large: alloc_failed() says so */
@@ -222,7 +257,6 @@ static int buffer_init(PyObject *self, PyObject *args, PyObject *kwds) {
     }
     if (!p) { /* alloc_failed(size) returns the exception (rmm_last_error()'s message) */
         PyObject *sz = PyLong_FromSize_t(n), *e = NULL;
-        Py_DecRef(refs);
         if (sz) e = PyObject_CallFunctionObjArgs(alloc_failed_f, sz, NULL);
         Py_XDECREF(sz);
         if (e) {
@@ -231,20 +265,13 @@ static int buffer_init(PyObject *self, PyObject *args, PyObject *kwds) {
         }
         return -1;
     }
+    if (hold_refs(refs) < 0) goto fail_hold;
+    if (hold_refs(b->stream_refs) < 0) { /* give the mr hold back and the block with it */
+        (void)release_refs(refs);
+        goto fail_hold;
+    }
     b->ptr = (unsigned long long)(uintptr_t)p;
     b->nbytes = nbytes;
-    if (hold_refs(refs) < 0) goto fail_hold;
-    Py_DecRef(refs);
-    if (stream == DefaultStream) refs = NoneObj, Py_IncRef(NoneObj); /* it owns nothing */
-    else refs = PyObject_GetAttr(stream, s_refs);
-    if (!refs || hold_refs(refs) < 0) { /* the mr hold is released by dealloc; drop the stream's */
-        Py_XDECREF(refs);
-        b->stream = DefaultStream;
-        Py_IncRef(DefaultStream);
-        Py_DecRef(stream);
-        return -1;
-    }
-    Py_DecRef(refs);
     if (ptr != NULL && ptr != NoneObj) {
         int truth = PyObject_IsTrue(ptr);
         if (truth < 0) return -1;
@@ -260,7 +287,6 @@ static int buffer_init(PyObject *self, PyObject *args, PyObject *kwds) {
     return 0;
 
 fail_hold: /* no hold taken: free the block now */
-    Py_XDECREF(refs);
     ts = PyEval_SaveThread();
     (void)rmmh_free_p(mh, p, nbytes, sh, dev);
     PyEval_RestoreThread(ts);
@@ -276,33 +302,61 @@ static void buffer_dealloc(PyObject *self) {
     PyTypeObject *tp = Py_TYPE(self);
     freefunc tp_free = (freefunc)PyType_GetSlot(tp, Py_tp_free);
     PyObject_GC_UnTrack(self);
-    if (b->ptr && b->mr && b->stream) {
-        PyObject *et, *ev, *tb, *refs;
-        void *mh = NULL, *sh = NULL;
+    if (b->ptr && b->mr) {
+        PyObject *et, *ev, *tb;
         PyErr_Fetch(&et, &ev, &tb);
-        if (get_handle(b->mr, &mh) == 0 && get_handle(b->stream, &sh) == 0) {
+        if (!b->mr_refs) { /* created empty, grown by Python's resize(): read them now */
+            b->mr_refs = PyObject_GetAttr(b->mr, s_refs);
+            if (b->mr_refs && get_handle(b->mr, &b->mr_handle) < 0) Py_CLEAR(b->mr_refs);
+        }
+        if (b->mr_refs) {
             void *p = (void *)(uintptr_t)b->ptr;
             PyThreadState *ts = PyEval_SaveThread();
-            (void)rmmh_free_p(mh, p, (size_t)b->nbytes, sh, b->dev);
+            (void)rmmh_free_p(b->mr_handle, p, (size_t)b->nbytes, b->stream_handle, b->dev);
             PyEval_RestoreThread(ts);
             b->ptr = 0;
-            refs = PyObject_GetAttr(b->mr, s_refs);
-            if (refs) (void)release_refs(refs);
-            Py_XDECREF(refs);
-            if (b->stream != DefaultStream) {
-                refs = PyObject_GetAttr(b->stream, s_refs);
-                if (refs) (void)release_refs(refs);
-                Py_XDECREF(refs);
-            }
+            (void)release_refs(b->mr_refs);
+            (void)release_refs(b->stream_refs);
         }
         PyErr_Clear(); /* a destructor cannot raise; the process goes on */
         PyErr_Restore(et, ev, tb);
     }
+    Py_XDECREF(b->mr_refs);
+    Py_XDECREF(b->stream_refs);
     Py_XDECREF(b->mr);
     Py_XDECREF(b->stream);
     tp_free(self);
     Py_DecRef((PyObject *)tp);
 }
+
+/* _stream: a getter and a setter that keeps the cached handle and refs in step */
+static PyObject *buffer_get_stream(PyObject *self, void *closure) {
+    Buffer *b = (Buffer *)self;
+    (void)closure;
+    if (!b->stream) {
+        PyErr_SetString(PyExc_AttributeError, "_stream");
+        return NULL;
+    }
+    Py_IncRef(b->stream);
+    return b->stream;
+}
+static int buffer_set_stream(PyObject *self, PyObject *value, void *closure) {
+    (void)closure;
+    if (!value || PyObject_IsInstance(value, StreamType) != 1) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "_stream must be an rmmh.Stream");
+        return -1;
+    }
+    Py_IncRef(value);
+    if (set_stream((Buffer *)self, value) < 0) {
+        Py_DecRef(value);
+        return -1;
+    }
+    return 0;
+}
+static PyGetSetDef buffer_getset[] = {
+    {"_stream", buffer_get_stream, buffer_set_stream, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
 
 static PyMemberDef buffer_members[] = {
     {"_ptr", RMMH_T_ULONGLONG, offsetof(Buffer, ptr), 0, NULL},
@@ -310,8 +364,7 @@ static PyMemberDef buffer_members[] = {
     {"_cap", RMMH_T_ULONGLONG, offsetof(Buffer, cap), 0, NULL},
     {"_nbytes", RMMH_T_ULONGLONG, offsetof(Buffer, nbytes), 0, NULL},
     {"_dev", RMMH_T_INT, offsetof(Buffer, dev), 0, NULL},
-    {"_mr", RMMH_T_OBJECT_EX, offsetof(Buffer, mr), 0, NULL},
-    {"_stream", RMMH_T_OBJECT_EX, offsetof(Buffer, stream), 0, NULL},
+    {"_mr", RMMH_T_OBJECT_EX, offsetof(Buffer, mr), RMMH_READONLY, NULL},
     {NULL, 0, 0, 0, NULL},
 };
 static PyType_Slot buffer_slots[] = {
@@ -320,6 +373,7 @@ static PyType_Slot buffer_slots[] = {
     {Py_tp_dealloc, (void *)buffer_dealloc},
     {Py_tp_traverse, (void *)buffer_traverse},
     {Py_tp_members, (void *)buffer_members},
+    {Py_tp_getset, (void *)buffer_getset},
     {Py_tp_doc, (void *)"DeviceBuffer's state, constructor and deallocator in C (rmmh._accel)."},
     {0, NULL},
 };

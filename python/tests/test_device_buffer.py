@@ -250,3 +250,19 @@ def test_explicit_mr_and_numpy_ints():
 
 def test_repr():
     assert "size=3" in repr(rmm.DeviceBuffer(size=3))
+
+
+def test_empty_buffer_grown_then_freed():
+    pool = rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 1 << 20)
+    rmm.mr.set_current_device_resource(pool)
+    for grow in (lambda b: b.resize(1000), lambda b: b.reserve(1000)):
+        b = rmm.DeviceBuffer()
+        grow(b)
+        assert pool.info().used_bytes > 0
+        del b
+        assert pool.info().used_bytes == 0
+    s = rmm.Stream()
+    b = rmm.DeviceBuffer(size=0, stream=s)
+    b.resize(100, stream=s)
+    del b, s
+    assert pool.info().used_bytes == 0

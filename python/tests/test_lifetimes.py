@@ -67,14 +67,12 @@ class Holder:
         pass
 
 
-# A CallbackMemoryResource's Python callbacks may call a resource rmmh cannot see them use (the
-# `up` of the lambdas below): when the collector finalized that one first, the call raises
-# (reported as unraisable, the free being lost) instead of touching a destroyed C object.
-@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+@pytest.mark.filterwarnings("error::pytest.PytestUnraisableExceptionWarning")
 @pytest.mark.parametrize("seed", range(20))
 def test_cycles_of_resources_buffers_and_streams(seed):
     """Random chains of adaptors, buffers and streams in one garbage cycle: whatever order the
-    collector finalizes them in, each C object goes after its users."""
+    collector finalizes them in, each C object goes after its users, and the Python callbacks a
+    C resource calls (with what they use, the `up` of the lambdas) live as long as it does."""
     rng = random.Random(seed)
     base = rmm.mr.CudaMemoryResource()
     chain = [base]
@@ -223,3 +221,23 @@ def test_single_device_fast_path():
         del b
     finally:
         m._ndev = saved
+
+
+def test_no_c_object_outlives_its_holders():
+    """After resources, adaptors, streams and buffers die (in cycles too), every C object they
+    made is destroyed: the registry of live ones is back to where it started."""
+    from rmmh import _lifetime
+    gc.collect()
+    before = len(_lifetime._live)
+    for _ in range(3):
+        base = rmm.mr.CudaMemoryResource()
+        pool = rmm.mr.PoolMemoryResource(base, 1 << 20)
+        cb = rmm.mr.CallbackMemoryResource(lambda n, s: pool.allocate(n, s),
+                                           lambda p, n, s: pool.deallocate(p, n, s))
+        stats = rmm.mr.StatisticsResourceAdaptor(cb)
+        s = rmm.Stream()
+        bufs = [rmm.DeviceBuffer(size=100, mr=m, stream=s) for m in (base, pool, cb, stats)]
+        Holder(stats, bufs[0])
+        del base, pool, cb, stats, s, bufs
+        gc.collect()
+    assert len(_lifetime._live) == before
