@@ -223,6 +223,7 @@ def test_single_device_fast_path():
         m._ndev = saved
 
 
+@pytest.mark.filterwarnings("error::pytest.PytestUnraisableExceptionWarning")
 def test_no_c_object_outlives_its_holders():
     """After resources, adaptors, streams and buffers die (in cycles too), every C object they
     made is destroyed: the registry of live ones is back to where it started."""
@@ -232,8 +233,8 @@ def test_no_c_object_outlives_its_holders():
     for _ in range(3):
         base = rmm.mr.CudaMemoryResource()
         pool = rmm.mr.PoolMemoryResource(base, 1 << 20)
-        cb = rmm.mr.CallbackMemoryResource(lambda n, s: pool.allocate(n, s),
-                                           lambda p, n, s: pool.deallocate(p, n, s))
+        cb = rmm.mr.CallbackMemoryResource(lambda n, s, up=pool: up.allocate(n, s),
+                                           lambda p, n, s, up=pool: up.deallocate(p, n, s))
         stats = rmm.mr.StatisticsResourceAdaptor(cb)
         s = rmm.Stream()
         bufs = [rmm.DeviceBuffer(size=100, mr=m, stream=s) for m in (base, pool, cb, stats)]
