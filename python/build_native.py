@@ -7,8 +7,11 @@ Compiles src/rmmh.c, which defines RMM_IMPLEMENTATION and includes rmm.h, into
   librmmh.so       the CUDA backend, with the CUDA runtime linked statically (libcudart_static.a)
                    so that it cannot clash with the cudart of CuPy or PyTorch in the same process;
                    built when the CUDA toolkit is found ($CUDA_HOME, default /usr/local/cuda);
-  _accel*.so       an optional CPython extension for the two hot calls (allocate, free); built
-                   when Python.h is found, skipped otherwise (the package then uses ctypes alone).
+  _accel*.so       an optional CPython extension: DeviceBuffer's constructor and deallocator and
+                   the resources' allocate/deallocate in C (the package works without it, with
+                   ctypes alone). Built for Python 3.10+ with the GIL, against Python.h or, where
+                   that is not installed, against src/pyabi.h (the stable ABI's declarations);
+                   RMMH_NO_ACCEL=1 skips it.
 Only rmm_*, rmmh_* and the 2019 rmm* names are exported (src/rmmh.map).
 
 rmm.h and rmm_cuda.h are taken from $RMMH_RMM_H_DIR, else from the repository root (the parent
@@ -49,9 +52,25 @@ def find_cuda():
 
 
 def python_include():
+    """The directory of Python.h, or None (RMMH_PYTHON_H=0 pretends it is missing)."""
     inc = sysconfig.get_paths().get("include")
+    if os.environ.get("RMMH_PYTHON_H") == "0":
+        return None
     if inc and os.path.isfile(os.path.join(inc, "Python.h")):
         return inc
+    return None
+
+
+def accelerator_unavailable(wanted=True):
+    """Why the accelerator cannot be built for this Python, or None."""
+    if not wanted or os.environ.get("RMMH_NO_ACCEL") == "1":
+        return "disabled (RMMH_NO_ACCEL=1)"
+    if sys.version_info < (3, 10):
+        return "it needs Python 3.10 or later"
+    if sysconfig.get_config_var("Py_GIL_DISABLED"):
+        return "free-threaded Python"
+    if not os.path.isfile(os.path.join(SRC, "_accel.c")):
+        return "src/_accel.c missing"
     return None
 
 
@@ -99,18 +118,20 @@ def build(out_dir, force=False, werror=False, verbose=True, accel=True):
               flush=True)
         built["librmmh.so"] = None
 
-    pyinc = python_include()
-    suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
-    acc_src = os.path.join(SRC, "_accel.c")
-    acc = os.path.join(out_dir, "_accel" + suffix)
-    if accel and pyinc and os.path.isfile(acc_src) and os.environ.get("RMMH_NO_ACCEL") != "1":
-        if force or _stale(acc, [acc_src, __file__]):
-            _run([cc, "-std=c11", "-O2", "-fPIC", "-shared", "-fvisibility=hidden", "-I", pyinc]
+    acc = os.path.join(out_dir, "_accel" + (sysconfig.get_config_var("EXT_SUFFIX") or ".so"))
+    why = accelerator_unavailable(accel)
+    if why is None:
+        pyinc = python_include()
+        flags = ["-I", pyinc] if pyinc else ["-DRMMH_NO_PYTHON_H", "-I", SRC]
+        acc_src = os.path.join(SRC, "_accel.c")
+        if force or _stale(acc, [acc_src, os.path.join(SRC, "pyabi.h"), __file__]):
+            _run([cc, "-std=c11", "-O2", "-fPIC", "-shared", "-fvisibility=hidden"] + flags
                  + warn + [acc_src, "-o", acc], verbose)
+        if not pyinc:
+            print("rmmh: Python.h not found: the accelerator was built with src/pyabi.h "
+                  "(the stable ABI's declarations)", flush=True)
         built["_accel"] = acc
     else:
-        why = ("disabled (RMMH_NO_ACCEL=1)" if os.environ.get("RMMH_NO_ACCEL") == "1" or not accel
-               else "Python.h not found" if not pyinc else "src/_accel.c missing")
         print("rmmh: optional accelerator not built (%s); ctypes alone will be used" % why,
               flush=True)
         built["_accel"] = None

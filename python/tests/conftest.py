@@ -17,7 +17,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # rmm.h's debug log (errors the tests provoke on purpose) goes to a temporary file, not ./
 os.environ.setdefault("RMM_DEBUG_LOG_FILE",
                       os.path.join(tempfile.gettempdir(), "rmmh_tests_debug_log.txt"))
-sys.path.insert(0, os.path.dirname(HERE))  # the package next to the tests (make python builds it)
+# the package next to the tests (make python builds it), unless RMMH_TEST_INSTALLED=1 asks for
+# the one Python finds (gpu_check.sh tests what pip installed)
+if os.environ.get("RMMH_TEST_INSTALLED") != "1":
+    sys.path.insert(0, os.path.dirname(HERE))
 
 import rmmh  # noqa: E402
 import rmmh.statistics  # noqa: E402

@@ -117,3 +117,47 @@ def test_import_does_not_touch_the_device():
     if "built without the CUDA toolkit" in r.stderr:
         pytest.skip("no CUDA library")
     assert r.returncode == 0 and r.stdout.strip() == "None"
+
+
+SMOKE = """
+import gc, rmmh
+assert rmmh.ACCELERATED
+pool = rmmh.mr.PoolMemoryResource(rmmh.mr.CudaMemoryResource(), 1 << 20)
+rmmh.mr.set_current_device_resource(pool)
+s = rmmh.Stream()
+bufs = [rmmh.DeviceBuffer.to_device(bytes([i]) * (100 + i), stream=s) for i in range(50)]
+bufs[0].resize(5000, stream=rmmh.DEFAULT_STREAM)
+s.synchronize()
+assert all(b.tobytes()[:100] == bytes([i]) * 100 for i, b in enumerate(bufs))
+try:
+    rmmh.DeviceBuffer(size=-1)
+except OverflowError:
+    pass
+p = pool.allocate(1000); pool.deallocate(p, 1000)
+cycle = [bufs, pool, s]; cycle.append(cycle)
+del bufs, pool, s, cycle
+rmmh.mr.set_current_device_resource(rmmh.mr.CudaMemoryResource())
+gc.collect()
+print("ok")
+"""
+
+
+def test_accelerator_built_without_python_h(tmp_path):
+    """The accelerator compiled against src/pyabi.h (for Pythons without their headers) works."""
+    build_native = pytest.importorskip("build_native",
+                                       reason="python/build_native.py is not on the path "
+                                       "(testing an installed package)")
+    if not shutil.which(os.environ.get("CC", "gcc")):
+        pytest.skip("no C compiler")
+    if build_native.accelerator_unavailable() is not None:
+        pytest.skip("no accelerator for this Python: %s" % build_native.accelerator_unavailable())
+    pkg = tmp_path / "rmmh"
+    shutil.copytree(PKG, pkg, ignore=shutil.ignore_patterns("_accel*", "__pycache__"))
+    env = dict(os.environ, RMMH_PYTHON_H="0")
+    subprocess.run([sys.executable, build_native.__file__, "--out", str(pkg),
+                    "--quiet"], env=env, check=True, capture_output=True)
+    e = dict(os.environ, PYTHONPATH=str(tmp_path), RMMH_BACKEND="host")
+    e.pop("RMMH_NO_ACCEL", None)
+    r = subprocess.run([sys.executable, "-c", SMOKE], env=e, capture_output=True, text=True,
+                       cwd=str(tmp_path))
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
