@@ -23,7 +23,7 @@ from ._errors import (
 )
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-ABI_VERSION = 1
+ABI_VERSION = 2
 
 _requested = (os.environ.get("RMMH_BACKEND") or "cuda").strip().lower()
 if _requested not in ("cuda", "host"):
@@ -133,6 +133,7 @@ rmmh_rmm_version = _fn("rmmh_rmm_version", ctypes.c_char_p)
 
 # streams and copies
 rmm_stream_create = _fn("rmm_stream_create", I, VP)
+rmmh_stream_create = _fn("rmmh_stream_create", I, VP, I)
 rmm_stream_destroy = _fn("rmm_stream_destroy", I, V)
 rmm_stream_synchronize = _fn("rmm_stream_synchronize", I, V)
 rmm_memcpy_async = _fn("rmm_memcpy_async", I, V, V, S, V)

@@ -10,8 +10,17 @@ from enum import IntEnum
 from . import _lib
 
 
-class logging_level(IntEnum):
-    """Debug log levels (RMM's rmm.logging_level / rmm.level_enum)."""
+class level_enum(IntEnum):
+    """Debug log levels (RMM 26's rmm.level_enum; the upper-case names of older RMM's
+    rmm.logging_level are aliases)."""
+    trace = 0
+    debug = 1
+    info = 2
+    warn = 3
+    error = 4
+    critical = 5
+    off = 6
+    n_levels = 7
     TRACE = 0
     DEBUG = 1
     INFO = 2
@@ -21,14 +30,15 @@ class logging_level(IntEnum):
     OFF = 6
 
 
-level_enum = logging_level
-_COMPILED_LEVEL = logging_level.INFO
-_flush_level = logging_level.INFO
+logging_level = level_enum
+_COMPILED_LEVEL = level_enum.info
+_level = level_enum.info
+_flush_level = level_enum.info
 
 
 def _check(level):
-    if not isinstance(level, logging_level):
-        raise TypeError("level must be an rmmh.logging_level, not %r" % (level,))
+    if not isinstance(level, level_enum):
+        raise TypeError("level must be an rmmh.level_enum, not %r" % (level,))
     if level < _COMPILED_LEVEL:
         warnings.warn("RMM will not log %s. This may be because the C library (rmm.h) is "
                       "compiled for a less verbose logging level (RMM_LOG_LEVEL)." % level)
@@ -36,20 +46,24 @@ def _check(level):
 
 
 def set_logging_level(level):
-    """Sets the debug log's level (an rmmh.logging_level)."""
-    _lib.rmm_set_log_level(int(_check(level)))
+    """Sets the debug log's level (an rmmh.level_enum)."""
+    global _level
+    _level = _check(level)
+    _lib.rmm_set_log_level(min(int(level), int(level_enum.off)))
 
 
 def get_logging_level():
-    """The debug log's level."""
-    return logging_level(_lib.rmm_get_log_level())
+    """The debug log's level (as set; rmm.h's own is the same, n_levels counting as off)."""
+    if int(_level) != _lib.rmm_get_log_level() and _level != level_enum.n_levels:
+        return level_enum(_lib.rmm_get_log_level())  # set from C meanwhile
+    return _level
 
 
 def should_log(level):
     """Whether a message at ``level`` would be logged."""
-    if not isinstance(level, logging_level):
-        raise TypeError("level must be an rmmh.logging_level, not %r" % (level,))
-    return level >= max(get_logging_level(), _COMPILED_LEVEL) and level != logging_level.OFF
+    if not isinstance(level, level_enum):
+        raise TypeError("level must be an rmmh.level_enum, not %r" % (level,))
+    return level_enum.off > level >= max(get_logging_level(), _COMPILED_LEVEL)
 
 
 def set_flush_level(level):

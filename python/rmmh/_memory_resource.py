@@ -448,8 +448,8 @@ class BinningMemoryResource(UpstreamResourceAdaptor):
         upstream = self._set_upstream(upstream_mr)
         lo = _lib.as_int(min_size_exponent, "min_size_exponent")
         hi = _lib.as_int(max_size_exponent, "max_size_exponent")
-        if lo == -1 or hi == -1:
-            lo = hi = 0  # no automatic bins
+        if lo == -1 or hi == -1 or lo > hi:
+            lo = hi = 0  # no automatic bins (RMM makes none for an empty range either)
         elif not 0 <= lo <= hi <= 40:
             raise _lib.invalid("BinningMemoryResource: need 0 <= min_size_exponent <= "
                                "max_size_exponent <= 40 (got %d, %d)" % (lo, hi))

@@ -1,6 +1,8 @@
 """rmmh.Stream: RMM's Stream over rmm.h's rmm_stream (a cudaStream_t on the CUDA backend).
 
-Stream() creates (and owns) a new non-blocking stream on the current device. Stream(obj) wraps,
+Stream() creates (and owns) a new stream on the current device: with flags=SYNC_DEFAULT (the
+default, as in RMM 26) one that synchronizes with the legacy default stream, with
+flags=NON_BLOCKING one that does not. Stream(obj) wraps,
 without owning, a CuPy stream (its .ptr), a Numba stream (int(stream)), a PyTorch stream
 (.cuda_stream; rmmh only), another Stream, or any object with __cuda_stream__ (the CUDA stream protocol: returns (version, handle)); it keeps obj
 alive. DEFAULT_STREAM is the default stream (handle 0), LEGACY_DEFAULT_STREAM cudaStreamLegacy
@@ -23,9 +25,9 @@ _host_streams = weakref.WeakValueDictionary()
 
 
 class CudaStreamFlags(IntEnum):
-    """CUDA stream creation flags (RMM's CudaStreamFlags). rmmh creates non-blocking streams."""
-    SYNC_DEFAULT = 0
-    NON_BLOCKING = 1
+    """CUDA stream creation flags (RMM's CudaStreamFlags)."""
+    SYNC_DEFAULT = 0  # synchronizes with the legacy default stream (cudaStreamDefault)
+    NON_BLOCKING = 1  # does not (cudaStreamNonBlocking)
 
 
 def _destroy_stream(handle):
@@ -37,8 +39,9 @@ class _OwningStream:
     Stream objects wrapping it and the buffers with blocks freed on it, see _lifetime)."""
     __slots__ = ("handle", "refs", "__weakref__")
 
-    def __init__(self):
-        self.handle = _lib.created(_lib.rmm_stream_create, what="Stream()")
+    def __init__(self, flags=CudaStreamFlags.SYNC_DEFAULT):
+        self.handle = _lib.created(_lib.rmmh_stream_create,
+                                   int(flags) == CudaStreamFlags.NON_BLOCKING, what="Stream()")
         self.refs = new_refs(_destroy_stream, (self.handle,))
         if _lib.BACKEND == "host":
             _host_streams[self.handle] = self
@@ -65,15 +68,25 @@ class Stream:
     Parameters
     ----------
     obj : optional
-        None (the default) creates a new non-blocking stream, owned by this object. A Stream, a
-        CuPy or Numba stream, or any object with ``__cuda_stream__`` is wrapped without taking
+        None (the default) creates a new stream, owned by this object. A Stream, a CuPy, Numba
+        or PyTorch stream, or any object with ``__cuda_stream__`` is wrapped without taking
         ownership (the object is kept alive).
+    flags : CudaStreamFlags, optional
+        For a new stream only (a ValueError with obj): SYNC_DEFAULT (the default) or
+        NON_BLOCKING.
     """
     __slots__ = ("_h", "_owner", "_refs", "__weakref__")
 
-    def __init__(self, obj=None):
+    def __init__(self, obj=None, flags=None):
+        if obj is not None and flags is not None:
+            raise ValueError("flags may only be specified when obj is None; flags cannot be "
+                             "applied to an existing stream.")
         if obj is None:
-            owner = _OwningStream()
+            if flags is None:
+                flags = CudaStreamFlags.SYNC_DEFAULT
+            elif flags not in (0, 1):
+                raise ValueError("flags must be a CudaStreamFlags, not %r" % (flags,))
+            owner = _OwningStream(flags)
             self._h, self._owner, self._refs = owner.handle, owner, owner.refs
         elif isinstance(obj, Stream):
             self._h, self._owner, self._refs = obj._h, obj._owner, obj._refs

@@ -15,6 +15,7 @@ from functools import wraps
 from typing import Dict, Literal, Optional
 
 __all__ = [
+    "ProfilerContext",
     "ProfilerRecords",
     "Statistics",
     "default_profiler_records",
@@ -108,20 +109,23 @@ class ProfilerRecords:
     """The memory statistics recorded by a profiler, per name."""
 
     @dataclass
-    class Data:
+    class MemoryRecord:
         """One record: calls, total bytes allocated over all calls, and the largest peak."""
         num_calls: int = 0
         memory_total: int = 0
         memory_peak: int = 0
 
-        def add(self, memory_total: int, memory_peak: int):
+        def add(self, memory_total: int, memory_peak: int) -> None:
             self.num_calls += 1
             self.memory_total += memory_total
             self.memory_peak = max(self.memory_peak, memory_peak)
 
+    Data = MemoryRecord  # RMM before 26.x called it Data
+
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._records: Dict[str, "ProfilerRecords.Data"] = defaultdict(ProfilerRecords.Data)
+        self._records: Dict[str, "ProfilerRecords.MemoryRecord"] = defaultdict(
+            ProfilerRecords.MemoryRecord)
 
     def add(self, name: str, data: Statistics) -> None:
         """Adds one call's statistics to the record `name` (thread-safe)."""
@@ -129,20 +133,24 @@ class ProfilerRecords:
             self._records[name].add(memory_total=data.total_bytes, memory_peak=data.peak_bytes)
 
     @property
-    def records(self) -> Dict[str, "ProfilerRecords.Data"]:
-        """{name: Data}."""
+    def records(self) -> Dict[str, "ProfilerRecords.MemoryRecord"]:
+        """{name: MemoryRecord}."""
         with self._lock:
             return dict(self._records)
 
-    def pretty_print(self, ordered_by: Literal["num_calls", "memory_peak",
-                                               "memory_total"] = "memory_peak") -> str:
+    def report(self, ordered_by: Literal["num_calls", "memory_peak",
+                                         "memory_total"] = "memory_peak") -> str:
         """A table of the records, largest first by `ordered_by`."""
         rows = sorted(self.records.items(), key=lambda kv: getattr(kv[1], ordered_by),
                       reverse=True)
         out = ["Memory Profiling", "================", ""]
         if not rows:
             return "\n".join(out) + "\nNo data, maybe profiling wasn't enabled?"
-        out += ["Ordered by:   %s" % ordered_by, "Memory units: bytes", "",
+        out += ["Legends:",
+                "  ncalls       - number of times the function or code block was called",
+                "  memory_peak  - peak memory allocated in function or code block (in bytes)",
+                "  memory_total - total memory allocated in function or code block (in bytes)",
+                "", "Ordered by: %s" % ordered_by, "",
                 "ncalls     memory_peak    memory_total  filename:lineno(function)"]
         for name, d in rows:
             out.append("%6s %15s %15s  %s" % (format(d.num_calls, ",d"),
@@ -150,60 +158,69 @@ class ProfilerRecords:
                                               format(d.memory_total, ",d"), name))
         return "\n".join(out)
 
-    def report(self, ordered_by: str = "memory_peak") -> str:
-        """The same table as pretty_print (rmmh's name for it)."""
-        return self.pretty_print(ordered_by)
+    def pretty_print(self, ordered_by: str = "memory_peak") -> str:
+        """report() under the name RMM used before 26.x."""
+        return self.report(ordered_by)
 
     def __repr__(self) -> str:
         return "%s(%s)" % (type(self).__name__, self.records)
 
     def __str__(self) -> str:
-        return self.pretty_print()
+        return self.report()
 
 
-def get_descriptive_name_of_object(obj: object) -> str:
+def _get_descriptive_name_of_object(obj: object) -> str:
     """"file:line(qualified name)" of a function or class."""
     obj = inspect.unwrap(obj)
     _, line = inspect.getsourcelines(obj)
     return "%s:%d(%s)" % (inspect.getfile(obj), line, obj.__qualname__)
 
 
+get_descriptive_name_of_object = _get_descriptive_name_of_object  # its pre-26.x public name
+
 default_profiler_records = ProfilerRecords()
 
 
-def profiler(*, records: ProfilerRecords = default_profiler_records, name: str = ""):
+class ProfilerContext:
+    """What profiler() returns: a decorator, and a context manager when given a name."""
+
+    def __init__(self, records: ProfilerRecords, name: str) -> None:
+        self._records = records
+        self._name = name
+
+    def __call__(self, func):
+        label = self._name or _get_descriptive_name_of_object(func)
+        records = self._records
+
+        @wraps(func)
+        def wrapper(*args, **kwargs):
+            push_statistics()
+            try:
+                return func(*args, **kwargs)
+            finally:
+                stats = pop_statistics()
+                if stats is not None:
+                    records.add(name=label, data=stats)
+
+        return wrapper
+
+    def __enter__(self) -> "ProfilerContext":
+        if not self._name:
+            raise ValueError("When profiler is used as a context manager, a name must be "
+                             "provided")
+        push_statistics()
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback) -> None:
+        stats = pop_statistics()
+        if stats is not None:
+            self._records.add(name=self._name, data=stats)
+
+
+def profiler(*, records: ProfilerRecords = default_profiler_records,
+             name: str = "") -> ProfilerContext:
     """Decorator and context manager recording the memory statistics of a function or block.
 
     A no-op when statistics are not enabled. As a context manager it needs a name; as a
     decorator the name defaults to the function's file, line and name."""
-
-    class ProfilerContext:
-        def __call__(self, func):
-            label = name or get_descriptive_name_of_object(func)
-
-            @wraps(func)
-            def wrapper(*args, **kwargs):
-                push_statistics()
-                try:
-                    return func(*args, **kwargs)
-                finally:
-                    stats = pop_statistics()
-                    if stats is not None:
-                        records.add(name=label, data=stats)
-
-            return wrapper
-
-        def __enter__(self):
-            if not name:
-                raise ValueError("when profiler is used as a context manager, a name must be "
-                                 "provided")
-            push_statistics()
-            return self
-
-        def __exit__(self, *exc):
-            stats = pop_statistics()
-            if stats is not None:
-                records.add(name=name, data=stats)
-            return False
-
-    return ProfilerContext()
+    return ProfilerContext(records, name)

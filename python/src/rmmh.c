@@ -24,7 +24,7 @@
 #define RMMH_API __attribute__((visibility("default")))
 
 /* Bumped when a helper's signature changes; the Python side refuses a library it does not know. */
-#define RMMH_ABI_VERSION 1
+#define RMMH_ABI_VERSION 2
 
 RMMH_API int rmmh_abi_version(void) { return RMMH_ABI_VERSION; }
 RMMH_API const char *rmmh_rmm_version(void) { return RMM_VERSION_STRING; }
@@ -61,6 +61,22 @@ RMMH_API int rmmh_free(rmm_resource *mr, void *ptr, size_t bytes, rmm_stream str
         return (int)st;
     }
     return (int)rmm_deallocate(mr, ptr, bytes, stream);
+}
+
+/* ---- streams ------------------------------------------------------------------------------ */
+
+/* A new stream on the current device: non-blocking (rmm_stream_create) or, with non_blocking 0,
+   one that synchronizes with the legacy default stream (cudaStreamDefault, RMM's
+   CudaStreamFlags.SYNC_DEFAULT). Destroy it with rmm_stream_destroy. INVALID_ARGUMENT iff out
+   is NULL; CUDA iff the runtime refuses. On the host backend both kinds are the same. */
+RMMH_API int rmmh_stream_create(rmm_stream *out, int non_blocking) {
+#if defined(RMM_BACKEND_HOST)
+    (void)non_blocking;
+    return (int)rmm_stream_create(out);
+#else
+    if (non_blocking || !out) return (int)rmm_stream_create(out);
+    return (int)rmm_status_from_cuda(cudaStreamCreateWithFlags(out, cudaStreamDefault), "cudaStreamCreateWithFlags");
+#endif
 }
 
 /* ---- devices ------------------------------------------------------------------------------ */

@@ -171,7 +171,7 @@ def test_log_file_that_cannot_be_opened(tmp_path):
                                       str(tmp_path / "no" / "such" / "dir.csv"))
 
 
-@pytest.mark.parametrize("level", list(rmm.logging_level))
+@pytest.mark.parametrize("level", list(rmm.level_enum))
 def test_valid_logging_levels(level):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -180,18 +180,20 @@ def test_valid_logging_levels(level):
         rmm.set_flush_level(level)
         assert rmm.get_flush_level() == level
         rmm.should_log(level)
-    rmm.set_logging_level(rmm.logging_level.INFO)
-    rmm.set_flush_level(rmm.logging_level.INFO)
+    rmm.set_logging_level(rmm.level_enum.info)
+    rmm.set_flush_level(rmm.level_enum.info)
     rmm.flush_logger()
 
 
 def test_verbose_levels_warn():
     with pytest.warns(UserWarning, match="will not log"):
-        rmm.set_logging_level(rmm.logging_level.TRACE)
-    rmm.set_logging_level(rmm.logging_level.INFO)
-    assert rmm.should_log(rmm.logging_level.ERROR)
-    assert not rmm.should_log(rmm.logging_level.DEBUG)
-    assert rmm.level_enum is rmm.logging_level
+        rmm.set_logging_level(rmm.level_enum.trace)
+    rmm.set_logging_level(rmm.level_enum.info)
+    assert rmm.should_log(rmm.level_enum.error)
+    assert not rmm.should_log(rmm.level_enum.debug)
+    # older RMM's rmm.logging_level with upper-case names
+    assert rmm.logging_level is rmm.level_enum and rmm.logging_level.INFO is rmm.level_enum.info
+    assert [lv.name for lv in rmm.level_enum][:3] == ["trace", "debug", "info"]
 
 
 @pytest.mark.parametrize("level", ["INFO", 3, "invalid", 100, None, 1.2345, [1, 2, 3]])

@@ -181,8 +181,9 @@ def test_binning(upstream):
 def test_binning_no_bins_and_bad_exponents():
     mr = rmm.mr.BinningMemoryResource(rmm.mr.CudaMemoryResource())
     exercise(mr)
+    exercise(rmm.mr.BinningMemoryResource(rmm.mr.CudaMemoryResource(), 10, 5))  # no bins, as RMM
     with pytest.raises(ValueError):
-        rmm.mr.BinningMemoryResource(rmm.mr.CudaMemoryResource(), 10, 5)
+        rmm.mr.BinningMemoryResource(rmm.mr.CudaMemoryResource(), 10, 50)
 
 
 def test_arena():

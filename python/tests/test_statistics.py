@@ -115,7 +115,7 @@ def test_raw_allocations_are_counted(stats_mr):
 def test_profiler(stats_mr):
     records = ProfilerRecords()
     assert len(records.records) == 0
-    assert "No data" in records.pretty_print()
+    assert "No data" in records.report()
 
     @profiler(records=records)
     def f1():
@@ -149,10 +149,10 @@ def test_profiler(stats_mr):
 
     f3()
     r = records.records
-    assert r[get_descriptive_name_of_object(f1)] == ProfilerRecords.Data(2, 64, 32)
-    assert r[get_descriptive_name_of_object(f2)] == ProfilerRecords.Data(3, 96, 32)
-    assert r["g2"] == ProfilerRecords.Data(3, 48, 16)
-    assert r[get_descriptive_name_of_object(f3)] == ProfilerRecords.Data(1, 11200, 11200)
+    assert r[get_descriptive_name_of_object(f1)] == ProfilerRecords.MemoryRecord(2, 64, 32)
+    assert r[get_descriptive_name_of_object(f2)] == ProfilerRecords.MemoryRecord(3, 96, 32)
+    assert r["g2"] == ProfilerRecords.MemoryRecord(3, 48, 16)
+    assert r[get_descriptive_name_of_object(f3)] == ProfilerRecords.MemoryRecord(1, 11200, 11200)
 
     @profiler()  # the default records
     def f4():
@@ -165,14 +165,15 @@ def test_profiler(stats_mr):
         with profiler(name="del b1 and b2"):
             del b1, b2
     r = default_profiler_records.records
-    assert r[get_descriptive_name_of_object(f4)] == ProfilerRecords.Data(1, 160, 160)
-    assert r["b1 and b2"] == ProfilerRecords.Data(1, 224, 224)
-    assert r["del b1 and b2"] == ProfilerRecords.Data(1, 0, 0)
+    assert r[get_descriptive_name_of_object(f4)] == ProfilerRecords.MemoryRecord(1, 160, 160)
+    assert r["b1 and b2"] == ProfilerRecords.MemoryRecord(1, 224, 224)
+    assert r["del b1 and b2"] == ProfilerRecords.MemoryRecord(1, 0, 0)
 
     report = default_profiler_records.report()
     assert report == default_profiler_records.pretty_print() == str(default_profiler_records)
     assert "ncalls" in report and "b1 and b2" in report and "224" in report
-    assert records.pretty_print(ordered_by="num_calls").splitlines()[-1].strip().startswith("1")
+    assert records.report(ordered_by="num_calls").splitlines()[-1].strip().startswith("1")
+    assert ProfilerRecords.Data is ProfilerRecords.MemoryRecord  # the pre-26 name
 
 
 def test_profiler_context_needs_a_name_and_is_a_noop_when_disabled():

@@ -76,9 +76,18 @@ def test_bad_protocol_result():
         rmm.Stream(Protocol(0, -1))
 
 
-def test_stream_flags_enum():
+def test_stream_flags():
     from rmmh.pylibrmm.stream import CudaStreamFlags
     assert CudaStreamFlags.NON_BLOCKING == 1 and CudaStreamFlags.SYNC_DEFAULT == 0
+    for flags in (None, CudaStreamFlags.SYNC_DEFAULT, CudaStreamFlags.NON_BLOCKING):
+        s = rmm.Stream(flags=flags)
+        b = rmm.DeviceBuffer.to_device(b"abc", stream=s)
+        s.synchronize()
+        assert b.tobytes() == b"abc"
+    with pytest.raises(ValueError, match="flags"):
+        rmm.Stream(rmm.DEFAULT_STREAM, flags=CudaStreamFlags.NON_BLOCKING)
+    with pytest.raises(ValueError):
+        rmm.Stream(flags=7)
 
 
 def test_many_streams():
