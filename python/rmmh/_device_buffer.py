@@ -7,7 +7,7 @@ native call each way (see README, "ctypes or an extension").
 import ctypes
 import os
 
-from . import _lib
+from . import _accel_loader, _lib
 from . import _memory_resource as _mrmod
 from ._lifetime import release as _release
 from ._stream import DEFAULT_STREAM, Stream, as_stream
@@ -121,39 +121,32 @@ class _PyBufferBase:
                 pass
 
 
-def _load_accelerator():
-    """rmmh._accel.BufferBase when the optional extension was built and binds to the loaded
-    library, else None. RMMH_NO_ACCEL=1 forces the fallback."""
-    if os.environ.get("RMMH_NO_ACCEL") == "1":
-        return None
-    try:
-        from . import _accel
-    except ImportError:
-        return None
-    ns = {
+def _bind_accelerator():
+    """Hands the optional extension the Python objects it calls; the DeviceBuffer base class."""
+    accel = _accel_loader.ACCEL
+    if accel is None:
+        return _PyBufferBase
+    accel.bind_objects({
         "Stream": Stream, "DEFAULT_STREAM": DEFAULT_STREAM,
         "DeviceMemoryResource": _DeviceMemoryResource, "per_device": _per_device,
         "True": True, "None": None, "as_stream": as_stream, "as_size": _lib.as_size,
+        "as_pointer": _lib.as_pointer, "error": _lib.error,
+        "destroyed": _lib.error_for_destroyed,
         "get_per_device_resource": _get_per_device_resource, "current_device": _current_device,
         "alloc_failed": _alloc_failed, "check_mr": _mrmod._check_mr,
-    }
-    try:
-        _accel.bind(_lib.LIBRARY_PATH, _lib.ABI_VERSION, ns)
-    except ImportError:
-        return None
-    global _alloc, _free
-    _alloc, _free = _accel.alloc, _accel.free
-    _mrmod._use_accelerator(_accel)
-    return _accel.BufferBase
+    })
+    global _alloc, _free  # resize/reserve use the extension's calls too
+    _alloc, _free = accel.alloc, accel.free
+    return accel.BufferBase
 
 
-_AccelBase = _load_accelerator()
+_Base = _bind_accelerator()
 #: True when DeviceBuffer's constructor and deallocator and the resources' allocate/deallocate
 #: run in the optional C extension (see README, "ctypes or an extension").
-ACCELERATED = _AccelBase is not None
+ACCELERATED = _Base is not _PyBufferBase
 
 
-class DeviceBuffer(_AccelBase or _PyBufferBase):
+class DeviceBuffer(_Base):
     """Untyped, uninitialized device memory (RMM's ``rmm.DeviceBuffer``).
 
     Parameters (keyword-only, as in RMM)

@@ -14,7 +14,7 @@ import warnings
 import weakref
 from dataclasses import dataclass
 
-from . import _lib
+from . import _accel_loader, _lib
 from ._errors import INVALID_ARGUMENT, OUT_OF_MEMORY, UNKNOWN, NotSupportedError
 from ._helpers import parse_bytes
 from ._lifetime import Record, new_refs, release
@@ -64,53 +64,14 @@ _free = _lib.free
 _SIZE_MAX = _lib.SIZE_MAX
 
 
-def _use_accelerator(module):
-    """Binds allocate/deallocate to the optional extension (same contract as the ctypes ones)."""
-    global _alloc, _free
-    _alloc, _free = module.alloc, module.free
-
-
 def _destroy(handle):
     _lib.rmm_resource_destroy(handle)
 
 
-class DeviceMemoryResource:
-    """Base of every device memory resource: ``allocate`` and ``deallocate``.
-
-    Not instantiated directly: use one of the resources of this module.
-    """
-    __slots__ = ("_h", "_refs", "__dict__", "__weakref__")
-
-    def __init__(self, *args, **kwargs):
-        raise TypeError("DeviceMemoryResource is the base class of rmmh's resources; create one "
-                        "of them (e.g. rmmh.mr.CudaMemoryResource())")
-
-    def _own(self, handle, ups=(), keep=None):
-        """Takes ownership of a C resource just created (destroyed after ups are released)."""
-        self._h = handle
-        self._refs = new_refs(_destroy, (handle,), [u._refs for u in ups], keep)
-
-    def _borrow(self, handle):
-        """Wraps a C resource this object does not own (the library's default resources)."""
-        self._h = handle
-        self._refs = new_refs(None)
-
-    @property
-    def _live(self):
-        """The C resource, checked to exist still. A resource's finalizer may have run while it
-        is still reachable (a reference cycle being collected; a Python callback of another
-        resource calling it): calls then raise instead of using a destroyed C object."""
-        refs = getattr(self, "_refs", None)
-        if not refs:
-            raise _lib.error_for_destroyed(self)
-        return self._h
-
-    def __del__(self):
-        # runs once per object (PEP 442); buffers and adaptors may still hold self._refs
-        try:
-            release(self._refs)
-        except Exception:  # never set (a failed __init__), or interpreter shutdown
-            pass
+class _PyResourceMethods:
+    """allocate and deallocate in Python: the fallback of rmmh._accel.ResourceBase
+    (src/_accel.c), with the same contract."""
+    __slots__ = ()
 
     def allocate(self, nbytes, stream=DEFAULT_STREAM):
         """Allocates ``nbytes`` bytes on ``stream`` and returns the address (an int).
@@ -148,6 +109,46 @@ class DeviceMemoryResource:
             st = _free(self._h, ptr, nbytes, stream._h, -1)
             if st:
                 raise _lib.error(st)
+
+
+
+class DeviceMemoryResource(_accel_loader.ResourceBase or _PyResourceMethods):
+    """Base of every device memory resource: ``allocate`` and ``deallocate``.
+
+    Not instantiated directly: use one of the resources of this module.
+    """
+    __slots__ = ("_h", "_refs", "__dict__", "__weakref__")
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("DeviceMemoryResource is the base class of rmmh's resources; create one "
+                        "of them (e.g. rmmh.mr.CudaMemoryResource())")
+
+    def _own(self, handle, ups=(), keep=None):
+        """Takes ownership of a C resource just created (destroyed after ups are released)."""
+        self._h = handle
+        self._refs = new_refs(_destroy, (handle,), [u._refs for u in ups], keep)
+
+    def _borrow(self, handle):
+        """Wraps a C resource this object does not own (the library's default resources)."""
+        self._h = handle
+        self._refs = new_refs(None)
+
+    @property
+    def _live(self):
+        """The C resource, checked to exist still. A resource's finalizer may have run while it
+        is still reachable (a reference cycle being collected; a Python callback of another
+        resource calling it): calls then raise instead of using a destroyed C object."""
+        refs = getattr(self, "_refs", None)
+        if not refs:
+            raise _lib.error_for_destroyed(self)
+        return self._h
+
+    def __del__(self):
+        # runs once per object (PEP 442); buffers and adaptors may still hold self._refs
+        try:
+            release(self._refs)
+        except Exception:  # never set (a failed __init__), or interpreter shutdown
+            pass
 
     @property
     def type_name(self):

@@ -42,8 +42,9 @@ static int ndev = -1; /* read at the first allocation: importing must not initia
 
 static PyObject *StreamType, *DefaultStream, *MRType, *PerDevice, *TrueObj, *NoneObj;
 static PyObject *as_stream_f, *as_size_f, *get_per_device_resource_f, *current_device_f,
-    *alloc_failed_f, *check_mr_f;
-static PyObject *s_h, *s_refs, *s_run, *s_copy_in, *s_ptr, *s_size, *s_stream, *s_mr;
+    *alloc_failed_f, *check_mr_f, *as_pointer_f, *error_f, *destroyed_f;
+static PyObject *s_h, *s_refs, *s_run, *s_copy_in, *s_ptr, *s_size, *s_stream, *s_mr, *s_nbytes;
+static int bound; /* bind_objects() was called: the Python objects above are set */
 
 /* ---- small helpers ------------------------------------------------------------------------ */
 static PyObject *call1(PyObject *f, PyObject *a) { return PyObject_CallFunctionObjArgs(f, a, NULL); }
@@ -382,6 +383,192 @@ static PyType_Spec buffer_spec = {
     Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC, buffer_slots,
 };
 
+/* ---- ResourceBase: DeviceMemoryResource.allocate / deallocate in C ------------------------- */
+
+/* Fast-call argument parsing: positional then keywords into out[0..n) (NULL: not given). */
+static int parse_args(const char *fn, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                      PyObject **names, int n, PyObject **out) {
+    Py_ssize_t i, nkw = kwnames ? PyTuple_Size(kwnames) : 0;
+    int k;
+    if (nargs > n) {
+        PyErr_Format(PyExc_TypeError, "%s() takes at most %d arguments (%d given)", fn, n, (int)nargs);
+        return -1;
+    }
+    for (i = 0; i < nargs; i++) out[i] = args[i];
+    for (i = 0; i < nkw; i++) {
+        PyObject *key = PyTuple_GetItem(kwnames, i);
+        for (k = 0; k < n; k++)
+            if (key == names[k] || PyUnicode_Compare(key, names[k]) == 0) break;
+        if (k == n) {
+            if (!PyErr_Occurred()) PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", fn, key);
+            return -1;
+        }
+        if (out[k]) {
+            PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%U'", fn, key);
+            return -1;
+        }
+        out[k] = args[nargs + i];
+    }
+    return 0;
+}
+
+/* A size_t argument; anything but a non-negative int that fits goes to Python's check (which
+   raises the same exceptions as the fallback). */
+static int size_arg(PyObject *o, PyObject *name, PyObject *checker, size_t *out) {
+    PyObject *checked;
+    if (PyLong_Check(o)) {
+        *out = PyLong_AsSize_t(o);
+        if (!(*out == (size_t)-1 && PyErr_Occurred())) return 0;
+        PyErr_Clear();
+    }
+    checked = PyObject_CallFunctionObjArgs(checker, o, name, NULL);
+    if (!checked) return -1;
+    *out = PyLong_AsSize_t(checked);
+    Py_DecRef(checked);
+    return (*out == (size_t)-1 && PyErr_Occurred()) ? -1 : 0;
+}
+
+/* The stream argument as a new reference to a Stream. */
+static PyObject *stream_arg(PyObject *o) {
+    if (o == NULL) o = DefaultStream;
+    if (o == DefaultStream || (PyObject *)Py_TYPE(o) == StreamType) {
+        Py_IncRef(o);
+        return o;
+    }
+    return call1(as_stream_f, o);
+}
+
+/* self._h of a resource whose C object still exists; -1 with the exception otherwise. */
+static int live_handle(PyObject *self, void **out) {
+    PyObject *refs = PyObject_GetAttr(self, s_refs);
+    Py_ssize_t n;
+    if (!refs) return -1;
+    n = PyList_Size(refs);
+    Py_DecRef(refs);
+    if (n <= 0) {
+        PyObject *e = call1(destroyed_f, self);
+        if (e) {
+            PyErr_SetObject((PyObject *)Py_TYPE(e), e);
+            Py_DecRef(e);
+        }
+        return -1;
+    }
+    return get_handle(self, out);
+}
+
+static int check_bound(void) {
+    if (!bound) PyErr_SetString(PyExc_RuntimeError, "rmmh._accel is not bound (import rmmh first)");
+    return bound;
+}
+
+static PyObject *res_allocate(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    PyObject *a[2] = {NULL, NULL}, *names[2], *stream;
+    size_t n;
+    void *mh, *sh = NULL, *p;
+    PyThreadState *ts;
+    if (!check_bound()) return NULL;
+    names[0] = s_nbytes;
+    names[1] = s_stream;
+    if (parse_args("allocate", args, nargs, kwnames, names, 2, a) < 0) return NULL;
+    if (!a[0]) {
+        PyErr_SetString(PyExc_TypeError, "allocate() missing required argument 'nbytes'");
+        return NULL;
+    }
+    if (size_arg(a[0], s_nbytes, as_size_f, &n) < 0 || !(stream = stream_arg(a[1]))) return NULL;
+    if (n == 0) {
+        Py_DecRef(stream);
+        return PyLong_FromLong(0);
+    }
+    if (live_handle(self, &mh) < 0 || get_handle(stream, &sh) < 0) {
+        Py_DecRef(stream);
+        return NULL;
+    }
+    Py_DecRef(stream); /* the caller holds it for the call */
+    ts = PyEval_SaveThread();
+    p = rmmh_alloc_p(mh, n, sh);
+    PyEval_RestoreThread(ts);
+    if (!p) { /* alloc_failed() returns the exception (rmm_last_error()'s message) */
+        PyObject *e = PyObject_CallFunctionObjArgs(alloc_failed_f, NULL);
+        if (e) {
+            PyErr_SetObject((PyObject *)Py_TYPE(e), e);
+            Py_DecRef(e);
+        }
+        return NULL;
+    }
+    return PyLong_FromVoidPtr(p);
+}
+
+static PyObject *res_deallocate(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    PyObject *a[3] = {NULL, NULL, NULL}, *names[3], *stream;
+    size_t ptr, n;
+    void *mh, *sh = NULL;
+    int st;
+    PyThreadState *ts;
+    if (!check_bound()) return NULL;
+    names[0] = s_ptr;
+    names[1] = s_nbytes;
+    names[2] = s_stream;
+    if (parse_args("deallocate", args, nargs, kwnames, names, 3, a) < 0) return NULL;
+    if (!a[0] || !a[1]) {
+        PyErr_SetString(PyExc_TypeError, "deallocate() missing required arguments 'ptr' and 'nbytes'");
+        return NULL;
+    }
+    if (size_arg(a[0], s_ptr, as_pointer_f, &ptr) < 0 || size_arg(a[1], s_nbytes, as_size_f, &n) < 0 ||
+        !(stream = stream_arg(a[2])))
+        return NULL;
+    if (ptr == 0) {
+        Py_DecRef(stream);
+        Py_IncRef(NoneObj);
+        return NoneObj;
+    }
+    if (live_handle(self, &mh) < 0 || get_handle(stream, &sh) < 0) {
+        Py_DecRef(stream);
+        return NULL;
+    }
+    Py_DecRef(stream);
+    ts = PyEval_SaveThread();
+    st = rmmh_free_p(mh, (void *)(uintptr_t)ptr, n, sh, -1);
+    PyEval_RestoreThread(ts);
+    if (st) {
+        PyObject *code = PyLong_FromLong(st), *e = NULL;
+        if (code) e = call1(error_f, code);
+        Py_XDECREF(code);
+        if (e) {
+            PyErr_SetObject((PyObject *)Py_TYPE(e), e);
+            Py_DecRef(e);
+        }
+        return NULL;
+    }
+    Py_IncRef(NoneObj);
+    return NoneObj;
+}
+
+static void resource_dealloc(PyObject *self) {
+    PyTypeObject *tp = Py_TYPE(self);
+    freefunc tp_free = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+    tp_free(self);
+    Py_DecRef((PyObject *)tp);
+}
+
+static PyMethodDef resource_methods[] = {
+    {"allocate", (PyCFunction)(void (*)(void))res_allocate, METH_FASTCALL | METH_KEYWORDS,
+     "allocate(nbytes, stream=DEFAULT_STREAM) -> address\n\nAllocates nbytes bytes on stream. "
+     "Raises MemoryError (rmmh.OutOfMemoryError) when the memory is not there; 0 bytes give 0."},
+    {"deallocate", (PyCFunction)(void (*)(void))res_deallocate, METH_FASTCALL | METH_KEYWORDS,
+     "deallocate(ptr, nbytes, stream=DEFAULT_STREAM)\n\nFrees ptr, allocated by this resource with "
+     "nbytes, on stream. rmmh.CorruptionError when the resource can tell it never handed ptr out."},
+    {NULL, NULL, 0, NULL},
+};
+static PyType_Slot resource_slots[] = {
+    {Py_tp_dealloc, (void *)resource_dealloc},
+    {Py_tp_methods, (void *)resource_methods},
+    {Py_tp_doc, (void *)"DeviceMemoryResource's allocate and deallocate in C (rmmh._accel)."},
+    {0, NULL},
+};
+static PyType_Spec resource_spec = {
+    "rmmh._accel.ResourceBase", 0, 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, resource_slots,
+};
+
 /* ---- module functions --------------------------------------------------------------------- */
 /* alloc(mr_handle, nbytes, stream_handle) -> address, or None on failure (rmm_last_error()). */
 static PyObject *py_alloc(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
@@ -442,24 +629,24 @@ static PyObject *ns_get(PyObject *ns, const char *name) {
     return v;
 }
 
-/* bind(library_path, abi_version, namespace) -> True once the hot calls are resolved. */
-static PyObject *py_bind(PyObject *self, PyObject *args) {
-    PyObject *path, *ns, *bytes;
+/* bind_library(library_path, abi_version) -> abi_version: resolves librmmh's hot functions in
+   the copy ctypes loaded (RTLD_NOLOAD: never a second copy). ImportError when it lacks what this
+   build needs. */
+static PyObject *py_bind_library(PyObject *self, PyObject *args) {
+    PyObject *path, *bytes;
     long abi;
     void *handle;
     int_fn abi_fn;
     (void)self;
-    if (PyTuple_Size(args) != 3) {
-        PyErr_SetString(PyExc_TypeError, "bind(library_path, abi_version, namespace)");
+    if (PyTuple_Size(args) != 2) {
+        PyErr_SetString(PyExc_TypeError, "bind_library(library_path, abi_version)");
         return NULL;
     }
     path = PyTuple_GetItem(args, 0);
     abi = PyLong_AsLong(PyTuple_GetItem(args, 1));
-    ns = PyTuple_GetItem(args, 2);
     if (PyErr_Occurred()) return NULL;
     bytes = PyUnicode_AsUTF8String(path);
     if (!bytes) return NULL;
-    /* the library ctypes loaded: RTLD_NOLOAD finds it without loading a second copy */
     handle = dlopen(PyBytes_AsString(bytes), RTLD_NOW | RTLD_NOLOAD);
     Py_DecRef(bytes);
     if (!handle) {
@@ -475,24 +662,40 @@ static PyObject *py_bind(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ImportError, "rmmh._accel: librmmh lacks the helpers this build expects");
         return NULL;
     }
+    return PyLong_FromLong(abi); /* (None is not known before bind_objects) */
+}
+
+/* bind_objects(namespace): the Python objects the C code calls (types, helpers, True, None). */
+static PyObject *py_bind_objects(PyObject *self, PyObject *args) {
+    PyObject *ns;
+    (void)self;
+    if (PyTuple_Size(args) != 1) {
+        PyErr_SetString(PyExc_TypeError, "bind_objects(namespace)");
+        return NULL;
+    }
+    ns = PyTuple_GetItem(args, 0);
     if (!(StreamType = ns_get(ns, "Stream")) || !(DefaultStream = ns_get(ns, "DEFAULT_STREAM")) ||
         !(MRType = ns_get(ns, "DeviceMemoryResource")) || !(PerDevice = ns_get(ns, "per_device")) ||
         !(TrueObj = ns_get(ns, "True")) || !(NoneObj = ns_get(ns, "None")) ||
         !(as_stream_f = ns_get(ns, "as_stream")) || !(as_size_f = ns_get(ns, "as_size")) ||
+        !(as_pointer_f = ns_get(ns, "as_pointer")) || !(error_f = ns_get(ns, "error")) ||
+        !(destroyed_f = ns_get(ns, "destroyed")) ||
         !(get_per_device_resource_f = ns_get(ns, "get_per_device_resource")) ||
         !(current_device_f = ns_get(ns, "current_device")) || !(alloc_failed_f = ns_get(ns, "alloc_failed")) ||
         !(check_mr_f = ns_get(ns, "check_mr")))
         return NULL;
     if (!(s_h = intern("_h")) || !(s_refs = intern("_refs")) || !(s_run = intern("run")) ||
         !(s_copy_in = intern("_copy_in")) || !(s_ptr = intern("ptr")) || !(s_size = intern("size")) ||
-        !(s_stream = intern("stream")) || !(s_mr = intern("mr")))
+        !(s_stream = intern("stream")) || !(s_mr = intern("mr")) || !(s_nbytes = intern("nbytes")))
         return NULL;
-    Py_IncRef(TrueObj);
-    return TrueObj;
+    bound = 1;
+    Py_IncRef(NoneObj);
+    return NoneObj;
 }
 
 static PyMethodDef methods[] = {
-    {"bind", py_bind, METH_VARARGS, "bind(library_path, abi_version, namespace)"},
+    {"bind_library", py_bind_library, METH_VARARGS, "bind_library(library_path, abi_version)"},
+    {"bind_objects", py_bind_objects, METH_VARARGS, "bind_objects(namespace)"},
     {"alloc", (PyCFunction)(void (*)(void))py_alloc, METH_FASTCALL, "alloc(mr_handle, nbytes, stream_handle) -> address or None"},
     {"free", (PyCFunction)(void (*)(void))py_free, METH_FASTCALL, "free(mr_handle, address, nbytes, stream_handle, device) -> status"},
     {NULL, NULL, 0, NULL},
@@ -504,6 +707,12 @@ PyMODINIT_FUNC PyInit__accel(void) {
     if (!m) return NULL;
     t = PyType_FromSpec(&buffer_spec);
     if (!t || PyModule_AddObject(m, "BufferBase", t) < 0) {
+        Py_XDECREF(t);
+        Py_DecRef(m);
+        return NULL;
+    }
+    t = PyType_FromSpec(&resource_spec);
+    if (!t || PyModule_AddObject(m, "ResourceBase", t) < 0) {
         Py_XDECREF(t);
         Py_DecRef(m);
         return NULL;

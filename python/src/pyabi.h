@@ -80,6 +80,7 @@ typedef struct PyModuleDef {
 #define PyModuleDef_HEAD_INIT {{1, NULL}, NULL, 0, NULL}
 
 #define METH_VARARGS 0x0001
+#define METH_KEYWORDS 0x0002
 #define METH_FASTCALL 0x0080
 #define Py_TPFLAGS_BASETYPE (1UL << 10)
 #define Py_TPFLAGS_HAVE_GC (1UL << 14)

@@ -152,7 +152,7 @@ def test_accelerator_built_without_python_h(tmp_path):
     if build_native.accelerator_unavailable() is not None:
         pytest.skip("no accelerator for this Python: %s" % build_native.accelerator_unavailable())
     pkg = tmp_path / "rmmh"
-    shutil.copytree(PKG, pkg, ignore=shutil.ignore_patterns("_accel*", "__pycache__"))
+    shutil.copytree(PKG, pkg, ignore=shutil.ignore_patterns("_accel.*", "__pycache__"))
     env = dict(os.environ, RMMH_PYTHON_H="0")
     subprocess.run([sys.executable, build_native.__file__, "--out", str(pkg),
                     "--quiet"], env=env, check=True, capture_output=True)
