@@ -15,8 +15,9 @@ Compiles src/rmmh.c, which defines RMM_IMPLEMENTATION and includes rmm.h, into
 Only rmm_*, rmmh_* and the 2019 rmm* names are exported (src/rmmh.map).
 
 rmm.h and rmm_cuda.h are taken from $RMMH_RMM_H_DIR, else from the repository root (the parent
-of this directory), else from src/ (where an sdist carries them). setup.py calls build() and also
-copies the headers into the package (rmmh/include/). Used by `make python` for in-place builds.
+of this directory), else from src/ (where an sdist carries them). build_backend.py (what pip
+runs) calls build() and also copies the headers into the package (rmmh/include/); `make python`
+runs this file for in-place builds.
 """
 import argparse
 import os

@@ -161,3 +161,34 @@ def test_accelerator_built_without_python_h(tmp_path):
     r = subprocess.run([sys.executable, "-c", SMOKE], env=e, capture_output=True, text=True,
                        cwd=str(tmp_path))
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
+
+
+def test_wheel_and_sdist(tmp_path):
+    """The in-tree PEP 517 backend: a wheel holding the package, both libraries (when CUDA is
+    there), the headers and a RECORD that matches; an sdist carrying rmm.h."""
+    if os.environ.get("RMMH_NO_ACCEL") == "1":
+        pytest.skip("built once per make test (in the run with the accelerator)")
+    build_backend = pytest.importorskip("build_backend", reason="python/build_backend.py is not "
+                                        "on the path (testing an installed package)")
+    import base64
+    import hashlib
+    import tarfile
+    import zipfile
+    name = build_backend.build_wheel(str(tmp_path))
+    with zipfile.ZipFile(tmp_path / name) as z:
+        names = set(z.namelist())
+        assert {"rmmh/__init__.py", "rmmh/librmmh_host.so", "rmmh/include/rmm.h",
+                "rmmh-0.1.0.dist-info/METADATA", "rmmh-0.1.0.dist-info/RECORD"} <= names
+        record = z.read("rmmh-0.1.0.dist-info/RECORD").decode().splitlines()
+        for line in record:
+            path, digest, size = line.rsplit(",", 2)
+            if digest:
+                data = z.read(path)
+                want = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
+                assert digest == "sha256=" + want.decode() and int(size) == len(data)
+        assert "Requires-Dist: numpy" in z.read("rmmh-0.1.0.dist-info/METADATA").decode()
+    sdist = build_backend.build_sdist(str(tmp_path))
+    with tarfile.open(tmp_path / sdist) as t:
+        members = set(t.getnames())
+    assert {"rmmh-0.1.0/src/rmm.h", "rmmh-0.1.0/src/rmmh.c", "rmmh-0.1.0/build_backend.py",
+            "rmmh-0.1.0/pyproject.toml", "rmmh-0.1.0/PKG-INFO"} <= members
