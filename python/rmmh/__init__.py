@@ -49,7 +49,8 @@ from .rmm import (  # noqa: F401
     unregister_reinitialize_hook,
 )
 
-__version__ = "26.2.0+rmmh.0.1.0"
+# the RMM API level it follows (26.10), then rmmh's own version: for code that checks rmm.__version__
+__version__ = "26.10.0+rmmh.0.1.0"
 __git_commit__ = ""
 
 #: "cuda" or "host": the native library this process loaded (RMMH_BACKEND).

@@ -38,7 +38,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>
     || echo "nvidia-smi: no GPU visible"
 "$PYTHON" -c "import sys; print('python', sys.version.split()[0], sys.executable)"
 
-# 1. install with pip as a user would; on failure (e.g. an old setuptools needing `wheel`) fall
+# 1. install with pip as a user would (the in-tree backend needs no package); on failure fall
 #    back to an in-place build so the tests still run, and say so
 if log install "$PYTHON" -m pip install --no-build-isolation --no-deps --no-index \
         --target "$SITE" ./python; then
