@@ -109,7 +109,7 @@ clean:
 
 # --- Python package rmmh (python/): RMM's Python API over rmm.h; see README, "Python" -----------
 # `make python` builds its native libraries in place (python/rmmh/librmmh_host.so, librmmh.so when
-# the CUDA toolkit is there, the optional _accel extension when Python.h is) for the tests and for
+# the CUDA toolkit is there, the optional _accel extension for Python 3.10+) for the tests and for
 # PYTHONPATH=python use; `make test` runs its pytest suite through tests/run.sh.
 PYTHON ?= python3
 export PYTHON
