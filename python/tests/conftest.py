@@ -30,6 +30,9 @@ HOST = rmmh.BACKEND == "host"
 HAVE_GPU = not HOST and _lib.rmmh_device_count() > 0
 
 requires_gpu = pytest.mark.skipif(not HAVE_GPU, reason="needs a GPU and RMMH_BACKEND=cuda")
+# the host backend simulates two devices; a machine with two GPUs runs these on the CUDA backend
+TWO_DEVICES = (HOST or HAVE_GPU) and _lib.rmmh_device_count() >= 2
+requires_two_devices = pytest.mark.skipif(not TWO_DEVICES, reason="needs two devices")
 host_only = pytest.mark.skipif(not HOST, reason="host backend behaviour (RMMH_BACKEND=host)")
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import rmmh as rmm
-from rmmh import _lib
+from conftest import requires_two_devices
 
 
 def test_mr_outlives_buffer_after_being_replaced():
@@ -192,7 +192,7 @@ def test_threads_share_a_pool():
     assert pool.info().used_bytes == 0
 
 
-@pytest.mark.skipif(_lib.BACKEND != "host", reason="the host backend simulates 2 devices")
+@requires_two_devices
 def test_buffer_freed_on_its_device():
     from rmmh._cuda import gpu
     gpu.setDevice(1)

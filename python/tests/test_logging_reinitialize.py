@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import rmmh as rmm
-from conftest import HOST
+from conftest import requires_two_devices
 
 
 def roundtrip():
@@ -50,7 +50,7 @@ def test_initial_above_maximum():
         rmm.reinitialize(pool_allocator=True, initial_pool_size=1 << 11, maximum_pool_size=1 << 10)
 
 
-@pytest.mark.skipif(not HOST, reason="the host backend simulates 2 devices")
+@requires_two_devices
 def test_devices_and_reset():
     rmm.reinitialize(pool_allocator=True, initial_pool_size=0, devices=[0, 1])
     assert isinstance(rmm.mr.get_per_device_resource(1), rmm.mr.PoolMemoryResource)
@@ -146,7 +146,7 @@ def test_enable_disable_logging(tmp_path):
     assert rmm.get_log_filenames() == {0: None}
 
 
-@pytest.mark.skipif(not HOST, reason="the host backend simulates 2 devices")
+@requires_two_devices
 def test_log_names_per_device(tmp_path):
     rmm.reinitialize(devices=[0, 1], logging=True, log_file_name=str(tmp_path / "rmm.log"))
     names = rmm.get_log_filenames()
