@@ -106,3 +106,17 @@ fuzz: $(addprefix $(BUILD)/fuzz/,$(FUZZERS))
 
 clean:
 	rm -rf $(BUILD) rmm_log.txt
+
+# --- Python package rmmh (python/): RMM's Python API over rmm.h; see README, "Python" -----------
+# `make python` builds its native libraries in place (python/rmmh/librmmh_host.so, librmmh.so when
+# the CUDA toolkit is there, the optional _accel extension for Python 3.10+) for the tests and for
+# PYTHONPATH=python use; `make test` runs its pytest suite through tests/run.sh.
+PYTHON ?= python3
+export PYTHON
+.PHONY: python python-clean
+python:
+	@$(PYTHON) python/build_native.py --quiet --werror
+test: python
+clean: python-clean
+python-clean:
+	rm -rf python/rmmh/*.so python/rmmh/include python/build python/*.egg-info

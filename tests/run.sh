@@ -104,5 +104,20 @@ for e in ${EXAMPLES_CU:-}; do
 done
 [ $have_gpu = 1 ] || echo "GPU cases skipped: no GPU on this machine (nvidia-smi finds none); CUDA example builds were compiled, not run"
 
+# python: the rmmh package's pytest suite (python/tests) on the host backend, with its C
+# accelerator and with ctypes alone, and on the CUDA backend where there is a GPU. conftest.py
+# prints the "N passed, N failed" line run() reads. python/tests/gpu_check.sh runs more on a GPU.
+PYTHON=${PYTHON:-python3}
+if [ ! -f python/rmmh/librmmh_host.so ]; then
+    echo "python cases skipped: python/rmmh/librmmh_host.so is not built (make python)"
+elif ! "$PYTHON" -c "import numpy, pytest" >/dev/null 2>&1; then
+    echo "python cases skipped: $PYTHON lacks numpy or pytest (.ci/run installs them)"
+else
+    pyt="$PYTHON -m pytest -q -p no:cacheprovider python/tests"
+    run "python/host" env RMMH_BACKEND=host $pyt
+    run "python/host ctypes only" env RMMH_BACKEND=host RMMH_NO_ACCEL=1 $pyt
+    if [ $have_gpu = 1 ] && [ -f python/rmmh/librmmh.so ]; then run "python/cuda" env RMMH_BACKEND=cuda $pyt; fi
+fi
+
 if [ "$skipped" -ne 0 ]; then echo "$passed passed, $failed failed, $skipped skipped"; else echo "$passed passed, $failed failed"; fi
 [ "$failed" -eq 0 ]

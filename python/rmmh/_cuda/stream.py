@@ -1,0 +1,7 @@
+"""rmm._cuda.stream: Stream and the default streams."""
+from .._stream import (  # noqa: F401
+    DEFAULT_STREAM,
+    LEGACY_DEFAULT_STREAM,
+    PER_THREAD_DEFAULT_STREAM,
+    Stream,
+)

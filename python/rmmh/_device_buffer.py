@@ -1,0 +1,453 @@
+"""rmmh.DeviceBuffer: RMM's DeviceBuffer (untyped, uninitialized device memory) over rmm.h.
+
+A buffer holds its memory resource and stream, and frees on them, with its device current,
+when it is collected. Creating and freeing one is the hot path of the package: it costs one
+native call each way (see README, "ctypes or an extension").
+"""
+import ctypes
+import os
+
+from . import _accel_loader, _lib
+from . import _memory_resource as _mrmod
+from ._lifetime import release as _release
+from ._stream import DEFAULT_STREAM, Stream, as_stream
+
+__all__ = ["DeviceBuffer", "copy_device_to_ptr", "copy_host_to_ptr", "copy_ptr_to_host",
+           "to_device"]
+
+_per_device = _mrmod._per_device_mrs
+_get_per_device_resource = _mrmod.get_per_device_resource
+_DeviceMemoryResource = _mrmod.DeviceMemoryResource
+_alloc = _lib.alloc
+_free = _lib.free
+_get_device = _lib.rmmh_get_device
+_SIZE_MAX = _lib.SIZE_MAX
+
+# The device count, read at the first allocation (importing rmmh must not initialize CUDA). With
+# one device, every buffer lives on device 0 and no device is read or switched per call.
+_ndev = None
+
+
+def _device_count():
+    global _ndev
+    if _ndev is None:
+        _ndev = _lib.rmmh_device_count()
+    return _ndev
+
+
+def _current_device():
+    d = _get_device()
+    if d < 0:
+        raise _lib.error(_lib.rmm_last_status(), "cannot read the current device")
+    return d
+
+
+def _alloc_failed(size=None):
+    """The exception for a failed allocation of `size` bytes (rmm_last_error()'s message)."""
+    if size is not None and size > _lib.SIZE_MAX - 15:
+        return _lib.out_of_memory("DeviceBuffer: %d bytes cannot be allocated" % size)
+    return _lib.error(_lib.rmm_last_status())
+
+
+def _sync_if_default(stream):
+    if stream._h in (0, 1):
+        _lib.check(_lib.rmm_stream_synchronize(stream._h))
+
+
+class _PyBufferBase:
+    """DeviceBuffer's state, constructor and deallocator in Python: the fallback of
+    rmmh._accel.BufferBase (src/_accel.c), with the same contract."""
+    __slots__ = ("_ptr", "_size", "_cap", "_nbytes", "_mr", "_stream", "_dev")
+
+    def __init__(self, *, ptr=0, size=0, stream=DEFAULT_STREAM, mr=None):
+        if stream.__class__ is not Stream:
+            stream = as_stream(stream)
+        if size.__class__ is not int or not 0 <= size <= _SIZE_MAX:
+            size = _lib.as_size(size)
+        if _ndev == 1:
+            dev = -1  # one device: nothing to read or switch, the device is 0
+        else:
+            dev = _current_device() if _device_count() != 1 else -1
+        if mr is None:
+            d = dev if dev > 0 else 0
+            mr = _per_device.get(d) or _get_per_device_resource(d)
+        elif not isinstance(mr, _DeviceMemoryResource):
+            mr = _mrmod._check_mr(mr, "mr")
+        self._mr = mr
+        self._stream = stream
+        self._dev = dev
+        self._size = self._cap = size
+        if size:
+            refs = mr._refs
+            if not refs:  # a resource already destroyed (finalized in a collected cycle)
+                self._ptr = 0
+                raise _lib.error_for_destroyed(mr)
+            nbytes = (size + 15) & -16  # RMM's device_buffer asks for 16-byte multiples
+            p = _alloc(mr._h, nbytes, stream._h) if nbytes <= _SIZE_MAX else None
+            if p is None:
+                self._ptr = 0
+                raise _alloc_failed(size)
+            self._ptr = p
+            self._nbytes = nbytes
+            refs.append(True)
+            refs = stream._refs
+            if refs is not None:
+                refs.append(True)
+            if ptr:
+                self._copy_in(ptr, size, stream)
+        else:
+            self._ptr = 0
+            self._nbytes = 0
+
+    def __del__(self):
+        try:
+            p = self._ptr
+        except AttributeError:
+            return
+        if p:
+            self._ptr = 0
+            try:
+                mr, stream = self._mr, self._stream
+                _free(mr._h, p, self._nbytes, stream._h, self._dev)
+                token = mr._refs.pop()
+                if token is not True:
+                    token.run()
+                refs = stream._refs
+                if refs is not None:
+                    token = refs.pop()
+                    if token is not True:
+                        token.run()
+            except Exception:  # interpreter shutdown: the process is going away
+                pass
+
+
+def _bind_accelerator():
+    """Hands the optional extension the Python objects it calls; the DeviceBuffer base class."""
+    accel = _accel_loader.ACCEL
+    if accel is None:
+        return _PyBufferBase
+    accel.bind_objects({
+        "Stream": Stream, "DEFAULT_STREAM": DEFAULT_STREAM,
+        "DeviceMemoryResource": _DeviceMemoryResource, "per_device": _per_device,
+        "True": True, "None": None, "as_stream": as_stream, "as_size": _lib.as_size,
+        "as_pointer": _lib.as_pointer, "error": _lib.error,
+        "destroyed": _lib.error_for_destroyed,
+        "get_per_device_resource": _get_per_device_resource, "current_device": _current_device,
+        "alloc_failed": _alloc_failed, "check_mr": _mrmod._check_mr,
+    })
+    global _alloc, _free  # resize/reserve use the extension's calls too
+    _alloc, _free = accel.alloc, accel.free
+    return accel.BufferBase
+
+
+_Base = _bind_accelerator()
+#: True when DeviceBuffer's constructor and deallocator and the resources' allocate/deallocate
+#: run in the optional C extension (see README, "ctypes or an extension").
+ACCELERATED = _Base is not _PyBufferBase
+
+
+class DeviceBuffer(_Base):
+    """Untyped, uninitialized device memory (RMM's ``rmm.DeviceBuffer``).
+
+    Parameters (keyword-only, as in RMM)
+    ------------------------------------
+    ptr : int, optional
+        Address of ``size`` bytes on the host or the device to copy in (stream-ordered; with the
+        default stream the copy is complete on return).
+    size : int
+        Bytes to allocate.
+    stream : Stream, optional
+        Stream of the allocation, copies and the free (a Stream, or a CuPy/Numba stream or any
+        object with __cuda_stream__). Default: the default stream. None is a TypeError.
+    mr : DeviceMemoryResource, optional
+        Where the memory comes from; default the current device's resource. The buffer keeps it
+        alive.
+    """
+    __slots__ = ("__weakref__",)
+
+    # -- properties --------------------------------------------------------------------------
+    @property
+    def ptr(self):
+        """The device address (an int; 0 when the size is 0)."""
+        return self._ptr
+
+    @property
+    def size(self):
+        """Size in bytes."""
+        return self._size
+
+    @property
+    def nbytes(self):
+        """Size in bytes."""
+        return self._size
+
+    @property
+    def mr(self):
+        """The memory resource the buffer's memory comes from (kept alive by the buffer)."""
+        return self._mr
+
+    @property
+    def stream(self):
+        """The buffer's stream: its allocations, copies and free are ordered on it."""
+        return self._stream
+
+    def capacity(self):
+        """Bytes allocated (>= size)."""
+        return self._cap
+
+    def __len__(self):
+        return self._size
+
+    def __sizeof__(self):
+        return self._size
+
+    def __bytes__(self):
+        return self.tobytes()
+
+    def __repr__(self):
+        return "<rmmh.DeviceBuffer size=%d ptr=%#x>" % (self._size, self._ptr)
+
+    @property
+    def __cuda_array_interface__(self):
+        """CUDA array interface version 3: one dimension of uint8, with the buffer's stream (the
+        default stream is reported as 1, the legacy default stream, since 0 is not allowed)."""
+        s = self._stream._h
+        return {
+            "data": (self._ptr, False),
+            "shape": (self._size,),
+            "strides": None,
+            "typestr": "|u1",
+            "version": 3,
+            "stream": s or 1,
+        }
+
+    # -- internals -----------------------------------------------------------------------------
+    def _copy_in(self, src, nbytes, stream):
+        src = _lib.as_pointer(src, "ptr")
+        _lib.check(_lib.rmm_memcpy_async(self._ptr, src, nbytes, stream._h), "DeviceBuffer copy")
+        _sync_if_default(stream)
+
+    def _set_block(self, p, nbytes, cap, stream):
+        """Swaps in a new block (allocated from self._mr with nbytes on stream): frees the old
+        one on `stream` and moves the holds."""
+        old, old_nbytes, old_stream = self._ptr, self._nbytes, self._stream
+        mr = self._mr
+        if p:
+            mr._refs.append(True)
+            if stream._refs is not None:
+                stream._refs.append(True)
+        self._ptr, self._nbytes, self._cap, self._stream = p, nbytes, cap, stream
+        if old:
+            st = _free(mr._h, old, old_nbytes, stream._h, self._dev)
+            _release(mr._refs)
+            if old_stream._refs is not None:
+                _release(old_stream._refs)
+            _lib.check(st, "freeing the old block")
+
+    def _set_stream(self, stream):
+        if stream is self._stream:
+            return
+        if self._ptr:
+            if stream._refs is not None:
+                stream._refs.append(True)
+            old = self._stream
+            self._stream = stream
+            if old._refs is not None:
+                _release(old._refs)
+        else:
+            self._stream = stream
+
+    def _realloc(self, new_cap, stream):
+        """A block of new_cap bytes on stream holding the first min(size, new_cap) bytes."""
+        nbytes = (new_cap + 15) & -16
+        if not self._mr._refs:
+            raise _lib.error_for_destroyed(self._mr)
+        p = (_alloc(self._mr._h, nbytes, stream._h) if nbytes <= _SIZE_MAX else None) \
+            if new_cap else 0
+        if new_cap and p is None:
+            raise _alloc_failed(new_cap)
+        keep = min(self._size, new_cap)
+        if keep:
+            st = _lib.rmm_memcpy_async(p, self._ptr, keep, stream._h)
+            if st:
+                err = _lib.error(st, "DeviceBuffer copy")
+                _free(self._mr._h, p, nbytes, stream._h, self._dev)
+                raise err
+        self._set_block(p, nbytes if new_cap else 0, new_cap, stream)
+
+    # -- RMM's methods ---------------------------------------------------------------------------
+    def reserve(self, new_capacity, stream=DEFAULT_STREAM):
+        """Grows the capacity to at least new_capacity bytes (contents kept); makes ``stream``
+        the buffer's stream."""
+        stream = as_stream(stream)
+        new_capacity = _lib.as_size(new_capacity, "new_capacity")
+        if new_capacity > self._cap:
+            self._realloc(new_capacity, stream)
+        else:
+            self._set_stream(stream)
+
+    def resize(self, new_size, stream=DEFAULT_STREAM):
+        """Changes the size, keeping the contents; grows by reallocating exactly new_size bytes
+        when it exceeds the capacity. Makes ``stream`` the buffer's stream."""
+        stream = as_stream(stream)
+        new_size = _lib.as_size(new_size, "new_size")
+        if new_size > self._cap:
+            self._realloc(new_size, stream)
+        else:
+            self._set_stream(stream)
+        self._size = new_size
+
+    def shrink_to_fit(self, stream=DEFAULT_STREAM):
+        """Reallocates so that the capacity equals the size. rmmh only (RMM has it in C++)."""
+        stream = as_stream(stream)
+        if self._cap != self._size:
+            self._realloc(self._size, stream)
+        else:
+            self._set_stream(stream)
+
+    def prefetch(self, device=None, stream=None):
+        """Prefetches managed memory to ``device`` (default the current one; cudaCpuDeviceId,
+        -1, for the host) on ``stream`` (default the buffer's). A no-op for other memory."""
+        dev = _current_device() if device is None else _lib.as_int(device, "device")
+        s = self._stream if stream is None else as_stream(stream)
+        _lib.check(_lib.rmmh_prefetch(self._ptr, self._size, dev, s._h), "prefetch")
+
+    def copy(self):
+        """A deep copy: a new buffer from the same resource, on the same stream."""
+        return DeviceBuffer(ptr=self._ptr, size=self._size, stream=self._stream, mr=self._mr)
+
+    def __copy__(self):
+        return self.copy()
+
+    def __reduce_ex__(self, protocol):
+        # pickled as host bytes; with protocol 5 the bytes may travel out of band
+        host = bytearray(self._size)
+        self.copy_to_host(host)
+        if protocol >= 5:
+            import pickle
+            return to_device, (pickle.PickleBuffer(host),)
+        return to_device, (bytes(host),)
+
+    @staticmethod
+    def to_device(b, stream=DEFAULT_STREAM):
+        """A new buffer holding a copy of ``b`` (any C-contiguous buffer-protocol object:
+        bytes, bytearray, memoryview, NumPy arrays of any dtype)."""
+        return to_device(b, stream)
+
+    def copy_to_host(self, ary=None, stream=DEFAULT_STREAM):
+        """Copies the buffer to host memory: into ``ary`` (a writable buffer of at least size
+        bytes), returned, or, if None, into a new NumPy uint8 array. With a non-default stream
+        the copy is asynchronous."""
+        stream = as_stream(stream)
+        if ary is None:
+            try:
+                import numpy as np
+            except ImportError:  # numpy is a dependency, but keep working without it
+                ary = bytearray(self._size)
+            else:
+                ary = np.empty((self._size,), dtype="u1")
+        with _lib.host_buffer(ary, writable=True, name="ary") as (addr, n):
+            if n < self._size:
+                raise ValueError("Argument `ary` is too small. Need space for %i bytes."
+                                 % self._size)
+            _lib.check(_lib.rmm_memcpy_async(addr, self._ptr, self._size, stream._h),
+                       "copy_to_host")
+            _sync_if_default(stream)
+        return ary
+
+    def copy_from_host(self, ary, stream=DEFAULT_STREAM):
+        """Copies ``ary`` (a buffer of at most size bytes) to the start of the buffer."""
+        stream = as_stream(stream)
+        with _lib.host_buffer(ary, name="ary") as (addr, n):
+            if n > self._size:
+                raise ValueError("Argument `ary` is too large. Need space for %i bytes." % n)
+            _lib.check(_lib.rmm_memcpy_async(self._ptr, addr, n, stream._h), "copy_from_host")
+            _sync_if_default(stream)
+
+    def copy_from_device(self, cuda_ary, stream=DEFAULT_STREAM):
+        """Copies a 1-D contiguous device array (anything with __cuda_array_interface__) to the
+        start of the buffer."""
+        stream = as_stream(stream)
+        try:
+            cai = cuda_ary.__cuda_array_interface__
+        except AttributeError:
+            raise ValueError("Expected object to support `__cuda_array_interface__` "
+                             "protocol") from None
+        shape = tuple(cai["shape"])
+        itemsize = _itemsize(cai["typestr"])
+        if len(shape) > 1:
+            raise ValueError("Only 1-D contiguous arrays are supported, got {}-D array"
+                             .format(len(shape)))
+        strides = cai.get("strides")
+        if strides is not None and len(shape) == 1 and shape[0] > 1 and strides[0] != itemsize:
+            raise ValueError("Only 1-D contiguous arrays are supported, got a non-contiguous "
+                             "array")
+        count = shape[0] if shape else 1
+        nbytes = count * itemsize
+        if nbytes > self._size:
+            raise ValueError("Argument `hb` is too large. Need space for %i bytes." % nbytes)
+        src = _lib.as_pointer(cai["data"][0], "data")
+        if nbytes:
+            _lib.check(_lib.rmm_memcpy_async(self._ptr, src, nbytes, stream._h),
+                       "copy_from_device")
+            _sync_if_default(stream)
+
+    def tobytes(self, stream=DEFAULT_STREAM):
+        """The contents as bytes."""
+        stream = as_stream(stream)
+        b = _lib.PyBytes_FromStringAndSize(None, self._size)
+        if self._size:
+            _lib.check(_lib.rmm_memcpy_async(_lib.PyBytes_AsString(b), self._ptr, self._size,
+                                             stream._h), "tobytes")
+            _lib.check(_lib.rmm_stream_synchronize(stream._h), "tobytes")
+        return b
+
+
+def _itemsize(typestr):
+    try:
+        return int(typestr[2:])
+    except (TypeError, ValueError):
+        raise ValueError("unsupported __cuda_array_interface__ typestr %r" % (typestr,)) from None
+
+
+def to_device(b, stream=DEFAULT_STREAM):
+    """A new DeviceBuffer holding a copy of the host buffer ``b`` (any C-contiguous object
+    supporting the buffer protocol)."""
+    stream = as_stream(stream)
+    with _lib.host_buffer(b, name="b") as (addr, n):
+        buf = DeviceBuffer(size=n, stream=stream)
+        if n:
+            _lib.check(_lib.rmm_memcpy_async(buf._ptr, addr, n, stream._h), "to_device")
+            _sync_if_default(stream)
+    return buf
+
+
+def copy_ptr_to_host(db, hb, stream=DEFAULT_STREAM):
+    """Copies len(hb) bytes from the device address ``db`` into the writable host buffer ``hb``.
+    The address is not checked: it must be valid for that many bytes."""
+    stream = as_stream(stream)
+    db = _lib.as_pointer(db, "db")
+    with _lib.host_buffer(hb, writable=True, name="hb") as (addr, n):
+        _lib.check(_lib.rmm_memcpy_async(addr, db, n, stream._h), "copy_ptr_to_host")
+        _sync_if_default(stream)
+
+
+def copy_host_to_ptr(hb, db, stream=DEFAULT_STREAM):
+    """Copies the host buffer ``hb`` to the device address ``db`` (not checked)."""
+    stream = as_stream(stream)
+    db = _lib.as_pointer(db, "db")
+    with _lib.host_buffer(hb, name="hb") as (addr, n):
+        _lib.check(_lib.rmm_memcpy_async(db, addr, n, stream._h), "copy_host_to_ptr")
+        _sync_if_default(stream)
+
+
+def copy_device_to_ptr(d_src, d_dst, count, stream=DEFAULT_STREAM):
+    """Copies ``count`` bytes between two device addresses (not checked), stream-ordered."""
+    stream = as_stream(stream)
+    d_src = _lib.as_pointer(d_src, "d_src")
+    d_dst = _lib.as_pointer(d_dst, "d_dst")
+    count = _lib.as_size(count, "count")
+    _lib.check(_lib.rmm_memcpy_async(d_dst, d_src, count, stream._h), "copy_device_to_ptr")
+
+
+del ctypes

@@ -1,0 +1,89 @@
+"""Exceptions: RMM's rmm.RMMError, and one subclass per rmm.h status.
+
+RMM 26 raises MemoryError for out-of-memory (C++ bad_alloc) and RuntimeError for most other
+failures (C++ logic_error and cuda_error). rmmh keeps both contracts and adds a common base, so
+that code written for RMM catches what it caught before and new code can catch RMMError:
+
+    RMMError(Exception)                      base; .errcode (status name), .status (int)
+      OutOfMemoryError(RMMError, MemoryError)          RMM_ERROR_OUT_OF_MEMORY
+      RMMRuntimeError(RMMError, RuntimeError)          CUDA, IO, UNKNOWN, NOT_INITIALIZED
+        CUDAError                                      RMM_ERROR_CUDA
+        CorruptionError                                RMM_ERROR_CORRUPTION (bad free, broken invariant)
+        InvalidArgumentError(..., ValueError)          RMM_ERROR_INVALID_ARGUMENT
+        NotSupportedError(..., NotImplementedError)    RMM_ERROR_NOT_SUPPORTED
+
+InvalidArgumentError is both a ValueError (what Python code expects for a bad argument) and a
+RuntimeError (what RMM raises for the same argument checks done in C++, e.g. an initial pool
+size above the maximum).
+"""
+
+STATUS_NAMES = {
+    0: "RMM_SUCCESS",
+    1: "RMM_ERROR_CUDA",
+    2: "RMM_ERROR_INVALID_ARGUMENT",
+    3: "RMM_ERROR_NOT_INITIALIZED",
+    4: "RMM_ERROR_OUT_OF_MEMORY",
+    5: "RMM_ERROR_UNKNOWN",
+    6: "RMM_ERROR_IO",
+    7: "RMM_ERROR_NOT_SUPPORTED",
+    8: "RMM_ERROR_CORRUPTION",
+}
+SUCCESS, CUDA, INVALID_ARGUMENT, NOT_INITIALIZED, OUT_OF_MEMORY, UNKNOWN, IO, NOT_SUPPORTED, \
+    CORRUPTION = range(9)
+
+
+class RMMError(Exception):
+    """Base of every error rmmh raises for a failing rmm.h call (RMM's ``rmm.RMMError``).
+
+    ``errcode`` is the status name (``"RMM_ERROR_CUDA"``), ``status`` its number; the message is
+    rmm.h's ``rmm_last_error()``: which call failed, the CUDA error and the sizes.
+    """
+
+    def __init__(self, errcode, msg=""):
+        self.errcode = errcode
+        self.status = next((k for k, v in STATUS_NAMES.items() if v == errcode), None) \
+            if isinstance(errcode, str) else errcode
+        super().__init__(msg)
+
+
+class OutOfMemoryError(RMMError, MemoryError):
+    """Device memory, a pool maximum or a limit is exhausted. A MemoryError, as in RMM."""
+
+
+class RMMRuntimeError(RMMError, RuntimeError):
+    """A failure RMM reports as RuntimeError."""
+
+
+class CUDAError(RMMRuntimeError):
+    """A CUDA call failed for a reason other than memory."""
+
+
+class CorruptionError(RMMRuntimeError):
+    """A free of memory the resource does not own, a double free, or a broken invariant."""
+
+
+class InvalidArgumentError(RMMRuntimeError, ValueError):
+    """An argument rmm.h rejected. Both a ValueError and, as in RMM, a RuntimeError."""
+
+
+class NotSupportedError(RMMRuntimeError, NotImplementedError):
+    """Compiled out, or not supported by this device, driver or backend."""
+
+
+class NegativeSizeError(OverflowError, ValueError):
+    """A negative size: RMM raises OverflowError (size_t), Python code expects ValueError."""
+
+
+_BY_STATUS = {
+    OUT_OF_MEMORY: OutOfMemoryError,
+    CUDA: CUDAError,
+    CORRUPTION: CorruptionError,
+    INVALID_ARGUMENT: InvalidArgumentError,
+    NOT_SUPPORTED: NotSupportedError,
+}
+
+
+def error_for(status, message):
+    """The exception for an rmm_status and its message."""
+    cls = _BY_STATUS.get(status, RMMRuntimeError)
+    return cls(STATUS_NAMES.get(status, "RMM_ERROR_%d" % status), message)

@@ -1,0 +1,319 @@
+"""Loads the native library (librmmh.so or librmmh_host.so) and declares its functions for ctypes.
+
+RMMH_BACKEND selects the library: "cuda" (the default) or "host" (rmm.h's host backend: "device"
+memory is host memory, no GPU or CUDA needed). Importing rmmh never initializes CUDA; the first
+call that needs a device does.
+
+Everything that touches a C pointer goes through here. The hot functions (alloc, free) are bound
+once with c_void_p argument types, which measured fastest among the ctypes calling conventions;
+the optional accelerator (_accel) replaces them when it was built (see README, "ctypes or an
+extension").
+"""
+import ctypes
+import os
+import threading
+from contextlib import contextmanager
+
+from ._errors import (
+    INVALID_ARGUMENT,
+    NegativeSizeError,
+    OutOfMemoryError,
+    RMMRuntimeError,
+    error_for,
+)
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+ABI_VERSION = 2
+
+_requested = (os.environ.get("RMMH_BACKEND") or "cuda").strip().lower()
+if _requested not in ("cuda", "host"):
+    raise ImportError("rmmh: RMMH_BACKEND=%r is not one of 'cuda' (the default) or 'host'"
+                      % _requested)
+BACKEND = _requested
+LIBRARY_PATH = os.path.join(_HERE, "librmmh.so" if BACKEND == "cuda" else "librmmh_host.so")
+if not os.path.isfile(LIBRARY_PATH):
+    if BACKEND == "cuda" and os.path.isfile(os.path.join(_HERE, "librmmh_host.so")):
+        raise ImportError(
+            "rmmh was built without the CUDA toolkit, so only its host backend exists. Set "
+            "RMMH_BACKEND=host to use it (no GPU: \"device\" memory is host memory), or install the "
+            "CUDA toolkit (CUDA_HOME, default /usr/local/cuda) and reinstall rmmh.")
+    raise ImportError("rmmh: %s is missing; build it with `make python` or reinstall rmmh"
+                      % LIBRARY_PATH)
+
+lib = ctypes.CDLL(LIBRARY_PATH)
+if lib.rmmh_abi_version() != ABI_VERSION:
+    raise ImportError("rmmh: %s has helper ABI %d, this package expects %d; rebuild it"
+                      % (LIBRARY_PATH, lib.rmmh_abi_version(), ABI_VERSION))
+
+V = ctypes.c_void_p
+S = ctypes.c_size_t
+I = ctypes.c_int
+B = ctypes.c_bool
+P = ctypes.POINTER
+VP = P(ctypes.c_void_p)
+
+
+def _fn(name, restype, *argtypes):
+    f = getattr(lib, name)
+    f.restype = restype
+    f.argtypes = argtypes
+    return f
+
+
+# errors
+rmm_last_error = _fn("rmm_last_error", ctypes.c_char_p)
+rmm_last_status = _fn("rmm_last_status", I)
+rmm_status_string = _fn("rmm_status_string", ctypes.c_char_p, I)
+rmm_set_last_error = _fn("rmm_set_last_error", I, I, ctypes.c_char_p)
+
+# hot path: every argument a c_void_p (sizes too), which ctypes converts fastest
+alloc = _fn("rmmh_alloc", V, V, V, V)                 # (mr, bytes, stream) -> ptr or None
+free = _fn("rmmh_free", I, V, V, V, V, I)             # (mr, ptr, bytes, stream, device) -> status
+
+# resources
+rmm_resource_destroy = _fn("rmm_resource_destroy", None, V)
+rmm_resource_type_name = _fn("rmm_resource_type_name", ctypes.c_char_p, V)
+rmm_resource_is_equal = _fn("rmm_resource_is_equal", B, V, V)
+rmm_resource_validate = _fn("rmm_resource_validate", I, V)
+rmm_allocate_aligned = _fn("rmm_allocate_aligned", I, V, VP, S, S, V)
+rmm_deallocate_aligned = _fn("rmm_deallocate_aligned", I, V, V, S, S, V)
+rmm_cuda_resource_create = _fn("rmm_cuda_resource_create", I, VP)
+rmm_managed_resource_create = _fn("rmm_managed_resource_create", I, VP)
+rmm_pinned_host_resource_create = _fn("rmm_pinned_host_resource_create", I, VP)
+rmm_async_view_resource_create = _fn("rmm_async_view_resource_create", I, VP, V)
+rmm_async_resource_get_pool = _fn("rmm_async_resource_get_pool", I, V, VP)
+rmmh_async_create = _fn("rmmh_async_create", I, VP, S, S, I)
+rmmh_system_resource_create = _fn("rmmh_system_resource_create", I, VP)
+rmmh_pool_create = _fn("rmmh_pool_create", I, VP, V, S, S, I, S, I, S)
+rmmh_pool_info = _fn("rmmh_pool_info", I, V, P(S))
+rmm_pool_trim = _fn("rmm_pool_trim", I, V, P(S))
+rmm_pool_validate = _fn("rmm_pool_validate", I, V)
+rmmh_fixed_size_create = _fn("rmmh_fixed_size_create", I, VP, V, S, S)
+rmmh_binning_create = _fn("rmmh_binning_create", I, VP, V, I, I)
+rmm_binning_add_bin = _fn("rmm_binning_add_bin", I, V, S, V)
+rmmh_arena_create = _fn("rmmh_arena_create", I, VP, V, S, S, I)
+
+# adaptors
+rmm_logging_adaptor_create = _fn("rmm_logging_adaptor_create", I, VP, V, ctypes.c_char_p, B)
+rmm_logging_adaptor_flush = _fn("rmm_logging_adaptor_flush", I, V)
+rmm_statistics_adaptor_create = _fn("rmm_statistics_adaptor_create", I, VP, V)
+rmmh_statistics_get = _fn("rmmh_statistics_get", I, V, P(ctypes.c_int64))
+rmm_statistics_push = _fn("rmm_statistics_push", I, V)
+rmmh_statistics_pop = _fn("rmmh_statistics_pop", I, V, P(ctypes.c_int64))
+rmm_tracking_adaptor_create = _fn("rmm_tracking_adaptor_create", I, VP, V, B)
+rmm_tracking_get = _fn("rmm_tracking_get", I, V, P(S), P(S))
+rmmh_tracking_report = _fn("rmmh_tracking_report", V, V)
+rmmh_free_string = _fn("rmmh_free_string", None, V)
+rmm_limiting_adaptor_create = _fn("rmm_limiting_adaptor_create", I, VP, V, S)
+rmm_limiting_get = _fn("rmm_limiting_get", I, V, P(S), P(S))
+FAILURE_CALLBACK = ctypes.CFUNCTYPE(B, S, V)
+rmm_failure_callback_adaptor_create = _fn("rmm_failure_callback_adaptor_create", I, VP, V,
+                                          FAILURE_CALLBACK, V)
+rmm_aligned_adaptor_create = _fn("rmm_aligned_adaptor_create", I, VP, V, S, S)
+rmm_thread_safe_adaptor_create = _fn("rmm_thread_safe_adaptor_create", I, VP, V)
+rmm_prefetch_adaptor_create = _fn("rmm_prefetch_adaptor_create", I, VP, V)
+ALLOCATE_CALLBACK = ctypes.CFUNCTYPE(I, VP, S, V, V)
+DEALLOCATE_CALLBACK = ctypes.CFUNCTYPE(None, V, S, V, V)
+rmm_callback_resource_create = _fn("rmm_callback_resource_create", I, VP, ALLOCATE_CALLBACK,
+                                   DEALLOCATE_CALLBACK, V)
+
+# per-device table and devices
+rmm_get_per_device_resource = _fn("rmm_get_per_device_resource", V, I)
+rmm_set_per_device_resource = _fn("rmm_set_per_device_resource", V, I, V)
+rmm_available_device_memory = _fn("rmm_available_device_memory", I, P(S), P(S))
+rmm_percent_of_free_device_memory = _fn("rmm_percent_of_free_device_memory", S, I)
+rmmh_get_device = _fn("rmmh_get_device", I)
+rmmh_device_count = _fn("rmmh_device_count", I)
+rmm_set_device = _fn("rmm_set_device", I, I)
+rmmh_runtime_version = _fn("rmmh_runtime_version", I)
+rmmh_driver_version = _fn("rmmh_driver_version", I)
+rmmh_set_host_capacity = _fn("rmmh_set_host_capacity", I, S)
+rmmh_backend = _fn("rmmh_backend", ctypes.c_char_p)
+rmmh_rmm_version = _fn("rmmh_rmm_version", ctypes.c_char_p)
+
+# streams and copies
+rmm_stream_create = _fn("rmm_stream_create", I, VP)
+rmmh_stream_create = _fn("rmmh_stream_create", I, VP, I)
+rmm_stream_destroy = _fn("rmm_stream_destroy", I, V)
+rmm_stream_synchronize = _fn("rmm_stream_synchronize", I, V)
+rmm_memcpy_async = _fn("rmm_memcpy_async", I, V, V, S, V)
+rmm_memset_async = _fn("rmm_memset_async", I, V, I, S, V)
+rmmh_prefetch = _fn("rmmh_prefetch", I, V, S, I, V)
+
+# debug log
+rmm_set_log_level = _fn("rmm_set_log_level", I, I)
+rmm_get_log_level = _fn("rmm_get_log_level", I)
+rmm_flush_log = _fn("rmm_flush_log", None)
+
+# the 2019 API
+class RmmOptions(ctypes.Structure):
+    """rmmOptions_t: the 2019 API's options (a public struct of rmm.h)."""
+    _fields_ = [("allocation_mode", I), ("initial_pool_size", S), ("enable_logging", B)]
+
+
+rmmInitialize = _fn("rmmInitialize", I, P(RmmOptions))
+rmmFinalize = _fn("rmmFinalize", I)
+rmmIsInitialized = _fn("rmmIsInitialized", B, P(RmmOptions))
+rmmAlloc = _fn("rmmAlloc", I, VP, S, V, ctypes.c_char_p, ctypes.c_uint)
+rmmFree = _fn("rmmFree", I, V, V, ctypes.c_char_p, ctypes.c_uint)
+rmmGetInfo = _fn("rmmGetInfo", I, P(S), P(S), V)
+rmmGetAllocationOffset = _fn("rmmGetAllocationOffset", I, P(ctypes.c_ssize_t), V, V)
+rmmWriteLog = _fn("rmmWriteLog", I, ctypes.c_char_p)
+
+assert rmmh_backend().decode() == BACKEND
+
+# ---- errors ------------------------------------------------------------------------------
+
+_tls = threading.local()
+
+
+def set_pending(exc):
+    """Keeps an exception raised by a Python callback (CallbackMemoryResource, a failure
+    callback) that C called; the failing call that follows re-raises it on this thread."""
+    _tls.pending = exc
+
+
+def _take_pending():
+    exc = getattr(_tls, "pending", None)
+    if exc is not None:
+        _tls.pending = None
+    return exc
+
+
+def _translate_callback_error(exc):
+    """RMM's rule for exceptions escaping a callback: MemoryError and RuntimeError (and
+    KeyboardInterrupt, SystemExit) propagate as they are; anything else becomes a RuntimeError
+    with the same message, chained to the original."""
+    if isinstance(exc, (MemoryError, RuntimeError, KeyboardInterrupt, SystemExit)):
+        return exc
+    err = RMMRuntimeError("RMM_ERROR_UNKNOWN", str(exc))
+    err.__cause__ = exc
+    return err
+
+
+def last_error():
+    return (rmm_last_error() or b"").decode("utf-8", "replace")
+
+
+def error(status, what=None):
+    """The exception for a failed call: a pending callback exception if there is one, else the
+    status's class with rmm_last_error()'s message (prefixed by `what` when given)."""
+    pending = _take_pending()
+    if pending is not None:
+        return _translate_callback_error(pending)
+    msg = last_error()
+    if what:
+        msg = "%s: %s" % (what, msg) if msg else what
+    return error_for(status, msg)
+
+
+def check(status, what=None):
+    if status:
+        raise error(status, what)
+
+
+def created(create, *args, what=None):
+    """Calls an rmm_X_create(&out, ...) function; returns the new resource pointer or raises."""
+    out = ctypes.c_void_p()
+    st = create(ctypes.byref(out), *args)
+    if st:
+        raise error(st, what)
+    return out.value
+
+
+def error_for_destroyed(mr):
+    return RMMRuntimeError("RMM_ERROR_UNKNOWN", "%s: its C resource was already destroyed (the "
+                           "object was finalized, e.g. collected in a reference cycle)"
+                           % type(mr).__name__)
+
+
+def out_of_memory(message):
+    return OutOfMemoryError("RMM_ERROR_OUT_OF_MEMORY", message)
+
+
+# ---- argument checks ---------------------------------------------------------------------
+
+SIZE_MAX = (1 << 64) - 1
+
+
+def as_size(value, name="size"):
+    """An int in 0 .. 2**64-1 (RMM's size_t): TypeError for non-integers, NegativeSizeError
+    (an OverflowError and a ValueError) below 0, OverflowError above."""
+    try:
+        v = value.__index__()
+    except AttributeError:
+        raise TypeError("%s must be an integer, not %s" % (name, type(value).__name__)) from None
+    if v < 0:
+        raise NegativeSizeError("%s must not be negative (got %d)" % (name, v))
+    if v > SIZE_MAX:
+        raise OverflowError("%s %d does not fit in size_t" % (name, v))
+    return v
+
+
+def as_pointer(value, name="ptr"):
+    """An address: an int in 0 .. 2**64-1."""
+    return as_size(value, name)
+
+
+def as_int(value, name):
+    try:
+        v = value.__index__()
+    except AttributeError:
+        raise TypeError("%s must be an integer, not %s" % (name, type(value).__name__)) from None
+    if not -(1 << 31) <= v < (1 << 31):
+        raise OverflowError("%s %d does not fit in int" % (name, v))
+    return v
+
+
+def invalid(message):
+    return error_for(INVALID_ARGUMENT, message)
+
+
+# ---- host buffers ------------------------------------------------------------------------
+
+class _PyBuffer(ctypes.Structure):
+    """CPython's Py_buffer (part of the stable ABI since 3.11, unchanged since 3.3)."""
+    _fields_ = [("buf", ctypes.c_void_p), ("obj", ctypes.c_void_p), ("len", ctypes.c_ssize_t),
+                ("itemsize", ctypes.c_ssize_t), ("readonly", ctypes.c_int),
+                ("ndim", ctypes.c_int), ("format", ctypes.c_char_p),
+                ("shape", ctypes.c_void_p), ("strides", ctypes.c_void_p),
+                ("suboffsets", ctypes.c_void_p), ("internal", ctypes.c_void_p)]
+
+
+_PyObject_GetBuffer = ctypes.pythonapi.PyObject_GetBuffer
+_PyObject_GetBuffer.argtypes = (ctypes.py_object, ctypes.POINTER(_PyBuffer), ctypes.c_int)
+_PyObject_GetBuffer.restype = ctypes.c_int
+_PyBuffer_Release = ctypes.pythonapi.PyBuffer_Release
+_PyBuffer_Release.argtypes = (ctypes.POINTER(_PyBuffer),)
+_PyBuffer_Release.restype = None
+_PyBUF_WRITABLE = 0x0001
+_PyBUF_C_CONTIGUOUS = 0x0038
+
+PyBytes_FromStringAndSize = ctypes.pythonapi.PyBytes_FromStringAndSize
+PyBytes_FromStringAndSize.argtypes = (ctypes.c_void_p, ctypes.c_ssize_t)
+PyBytes_FromStringAndSize.restype = ctypes.py_object
+PyBytes_AsString = ctypes.pythonapi.PyBytes_AsString
+PyBytes_AsString.argtypes = (ctypes.py_object,)
+PyBytes_AsString.restype = ctypes.c_void_p
+
+
+@contextmanager
+def host_buffer(obj, writable=False, name="buffer"):
+    """(address, nbytes) of a C-contiguous buffer-protocol object, held for the block.
+
+    TypeError if obj does not support the buffer protocol (or is None), ValueError if it is not
+    C-contiguous or, with writable, read-only."""
+    if obj is None or isinstance(obj, str):
+        raise TypeError("%s must be a bytes-like object (a buffer), not %s"
+                        % (name, type(obj).__name__))
+    view = _PyBuffer()
+    flags = _PyBUF_C_CONTIGUOUS | (_PyBUF_WRITABLE if writable else 0)
+    try:
+        _PyObject_GetBuffer(obj, ctypes.byref(view), flags)
+    except BufferError as e:
+        raise ValueError("%s: %s (a C-contiguous%s buffer is needed)"
+                         % (name, e, " writable" if writable else "")) from None
+    try:
+        yield view.buf or 0, view.len
+    finally:
+        _PyBuffer_Release(ctypes.byref(view))

@@ -1,0 +1,64 @@
+"""Destroying C objects in a safe order, whatever order Python finalizes their owners in.
+
+A C resource must outlive its adaptors and every block allocated from it; a C stream must outlive
+the blocks freed on it. Reference counting alone gets this right, but when the garbage collector
+breaks a reference cycle it runs the finalizers (__del__) of all the objects in the cycle in no
+particular order, so a resource's finalizer can run before that of a buffer still holding one of
+its blocks. So C objects are not destroyed by their Python owner's finalizer directly: each has a
+"refs" list whose bottom element is a Record (what to destroy); every holder (the owner itself,
+an adaptor over it, a live buffer) pushes one token, and releasing pops one. Whoever pops the
+Record, i.e. the last holder, destroys the C object and then releases what that object held.
+
+list.append and list.pop are atomic under the GIL (and thread-safe on free-threaded builds), so
+holders on different threads need no lock. The hot path (a DeviceBuffer's allocate and free)
+inlines hold and release: one append and one pop.
+
+Every refs list is also kept in _live until its Record has run. The lists, their Records and
+what the Records keep (the Python callbacks a C resource calls) are therefore never part of the
+garbage the collector clears when it breaks a cycle (clearing would drop a callback the C
+resource still calls, or lose a count): only the Python owners are.
+"""
+
+# id(refs) -> refs, for every C object not yet destroyed
+_live = {}
+
+
+class Record:
+    """What to do when the last holder lets go: destroy(*args), then release each of ups."""
+    __slots__ = ("destroy", "args", "ups", "keep", "key")
+
+    def __init__(self, destroy, args=(), ups=(), keep=None):
+        self.destroy = destroy
+        self.args = args
+        self.ups = tuple(ups)
+        self.keep = keep  # Python objects the C object calls into (callbacks): kept alive with it
+        self.key = None
+
+    def run(self):
+        try:
+            if self.destroy is not None:
+                self.destroy(*self.args)
+        finally:
+            self.keep = None
+            _live.pop(self.key, None)
+            for up in self.ups:
+                release(up)
+
+
+def new_refs(destroy, args=(), ups=(), keep=None):
+    """A refs list held once, by its creating owner (whose token is the Record itself: the list
+    holds one element per holder); holds each of ups."""
+    for up in ups:
+        up.append(True)
+    record = Record(destroy, args, ups, keep)
+    refs = [record]
+    record.key = id(refs)
+    _live[record.key] = refs
+    return refs
+
+
+def release(refs):
+    """Lets go of one hold; the last one runs the Record."""
+    token = refs.pop()
+    if token is not True:
+        token.run()

@@ -1,0 +1,917 @@
+"""The memory resources of rmmh.mr (RMM's rmm.mr), each over one rmm.h resource.
+
+Every resource object owns its C resource (except the wrappers of the library's default
+resources) and holds its upstream(s): destroying happens in dependency order through
+_lifetime, so an upstream outlives its adaptors and a resource outlives its blocks, even when the
+garbage collector finalizes them in another order. Setting a resource current (per device)
+keeps it alive until it is replaced.
+"""
+import ctypes
+import logging
+import os
+import threading
+import warnings
+import weakref
+from dataclasses import dataclass
+
+from . import _accel_loader, _lib
+from ._errors import INVALID_ARGUMENT, OUT_OF_MEMORY, UNKNOWN, NotSupportedError
+from ._helpers import parse_bytes
+from ._lifetime import Record, new_refs, release
+from ._stream import DEFAULT_STREAM, Stream, as_stream
+from .statistics import Statistics
+
+__all__ = [
+    "AlignedResourceAdaptor",
+    "ArenaMemoryResource",
+    "BinningMemoryResource",
+    "CallbackMemoryResource",
+    "CudaAsyncMemoryResource",
+    "CudaAsyncViewMemoryResource",
+    "CudaMemoryResource",
+    "DeviceMemoryResource",
+    "FailureCallbackResourceAdaptor",
+    "FixedSizeMemoryResource",
+    "LimitingResourceAdaptor",
+    "LoggingResourceAdaptor",
+    "ManagedMemoryResource",
+    "PinnedHostMemoryResource",
+    "PoolInfo",
+    "PoolMemoryResource",
+    "PrefetchResourceAdaptor",
+    "SamHeadroomMemoryResource",
+    "StatisticsResourceAdaptor",
+    "SystemMemoryResource",
+    "ThreadSafeResourceAdaptor",
+    "TrackingResourceAdaptor",
+    "UpstreamResourceAdaptor",
+    "available_device_memory",
+    "disable_logging",
+    "enable_logging",
+    "get_current_device_resource",
+    "get_current_device_resource_type",
+    "get_log_filenames",
+    "get_per_device_resource",
+    "get_per_device_resource_type",
+    "is_initialized",
+    "set_current_device_resource",
+    "set_per_device_resource",
+]
+
+_log = logging.getLogger("rmmh")
+_alloc = _lib.alloc
+_free = _lib.free
+_SIZE_MAX = _lib.SIZE_MAX
+
+
+def _destroy(handle):
+    _lib.rmm_resource_destroy(handle)
+
+
+class _PyResourceMethods:
+    """allocate and deallocate in Python: the fallback of rmmh._accel.ResourceBase
+    (src/_accel.c), with the same contract."""
+    __slots__ = ()
+
+    def allocate(self, nbytes, stream=DEFAULT_STREAM):
+        """Allocates ``nbytes`` bytes on ``stream`` and returns the address (an int).
+
+        Raises MemoryError (rmmh.OutOfMemoryError) when the memory is not there; 0 bytes give 0.
+        """
+        if nbytes.__class__ is not int or not 0 <= nbytes <= _SIZE_MAX:
+            nbytes = _lib.as_size(nbytes, "nbytes")
+        if stream.__class__ is not Stream:
+            stream = as_stream(stream)
+        if not nbytes:
+            return 0
+        if not self._refs:
+            raise _lib.error_for_destroyed(self)
+        p = _alloc(self._h, nbytes, stream._h)
+        if p is None:
+            raise _lib.error(_lib.rmm_last_status())
+        return p
+
+    def deallocate(self, ptr, nbytes, stream=DEFAULT_STREAM):
+        """Frees ``ptr``, allocated by this resource with ``nbytes``, on ``stream``.
+
+        Raises rmmh.CorruptionError when the resource can tell that it never handed ptr out (the
+        pool, arena, fixed-size and tracking resources can). 0 is a no-op.
+        """
+        if ptr.__class__ is not int or not 0 <= ptr <= _SIZE_MAX:
+            ptr = _lib.as_pointer(ptr)
+        if nbytes.__class__ is not int or not 0 <= nbytes <= _SIZE_MAX:
+            nbytes = _lib.as_size(nbytes, "nbytes")
+        if stream.__class__ is not Stream:
+            stream = as_stream(stream)
+        if ptr:
+            if not self._refs:
+                raise _lib.error_for_destroyed(self)
+            st = _free(self._h, ptr, nbytes, stream._h, -1)
+            if st:
+                raise _lib.error(st)
+
+
+
+class DeviceMemoryResource(_accel_loader.ResourceBase or _PyResourceMethods):
+    """Base of every device memory resource: ``allocate`` and ``deallocate``.
+
+    Not instantiated directly: use one of the resources of this module.
+    """
+    __slots__ = ("_h", "_refs", "__dict__", "__weakref__")
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("DeviceMemoryResource is the base class of rmmh's resources; create one "
+                        "of them (e.g. rmmh.mr.CudaMemoryResource())")
+
+    def _own(self, handle, ups=(), keep=None):
+        """Takes ownership of a C resource just created (destroyed after ups are released)."""
+        self._h = handle
+        self._refs = new_refs(_destroy, (handle,), [u._refs for u in ups], keep)
+
+    def _borrow(self, handle):
+        """Wraps a C resource this object does not own (the library's default resources)."""
+        self._h = handle
+        self._refs = new_refs(None)
+
+    @property
+    def _live(self):
+        """The C resource, checked to exist still. A resource's finalizer may have run while it
+        is still reachable (a reference cycle being collected; a Python callback of another
+        resource calling it): calls then raise instead of using a destroyed C object."""
+        refs = getattr(self, "_refs", None)
+        if not refs:
+            raise _lib.error_for_destroyed(self)
+        return self._h
+
+    def __del__(self):
+        # runs once per object (PEP 442); buffers and adaptors may still hold self._refs
+        try:
+            release(self._refs)
+        except Exception:  # never set (a failed __init__), or interpreter shutdown
+            pass
+
+    @property
+    def type_name(self):
+        """rmm.h's name for the C resource ("pool", "cuda", "statistics", ...). rmmh only."""
+        return _lib.rmm_resource_type_name(self._live).decode()
+
+    def validate(self):
+        """Checks every invariant of rmm.h's sub-allocators (pool, fixed-size, binning, arena);
+        raises rmmh.CorruptionError naming the first one broken. A no-op for other resources.
+        rmmh only."""
+        _lib.check(_lib.rmm_resource_validate(self._live))
+
+    def __repr__(self):
+        h = getattr(self, "_h", None)
+        return "<%s %s at %#x>" % (type(self).__module__.replace("rmmh._memory_resource", "rmmh.mr")
+                                   + "." + type(self).__qualname__,
+                                   _lib.rmm_resource_type_name(h).decode() if h else "empty",
+                                   h or 0)
+
+    def __reduce__(self):
+        raise TypeError("%s cannot be pickled" % type(self).__name__)
+
+
+def _check_mr(mr, name="upstream_mr"):
+    if not isinstance(mr, DeviceMemoryResource) or getattr(mr, "_refs", None) is None:
+        raise TypeError("Argument '%s' has incorrect type (expected rmmh.mr.DeviceMemoryResource,"
+                        " got %s)" % (name, type(mr).__name__))
+    if not mr._refs:
+        raise _lib.error_for_destroyed(mr)
+    return mr
+
+
+class UpstreamResourceAdaptor(DeviceMemoryResource):
+    """Base of the resources built over an upstream resource, which they keep alive."""
+    __slots__ = ()
+
+    def __init__(self, upstream_mr, *args, **kwargs):
+        raise TypeError("UpstreamResourceAdaptor is a base class; create one of its subclasses")
+
+    def _set_upstream(self, upstream_mr):
+        if upstream_mr is None:
+            raise TypeError("Argument `upstream_mr` must not be None")
+        self.__dict__["upstream_mr"] = _check_mr(upstream_mr)
+        return upstream_mr
+
+    @property
+    def upstream_mr(self):
+        """The upstream resource."""
+        return self.__dict__["upstream_mr"]
+
+    def get_upstream(self):
+        """The upstream resource."""
+        return self.__dict__["upstream_mr"]
+
+
+# ---- base resources ----------------------------------------------------------------------
+
+class CudaMemoryResource(DeviceMemoryResource):
+    """Memory from ``cudaMalloc``/``cudaFree``."""
+    __slots__ = ()
+
+    def __init__(self):
+        self._own(_lib.created(_lib.rmm_cuda_resource_create))
+
+
+class ManagedMemoryResource(DeviceMemoryResource):
+    """Memory from ``cudaMallocManaged``/``cudaFree``."""
+    __slots__ = ()
+
+    def __init__(self):
+        self._own(_lib.created(_lib.rmm_managed_resource_create))
+
+
+class SystemMemoryResource(DeviceMemoryResource):
+    """Memory from ``malloc``/``free`` (aligned to 256), for GPUs that can access pageable host
+    memory (HMM, ATS). Frees synchronize their stream first."""
+    __slots__ = ()
+
+    def __init__(self):
+        self._own(_lib.created(_lib.rmmh_system_resource_create))
+
+
+class SamHeadroomMemoryResource(DeviceMemoryResource):
+    """RMM's system-memory resource with a GPU headroom: not provided by rmm.h."""
+    __slots__ = ()
+
+    def __init__(self, headroom):
+        raise NotSupportedError("RMM_ERROR_NOT_SUPPORTED", "SamHeadroomMemoryResource is not "
+                                "provided by rmm.h; use SystemMemoryResource")
+
+
+class PinnedHostMemoryResource(DeviceMemoryResource):
+    """Device-accessible pinned host memory (``cudaHostAlloc``/``cudaFreeHost``)."""
+    __slots__ = ()
+
+    def __init__(self):
+        self._own(_lib.created(_lib.rmm_pinned_host_resource_create))
+
+
+_EXPORT_POSIX_FD, _EXPORT_FABRIC = 1, 8
+
+
+class CudaAsyncMemoryResource(DeviceMemoryResource):
+    """Memory from a ``cudaMemPool_t`` of its own (``cudaMallocFromPoolAsync``/``cudaFreeAsync``).
+
+    Parameters
+    ----------
+    initial_pool_size : int | str, optional
+        Bytes allocated and freed at creation to prime the pool. Default: half of the free device
+        memory, as in RMM.
+    release_threshold : int | str, optional
+        Bytes the pool keeps across synchronizations; default: never release (RMM: the device's
+        total memory).
+    enable_ipc : bool
+        Export POSIX file descriptor handles (CUDA IPC).
+    enable_fabric : bool
+        Export fabric handles. Not together with enable_ipc (rmm.h takes one handle type).
+    """
+    __slots__ = ()
+
+    def __init__(self, initial_pool_size=None, release_threshold=None, enable_ipc=False,
+                 enable_fabric=False):
+        if initial_pool_size is None:
+            initial = _lib.rmm_percent_of_free_device_memory(50)
+        else:
+            initial = _lib.as_size(parse_bytes(initial_pool_size), "initial_pool_size")
+        if release_threshold is None:
+            threshold = 0  # rmm.h: never release
+        else:
+            threshold = _lib.as_size(parse_bytes(release_threshold), "release_threshold")
+            threshold = threshold or 1  # RMM's 0 (release everything); rmm.h's 0 means never
+        if enable_ipc and enable_fabric:
+            raise NotSupportedError("RMM_ERROR_NOT_SUPPORTED", "rmm.h's async resource exports one "
+                                    "handle type: enable_ipc or enable_fabric, not both")
+        export = _EXPORT_POSIX_FD if enable_ipc else _EXPORT_FABRIC if enable_fabric else 0
+        self._own(_lib.created(_lib.rmmh_async_create, initial, threshold, export))
+        _async_pools[self.pool_handle()] = self
+
+    def pool_handle(self):
+        """The cudaMemPool_t as an int."""
+        out = ctypes.c_void_p()
+        _lib.check(_lib.rmm_async_resource_get_pool(self._live, ctypes.byref(out)))
+        return out.value or 0
+
+
+# pool handle -> the CudaAsyncMemoryResource that owns it, while that object lives: a view of it
+# then keeps it alive, and on the host backend only these handles may be viewed (rmm.h would
+# dereference any other).
+_async_pools = weakref.WeakValueDictionary()
+
+
+class CudaAsyncViewMemoryResource(DeviceMemoryResource):
+    """``cudaMallocFromPoolAsync`` from an existing ``cudaMemPool_t``, which must outlive it.
+
+    pool_handle may be an int, a cuda-python cudaMemPool_t/CUmemoryPool, or anything int() takes.
+    """
+    __slots__ = ()
+
+    def __init__(self, pool_handle):
+        try:
+            handle = int(pool_handle)
+        except (TypeError, ValueError):
+            raise ValueError("pool_handle must be a cudaMemPool_t or CUmemoryPool") from None
+        handle = _lib.as_pointer(handle, "pool_handle")
+        if handle == 0:
+            raise ValueError("pool_handle must not be NULL")
+        owner = _async_pools.get(handle)
+        if _lib.BACKEND == "host" and owner is None:
+            raise ValueError("pool_handle %#x is not a pool of the rmmh host backend" % handle)
+        self._own(_lib.created(_lib.rmm_async_view_resource_create, handle),
+                  ups=(owner,) if owner is not None else ())
+        self.__dict__["_pool_handle"] = handle
+
+    def pool_handle(self):
+        """The cudaMemPool_t as an int."""
+        return self.__dict__["_pool_handle"]
+
+
+
+# ---- sub-allocators ----------------------------------------------------------------------
+
+def _pool_size_arg(value, name):
+    n = _lib.as_size(parse_bytes(value), name)
+    if n % 256:
+        raise _lib.invalid("Error, %s required to be a multiple of 256 bytes (got %d)"
+                           % (name.replace("_", " ").capitalize(), n))
+    return n
+
+
+@dataclass
+class PoolInfo:
+    """What PoolMemoryResource.info() returns (rmm.h's rmm_pool_info). rmmh only."""
+    pool_bytes: int          # held from upstream (virtual growth: physical bytes mapped)
+    peak_pool_bytes: int     # the most ever held
+    used_bytes: int          # handed out, rounded to 256
+    free_bytes: int          # pool_bytes - used_bytes
+    largest_free_block: int  # bytes
+    free_blocks: int
+    upstream_chunks: int
+
+
+_GROWTH = {"geometric": 0, "on_demand": 1, "virtual": 2}
+
+
+class PoolMemoryResource(UpstreamResourceAdaptor):
+    """A coalescing, stream-ordered pool over ``upstream_mr`` (rmm.h's rmm_pool_create).
+
+    Parameters
+    ----------
+    upstream_mr : DeviceMemoryResource
+        Where the pool's memory comes from.
+    initial_pool_size : int | str, optional
+        Bytes taken from upstream now (a multiple of 256). Default: half of the free device
+        memory with geometric growth (RMM's default), 0 with the other growth modes.
+    maximum_pool_size : int | str, optional
+        The most the pool may hold; default unbounded.
+    growth : {"geometric", "on_demand", "virtual"}
+        rmmh only. "geometric" is RMM's rule; "on_demand" grows by the request (rounded to
+        growth_granularity) and gives wholly free chunks back before growing past its peak;
+        "virtual" reserves one address range and maps 2 MiB pages only where blocks are live
+        (CUDA's virtual memory API; the upstream is then not used).
+    growth_granularity : int | str, optional
+        The on-demand step (default 2 MiB).
+    streams_outlive_pool : bool
+        A promise that no stream used with the pool is destroyed before it: frees then make no
+        CUDA call.
+    virtual_size : int | str, optional
+        Virtual growth: the address range reserved (default twice the device memory).
+    """
+    __slots__ = ()
+
+    def __init__(self, upstream_mr, initial_pool_size=None, maximum_pool_size=None, *,
+                 growth="geometric", growth_granularity=None, streams_outlive_pool=False,
+                 virtual_size=None):
+        upstream = self._set_upstream(upstream_mr)
+        if growth not in _GROWTH:
+            raise ValueError("growth must be one of %s, not %r" % (", ".join(_GROWTH), growth))
+        if initial_pool_size is None:
+            initial = _lib.rmm_percent_of_free_device_memory(50) if growth == "geometric" else 0
+        else:
+            initial = _pool_size_arg(initial_pool_size, "initial_pool_size")
+        maximum = 0 if maximum_pool_size is None else _pool_size_arg(maximum_pool_size,
+                                                                       "maximum_pool_size")
+        if maximum_pool_size is not None and initial > maximum:
+            raise _lib.invalid("Initial pool size exceeds the maximum pool size (%d > %d)"
+                               % (initial, maximum))
+        gran = 0 if growth_granularity is None else _pool_size_arg(growth_granularity,
+                                                                    "growth_granularity")
+        virt = 0 if virtual_size is None else _pool_size_arg(virtual_size, "virtual_size")
+        self._own(_lib.created(_lib.rmmh_pool_create, upstream._h, initial, maximum,
+                               _GROWTH[growth], gran, bool(streams_outlive_pool), virt),
+                  ups=(upstream,))
+        self.__dict__["growth"] = growth
+
+    def pool_size(self):
+        """Bytes the pool holds from its upstream."""
+        return self.info().pool_bytes
+
+    def info(self):
+        """A PoolInfo: bytes held, peak, used, free, largest free block, ... rmmh only."""
+        out = (ctypes.c_size_t * 7)()
+        _lib.check(_lib.rmmh_pool_info(self._live, out))
+        return PoolInfo(*out)
+
+    def trim(self):
+        """Gives every wholly free upstream chunk back (after waiting for the streams that freed
+        into it); returns the bytes released. rmmh only."""
+        released = ctypes.c_size_t()
+        _lib.check(_lib.rmm_pool_trim(self._live, ctypes.byref(released)))
+        return released.value
+
+
+class FixedSizeMemoryResource(UpstreamResourceAdaptor):
+    """Blocks of one size, O(1), stream-ordered. Requests above block_size are a MemoryError.
+
+    blocks_to_preallocate blocks are taken from upstream now and each time the blocks run out.
+    """
+    __slots__ = ()
+
+    def __init__(self, upstream_mr, block_size=1 << 20, blocks_to_preallocate=128):
+        upstream = self._set_upstream(upstream_mr)
+        block = _lib.as_size(block_size, "block_size")
+        count = _lib.as_size(blocks_to_preallocate, "blocks_to_preallocate")
+        self._own(_lib.created(_lib.rmmh_fixed_size_create, upstream._h, block, count),
+                  ups=(upstream,))
+
+
+class BinningMemoryResource(UpstreamResourceAdaptor):
+    """Routes each request to the smallest bin that holds it; larger ones go to upstream.
+
+    With min_size_exponent and max_size_exponent, one fixed-size bin per power of two in
+    [2**min, 2**max] bytes is made (lazily, at its first use). add_bin() adds more, before the
+    first allocation (an rmm.h rule).
+    """
+    __slots__ = ()
+
+    def __init__(self, upstream_mr, min_size_exponent=-1, max_size_exponent=-1):
+        upstream = self._set_upstream(upstream_mr)
+        lo = _lib.as_int(min_size_exponent, "min_size_exponent")
+        hi = _lib.as_int(max_size_exponent, "max_size_exponent")
+        if lo == -1 or hi == -1 or lo > hi:
+            lo = hi = 0  # no automatic bins (RMM makes none for an empty range either)
+        elif not 0 <= lo <= hi <= 40:
+            raise _lib.invalid("BinningMemoryResource: need 0 <= min_size_exponent <= "
+                               "max_size_exponent <= 40 (got %d, %d)" % (lo, hi))
+        self._own(_lib.created(_lib.rmmh_binning_create, upstream._h, lo, hi), ups=(upstream,))
+        self.__dict__["_bin_mrs"] = []
+
+    def add_bin(self, allocation_size, bin_resource=None):
+        """Adds a bin for requests up to allocation_size bytes, served by bin_resource or, if
+        None, by a fixed-size resource of that block size."""
+        size = _lib.as_size(allocation_size, "allocation_size")
+        if bin_resource is None:
+            _lib.check(_lib.rmm_binning_add_bin(self._live, size, None))
+            return
+        bin_resource = _check_mr(bin_resource, "bin_resource")
+        _lib.check(_lib.rmm_binning_add_bin(self._live, size, bin_resource._live))
+        # the C binning resource now calls into bin_resource: keep it alive as long as itself
+        record = self._refs[0]
+        bin_resource._refs.append(True)
+        record.ups = record.ups + (bin_resource._refs,)
+        self.__dict__["_bin_mrs"].append(bin_resource)
+
+    @property
+    def bin_mrs(self):
+        """The bin resources added with add_bin."""
+        return self.__dict__["_bin_mrs"]
+
+
+class ArenaMemoryResource(UpstreamResourceAdaptor):
+    """Per-thread and per-stream arenas over one global allocation, for many threads and streams.
+
+    Parameters
+    ----------
+    arena_size : int | str, optional
+        Bytes of the global arena; default half of the free device memory.
+    dump_log_on_failure : bool
+        Accepted for RMM compatibility; rmm.h reports failures through the exception message.
+    superblock_size : int | str, optional
+        rmmh only: the unit moved between arenas (default 1 MiB, a multiple of 256).
+    streams_outlive_arena : bool
+        rmmh only: a promise that no stream used with the arena is destroyed before it.
+    """
+    __slots__ = ()
+
+    def __init__(self, upstream_mr, arena_size=None, dump_log_on_failure=False, *,
+                 superblock_size=None, streams_outlive_arena=False):
+        upstream = self._set_upstream(upstream_mr)
+        size = 0 if arena_size is None else _lib.as_size(parse_bytes(arena_size), "arena_size")
+        sb = 0 if superblock_size is None else _pool_size_arg(superblock_size, "superblock_size")
+        self._own(_lib.created(_lib.rmmh_arena_create, upstream._h, size, sb,
+                               bool(streams_outlive_arena)), ups=(upstream,))
+
+
+# ---- callback resources ------------------------------------------------------------------
+
+def _raw_stream(handle):
+    s = Stream.__new__(Stream)
+    s._h, s._owner, s._refs = handle or 0, None, None
+    return s
+
+
+class CallbackMemoryResource(DeviceMemoryResource):
+    """A resource made of two Python callables (slow: for debugging and experiments).
+
+    allocate_func(nbytes, stream) returns the address of nbytes bytes (an int);
+    deallocate_func(ptr, nbytes, stream) frees it. An exception raised by allocate_func is
+    re-raised by the allocation that called it (MemoryError and RuntimeError as they are,
+    anything else as RuntimeError), as in RMM.
+    """
+    __slots__ = ()
+
+    def __init__(self, allocate_func, deallocate_func):
+        if not callable(allocate_func) or not callable(deallocate_func):
+            raise TypeError("allocate_func and deallocate_func must be callable")
+
+        def allocate(out, nbytes, stream, arg):
+            try:
+                p = allocate_func(nbytes, _raw_stream(stream))
+                out[0] = _lib.as_pointer(p, "the address allocate_func returned")
+                return 0
+            except BaseException as e:  # re-raised by the call that failed (see _lib.error)
+                _lib.set_pending(e)
+                return OUT_OF_MEMORY if isinstance(e, MemoryError) else UNKNOWN
+
+        def deallocate(ptr, nbytes, stream, arg):
+            # an exception here is reported by ctypes as unraisable (the free cannot fail)
+            deallocate_func(ptr or 0, nbytes, _raw_stream(stream))
+
+        a = _lib.ALLOCATE_CALLBACK(allocate)
+        d = _lib.DEALLOCATE_CALLBACK(deallocate)
+        self._own(_lib.created(_lib.rmm_callback_resource_create, a, d, None),
+                  keep=(a, d, allocate_func, deallocate_func))
+        self.__dict__.update(_allocate_func=allocate_func, _deallocate_func=deallocate_func)
+
+
+# ---- adaptors ----------------------------------------------------------------------------
+
+def _append_id(filename, device):
+    """"rmm.log", 1 -> "rmm.dev1.log": the device id before the extension, as RMM does."""
+    name, ext = os.path.splitext(filename)
+    return "%s.dev%d%s" % (name, device, ext)
+
+
+class LoggingResourceAdaptor(UpstreamResourceAdaptor):
+    """Writes one CSV row per allocation and free (RMM's format, which RMM's replay benchmark
+    reads) to ``<log_file_name stem>.dev<device><suffix>``, an absolute path.
+
+    log_file_name defaults to $RMM_LOG_FILE; neither is a ValueError. auto_flush (rmmh only)
+    flushes every row.
+    """
+    __slots__ = ()
+
+    def __init__(self, upstream_mr, log_file_name=None, *, auto_flush=False):
+        upstream = self._set_upstream(upstream_mr)
+        if log_file_name is None:
+            log_file_name = os.getenv("RMM_LOG_FILE")
+            if not log_file_name:
+                raise ValueError("RMM log file must be specified either using log_file_name= "
+                                 "argument or RMM_LOG_FILE environment variable")
+        log_file_name = os.path.abspath(_append_id(os.fsdecode(log_file_name),
+                                                   _current_device()))
+        self._own(_lib.created(_lib.rmm_logging_adaptor_create, upstream._h,
+                               os.fsencode(log_file_name), bool(auto_flush)), ups=(upstream,))
+        self.__dict__["_log_file_name"] = log_file_name
+
+    def flush(self):
+        """Writes buffered rows to the file."""
+        _lib.check(_lib.rmm_logging_adaptor_flush(self._live))
+
+    def get_file_name(self):
+        """The log file's absolute path."""
+        return self.__dict__["_log_file_name"]
+
+
+def _stats(fn, h):
+    out = (ctypes.c_int64 * 6)()
+    st = fn(h, out)
+    return st, Statistics(*out)
+
+
+class StatisticsResourceAdaptor(UpstreamResourceAdaptor):
+    """Counts bytes and allocations (current, peak, total) over a stack of counter scopes."""
+    __slots__ = ()
+
+    def __init__(self, upstream_mr):
+        upstream = self._set_upstream(upstream_mr)
+        self._own(_lib.created(_lib.rmm_statistics_adaptor_create, upstream._h), ups=(upstream,))
+
+    @property
+    def allocation_counts(self):
+        """The innermost scope's Statistics (current_bytes, current_count, peak_bytes,
+        peak_count, total_bytes, total_count)."""
+        st, s = _stats(_lib.rmmh_statistics_get, self._live)
+        _lib.check(st)
+        return s
+
+    def push_counters(self):
+        """Starts a nested scope with zeroed counters; returns the statistics before the push."""
+        before = self.allocation_counts
+        _lib.check(_lib.rmm_statistics_push(self._live))
+        return before
+
+    def pop_counters(self):
+        """Ends the innermost scope and returns its counters; peaks fold outward as in RMM.
+        IndexError for the outermost scope."""
+        st, s = _stats(_lib.rmmh_statistics_pop, self._live)
+        if st == INVALID_ARGUMENT:
+            raise IndexError("cannot pop the last counter pair")
+        _lib.check(st)
+        return s
+
+
+class TrackingResourceAdaptor(UpstreamResourceAdaptor):
+    """Keeps every outstanding allocation (address, size, stream and, with capture_stacks, the
+    stack that made it)."""
+    __slots__ = ()
+
+    def __init__(self, upstream_mr, capture_stacks=False):
+        upstream = self._set_upstream(upstream_mr)
+        self._own(_lib.created(_lib.rmm_tracking_adaptor_create, upstream._h,
+                               bool(capture_stacks)), ups=(upstream,))
+
+    def _get(self):
+        nbytes, count = ctypes.c_size_t(), ctypes.c_size_t()
+        _lib.check(_lib.rmm_tracking_get(self._live, ctypes.byref(nbytes), ctypes.byref(count)))
+        return nbytes.value, count.value
+
+    def get_allocated_bytes(self):
+        """Outstanding requested bytes."""
+        return self._get()[0]
+
+    def get_outstanding_allocations_str(self):
+        """One line per outstanding allocation (with its stack when captured); "" when none."""
+        if self._get()[1] == 0:
+            return ""
+        text = _lib.rmmh_tracking_report(self._live)
+        if not text:
+            raise _lib.error(_lib.rmm_last_status())
+        try:
+            return ctypes.string_at(text).decode("utf-8", "replace")
+        finally:
+            _lib.rmmh_free_string(text)
+
+    def log_outstanding_allocations(self):
+        """Logs get_outstanding_allocations_str() at debug level (Python logger "rmmh")."""
+        _log.debug("Outstanding Allocations: %s", self.get_outstanding_allocations_str())
+
+
+class LimitingResourceAdaptor(UpstreamResourceAdaptor):
+    """Caps the bytes outstanding (counted in multiples of 256): MemoryError beyond the limit."""
+    __slots__ = ()
+
+    def __init__(self, upstream_mr, allocation_limit):
+        upstream = self._set_upstream(upstream_mr)
+        limit = _lib.as_size(parse_bytes(allocation_limit), "allocation_limit")
+        self._own(_lib.created(_lib.rmm_limiting_adaptor_create, upstream._h, limit),
+                  ups=(upstream,))
+
+    def _get(self):
+        a, lim = ctypes.c_size_t(), ctypes.c_size_t()
+        _lib.check(_lib.rmm_limiting_get(self._live, ctypes.byref(a), ctypes.byref(lim)))
+        return a.value, lim.value
+
+    def get_allocated_bytes(self):
+        """Bytes allocated through this adaptor, each rounded up to 256."""
+        return self._get()[0]
+
+    def get_allocation_limit(self):
+        """The limit in bytes."""
+        return self._get()[1]
+
+
+class FailureCallbackResourceAdaptor(UpstreamResourceAdaptor):
+    """On out-of-memory calls callback(nbytes) and retries while it returns True. An exception
+    from the callback is re-raised by the allocation."""
+    __slots__ = ()
+
+    def __init__(self, upstream_mr, callback):
+        upstream = self._set_upstream(upstream_mr)
+        if not callable(callback):
+            raise TypeError("callback must be callable")
+
+        def on_failure(nbytes, arg):
+            try:
+                return bool(callback(nbytes))
+            except BaseException as e:
+                _lib.set_pending(e)
+                return False
+
+        cb = _lib.FAILURE_CALLBACK(on_failure)
+        self._own(_lib.created(_lib.rmm_failure_callback_adaptor_create, upstream._h, cb, None),
+                  ups=(upstream,), keep=(cb, callback))
+        self.__dict__["_callback"] = callback
+
+
+class PrefetchResourceAdaptor(UpstreamResourceAdaptor):
+    """Prefetches each allocation to the device on the allocating stream (managed memory)."""
+    __slots__ = ()
+
+    def __init__(self, upstream_mr):
+        upstream = self._set_upstream(upstream_mr)
+        self._own(_lib.created(_lib.rmm_prefetch_adaptor_create, upstream._h), ups=(upstream,))
+
+
+class AlignedResourceAdaptor(UpstreamResourceAdaptor):
+    """Requests of at least alignment_threshold bytes get ``alignment`` (a power of two).
+    rmmh only (RMM has it in C++)."""
+    __slots__ = ()
+
+    def __init__(self, upstream_mr, alignment, alignment_threshold=65536):
+        upstream = self._set_upstream(upstream_mr)
+        align = _lib.as_size(alignment, "alignment")
+        threshold = _lib.as_size(alignment_threshold, "alignment_threshold")
+        self._own(_lib.created(_lib.rmm_aligned_adaptor_create, upstream._h, align, threshold),
+                  ups=(upstream,))
+
+
+class ThreadSafeResourceAdaptor(UpstreamResourceAdaptor):
+    """One mutex around every call of the upstream. rmmh only (RMM has it in C++)."""
+    __slots__ = ()
+
+    def __init__(self, upstream_mr):
+        upstream = self._set_upstream(upstream_mr)
+        self._own(_lib.created(_lib.rmm_thread_safe_adaptor_create, upstream._h),
+                  ups=(upstream,))
+
+
+# ---- current and per-device resources ----------------------------------------------------
+
+# device -> the Python resource set for it (or the wrapper of the library default). The C table
+# holds the same resources; this dict keeps them alive while they are set. DeviceBuffer reads it.
+_per_device_mrs = {}
+_table_lock = threading.RLock()
+
+
+def _current_device():
+    d = _lib.rmmh_get_device()
+    if d < 0:
+        raise _lib.error(_lib.rmm_last_status(), "cannot read the current device")
+    return d
+
+
+def _set_device(device):
+    _lib.check(_lib.rmm_set_device(device))
+
+
+def _default_resource(device):
+    """A non-owning CudaMemoryResource over what the C table holds for device (the library's
+    static default unless C code set another)."""
+    h = _lib.rmm_get_per_device_resource(device)
+    if not h:
+        raise _lib.error(_lib.rmm_last_status(), "device %d" % device)
+    mr = CudaMemoryResource.__new__(CudaMemoryResource)
+    mr._borrow(h)
+    return mr
+
+
+def get_per_device_resource(device):
+    """The resource of ``device`` (by default a CudaMemoryResource). Using it while another
+    device is current is undefined, as in RMM."""
+    device = _lib.as_int(device, "device")
+    mr = _per_device_mrs.get(device)
+    if mr is None:
+        with _table_lock:
+            mr = _per_device_mrs.get(device)
+            if mr is None:
+                mr = _per_device_mrs[device] = _default_resource(device)
+    return mr
+
+
+def set_per_device_resource(device, mr):
+    """Makes ``mr`` the resource of ``device`` (in the C table shared with every user of the
+    library, and here, which keeps it alive until it is replaced)."""
+    device = _lib.as_int(device, "device")
+    _check_mr(mr, "mr")
+    with _table_lock:
+        if not _lib.rmm_set_per_device_resource(device, mr._h):
+            raise _lib.error(_lib.rmm_last_status(), "set_per_device_resource(%d)" % device)
+        _per_device_mrs[device] = mr
+
+
+def _reset_per_device_resource(device):
+    with _table_lock:
+        _lib.rmm_set_per_device_resource(device, None)
+        _per_device_mrs.pop(device, None)
+
+
+def set_current_device_resource(mr):
+    """Makes ``mr`` the resource of the current device."""
+    _check_mr(mr, "mr")
+    set_per_device_resource(_current_device(), mr)
+
+
+def get_current_device_resource():
+    """The resource of the current device."""
+    return get_per_device_resource(_current_device())
+
+
+def get_per_device_resource_type(device):
+    """The type of the resource of ``device``."""
+    return type(get_per_device_resource(device))
+
+
+def get_current_device_resource_type():
+    """The type of the resource of the current device."""
+    return type(get_current_device_resource())
+
+
+def is_initialized():
+    """True: rmmh's resources are usable once the package is imported (RMM's test)."""
+    return all(getattr(mr, "_refs", None) is not None for mr in list(_per_device_mrs.values()))
+
+
+def available_device_memory():
+    """(free, total) bytes of the current device."""
+    f, t = ctypes.c_size_t(), ctypes.c_size_t()
+    _lib.check(_lib.rmm_available_device_memory(ctypes.byref(f), ctypes.byref(t)))
+    return (f.value, t.value)
+
+
+def _initialize(pool_allocator=False, managed_memory=False, initial_pool_size=None,
+                maximum_pool_size=None, devices=0, logging=False, log_file_name=None):
+    """rmmh.reinitialize's work: new resources for `devices`, every other device back to its
+    default."""
+    upstream = ManagedMemoryResource if managed_memory else CudaMemoryResource
+    if pool_allocator:
+        kwargs = dict(
+            initial_pool_size=None if initial_pool_size is None else parse_bytes(initial_pool_size),
+            maximum_pool_size=None if maximum_pool_size is None else parse_bytes(maximum_pool_size))
+        if (kwargs["initial_pool_size"] is not None and kwargs["maximum_pool_size"] is not None
+                and kwargs["initial_pool_size"] > kwargs["maximum_pool_size"]):
+            raise _lib.invalid("Initial pool size exceeds the maximum pool size")
+
+        def make():
+            return PoolMemoryResource(upstream(), **kwargs)
+    else:
+        make = upstream
+    if logging and log_file_name is None and not os.getenv("RMM_LOG_FILE"):
+        raise ValueError("RMM log file must be specified either using log_file_name= argument "
+                         "or RMM_LOG_FILE environment variable")
+
+    original = _lib.rmmh_get_device()
+    if original < 0 or _lib.rmmh_device_count() == 0:
+        warnings.warn("rmmh.reinitialize: no usable device (%s)" % _lib.last_error())
+        return
+    if devices is None:
+        devices = [0]
+    elif isinstance(devices, int):
+        devices = [devices]
+    devices = [_lib.as_int(d, "device") for d in devices]
+    with _table_lock:
+        for d in list(_per_device_mrs):
+            _reset_per_device_resource(d)
+        try:
+            for device in devices:
+                _set_device(device)
+                mr = make()
+                if logging:
+                    mr = LoggingResourceAdaptor(mr, log_file_name)
+                set_per_device_resource(device, mr)
+        finally:
+            _set_device(original)
+
+
+def _flush_logs():
+    """Flushes every per-device logging adaptor."""
+    for mr in list(_per_device_mrs.values()):
+        if isinstance(mr, LoggingResourceAdaptor):
+            mr.flush()
+
+
+def enable_logging(log_file_name=None):
+    """Wraps each device's resource (device 0 if none was set) in a LoggingResourceAdaptor that
+    writes ``<stem>.dev<id><suffix>`` (log_file_name, default $RMM_LOG_FILE)."""
+    with _table_lock:
+        devices = list(_per_device_mrs) or [0]
+        original = _current_device()
+        for device in devices:
+            mr = get_per_device_resource(device)
+            if isinstance(mr, LoggingResourceAdaptor):
+                continue
+            if device != original:
+                _set_device(device)  # the file name and the adaptor are the device's
+            try:
+                set_per_device_resource(device, LoggingResourceAdaptor(mr, log_file_name))
+            finally:
+                if device != original:
+                    _set_device(original)
+
+
+def disable_logging():
+    """Removes the logging adaptors enable_logging or reinitialize(logging=True) added."""
+    with _table_lock:
+        for device, mr in list(_per_device_mrs.items()):
+            if isinstance(mr, LoggingResourceAdaptor):
+                set_per_device_resource(device, mr.get_upstream())
+
+
+def get_log_filenames():
+    """{device: log file name, or None where the device's resource does not log}."""
+    return {d: mr.get_file_name() if isinstance(mr, LoggingResourceAdaptor) else None
+            for d, mr in list(_per_device_mrs.items())}
+
+
+del Record

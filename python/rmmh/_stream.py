@@ -1,0 +1,195 @@
+"""rmmh.Stream: RMM's Stream over rmm.h's rmm_stream (a cudaStream_t on the CUDA backend).
+
+Stream() creates (and owns) a new stream on the current device: with flags=SYNC_DEFAULT (the
+default, as in RMM 26) one that synchronizes with the legacy default stream, with
+flags=NON_BLOCKING one that does not. Stream(obj) wraps,
+without owning, a CuPy stream (its .ptr), a Numba stream (int(stream)), a PyTorch stream
+(.cuda_stream; rmmh only), another Stream, or any object with __cuda_stream__ (the CUDA stream protocol: returns (version, handle)); it keeps obj
+alive. DEFAULT_STREAM is the default stream (handle 0), LEGACY_DEFAULT_STREAM cudaStreamLegacy
+(1) and PER_THREAD_DEFAULT_STREAM cudaStreamPerThread (2).
+
+On the host backend only the three default handles and streams made by rmmh exist: a foreign
+handle is a ValueError there (rmm.h would dereference it).
+"""
+import ctypes
+import sys
+import weakref
+from enum import IntEnum
+
+from . import _lib
+from ._lifetime import new_refs, release
+
+_DEFAULT_HANDLES = (0, 1, 2)
+# host backend: the handles rmm_stream_create made and that are still alive
+_host_streams = weakref.WeakValueDictionary()
+
+
+class CudaStreamFlags(IntEnum):
+    """CUDA stream creation flags (RMM's CudaStreamFlags)."""
+    SYNC_DEFAULT = 0  # synchronizes with the legacy default stream (cudaStreamDefault)
+    NON_BLOCKING = 1  # does not (cudaStreamNonBlocking)
+
+
+def _destroy_stream(handle):
+    _lib.rmm_stream_destroy(handle)
+
+
+class _OwningStream:
+    """Owns one stream from rmm_stream_create; destroyed when the last holder lets go (the
+    Stream objects wrapping it and the buffers with blocks freed on it, see _lifetime)."""
+    __slots__ = ("handle", "refs", "__weakref__")
+
+    def __init__(self, flags=CudaStreamFlags.SYNC_DEFAULT):
+        self.handle = _lib.created(_lib.rmmh_stream_create,
+                                   int(flags) == CudaStreamFlags.NON_BLOCKING, what="Stream()")
+        self.refs = new_refs(_destroy_stream, (self.handle,))
+        if _lib.BACKEND == "host":
+            _host_streams[self.handle] = self
+
+    def __del__(self):
+        try:
+            release(self.refs)
+        except Exception:  # interpreter shutdown
+            pass
+
+
+def _check_handle(handle, source):
+    handle = _lib.as_pointer(handle, "stream handle")
+    if _lib.BACKEND == "host" and handle not in _DEFAULT_HANDLES and handle not in _host_streams:
+        raise ValueError("%s: stream handle %#x is not a stream of the rmmh host backend (only "
+                         "the default streams and streams made by rmmh.Stream() exist there)"
+                         % (source, handle))
+    return handle
+
+
+class Stream:
+    """A CUDA stream, as RMM's ``rmm.pylibrmm.stream.Stream``.
+
+    Parameters
+    ----------
+    obj : optional
+        None (the default) creates a new stream, owned by this object. A Stream, a CuPy, Numba
+        or PyTorch stream, or any object with ``__cuda_stream__`` is wrapped without taking
+        ownership (the object is kept alive).
+    flags : CudaStreamFlags, optional
+        For a new stream only (a ValueError with obj): SYNC_DEFAULT (the default) or
+        NON_BLOCKING.
+    """
+    __slots__ = ("_h", "_owner", "_refs", "__weakref__")
+
+    def __init__(self, obj=None, flags=None):
+        if obj is not None and flags is not None:
+            raise ValueError("flags may only be specified when obj is None; flags cannot be "
+                             "applied to an existing stream.")
+        if obj is None:
+            if flags is None:
+                flags = CudaStreamFlags.SYNC_DEFAULT
+            elif flags not in (0, 1):
+                raise ValueError("flags must be a CudaStreamFlags, not %r" % (flags,))
+            owner = _OwningStream(flags)
+            self._h, self._owner, self._refs = owner.handle, owner, owner.refs
+        elif isinstance(obj, Stream):
+            self._h, self._owner, self._refs = obj._h, obj._owner, obj._refs
+        elif hasattr(obj, "__cuda_stream__"):
+            proto = obj.__cuda_stream__
+            try:
+                version, handle = proto() if callable(proto) else proto
+            except (TypeError, ValueError):
+                raise TypeError("%s.__cuda_stream__ must return (version, handle)"
+                                % type(obj).__name__) from None
+            if version != 0:
+                raise NotImplementedError("rmmh does not support version %r of the CUDA stream "
+                                          "protocol (only version 0)" % (version,))
+            self._h = _check_handle(handle, "Stream(%s)" % type(obj).__name__)
+            self._owner, self._refs = obj, None
+        else:
+            handle = _foreign_handle(obj)
+            if handle is None:
+                raise TypeError("Cannot create stream from %s" % type(obj))
+            self._h = _check_handle(handle, "Stream(%s)" % type(obj).__name__)
+            self._owner, self._refs = obj, None
+
+    @classmethod
+    def _from_handle(cls, handle, owner=None):
+        """Wraps a raw cudaStream_t value (an int) without owning it."""
+        s = cls.__new__(cls)
+        s._h = _check_handle(handle, "Stream._from_handle")
+        s._owner, s._refs = owner, None
+        return s
+
+    _from_cudaStream_t = _from_handle
+
+    @property
+    def handle(self):
+        """The cudaStream_t value as an int (rmmh; RMM exposes it through __cuda_stream__)."""
+        return self._h
+
+    def __cuda_stream__(self):
+        """The CUDA stream protocol: (version 0, the handle)."""
+        return (0, self._h)
+
+    def synchronize(self):
+        """Blocks until all work on the stream is done."""
+        _lib.check(_lib.rmm_stream_synchronize(self._h), "Stream.synchronize")
+
+    def is_default(self):
+        """True for the default stream (handle 0) and the legacy default stream (handle 1)."""
+        return self._h in (0, 1)
+
+    def __eq__(self, other):
+        if isinstance(other, Stream):
+            return self._h == other._h
+        return NotImplemented
+
+    def __hash__(self):
+        return hash(self._h)
+
+    def __repr__(self):
+        names = {0: "default", 1: "legacy default", 2: "per-thread default"}
+        what = names.get(self._h) or ("owned" if isinstance(self._owner, _OwningStream)
+                                      else "wrapped")
+        return "<rmmh.Stream %s %#x>" % (what, self._h)
+
+
+def _foreign_handle(obj):
+    """The handle of a Numba or CuPy stream, or None. Never imports either package: an object
+    of theirs exists only once they are imported."""
+    numba = sys.modules.get("numba.cuda")
+    if numba is not None:
+        try:
+            if isinstance(obj, numba.cudadrv.driver.Stream):
+                return int(obj)
+        except AttributeError:
+            pass
+    cupy = sys.modules.get("cupy")
+    if cupy is not None:
+        try:
+            if isinstance(obj, (cupy.cuda.stream.Stream, cupy.cuda.stream.ExternalStream)):
+                return obj.ptr
+        except AttributeError:
+            pass
+    torch = sys.modules.get("torch")  # rmmh also takes PyTorch's streams
+    if torch is not None:
+        try:
+            if isinstance(obj, torch.cuda.Stream):
+                return obj.cuda_stream
+        except AttributeError:
+            pass
+    return None
+
+
+def as_stream(stream):
+    """A Stream from what a stream= argument may be: a Stream, or anything Stream() wraps.
+    None is a TypeError, as in RMM."""
+    if isinstance(stream, Stream):
+        return stream
+    if stream is None:
+        raise TypeError("stream argument cannot be None. Please provide a valid Stream instance.")
+    return Stream(stream)
+
+
+DEFAULT_STREAM = Stream._from_handle(0)
+LEGACY_DEFAULT_STREAM = Stream._from_handle(1)
+PER_THREAD_DEFAULT_STREAM = Stream._from_handle(2)
+
+del ctypes

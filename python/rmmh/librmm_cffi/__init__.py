@@ -1,0 +1,249 @@
+"""The 2019 Python API of RMM (librmm_cffi), over rmm.h's 2019 C API.
+
+    from rmmh.librmm_cffi import librmm as rmm
+    from rmmh.librmm_cffi import librmm_config as rmm_cfg
+
+    dev_out = rmm.device_array(size, dtype=np.float64)   # a Numba device array in rmm.h memory
+    dev_in = rmm.to_device(np.arange(10))
+
+Importing this module initializes the 2019 API with the options of librmm_config (as the
+original did; a failure, e.g. without a GPU, is a RuntimeWarning) and finalizes it at exit; librmm.finalize(), new options, librmm.initialize()
+re-initializes. The array functions return Numba DeviceNDArrays and import Numba when first
+called; everything else works without Numba. The 2019 API keeps its own resources (rmmInitialize),
+separate from rmmh.mr's per-device table.
+"""
+import atexit
+import ctypes
+import inspect
+import os
+import tempfile
+
+from .. import _lib
+from .._errors import RMMError as _RMMErrorBase
+from . import librmm_config
+
+__all__ = ["RMMError", "librmm", "librmm_config"]
+
+PoolAllocation = 1
+CudaManagedMemory = 2
+CudaDefaultAllocation = 0
+
+
+class RMMError(_RMMErrorBase):
+    """A failed 2019 API call: errcode is the status name ("RMM_ERROR_NOT_INITIALIZED", ...)."""
+
+
+def _check(status):
+    if status:
+        raise RMMError(_lib.rmm_status_string(status).decode(), _lib.last_error())
+
+
+def _stream_handle(stream):
+    """The 2019 API took raw stream handles (0 for the default stream) or stream objects."""
+    if stream is None or stream == 0:
+        return 0
+    if isinstance(stream, int):
+        return _lib.as_pointer(stream, "stream")
+    from .._stream import as_stream
+    return as_stream(stream)._h
+
+
+def _numba_cuda():
+    from numba import cuda  # the array functions need Numba; import it when first used
+    return cuda
+
+
+def _device_pointer(addr):
+    """A device pointer of the type the installed Numba's MemoryPointer expects."""
+    cuda = _numba_cuda()
+    if getattr(cuda.cudadrv.driver, "USE_NV_BINDING", True):
+        try:
+            from cuda.bindings.driver import CUdeviceptr
+        except ImportError:  # older cuda-python
+            from cuda.cuda import CUdeviceptr
+        return CUdeviceptr(addr)
+    return ctypes.c_uint64(addr)
+
+
+class _LibRMM:
+    """The ``librmm`` object of the 2019 API."""
+
+    PoolAllocation = PoolAllocation
+    CudaManagedMemory = CudaManagedMemory
+    CudaDefaultAllocation = CudaDefaultAllocation
+
+    # -- lifecycle -------------------------------------------------------------------------------
+    def initialize(self):
+        """Initializes with the options of librmm_config. RMMError if already initialized."""
+        mode = 0
+        if librmm_config.use_pool_allocator:
+            mode |= PoolAllocation
+        if librmm_config.use_managed_memory:
+            mode |= CudaManagedMemory
+        opts = _lib.RmmOptions(mode, _lib.as_size(librmm_config.initial_pool_size,
+                                                  "initial_pool_size"),
+                               bool(librmm_config.enable_logging))
+        _check(_lib.rmmInitialize(ctypes.byref(opts)))
+
+    def finalize(self):
+        """Frees the 2019 API's resources (memory still allocated through it is released with
+        them). RMMError if not initialized."""
+        _check(_lib.rmmFinalize())
+
+    def is_initialized(self):
+        """True between initialize() and finalize()."""
+        return bool(_lib.rmmIsInitialized(None))
+
+    # -- raw allocation --------------------------------------------------------------------------
+    # rmm.h's log keeps the file name pointer given to rmmAlloc/rmmFree (a C caller passes
+    # __FILE__, a static string), so the names passed from here must live as long: kept here.
+    _files = {}
+
+    def _caller(self):
+        if not librmm_config.enable_logging:
+            return b"", 0
+        frame = inspect.currentframe().f_back
+        here = os.path.abspath(__file__)
+        while frame is not None and os.path.abspath(frame.f_code.co_filename) == here:
+            frame = frame.f_back
+        if frame is None:
+            return b"?", 0
+        name = frame.f_code.co_filename
+        encoded = self._files.get(name)
+        if encoded is None:
+            encoded = self._files.setdefault(name, os.fsencode(name))
+        return encoded, frame.f_lineno
+
+    def rmmAlloc(self, size, stream=0):
+        """Allocates size bytes; returns the address (0 for 0 bytes)."""
+        size = _lib.as_size(size)
+        file, line = self._caller()
+        out = ctypes.c_void_p()
+        _check(_lib.rmmAlloc(ctypes.byref(out), size, _stream_handle(stream), file, line))
+        return out.value or 0
+
+    def rmmFree(self, ptr, stream=0):
+        """Frees memory from rmmAlloc (no size: the 2019 API remembers it)."""
+        ptr = _lib.as_pointer(ptr)
+        file, line = self._caller()
+        _check(_lib.rmmFree(ptr, _stream_handle(stream), file, line))
+
+    def rmmGetInfo(self, stream=0):
+        """(free, total) device memory."""
+        f, t = ctypes.c_size_t(), ctypes.c_size_t()
+        _check(_lib.rmmGetInfo(ctypes.byref(f), ctypes.byref(t), _stream_handle(stream)))
+        return f.value, t.value
+
+    def get_allocation_offset(self, ptr, stream=0):
+        """The offset of ptr from the start of the upstream allocation holding it (0 outside
+        pool mode): what a CUDA IPC handle of the pool needs."""
+        off = ctypes.c_ssize_t()
+        _check(_lib.rmmGetAllocationOffset(ctypes.byref(off), _lib.as_pointer(ptr),
+                                           _stream_handle(stream)))
+        return off.value
+
+    def csv_log(self):
+        """The events logged since initialize() as CSV (RMM's columns plus the Python file and
+        line of each call); needs librmm_config.enable_logging."""
+        fd, path = tempfile.mkstemp(prefix="rmmh_csv_log_", suffix=".csv")
+        os.close(fd)
+        try:
+            _check(_lib.rmmWriteLog(os.fsencode(path)))
+            with open(path, encoding="utf-8", errors="replace") as f:
+                return f.read()
+        finally:
+            os.unlink(path)
+
+    # -- Numba device arrays -----------------------------------------------------------------
+    def _make_finalizer(self, addr, stream):
+        def finalizer():
+            if self.is_initialized():  # after finalize() the memory went with the resources
+                self.rmmFree(addr, stream)
+        return finalizer
+
+    def _array_helper(self, addr, datasize, shape, strides, dtype, finalizer=None):
+        cuda = _numba_cuda()
+        ctx = cuda.current_context()
+        mem = cuda.cudadrv.driver.MemoryPointer(ctx, _device_pointer(addr), datasize,
+                                                finalizer=finalizer)
+        return cuda.cudadrv.devicearray.DeviceNDArray(shape, strides, dtype, gpu_data=mem)
+
+    def device_array_from_ptr(self, ptr, nelem, dtype=None, finalizer=None):
+        """A 1-D Numba device array over existing memory (not freed by it unless finalizer)."""
+        import numpy as np
+        if dtype is None:
+            dtype = np.float64
+        dtype = np.dtype("datetime64[ms]") if dtype is np.datetime64 else np.dtype(dtype)
+        return self._array_helper(_lib.as_pointer(ptr), dtype.itemsize * nelem, (nelem,),
+                                  (dtype.itemsize,), dtype, finalizer)
+
+    def device_array(self, shape, dtype=None, strides=None, order="C", stream=0):
+        """Numba's cuda.device_array, with its memory from the 2019 API."""
+        import numpy as np
+        cuda = _numba_cuda()
+        if dtype is None:
+            dtype = np.float64
+        shape, strides, dtype = cuda.api._prepare_shape_strides_dtype(shape, strides, dtype,
+                                                                      order)
+        datasize = cuda.driver.memory_size_from_info(shape, strides, dtype.itemsize)
+        addr = self.rmmAlloc(datasize, stream)
+        return self._array_helper(addr, datasize, shape, strides, dtype,
+                                  self._make_finalizer(addr, stream))
+
+    def device_array_like(self, ary, stream=0):
+        """device_array with ary's shape, strides and dtype."""
+        if ary.ndim == 0:
+            ary = ary.reshape(1)
+        return self.device_array(ary.shape, ary.dtype, ary.strides, stream=stream)
+
+    def to_device(self, ary, stream=0, copy=True, to=None):
+        """Numba's cuda.to_device, with its memory from the 2019 API."""
+        if to is None:
+            to = self.device_array_like(ary, stream=stream)
+            to.copy_to_device(ary, stream=stream)
+            return to
+        if copy:
+            to.copy_to_device(ary, stream=stream)
+        return to
+
+    def auto_device(self, obj, stream=0, copy=True):
+        """(device array, whether it was copied): obj itself when it is device memory already."""
+        import numpy as np
+        cuda = _numba_cuda()
+        if cuda.driver.is_device_memory(obj):
+            return obj, False
+        if isinstance(obj, np.void):
+            devobj = cuda.devicearray.from_record_like(obj, stream=stream)
+        else:
+            if not isinstance(obj, np.ndarray):
+                obj = np.asarray(obj)
+            cuda.devicearray.sentry_contiguous(obj)
+            devobj = self.device_array_like(obj, stream=stream)
+        if copy:
+            devobj.copy_to_device(obj, stream=stream)
+        return devobj, True
+
+    def get_ipc_handle(self, ary, stream=0):
+        """A Numba IpcArrayHandle for ary whose offset accounts for the pool sub-allocation."""
+        cuda = _numba_cuda()
+        ipch = cuda.devices.get_context().get_ipc_handle(ary.gpu_data)
+        ipch.offset = self.get_allocation_offset(ary.device_ctypes_pointer.value, stream)
+        desc = dict(shape=ary.shape, strides=ary.strides, dtype=ary.dtype)
+        return cuda.cudadrv.devicearray.IpcArrayHandle(ipc_handle=ipch, array_desc=desc)
+
+
+librmm = _LibRMM()
+try:
+    librmm.initialize()
+except RMMError as _e:  # e.g. no GPU: importing still works; initialize() again once it can
+    import warnings
+    warnings.warn("rmmh.librmm_cffi: initialization failed (%s); call librmm.initialize() "
+                  "once the device is usable" % _e, RuntimeWarning)
+
+
+def _finalize_at_exit():
+    if librmm.is_initialized():
+        librmm.finalize()
+
+
+atexit.register(_finalize_at_exit)

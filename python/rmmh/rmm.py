@@ -1,0 +1,54 @@
+"""reinitialize, its hooks, is_initialized and RMMError (RMM's rmm.rmm)."""
+from . import _memory_resource as _mr
+from ._errors import RMMError  # noqa: F401
+
+_reinitialize_hooks = []
+
+
+def reinitialize(pool_allocator=False, managed_memory=False, initial_pool_size=None,
+                 maximum_pool_size=None, devices=0, logging=False, log_file_name=None):
+    """Replaces the resources of ``devices`` (and resets every other device to its default).
+
+    Calls the registered hooks first, newest first. Using memory from the previous resources
+    afterwards is safe in rmmh (buffers keep their resource alive) but keeps that memory held.
+
+    Parameters
+    ----------
+    pool_allocator : bool
+        A PoolMemoryResource over the base resource.
+    managed_memory : bool
+        ManagedMemoryResource as the base resource, else CudaMemoryResource.
+    initial_pool_size, maximum_pool_size : int | str, optional
+        The pool's sizes (ignored without pool_allocator). Default: half of the free memory,
+        and unbounded.
+    devices : int or list of int
+        The devices to set up (default device 0).
+    logging : bool
+        Wrap each device's resource in a LoggingResourceAdaptor.
+    log_file_name : str, optional
+        Its file, default $RMM_LOG_FILE (neither: ValueError). Each device writes
+        ``<stem>.dev<id><suffix>``; get_log_filenames() lists them.
+    """
+    for func, args, kwargs in reversed(_reinitialize_hooks):
+        func(*args, **kwargs)
+    _mr._initialize(pool_allocator=pool_allocator, managed_memory=managed_memory,
+                    initial_pool_size=initial_pool_size, maximum_pool_size=maximum_pool_size,
+                    devices=devices, logging=logging, log_file_name=log_file_name)
+
+
+def is_initialized():
+    """True once rmmh is imported (RMM's meaning: every per-device resource is usable)."""
+    return _mr.is_initialized()
+
+
+def register_reinitialize_hook(func, *args, **kwargs):
+    """Registers func(*args, **kwargs) to run before every reinitialize(), for releasing
+    objects that hold memory of the old resources. Hooks run newest first. Returns func."""
+    _reinitialize_hooks.append((func, args, kwargs))
+    return func
+
+
+def unregister_reinitialize_hook(func):
+    """Removes every registration of func."""
+    global _reinitialize_hooks
+    _reinitialize_hooks = [h for h in _reinitialize_hooks if h[0] != func]

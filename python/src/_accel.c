@@ -1,0 +1,721 @@
+/* _accel.c - rmmh's optional accelerator: DeviceBuffer's creation and collection in C.
+
+   Measured on the host backend (README, "ctypes or an extension"), a ctypes call costs about
+   300 ns, a Python __init__/__del__ pair about 300 ns more, and the allocator itself 20 ns. This
+   extension removes both: BufferBase implements DeviceBuffer's constructor and deallocator
+   (rmmh.DeviceBuffer subclasses it and adds every other method in Python), and alloc/free serve
+   DeviceMemoryResource.allocate/deallocate. It calls librmmh through pointers found with dlsym in
+   the copy ctypes already loaded, so the per-device table stays the one of that library, and it
+   has exactly the contract of the pure-Python fallback (rmmh/_device_buffer.py, _PyBufferBase),
+   which is used when this extension is missing or RMMH_NO_ACCEL=1. Both are tested.
+
+   Written against the limited API (Py_LIMITED_API 3.10, for METH_FASTCALL). Without Python.h, build_native.py
+   compiles it with pyabi.h, which declares the few stable-ABI names used here. */
+#define Py_LIMITED_API 0x030A0000
+#if defined(RMMH_NO_PYTHON_H)
+#include "pyabi.h"
+#else
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#if PY_VERSION_HEX < 0x030C0000
+#include <structmember.h>
+#endif
+#endif
+#include <dlfcn.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* member types and flags (structmember.h; renamed Py_T_* in 3.12 with the same values) */
+#define RMMH_T_INT 1
+#define RMMH_T_OBJECT_EX 16
+#define RMMH_T_ULONGLONG 18
+#define RMMH_READONLY 1
+
+/* ---- what bind() resolves: librmmh's hot functions and rmmh's Python objects ------------- */
+typedef void *(*alloc_fn)(void *mr, size_t bytes, void *stream);
+typedef int (*free_fn)(void *mr, void *ptr, size_t bytes, void *stream, int device);
+typedef int (*int_fn)(void);
+static alloc_fn rmmh_alloc_p;
+static free_fn rmmh_free_p;
+static int_fn rmmh_get_device_p, rmmh_device_count_p;
+static int ndev = -1; /* read at the first allocation: importing must not initialize CUDA */
+
+static PyObject *StreamType, *DefaultStream, *MRType, *PerDevice, *TrueObj, *NoneObj;
+static PyObject *as_stream_f, *as_size_f, *get_per_device_resource_f, *current_device_f,
+    *alloc_failed_f, *check_mr_f, *as_pointer_f, *error_f, *destroyed_f;
+static PyObject *s_h, *s_refs, *s_run, *s_copy_in, *s_ptr, *s_size, *s_stream, *s_mr, *s_nbytes;
+static int bound; /* bind_objects() was called: the Python objects above are set */
+
+/* ---- small helpers ------------------------------------------------------------------------ */
+static PyObject *call1(PyObject *f, PyObject *a) { return PyObject_CallFunctionObjArgs(f, a, NULL); }
+
+/* A pointer-sized field of an rmmh object (mr._h, stream._h); -1 with an exception on failure. */
+static int get_handle(PyObject *obj, void **out) {
+    PyObject *h;
+    if (obj == DefaultStream) { /* handle 0; the most common stream */
+        *out = NULL;
+        return 0;
+    }
+    h = PyObject_GetAttr(obj, s_h);
+    if (!h) return -1;
+    *out = h == NoneObj ? NULL : PyLong_AsVoidPtr(h);
+    Py_DecRef(h);
+    return (*out == NULL && PyErr_Occurred()) ? -1 : 0;
+}
+
+/* Pops one hold off a refs list (see rmmh/_lifetime.py); runs the Record when it is the last. */
+static int release_refs(PyObject *refs) {
+    Py_ssize_t n;
+    PyObject *token;
+    int rc = 0;
+    if (refs == NULL || refs == NoneObj) return 0;
+    n = PyList_Size(refs);
+    if (n <= 0) return n < 0 ? -1 : 0;
+    token = PyList_GetItem(refs, n - 1);
+    Py_IncRef(token);
+    if (PyList_SetSlice(refs, n - 1, n, NULL) < 0) rc = -1;
+    else if (token != TrueObj) {
+        PyObject *r = PyObject_CallMethodObjArgs(token, s_run, NULL);
+        if (!r) rc = -1;
+        Py_XDECREF(r);
+    }
+    Py_DecRef(token);
+    return rc;
+}
+
+static int hold_refs(PyObject *refs) {
+    if (refs == NULL || refs == NoneObj) return 0;
+    return PyList_Append(refs, TrueObj);
+}
+
+/* ---- BufferBase ----------------------------------------------------------------------------- */
+typedef struct {
+    PyObject_HEAD
+    unsigned long long ptr, size, cap, nbytes;
+    int dev;
+    PyObject *mr, *stream;
+    /* mr._h, mr._refs, stream._h, stream._refs, read when mr and stream are set (the _stream
+       setter reads the stream's again): the deallocator uses only these, so it works when the
+       collector has cleared the Python objects' attributes (a cycle being collected) */
+    void *mr_handle, *stream_handle;
+    PyObject *mr_refs, *stream_refs; /* NULL: none (the default streams own nothing) */
+} Buffer;
+
+/* Sets b->stream (taking the reference) and its cached handle and refs; -1 with an exception. */
+static int set_stream(Buffer *b, PyObject *stream) {
+    void *sh = NULL;
+    PyObject *refs = NULL;
+    if (stream != DefaultStream) {
+        PyObject *h = PyObject_GetAttr(stream, s_h);
+        if (!h) return -1;
+        sh = PyLong_AsVoidPtr(h);
+        Py_DecRef(h);
+        if (!sh && PyErr_Occurred()) return -1;
+        refs = PyObject_GetAttr(stream, s_refs);
+        if (!refs) return -1;
+        if (refs == NoneObj) Py_CLEAR(refs);
+    }
+    Py_XDECREF(b->stream);
+    Py_XDECREF(b->stream_refs);
+    b->stream = stream;
+    b->stream_handle = sh;
+    b->stream_refs = refs;
+    return 0;
+}
+
+static int buffer_traverse(PyObject *self, visitproc visit, void *arg) {
+    Buffer *b = (Buffer *)self;
+    Py_VISIT(b->mr_refs);
+    Py_VISIT(b->stream_refs);
+    Py_VISIT(b->mr);
+    Py_VISIT(b->stream);
+    Py_VISIT((PyObject *)Py_TYPE(self));
+    return 0;
+}
+
+static PyObject *buffer_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    allocfunc alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
+    Buffer *b;
+    (void)args;
+    (void)kwds;
+    b = (Buffer *)alloc(type, 0);
+    if (b) b->dev = -1;
+    return (PyObject *)b;
+}
+
+/* DeviceBuffer(*, ptr=0, size=0, stream=DEFAULT_STREAM, mr=None): see rmmh/_device_buffer.py. */
+static int buffer_init(PyObject *self, PyObject *args, PyObject *kwds) {
+    Buffer *b = (Buffer *)self;
+    PyObject *ptr = NULL, *size = NULL, *stream = NULL, *mr = NULL, *key, *value, *refs;
+    Py_ssize_t pos = 0;
+    size_t n = 0, nbytes;
+    int dev, d;
+    void *mh, *sh, *p;
+    PyThreadState *ts;
+
+    if (PyTuple_Size(args) != 0) {
+        PyErr_SetString(PyExc_TypeError, "DeviceBuffer() takes keyword arguments only (ptr, size, stream, mr)");
+        return -1;
+    }
+    if (b->ptr || b->mr) {
+        PyErr_SetString(PyExc_TypeError, "DeviceBuffer.__init__ may be called once");
+        return -1;
+    }
+    if (kwds) {
+        while (PyDict_Next(kwds, &pos, &key, &value)) {
+            if (key == s_size || PyUnicode_Compare(key, s_size) == 0) size = value;
+            else if (key == s_stream || PyUnicode_Compare(key, s_stream) == 0) stream = value;
+            else if (key == s_mr || PyUnicode_Compare(key, s_mr) == 0) mr = value;
+            else if (key == s_ptr || PyUnicode_Compare(key, s_ptr) == 0) ptr = value;
+            else {
+                if (!PyErr_Occurred()) PyErr_Format(PyExc_TypeError, "DeviceBuffer() got an unexpected keyword argument '%U'", key);
+                return -1;
+            }
+        }
+    }
+    /* stream */
+    if (stream == NULL) {
+        stream = DefaultStream;
+        Py_IncRef(stream);
+    } else if ((PyObject *)Py_TYPE(stream) == StreamType) {
+        Py_IncRef(stream);
+    } else if (!(stream = call1(as_stream_f, stream))) {
+        return -1;
+    }
+    /* size */
+    if (size != NULL) {
+        if (PyLong_Check(size)) n = PyLong_AsSize_t(size);
+        if (!PyLong_Check(size) || (n == (size_t)-1 && PyErr_Occurred())) {
+            PyObject *checked;
+            PyErr_Clear();
+            checked = call1(as_size_f, size); /* raises TypeError, NegativeSizeError, OverflowError */
+            if (!checked) goto fail_stream;
+            n = PyLong_AsSize_t(checked);
+            Py_DecRef(checked);
+            if (n == (size_t)-1 && PyErr_Occurred()) goto fail_stream;
+        }
+    }
+    /* device and resource */
+    if (ndev < 0) ndev = rmmh_device_count_p();
+    if (ndev == 1) {
+        dev = -1;
+        d = 0;
+    } else {
+        dev = d = rmmh_get_device_p();
+        if (dev < 0) { /* raises with rmm_last_error() */
+            PyObject *r = PyObject_CallFunctionObjArgs(current_device_f, NULL);
+            Py_XDECREF(r);
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "cannot read the current device");
+            goto fail_stream;
+        }
+    }
+    if (mr == NULL || mr == NoneObj) {
+        PyObject *key_d = PyLong_FromLong(d);
+        if (!key_d) goto fail_stream;
+        mr = PyDict_GetItem(PerDevice, key_d); /* borrowed */
+        if (mr) Py_IncRef(mr);
+        else mr = call1(get_per_device_resource_f, key_d);
+        Py_DecRef(key_d);
+        if (!mr) goto fail_stream;
+    } else {
+        int ok = PyObject_IsInstance(mr, MRType);
+        if (ok < 0) goto fail_stream;
+        if (!ok) {
+            PyObject *r = PyObject_CallFunctionObjArgs(check_mr_f, mr, s_mr, NULL); /* raises TypeError */
+            Py_XDECREF(r);
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "mr must be a DeviceMemoryResource");
+            goto fail_stream;
+        }
+        Py_IncRef(mr);
+    }
+    b->mr = mr;
+    if (set_stream(b, stream) < 0) {
+        Py_DecRef(stream);
+        return -1;
+    }
+    b->dev = dev;
+    b->size = b->cap = n;
+    if (n == 0) return 0;
+    if (get_handle(mr, &mh) < 0) return -1;
+    sh = b->stream_handle;
+    refs = PyObject_GetAttr(mr, s_refs);
+    if (!refs) return -1;
+    if (PyList_Size(refs) <= 0) { /* a resource already destroyed (finalized in a collected cycle) */
+        PyObject *r = PyObject_CallFunctionObjArgs(check_mr_f, mr, s_mr, NULL); /* raises */
+        Py_XDECREF(r);
+        Py_DecRef(refs);
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "the resource was destroyed");
+        return -1;
+    }
+    b->mr_handle = mh;
+    b->mr_refs = refs; /* owned by the buffer from here */
+    nbytes = (n + 15) & ~(size_t)15; /* RMM's device_buffer asks for 16-byte multiples */
+    p = NULL;
+    if (nbytes >= n) { /* else too large: alloc_failed() says so */
+        ts = PyEval_SaveThread();
+        p = rmmh_alloc_p(mh, nbytes, sh);
+        PyEval_RestoreThread(ts);
+    }
+    if (!p) { /* alloc_failed(size) returns the exception (rmm_last_error()'s message) */
+        PyObject *sz = PyLong_FromSize_t(n), *e = NULL;
+        if (sz) e = PyObject_CallFunctionObjArgs(alloc_failed_f, sz, NULL);
+        Py_XDECREF(sz);
+        if (e) {
+            PyErr_SetObject((PyObject *)Py_TYPE(e), e);
+            Py_DecRef(e);
+        }
+        return -1;
+    }
+    if (hold_refs(refs) < 0) goto fail_hold;
+    if (hold_refs(b->stream_refs) < 0) { /* give the mr hold back and the block with it */
+        (void)release_refs(refs);
+        goto fail_hold;
+    }
+    b->ptr = (unsigned long long)(uintptr_t)p;
+    b->nbytes = nbytes;
+    if (ptr != NULL && ptr != NoneObj) {
+        int truth = PyObject_IsTrue(ptr);
+        if (truth < 0) return -1;
+        if (truth) { /* the copy and its checks are Python's (_copy_in) */
+            PyObject *r, *sz = PyLong_FromSize_t(n);
+            if (!sz) return -1;
+            r = PyObject_CallMethodObjArgs(self, s_copy_in, ptr, sz, stream, NULL);
+            Py_DecRef(sz);
+            if (!r) return -1;
+            Py_DecRef(r);
+        }
+    }
+    return 0;
+
+fail_hold: /* no hold taken: free the block now */
+    ts = PyEval_SaveThread();
+    (void)rmmh_free_p(mh, p, nbytes, sh, dev);
+    PyEval_RestoreThread(ts);
+    b->ptr = 0;
+    return -1;
+fail_stream:
+    Py_DecRef(stream);
+    return -1;
+}
+
+static void buffer_dealloc(PyObject *self) {
+    Buffer *b = (Buffer *)self;
+    PyTypeObject *tp = Py_TYPE(self);
+    freefunc tp_free = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+    PyObject_GC_UnTrack(self);
+    if (b->ptr && b->mr) {
+        PyObject *et, *ev, *tb;
+        PyErr_Fetch(&et, &ev, &tb);
+        if (!b->mr_refs) { /* created empty, grown by Python's resize(): read them now */
+            b->mr_refs = PyObject_GetAttr(b->mr, s_refs);
+            if (b->mr_refs && get_handle(b->mr, &b->mr_handle) < 0) Py_CLEAR(b->mr_refs);
+        }
+        if (b->mr_refs) {
+            void *p = (void *)(uintptr_t)b->ptr;
+            PyThreadState *ts = PyEval_SaveThread();
+            (void)rmmh_free_p(b->mr_handle, p, (size_t)b->nbytes, b->stream_handle, b->dev);
+            PyEval_RestoreThread(ts);
+            b->ptr = 0;
+            (void)release_refs(b->mr_refs);
+            (void)release_refs(b->stream_refs);
+        }
+        PyErr_Clear(); /* a destructor cannot raise; the process goes on */
+        PyErr_Restore(et, ev, tb);
+    }
+    Py_XDECREF(b->mr_refs);
+    Py_XDECREF(b->stream_refs);
+    Py_XDECREF(b->mr);
+    Py_XDECREF(b->stream);
+    tp_free(self);
+    Py_DecRef((PyObject *)tp);
+}
+
+/* _stream: a getter and a setter that keeps the cached handle and refs in step */
+static PyObject *buffer_get_stream(PyObject *self, void *closure) {
+    Buffer *b = (Buffer *)self;
+    (void)closure;
+    if (!b->stream) {
+        PyErr_SetString(PyExc_AttributeError, "_stream");
+        return NULL;
+    }
+    Py_IncRef(b->stream);
+    return b->stream;
+}
+static int buffer_set_stream(PyObject *self, PyObject *value, void *closure) {
+    (void)closure;
+    if (!value || PyObject_IsInstance(value, StreamType) != 1) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "_stream must be an rmmh.Stream");
+        return -1;
+    }
+    Py_IncRef(value);
+    if (set_stream((Buffer *)self, value) < 0) {
+        Py_DecRef(value);
+        return -1;
+    }
+    return 0;
+}
+static PyGetSetDef buffer_getset[] = {
+    {"_stream", buffer_get_stream, buffer_set_stream, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMemberDef buffer_members[] = {
+    {"_ptr", RMMH_T_ULONGLONG, offsetof(Buffer, ptr), 0, NULL},
+    {"_size", RMMH_T_ULONGLONG, offsetof(Buffer, size), 0, NULL},
+    {"_cap", RMMH_T_ULONGLONG, offsetof(Buffer, cap), 0, NULL},
+    {"_nbytes", RMMH_T_ULONGLONG, offsetof(Buffer, nbytes), 0, NULL},
+    {"_dev", RMMH_T_INT, offsetof(Buffer, dev), 0, NULL},
+    {"_mr", RMMH_T_OBJECT_EX, offsetof(Buffer, mr), RMMH_READONLY, NULL},
+    {NULL, 0, 0, 0, NULL},
+};
+static PyType_Slot buffer_slots[] = {
+    {Py_tp_new, (void *)buffer_new},
+    {Py_tp_init, (void *)buffer_init},
+    {Py_tp_dealloc, (void *)buffer_dealloc},
+    {Py_tp_traverse, (void *)buffer_traverse},
+    {Py_tp_members, (void *)buffer_members},
+    {Py_tp_getset, (void *)buffer_getset},
+    {Py_tp_doc, (void *)"DeviceBuffer's state, constructor and deallocator in C (rmmh._accel)."},
+    {0, NULL},
+};
+static PyType_Spec buffer_spec = {
+    "rmmh._accel.BufferBase", sizeof(Buffer), 0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC, buffer_slots,
+};
+
+/* ---- ResourceBase: DeviceMemoryResource.allocate / deallocate in C ------------------------- */
+
+/* Fast-call argument parsing: positional then keywords into out[0..n) (NULL: not given). */
+static int parse_args(const char *fn, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                      PyObject **names, int n, PyObject **out) {
+    Py_ssize_t i, nkw = kwnames ? PyTuple_Size(kwnames) : 0;
+    int k;
+    if (nargs > n) {
+        PyErr_Format(PyExc_TypeError, "%s() takes at most %d arguments (%d given)", fn, n, (int)nargs);
+        return -1;
+    }
+    for (i = 0; i < nargs; i++) out[i] = args[i];
+    for (i = 0; i < nkw; i++) {
+        PyObject *key = PyTuple_GetItem(kwnames, i);
+        for (k = 0; k < n; k++)
+            if (key == names[k] || PyUnicode_Compare(key, names[k]) == 0) break;
+        if (k == n) {
+            if (!PyErr_Occurred()) PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", fn, key);
+            return -1;
+        }
+        if (out[k]) {
+            PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%U'", fn, key);
+            return -1;
+        }
+        out[k] = args[nargs + i];
+    }
+    return 0;
+}
+
+/* A size_t argument; anything but a non-negative int that fits goes to Python's check (which
+   raises the same exceptions as the fallback). */
+static int size_arg(PyObject *o, PyObject *name, PyObject *checker, size_t *out) {
+    PyObject *checked;
+    if (PyLong_Check(o)) {
+        *out = PyLong_AsSize_t(o);
+        if (!(*out == (size_t)-1 && PyErr_Occurred())) return 0;
+        PyErr_Clear();
+    }
+    checked = PyObject_CallFunctionObjArgs(checker, o, name, NULL);
+    if (!checked) return -1;
+    *out = PyLong_AsSize_t(checked);
+    Py_DecRef(checked);
+    return (*out == (size_t)-1 && PyErr_Occurred()) ? -1 : 0;
+}
+
+/* The stream argument as a new reference to a Stream. */
+static PyObject *stream_arg(PyObject *o) {
+    if (o == NULL) o = DefaultStream;
+    if (o == DefaultStream || (PyObject *)Py_TYPE(o) == StreamType) {
+        Py_IncRef(o);
+        return o;
+    }
+    return call1(as_stream_f, o);
+}
+
+/* self._h of a resource whose C object still exists; -1 with the exception otherwise. */
+static int live_handle(PyObject *self, void **out) {
+    PyObject *refs = PyObject_GetAttr(self, s_refs);
+    Py_ssize_t n;
+    if (!refs) return -1;
+    n = PyList_Size(refs);
+    Py_DecRef(refs);
+    if (n <= 0) {
+        PyObject *e = call1(destroyed_f, self);
+        if (e) {
+            PyErr_SetObject((PyObject *)Py_TYPE(e), e);
+            Py_DecRef(e);
+        }
+        return -1;
+    }
+    return get_handle(self, out);
+}
+
+static int check_bound(void) {
+    if (!bound) PyErr_SetString(PyExc_RuntimeError, "rmmh._accel is not bound (import rmmh first)");
+    return bound;
+}
+
+static PyObject *res_allocate(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    PyObject *a[2] = {NULL, NULL}, *names[2], *stream;
+    size_t n;
+    void *mh, *sh = NULL, *p;
+    PyThreadState *ts;
+    if (!check_bound()) return NULL;
+    names[0] = s_nbytes;
+    names[1] = s_stream;
+    if (parse_args("allocate", args, nargs, kwnames, names, 2, a) < 0) return NULL;
+    if (!a[0]) {
+        PyErr_SetString(PyExc_TypeError, "allocate() missing required argument 'nbytes'");
+        return NULL;
+    }
+    if (size_arg(a[0], s_nbytes, as_size_f, &n) < 0 || !(stream = stream_arg(a[1]))) return NULL;
+    if (n == 0) {
+        Py_DecRef(stream);
+        return PyLong_FromLong(0);
+    }
+    if (live_handle(self, &mh) < 0 || get_handle(stream, &sh) < 0) {
+        Py_DecRef(stream);
+        return NULL;
+    }
+    Py_DecRef(stream); /* the caller holds it for the call */
+    ts = PyEval_SaveThread();
+    p = rmmh_alloc_p(mh, n, sh);
+    PyEval_RestoreThread(ts);
+    if (!p) { /* alloc_failed() returns the exception (rmm_last_error()'s message) */
+        PyObject *e = PyObject_CallFunctionObjArgs(alloc_failed_f, NULL);
+        if (e) {
+            PyErr_SetObject((PyObject *)Py_TYPE(e), e);
+            Py_DecRef(e);
+        }
+        return NULL;
+    }
+    return PyLong_FromVoidPtr(p);
+}
+
+static PyObject *res_deallocate(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    PyObject *a[3] = {NULL, NULL, NULL}, *names[3], *stream;
+    size_t ptr, n;
+    void *mh, *sh = NULL;
+    int st;
+    PyThreadState *ts;
+    if (!check_bound()) return NULL;
+    names[0] = s_ptr;
+    names[1] = s_nbytes;
+    names[2] = s_stream;
+    if (parse_args("deallocate", args, nargs, kwnames, names, 3, a) < 0) return NULL;
+    if (!a[0] || !a[1]) {
+        PyErr_SetString(PyExc_TypeError, "deallocate() missing required arguments 'ptr' and 'nbytes'");
+        return NULL;
+    }
+    if (size_arg(a[0], s_ptr, as_pointer_f, &ptr) < 0 || size_arg(a[1], s_nbytes, as_size_f, &n) < 0 ||
+        !(stream = stream_arg(a[2])))
+        return NULL;
+    if (ptr == 0) {
+        Py_DecRef(stream);
+        Py_IncRef(NoneObj);
+        return NoneObj;
+    }
+    if (live_handle(self, &mh) < 0 || get_handle(stream, &sh) < 0) {
+        Py_DecRef(stream);
+        return NULL;
+    }
+    Py_DecRef(stream);
+    ts = PyEval_SaveThread();
+    st = rmmh_free_p(mh, (void *)(uintptr_t)ptr, n, sh, -1);
+    PyEval_RestoreThread(ts);
+    if (st) {
+        PyObject *code = PyLong_FromLong(st), *e = NULL;
+        if (code) e = call1(error_f, code);
+        Py_XDECREF(code);
+        if (e) {
+            PyErr_SetObject((PyObject *)Py_TYPE(e), e);
+            Py_DecRef(e);
+        }
+        return NULL;
+    }
+    Py_IncRef(NoneObj);
+    return NoneObj;
+}
+
+static void resource_dealloc(PyObject *self) {
+    PyTypeObject *tp = Py_TYPE(self);
+    freefunc tp_free = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+    tp_free(self);
+    Py_DecRef((PyObject *)tp);
+}
+
+static PyMethodDef resource_methods[] = {
+    {"allocate", (PyCFunction)(void (*)(void))res_allocate, METH_FASTCALL | METH_KEYWORDS,
+     "allocate(nbytes, stream=DEFAULT_STREAM) -> address\n\nAllocates nbytes bytes on stream. "
+     "Raises MemoryError (rmmh.OutOfMemoryError) when the memory is not there; 0 bytes give 0."},
+    {"deallocate", (PyCFunction)(void (*)(void))res_deallocate, METH_FASTCALL | METH_KEYWORDS,
+     "deallocate(ptr, nbytes, stream=DEFAULT_STREAM)\n\nFrees ptr, allocated by this resource with "
+     "nbytes, on stream. rmmh.CorruptionError when the resource can tell it never handed ptr out."},
+    {NULL, NULL, 0, NULL},
+};
+static PyType_Slot resource_slots[] = {
+    {Py_tp_dealloc, (void *)resource_dealloc},
+    {Py_tp_methods, (void *)resource_methods},
+    {Py_tp_doc, (void *)"DeviceMemoryResource's allocate and deallocate in C (rmmh._accel)."},
+    {0, NULL},
+};
+static PyType_Spec resource_spec = {
+    "rmmh._accel.ResourceBase", 0, 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, resource_slots,
+};
+
+/* ---- module functions --------------------------------------------------------------------- */
+/* alloc(mr_handle, nbytes, stream_handle) -> address, or None on failure (rmm_last_error()). */
+static PyObject *py_alloc(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    void *mh, *sh, *p;
+    size_t n;
+    PyThreadState *ts;
+    (void)self;
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "alloc(mr, nbytes, stream)");
+        return NULL;
+    }
+    mh = args[0] == NoneObj ? NULL : PyLong_AsVoidPtr(args[0]);
+    n = PyLong_AsSize_t(args[1]);
+    sh = args[2] == NoneObj ? NULL : PyLong_AsVoidPtr(args[2]);
+    if (PyErr_Occurred()) return NULL;
+    ts = PyEval_SaveThread();
+    p = rmmh_alloc_p(mh, n, sh);
+    PyEval_RestoreThread(ts);
+    if (!p) {
+        Py_IncRef(NoneObj);
+        return NoneObj;
+    }
+    return PyLong_FromVoidPtr(p);
+}
+/* free(mr_handle, address, nbytes, stream_handle, device) -> status */
+static PyObject *py_free(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    void *mh, *p, *sh;
+    size_t n;
+    long dev;
+    int st;
+    PyThreadState *ts;
+    (void)self;
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "free(mr, ptr, nbytes, stream, device)");
+        return NULL;
+    }
+    mh = args[0] == NoneObj ? NULL : PyLong_AsVoidPtr(args[0]);
+    p = PyLong_AsVoidPtr(args[1]);
+    n = PyLong_AsSize_t(args[2]);
+    sh = args[3] == NoneObj ? NULL : PyLong_AsVoidPtr(args[3]);
+    dev = PyLong_AsLong(args[4]);
+    if (PyErr_Occurred()) return NULL;
+    ts = PyEval_SaveThread();
+    st = rmmh_free_p(mh, p, n, sh, (int)dev);
+    PyEval_RestoreThread(ts);
+    return PyLong_FromLong(st);
+}
+
+static PyObject *intern(const char *s) { return PyUnicode_InternFromString(s); }
+
+static PyObject *ns_get(PyObject *ns, const char *name) {
+    PyObject *v = PyDict_GetItemString(ns, name);
+    if (!v) {
+        PyErr_Format(PyExc_KeyError, "rmmh._accel.bind: namespace lacks %s", name);
+        return NULL;
+    }
+    Py_IncRef(v);
+    return v;
+}
+
+/* bind_library(library_path, abi_version) -> abi_version: resolves librmmh's hot functions in
+   the copy ctypes loaded (RTLD_NOLOAD: never a second copy). ImportError when it lacks what this
+   build needs. */
+static PyObject *py_bind_library(PyObject *self, PyObject *args) {
+    PyObject *path, *bytes;
+    long abi;
+    void *handle;
+    int_fn abi_fn;
+    (void)self;
+    if (PyTuple_Size(args) != 2) {
+        PyErr_SetString(PyExc_TypeError, "bind_library(library_path, abi_version)");
+        return NULL;
+    }
+    path = PyTuple_GetItem(args, 0);
+    abi = PyLong_AsLong(PyTuple_GetItem(args, 1));
+    if (PyErr_Occurred()) return NULL;
+    bytes = PyUnicode_AsUTF8String(path);
+    if (!bytes) return NULL;
+    handle = dlopen(PyBytes_AsString(bytes), RTLD_NOW | RTLD_NOLOAD);
+    Py_DecRef(bytes);
+    if (!handle) {
+        PyErr_SetString(PyExc_ImportError, "rmmh._accel: librmmh is not loaded");
+        return NULL;
+    }
+    abi_fn = (int_fn)dlsym(handle, "rmmh_abi_version");
+    rmmh_alloc_p = (alloc_fn)dlsym(handle, "rmmh_alloc");
+    rmmh_free_p = (free_fn)dlsym(handle, "rmmh_free");
+    rmmh_get_device_p = (int_fn)dlsym(handle, "rmmh_get_device");
+    rmmh_device_count_p = (int_fn)dlsym(handle, "rmmh_device_count");
+    if (!abi_fn || abi_fn() != abi || !rmmh_alloc_p || !rmmh_free_p || !rmmh_get_device_p || !rmmh_device_count_p) {
+        PyErr_SetString(PyExc_ImportError, "rmmh._accel: librmmh lacks the helpers this build expects");
+        return NULL;
+    }
+    return PyLong_FromLong(abi); /* (None is not known before bind_objects) */
+}
+
+/* bind_objects(namespace): the Python objects the C code calls (types, helpers, True, None). */
+static PyObject *py_bind_objects(PyObject *self, PyObject *args) {
+    PyObject *ns;
+    (void)self;
+    if (PyTuple_Size(args) != 1) {
+        PyErr_SetString(PyExc_TypeError, "bind_objects(namespace)");
+        return NULL;
+    }
+    ns = PyTuple_GetItem(args, 0);
+    if (!(StreamType = ns_get(ns, "Stream")) || !(DefaultStream = ns_get(ns, "DEFAULT_STREAM")) ||
+        !(MRType = ns_get(ns, "DeviceMemoryResource")) || !(PerDevice = ns_get(ns, "per_device")) ||
+        !(TrueObj = ns_get(ns, "True")) || !(NoneObj = ns_get(ns, "None")) ||
+        !(as_stream_f = ns_get(ns, "as_stream")) || !(as_size_f = ns_get(ns, "as_size")) ||
+        !(as_pointer_f = ns_get(ns, "as_pointer")) || !(error_f = ns_get(ns, "error")) ||
+        !(destroyed_f = ns_get(ns, "destroyed")) ||
+        !(get_per_device_resource_f = ns_get(ns, "get_per_device_resource")) ||
+        !(current_device_f = ns_get(ns, "current_device")) || !(alloc_failed_f = ns_get(ns, "alloc_failed")) ||
+        !(check_mr_f = ns_get(ns, "check_mr")))
+        return NULL;
+    if (!(s_h = intern("_h")) || !(s_refs = intern("_refs")) || !(s_run = intern("run")) ||
+        !(s_copy_in = intern("_copy_in")) || !(s_ptr = intern("ptr")) || !(s_size = intern("size")) ||
+        !(s_stream = intern("stream")) || !(s_mr = intern("mr")) || !(s_nbytes = intern("nbytes")))
+        return NULL;
+    bound = 1;
+    Py_IncRef(NoneObj);
+    return NoneObj;
+}
+
+static PyMethodDef methods[] = {
+    {"bind_library", py_bind_library, METH_VARARGS, "bind_library(library_path, abi_version)"},
+    {"bind_objects", py_bind_objects, METH_VARARGS, "bind_objects(namespace)"},
+    {"alloc", (PyCFunction)(void (*)(void))py_alloc, METH_FASTCALL, "alloc(mr_handle, nbytes, stream_handle) -> address or None"},
+    {"free", (PyCFunction)(void (*)(void))py_free, METH_FASTCALL, "free(mr_handle, address, nbytes, stream_handle, device) -> status"},
+    {NULL, NULL, 0, NULL},
+};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_accel", "rmmh's optional accelerator (see src/_accel.c)", -1, methods, NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__accel(void) {
+    PyObject *m = PyModule_Create(&module), *t;
+    if (!m) return NULL;
+    t = PyType_FromSpec(&buffer_spec);
+    if (!t || PyModule_AddObject(m, "BufferBase", t) < 0) {
+        Py_XDECREF(t);
+        Py_DecRef(m);
+        return NULL;
+    }
+    t = PyType_FromSpec(&resource_spec);
+    if (!t || PyModule_AddObject(m, "ResourceBase", t) < 0) {
+        Py_XDECREF(t);
+        Py_DecRef(m);
+        return NULL;
+    }
+    return m;
+}

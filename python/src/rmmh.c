@@ -1,0 +1,298 @@
+/* rmmh.c - the native half of the rmmh Python package: rmm.h compiled once, plus a few helpers.
+
+   This file is the whole of librmmh.so (CUDA backend, CUDA runtime linked statically) and of
+   librmmh_host.so (-DRMM_BACKEND_HOST). It defines RMM_IMPLEMENTATION, so the per-device resource
+   table lives here, once per process: Python (through ctypes) and the framework hooks that load
+   the same library share it.
+
+   The helpers below use only rmm.h's public API (and, for prefetch and versions, the CUDA runtime).
+   They exist for two reasons: to give ctypes calls without out-pointers on the hot path (an
+   out-pointer costs a byref() per call), and to take descriptor fields as scalars so the Python
+   side never mirrors a C struct layout. Every helper returns an rmm_status (0 is success) unless
+   it says otherwise; the message is in rmm_last_error(). Build: see python/build_native.py. */
+#define RMM_IMPLEMENTATION
+#pragma GCC visibility push(default)
+#include "rmm.h"
+#include "rmm_cuda.h"
+#pragma GCC visibility pop
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RMMH_API __attribute__((visibility("default")))
+
+/* Bumped when a helper's signature changes; the Python side refuses a library it does not know. */
+#define RMMH_ABI_VERSION 2
+
+RMMH_API int rmmh_abi_version(void) { return RMMH_ABI_VERSION; }
+RMMH_API const char *rmmh_rmm_version(void) { return RMM_VERSION_STRING; }
+RMMH_API const char *rmmh_backend(void) {
+#if defined(RMM_BACKEND_HOST)
+    return "host";
+#else
+    return "cuda";
+#endif
+}
+
+/* ---- the hot path ------------------------------------------------------------------------- */
+
+/* rmm_allocate without an out-pointer: the block, or NULL on failure (rmm_last_status() says
+   why). bytes must be > 0. A resource that reports success with NULL (a user callback) is turned
+   into INVALID_ARGUMENT, so NULL always means failure. */
+RMMH_API void *rmmh_alloc(rmm_resource *mr, size_t bytes, rmm_stream stream) {
+    void *p = NULL;
+    if (rmm_allocate(mr, &p, bytes, stream) != RMM_SUCCESS) return NULL;
+    if (!p && bytes) rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh: the resource returned NULL for %zu bytes", bytes);
+    return p;
+}
+
+/* rmm_deallocate on `device` (< 0: the current one, no switch): makes it current around the call
+   when it is not, as rmm.h's containers do, so a buffer can be freed with another device current. */
+RMMH_API int rmmh_free(rmm_resource *mr, void *ptr, size_t bytes, rmm_stream stream, int device) {
+    int current = device;
+    rmm_status st;
+    if (device >= 0 && rmm_get_device(&current) == RMM_SUCCESS && current != device) {
+        st = rmm_set_device(device);
+        if (st != RMM_SUCCESS) return (int)st;
+        st = rmm_deallocate(mr, ptr, bytes, stream);
+        (void)rmm_set_device(current);
+        return (int)st;
+    }
+    return (int)rmm_deallocate(mr, ptr, bytes, stream);
+}
+
+/* ---- streams ------------------------------------------------------------------------------ */
+
+/* A new stream on the current device: non-blocking (rmm_stream_create) or, with non_blocking 0,
+   one that synchronizes with the legacy default stream (cudaStreamDefault, RMM's
+   CudaStreamFlags.SYNC_DEFAULT). Destroy it with rmm_stream_destroy. INVALID_ARGUMENT iff out
+   is NULL; CUDA iff the runtime refuses. On the host backend both kinds are the same. */
+RMMH_API int rmmh_stream_create(rmm_stream *out, int non_blocking) {
+#if defined(RMM_BACKEND_HOST)
+    (void)non_blocking;
+    return (int)rmm_stream_create(out);
+#else
+    if (non_blocking || !out) return (int)rmm_stream_create(out);
+    return (int)rmm_status_from_cuda(cudaStreamCreateWithFlags(out, cudaStreamDefault), "cudaStreamCreateWithFlags");
+#endif
+}
+
+/* ---- devices ------------------------------------------------------------------------------ */
+
+/* The current device, or -1 when it cannot be read (rmm_last_status() says why). */
+RMMH_API int rmmh_get_device(void) {
+    int d = -1;
+    return rmm_get_device(&d) == RMM_SUCCESS ? d : -1;
+}
+/* The number of devices; 0 when there is no usable GPU (rmm_last_status() says why). */
+RMMH_API int rmmh_device_count(void) {
+    int n = 0;
+    return rmm_get_device_count(&n) == RMM_SUCCESS ? n : 0;
+}
+RMMH_API int rmmh_runtime_version(void) {
+#if defined(RMM_BACKEND_HOST)
+    return 0;
+#else
+    int v = 0;
+    return cudaRuntimeGetVersion(&v) == cudaSuccess ? v : 0;
+#endif
+}
+RMMH_API int rmmh_driver_version(void) {
+#if defined(RMM_BACKEND_HOST)
+    return 0;
+#else
+    int v = 0;
+    if (cudaDriverGetVersion(&v) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return v;
+#endif
+}
+
+/* Host backend only: the simulated device capacity; NOT_SUPPORTED on the CUDA backend. */
+RMMH_API int rmmh_set_host_capacity(size_t bytes) {
+#if defined(RMM_BACKEND_HOST)
+    rmm_host_backend_set_capacity(bytes);
+    return RMM_SUCCESS;
+#else
+    (void)bytes;
+    return rmm_set_last_error(RMM_ERROR_NOT_SUPPORTED, "rmmh_set_host_capacity: only the host backend has a simulated capacity");
+#endif
+}
+
+/* cudaMemPrefetchAsync to `device` (cudaCpuDeviceId, -1, for the host) on `stream`. Memory that
+   is not managed, or a device without concurrent managed access, is left alone (success), as in
+   RMM's DeviceBuffer.prefetch. A no-op on the host backend. */
+RMMH_API int rmmh_prefetch(void *ptr, size_t bytes, int device, rmm_stream stream) {
+#if defined(RMM_BACKEND_HOST)
+    (void)ptr;
+    (void)bytes;
+    (void)device;
+    (void)stream;
+    return RMM_SUCCESS;
+#else
+    cudaError_t err;
+    int concurrent = 0, probe = device;
+    if (!ptr || !bytes) return RMM_SUCCESS;
+    if (probe < 0 && rmm_get_device(&probe) != RMM_SUCCESS) return (int)rmm_last_status();
+    if (cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess, probe) != cudaSuccess || !concurrent) {
+        (void)cudaGetLastError();
+        return RMM_SUCCESS;
+    }
+#if CUDART_VERSION >= 13000
+    {
+        struct cudaMemLocation loc;
+        memset(&loc, 0, sizeof loc);
+        loc.type = device < 0 ? cudaMemLocationTypeHost : cudaMemLocationTypeDevice;
+        loc.id = device < 0 ? 0 : device;
+        err = cudaMemPrefetchAsync(ptr, bytes, loc, 0, stream);
+    }
+#else
+    err = cudaMemPrefetchAsync(ptr, bytes, device, stream);
+#endif
+    if (err == cudaErrorInvalidValue) { /* not managed memory: nothing to prefetch */
+        (void)cudaGetLastError();
+        return RMM_SUCCESS;
+    }
+    return (int)rmm_status_from_cuda(err, "cudaMemPrefetchAsync");
+#endif
+}
+
+/* ---- creation with scalar arguments (no struct layouts on the Python side) --------------- */
+
+RMMH_API int rmmh_pool_create(rmm_resource **out, rmm_resource *upstream, size_t initial_bytes, size_t maximum_bytes, int growth,
+                              size_t growth_granularity_bytes, int streams_outlive_pool, size_t virtual_bytes) {
+    rmm_pool_desc d = rmm_pool_desc_default();
+    d.initial_bytes = initial_bytes;
+    d.maximum_bytes = maximum_bytes;
+    d.growth = (rmm_pool_growth)growth;
+    if (growth_granularity_bytes) d.growth_granularity_bytes = growth_granularity_bytes;
+    d.streams_outlive_pool = streams_outlive_pool != 0;
+    d.virtual_bytes = virtual_bytes;
+    return (int)rmm_pool_create(out, upstream, &d);
+}
+/* out[7]: pool_bytes, peak_pool_bytes, used_bytes, free_bytes, largest_free_block, free_blocks,
+   upstream_chunks. */
+RMMH_API int rmmh_pool_info(rmm_resource *pool, size_t *out) {
+    rmm_pool_info info;
+    rmm_status st;
+    if (!out) return rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh_pool_info: out is NULL");
+    st = rmm_pool_get_info(pool, &info);
+    if (st != RMM_SUCCESS) return (int)st;
+    out[0] = info.pool_bytes;
+    out[1] = info.peak_pool_bytes;
+    out[2] = info.used_bytes;
+    out[3] = info.free_bytes;
+    out[4] = info.largest_free_block;
+    out[5] = info.free_blocks;
+    out[6] = info.upstream_chunks;
+    return RMM_SUCCESS;
+}
+RMMH_API int rmmh_fixed_size_create(rmm_resource **out, rmm_resource *upstream, size_t block_bytes, size_t blocks_to_preallocate) {
+    rmm_fixed_size_desc d = rmm_fixed_size_desc_default();
+    d.block_bytes = block_bytes;
+    d.blocks_to_preallocate = blocks_to_preallocate;
+    return (int)rmm_fixed_size_create(out, upstream, &d);
+}
+RMMH_API int rmmh_binning_create(rmm_resource **out, rmm_resource *upstream, int min_size_exponent, int max_size_exponent) {
+    rmm_binning_desc d = rmm_binning_desc_default();
+    d.min_size_exponent = min_size_exponent;
+    d.max_size_exponent = max_size_exponent;
+    return (int)rmm_binning_create(out, upstream, &d);
+}
+RMMH_API int rmmh_arena_create(rmm_resource **out, rmm_resource *upstream, size_t arena_bytes, size_t superblock_bytes, int streams_outlive_arena) {
+    rmm_arena_desc d = rmm_arena_desc_default();
+    d.arena_bytes = arena_bytes;
+    d.superblock_bytes = superblock_bytes;
+    d.streams_outlive_arena = streams_outlive_arena != 0;
+    return (int)rmm_arena_create(out, upstream, &d);
+}
+RMMH_API int rmmh_async_create(rmm_resource **out, size_t initial_pool_bytes, size_t release_threshold_bytes, int export_handle) {
+    rmm_async_desc d = rmm_async_desc_default();
+    d.initial_pool_bytes = initial_pool_bytes;
+    d.release_threshold_bytes = release_threshold_bytes;
+    d.export_handle = (rmm_export_handle)export_handle;
+    return (int)rmm_async_resource_create(out, &d);
+}
+
+/* out[6]: current_bytes, current_count, peak_bytes, peak_count, total_bytes, total_count (the
+   order of RMM's Python Statistics). */
+static void rmmh__stats_out(const rmm_statistics *s, int64_t *out) {
+    out[0] = s->bytes.value;
+    out[1] = s->count.value;
+    out[2] = s->bytes.peak;
+    out[3] = s->count.peak;
+    out[4] = s->bytes.total;
+    out[5] = s->count.total;
+}
+RMMH_API int rmmh_statistics_get(rmm_resource *mr, int64_t *out) {
+    rmm_statistics s;
+    rmm_status st = rmm_statistics_get(mr, &s);
+    if (st == RMM_SUCCESS) rmmh__stats_out(&s, out);
+    return (int)st;
+}
+RMMH_API int rmmh_statistics_pop(rmm_resource *mr, int64_t *out) {
+    rmm_statistics s;
+    rmm_status st = rmm_statistics_pop(mr, &s);
+    if (st == RMM_SUCCESS) rmmh__stats_out(&s, out);
+    return (int)st;
+}
+
+/* The tracking report as a malloc'd string (free it with rmmh_free_string), or NULL on failure. */
+RMMH_API char *rmmh_tracking_report(rmm_resource *mr) {
+    char *text = NULL;
+    size_t length = 0;
+    rmm_status st;
+    FILE *f = open_memstream(&text, &length);
+    if (!f) {
+        rmm_set_last_error(RMM_ERROR_OUT_OF_MEMORY, "rmmh_tracking_report: open_memstream failed");
+        return NULL;
+    }
+    st = rmm_tracking_report(mr, f);
+    fclose(f);
+    if (st != RMM_SUCCESS) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+RMMH_API void rmmh_free_string(char *text) { free(text); }
+
+/* ---- system memory: malloc'd memory as a device resource (RMM's SystemMemoryResource) ----- */
+/* Usable by kernels only where the GPU can access pageable memory (HMM, ATS, Grace Hopper). */
+typedef struct rmmh__system {
+    rmm_resource base;
+} rmmh__system;
+static rmm_status rmmh__system_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    (void)self;
+    (void)stream;
+    if (posix_memalign(ptr, alignment, bytes) != 0) {
+        *ptr = NULL;
+        return rmm_set_last_error(RMM_ERROR_OUT_OF_MEMORY, "system: posix_memalign(bytes=%zu, alignment=%zu) failed: out of memory", bytes, alignment);
+    }
+    return RMM_SUCCESS;
+}
+static rmm_status rmmh__system_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    (void)self;
+    (void)bytes;
+    (void)alignment;
+    /* stream-ordered like RMM's: the memory may still be in use by work on the stream */
+    rmm_status st = rmm_stream_synchronize(stream);
+    free(ptr);
+    return st;
+}
+static void rmmh__system_destroy(rmm_resource *self) { free(self); }
+static const rmm_resource_vtable rmmh__system_vtable = {"system", rmmh__system_allocate, rmmh__system_deallocate, NULL, rmmh__system_destroy};
+RMMH_API int rmmh_system_resource_create(rmm_resource **out) {
+    rmmh__system *s;
+    if (!out) return rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh_system_resource_create: out is NULL");
+    s = (rmmh__system *)calloc(1, sizeof *s);
+    *out = NULL;
+    if (!s) return rmm_set_last_error(RMM_ERROR_OUT_OF_MEMORY, "rmmh_system_resource_create: out of host memory");
+    s->base.vtable = &rmmh__system_vtable;
+    *out = &s->base;
+    return RMM_SUCCESS;
+}

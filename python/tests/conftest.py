@@ -1,0 +1,98 @@
+"""Shared fixtures, and the closing line `make test` counts.
+
+The suite runs against the library RMMH_BACKEND selects: `make test` runs it on the host backend
+(twice: with the C accelerator and with ctypes alone, RMMH_NO_ACCEL=1), gpu_check.sh on the CUDA
+backend. Tests that need a GPU, or a framework (CuPy, Numba, PyTorch) that is missing, skip and
+say why.
+
+The last line pytest prints is "N passed, N failed[, N skipped]", the format tests/run.sh sums.
+"""
+import os
+import sys
+import tempfile
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+# rmm.h's debug log (errors the tests provoke on purpose) goes to a temporary file, not ./
+os.environ.setdefault("RMM_DEBUG_LOG_FILE",
+                      os.path.join(tempfile.gettempdir(), "rmmh_tests_debug_log.txt"))
+# the package next to the tests (make python builds it), unless RMMH_TEST_INSTALLED=1 asks for
+# the one Python finds (gpu_check.sh tests what pip installed)
+if os.environ.get("RMMH_TEST_INSTALLED") != "1":
+    sys.path.insert(0, os.path.dirname(HERE))
+
+import rmmh  # noqa: E402
+import rmmh.statistics  # noqa: E402
+from rmmh import _lib  # noqa: E402
+
+HOST = rmmh.BACKEND == "host"
+HAVE_GPU = not HOST and _lib.rmmh_device_count() > 0
+
+requires_gpu = pytest.mark.skipif(not HAVE_GPU, reason="needs a GPU and RMMH_BACKEND=cuda")
+# the host backend simulates two devices; a machine with two GPUs runs these on the CUDA backend
+TWO_DEVICES = (HOST or HAVE_GPU) and _lib.rmmh_device_count() >= 2
+requires_two_devices = pytest.mark.skipif(not TWO_DEVICES, reason="needs two devices")
+host_only = pytest.mark.skipif(not HOST, reason="host backend behaviour (RMMH_BACKEND=host)")
+
+
+def pytest_collection_modifyitems(config, items):
+    """On the CUDA backend without a usable GPU only the backend tests can run."""
+    if HOST or HAVE_GPU:
+        return
+    why = pytest.mark.skip(reason="RMMH_BACKEND=cuda but no usable GPU (%s)" % _lib.last_error())
+    for item in items:
+        if "test_backends" not in item.nodeid:
+            item.add_marker(why)
+
+
+def pytest_report_header(config):
+    return ("rmmh: backend %s, accelerator %s, library %s"
+            % (rmmh.BACKEND, "on" if rmmh.ACCELERATED else "off (ctypes alone)",
+               _lib.LIBRARY_PATH))
+
+
+@pytest.fixture(autouse=True)
+def rmm_auto_reinitialize():
+    """Every test starts from, and leaves, the default resources (as RMM's suite does)."""
+    yield
+    rmmh.reinitialize()
+
+
+@pytest.fixture
+def stats_mr():
+    """A StatisticsResourceAdaptor made current for the test."""
+    with rmmh.statistics.statistics():
+        yield rmmh.mr.get_current_device_resource()
+
+
+@pytest.fixture
+def host_capacity():
+    """Sets the host backend's simulated device size for one test (restored after)."""
+    if not HOST:
+        pytest.skip("the simulated capacity exists on the host backend only")
+    yield lambda n: _lib.check(_lib.rmmh_set_host_capacity(n))
+    _lib.rmmh_set_host_capacity(4 << 30)
+
+
+_counts = {}
+
+
+@pytest.hookimpl(hookwrapper=True, trylast=True)
+def pytest_sessionfinish(session, exitstatus):
+    yield
+    tr = session.config.pluginmanager.get_plugin("terminalreporter")
+    if tr is not None:
+        stats = tr.stats
+        _counts.update(passed=len(stats.get("passed", [])),
+                       failed=len(stats.get("failed", [])) + len(stats.get("error", [])),
+                       skipped=len(stats.get("skipped", [])))
+
+
+def pytest_unconfigure(config):
+    if _counts:
+        line = "%d passed, %d failed" % (_counts["passed"], _counts["failed"])
+        if _counts["skipped"]:
+            line += ", %d skipped" % _counts["skipped"]
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()

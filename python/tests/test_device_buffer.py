@@ -1,0 +1,268 @@
+"""DeviceBuffer: properties, copies in and out, resize/reserve, pickling, CUDA array interface,
+argument checking (intent of RMM's test_device_buffer.py, in rmmh's words)."""
+import copy
+import pickle
+
+import numpy as np
+import pytest
+
+import rmmh as rmm
+from rmmh.pylibrmm.device_buffer import (
+    copy_device_to_ptr,
+    copy_host_to_ptr,
+    copy_ptr_to_host,
+    to_device,
+)
+
+
+@pytest.mark.parametrize("size", [0, 5, 1000, 1 << 20])
+def test_properties(size):
+    b = rmm.DeviceBuffer(size=size)
+    assert (b.ptr != 0) == (size != 0)
+    assert b.size == b.nbytes == len(b) == b.__sizeof__() == size
+    assert b.capacity() >= b.size
+    assert b.ptr % 256 == 0
+    assert b.mr is rmm.mr.get_current_device_resource()
+    assert b.stream is rmm.DEFAULT_STREAM
+    assert isinstance(b.tobytes(), bytes) and len(b.tobytes()) == size
+
+
+def test_keyword_only_like_rmm():
+    with pytest.raises(TypeError):
+        rmm.DeviceBuffer(10)
+    with pytest.raises(TypeError):
+        rmm.DeviceBuffer(size=10, color="blue")
+
+
+def test_cuda_array_interface_v3():
+    b = rmm.DeviceBuffer(size=7)
+    cai = b.__cuda_array_interface__
+    assert cai["data"] == (b.ptr, False)
+    assert cai["shape"] == (7,)
+    assert cai["strides"] is None
+    assert cai["typestr"] == "|u1"
+    assert cai["version"] == 3
+    assert cai["stream"] == 1  # the default stream is reported as the legacy default stream
+    s = rmm.Stream()
+    assert rmm.DeviceBuffer(size=7, stream=s).__cuda_array_interface__["stream"] == s.handle
+    assert rmm.DeviceBuffer(size=1, stream=rmm.PER_THREAD_DEFAULT_STREAM) \
+        .__cuda_array_interface__["stream"] == 2
+
+
+@pytest.mark.parametrize("hb", [b"abc", bytearray(b"abc"), memoryview(b"abc"),
+                                np.asarray(memoryview(b"abc")), np.arange(3, dtype="u1")])
+def test_host_round_trip(hb):
+    db = rmm.DeviceBuffer.to_device(hb)
+    out = db.copy_to_host()
+    assert isinstance(out, np.ndarray) and out.dtype == np.uint8
+    assert memoryview(out) == memoryview(hb)
+    into = bytearray(3)
+    assert db.copy_to_host(into) is into and into == bytes(hb)
+    arr = np.empty(3, dtype="u1")
+    assert db.copy_to_host(arr) is arr and arr.tobytes() == bytes(hb)
+    assert bytes(db) == db.tobytes() == bytes(hb)
+
+
+@pytest.mark.parametrize("hb,exc", [(None, TypeError), ("abc", TypeError), (123, TypeError),
+                                    (np.ones(4, "u1")[::2], ValueError),
+                                    (np.ones((4, 4), "u1")[:, 1], ValueError)])
+def test_to_device_rejects(hb, exc):
+    with pytest.raises(exc):
+        rmm.DeviceBuffer.to_device(hb)
+
+
+@pytest.mark.parametrize("hb", [b"", np.ones((2,), "u2"), np.ones((2, 2), "u1"),
+                                np.arange(6, dtype="f8")])
+def test_to_device_takes_any_contiguous_buffer(hb):
+    # rmmh: any C-contiguous buffer, copied byte for byte (RMM takes 1-D uint8 only)
+    db = rmm.DeviceBuffer.to_device(hb)
+    assert db.size == memoryview(hb).nbytes
+    assert db.tobytes() == memoryview(hb).tobytes()
+
+
+def test_copy_from_host_and_too_large():
+    db = rmm.DeviceBuffer.to_device(np.zeros(10, dtype="u1"))
+    db.copy_from_host(b"abc")
+    np.testing.assert_equal(db.copy_to_host(), [97, 98, 99, 0, 0, 0, 0, 0, 0, 0])
+    with pytest.raises(ValueError, match="too large"):
+        db.copy_from_host(b"x" * 11)
+    with pytest.raises(ValueError, match="too small"):
+        db.copy_to_host(bytearray(9))
+    with pytest.raises(ValueError):
+        db.copy_to_host(b"read-only bytes of length 20")
+
+
+def test_copy_from_device():
+    src = rmm.DeviceBuffer.to_device(b"abc")
+    db = rmm.DeviceBuffer.to_device(np.zeros(10, dtype="u1"))
+    db.copy_from_device(src)
+    np.testing.assert_equal(db.copy_to_host(), [97, 98, 99, 0, 0, 0, 0, 0, 0, 0])
+
+    class Cai:  # a foreign device array: 2 int32 elements of src's memory
+        def __init__(self, ptr, shape, strides=None, typestr="<i4"):
+            self.__cuda_array_interface__ = {"data": (ptr, False), "shape": shape,
+                                             "strides": strides, "typestr": typestr,
+                                             "version": 3}
+
+    big = rmm.DeviceBuffer.to_device(np.arange(4, dtype="<i4"))
+    db.copy_from_device(Cai(big.ptr, (2,)))
+    assert np.frombuffer(db.tobytes()[:8], "<i4").tolist() == [0, 1]
+    with pytest.raises(ValueError, match="1-D"):
+        db.copy_from_device(Cai(big.ptr, (2, 2)))
+    with pytest.raises(ValueError, match="non-contiguous"):
+        db.copy_from_device(Cai(big.ptr, (2,), strides=(8,)))
+    with pytest.raises(ValueError, match="too large"):
+        db.copy_from_device(Cai(big.ptr, (4,), typestr="<f8"))
+    with pytest.raises(ValueError, match="__cuda_array_interface__"):
+        db.copy_from_device(b"host bytes")
+
+
+@pytest.mark.parametrize("make_copy", [lambda d: d.copy(), copy.copy])
+def test_copy(make_copy):
+    db = rmm.DeviceBuffer.to_device(b"abcde")
+    dup = make_copy(db)
+    assert dup is not db and dup.ptr != db.ptr
+    assert dup.tobytes() == b"abcde" and dup.mr is db.mr and dup.stream is db.stream
+
+
+@pytest.mark.parametrize("hb", [b"", b"123", b"abc" * 1000])
+def test_pickle(hb):
+    db = rmm.DeviceBuffer.to_device(hb)
+    assert pickle.loads(pickle.dumps(db)).tobytes() == hb
+    buffers = []
+    blob = pickle.dumps(db, protocol=5, buffer_callback=buffers.append)
+    assert len(buffers) == 1 and bytes(buffers[0]) == hb  # out of band
+    assert pickle.loads(blob, buffers=buffers).tobytes() == hb
+
+
+def test_resize_reserve_shrink():
+    db = rmm.DeviceBuffer.to_device(b"abcdef")
+    db.resize(3)
+    assert db.size == 3 and db.capacity() == 6 and db.tobytes() == b"abc"
+    ptr = db.ptr
+    db.resize(6)  # within capacity: no reallocation, the bytes are still there
+    assert db.ptr == ptr and db.tobytes() == b"abcdef"
+    db.reserve(100)
+    assert db.capacity() == 100 and db.size == 6 and db.tobytes() == b"abcdef"
+    db.reserve(10)  # no-op
+    assert db.capacity() == 100
+    db.resize(200)
+    assert db.size == db.capacity() == 200 and db.tobytes()[:6] == b"abcdef"
+    db.resize(4)
+    db.shrink_to_fit()
+    assert db.capacity() == 4 and db.tobytes() == b"abcd"
+    db.resize(0)
+    db.shrink_to_fit()
+    assert db.ptr == 0 and db.capacity() == 0
+    db.resize(5)
+    assert db.size == 5 and db.ptr != 0
+
+
+def test_resize_on_another_stream_moves_the_stream():
+    s = rmm.Stream()
+    db = rmm.DeviceBuffer.to_device(b"abc")
+    db.resize(1000, stream=s)
+    assert db.stream is s
+    s.synchronize()
+    assert db.tobytes()[:3] == b"abc"
+
+
+def test_ptr_copies_in():
+    src = rmm.DeviceBuffer.to_device(b"hello")
+    db = rmm.DeviceBuffer(ptr=src.ptr, size=5)
+    assert db.ptr != src.ptr and db.tobytes() == b"hello"
+    s = rmm.Stream()
+    db = rmm.DeviceBuffer(ptr=src.ptr, size=3, stream=s)
+    s.synchronize()
+    assert db.tobytes() == b"hel"
+
+
+def test_module_copy_functions():
+    db = rmm.DeviceBuffer(size=10)
+    copy_host_to_ptr(b"0123456789", db.ptr)
+    hb = bytearray(4)
+    copy_ptr_to_host(db.ptr + 2, hb)
+    assert hb == b"2345"
+    other = rmm.DeviceBuffer(size=10)
+    copy_device_to_ptr(db.ptr, other.ptr, 10)
+    rmm.DEFAULT_STREAM.synchronize()
+    assert other.tobytes() == b"0123456789"
+    assert to_device(b"xy").tobytes() == b"xy"
+
+
+@pytest.mark.parametrize("call", [
+    lambda: rmm.DeviceBuffer(size=10, stream=None),
+    lambda: rmm.DeviceBuffer.to_device(b"abc", stream=None),
+    lambda: rmm.DeviceBuffer.to_device(b"abc").copy_to_host(stream=None),
+    lambda: rmm.DeviceBuffer(size=3).copy_from_host(b"abc", stream=None),
+    lambda: rmm.DeviceBuffer(size=3).copy_from_device(rmm.DeviceBuffer(size=3), stream=None),
+    lambda: rmm.DeviceBuffer(size=3).tobytes(stream=None),
+    lambda: rmm.DeviceBuffer(size=3).reserve(10, stream=None),
+    lambda: rmm.DeviceBuffer(size=3).resize(10, stream=None),
+    lambda: copy_ptr_to_host(rmm.DeviceBuffer(size=3).ptr, bytearray(3), stream=None),
+    lambda: copy_host_to_ptr(b"abc", rmm.DeviceBuffer(size=3).ptr, stream=None),
+    lambda: copy_device_to_ptr(0, 0, 0, stream=None),
+    lambda: rmm.mr.get_current_device_resource().allocate(10, stream=None),
+    lambda: rmm.mr.get_current_device_resource().deallocate(0, 10, stream=None),
+])
+def test_stream_none_is_type_error(call):
+    with pytest.raises(TypeError, match="stream argument cannot be None"):
+        call()
+
+
+@pytest.mark.parametrize("size,exc", [(-1, OverflowError), (-1, ValueError), (1.5, TypeError),
+                                      ("10", TypeError), (None, TypeError),
+                                      (1 << 64, OverflowError)])
+def test_bad_sizes(size, exc):
+    with pytest.raises(exc):
+        rmm.DeviceBuffer(size=size)
+
+
+def test_huge_size_is_memory_error():
+    with pytest.raises(MemoryError):
+        rmm.DeviceBuffer(size=(1 << 64) - 1)
+    with pytest.raises(MemoryError):
+        rmm.DeviceBuffer(size=1 << 62)
+
+
+def test_bad_mr_and_stream_types():
+    with pytest.raises(TypeError):
+        rmm.DeviceBuffer(size=1, mr="pool")
+    with pytest.raises(TypeError):
+        rmm.DeviceBuffer(size=1, stream=5)
+    with pytest.raises(TypeError):
+        rmm.DeviceBuffer(size=1, mr=rmm.mr.DeviceMemoryResource)
+
+
+def test_prefetch_is_harmless():
+    db = rmm.DeviceBuffer(size=256)
+    db.prefetch()
+    db.prefetch(device=-1, stream=rmm.Stream())
+
+
+def test_explicit_mr_and_numpy_ints():
+    mr = rmm.mr.CudaMemoryResource()
+    db = rmm.DeviceBuffer(size=np.int64(12), mr=mr)
+    assert db.mr is mr and db.size == 12
+    db.resize(np.uint32(20))
+    assert db.size == 20
+
+
+def test_repr():
+    assert "size=3" in repr(rmm.DeviceBuffer(size=3))
+
+
+def test_empty_buffer_grown_then_freed():
+    pool = rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 1 << 20)
+    rmm.mr.set_current_device_resource(pool)
+    for grow in (lambda b: b.resize(1000), lambda b: b.reserve(1000)):
+        b = rmm.DeviceBuffer()
+        grow(b)
+        assert pool.info().used_bytes > 0
+        del b
+        assert pool.info().used_bytes == 0
+    s = rmm.Stream()
+    b = rmm.DeviceBuffer(size=0, stream=s)
+    b.resize(100, stream=s)
+    del b, s
+    assert pool.info().used_bytes == 0

@@ -1,0 +1,192 @@
+"""Errors: the exception hierarchy, rmm.h's messages, and bad arguments everywhere (TypeError or
+ValueError-family exceptions, never a crash)."""
+import itertools
+
+import numpy as np
+import pytest
+
+import rmmh as rmm
+from rmmh import _errors
+
+
+def test_hierarchy():
+    oom = _errors.error_for(4, "m")
+    assert isinstance(oom, MemoryError) and isinstance(oom, rmm.RMMError)
+    assert not isinstance(oom, RuntimeError)  # RMM raises a plain MemoryError
+    inv = _errors.error_for(2, "m")
+    assert isinstance(inv, ValueError) and isinstance(inv, RuntimeError)
+    assert isinstance(_errors.error_for(7, "m"), NotImplementedError)
+    for status in (1, 3, 5, 6, 8, 99):
+        e = _errors.error_for(status, "m")
+        assert isinstance(e, RuntimeError) and isinstance(e, rmm.RMMError)
+    assert oom.errcode == "RMM_ERROR_OUT_OF_MEMORY" and oom.status == 4
+    e = rmm.RMMError("RMM_ERROR_CUDA", "boom")  # RMM's constructor: (errcode, msg)
+    assert e.errcode == "RMM_ERROR_CUDA" and e.status == 1 and str(e) == "boom"
+    assert rmm.rmm.RMMError is rmm.RMMError
+
+
+def test_oom_message_is_rmm_h_s():
+    mr = rmm.mr.LimitingResourceAdaptor(rmm.mr.CudaMemoryResource(), 1 << 20)
+    with pytest.raises(rmm.OutOfMemoryError, match="limit"):
+        mr.allocate(2 << 20)
+
+
+def test_host_capacity_oom(host_capacity):
+    host_capacity(8 << 20)
+    with pytest.raises(MemoryError, match="out of memory"):
+        rmm.DeviceBuffer(size=16 << 20)
+    b = rmm.DeviceBuffer(size=1 << 20)
+    assert b.size == 1 << 20
+
+
+BAD = [None, -1, -(1 << 70), 1 << 70, 1.5, "x", b"x", [], {}, object(), float("nan")]
+
+
+def _calls(bad):
+    mr = rmm.mr.CudaMemoryResource()
+    pool = rmm.mr.PoolMemoryResource(mr, 0)  # tells a pointer it never handed out
+    buf = rmm.DeviceBuffer(size=16)
+    return [
+        lambda: rmm.DeviceBuffer(size=bad),
+        lambda: rmm.DeviceBuffer(size=4, mr=bad),
+        lambda: rmm.DeviceBuffer(size=4, stream=bad),
+        lambda: rmm.DeviceBuffer(ptr=bad, size=4),
+        lambda: buf.resize(bad),
+        lambda: buf.reserve(bad),
+        lambda: buf.copy_to_host(bad),
+        lambda: buf.copy_from_host(bad),
+        lambda: buf.copy_from_device(bad),
+        lambda: buf.prefetch(device=bad),
+        lambda: rmm.DeviceBuffer.to_device(bad),
+        lambda: mr.allocate(bad),
+        lambda: pool.deallocate(bad, 16),
+        lambda: pool.deallocate(0x100, bad),
+        lambda: rmm.mr.PoolMemoryResource(mr, bad),
+        lambda: rmm.mr.PoolMemoryResource(mr, 0, bad),
+        lambda: rmm.mr.PoolMemoryResource(bad),
+        lambda: rmm.mr.FixedSizeMemoryResource(mr, bad),
+        lambda: rmm.mr.FixedSizeMemoryResource(mr, 256, bad),
+        lambda: rmm.mr.BinningMemoryResource(mr, bad, 10),
+        lambda: rmm.mr.BinningMemoryResource(mr).add_bin(bad),
+        lambda: rmm.mr.ArenaMemoryResource(mr, bad),
+        lambda: rmm.mr.LimitingResourceAdaptor(mr, bad),
+        lambda: rmm.mr.LoggingResourceAdaptor(mr, bad),
+        lambda: rmm.mr.TrackingResourceAdaptor(bad),
+        lambda: rmm.mr.CudaAsyncMemoryResource(bad),
+        lambda: rmm.mr.CudaAsyncMemoryResource(0, bad),
+        lambda: rmm.mr.CudaAsyncViewMemoryResource(bad),
+        lambda: rmm.mr.AlignedResourceAdaptor(mr, bad),
+        lambda: rmm.mr.set_per_device_resource(bad, mr),
+        lambda: rmm.mr.get_per_device_resource(bad),
+        lambda: rmm.mr.set_current_device_resource(bad),
+        lambda: rmm.Stream(bad),
+        lambda: rmm.reinitialize(devices=bad),
+        lambda: rmm.reinitialize(pool_allocator=True, initial_pool_size=bad),
+        lambda: rmm._cuda.gpu.setDevice(bad),
+    ]
+
+
+ALLOWED = (TypeError, ValueError, OverflowError, MemoryError, NotImplementedError, RuntimeError)
+
+
+@pytest.mark.parametrize("bad", BAD, ids=[repr(b)[:20] for b in BAD])
+def test_bad_values_raise_never_crash(bad, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # a name like "x" is a valid log file name
+    for i, call in enumerate(_calls(bad)):
+        try:
+            call()
+        except ALLOWED:
+            pass
+        except Exception as e:  # anything else is a bug in argument checking
+            pytest.fail("call %d with %r raised %s: %s" % (i, bad, type(e).__name__, e))
+
+
+def test_bad_types_are_type_errors():
+    mr = rmm.mr.CudaMemoryResource()
+    for call in [lambda: rmm.DeviceBuffer(size="10"), lambda: mr.allocate(1.5),
+                 lambda: rmm.DeviceBuffer(size=1, mr=object()),
+                 lambda: rmm.mr.StatisticsResourceAdaptor(42),
+                 lambda: rmm.DeviceBuffer.to_device(None), lambda: rmm.Stream(3)]:
+        with pytest.raises(TypeError):
+            call()
+
+
+def test_pool_resource_errors_are_value_errors():
+    with pytest.raises(ValueError):
+        rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 100)  # not a multiple of 256
+    with pytest.raises(ValueError):
+        rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 512, 256)
+
+
+def test_zero_and_none_edge_cases():
+    mr = rmm.mr.CudaMemoryResource()
+    assert mr.allocate(0) == 0
+    mr.deallocate(0, 0)
+    mr.deallocate(0, 100)
+    b = rmm.DeviceBuffer()
+    assert b.size == 0 and b.ptr == 0 and b.tobytes() == b""
+    assert b.copy_to_host().size == 0
+    b.copy_from_host(b"")
+    assert rmm.DeviceBuffer(ptr=0, size=0).size == 0
+
+
+def test_random_operation_sequences():
+    """A random mix of valid and invalid operations on buffers over a pool: the pool's
+    invariants hold and the contents are what was written."""
+    rng = np.random.default_rng(1)
+    pool = rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 1 << 20, 1 << 22)
+    rmm.mr.set_current_device_resource(pool)
+    live = []
+    entry = None
+    for step in range(3000):
+        op = rng.integers(0, 6)
+        if op == 0 or not live:
+            n = int(rng.integers(0, 70000))
+            data = rng.integers(0, 256, n, dtype=np.uint8)
+            try:
+                live.append([rmm.DeviceBuffer.to_device(data), data])
+            except MemoryError:
+                pass
+        elif op == 1:
+            live.pop(int(rng.integers(0, len(live))))
+        elif op == 2:
+            entry = live[int(rng.integers(0, len(live)))]
+            n = int(rng.integers(0, 80000))
+            try:
+                entry[0].resize(n)
+            except MemoryError:
+                continue
+            old = entry[1]
+            entry[1] = np.concatenate([old[:n], np.frombuffer(entry[0].tobytes()[len(old):n],
+                                                              np.uint8)])
+        elif op == 3:
+            entry = live[int(rng.integers(0, len(live)))]
+            assert entry[0].tobytes() == entry[1].tobytes()
+        elif op == 4:
+            with pytest.raises(ALLOWED):
+                rmm.DeviceBuffer(size=int(rng.integers(-10, 0)))
+        else:
+            entry = live[int(rng.integers(0, len(live)))]
+            try:
+                entry[0] = entry[0].copy()
+            except MemoryError:
+                pass
+        if step % 100 == 0:
+            pool.validate()
+    assert all(buf.tobytes() == data.tobytes() for buf, data in live)
+    del live, entry
+    pool.validate()
+    assert pool.info().used_bytes == 0
+
+
+def test_combinations_of_stream_kinds_and_resources():
+    streams = [rmm.DEFAULT_STREAM, rmm.PER_THREAD_DEFAULT_STREAM, rmm.LEGACY_DEFAULT_STREAM,
+               rmm.Stream()]
+    mrs = [rmm.mr.CudaMemoryResource(), rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 0),
+           rmm.mr.ArenaMemoryResource(rmm.mr.CudaMemoryResource(), 1 << 24),
+           rmm.mr.BinningMemoryResource(rmm.mr.CudaMemoryResource(), 8, 16)]
+    for s, mr in itertools.product(streams, mrs):
+        b = rmm.DeviceBuffer.to_device(b"abc" * 100, stream=s)
+        c = rmm.DeviceBuffer(ptr=b.ptr, size=b.size, stream=s, mr=mr)
+        s.synchronize()
+        assert c.tobytes() == b"abc" * 100

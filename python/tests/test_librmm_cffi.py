@@ -1,0 +1,184 @@
+"""The 2019 API (rmmh.librmm_cffi): lifecycle, raw allocation, the CSV log and IPC offsets on
+any backend; Numba device arrays where Numba and a GPU are present. A stand-in for Numba
+checks, without a GPU, that the array functions call Numba's API as documented."""
+import sys
+import types
+
+import numpy as np
+import pytest
+
+from conftest import HAVE_GPU
+
+from rmmh.librmm_cffi import RMMError, librmm, librmm_config  # noqa: E402  (initializes)
+
+
+@pytest.fixture
+def config():
+    """Restores the default options and a fresh initialization after the test."""
+    saved = dict(vars(librmm_config))
+    yield librmm_config
+    for k in ("use_pool_allocator", "use_managed_memory", "initial_pool_size", "enable_logging"):
+        setattr(librmm_config, k, saved[k])
+    if librmm.is_initialized():
+        librmm.finalize()
+    librmm.initialize()
+
+
+def test_initialized_on_import_and_lifecycle(config):
+    assert librmm.is_initialized()
+    with pytest.raises(RMMError) as e:
+        librmm.initialize()  # twice
+    assert e.value.errcode == "RMM_ERROR_INVALID_ARGUMENT"
+    librmm.finalize()
+    assert not librmm.is_initialized()
+    with pytest.raises(RMMError, match="not initialized") as e:
+        librmm.rmmAlloc(10)
+    assert e.value.errcode == "RMM_ERROR_NOT_INITIALIZED"
+    with pytest.raises(RMMError):
+        librmm.finalize()
+    librmm.initialize()
+
+
+@pytest.mark.parametrize("pool,managed", [(False, False), (True, False), (True, True),
+                                          (False, True)])
+def test_alloc_free_modes(config, pool, managed):
+    librmm.finalize()
+    config.use_pool_allocator, config.use_managed_memory = pool, managed
+    config.initial_pool_size = 1 << 20
+    librmm.initialize()
+    ptrs = [librmm.rmmAlloc(n) for n in (1, 100, 1000, 1 << 16)]
+    assert all(p and p % 256 == 0 for p in ptrs)
+    assert librmm.rmmAlloc(0) == 0
+    if pool:
+        assert librmm.get_allocation_offset(ptrs[1]) > 0  # inside the pool's chunk
+    else:
+        assert librmm.get_allocation_offset(ptrs[1]) == 0
+    for p in ptrs:
+        librmm.rmmFree(p)
+    with pytest.raises(RMMError, match="not allocated"):
+        librmm.rmmFree(ptrs[0])
+    free, total = librmm.rmmGetInfo()
+    assert total >= free > 0
+
+
+def test_csv_log(config):
+    librmm.finalize()
+    config.enable_logging = True
+    librmm.initialize()
+    p = librmm.rmmAlloc(1234)
+    librmm.rmmFree(p)
+    log = librmm.csv_log()
+    lines = log.strip().splitlines()
+    assert lines[0] == "Thread,Time,Action,Pointer,Size,Stream,Location"
+    assert ",allocate," in lines[1] and ",1234," in lines[1] and ",free," in lines[2]
+    assert "test_librmm_cffi.py:" in lines[1]  # the Python caller's file and line
+
+
+def test_csv_log_needs_logging(config):
+    with pytest.raises(RMMError):
+        librmm.csv_log()
+
+
+def test_streams_accepted(config):
+    import rmmh
+    s = rmmh.Stream()
+    p = librmm.rmmAlloc(100, stream=s)
+    librmm.rmmFree(p, stream=s)
+    p = librmm.rmmAlloc(100, stream=0)
+    librmm.rmmFree(p, 0)
+    with pytest.raises((TypeError, ValueError)):
+        librmm.rmmAlloc(100, stream="default")
+
+
+# ---- the array functions ---------------------------------------------------------------------
+
+@pytest.fixture
+def fake_numba(monkeypatch):
+    """A stand-in for numba.cuda with the pieces of its API the 2019 functions use."""
+    events = []
+
+    class MemoryPointer:
+        def __init__(self, context, pointer, size, owner=None, finalizer=None):
+            self.pointer, self.size, self.finalizer = pointer, size, finalizer
+            events.append(("memptr", int(pointer.value), size))
+
+    class DeviceNDArray:
+        def __init__(self, shape, strides, dtype, stream=0, gpu_data=None):
+            self.shape, self.strides, self.dtype, self.gpu_data = shape, strides, dtype, gpu_data
+            self.ndim = len(shape)
+            self.device_ctypes_pointer = gpu_data.pointer
+
+        def copy_to_device(self, ary, stream=0):
+            events.append(("copy", np.asarray(ary).nbytes))
+
+    def prepare(shape, strides, dtype, order):
+        dtype = np.dtype(dtype)
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        if strides is None:
+            strides = tuple(int(np.prod(shape[i + 1:])) * dtype.itemsize
+                            for i in range(len(shape)))
+        return shape, tuple(strides), dtype
+
+    driver = types.SimpleNamespace(MemoryPointer=MemoryPointer, USE_NV_BINDING=False,
+                                   memory_size_from_info=lambda sh, st, it:
+                                   int(np.prod(sh)) * it if sh else it,
+                                   is_device_memory=lambda o: isinstance(o, DeviceNDArray))
+    devicearray = types.SimpleNamespace(DeviceNDArray=DeviceNDArray,
+                                        sentry_contiguous=lambda a: None,
+                                        IpcArrayHandle=lambda ipc_handle, array_desc:
+                                        (ipc_handle, array_desc))
+    cuda = types.SimpleNamespace(
+        current_context=lambda: "ctx", cudadrv=types.SimpleNamespace(
+            driver=driver, devicearray=devicearray),
+        driver=driver, devicearray=devicearray,
+        api=types.SimpleNamespace(_prepare_shape_strides_dtype=prepare),
+        devices=types.SimpleNamespace(get_context=lambda: types.SimpleNamespace(
+            get_ipc_handle=lambda mem: types.SimpleNamespace(offset=None))))
+    numba = types.ModuleType("numba")
+    numba.cuda = cuda
+    monkeypatch.setitem(sys.modules, "numba", numba)
+    monkeypatch.setitem(sys.modules, "numba.cuda", cuda)
+    return events
+
+
+def test_array_functions_with_a_numba_stand_in(config, fake_numba):
+    librmm.finalize()
+    config.use_pool_allocator, config.initial_pool_size = True, 1 << 20
+    librmm.initialize()
+    a = librmm.device_array((4, 5), dtype=np.float32)
+    assert a.shape == (4, 5) and a.dtype == np.float32
+    assert fake_numba[-1][2] == 80
+    b = librmm.device_array_like(np.zeros((3,), dtype=np.int16))
+    assert b.shape == (3,) and b.dtype == np.int16
+    c = librmm.to_device(np.arange(10))
+    assert ("copy", 80) in fake_numba
+    d, copied = librmm.auto_device([1.0, 2.0])
+    assert copied and d.shape == (2,)
+    assert librmm.auto_device(d) == (d, False)
+    h, desc = librmm.get_ipc_handle(c)
+    assert h.offset == librmm.get_allocation_offset(c.device_ctypes_pointer.value)
+    assert desc["shape"] == (10,)
+    e = librmm.device_array_from_ptr(c.device_ctypes_pointer.value, 10, dtype=np.int64)
+    assert e.shape == (10,) and e.gpu_data.finalizer is None
+    for arr in (a, b, c, d):  # Numba calls the finalizer when the array dies
+        arr.gpu_data.finalizer()
+    with pytest.raises(RMMError):
+        a.gpu_data.finalizer()  # a second free is refused, not a crash
+
+
+@pytest.mark.skipif(not HAVE_GPU, reason="Numba device arrays need a GPU and RMMH_BACKEND=cuda")
+def test_array_functions_with_numba(config):
+    pytest.importorskip("numba.cuda")
+    for pool in (False, True):
+        librmm.finalize()
+        config.use_pool_allocator, config.initial_pool_size = pool, 1 << 24
+        librmm.initialize()
+        for dtype in (np.int8, np.int32, np.float64, np.bool_):
+            h = np.full(17, 3.2, dtype)
+            d = librmm.to_device(h)
+            out = librmm.device_array_like(d)
+            out.copy_to_device(d)
+            np.testing.assert_array_equal(out.copy_to_host(), h)
+        d, copied = librmm.auto_device(np.arange(5))
+        assert copied and librmm.auto_device(d)[1] is False
+        del d, out

@@ -1,0 +1,206 @@
+"""reinitialize (modes, sizes, devices, hooks), memory-event logging (per-device file names,
+enable/disable), and the debug log's level functions (intent of RMM's test_rmm.py parts)."""
+import csv
+import os
+import warnings
+from itertools import product
+
+import numpy as np
+import pytest
+
+import rmmh as rmm
+from conftest import requires_two_devices
+
+
+def roundtrip():
+    h = np.arange(100, dtype="f8")
+    assert np.array_equal(np.frombuffer(rmm.DeviceBuffer.to_device(h).tobytes(), "f8"), h)
+
+
+@pytest.mark.parametrize("managed,pool", list(product([False, True], [False, True])))
+def test_modes(managed, pool):
+    assert rmm.is_initialized()
+    rmm.reinitialize(pool_allocator=pool, managed_memory=managed,
+                     initial_pool_size=1 << 20 if pool else None)
+    assert rmm.is_initialized()
+    mr = rmm.mr.get_current_device_resource()
+    if pool:
+        assert isinstance(mr, rmm.mr.PoolMemoryResource)
+        assert isinstance(mr.upstream_mr, rmm.mr.ManagedMemoryResource if managed
+                          else rmm.mr.CudaMemoryResource)
+    else:
+        assert type(mr) is (rmm.mr.ManagedMemoryResource if managed else rmm.mr.CudaMemoryResource)
+    roundtrip()
+
+
+def test_max_pool_size():
+    rmm.reinitialize(pool_allocator=True, initial_pool_size=0, maximum_pool_size=1 << 23)
+    rmm.DeviceBuffer().resize((1 << 23) - 1)
+    with pytest.raises(MemoryError):
+        rmm.DeviceBuffer().resize(1 << 24)
+
+
+def test_size_strings():
+    rmm.reinitialize(pool_allocator=True, initial_pool_size="1MiB", maximum_pool_size="4MiB")
+    assert rmm.mr.get_current_device_resource().pool_size() == 1 << 20
+
+
+def test_initial_above_maximum():
+    with pytest.raises(RuntimeError, match="Initial pool size exceeds the maximum pool size"):
+        rmm.reinitialize(pool_allocator=True, initial_pool_size=1 << 11, maximum_pool_size=1 << 10)
+
+
+@requires_two_devices
+def test_devices_and_reset():
+    rmm.reinitialize(pool_allocator=True, initial_pool_size=0, devices=[0, 1])
+    assert isinstance(rmm.mr.get_per_device_resource(1), rmm.mr.PoolMemoryResource)
+    assert rmm._cuda.gpu.getDevice() == 0  # restored
+    rmm.reinitialize()  # device 1 goes back to its default
+    assert type(rmm.mr.get_per_device_resource(1)) is rmm.mr.CudaMemoryResource
+    from rmmh import _lib
+    assert rmm.mr.get_per_device_resource(1)._h == _lib.rmm_get_per_device_resource(1)
+
+
+@pytest.fixture
+def make_reinit_hook():
+    funcs = []
+
+    def make(func, *args, **kwargs):
+        funcs.append(func)
+        return rmm.register_reinitialize_hook(func, *args, **kwargs)
+
+    yield make
+    for f in funcs:
+        rmm.unregister_reinitialize_hook(f)
+
+
+def test_hooks_run_newest_first(make_reinit_hook):
+    calls = []
+    make_reinit_hook(lambda: calls.append(1))
+    make_reinit_hook(lambda: calls.append(2))
+    make_reinit_hook(lambda x: calls.append(x), 3)
+    rmm.reinitialize()
+    assert calls == [3, 2, 1]
+
+
+def test_hooks_unregister(make_reinit_hook):
+    calls = []
+    one = make_reinit_hook(lambda: calls.append(1))
+    make_reinit_hook(lambda: calls.append(2))
+    rmm.unregister_reinitialize_hook(one)
+    rmm.reinitialize()
+    assert calls == [2]
+
+
+def test_hooks_registered_twice(make_reinit_hook):
+    calls = []
+
+    def with_arg(x):
+        calls.append(x)
+
+    def without():
+        calls.append(2)
+
+    make_reinit_hook(with_arg, 1)
+    make_reinit_hook(without)
+    make_reinit_hook(with_arg, 3)
+    make_reinit_hook(without)
+    rmm.reinitialize()
+    assert calls == [2, 3, 2, 1]
+    calls.clear()
+    rmm.unregister_reinitialize_hook(with_arg)  # every registration goes
+    rmm.reinitialize()
+    assert calls == [2, 2]
+
+
+def read_log(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_reinitialize_logging(tmp_path):
+    base = str(tmp_path / "rmm_log.csv")
+    rmm.reinitialize(logging=True, log_file_name=base)
+    b = rmm.DeviceBuffer(size=100)
+    del b
+    rmm.mr._flush_logs()
+    fname = base[:-4] + ".dev0.csv"
+    assert rmm.get_log_filenames() == {0: fname}
+    rows = read_log(fname)
+    assert list(rows[0]) == ["Thread", "Time", "Action", "Pointer", "Size", "Stream"]
+    assert [r["Action"] for r in rows] == ["allocate", "free"]
+    assert rows[0]["Size"] == "112" and rows[0]["Pointer"] == rows[1]["Pointer"]
+
+
+def test_enable_disable_logging(tmp_path):
+    base = str(tmp_path / "rmm_log.csv")
+    rmm.enable_logging(log_file_name=base)
+    assert isinstance(rmm.mr.get_per_device_resource(0), rmm.mr.LoggingResourceAdaptor)
+    rmm.enable_logging(log_file_name=base)  # already logging: unchanged
+    roundtrip()
+    rmm.mr._flush_logs()
+    fname = base[:-4] + ".dev0.csv"
+    assert "Time,Action,Pointer,Size,Stream" in open(fname).read()
+    rmm.disable_logging()
+    assert not isinstance(rmm.mr.get_per_device_resource(0), rmm.mr.LoggingResourceAdaptor)
+    assert rmm.get_log_filenames() == {0: None}
+
+
+@requires_two_devices
+def test_log_names_per_device(tmp_path):
+    rmm.reinitialize(devices=[0, 1], logging=True, log_file_name=str(tmp_path / "rmm.log"))
+    names = rmm.get_log_filenames()
+    assert names == {0: str(tmp_path / "rmm.dev0.log"), 1: str(tmp_path / "rmm.dev1.log")}
+    assert all(os.path.exists(n) for n in names.values())
+
+
+def test_log_file_from_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("RMM_LOG_FILE", str(tmp_path / "env.txt"))
+    rmm.reinitialize(logging=True)
+    assert rmm.get_log_filenames()[0] == str(tmp_path / "env.dev0.txt")
+    monkeypatch.delenv("RMM_LOG_FILE")
+    with pytest.raises(ValueError, match="RMM_LOG_FILE"):
+        rmm.reinitialize(logging=True)
+    with pytest.raises(ValueError, match="RMM_LOG_FILE"):
+        rmm.mr.LoggingResourceAdaptor(rmm.mr.CudaMemoryResource())
+
+
+def test_log_file_that_cannot_be_opened(tmp_path):
+    with pytest.raises(RuntimeError):
+        rmm.mr.LoggingResourceAdaptor(rmm.mr.CudaMemoryResource(),
+                                      str(tmp_path / "no" / "such" / "dir.csv"))
+
+
+@pytest.mark.parametrize("level", list(rmm.level_enum))
+def test_valid_logging_levels(level):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rmm.set_logging_level(level)
+        assert rmm.get_logging_level() == level
+        rmm.set_flush_level(level)
+        assert rmm.get_flush_level() == level
+        rmm.should_log(level)
+    rmm.set_logging_level(rmm.level_enum.info)
+    rmm.set_flush_level(rmm.level_enum.info)
+    rmm.flush_logger()
+
+
+def test_verbose_levels_warn():
+    with pytest.warns(UserWarning, match="will not log"):
+        rmm.set_logging_level(rmm.level_enum.trace)
+    rmm.set_logging_level(rmm.level_enum.info)
+    assert rmm.should_log(rmm.level_enum.error)
+    assert not rmm.should_log(rmm.level_enum.debug)
+    # older RMM's rmm.logging_level with upper-case names
+    assert rmm.logging_level is rmm.level_enum and rmm.logging_level.INFO is rmm.level_enum.info
+    assert [lv.name for lv in rmm.level_enum][:3] == ["trace", "debug", "info"]
+
+
+@pytest.mark.parametrize("level", ["INFO", 3, "invalid", 100, None, 1.2345, [1, 2, 3]])
+def test_invalid_logging_levels(level):
+    with pytest.raises(TypeError):
+        rmm.set_logging_level(level)
+    with pytest.raises(TypeError):
+        rmm.set_flush_level(level)
+    with pytest.raises(TypeError):
+        rmm.should_log(level)

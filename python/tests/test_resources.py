@@ -1,0 +1,497 @@
+"""Every memory resource and adaptor of rmmh.mr: allocation through it (directly and as the
+current resource), its own methods, its failures (intent of RMM's per-resource tests)."""
+import functools
+import gc
+
+import numpy as np
+import pytest
+
+import rmmh as rmm
+from conftest import HOST, requires_gpu
+
+
+def roundtrip(n=1000, dtype="f8"):
+    """Host -> device -> device copy -> host through the current resource."""
+    h = np.arange(n, dtype=dtype)
+    d = rmm.DeviceBuffer.to_device(h)
+    d2 = d.copy()
+    np.testing.assert_array_equal(np.frombuffer(d2.tobytes(), dtype=dtype), h)
+
+
+def exercise(mr, sizes=(0, 1, 255, 256, 257, 1000, 1 << 16)):
+    ptrs = [(mr.allocate(n), n) for n in sizes]
+    for p, n in ptrs:
+        assert (p == 0) == (n == 0) and p % 256 == 0
+    for p, n in reversed(ptrs):
+        mr.deallocate(p, n)
+    rmm.mr.set_current_device_resource(mr)
+    assert rmm.mr.get_current_device_resource() is mr
+    assert rmm.mr.get_current_device_resource_type() is type(mr)
+    roundtrip()
+
+
+BASES = [rmm.mr.CudaMemoryResource, rmm.mr.ManagedMemoryResource]
+
+
+@pytest.mark.parametrize("make", BASES + [rmm.mr.PinnedHostMemoryResource,
+                                          rmm.mr.SystemMemoryResource])
+def test_base_resources(make):
+    mr = make()
+    if make is rmm.mr.SystemMemoryResource and not HOST:
+        pytest.skip("system memory needs a GPU that reads pageable memory (HMM/ATS)")
+    if make is rmm.mr.PinnedHostMemoryResource:
+        p = mr.allocate(100)
+        mr.deallocate(p, 100)
+        return  # host memory: not set as the device resource
+    exercise(mr)
+
+
+def test_type_names():
+    cuda = rmm.mr.CudaMemoryResource()
+    assert cuda.type_name == "cuda"
+    assert rmm.mr.PoolMemoryResource(cuda, 0).type_name == "pool"
+    assert "PoolMemoryResource" in repr(rmm.mr.PoolMemoryResource(cuda, 0))
+
+
+def test_base_class_is_abstract():
+    with pytest.raises(TypeError):
+        rmm.mr.DeviceMemoryResource()
+    with pytest.raises(TypeError):
+        rmm.mr.UpstreamResourceAdaptor(rmm.mr.CudaMemoryResource())
+
+
+def test_sam_headroom_not_supported():
+    with pytest.raises(NotImplementedError):
+        rmm.mr.SamHeadroomMemoryResource(headroom=1 << 20)
+
+
+# ---- pool ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("upstream", BASES)
+def test_pool(upstream):
+    mr = rmm.mr.PoolMemoryResource(upstream(), initial_pool_size=1 << 22,
+                                   maximum_pool_size=1 << 23)
+    assert mr.pool_size() == 1 << 22
+    exercise(mr)
+    assert isinstance(mr.upstream_mr, upstream) and mr.get_upstream() is mr.upstream_mr
+
+
+@pytest.mark.parametrize("initial,expected", [("1MiB", 1 << 20), ("1 mib", 1 << 20),
+                                              ("2048KiB", 2 << 20), ("512KB", 512000),
+                                              (1 << 20, 1 << 20), ("0", 0)])
+def test_pool_size_strings(initial, expected):
+    mr = rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), initial_pool_size=initial)
+    assert mr.pool_size() == expected
+
+
+def test_pool_default_size_is_half_the_free_memory():
+    free, total = rmm.mr.available_device_memory()
+    mr = rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource())
+    assert 0 < mr.pool_size() <= free // 2 + 256
+    del mr
+
+
+def test_pool_maximum_and_errors():
+    mr = rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 0, 1 << 20)
+    p = mr.allocate(1 << 20)  # exactly the maximum
+    with pytest.raises(MemoryError) as e:
+        mr.allocate(256)
+    assert isinstance(e.value, rmm.RMMError) and not isinstance(e.value, RuntimeError)
+    assert "pool" in str(e.value)
+    mr.deallocate(p, 1 << 20)
+    with pytest.raises(rmm.CorruptionError):
+        mr.deallocate(p, 1 << 20)  # double free: the pool can tell
+    with pytest.raises(RuntimeError, match="Initial pool size exceeds the maximum pool size"):
+        rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 1 << 11, 1 << 10)
+    with pytest.raises(ValueError, match="multiple of 256"):
+        rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 1000)
+    with pytest.raises(ValueError, match="growth"):
+        rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 0, growth="fast")
+    with pytest.raises(ValueError):
+        rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), "lots")
+    with pytest.raises(TypeError):
+        rmm.mr.PoolMemoryResource(None)
+    with pytest.raises(TypeError):
+        rmm.mr.PoolMemoryResource("cuda")
+
+
+@pytest.mark.parametrize("growth", ["geometric", "on_demand", "virtual"])
+def test_pool_growth_modes_trim_info(growth):
+    try:
+        mr = rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), growth=growth,
+                                       growth_granularity="1MiB" if growth == "on_demand"
+                                       else None)
+    except NotImplementedError as e:  # virtual: a device or driver without VMM
+        pytest.skip(str(e))
+    assert mr.growth == growth
+    rmm.mr.set_current_device_resource(mr)
+    bufs = [rmm.DeviceBuffer(size=(i + 1) * 100_000) for i in range(20)]
+    info = mr.info()
+    assert info.used_bytes >= sum(b.size for b in bufs)
+    assert info.pool_bytes == mr.pool_size() >= info.used_bytes
+    assert info.peak_pool_bytes >= info.pool_bytes
+    mr.validate()
+    roundtrip()
+    del bufs
+    assert mr.info().used_bytes == 0
+    released = mr.trim()
+    assert released >= 0 and mr.pool_size() <= info.pool_bytes
+
+
+def test_pool_streams_outlive_flag():
+    s = rmm.Stream()
+    mr = rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 1 << 20,
+                                   streams_outlive_pool=True)
+    b = rmm.DeviceBuffer(size=1000, stream=s, mr=mr)
+    del b
+    mr.validate()
+
+
+# ---- fixed size, binning, arena ------------------------------------------------------------
+
+@pytest.mark.parametrize("upstream", BASES)
+def test_fixed_size(upstream):
+    mr = rmm.mr.FixedSizeMemoryResource(upstream(), block_size=1 << 20, blocks_to_preallocate=4)
+    exercise(mr, sizes=(1, 1000, 1 << 20))
+    with pytest.raises(MemoryError):
+        mr.allocate((1 << 20) + 1)
+    with pytest.raises(rmm.CorruptionError):
+        mr.deallocate(12345 * 256, 1000)
+
+
+@pytest.mark.parametrize("upstream", BASES + [
+    lambda: rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 1 << 20)])
+def test_binning(upstream):
+    up = upstream()
+    mr = rmm.mr.BinningMemoryResource(up, 18, 22)  # 256 KiB .. 4 MiB bins
+    fixed = rmm.mr.FixedSizeMemoryResource(up, 1 << 10)
+    cuda = rmm.mr.CudaMemoryResource()
+    mr.add_bin(1 << 10, fixed)
+    mr.add_bin(1 << 23, cuda)
+    mr.add_bin(1 << 12)
+    assert mr.bin_mrs == [fixed, cuda]
+    exercise(mr, sizes=(1, 1000, 3000, 300_000, 5 << 20, 10 << 20))
+    with pytest.raises(ValueError):
+        mr.add_bin(1 << 14)  # after the first allocation: an rmm.h rule
+    del fixed, cuda
+    gc.collect()
+    roundtrip()  # the bins are kept alive by the binning resource
+
+
+def test_binning_no_bins_and_bad_exponents():
+    mr = rmm.mr.BinningMemoryResource(rmm.mr.CudaMemoryResource())
+    exercise(mr)
+    exercise(rmm.mr.BinningMemoryResource(rmm.mr.CudaMemoryResource(), 10, 5))  # no bins, as RMM
+    with pytest.raises(ValueError):
+        rmm.mr.BinningMemoryResource(rmm.mr.CudaMemoryResource(), 10, 50)
+
+
+def test_arena():
+    mr = rmm.mr.ArenaMemoryResource(rmm.mr.CudaMemoryResource(), arena_size="64MiB")
+    exercise(mr)
+    mr.validate()
+    mr2 = rmm.mr.ArenaMemoryResource(rmm.mr.CudaMemoryResource(), 1 << 24,
+                                     dump_log_on_failure=True, superblock_size="256KiB")
+    p = mr2.allocate(1000)
+    mr2.deallocate(p, 1000)
+    with pytest.raises(MemoryError):
+        mr2.allocate(1 << 25)
+
+
+# ---- async -----------------------------------------------------------------------------------
+
+def test_async_resource_and_view():
+    mr = rmm.mr.CudaAsyncMemoryResource(initial_pool_size=0, release_threshold=1 << 20)
+    exercise(mr)
+    handle = mr.pool_handle()
+    assert handle
+    view = rmm.mr.CudaAsyncViewMemoryResource(handle)
+    assert view.pool_handle() == handle
+    del mr
+    gc.collect()
+    exercise(view)  # the view keeps its pool's resource alive
+    s = rmm.Stream()
+    d = rmm.DeviceBuffer.to_device(np.full(100, 5, dtype="u1"), stream=s)
+    s.synchronize()
+    assert d.tobytes() == bytes([5] * 100)
+
+
+def test_async_default_priming_and_threshold_zero():
+    mr = rmm.mr.CudaAsyncMemoryResource(release_threshold=0)
+    exercise(mr)
+
+
+def test_async_ipc_and_fabric():
+    try:
+        mr = rmm.mr.CudaAsyncMemoryResource(initial_pool_size=0, enable_ipc=True)
+    except RuntimeError as e:  # a device or driver without POSIX fd export
+        assert isinstance(e, NotImplementedError)
+    else:
+        exercise(mr)
+    with pytest.raises(NotImplementedError):
+        rmm.mr.CudaAsyncMemoryResource(0, enable_ipc=True, enable_fabric=True)
+    if HOST:
+        with pytest.raises(NotImplementedError, match="FABRIC"):
+            rmm.mr.CudaAsyncMemoryResource(0, enable_fabric=True)
+
+
+def test_async_view_rejects_bad_handles():
+    with pytest.raises(ValueError):
+        rmm.mr.CudaAsyncViewMemoryResource("pool")
+    with pytest.raises(ValueError):
+        rmm.mr.CudaAsyncViewMemoryResource(0)
+    if HOST:
+        with pytest.raises(ValueError, match="host backend"):
+            rmm.mr.CudaAsyncViewMemoryResource(0xDEAD0000)
+
+
+# ---- callback --------------------------------------------------------------------------------
+
+def test_callback_resource(capsys):
+    base = rmm.mr.CudaMemoryResource()
+
+    def allocate(size, stream):
+        print("Allocating %d bytes" % size)
+        assert isinstance(stream, rmm.Stream)
+        return base.allocate(size, stream)
+
+    def deallocate(ptr, size, stream):
+        print("Deallocating %d bytes" % size)
+        base.deallocate(ptr, size, stream)
+
+    rmm.mr.set_current_device_resource(rmm.mr.CallbackMemoryResource(allocate, deallocate))
+    rmm.DeviceBuffer(size=256)
+    assert capsys.readouterr().out == "Allocating 256 bytes\nDeallocating 256 bytes\n"
+
+
+def test_device_buffer_with_callback_mr_outliving_its_object():
+    seen = []
+    base = rmm.mr.CudaMemoryResource()
+    rmm.mr.set_current_device_resource(base)
+    cb = rmm.mr.CallbackMemoryResource(
+        functools.partial(lambda size, stream, base: (seen.append(size),
+                                                      base.allocate(size, stream))[1],
+                          base=base),
+        lambda ptr, size, stream: base.deallocate(ptr, size, stream))
+    rmm.DeviceBuffer(size=10)
+    assert seen == []
+    buf = rmm.DeviceBuffer(size=256, mr=cb)
+    assert seen == [256]
+    del cb
+    gc.collect()
+    del buf  # the callbacks are still alive: the buffer holds the resource
+
+
+@pytest.mark.parametrize("raised,caught", [(MemoryError, MemoryError),
+                                           (RuntimeError, RuntimeError),
+                                           (ValueError, RuntimeError),
+                                           (Exception, RuntimeError),
+                                           (BaseException, RuntimeError)])
+def test_callback_errors_propagate(raised, caught):
+    def allocate(size, stream):
+        raise raised("My alloc error")
+
+    rmm.mr.set_current_device_resource(
+        rmm.mr.CallbackMemoryResource(allocate, lambda p, n, s: None))
+    with pytest.raises(caught, match="My alloc error"):
+        rmm.DeviceBuffer(size=256)
+    with pytest.raises(caught, match="My alloc error"):
+        rmm.mr.get_current_device_resource().allocate(100)
+
+
+@pytest.mark.parametrize("value", [None, "0x100", -5, 1 << 70, 3.5])
+def test_callback_bad_return_values(value):
+    mr = rmm.mr.CallbackMemoryResource(lambda n, s: value, lambda p, n, s: None)
+    with pytest.raises((TypeError, ValueError, OverflowError, RuntimeError)):
+        mr.allocate(256)
+
+
+def test_callback_misaligned_pointer_is_refused():
+    base = rmm.mr.CudaMemoryResource()
+    freed = []
+    mr = rmm.mr.CallbackMemoryResource(
+        lambda n, s: base.allocate(n + 256, s) + 8,
+        lambda p, n, s: freed.append(p))
+    with pytest.raises(ValueError):
+        mr.allocate(256)
+    assert len(freed) == 1
+
+
+def test_callback_needs_callables():
+    with pytest.raises(TypeError):
+        rmm.mr.CallbackMemoryResource(None, None)
+
+
+# ---- adaptors --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("make", [rmm.mr.CudaMemoryResource, rmm.mr.CudaAsyncMemoryResource])
+def test_limiting(make):
+    limit = 1 << 20
+    mr = rmm.mr.LimitingResourceAdaptor(make(), allocation_limit=limit)
+    assert mr.get_allocation_limit() == limit
+    rmm.mr.set_current_device_resource(mr)
+    bufs = [rmm.DeviceBuffer(size=limit // 2) for _ in range(2)]
+    assert mr.get_allocated_bytes() == sum(b.size for b in bufs)
+    with pytest.raises(MemoryError):
+        rmm.DeviceBuffer(size=1)
+    del bufs
+    assert mr.get_allocated_bytes() == 0
+    assert rmm.mr.LimitingResourceAdaptor(make(), "1KiB").get_allocation_limit() == 1024
+
+
+def test_tracking():
+    mr = rmm.mr.TrackingResourceAdaptor(rmm.mr.CudaMemoryResource(), capture_stacks=True)
+    rmm.mr.set_current_device_resource(mr)
+    buffers = [rmm.DeviceBuffer(size=1000) for _ in range(10)]
+    for i in range(9, 0, -2):
+        del buffers[i]
+    assert mr.get_allocated_bytes() == 5040  # 5 x 1000 rounded to 16, as RMM counts
+    mr2 = rmm.mr.TrackingResourceAdaptor(mr, capture_stacks=True)
+    rmm.mr.set_current_device_resource(mr2)
+    buffers += [rmm.DeviceBuffer(size=1000) for _ in range(2)]
+    assert mr2.get_allocated_bytes() == 2016
+    assert mr.get_allocated_bytes() == 7056
+    report = mr.get_outstanding_allocations_str()
+    assert report.count("B, stream") == 7
+    mr.log_outstanding_allocations()
+    del buffers
+    gc.collect()
+    assert mr.get_allocated_bytes() == mr2.get_allocated_bytes() == 0
+    assert mr.get_outstanding_allocations_str() == mr2.get_outstanding_allocations_str() == ""
+    with pytest.raises(rmm.CorruptionError):
+        mr.deallocate(0x1000, 16)  # never handed out
+
+
+def test_mr_allocate_deallocate_through_tracking():
+    mr = rmm.mr.TrackingResourceAdaptor(rmm.mr.get_current_device_resource())
+    ptr = mr.allocate(1 << 23)
+    assert mr.get_allocated_bytes() == 1 << 23
+    mr.deallocate(ptr, 1 << 23)
+    assert mr.get_allocated_bytes() == 0
+
+
+def test_failure_callback_retries():
+    calls = []
+
+    def callback(nbytes):
+        calls.append(nbytes)
+        return len(calls) < 2  # retry once
+
+    mr = rmm.mr.FailureCallbackResourceAdaptor(rmm.mr.CudaMemoryResource(), callback)
+    rmm.mr.set_current_device_resource(mr)
+    with pytest.raises(MemoryError):
+        rmm.DeviceBuffer(size=int(1e14))
+    assert len(calls) == 2
+
+
+def test_failure_callback_frees_and_succeeds():
+    limited = rmm.mr.LimitingResourceAdaptor(rmm.mr.CudaMemoryResource(), 1 << 20)
+    hog = [limited.allocate(1 << 20)]
+
+    def release(nbytes):
+        if hog:
+            limited.deallocate(hog.pop(), 1 << 20)
+            return True
+        return False
+
+    mr = rmm.mr.FailureCallbackResourceAdaptor(limited, release)
+    p = mr.allocate(1000)
+    mr.deallocate(p, 1000)
+
+
+def test_failure_callback_error_propagates():
+    def callback(nbytes):
+        raise RuntimeError("MyError")
+
+    rmm.mr.set_current_device_resource(
+        rmm.mr.FailureCallbackResourceAdaptor(rmm.mr.CudaMemoryResource(), callback))
+    with pytest.raises(RuntimeError, match="MyError"):
+        rmm.DeviceBuffer(size=int(1e14))
+    with pytest.raises(TypeError):
+        rmm.mr.FailureCallbackResourceAdaptor(rmm.mr.CudaMemoryResource(), None)
+
+
+@pytest.mark.parametrize("managed", [True, False])
+def test_prefetch_adaptor(managed):
+    up = rmm.mr.ManagedMemoryResource() if managed else rmm.mr.CudaMemoryResource()
+    mr = rmm.mr.PrefetchResourceAdaptor(up)
+    exercise(mr)
+    db = rmm.DeviceBuffer.to_device(np.zeros(256, dtype="u1"))
+    db.prefetch()
+
+
+def test_aligned_adaptor():
+    mr = rmm.mr.AlignedResourceAdaptor(rmm.mr.CudaMemoryResource(), 4096, 1 << 16)
+    ptrs = [(mr.allocate(1 << 17), 1 << 17) for _ in range(4)]
+    assert all(p % 4096 == 0 for p, _ in ptrs)
+    for p, n in ptrs:
+        mr.deallocate(p, n)
+    with pytest.raises(ValueError):
+        rmm.mr.AlignedResourceAdaptor(rmm.mr.CudaMemoryResource(), 3000)
+
+
+def test_thread_safe_adaptor():
+    exercise(rmm.mr.ThreadSafeResourceAdaptor(rmm.mr.CudaMemoryResource()))
+
+
+def test_logging_adaptor_direct(tmp_path):
+    mr = rmm.mr.LoggingResourceAdaptor(rmm.mr.CudaMemoryResource(), str(tmp_path / "x.csv"),
+                                       auto_flush=True)
+    assert mr.get_file_name() == str(tmp_path / "x.dev0.csv")
+    p = mr.allocate(1234)
+    mr.deallocate(p, 1234)
+    text = open(mr.get_file_name()).read()
+    assert text.startswith("Thread,Time,Action,Pointer,Size,Stream")
+    assert ",allocate," in text and ",free," in text and ",1234," in text
+
+
+# ---- per-device table ------------------------------------------------------------------------
+
+def test_per_device_resources():
+    assert isinstance(rmm.mr.get_per_device_resource(0), rmm.mr.CudaMemoryResource)
+    assert rmm.mr.get_per_device_resource_type(0) is rmm.mr.CudaMemoryResource
+    mr = rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 0)
+    rmm.mr.set_per_device_resource(0, mr)
+    assert rmm.mr.get_per_device_resource(0) is mr
+    assert rmm.mr.get_current_device_resource() is mr
+    with pytest.raises(ValueError):
+        rmm.mr.get_per_device_resource(1000)
+    with pytest.raises(ValueError):
+        rmm.mr.set_per_device_resource(-1, mr)
+    with pytest.raises(TypeError):
+        rmm.mr.set_per_device_resource(0, None)
+    with pytest.raises(TypeError):
+        rmm.mr.set_current_device_resource("pool")
+    assert rmm.mr.is_initialized() and rmm.is_initialized()
+
+
+def test_default_resource_is_the_c_default():
+    # the Python default wraps what the C table (shared with C users) holds
+    from rmmh import _lib
+    mr = rmm.mr.get_per_device_resource(0)
+    assert mr._h == _lib.rmm_get_per_device_resource(0)
+    pool = rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 0)
+    rmm.mr.set_current_device_resource(pool)
+    assert _lib.rmm_get_per_device_resource(0) == pool._h
+
+
+def test_available_device_memory():
+    free, total = rmm.mr.available_device_memory()
+    b = rmm.DeviceBuffer.to_device(np.zeros(10000, dtype="u1"))
+    free2, total2 = rmm.mr.available_device_memory()
+    assert total == total2 and free > 0 and free2 > 0
+    del b
+
+
+def test_resources_do_not_pickle():
+    import pickle
+    with pytest.raises(TypeError):
+        pickle.dumps(rmm.mr.CudaMemoryResource())
+
+
+@requires_gpu
+def test_managed_memory_is_prefetchable():
+    rmm.reinitialize(managed_memory=True)
+    db = rmm.DeviceBuffer.to_device(np.zeros(256, dtype="u1"))
+    db.prefetch()
+    db.prefetch(device=-1)

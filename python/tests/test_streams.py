@@ -1,0 +1,98 @@
+"""rmmh.Stream: owning and wrapping, the CUDA stream protocol, defaults (intent of RMM's
+test_stream.py)."""
+import gc
+
+import pytest
+
+import rmmh as rmm
+from conftest import HOST
+
+
+def test_defaults():
+    assert rmm.DEFAULT_STREAM.handle == 0 and rmm.DEFAULT_STREAM.is_default()
+    assert rmm.LEGACY_DEFAULT_STREAM.handle == 1 and rmm.LEGACY_DEFAULT_STREAM.is_default()
+    assert rmm.PER_THREAD_DEFAULT_STREAM.handle == 2
+    assert not rmm.PER_THREAD_DEFAULT_STREAM.is_default()
+    for s in (rmm.DEFAULT_STREAM, rmm.LEGACY_DEFAULT_STREAM, rmm.PER_THREAD_DEFAULT_STREAM):
+        s.synchronize()
+        assert s.__cuda_stream__() == (0, s.handle)
+    from rmmh.pylibrmm.stream import DEFAULT_STREAM
+    from rmmh._cuda.stream import Stream
+    assert DEFAULT_STREAM is rmm.DEFAULT_STREAM and Stream is rmm.Stream
+
+
+def test_owning_stream():
+    s = rmm.Stream()
+    assert s.handle not in (0, 1, 2) and not s.is_default()
+    s.synchronize()
+    t = rmm.Stream(s)  # wraps, shares the owner
+    assert t == s and hash(t) == hash(s) and t._owner is s._owner
+    assert s != rmm.DEFAULT_STREAM and s != "stream"
+    assert len({s, t, rmm.DEFAULT_STREAM}) == 2
+    del s
+    gc.collect()
+    t.synchronize()
+
+
+class Protocol:
+    def __init__(self, version, handle):
+        self.v, self.h = version, handle
+
+    def __cuda_stream__(self):
+        return (self.v, self.h)
+
+
+def test_cuda_stream_protocol():
+    owner = rmm.Stream()
+    s = rmm.Stream(Protocol(0, owner.handle))
+    assert s.handle == owner.handle
+    assert rmm.Stream(Protocol(0, 0)) == rmm.DEFAULT_STREAM
+    with pytest.raises(NotImplementedError):
+        rmm.Stream(Protocol(1, 0))
+    b = rmm.DeviceBuffer(size=10, stream=Protocol(0, 2))  # accepted wherever a stream is
+    assert b.stream.handle == 2
+
+
+@pytest.mark.skipif(not HOST, reason="only the host backend can tell a foreign handle")
+def test_foreign_handle_on_host_backend():
+    with pytest.raises(ValueError, match="host backend"):
+        rmm.Stream(Protocol(0, 0xDEADBEEF))
+
+
+@pytest.mark.parametrize("bad", [5, "stream", 1.5, object(), [0]])
+def test_not_a_stream(bad):
+    with pytest.raises(TypeError):
+        rmm.Stream(bad)
+
+
+def test_bad_protocol_result():
+    class Bad:
+        def __cuda_stream__(self):
+            return "nope"
+
+    with pytest.raises(TypeError):
+        rmm.Stream(Bad())
+    with pytest.raises((TypeError, OverflowError)):
+        rmm.Stream(Protocol(0, -1))
+
+
+def test_stream_flags():
+    from rmmh.pylibrmm.stream import CudaStreamFlags
+    assert CudaStreamFlags.NON_BLOCKING == 1 and CudaStreamFlags.SYNC_DEFAULT == 0
+    for flags in (None, CudaStreamFlags.SYNC_DEFAULT, CudaStreamFlags.NON_BLOCKING):
+        s = rmm.Stream(flags=flags)
+        b = rmm.DeviceBuffer.to_device(b"abc", stream=s)
+        s.synchronize()
+        assert b.tobytes() == b"abc"
+    with pytest.raises(ValueError, match="flags"):
+        rmm.Stream(rmm.DEFAULT_STREAM, flags=CudaStreamFlags.NON_BLOCKING)
+    with pytest.raises(ValueError):
+        rmm.Stream(flags=7)
+
+
+def test_many_streams():
+    streams = [rmm.Stream() for _ in range(64)]
+    bufs = [rmm.DeviceBuffer.to_device(b"x" * 100, stream=s) for s in streams]
+    for s in streams:
+        s.synchronize()
+    assert all(b.tobytes() == b"x" * 100 for b in bufs)
