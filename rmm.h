@@ -268,6 +268,19 @@ RMMDEF const char *rmm_resource_type_name(const rmm_resource *mr);
    no state to check (base resources, adaptors, user resources). O(number of blocks). Takes the
    resource's locks: not for use while another thread is mid-call on a resource without them. */
 RMMDEF rmm_status rmm_resource_validate(rmm_resource *mr);
+/* For CUDA IPC of sub-allocated memory: the start of the device allocation that holds `ptr` (a
+   pointer mr handed out), which is what cudaIpcGetMemHandle must be given, and ptr's offset in it,
+   so that another process opening that handle finds the block at its base + offset. Follows the
+   chain down: a pool's upstream chunk, a fixed-size resource's chunk, the arena's one allocation,
+   the bin of a binning resource, an adaptor's upstream, the raw block behind an over-aligned one,
+   down to the cudaMalloc-family resource at the bottom (for which it is ptr itself, offset 0).
+   mr NULL: the current device resource. Fails with INVALID_ARGUMENT iff ptr, base or offset is
+   NULL or ptr is not a live block of a sub-allocator on the way (nothing changes);
+   NOT_SUPPORTED for a pool with VIRTUAL growth (its blocks lie on separately mapped pages, which
+   cudaIpcGetMemHandle cannot export) and for user-defined resources, which cannot say where their
+   memory comes from. Async resources give the pointer itself: export their memory through the
+   memory pool (cudaMemPoolExportPointer). Thread-safe; O(1) per layer (fixed-size: O(log chunks)). */
+RMMDEF rmm_status rmm_resource_allocation_base(rmm_resource *mr, const void *ptr, void **base, size_t *offset);
 
 /* ======================================================================================= */
 /* ==== base: device resources over the CUDA runtime ==================================== */
@@ -314,7 +327,7 @@ RMMDEF void rmm_host_backend_set_capacity(size_t bytes);
    "cudaEventQuery", "cudaStreamWaitEvent", "cudaStreamCreateWithFlags", "cudaStreamDestroy",
    "cudaStreamSynchronize", "cudaStreamGetId", "cudaMemcpyAsync", "cudaMemsetAsync",
    "cudaMemPrefetchAsync", "cudaDeviceSynchronize", "cudaMemGetInfo", "cudaSetDevice",
-   "cuMemAddressReserve", "cuMemCreate", "cuMemMap", "cuMemUnmap". One rule at a time for the whole
+   "cuMemAddressReserve", "cuMemCreate", "cuMemMap", "cuMemSetAccess", "cuMemUnmap". One rule at a time for the whole
    process; call NULL or times 0 disarms. Thread-safe; one relaxed load per call while disarmed. */
 RMMDEF void rmm_host_backend_fail_calls(const char *call, unsigned nth, unsigned times, rmm_status status);
 #endif
@@ -540,7 +553,8 @@ typedef rmm_status (*rmm_allocate_callback)(void **ptr, size_t bytes, rmm_stream
 typedef void (*rmm_deallocate_callback)(void *ptr, size_t bytes, rmm_stream stream, void *arg);
 /* A resource made of two user functions. The allocate callback's status is returned; a pointer it
    returns that is not aligned as asked is given back through the deallocate callback and the call
-   fails with INVALID_ARGUMENT. NULL out or callbacks: INVALID_ARGUMENT. */
+   fails with INVALID_ARGUMENT, as does a success with a NULL pointer. NULL out or callbacks:
+   INVALID_ARGUMENT. */
 RMMDEF rmm_status rmm_callback_resource_create(rmm_resource **out, rmm_allocate_callback allocate, rmm_deallocate_callback deallocate, void *arg);
 
 /* ======================================================================================= */
@@ -1269,7 +1283,8 @@ RMM__PRIVATE rmm_status rmm__vm_reserve(char **base, size_t bytes, size_t alignm
 RMM__PRIVATE void rmm__vm_free(char *base, size_t bytes);
 RMM__PRIVATE rmm_status rmm__vm_create(uint64_t *handle, size_t bytes, int device);
 RMM__PRIVATE void rmm__vm_release(uint64_t handle, size_t bytes);
-RMM__PRIVATE rmm_status rmm__vm_map(char *va, size_t bytes, uint64_t handle, int device);
+RMM__PRIVATE rmm_status rmm__vm_map(char *va, size_t bytes, uint64_t handle, size_t offset); /* [offset, offset + bytes) of handle */
+RMM__PRIVATE rmm_status rmm__vm_set_access(char *va, size_t bytes, int device); /* one call for a run of mapped pages */
 RMM__PRIVATE rmm_status rmm__vm_unmap(char *va, size_t bytes);
 
 #if !defined(RMM_BACKEND_HOST) /* ---------------------------- CUDA runtime backend ---------- */
@@ -1546,19 +1561,20 @@ RMM__PRIVATE void rmm__vm_release(uint64_t handle, size_t bytes) {
     (void)bytes;
     (void)rmm__vmm.release((CUmemGenericAllocationHandle)handle);
 }
-RMM__PRIVATE rmm_status rmm__vm_map(char *va, size_t bytes, uint64_t handle, int device) {
-    CUmemAccessDesc access;
-    CUresult r = rmm__vmm.map((CUdeviceptr)(uintptr_t)va, bytes, 0, (CUmemGenericAllocationHandle)handle, 0);
+RMM__PRIVATE rmm_status rmm__vm_map(char *va, size_t bytes, uint64_t handle, size_t offset) {
+    CUresult r = rmm__vmm.map((CUdeviceptr)(uintptr_t)va, bytes, offset, (CUmemGenericAllocationHandle)handle, 0);
     if (r != CUDA_SUCCESS) return rmm__cu_fail(r, "cuMemMap", bytes);
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__vm_set_access(char *va, size_t bytes, int device) {
+    CUmemAccessDesc access;
+    CUresult r;
     memset(&access, 0, sizeof access);
     access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
     access.location.id = device;
     access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
     r = rmm__vmm.set_access((CUdeviceptr)(uintptr_t)va, bytes, &access, 1);
-    if (r != CUDA_SUCCESS) {
-        (void)rmm__vmm.unmap((CUdeviceptr)(uintptr_t)va, bytes);
-        return rmm__cu_fail(r, "cuMemSetAccess", bytes);
-    }
+    if (r != CUDA_SUCCESS) return rmm__cu_fail(r, "cuMemSetAccess", bytes);
     return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__vm_unmap(char *va, size_t bytes) {
@@ -1650,6 +1666,24 @@ RMM__PRIVATE rmm_status rmm__host_stream_check(rmm_stream stream, const char *ca
     return RMM_SUCCESS;
 }
 
+/* Every live "device" allocation, so that a free of anything else fails as cudaFree does
+   (cudaErrorInvalidValue) instead of reading a header that is not there. */
+static pthread_mutex_t rmm__host_live_lock = PTHREAD_MUTEX_INITIALIZER;
+static rmm__addr_map rmm__host_live;
+RMM__PRIVATE bool rmm__host_live_add(void *p) {
+    bool ok;
+    pthread_mutex_lock(&rmm__host_live_lock);
+    ok = (rmm__host_live.keys || rmm__addr_map_init(&rmm__host_live, 1024)) && rmm__addr_map_put(&rmm__host_live, (uintptr_t)p, p);
+    pthread_mutex_unlock(&rmm__host_live_lock);
+    return ok;
+}
+RMM__PRIVATE bool rmm__host_live_remove(void *p) {
+    bool found;
+    pthread_mutex_lock(&rmm__host_live_lock);
+    found = rmm__host_live.keys && rmm__addr_map_remove(&rmm__host_live, (uintptr_t)p) != NULL;
+    pthread_mutex_unlock(&rmm__host_live_lock);
+    return found;
+}
 RMM__PRIVATE rmm_status rmm__host_malloc_counted(void **ptr, size_t bytes, const char *call) {
     size_t used, total;
     void *raw = NULL;
@@ -1663,6 +1697,11 @@ RMM__PRIVATE rmm_status rmm__host_malloc_counted(void **ptr, size_t bytes, const
                          call, bytes, RMM__ATOMIC_LOAD(&rmm__host_capacity));
     }
     memcpy(raw, &total, sizeof total);
+    if (!rmm__host_live_add((char *)raw + RMM__HOST_HEADER)) {
+        RMM__ATOMIC_SUB(&rmm__host_used, total);
+        free(raw);
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "%s(bytes=%zu) failed: host out of memory for the backend's records", call, bytes);
+    }
     *ptr = (char *)raw + RMM__HOST_HEADER;
     return RMM_SUCCESS;
 }
@@ -1671,6 +1710,7 @@ RMM__PRIVATE rmm_status rmm__host_free_counted(void *ptr, const char *call) {
     char *raw;
     RMM__HOST_FAULT(call);
     if (!ptr) return RMM_SUCCESS;
+    if (!rmm__host_live_remove(ptr)) return rmm__fail(RMM_ERROR_CUDA, "%s(ptr=%p) failed: cudaErrorInvalidValue (not an allocation, or freed already)", call, ptr);
     raw = (char *)ptr - RMM__HOST_HEADER;
     memcpy(&total, raw, sizeof total);
     RMM__ATOMIC_SUB(&rmm__host_used, total);
@@ -1685,11 +1725,16 @@ RMM__PRIVATE rmm_status rmm__pinned_malloc(void **ptr, size_t bytes) {
     RMM__HOST_FAULT("cudaHostAlloc");
     if (posix_memalign(&raw, 256, bytes) != 0)
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "cudaHostAlloc(bytes=%zu) failed: cudaErrorMemoryAllocation (out of memory)", bytes);
+    if (!rmm__host_live_add(raw)) {
+        free(raw);
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "cudaHostAlloc(bytes=%zu) failed: host out of memory for the backend's records", bytes);
+    }
     *ptr = raw;
     return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__pinned_free(void *ptr) {
     RMM__HOST_FAULT("cudaFreeHost");
+    if (ptr && !rmm__host_live_remove(ptr)) return rmm__fail(RMM_ERROR_CUDA, "cudaFreeHost(ptr=%p) failed: cudaErrorInvalidValue (not an allocation, or freed already)", ptr);
     free(ptr);
     return RMM_SUCCESS;
 }
@@ -1896,11 +1941,19 @@ RMM__PRIVATE void rmm__vm_release(uint64_t handle, size_t bytes) {
     (void)handle;
     RMM__ATOMIC_SUB(&rmm__host_used, bytes);
 }
-RMM__PRIVATE rmm_status rmm__vm_map(char *va, size_t bytes, uint64_t handle, int device) {
+/* Mapping gives the pages no access yet: cuMemSetAccess does, as on a GPU. */
+RMM__PRIVATE rmm_status rmm__vm_map(char *va, size_t bytes, uint64_t handle, size_t offset) {
+    (void)va;
+    (void)bytes;
     (void)handle;
-    (void)device;
+    (void)offset;
     RMM__HOST_FAULT("cuMemMap");
-    if (mprotect(va, bytes, PROT_READ | PROT_WRITE) != 0) return rmm__fail(RMM_ERROR_CUDA, "cuMemMap(bytes=%zu) failed: mprotect: %s", bytes, strerror(errno));
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__vm_set_access(char *va, size_t bytes, int device) {
+    (void)device;
+    RMM__HOST_FAULT("cuMemSetAccess");
+    if (mprotect(va, bytes, PROT_READ | PROT_WRITE) != 0) return rmm__fail(RMM_ERROR_CUDA, "cuMemSetAccess(bytes=%zu) failed: mprotect: %s", bytes, strerror(errno));
     return RMM_SUCCESS;
 }
 /* A fresh inaccessible mapping over the range drops its pages, as unmapping physical memory does. */
@@ -2210,6 +2263,16 @@ RMM__PRIVATE bool rmm__overalign_remember(rmm__overalign *o, void *raw, size_t a
     rmm__unlock(&o->lock);
     *aligned = (void *)a;
     return ok;
+}
+/* The raw pointer behind an over-aligned one (NULL if `aligned` is not one). */
+RMM__PRIVATE void *rmm__overalign_raw(rmm__overalign *o, const void *aligned) {
+    void **slot, *raw = NULL;
+    if (!o->ready) return NULL;
+    rmm__lock(&o->lock);
+    slot = rmm__addr_map_find(&o->map, (uintptr_t)aligned);
+    if (slot) raw = (void *)((uintptr_t)*slot & ~RMM__CLAIMED);
+    rmm__unlock(&o->lock);
+    return raw;
 }
 /* Frees an over-aligned block: finds the raw pointer behind `aligned` and calls free_raw(raw, arg);
    the record goes only if that succeeds, so a failed free can be retried. CORRUPTION (naming `who`)
@@ -3556,17 +3619,23 @@ typedef struct rmm__backing {
     void (*destroy)(rmm__pool *p, bool exiting);
 } rmm__backing;
 
-/* VIRTUAL growth: one reserved range (the pool's only chunk), backed page by page */
+/* VIRTUAL growth: one reserved range (the pool's only chunk), backed page by page (see below) */
 typedef struct rmm__pool_vm {
     char *base;
     size_t reserved, page, pages;
-    uint32_t *users;             /* used blocks overlapping each page */
-    uint64_t *handle;            /* the physical memory mapped at each page */
+    uint32_t *users;               /* used blocks overlapping each page */
+    uint64_t *handle;              /* the physical memory mapped at each page */
     uint8_t *mapped;
     size_t *idle_prev, *idle_next; /* the pages mapped with no user, newest first (SIZE_MAX ends it) */
+    uint64_t *idle_since;          /* the synchronize epoch at which each idle page went idle */
     size_t idle_head, idle_tail, idle_count;
-    size_t mapped_bytes, peak_mapped_bytes;
-    size_t used_pages, peak_used_pages; /* pages holding a used block, now and at most */
+    uint64_t *spare;               /* physical pages held unmapped */
+    size_t spare_count;
+    size_t mapped_pages, peak_held_pages;    /* held = mapped + spare */
+    size_t used_pages, peak_used_pages;      /* pages holding a used block, now and at most */
+    uint64_t sync_epoch;                     /* device synchronizes so far */
+    size_t window_ops, window_peak, previous_window_peak, recent_peak; /* hysteresis (see rmm__vm_commit) */
+    uint64_t creates, maps, access_calls, unmaps, releases, syncs; /* driver calls made */
 } rmm__pool_vm;
 
 struct rmm__pool {
@@ -3799,6 +3868,23 @@ RMM__PRIVATE void rmm__chunks_destroy(rmm__pool *p, bool exiting) {
 static const rmm__backing rmm__chunks_backing = {rmm__chunks_grow, NULL, NULL, rmm__chunks_trim, rmm__chunks_validate, rmm__chunks_held, rmm__chunks_destroy};
 
 /* ---- VIRTUAL growth: physical pages follow the used blocks ---- */
+
+/* Every page of the reserved range is in one of three states: mapped with a used block on it,
+   mapped and idle (its blocks were freed: kept mapped, so that a block placed there again costs no
+   driver call), or unmapped. The pool also keeps spare physical pages, unmapped, so that a page can
+   be backed without cuMemCreate. It holds mapped + spare pages of the device, and keeps that within
+   1/RMM__VM_SLACK of the most pages ever in use:
+   - a page a new block needs is backed by a spare page, else by a new one while the pool stays
+     within the slack, else by idle pages moved from elsewhere: the longest idle ones, unmapped in a
+     batch (their pending work waited for once, by one device synchronize that makes every page idle
+     at that moment safe to move: a page known safe needs no second one);
+   - when the pool holds 1/8 more than the most pages in use over the last few thousand
+     allocations, idle pages go back down to 1/32 above it (hysteresis: a workload going up and
+     down does not map and unmap the same pages over and over); a trim gives back every idle page;
+   - driver calls are batched: cuMemSetAccess once per run of contiguous pages mapped together.
+   The counters say how many driver calls the pool made (rmm_resource_dump_json shows them). */
+#define RMM__VM_SLACK 40
+#define RMM__VM_WINDOW 4096
 RMM__PRIVATE void rmm__vm_idle_push(rmm__pool_vm *vm, size_t i) {
     vm->idle_prev[i] = SIZE_MAX;
     vm->idle_next[i] = vm->idle_head;
@@ -3806,6 +3892,7 @@ RMM__PRIVATE void rmm__vm_idle_push(rmm__pool_vm *vm, size_t i) {
     else vm->idle_tail = i;
     vm->idle_head = i;
     vm->idle_count++;
+    vm->idle_since[i] = vm->sync_epoch;
 }
 RMM__PRIVATE void rmm__vm_idle_remove(rmm__pool_vm *vm, size_t i) {
     if (vm->idle_prev[i] != SIZE_MAX) vm->idle_next[vm->idle_prev[i]] = vm->idle_next[i];
@@ -3814,78 +3901,161 @@ RMM__PRIVATE void rmm__vm_idle_remove(rmm__pool_vm *vm, size_t i) {
     else vm->idle_tail = vm->idle_prev[i];
     vm->idle_count--;
 }
-/* Backs page i with physical memory: a new page while the pages mapped stay within 1/64 of the most
-   pages ever in use, else (or at the maximum) an idle page moved from elsewhere after the device is
-   synchronized once, so no pending work still uses it. The 1/64 of slack keeps a workload whose
-   blocks wander through the range from remapping on every call. The page joins the idle list; the
-   caller counts its user. */
-#define RMM__VM_SLACK 64
-RMM__PRIVATE rmm_status rmm__vm_back_page(rmm__pool *p, size_t i, size_t first, size_t last, bool *synced) {
+RMM__PRIVATE size_t rmm__vm_held_pages(const rmm__pool_vm *vm) { return vm->mapped_pages + vm->spare_count; }
+RMM__PRIVATE void rmm__vm_note_peak(rmm__pool_vm *vm) {
+    if (rmm__vm_held_pages(vm) > vm->peak_held_pages) vm->peak_held_pages = rmm__vm_held_pages(vm);
+}
+/* Unmaps up to `count` idle pages (longest idle first, none in [keep_first, keep_last]) into the
+   spare list, synchronizing the device once if one of them may still have work pending. */
+RMM__PRIVATE rmm_status rmm__vm_unmap_idle(rmm__pool *p, size_t count, size_t keep_first, size_t keep_last) {
     rmm__pool_vm *vm = &p->vm;
-    size_t max = p->desc.maximum_bytes, j;
-    rmm_status st;
-    size_t limit = vm->peak_used_pages * vm->page + vm->peak_used_pages * vm->page / RMM__VM_SLACK;
-    bool over = vm->mapped_bytes + vm->page > limit || (max && vm->mapped_bytes + vm->page > max);
-    if (!over) {
-        st = rmm__vm_create(&vm->handle[i], vm->page, p->device);
-        if (st == RMM_SUCCESS) {
-            st = rmm__vm_map(vm->base + i * vm->page, vm->page, vm->handle[i], p->device);
-            if (st != RMM_SUCCESS) rmm__vm_release(vm->handle[i], vm->page);
-        }
-        if (st == RMM_SUCCESS) goto backed;
-        if (st != RMM_ERROR_OUT_OF_MEMORY) return st;
-    }
-    /* the page idle longest: the one least likely to be wanted back where it is */
-    for (j = vm->idle_tail; j != SIZE_MAX && j >= first && j <= last; j = vm->idle_prev[j]) {
-    }
-    if (j == SIZE_MAX) {
-        if (max && vm->mapped_bytes + vm->page > max)
-            return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of memory: %zu bytes mapped of the maximum %zu, none idle", vm->mapped_bytes, max);
-        if (over) {
-            st = rmm__vm_create(&vm->handle[i], vm->page, p->device);
-            if (st == RMM_SUCCESS) {
-                st = rmm__vm_map(vm->base + i * vm->page, vm->page, vm->handle[i], p->device);
-                if (st != RMM_SUCCESS) rmm__vm_release(vm->handle[i], vm->page);
+    size_t j = vm->idle_tail, moved = 0;
+    while (j != SIZE_MAX && moved < count) {
+        size_t prev = vm->idle_prev[j];
+        if (j < keep_first || j > keep_last) {
+            if (vm->idle_since[j] >= vm->sync_epoch) { /* freed since the last synchronize */
+                RMM_TRY(rmm__device_synchronize());
+                vm->syncs++;
+                vm->sync_epoch++;
             }
-            if (st == RMM_SUCCESS) goto backed;
+            RMM_TRY(rmm__vm_unmap(vm->base + j * vm->page, vm->page));
+            vm->unmaps++;
+            rmm__vm_idle_remove(vm, j);
+            vm->mapped[j] = 0;
+            vm->mapped_pages--;
+            vm->spare[vm->spare_count++] = vm->handle[j];
+            moved++;
+        }
+        j = prev;
+    }
+    return RMM_SUCCESS;
+}
+/* Releases spare pages until at most `keep` are left. */
+RMM__PRIVATE void rmm__vm_release_spares(rmm__pool *p, size_t keep) {
+    rmm__pool_vm *vm = &p->vm;
+    while (vm->spare_count > keep) {
+        rmm__vm_release(vm->spare[--vm->spare_count], vm->page);
+        vm->releases++;
+    }
+}
+/* Backs the unmapped pages among [first, last] (a block about to be handed out). */
+RMM__PRIVATE rmm_status rmm__vm_page_in(rmm__pool *p, size_t first, size_t last) {
+    rmm__pool_vm *vm = &p->vm;
+    size_t i, missing = 0, fresh = 0, used_after = vm->used_pages, peak, limit, max_pages;
+    rmm_status st = RMM_SUCCESS;
+    for (i = first; i <= last; i++) {
+        missing += !vm->mapped[i];
+        used_after += vm->users[i] == 0;
+    }
+    peak = rmm__max(vm->peak_used_pages, used_after);
+    limit = peak + peak / RMM__VM_SLACK;
+    max_pages = p->desc.maximum_bytes ? p->desc.maximum_bytes / vm->page : SIZE_MAX;
+    if (limit > max_pages) limit = max_pages;
+    /* within the slack: new physical pages; beyond it, idle ones moved here */
+    while (vm->spare_count + fresh < missing && rmm__vm_held_pages(vm) + fresh < limit) fresh++;
+    if (vm->spare_count + fresh < missing) {
+        size_t want = missing - vm->spare_count - fresh;
+        size_t batch = rmm__max(want, peak / (4 * RMM__VM_SLACK)); /* refill a few spares with the same synchronize */
+        RMM_TRY(rmm__vm_unmap_idle(p, batch, first, last));
+        if (vm->spare_count + fresh < missing) { /* nothing idle to move: past the slack, up to the maximum */
+            size_t short_by = missing - vm->spare_count - fresh;
+            if (rmm__vm_held_pages(vm) + fresh + short_by > max_pages)
+                return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of memory: %zu bytes of pages held of the maximum %zu, none idle",
+                                 rmm__vm_held_pages(vm) * vm->page, p->desc.maximum_bytes);
+            fresh += short_by;
+        }
+    }
+    for (; fresh > 0; fresh--) { /* new physical pages join the spares, then everything maps from there */
+        uint64_t h = 0;
+        st = rmm__vm_create(&h, vm->page, p->device);
+        if (st != RMM_SUCCESS) break;
+        vm->creates++;
+        vm->spare[vm->spare_count++] = h;
+    }
+    rmm__vm_note_peak(vm);
+    if (st != RMM_SUCCESS && vm->spare_count < missing) {
+        /* the device is full: move idle pages after all, if there are any */
+        RMM_TRY(rmm__vm_unmap_idle(p, missing - vm->spare_count, first, last));
+        if (vm->spare_count < missing) return st;
+    }
+    for (i = first; i <= last;) {
+        size_t run = i;
+        if (vm->mapped[i]) {
+            i++;
+            continue;
+        }
+        while (i <= last && !vm->mapped[i]) {
+            uint64_t h = vm->spare[--vm->spare_count];
+            st = rmm__vm_map(vm->base + i * vm->page, vm->page, h, 0);
+            if (st != RMM_SUCCESS) {
+                vm->spare[vm->spare_count++] = h;
+                break;
+            }
+            vm->maps++;
+            vm->handle[i] = h;
+            vm->mapped[i] = 1;
+            vm->mapped_pages++;
+            rmm__vm_idle_push(vm, i);
+            i++;
+        }
+        if (st == RMM_SUCCESS && i > run) {
+            st = rmm__vm_set_access(vm->base + run * vm->page, (i - run) * vm->page, p->device);
+            vm->access_calls++;
+        }
+        if (st != RMM_SUCCESS) { /* take back what this run mapped; the pages stay spare */
+            size_t j;
+            for (j = run; j < i; j++) {
+                (void)rmm__vm_unmap(vm->base + j * vm->page, vm->page);
+                rmm__vm_idle_remove(vm, j);
+                vm->mapped[j] = 0;
+                vm->mapped_pages--;
+                vm->spare[vm->spare_count++] = vm->handle[j];
+            }
             return st;
         }
-        return rmm_last_status();
     }
-    if (!*synced) {
-        RMM_TRY(rmm__device_synchronize());
-        *synced = true;
-    }
-    RMM_TRY(rmm__vm_unmap(vm->base + j * vm->page, vm->page));
-    rmm__vm_idle_remove(vm, j);
-    vm->mapped[j] = 0;
-    vm->mapped_bytes -= vm->page;
-    vm->handle[i] = vm->handle[j];
-    st = rmm__vm_map(vm->base + i * vm->page, vm->page, vm->handle[i], p->device);
-    if (st != RMM_SUCCESS) {
-        rmm__vm_release(vm->handle[i], vm->page);
-        return st;
-    }
-backed:
-    vm->mapped[i] = 1;
-    vm->mapped_bytes += vm->page;
-    if (vm->mapped_bytes > vm->peak_mapped_bytes) vm->peak_mapped_bytes = vm->mapped_bytes;
-    rmm__vm_idle_push(vm, i);
     return RMM_SUCCESS;
+}
+/* Gives idle pages back down to `keep_idle` (and every spare): one device synchronize at most. */
+RMM__PRIVATE rmm_status rmm__vm_shrink(rmm__pool *p, size_t keep_idle, size_t *released) {
+    rmm__pool_vm *vm = &p->vm;
+    size_t before = rmm__vm_held_pages(vm);
+    rmm_status st = RMM_SUCCESS;
+    if (vm->idle_count > keep_idle) st = rmm__vm_unmap_idle(p, vm->idle_count - keep_idle, 1, 0);
+    rmm__vm_release_spares(p, 0);
+    if (released) *released += (before - rmm__vm_held_pages(vm)) * vm->page;
+    return st;
 }
 /* A block is being handed out: back its pages and count it on each. O(pages). */
 RMM__PRIVATE rmm_status rmm__vm_commit(rmm__pool *p, const rmm__block *b) {
     rmm__pool_vm *vm = &p->vm;
     size_t first = (size_t)(b->ptr - vm->base) / vm->page, last = (size_t)(b->ptr + b->size - 1 - vm->base) / vm->page, i;
-    bool synced = false;
-    for (i = first; i <= last; i++)
-        if (!vm->mapped[i]) RMM_TRY(rmm__vm_back_page(p, i, first, last, &synced));
+    if (RMM__UNLIKELY(!vm->mapped[first] || !vm->mapped[last])) RMM_TRY(rmm__vm_page_in(p, first, last));
+    for (i = first + 1; i < last; i++)
+        if (RMM__UNLIKELY(!vm->mapped[i])) {
+            RMM_TRY(rmm__vm_page_in(p, first, last));
+            break;
+        }
     for (i = first; i <= last; i++) {
         if (vm->users[i]++ == 0) {
             rmm__vm_idle_remove(vm, i);
             if (++vm->used_pages > vm->peak_used_pages) vm->peak_used_pages = vm->used_pages;
         }
     }
+    /* hysteresis: the pages in use are watched over windows of RMM__VM_WINDOW allocations; when what
+       the pool holds passes the most used in the last two windows by 1/8, idle pages go back down to
+       1/32 above it (a workload that swings within a window keeps its pages) */
+    if (RMM__UNLIKELY(++vm->window_ops >= RMM__VM_WINDOW)) {
+        vm->recent_peak = rmm__max(vm->window_peak, vm->previous_window_peak);
+        vm->previous_window_peak = vm->window_peak;
+        vm->window_peak = vm->used_pages;
+        vm->window_ops = 0;
+        if (rmm__vm_held_pages(vm) > vm->recent_peak + vm->recent_peak / 8 + 8) {
+            size_t keep = vm->recent_peak + vm->recent_peak / 32, held = rmm__vm_held_pages(vm), excess = held > keep ? held - keep : 0;
+            (void)rmm__vm_shrink(p, vm->idle_count > excess ? vm->idle_count - excess : 0, NULL);
+        }
+    }
+    if (vm->used_pages > vm->window_peak) vm->window_peak = vm->used_pages;
     return RMM_SUCCESS;
 }
 /* A block is freed: pages it alone used become idle (still mapped). O(pages). */
@@ -3904,22 +4074,11 @@ RMM__PRIVATE rmm_status rmm__vm_grow(rmm__pool *p, rmm__pstream *s, size_t need)
     return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of memory allocating %zu bytes: no free range of the reserved %zu bytes of address space fits",
                      need, p->vm.reserved);
 }
-/* Unmaps and frees every idle page after synchronizing the device. Returns the bytes released. */
+/* Unmaps and frees every idle page and every spare, after synchronizing the device once. */
 RMM__PRIVATE rmm_status rmm__vm_trim(rmm__pool *p, size_t *released) {
-    rmm__pool_vm *vm = &p->vm;
-    if (!vm->idle_count) return RMM_SUCCESS;
-    RMM_TRY(rmm__device_synchronize());
-    while (vm->idle_head != SIZE_MAX) {
-        size_t i = vm->idle_head;
-        RMM_TRY(rmm__vm_unmap(vm->base + i * vm->page, vm->page));
-        rmm__vm_release(vm->handle[i], vm->page);
-        rmm__vm_idle_remove(vm, i);
-        vm->mapped[i] = 0;
-        vm->mapped_bytes -= vm->page;
-        *released += vm->page;
-    }
-    RMM__LOG(RMM_LOG_LEVEL_INFO, "pool %p: unmapped %zu idle bytes, %zu bytes mapped", (void *)p, *released, vm->mapped_bytes);
-    return RMM_SUCCESS;
+    rmm_status st = rmm__vm_shrink(p, 0, released);
+    if (*released) RMM__LOG(RMM_LOG_LEVEL_INFO, "pool %p: gave back %zu bytes of idle pages, %zu bytes held", (void *)p, *released, rmm__vm_held_pages(&p->vm) * p->vm.page);
+    return st;
 }
 RMM__PRIVATE rmm_status rmm__vm_validate(rmm__pool *p) {
     rmm__pool_vm *vm = &p->vm;
@@ -3943,16 +4102,17 @@ RMM__PRIVATE rmm_status rmm__vm_validate(rmm__pool *p) {
         used += vm->users[i] != 0;
     }
     RMM_SYS_FREE(count);
-    if (st == RMM_SUCCESS && mapped * vm->page != vm->mapped_bytes) st = rmm__fail(RMM_ERROR_CORRUPTION, "pool: %zu pages mapped but %zu bytes recorded", mapped, vm->mapped_bytes);
+    if (st == RMM_SUCCESS && mapped != vm->mapped_pages) st = rmm__fail(RMM_ERROR_CORRUPTION, "pool: %zu pages mapped but %zu recorded", mapped, vm->mapped_pages);
     if (st == RMM_SUCCESS && idle != vm->idle_count) st = rmm__fail(RMM_ERROR_CORRUPTION, "pool: %zu idle pages but %zu listed", idle, vm->idle_count);
     if (st == RMM_SUCCESS && used != vm->used_pages) st = rmm__fail(RMM_ERROR_CORRUPTION, "pool: %zu pages in use but %zu recorded", used, vm->used_pages);
+    if (st == RMM_SUCCESS && rmm__vm_held_pages(vm) > vm->peak_held_pages) st = rmm__fail(RMM_ERROR_CORRUPTION, "pool: more pages held than the recorded peak");
     for (i = vm->idle_head; st == RMM_SUCCESS && i != SIZE_MAX; i = vm->idle_next[i])
         if (!vm->mapped[i] || vm->users[i]) st = rmm__fail(RMM_ERROR_CORRUPTION, "pool: page %zu is listed idle but is not", i);
     return st;
 }
 RMM__PRIVATE void rmm__vm_held(const rmm__pool *p, size_t *bytes, size_t *peak) {
-    *bytes = p->vm.mapped_bytes;
-    *peak = p->vm.peak_mapped_bytes;
+    *bytes = rmm__vm_held_pages(&p->vm) * p->vm.page;
+    *peak = p->vm.peak_held_pages * p->vm.page;
 }
 RMM__PRIVATE void rmm__vm_destroy(rmm__pool *p, bool exiting) {
     rmm__pool_vm *vm = &p->vm;
@@ -3969,6 +4129,7 @@ RMM__PRIVATE void rmm__vm_destroy(rmm__pool *p, bool exiting) {
             (void)rmm__vm_unmap(vm->base + i * vm->page, vm->page);
             rmm__vm_release(vm->handle[i], vm->page);
         }
+        rmm__vm_release_spares(p, 0);
         rmm__vm_free(vm->base, vm->reserved);
     }
     RMM_SYS_FREE(vm->users);
@@ -3976,6 +4137,8 @@ RMM__PRIVATE void rmm__vm_destroy(rmm__pool *p, bool exiting) {
     RMM_SYS_FREE(vm->mapped);
     RMM_SYS_FREE(vm->idle_prev);
     RMM_SYS_FREE(vm->idle_next);
+    RMM_SYS_FREE(vm->idle_since);
+    RMM_SYS_FREE(vm->spare);
 }
 static const rmm__backing rmm__vm_backing = {rmm__vm_grow, rmm__vm_commit, rmm__vm_uncommit, rmm__vm_trim, rmm__vm_validate, rmm__vm_held, rmm__vm_destroy};
 /* Reserves the range (virtual_bytes; 0: twice the device's memory) and makes it the pool's one
@@ -3996,8 +4159,10 @@ RMM__PRIVATE rmm_status rmm__vm_setup(rmm__pool *p, size_t virtual_bytes) {
     vm->mapped = (uint8_t *)rmm__calloc(vm->pages, 1);
     vm->idle_prev = (size_t *)rmm__calloc(vm->pages, sizeof(size_t));
     vm->idle_next = (size_t *)rmm__calloc(vm->pages, sizeof(size_t));
+    vm->idle_since = (uint64_t *)rmm__calloc(vm->pages, sizeof(uint64_t));
+    vm->spare = (uint64_t *)rmm__calloc(vm->pages, sizeof(uint64_t));
     vm->idle_head = vm->idle_tail = SIZE_MAX;
-    if (!vm->users || !vm->handle || !vm->mapped || !vm->idle_prev || !vm->idle_next)
+    if (!vm->users || !vm->handle || !vm->mapped || !vm->idle_prev || !vm->idle_next || !vm->idle_since || !vm->spare)
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_pool_create: out of host memory for %zu page records", vm->pages);
     RMM_TRY(rmm__vm_reserve(&vm->base, vm->reserved, vm->page));
     RMM_TRY(rmm__so_state(&p->so, RMM__LEGACY_HANDLE, &s));
@@ -5966,6 +6131,8 @@ typedef struct rmm__callback_res {
 RMM__PRIVATE rmm_status rmm__callback_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm__callback_res *c = (rmm__callback_res *)self;
     rmm_status st = c->allocate(ptr, bytes, stream, c->arg);
+    if (st == RMM_SUCCESS && *ptr == NULL)
+        return RMM__INVALID("callback: the allocate callback reported success for %zu bytes but returned NULL", bytes);
     if (st == RMM_SUCCESS && ((uintptr_t)*ptr & (alignment - 1)) != 0) {
         void *misaligned = *ptr;
         c->deallocate(misaligned, bytes, stream, c->arg);
@@ -5997,6 +6164,100 @@ RMM__IMPL rmm_status rmm_callback_resource_create(rmm_resource **out, rmm_alloca
     c->arg = arg;
     *out = &c->base;
     return RMM_SUCCESS;
+}
+
+/* ---- where a block comes from: the base of its underlying device allocation, for CUDA IPC ---- */
+RMM__PRIVATE rmm__adaptor *rmm__as_forwarding_adaptor(rmm_resource *mr) {
+    const rmm_resource_vtable *vt = mr->vtable;
+    if (vt == &rmm__stats_vtable || vt == &rmm__tracking_vtable || vt == &rmm__limiting_vtable || vt == &rmm__failure_vtable ||
+        vt == &rmm__locked_vtable || vt == &rmm__prefetch_vtable || vt == &rmm__aligned_vtable)
+        return (rmm__adaptor *)mr;
+#if !defined(RMM_NO_LOGGING)
+    if (vt == &rmm__logging_vtable) return (rmm__adaptor *)mr;
+#endif
+    return NULL;
+}
+RMM__IMPL rmm_status rmm_resource_allocation_base(rmm_resource *mr, const void *ptr, void **base, size_t *offset) {
+    const char *p = (const char *)ptr;
+    size_t off = 0;
+    int depth;
+    if (!base) return RMM__NULL_OUT("rmm_resource_allocation_base", "base");
+    if (!offset) return RMM__NULL_OUT("rmm_resource_allocation_base", "offset");
+    *base = NULL;
+    *offset = 0;
+    if (!ptr) return RMM__NULL_OUT("rmm_resource_allocation_base", "ptr");
+    mr = rmm__resolve(mr);
+    if (!mr) return rmm_last_status();
+    for (depth = 0; depth < 64; depth++) {
+        const rmm_resource_vtable *vt = mr->vtable;
+        const char *start = NULL; /* the allocation of mr's upstream that holds p */
+        rmm_resource *up = NULL;
+        rmm__adaptor *ad = rmm__as_forwarding_adaptor(mr);
+        if (ad) {
+            if (vt == &rmm__aligned_vtable) {
+                const char *raw = (const char *)rmm__overalign_raw(&((rmm__aligned *)mr)->map, p);
+                if (raw) {
+                    off += (size_t)(p - raw);
+                    p = raw;
+                }
+            }
+            mr = ad->upstream;
+            continue;
+        }
+        if (vt == &rmm__cuda_vtable || vt == &rmm__managed_vtable || vt == &rmm__pinned_vtable || vt == &rmm__async_vtable || vt == &rmm__async_view_vtable) {
+            rmm__overalign *o = vt == &rmm__async_vtable || vt == &rmm__async_view_vtable ? &((rmm__async_resource *)mr)->overalign : &((rmm__base_resource *)mr)->overalign;
+            const char *raw = (const char *)rmm__overalign_raw(o, p);
+            if (raw) {
+                off += (size_t)(p - raw);
+                p = raw;
+            }
+            *base = (void *)p;
+            *offset = off;
+            return RMM_SUCCESS;
+        }
+#if !defined(RMM_NO_POOL)
+        if (vt == &rmm__pool_vtable) {
+            rmm__pool *pool = (rmm__pool *)mr;
+            void **slot;
+            if (pool->backing == &rmm__vm_backing)
+                return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "rmm_resource_allocation_base: a pool with VIRTUAL growth maps its blocks on separate physical pages, which CUDA IPC cannot export as one allocation");
+            if (!rmm__spin_lock(&pool->so.lock)) return rmm__reentrant("pool", "rmm_resource_allocation_base");
+            slot = rmm__addr_map_find(&pool->used, (uintptr_t)p);
+            if (slot) start = ((rmm__block *)*slot)->chunk->ptr;
+            rmm__spin_unlock(&pool->so.lock);
+            up = pool->upstream;
+        }
+#endif
+        if (vt == &rmm__fixed_vtable) {
+            rmm__fixed *f = (rmm__fixed *)mr;
+            rmm__fchunk *c;
+            if (!rmm__spin_lock(&f->so.lock)) return rmm__reentrant("fixed_size", "rmm_resource_allocation_base");
+            c = rmm__fixed_chunk_of(f, p);
+            if (c && ((size_t)(p - c->ptr)) % f->block_bytes == 0 && !rmm__fchunk_is_free(c, (size_t)(p - c->ptr) / f->block_bytes)) start = c->ptr;
+            rmm__spin_unlock(&f->so.lock);
+            up = f->upstream;
+        }
+#if !defined(RMM_NO_ARENA)
+        if (vt == &rmm__arena_vtable) {
+            rmm__arena *a = (rmm__arena *)mr;
+            if (p >= a->base_ptr && p < a->base_ptr + a->arena_bytes) start = a->base_ptr;
+            up = a->upstream;
+        }
+#endif
+#if !defined(RMM_NO_BINNING)
+        if (vt == &rmm__binning_vtable) {
+            rmm__bin *owner = rmm__binning_owner((rmm__binning *)mr, p);
+            mr = owner ? owner->mr : ((rmm__binning *)mr)->upstream; /* a user bin's blocks are not told apart: upstream is asked */
+            continue;
+        }
+#endif
+        if (!up) return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "rmm_resource_allocation_base: resource '%s' cannot say where its memory comes from", rmm_resource_type_name(mr));
+        if (!start) return RMM__INVALID("rmm_resource_allocation_base(ptr=%p): not a live block of resource '%s'", ptr, rmm_resource_type_name(mr));
+        off += (size_t)(p - start);
+        p = start;
+        mr = up;
+    }
+    return RMM__INVALID("rmm_resource_allocation_base: more than 64 resources deep");
 }
 
 /* ======================================================================================= */
@@ -6265,14 +6526,40 @@ static struct {
     rmm__addr_map sizes; /* pointer -> size, since rmmFree takes none */
     rmm__legacy_event *log;
     size_t log_count, log_cap;
-} rmm__legacy = {PTHREAD_MUTEX_INITIALIZER, false, {0, 0, false}, NULL, NULL, {NULL, NULL, 0, 0, 0}, NULL, 0, 0};
+    char **files; /* copies of the call sites' file names the log refers to */
+    size_t file_count, file_cap;
+} rmm__legacy = {PTHREAD_MUTEX_INITIALIZER, false, {0, 0, false}, NULL, NULL, {NULL, NULL, 0, 0, 0}, NULL, 0, 0, NULL, 0, 0};
+
+/* The log keeps its own copy of each call site's file name (the caller's string may not outlive
+   the call). Caller holds the lock. NULL if host memory ran out. O(distinct file names). */
+RMM__PRIVATE const char *rmm__legacy_file(const char *file) {
+    size_t i, n = strlen(file);
+    char *copy;
+    for (i = rmm__legacy.file_count; i-- > 0;)
+        if (strcmp(rmm__legacy.files[i], file) == 0) return rmm__legacy.files[i];
+    if (rmm__legacy.file_count == rmm__legacy.file_cap) {
+        size_t cap = rmm__legacy.file_cap ? rmm__legacy.file_cap * 2 : 16;
+        char **grown = (char **)RMM_SYS_REALLOC(rmm__legacy.files, cap * sizeof *grown);
+        if (!grown) return NULL;
+        rmm__legacy.files = grown;
+        rmm__legacy.file_cap = cap;
+    }
+    copy = (char *)RMM_SYS_MALLOC(n + 1);
+    if (!copy) return NULL;
+    memcpy(copy, file, n + 1);
+    rmm__legacy.files[rmm__legacy.file_count++] = copy;
+    return copy;
+}
 
 RMM__PRIVATE rmm_resource *rmm__legacy_resource(void) { return rmm__legacy.pool ? rmm__legacy.pool : rmm__legacy.base; }
 /* Caller holds the lock. A log that cannot grow drops the event rather than fail the call. */
 RMM__PRIVATE void rmm__legacy_record(const char *action, void *ptr, size_t bytes, rmm_stream stream, const char *file, unsigned line) {
     rmm__legacy_event *e;
     char when[32];
+    const char *site;
     if (!rmm__legacy.options.enable_logging) return;
+    site = rmm__legacy_file(file ? file : "?");
+    if (!site) return;
     if (rmm__legacy.log_count == rmm__legacy.log_cap) {
         size_t cap = rmm__legacy.log_cap ? rmm__legacy.log_cap * 2 : 1024;
         rmm__legacy_event *grown = (rmm__legacy_event *)RMM_SYS_REALLOC(rmm__legacy.log, cap * sizeof *grown);
@@ -6288,7 +6575,7 @@ RMM__PRIVATE void rmm__legacy_record(const char *action, void *ptr, size_t bytes
     e->ptr = ptr;
     e->bytes = bytes;
     e->stream = stream;
-    e->file = file ? file : "?";
+    e->file = site;
     e->line = line;
 }
 RMM__PRIVATE rmm_status rmm__legacy_not_initialized(const char *fn) {
@@ -6345,6 +6632,10 @@ RMM__IMPL rmmError_t rmmFinalize(void) {
     rmm__addr_map_free(&rmm__legacy.sizes);
     RMM_SYS_FREE(rmm__legacy.log);
     rmm__legacy.log = NULL;
+    while (rmm__legacy.file_count) RMM_SYS_FREE(rmm__legacy.files[--rmm__legacy.file_count]);
+    RMM_SYS_FREE(rmm__legacy.files);
+    rmm__legacy.files = NULL;
+    rmm__legacy.file_cap = 0;
     rmm__legacy.log_count = rmm__legacy.log_cap = 0;
     rmm__legacy.initialized = false;
     pthread_mutex_unlock(&rmm__legacy.lock);
@@ -6419,18 +6710,10 @@ RMM__IMPL rmmError_t rmmGetAllocationOffset(ptrdiff_t *offset, void *ptr, rmm_st
     else if (!ptr || !rmm__addr_map_find(&rmm__legacy.sizes, (uintptr_t)ptr))
         st = RMM__INVALID("rmmGetAllocationOffset(%p): not allocated by rmmAlloc", ptr);
     else {
-        *offset = 0;
-#if !defined(RMM_NO_POOL)
-        if (rmm__legacy.pool) {
-            rmm__pool *p = (rmm__pool *)rmm__legacy.pool;
-            rmm__chunk *c;
-            if (rmm__spin_lock(&p->so.lock)) {
-                for (c = p->chunks; c; c = c->next)
-                    if ((char *)ptr >= c->ptr && (char *)ptr < c->ptr + c->size) *offset = (char *)ptr - c->ptr;
-                rmm__spin_unlock(&p->so.lock);
-            }
-        }
-#endif
+        void *base = NULL;
+        size_t off = 0;
+        st = rmm_resource_allocation_base(rmm__legacy_resource(), ptr, &base, &off);
+        *offset = st == RMM_SUCCESS ? (ptrdiff_t)off : 0;
     }
     pthread_mutex_unlock(&rmm__legacy.lock);
     return st;

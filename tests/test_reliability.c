@@ -10,6 +10,7 @@
 #include "../rmm_cuda.h"
 #include "harness.h"
 #include <pthread.h>
+#include <unistd.h>
 
 /* ---- an upstream whose next allocate or free can be made to fail ---------------------------- */
 typedef struct flaky {
@@ -544,6 +545,78 @@ TEST(destroyed_and_foreign_stream_handles) {
 #endif
 }
 
+/* ---- found while building the Python package ----------------------------------------------- */
+
+#if defined(RMM_BACKEND_HOST)
+/* cudaFree of a pointer it never handed out fails (cudaErrorInvalidValue); the host backend used to
+   read a header in front of it and abort. */
+TEST(host_backend_refuses_a_free_of_foreign_memory) {
+    static char not_device[4096];
+    rmm_resource *cuda = NULL;
+    void *p = NULL;
+    CHECK_OK(rmm_cuda_resource_create(&cuda));
+    CHECK_STATUS(rmm_deallocate(cuda, not_device + 1024, 16, RMM_STREAM_DEFAULT), RMM_ERROR_CUDA);
+    CHECK_OK(rmm_allocate(cuda, &p, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(cuda, p, 1000, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_deallocate(cuda, p, 1000, RMM_STREAM_DEFAULT), RMM_ERROR_CUDA); /* twice */
+    rmm_resource_destroy(cuda);
+}
+#endif
+
+/* The 2019 log keeps its own copy of each call site's file name. */
+TEST(legacy_log_copies_the_file_name) {
+    rmmOptions_t o;
+    char site[64], path[] = "/tmp/rmm_test_legacy_log_XXXXXX", line[256];
+    void *p = NULL;
+    int fd, found = 0;
+    FILE *f;
+    NEED_GPU();
+    memset(&o, 0, sizeof o);
+    o.enable_logging = true;
+    CHECK_OK(rmmInitialize(&o));
+    strcpy(site, "first_file.c");
+    CHECK_OK(rmmAlloc(&p, 1000, RMM_STREAM_DEFAULT, site, 7));
+    strcpy(site, "overwritten.c"); /* the caller reuses its buffer */
+    CHECK_OK(rmmFree(p, RMM_STREAM_DEFAULT, site, 9));
+    fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd >= 0) close(fd);
+    CHECK_OK(rmmWriteLog(path));
+    f = fopen(path, "r");
+    CHECK(f != NULL);
+    while (f && fgets(line, sizeof line, f)) {
+        if (strstr(line, ",allocate,") && strstr(line, "first_file.c:7")) found++;
+        if (strstr(line, ",free,") && strstr(line, "overwritten.c:9")) found++;
+    }
+    if (f) fclose(f);
+    remove(path);
+    CHECK(found == 2);
+    CHECK_OK(rmmFinalize());
+}
+
+static rmm_status null_alloc(void **ptr, size_t bytes, rmm_stream stream, void *arg) {
+    (void)bytes;
+    (void)stream;
+    (void)arg;
+    *ptr = NULL;
+    return RMM_SUCCESS;
+}
+static void null_free(void *ptr, size_t bytes, rmm_stream stream, void *arg) {
+    (void)ptr;
+    (void)bytes;
+    (void)stream;
+    (void)arg;
+}
+/* A callback that reports success with no memory is refused, not passed on as a NULL block. */
+TEST(callback_success_with_null_is_refused) {
+    rmm_resource *cb = NULL;
+    void *p = (void *)1;
+    CHECK_OK(rmm_callback_resource_create(&cb, null_alloc, null_free, NULL));
+    CHECK_STATUS(rmm_allocate(cb, &p, 1000, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(p == NULL);
+    rmm_resource_destroy(cb);
+}
+
 int main(void) {
     HARNESS_INIT();
     RUN(tracking_keeps_its_record_when_the_upstream_free_fails);
@@ -568,5 +641,10 @@ int main(void) {
     RUN(fixed_size_double_free_in_every_build);
     RUN(the_default_resource_is_not_destroyed);
     RUN(destroyed_and_foreign_stream_handles);
+#if defined(RMM_BACKEND_HOST)
+    RUN(host_backend_refuses_a_free_of_foreign_memory);
+#endif
+    RUN(legacy_log_copies_the_file_name);
+    RUN(callback_success_with_null_is_refused);
     return harness_main_end();
 }

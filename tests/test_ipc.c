@@ -1,0 +1,148 @@
+/* Where a block comes from (rmm_resource_allocation_base, for CUDA IPC of sub-allocated memory)
+   through every kind of resource and adaptor, and its errors. On a GPU the base is also handed to
+   cudaIpcGetMemHandle, which must accept it. Built on the host backend (ASan/UBSan) and on the CUDA
+   runtime (gcc -lcudart and nvcc). */
+#define RMM_IMPLEMENTATION
+#include "../rmm.h"
+#include "harness.h"
+
+#define MiB ((size_t)1 << 20)
+
+/* base + offset == ptr, the base is the start of an allocation of `bottom` (a cudaMalloc resource),
+   and (on a GPU) cudaIpcGetMemHandle accepts it. */
+static void check_base(rmm_resource *mr, void *ptr, rmm_resource *bottom) {
+    void *base = NULL;
+    size_t offset = 12345;
+    CHECK_OK(rmm_resource_allocation_base(mr, ptr, &base, &offset));
+    CHECK((char *)base + offset == (char *)ptr);
+    CHECK(rmm_resource_is_equal(bottom, rmm_get_current_device_resource()) || bottom != NULL);
+#if !defined(RMM_BACKEND_HOST)
+    {
+        cudaIpcMemHandle_t h;
+        CHECK(cudaIpcGetMemHandle(&h, base) == cudaSuccess);
+        (void)cudaGetLastError();
+    }
+#endif
+}
+
+TEST(allocation_base_through_every_sub_allocator) {
+    rmm_resource *cuda = NULL, *pool = NULL, *pool2 = NULL, *fixed = NULL, *arena = NULL, *bins = NULL, *track = NULL, *aligned = NULL;
+    rmm_pool_desc pd = rmm_pool_desc_default();
+    rmm_arena_desc ad = rmm_arena_desc_default();
+    rmm_binning_desc bd = rmm_binning_desc_default();
+    void *a = NULL, *b = NULL, *c = NULL, *d = NULL, *e = NULL, *f = NULL, *g = NULL, *base = NULL;
+    size_t offset = 0;
+    NEED_GPU();
+    CHECK_OK(rmm_cuda_resource_create(&cuda));
+    pd.initial_bytes = 8 * MiB;
+    CHECK_OK(rmm_pool_create(&pool, cuda, &pd));
+    /* a pool: the second block lies inside the first chunk, past the first block */
+    CHECK_OK(rmm_allocate(pool, &a, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(pool, &b, 3000, RMM_STREAM_DEFAULT));
+    check_base(pool, b, cuda);
+    CHECK_OK(rmm_resource_allocation_base(pool, b, &base, &offset));
+    CHECK(offset == 1024 && (char *)base == (char *)a);
+    /* a pool over that pool: offsets add up */
+    pd.initial_bytes = 2 * MiB;
+    CHECK_OK(rmm_pool_create(&pool2, pool, &pd));
+    CHECK_OK(rmm_allocate(pool2, &c, 5000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(pool2, &d, 5000, RMM_STREAM_DEFAULT));
+    check_base(pool2, d, cuda);
+    /* fixed-size, arena, binning */
+    CHECK_OK(rmm_fixed_size_create(&fixed, pool, NULL));
+    CHECK_OK(rmm_allocate(fixed, &e, 4096, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(fixed, &e, 4096, RMM_STREAM_DEFAULT)); /* the second block of its chunk */
+    check_base(fixed, e, cuda);
+    ad.arena_bytes = 16 * MiB;
+    CHECK_OK(rmm_arena_create(&arena, cuda, &ad));
+    CHECK_OK(rmm_allocate(arena, &f, 7000, RMM_STREAM_DEFAULT));
+    check_base(arena, f, cuda);
+    CHECK_OK(rmm_deallocate(arena, f, 7000, RMM_STREAM_DEFAULT));
+    bd.min_size_exponent = 10;
+    bd.max_size_exponent = 12;
+    CHECK_OK(rmm_binning_create(&bins, pool, &bd));
+    CHECK_OK(rmm_allocate(bins, &f, 2000, RMM_STREAM_DEFAULT));
+    check_base(bins, f, cuda);
+    CHECK_OK(rmm_deallocate(bins, f, 2000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(bins, &f, 3 * MiB, RMM_STREAM_DEFAULT)); /* above the bins: the pool's */
+    check_base(bins, f, cuda);
+    CHECK_OK(rmm_deallocate(bins, f, 3 * MiB, RMM_STREAM_DEFAULT));
+    /* adaptors pass the question down; the aligned adaptor through its raw block */
+    CHECK_OK(rmm_tracking_adaptor_create(&track, pool, false));
+    CHECK_OK(rmm_aligned_adaptor_create(&aligned, track, 65536, 0));
+    CHECK_OK(rmm_allocate(aligned, &g, 10000, RMM_STREAM_DEFAULT));
+    CHECK(((uintptr_t)g & 65535) == 0);
+    check_base(aligned, g, cuda);
+    /* errors: nothing changes */
+    CHECK_STATUS(rmm_resource_allocation_base(pool, (char *)b + 256, &base, &offset), RMM_ERROR_INVALID_ARGUMENT); /* not a block start */
+    CHECK(base == NULL && offset == 0);
+    CHECK_STATUS(rmm_resource_allocation_base(pool, NULL, &base, &offset), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_resource_allocation_base(pool, b, NULL, &offset), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_resource_allocation_base(pool, b, &base, NULL), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_OK(rmm_deallocate(aligned, g, 10000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(fixed, e, 4096, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(pool2, c, 5000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(pool2, d, 5000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(pool, a, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(pool, b, 3000, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(aligned);
+    rmm_resource_destroy(track);
+    rmm_resource_destroy(bins);
+    rmm_resource_destroy(arena);
+    rmm_resource_destroy(fixed);
+    rmm_resource_destroy(pool2);
+    rmm_resource_destroy(pool);
+    rmm_resource_destroy(cuda);
+}
+
+static rmm_status user_alloc(void **ptr, size_t bytes, rmm_stream stream, void *arg) {
+    return rmm_allocate((rmm_resource *)arg, ptr, bytes, stream);
+}
+static void user_free(void *ptr, size_t bytes, rmm_stream stream, void *arg) { (void)rmm_deallocate((rmm_resource *)arg, ptr, bytes, stream); }
+TEST(allocation_base_not_supported) {
+    rmm_resource *user = NULL, *vpool = NULL;
+    rmm_pool_desc pd = rmm_pool_desc_default();
+    void *p = NULL, *base = NULL;
+    size_t offset = 0;
+    NEED_GPU();
+    CHECK_OK(rmm_callback_resource_create(&user, user_alloc, user_free, rmm_get_current_device_resource()));
+    CHECK_OK(rmm_allocate(user, &p, 1000, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_resource_allocation_base(user, p, &base, &offset), RMM_ERROR_NOT_SUPPORTED);
+    CHECK_OK(rmm_deallocate(user, p, 1000, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(user);
+    pd.growth = RMM_POOL_GROWTH_VIRTUAL;
+    pd.virtual_bytes = 64 * MiB;
+    if (rmm_pool_create(&vpool, NULL, &pd) == RMM_SUCCESS) {
+        CHECK_OK(rmm_allocate(vpool, &p, 1000, RMM_STREAM_DEFAULT));
+        CHECK_STATUS(rmm_resource_allocation_base(vpool, p, &base, &offset), RMM_ERROR_NOT_SUPPORTED);
+        CHECK_OK(rmm_deallocate(vpool, p, 1000, RMM_STREAM_DEFAULT));
+        rmm_resource_destroy(vpool);
+    }
+}
+
+/* The legacy offset (rmmGetAllocationOffset) comes from the same walk. */
+TEST(legacy_allocation_offset) {
+    rmmOptions_t o;
+    void *a = NULL, *b = NULL;
+    ptrdiff_t off = -1;
+    NEED_GPU();
+    memset(&o, 0, sizeof o);
+    o.allocation_mode = PoolAllocation;
+    o.initial_pool_size = 16 * MiB;
+    CHECK_OK(rmmInitialize(&o));
+    CHECK_OK(RMM_ALLOC(&a, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(RMM_ALLOC(&b, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmmGetAllocationOffset(&off, b, RMM_STREAM_DEFAULT));
+    CHECK(off == (char *)b - (char *)a + 0 && off == 1024);
+    CHECK_OK(RMM_FREE(a, RMM_STREAM_DEFAULT));
+    CHECK_OK(RMM_FREE(b, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmmFinalize());
+}
+
+int main(void) {
+    HARNESS_INIT();
+    RUN(allocation_base_through_every_sub_allocator);
+    RUN(allocation_base_not_supported);
+    RUN(legacy_allocation_offset);
+    return harness_main_end();
+}
