@@ -342,7 +342,10 @@ typedef enum rmm_pool_growth {
     RMM_POOL_GROWTH_ON_DEMAND = 1, /* grows by the request rounded up to growth_granularity_bytes; when
                                       growing would raise the pool above its peak, first gives wholly
                                       free chunks of the allocating stream back: holds little beyond
-                                      what is live at its peak */
+                                      what is live at its peak. Requests of 8 MiB and more get chunks
+                                      of their own, reused only by requests they fit closely, so that
+                                      no smaller block pins a big chunk (more cudaMalloc and cudaFree
+                                      calls when large sizes keep changing, for less memory held) */
     RMM_POOL_GROWTH_VIRTUAL = 2    /* reserves one virtual address range (virtual_bytes) and backs it
                                       with physical pages (2 MiB) only where blocks are live, through
                                       CUDA's virtual memory API; a page with no live block is moved to
@@ -3251,10 +3254,12 @@ typedef struct rmm__chunk {
     size_t size;
     struct rmm__chunk *prev, *next;
     rmm__block *first;
-    void *user; /* arena: the superblock record */
+    void *user;     /* arena: the superblock record */
+    bool dedicated; /* on-demand pool: grown for one large request; its free blocks serve large ones only */
 } rmm__chunk;
 
 typedef struct rmm__tlsf {
+    void *state;      /* the per-stream state these lists belong to */
     uint64_t fl_map;
     uint32_t sl_map[RMM__TLSF_FL];
     rmm__block *heads[RMM__TLSF_FL][RMM__TLSF_SL];
@@ -3600,18 +3605,39 @@ RMM__PRIVATE rmm_status rmm__validate_tlsf(const char *who, const rmm__tlsf *t, 
    trim, info, validate) files it before looking. */
 typedef struct rmm__pstream {
     rmm__sstate ss;
-    rmm__tlsf free;
+    rmm__tlsf free;     /* blocks of shared chunks */
+    rmm__tlsf large;    /* on-demand growth: blocks of chunks grown for one large request */
     rmm__block *recent;
 } rmm__pstream;
 #define RMM__POOL_RECENT_MAX ((size_t)1 << 20)
-#define RMM__PSTREAM_OF(tlsf) ((rmm__pstream *)((char *)(tlsf) - offsetof(rmm__pstream, free)))
+/* ON_DEMAND growth keeps requests of RMM__POOL_LARGE bytes and more apart: each gets a chunk of
+   its own (rounded to the growth step), and a free one of those serves another large request only
+   if it fits within 1/RMM__POOL_FIT (plus the step); smaller requests never take from them. So a
+   small or middling block never pins a big chunk, which is what made the on-demand pool hold 1.47x
+   its peak live bytes on an inference trace whose batch shapes vary (bench/traces/bert_encode);
+   1.09x now. The cost is more cudaMalloc and cudaFree calls when the large sizes keep changing. */
+#ifndef RMM__POOL_LARGE
+#define RMM__POOL_LARGE ((size_t)8 << 20)
+#endif
+#ifndef RMM__POOL_FIT
+#define RMM__POOL_FIT 16
+#endif
+#define RMM__PSTREAM_OF(tlsf) ((rmm__pstream *)(tlsf)->state)
+/* The lists a free block of chunk c is filed in. */
+static inline rmm__tlsf *rmm__pool_lists(rmm__pstream *s, const rmm__chunk *c) { return RMM__UNLIKELY(c->dedicated) ? &s->large : &s->free; }
+/* What the core is asked to find: `need` bytes, large or not (see RMM__POOL_LARGE). */
+typedef struct rmm__pool_req {
+    size_t need;
+    size_t slack; /* large requests: what rounding a chunk of their own would waste anyway */
+    bool large;
+} rmm__pool_req;
 
 /* Where a pool's memory comes from: chunks from upstream (geometric or on-demand growth), or one
    reserved virtual range whose pages are backed only where blocks are live (virtual growth). The
    pool's own code has no branch on the mode beyond "does this backing commit pages". */
 typedef struct rmm__pool rmm__pool;
 typedef struct rmm__backing {
-    rmm_status (*grow)(rmm__pool *p, rmm__pstream *s, size_t need);  /* new free memory into s's lists */
+    rmm_status (*grow)(rmm__pool *p, rmm__pstream *s, const rmm__pool_req *req); /* new free memory into s's lists */
     rmm_status (*commit)(rmm__pool *p, const rmm__block *b);          /* NULL: memory is always there */
     void (*uncommit)(rmm__pool *p, const rmm__block *b);
     rmm_status (*trim)(rmm__pool *p, size_t *released);
@@ -3651,6 +3677,8 @@ struct rmm__pool {
     rmm__chunk *chunks;
     size_t chunk_count;
     size_t pool_bytes, peak_pool_bytes, used_bytes;
+    size_t large_bytes;      /* ON_DEMAND growth: requests from here up get chunks of their own (else SIZE_MAX) */
+    uint64_t grows, releases; /* upstream allocations and frees of chunks, for diagnostics */
     rmm__pool_vm vm;
 };
 
@@ -3666,8 +3694,18 @@ static inline void rmm__pool_settle(rmm__pool *p, rmm__pstream *s) {
     if (s->recent) {
         rmm__block *r = s->recent;
         s->recent = NULL;
-        rmm__block_file(&p->store, &s->free, r);
+        rmm__block_file(&p->store, rmm__pool_lists(s, r->chunk), r);
     }
+}
+/* A free block for req in s's lists: small requests search the shared chunks only, large ones
+   first the chunks grown for large requests. */
+static inline rmm__block *rmm__pool_find_block(rmm__pstream *s, const rmm__pool_req *req, size_t scan) {
+    rmm__block *b;
+    if (RMM__LIKELY(!req->large)) return rmm__tlsf_find_scan(&s->free, req->need, scan);
+    b = rmm__tlsf_find_scan(&s->large, req->need, scan);
+    /* a poor fit: a chunk of its own is better */
+    if (b && b->size - req->need > req->need / RMM__POOL_FIT + req->slack) b = NULL;
+    return b ? b : rmm__tlsf_find_scan(&s->free, req->need, scan);
 }
 RMM__PRIVATE void rmm__pool_settle_all(rmm__pool *p) {
     size_t i;
@@ -3677,7 +3715,7 @@ RMM__PRIVATE void rmm__pool_settle_all(rmm__pool *p) {
 /* ---- the pool's free-list table for the stream-order core ---- */
 RMM__PRIVATE bool rmm__pool_state_init(rmm__so *so, rmm__sstate *s) {
     (void)so;
-    (void)s; /* zeroed TLSF lists are empty */
+    ((rmm__pstream *)s)->free.state = ((rmm__pstream *)s)->large.state = s; /* zeroed TLSF lists are empty */
     return true;
 }
 RMM__PRIVATE void rmm__pool_state_fini(rmm__so *so, rmm__sstate *s) {
@@ -3686,29 +3724,36 @@ RMM__PRIVATE void rmm__pool_state_fini(rmm__so *so, rmm__sstate *s) {
 }
 RMM__PRIVATE bool rmm__pool_holds(rmm__so *so, rmm__sstate *s) {
     (void)so;
-    return ((rmm__pstream *)s)->recent || ((rmm__pstream *)s)->free.fl_map;
+    return ((rmm__pstream *)s)->recent || ((rmm__pstream *)s)->free.fl_map || ((rmm__pstream *)s)->large.fl_map;
 }
 RMM__PRIVATE void *rmm__pool_find_in(rmm__so *so, rmm__sstate *ss, const void *req, bool exhaustive) {
     rmm__pstream *s = (rmm__pstream *)ss;
     rmm__pool_settle(RMM__POOL_OF(so), s);
-    return rmm__tlsf_find_scan(&s->free, *(const size_t *)req, exhaustive ? SIZE_MAX : RMM__TLSF_SCAN);
+    return rmm__pool_find_block(s, (const rmm__pool_req *)req, exhaustive ? SIZE_MAX : RMM__TLSF_SCAN);
 }
 /* Moves every free block of donor into taker, coalescing. O(blocks moved). */
 RMM__PRIVATE void rmm__pool_absorb(rmm__so *so, rmm__sstate *taker_state, rmm__sstate *donor_state) {
     rmm__pool *p = RMM__POOL_OF(so);
     rmm__pstream *taker = (rmm__pstream *)taker_state, *donor = (rmm__pstream *)donor_state;
+    rmm__tlsf *lists[2];
+    int k;
     rmm__pool_settle(p, donor);
-    while (donor->free.fl_map) {
-        unsigned fl = (unsigned)__builtin_ctzll(donor->free.fl_map);
-        unsigned sl = (unsigned)__builtin_ctz(donor->free.sl_map[fl]);
-        rmm__block *b = donor->free.heads[fl][sl];
-        rmm__tlsf_remove(&donor->free, b);
-        rmm__block_file(&p->store, &taker->free, b);
+    lists[0] = &donor->free;
+    lists[1] = &donor->large;
+    for (k = 0; k < 2; k++) {
+        rmm__tlsf *from = lists[k], *to = k ? &taker->large : &taker->free;
+        while (from->fl_map) {
+            unsigned fl = (unsigned)__builtin_ctzll(from->fl_map);
+            unsigned sl = (unsigned)__builtin_ctz(from->sl_map[fl]);
+            rmm__block *b = from->heads[fl][sl];
+            rmm__tlsf_remove(from, b);
+            rmm__block_file(&p->store, to, b);
+        }
     }
 }
 RMM__PRIVATE rmm_status rmm__pool_grow_in(rmm__so *so, rmm__sstate *s, const void *req) {
     rmm__pool *p = RMM__POOL_OF(so);
-    return p->backing->grow(p, (rmm__pstream *)s, *(const size_t *)req);
+    return p->backing->grow(p, (rmm__pstream *)s, (const rmm__pool_req *)req);
 }
 static const rmm__so_ops rmm__pool_so_ops = {sizeof(rmm__pstream), rmm__pool_state_init, rmm__pool_state_fini, rmm__pool_holds,
                                              rmm__pool_find_in, rmm__pool_absorb, rmm__pool_grow_in};
@@ -3716,7 +3761,7 @@ static const rmm__so_ops rmm__pool_so_ops = {sizeof(rmm__pstream), rmm__pool_sta
 /* ---- chunks from upstream: geometric and on-demand growth ---- */
 
 /* Adds a chunk from upstream to s's lists. */
-RMM__PRIVATE rmm_status rmm__pool_add_chunk(rmm__pool *p, rmm__pstream *s, void *ptr, size_t bytes, bool annotate) {
+RMM__PRIVATE rmm_status rmm__pool_add_chunk(rmm__pool *p, rmm__pstream *s, void *ptr, size_t bytes, bool annotate, bool dedicated) {
     rmm__chunk *c = (rmm__chunk *)rmm__calloc(1, sizeof *c);
     rmm__block *b = rmm__block_new(&p->store);
     if (!c || !b) {
@@ -3727,6 +3772,7 @@ RMM__PRIVATE rmm_status rmm__pool_add_chunk(rmm__pool *p, rmm__pstream *s, void 
     c->ptr = (char *)ptr;
     c->size = bytes;
     c->first = b;
+    c->dedicated = dedicated;
     if (annotate) c->user = rmm__san_heap_register(ptr, bytes);
     c->next = p->chunks;
     if (p->chunks) p->chunks->prev = c;
@@ -3735,7 +3781,7 @@ RMM__PRIVATE rmm_status rmm__pool_add_chunk(rmm__pool *p, rmm__pstream *s, void 
     b->ptr = (char *)ptr;
     b->size = bytes;
     b->chunk = c;
-    rmm__tlsf_insert(&s->free, b);
+    rmm__tlsf_insert(rmm__pool_lists(s, c), b);
     p->pool_bytes += bytes;
     if (p->pool_bytes > p->peak_pool_bytes) p->peak_pool_bytes = p->pool_bytes;
     return RMM_SUCCESS;
@@ -3752,6 +3798,7 @@ RMM__PRIVATE void rmm__pool_unlink_chunk(rmm__pool *p, rmm__chunk *c) {
 RMM__PRIVATE rmm_status rmm__pool_release_chunk(rmm__pool *p, rmm__chunk *c, rmm_stream stream) {
     rmm__block *b, *bn;
     RMM_TRY(rmm_deallocate(p->upstream, c->ptr, c->size, stream));
+    p->releases++;
     for (b = c->first; b; b = bn) {
         bn = b->phys_next;
         rmm__tlsf_remove(b->owner, b);
@@ -3767,17 +3814,19 @@ RMM__PRIVATE rmm_status rmm__pool_release_chunk(rmm__pool *p, rmm__chunk *c, rmm
    the same, and a steady workload stops calling cudaMalloc and cudaFree. The frees are ordered
    on s, so the upstream free on s needs no wait. O(chunks). */
 RMM__PRIVATE void rmm__pool_release_free_chunks(rmm__pool *p, rmm__pstream *s, size_t grow) {
-    rmm__chunk *c = p->chunks, *next;
+    rmm__chunk *c, *victim;
     rmm__pool_settle(p, s);
-    for (; c && p->pool_bytes + grow > p->peak_pool_bytes; c = next) {
-        next = c->next;
-        if (c->first->owner == &s->free && c->first->size == c->size && rmm__pool_release_chunk(p, c, s->ss.handle) == RMM_SUCCESS)
-            RMM__LOG(RMM_LOG_LEVEL_DEBUG, "pool %p: released a free chunk before growing (now %zu bytes)", (void *)p, p->pool_bytes);
+    while (p->pool_bytes + grow > p->peak_pool_bytes) { /* the largest wholly free chunk first: fewest calls */
+        victim = NULL;
+        for (c = p->chunks; c; c = c->next)
+            if (c->first->owner == rmm__pool_lists(s, c) && c->first->size == c->size && (!victim || c->size > victim->size)) victim = c;
+        if (!victim || rmm__pool_release_chunk(p, victim, s->ss.handle) != RMM_SUCCESS) break;
+        RMM__LOG(RMM_LOG_LEVEL_DEBUG, "pool %p: released a free chunk before growing (now %zu bytes)", (void *)p, p->pool_bytes);
     }
 }
 /* Grows the pool by at least `need` bytes, by RMM's rules (research 1.6) or on demand. */
-RMM__PRIVATE rmm_status rmm__chunks_grow(rmm__pool *p, rmm__pstream *s, size_t need) {
-    size_t max = p->desc.maximum_bytes, try_bytes, min_bytes = need;
+RMM__PRIVATE rmm_status rmm__chunks_grow(rmm__pool *p, rmm__pstream *s, const rmm__pool_req *req) {
+    size_t need = req->need, max = p->desc.maximum_bytes, try_bytes, min_bytes = need;
     rmm_status st = RMM_ERROR_OUT_OF_MEMORY;
     void *ptr = NULL;
     char maximum[40];
@@ -3810,7 +3859,8 @@ RMM__PRIVATE rmm_status rmm__chunks_grow(rmm__pool *p, rmm__pstream *s, size_t n
         return rmm__fail(st, "pool: growing by %zu bytes for a request of %zu failed: the upstream '%s' returned %s: %s", try_bytes, need,
                          rmm_resource_type_name(p->upstream), rmm_status_string(st), rmm_last_error());
     }
-    st = rmm__pool_add_chunk(p, s, ptr, try_bytes, true);
+    p->grows++;
+    st = rmm__pool_add_chunk(p, s, ptr, try_bytes, true, req->large);
     if (st != RMM_SUCCESS) {
         (void)rmm_deallocate(p->upstream, ptr, try_bytes, s->ss.handle);
         return st;
@@ -4070,10 +4120,10 @@ RMM__PRIVATE void rmm__vm_uncommit(rmm__pool *p, const rmm__block *b) {
         }
     }
 }
-RMM__PRIVATE rmm_status rmm__vm_grow(rmm__pool *p, rmm__pstream *s, size_t need) {
+RMM__PRIVATE rmm_status rmm__vm_grow(rmm__pool *p, rmm__pstream *s, const rmm__pool_req *req) {
     (void)s;
     return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of memory allocating %zu bytes: no free range of the reserved %zu bytes of address space fits",
-                     need, p->vm.reserved);
+                     req->need, p->vm.reserved);
 }
 /* Unmaps and frees every idle page and every spare, after synchronizing the device once. */
 RMM__PRIVATE rmm_status rmm__vm_trim(rmm__pool *p, size_t *released) {
@@ -4167,7 +4217,7 @@ RMM__PRIVATE rmm_status rmm__vm_setup(rmm__pool *p, size_t virtual_bytes) {
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_pool_create: out of host memory for %zu page records", vm->pages);
     RMM_TRY(rmm__vm_reserve(&vm->base, vm->reserved, vm->page));
     RMM_TRY(rmm__so_state(&p->so, RMM__LEGACY_HANDLE, &s));
-    return rmm__pool_add_chunk(p, (rmm__pstream *)s, vm->base, vm->reserved, false); /* NVTX heaps must come from cudaMalloc */
+    return rmm__pool_add_chunk(p, (rmm__pstream *)s, vm->base, vm->reserved, false, false); /* NVTX heaps must come from cudaMalloc */
 }
 
 /* ---- allocate and free ---- */
@@ -4181,50 +4231,55 @@ RMM__PRIVATE rmm_status rmm__pool_validate_locked(rmm__pool *p);
 RMM__PRIVATE rmm_status rmm__pool_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm__pool *p = (rmm__pool *)self;
     rmm__sstate *ss, *from_state;
-    rmm__pstream *s, *from;
+    rmm__pstream *s;
+    rmm__tlsf *lists;
     rmm__block *b;
+    rmm__pool_req req;
     void *item;
-    size_t size, need;
+    size_t size;
     rmm_status st;
     if (RMM__UNLIKELY(!rmm__align_up(bytes, RMM_ALIGNMENT, &size) || size > SIZE_MAX - alignment))
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of memory allocating %zu bytes: larger than any pool", bytes);
-    need = size + (alignment - RMM_ALIGNMENT);
+    req.need = size + (alignment - RMM_ALIGNMENT);
+    req.large = req.need >= p->large_bytes;
+    req.slack = req.large ? p->desc.growth_granularity_bytes : 0;
     if (RMM__UNLIKELY(!rmm__spin_lock(&p->so.lock))) return rmm__reentrant("pool", "allocate");
     st = rmm__so_state(&p->so, stream, &ss);
     if (RMM__UNLIKELY(st != RMM_SUCCESS)) goto out;
-    s = from = (rmm__pstream *)ss;
+    s = (rmm__pstream *)ss;
     b = s->recent;
     if (RMM__LIKELY(b && b->size == size && ((uintptr_t)b->ptr & (alignment - 1)) == 0)) {
         s->recent = NULL; /* the block freed last on this stream, taken back whole */
+        lists = rmm__pool_lists(s, b->chunk);
     } else {
         rmm__pool_settle(p, s);
-        b = rmm__tlsf_find(&s->free, need);
+        b = rmm__pool_find_block(s, &req, RMM__TLSF_SCAN);
         if (RMM__UNLIKELY(!b)) {
-            st = rmm__so_acquire(&p->so, ss, &need, &from_state, &item);
+            st = rmm__so_acquire(&p->so, ss, &req, &from_state, &item);
             if (st != RMM_SUCCESS) goto out;
-            from = (rmm__pstream *)from_state;
             b = (rmm__block *)item;
         }
-        b = rmm__block_take(&p->store, &from->free, b, size, alignment);
+        lists = b->owner;
+        b = rmm__block_take(&p->store, lists, b, size, alignment);
         if (RMM__UNLIKELY(!b)) {
             st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of host memory for block records");
             goto out;
         }
     }
     if (RMM__UNLIKELY(p->backing->commit != NULL) && (st = p->backing->commit(p, b)) != RMM_SUCCESS) {
-        rmm__block_file(&p->store, &from->free, b);
+        rmm__block_file(&p->store, lists, b);
         goto out;
     }
     if (RMM__UNLIKELY(!rmm__addr_map_put(&p->used, (uintptr_t)b->ptr, b))) {
         if (p->backing->uncommit) p->backing->uncommit(p, b);
-        rmm__block_file(&p->store, &from->free, b); /* merges back with what it was cut from */
+        rmm__block_file(&p->store, lists, b); /* merges back with what it was cut from */
         st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of host memory for block records");
         goto out;
     }
     p->used_bytes += size;
     rmm__san_region_register(b->chunk->user, b->ptr, bytes);
     *ptr = b->ptr;
-    rmm__so_taken(&p->so, ss, &from->ss);
+    rmm__so_taken(&p->so, ss, (rmm__sstate *)lists->state);
     RMM__POOL_DEBUG_CHECK(p);
 out:
     rmm__spin_unlock(&p->so.lock);
@@ -4265,7 +4320,7 @@ RMM__PRIVATE rmm_status rmm__pool_deallocate(rmm_resource *self, void *ptr, size
         rmm__pool_settle(p, s);
         s->recent = b;
     } else {
-        rmm__block_file(&p->store, &s->free, b);
+        rmm__block_file(&p->store, rmm__pool_lists(s, b->chunk), b);
     }
     RMM__POOL_DEBUG_CHECK(p);
     rmm__spin_unlock(&p->so.lock);
@@ -4305,6 +4360,7 @@ RMM__PRIVATE rmm_status rmm__pool_validate_locked(rmm__pool *p) {
     for (i = 0; i < p->so.count; i++) {
         if (p->so.list[i]->index != i) return rmm__fail(RMM_ERROR_CORRUPTION, "pool: stream state %zu records index %zu", i, p->so.list[i]->index);
         RMM_TRY(rmm__validate_tlsf("pool", &RMM__PSTREAM(p, i)->free, &listed_blocks, &listed_bytes));
+        RMM_TRY(rmm__validate_tlsf("pool", &RMM__PSTREAM(p, i)->large, &listed_blocks, &listed_bytes));
     }
     if (listed_blocks != w.free_blocks || listed_bytes != w.free_bytes)
         return rmm__fail(RMM_ERROR_CORRUPTION, "pool: %zu free blocks in chunks but %zu in lists", w.free_blocks, listed_blocks);
@@ -4336,8 +4392,9 @@ RMM__IMPL rmm_status rmm_pool_get_info(rmm_resource *pool, rmm_pool_info *info) 
     info->upstream_chunks = p->backing == &rmm__vm_backing ? 0 : p->chunk_count; /* VIRTUAL: nothing comes from upstream */
     info->stream_states = p->so.count;
     for (i = 0; i < p->so.count; i++) {
-        info->free_blocks += RMM__PSTREAM(p, i)->free.free_blocks;
+        info->free_blocks += RMM__PSTREAM(p, i)->free.free_blocks + RMM__PSTREAM(p, i)->large.free_blocks;
         info->largest_free_block = rmm__max(info->largest_free_block, rmm__tlsf_largest(&RMM__PSTREAM(p, i)->free));
+        info->largest_free_block = rmm__max(info->largest_free_block, rmm__tlsf_largest(&RMM__PSTREAM(p, i)->large));
     }
     rmm__spin_unlock(&p->so.lock);
     return RMM_SUCCESS;
@@ -4378,6 +4435,7 @@ RMM__IMPL rmm_status rmm_pool_create(rmm_resource **out, rmm_resource *upstream,
     p->upstream = upstream;
     p->desc = d;
     p->backing = d.growth == RMM_POOL_GROWTH_VIRTUAL ? &rmm__vm_backing : &rmm__chunks_backing;
+    p->large_bytes = d.growth == RMM_POOL_GROWTH_ON_DEMAND ? rmm__max(RMM__POOL_LARGE, d.growth_granularity_bytes) : SIZE_MAX;
     st = rmm__get_device(&p->device);
     if (st == RMM_SUCCESS && (!rmm__addr_map_init(&p->used, 1024) || !rmm__so_init(&p->so, &rmm__pool_so_ops, "pool", d.streams_outlive_pool, false)))
         st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_pool_create: out of host memory");
@@ -4388,7 +4446,7 @@ RMM__IMPL rmm_status rmm_pool_create(rmm_resource **out, rmm_resource *upstream,
         st = rmm__so_state(&p->so, RMM__LEGACY_HANDLE, &s);
         if (st == RMM_SUCCESS) st = rmm_allocate(upstream, &ptr, d.initial_bytes, RMM_STREAM_DEFAULT);
         if (st == RMM_SUCCESS) {
-            st = rmm__pool_add_chunk(p, (rmm__pstream *)s, ptr, d.initial_bytes, true);
+            st = rmm__pool_add_chunk(p, (rmm__pstream *)s, ptr, d.initial_bytes, true, false);
             if (st != RMM_SUCCESS) (void)rmm_deallocate(upstream, ptr, d.initial_bytes, RMM_STREAM_DEFAULT);
         }
     }

@@ -612,7 +612,10 @@ static rmm_status replay_once(const trace *t, const char *name, size_t arena_byt
     if (s.pool) {
         rmm_pool_info info;
         if (rmm_pool_get_info(s.pool, &info) == RMM_SUCCESS) r->pool_peak = info.peak_pool_bytes;
-        if (s.pool_virtual) {
+        if (!s.pool_virtual) {
+            r->vm_calls[0] = ((const rmm__pool *)s.pool)->grows;
+            r->vm_calls[1] = ((const rmm__pool *)s.pool)->releases;
+        } else {
             const rmm__pool_vm *vm = &((const rmm__pool *)s.pool)->vm; /* the driver calls it made (internal counters) */
             r->peak_upstream = r->pool_peak; /* physical pages held */
             r->vm_calls[0] = vm->creates;
@@ -757,8 +760,9 @@ static void measure(const trace *t, const char *name, int runs, row *out) {
                 (unsigned long long)out->vm_calls[0], (unsigned long long)out->vm_calls[1], (unsigned long long)out->vm_calls[2],
                 (unsigned long long)out->vm_calls[3], (unsigned long long)out->vm_calls[4], (unsigned long long)out->vm_calls[5]);
         } else if (!strcmp(name, "pool") || !strcmp(name, "pool-geometric") || !strcmp(name, "binning")) {
-            fmt(p, cap, "pool_info.peak_pool_bytes=%.1f MiB (%s)", mib(out->pool_peak),
-                out->pool_peak == out->peak_upstream ? "agrees" : "DISAGREES with the counting resource");
+            fmt(p, cap, "pool_info.peak_pool_bytes=%.1f MiB (%s); %llu chunks taken from upstream, %llu given back", mib(out->pool_peak),
+                out->pool_peak == out->peak_upstream ? "agrees" : "DISAGREES with the counting resource", (unsigned long long)out->vm_calls[0],
+                (unsigned long long)out->vm_calls[1]);
         } else if (!strcmp(name, "async")) {
 #ifndef RMM_BACKEND_HOST
             fmt(p, cap, "cudaMemPoolAttrReservedMemHigh=%.1f MiB (%.3f x peak live)", mib(out->reserved_high),
