@@ -3726,10 +3726,15 @@ RMM__PRIVATE bool rmm__pool_holds(rmm__so *so, rmm__sstate *s) {
     (void)so;
     return ((rmm__pstream *)s)->recent || ((rmm__pstream *)s)->free.fl_map || ((rmm__pstream *)s)->large.fl_map;
 }
+RMM__PRIVATE rmm__block *rmm__vm_prefer_mapped(rmm__pool *p, rmm__block *b, size_t need);
 RMM__PRIVATE void *rmm__pool_find_in(rmm__so *so, rmm__sstate *ss, const void *req, bool exhaustive) {
     rmm__pstream *s = (rmm__pstream *)ss;
-    rmm__pool_settle(RMM__POOL_OF(so), s);
-    return rmm__pool_find_block(s, (const rmm__pool_req *)req, exhaustive ? SIZE_MAX : RMM__TLSF_SCAN);
+    rmm__pool *p = RMM__POOL_OF(so);
+    rmm__block *b;
+    rmm__pool_settle(p, s);
+    b = rmm__pool_find_block(s, (const rmm__pool_req *)req, exhaustive ? SIZE_MAX : RMM__TLSF_SCAN);
+    if (RMM__UNLIKELY(p->backing->commit != NULL) && b) b = rmm__vm_prefer_mapped(p, b, ((const rmm__pool_req *)req)->need);
+    return b;
 }
 /* Moves every free block of donor into taker, coalescing. O(blocks moved). */
 RMM__PRIVATE void rmm__pool_absorb(rmm__so *so, rmm__sstate *taker_state, rmm__sstate *donor_state) {
@@ -3924,7 +3929,7 @@ static const rmm__backing rmm__chunks_backing = {rmm__chunks_grow, NULL, NULL, r
    mapped and idle (its blocks were freed: kept mapped, so that a block placed there again costs no
    driver call), or unmapped. The pool also keeps spare physical pages, unmapped, so that a page can
    be backed without cuMemCreate. It holds mapped + spare pages of the device, and keeps that within
-   1/RMM__VM_SLACK of the most pages ever in use:
+   1/RMM__VM_SLACK (1%) of the most pages ever in use:
    - a page a new block needs is backed by a spare page, else by a new one while the pool stays
      within the slack, else by idle pages moved from elsewhere: the longest idle ones, unmapped in a
      batch (their pending work waited for once, by one device synchronize that makes every page idle
@@ -3934,7 +3939,9 @@ static const rmm__backing rmm__chunks_backing = {rmm__chunks_grow, NULL, NULL, r
      down does not map and unmap the same pages over and over); a trim gives back every idle page;
    - driver calls are batched: cuMemSetAccess once per run of contiguous pages mapped together.
    The counters say how many driver calls the pool made (rmm_resource_dump_json shows them). */
-#define RMM__VM_SLACK 40
+#ifndef RMM__VM_SLACK
+#define RMM__VM_SLACK 100
+#endif
 #define RMM__VM_WINDOW 4096
 RMM__PRIVATE void rmm__vm_idle_push(rmm__pool_vm *vm, size_t i) {
     vm->idle_prev[i] = SIZE_MAX;
@@ -4076,6 +4083,35 @@ RMM__PRIVATE rmm_status rmm__vm_shrink(rmm__pool *p, size_t keep_idle, size_t *r
     rmm__vm_release_spares(p, 0);
     if (released) *released += (before - rmm__vm_held_pages(vm)) * vm->page;
     return st;
+}
+/* true iff every page under [ptr, ptr + bytes) is mapped. */
+RMM__PRIVATE bool rmm__vm_mapped(const rmm__pool_vm *vm, const char *ptr, size_t bytes) {
+    size_t first = (size_t)(ptr - vm->base) / vm->page, last = (size_t)(ptr + bytes - 1 - vm->base) / vm->page, i;
+    for (i = first; i <= last; i++)
+        if (!vm->mapped[i]) return false;
+    return true;
+}
+/* Placement that prefers mapped pages: when the best fit b would need pages backed, a free block of
+   the same lists whose front already lies on mapped pages is taken instead, searched from the
+   request's bin upward (at most RMM__VM_PREFER candidates): no driver call at all, where best fit
+   alone would map pages while idle ones sit elsewhere. */
+#define RMM__VM_PREFER 64
+RMM__PRIVATE rmm__block *rmm__vm_prefer_mapped(rmm__pool *p, rmm__block *b, size_t need) {
+    rmm__tlsf *t = b->owner;
+    unsigned fl, sl, f, seen = 0;
+    if (rmm__vm_mapped(&p->vm, b->ptr, need)) return b;
+    rmm__tlsf_mapping(need >> 8, &fl, &sl);
+    for (f = fl; f < RMM__TLSF_FL && seen < RMM__VM_PREFER; f++) {
+        uint32_t bits = t->sl_map[f] & (f == fl ? (~0u << sl) : ~0u);
+        while (bits && seen < RMM__VM_PREFER) {
+            unsigned s = (unsigned)__builtin_ctz(bits);
+            rmm__block *q;
+            bits &= bits - 1;
+            for (q = t->heads[f][s]; q && seen < RMM__VM_PREFER; q = q->free_next, seen++)
+                if (q->size >= need && rmm__vm_mapped(&p->vm, q->ptr, need)) return q;
+        }
+    }
+    return b;
 }
 /* A block is being handed out: back its pages and count it on each. O(pages). */
 RMM__PRIVATE rmm_status rmm__vm_commit(rmm__pool *p, const rmm__block *b) {
@@ -4254,6 +4290,7 @@ RMM__PRIVATE rmm_status rmm__pool_allocate(rmm_resource *self, void **ptr, size_
     } else {
         rmm__pool_settle(p, s);
         b = rmm__pool_find_block(s, &req, RMM__TLSF_SCAN);
+        if (RMM__UNLIKELY(p->backing->commit != NULL) && b) b = rmm__vm_prefer_mapped(p, b, req.need);
         if (RMM__UNLIKELY(!b)) {
             st = rmm__so_acquire(&p->so, ss, &req, &from_state, &item);
             if (st != RMM_SUCCESS) goto out;
