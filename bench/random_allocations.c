@@ -70,6 +70,7 @@
 #define RMM_IMPLEMENTATION
 #include "../rmm.h"
 #include "bench_common.h"
+#include "peer/peer_resource.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -123,7 +124,7 @@ typedef struct allocator {
 } allocator;
 
 /* The allocators in the order they are printed. */
-static const char *const ALLOCATORS[] = {"cudaMalloc", "cudaMallocAsync", "pool", "pool(outlive)", "binning", "arena", "arena(outlive)", "fixed"};
+static const char *const ALLOCATORS[] = {"cudaMalloc", "cudaMallocAsync", "pool", "pool(outlive)", "binning", "arena", "arena(outlive)", "fixed" PEER_NAMES};
 #define NALLOC ((int)(sizeof ALLOCATORS / sizeof ALLOCATORS[0]))
 #define IDX_ASYNC 1
 
@@ -514,6 +515,9 @@ static void destroy_allocator(allocator *a) {
     int i;
     for (i = 0; i < a->nlayers; i++) rmm_resource_destroy(a->layers[i]);
     a->nlayers = 0;
+#if defined(RMM_BENCH_PEER)
+    if (peer_is(a->name)) rmm_peer_drop();
+#endif
 #ifndef RMM_BACKEND_HOST
     if (a->kind == RAW_ASYNC) { /* give back what the default pool kept */
         (void)cudaDeviceSynchronize();
@@ -543,6 +547,19 @@ static int make_allocator(const char *name, const workload *w, allocator *a, cha
     if (!strcmp(name, "cudaMallocAsync")) {
         st = rmm_async_resource_create(&top, NULL);
         if (st == RMM_SUCCESS) a->layers[a->nlayers++] = top;
+        goto done;
+    }
+#endif
+#if defined(RMM_BENCH_PEER)
+    if (peer_is(name)) { /* RAPIDS RMM C++, configured as the rmm.h row of the same name */
+        char why[256] = "";
+        st = peer_make(name, pool_initial_bytes(w), arena_bytes_for(w), &top, why, sizeof why);
+        if (st == RMM_SUCCESS) a->layers[a->nlayers++] = top;
+        else {
+            fmt(err, ERRLEN, "creating %s failed: %s", name, why[0] ? why : rmm_last_error());
+            rmm_peer_drop();
+            return FAIL;
+        }
         goto done;
     }
 #endif

@@ -55,6 +55,7 @@
 #define RMM_IMPLEMENTATION
 #include "../rmm.h"
 #include "bench_common.h"
+#include "peer/peer_resource.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -427,7 +428,7 @@ static int trace_parse(FILE *f, trace *t) {
 
 /* ---- replaying -------------------------------------------------------------------------------- */
 
-static const char *const RESOURCES[] = {"cuda", "async", "pool", "pool-geometric", "pool-virtual", "binning", "arena"};
+static const char *const RESOURCES[] = {"cuda", "async", "pool", "pool-geometric", "pool-virtual", "binning", "arena" PEER_NAMES};
 #define NRES ((int)(sizeof RESOURCES / sizeof RESOURCES[0]))
 
 typedef struct stack {
@@ -435,6 +436,7 @@ typedef struct stack {
     rmm_resource *pool;          /* the pool inside, if any (for rmm_pool_get_info) */
     rmm_resource *async;         /* the async resource, if any */
     int pool_virtual;            /* the pool maps its own pages: its peak is pool_info's, not the counter's */
+    int peer;                    /* RAPIDS RMM C++: its peak is its statistics adaptor's */
     counting_resource *counter;
     rmm_resource *layers[4];     /* owned, top first */
     int nlayers;
@@ -443,6 +445,9 @@ typedef struct stack {
 static void stack_destroy(stack *s) {
     int i;
     for (i = 0; i < s->nlayers; i++) rmm_resource_destroy(s->layers[i]);
+#if defined(RMM_BENCH_PEER)
+    if (s->peer) rmm_peer_drop();
+#endif
     memset(s, 0, sizeof *s);
 }
 
@@ -451,6 +456,20 @@ static rmm_status stack_make(const char *name, size_t arena_bytes, stack *s, cha
     rmm_resource *base = NULL, *r = NULL, *pool = NULL;
     rmm_status st;
     memset(s, 0, sizeof *s);
+#if defined(RMM_BENCH_PEER)
+    if (peer_is(name)) { /* RMM's pool and binning start empty and grow by RMM's rule; its arena is sized as ours */
+        char why[256] = "";
+        st = peer_make(name, 0, arena_bytes, &s->top, why, sizeof why);
+        if (st != RMM_SUCCESS) {
+            fmt(err, ERRLEN, "creating %s failed: %s", name, why[0] ? why : rmm_last_error());
+            rmm_peer_drop();
+            return st;
+        }
+        s->layers[s->nlayers++] = s->top;
+        s->peer = 1;
+        return RMM_SUCCESS;
+    }
+#endif
     if (!strcmp(name, "async")) st = rmm_async_resource_create(&base, NULL);
     else st = rmm_cuda_resource_create(&base);
     if (st != RMM_SUCCESS) {
@@ -593,7 +612,7 @@ static rmm_status replay_once(const trace *t, const char *name, size_t arena_byt
                 break;
             }
             live[e->slot] = 1;
-            if (check && !s.pool_virtual) check_contained(s.counter, ptrs[e->slot], e->size);
+            if (check && !s.pool_virtual && !s.peer) check_contained(s.counter, ptrs[e->slot], e->size);
         } else {
             live[e->slot] = 0; /* before the call: the block is no longer the replay's */
             st = rmm_deallocate(s.top, ptrs[e->slot], e->size, g_streams[e->stream]);
@@ -608,7 +627,10 @@ static rmm_status replay_once(const trace *t, const char *name, size_t arena_byt
     t1 = now_ns();
     r->ns = (double)(t1 - t0);
     r->events = i;
-    r->peak_upstream = s.counter->peak;
+    r->peak_upstream = s.peer ? 0 : s.counter->peak;
+#if defined(RMM_BENCH_PEER)
+    if (s.peer) r->peak_upstream = rmm_peer_upstream_peak();
+#endif
     if (s.pool) {
         rmm_pool_info info;
         if (rmm_pool_get_info(s.pool, &info) == RMM_SUCCESS) r->pool_peak = info.peak_pool_bytes;
@@ -704,7 +726,7 @@ static void measure(const trace *t, const char *name, int runs, row *out) {
     memset(out, 0, sizeof *out);
     fmt(out->trace, sizeof out->trace, "%s", t->name);
     out->resource = name;
-    if (!strcmp(name, "arena")) { /* 4x peak live, rounded up to 1 GiB; smaller if that cannot be had */
+    if (!strcmp(name, "arena") || !strcmp(name, "rmm::arena")) { /* 4x peak live, rounded up to 1 GiB; smaller if that cannot be had */
         static const double factors[] = {4.0, 3.0, 2.0, 1.5};
         size_t f;
         for (f = 0; f < sizeof factors / sizeof factors[0]; f++) {
