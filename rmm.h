@@ -281,6 +281,30 @@ RMMDEF rmm_status rmm_resource_validate(rmm_resource *mr);
    memory comes from. Async resources give the pointer itself: export their memory through the
    memory pool (cudaMemPoolExportPointer). Thread-safe; O(1) per layer (fixed-size: O(log chunks)). */
 RMMDEF rmm_status rmm_resource_allocation_base(rmm_resource *mr, const void *ptr, void **base, size_t *offset);
+/* Writes the state of mr (NULL: the current device resource) and of everything under it as one
+   JSON document, for people and tools (tools/rmm_plot.py draws it). Schema "rmm.h resource dump",
+   version RMM_DUMP_JSON_VERSION; fields are only ever added within a version:
+     {"schema": "rmm.h resource dump", "version": 1, "rmm_version": "0.1.0", "backend": "cuda"|"host",
+      "resource": NODE}
+     NODE = {"type": "pool" | "fixed_size" | "binning" | "arena" | "cuda" | "managed" | "pinned_host" |
+                     "async" | "async_view" | "logging" | "statistics" | "tracking" | "limiting" |
+                     "failure_callback" | "aligned" | "thread_safe" | "prefetch" | "callback" | "user",
+             "name": vtable type_name, "address": "0x...",
+             "config": {...}, "counters": {...},              (per type; see the dump itself)
+             "streams": [{"id", "handle", "kind": "legacy"|"per_thread"|"library"|"outlive"|"foreign",
+                          "alive", "lazy", "free_blocks", "free_bytes"}],       (pool, fixed_size, arena)
+             "chunks": [{"address", "size", ["dedicated": true,]
+                         "blocks": [{"offset", "size", "state": "used"|"free",
+                                     "stream": id of the stream whose lists hold a free block, or null}]}],
+             "bins": [{"bytes", "owned", "resource": NODE | null}],           (binning)
+             "upstream": NODE | null}
+   An arena lists its whole allocation as its first chunk (lent superblocks and large blocks "used",
+   free space with the stream id one past its arenas), then each lent superblock with its blocks.
+   Fails with INVALID_ARGUMENT iff out is NULL, IO iff writing fails, OUT_OF_MEMORY iff host memory
+   runs out (the document is then cut short). Each sub-allocator's lock is held while its part is
+   written: thread-safe, O(blocks), and other threads wait that long. */
+#define RMM_DUMP_JSON_VERSION 1
+RMMDEF rmm_status rmm_resource_dump_json(rmm_resource *mr, FILE *out);
 
 /* ======================================================================================= */
 /* ==== base: device resources over the CUDA runtime ==================================== */
@@ -2229,6 +2253,44 @@ RMM__IMPL bool rmm_resource_is_equal(const rmm_resource *a, const rmm_resource *
 RMM__IMPL const char *rmm_resource_type_name(const rmm_resource *mr) {
     if (!mr) return "null";
     return mr->vtable && mr->vtable->type_name ? mr->vtable->type_name : "unnamed";
+}
+
+/* Out of memory, explained: what a sub-allocator or adaptor knows when it runs out, and a verdict,
+   in rmm_last_error(); with RMM_DUMP_ON_OOM=PATH in the environment, the resource's whole state
+   (rmm_resource_dump_json) is written to PATH as well. Runs only on the out-of-memory path. */
+typedef struct rmm__oom_facts {
+    const char *who;
+    size_t bytes, alignment;
+    rmm_stream stream;
+    size_t held, maximum; /* maximum 0: none */
+    size_t live, largest_free, free_total, free_other; /* free_other: in other streams' (or arenas') lists */
+} rmm__oom_facts;
+RMM__PRIVATE rmm_status rmm__oom_explain(rmm_resource *mr, const rmm__oom_facts *f, const char *cause_in) {
+    char cause[200], maximum[48];
+    const char *verdict, *dump = getenv("RMM_DUMP_ON_OOM");
+    size_t dev_free = 0, dev_total = 0, need = f->bytes;
+    rmm__copy_text(cause, sizeof cause, cause_in ? cause_in : "");
+    (void)rmm__align_up(f->bytes, RMM_ALIGNMENT, &need);
+    if (rmm__mem_info(&dev_free, &dev_total) != RMM_SUCCESS) dev_free = dev_total = 0;
+    if (f->free_other >= need && f->largest_free < need) verdict = "held by other streams: free memory of this resource waits in other streams' lists";
+    else if (f->free_total >= need) verdict = "fragmented: enough is free, but no free block is large enough";
+    else if (f->maximum && f->held + need > f->maximum) verdict = "at the maximum: the resource may not grow further";
+    else if (dev_total && dev_free < need) verdict = "device full: the GPU has too little free memory";
+    else verdict = "refused upstream: a resource below (a limit, a user resource) said no";
+    if (f->maximum) snprintf(maximum, sizeof maximum, "a maximum of %zu", f->maximum);
+    else rmm__copy_text(maximum, sizeof maximum, "no maximum");
+    if (dump && *dump) {
+        FILE *out = fopen(dump, "w");
+        if (out) {
+            (void)rmm_resource_dump_json(mr, out);
+            fclose(out);
+        }
+    }
+    return rmm__fail(RMM_ERROR_OUT_OF_MEMORY,
+                     "%s: out of memory allocating %zu bytes (alignment %zu, stream %p). Verdict: %s. It holds %zu bytes (%s), %zu live; "
+                     "largest free block %zu, free %zu in all, %zu of it in other streams' lists; device free %zu of %zu%s%s%s",
+                     f->who, f->bytes, f->alignment, (void *)f->stream, verdict, f->held, maximum, f->live, f->largest_free, f->free_total, f->free_other,
+                     dev_free, dev_total, cause[0] ? " (" : "", cause, cause[0] ? ")" : "");
 }
 
 /* Over-aligned allocations from resources whose upstream call only promises 256 bytes: ask for
@@ -4257,6 +4319,33 @@ RMM__PRIVATE rmm_status rmm__vm_setup(rmm__pool *p, size_t virtual_bytes) {
 }
 
 /* ---- allocate and free ---- */
+/* An allocation found no room and could not grow: says why (rmm__oom_explain). */
+RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_oom(rmm__pool *p, size_t bytes, size_t alignment, rmm_stream stream) {
+    char cause[256];
+    rmm__oom_facts f;
+    size_t i, peak = 0;
+    rmm__copy_text(cause, sizeof cause, rmm_last_error());
+    memset(&f, 0, sizeof f);
+    f.who = "pool";
+    f.bytes = bytes;
+    f.alignment = alignment;
+    f.stream = stream;
+    f.maximum = p->desc.maximum_bytes;
+    if (rmm__spin_lock(&p->so.lock)) {
+        rmm__pool_settle_all(p);
+        p->backing->held(p, &f.held, &peak);
+        f.live = p->used_bytes;
+        for (i = 0; i < p->so.count && p->backing != &rmm__vm_backing; i++) { /* (a virtual pool's free blocks are address space) */
+            rmm__pstream *ps = RMM__PSTREAM(p, i);
+            size_t free_bytes = ps->free.free_bytes + ps->large.free_bytes;
+            f.free_total += free_bytes;
+            if (ps->ss.handle != stream) f.free_other += free_bytes;
+            f.largest_free = rmm__max(f.largest_free, rmm__max(rmm__tlsf_largest(&ps->free), rmm__tlsf_largest(&ps->large)));
+        }
+        rmm__spin_unlock(&p->so.lock);
+    }
+    return rmm__oom_explain(&p->base, &f, cause);
+}
 RMM__PRIVATE rmm_status rmm__pool_validate_locked(rmm__pool *p);
 #if RMM__DEBUG
 #define RMM__POOL_DEBUG_CHECK(p) RMM_ASSERT(rmm__pool_validate_locked(p) == RMM_SUCCESS)
@@ -4274,6 +4363,7 @@ RMM__PRIVATE rmm_status rmm__pool_allocate(rmm_resource *self, void **ptr, size_
     void *item;
     size_t size;
     rmm_status st;
+    bool explain = false;
     if (RMM__UNLIKELY(!rmm__align_up(bytes, RMM_ALIGNMENT, &size) || size > SIZE_MAX - alignment))
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of memory allocating %zu bytes: larger than any pool", bytes);
     req.need = size + (alignment - RMM_ALIGNMENT);
@@ -4293,7 +4383,10 @@ RMM__PRIVATE rmm_status rmm__pool_allocate(rmm_resource *self, void **ptr, size_
         if (RMM__UNLIKELY(p->backing->commit != NULL) && b) b = rmm__vm_prefer_mapped(p, b, req.need);
         if (RMM__UNLIKELY(!b)) {
             st = rmm__so_acquire(&p->so, ss, &req, &from_state, &item);
-            if (st != RMM_SUCCESS) goto out;
+            if (st != RMM_SUCCESS) {
+                explain = st == RMM_ERROR_OUT_OF_MEMORY;
+                goto out;
+            }
             b = (rmm__block *)item;
         }
         lists = b->owner;
@@ -4320,6 +4413,7 @@ RMM__PRIVATE rmm_status rmm__pool_allocate(rmm_resource *self, void **ptr, size_
     RMM__POOL_DEBUG_CHECK(p);
 out:
     rmm__spin_unlock(&p->so.lock);
+    if (RMM__UNLIKELY(explain)) return rmm__pool_oom(p, bytes, alignment, stream);
     return st;
 }
 
@@ -5109,6 +5203,7 @@ static uint64_t rmm__arena_generations;
 /* ---- the registry's table: an arena "holds" memory while it has superblocks ---- */
 RMM__PRIVATE bool rmm__arena_local_init(rmm__so *so, rmm__sstate *s) {
     (void)so;
+    ((rmm__arena_local *)s)->free.state = s;
     return rmm__addr_map_init(&((rmm__arena_local *)s)->used, 64);
 }
 RMM__PRIVATE void rmm__arena_local_fini(rmm__so *so, rmm__sstate *s) {
@@ -5284,22 +5379,47 @@ RMM__PRIVATE rmm_status rmm__arena_defragment(rmm__arena *a) {
     RMM__LOG(RMM_LOG_LEVEL_INFO, "arena %p: defragmented, %zu bytes of superblocks returned to the global arena", (void *)a, returned);
     return RMM_SUCCESS;
 }
-RMM__PRIVATE rmm_status rmm__arena_oom(rmm__arena *a, size_t bytes) {
+/* No room even after defragmenting: says why (rmm__oom_explain). `mine`: the caller's arena, if any. */
+RMM__PRIVATE RMM__NOINLINE rmm_status rmm__arena_oom(rmm__arena *a, size_t bytes, size_t alignment, rmm_stream stream, const rmm__arena_local *mine) {
+    rmm__oom_facts f;
+    size_t i;
     RMM__LOG(RMM_LOG_LEVEL_WARN, "arena %p: out of memory allocating %zu bytes (arena %zu bytes)", (void *)a, bytes, a->arena_bytes);
-    return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "arena: out of memory allocating %zu bytes: no room in the arena of %zu bytes, even after defragmenting", bytes, a->arena_bytes);
+    memset(&f, 0, sizeof f);
+    f.who = "arena";
+    f.bytes = bytes;
+    f.alignment = alignment;
+    f.stream = stream;
+    f.held = f.maximum = a->arena_bytes; /* an arena never grows */
+    if (rmm__spin_lock(&a->so.lock)) {
+        (void)rmm__spin_lock(&a->global_lock);
+        f.free_total = a->global_free.free_bytes;
+        f.largest_free = rmm__tlsf_largest(&a->global_free);
+        rmm__spin_unlock(&a->global_lock);
+        for (i = 0; i < a->so.count; i++) {
+            rmm__arena_local *l = (rmm__arena_local *)a->so.list[i];
+            (void)rmm__spin_lock(&l->lock);
+            f.free_total += l->free.free_bytes;
+            if (l != mine) f.free_other += l->free.free_bytes;
+            else f.largest_free = rmm__max(f.largest_free, rmm__tlsf_largest(&l->free));
+            rmm__spin_unlock(&l->lock);
+        }
+        rmm__spin_unlock(&a->so.lock);
+    }
+    f.live = a->arena_bytes - f.free_total;
+    return rmm__oom_explain(&a->base, &f, "no room even after every wholly free superblock went back to the global arena");
 }
 RMM__PRIVATE rmm_status rmm__arena_allocate_large(rmm__arena *a, void **ptr, size_t bytes, size_t need, size_t alignment) {
     size_t run;
     rmm__block *b = NULL;
     uintptr_t aligned;
     int attempt;
-    if (!rmm__round_up(need, a->sb_bytes, &run)) return rmm__arena_oom(a, need);
+    if (!rmm__round_up(need, a->sb_bytes, &run)) return rmm__arena_oom(a, bytes, alignment, RMM_STREAM_DEFAULT, NULL);
     for (attempt = 0; attempt < 2; attempt++) {
         b = rmm__arena_global_take(a, run);
         if (b) break;
         if (attempt == 0) RMM_TRY(rmm__arena_defragment(a));
     }
-    if (!b) return rmm__arena_oom(a, need);
+    if (!b) return rmm__arena_oom(a, bytes, alignment, RMM_STREAM_DEFAULT, NULL);
     aligned = ((uintptr_t)b->ptr + (alignment - 1)) & ~(uintptr_t)(alignment - 1);
     (void)rmm__spin_lock(&a->global_lock);
     if (!rmm__addr_map_put(&a->large_out, aligned, b->ptr)) {
@@ -5349,7 +5469,8 @@ RMM__PRIVATE rmm_status rmm__arena_allocate(rmm_resource *self, void **ptr, size
     size_t size, need;
     bool pinned;
     int attempt;
-    if (RMM__UNLIKELY(!rmm__align_up(bytes, RMM_ALIGNMENT, &size) || size > SIZE_MAX - alignment)) return rmm__arena_oom(a, bytes);
+    if (RMM__UNLIKELY(!rmm__align_up(bytes, RMM_ALIGNMENT, &size) || size > SIZE_MAX - alignment))
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "arena: out of memory allocating %zu bytes: larger than any arena", bytes);
     need = size + (alignment - RMM_ALIGNMENT);
     if (need > a->sb_bytes) return rmm__arena_allocate_large(a, ptr, bytes, need, alignment);
     RMM_TRY(rmm__arena_local_for(a, stream, &l, &pinned));
@@ -5364,7 +5485,7 @@ RMM__PRIVATE rmm_status rmm__arena_allocate(rmm_resource *self, void **ptr, size
         if (!b) b = rmm__tlsf_find_scan(&l->free, need, SIZE_MAX);
         if (b) break;
         rmm__spin_unlock(&l->lock);
-        st = attempt == 1 ? rmm__arena_oom(a, bytes) : rmm__arena_defragment(a);
+        st = attempt == 1 ? rmm__arena_oom(a, bytes, alignment, stream, l) : rmm__arena_defragment(a);
         if (st != RMM_SUCCESS) {
             rmm__arena_unpin(l, pinned);
             return st;
@@ -6021,12 +6142,29 @@ RMM__PRIVATE rmm_status rmm__limiting_allocate(rmm_resource *self, void **ptr, s
     rmm__limiting *l = (rmm__limiting *)self;
     size_t rounded, now;
     rmm_status st;
-    if (!rmm__align_up(bytes, RMM_ALIGNMENT, &rounded) || rounded > l->limit)
-        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "limiting: out of memory: a request of %zu bytes exceeds the limit of %zu bytes", bytes, l->limit);
+    if (!rmm__align_up(bytes, RMM_ALIGNMENT, &rounded) || rounded > l->limit) {
+        rmm__oom_facts f;
+        memset(&f, 0, sizeof f);
+        f.who = "limiting";
+        f.bytes = bytes;
+        f.alignment = alignment;
+        f.stream = stream;
+        f.maximum = l->limit;
+        f.held = f.live = RMM__ATOMIC_LOAD(&l->allocated);
+        return rmm__oom_explain(self, &f, "the request alone exceeds the limit");
+    }
     now = RMM__ATOMIC_ADD(&l->allocated, rounded);
     if (now > l->limit || now < rounded) {
+        rmm__oom_facts f;
         RMM__ATOMIC_SUB(&l->allocated, rounded);
-        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "limiting: out of memory: %zu bytes requested with %zu of the limit of %zu bytes in use", bytes, now - rounded, l->limit);
+        memset(&f, 0, sizeof f);
+        f.who = "limiting";
+        f.bytes = bytes;
+        f.alignment = alignment;
+        f.stream = stream;
+        f.maximum = l->limit;
+        f.held = f.live = now - rounded;
+        return rmm__oom_explain(self, &f, NULL);
     }
     st = RMM__FORWARD_ALLOC(self, ptr, bytes, alignment, stream);
     if (st != RMM_SUCCESS) RMM__ATOMIC_SUB(&l->allocated, rounded);
@@ -6354,6 +6492,384 @@ RMM__IMPL rmm_status rmm_resource_allocation_base(rmm_resource *mr, const void *
         mr = up;
     }
     return RMM__INVALID("rmm_resource_allocation_base: more than 64 resources deep");
+}
+
+/* ---- state as JSON (rmm_resource_dump_json) ---- */
+typedef struct rmm__json {
+    FILE *f;
+    bool first; /* no comma before the next member or element */
+} rmm__json;
+RMM__PRIVATE void rmm__json_sep(rmm__json *j) {
+    if (!j->first) fputc(',', j->f);
+    j->first = false;
+}
+RMM__PRIVATE void rmm__json_key(rmm__json *j, const char *key) {
+    rmm__json_sep(j);
+    fprintf(j->f, "\"%s\":", key);
+}
+RMM__PRIVATE void rmm__json_open(rmm__json *j, const char *key, char bracket) {
+    if (key) rmm__json_key(j, key);
+    else rmm__json_sep(j);
+    fputc(bracket, j->f);
+    j->first = true;
+}
+RMM__PRIVATE void rmm__json_close(rmm__json *j, char bracket) {
+    fputc(bracket, j->f);
+    j->first = false;
+}
+RMM__PRIVATE void rmm__json_u64(rmm__json *j, const char *key, uint64_t v) {
+    rmm__json_key(j, key);
+    fprintf(j->f, "%llu", (unsigned long long)v);
+}
+RMM__PRIVATE void rmm__json_bool(rmm__json *j, const char *key, bool v) {
+    rmm__json_key(j, key);
+    fputs(v ? "true" : "false", j->f);
+}
+RMM__PRIVATE void rmm__json_ptr(rmm__json *j, const char *key, const void *p) {
+    rmm__json_key(j, key);
+    fprintf(j->f, "\"0x%llx\"", (unsigned long long)(uintptr_t)p);
+}
+RMM__PRIVATE void rmm__json_str(rmm__json *j, const char *key, const char *s) {
+    rmm__json_key(j, key);
+    fputc('"', j->f);
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') fprintf(j->f, "\\%c", c);
+        else if (c < 0x20 || c >= 0x7f) fprintf(j->f, "\\u%04x", c);
+        else fputc(c, j->f);
+    }
+    fputc('"', j->f);
+}
+/* Which of the library's kinds of stream a state belongs to. */
+RMM__PRIVATE const char *rmm__sstate_kind(const rmm__sstate *s) {
+    if (s->key == 1) return "legacy";
+    if (s->key & RMM__KEY_THREAD) return "per_thread";
+    if (s->reg) return "library";
+    if (s->lazy) return "outlive";
+    return "foreign";
+}
+RMM__PRIVATE void rmm__json_stream(rmm__json *j, size_t id, const rmm__sstate *s, size_t free_blocks, size_t free_bytes) {
+    rmm__json_open(j, NULL, '{');
+    rmm__json_u64(j, "id", id);
+    rmm__json_ptr(j, "handle", (const void *)s->handle);
+    rmm__json_str(j, "kind", rmm__sstate_kind(s));
+    rmm__json_bool(j, "alive", !rmm__so_gone(s));
+    rmm__json_bool(j, "lazy", s->lazy);
+    rmm__json_u64(j, "free_blocks", free_blocks);
+    rmm__json_u64(j, "free_bytes", free_bytes);
+    rmm__json_close(j, '}');
+}
+/* The blocks of a chunk of a TLSF-based sub-allocator (pool, arena): stream ids from the list owner. */
+RMM__PRIVATE void rmm__json_chunk(rmm__json *j, const rmm__chunk *c, const rmm__block *recent_of[], size_t nrecent, size_t (*stream_of)(const rmm__tlsf *, void *),
+                                  void *arg) {
+    const rmm__block *b;
+    rmm__json_open(j, NULL, '{');
+    rmm__json_ptr(j, "address", c->ptr);
+    rmm__json_u64(j, "size", c->size);
+    if (c->dedicated) rmm__json_bool(j, "dedicated", true);
+    rmm__json_open(j, "blocks", '[');
+    for (b = c->first; b; b = b->phys_next) {
+        size_t k, rid = SIZE_MAX;
+        for (k = 0; k < nrecent; k++)
+            if (recent_of[k] == b) rid = k; /* a pool stream's unfiled recent block */
+        fprintf(j->f, "%s{\"offset\":%zu,\"size\":%zu,\"state\":\"%s\",\"stream\":", j->first ? "" : ",", (size_t)(b->ptr - c->ptr), b->size,
+                b->owner || rid != SIZE_MAX ? "free" : "used");
+        j->first = false;
+        if (b->owner) fprintf(j->f, "%zu}", stream_of(b->owner, arg));
+        else if (rid != SIZE_MAX) fprintf(j->f, "%zu}", rid);
+        else fputs("null}", j->f);
+    }
+    rmm__json_close(j, ']');
+    rmm__json_close(j, '}');
+}
+RMM__PRIVATE rmm_status rmm__dump_node(rmm__json *j, rmm_resource *mr, int depth);
+
+#if !defined(RMM_NO_POOL)
+RMM__PRIVATE size_t rmm__pool_stream_id(const rmm__tlsf *t, void *arg) {
+    (void)arg;
+    return ((const rmm__sstate *)t->state)->index;
+}
+RMM__PRIVATE rmm_status rmm__dump_pool(rmm__json *j, rmm__pool *p) {
+    static const char *const growth[] = {"geometric", "on_demand", "virtual"};
+    const rmm__block **recent;
+    rmm_pool_info info;
+    rmm__chunk *c;
+    size_t i;
+    RMM_TRY(rmm_pool_get_info(&p->base, &info));
+    if (!rmm__spin_lock(&p->so.lock)) return rmm__reentrant("pool", "rmm_resource_dump_json");
+    recent = (const rmm__block **)rmm__calloc(p->so.count + 1, sizeof *recent);
+    if (!recent) {
+        rmm__spin_unlock(&p->so.lock);
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_resource_dump_json: out of host memory");
+    }
+    for (i = 0; i < p->so.count; i++) recent[i] = RMM__PSTREAM(p, i)->recent;
+    rmm__json_open(j, "config", '{');
+    rmm__json_u64(j, "initial_bytes", p->desc.initial_bytes);
+    rmm__json_u64(j, "maximum_bytes", p->desc.maximum_bytes);
+    rmm__json_str(j, "growth", growth[p->desc.growth]);
+    rmm__json_u64(j, "growth_granularity_bytes", p->desc.growth_granularity_bytes);
+    rmm__json_bool(j, "streams_outlive_pool", p->desc.streams_outlive_pool);
+    if (p->backing == &rmm__vm_backing) rmm__json_u64(j, "virtual_bytes", p->vm.reserved);
+    rmm__json_close(j, '}');
+    rmm__json_open(j, "counters", '{');
+    rmm__json_u64(j, "pool_bytes", info.pool_bytes);
+    rmm__json_u64(j, "peak_pool_bytes", info.peak_pool_bytes);
+    rmm__json_u64(j, "used_bytes", info.used_bytes);
+    rmm__json_u64(j, "free_bytes", info.free_bytes);
+    rmm__json_u64(j, "largest_free_block", info.largest_free_block);
+    rmm__json_u64(j, "free_blocks", info.free_blocks);
+    rmm__json_u64(j, "upstream_chunks", info.upstream_chunks);
+    rmm__json_u64(j, "stream_states", p->so.count);
+    rmm__json_u64(j, "chunks_taken", p->grows);
+    rmm__json_u64(j, "chunks_given_back", p->releases);
+    if (p->backing == &rmm__vm_backing) {
+        const rmm__pool_vm *vm = &p->vm;
+        rmm__json_u64(j, "page_bytes", vm->page);
+        rmm__json_u64(j, "pages_mapped", vm->mapped_pages);
+        rmm__json_u64(j, "pages_idle", vm->idle_count);
+        rmm__json_u64(j, "pages_spare", vm->spare_count);
+        rmm__json_u64(j, "pages_in_use", vm->used_pages);
+        rmm__json_u64(j, "peak_pages_in_use", vm->peak_used_pages);
+        rmm__json_u64(j, "driver_creates", vm->creates);
+        rmm__json_u64(j, "driver_maps", vm->maps);
+        rmm__json_u64(j, "driver_set_access", vm->access_calls);
+        rmm__json_u64(j, "driver_unmaps", vm->unmaps);
+        rmm__json_u64(j, "driver_releases", vm->releases);
+        rmm__json_u64(j, "device_synchronizes", vm->syncs);
+    }
+    rmm__json_close(j, '}');
+    rmm__json_open(j, "streams", '[');
+    for (i = 0; i < p->so.count; i++) {
+        const rmm__pstream *s = RMM__PSTREAM(p, i);
+        rmm__json_stream(j, i, &s->ss, s->free.free_blocks + s->large.free_blocks + (s->recent != NULL),
+                         s->free.free_bytes + s->large.free_bytes + (s->recent ? s->recent->size : 0));
+    }
+    rmm__json_close(j, ']');
+    rmm__json_open(j, "chunks", '[');
+    for (c = p->chunks; c; c = c->next) rmm__json_chunk(j, c, recent, p->so.count, rmm__pool_stream_id, NULL);
+    rmm__json_close(j, ']');
+    rmm__spin_unlock(&p->so.lock);
+    RMM_SYS_FREE(recent);
+    return RMM_SUCCESS;
+}
+#endif
+
+RMM__PRIVATE rmm_status rmm__dump_fixed(rmm__json *j, rmm__fixed *f) {
+    size_t i, k, *owner_of = NULL;
+    if (!rmm__spin_lock(&f->so.lock)) return rmm__reentrant("fixed_size", "rmm_resource_dump_json");
+    rmm__json_open(j, "config", '{');
+    rmm__json_u64(j, "block_bytes", f->block_bytes);
+    rmm__json_u64(j, "blocks_per_chunk", f->blocks_per_chunk);
+    rmm__json_close(j, '}');
+    rmm__json_open(j, "counters", '{');
+    rmm__json_u64(j, "chunks", f->chunk_count);
+    rmm__json_u64(j, "used_blocks", f->used_blocks);
+    rmm__json_u64(j, "free_blocks", f->chunk_count * f->blocks_per_chunk - f->used_blocks);
+    rmm__json_u64(j, "stream_states", f->so.count);
+    rmm__json_close(j, '}');
+    rmm__json_open(j, "streams", '[');
+    for (i = 0; i < f->so.count; i++) rmm__json_stream(j, i, &RMM__FSTREAM(f, i)->ss, RMM__FSTREAM(f, i)->count, RMM__FSTREAM(f, i)->count * f->block_bytes);
+    rmm__json_close(j, ']');
+    owner_of = (size_t *)rmm__calloc(f->blocks_per_chunk ? f->blocks_per_chunk : 1, sizeof *owner_of);
+    rmm__json_open(j, "chunks", '[');
+    for (i = 0; owner_of && i < f->chunk_count; i++) {
+        const rmm__fchunk *c = f->chunks[i];
+        size_t s, b;
+        for (b = 0; b < f->blocks_per_chunk; b++) owner_of[b] = SIZE_MAX;
+        for (s = 0; s < f->so.count; s++) /* which stream holds each free block of this chunk */
+            for (k = 0; k < RMM__FSTREAM(f, s)->count; k++)
+                if (RMM__FSTREAM(f, s)->stack[k].chunk == c) owner_of[RMM__FSTREAM(f, s)->stack[k].index] = s;
+        rmm__json_open(j, NULL, '{');
+        rmm__json_ptr(j, "address", c->ptr);
+        rmm__json_u64(j, "size", f->chunk_bytes);
+        rmm__json_open(j, "blocks", '[');
+        for (b = 0; b < f->blocks_per_chunk; b++) {
+            bool free_now = rmm__fchunk_is_free(c, b);
+            fprintf(j->f, "%s{\"offset\":%zu,\"size\":%zu,\"state\":\"%s\",\"stream\":", j->first ? "" : ",", b * f->block_bytes, f->block_bytes, free_now ? "free" : "used");
+            j->first = false;
+            if (free_now && owner_of[b] != SIZE_MAX) fprintf(j->f, "%zu}", owner_of[b]);
+            else fputs("null}", j->f);
+        }
+        rmm__json_close(j, ']');
+        rmm__json_close(j, '}');
+    }
+    rmm__json_close(j, ']');
+    rmm__spin_unlock(&f->so.lock);
+    if (!owner_of) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_resource_dump_json: out of host memory");
+    RMM_SYS_FREE(owner_of);
+    return RMM_SUCCESS;
+}
+
+#if !defined(RMM_NO_ARENA)
+RMM__PRIVATE size_t rmm__arena_stream_id(const rmm__tlsf *t, void *arg) {
+    (void)arg;
+    return ((const rmm__sstate *)t->state)->index;
+}
+RMM__PRIVATE size_t rmm__arena_global_id(const rmm__tlsf *t, void *arg) {
+    (void)t;
+    return *(const size_t *)arg; /* the global arena's free space: id past the thread arenas */
+}
+RMM__PRIVATE rmm_status rmm__dump_arena(rmm__json *j, rmm__arena *a) {
+    size_t i, global_id;
+    if (!rmm__spin_lock(&a->so.lock)) return rmm__reentrant("arena", "rmm_resource_dump_json");
+    global_id = a->so.count;
+    rmm__json_open(j, "config", '{');
+    rmm__json_u64(j, "arena_bytes", a->arena_bytes);
+    rmm__json_u64(j, "superblock_bytes", a->sb_bytes);
+    rmm__json_bool(j, "streams_outlive_arena", a->so.outlive);
+    rmm__json_close(j, '}');
+    rmm__json_open(j, "streams", '[');
+    for (i = 0; i < a->so.count; i++) {
+        rmm__arena_local *l = (rmm__arena_local *)a->so.list[i];
+        (void)rmm__spin_lock(&l->lock);
+        rmm__json_stream(j, i, &l->ss, l->free.free_blocks, l->free.free_bytes);
+        rmm__spin_unlock(&l->lock);
+    }
+    rmm__json_close(j, ']');
+    rmm__json_open(j, "chunks", '[');
+    (void)rmm__spin_lock(&a->global_lock); /* the whole arena: superblocks lent and large blocks are "used" here */
+    rmm__json_chunk(j, &a->global_chunk, NULL, 0, rmm__arena_global_id, &global_id);
+    rmm__spin_unlock(&a->global_lock);
+    for (i = 0; i < a->so.count; i++) { /* then every lent superblock with the blocks of its arena */
+        rmm__arena_local *l = (rmm__arena_local *)a->so.list[i];
+        rmm__chunk *c;
+        (void)rmm__spin_lock(&l->lock);
+        for (c = l->superblocks; c; c = c->next) rmm__json_chunk(j, c, NULL, 0, rmm__arena_stream_id, NULL);
+        rmm__spin_unlock(&l->lock);
+    }
+    rmm__json_close(j, ']');
+    rmm__spin_unlock(&a->so.lock);
+    return RMM_SUCCESS;
+}
+#endif
+
+RMM__PRIVATE rmm_status rmm__dump_node(rmm__json *j, rmm_resource *mr, int depth) {
+    const rmm_resource_vtable *vt;
+    rmm_resource *up = NULL;
+    rmm__adaptor *ad;
+    rmm_status st = RMM_SUCCESS;
+    if (depth > 64) return RMM__INVALID("rmm_resource_dump_json: more than 64 resources deep");
+    vt = mr->vtable;
+    ad = rmm__as_forwarding_adaptor(mr);
+    rmm__json_open(j, NULL, '{');
+    rmm__json_str(j, "type", vt == &rmm__cuda_vtable ? "cuda" : vt == &rmm__managed_vtable ? "managed" : vt == &rmm__pinned_vtable ? "pinned_host"
+                             : vt == &rmm__async_vtable ? "async" : vt == &rmm__async_view_vtable ? "async_view" : vt == &rmm__fixed_vtable ? "fixed_size"
+                             : vt == &rmm__callback_vtable ? "callback" : ad ? vt->type_name
+#if !defined(RMM_NO_POOL)
+                             : vt == &rmm__pool_vtable ? "pool"
+#endif
+#if !defined(RMM_NO_ARENA)
+                             : vt == &rmm__arena_vtable ? "arena"
+#endif
+#if !defined(RMM_NO_BINNING)
+                             : vt == &rmm__binning_vtable ? "binning"
+#endif
+                                                          : "user");
+    rmm__json_str(j, "name", rmm_resource_type_name(mr));
+    rmm__json_ptr(j, "address", mr);
+    if (vt == &rmm__cuda_vtable || vt == &rmm__managed_vtable || vt == &rmm__pinned_vtable) {
+        rmm__json_open(j, "config", '{');
+        rmm__json_u64(j, "device", (uint64_t)((rmm__base_resource *)mr)->device);
+        rmm__json_bool(j, "library_owned", ((rmm__base_resource *)mr)->library_owned);
+        rmm__json_close(j, '}');
+    } else if (vt == &rmm__async_vtable || vt == &rmm__async_view_vtable) {
+        rmm__json_open(j, "config", '{');
+        rmm__json_u64(j, "device", (uint64_t)((rmm__async_resource *)mr)->device);
+        rmm__json_ptr(j, "memory_pool", (const void *)((rmm__async_resource *)mr)->pool);
+        rmm__json_close(j, '}');
+    } else if (vt == &rmm__fixed_vtable) {
+        st = rmm__dump_fixed(j, (rmm__fixed *)mr);
+        up = ((rmm__fixed *)mr)->upstream;
+    } else if (ad) {
+        up = ad->upstream;
+        rmm__json_open(j, "counters", '{');
+        if (vt == &rmm__stats_vtable) {
+            rmm_statistics s;
+            (void)rmm_statistics_get(mr, &s);
+            rmm__json_u64(j, "bytes", (uint64_t)s.bytes.value);
+            rmm__json_u64(j, "peak_bytes", (uint64_t)s.bytes.peak);
+            rmm__json_u64(j, "total_bytes", (uint64_t)s.bytes.total);
+            rmm__json_u64(j, "count", (uint64_t)s.count.value);
+            rmm__json_u64(j, "peak_count", (uint64_t)s.count.peak);
+            rmm__json_u64(j, "total_count", (uint64_t)s.count.total);
+        } else if (vt == &rmm__tracking_vtable) {
+            size_t bytes = 0, count = 0;
+            (void)rmm_tracking_get(mr, &bytes, &count);
+            rmm__json_u64(j, "outstanding_bytes", bytes);
+            rmm__json_u64(j, "outstanding_count", count);
+        } else if (vt == &rmm__limiting_vtable) {
+            size_t allocated = 0, limit = 0;
+            (void)rmm_limiting_get(mr, &allocated, &limit);
+            rmm__json_u64(j, "allocated_bytes", allocated);
+            rmm__json_u64(j, "limit_bytes", limit);
+        } else if (vt == &rmm__aligned_vtable) {
+            rmm__json_u64(j, "alignment", ((rmm__aligned *)mr)->alignment);
+            rmm__json_u64(j, "threshold_bytes", ((rmm__aligned *)mr)->threshold);
+        }
+        rmm__json_close(j, '}');
+    }
+#if !defined(RMM_NO_POOL)
+    else if (vt == &rmm__pool_vtable) {
+        st = rmm__dump_pool(j, (rmm__pool *)mr);
+        up = ((rmm__pool *)mr)->upstream;
+    }
+#endif
+#if !defined(RMM_NO_ARENA)
+    else if (vt == &rmm__arena_vtable) {
+        st = rmm__dump_arena(j, (rmm__arena *)mr);
+        up = ((rmm__arena *)mr)->upstream;
+    }
+#endif
+#if !defined(RMM_NO_BINNING)
+    else if (vt == &rmm__binning_vtable) {
+        rmm__binning *b = (rmm__binning *)mr;
+        size_t i;
+        rmm__json_open(j, "bins", '[');
+        for (i = 0; i < b->count && st == RMM_SUCCESS; i++) {
+            rmm_resource *bin = RMM__ATOMIC_LOAD(&b->bins[i].mr);
+            rmm__json_open(j, NULL, '{');
+            rmm__json_u64(j, "bytes", b->bins[i].bytes);
+            rmm__json_bool(j, "owned", b->bins[i].owned);
+            rmm__json_key(j, "resource");
+            if (bin) {
+                j->first = true;
+                st = rmm__dump_node(j, bin, depth + 1);
+                j->first = false;
+            } else {
+                fputs("null", j->f);
+            }
+            rmm__json_close(j, '}');
+        }
+        rmm__json_close(j, ']');
+        up = b->upstream;
+    }
+#endif
+    if (st == RMM_SUCCESS) {
+        rmm__json_key(j, "upstream");
+        if (up) {
+            j->first = true;
+            st = rmm__dump_node(j, up, depth + 1);
+        } else {
+            fputs("null", j->f);
+        }
+    }
+    rmm__json_close(j, '}');
+    return st;
+}
+RMM__IMPL rmm_status rmm_resource_dump_json(rmm_resource *mr, FILE *out) {
+    rmm__json j;
+    rmm_status st;
+    if (!out) return RMM__NULL_OUT("rmm_resource_dump_json", "out");
+    mr = rmm__resolve(mr);
+    if (!mr) return rmm_last_status();
+    j.f = out;
+    j.first = true;
+    fprintf(out, "{\"schema\":\"rmm.h resource dump\",\"version\":%d,\"rmm_version\":\"%s\",\"backend\":\"%s\",\"resource\":", RMM_DUMP_JSON_VERSION,
+            RMM_VERSION_STRING, RMM__BACKEND_NAME);
+    st = rmm__dump_node(&j, mr, 0);
+    fputs("}\n", out);
+    if (st == RMM_SUCCESS && ferror(out)) st = rmm__fail(RMM_ERROR_IO, "rmm_resource_dump_json: writing failed");
+    return st;
 }
 
 /* ======================================================================================= */
