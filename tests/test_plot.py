@@ -289,10 +289,14 @@ class Timeline(Base):
                 elif ptr in m:
                     live -= m.pop(ptr)
         pic = self.plot("timeline", TRACE)
-        self.assertIn(f"({peak:,} B)", " ".join(pic.texts("legend")))
+        self.assertIn(f"({peak / MiB:,.1f} MiB, {peak:,} B)", " ".join(pic.texts("legend")))
         drawn, per_px = pic.drawn_peak("live")
         self.assertLessEqual(abs(drawn - peak), per_px * 0.06)
         self.assertLess(pic.size, 200_000)
+        # the README's picture (make pictures) is of this trace: valid, small, the same peak
+        docs = Picture(os.path.join(ROOT, "docs", "resnet50_train_timeline.svg"))
+        self.assertEqual(docs.desc()["peak_live_bytes"], str(peak))
+        self.assertLess(docs.size, 200_000)
 
     def test_bad_input(self):
         self.fails("timeline", os.path.join(self.dir, "missing.csv"), expect=r"cannot read log .*missing\.csv")

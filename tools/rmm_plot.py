@@ -400,7 +400,7 @@ def timeline(args):
 
     top = max(log.peak, up.peak if up is not None else 0, 1)
     unit, usize = byte_unit(top)
-    ystep = nice_step(top * 1.08 / usize, 5)
+    ystep = nice_step(top * 1.08 / usize, 6)
     ymax_units = math.ceil(top * 1.08 / usize / ystep) * ystep
     ymax = ymax_units * usize
     L, W, T, H = PLOT_LEFT, PLOT_WIDTH, PLOT_TOP, PLOT_HEIGHT
@@ -512,7 +512,10 @@ def timeline(args):
 
     # legend
     legend = []
-    legend.append((LIVE_COLOUR, f"live bytes: peak {fmt_in_unit(log.peak, unit, usize)} ({fmt_int(log.peak)} B) at "
+    def exact(v):  # the legend's figure beside the axis unit: MiB too under GiB (the unit tables use), and bytes
+        mib = f"{v / (1 << 20):,.1f} MiB, " if usize > 1 << 20 else ""
+        return f"{fmt_in_unit(v, unit, usize)} ({mib}{fmt_int(v)} B)"
+    legend.append((LIVE_COLOUR, f"live bytes: peak {exact(log.peak)} at "
                    f"{when(log.peak_index, log.peak_time) if log.peak_index >= 0 else 'no allocation'}; "
                    f"{fmt_int(log.allocations)} allocations, {fmt_int(log.frees)} frees; "
                    f"{fmt_bytes(log.live_at_end)} in {plural(log.blocks_at_end, 'block')} still live at the end"))
@@ -522,8 +525,8 @@ def timeline(args):
             upwhen = f"{up.peak_time} (upstream event {fmt_int(up.peak_index + 1)} of {fmt_int(len(up.values))})"
         else:
             upwhen = "never (no allocation in the upstream log)"
-        legend.append((HELD_COLOUR, f"held from upstream ({os.path.basename(args.upstream)}): peak {fmt_in_unit(up.peak, unit, usize)} "
-                       f"({fmt_int(up.peak)} B) at {upwhen}; held peak / live peak = {ratio}"))
+        legend.append((HELD_COLOUR, f"held from upstream ({os.path.basename(args.upstream)}): peak {exact(up.peak)} "
+                       f"at {upwhen}; held peak / live peak = {ratio}"))
     if log.failures:
         big = max(log.failures, key=lambda f: f[1])
         legend.append((FAIL_COLOUR, f"allocate failures: {fmt_int(len(log.failures))}; the largest asked for "
