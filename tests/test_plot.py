@@ -217,8 +217,8 @@ class Timeline(Base):
         rows = [("allocate", 0x1000, MiB), ("allocate", 0x1000, 2 * MiB), ("free", 0x1000, 512)]
         pic = self.plot("timeline", self.write("d.csv", log_text(rows)))
         notes = pic.all_text()
-        self.assertIn("1 allocations of a pointer already live", notes)
-        self.assertIn("1 frees whose Size differs", notes)
+        self.assertIn("1 allocation of a pointer already live", notes)
+        self.assertIn("1 free whose Size differs", notes)
         self.assertEqual(pic.desc()["peak_live_bytes"], str(2 * MiB))
 
     def test_failures_are_marked(self):
@@ -441,6 +441,9 @@ class Map(Base):
         self.fails("map", self.write_dump(dump(pool([{"address": "0x1", "size": 512,
                                                      "blocks": [{"offset": 0, "size": 512, "state": "lost"}]}]))),
                    expect=r"state 'lost'")
+        self.fails("map", self.write_dump(dump(pool([{"address": "0x1", "size": 512,
+                                                     "blocks": [{"offset": -256, "size": 512, "state": "used"}]}]))),
+                   expect=r"blocks\[0\]: not a block .* negative")
         self.fails("map", TRACE, expect=r"is not JSON")
 
 

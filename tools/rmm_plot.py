@@ -136,9 +136,9 @@ def open_input(path, what):
     except OSError as e:
         raise PlotError(f"cannot read {what} '{path}': {e.strerror or e}") from None
     if raw.peek(2)[:2] == b"\x1f\x8b":
-        raw = gzip.GzipFile(fileobj=raw, mode="rb")
-    return io.TextIOWrapper(io.BufferedReader(raw) if isinstance(raw, gzip.GzipFile) else raw,
-                            encoding="utf-8", errors="strict", newline=None)
+        raw.close()
+        return gzip.open(path, "rt", encoding="utf-8", errors="strict", newline=None)
+    return io.TextIOWrapper(raw, encoding="utf-8", errors="strict", newline=None)
 
 
 TIME_RE = re.compile(r"^\d{1,2}:\d\d:\d\d(\.\d+)?$")
@@ -398,9 +398,13 @@ def timeline(args):
     live_pts = step_columns(xs, log.values, x0, x1, ncol)
     held_pts = step_columns(up_xs, up.values, x0, x1, ncol) if up is not None else None
 
-    top = max(log.peak, up.peak if up is not None else 0, 1)
+    top = max(log.peak, up.peak if up is not None else 0)
+    if top == 0:  # nothing allocated: scale to the failed requests, if any
+        top = max([live + size for _, size, live in log.failures] + [1])
     unit, usize = byte_unit(top)
     ystep = nice_step(top * 1.08 / usize, 6)
+    if usize == 1:
+        ystep = max(1, math.ceil(ystep))
     ymax_units = math.ceil(top * 1.08 / usize / ystep) * ystep
     ymax = ymax_units * usize
     L, W, T, H = PLOT_LEFT, PLOT_WIDTH, PLOT_TOP, PLOT_HEIGHT
@@ -506,7 +510,8 @@ def timeline(args):
     if up is not None and up.peak_index >= 0:
         held_peak_col = col_of(up_xs[up.peak_index])
         peak_mark("held-peak", up.peak, held_peak_col, "#b25f10", f"held peak {fmt_in_unit(up.peak, unit, usize)}")
-    peak_mark("live-peak", log.peak, live_peak_col, "#1f3f66", f"peak {fmt_in_unit(log.peak, unit, usize)}")
+    if log.peak_index >= 0:
+        peak_mark("live-peak", log.peak, live_peak_col, "#1f3f66", f"peak {fmt_in_unit(log.peak, unit, usize)}")
     # frame last, over the series' edges
     add(f'<rect x="{L}" y="{T}" width="{W}" height="{H}" fill="none" stroke="#333"/>')
 
@@ -539,16 +544,16 @@ def timeline(args):
         if lg is None:
             continue
         if lg.unknown_frees:
-            notes.append(f"{name}{fmt_int(lg.unknown_frees)} frees of pointers not live in the log "
+            notes.append(f"{name}{plural(lg.unknown_frees, 'free')} of pointers not live in the log "
                          f"({fmt_bytes(lg.unknown_free_bytes)}), left out")
         if lg.reused_pointers:
-            notes.append(f"{name}{fmt_int(lg.reused_pointers)} allocations of a pointer already live "
+            notes.append(f"{name}{plural(lg.reused_pointers, 'allocation')} of a pointer already live "
                          f"(a free missing from the log): the earlier block counted as freed")
         if lg.size_mismatches:
-            notes.append(f"{name}{fmt_int(lg.size_mismatches)} frees whose Size differs from the allocation's "
+            notes.append(f"{name}{plural(lg.size_mismatches, 'free')} whose Size differs from the allocation's "
                          f"(the allocation's counted)")
-    notes.append(f"drawn from {fmt_int(n)} events"
-                 + (f" and {fmt_int(len(up.values))} upstream events" if up is not None else "")
+    notes.append(f"drawn from {plural(n, 'event')}"
+                 + (f" and {plural(len(up.values), 'upstream event')}" if up is not None else "")
                  + "; each pixel column shows the lowest and highest value of its events, so peaks are exact")
     ly = T + H + 60
     add(f'<g {FONT} font-size="12" fill="#222">')
@@ -769,18 +774,20 @@ def draw_map(args, doc, path, node, how, others):
         bpp = total / (rows_target * RW)
     else:
         bpp = 1.0
-    # layout: chunks flow like words; one longer than a row starts a row and wraps
+    # layout: chunks flow like words; one longer than a row starts a row and wraps. Thousands of
+    # chunks (on-demand growth) get narrower gaps and minimum widths, so that they stay a few rows
+    gap, min_px = (CHUNK_GAP, MIN_CHUNK_PX) if len(sizes) <= 1000 else (2, 2) if len(sizes) <= 5000 else (1, 1)
     layout = []  # (chunk index, global start px, width px)
     row, x = 0, 0
     for ci, size in enumerate(sizes):
-        w = max(MIN_CHUNK_PX, int(round(size / bpp)))
+        w = max(min_px, int(round(size / bpp)))
         if x > 0 and x + w > RW:
             row, x = row + 1, 0
         layout.append((ci, row * RW + x, w))
         end = row * RW + x + w
         row, x = divmod(end, RW)
         if x > 0:
-            x += CHUNK_GAP
+            x += gap
             if x >= RW:
                 row, x = row + 1, 0
     rows = (row + 1) if x > 0 or not layout else row
@@ -822,6 +829,8 @@ def draw_map(args, doc, path, node, how, others):
                 off = b["offset"]
                 bs = b["size"]
                 st = b["state"]
+                if off < 0 or bs < 0:
+                    raise ValueError("a negative offset or size")
                 if off < prev_end:
                     overlaps += 1
                 end = off + bs
@@ -1022,18 +1031,21 @@ def draw_map(args, doc, path, node, how, others):
     caption.append(f"in the blocks: {fmt_int(len(chunks))} chunks, {fmt_bytes(total)} ({fmt_int(total)} B); "
                    f"used {fmt_int(used_n)} blocks, {fmt_bytes(used_b)} ({fmt_int(used_b)} B); "
                    f"free {fmt_int(free_n)} blocks, {fmt_bytes(free_b)} ({fmt_int(free_b)} B), largest {fmt_bytes(largest_free)}")
-    caption.append(f"scale: 1 px = {fmt_bytes(int(bpp))}; chunks under {MIN_CHUNK_PX} px drawn {MIN_CHUNK_PX} px wide; "
+    caption.append(f"scale: 1 px = {fmt_bytes(int(bpp))}; chunks under {min_px} px drawn {min_px} px wide; "
                    f"{plural(merged, 'block')} narrower than a pixel merged for drawing (a pixel column holding "
                    f"used and free blocks is split by their bytes)")
     if isinstance(cnt, dict):
-        for key, have in (("used_bytes", used_b), ("free_bytes", free_b), ("pool_bytes", total), ("free_blocks", free_n)):
+        checks = [("used_bytes", used_b), ("free_bytes", free_b), ("pool_bytes", total), ("free_blocks", free_n)]
+        if isinstance(cfg, dict) and cfg.get("growth") == "virtual":
+            checks = checks[:1]  # the chunk is the address range; the counters count mapped pages
+        for key, have in checks:
             v = cnt.get(key)
             if isinstance(v, int) and not isinstance(v, bool) and v != have and ntype != "arena":
                 caption.append(f"note: counters say {key}={fmt_int(v)}, the blocks add up to {fmt_int(have)}")
     if overlaps:
-        caption.append(f"warning: {fmt_int(overlaps)} blocks overlap the one before them or are out of offset order")
+        caption.append(f"warning: {plural(overlaps, 'block')} overlap the one before or are out of offset order")
     if beyond:
-        caption.append(f"warning: {fmt_int(beyond)} blocks reach past the end of their chunk")
+        caption.append(f"warning: {plural(beyond, 'block')} reach past the end of their chunk")
     caption.append(f"dump: {os.path.basename(args.dump)}, rmm.h {doc.get('rmm_version', '?')}")
     for text in caption:
         for line in textwrap.wrap(text, 165):
