@@ -107,6 +107,16 @@ fuzz: $(addprefix $(BUILD)/fuzz/,$(FUZZERS))
 clean:
 	rm -rf $(BUILD) rmm_log.txt
 
+# --- pictures: tools/rmm_plot.py (Python standard library only); see README, "Pictures" ---------
+# `make pictures` redraws the README's picture from the ResNet-50 trace. The tool's tests run in
+# `make test` (tests/run.sh runs tests/test_plot.py).
+.PHONY: pictures
+pictures: docs/resnet50_train_timeline.svg
+docs/resnet50_train_timeline.svg: bench/traces/resnet50_train.csv.gz tools/rmm_plot.py
+	@mkdir -p $(dir $@)
+	$(or $(PYTHON),python3) tools/rmm_plot.py timeline $< -o $@ \
+	  --title "ResNet-50 training (batch 64, 6 SGD steps, fp32, PyTorch on an H200): live bytes per event"
+
 # --- Python package rmmh (python/): RMM's Python API over rmm.h; see README, "Python" -----------
 # `make python` builds its native libraries in place (python/rmmh/librmmh_host.so, librmmh.so when
 # the CUDA toolkit is there, the optional _accel extension for Python 3.10+) for the tests and for

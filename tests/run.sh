@@ -104,6 +104,10 @@ for e in ${EXAMPLES_CU:-}; do
 done
 [ $have_gpu = 1 ] || echo "GPU cases skipped: no GPU on this machine (nvidia-smi finds none); CUDA example builds were compiled, not run"
 
+# tools/rmm_plot.py: its unittest program (standard library only) prints the line run() reads
+if command -v "${PYTHON:-python3}" >/dev/null 2>&1; then run "tools/rmm_plot" "${PYTHON:-python3}" tests/test_plot.py
+else echo "plot cases skipped: ${PYTHON:-python3} is not installed"; fi
+
 # python: the rmmh package's pytest suite (python/tests) on the host backend, with its C
 # accelerator and with ctypes alone, and on the CUDA backend where there is a GPU. conftest.py
 # prints the "N passed, N failed" line run() reads. python/tests/gpu_check.sh runs more on a GPU.
