@@ -45,9 +45,17 @@
                           leave those features out (binning also needs fixed-size, which stays);
                           their create functions then return RMM_ERROR_NOT_SUPPORTED.
       RMM_DEBUG           extra checks: sub-allocators validate every invariant after each call.
-      RMM_NVTX            (CUDA backend) register the chunks and blocks of the pool, fixed-size and
+      RMM_NVTX            (CUDA backend) marks every rmm_allocate/rmm_deallocate in Nsight Systems
+                          (message "allocate: pool", payload the size), and registers the chunks
+                          and blocks of the pool, fixed-size and
                           arena resources with NVTX so that compute-sanitizer memcheck sees each
                           block's bounds (not the pool's virtual mode).
+      RMM_DEBUG_MARGIN    N bytes (default 0: off; implementing file only): the pool, arena and fixed-size
+                          resources leave N bytes after each block, filled with 0xFD when it is handed
+                          out; its free, and rmm_resource_check_corruption, check them and report
+                          CORRUPTION naming the block and the first byte written past its end. The
+                          one feature that writes into managed memory (stream-ordered memsets, and a
+                          stream synchronize per free): for debugging only. Zero cost when off.
       RMM_LOG_LEVEL       the most verbose debug-log level compiled in (default RMM_LOG_LEVEL_INFO).
       RMM_ASSERT(x)       the library's internal assertion (default: assert from <assert.h>).
       RMM_SYS_MALLOC(n), RMM_SYS_REALLOC(p,n), RMM_SYS_FREE(p)
@@ -305,6 +313,11 @@ RMMDEF rmm_status rmm_resource_allocation_base(rmm_resource *mr, const void *ptr
    written: thread-safe, O(blocks), and other threads wait that long. */
 #define RMM_DUMP_JSON_VERSION 1
 RMMDEF rmm_status rmm_resource_dump_json(rmm_resource *mr, FILE *out);
+/* With RMM_DEBUG_MARGIN: checks the margin after every live block of mr (NULL: the current device
+   resource) and of every sub-allocator under it, after a device synchronize. CORRUPTION naming the
+   first block written past its end and the first byte overwritten; SUCCESS if none. Without
+   RMM_DEBUG_MARGIN: NOT_SUPPORTED. O(live blocks) device-to-host copies: for debugging. */
+RMMDEF rmm_status rmm_resource_check_corruption(rmm_resource *mr);
 
 /* ======================================================================================= */
 /* ==== base: device resources over the CUDA runtime ==================================== */
@@ -2015,6 +2028,39 @@ RMM__PRIVATE void rmm__device_leave(const rmm__device_guard *g) {
     if (g->switched) (void)rmm__set_device(g->previous);
 }
 
+/* Debug margins (RMM_DEBUG_MARGIN): N bytes after each block, filled with a pattern when the block is
+   handed out and checked when it is freed (and by rmm_resource_check_corruption). */
+#if defined(RMM_DEBUG_MARGIN) && RMM_DEBUG_MARGIN > 0
+#define RMM__MARGIN_ON 1
+#define RMM__MARGIN ((size_t)RMM_DEBUG_MARGIN)
+#else
+#define RMM__MARGIN_ON 0
+#define RMM__MARGIN ((size_t)0)
+#endif
+#define RMM__MARGIN_BYTE 0xFD
+#if RMM__MARGIN_ON
+RMM__PRIVATE rmm_status rmm__margin_set(void *ptr, size_t bytes, rmm_stream stream) {
+    return rmm__memset_async((char *)ptr + bytes, RMM__MARGIN_BYTE, RMM__MARGIN, stream);
+}
+/* Reads the margin of a block back (after the work queued on `stream`) and checks it: CORRUPTION
+   naming the block and the first byte written past its end. */
+RMM__PRIVATE rmm_status rmm__margin_check(const char *who, const void *ptr, size_t bytes, rmm_stream stream) {
+    unsigned char buf[256];
+    size_t at = 0;
+    while (at < RMM__MARGIN) {
+        size_t n = rmm__min(sizeof buf, RMM__MARGIN - at), i;
+        RMM_TRY(rmm__memcpy_async(buf, (const char *)ptr + bytes + at, n, stream));
+        RMM_TRY(rmm__stream_sync_raw(stream));
+        for (i = 0; i < n; i++)
+            if (buf[i] != RMM__MARGIN_BYTE)
+                return rmm__fail(RMM_ERROR_CORRUPTION, "%s: block %p of %zu bytes: written past its end: margin byte %zu (address %p) is 0x%02x, not 0x%02x", who, ptr,
+                                 bytes, at + i, (const void *)((const char *)ptr + bytes + at + i), buf[i], RMM__MARGIN_BYTE);
+        at += n;
+    }
+    return RMM_SUCCESS;
+}
+#endif
+
 /* Sanitizer annotations (RMM_NVTX, CUDA backend): each pool chunk is registered as an NVTX memory
    heap and each block handed out as a region of exactly the requested bytes, so compute-sanitizer's
    memcheck reports a kernel touching pool memory outside a live block. Without RMM_NVTX, or on the
@@ -2023,6 +2069,7 @@ RMM__PRIVATE void rmm__device_leave(const rmm__device_guard *g) {
 #ifndef NVTX_AS_SYSTEM_HEADER
 #define NVTX_AS_SYSTEM_HEADER
 #endif
+#include <nvtx3/nvToolsExt.h>
 #include <nvtx3/nvToolsExtMem.h>
 static nvtxDomainHandle_t rmm__nvtx_domain;
 static pthread_once_t rmm__nvtx_once = PTHREAD_ONCE_INIT;
@@ -2078,8 +2125,68 @@ RMM__PRIVATE void rmm__san_region_unregister(void *heap, void *ptr) {
     batch.refElements = &ref;
     nvtxMemRegionsUnregister(rmm__nvtx_domain, &batch);
 }
+/* Nsight Systems marks (RMM_NVTX): every rmm_allocate/rmm_deallocate is a mark in the "rmm.h" domain
+   whose message names the call and the resource ("allocate: pool", "free: arena", "allocate failed:
+   limiting_adaptor") and whose payload is the size in bytes. Messages are registered strings, one
+   set per resource type (the first 64 types; later ones are formatted per call), so a mark costs a
+   table scan and one NVTX call; with no tool attached the call returns at once. */
+#define RMM__NVTX_OPS 3 /* allocate, free, allocate failed */
+typedef struct rmm__nvtx_name {
+    const char *type;
+    nvtxStringHandle_t op[RMM__NVTX_OPS];
+} rmm__nvtx_name;
+static rmm__nvtx_name rmm__nvtx_names[64];
+static int rmm__nvtx_name_count;
+static pthread_mutex_t rmm__nvtx_names_lock = PTHREAD_MUTEX_INITIALIZER;
+static const char *const rmm__nvtx_op_text[RMM__NVTX_OPS] = {"allocate", "free", "allocate failed"};
+RMM__PRIVATE nvtxStringHandle_t rmm__nvtx_find(const char *type, int op) {
+    int i, n = RMM__ATOMIC_LOAD(&rmm__nvtx_name_count);
+    for (i = 0; i < n; i++)
+        if (rmm__nvtx_names[i].type == type) return rmm__nvtx_names[i].op[op];
+    return NULL;
+}
+RMM__PRIVATE void rmm__nvtx_mark(const rmm_resource *mr, int op, size_t bytes) {
+    const char *type = rmm_resource_type_name(mr);
+    nvtxStringHandle_t h = rmm__nvtx_find(type, op);
+    nvtxEventAttributes_t ev;
+    char text[96];
+    pthread_once(&rmm__nvtx_once, rmm__nvtx_init);
+    if (!h) {
+        pthread_mutex_lock(&rmm__nvtx_names_lock);
+        h = rmm__nvtx_find(type, op);
+        if (!h && rmm__nvtx_name_count < (int)(sizeof rmm__nvtx_names / sizeof rmm__nvtx_names[0])) {
+            rmm__nvtx_name *e = &rmm__nvtx_names[rmm__nvtx_name_count];
+            int k;
+            e->type = type;
+            for (k = 0; k < RMM__NVTX_OPS; k++) {
+                snprintf(text, sizeof text, "%s: %s", rmm__nvtx_op_text[k], type);
+                e->op[k] = nvtxDomainRegisterStringA(rmm__nvtx_domain, text);
+            }
+            h = e->op[op];
+            RMM__ATOMIC_STORE(&rmm__nvtx_name_count, rmm__nvtx_name_count + 1);
+        }
+        pthread_mutex_unlock(&rmm__nvtx_names_lock);
+    }
+    memset(&ev, 0, sizeof ev);
+    ev.version = NVTX_VERSION;
+    ev.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+    ev.colorType = NVTX_COLOR_ARGB;
+    ev.color = op == 0 ? 0xFF2E7D32u : op == 1 ? 0xFF1565C0u : 0xFFC62828u;
+    ev.payloadType = NVTX_PAYLOAD_TYPE_UNSIGNED_INT64;
+    ev.payload.ullValue = (uint64_t)bytes;
+    if (h) {
+        ev.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
+        ev.message.registered = h;
+    } else {
+        snprintf(text, sizeof text, "%s: %s", rmm__nvtx_op_text[op], type);
+        ev.messageType = NVTX_MESSAGE_TYPE_ASCII;
+        ev.message.ascii = text;
+    }
+    nvtxDomainMarkEx(rmm__nvtx_domain, &ev);
+}
 #define RMM__SAN_ON 1
 #else
+#define rmm__nvtx_mark(mr, op, bytes) ((void)(mr), (void)(op), (void)(bytes))
 #define RMM__SAN_ON 0
 #define rmm__san_heap_register(ptr, bytes) ((void)(ptr), (void)(bytes), (void *)NULL)
 #define rmm__san_heap_unregister(heap) ((void)(heap))
@@ -2213,6 +2320,7 @@ RMM__IMPL rmm_status rmm_allocate_aligned(rmm_resource *mr, void **ptr, size_t b
     if (RMM__UNLIKELY(!mr)) return rmm_last_status();
     st = mr->vtable->allocate(mr, ptr, bytes, alignment, stream);
     if (RMM__UNLIKELY(st != RMM_SUCCESS)) *ptr = NULL;
+    rmm__nvtx_mark(mr, st == RMM_SUCCESS ? 0 : 2, bytes);
     return st;
 }
 RMM__IMPL rmm_status rmm_allocate(rmm_resource *mr, void **ptr, size_t bytes, rmm_stream stream) {
@@ -2224,6 +2332,7 @@ RMM__IMPL rmm_status rmm_allocate(rmm_resource *mr, void **ptr, size_t bytes, rm
     if (RMM__UNLIKELY(!mr)) return rmm_last_status();
     st = mr->vtable->allocate(mr, ptr, bytes, RMM_ALIGNMENT, stream);
     if (RMM__UNLIKELY(st != RMM_SUCCESS)) *ptr = NULL;
+    rmm__nvtx_mark(mr, st == RMM_SUCCESS ? 0 : 2, bytes);
     return st;
 }
 RMM__IMPL rmm_status rmm_deallocate_aligned(rmm_resource *mr, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
@@ -2233,12 +2342,14 @@ RMM__IMPL rmm_status rmm_deallocate_aligned(rmm_resource *mr, void *ptr, size_t 
     if (alignment < RMM_ALIGNMENT) alignment = RMM_ALIGNMENT;
     mr = rmm__resolve(mr);
     if (RMM__UNLIKELY(!mr)) return rmm_last_status();
+    rmm__nvtx_mark(mr, 1, bytes);
     return mr->vtable->deallocate(mr, ptr, bytes, alignment, stream);
 }
 RMM__IMPL rmm_status rmm_deallocate(rmm_resource *mr, void *ptr, size_t bytes, rmm_stream stream) {
     if (RMM__UNLIKELY(!ptr)) return RMM_SUCCESS;
     mr = rmm__resolve(mr);
     if (RMM__UNLIKELY(!mr)) return rmm_last_status();
+    rmm__nvtx_mark(mr, 1, bytes);
     return mr->vtable->deallocate(mr, ptr, bytes, RMM_ALIGNMENT, stream);
 }
 RMM__IMPL void rmm_resource_destroy(rmm_resource *mr) {
@@ -2290,7 +2401,7 @@ RMM__PRIVATE rmm_status rmm__oom_explain(rmm_resource *mr, const rmm__oom_facts 
                      "%s: out of memory allocating %zu bytes (alignment %zu, stream %p). Verdict: %s. It holds %zu bytes (%s), %zu live; "
                      "largest free block %zu, free %zu in all, %zu of it in other streams' lists; device free %zu of %zu%s%s%s",
                      f->who, f->bytes, f->alignment, (void *)f->stream, verdict, f->held, maximum, f->live, f->largest_free, f->free_total, f->free_other,
-                     dev_free, dev_total, cause[0] ? " (" : "", cause, cause[0] ? ")" : "");
+                     dev_free, dev_total, cause[0] ? "; cause: " : "", cause, "");
 }
 
 /* Over-aligned allocations from resources whose upstream call only promises 256 bytes: ask for
@@ -3309,6 +3420,9 @@ typedef struct rmm__block {
     struct rmm__tlsf *owner;                  /* the free lists holding it (free), or NULL (used) */
     struct rmm__chunk *chunk;
     uint32_t bin;
+#if RMM__MARGIN_ON
+    size_t requested; /* RMM_DEBUG_MARGIN: the bytes asked for; the margin follows them */
+#endif
 } rmm__block;
 
 typedef struct rmm__chunk {
@@ -4364,7 +4478,7 @@ RMM__PRIVATE rmm_status rmm__pool_allocate(rmm_resource *self, void **ptr, size_
     size_t size;
     rmm_status st;
     bool explain = false;
-    if (RMM__UNLIKELY(!rmm__align_up(bytes, RMM_ALIGNMENT, &size) || size > SIZE_MAX - alignment))
+    if (RMM__UNLIKELY(bytes > SIZE_MAX - RMM__MARGIN || !rmm__align_up(bytes + RMM__MARGIN, RMM_ALIGNMENT, &size) || size > SIZE_MAX - alignment))
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of memory allocating %zu bytes: larger than any pool", bytes);
     req.need = size + (alignment - RMM_ALIGNMENT);
     req.large = req.need >= p->large_bytes;
@@ -4409,6 +4523,10 @@ RMM__PRIVATE rmm_status rmm__pool_allocate(rmm_resource *self, void **ptr, size_
     p->used_bytes += size;
     rmm__san_region_register(b->chunk->user, b->ptr, bytes);
     *ptr = b->ptr;
+#if RMM__MARGIN_ON
+    b->requested = bytes;
+    (void)rmm__margin_set(b->ptr, bytes, stream);
+#endif
     rmm__so_taken(&p->so, ss, (rmm__sstate *)lists->state);
     RMM__POOL_DEBUG_CHECK(p);
 out:
@@ -4425,13 +4543,24 @@ RMM__PRIVATE rmm_status rmm__pool_deallocate(rmm_resource *self, void *ptr, size
     size_t size = 0;
     rmm_status st;
     (void)alignment;
+#if RMM__MARGIN_ON
+    {
+        void **slot;
+        size_t requested = 0;
+        if (!rmm__spin_lock(&p->so.lock)) return rmm__reentrant("pool", "deallocate");
+        slot = rmm__addr_map_find(&p->used, (uintptr_t)ptr);
+        if (slot) requested = ((rmm__block *)*slot)->requested;
+        rmm__spin_unlock(&p->so.lock);
+        if (slot) RMM_TRY(rmm__margin_check("pool", ptr, requested, stream)); /* a block written past stays allocated */
+    }
+#endif
     if (RMM__UNLIKELY(!rmm__spin_lock(&p->so.lock))) return rmm__reentrant("pool", "deallocate");
     b = (rmm__block *)rmm__addr_map_remove(&p->used, (uintptr_t)ptr);
     if (RMM__UNLIKELY(!b)) {
         rmm__spin_unlock(&p->so.lock);
         return rmm__fail(RMM_ERROR_CORRUPTION, "pool: deallocate(ptr=%p, bytes=%zu): not allocated by this pool, or already freed", ptr, bytes);
     }
-    if (RMM__UNLIKELY(!rmm__align_up(bytes, RMM_ALIGNMENT, &size) || size != b->size)) {
+    if (RMM__UNLIKELY(bytes > SIZE_MAX - RMM__MARGIN || !rmm__align_up(bytes + RMM__MARGIN, RMM_ALIGNMENT, &size) || size != b->size)) {
         (void)rmm__addr_map_put(&p->used, (uintptr_t)ptr, b);
         rmm__spin_unlock(&p->so.lock);
         return rmm__fail(RMM_ERROR_CORRUPTION, "pool: deallocate(ptr=%p, bytes=%zu): the block holds %zu bytes; the size must be the one allocated", ptr, bytes, b->size);
@@ -4630,6 +4759,9 @@ typedef struct rmm__fchunk {
     char *ptr;
     void *heap;       /* RMM_NVTX: the chunk's NVTX heap */
     uint64_t *free_bits;
+#if RMM__MARGIN_ON
+    size_t *requested; /* RMM_DEBUG_MARGIN: the bytes asked for, per block */
+#endif
 } rmm__fchunk;
 typedef struct rmm__fentry {
     rmm__fchunk *chunk;
@@ -4731,6 +4863,12 @@ RMM__PRIVATE rmm_status rmm__fixed_grow_in(rmm__so *so, rmm__sstate *ss, const v
     if (!rmm__fixed_reserve(s, f->blocks_per_chunk)) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory for block lists");
     c = (rmm__fchunk *)rmm__calloc(1, sizeof *c);
     if (c) c->free_bits = (uint64_t *)rmm__calloc(words, sizeof(uint64_t));
+#if RMM__MARGIN_ON
+    if (c && c->free_bits && !(c->requested = (size_t *)rmm__calloc(f->blocks_per_chunk, sizeof(size_t)))) {
+        RMM_SYS_FREE(c->free_bits);
+        c->free_bits = NULL;
+    }
+#endif
     if (!c || !c->free_bits) {
         RMM_SYS_FREE(c);
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory for a chunk record");
@@ -4739,6 +4877,9 @@ RMM__PRIVATE rmm_status rmm__fixed_grow_in(rmm__so *so, rmm__sstate *ss, const v
         rmm_status st = rmm_allocate(f->upstream, &ptr, f->chunk_bytes, s->ss.handle);
         if (st != RMM_SUCCESS) {
             RMM_SYS_FREE(c->free_bits);
+#if RMM__MARGIN_ON
+            RMM_SYS_FREE(c->requested);
+#endif
             RMM_SYS_FREE(c);
             return st;
         }
@@ -4784,8 +4925,13 @@ RMM__PRIVATE rmm_status rmm__fixed_allocate(rmm_resource *self, void **ptr, size
     rmm__fentry e;
     void *item;
     rmm_status st;
+#if RMM__MARGIN_ON
+    if (RMM__UNLIKELY(f->block_bytes < RMM__MARGIN || bytes > f->block_bytes - RMM__MARGIN))
+#else
     if (RMM__UNLIKELY(bytes > f->block_bytes))
-        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of memory: %zu bytes exceed the block size %zu", bytes, f->block_bytes);
+#endif
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of memory: %zu bytes exceed the block size %zu%s", bytes, f->block_bytes,
+                         RMM__MARGIN_ON ? " less the debug margin" : "");
     if (RMM__UNLIKELY(alignment > RMM_ALIGNMENT && (f->block_bytes % alignment != 0)))
         return RMM__INVALID("fixed_size: alignment %zu does not divide the block size %zu", alignment, f->block_bytes);
     if (RMM__UNLIKELY(!rmm__spin_lock(&f->so.lock))) return rmm__reentrant("fixed_size", "allocate");
@@ -4808,6 +4954,10 @@ RMM__PRIVATE rmm_status rmm__fixed_allocate(rmm_resource *self, void **ptr, size
     f->used_blocks++;
     *ptr = rmm__fentry_ptr(f, e);
     rmm__san_region_register(e.chunk->heap, *ptr, bytes);
+#if RMM__MARGIN_ON
+    e.chunk->requested[e.index] = bytes;
+    (void)rmm__margin_set(*ptr, bytes, stream);
+#endif
     rmm__so_taken(&f->so, ss, &from->ss);
 out:
     rmm__spin_unlock(&f->so.lock);
@@ -4824,6 +4974,17 @@ RMM__PRIVATE rmm_status rmm__fixed_deallocate(rmm_resource *self, void *ptr, siz
     (void)alignment;
     if (RMM__UNLIKELY(bytes > f->block_bytes))
         return rmm__fail(RMM_ERROR_CORRUPTION, "fixed_size: deallocate(ptr=%p, bytes=%zu): larger than the block size %zu", ptr, bytes, f->block_bytes);
+#if RMM__MARGIN_ON
+    {
+        size_t requested = SIZE_MAX;
+        if (!rmm__spin_lock(&f->so.lock)) return rmm__reentrant("fixed_size", "deallocate");
+        c = rmm__fixed_chunk_of(f, ptr);
+        offset = c ? (size_t)((uintptr_t)ptr - (uintptr_t)c->ptr) : 0;
+        if (c && offset % f->block_bytes == 0 && !rmm__fchunk_is_free(c, offset / f->block_bytes)) requested = c->requested[offset / f->block_bytes];
+        rmm__spin_unlock(&f->so.lock);
+        if (requested != SIZE_MAX) RMM_TRY(rmm__margin_check("fixed_size", ptr, requested, stream)); /* a block written past stays allocated */
+    }
+#endif
     if (RMM__UNLIKELY(!rmm__spin_lock(&f->so.lock))) return rmm__reentrant("fixed_size", "deallocate");
     c = rmm__fixed_chunk_of(f, ptr);
     offset = c ? (size_t)((uintptr_t)ptr - (uintptr_t)c->ptr) : 0;
@@ -4897,6 +5058,9 @@ RMM__PRIVATE void rmm__fixed_destroy(rmm_resource *self) {
             (void)rmm_deallocate(f->upstream, f->chunks[i]->ptr, f->chunk_bytes, RMM_STREAM_DEFAULT);
         }
         RMM_SYS_FREE(f->chunks[i]->free_bits);
+#if RMM__MARGIN_ON
+        RMM_SYS_FREE(f->chunks[i]->requested);
+#endif
         RMM_SYS_FREE(f->chunks[i]);
     }
     RMM_SYS_FREE(f->chunks);
@@ -5408,18 +5572,18 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__arena_oom(rmm__arena *a, size_t bytes
     f.live = a->arena_bytes - f.free_total;
     return rmm__oom_explain(&a->base, &f, "no room even after every wholly free superblock went back to the global arena");
 }
-RMM__PRIVATE rmm_status rmm__arena_allocate_large(rmm__arena *a, void **ptr, size_t bytes, size_t need, size_t alignment) {
+RMM__PRIVATE rmm_status rmm__arena_allocate_large(rmm__arena *a, void **ptr, size_t bytes, size_t need, size_t alignment, rmm_stream stream) {
     size_t run;
     rmm__block *b = NULL;
     uintptr_t aligned;
     int attempt;
-    if (!rmm__round_up(need, a->sb_bytes, &run)) return rmm__arena_oom(a, bytes, alignment, RMM_STREAM_DEFAULT, NULL);
+    if (!rmm__round_up(need, a->sb_bytes, &run)) return rmm__arena_oom(a, bytes, alignment, stream, NULL);
     for (attempt = 0; attempt < 2; attempt++) {
         b = rmm__arena_global_take(a, run);
         if (b) break;
         if (attempt == 0) RMM_TRY(rmm__arena_defragment(a));
     }
-    if (!b) return rmm__arena_oom(a, bytes, alignment, RMM_STREAM_DEFAULT, NULL);
+    if (!b) return rmm__arena_oom(a, bytes, alignment, stream, NULL);
     aligned = ((uintptr_t)b->ptr + (alignment - 1)) & ~(uintptr_t)(alignment - 1);
     (void)rmm__spin_lock(&a->global_lock);
     if (!rmm__addr_map_put(&a->large_out, aligned, b->ptr)) {
@@ -5431,6 +5595,12 @@ RMM__PRIVATE rmm_status rmm__arena_allocate_large(rmm__arena *a, void **ptr, siz
     RMM__ATOMIC_STORE(&a->owner[rmm__arena_index(a, (void *)aligned)], RMM__ARENA_LARGE);
     rmm__san_region_register(a->heap, (void *)aligned, bytes);
     *ptr = (void *)aligned;
+#if RMM__MARGIN_ON
+    b->requested = bytes + (size_t)(aligned - (uintptr_t)b->ptr); /* from the block's start */
+    (void)rmm__margin_set((void *)aligned, bytes, stream);
+#else
+    (void)stream;
+#endif
     return RMM_SUCCESS;
 }
 /* Adds a superblock to l. Caller holds l's lock. */
@@ -5469,10 +5639,10 @@ RMM__PRIVATE rmm_status rmm__arena_allocate(rmm_resource *self, void **ptr, size
     size_t size, need;
     bool pinned;
     int attempt;
-    if (RMM__UNLIKELY(!rmm__align_up(bytes, RMM_ALIGNMENT, &size) || size > SIZE_MAX - alignment))
+    if (RMM__UNLIKELY(bytes > SIZE_MAX - RMM__MARGIN || !rmm__align_up(bytes + RMM__MARGIN, RMM_ALIGNMENT, &size) || size > SIZE_MAX - alignment))
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "arena: out of memory allocating %zu bytes: larger than any arena", bytes);
     need = size + (alignment - RMM_ALIGNMENT);
-    if (need > a->sb_bytes) return rmm__arena_allocate_large(a, ptr, bytes, need, alignment);
+    if (need > a->sb_bytes) return rmm__arena_allocate_large(a, ptr, bytes, need, alignment, stream);
     RMM_TRY(rmm__arena_local_for(a, stream, &l, &pinned));
     for (attempt = 0;; attempt++) {
         rmm_status st;
@@ -5499,9 +5669,15 @@ RMM__PRIVATE rmm_status rmm__arena_allocate(rmm_resource *self, void **ptr, size
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "arena: out of host memory for block records");
     }
     *ptr = b->ptr;
+#if RMM__MARGIN_ON
+    b->requested = bytes;
+#endif
     rmm__spin_unlock(&l->lock);
     rmm__arena_unpin(l, pinned);
     rmm__san_region_register(a->heap, *ptr, bytes);
+#if RMM__MARGIN_ON
+    (void)rmm__margin_set(*ptr, bytes, stream);
+#endif
     return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__arena_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
@@ -5515,6 +5691,24 @@ RMM__PRIVATE rmm_status rmm__arena_deallocate(rmm_resource *self, void *ptr, siz
     if (RMM__UNLIKELY((char *)ptr < a->base_ptr || (char *)ptr >= a->base_ptr + a->arena_bytes))
         return rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p, bytes=%zu): not inside this arena", ptr, bytes);
     o = RMM__ATOMIC_LOAD(&a->owner[rmm__arena_index(a, ptr)]);
+#if RMM__MARGIN_ON
+    if (o) { /* a block written past stays allocated */
+        size_t requested = SIZE_MAX;
+        void **slot;
+        if (o == RMM__ARENA_LARGE) {
+            (void)rmm__spin_lock(&a->global_lock);
+            slot = rmm__addr_map_find(&a->large_out, (uintptr_t)ptr);
+            if (slot) slot = rmm__addr_map_find(&a->global_used, (uintptr_t)*slot);
+            if (slot) requested = ((rmm__block *)*slot)->requested - (size_t)((char *)ptr - ((rmm__block *)*slot)->ptr);
+            rmm__spin_unlock(&a->global_lock);
+        } else if (rmm__spin_lock(&o->lock)) {
+            slot = rmm__addr_map_find(&o->used, (uintptr_t)ptr);
+            if (slot) requested = ((rmm__block *)*slot)->requested;
+            rmm__spin_unlock(&o->lock);
+        }
+        if (requested != SIZE_MAX) RMM_TRY(rmm__margin_check("arena", ptr, requested, stream));
+    }
+#endif
     if (o == RMM__ARENA_LARGE) {
         void *start;
         (void)rmm__spin_lock(&a->global_lock);
@@ -5545,7 +5739,7 @@ RMM__PRIVATE rmm_status rmm__arena_deallocate(rmm_resource *self, void *ptr, siz
     b = (rmm__block *)rmm__addr_map_remove(&o->used, (uintptr_t)ptr);
     if (RMM__UNLIKELY(!b)) {
         st = rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p, bytes=%zu): not a block of this arena, or already freed", ptr, bytes);
-    } else if (RMM__UNLIKELY(!rmm__align_up(bytes, RMM_ALIGNMENT, &size) || size != b->size)) {
+    } else if (RMM__UNLIKELY(bytes > SIZE_MAX - RMM__MARGIN || !rmm__align_up(bytes + RMM__MARGIN, RMM_ALIGNMENT, &size) || size != b->size)) {
         (void)rmm__addr_map_put(&o->used, (uintptr_t)ptr, b);
         st = rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p, bytes=%zu): the block holds %zu bytes", ptr, bytes, b->size);
     } else {
@@ -6559,6 +6753,7 @@ RMM__PRIVATE void rmm__json_stream(rmm__json *j, size_t id, const rmm__sstate *s
     rmm__json_u64(j, "free_bytes", free_bytes);
     rmm__json_close(j, '}');
 }
+#if !defined(RMM_NO_POOL) || !defined(RMM_NO_ARENA)
 /* The blocks of a chunk of a TLSF-based sub-allocator (pool, arena): stream ids from the list owner. */
 RMM__PRIVATE void rmm__json_chunk(rmm__json *j, const rmm__chunk *c, const rmm__block *recent_of[], size_t nrecent, size_t (*stream_of)(const rmm__tlsf *, void *),
                                   void *arg) {
@@ -6582,6 +6777,7 @@ RMM__PRIVATE void rmm__json_chunk(rmm__json *j, const rmm__chunk *c, const rmm__
     rmm__json_close(j, ']');
     rmm__json_close(j, '}');
 }
+#endif
 RMM__PRIVATE rmm_status rmm__dump_node(rmm__json *j, rmm_resource *mr, int depth);
 
 #if !defined(RMM_NO_POOL)
@@ -6870,6 +7066,119 @@ RMM__IMPL rmm_status rmm_resource_dump_json(rmm_resource *mr, FILE *out) {
     fputs("}\n", out);
     if (st == RMM_SUCCESS && ferror(out)) st = rmm__fail(RMM_ERROR_IO, "rmm_resource_dump_json: writing failed");
     return st;
+}
+
+/* ---- debug margins: every live block's checked (rmm_resource_check_corruption) ---- */
+typedef struct rmm__live_block {
+    const char *ptr;
+    size_t requested;
+} rmm__live_block;
+typedef struct rmm__live_list {
+    rmm__live_block *v;
+    size_t n, cap;
+    bool oom;
+} rmm__live_list;
+RMM__PRIVATE void rmm__live_add(rmm__live_list *l, const char *ptr, size_t requested) {
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 64;
+        rmm__live_block *grown = (rmm__live_block *)RMM_SYS_REALLOC(l->v, cap * sizeof *grown);
+        if (!grown) {
+            l->oom = true;
+            return;
+        }
+        l->v = grown;
+        l->cap = cap;
+    }
+    l->v[l->n].ptr = ptr;
+    l->v[l->n].requested = requested;
+    l->n++;
+}
+#if RMM__MARGIN_ON
+/* Adds the used blocks of a used-block map (pool, thread arena) to the list. Caller holds the lock. */
+RMM__PRIVATE void rmm__live_from_map(rmm__live_list *l, const rmm__addr_map *m) {
+    size_t i;
+    for (i = 0; m->keys && i <= m->mask; i++)
+        if (m->keys[i]) rmm__live_add(l, ((const rmm__block *)m->values[i])->ptr, ((const rmm__block *)m->values[i])->requested);
+}
+#endif
+RMM__IMPL rmm_status rmm_resource_check_corruption(rmm_resource *mr) {
+#if RMM__MARGIN_ON
+    rmm__live_list live;
+    rmm_status st = RMM_SUCCESS;
+    int depth;
+    size_t i;
+    memset(&live, 0, sizeof live);
+    mr = rmm__resolve(mr);
+    if (!mr) return rmm_last_status();
+    for (depth = 0; depth < 64 && mr && st == RMM_SUCCESS; depth++) {
+        const rmm_resource_vtable *vt = mr->vtable;
+        const char *who = rmm_resource_type_name(mr);
+        rmm__adaptor *ad = rmm__as_forwarding_adaptor(mr);
+        rmm_resource *next = NULL;
+        live.n = 0;
+        if (ad) next = ad->upstream;
+#if !defined(RMM_NO_POOL)
+        else if (vt == &rmm__pool_vtable) {
+            rmm__pool *p = (rmm__pool *)mr;
+            if (!rmm__spin_lock(&p->so.lock)) return rmm__reentrant("pool", "rmm_resource_check_corruption");
+            rmm__live_from_map(&live, &p->used);
+            rmm__spin_unlock(&p->so.lock);
+            next = p->upstream;
+        }
+#endif
+#if !defined(RMM_NO_ARENA)
+        else if (vt == &rmm__arena_vtable) {
+            rmm__arena *a = (rmm__arena *)mr;
+            if (!rmm__spin_lock(&a->so.lock)) return rmm__reentrant("arena", "rmm_resource_check_corruption");
+            for (i = 0; i < a->so.count; i++) {
+                rmm__arena_local *l = (rmm__arena_local *)a->so.list[i];
+                (void)rmm__spin_lock(&l->lock);
+                rmm__live_from_map(&live, &l->used);
+                rmm__spin_unlock(&l->lock);
+            }
+            (void)rmm__spin_lock(&a->global_lock);
+            for (i = 0; a->large_out.keys && i <= a->large_out.mask; i++) {
+                void **slot;
+                if (!a->large_out.keys[i]) continue;
+                slot = rmm__addr_map_find(&a->global_used, (uintptr_t)a->large_out.values[i]);
+                if (slot) rmm__live_add(&live, (const char *)a->large_out.keys[i], ((rmm__block *)*slot)->requested - (size_t)((const char *)a->large_out.keys[i] - ((rmm__block *)*slot)->ptr));
+            }
+            rmm__spin_unlock(&a->global_lock);
+            rmm__spin_unlock(&a->so.lock);
+            next = a->upstream;
+        }
+#endif
+        else if (vt == &rmm__fixed_vtable) {
+            rmm__fixed *f = (rmm__fixed *)mr;
+            size_t b;
+            if (!rmm__spin_lock(&f->so.lock)) return rmm__reentrant("fixed_size", "rmm_resource_check_corruption");
+            for (i = 0; i < f->chunk_count; i++)
+                for (b = 0; b < f->blocks_per_chunk; b++)
+                    if (!rmm__fchunk_is_free(f->chunks[i], b)) rmm__live_add(&live, f->chunks[i]->ptr + b * f->block_bytes, f->chunks[i]->requested[b]);
+            rmm__spin_unlock(&f->so.lock);
+            next = f->upstream;
+        }
+#if !defined(RMM_NO_BINNING)
+        else if (vt == &rmm__binning_vtable) {
+            rmm__binning *bn = (rmm__binning *)mr;
+            for (i = 0; i < bn->count && st == RMM_SUCCESS; i++) {
+                rmm_resource *bin = RMM__ATOMIC_LOAD(&bn->bins[i].mr);
+                if (bin && bin != mr) st = rmm_resource_check_corruption(bin);
+            }
+            next = bn->upstream;
+        }
+#endif
+        if (live.oom) st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_resource_check_corruption: out of host memory");
+        if (st == RMM_SUCCESS && live.n) st = rmm__device_synchronize();
+        for (i = 0; i < live.n && st == RMM_SUCCESS; i++) st = rmm__margin_check(who, live.v[i].ptr, live.v[i].requested, RMM_STREAM_DEFAULT);
+        mr = next;
+    }
+    RMM_SYS_FREE(live.v);
+    return st;
+#else
+    (void)mr;
+    return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "rmm_resource_check_corruption: compiled without RMM_DEBUG_MARGIN (define it, in bytes, in the implementing file)");
+#endif
 }
 
 /* ======================================================================================= */

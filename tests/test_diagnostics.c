@@ -1,0 +1,216 @@
+/* Diagnostics: the JSON state dump of every kind of resource, read back by a real JSON parser
+   (tests/check_dump.py, Python's json module); out-of-memory messages with the right verdict
+   (fragmented, held by other streams, at the maximum); RMM_DUMP_ON_OOM; and what
+   rmm_resource_check_corruption says without debug margins (tests/test_margins.c has them). Built
+   on the host backend (ASan/UBSan) and on the CUDA runtime (gcc -lcudart and nvcc). */
+#define RMM_IMPLEMENTATION
+#include "../rmm.h"
+#include "harness.h"
+#include <stdlib.h>
+#include <unistd.h>
+
+#define KiB ((size_t)1 << 10)
+#define MiB ((size_t)1 << 20)
+
+static int have_python = -1;
+/* 1 iff the dump in `path` passes tests/check_dump.py (run from the repository root, as
+   tests/run.sh runs every test); -1 if python3 is not there. */
+static int dump_is_valid(const char *path, const char *top_type) {
+    char cmd[512];
+    if (have_python < 0) have_python = system("python3 -c 'import json' >/dev/null 2>&1") == 0;
+    if (!have_python) return -1;
+    snprintf(cmd, sizeof cmd, "python3 tests/check_dump.py %s %s", path, top_type);
+    return system(cmd) == 0;
+}
+static FILE *temp_file(char *path, size_t cap, const char *tag) {
+    int fd;
+    snprintf(path, cap, "/tmp/rmm_test_%s_XXXXXX", tag);
+    fd = mkstemp(path);
+    return fd < 0 ? NULL : fdopen(fd, "w");
+}
+
+TEST(dump_every_kind_of_resource) {
+    rmm_resource *pool = NULL, *stats = NULL, *track = NULL, *bins = NULL, *arena = NULL, *fixed = NULL, *vpool = NULL, *limit = NULL;
+    rmm_pool_desc pd = rmm_pool_desc_default();
+    rmm_arena_desc ad = rmm_arena_desc_default();
+    rmm_binning_desc bd = rmm_binning_desc_default();
+    rmm_stream s;
+    void *p[8] = {NULL};
+    char path[128];
+    FILE *f;
+    int valid;
+    NEED_GPU();
+    CHECK_OK(rmm_stream_create(&s));
+    pd.initial_bytes = 8 * MiB;
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), &pd));
+    CHECK_OK(rmm_limiting_adaptor_create(&limit, pool, 64 * MiB));
+    CHECK_OK(rmm_statistics_adaptor_create(&stats, limit));
+    CHECK_OK(rmm_tracking_adaptor_create(&track, stats, false));
+    bd.min_size_exponent = 10;
+    bd.max_size_exponent = 12;
+    CHECK_OK(rmm_binning_create(&bins, track, &bd));
+    CHECK_OK(rmm_allocate(bins, &p[0], 700, RMM_STREAM_DEFAULT)); /* a bin */
+    CHECK_OK(rmm_allocate(bins, &p[1], 5000, s));                   /* upstream, on another stream */
+    CHECK_OK(rmm_allocate(bins, &p[2], 3000, s));
+    CHECK_OK(rmm_deallocate(bins, p[1], 5000, s)); /* free, in the stream's lists */
+    ad.arena_bytes = 8 * MiB;
+    CHECK_OK(rmm_arena_create(&arena, rmm_get_current_device_resource(), &ad));
+    CHECK_OK(rmm_allocate(arena, &p[3], 3000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(arena, &p[4], 3 * MiB, s));
+    CHECK_OK(rmm_fixed_size_create(&fixed, pool, NULL));
+    CHECK_OK(rmm_allocate(fixed, &p[5], 100, s));
+    pd = rmm_pool_desc_default();
+    pd.growth = RMM_POOL_GROWTH_VIRTUAL;
+    pd.virtual_bytes = 64 * MiB;
+    (void)rmm_pool_create(&vpool, NULL, &pd); /* NOT_SUPPORTED where the device lacks VMM: then skipped */
+    if (vpool) CHECK_OK(rmm_allocate(vpool, &p[6], 3 * MiB, RMM_STREAM_DEFAULT));
+    f = temp_file(path, sizeof path, "dump");
+    CHECK(f != NULL);
+    if (!f) return;
+    CHECK_OK(rmm_resource_dump_json(bins, f));
+    fputc('\n', f);
+    CHECK_OK(rmm_resource_dump_json(arena, f));
+    CHECK_OK(rmm_resource_dump_json(fixed, f));
+    if (vpool) CHECK_OK(rmm_resource_dump_json(vpool, f));
+    CHECK_OK(rmm_resource_dump_json(NULL, f)); /* the current device resource */
+    fclose(f);
+    valid = dump_is_valid(path, "binning");
+    if (valid < 0) printf("  python3 is not installed: the dump was written but not parsed\n");
+    else CHECK(valid == 1);
+    remove(path);
+    CHECK_STATUS(rmm_resource_dump_json(bins, NULL), RMM_ERROR_INVALID_ARGUMENT);
+    if (vpool) {
+        CHECK_OK(rmm_deallocate(vpool, p[6], 3 * MiB, RMM_STREAM_DEFAULT));
+        rmm_resource_destroy(vpool);
+    }
+    CHECK_OK(rmm_deallocate(fixed, p[5], 100, s));
+    CHECK_OK(rmm_deallocate(arena, p[3], 3000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(arena, p[4], 3 * MiB, s));
+    CHECK_OK(rmm_deallocate(bins, p[0], 700, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(bins, p[2], 3000, s));
+    rmm_resource_destroy(fixed);
+    rmm_resource_destroy(arena);
+    rmm_resource_destroy(bins);
+    rmm_resource_destroy(track);
+    rmm_resource_destroy(stats);
+    rmm_resource_destroy(limit);
+    rmm_resource_destroy(pool);
+    CHECK_OK(rmm_stream_destroy(s));
+}
+
+/* Free memory in pieces none of which fits: "fragmented". */
+TEST(oom_verdict_fragmented) {
+    rmm_resource *pool = NULL;
+    rmm_pool_desc pd = rmm_pool_desc_default();
+    void *p[16], *big = NULL;
+    int i;
+    NEED_GPU();
+    pd.initial_bytes = pd.maximum_bytes = 16 * MiB;
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), &pd));
+    for (i = 0; i < 16; i++) CHECK_OK(rmm_allocate(pool, &p[i], MiB, RMM_STREAM_DEFAULT));
+    for (i = 0; i < 16; i += 2) CHECK_OK(rmm_deallocate(pool, p[i], MiB, RMM_STREAM_DEFAULT)); /* 8 MiB free, 1 MiB pieces */
+    CHECK_STATUS(rmm_allocate(pool, &big, 2 * MiB, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    printf("  %s\n", rmm_last_error());
+    CHECK(strstr(rmm_last_error(), "Verdict: fragmented") != NULL);
+    CHECK(strstr(rmm_last_error(), "allocating 2097152 bytes") != NULL);
+    CHECK(strstr(rmm_last_error(), "largest free block 1048576") != NULL);
+    for (i = 1; i < 16; i += 2) CHECK_OK(rmm_deallocate(pool, p[i], MiB, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(pool);
+}
+
+/* Past the maximum, with nothing free: "at the maximum"; a limiting adaptor says the same. */
+TEST(oom_verdict_at_the_maximum) {
+    rmm_resource *pool = NULL, *limit = NULL;
+    rmm_pool_desc pd = rmm_pool_desc_default();
+    void *a = NULL, *b = NULL;
+    NEED_GPU();
+    pd.maximum_bytes = 4 * MiB;
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), &pd));
+    CHECK_OK(rmm_allocate(pool, &a, 3 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_allocate(pool, &b, 2 * MiB, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK(strstr(rmm_last_error(), "Verdict: at the maximum") != NULL);
+    CHECK_OK(rmm_deallocate(pool, a, 3 * MiB, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(pool);
+    CHECK_OK(rmm_limiting_adaptor_create(&limit, rmm_get_current_device_resource(), MiB));
+    CHECK_STATUS(rmm_allocate(limit, &b, 2 * MiB, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK(strstr(rmm_last_error(), "Verdict: at the maximum") != NULL);
+    rmm_resource_destroy(limit);
+}
+
+/* An arena whose superblocks are lent to one stream's arena, each half used: another stream finds
+   no room although half the arena is free: "held by other streams". */
+TEST(oom_verdict_held_by_other_streams) {
+    rmm_resource *arena = NULL;
+    rmm_arena_desc ad = rmm_arena_desc_default();
+    rmm_stream a_stream, b_stream;
+    void *p[8], *q = NULL;
+    int i;
+    NEED_GPU();
+    CHECK_OK(rmm_stream_create(&a_stream));
+    CHECK_OK(rmm_stream_create(&b_stream));
+    ad.arena_bytes = 4 * MiB;
+    ad.superblock_bytes = MiB;
+    CHECK_OK(rmm_arena_create(&arena, rmm_get_current_device_resource(), &ad));
+    for (i = 0; i < 8; i++) CHECK_OK(rmm_allocate(arena, &p[i], 450 * KiB, a_stream)); /* two per superblock */
+    for (i = 0; i < 8; i += 2) CHECK_OK(rmm_deallocate(arena, p[i], 450 * KiB, a_stream));
+    CHECK_STATUS(rmm_allocate(arena, &q, 600 * KiB, b_stream), RMM_ERROR_OUT_OF_MEMORY);
+    printf("  %s\n", rmm_last_error());
+    CHECK(strstr(rmm_last_error(), "Verdict: held by other streams") != NULL);
+    for (i = 1; i < 8; i += 2) CHECK_OK(rmm_deallocate(arena, p[i], 450 * KiB, a_stream));
+    CHECK_OK(rmm_allocate(arena, &q, 600 * KiB, b_stream)); /* the superblocks come back */
+    CHECK_OK(rmm_deallocate(arena, q, 600 * KiB, b_stream));
+    rmm_resource_destroy(arena);
+    CHECK_OK(rmm_stream_destroy(a_stream));
+    CHECK_OK(rmm_stream_destroy(b_stream));
+}
+
+/* RMM_DUMP_ON_OOM=PATH writes the state at an out-of-memory. */
+TEST(dump_on_oom) {
+    rmm_resource *pool = NULL;
+    rmm_pool_desc pd = rmm_pool_desc_default();
+    char path[128];
+    void *a = NULL;
+    FILE *f;
+    int valid;
+    NEED_GPU();
+    f = temp_file(path, sizeof path, "oomdump");
+    CHECK(f != NULL);
+    if (!f) return;
+    fclose(f);
+    pd.maximum_bytes = MiB;
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), &pd));
+    CHECK(setenv("RMM_DUMP_ON_OOM", path, 1) == 0);
+    CHECK_STATUS(rmm_allocate(pool, &a, 2 * MiB, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    unsetenv("RMM_DUMP_ON_OOM");
+    valid = dump_is_valid(path, "pool");
+    if (valid >= 0) CHECK(valid == 1);
+    else {
+        long n;
+        f = fopen(path, "r");
+        CHECK(f != NULL);
+        if (f) {
+            fseek(f, 0, SEEK_END);
+            n = ftell(f);
+            fclose(f);
+            CHECK(n > 0);
+        }
+    }
+    remove(path);
+    rmm_resource_destroy(pool);
+}
+
+TEST(check_corruption_needs_margins) {
+    NEED_GPU();
+    CHECK_STATUS(rmm_resource_check_corruption(NULL), RMM_ERROR_NOT_SUPPORTED);
+}
+
+int main(void) {
+    HARNESS_INIT();
+    RUN(dump_every_kind_of_resource);
+    RUN(oom_verdict_fragmented);
+    RUN(oom_verdict_at_the_maximum);
+    RUN(oom_verdict_held_by_other_streams);
+    RUN(dump_on_oom);
+    RUN(check_corruption_needs_margins);
+    return harness_main_end();
+}

@@ -1,0 +1,217 @@
+/* Debug margins (RMM_DEBUG_MARGIN): a write past the end of a block of the pool, the arena (small
+   and large blocks), the fixed-size resource and the binning resource's bins is reported as
+   RMM_ERROR_CORRUPTION by its free and by rmm_resource_check_corruption, naming the block and the
+   byte; the block stays allocated until the margin is repaired; writes inside the block, and sizes
+   that are not multiples of anything, are not flagged. The bad writes are made with
+   rmm_memset_async (the host backend and the CUDA runtime alike) and, under nvcc, by a kernel.
+   Built on the host backend (ASan/UBSan) and on the CUDA runtime (gcc -lcudart and nvcc). */
+#define RMM_DEBUG_MARGIN 64
+#define RMM_IMPLEMENTATION
+#include "../rmm.h"
+#include "harness.h"
+#include <string.h>
+
+#define KiB ((size_t)1 << 10)
+#define MiB ((size_t)1 << 20)
+
+/* writes one byte at ptr + at, ordered on `stream` */
+static rmm_status poke(void *ptr, size_t at, int value, rmm_stream stream) {
+    return rmm_memset_async((char *)ptr + at, value, 1, stream);
+}
+/* puts the margin pattern back over `at` (the pattern byte is 0xFD) */
+static rmm_status repair(void *ptr, size_t at, rmm_stream stream) { return poke(ptr, at, 0xFD, stream); }
+
+/* The whole contract on one resource: a clean block checks clean; a write inside it is fine; one
+   byte past it is CORRUPTION from check_corruption and from free (which keeps the block); after
+   the repair the free succeeds and the resource checks clean. */
+static void overrun_is_caught(rmm_resource *mr, size_t bytes, size_t past, rmm_stream stream) {
+    void *p = NULL;
+    CHECK_OK(rmm_allocate(mr, &p, bytes, stream));
+    if (!p) return;
+    CHECK_OK(rmm_memset_async(p, 0x11, bytes, stream)); /* every byte of the block itself */
+    CHECK_OK(rmm_resource_check_corruption(mr));
+    CHECK_OK(poke(p, bytes + past, 0x42, stream));
+    CHECK_STATUS(rmm_resource_check_corruption(mr), RMM_ERROR_CORRUPTION);
+    CHECK(strstr(rmm_last_error(), "written past its end") != NULL);
+    CHECK(strstr(rmm_last_error(), "0x42") != NULL);
+    CHECK_STATUS(rmm_deallocate(mr, p, bytes, stream), RMM_ERROR_CORRUPTION);
+    CHECK_STATUS(rmm_resource_check_corruption(mr), RMM_ERROR_CORRUPTION); /* still allocated, still bad */
+    CHECK_OK(repair(p, bytes + past, stream));
+    CHECK_OK(rmm_resource_check_corruption(mr));
+    CHECK_OK(rmm_deallocate(mr, p, bytes, stream));
+    CHECK_OK(rmm_resource_check_corruption(mr));
+}
+
+TEST(pool_block_overrun) {
+    rmm_resource *pool = NULL;
+    rmm_stream s;
+    NEED_GPU();
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), NULL));
+    CHECK_OK(rmm_stream_create(&s));
+    overrun_is_caught(pool, 1000, 0, RMM_STREAM_DEFAULT);
+    overrun_is_caught(pool, 1, 0, s);                       /* the margin follows the bytes asked for */
+    overrun_is_caught(pool, 257, RMM_DEBUG_MARGIN - 1, s);  /* the last byte of the margin */
+    overrun_is_caught(pool, 3 * MiB + 7, 13, RMM_STREAM_DEFAULT);
+    CHECK_OK(rmm_stream_synchronize(s));
+    CHECK_OK(rmm_stream_destroy(s));
+    rmm_resource_destroy(pool);
+}
+
+TEST(pool_the_byte_is_named) {
+    rmm_resource *pool = NULL;
+    void *p = NULL;
+    char want[64];
+    NEED_GPU();
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), NULL));
+    CHECK_OK(rmm_allocate(pool, &p, 100, RMM_STREAM_DEFAULT));
+    CHECK_OK(poke(p, 100 + 5, 0x07, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_deallocate(pool, p, 100, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+    CHECK(strstr(rmm_last_error(), "margin byte 5") != NULL);
+    snprintf(want, sizeof want, "block %p of 100 bytes", p);
+    CHECK(strstr(rmm_last_error(), want) != NULL);
+    CHECK_OK(repair(p, 105, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(pool, p, 100, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(pool);
+}
+
+TEST(virtual_pool_block_overrun) {
+    rmm_resource *pool = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    rmm_status st;
+    NEED_GPU();
+    d.growth = RMM_POOL_GROWTH_VIRTUAL;
+    d.virtual_bytes = 256 * MiB;
+    st = rmm_pool_create(&pool, NULL, &d);
+    if (st == RMM_ERROR_NOT_SUPPORTED) {
+        printf("  virtual growth is not supported here: %s\n", rmm_last_error());
+        return;
+    }
+    CHECK_OK(st);
+    overrun_is_caught(pool, 5000, 0, RMM_STREAM_DEFAULT);
+    overrun_is_caught(pool, 2 * MiB - 3, 2, RMM_STREAM_DEFAULT); /* the margin runs onto the next page */
+    rmm_resource_destroy(pool);
+}
+
+TEST(arena_small_and_large_overrun) {
+    rmm_resource *arena = NULL;
+    rmm_arena_desc d = rmm_arena_desc_default();
+    rmm_stream s;
+    NEED_GPU();
+    d.arena_bytes = 16 * MiB;
+    CHECK_OK(rmm_arena_create(&arena, rmm_get_current_device_resource(), &d));
+    CHECK_OK(rmm_stream_create(&s));
+    overrun_is_caught(arena, 3000, 0, RMM_STREAM_DEFAULT); /* a small block, in a superblock */
+    overrun_is_caught(arena, 3001, 9, s);
+    overrun_is_caught(arena, 3 * MiB, 0, s);              /* a large block, from the global arena */
+    overrun_is_caught(arena, 3 * MiB + 1, 40, RMM_STREAM_DEFAULT);
+    CHECK_OK(rmm_stream_synchronize(s));
+    CHECK_OK(rmm_stream_destroy(s));
+    rmm_resource_destroy(arena);
+}
+
+TEST(fixed_size_overrun_and_capacity) {
+    rmm_resource *fixed = NULL;
+    rmm_fixed_size_desc d = rmm_fixed_size_desc_default();
+    void *p = NULL;
+    NEED_GPU();
+    d.block_bytes = 4 * KiB;
+    CHECK_OK(rmm_fixed_size_create(&fixed, rmm_get_current_device_resource(), &d));
+    overrun_is_caught(fixed, 100, 0, RMM_STREAM_DEFAULT);
+    overrun_is_caught(fixed, 4 * KiB - RMM_DEBUG_MARGIN, RMM_DEBUG_MARGIN - 1, RMM_STREAM_DEFAULT); /* the largest that fits */
+    /* the margin comes out of the block: a block's worth no longer fits */
+    CHECK_STATUS(rmm_allocate(fixed, &p, 4 * KiB - RMM_DEBUG_MARGIN + 1, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK(strstr(rmm_last_error(), "debug margin") != NULL);
+    rmm_resource_destroy(fixed);
+}
+
+TEST(binning_bins_and_upstream_overrun) {
+    rmm_resource *pool = NULL, *bins = NULL;
+    rmm_binning_desc d = rmm_binning_desc_default();
+    NEED_GPU();
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), NULL));
+    d.min_size_exponent = 10;
+    d.max_size_exponent = 14;
+    CHECK_OK(rmm_binning_create(&bins, pool, &d));
+    overrun_is_caught(bins, 700, 0, RMM_STREAM_DEFAULT);  /* a fixed-size bin */
+    overrun_is_caught(bins, 9000, 3, RMM_STREAM_DEFAULT); /* another bin */
+    overrun_is_caught(bins, 1 * MiB, 0, RMM_STREAM_DEFAULT); /* past the bins: the pool's block */
+    rmm_resource_destroy(bins);
+    rmm_resource_destroy(pool);
+}
+
+TEST(adaptors_are_looked_through) {
+    rmm_resource *pool = NULL, *stats = NULL, *track = NULL;
+    NEED_GPU();
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), NULL));
+    CHECK_OK(rmm_statistics_adaptor_create(&stats, pool));
+    CHECK_OK(rmm_tracking_adaptor_create(&track, stats, false));
+    overrun_is_caught(track, 4000, 0, RMM_STREAM_DEFAULT);
+    rmm_resource_destroy(track);
+    rmm_resource_destroy(stats);
+    rmm_resource_destroy(pool);
+}
+
+TEST(many_live_blocks_one_bad) {
+    rmm_resource *pool = NULL;
+    void *p[200];
+    size_t i;
+    NEED_GPU();
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), NULL));
+    for (i = 0; i < 200; i++) CHECK_OK(rmm_allocate(pool, &p[i], 100 + i * 37, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_resource_check_corruption(pool));
+    CHECK_OK(poke(p[123], 100 + 123 * 37, 0x01, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_resource_check_corruption(pool), RMM_ERROR_CORRUPTION);
+    for (i = 0; i < 200; i++)
+        if (i != 123) CHECK_OK(rmm_deallocate(pool, p[i], 100 + i * 37, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_resource_check_corruption(pool), RMM_ERROR_CORRUPTION);
+    CHECK_OK(repair(p[123], 100 + 123 * 37, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(pool, p[123], 100 + 123 * 37, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_resource_check_corruption(pool));
+    rmm_resource_destroy(pool);
+}
+
+TEST(plain_resources_have_nothing_to_check) {
+    /* the CUDA (or host) resource keeps no margins: nothing to check, and that is a success */
+    NEED_GPU();
+    CHECK_OK(rmm_resource_check_corruption(rmm_get_current_device_resource()));
+    CHECK_OK(rmm_resource_check_corruption(NULL));
+}
+
+#if defined(__CUDACC__) && !defined(RMM_BACKEND_HOST)
+/* an off-by-one loop bound, the bug margins exist to catch */
+__global__ void fill_one_too_many(unsigned char *p, size_t n) {
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i <= n) p[i] = 1;
+}
+TEST(kernel_writes_past_the_end) {
+    rmm_resource *pool = NULL;
+    void *p = NULL;
+    NEED_GPU();
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), NULL));
+    CHECK_OK(rmm_allocate(pool, &p, 1000, RMM_STREAM_DEFAULT));
+    fill_one_too_many<<<4, 256>>>((unsigned char *)p, 1000);
+    CHECK(cudaGetLastError() == cudaSuccess);
+    CHECK_STATUS(rmm_deallocate(pool, p, 1000, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+    CHECK(strstr(rmm_last_error(), "margin byte 0") != NULL);
+    CHECK_OK(repair(p, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(pool, p, 1000, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(pool);
+}
+#endif
+
+int main(void) {
+    HARNESS_INIT();
+    RUN(pool_block_overrun);
+    RUN(pool_the_byte_is_named);
+    RUN(virtual_pool_block_overrun);
+    RUN(arena_small_and_large_overrun);
+    RUN(fixed_size_overrun_and_capacity);
+    RUN(binning_bins_and_upstream_overrun);
+    RUN(adaptors_are_looked_through);
+    RUN(many_live_blocks_one_bad);
+    RUN(plain_resources_have_nothing_to_check);
+#if defined(__CUDACC__) && !defined(RMM_BACKEND_HOST)
+    RUN(kernel_writes_past_the_end);
+#endif
+    return harness_main_end();
+}
