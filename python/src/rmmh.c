@@ -24,7 +24,7 @@
 #define RMMH_API __attribute__((visibility("default")))
 
 /* Bumped when a helper's signature changes; the Python side refuses a library it does not know. */
-#define RMMH_ABI_VERSION 2
+#define RMMH_ABI_VERSION 3
 
 RMMH_API int rmmh_abi_version(void) { return RMMH_ABI_VERSION; }
 RMMH_API const char *rmmh_rmm_version(void) { return RMM_VERSION_STRING; }
@@ -296,3 +296,6 @@ RMMH_API int rmmh_system_resource_create(rmm_resource **out) {
     *out = &s->base;
     return RMM_SUCCESS;
 }
+
+/* ---- the frameworks' hooks (PyTorch, CuPy) and CUDA IPC: see that file ------------------- */
+#include "rmmh_hooks.c"
