@@ -227,9 +227,9 @@ RMMH_API size_t rmmh_hooks_live_blocks(void) {
     }
     return n;
 }
-/* Whether ptr is a block the hooks handed out and have not taken back (its size in *bytes and
-   device in *device, either may be NULL). O(1). For tests and diagnostics. */
-RMMH_API int rmmh_hooks_lookup(const void *ptr, size_t *bytes, int *device) {
+/* Whether ptr is a block the hooks handed out and have not taken back (its size in *bytes, device
+   in *device and stream in *stream, each may be NULL). O(1). For tests and diagnostics. */
+RMMH_API int rmmh_hooks_lookup(const void *ptr, size_t *bytes, int *device, rmm_stream *stream) {
     size_t hash, i, mask;
     int found = 0;
     rmmh__shard *s = rmmh__shard_of((uintptr_t)ptr, &hash);
@@ -241,6 +241,7 @@ RMMH_API int rmmh_hooks_lookup(const void *ptr, size_t *bytes, int *device) {
             if (s->slots[i].ptr == (uintptr_t)ptr) {
                 if (bytes) *bytes = s->slots[i].bytes;
                 if (device) *device = s->slots[i].device;
+                if (stream) *stream = s->slots[i].stream;
                 found = 1;
                 break;
             }

@@ -36,6 +36,41 @@ requires_two_devices = pytest.mark.skipif(not TWO_DEVICES, reason="needs two dev
 host_only = pytest.mark.skipif(not HOST, reason="host backend behaviour (RMMH_BACKEND=host)")
 
 
+# ---- child processes (PyTorch's allocator must be set before any CUDA allocation, Numba's before
+# its context exists, and CUDA IPC needs a second process) ---------------------------------------
+PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(rmmh.__file__)))
+
+
+def child_env(**extra):
+    """This process's environment with the rmmh under test first on PYTHONPATH."""
+    env = dict(os.environ)
+    path = env.get("PYTHONPATH")
+    env["PYTHONPATH"] = PACKAGE_PARENT + (os.pathsep + path if path else "")
+    env.update({k: str(v) for k, v in extra.items()})
+    return env
+
+
+def run_child(code, *args, timeout=240, env=None, path=None, **kwargs):
+    """Runs code (a script, dedented; written to `path` when given, so multiprocessing's spawn
+    can import its functions) in a new interpreter with args; fails the test with its output
+    unless it exits 0. Returns its stdout."""
+    import subprocess
+    import textwrap
+    code = textwrap.dedent(code)
+    if path is not None:
+        with open(path, "w") as f:
+            f.write(code)
+        cmd = [sys.executable, str(path)]
+    else:
+        cmd = [sys.executable, "-c", code]
+    r = subprocess.run(cmd + [str(a) for a in args], capture_output=True, text=True,
+                       timeout=timeout, env=env or child_env(), **kwargs)
+    if r.returncode != 0:
+        pytest.fail("child process exited %d\n--- stdout\n%s\n--- stderr\n%s"
+                    % (r.returncode, r.stdout[-4000:], r.stderr[-6000:]), pytrace=False)
+    return r.stdout
+
+
 def pytest_collection_modifyitems(config, items):
     """On the CUDA backend without a usable GPU only the backend tests can run."""
     if HOST or HAVE_GPU:

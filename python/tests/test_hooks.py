@@ -58,9 +58,9 @@ def test_torch_pair_uses_the_current_resource():
     rmm.mr.set_current_device_resource(stats)
     p = torch_alloc(1000, 0, None)
     assert p and stats.allocation_counts.current_bytes == 1000
-    n, dev = S(), I()
-    assert _lib.rmmh_hooks_lookup(p, ctypes.byref(n), ctypes.byref(dev)) == 1
-    assert (n.value, dev.value) == (1000, 0)
+    n, dev, stream = S(), I(), V(1)
+    assert _lib.rmmh_hooks_lookup(p, ctypes.byref(n), ctypes.byref(dev), ctypes.byref(stream)) == 1
+    assert (n.value, dev.value, stream.value) == (1000, 0, None)
     h = allocators.hook_statistics(0)
     assert (h.current_bytes, h.current_count) == (1000, 1) and h.peak_bytes >= 1000
     torch_free(p, 1000, 0, None)

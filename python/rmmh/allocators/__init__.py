@@ -21,8 +21,8 @@ from collections import namedtuple
 from .. import _lib
 from .. import _memory_resource as _mr
 
-__all__ = ["HookStatistics", "held_resources", "hook_statistics", "live_blocks",
-           "release_held_resources"]
+__all__ = ["HookStatistics", "held_resources", "hook_statistics", "live_blocks", "lookup",
+           "release_held_resources", "reset_peak"]
 
 #: The C hooks' counters of one device (requested bytes; PyTorch and CuPy's fast path together).
 HookStatistics = namedtuple("HookStatistics", "current_bytes current_count peak_bytes "
@@ -44,6 +44,16 @@ def hook_statistics(device=None):
 def reset_peak(device=None):
     """Sets the hooks' peak_bytes of ``device`` back to its current bytes."""
     _lib.check(_lib.rmmh_hooks_reset_peak(_device(device)))
+
+
+def lookup(ptr):
+    """(bytes, device, stream handle) of a block the C hooks handed out, or None. For tests and
+    debugging."""
+    n, dev, stream = ctypes.c_size_t(), ctypes.c_int(), ctypes.c_void_p()
+    if not _lib.rmmh_hooks_lookup(_lib.as_pointer(ptr), ctypes.byref(n), ctypes.byref(dev),
+                                  ctypes.byref(stream)):
+        return None
+    return n.value, dev.value, stream.value or 0
 
 
 def live_blocks():

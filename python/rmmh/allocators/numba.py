@@ -19,7 +19,6 @@ import contextlib
 from numba import cuda
 from numba.cuda import HostOnlyCUDAMemoryManager, IpcHandle, MemoryPointer
 
-from .. import _lib
 from .._device_buffer import DeviceBuffer
 from .._memory_resource import available_device_memory
 
@@ -146,8 +145,7 @@ class RMMNumbaManager(HostOnlyCUDAMemoryManager):
             finally:
                 self._deferred -= 1
                 if not self._deferred:
-                    pending, self._pending = self._pending, []
-                    del pending
+                    self._pending = []  # the buffers kept go now
 
     @property
     def interface_version(self):
