@@ -32,7 +32,12 @@ HAVE_GPU = not HOST and _lib.rmmh_device_count() > 0
 requires_gpu = pytest.mark.skipif(not HAVE_GPU, reason="needs a GPU and RMMH_BACKEND=cuda")
 # the host backend simulates two devices; a machine with two GPUs runs these on the CUDA backend
 TWO_DEVICES = (HOST or HAVE_GPU) and _lib.rmmh_device_count() >= 2
-requires_two_devices = pytest.mark.skipif(not TWO_DEVICES, reason="needs two devices")
+requires_two_devices = pytest.mark.skipif(
+    not TWO_DEVICES, reason="needs two devices (the host backend simulates two; this machine has "
+    "%d GPU(s) on the %s backend)" % (_lib.rmmh_device_count(), rmmh.BACKEND))
+TWO_GPUS = HAVE_GPU and _lib.rmmh_device_count() >= 2
+requires_two_gpus = pytest.mark.skipif(
+    not TWO_GPUS, reason="needs two GPUs (%d here)" % (_lib.rmmh_device_count() if HAVE_GPU else 0))
 host_only = pytest.mark.skipif(not HOST, reason="host backend behaviour (RMMH_BACKEND=host)")
 
 

@@ -249,3 +249,34 @@ def test_threads_allocate_while_resources_change():
     gc.collect()
     assert allocators.held_resources() == []
     assert all(r() is None for r in pools)
+
+
+def test_cupy_malloc_raises_when_configured():
+    """The raise mode of the CuPy hook (rmmh.allocators.cupy turns it on where CuPy propagates
+    the exception): on failure it sets a Python exception and returns -1. A ctypes function with
+    Python's calling convention checks for the exception as Cython 3 does."""
+    class Failure(MemoryError):
+        def __init__(self, size, status):
+            super().__init__("failed %d: %s" % (size, _lib.last_error()))
+            self.size, self.status = size, status
+
+    api = ctypes.pythonapi
+    addr = lambda f: ctypes.cast(f, ctypes.c_void_p).value  # noqa: E731
+    checked = ctypes.PYFUNCTYPE(V, V, S, I)(("rmmh_cupy_malloc", _lib.lib))
+    _lib.check(_lib.rmmh_cupy_configure_errors(1, addr(api.PyErr_SetObject),
+                                               addr(api.Py_BuildValue),
+                                               addr(api.PyGILState_Check), addr(api.Py_DecRef),
+                                               id(Failure)))
+    try:
+        p = checked(None, 64, 0)  # success: no exception, a pointer
+        assert p and allocators.lookup(p)[0] == 64
+        cupy_free(None, p, 0)
+        _lib.rmmh_cupy_fail_next()
+        with pytest.raises(Failure) as info:
+            checked(None, 4096, 0)
+        assert info.value.size == 4096 and info.value.status == 4
+        assert "rmmh_cupy_fail_next" in str(info.value)
+    finally:
+        _lib.check(_lib.rmmh_cupy_configure_errors(0, None, None, None, None, None))
+    _lib.rmmh_cupy_fail_next()
+    assert cupy_malloc(None, 8, 0) is None  # off again: NULL
