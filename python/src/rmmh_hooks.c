@@ -514,12 +514,13 @@ RMMH_API int rmmh_mempool_destroy(rmm_mem_pool pool) {
     return RMMH__NO_IPC("rmmh_mempool_destroy");
 }
 #else
-/* A status from a CUDA error of an IPC call: cudaErrorNotSupported and cudaErrorInvalidValue on an
-   export (a pool made without an export handle type, a device or driver without it) become
-   NOT_SUPPORTED, the rest as rmm_status_from_cuda. */
-static rmm_status rmmh__ipc_status(cudaError_t err, const char *what, int unsupported_if_invalid) {
+/* A status from a CUDA error of an IPC call. For the exports (export_any) every failure but out of
+   memory means the pool or the device cannot export (a pool made without an export handle type,
+   a device or driver without it) and becomes NOT_SUPPORTED, with CUDA's error name; otherwise
+   cudaErrorNotSupported does, and the rest maps as rmm_status_from_cuda. */
+static rmm_status rmmh__ipc_status(cudaError_t err, const char *what, int export_any) {
     if (err == cudaSuccess) return RMM_SUCCESS;
-    if (err == cudaErrorNotSupported || (unsupported_if_invalid && err == cudaErrorInvalidValue)) {
+    if (err == cudaErrorNotSupported || (export_any && err != cudaErrorMemoryAllocation)) {
         const char *name = cudaGetErrorName(err);
         (void)cudaGetLastError();
         return rmm_set_last_error(RMM_ERROR_NOT_SUPPORTED, "%s failed: %s: not supported here (an async resource must be created with enable_ipc=True, i.e. RMM_EXPORT_POSIX_FD, on a device and driver that support POSIX file descriptor handles)", what, name);
@@ -558,7 +559,7 @@ RMMH_API int rmmh_mempool_export_fd(rmm_mem_pool pool, int *fd) {
    cannot allocate; destroy with rmmh_mempool_destroy after freeing what was imported. */
 RMMH_API int rmmh_mempool_import_fd(int fd, rmm_mem_pool *out) {
     if (!out) return rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh_mempool_import_fd: out is NULL");
-    return (int)rmmh__ipc_status(cudaMemPoolImportFromShareableHandle(out, (void *)(intptr_t)fd, cudaMemHandleTypePosixFileDescriptor, 0), "cudaMemPoolImportFromShareableHandle", 1);
+    return (int)rmmh__ipc_status(cudaMemPoolImportFromShareableHandle(out, (void *)(intptr_t)fd, cudaMemHandleTypePosixFileDescriptor, 0), "cudaMemPoolImportFromShareableHandle", 0);
 }
 /* The 64 bytes (cudaMemPoolPtrExportData) that name ptr, a block of an exportable pool, to an
    importer of that pool. */

@@ -34,7 +34,7 @@ if mode == "basic":
     assert stats.allocation_counts.current_bytes >= 2 * 512 * 512 * 4
     s = memory_stats()
     assert s["allocated_bytes.all.current"] >= 2 * 512 * 512 * 4
-    assert s["reserved_bytes.all.current"] == 64 << 20 and s["statistics.peak_bytes"] > 0
+    assert s["reserved_bytes.all.current"] >= 64 << 20 and s["statistics.peak_bytes"] > 0
     side = torch.cuda.Stream()
     with torch.cuda.stream(side):
         z = torch.ones(1000, device="cuda")

@@ -84,6 +84,8 @@ class RMMNumbaManager(HostOnlyCUDAMemoryManager):
         """A MemoryPointer over a DeviceBuffer of ``size`` bytes from the current resource."""
         buf = DeviceBuffer(size=size)
         ptr = buf.ptr
+        if not ptr:  # 0 bytes: nothing to keep or free
+            return MemoryPointer(self.context, _device_pointer(0), size)
         allocations = self.allocations
         allocations[ptr] = buf
 
