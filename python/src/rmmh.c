@@ -9,7 +9,9 @@
    They exist for two reasons: to give ctypes calls without out-pointers on the hot path (an
    out-pointer costs a byref() per call), and to take descriptor fields as scalars so the Python
    side never mirrors a C struct layout. Every helper returns an rmm_status (0 is success) unless
-   it says otherwise; the message is in rmm_last_error(). Build: see python/build_native.py. */
+   it says otherwise; the message is in rmm_last_error(). The frameworks' allocation hooks
+   (PyTorch, CuPy) and the CUDA IPC helpers are in rmmh_hooks.c, included at the end. Build: see
+   python/build_native.py. */
 #define RMM_IMPLEMENTATION
 #pragma GCC visibility push(default)
 #include "rmm.h"
