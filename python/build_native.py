@@ -95,7 +95,7 @@ def build(out_dir, force=False, werror=False, verbose=True, accel=True):
     os.makedirs(out_dir, exist_ok=True)
     src = os.path.join(SRC, "rmmh.c")
     mapfile = os.path.join(SRC, "rmmh.map")
-    deps = [src, mapfile, __file__] + [os.path.join(hdr, h) for h in HEADERS]
+    deps = [src, os.path.join(SRC, "rmmh_hooks.c"), mapfile, __file__] + [os.path.join(hdr, h) for h in HEADERS]
     warn = ["-Wall", "-Wextra", "-Wno-unused-function"] + (["-Werror"] if werror else [])
     common = [cc, "-std=c11", "-O2", "-fPIC", "-shared", "-fvisibility=hidden", "-I", hdr] + warn
     link = ["-Wl,--version-script=" + mapfile, "-Wl,--exclude-libs,ALL", "-Wl,-z,defs"]

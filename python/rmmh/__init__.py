@@ -98,8 +98,8 @@ __all__ = [
 
 
 def __getattr__(name):
-    # the 2019 API loads Numba lazily, and only when asked for
-    if name == "librmm_cffi":
+    # the 2019 API loads Numba lazily, and only when asked for; the allocators and IPC on use
+    if name in ("librmm_cffi", "allocators", "ipc"):
         import importlib
-        return importlib.import_module(".librmm_cffi", __name__)
+        return importlib.import_module("." + name, __name__)
     raise AttributeError("module 'rmmh' has no attribute %r" % name)

@@ -258,7 +258,20 @@ class DeviceBuffer(_Base):
             self._stream = stream
 
     def _realloc(self, new_cap, stream):
-        """A block of new_cap bytes on stream holding the first min(size, new_cap) bytes."""
+        """A block of new_cap bytes on stream holding the first min(size, new_cap) bytes, made
+        with the buffer's device current (as RMM's device_buffer does), whichever is current."""
+        dev = self._dev
+        if dev >= 0:
+            current = _current_device()
+            if current != dev:
+                _lib.check(_lib.rmm_set_device(dev))
+                try:
+                    return self._realloc_here(new_cap, stream)
+                finally:
+                    _lib.rmm_set_device(current)
+        return self._realloc_here(new_cap, stream)
+
+    def _realloc_here(self, new_cap, stream):
         nbytes = (new_cap + 15) & -16
         if not self._mr._refs:
             raise _lib.error_for_destroyed(self._mr)

@@ -23,7 +23,7 @@ from ._errors import (
 )
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-ABI_VERSION = 2
+ABI_VERSION = 3
 
 _requested = (os.environ.get("RMMH_BACKEND") or "cuda").strip().lower()
 if _requested not in ("cuda", "host"):
@@ -139,6 +139,33 @@ rmm_stream_synchronize = _fn("rmm_stream_synchronize", I, V)
 rmm_memcpy_async = _fn("rmm_memcpy_async", I, V, V, S, V)
 rmm_memset_async = _fn("rmm_memset_async", I, V, I, S, V)
 rmmh_prefetch = _fn("rmmh_prefetch", I, V, S, I, V)
+
+# frameworks' hooks (src/rmmh_hooks.c): the C entry points PyTorch and CuPy call are found by
+# name in this same library (rmmh.allocators); these are what Python needs around them
+rmmh_hooks_outstanding = _fn("rmmh_hooks_outstanding", ctypes.c_long, V)
+rmmh_hooks_stats = _fn("rmmh_hooks_stats", I, I, P(ctypes.c_int64))
+rmmh_hooks_reset_peak = _fn("rmmh_hooks_reset_peak", I, I)
+rmmh_hooks_live_blocks = _fn("rmmh_hooks_live_blocks", S)
+rmmh_hooks_lookup = _fn("rmmh_hooks_lookup", I, V, P(S), P(I), VP)
+rmmh_cupy_set_stream = _fn("rmmh_cupy_set_stream", None, V, I)
+rmmh_cupy_get_stream = _fn("rmmh_cupy_get_stream", V, P(I))
+rmmh_cupy_set_default_stream = _fn("rmmh_cupy_set_default_stream", None, V)
+rmmh_cupy_fail_next = _fn("rmmh_cupy_fail_next", None)
+rmmh_cupy_configure_errors = _fn("rmmh_cupy_configure_errors", I, I, V, V, V, V, V)
+
+# CUDA IPC (src/rmmh_hooks.c; NOT_SUPPORTED on the host backend)
+rmm_resource_allocation_base = _fn("rmm_resource_allocation_base", I, V, V, VP, P(S))
+IPC_BYTES = 64
+IPC_BUFFER = ctypes.c_ubyte * IPC_BYTES
+rmmh_ipc_get_mem_handle = _fn("rmmh_ipc_get_mem_handle", I, V, IPC_BUFFER)
+rmmh_ipc_open_mem_handle = _fn("rmmh_ipc_open_mem_handle", I, IPC_BUFFER, VP)
+rmmh_ipc_close_mem_handle = _fn("rmmh_ipc_close_mem_handle", I, V)
+rmmh_mempool_export_fd = _fn("rmmh_mempool_export_fd", I, V, P(I))
+rmmh_mempool_import_fd = _fn("rmmh_mempool_import_fd", I, I, VP)
+rmmh_mempool_export_pointer = _fn("rmmh_mempool_export_pointer", I, V, IPC_BUFFER)
+rmmh_mempool_import_pointer = _fn("rmmh_mempool_import_pointer", I, V, IPC_BUFFER, VP)
+rmmh_imported_free = _fn("rmmh_imported_free", I, V)
+rmmh_mempool_destroy = _fn("rmmh_mempool_destroy", I, V)
 
 # debug log
 rmm_set_log_level = _fn("rmm_set_log_level", I, I)

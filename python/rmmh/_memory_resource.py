@@ -15,7 +15,8 @@ import weakref
 from dataclasses import dataclass
 
 from . import _accel_loader, _lib
-from ._errors import INVALID_ARGUMENT, OUT_OF_MEMORY, UNKNOWN, NotSupportedError
+from ._errors import INVALID_ARGUMENT, NOT_SUPPORTED as _NOT_SUPPORTED, OUT_OF_MEMORY, UNKNOWN, \
+    NotSupportedError
 from ._helpers import parse_bytes
 from ._lifetime import Record, new_refs, release
 from ._stream import DEFAULT_STREAM, Stream, as_stream
@@ -160,6 +161,30 @@ class DeviceMemoryResource(_accel_loader.ResourceBase or _PyResourceMethods):
         raises rmmh.CorruptionError naming the first one broken. A no-op for other resources.
         rmmh only."""
         _lib.check(_lib.rmm_resource_validate(self._live))
+
+    def allocation_base(self, ptr):
+        """(base, offset) of ``ptr``, a block this resource handed out: the start of the device
+        allocation (cudaMalloc) holding it and ptr's offset in it, through every layer (a pool's
+        chunk, the arena, a fixed-size chunk, a bin, adaptors). What CUDA IPC of a sub-allocation
+        needs: cudaIpcGetMemHandle(base), and the importer adds offset. rmmh only.
+
+        Raises InvalidArgumentError when ptr is not a live block of a sub-allocator on the way,
+        and NotSupportedError for a pool with virtual growth (its pages are mapped one by one,
+        which CUDA IPC cannot export) and for CallbackMemoryResource (it cannot say where its
+        memory comes from). Async resources give (ptr, 0): export those through their memory pool
+        (rmmh.ipc.export_pool).
+        """
+        ptr = _lib.as_pointer(ptr)
+        base, offset = ctypes.c_void_p(), ctypes.c_size_t()
+        st = _lib.rmm_resource_allocation_base(self._live, ptr, ctypes.byref(base),
+                                               ctypes.byref(offset))
+        if st:
+            what = "allocation_base(%#x) of %s" % (ptr, type(self).__name__)
+            if st == _NOT_SUPPORTED:
+                what += (" (not supported for a pool with growth='virtual' or a user-defined "
+                         "resource such as CallbackMemoryResource)")
+            raise _lib.error(st, what)
+        return base.value or 0, offset.value
 
     def __repr__(self):
         h = getattr(self, "_h", None)
@@ -782,19 +807,82 @@ def get_per_device_resource(device):
 
 def set_per_device_resource(device, mr):
     """Makes ``mr`` the resource of ``device`` (in the C table shared with every user of the
-    library, and here, which keeps it alive until it is replaced)."""
+    library, and here, which keeps it alive until it is replaced, or, when PyTorch or CuPy still
+    hold blocks of it through rmmh.allocators, until they have freed them)."""
     device = _lib.as_int(device, "device")
     _check_mr(mr, "mr")
     with _table_lock:
         if not _lib.rmm_set_per_device_resource(device, mr._h):
             raise _lib.error(_lib.rmm_last_status(), "set_per_device_resource(%d)" % device)
+        previous = _per_device_mrs.get(device)
         _per_device_mrs[device] = mr
+        if previous is not None and previous is not mr:
+            _retire(previous)
+        _sweep_hook_held()
 
 
 def _reset_per_device_resource(device):
     with _table_lock:
         _lib.rmm_set_per_device_resource(device, None)
-        _per_device_mrs.pop(device, None)
+        previous = _per_device_mrs.pop(device, None)
+        if previous is not None:
+            _retire(previous)
+
+
+# ---- resources the frameworks' hooks still hold blocks of ------------------------------------
+# PyTorch's and CuPy's C hooks (src/rmmh_hooks.c, rmmh.allocators) allocate from the resource in
+# the C table and count, per resource, the blocks they have not freed. A resource taken out of the
+# table while that count is not zero stays here, alive, until the count drops to zero: the next
+# table change, a garbage collection, or rmmh.allocators.release_held_resources() lets it go.
+_hook_held = []
+_gc_sweep_installed = False
+
+
+def _is_current(mr):
+    return any(m is mr for m in list(_per_device_mrs.values()))
+
+
+def _retire(mr):
+    """mr just left the table of a device (under _table_lock): keep it while hooks hold blocks."""
+    if _is_current(mr):
+        return
+    h = getattr(mr, "_h", None)
+    # rmmh_hooks_outstanding fences against a hook that read the table before the change
+    if h and _lib.rmmh_hooks_outstanding(h) > 0:
+        _hook_held.append(mr)
+        _install_gc_sweep()
+
+
+def _sweep_hook_held():
+    """Lets go of the held resources the hooks no longer use (current ones are held by the table
+    already); returns how many are still held."""
+    if not _hook_held:
+        return 0
+    with _table_lock:
+        keep = [mr for mr in _hook_held
+                if not _is_current(mr) and _lib.rmmh_hooks_outstanding(mr._h) > 0]
+        dropped = [mr for mr in _hook_held if not any(mr is k for k in keep)]
+        _hook_held[:] = keep
+    del dropped  # the last references of these go here, outside the lock's bookkeeping
+    return len(keep)
+
+
+def _gc_sweep(phase, info):
+    if phase == "stop" and _hook_held and _table_lock.acquire(blocking=False):
+        try:
+            _sweep_hook_held()
+        except Exception:  # interpreter shutdown
+            pass
+        finally:
+            _table_lock.release()
+
+
+def _install_gc_sweep():
+    global _gc_sweep_installed
+    if not _gc_sweep_installed:
+        import gc
+        gc.callbacks.append(_gc_sweep)
+        _gc_sweep_installed = True
 
 
 def set_current_device_resource(mr):

@@ -9,7 +9,9 @@
    They exist for two reasons: to give ctypes calls without out-pointers on the hot path (an
    out-pointer costs a byref() per call), and to take descriptor fields as scalars so the Python
    side never mirrors a C struct layout. Every helper returns an rmm_status (0 is success) unless
-   it says otherwise; the message is in rmm_last_error(). Build: see python/build_native.py. */
+   it says otherwise; the message is in rmm_last_error(). The frameworks' allocation hooks
+   (PyTorch, CuPy) and the CUDA IPC helpers are in rmmh_hooks.c, included at the end. Build: see
+   python/build_native.py. */
 #define RMM_IMPLEMENTATION
 #pragma GCC visibility push(default)
 #include "rmm.h"
@@ -24,7 +26,7 @@
 #define RMMH_API __attribute__((visibility("default")))
 
 /* Bumped when a helper's signature changes; the Python side refuses a library it does not know. */
-#define RMMH_ABI_VERSION 2
+#define RMMH_ABI_VERSION 3
 
 RMMH_API int rmmh_abi_version(void) { return RMMH_ABI_VERSION; }
 RMMH_API const char *rmmh_rmm_version(void) { return RMM_VERSION_STRING; }
@@ -296,3 +298,6 @@ RMMH_API int rmmh_system_resource_create(rmm_resource **out) {
     *out = &s->base;
     return RMM_SUCCESS;
 }
+
+/* ---- the frameworks' hooks (PyTorch, CuPy) and CUDA IPC: see that file ------------------- */
+#include "rmmh_hooks.c"

@@ -32,8 +32,48 @@ HAVE_GPU = not HOST and _lib.rmmh_device_count() > 0
 requires_gpu = pytest.mark.skipif(not HAVE_GPU, reason="needs a GPU and RMMH_BACKEND=cuda")
 # the host backend simulates two devices; a machine with two GPUs runs these on the CUDA backend
 TWO_DEVICES = (HOST or HAVE_GPU) and _lib.rmmh_device_count() >= 2
-requires_two_devices = pytest.mark.skipif(not TWO_DEVICES, reason="needs two devices")
+requires_two_devices = pytest.mark.skipif(
+    not TWO_DEVICES, reason="needs two devices (the host backend simulates two; this machine has "
+    "%d GPU(s) on the %s backend)" % (_lib.rmmh_device_count(), rmmh.BACKEND))
+TWO_GPUS = HAVE_GPU and _lib.rmmh_device_count() >= 2
+requires_two_gpus = pytest.mark.skipif(
+    not TWO_GPUS, reason="needs two GPUs (%d here)" % (_lib.rmmh_device_count() if HAVE_GPU else 0))
 host_only = pytest.mark.skipif(not HOST, reason="host backend behaviour (RMMH_BACKEND=host)")
+
+
+# ---- child processes (PyTorch's allocator must be set before any CUDA allocation, Numba's before
+# its context exists, and CUDA IPC needs a second process) ---------------------------------------
+PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(rmmh.__file__)))
+
+
+def child_env(**extra):
+    """This process's environment with the rmmh under test first on PYTHONPATH."""
+    env = dict(os.environ)
+    path = env.get("PYTHONPATH")
+    env["PYTHONPATH"] = PACKAGE_PARENT + (os.pathsep + path if path else "")
+    env.update({k: str(v) for k, v in extra.items()})
+    return env
+
+
+def run_child(code, *args, timeout=240, env=None, path=None, **kwargs):
+    """Runs code (a script, dedented; written to `path` when given, so multiprocessing's spawn
+    can import its functions) in a new interpreter with args; fails the test with its output
+    unless it exits 0. Returns its stdout."""
+    import subprocess
+    import textwrap
+    code = textwrap.dedent(code)
+    if path is not None:
+        with open(path, "w") as f:
+            f.write(code)
+        cmd = [sys.executable, str(path)]
+    else:
+        cmd = [sys.executable, "-c", code]
+    r = subprocess.run(cmd + [str(a) for a in args], capture_output=True, text=True,
+                       timeout=timeout, env=env or child_env(), **kwargs)
+    if r.returncode != 0:
+        pytest.fail("child process exited %d\n--- stdout\n%s\n--- stderr\n%s"
+                    % (r.returncode, r.stdout[-4000:], r.stderr[-6000:]), pytrace=False)
+    return r.stdout
 
 
 def pytest_collection_modifyitems(config, items):

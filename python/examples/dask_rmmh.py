@@ -1,0 +1,133 @@
+"""Dask workers with rmmh: one worker process per GPU, each with its own rmmh pool, CuPy allocating
+from it, a computation across them, and each worker's statistics read back.
+
+    python3 python/examples/dask_rmmh.py [--pool-size 256MiB] [--n 4096]
+
+1. start_cluster: a dask.distributed LocalCluster with one worker process per GPU, each seeing
+   only its own GPU (CUDA_VISIBLE_DEVICES set per worker, so each uses its device 0);
+2. client.run(rmmh.reinitialize, pool_allocator=True, initial_pool_size=...) on every worker
+   (RMM's 2019 README did the same), then client.run(use_rmmh) wraps each pool in a statistics
+   adaptor and makes rmmh's CuPy allocator CuPy's;
+3. compute: a dask array computation in CuPy blocks, spread over the workers;
+4. client.run(worker_statistics): what each worker's resources allocated.
+
+Without a GPU (RMMH_BACKEND=host) the same runs with two workers on the host backend, and the
+blocks are NumPy arrays copied through rmmh DeviceBuffers instead of CuPy arrays. Needs dask and
+distributed (pure-Python wheels).
+"""
+import argparse
+import os
+import sys
+
+import rmmh
+
+
+def devices():
+    """The GPUs to start a worker for: CUDA_VISIBLE_DEVICES's list, else every device (the host
+    backend simulates two)."""
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible:
+        return [d.strip() for d in visible.split(",") if d.strip()]
+    return [str(i) for i in range(rmmh._cuda.gpu.getDeviceCount())]
+
+
+def start_cluster(gpus=None, env=None):
+    """A LocalCluster with one single-threaded worker process per GPU (named "gpu<id>",
+    CUDA_VISIBLE_DEVICES=<id>), and a Client; waits for every worker."""
+    from dask.distributed import Client, LocalCluster
+    gpus = devices() if gpus is None else gpus
+    cluster = LocalCluster(n_workers=0, threads_per_worker=1, processes=True,
+                           dashboard_address=None)
+    # the workers are spawned processes with this process's sys.path: they import rmmh, and this
+    # file when it was imported as a module (run as a script, its functions travel by value)
+    for gpu in gpus:
+        spec = cluster.new_spec
+        worker_env = dict(env or {}, CUDA_VISIBLE_DEVICES=gpu)
+        cluster.worker_spec["gpu" + gpu] = {
+            "cls": spec["cls"], "options": dict(spec["options"], env=worker_env)}
+    cluster.sync(cluster._correct_state)
+    client = Client(cluster)
+    client.wait_for_workers(len(gpus), timeout=180)
+    return cluster, client
+
+
+def use_rmmh():
+    """On a worker, after rmmh.reinitialize: count what the pool allocates, and make rmmh CuPy's
+    allocator. Returns what the worker uses."""
+    import rmmh.statistics
+    rmmh.statistics.enable_statistics()
+    if rmmh.BACKEND == "cuda":
+        import cupy
+        from rmmh.allocators.cupy import rmm_cupy_allocator
+        cupy.cuda.set_allocator(rmm_cupy_allocator)
+        return "cupy"
+    return "numpy (host backend)"
+
+
+def _through_rmmh(block):
+    """Host backend: a NumPy block copied into an rmmh DeviceBuffer and back."""
+    import numpy as np
+    buf = rmmh.DeviceBuffer.to_device(np.ascontiguousarray(block))
+    return np.frombuffer(buf.tobytes(), block.dtype).reshape(block.shape)
+
+
+def compute(client, n=4096, chunks=16):
+    """sum(2 * ones((n, n)) + 1) over dask blocks of CuPy arrays (NumPy blocks through rmmh on
+    the host backend); returns (result, expected)."""
+    import dask.array as da
+    x = da.ones((n, n), chunks=(max(1, n // chunks), n), dtype="f8")
+    if rmmh.BACKEND == "cuda":
+        import cupy
+        x = x.map_blocks(cupy.asarray)
+    else:
+        x = x.map_blocks(_through_rmmh)
+    total = (x * 2 + 1).sum(axis=1).sum()
+    result = client.compute(total).result(timeout=180)
+    return float(result), 3.0 * n * n
+
+
+def worker_statistics():
+    """On a worker: its device, resource and rmmh's counters (a dict)."""
+    import rmmh.statistics
+    mr = rmmh.mr.get_current_device_resource()
+    stats = rmmh.statistics.get_statistics()
+    pool = getattr(mr, "upstream_mr", None)
+    return {
+        "CUDA_VISIBLE_DEVICES": os.environ.get("CUDA_VISIBLE_DEVICES"),
+        "pid": os.getpid(),
+        "resource": type(mr).__name__,
+        "pool_bytes": pool.pool_size() if isinstance(pool, rmmh.mr.PoolMemoryResource) else None,
+        "total_bytes": stats.total_bytes if stats else None,
+        "total_count": stats.total_count if stats else None,
+        "peak_bytes": stats.peak_bytes if stats else None,
+        "current_bytes": stats.current_bytes if stats else None,
+    }
+
+
+def run(pool_size="256MiB", n=4096, gpus=None, env=None):
+    """The whole example; returns (result, expected, {worker: statistics})."""
+    cluster, client = start_cluster(gpus, env)
+    try:
+        client.run(rmmh.reinitialize, pool_allocator=True, initial_pool_size=pool_size)
+        client.run(use_rmmh)
+        result, expected = compute(client, n)
+        return result, expected, client.run(worker_statistics)
+    finally:
+        client.close()
+        cluster.close()
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pool-size", default="256MiB")
+    ap.add_argument("--n", type=int, default=4096)
+    args = ap.parse_args(argv)
+    result, expected, stats = run(args.pool_size, args.n)
+    print("result %.1f (expected %.1f) on %d workers" % (result, expected, len(stats)))
+    for worker, s in sorted(stats.items()):
+        print(worker, s)
+    return 0 if result == expected else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,186 @@
+"""CUDA IPC of rmmh memory: share a block with another process on the same machine. rmmh only.
+
+Legacy IPC (cudaIpcGetMemHandle) works on memory from cudaMalloc, and a handle names a whole
+cudaMalloc allocation. A block inside a pool, arena or fixed-size resource is part of a larger
+allocation, so the exporter sends the handle of that allocation and the block's offset in it, and
+the importer opens the handle and adds the offset. rmm.h knows both (the resource keeps each
+block's chunk), without asking the driver:
+
+    h = rmmh.ipc.get_ipc_handle(buf)                  # exporter: picklable (bytes, offset, size)
+    with rmmh.ipc.open_ipc_handle(h) as mem:          # importer (another process)
+        ...  mem.ptr is the block, mem.base the start of the allocation
+
+The whole allocation is visible to the importer, not only the block (CUDA's rule). The exporter
+must keep the block alive until the importer has closed the handle.
+
+Async resources (cudaMallocAsync pools) export through their memory pool instead. Make the resource
+with ``CudaAsyncMemoryResource(enable_ipc=True)``, then:
+
+    fd = rmmh.ipc.export_pool(mr)                     # a POSIX file descriptor: send it with
+    rmmh.ipc.send_fd(sock, fd)                        #   SCM_RIGHTS over a Unix socket
+    data = rmmh.ipc.export_pointer(buf.ptr)           # 64 bytes per block, any channel
+    pool = rmmh.ipc.ImportedPool(rmmh.ipc.recv_fd(sock))          # importer
+    ptr = pool.import_pointer(data); ...; pool.free(ptr); pool.close()
+
+Importers must free what they imported before the exporter frees the block. Every function raises
+rmmh.NotSupportedError on the host backend, and where the device or driver cannot export.
+"""
+import ctypes
+import os
+import socket
+from dataclasses import dataclass
+
+from . import _lib
+from . import _memory_resource as _mr
+from ._errors import NOT_SUPPORTED, error_for
+
+__all__ = ["ImportedPool", "IpcHandle", "OpenedIpcMemory", "allocation_base", "export_pointer",
+           "export_pool", "get_ipc_handle", "open_ipc_handle", "recv_fd", "send_fd"]
+
+
+def allocation_base(ptr, mr=None):
+    """(base, offset) of the block ``ptr`` of ``mr`` (default: the current device's resource):
+    see DeviceMemoryResource.allocation_base."""
+    if mr is None:
+        mr = _mr.get_current_device_resource()
+    return mr.allocation_base(ptr)
+
+
+@dataclass(frozen=True)
+class IpcHandle:
+    """What the importer needs: the cudaIpcMemHandle_t of the underlying allocation (64 bytes),
+    the block's offset in it and the block's size. Picklable."""
+    handle: bytes
+    offset: int
+    size: int
+
+
+def get_ipc_handle(obj, mr=None, size=None):
+    """An IpcHandle for a DeviceBuffer (its resource and size are used) or for a device address
+    ``obj`` handed out by ``mr`` (default: the current device's resource), ``size`` bytes long.
+    NotSupportedError for a pool with growth='virtual', a user-defined resource, async resources
+    (use export_pool) and the host backend."""
+    ptr = getattr(obj, "ptr", obj)
+    if mr is None:
+        mr = getattr(obj, "mr", None) or _mr.get_current_device_resource()
+    if size is None:
+        size = getattr(obj, "size", 0)
+    if isinstance(mr, (_mr.CudaAsyncMemoryResource, _mr.CudaAsyncViewMemoryResource)):
+        raise error_for(NOT_SUPPORTED, "get_ipc_handle: memory of an async resource is exported "
+                        "through its pool (rmmh.ipc.export_pool and export_pointer)")
+    base, offset = mr.allocation_base(ptr)
+    out = _lib.IPC_BUFFER()
+    _lib.check(_lib.rmmh_ipc_get_mem_handle(base, out), "get_ipc_handle(%#x)" % ptr)
+    return IpcHandle(bytes(out), offset, _lib.as_size(size, "size"))
+
+
+class OpenedIpcMemory:
+    """Another process's allocation, opened: ``ptr`` is the block (base + offset), ``base`` the
+    start of the allocation, ``size`` the block's size. close() (or the with block's end) closes
+    the handle; then the memory must not be used."""
+
+    def __init__(self, base, offset, size):
+        self.base, self.ptr, self.size = base, base + offset, size
+
+    def close(self):
+        if self.base:
+            base, self.base = self.base, 0
+            _lib.check(_lib.rmmh_ipc_close_mem_handle(base), "cudaIpcCloseMemHandle")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self):
+        return "<rmmh.ipc.OpenedIpcMemory ptr=%#x size=%d>" % (self.ptr, self.size)
+
+
+def open_ipc_handle(handle):
+    """Opens an IpcHandle from another process on the current device (lazy peer access)."""
+    if len(handle.handle) != _lib.IPC_BYTES:
+        raise ValueError("an IPC handle has %d bytes, not %d" % (_lib.IPC_BYTES,
+                                                                  len(handle.handle)))
+    base = ctypes.c_void_p()
+    _lib.check(_lib.rmmh_ipc_open_mem_handle(_lib.IPC_BUFFER.from_buffer_copy(handle.handle),
+                                             ctypes.byref(base)), "open_ipc_handle")
+    return OpenedIpcMemory(base.value or 0, handle.offset, handle.size)
+
+
+# ---- async resources: the memory pool's shareable handle ------------------------------------
+
+def export_pool(mr):
+    """A POSIX file descriptor for the memory pool of ``mr`` (a CudaAsyncMemoryResource made with
+    enable_ipc=True); the caller closes it. NotSupportedError where the pool or the device cannot
+    export."""
+    if not isinstance(mr, (_mr.CudaAsyncMemoryResource, _mr.CudaAsyncViewMemoryResource)):
+        raise TypeError("export_pool needs a CudaAsyncMemoryResource, not %s" % type(mr).__name__)
+    fd = ctypes.c_int(-1)
+    _lib.check(_lib.rmmh_mempool_export_fd(mr.pool_handle(), ctypes.byref(fd)), "export_pool")
+    return fd.value
+
+
+def export_pointer(ptr):
+    """The 64 bytes that name ``ptr``, a block of an exportable pool, to its importers."""
+    out = _lib.IPC_BUFFER()
+    _lib.check(_lib.rmmh_mempool_export_pointer(_lib.as_pointer(ptr), out), "export_pointer")
+    return bytes(out)
+
+
+class ImportedPool:
+    """A memory pool of another process, imported from its file descriptor (which this closes).
+    Imported pools cannot allocate; import_pointer maps the exporter's blocks."""
+
+    def __init__(self, fd, close_fd=True):
+        pool = ctypes.c_void_p()
+        try:
+            _lib.check(_lib.rmmh_mempool_import_fd(int(fd), ctypes.byref(pool)), "ImportedPool")
+        finally:
+            if close_fd:
+                os.close(fd)
+        self.handle = pool.value
+        self._imported = set()
+
+    def import_pointer(self, data):
+        """The address, in this process, of the block named by export_pointer's bytes."""
+        if len(data) != _lib.IPC_BYTES:
+            raise ValueError("export data has %d bytes, not %d" % (_lib.IPC_BYTES, len(data)))
+        ptr = ctypes.c_void_p()
+        _lib.check(_lib.rmmh_mempool_import_pointer(
+            self.handle, _lib.IPC_BUFFER.from_buffer_copy(data), ctypes.byref(ptr)),
+            "import_pointer")
+        self._imported.add(ptr.value)
+        return ptr.value
+
+    def free(self, ptr):
+        """Lets go of an imported block (before the exporter frees it)."""
+        self._imported.discard(ptr)
+        _lib.check(_lib.rmmh_imported_free(ptr), "ImportedPool.free")
+
+    def close(self):
+        """Frees what is still imported and destroys the imported pool."""
+        for ptr in list(self._imported):
+            self.free(ptr)
+        if self.handle:
+            h, self.handle = self.handle, None
+            _lib.check(_lib.rmmh_mempool_destroy(h), "ImportedPool.close")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def send_fd(sock, fd, message=b"fd"):
+    """Sends a file descriptor over a connected Unix socket (SCM_RIGHTS)."""
+    socket.send_fds(sock, [message], [fd])
+
+
+def recv_fd(sock):
+    """Receives a file descriptor sent with send_fd."""
+    _, fds, _, _ = socket.recv_fds(sock, 1024, 1)
+    if not fds:
+        raise OSError("no file descriptor received")
+    return fds[0]

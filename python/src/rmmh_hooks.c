@@ -1,0 +1,582 @@
+/* rmmh_hooks.c - the frameworks' allocation hooks and CUDA IPC helpers of librmmh.
+
+   Included by rmmh.c (one translation unit with rmm.h), so it uses rmm.h's public API only, and the
+   CUDA runtime for IPC. What is here:
+
+   - PyTorch's CUDAPluggableAllocator pair (rmmh_torch_alloc, rmmh_torch_free) and CuPy's
+     CFunctionAllocator pair (rmmh_cupy_malloc, rmmh_cupy_free). Both allocate from the per-device
+     resource that Python's set_current_device_resource sets (rmm_get_per_device_resource) and
+     never call Python on success. A free gets no resource (and CuPy's no size and no stream), so a
+     block map remembers, for every block handed out, its size, stream, device and resource.
+   - Holds: per resource, the count of hook blocks still outstanding. Python may replace a device's
+     resource while PyTorch or CuPy still hold blocks of the old one; it then keeps the old resource
+     alive until this count is zero (rmmh/_memory_resource.py, _retire). The count is raised before
+     the resource is used and the table is read again after it, so a resource that Python saw at
+     zero after replacing it can never be used by a hook again (see rmmh__acquire).
+   - Per-device counters of the hooks' allocations (rmmh_hooks_stats).
+   - CUDA IPC: legacy handles of a block's underlying allocation (rmm_resource_allocation_base
+     gives the base and offset), and the memory pools' shareable handles for async resources.
+
+   Thread safety: every function here may be called from any thread at any time. The block map is
+   sharded 64 ways by address, each shard a short spin lock over an open-addressing table; the
+   holds are found through a per-device cache (one load) and, on a miss, a locked hash.
+   Failures: the allocation hooks return NULL (never throw, never abort) with rmm_last_error() set;
+   the IPC helpers return an rmm_status. */
+
+#include <pthread.h>
+#include <sched.h>
+
+/* ---- spin lock (zero-initialized, so arrays of them need no init) ------------------------- */
+typedef struct rmmh__spin {
+    int locked;
+} rmmh__spin;
+static void rmmh__spin_lock(rmmh__spin *s) {
+    unsigned spins = 0;
+    while (__atomic_exchange_n(&s->locked, 1, __ATOMIC_ACQUIRE)) {
+        while (__atomic_load_n(&s->locked, __ATOMIC_RELAXED)) {
+            if (++spins > 64) {
+                spins = 0;
+                sched_yield();
+            }
+        }
+    }
+}
+static void rmmh__spin_unlock(rmmh__spin *s) { __atomic_store_n(&s->locked, 0, __ATOMIC_RELEASE); }
+
+/* ---- holds: outstanding hook blocks per resource ------------------------------------------- */
+/* One per resource the hooks ever allocated from; never freed (a few dozen bytes each), so a
+   pointer to one stays valid in the block map and the device cache. A resource destroyed with a
+   count of zero whose address is reused by a new resource gets the same hold, still at zero. */
+typedef struct rmmh__hold {
+    rmm_resource *mr; /* immutable */
+    long outstanding; /* atomic: hook blocks of mr not yet freed */
+    struct rmmh__hold *next;
+} rmmh__hold;
+#define RMMH__HOLD_BUCKETS 256
+static rmmh__hold *rmmh__holds[RMMH__HOLD_BUCKETS];
+static rmmh__spin rmmh__holds_lock;
+static rmmh__hold *rmmh__hold_cache[RMM_MAX_DEVICES]; /* atomic: the hold of each device's last resource */
+
+static size_t rmmh__hash_ptr(uintptr_t p) {
+    uint64_t h = (uint64_t)(p >> 4) * 0x9E3779B97F4A7C15ull;
+    return (size_t)(h ^ (h >> 31));
+}
+static rmmh__hold *rmmh__hold_find(rmm_resource *mr, int create) {
+    size_t b = rmmh__hash_ptr((uintptr_t)mr) % RMMH__HOLD_BUCKETS;
+    rmmh__hold *h;
+    rmmh__spin_lock(&rmmh__holds_lock);
+    for (h = rmmh__holds[b]; h; h = h->next)
+        if (h->mr == mr) break;
+    if (!h && create) {
+        h = (rmmh__hold *)calloc(1, sizeof *h);
+        if (h) {
+            h->mr = mr;
+            h->next = rmmh__holds[b];
+            __atomic_store_n(&rmmh__holds[b], h, __ATOMIC_RELEASE);
+        }
+    }
+    rmmh__spin_unlock(&rmmh__holds_lock);
+    return h;
+}
+
+/* Hook blocks of mr not yet freed. Called by Python right after it took mr out of the device table:
+   the fence pairs with the one in rmmh__acquire, so a hook that read the old table either is
+   counted here or reads the new table and leaves mr alone. O(1) (a locked hash lookup). */
+RMMH_API long rmmh_hooks_outstanding(rmm_resource *mr) {
+    rmmh__hold *h;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    h = rmmh__hold_find(mr, 0);
+    return h ? __atomic_load_n(&h->outstanding, __ATOMIC_ACQUIRE) : 0;
+}
+
+/* ---- per-device counters ------------------------------------------------------------------- */
+typedef struct rmmh__counters {
+    int64_t bytes, count, peak_bytes, total_bytes, total_count, failed;
+} rmmh__counters;
+static rmmh__counters rmmh__stats[RMM_MAX_DEVICES];
+
+static void rmmh__count_alloc(int device, size_t bytes) {
+    rmmh__counters *c = &rmmh__stats[device];
+    int64_t now = __atomic_add_fetch(&c->bytes, (int64_t)bytes, __ATOMIC_RELAXED);
+    int64_t peak = __atomic_load_n(&c->peak_bytes, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&c->count, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&c->total_bytes, (int64_t)bytes, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&c->total_count, 1, __ATOMIC_RELAXED);
+    while (now > peak && !__atomic_compare_exchange_n(&c->peak_bytes, &peak, now, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
+}
+static void rmmh__count_free(int device, size_t bytes) {
+    rmmh__counters *c = &rmmh__stats[device];
+    __atomic_sub_fetch(&c->bytes, (int64_t)bytes, __ATOMIC_RELAXED);
+    __atomic_sub_fetch(&c->count, 1, __ATOMIC_RELAXED);
+}
+
+/* out[6]: current bytes, current blocks, peak bytes, total bytes, total blocks, failed
+   allocations of the hooks on `device` (requested sizes). INVALID_ARGUMENT for a bad device or
+   NULL out. Relaxed reads: exact when no hook call is in flight. */
+RMMH_API int rmmh_hooks_stats(int device, int64_t *out) {
+    rmmh__counters *c;
+    if (!out || device < 0 || device >= RMM_MAX_DEVICES)
+        return rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh_hooks_stats: device %d or out is invalid", device);
+    c = &rmmh__stats[device];
+    out[0] = __atomic_load_n(&c->bytes, __ATOMIC_RELAXED);
+    out[1] = __atomic_load_n(&c->count, __ATOMIC_RELAXED);
+    out[2] = __atomic_load_n(&c->peak_bytes, __ATOMIC_RELAXED);
+    out[3] = __atomic_load_n(&c->total_bytes, __ATOMIC_RELAXED);
+    out[4] = __atomic_load_n(&c->total_count, __ATOMIC_RELAXED);
+    out[5] = __atomic_load_n(&c->failed, __ATOMIC_RELAXED);
+    return RMM_SUCCESS;
+}
+/* Sets the peak of `device` back to its current bytes (torch.cuda.reset_peak_memory_stats). */
+RMMH_API int rmmh_hooks_reset_peak(int device) {
+    if (device < 0 || device >= RMM_MAX_DEVICES)
+        return rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh_hooks_reset_peak: device %d is invalid", device);
+    __atomic_store_n(&rmmh__stats[device].peak_bytes, __atomic_load_n(&rmmh__stats[device].bytes, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+    return RMM_SUCCESS;
+}
+
+/* ---- the block map: address -> what its free needs ---------------------------------------- */
+typedef struct rmmh__block {
+    uintptr_t ptr; /* 0: an empty slot */
+    size_t bytes;
+    rmm_stream stream;
+    rmmh__hold *hold;
+    int device;
+} rmmh__block;
+#define RMMH__SHARDS 64
+typedef struct rmmh__shard {
+    rmmh__spin lock;
+    size_t capacity; /* a power of two, or 0 */
+    size_t count;
+    rmmh__block *slots;
+} __attribute__((aligned(64))) rmmh__shard; /* one cache line each */
+static rmmh__shard rmmh__shards[RMMH__SHARDS];
+
+static rmmh__shard *rmmh__shard_of(uintptr_t ptr, size_t *hash) {
+    size_t h = rmmh__hash_ptr(ptr);
+    *hash = h;
+    return &rmmh__shards[(h >> 20) % RMMH__SHARDS];
+}
+/* Inserts into a table known to have a free slot. */
+static void rmmh__slot_put(rmmh__block *slots, size_t capacity, size_t hash, const rmmh__block *b) {
+    size_t i = hash & (capacity - 1);
+    while (slots[i].ptr) i = (i + 1) & (capacity - 1);
+    slots[i] = *b;
+}
+/* Adds a block; false iff host memory for a larger table cannot be had. Amortized O(1). */
+static bool rmmh__map_put(const rmmh__block *b) {
+    size_t hash, i;
+    rmmh__shard *s = rmmh__shard_of(b->ptr, &hash);
+    rmmh__spin_lock(&s->lock);
+    if (2 * (s->count + 1) > s->capacity) {
+        size_t cap = s->capacity ? 2 * s->capacity : 64;
+        rmmh__block *slots = (rmmh__block *)calloc(cap, sizeof *slots);
+        if (!slots) {
+            rmmh__spin_unlock(&s->lock);
+            return false;
+        }
+        for (i = 0; i < s->capacity; i++)
+            if (s->slots[i].ptr) rmmh__slot_put(slots, cap, rmmh__hash_ptr(s->slots[i].ptr), &s->slots[i]);
+        free(s->slots);
+        s->slots = slots;
+        s->capacity = cap;
+    }
+    rmmh__slot_put(s->slots, s->capacity, hash, b);
+    s->count++;
+    rmmh__spin_unlock(&s->lock);
+    return true;
+}
+/* Removes the block at ptr into *out; false iff it is not in the map. O(1) expected (linear
+   probing, backward-shift deletion: no tombstones). */
+static bool rmmh__map_take(uintptr_t ptr, rmmh__block *out) {
+    size_t hash, i, j, mask;
+    rmmh__shard *s = rmmh__shard_of(ptr, &hash);
+    rmmh__spin_lock(&s->lock);
+    if (!s->capacity) {
+        rmmh__spin_unlock(&s->lock);
+        return false;
+    }
+    mask = s->capacity - 1;
+    for (i = hash & mask; s->slots[i].ptr != ptr; i = (i + 1) & mask) {
+        if (!s->slots[i].ptr) {
+            rmmh__spin_unlock(&s->lock);
+            return false;
+        }
+    }
+    *out = s->slots[i];
+    /* backward shift: move later entries of the run into the hole when their home allows */
+    for (j = (i + 1) & mask; s->slots[j].ptr; j = (j + 1) & mask) {
+        size_t home = rmmh__hash_ptr(s->slots[j].ptr) & mask;
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            s->slots[i] = s->slots[j];
+            i = j;
+        }
+    }
+    s->slots[i].ptr = 0;
+    s->count--;
+    rmmh__spin_unlock(&s->lock);
+    return true;
+}
+/* The number of blocks the hooks hand out now (all devices). O(shards). */
+RMMH_API size_t rmmh_hooks_live_blocks(void) {
+    size_t n = 0, k;
+    for (k = 0; k < RMMH__SHARDS; k++) {
+        rmmh__spin_lock(&rmmh__shards[k].lock);
+        n += rmmh__shards[k].count;
+        rmmh__spin_unlock(&rmmh__shards[k].lock);
+    }
+    return n;
+}
+/* Whether ptr is a block the hooks handed out and have not taken back (its size in *bytes, device
+   in *device and stream in *stream, each may be NULL). O(1). For tests and diagnostics. */
+RMMH_API int rmmh_hooks_lookup(const void *ptr, size_t *bytes, int *device, rmm_stream *stream) {
+    size_t hash, i, mask;
+    int found = 0;
+    rmmh__shard *s = rmmh__shard_of((uintptr_t)ptr, &hash);
+    if (!ptr) return 0;
+    rmmh__spin_lock(&s->lock);
+    if (s->capacity) {
+        mask = s->capacity - 1;
+        for (i = hash & mask; s->slots[i].ptr; i = (i + 1) & mask) {
+            if (s->slots[i].ptr == (uintptr_t)ptr) {
+                if (bytes) *bytes = s->slots[i].bytes;
+                if (device) *device = s->slots[i].device;
+                if (stream) *stream = s->slots[i].stream;
+                found = 1;
+                break;
+            }
+        }
+    }
+    rmmh__spin_unlock(&s->lock);
+    return found;
+}
+
+/* ---- the allocation path shared by the hooks ---------------------------------------------- */
+/* The resource of `device` with one outstanding count taken on its hold; NULL on failure. After
+   the count is raised the table is read again: if the resource was replaced meanwhile, the count
+   is dropped and the new one is used. With the fence in rmmh_hooks_outstanding this is Dekker's
+   pattern: Python, which replaces the table entry and then reads the count, either sees this
+   count or this thread sees the new entry. (On x86 a locked add is a full fence already.) */
+static rmmh__hold *rmmh__acquire(int device) {
+    for (;;) {
+        rmm_resource *mr = rmm_get_per_device_resource(device);
+        rmmh__hold *h;
+        if (!mr) return NULL;
+        h = __atomic_load_n(&rmmh__hold_cache[device], __ATOMIC_ACQUIRE);
+        if (!h || h->mr != mr) {
+            h = rmmh__hold_find(mr, 1);
+            if (!h) {
+                rmm_set_last_error(RMM_ERROR_OUT_OF_MEMORY, "rmmh hooks: out of host memory");
+                return NULL;
+            }
+            __atomic_store_n(&rmmh__hold_cache[device], h, __ATOMIC_RELEASE);
+        }
+        __atomic_add_fetch(&h->outstanding, 1, __ATOMIC_SEQ_CST);
+#if !defined(__x86_64__) && !defined(__i386__)
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
+        if (rmm_get_per_device_resource(device) == mr) return h;
+        __atomic_sub_fetch(&h->outstanding, 1, __ATOMIC_RELEASE);
+    }
+}
+
+/* Makes `device` current when it is not; *previous is the device to restore (-1: none). */
+static rmm_status rmmh__enter_device(int device, int *previous) {
+    int current = -1;
+    *previous = -1;
+    RMM_TRY(rmm_get_device(&current));
+    if (current == device) return RMM_SUCCESS;
+    RMM_TRY(rmm_set_device(device));
+    *previous = current;
+    return RMM_SUCCESS;
+}
+static void rmmh__leave_device(int previous) {
+    if (previous >= 0) (void)rmm_set_device(previous);
+}
+
+/* Allocates `bytes` on `stream` from the resource of `device` (which must be current unless
+   switch_device) and records the block. NULL on failure (rmm_last_error() says why). */
+static void *rmmh__hook_alloc(size_t bytes, int device, rmm_stream stream, int switch_device) {
+    rmmh__hold *h;
+    rmmh__block b;
+    void *p = NULL;
+    int previous = -1;
+    rmm_status st;
+    if (device < 0 || device >= RMM_MAX_DEVICES) {
+        rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh hooks: device %d is out of range", device);
+        return NULL;
+    }
+    if (switch_device && rmmh__enter_device(device, &previous) != RMM_SUCCESS) goto failed;
+    h = rmmh__acquire(device);
+    if (!h) goto failed;
+    st = rmm_allocate(h->mr, &p, bytes, stream);
+    if (st != RMM_SUCCESS || !p) {
+        if (st == RMM_SUCCESS) rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh hooks: the resource returned NULL for %zu bytes", bytes);
+        __atomic_sub_fetch(&h->outstanding, 1, __ATOMIC_RELEASE);
+        goto failed;
+    }
+    b.ptr = (uintptr_t)p;
+    b.bytes = bytes;
+    b.stream = stream;
+    b.hold = h;
+    b.device = device;
+    if (!rmmh__map_put(&b)) {
+        (void)rmm_deallocate(h->mr, p, bytes, stream);
+        __atomic_sub_fetch(&h->outstanding, 1, __ATOMIC_RELEASE);
+        rmm_set_last_error(RMM_ERROR_OUT_OF_MEMORY, "rmmh hooks: out of host memory for the block map");
+        goto failed;
+    }
+    rmmh__count_alloc(device, bytes);
+    rmmh__leave_device(previous);
+    return p;
+failed:
+    if (device >= 0 && device < RMM_MAX_DEVICES) __atomic_add_fetch(&rmmh__stats[device].failed, 1, __ATOMIC_RELAXED);
+    rmmh__leave_device(previous);
+    return NULL;
+}
+
+/* Frees a block the hooks handed out, on its stream, with its device current, to the resource it
+   came from (even if another is current now). A pointer they did not hand out is left alone
+   (rmm_last_status() CORRUPTION). Returns the status. */
+static rmm_status rmmh__hook_free(void *ptr) {
+    rmmh__block b;
+    rmm_status st;
+    int previous = -1;
+    if (!ptr) return RMM_SUCCESS;
+    if (!rmmh__map_take((uintptr_t)ptr, &b))
+        return rmm_set_last_error(RMM_ERROR_CORRUPTION, "rmmh hooks: free of %p, which the hooks did not allocate (or freed already)", ptr);
+    st = rmmh__enter_device(b.device, &previous);
+    if (st == RMM_SUCCESS) st = rmm_deallocate(b.hold->mr, ptr, b.bytes, b.stream);
+    rmmh__leave_device(previous);
+    if (st != RMM_SUCCESS) {
+        /* the resource refused (it should not): keep the block recorded, as it is still held */
+        (void)rmmh__map_put(&b);
+        return st;
+    }
+    rmmh__count_free(b.device, b.bytes);
+    __atomic_sub_fetch(&b.hold->outstanding, 1, __ATOMIC_RELEASE);
+    return RMM_SUCCESS;
+}
+
+/* ---- PyTorch: CUDAPluggableAllocator -------------------------------------------------------- */
+/* torch.cuda.memory.CUDAPluggableAllocator(librmmh.so, "rmmh_torch_alloc", "rmmh_torch_free"):
+   size bytes on stream from the resource of `device` (made current for the call when it is not).
+   NULL on failure or for 0 bytes; never throws. */
+RMMH_API void *rmmh_torch_alloc(size_t size, int device, rmm_stream stream) {
+    if (!size) return NULL;
+    return rmmh__hook_alloc(size, device, stream, 1);
+}
+/* Frees a block of rmmh_torch_alloc. size, device and stream are what PyTorch recorded at
+   allocation; the block map's record (the same values, and the resource) is used. */
+RMMH_API void rmmh_torch_free(void *ptr, size_t size, int device, rmm_stream stream) {
+    (void)size;
+    (void)device;
+    (void)stream;
+    (void)rmmh__hook_free(ptr);
+}
+
+/* ---- CuPy: CFunctionAllocator ---------------------------------------------------------------- */
+/* CuPy's malloc has no stream: it allocates on this thread's stream if one was set
+   (rmmh_cupy_set_stream; Python's rmmh.allocators.cupy.using_stream), else on the process default
+   (0, the legacy default stream, or cudaStreamPerThread where CuPy uses per-thread default
+   streams: set at install). */
+static _Thread_local rmm_stream rmmh__cupy_tls_stream;
+static _Thread_local int rmmh__cupy_tls_set;
+static _Thread_local int rmmh__cupy_fail_next;
+static rmm_stream rmmh__cupy_default_stream; /* atomic */
+
+/* Sets this thread's stream for rmmh_cupy_malloc (set 0: back to the process default). */
+RMMH_API void rmmh_cupy_set_stream(rmm_stream stream, int set) {
+    rmmh__cupy_tls_stream = set ? stream : RMM_STREAM_DEFAULT;
+    rmmh__cupy_tls_set = set != 0;
+}
+/* This thread's stream for rmmh_cupy_malloc; *is_set (may be NULL) says whether it was set. */
+RMMH_API rmm_stream rmmh_cupy_get_stream(int *is_set) {
+    if (is_set) *is_set = rmmh__cupy_tls_set;
+    return rmmh__cupy_tls_set ? rmmh__cupy_tls_stream : __atomic_load_n(&rmmh__cupy_default_stream, __ATOMIC_RELAXED);
+}
+RMMH_API void rmmh_cupy_set_default_stream(rmm_stream stream) { __atomic_store_n(&rmmh__cupy_default_stream, stream, __ATOMIC_RELAXED); }
+/* Makes this thread's next rmmh_cupy_malloc fail with OUT_OF_MEMORY (tests, and the probe that
+   finds out whether CuPy propagates the exception rmmh_cupy_malloc raises). */
+RMMH_API void rmmh_cupy_fail_next(void) { rmmh__cupy_fail_next = 1; }
+
+/* Out of memory in rmmh_cupy_malloc. CuPy does not check a NULL from a CFunctionAllocator (it would
+   make a MemoryPointer at address 0), so where it propagates exceptions from its C call (Cython 3
+   checks an intptr_t result of -1 for one) rmmh raises one: rmmh.allocators.cupy sets, once,
+   CPython's PyErr_SetObject, Py_BuildValue and PyGILState_Check and the exception type to raise,
+   and this returns (void *)-1 with that exception set. Mode 0 returns NULL (the Python layer then
+   checks the pointer itself). Only with the GIL held (CuPy holds it). */
+typedef void (*rmmh__py_set_object)(void *type, void *value);
+typedef void *(*rmmh__py_build_value)(const char *format, ...);
+typedef int (*rmmh__py_gil_check)(void);
+typedef void (*rmmh__py_decref)(void *obj);
+static struct {
+    int raise;
+    rmmh__py_set_object set_object;
+    rmmh__py_build_value build_value;
+    rmmh__py_gil_check gil_check;
+    rmmh__py_decref decref;
+    void *type;
+} rmmh__cupy_oom;
+
+RMMH_API int rmmh_cupy_configure_errors(int raise, void *set_object, void *build_value, void *gil_check, void *decref, void *type) {
+    if (raise && (!set_object || !build_value || !gil_check || !decref || !type))
+        return rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh_cupy_configure_errors: a function or the type is NULL");
+    rmmh__cupy_oom.raise = 0;
+    rmmh__cupy_oom.set_object = (rmmh__py_set_object)set_object;
+    rmmh__cupy_oom.build_value = (rmmh__py_build_value)build_value;
+    rmmh__cupy_oom.gil_check = (rmmh__py_gil_check)gil_check;
+    rmmh__cupy_oom.decref = (rmmh__py_decref)decref;
+    rmmh__cupy_oom.type = type;
+    rmmh__cupy_oom.raise = raise;
+    return RMM_SUCCESS;
+}
+
+/* CFunctionAllocator's malloc: size bytes on this thread's stream (see above) from the resource of
+   device_id (CuPy's current device). NULL or, in raise mode, (void *)-1 with a Python exception
+   set on failure. param is unused. */
+RMMH_API void *rmmh_cupy_malloc(void *param, size_t size, int device_id) {
+    void *p;
+    (void)param;
+    if (RMM__UNLIKELY(rmmh__cupy_fail_next)) {
+        rmmh__cupy_fail_next = 0;
+        rmm_set_last_error(RMM_ERROR_OUT_OF_MEMORY, "rmmh_cupy_malloc: failure requested by rmmh_cupy_fail_next (%zu bytes)", size);
+        if (device_id >= 0 && device_id < RMM_MAX_DEVICES) __atomic_add_fetch(&rmmh__stats[device_id].failed, 1, __ATOMIC_RELAXED);
+        p = NULL;
+    } else {
+        p = rmmh__hook_alloc(size, device_id, rmmh_cupy_get_stream(NULL), 0);
+    }
+    if (RMM__LIKELY(p != NULL) || !size) return p;
+    if (rmmh__cupy_oom.raise && rmmh__cupy_oom.gil_check()) {
+        /* value (size, status): the exception type's __init__ reads rmm_last_error() */
+        void *value = rmmh__cupy_oom.build_value("(ni)", (ptrdiff_t)size, (int)rmm_last_status());
+        if (value) {
+            rmmh__cupy_oom.set_object(rmmh__cupy_oom.type, value);
+            rmmh__cupy_oom.decref(value);
+        }
+        return (void *)(intptr_t)-1;
+    }
+    return NULL;
+}
+/* CFunctionAllocator's free: gives the block back on the stream and device it was allocated on. A
+   pointer the hooks did not hand out (the -1 of a failed malloc) is ignored. */
+RMMH_API void rmmh_cupy_free(void *param, void *ptr, int device_id) {
+    (void)param;
+    (void)device_id;
+    if (ptr == (void *)(intptr_t)-1) return;
+    (void)rmmh__hook_free(ptr);
+}
+
+/* ---- CUDA IPC ------------------------------------------------------------------------------- */
+#if defined(RMM_BACKEND_HOST)
+#define RMMH__NO_IPC(fn) rmm_set_last_error(RMM_ERROR_NOT_SUPPORTED, "%s: CUDA IPC needs the CUDA backend (this is the host backend)", fn)
+RMMH_API int rmmh_ipc_get_mem_handle(void *base, unsigned char *out) {
+    (void)base;
+    (void)out;
+    return RMMH__NO_IPC("rmmh_ipc_get_mem_handle");
+}
+RMMH_API int rmmh_ipc_open_mem_handle(const unsigned char *in, void **out) {
+    (void)in;
+    (void)out;
+    return RMMH__NO_IPC("rmmh_ipc_open_mem_handle");
+}
+RMMH_API int rmmh_ipc_close_mem_handle(void *base) {
+    (void)base;
+    return RMMH__NO_IPC("rmmh_ipc_close_mem_handle");
+}
+RMMH_API int rmmh_mempool_export_fd(rmm_mem_pool pool, int *fd) {
+    (void)pool;
+    (void)fd;
+    return RMMH__NO_IPC("rmmh_mempool_export_fd");
+}
+RMMH_API int rmmh_mempool_import_fd(int fd, rmm_mem_pool *out) {
+    (void)fd;
+    (void)out;
+    return RMMH__NO_IPC("rmmh_mempool_import_fd");
+}
+RMMH_API int rmmh_mempool_export_pointer(void *ptr, unsigned char *out) {
+    (void)ptr;
+    (void)out;
+    return RMMH__NO_IPC("rmmh_mempool_export_pointer");
+}
+RMMH_API int rmmh_mempool_import_pointer(rmm_mem_pool pool, const unsigned char *in, void **out) {
+    (void)pool;
+    (void)in;
+    (void)out;
+    return RMMH__NO_IPC("rmmh_mempool_import_pointer");
+}
+RMMH_API int rmmh_imported_free(void *ptr) {
+    (void)ptr;
+    return RMMH__NO_IPC("rmmh_imported_free");
+}
+RMMH_API int rmmh_mempool_destroy(rmm_mem_pool pool) {
+    (void)pool;
+    return RMMH__NO_IPC("rmmh_mempool_destroy");
+}
+#else
+/* A status from a CUDA error of an IPC call. For the exports (export_any) every failure but out of
+   memory means the pool or the device cannot export (a pool made without an export handle type,
+   a device or driver without it) and becomes NOT_SUPPORTED, with CUDA's error name; otherwise
+   cudaErrorNotSupported does, and the rest maps as rmm_status_from_cuda. */
+static rmm_status rmmh__ipc_status(cudaError_t err, const char *what, int export_any) {
+    if (err == cudaSuccess) return RMM_SUCCESS;
+    if (err == cudaErrorNotSupported || (export_any && err != cudaErrorMemoryAllocation)) {
+        const char *name = cudaGetErrorName(err);
+        (void)cudaGetLastError();
+        return rmm_set_last_error(RMM_ERROR_NOT_SUPPORTED, "%s failed: %s: not supported here (an async resource must be created with enable_ipc=True, i.e. RMM_EXPORT_POSIX_FD, on a device and driver that support POSIX file descriptor handles)", what, name);
+    }
+    return rmm_status_from_cuda(err, what);
+}
+/* The 64-byte cudaIpcMemHandle_t of base (the start of a cudaMalloc allocation; get it with
+   rmm_resource_allocation_base). */
+RMMH_API int rmmh_ipc_get_mem_handle(void *base, unsigned char *out) {
+    cudaIpcMemHandle_t h;
+    if (!base || !out) return rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh_ipc_get_mem_handle: base or out is NULL");
+    RMM_TRY(rmm_status_from_cuda(cudaIpcGetMemHandle(&h, base), "cudaIpcGetMemHandle"));
+    memcpy(out, &h, sizeof h);
+    return RMM_SUCCESS;
+}
+/* Opens another process's handle (lazy peer access); *out is the base of its allocation. */
+RMMH_API int rmmh_ipc_open_mem_handle(const unsigned char *in, void **out) {
+    cudaIpcMemHandle_t h;
+    if (!in || !out) return rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh_ipc_open_mem_handle: in or out is NULL");
+    memcpy(&h, in, sizeof h);
+    return (int)rmm_status_from_cuda(cudaIpcOpenMemHandle(out, h, cudaIpcMemLazyEnablePeerAccess), "cudaIpcOpenMemHandle");
+}
+RMMH_API int rmmh_ipc_close_mem_handle(void *base) {
+    return (int)rmm_status_from_cuda(cudaIpcCloseMemHandle(base), "cudaIpcCloseMemHandle");
+}
+/* A POSIX file descriptor for the memory pool (the caller closes it). NOT_SUPPORTED iff the pool
+   was made without RMM_EXPORT_POSIX_FD or the device cannot export. */
+RMMH_API int rmmh_mempool_export_fd(rmm_mem_pool pool, int *fd) {
+    int handle = -1;
+    if (!pool || !fd) return rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh_mempool_export_fd: pool or fd is NULL");
+    RMM_TRY(rmmh__ipc_status(cudaMemPoolExportToShareableHandle(&handle, pool, cudaMemHandleTypePosixFileDescriptor, 0), "cudaMemPoolExportToShareableHandle", 1));
+    *fd = handle;
+    return RMM_SUCCESS;
+}
+/* Imports a pool exported by another process (fd received over a Unix socket). Imported pools
+   cannot allocate; destroy with rmmh_mempool_destroy after freeing what was imported. */
+RMMH_API int rmmh_mempool_import_fd(int fd, rmm_mem_pool *out) {
+    if (!out) return rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh_mempool_import_fd: out is NULL");
+    return (int)rmmh__ipc_status(cudaMemPoolImportFromShareableHandle(out, (void *)(intptr_t)fd, cudaMemHandleTypePosixFileDescriptor, 0), "cudaMemPoolImportFromShareableHandle", 0);
+}
+/* The 64 bytes (cudaMemPoolPtrExportData) that name ptr, a block of an exportable pool, to an
+   importer of that pool. */
+RMMH_API int rmmh_mempool_export_pointer(void *ptr, unsigned char *out) {
+    struct cudaMemPoolPtrExportData d;
+    if (!ptr || !out) return rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh_mempool_export_pointer: ptr or out is NULL");
+    RMM_TRY(rmmh__ipc_status(cudaMemPoolExportPointer(&d, ptr), "cudaMemPoolExportPointer", 1));
+    memcpy(out, &d, sizeof d);
+    return RMM_SUCCESS;
+}
+RMMH_API int rmmh_mempool_import_pointer(rmm_mem_pool pool, const unsigned char *in, void **out) {
+    struct cudaMemPoolPtrExportData d;
+    if (!pool || !in || !out) return rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh_mempool_import_pointer: an argument is NULL");
+    memcpy(&d, in, sizeof d);
+    return (int)rmm_status_from_cuda(cudaMemPoolImportPointer(out, pool, &d), "cudaMemPoolImportPointer");
+}
+/* Frees an imported pointer (the importer must do so before the exporter frees the block). */
+RMMH_API int rmmh_imported_free(void *ptr) { return (int)rmm_status_from_cuda(cudaFree(ptr), "cudaFree (imported pointer)"); }
+RMMH_API int rmmh_mempool_destroy(rmm_mem_pool pool) { return (int)rmm_status_from_cuda(cudaMemPoolDestroy(pool), "cudaMemPoolDestroy"); }
+#endif

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# gpu_frameworks.sh: rmmh with CuPy, Numba, PyTorch and Dask on a GPU machine, from the repository
+# root, without network (about 3-4 minutes on one H100):
+#   1. builds and installs the package with pip into a temporary target, as gpu_check.sh does;
+#   2. installs Dask and the pure-Python packages it lacks there from the wheels in .whl/
+#      (dask, distributed, partd, locket, tblib, zict, tornado) into another temporary target;
+#   3. runs the frameworks', IPC, two-device and Dask tests on the CUDA backend (CuPy 14, numba-cuda,
+#      torch and torchvision are on the machine: they must run, not skip; the two-GPU cases skip
+#      with one line on a one-GPU machine), then the same files on the host backend;
+#   4. runs python/bench/bench_frameworks.py, with RMM's own package from .whl/ for its rows
+#      (rmm_cu13, librmm_cu13, rapids_logger; cuda_bindings, cuda_pathfinder where missing).
+# Writes three files to $OUT (if set): frameworks.log (everything), frameworks_bench.md (the
+# benchmark's tables) and frameworks_summary.txt; prints the pytest closing lines and the GPUs at
+# the end. Exit status 0 iff every step passed. Environment: PYTHON (default python3).
+set -u
+cd "$(dirname "$0")/../.."
+PYTHON=${PYTHON:-python3}
+OUTDIR=${OUT:-}
+WORK=$(mktemp -d /tmp/rmmh_gpu_frameworks.XXXXXX)
+LOG=$WORK/frameworks.log
+SITE=$WORK/site
+status=0
+summary=()
+note() { summary+=("$1"); echo "$1" >> "$LOG"; }
+step() { # step NAME TIMEOUT CMD...: runs CMD under a time limit, output to the terminal and the log
+    local name=$1 limit=$2; shift 2
+    echo "=== $name: $*" | tee -a "$LOG"
+    timeout --signal=INT --kill-after=20 "$limit" "$@" 2>&1 | tee "$WORK/$name.out" | tee -a "$LOG"
+    local rc=${PIPESTATUS[0]}
+    [ "$rc" -eq 124 ] && echo "=== $name: TIMED OUT after $limit s" | tee -a "$LOG"
+    return "$rc"
+}
+closing() { grep -E '^[0-9]+ passed, [0-9]+ failed' "$WORK/$1.out" | tail -n 1; }
+
+{
+    echo "=== machine"
+    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1
+    "$PYTHON" -c "import sys; print('python', sys.version.split()[0], sys.executable)"
+    "$PYTHON" -m pip list 2>/dev/null | grep -iE '^(cupy|numba|torch|torchvision|cloudpickle|click|msgpack|psutil|toolz|cuda-bindings) '
+} 2>&1 | tee "$LOG"
+
+# 1. the package, as a user installs it
+if step install 240 "$PYTHON" -m pip install --no-build-isolation --no-deps --no-index \
+        --target "$SITE" ./python; then
+    note "install: ok"
+else
+    status=1
+    note "install: pip FAILED; testing an in-place build instead"
+    "$PYTHON" python/build_native.py >> "$LOG" 2>&1 && mkdir -p "$SITE" && cp -r python/rmmh "$SITE/"
+fi
+
+# 2. Dask from the carried wheels
+DASK_SITE=$WORK/dask_site
+dask_wheels=()
+for w in dask distributed partd locket tblib zict tornado; do
+    f=$(ls .whl/${w}-[0-9]*.whl 2>/dev/null | head -n 1)
+    [ -n "$f" ] && dask_wheels+=("$f")
+done
+if [ ${#dask_wheels[@]} -eq 7 ] && "$PYTHON" -m pip install -q --no-index --no-deps --no-compile \
+        --target "$DASK_SITE" "${dask_wheels[@]}" >> "$LOG" 2>&1; then
+    note "dask: installed from .whl/ (${#dask_wheels[@]} wheels)"
+else
+    status=1
+    note "dask: FAILED to install from .whl/ (found ${#dask_wheels[@]} of 7 wheels); its test skips"
+fi
+export PYTHONPATH="$SITE:$DASK_SITE${PYTHONPATH:+:$PYTHONPATH}"
+"$PYTHON" -c "import dask, distributed; print('dask', dask.__version__, 'distributed', distributed.__version__)" >> "$LOG" 2>&1 \
+    || note "dask: does not import (see the log)"
+
+# 3. the tests, on the installed copy
+TESTS="python/tests/test_allocators_cupy.py python/tests/test_allocators_torch.py
+       python/tests/test_allocators_numba.py python/tests/test_ipc.py python/tests/test_dask.py
+       python/tests/test_hooks.py python/tests/test_multi_device.py python/tests/test_frameworks.py"
+if step pytest-cuda 270 env RMMH_BACKEND=cuda RMMH_TEST_INSTALLED=1 "$PYTHON" -m pytest -q -rs \
+        -p no:cacheprovider $TESTS; then
+    note "pytest cuda: $(closing pytest-cuda)"
+else
+    status=1
+    note "pytest cuda: FAILED: $(closing pytest-cuda)"
+fi
+# skips on the CUDA backend are only allowed for two GPUs: list them
+while read -r line; do note "  $line"; done < <(grep -E '^SKIPPED' "$WORK/pytest-cuda.out")
+if step pytest-host 90 env RMMH_BACKEND=host RMMH_TEST_INSTALLED=1 "$PYTHON" -m pytest -q \
+        -p no:cacheprovider python/tests/test_hooks.py python/tests/test_multi_device.py \
+        python/tests/test_ipc.py python/tests/test_dask.py; then
+    note "pytest host: $(closing pytest-host)"
+else
+    status=1
+    note "pytest host: FAILED: $(closing pytest-host)"
+fi
+
+# 4. the benchmark, with RMM's package for its rows
+BENCH_PATH=$PYTHONPATH
+if ls .whl/rmm_cu*.whl >/dev/null 2>&1; then
+    wheels=(.whl/rmm_cu*.whl .whl/librmm_cu*.whl .whl/rapids_logger*.whl)
+    if ! "$PYTHON" -c "import cuda.bindings" >/dev/null 2>&1; then
+        wheels+=(.whl/cuda_bindings*.whl .whl/cuda_pathfinder*.whl)
+    fi
+    if "$PYTHON" -m pip install -q --no-index --no-deps --no-compile --target "$WORK/rmm_site" \
+            "${wheels[@]}" >> "$LOG" 2>&1; then
+        BENCH_PATH="$PYTHONPATH:$WORK/rmm_site"
+    else
+        note "bench: RMM's wheels did not install; its rows are skipped"
+    fi
+else
+    note "bench: no RMM wheels in .whl/; its rows are skipped"
+fi
+if step bench 210 env RMMH_BACKEND=cuda RMMH_BENCH_INSTALLED=1 PYTHONPATH="$BENCH_PATH" \
+        "$PYTHON" python/bench/bench_frameworks.py --out "$WORK/frameworks_bench.md"; then
+    note "bench: ok"
+else
+    status=1
+    note "bench: FAILED"
+fi
+
+echo "=== summary" | tee -a "$LOG"
+for line in "${summary[@]}"; do echo "$line"; done
+if [ -n "$OUTDIR" ]; then
+    mkdir -p "$OUTDIR"
+    cp "$LOG" "$OUTDIR/frameworks.log"
+    [ -f "$WORK/frameworks_bench.md" ] && cp "$WORK/frameworks_bench.md" "$OUTDIR/frameworks_bench.md"
+    printf '%s\n' "${summary[@]}" > "$OUTDIR/frameworks_summary.txt"
+fi
+echo "=== pytest closing lines"
+echo "cuda: $(closing pytest-cuda)"
+echo "host: $(closing pytest-host)"
+echo "=== GPUs"
+nvidia-smi -L 2>&1
+[ $status -eq 0 ] && echo "gpu_frameworks: all steps passed" || echo "gpu_frameworks: FAILED"
+rm -rf "$WORK"
+exit $status

@@ -1,0 +1,67 @@
+"""Numba allocating through rmmh's EMM plugin (GPU only; skipped without numba-cuda). Numba picks
+its memory manager when it makes a context, so each case runs in a fresh interpreter: selected
+with NUMBA_CUDA_MEMORY_MANAGER=rmmh.allocators.numba and with cuda.set_memory_manager. (IPC
+through the plugin is in test_ipc.py.)"""
+import pytest
+
+from conftest import child_env, requires_gpu, run_child
+
+pytestmark = requires_gpu
+
+CHILD = """
+import sys
+import numpy as np
+import rmmh as rmm
+from numba import cuda
+from rmmh.allocators.numba import RMMNumbaManager
+
+if sys.argv[1] == "set":
+    cuda.set_memory_manager(RMMNumbaManager)
+stats = rmm.mr.StatisticsResourceAdaptor(
+    rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), "64MiB"))
+rmm.mr.set_current_device_resource(stats)
+ctx = cuda.current_context()
+mm = ctx.memory_manager
+assert isinstance(mm, RMMNumbaManager) and mm.interface_version == 1
+mm.initialize()  # may be called again
+free, total = ctx.get_memory_info()
+assert 0 < free <= total
+
+@cuda.jit
+def add_one(a):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] += 1
+
+d = cuda.to_device(np.arange(1000, dtype=np.float32))
+assert stats.allocation_counts.current_bytes >= 4000
+add_one[4, 256](d)
+assert (d.copy_to_host() == np.arange(1000) + 1).all()
+n = stats.allocation_counts.current_count
+with cuda.defer_cleanup():
+    e = cuda.device_array(5000, dtype=np.uint8)
+    assert stats.allocation_counts.current_count == n + 1
+    del e
+    assert stats.allocation_counts.current_count == n + 1  # kept until the block ends
+assert stats.allocation_counts.current_count == n
+v = d[100:200]  # a view keeps its parent
+del d
+assert stats.allocation_counts.current_count == n
+del v
+assert stats.allocation_counts.current_count == n - 1
+keep = cuda.device_array(100)
+assert stats.allocation_counts.current_count == n
+ctx.reset()  # Numba's context reset frees every allocation of the context
+assert stats.allocation_counts.current_count == 0
+print("numba ok", cuda.__name__)
+"""
+
+
+def test_numba_by_environment_variable():
+    pytest.importorskip("numba.cuda")
+    run_child(CHILD, "env", env=child_env(NUMBA_CUDA_MEMORY_MANAGER="rmmh.allocators.numba"))
+
+
+def test_numba_by_set_memory_manager():
+    pytest.importorskip("numba.cuda")
+    run_child(CHILD, "set")

@@ -1,0 +1,282 @@
+"""The C hooks PyTorch and CuPy call (src/rmmh_hooks.c), called here through ctypes exactly as
+the frameworks call them, on any backend: they allocate from the current resource of the device,
+free to the resource a block came from, switch devices, keep a replaced resource alive while they
+hold its blocks, count, and survive threads swapping resources under them. The frameworks
+themselves are in test_hooks_gpu.py."""
+import ctypes
+import gc
+import threading
+import weakref
+
+import pytest
+
+import rmmh as rmm
+from rmmh import _lib
+from rmmh._cuda import gpu
+import rmmh.allocators as allocators
+from conftest import HOST, requires_two_devices
+
+V, S, I = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int
+# the signatures PyTorch (CUDAPluggableAllocator.h) and CuPy (memory.pyx) call them with
+torch_alloc = ctypes.CFUNCTYPE(V, S, I, V)(("rmmh_torch_alloc", _lib.lib))
+torch_free = ctypes.CFUNCTYPE(None, V, S, I, V)(("rmmh_torch_free", _lib.lib))
+cupy_malloc = ctypes.CFUNCTYPE(V, V, S, I)(("rmmh_cupy_malloc", _lib.lib))
+cupy_free = ctypes.CFUNCTYPE(None, V, V, I)(("rmmh_cupy_free", _lib.lib))
+
+
+@pytest.fixture(autouse=True)
+def no_blocks_left():
+    """Every test gives back what it took; held resources are let go."""
+    yield
+    gc.collect()
+    assert allocators.live_blocks() == 0
+    rmm.reinitialize()
+    assert allocators.release_held_resources() == 0
+
+
+class Recorder:
+    """A CallbackMemoryResource over a pool that records (what, bytes, stream, current device)."""
+
+    def __init__(self):
+        self.pool = rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 1 << 20)
+        self.events = []
+
+        def alloc(n, stream):
+            self.events.append(("alloc", n, stream.handle, gpu.getDevice()))
+            return self.pool.allocate(n, stream)
+
+        def free(p, n, stream):
+            self.events.append(("free", n, stream.handle, gpu.getDevice()))
+            self.pool.deallocate(p, n, stream)
+
+        self.mr = rmm.mr.CallbackMemoryResource(alloc, free)
+
+
+def test_torch_pair_uses_the_current_resource():
+    stats = rmm.mr.StatisticsResourceAdaptor(
+        rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 1 << 20))
+    rmm.mr.set_current_device_resource(stats)
+    p = torch_alloc(1000, 0, None)
+    assert p and stats.allocation_counts.current_bytes == 1000
+    n, dev, stream = S(), I(), V(1)
+    assert _lib.rmmh_hooks_lookup(p, ctypes.byref(n), ctypes.byref(dev), ctypes.byref(stream)) == 1
+    assert (n.value, dev.value, stream.value) == (1000, 0, None)
+    h = allocators.hook_statistics(0)
+    assert (h.current_bytes, h.current_count) == (1000, 1) and h.peak_bytes >= 1000
+    torch_free(p, 1000, 0, None)
+    assert stats.allocation_counts.current_bytes == 0
+    assert allocators.hook_statistics(0).current_count == 0
+    assert torch_alloc(0, 0, None) is None  # 0 bytes: NULL, as PyTorch expects
+
+
+def test_cupy_pair_uses_the_thread_stream():
+    rec = Recorder()
+    rmm.mr.set_current_device_resource(rec.mr)
+    s = rmm.Stream()
+    p = cupy_malloc(None, 512, 0)  # the process default: stream 0
+    was = I()
+    _lib.rmmh_cupy_set_stream(s.handle, 1)
+    try:
+        assert _lib.rmmh_cupy_get_stream(ctypes.byref(was)) == s.handle and was.value == 1
+        q = cupy_malloc(None, 256, 0)
+        # another thread still sees the default
+        seen = []
+        t = threading.Thread(target=lambda: seen.append(_lib.rmmh_cupy_get_stream(None)))
+        t.start()
+        t.join()
+        assert seen == [None]
+    finally:
+        _lib.rmmh_cupy_set_stream(None, 0)
+    cupy_free(None, q, 0)
+    cupy_free(None, p, 0)
+    assert [e[:3] for e in rec.events] == [("alloc", 512, 0), ("alloc", 256, s.handle),
+                                          ("free", 256, s.handle), ("free", 512, 0)]
+
+
+def test_unknown_frees_are_ignored():
+    cupy_free(None, 0x1234500, 0)
+    assert _lib.rmm_last_status() == 8  # CORRUPTION, and nothing freed
+    cupy_free(None, ctypes.c_void_p(-1 & ((1 << 64) - 1)), 0)  # a failed malloc's -1
+    torch_free(None, 0, 0, None)
+
+
+def test_failures_return_null_and_count():
+    rmm.mr.set_current_device_resource(
+        rmm.mr.LimitingResourceAdaptor(rmm.mr.CudaMemoryResource(), 4096))
+    before = allocators.hook_statistics().failed
+    assert torch_alloc(1 << 20, 0, None) is None
+    assert _lib.rmm_last_status() == 4  # OUT_OF_MEMORY
+    assert cupy_malloc(None, 1 << 20, 0) is None
+    _lib.rmmh_cupy_fail_next()
+    assert cupy_malloc(None, 8, 0) is None
+    assert allocators.hook_statistics().failed == before + 3
+    assert allocators.live_blocks() == 0
+    assert torch_alloc(16, 99, None) is None  # a device that does not exist
+
+
+def test_free_goes_to_the_resource_it_came_from_and_keeps_it_alive():
+    stats = rmm.mr.StatisticsResourceAdaptor(
+        rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 1 << 20))
+    rmm.mr.set_current_device_resource(stats)
+    p = torch_alloc(4096, 0, None)
+    q = cupy_malloc(None, 100, 0)
+    ref = weakref.ref(stats)
+    pool_ref = weakref.ref(stats.upstream_mr)
+    del stats
+    rmm.mr.set_current_device_resource(rmm.mr.CudaMemoryResource())  # Python lets go of it
+    gc.collect()
+    assert ref() is not None and any(m is ref() for m in allocators.held_resources())
+    assert ref().allocation_counts.current_count == 2
+    torch_free(p, 4096, 0, None)
+    assert allocators.release_held_resources() == 1  # q is still out
+    cupy_free(None, q, 0)
+    assert ref().allocation_counts.current_count == 0
+    gc.collect()  # the collector's callback lets go of it
+    assert ref() is None and pool_ref() is None
+    assert allocators.held_resources() == []
+
+
+def test_held_resource_made_current_again():
+    pool = rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 1 << 20)
+    rmm.mr.set_current_device_resource(pool)
+    p = torch_alloc(256, 0, None)
+    rmm.reinitialize()
+    assert any(m is pool for m in allocators.held_resources())
+    rmm.mr.set_current_device_resource(pool)  # held by the table now
+    assert allocators.held_resources() == []
+    q = torch_alloc(256, 0, None)
+    rmm.mr.set_current_device_resource(rmm.mr.CudaMemoryResource())
+    assert any(m is pool for m in allocators.held_resources())  # counted again: 2 blocks
+    torch_free(p, 256, 0, None)
+    assert allocators.release_held_resources() == 1
+    torch_free(q, 256, 0, None)
+    assert allocators.release_held_resources() == 0
+    pool.validate()
+
+
+def test_memory_stats():
+    import rmmh.allocators.torch as ta
+    pool = rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 1 << 20, growth="on_demand")
+    rmm.mr.set_current_device_resource(rmm.mr.StatisticsResourceAdaptor(pool))
+    ta.reset_peak_memory_stats()
+    p = torch_alloc(3000, 0, None)
+    q = torch_alloc(5000, 0, None)
+    torch_free(q, 5000, 0, None)
+    s = ta.memory_stats()
+    assert s["allocated_bytes.all.current"] == 3000 == ta.memory_allocated(0)
+    assert s["allocated_bytes.all.peak"] == 8000 == ta.max_memory_allocated("cuda:0")
+    assert s["allocation.all.current"] == 1
+    assert s["reserved_bytes.all.current"] == pool.info().pool_bytes == ta.memory_reserved()
+    assert s["reserved_bytes.all.peak"] == ta.max_memory_reserved() >= 1 << 20
+    assert s["statistics.current_bytes"] == 3000 and s["statistics.peak_bytes"] == 8000
+    ta.reset_peak_memory_stats()
+    assert ta.max_memory_allocated() == 3000
+    assert "allocated_bytes.all.current" in ta.memory_summary()
+    torch_free(p, 3000, 0, None)
+
+
+@requires_two_devices
+def test_hooks_on_two_devices():
+    rec = Recorder()
+    gpu.setDevice(1)
+    try:
+        rec1 = Recorder()  # its pool on device 1
+    finally:
+        gpu.setDevice(0)
+    rmm.mr.set_per_device_resource(0, rec.mr)
+    rmm.mr.set_per_device_resource(1, rec1.mr)
+    p = torch_alloc(300, 1, None)  # device 0 current: PyTorch asks for device 1
+    assert gpu.getDevice() == 0
+    assert rec1.events == [("alloc", 300, 0, 1)] and rec.events == []
+    q = cupy_malloc(None, 200, 0)
+    gpu.setDevice(1)
+    try:
+        torch_free(q, 200, 0, None)  # freed with device 1 current: device 0 made current for it
+        assert gpu.getDevice() == 1
+    finally:
+        gpu.setDevice(0)
+    torch_free(p, 300, 1, None)
+    assert rec.events[-1] == ("free", 200, 0, 0)
+    assert rec1.events[-1] == ("free", 300, 0, 1)
+    h0, h1 = allocators.hook_statistics(0), allocators.hook_statistics(1)
+    assert h0.current_bytes == h1.current_bytes == 0 and h1.total_bytes >= 300
+
+
+@pytest.mark.skipif(not HOST, reason="a resource-swapping stress test for the host backend")
+def test_threads_allocate_while_resources_change():
+    """Four threads allocate and free through both hooks while the main thread keeps replacing
+    the current resource: every block goes back to its own pool, no resource dies early."""
+    stop = threading.Event()
+    errors = []
+
+    def worker(seed):
+        held = []
+        i = seed
+        try:
+            while not stop.is_set():
+                i = (i * 1103515245 + 12345) & 0x7FFFFFFF
+                n = 256 + i % 5000
+                p = torch_alloc(n, 0, None) if i & 1 else cupy_malloc(None, n, 0)
+                if p is None:
+                    errors.append("allocation failed: %s" % _lib.last_error())
+                    return
+                held.append((p, n, i & 1))
+                if len(held) > 16 or i & 4:
+                    p, n, t = held.pop(0)
+                    torch_free(p, n, 0, None) if t else cupy_free(None, p, 0)
+        finally:
+            for p, n, t in held:
+                torch_free(p, n, 0, None) if t else cupy_free(None, p, 0)
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    pools = []
+    try:
+        for k in range(200):
+            pool = rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 1 << 20,
+                                             growth="on_demand")
+            pools.append(weakref.ref(pool))
+            rmm.mr.set_current_device_resource(pool)
+            del pool
+    finally:
+        stop.set()
+        for t in threads:
+            t.join()
+    assert not errors
+    assert allocators.live_blocks() == 0
+    rmm.reinitialize()
+    gc.collect()
+    assert allocators.held_resources() == []
+    assert all(r() is None for r in pools)
+
+
+def test_cupy_malloc_raises_when_configured():
+    """The raise mode of the CuPy hook (rmmh.allocators.cupy turns it on where CuPy propagates
+    the exception): on failure it sets a Python exception and returns -1. A ctypes function with
+    Python's calling convention checks for the exception as Cython 3 does."""
+    class Failure(MemoryError):
+        def __init__(self, size, status):
+            super().__init__("failed %d: %s" % (size, _lib.last_error()))
+            self.size, self.status = size, status
+
+    api = ctypes.pythonapi
+    addr = lambda f: ctypes.cast(f, ctypes.c_void_p).value  # noqa: E731
+    checked = ctypes.PYFUNCTYPE(V, V, S, I)(("rmmh_cupy_malloc", _lib.lib))
+    _lib.check(_lib.rmmh_cupy_configure_errors(1, addr(api.PyErr_SetObject),
+                                               addr(api.Py_BuildValue),
+                                               addr(api.PyGILState_Check), addr(api.Py_DecRef),
+                                               id(Failure)))
+    try:
+        p = checked(None, 64, 0)  # success: no exception, a pointer
+        assert p and allocators.lookup(p)[0] == 64
+        cupy_free(None, p, 0)
+        _lib.rmmh_cupy_fail_next()
+        with pytest.raises(Failure) as info:
+            checked(None, 4096, 0)
+        assert info.value.size == 4096 and info.value.status == 4
+        assert "rmmh_cupy_fail_next" in str(info.value)
+    finally:
+        _lib.check(_lib.rmmh_cupy_configure_errors(0, None, None, None, None, None))
+    _lib.rmmh_cupy_fail_next()
+    assert cupy_malloc(None, 8, 0) is None  # off again: NULL

@@ -1,0 +1,271 @@
+"""CUDA IPC of sub-allocations. On any backend: rmm.h's allocation base and offset of blocks of
+every sub-allocator, and the refusals (virtual pool, user resources; the host backend has no
+IPC). On a GPU: a block that is not at its chunk's start goes to another process, which opens the
+chunk's handle, finds the pattern at base + offset and writes another back; the same through
+Numba's EMM plugin and the 2019 API; an async resource's block through its pool's shareable
+handle (a POSIX file descriptor sent over a Unix socket)."""
+import os
+import socket
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import rmmh as rmm
+import rmmh.ipc as ipc
+from conftest import HOST, child_env, requires_gpu, run_child
+
+mr_ = rmm.mr
+
+
+def kinds():
+    up = mr_.CudaMemoryResource
+    return {
+        "pool": lambda: mr_.PoolMemoryResource(up(), 1 << 24),
+        "pool on_demand": lambda: mr_.PoolMemoryResource(up(), 0, growth="on_demand"),
+        "arena": lambda: mr_.ArenaMemoryResource(up(), arena_size=1 << 24),
+        "fixed_size": lambda: mr_.FixedSizeMemoryResource(up(), 1 << 16, 8),
+        "binning": lambda: mr_.BinningMemoryResource(up(), 10, 16),
+        "statistics over pool": lambda: mr_.StatisticsResourceAdaptor(
+            mr_.PoolMemoryResource(up(), 1 << 24)),
+    }
+
+
+@pytest.mark.parametrize("kind", list(kinds()))
+def test_allocation_base(kind):
+    mr = kinds()[kind]()
+    a = mr.allocate(4096)
+    b = mr.allocate(4096)
+    base_a, off_a = mr.allocation_base(a)
+    base_b, off_b = mr.allocation_base(b)
+    assert base_a + off_a == a and base_b + off_b == b
+    assert off_b > 0 or off_a > 0  # one of them is not at its chunk's start
+    assert ipc.allocation_base(b, mr) == (base_b, off_b)
+    if kind not in ("arena", "binning"):
+        # rmm.h checks that ptr is a live block for pools and fixed-size resources; the arena
+        # accepts any address inside it, and binning passes an address that is not a block
+        # start to its upstream (which answers (ptr, 0)): reported to rmm.h
+        with pytest.raises(rmm.InvalidArgumentError):
+            mr.allocation_base(b + 16)  # not a block
+    mr.deallocate(b, 4096)
+    mr.deallocate(a, 4096)
+
+
+def test_allocation_base_of_a_plain_allocation():
+    mr = mr_.CudaMemoryResource()
+    p = mr.allocate(100)
+    assert mr.allocation_base(p) == (p, 0)
+    mr.deallocate(p, 100)
+    buf = rmm.DeviceBuffer(size=10)
+    assert ipc.allocation_base(buf.ptr, buf.mr)[0] + ipc.allocation_base(buf.ptr, buf.mr)[1] \
+        == buf.ptr
+
+
+def test_allocation_base_refusals():
+    callback = mr_.CallbackMemoryResource(lambda n, s: mr_.CudaMemoryResource().allocate(n),
+                                          lambda p, n, s: None)
+    with pytest.raises(rmm.NotSupportedError, match="user-defined"):
+        callback.allocation_base(0x1000)
+    try:
+        virtual = mr_.PoolMemoryResource(mr_.CudaMemoryResource(), growth="virtual",
+                                         virtual_size=1 << 26)
+    except rmm.NotSupportedError:
+        pytest.skip("no virtual memory management on this device")
+    p = virtual.allocate(1000)
+    with pytest.raises(rmm.NotSupportedError, match="virtual"):
+        virtual.allocation_base(p)
+    virtual.deallocate(p, 1000)
+
+
+@pytest.mark.skipif(not HOST, reason="the host backend's refusal")
+def test_host_backend_has_no_ipc():
+    buf = rmm.DeviceBuffer(size=100)
+    with pytest.raises(rmm.NotSupportedError, match="host backend"):
+        ipc.get_ipc_handle(buf)
+    with pytest.raises(rmm.NotSupportedError):
+        ipc.open_ipc_handle(ipc.IpcHandle(bytes(64), 0, 10))
+    with pytest.raises(rmm.NotSupportedError):
+        mr = mr_.CudaAsyncMemoryResource(0, enable_ipc=True)  # refused here or at export
+        ipc.export_pool(mr)
+    with pytest.raises(rmm.NotSupportedError):
+        ipc.export_pointer(buf.ptr)
+
+
+# ---- two processes on a GPU ------------------------------------------------------------------
+
+CHILD_RMMH = """
+    import sys, numpy as np, rmmh, rmmh.ipc as ipc
+    from rmmh._device_buffer import copy_ptr_to_host, copy_host_to_ptr
+    handle = ipc.IpcHandle(bytes.fromhex(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]))
+    with ipc.open_ipc_handle(handle) as mem:
+        host = np.empty(mem.size, "u1")
+        copy_ptr_to_host(mem.ptr, host)
+        assert (host == np.arange(mem.size) % 251).all(), host[:16]
+        copy_host_to_ptr(np.full(mem.size, 7, "u1"), mem.ptr)
+    print("child ok", hex(mem.ptr - handle.offset), handle.offset)
+"""
+
+CHILD_CUPY = """
+    import sys, numpy as np, cupy
+    handle, offset, size = bytes.fromhex(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+    base = cupy.cuda.runtime.ipcOpenMemHandle(handle)
+    view = cupy.ndarray((size,), cupy.uint8,
+                        cupy.cuda.MemoryPointer(cupy.cuda.UnownedMemory(base, offset + size, None), offset))
+    assert (view.get() == np.arange(size) % 251).all()
+    view.fill(7)
+    cupy.cuda.Device().synchronize()
+    del view
+    cupy.cuda.runtime.ipcCloseMemHandle(base)
+    print("child ok")
+"""
+
+
+def exported_block(mr, size=3000):
+    """A block of mr that is not at its chunk's start, filled with i % 251."""
+    first = rmm.DeviceBuffer(size=5000, mr=mr)
+    buf = rmm.DeviceBuffer(size=size, mr=mr)
+    buf.copy_from_host((np.arange(size) % 251).astype("u1"))
+    return first, buf
+
+
+@requires_gpu
+@pytest.mark.parametrize("kind", ["pool", "pool on_demand", "arena", "fixed_size",
+                                  "statistics over pool"])
+def test_ipc_of_a_sub_allocation(kind):
+    mr = kinds()[kind]()
+    first, buf = exported_block(mr)
+    h = ipc.get_ipc_handle(buf)
+    assert h.offset > 0 and h.size == buf.size and len(h.handle) == 64
+    run_child(CHILD_RMMH, h.handle.hex(), h.offset, h.size)
+    assert buf.tobytes() == b"\x07" * buf.size
+    assert rmm.DeviceBuffer(size=1, mr=mr).ptr  # the resource still works
+
+
+@requires_gpu
+def test_ipc_opened_by_cupy():
+    pytest.importorskip("cupy")
+    first, buf = exported_block(kinds()["pool"]())
+    h = ipc.get_ipc_handle(buf)
+    run_child(CHILD_CUPY, h.handle.hex(), h.offset, h.size)
+    assert buf.tobytes() == b"\x07" * buf.size
+
+
+NUMBA_PARENT = """
+    import multiprocessing as mp, numpy as np, sys
+    import rmmh as rmm
+
+    def child(handle, queue):
+        try:
+            with handle as arr:
+                ok = bool((arr.copy_to_host() == np.arange(arr.size) % 251).all())
+                arr.copy_to_device(np.full(arr.size, 7, "u1"))
+            queue.put(ok)
+        except BaseException as e:
+            queue.put(repr(e))
+
+    if __name__ == "__main__":
+        mode = sys.argv[1]
+        from numba import cuda
+        if mode == "emm":
+            from rmmh.allocators.numba import RMMNumbaManager
+            assert isinstance(cuda.current_context().memory_manager, RMMNumbaManager)
+            rmm.reinitialize(pool_allocator=True, initial_pool_size="16MiB")
+            first = cuda.device_array(5000, dtype="u1")
+            arr = cuda.to_device((np.arange(3000) % 251).astype("u1"))
+            base, offset = rmm.mr.get_current_device_resource().allocation_base(
+                arr.device_ctypes_pointer.value)
+            assert offset > 0
+            handle = arr.get_ipc_handle()
+        else:
+            from rmmh.librmm_cffi import librmm, librmm_config as cfg
+            librmm.finalize()
+            cfg.use_pool_allocator, cfg.initial_pool_size = True, 16 << 20
+            librmm.initialize()
+            first = librmm.to_device(np.zeros(5000, "u1"))
+            arr = librmm.to_device((np.arange(3000) % 251).astype("u1"))
+            assert librmm.get_allocation_offset(arr.device_ctypes_pointer.value) > 0
+            handle = librmm.get_ipc_handle(arr)
+        ctx = mp.get_context("spawn")
+        queue = ctx.Queue()
+        p = ctx.Process(target=child, args=(handle, queue))
+        p.start()
+        result = queue.get(timeout=180)
+        p.join()
+        assert result is True, result
+        assert (arr.copy_to_host() == 7).all()
+        print("parent ok")
+"""
+
+
+@requires_gpu
+@pytest.mark.parametrize("mode", ["emm", "legacy"])
+def test_ipc_through_numba(mode, tmp_path):
+    pytest.importorskip("numba.cuda")
+    env = child_env(NUMBA_CUDA_MEMORY_MANAGER="rmmh.allocators.numba") if mode == "emm" \
+        else child_env()
+    run_child(NUMBA_PARENT, mode, env=env, path=tmp_path / "numba_ipc_parent.py")
+
+
+CHILD_ASYNC = """
+    import socket, sys, numpy as np, rmmh, rmmh.ipc as ipc
+    from rmmh._device_buffer import copy_ptr_to_host, copy_host_to_ptr
+    sock = socket.socket(fileno=int(sys.argv[1]))
+    data, size = bytes.fromhex(sys.argv[2]), int(sys.argv[3])
+    with ipc.ImportedPool(ipc.recv_fd(sock)) as pool:
+        ptr = pool.import_pointer(data)
+        host = np.empty(size, "u1")
+        copy_ptr_to_host(ptr, host)
+        assert (host == np.arange(size) % 251).all(), host[:16]
+        copy_host_to_ptr(np.full(size, 7, "u1"), ptr)
+        pool.free(ptr)
+    sock.sendall(b"done")
+    print("child ok")
+"""
+
+
+@requires_gpu
+def test_ipc_of_an_async_resource():
+    try:
+        mr = mr_.CudaAsyncMemoryResource(initial_pool_size=0, enable_ipc=True)
+        fd = ipc.export_pool(mr)
+    except rmm.NotSupportedError as e:
+        pytest.skip("this device cannot export memory pools: %s" % e)
+    first, buf = exported_block(mr)
+    data = ipc.export_pointer(buf.ptr)
+    parent_end, child_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    with parent_end:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", __import__("textwrap").dedent(CHILD_ASYNC),
+             str(child_end.fileno()), data.hex(), str(buf.size)],
+            pass_fds=[child_end.fileno()], env=child_env(), stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True)
+        child_end.close()
+        ipc.send_fd(parent_end, fd)
+        os.close(fd)
+        out, err = proc.communicate(timeout=240)
+        assert proc.returncode == 0, out + err
+        assert parent_end.recv(16) == b"done"
+    assert buf.tobytes() == b"\x07" * buf.size
+    with pytest.raises(rmm.NotSupportedError, match="pool"):
+        ipc.get_ipc_handle(buf)  # an async block has no legacy handle
+
+
+@requires_gpu
+def test_async_resource_without_export_is_not_supported():
+    try:
+        mr = mr_.CudaAsyncMemoryResource(initial_pool_size=0)
+    except rmm.NotSupportedError:
+        pytest.skip("no memory pools on this device")
+    with pytest.raises(rmm.NotSupportedError, match="enable_ipc"):
+        ipc.export_pool(mr)
+    buf = rmm.DeviceBuffer(size=100, mr=mr)
+    with pytest.raises(rmm.NotSupportedError):
+        ipc.export_pointer(buf.ptr)
+
+
+def test_handles_pickle():
+    import pickle
+    h = ipc.IpcHandle(bytes(range(64)), 256, 1000)
+    assert pickle.loads(pickle.dumps(h)) == h
+
