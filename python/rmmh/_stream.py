@@ -154,12 +154,12 @@ class Stream:
 def _foreign_handle(obj):
     """The handle of a Numba or CuPy stream, or None. Never imports either package: an object
     of theirs exists only once they are imported."""
-    numba = sys.modules.get("numba.cuda")
-    if numba is not None:
+    drv = sys.modules.get("numba.cuda.cudadrv.driver")
+    if drv is not None:
         try:
-            if isinstance(obj, numba.cudadrv.driver.Stream):
+            if isinstance(obj, drv.Stream):
                 return int(obj)
-        except AttributeError:
+        except (AttributeError, TypeError):
             pass
     cupy = sys.modules.get("cupy")
     if cupy is not None:

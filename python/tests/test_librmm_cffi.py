@@ -138,6 +138,7 @@ def fake_numba(monkeypatch):
     numba.cuda = cuda
     monkeypatch.setitem(sys.modules, "numba", numba)
     monkeypatch.setitem(sys.modules, "numba.cuda", cuda)
+    monkeypatch.setitem(sys.modules, "numba.cuda.cudadrv", cuda.cudadrv)
     return events
 
 

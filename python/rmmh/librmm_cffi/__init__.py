@@ -55,14 +55,33 @@ def _numba_cuda():
 
 def _device_pointer(addr):
     """A device pointer of the type the installed Numba's MemoryPointer expects."""
-    cuda = _numba_cuda()
-    if getattr(cuda.cudadrv.driver, "USE_NV_BINDING", True):
+    if getattr(_drv(), "USE_NV_BINDING", True):
         try:
             from cuda.bindings.driver import CUdeviceptr
         except ImportError:  # older cuda-python
             from cuda.cuda import CUdeviceptr
         return CUdeviceptr(addr)
     return ctypes.c_uint64(addr)
+
+
+def _drv():
+    from numba.cuda.cudadrv import driver  # explicit: numba.cuda's attributes vary by version
+    return driver
+
+
+def _devicearray():
+    from numba.cuda.cudadrv import devicearray
+    return devicearray
+
+
+def _prepare_shape_strides_dtype(cuda):
+    """Numba's shape/strides/dtype normalizer: numba.cuda.api_util.prepare_shape_strides_dtype
+    in numba-cuda (0.2x and later), numba.cuda.api._prepare_shape_strides_dtype before."""
+    try:
+        from numba.cuda.api_util import prepare_shape_strides_dtype
+        return prepare_shape_strides_dtype
+    except ImportError:
+        return cuda.api._prepare_shape_strides_dtype
 
 
 class _LibRMM:
@@ -164,9 +183,9 @@ class _LibRMM:
     def _array_helper(self, addr, datasize, shape, strides, dtype, finalizer=None):
         cuda = _numba_cuda()
         ctx = cuda.current_context()
-        mem = cuda.cudadrv.driver.MemoryPointer(ctx, _device_pointer(addr), datasize,
+        mem = _drv().MemoryPointer(ctx, _device_pointer(addr), datasize,
                                                 finalizer=finalizer)
-        return cuda.cudadrv.devicearray.DeviceNDArray(shape, strides, dtype, gpu_data=mem)
+        return _devicearray().DeviceNDArray(shape, strides, dtype, gpu_data=mem)
 
     def device_array_from_ptr(self, ptr, nelem, dtype=None, finalizer=None):
         """A 1-D Numba device array over existing memory (not freed by it unless finalizer)."""
@@ -183,9 +202,8 @@ class _LibRMM:
         cuda = _numba_cuda()
         if dtype is None:
             dtype = np.float64
-        shape, strides, dtype = cuda.api._prepare_shape_strides_dtype(shape, strides, dtype,
-                                                                      order)
-        datasize = cuda.driver.memory_size_from_info(shape, strides, dtype.itemsize)
+        shape, strides, dtype = _prepare_shape_strides_dtype(cuda)(shape, strides, dtype, order)
+        datasize = _drv().memory_size_from_info(shape, strides, dtype.itemsize)
         addr = self.rmmAlloc(datasize, stream)
         return self._array_helper(addr, datasize, shape, strides, dtype,
                                   self._make_finalizer(addr, stream))
@@ -210,7 +228,7 @@ class _LibRMM:
         """(device array, whether it was copied): obj itself when it is device memory already."""
         import numpy as np
         cuda = _numba_cuda()
-        if cuda.driver.is_device_memory(obj):
+        if _drv().is_device_memory(obj):
             return obj, False
         if isinstance(obj, np.void):
             devobj = cuda.devicearray.from_record_like(obj, stream=stream)
@@ -229,7 +247,7 @@ class _LibRMM:
         ipch = cuda.devices.get_context().get_ipc_handle(ary.gpu_data)
         ipch.offset = self.get_allocation_offset(ary.device_ctypes_pointer.value, stream)
         desc = dict(shape=ary.shape, strides=ary.strides, dtype=ary.dtype)
-        return cuda.cudadrv.devicearray.IpcArrayHandle(ipc_handle=ipch, array_desc=desc)
+        return _devicearray().IpcArrayHandle(ipc_handle=ipch, array_desc=desc)
 
 
 librmm = _LibRMM()
