@@ -142,7 +142,14 @@ typedef enum rmm_status {
 /* The name of a status ("RMM_ERROR_OUT_OF_MEMORY"); never NULL. O(1), thread-safe. */
 RMMDEF const char *rmm_status_string(rmm_status status);
 /* The message of the last failing call on this thread: which call, the CUDA error name, the sizes.
-   Never NULL: "" before the first failure. A success does not clear it (like errno). O(1). */
+   Never NULL: "" before the first failure. A success does not clear it (like errno). O(1).
+   OUT_OF_MEMORY from the pool, arena, fixed-size resource or limiting adaptor is explained: the
+   request (bytes, alignment, stream), what the resource holds and its maximum, the bytes live, the
+   largest free block, the free bytes in all and in other streams' lists, the device's free memory,
+   the upstream error that started it ("cause: ...") and a verdict: "held by other streams",
+   "fragmented", "at the maximum", "device full" or "refused upstream". With RMM_DUMP_ON_OOM=PATH
+   in the environment the failing resource's whole state (rmm_resource_dump_json) is also written
+   to PATH. The explanation costs nothing until an allocation fails. */
 RMMDEF const char *rmm_last_error(void);
 /* The status of the last failing call on this thread (RMM_SUCCESS before the first failure). For the
    few calls that return a pointer or a size rather than a status. O(1). */
@@ -4940,7 +4947,23 @@ RMM__PRIVATE rmm_status rmm__fixed_allocate(rmm_resource *self, void **ptr, size
     s = from = (rmm__fstream *)ss;
     if (RMM__UNLIKELY(s->count == 0)) {
         st = rmm__so_acquire(&f->so, ss, &bytes, &from_state, &item);
-        if (st != RMM_SUCCESS) goto out;
+        if (st != RMM_SUCCESS) {
+            if (st == RMM_ERROR_OUT_OF_MEMORY) { /* every stream's lists were empty: nothing is free */
+                char cause[256];
+                rmm__oom_facts fa;
+                memset(&fa, 0, sizeof fa);
+                rmm__copy_text(cause, sizeof cause, rmm_last_error());
+                fa.who = "fixed_size";
+                fa.bytes = bytes;
+                fa.alignment = alignment;
+                fa.stream = stream;
+                fa.held = f->chunk_count * f->chunk_bytes;
+                fa.live = f->used_blocks * f->block_bytes;
+                rmm__spin_unlock(&f->so.lock);
+                return rmm__oom_explain(self, &fa, cause);
+            }
+            goto out;
+        }
         from = (rmm__fstream *)from_state;
     }
     e = from->stack[from->count - 1];

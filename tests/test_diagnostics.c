@@ -199,6 +199,30 @@ TEST(dump_on_oom) {
     rmm_resource_destroy(pool);
 }
 
+/* A fixed-size resource whose upstream refuses a second chunk: every block is in use, so the
+   verdict blames upstream, and the message keeps what upstream said. */
+TEST(oom_verdict_fixed_size_refused_upstream) {
+    rmm_resource *limit = NULL, *fixed = NULL;
+    rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
+    void *p[4], *q = NULL;
+    int i;
+    NEED_GPU();
+    fd.block_bytes = MiB;
+    fd.blocks_to_preallocate = 4;
+    CHECK_OK(rmm_limiting_adaptor_create(&limit, rmm_get_current_device_resource(), 4 * MiB));
+    CHECK_OK(rmm_fixed_size_create(&fixed, limit, &fd));
+    for (i = 0; i < 4; i++) CHECK_OK(rmm_allocate(fixed, &p[i], MiB, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_allocate(fixed, &q, MiB, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    printf("  %s\n", rmm_last_error());
+    CHECK(strstr(rmm_last_error(), "fixed_size: out of memory allocating 1048576 bytes") != NULL);
+    CHECK(strstr(rmm_last_error(), "Verdict: refused upstream") != NULL);
+    CHECK(strstr(rmm_last_error(), "It holds 4194304 bytes (no maximum), 4194304 live") != NULL);
+    CHECK(strstr(rmm_last_error(), "cause: limiting") != NULL);
+    for (i = 0; i < 4; i++) CHECK_OK(rmm_deallocate(fixed, p[i], MiB, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(fixed);
+    rmm_resource_destroy(limit);
+}
+
 TEST(check_corruption_needs_margins) {
     NEED_GPU();
     CHECK_STATUS(rmm_resource_check_corruption(NULL), RMM_ERROR_NOT_SUPPORTED);
@@ -210,6 +234,7 @@ int main(void) {
     RUN(oom_verdict_fragmented);
     RUN(oom_verdict_at_the_maximum);
     RUN(oom_verdict_held_by_other_streams);
+    RUN(oom_verdict_fixed_size_refused_upstream);
     RUN(dump_on_oom);
     RUN(check_corruption_needs_margins);
     return harness_main_end();
