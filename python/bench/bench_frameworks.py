@@ -135,6 +135,8 @@ def relative(rows, baseline_prefix):
 def child_torch_setup(which, growth="geometric", initial="256MiB"):
     """Installs `which` as PyTorch's allocator; returns a function giving pool statistics."""
     import torch
+    if which == "rmmh-geometric":
+        which, growth = "rmmh", "geometric"
     if which == "rmmh":
         import rmmh
         from rmmh.allocators.torch import rmm_torch_allocator, memory_stats
@@ -183,7 +185,7 @@ def child_torch_alloc(which, size, iters, repeats):
 def child_train(which, batch, warmup, steps):
     import torch
     import torchvision
-    stats = child_torch_setup(which, growth="on_demand")
+    stats = child_torch_setup(which, growth="on_demand")  # "rmmh-geometric": RMM's growth rule
     torch.manual_seed(0)
     model = torchvision.models.resnet18(num_classes=1000).cuda()
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
@@ -251,7 +253,7 @@ def train_rows(batch, warmup, steps, rounds):
     best = {}
     errors = {}
     for _ in range(rounds):
-        for which in ("torch", "rmmh"):
+        for which in ("torch", "rmmh", "rmmh-geometric"):
             try:
                 r = run_child(["train", which, batch, warmup, steps])
             except Exception as e:
@@ -261,8 +263,9 @@ def train_rows(batch, warmup, steps, rounds):
                 best[which] = r
     rows = []
     names = {"torch": "PyTorch caching allocator",
-             "rmmh": "rmmh rmm_torch_allocator, on-demand pool"}
-    for which in ("torch", "rmmh"):
+             "rmmh": "rmmh rmm_torch_allocator, on-demand pool",
+             "rmmh-geometric": "rmmh rmm_torch_allocator, geometric pool (256 MiB initial)"}
+    for which in ("torch", "rmmh", "rmmh-geometric"):
         if which in best:
             rows.append((names[which], best[which], ""))
         else:
