@@ -15,34 +15,17 @@ On the host backend (RMMH_BACKEND=host) the CuPy and RMM rows are skipped, with 
 The table is Markdown (one row per line, columns split by '|'); --csv prints CSV instead.
 """
 import argparse
-import gc
 import json
 import os
 import platform
-import statistics
 import subprocess
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))  # the in-tree package when not installed
 
 
-def timeit(body, iters, repeats):
-    """Median ns per call of body(iters) over repeats runs (after one warm-up run)."""
-    body(max(1, iters // 10))
-    runs = []
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        for _ in range(repeats):
-            t0 = time.perf_counter_ns()
-            body(iters)
-            runs.append((time.perf_counter_ns() - t0) / iters)
-    finally:
-        if enabled:
-            gc.enable()
-    return statistics.median(runs)
+from _timing import timeit  # noqa: E402  (the scripts' folder is sys.path[0])
 
 
 def rmmh_rows(size, iters, repeats, label=""):
