@@ -6,6 +6,7 @@ _lifetime, so an upstream outlives its adaptors and a resource outlives its bloc
 garbage collector finalizes them in another order. Setting a resource current (per device)
 keeps it alive until it is replaced.
 """
+import atexit
 import ctypes
 import logging
 import os
@@ -875,6 +876,29 @@ def _gc_sweep(phase, info):
             pass
         finally:
             _table_lock.release()
+
+
+def _keep_at_exit():
+    """Runs at interpreter exit (atexit: before module globals are cleared). From then on a
+    resource that PyTorch's or CuPy's hooks still hold blocks of is never destroyed: the
+    frameworks free their tensors and arrays later in shutdown, when the modules holding them are
+    cleared, in no set order with this module, and each such free goes to the block's own
+    resource. Destroying it first would be a use after free; leaking it costs nothing, since the
+    process is ending and its device memory goes with it. Resources the hooks hold nothing of
+    are destroyed as usual (a logging adaptor still closes its file)."""
+    try:
+        with _table_lock:
+            candidates = list(_per_device_mrs.values()) + list(_hook_held)
+        for mr in candidates:
+            h = getattr(mr, "_h", None)
+            refs = getattr(mr, "_refs", None)
+            if h and refs and _lib.rmmh_hooks_outstanding(h) > 0:
+                refs.append(True)  # a hold nobody releases
+    except Exception:  # never fail the interpreter's exit
+        pass
+
+
+atexit.register(_keep_at_exit)
 
 
 def _install_gc_sweep():

@@ -438,6 +438,7 @@ RMMH_API int rmmh_cupy_configure_errors(int raise, void *set_object, void *build
 RMMH_API void *rmmh_cupy_malloc(void *param, size_t size, int device_id) {
     void *p;
     (void)param;
+    if (RMM__UNLIKELY(size == 0)) return NULL; /* nothing to hand out: not a failure, nothing counted */
     if (RMM__UNLIKELY(rmmh__cupy_fail_next)) {
         rmmh__cupy_fail_next = 0;
         rmm_set_last_error(RMM_ERROR_OUT_OF_MEMORY, "rmmh_cupy_malloc: failure requested by rmmh_cupy_fail_next (%zu bytes)", size);
@@ -446,7 +447,7 @@ RMMH_API void *rmmh_cupy_malloc(void *param, size_t size, int device_id) {
     } else {
         p = rmmh__hook_alloc(size, device_id, rmmh_cupy_get_stream(NULL), 0);
     }
-    if (RMM__LIKELY(p != NULL) || !size) return p;
+    if (RMM__LIKELY(p != NULL)) return p;
     if (rmmh__cupy_oom.raise && rmmh__cupy_oom.gil_check()) {
         /* value (size, status): the exception type's __init__ reads rmm_last_error() */
         void *value = rmmh__cupy_oom.build_value("(ni)", (ptrdiff_t)size, (int)rmm_last_status());

@@ -114,6 +114,43 @@ def test_failures_return_null_and_count():
     assert torch_alloc(16, 99, None) is None  # a device that does not exist
 
 
+def test_zero_bytes_are_no_allocation_and_no_failure():
+    before = allocators.hook_statistics().failed
+    _lib.rmm_set_last_error(0, b"untouched")
+    assert torch_alloc(0, 0, None) is None
+    assert cupy_malloc(None, 0, 0) is None
+    assert allocators.hook_statistics().failed == before
+    assert _lib.last_error() == "untouched"
+    assert allocators.live_blocks() == 0
+
+
+def test_resources_the_hooks_hold_blocks_of_survive_interpreter_exit():
+    # what atexit runs, then what module teardown does (the table's dict and the held list are
+    # cleared, the Python owners go); a block PyTorch frees after that must find its pool alive
+    from rmmh import _lifetime, _memory_resource as m
+    pool = rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 1 << 20)
+    quiet = rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 1 << 20)
+    rmm.mr.set_current_device_resource(pool)
+    p = torch_alloc(4096, 0, None)
+    assert p
+    m._hook_held.append(quiet)  # held, but with no blocks out: destroyed as usual
+    refs, quiet_refs = pool._refs, quiet._refs
+    m._keep_at_exit()
+    assert refs[-1] is True and quiet_refs[-1] is not True
+    m._per_device_mrs.clear()
+    m._hook_held.clear()
+    del pool, quiet
+    gc.collect()
+    assert refs[0].key in _lifetime._live  # the pool was not destroyed
+    assert not quiet_refs  # the other one was (its Record ran)
+    torch_free(p, 4096, 0, None)  # PyTorch frees late: into a live pool
+    assert allocators.live_blocks() == 0
+    rmm.reinitialize()  # the test's own cleanup: the table back to the default, the pool freed
+    assert len(refs) == 1  # the Record, under the hold added at exit (the owner popped one)
+    _lifetime.release(refs)  # that hold, let go by hand: the pool is destroyed now
+    assert not refs
+
+
 def test_free_goes_to_the_resource_it_came_from_and_keeps_it_alive():
     stats = rmm.mr.StatisticsResourceAdaptor(
         rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 1 << 20))

@@ -179,7 +179,8 @@ def fast_allocator():
 def using_stream(stream):
     """Within the block, the fast path allocates on ``stream`` on this thread, and ``stream`` is
     CuPy's current stream. ``stream``: a CuPy stream, an rmmh.Stream, or anything rmmh takes as
-    a stream (Numba, PyTorch, ``__cuda_stream__``)."""
+    a stream (Numba, PyTorch, ``__cuda_stream__``). The stream must outlive the blocks allocated
+    on it: each is freed on its stream, and the fast path keeps only the stream's handle."""
     _require_cupy()
     s = as_stream(stream)
     if isinstance(stream, (cupy.cuda.Stream, cupy.cuda.ExternalStream)):
