@@ -6355,33 +6355,28 @@ typedef struct rmm__limiting {
     rmm__adaptor a;
     size_t limit, allocated;
 } rmm__limiting;
+/* A refused request, explained: `held` bytes were outstanding. */
+RMM__PRIVATE RMM__NOINLINE rmm_status rmm__limiting_oom(rmm__limiting *l, size_t bytes, size_t alignment, rmm_stream stream, size_t held, const char *cause) {
+    rmm__oom_facts f;
+    memset(&f, 0, sizeof f);
+    f.who = "limiting";
+    f.bytes = bytes;
+    f.alignment = alignment;
+    f.stream = stream;
+    f.maximum = l->limit;
+    f.held = f.live = held;
+    return rmm__oom_explain(&l->a.base, &f, cause);
+}
 RMM__PRIVATE rmm_status rmm__limiting_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm__limiting *l = (rmm__limiting *)self;
     size_t rounded, now;
     rmm_status st;
-    if (!rmm__align_up(bytes, RMM_ALIGNMENT, &rounded) || rounded > l->limit) {
-        rmm__oom_facts f;
-        memset(&f, 0, sizeof f);
-        f.who = "limiting";
-        f.bytes = bytes;
-        f.alignment = alignment;
-        f.stream = stream;
-        f.maximum = l->limit;
-        f.held = f.live = RMM__ATOMIC_LOAD(&l->allocated);
-        return rmm__oom_explain(self, &f, "the request alone exceeds the limit");
-    }
+    if (!rmm__align_up(bytes, RMM_ALIGNMENT, &rounded) || rounded > l->limit)
+        return rmm__limiting_oom(l, bytes, alignment, stream, RMM__ATOMIC_LOAD(&l->allocated), "the request alone exceeds the limit");
     now = RMM__ATOMIC_ADD(&l->allocated, rounded);
     if (now > l->limit || now < rounded) {
-        rmm__oom_facts f;
         RMM__ATOMIC_SUB(&l->allocated, rounded);
-        memset(&f, 0, sizeof f);
-        f.who = "limiting";
-        f.bytes = bytes;
-        f.alignment = alignment;
-        f.stream = stream;
-        f.maximum = l->limit;
-        f.held = f.live = now - rounded;
-        return rmm__oom_explain(self, &f, NULL);
+        return rmm__limiting_oom(l, bytes, alignment, stream, now - rounded, NULL);
     }
     st = RMM__FORWARD_ALLOC(self, ptr, bytes, alignment, stream);
     if (st != RMM_SUCCESS) RMM__ATOMIC_SUB(&l->allocated, rounded);

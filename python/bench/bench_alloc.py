@@ -36,12 +36,12 @@ def rmmh_rows(size, iters, repeats, label=""):
         return [("rmmh" + label, None, "skipped: %s" % str(e).splitlines()[0])]
 
 
-def _rmmh_rows(size, iters, repeats, label):
-    import rmmh
-    rows = []
-    pool = rmmh.mr.PoolMemoryResource(rmmh.mr.CudaMemoryResource(), initial_pool_size=1 << 26)
-    rmmh.mr.set_current_device_resource(pool)
-    DB = rmmh.DeviceBuffer
+def _pool_pair_ns(mod, size, iters, repeats):
+    """(DeviceBuffer, mr.allocate/deallocate) ns per pair over a 64 MiB pool made current, for
+    rmmh or RMM's own package (the same API)."""
+    pool = mod.mr.PoolMemoryResource(mod.mr.CudaMemoryResource(), initial_pool_size=1 << 26)
+    mod.mr.set_current_device_resource(pool)
+    DB = mod.DeviceBuffer
 
     def buffers(n):
         for _ in range(n):
@@ -51,8 +51,15 @@ def _rmmh_rows(size, iters, repeats, label):
         for _ in range(n):
             d(a(size), size)
 
-    rows.append(("rmmh DeviceBuffer, pool" + label, timeit(buffers, iters, repeats), ""))
-    rows.append(("rmmh mr.allocate/deallocate, pool" + label, timeit(raw, iters, repeats), ""))
+    return timeit(buffers, iters, repeats), timeit(raw, iters, repeats)
+
+
+def _rmmh_rows(size, iters, repeats, label):
+    import rmmh
+    DB = rmmh.DeviceBuffer
+    buffers_ns, raw_ns = _pool_pair_ns(rmmh, size, iters, repeats)
+    rows = [("rmmh DeviceBuffer, pool" + label, buffers_ns, ""),
+            ("rmmh mr.allocate/deallocate, pool" + label, raw_ns, "")]
     if label:
         return rows
     for name, make in (("cudaMalloc", rmmh.mr.CudaMemoryResource),
@@ -103,21 +110,9 @@ def rmm_rows(size, iters, repeats, backend):
         why = "skipped: RMM's package not importable (%s)" % str(e).splitlines()[0]
         return [(n, None, why) for n in names]
     try:
-        pool = rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), initial_pool_size=1 << 26)
-        rmm.mr.set_current_device_resource(pool)
-        DB = rmm.DeviceBuffer
-
-        def buffers(n):
-            for _ in range(n):
-                DB(size=size)
-
-        def raw(n, a=pool.allocate, d=pool.deallocate):
-            for _ in range(n):
-                d(a(size), size)
-
+        buffers_ns, raw_ns = _pool_pair_ns(rmm, size, iters, repeats)
         note = "rmm %s" % getattr(rmm, "__version__", "?")
-        return [(names[0], timeit(buffers, iters, repeats), note),
-                (names[1], timeit(raw, iters, repeats), note)]
+        return [(names[0], buffers_ns, note), (names[1], raw_ns, note)]
     except Exception as e:
         return [(n, None, "skipped: %s" % str(e).splitlines()[0]) for n in names]
 
