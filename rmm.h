@@ -3426,6 +3426,8 @@ typedef struct rmm__block {
     struct rmm__block *free_prev, *free_next; /* bin list while free */
     struct rmm__tlsf *owner;                  /* the free lists holding it (free), or NULL (used) */
     struct rmm__chunk *chunk;
+    void *parked; /* pool: the stream state whose recent slot or quick list holds this free block
+                     (a parked block stays in the pool's address map, owner NULL), else NULL */
     uint32_t bin;
 #if RMM__MARGIN_ON
     size_t requested; /* RMM_DEBUG_MARGIN: the bytes asked for; the margin follows them */
@@ -3780,17 +3782,32 @@ RMM__PRIVATE rmm_status rmm__validate_tlsf(const char *who, const rmm__tlsf *t, 
 /* ==== pool: coalescing, stream-ordered, best fit to 1/32 ============================== */
 /* ======================================================================================= */ /* >>pool */
 
-/* Per stream: TLSF free lists and one unfiled block. The last block of at most
-   RMM__POOL_RECENT_MAX bytes freed on a stream waits, unfiled, in that stream's `recent` slot: an
-   allocation of the same size on the same stream takes it back with no bin work (the
-   allocate-free-allocate pattern of most programs), and anything else files it first. So at most
-   one block per stream is free but not yet coalesced, and every walk over the pool (steal, merge,
-   trim, info, validate) files it before looking. */
+/* Per stream: TLSF free lists, and free blocks "parked" unfiled in front of them, which a later
+   allocation of the same size on the same stream takes back with no bin work, no coalescing and no
+   address-map work (a parked block stays in the map, marked by b->parked):
+   - the last block of at most RMM__POOL_RECENT_MAX bytes freed on the stream waits in its `recent`
+     slot (the allocate-free-allocate pattern of most programs);
+   - blocks of at most RMM__POOL_QUICK_MAX bytes wait in exact-size LIFO "quick" lists (one per
+     256-byte size), up to RMM__POOL_QUICK_BYTES per stream and 1/16 of the pool, so that a
+     workload that keeps freeing and allocating blocks of a few hundred sizes (the steady state of
+     most programs) mostly skips the TLSF lists; a block that does not fit the budget is filed.
+   Parked blocks are free memory held back from coalescing, as glibc's fastbins and tcache hold
+   theirs: every walk over the pool (steal, merge, growth, trim, info, out-of-memory reports) and
+   every search of the lists that comes up empty files them first (rmm__pool_settle), so they never
+   make an allocation fail or the pool grow. Virtual growth parks nothing (its free pages go back
+   to the device). */
+#define RMM__POOL_QUICK_MAX ((size_t)64 << 10)
+#define RMM__POOL_QUICK_CLASSES (RMM__POOL_QUICK_MAX >> 8)
+#ifndef RMM__POOL_QUICK_BYTES
+#define RMM__POOL_QUICK_BYTES ((size_t)4 << 20)
+#endif
 typedef struct rmm__pstream {
     rmm__sstate ss;
     rmm__tlsf free;     /* blocks of shared chunks */
     rmm__tlsf large;    /* on-demand growth: blocks of chunks grown for one large request */
     rmm__block *recent;
+    size_t quick_bytes, quick_blocks;
+    rmm__block *quick[RMM__POOL_QUICK_CLASSES]; /* [size / 256 - 1]: LIFO through free_next */
 } rmm__pstream;
 #define RMM__POOL_RECENT_MAX ((size_t)1 << 20)
 /* ON_DEMAND growth keeps requests of RMM__POOL_LARGE bytes and more apart: each gets a chunk of
@@ -3872,13 +3889,41 @@ static const rmm_resource_vtable rmm__pool_vtable = {"pool", rmm__pool_allocate,
 #define RMM__POOL_OF(so) ((rmm__pool *)((char *)(so) - offsetof(rmm__pool, so)))
 #define RMM__PSTREAM(p, i) ((rmm__pstream *)(p)->so.list[i])
 
-/* Files a stream's recent block into its free lists. O(1). */
-static inline void rmm__pool_settle(rmm__pool *p, rmm__pstream *s) {
+/* Files a parked block of s into its free lists (it leaves the address map); returns the block it
+   merged into. O(1). */
+static inline rmm__block *rmm__pool_unpark(rmm__pool *p, rmm__pstream *s, rmm__block *b) {
+    (void)rmm__addr_map_remove(&p->used, (uintptr_t)b->ptr);
+    b->parked = NULL;
+    return rmm__block_file(&p->store, rmm__pool_lists(s, b->chunk), b);
+}
+/* Files the blocks of s's quick lists, largest first, until one merges into a free block of at
+   least `need` bytes (SIZE_MAX: all of them); true if one did. O(blocks filed + classes). */
+RMM__PRIVATE RMM__NOINLINE bool rmm__pool_flush_quick(rmm__pool *p, rmm__pstream *s, size_t need) {
+    size_t k = RMM__POOL_QUICK_CLASSES;
+    while (k-- > 0 && s->quick_blocks) {
+        while (s->quick[k]) {
+            rmm__block *b = s->quick[k];
+            s->quick[k] = b->free_next;
+            b->free_next = NULL;
+            s->quick_blocks--;
+            s->quick_bytes -= b->size;
+            if (rmm__pool_unpark(p, s, b)->size >= need) return true;
+        }
+    }
+    return false;
+}
+/* Files s's recent block. O(1). */
+static inline void rmm__pool_settle_recent(rmm__pool *p, rmm__pstream *s) {
     if (s->recent) {
         rmm__block *r = s->recent;
         s->recent = NULL;
-        rmm__block_file(&p->store, rmm__pool_lists(s, r->chunk), r);
+        rmm__pool_unpark(p, s, r);
     }
+}
+/* Files every block parked on s. */
+static inline void rmm__pool_settle(rmm__pool *p, rmm__pstream *s) {
+    rmm__pool_settle_recent(p, s);
+    if (RMM__UNLIKELY(s->quick_blocks != 0)) (void)rmm__pool_flush_quick(p, s, SIZE_MAX);
 }
 /* A free block for req in s's lists: small requests search the shared chunks only, large ones
    first the chunks grown for large requests. */
@@ -3907,7 +3952,7 @@ RMM__PRIVATE void rmm__pool_state_fini(rmm__so *so, rmm__sstate *s) {
 }
 RMM__PRIVATE bool rmm__pool_holds(rmm__so *so, rmm__sstate *s) {
     (void)so;
-    return ((rmm__pstream *)s)->recent || ((rmm__pstream *)s)->free.fl_map || ((rmm__pstream *)s)->large.fl_map;
+    return ((rmm__pstream *)s)->recent || ((rmm__pstream *)s)->quick_blocks || ((rmm__pstream *)s)->free.fl_map || ((rmm__pstream *)s)->large.fl_map;
 }
 RMM__PRIVATE rmm__block *rmm__vm_prefer_mapped(rmm__pool *p, rmm__block *b, size_t need);
 RMM__PRIVATE void *rmm__pool_find_in(rmm__so *so, rmm__sstate *ss, const void *req, bool exhaustive) {
@@ -4359,7 +4404,7 @@ RMM__PRIVATE rmm_status rmm__vm_validate(rmm__pool *p) {
     if (!count) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: validate is out of host memory");
     for (b = p->chunks->first; b; b = b->phys_next) {
         size_t first, last;
-        if (b->owner) continue;
+        if (b->owner || b->parked) continue; /* free, or parked (uncommitted when freed) */
         first = (size_t)(b->ptr - vm->base) / vm->page;
         last = (size_t)(b->ptr + b->size - 1 - vm->base) / vm->page;
         for (i = first; i <= last; i++) count[i]++;
@@ -4469,7 +4514,12 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_oom(rmm__pool *p, size_t bytes, 
 }
 RMM__PRIVATE rmm_status rmm__pool_validate_locked(rmm__pool *p);
 #if RMM__DEBUG
-#define RMM__POOL_DEBUG_CHECK(p) RMM_ASSERT(rmm__pool_validate_locked(p) == RMM_SUCCESS)
+#define RMM__POOL_DEBUG_CHECK(p)                                                                    \
+    do {                                                                                            \
+        rmm_status debug_st_ = rmm__pool_validate_locked(p);                                        \
+        if (debug_st_ != RMM_SUCCESS) fprintf(stderr, "rmm.h: %s\n", rmm_last_error());             \
+        RMM_ASSERT(debug_st_ == RMM_SUCCESS);                                                       \
+    } while (0)
 #else
 #define RMM__POOL_DEBUG_CHECK(p) ((void)0)
 #endif
@@ -4478,18 +4528,15 @@ RMM__PRIVATE rmm_status rmm__pool_allocate(rmm_resource *self, void **ptr, size_
     rmm__pool *p = (rmm__pool *)self;
     rmm__sstate *ss, *from_state;
     rmm__pstream *s;
-    rmm__tlsf *lists;
+    rmm__tlsf *lists = NULL;
     rmm__block *b;
     rmm__pool_req req;
     void *item;
     size_t size;
     rmm_status st;
-    bool explain = false;
+    bool explain = false, mapped = true; /* mapped: b is in p->used already (it was parked) */
     if (RMM__UNLIKELY(bytes > SIZE_MAX - RMM__MARGIN || !rmm__align_up(bytes + RMM__MARGIN, RMM_ALIGNMENT, &size) || size > SIZE_MAX - alignment))
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of memory allocating %zu bytes: larger than any pool", bytes);
-    req.need = size + (alignment - RMM_ALIGNMENT);
-    req.large = req.need >= p->large_bytes;
-    req.slack = req.large ? p->desc.growth_granularity_bytes : 0;
     if (RMM__UNLIKELY(!rmm__spin_lock(&p->so.lock))) return rmm__reentrant("pool", "allocate");
     st = rmm__so_state(&p->so, stream, &ss);
     if (RMM__UNLIKELY(st != RMM_SUCCESS)) goto out;
@@ -4497,10 +4544,19 @@ RMM__PRIVATE rmm_status rmm__pool_allocate(rmm_resource *self, void **ptr, size_
     b = s->recent;
     if (RMM__LIKELY(b && b->size == size && ((uintptr_t)b->ptr & (alignment - 1)) == 0)) {
         s->recent = NULL; /* the block freed last on this stream, taken back whole */
-        lists = rmm__pool_lists(s, b->chunk);
+    } else if (size <= RMM__POOL_QUICK_MAX && (b = s->quick[(size >> 8) - 1]) != NULL && ((uintptr_t)b->ptr & (alignment - 1)) == 0) {
+        s->quick[(size >> 8) - 1] = b->free_next; /* a block of this size freed earlier on this stream */
+        b->free_next = NULL;
+        s->quick_bytes -= size;
+        s->quick_blocks--;
     } else {
-        rmm__pool_settle(p, s);
+        req.need = size + (alignment - RMM_ALIGNMENT);
+        req.large = req.need >= p->large_bytes;
+        req.slack = req.large ? p->desc.growth_granularity_bytes : 0;
+        rmm__pool_settle_recent(p, s);
         b = rmm__pool_find_block(s, &req, RMM__TLSF_SCAN);
+        if (RMM__UNLIKELY(!b && s->quick_blocks) && rmm__pool_flush_quick(p, s, req.need)) /* parked blocks, coalesced, may serve it */
+            b = rmm__pool_find_block(s, &req, RMM__TLSF_SCAN);
         if (RMM__UNLIKELY(p->backing->commit != NULL) && b) b = rmm__vm_prefer_mapped(p, b, req.need);
         if (RMM__UNLIKELY(!b)) {
             st = rmm__so_acquire(&p->so, ss, &req, &from_state, &item);
@@ -4516,12 +4572,16 @@ RMM__PRIVATE rmm_status rmm__pool_allocate(rmm_resource *self, void **ptr, size_
             st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of host memory for block records");
             goto out;
         }
+        ss = (rmm__sstate *)lists->state; /* the state it came from (the core may drop it below) */
+        mapped = false;
     }
+    b->parked = NULL;
     if (RMM__UNLIKELY(p->backing->commit != NULL) && (st = p->backing->commit(p, b)) != RMM_SUCCESS) {
-        rmm__block_file(&p->store, lists, b);
+        if (mapped) (void)rmm__addr_map_remove(&p->used, (uintptr_t)b->ptr);
+        rmm__block_file(&p->store, mapped ? rmm__pool_lists(s, b->chunk) : lists, b);
         goto out;
     }
-    if (RMM__UNLIKELY(!rmm__addr_map_put(&p->used, (uintptr_t)b->ptr, b))) {
+    if (RMM__UNLIKELY(!mapped && !rmm__addr_map_put(&p->used, (uintptr_t)b->ptr, b))) {
         if (p->backing->uncommit) p->backing->uncommit(p, b);
         rmm__block_file(&p->store, lists, b); /* merges back with what it was cut from */
         st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of host memory for block records");
@@ -4534,7 +4594,7 @@ RMM__PRIVATE rmm_status rmm__pool_allocate(rmm_resource *self, void **ptr, size_
     b->requested = bytes;
     (void)rmm__margin_set(b->ptr, bytes, stream);
 #endif
-    rmm__so_taken(&p->so, ss, (rmm__sstate *)lists->state);
+    if (RMM__UNLIKELY(ss != &s->ss)) rmm__so_taken(&p->so, &s->ss, ss);
     RMM__POOL_DEBUG_CHECK(p);
 out:
     rmm__spin_unlock(&p->so.lock);
@@ -4547,48 +4607,63 @@ RMM__PRIVATE rmm_status rmm__pool_deallocate(rmm_resource *self, void *ptr, size
     rmm__sstate *ss;
     rmm__pstream *s;
     rmm__block *b;
+    void **slot;
     size_t size = 0;
     rmm_status st;
     (void)alignment;
 #if RMM__MARGIN_ON
     {
-        void **slot;
         size_t requested = 0;
+        bool live = false;
         if (!rmm__spin_lock(&p->so.lock)) return rmm__reentrant("pool", "deallocate");
         slot = rmm__addr_map_find(&p->used, (uintptr_t)ptr);
-        if (slot) requested = ((rmm__block *)*slot)->requested;
+        if (slot && !((rmm__block *)*slot)->parked) {
+            live = true;
+            requested = ((rmm__block *)*slot)->requested;
+        }
         rmm__spin_unlock(&p->so.lock);
-        if (slot) RMM_TRY(rmm__margin_check("pool", ptr, requested, stream)); /* a block written past stays allocated */
+        if (live) RMM_TRY(rmm__margin_check("pool", ptr, requested, stream)); /* a block written past stays allocated */
     }
 #endif
     if (RMM__UNLIKELY(!rmm__spin_lock(&p->so.lock))) return rmm__reentrant("pool", "deallocate");
-    b = (rmm__block *)rmm__addr_map_remove(&p->used, (uintptr_t)ptr);
-    if (RMM__UNLIKELY(!b)) {
+    slot = rmm__addr_map_find(&p->used, (uintptr_t)ptr);
+    b = slot ? (rmm__block *)*slot : NULL;
+    if (RMM__UNLIKELY(!b || b->parked)) {
         rmm__spin_unlock(&p->so.lock);
         return rmm__fail(RMM_ERROR_CORRUPTION, "pool: deallocate(ptr=%p, bytes=%zu): not allocated by this pool, or already freed", ptr, bytes);
     }
     if (RMM__UNLIKELY(bytes > SIZE_MAX - RMM__MARGIN || !rmm__align_up(bytes + RMM__MARGIN, RMM_ALIGNMENT, &size) || size != b->size)) {
-        (void)rmm__addr_map_put(&p->used, (uintptr_t)ptr, b);
         rmm__spin_unlock(&p->so.lock);
         return rmm__fail(RMM_ERROR_CORRUPTION, "pool: deallocate(ptr=%p, bytes=%zu): the block holds %zu bytes; the size must be the one allocated", ptr, bytes, b->size);
     }
     st = rmm__so_state(&p->so, stream, &ss);
     if (RMM__LIKELY(st == RMM_SUCCESS)) st = rmm__so_freed(ss);
     if (RMM__UNLIKELY(st != RMM_SUCCESS)) {
-        (void)rmm__addr_map_put(&p->used, (uintptr_t)ptr, b); /* the block stays allocated: the free may be retried */
-        rmm__spin_unlock(&p->so.lock);
+        rmm__spin_unlock(&p->so.lock); /* the block stays allocated: the free may be retried */
         return st;
     }
     s = (rmm__pstream *)ss;
-    p->used_bytes -= b->size;
+    p->used_bytes -= size;
     rmm__san_region_unregister(b->chunk->user, b->ptr);
-    if (RMM__UNLIKELY(p->backing->uncommit != NULL)) p->backing->uncommit(p, b);
-    if (b->size <= RMM__POOL_RECENT_MAX) {
-        rmm__pool_settle(p, s);
+    if (RMM__UNLIKELY(p->backing->uncommit != NULL)) {
+        p->backing->uncommit(p, b); /* virtual growth: nothing parks in the quick lists */
+    } else if (size <= RMM__POOL_QUICK_MAX && s->quick_bytes + size <= rmm__min(RMM__POOL_QUICK_BYTES, p->pool_bytes >> 4)) {
+        b->parked = s;
+        b->free_next = s->quick[(size >> 8) - 1];
+        s->quick[(size >> 8) - 1] = b;
+        s->quick_bytes += size;
+        s->quick_blocks++;
+        goto done;
+    }
+    if (size <= RMM__POOL_RECENT_MAX) {
+        rmm__pool_settle_recent(p, s);
+        b->parked = s;
         s->recent = b;
     } else {
+        (void)rmm__addr_map_remove(&p->used, (uintptr_t)ptr);
         rmm__block_file(&p->store, rmm__pool_lists(s, b->chunk), b);
     }
+done:
     RMM__POOL_DEBUG_CHECK(p);
     rmm__spin_unlock(&p->so.lock);
     return RMM_SUCCESS;
@@ -4609,29 +4684,52 @@ RMM__IMPL rmm_status rmm_pool_trim(rmm_resource *pool, size_t *released_bytes) {
     return st;
 }
 
+/* Checks the blocks parked on s: each in the address map, marked as s's, in the right quick list
+   (or the recent slot), in the budget; adds them to the counts. O(blocks parked on s). */
+RMM__PRIVATE rmm_status rmm__pool_validate_parked(rmm__pool *p, rmm__pstream *s, size_t *blocks, size_t *bytes) {
+    size_t k, n = 0, total = 0;
+    for (k = 0; k <= RMM__POOL_QUICK_CLASSES; k++) {
+        rmm__block *b = k < RMM__POOL_QUICK_CLASSES ? s->quick[k] : s->recent;
+        for (; b; b = k < RMM__POOL_QUICK_CLASSES ? b->free_next : NULL) {
+            void **slot = rmm__addr_map_find(&p->used, (uintptr_t)b->ptr);
+            if (!slot || *slot != b || b->parked != s || b->owner)
+                return rmm__fail(RMM_ERROR_CORRUPTION, "pool: parked block %p of stream state %zu is not marked as parked there", (void *)b->ptr, s->ss.index);
+            if (k < RMM__POOL_QUICK_CLASSES && b->size != (k + 1) << 8)
+                return rmm__fail(RMM_ERROR_CORRUPTION, "pool: block %p of %zu bytes is in the quick list of %zu", (void *)b->ptr, b->size, (k + 1) << 8);
+            if (k < RMM__POOL_QUICK_CLASSES) n++, total += b->size;
+            *blocks += 1;
+            *bytes += b->size;
+        }
+    }
+    if (n != s->quick_blocks || total != s->quick_bytes)
+        return rmm__fail(RMM_ERROR_CORRUPTION, "pool: stream state %zu parks %zu blocks of %zu bytes, recorded %zu of %zu", s->ss.index, n, total, s->quick_blocks, s->quick_bytes);
+    return RMM_SUCCESS;
+}
 RMM__PRIVATE rmm_status rmm__pool_validate_locked(rmm__pool *p) {
     rmm__chunk *c;
     rmm__walk w;
-    size_t chunks = 0, pool_bytes = 0, listed_blocks = 0, listed_bytes = 0, i;
+    size_t chunks = 0, pool_bytes = 0, listed_blocks = 0, listed_bytes = 0, parked_blocks = 0, parked_bytes = 0, i;
     memset(&w, 0, sizeof w);
-    rmm__pool_settle_all(p);
     for (c = p->chunks; c; c = c->next) {
         chunks++;
         pool_bytes += c->size;
-        RMM_TRY(rmm__validate_chunk("pool", c, &p->used, &w));
+        RMM_TRY(rmm__validate_chunk("pool", c, &p->used, &w)); /* counts parked blocks as used: they are in p->used */
     }
     if (chunks != p->chunk_count || pool_bytes != p->pool_bytes)
         return rmm__fail(RMM_ERROR_CORRUPTION, "pool: chunk accounting is off (%zu chunks of %zu bytes, recorded %zu of %zu)", chunks, pool_bytes, p->chunk_count, p->pool_bytes);
-    if (w.used_bytes != p->used_bytes || w.used_blocks != p->used.count)
-        return rmm__fail(RMM_ERROR_CORRUPTION, "pool: used accounting is off (%zu bytes in %zu blocks, recorded %zu bytes in %zu)", w.used_bytes, w.used_blocks, p->used_bytes, p->used.count);
     for (i = 0; i < p->so.count; i++) {
-        if (p->so.list[i]->index != i) return rmm__fail(RMM_ERROR_CORRUPTION, "pool: stream state %zu records index %zu", i, p->so.list[i]->index);
-        RMM_TRY(rmm__validate_tlsf("pool", &RMM__PSTREAM(p, i)->free, &listed_blocks, &listed_bytes));
-        RMM_TRY(rmm__validate_tlsf("pool", &RMM__PSTREAM(p, i)->large, &listed_blocks, &listed_bytes));
+        rmm__pstream *s = RMM__PSTREAM(p, i);
+        if (s->ss.index != i) return rmm__fail(RMM_ERROR_CORRUPTION, "pool: stream state %zu records index %zu", i, s->ss.index);
+        RMM_TRY(rmm__validate_tlsf("pool", &s->free, &listed_blocks, &listed_bytes));
+        RMM_TRY(rmm__validate_tlsf("pool", &s->large, &listed_blocks, &listed_bytes));
+        RMM_TRY(rmm__pool_validate_parked(p, s, &parked_blocks, &parked_bytes));
     }
+    if (w.used_bytes != p->used_bytes + parked_bytes || w.used_blocks != p->used.count)
+        return rmm__fail(RMM_ERROR_CORRUPTION, "pool: used accounting is off (%zu bytes in %zu blocks, recorded %zu bytes and %zu parked in %zu)", w.used_bytes,
+                         w.used_blocks, p->used_bytes, parked_bytes, p->used.count);
     if (listed_blocks != w.free_blocks || listed_bytes != w.free_bytes)
         return rmm__fail(RMM_ERROR_CORRUPTION, "pool: %zu free blocks in chunks but %zu in lists", w.free_blocks, listed_blocks);
-    if (p->used_bytes + w.free_bytes != p->pool_bytes) return rmm__fail(RMM_ERROR_CORRUPTION, "pool: used + free != pool bytes");
+    if (p->used_bytes + parked_bytes + w.free_bytes != p->pool_bytes) return rmm__fail(RMM_ERROR_CORRUPTION, "pool: used + parked + free != pool bytes");
     return p->backing->validate(p);
 }
 RMM__IMPL rmm_status rmm_pool_validate(rmm_resource *pool) {
@@ -6669,7 +6767,7 @@ RMM__IMPL rmm_status rmm_resource_allocation_base(rmm_resource *mr, const void *
                 return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "rmm_resource_allocation_base: a pool with VIRTUAL growth maps its blocks on separate physical pages, which CUDA IPC cannot export as one allocation");
             if (!rmm__spin_lock(&pool->so.lock)) return rmm__reentrant("pool", "rmm_resource_allocation_base");
             slot = rmm__addr_map_find(&pool->used, (uintptr_t)p);
-            if (slot) start = ((rmm__block *)*slot)->chunk->ptr;
+            if (slot && !((rmm__block *)*slot)->parked) start = ((rmm__block *)*slot)->chunk->ptr;
             rmm__spin_unlock(&pool->so.lock);
             up = pool->upstream;
         }
@@ -6773,8 +6871,7 @@ RMM__PRIVATE void rmm__json_stream(rmm__json *j, size_t id, const rmm__sstate *s
 }
 #if !defined(RMM_NO_POOL) || !defined(RMM_NO_ARENA)
 /* The blocks of a chunk of a TLSF-based sub-allocator (pool, arena): stream ids from the list owner. */
-RMM__PRIVATE void rmm__json_chunk(rmm__json *j, const rmm__chunk *c, const rmm__block *recent_of[], size_t nrecent, size_t (*stream_of)(const rmm__tlsf *, void *),
-                                  void *arg) {
+RMM__PRIVATE void rmm__json_chunk(rmm__json *j, const rmm__chunk *c, size_t (*stream_of)(const rmm__tlsf *, void *), void *arg) {
     const rmm__block *b;
     rmm__json_open(j, NULL, '{');
     rmm__json_ptr(j, "address", c->ptr);
@@ -6782,9 +6879,7 @@ RMM__PRIVATE void rmm__json_chunk(rmm__json *j, const rmm__chunk *c, const rmm__
     if (c->dedicated) rmm__json_bool(j, "dedicated", true);
     rmm__json_open(j, "blocks", '[');
     for (b = c->first; b; b = b->phys_next) {
-        size_t k, rid = SIZE_MAX;
-        for (k = 0; k < nrecent; k++)
-            if (recent_of[k] == b) rid = k; /* a pool stream's unfiled recent block */
+        size_t rid = b->parked ? ((const rmm__sstate *)b->parked)->index : SIZE_MAX; /* parked on a pool stream */
         fprintf(j->f, "%s{\"offset\":%zu,\"size\":%zu,\"state\":\"%s\",\"stream\":", j->first ? "" : ",", (size_t)(b->ptr - c->ptr), b->size,
                 b->owner || rid != SIZE_MAX ? "free" : "used");
         j->first = false;
@@ -6805,18 +6900,11 @@ RMM__PRIVATE size_t rmm__pool_stream_id(const rmm__tlsf *t, void *arg) {
 }
 RMM__PRIVATE rmm_status rmm__dump_pool(rmm__json *j, rmm__pool *p) {
     static const char *const growth[] = {"geometric", "on_demand", "virtual"};
-    const rmm__block **recent;
     rmm_pool_info info;
     rmm__chunk *c;
     size_t i;
     RMM_TRY(rmm_pool_get_info(&p->base, &info));
     if (!rmm__spin_lock(&p->so.lock)) return rmm__reentrant("pool", "rmm_resource_dump_json");
-    recent = (const rmm__block **)rmm__calloc(p->so.count + 1, sizeof *recent);
-    if (!recent) {
-        rmm__spin_unlock(&p->so.lock);
-        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_resource_dump_json: out of host memory");
-    }
-    for (i = 0; i < p->so.count; i++) recent[i] = RMM__PSTREAM(p, i)->recent;
     rmm__json_open(j, "config", '{');
     rmm__json_u64(j, "initial_bytes", p->desc.initial_bytes);
     rmm__json_u64(j, "maximum_bytes", p->desc.maximum_bytes);
@@ -6855,15 +6943,14 @@ RMM__PRIVATE rmm_status rmm__dump_pool(rmm__json *j, rmm__pool *p) {
     rmm__json_open(j, "streams", '[');
     for (i = 0; i < p->so.count; i++) {
         const rmm__pstream *s = RMM__PSTREAM(p, i);
-        rmm__json_stream(j, i, &s->ss, s->free.free_blocks + s->large.free_blocks + (s->recent != NULL),
-                         s->free.free_bytes + s->large.free_bytes + (s->recent ? s->recent->size : 0));
+        rmm__json_stream(j, i, &s->ss, s->free.free_blocks + s->large.free_blocks + s->quick_blocks + (s->recent != NULL),
+                         s->free.free_bytes + s->large.free_bytes + s->quick_bytes + (s->recent ? s->recent->size : 0));
     }
     rmm__json_close(j, ']');
     rmm__json_open(j, "chunks", '[');
-    for (c = p->chunks; c; c = c->next) rmm__json_chunk(j, c, recent, p->so.count, rmm__pool_stream_id, NULL);
+    for (c = p->chunks; c; c = c->next) rmm__json_chunk(j, c, rmm__pool_stream_id, NULL);
     rmm__json_close(j, ']');
     rmm__spin_unlock(&p->so.lock);
-    RMM_SYS_FREE(recent);
     return RMM_SUCCESS;
 }
 #endif
@@ -6942,13 +7029,13 @@ RMM__PRIVATE rmm_status rmm__dump_arena(rmm__json *j, rmm__arena *a) {
     rmm__json_close(j, ']');
     rmm__json_open(j, "chunks", '[');
     (void)rmm__spin_lock(&a->global_lock); /* the whole arena: superblocks lent and large blocks are "used" here */
-    rmm__json_chunk(j, &a->global_chunk, NULL, 0, rmm__arena_global_id, &global_id);
+    rmm__json_chunk(j, &a->global_chunk, rmm__arena_global_id, &global_id);
     rmm__spin_unlock(&a->global_lock);
     for (i = 0; i < a->so.count; i++) { /* then every lent superblock with the blocks of its arena */
         rmm__arena_local *l = (rmm__arena_local *)a->so.list[i];
         rmm__chunk *c;
         (void)rmm__spin_lock(&l->lock);
-        for (c = l->superblocks; c; c = c->next) rmm__json_chunk(j, c, NULL, 0, rmm__arena_stream_id, NULL);
+        for (c = l->superblocks; c; c = c->next) rmm__json_chunk(j, c, rmm__arena_stream_id, NULL);
         rmm__spin_unlock(&l->lock);
     }
     rmm__json_close(j, ']');
@@ -7116,7 +7203,8 @@ RMM__PRIVATE void rmm__live_add(rmm__live_list *l, const char *ptr, size_t reque
 RMM__PRIVATE void rmm__live_from_map(rmm__live_list *l, const rmm__addr_map *m) {
     size_t i;
     for (i = 0; m->keys && i <= m->mask; i++)
-        if (m->keys[i]) rmm__live_add(l, ((const rmm__block *)m->values[i])->ptr, ((const rmm__block *)m->values[i])->requested);
+        if (m->keys[i] && !((const rmm__block *)m->values[i])->parked) /* (a parked block is free) */
+            rmm__live_add(l, ((const rmm__block *)m->values[i])->ptr, ((const rmm__block *)m->values[i])->requested);
 }
 #endif
 RMM__IMPL rmm_status rmm_resource_check_corruption(rmm_resource *mr) {

@@ -639,6 +639,58 @@ static void pool_stream_semantics(bool streams_outlive) {
     CHECK_OK(rmm_stream_destroy(B));
     CHECK_OK(rmm_stream_destroy(C));
 }
+/* Freed blocks of up to 64 KiB park unfiled on their stream (rmm.h, "quick lists"): the same size
+   comes back from there, a double free of one is caught, info and trim file them first, parked
+   memory never makes the pool grow or fail, another stream gets it, and it is not a live block. */
+TEST(pool_parked_blocks) {
+    counting_resource up;
+    rmm_resource *mr = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    rmm_pool_info info;
+    rmm_stream s1 = NULL;
+    void *v[1024], *big = NULL, *base = NULL;
+    size_t i, off = 0;
+    NEED_GPU();
+    counting_init(&up, rmm_get_current_device_resource());
+    d.initial_bytes = d.maximum_bytes = 4 * MiB;
+    CHECK_OK(rmm_pool_create(&mr, &up.base, &d));
+    for (i = 0; i < 1024; i++) CHECK_OK(rmm_allocate(mr, &v[i], 4 * KiB, RMM_STREAM_DEFAULT));
+    CHECK(pool_info(mr).used_bytes == 4 * MiB);
+    for (i = 0; i < 8; i++) CHECK_OK(rmm_deallocate(mr, v[i], 4 * KiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_validate(mr));
+    /* the same size comes back from the quick list, last freed first */
+    CHECK_OK(rmm_allocate(mr, &big, 4000, RMM_STREAM_DEFAULT));
+    CHECK(big == v[7]);
+    CHECK_STATUS(rmm_deallocate(mr, v[6], 4 * KiB, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION); /* parked: a double free */
+    CHECK_STATUS(rmm_resource_allocation_base(mr, v[6], &base, &off), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_resource_allocation_base(mr, v[8], &base, &off), RMM_ERROR_NOT_SUPPORTED); /* live: on to the counting upstream */
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK_OK(rmm_deallocate(mr, big, 4000, RMM_STREAM_DEFAULT));
+    for (i = 8; i < 1024; i++) CHECK_OK(rmm_deallocate(mr, v[i], 4 * KiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_validate(mr));
+    /* everything is free; some of it parked. The whole pool in one block: parking never fails it */
+    CHECK_OK(rmm_allocate(mr, &big, 4 * MiB, RMM_STREAM_DEFAULT));
+    CHECK(up.allocations == 1);
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK_OK(rmm_deallocate(mr, big, 4 * MiB, RMM_STREAM_DEFAULT));
+    /* info files parked blocks: one free block again */
+    for (i = 0; i < 64; i++) CHECK_OK(rmm_allocate(mr, &v[i], 256 * (i + 1), RMM_STREAM_DEFAULT));
+    for (i = 0; i < 64; i++) CHECK_OK(rmm_deallocate(mr, v[i], 256 * (i + 1), RMM_STREAM_DEFAULT));
+    info = pool_info(mr);
+    CHECK(info.free_blocks == 1 && info.largest_free_block == 4 * MiB && info.used_bytes == 0);
+    /* blocks parked on one stream serve another, whose allocation needs all of the pool */
+    CHECK_OK(rmm_stream_create(&s1));
+    for (i = 0; i < 1024; i++) CHECK_OK(rmm_allocate(mr, &v[i], 4 * KiB, RMM_STREAM_DEFAULT));
+    for (i = 0; i < 1024; i++) CHECK_OK(rmm_deallocate(mr, v[i], 4 * KiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(mr, &big, 4 * MiB, s1));
+    CHECK(up.allocations == 1);
+    CHECK_OK(rmm_deallocate(mr, big, 4 * MiB, s1));
+    CHECK_OK(rmm_pool_validate(mr));
+    rmm_resource_destroy(mr);
+    CHECK_OK(rmm_stream_destroy(s1));
+    CHECK(up.deallocations == 1 && up.outstanding == 0);
+}
+
 TEST(pool_multi_stream) {
     NEED_GPU();
     pool_stream_semantics(false);
@@ -1222,6 +1274,8 @@ TEST(pool_validate_detects_corruption) {
     CHECK_OK(rmm_allocate(mr, &b, 1000, RMM_STREAM_DEFAULT));
     CHECK_OK(rmm_allocate(mr, &c, MiB, RMM_STREAM_DEFAULT));
     CHECK_OK(rmm_deallocate(mr, b, 1000, RMM_STREAM_DEFAULT)); /* a free block between two used ones */
+    CHECK_OK(rmm_pool_validate(mr));                           /* (checks it where it is parked) */
+    (void)pool_info(mr);                                       /* files it into the free lists */
     CHECK_OK(rmm_pool_validate(mr));
     p = (rmm__pool *)mr;
     CHECK(p->chunk_count == 1);
@@ -1229,7 +1283,7 @@ TEST(pool_validate_detects_corruption) {
         if (blk->ptr == (char *)b) fb = blk;
         if (blk->ptr == (char *)a) ab = blk;
     }
-    CHECK(fb != NULL && ab != NULL);
+    CHECK(fb != NULL && ab != NULL && fb->owner != NULL && fb->phys_next != NULL);
     if (!fb || !ab || !fb->owner || !fb->phys_next) {
         rmm_resource_destroy(mr);
         return;
@@ -1307,6 +1361,30 @@ TEST(pool_validate_detects_corruption) {
         fb->chunk = saved_chunk;
     }
     CHECK_OK(rmm_pool_validate(mr));
+    /* 8. a parked block (freed, waiting unfiled in its stream's quick list) */
+    CHECK_OK(rmm_allocate(mr, &b, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, b, 1000, RMM_STREAM_DEFAULT));
+    {
+        rmm__pstream *ps = (rmm__pstream *)p->so.last;
+        rmm__block *pb = ps ? ps->quick[1024 / 256 - 1] : NULL;
+        CHECK(pb != NULL && pb->ptr == (char *)b && pb->parked == ps && pb->owner == NULL);
+        if (pb) {
+            CHECK_OK(rmm_pool_validate(mr));
+            pb->parked = NULL;
+            EXPECT_CORRUPT(mr, "parked mark");
+            pb->parked = ps;
+            ps->quick_bytes += 256;
+            EXPECT_CORRUPT(mr, "parked bytes");
+            ps->quick_bytes -= 256;
+            CHECK(rmm__addr_map_remove(&p->used, (uintptr_t)b) == pb);
+            EXPECT_CORRUPT(mr, "parked block missing from the map");
+            CHECK(rmm__addr_map_put(&p->used, (uintptr_t)b, pb));
+            pb->size = 2048;
+            EXPECT_CORRUPT(mr, "parked block in the wrong quick list");
+            pb->size = 1024;
+            CHECK_OK(rmm_pool_validate(mr));
+        }
+    }
     /* restored: the pool works and is destroyed cleanly */
     CHECK_OK(rmm_allocate(mr, &b, 1000, RMM_STREAM_DEFAULT));
     CHECK_OK(rmm_deallocate(mr, b, 1000, RMM_STREAM_DEFAULT));
@@ -2051,6 +2129,7 @@ int main(void) {
     RUN(pool_on_demand_growth);
     RUN(pool_trim);
     RUN(pool_coalescing);
+    RUN(pool_parked_blocks);
     RUN(pool_multi_stream);
     RUN(pool_streams_outlive_pool);
     RUN(pool_streams_destroyed_while_holding_memory);
