@@ -1087,12 +1087,15 @@ RMM__PRIVATE uint64_t rmm__thread_id(void) {
    backward-shift deletion, power-of-two capacity, at most a quarter full (at half full, probe
    chains and their mispredicted branches made a remove and a put cost 40 ns together; at a quarter,
    22). Not thread-safe: the owner locks. O(1) expected for get/put/remove. */
+typedef struct rmm__addr_slot {
+    uintptr_t key; /* 0: empty */
+    void *value;
+} rmm__addr_slot;
 typedef struct rmm__addr_map {
-    uintptr_t *keys; /* 0: empty */
-    void **values;
-    size_t mask;     /* capacity - 1 */
+    rmm__addr_slot *slots; /* a key and its value share a cache line: one miss per probe */
+    size_t mask;           /* capacity - 1 */
     size_t count;
-    unsigned shift;  /* 64 - log2(capacity) */
+    unsigned shift;        /* 64 - log2(capacity) */
 } rmm__addr_map;
 
 /* Fibonacci hashing: the top bits of key * 2^64/phi spread addresses (whose low bits are all zero)
@@ -1106,29 +1109,20 @@ RMM__PRIVATE bool rmm__addr_map_init(rmm__addr_map *m, size_t capacity) {
         bits++;
     }
     m->shift = 64u - bits;
-    m->keys = (uintptr_t *)rmm__calloc(cap, sizeof(uintptr_t));
-    m->values = (void **)rmm__calloc(cap, sizeof(void *));
+    m->slots = (rmm__addr_slot *)rmm__calloc(cap, sizeof(rmm__addr_slot));
     m->mask = cap - 1;
     m->count = 0;
-    if (!m->keys || !m->values) {
-        RMM_SYS_FREE(m->keys);
-        RMM_SYS_FREE(m->values);
-        m->keys = NULL;
-        m->values = NULL;
-        return false;
-    }
-    return true;
+    return m->slots != NULL;
 }
 RMM__PRIVATE void rmm__addr_map_free(rmm__addr_map *m) {
-    RMM_SYS_FREE(m->keys);
-    RMM_SYS_FREE(m->values);
+    RMM_SYS_FREE(m->slots);
     memset(m, 0, sizeof *m);
 }
 RMM__PRIVATE void **rmm__addr_map_find(const rmm__addr_map *m, uintptr_t key) {
     size_t i = rmm__addr_hash(m, key);
     for (;;) {
-        if (m->keys[i] == key) return &m->values[i];
-        if (m->keys[i] == 0) return NULL;
+        if (m->slots[i].key == key) return &m->slots[i].value;
+        if (m->slots[i].key == 0) return NULL;
         i = (i + 1) & m->mask;
     }
 }
@@ -1137,11 +1131,11 @@ RMM__PRIVATE bool rmm__addr_map_grow(rmm__addr_map *m) {
     size_t i;
     if (!rmm__addr_map_init(&bigger, (m->mask + 1) * 2)) return false;
     for (i = 0; i <= m->mask; i++) {
-        if (m->keys[i] != 0) {
-            size_t j = rmm__addr_hash(&bigger, m->keys[i]);
-            while (bigger.keys[j] != 0) j = (j + 1) & bigger.mask;
-            bigger.keys[j] = m->keys[i];
-            bigger.values[j] = m->values[i];
+        if (m->slots[i].key != 0) {
+            size_t j = rmm__addr_hash(&bigger, m->slots[i].key);
+            while (bigger.slots[j].key != 0) j = (j + 1) & bigger.mask;
+            bigger.slots[j].key = m->slots[i].key;
+            bigger.slots[j].value = m->slots[i].value;
             bigger.count++;
         }
     }
@@ -1154,38 +1148,38 @@ RMM__PRIVATE bool rmm__addr_map_put(rmm__addr_map *m, uintptr_t key, void *value
     size_t i;
     if ((m->count + 1) * 4 > m->mask + 1 && !rmm__addr_map_grow(m)) return false;
     i = rmm__addr_hash(m, key);
-    while (m->keys[i] != 0 && m->keys[i] != key) i = (i + 1) & m->mask;
-    if (m->keys[i] == 0) m->count++;
-    m->keys[i] = key;
-    m->values[i] = value;
+    while (m->slots[i].key != 0 && m->slots[i].key != key) i = (i + 1) & m->mask;
+    if (m->slots[i].key == 0) m->count++;
+    m->slots[i].key = key;
+    m->slots[i].value = value;
     return true;
 }
 /* Removes the key; returns its value, or NULL if absent. */
 RMM__PRIVATE void *rmm__addr_map_remove(rmm__addr_map *m, uintptr_t key) {
     size_t i = rmm__addr_hash(m, key), j;
     void *value;
-    while (m->keys[i] != key) {
-        if (m->keys[i] == 0) return NULL;
+    while (m->slots[i].key != key) {
+        if (m->slots[i].key == 0) return NULL;
         i = (i + 1) & m->mask;
     }
-    value = m->values[i];
+    value = m->slots[i].value;
     m->count--;
     /* backward-shift deletion keeps every probe chain unbroken */
     j = i;
     for (;;) {
         size_t home;
         j = (j + 1) & m->mask;
-        if (m->keys[j] == 0) break;
-        home = rmm__addr_hash(m, m->keys[j]);
+        if (m->slots[j].key == 0) break;
+        home = rmm__addr_hash(m, m->slots[j].key);
         /* move j into the hole at i iff home is not cyclically in (i, j] */
         if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
-            m->keys[i] = m->keys[j];
-            m->values[i] = m->values[j];
+            m->slots[i].key = m->slots[j].key;
+            m->slots[i].value = m->slots[j].value;
             i = j;
         }
     }
-    m->keys[i] = 0;
-    m->values[i] = NULL;
+    m->slots[i].key = 0;
+    m->slots[i].value = NULL;
     return value;
 }
 
@@ -1708,7 +1702,7 @@ RMM__PRIVATE rmm_status rmm__host_stream_check(rmm_stream stream, const char *ca
     bool live;
     if ((uintptr_t)stream <= 2) return RMM_SUCCESS;
     pthread_mutex_lock(&rmm__host_streams_lock);
-    live = rmm__host_streams.keys && rmm__addr_map_find(&rmm__host_streams, (uintptr_t)stream) && stream->magic == RMM__HOST_STREAM_MAGIC;
+    live = rmm__host_streams.slots && rmm__addr_map_find(&rmm__host_streams, (uintptr_t)stream) && stream->magic == RMM__HOST_STREAM_MAGIC;
     pthread_mutex_unlock(&rmm__host_streams_lock);
     if (!live) return rmm__fail(RMM_ERROR_CUDA, "%s(stream=%p) failed: cudaErrorInvalidResourceHandle (invalid resource handle)", call, (void *)stream);
     return RMM_SUCCESS;
@@ -1721,14 +1715,14 @@ static rmm__addr_map rmm__host_live;
 RMM__PRIVATE bool rmm__host_live_add(void *p) {
     bool ok;
     pthread_mutex_lock(&rmm__host_live_lock);
-    ok = (rmm__host_live.keys || rmm__addr_map_init(&rmm__host_live, 1024)) && rmm__addr_map_put(&rmm__host_live, (uintptr_t)p, p);
+    ok = (rmm__host_live.slots || rmm__addr_map_init(&rmm__host_live, 1024)) && rmm__addr_map_put(&rmm__host_live, (uintptr_t)p, p);
     pthread_mutex_unlock(&rmm__host_live_lock);
     return ok;
 }
 RMM__PRIVATE bool rmm__host_live_remove(void *p) {
     bool found;
     pthread_mutex_lock(&rmm__host_live_lock);
-    found = rmm__host_live.keys && rmm__addr_map_remove(&rmm__host_live, (uintptr_t)p) != NULL;
+    found = rmm__host_live.slots && rmm__addr_map_remove(&rmm__host_live, (uintptr_t)p) != NULL;
     pthread_mutex_unlock(&rmm__host_live_lock);
     return found;
 }
@@ -1852,7 +1846,7 @@ RMM__PRIVATE rmm_status rmm__stream_create_raw(rmm_stream *stream) {
         rmm__host_spare_streams = s->next_spare;
     } else {
         s = (struct rmm__host_stream *)RMM_SYS_MALLOC(sizeof *s);
-        if (s && ((!rmm__host_streams.keys && !rmm__addr_map_init(&rmm__host_streams, 64)) || !rmm__addr_map_put(&rmm__host_streams, (uintptr_t)s, s))) {
+        if (s && ((!rmm__host_streams.slots && !rmm__addr_map_init(&rmm__host_streams, 64)) || !rmm__addr_map_put(&rmm__host_streams, (uintptr_t)s, s))) {
             RMM_SYS_FREE(s);
             s = NULL;
         }
@@ -2850,7 +2844,7 @@ RMM__PRIVATE rmm__sreg *rmm__sreg_find(rmm_stream h) {
     struct rmm__sreg_shard *sh = &rmm__sregs[rmm__sreg_shard_of(h)];
     rmm__sreg *r = NULL;
     (void)rmm__spin_lock(&sh->lock); /* never held across a call that could come back here */
-    if (sh->map.keys) {
+    if (sh->map.slots) {
         void **slot = rmm__addr_map_find(&sh->map, (uintptr_t)h);
         if (slot) {
             r = (rmm__sreg *)*slot;
@@ -2869,7 +2863,7 @@ RMM__PRIVATE rmm_status rmm__sreg_add(rmm_stream h) {
     r->alive = 1;
     r->refs = 1;
     (void)rmm__spin_lock(&sh->lock);
-    ok = (sh->map.keys || rmm__addr_map_init(&sh->map, 16)) && rmm__addr_map_put(&sh->map, (uintptr_t)h, r);
+    ok = (sh->map.slots || rmm__addr_map_init(&sh->map, 16)) && rmm__addr_map_put(&sh->map, (uintptr_t)h, r);
     rmm__spin_unlock(&sh->lock);
     if (!ok) {
         RMM_SYS_FREE(r);
@@ -2882,7 +2876,7 @@ RMM__PRIVATE rmm__sreg *rmm__sreg_take(rmm_stream h) {
     struct rmm__sreg_shard *sh = &rmm__sregs[rmm__sreg_shard_of(h)];
     rmm__sreg *r = NULL;
     (void)rmm__spin_lock(&sh->lock);
-    if (sh->map.keys) r = (rmm__sreg *)rmm__addr_map_remove(&sh->map, (uintptr_t)h);
+    if (sh->map.slots) r = (rmm__sreg *)rmm__addr_map_remove(&sh->map, (uintptr_t)h);
     rmm__spin_unlock(&sh->lock);
     return r;
 }
@@ -6392,7 +6386,7 @@ RMM__PRIVATE void rmm__tracking_destroy(rmm_resource *self) {
     rmm__tracking *t = (rmm__tracking *)self;
     size_t i;
     for (i = 0; i <= t->live.mask; i++)
-        if (t->live.keys[i]) RMM_SYS_FREE((void *)((uintptr_t)t->live.values[i] & ~RMM__CLAIMED));
+        if (t->live.slots[i].key) RMM_SYS_FREE((void *)((uintptr_t)t->live.slots[i].value & ~RMM__CLAIMED));
     rmm__addr_map_free(&t->live);
     rmm__mutex_destroy(&t->lock);
     RMM_SYS_FREE(t);
@@ -6431,9 +6425,9 @@ RMM__IMPL rmm_status rmm_tracking_report(rmm_resource *mr, FILE *out) {
     rmm__lock(&t->lock);
     fprintf(out, "Outstanding allocations: %zu (%zu bytes)\n", t->live.count, t->bytes);
     for (i = 0; i <= t->live.mask; i++) {
-        rmm__track_entry *e = (rmm__track_entry *)((uintptr_t)t->live.values[i] & ~RMM__CLAIMED);
-        if (!t->live.keys[i]) continue;
-        fprintf(out, "%p: %zu B, stream %llx\n", (void *)t->live.keys[i], e->bytes, (unsigned long long)(uintptr_t)e->stream);
+        rmm__track_entry *e = (rmm__track_entry *)((uintptr_t)t->live.slots[i].value & ~RMM__CLAIMED);
+        if (!t->live.slots[i].key) continue;
+        fprintf(out, "%p: %zu B, stream %llx\n", (void *)t->live.slots[i].key, e->bytes, (unsigned long long)(uintptr_t)e->stream);
 #if RMM__HAVE_BACKTRACE
         if (e->frames > 0) {
             char **names = backtrace_symbols(e->stack, e->frames);
@@ -7202,9 +7196,9 @@ RMM__PRIVATE void rmm__live_add(rmm__live_list *l, const char *ptr, size_t reque
 /* Adds the used blocks of a used-block map (pool, thread arena) to the list. Caller holds the lock. */
 RMM__PRIVATE void rmm__live_from_map(rmm__live_list *l, const rmm__addr_map *m) {
     size_t i;
-    for (i = 0; m->keys && i <= m->mask; i++)
-        if (m->keys[i] && !((const rmm__block *)m->values[i])->parked) /* (a parked block is free) */
-            rmm__live_add(l, ((const rmm__block *)m->values[i])->ptr, ((const rmm__block *)m->values[i])->requested);
+    for (i = 0; m->slots && i <= m->mask; i++)
+        if (m->slots[i].key && !((const rmm__block *)m->slots[i].value)->parked) /* (a parked block is free) */
+            rmm__live_add(l, ((const rmm__block *)m->slots[i].value)->ptr, ((const rmm__block *)m->slots[i].value)->requested);
 }
 #endif
 RMM__IMPL rmm_status rmm_resource_check_corruption(rmm_resource *mr) {
@@ -7243,11 +7237,11 @@ RMM__IMPL rmm_status rmm_resource_check_corruption(rmm_resource *mr) {
                 rmm__spin_unlock(&l->lock);
             }
             (void)rmm__spin_lock(&a->global_lock);
-            for (i = 0; a->large_out.keys && i <= a->large_out.mask; i++) {
+            for (i = 0; a->large_out.slots && i <= a->large_out.mask; i++) {
                 void **slot;
-                if (!a->large_out.keys[i]) continue;
-                slot = rmm__addr_map_find(&a->global_used, (uintptr_t)a->large_out.values[i]);
-                if (slot) rmm__live_add(&live, (const char *)a->large_out.keys[i], ((rmm__block *)*slot)->requested - (size_t)((const char *)a->large_out.keys[i] - ((rmm__block *)*slot)->ptr));
+                if (!a->large_out.slots[i].key) continue;
+                slot = rmm__addr_map_find(&a->global_used, (uintptr_t)a->large_out.slots[i].value);
+                if (slot) rmm__live_add(&live, (const char *)a->large_out.slots[i].key, ((rmm__block *)*slot)->requested - (size_t)((const char *)a->large_out.slots[i].key - ((rmm__block *)*slot)->ptr));
             }
             rmm__spin_unlock(&a->global_lock);
             rmm__spin_unlock(&a->so.lock);
@@ -7555,7 +7549,7 @@ static struct {
     size_t log_count, log_cap;
     char **files; /* copies of the call sites' file names the log refers to */
     size_t file_count, file_cap;
-} rmm__legacy = {PTHREAD_MUTEX_INITIALIZER, false, {0, 0, false}, NULL, NULL, {NULL, NULL, 0, 0, 0}, NULL, 0, 0, NULL, 0, 0};
+} rmm__legacy = {PTHREAD_MUTEX_INITIALIZER, false, {0, 0, false}, NULL, NULL, {NULL, 0, 0, 0}, NULL, 0, 0, NULL, 0, 0};
 
 /* The log keeps its own copy of each call site's file name (the caller's string may not outlive
    the call). Caller holds the lock. NULL if host memory ran out. O(distinct file names). */
