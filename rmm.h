@@ -1292,6 +1292,9 @@ RMM__PRIVATE rmm_status rmm__pinned_free(void *ptr);
 RMM__PRIVATE rmm_status rmm__device_count(int *count);
 RMM__PRIVATE rmm_status rmm__get_device(int *device);
 RMM__PRIVATE rmm_status rmm__set_device(int device);
+/* whether device's primary context is active (making it current then creates nothing); true when
+   that cannot be known */
+RMM__PRIVATE bool rmm__device_context_active(int device);
 RMM__PRIVATE rmm_status rmm__mem_info(size_t *free_bytes, size_t *total_bytes);
 RMM__PRIVATE rmm_status rmm__device_synchronize(void);
 /* events (timing disabled): query gives *done = true once the recorded work has finished */
@@ -1385,6 +1388,25 @@ RMM__PRIVATE rmm_status rmm__get_device(int *device) {
 RMM__PRIVATE rmm_status rmm__set_device(int device) {
     RMM__CU(cudaSetDevice(device), "cudaSetDevice", "device=%d", device);
     return RMM_SUCCESS;
+}
+typedef int (*rmm__ctx_state_fn)(int device, unsigned *flags, int *active); /* cuDevicePrimaryCtxGetState */
+static rmm__ctx_state_fn rmm__ctx_state;
+static pthread_once_t rmm__ctx_state_once = PTHREAD_ONCE_INIT;
+RMM__PRIVATE void rmm__ctx_state_load(void) {
+    void *fn = NULL;
+    enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+    if (cudaGetDriverEntryPointByVersion("cuDevicePrimaryCtxGetState", &fn, 12000, cudaEnableDefault, &q) != cudaSuccess || q != cudaDriverEntryPointSuccess) {
+        (void)cudaGetLastError();
+        return;
+    }
+    memcpy(&rmm__ctx_state, &fn, sizeof fn);
+}
+RMM__PRIVATE bool rmm__device_context_active(int device) {
+    unsigned flags = 0;
+    int active = 1;
+    pthread_once(&rmm__ctx_state_once, rmm__ctx_state_load);
+    if (!rmm__ctx_state || rmm__ctx_state(device, &flags, &active) != 0) return true;
+    return active != 0;
 }
 RMM__PRIVATE rmm_status rmm__mem_info(size_t *free_bytes, size_t *total_bytes) {
     RMM__CU(cudaMemGetInfo(free_bytes, total_bytes), "cudaMemGetInfo", "%s", "");
@@ -1649,6 +1671,9 @@ static size_t rmm__host_capacity = RMM_HOST_BACKEND_BYTES;
 static size_t rmm__host_used;
 static uint64_t rmm__host_next_stream_id = 16;
 static RMM__TLS int rmm__host_current_device;
+/* The simulated primary contexts: a device's becomes active when it is made current, or when
+   memory is allocated on it (as CUDA's does). Tests may clear them. */
+static int rmm__host_context[RMM_HOST_BACKEND_DEVICES];
 static pthread_mutex_t rmm__host_streams_lock = PTHREAD_MUTEX_INITIALIZER;
 static rmm__addr_map rmm__host_streams;       /* every stream record ever made */
 static struct rmm__host_stream *rmm__host_spare_streams;
@@ -1732,6 +1757,7 @@ RMM__PRIVATE rmm_status rmm__host_malloc_counted(void **ptr, size_t bytes, const
     RMM__HOST_FAULT(call);
     if (bytes > SIZE_MAX - RMM__HOST_HEADER) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "%s(bytes=%zu) failed: cudaErrorMemoryAllocation (out of memory)", call, bytes);
     total = bytes + RMM__HOST_HEADER;
+    RMM__ATOMIC_STORE(&rmm__host_context[rmm__host_current_device], 1);
     used = RMM__ATOMIC_ADD(&rmm__host_used, total);
     if (used > RMM__ATOMIC_LOAD(&rmm__host_capacity) || used < total || posix_memalign(&raw, 256, total) != 0) {
         RMM__ATOMIC_SUB(&rmm__host_used, total);
@@ -1793,7 +1819,11 @@ RMM__PRIVATE rmm_status rmm__set_device(int device) {
     if (device < 0 || device >= RMM_HOST_BACKEND_DEVICES)
         return rmm__fail(RMM_ERROR_CUDA, "cudaSetDevice(device=%d) failed: cudaErrorInvalidDevice (invalid device ordinal)", device);
     rmm__host_current_device = device;
+    RMM__ATOMIC_STORE(&rmm__host_context[device], 1);
     return RMM_SUCCESS;
+}
+RMM__PRIVATE bool rmm__device_context_active(int device) {
+    return device < 0 || device >= RMM_HOST_BACKEND_DEVICES || RMM__ATOMIC_LOAD(&rmm__host_context[device]) != 0;
 }
 RMM__PRIVATE rmm_status rmm__mem_info(size_t *free_bytes, size_t *total_bytes) {
     size_t cap = RMM__ATOMIC_LOAD(&rmm__host_capacity), used = RMM__ATOMIC_LOAD(&rmm__host_used);
@@ -2011,7 +2041,10 @@ RMM__PRIVATE rmm_status rmm__vm_unmap(char *va, size_t bytes) {
 #endif /* backends */
 
 /* Device guard: makes `device` current for the duration of a library call and restores the
-   caller's device. Costs one cudaGetDevice when the device is already current. */
+   caller's device. Costs one cudaGetDevice when the device is already current. The caller's device
+   is restored only if its primary context is active: a thread that never used CUDA reads device 0
+   from cudaGetDevice, and setting that back would create a context on device 0 (hundreds of MiB)
+   that nobody asked for; such a thread is left on `device` instead (PyTorch's MaybeSetDevice rule). */
 typedef struct rmm__device_guard {
     int previous;
     bool switched;
@@ -2026,7 +2059,7 @@ RMM__PRIVATE rmm_status rmm__device_enter(rmm__device_guard *g, int device) {
     return RMM_SUCCESS;
 }
 RMM__PRIVATE void rmm__device_leave(const rmm__device_guard *g) {
-    if (g->switched) (void)rmm__set_device(g->previous);
+    if (g->switched && rmm__device_context_active(g->previous)) (void)rmm__set_device(g->previous);
 }
 
 /* Debug margins (RMM_DEBUG_MARGIN): N bytes after each block, filled with a pattern when the block is
@@ -3782,7 +3815,7 @@ RMM__PRIVATE rmm_status rmm__validate_tlsf(const char *who, const rmm__tlsf *t, 
    - the last block of at most RMM__POOL_RECENT_MAX bytes freed on the stream waits in its `recent`
      slot (the allocate-free-allocate pattern of most programs);
    - blocks of at most RMM__POOL_QUICK_MAX bytes wait in exact-size LIFO "quick" lists (one per
-     256-byte size), up to RMM__POOL_QUICK_BYTES per stream and 1/16 of the pool, so that a
+     256-byte size), up to RMM__POOL_QUICK_BYTES (16 MiB) per stream and 1/16 of the pool, so that a
      workload that keeps freeing and allocating blocks of a few hundred sizes (the steady state of
      most programs) mostly skips the TLSF lists; a block that does not fit the budget is filed.
    Parked blocks are free memory held back from coalescing, as glibc's fastbins and tcache hold
@@ -3790,10 +3823,12 @@ RMM__PRIVATE rmm_status rmm__validate_tlsf(const char *who, const rmm__tlsf *t, 
    every search of the lists that comes up empty files them first (rmm__pool_settle), so they never
    make an allocation fail or the pool grow. Virtual growth parks nothing (its free pages go back
    to the device). */
+#ifndef RMM__POOL_QUICK_MAX
 #define RMM__POOL_QUICK_MAX ((size_t)64 << 10)
+#endif
 #define RMM__POOL_QUICK_CLASSES (RMM__POOL_QUICK_MAX >> 8)
 #ifndef RMM__POOL_QUICK_BYTES
-#define RMM__POOL_QUICK_BYTES ((size_t)4 << 20)
+#define RMM__POOL_QUICK_BYTES ((size_t)16 << 20)
 #endif
 typedef struct rmm__pstream {
     rmm__sstate ss;

@@ -254,6 +254,33 @@ TEST(current_and_per_device_resources) {
     }
 }
 
+#if defined(RMM_BACKEND_HOST)
+/* A thread whose cudaGetDevice reads device 0 but which never used it (no context there) calls
+   into a resource of device 1: the library makes device 1 current and does not set device 0 back,
+   which would create a context on device 0 that nobody asked for (hundreds of MiB on a GPU). Once
+   device 0 has a context, the caller's device is restored as usual. (The host backend simulates
+   primary contexts; on a GPU this needs two devices.) */
+TEST(device_guard_creates_no_context) {
+    rmm_resource *r1 = NULL;
+    void *p = NULL;
+    int device = -1;
+    CHECK_OK(rmm_set_device(1));
+    CHECK_OK(rmm_cuda_resource_create(&r1));
+    CHECK_OK(rmm_set_device(0));
+    RMM__ATOMIC_STORE(&rmm__host_context[0], 0); /* as if device 0 had never been used */
+    CHECK_OK(rmm_allocate(r1, &p, 4096, RMM_STREAM_DEFAULT));
+    CHECK(!rmm__device_context_active(0));
+    CHECK_OK(rmm_get_device(&device));
+    CHECK(device == 1);
+    CHECK_OK(rmm_set_device(0)); /* device 0 is used now */
+    CHECK(rmm__device_context_active(0));
+    CHECK_OK(rmm_deallocate(r1, p, 4096, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_get_device(&device));
+    CHECK(device == 0);
+    rmm_resource_destroy(r1);
+}
+#endif
+
 TEST(device_memory_queries) {
     size_t free_bytes = 0, total_bytes = 0, half;
     NEED_GPU();
@@ -353,6 +380,9 @@ int main(void) {
     RUN(managed_and_pinned_resources_are_host_accessible);
     RUN(async_resource);
     RUN(current_and_per_device_resources);
+#if defined(RMM_BACKEND_HOST)
+    RUN(device_guard_creates_no_context);
+#endif
     RUN(device_memory_queries);
     RUN(streams_and_stream_pools);
 #if !defined(RMM_BACKEND_HOST)
