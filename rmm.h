@@ -1064,6 +1064,12 @@ static inline bool rmm__spin_lock(rmm__spin *l) {
     }
     return rmm__spin_lock_slow(l, me);
 }
+/* Takes the lock only if it is free now; never waits. */
+static inline bool rmm__spin_trylock(rmm__spin *l) {
+    if (__atomic_load_n(&l->held, __ATOMIC_RELAXED) || __atomic_exchange_n(&l->held, 1, __ATOMIC_ACQUIRE) != 0) return false;
+    __atomic_store_n(&l->holder, rmm__thread_serial(), __ATOMIC_RELAXED);
+    return true;
+}
 static inline void rmm__spin_unlock(rmm__spin *l) {
     __atomic_store_n(&l->holder, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&l->held, 0, __ATOMIC_RELEASE);
@@ -4553,8 +4559,19 @@ RMM__PRIVATE rmm_status rmm__pool_validate_locked(rmm__pool *p);
 #define RMM__POOL_DEBUG_CHECK(p) ((void)0)
 #endif
 
-RMM__PRIVATE rmm_status rmm__pool_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
-    rmm__pool *p = (rmm__pool *)self;
+/* Takes the pool's lock for a call; with would_block (a "nowait" call) only if it is free now, and
+   only for a pool whose calls cannot wait (not virtual, no debug margins): else *would_block. */
+static inline rmm_status rmm__pool_lock(rmm__pool *p, const char *call, bool *would_block) {
+    if (RMM__LIKELY(!would_block)) return RMM__LIKELY(rmm__spin_lock(&p->so.lock)) ? RMM_SUCCESS : rmm__reentrant("pool", call);
+    if (!RMM__MARGIN_ON && p->backing->commit == NULL && rmm__spin_trylock(&p->so.lock)) return RMM_SUCCESS;
+    *would_block = true;
+    return RMM_ERROR_NOT_SUPPORTED;
+}
+/* The pool's allocate. would_block NULL: the resource call. Else a "nowait" call (rmmh keeps
+   Python's GIL around it): it never waits for anything, a lock, the device or an upstream, and it
+   sets *would_block, having handed out and freed nothing, where it would have to (the lock is busy, or the request
+   needs memory from another stream or from upstream); the caller then makes the ordinary call. */
+RMM__PRIVATE rmm_status rmm__pool_alloc(rmm__pool *p, void **ptr, size_t bytes, size_t alignment, rmm_stream stream, bool *would_block) {
     rmm__sstate *ss, *from_state;
     rmm__pstream *s;
     rmm__tlsf *lists = NULL;
@@ -4566,7 +4583,7 @@ RMM__PRIVATE rmm_status rmm__pool_allocate(rmm_resource *self, void **ptr, size_
     bool explain = false, mapped = true; /* mapped: b is in p->used already (it was parked) */
     if (RMM__UNLIKELY(bytes > SIZE_MAX - RMM__MARGIN || !rmm__align_up(bytes + RMM__MARGIN, RMM_ALIGNMENT, &size) || size > SIZE_MAX - alignment))
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of memory allocating %zu bytes: larger than any pool", bytes);
-    if (RMM__UNLIKELY(!rmm__spin_lock(&p->so.lock))) return rmm__reentrant("pool", "allocate");
+    if (RMM__UNLIKELY((st = rmm__pool_lock(p, "allocate", would_block)) != RMM_SUCCESS)) return st;
     st = rmm__so_state(&p->so, stream, &ss);
     if (RMM__UNLIKELY(st != RMM_SUCCESS)) goto out;
     s = (rmm__pstream *)ss;
@@ -4588,6 +4605,11 @@ RMM__PRIVATE rmm_status rmm__pool_allocate(rmm_resource *self, void **ptr, size_
             b = rmm__pool_find_block(s, &req, RMM__TLSF_SCAN);
         if (RMM__UNLIKELY(p->backing->commit != NULL) && b) b = rmm__vm_prefer_mapped(p, b, req.need);
         if (RMM__UNLIKELY(!b)) {
+            if (would_block) {
+                *would_block = true;
+                st = RMM_ERROR_NOT_SUPPORTED;
+                goto out;
+            }
             st = rmm__so_acquire(&p->so, ss, &req, &from_state, &item);
             if (st != RMM_SUCCESS) {
                 explain = st == RMM_ERROR_OUT_OF_MEMORY;
@@ -4631,15 +4653,22 @@ out:
     return st;
 }
 
-RMM__PRIVATE rmm_status rmm__pool_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
-    rmm__pool *p = (rmm__pool *)self;
+RMM__PRIVATE rmm_status rmm__pool_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    return rmm__pool_alloc((rmm__pool *)self, ptr, bytes, alignment, stream, NULL);
+}
+
+/* The pool's deallocate; would_block as for rmm__pool_alloc (a free waits for nothing but the lock). */
+RMM__PRIVATE rmm_status rmm__pool_free(rmm__pool *p, void *ptr, size_t bytes, rmm_stream stream, bool *would_block) {
     rmm__sstate *ss;
     rmm__pstream *s;
     rmm__block *b;
     void **slot;
     size_t size = 0;
     rmm_status st;
-    (void)alignment;
+    if (RMM__MARGIN_ON && would_block) { /* the margin check reads the device */
+        *would_block = true;
+        return RMM_ERROR_NOT_SUPPORTED;
+    }
 #if RMM__MARGIN_ON
     {
         size_t requested = 0;
@@ -4654,7 +4683,7 @@ RMM__PRIVATE rmm_status rmm__pool_deallocate(rmm_resource *self, void *ptr, size
         if (live) RMM_TRY(rmm__margin_check("pool", ptr, requested, stream)); /* a block written past stays allocated */
     }
 #endif
-    if (RMM__UNLIKELY(!rmm__spin_lock(&p->so.lock))) return rmm__reentrant("pool", "deallocate");
+    if (RMM__UNLIKELY((st = rmm__pool_lock(p, "deallocate", would_block)) != RMM_SUCCESS)) return st;
     slot = rmm__addr_map_find(&p->used, (uintptr_t)ptr);
     b = slot ? (rmm__block *)*slot : NULL;
     if (RMM__UNLIKELY(!b || b->parked)) {
@@ -4696,6 +4725,10 @@ done:
     RMM__POOL_DEBUG_CHECK(p);
     rmm__spin_unlock(&p->so.lock);
     return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__pool_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    (void)alignment;
+    return rmm__pool_free((rmm__pool *)self, ptr, bytes, stream, NULL);
 }
 
 RMM__IMPL rmm_status rmm_pool_trim(rmm_resource *pool, size_t *released_bytes) {

@@ -691,6 +691,50 @@ TEST(pool_parked_blocks) {
     CHECK(up.deallocations == 1 && up.outstanding == 0);
 }
 
+/* The "nowait" calls rmmh makes with Python's GIL held: served where nothing waits, refused
+   (would_block, nothing done) where the lock is busy or memory must come from upstream. */
+TEST(pool_nowait_calls) {
+    counting_resource up;
+    rmm_resource *mr = NULL, *vmr = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    rmm__pool *p;
+    void *a = NULL, *b = NULL;
+    bool wb = false;
+    NEED_GPU();
+    counting_init(&up, rmm_get_current_device_resource());
+    d.initial_bytes = 2 * MiB;
+    CHECK_OK(rmm_pool_create(&mr, &up.base, &d));
+    p = (rmm__pool *)mr;
+    CHECK_OK(rmm__pool_alloc(p, &a, 1000, RMM_ALIGNMENT, RMM_STREAM_DEFAULT, &wb));
+    CHECK(!wb && a != NULL && pool_info(mr).used_bytes == 1024);
+    /* growth would call upstream: refused, nothing allocated */
+    CHECK(rmm__pool_alloc(p, &b, 4 * MiB, RMM_ALIGNMENT, RMM_STREAM_DEFAULT, &wb) != RMM_SUCCESS);
+    CHECK(wb && up.allocations == 1 && pool_info(mr).used_bytes == 1024);
+    /* the lock is busy: refused at once */
+    wb = false;
+    CHECK(rmm__spin_lock(&p->so.lock));
+    CHECK(rmm__pool_alloc(p, &b, 1000, RMM_ALIGNMENT, RMM_STREAM_DEFAULT, &wb) != RMM_SUCCESS && wb);
+    wb = false;
+    CHECK(rmm__pool_free(p, a, 1000, RMM_STREAM_DEFAULT, &wb) != RMM_SUCCESS && wb);
+    rmm__spin_unlock(&p->so.lock);
+    /* frees: served, and bad ones refused with their status, not would_block */
+    wb = false;
+    CHECK_OK(rmm__pool_free(p, a, 1000, RMM_STREAM_DEFAULT, &wb));
+    CHECK(!wb && pool_info(mr).used_bytes == 0);
+    CHECK(rmm__pool_free(p, a, 1000, RMM_STREAM_DEFAULT, &wb) == RMM_ERROR_CORRUPTION && !wb);
+    CHECK_OK(rmm_pool_validate(mr));
+    rmm_resource_destroy(mr);
+    /* a virtual pool maps pages (and may synchronize): always refused */
+    d = rmm_pool_desc_default();
+    d.growth = RMM_POOL_GROWTH_VIRTUAL;
+    if (rmm_pool_create(&vmr, NULL, &d) == RMM_SUCCESS) {
+        wb = false;
+        CHECK(rmm__pool_alloc((rmm__pool *)vmr, &b, 1000, RMM_ALIGNMENT, RMM_STREAM_DEFAULT, &wb) != RMM_SUCCESS && wb);
+        rmm_resource_destroy(vmr);
+    }
+    CHECK(up.outstanding == 0);
+}
+
 TEST(pool_multi_stream) {
     NEED_GPU();
     pool_stream_semantics(false);
@@ -2130,6 +2174,7 @@ int main(void) {
     RUN(pool_trim);
     RUN(pool_coalescing);
     RUN(pool_parked_blocks);
+    RUN(pool_nowait_calls);
     RUN(pool_multi_stream);
     RUN(pool_streams_outlive_pool);
     RUN(pool_streams_destroyed_while_holding_memory);

@@ -35,8 +35,41 @@
 typedef void *(*alloc_fn)(void *mr, size_t bytes, void *stream);
 typedef int (*free_fn)(void *mr, void *ptr, size_t bytes, void *stream, int device);
 typedef int (*int_fn)(void);
+typedef void *(*alloc_nowait_fn)(void *mr, size_t bytes, void *stream, int *would_block);
+typedef int (*free_nowait_fn)(void *mr, void *ptr, size_t bytes, void *stream, int device, int *would_block);
 static alloc_fn rmmh_alloc_p;
 static free_fn rmmh_free_p;
+static alloc_nowait_fn rmmh_alloc_nowait_p; /* optional (NULL: always release the GIL) */
+static free_nowait_fn rmmh_free_nowait_p;
+
+/* Allocation and free: first librmmh's nowait call with the GIL held (a pool's common case, which
+   waits for nothing); where that would have to wait, the ordinary call with the GIL released (it
+   may synchronize a stream on which a Python host callback waits for the GIL). */
+static void *accel_alloc(void *mh, size_t n, void *sh) {
+    PyThreadState *ts;
+    void *p;
+    int wb = 1;
+    if (rmmh_alloc_nowait_p) {
+        p = rmmh_alloc_nowait_p(mh, n, sh, &wb);
+        if (!wb) return p;
+    }
+    ts = PyEval_SaveThread();
+    p = rmmh_alloc_p(mh, n, sh);
+    PyEval_RestoreThread(ts);
+    return p;
+}
+static int accel_free(void *mh, void *p, size_t n, void *sh, int dev) {
+    PyThreadState *ts;
+    int st, wb = 1;
+    if (rmmh_free_nowait_p) {
+        st = rmmh_free_nowait_p(mh, p, n, sh, dev, &wb);
+        if (!wb) return st;
+    }
+    ts = PyEval_SaveThread();
+    st = rmmh_free_p(mh, p, n, sh, dev);
+    PyEval_RestoreThread(ts);
+    return st;
+}
 static int_fn rmmh_get_device_p, rmmh_device_count_p;
 static int ndev = -1; /* read at the first allocation: importing must not initialize CUDA */
 
@@ -151,7 +184,6 @@ static int buffer_init(PyObject *self, PyObject *args, PyObject *kwds) {
     size_t n = 0, nbytes;
     int dev, d;
     void *mh, *sh, *p;
-    PyThreadState *ts;
 
     if (PyTuple_Size(args) != 0) {
         PyErr_SetString(PyExc_TypeError, "DeviceBuffer() takes keyword arguments only (ptr, size, stream, mr)");
@@ -252,9 +284,7 @@ static int buffer_init(PyObject *self, PyObject *args, PyObject *kwds) {
     nbytes = (n + 15) & ~(size_t)15; /* RMM's device_buffer asks for 16-byte multiples */
     p = NULL;
     if (nbytes >= n) { /* else too large: alloc_failed() says so */
-        ts = PyEval_SaveThread();
-        p = rmmh_alloc_p(mh, nbytes, sh);
-        PyEval_RestoreThread(ts);
+        p = accel_alloc(mh, nbytes, sh);
     }
     if (!p) { /* alloc_failed(size) returns the exception (rmm_last_error()'s message) */
         PyObject *sz = PyLong_FromSize_t(n), *e = NULL;
@@ -288,9 +318,7 @@ static int buffer_init(PyObject *self, PyObject *args, PyObject *kwds) {
     return 0;
 
 fail_hold: /* no hold taken: free the block now */
-    ts = PyEval_SaveThread();
-    (void)rmmh_free_p(mh, p, nbytes, sh, dev);
-    PyEval_RestoreThread(ts);
+    (void)accel_free(mh, p, nbytes, sh, dev);
     b->ptr = 0;
     return -1;
 fail_stream:
@@ -312,9 +340,7 @@ static void buffer_dealloc(PyObject *self) {
         }
         if (b->mr_refs) {
             void *p = (void *)(uintptr_t)b->ptr;
-            PyThreadState *ts = PyEval_SaveThread();
-            (void)rmmh_free_p(b->mr_handle, p, (size_t)b->nbytes, b->stream_handle, b->dev);
-            PyEval_RestoreThread(ts);
+            (void)accel_free(b->mr_handle, p, (size_t)b->nbytes, b->stream_handle, b->dev);
             b->ptr = 0;
             (void)release_refs(b->mr_refs);
             (void)release_refs(b->stream_refs);
@@ -465,7 +491,6 @@ static PyObject *res_allocate(PyObject *self, PyObject *const *args, Py_ssize_t 
     PyObject *a[2] = {NULL, NULL}, *names[2], *stream;
     size_t n;
     void *mh, *sh = NULL, *p;
-    PyThreadState *ts;
     if (!check_bound()) return NULL;
     names[0] = s_nbytes;
     names[1] = s_stream;
@@ -484,9 +509,7 @@ static PyObject *res_allocate(PyObject *self, PyObject *const *args, Py_ssize_t 
         return NULL;
     }
     Py_DecRef(stream); /* the caller holds it for the call */
-    ts = PyEval_SaveThread();
-    p = rmmh_alloc_p(mh, n, sh);
-    PyEval_RestoreThread(ts);
+    p = accel_alloc(mh, n, sh);
     if (!p) { /* alloc_failed() returns the exception (rmm_last_error()'s message) */
         PyObject *e = PyObject_CallFunctionObjArgs(alloc_failed_f, NULL);
         if (e) {
@@ -503,7 +526,6 @@ static PyObject *res_deallocate(PyObject *self, PyObject *const *args, Py_ssize_
     size_t ptr, n;
     void *mh, *sh = NULL;
     int st;
-    PyThreadState *ts;
     if (!check_bound()) return NULL;
     names[0] = s_ptr;
     names[1] = s_nbytes;
@@ -526,9 +548,7 @@ static PyObject *res_deallocate(PyObject *self, PyObject *const *args, Py_ssize_
         return NULL;
     }
     Py_DecRef(stream);
-    ts = PyEval_SaveThread();
-    st = rmmh_free_p(mh, (void *)(uintptr_t)ptr, n, sh, -1);
-    PyEval_RestoreThread(ts);
+    st = accel_free(mh, (void *)(uintptr_t)ptr, n, sh, -1);
     if (st) {
         PyObject *code = PyLong_FromLong(st), *e = NULL;
         if (code) e = call1(error_f, code);
@@ -574,7 +594,6 @@ static PyType_Spec resource_spec = {
 static PyObject *py_alloc(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     void *mh, *sh, *p;
     size_t n;
-    PyThreadState *ts;
     (void)self;
     if (nargs != 3) {
         PyErr_SetString(PyExc_TypeError, "alloc(mr, nbytes, stream)");
@@ -584,9 +603,7 @@ static PyObject *py_alloc(PyObject *self, PyObject *const *args, Py_ssize_t narg
     n = PyLong_AsSize_t(args[1]);
     sh = args[2] == NoneObj ? NULL : PyLong_AsVoidPtr(args[2]);
     if (PyErr_Occurred()) return NULL;
-    ts = PyEval_SaveThread();
-    p = rmmh_alloc_p(mh, n, sh);
-    PyEval_RestoreThread(ts);
+    p = accel_alloc(mh, n, sh);
     if (!p) {
         Py_IncRef(NoneObj);
         return NoneObj;
@@ -599,7 +616,6 @@ static PyObject *py_free(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     size_t n;
     long dev;
     int st;
-    PyThreadState *ts;
     (void)self;
     if (nargs != 5) {
         PyErr_SetString(PyExc_TypeError, "free(mr, ptr, nbytes, stream, device)");
@@ -611,9 +627,7 @@ static PyObject *py_free(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     sh = args[3] == NoneObj ? NULL : PyLong_AsVoidPtr(args[3]);
     dev = PyLong_AsLong(args[4]);
     if (PyErr_Occurred()) return NULL;
-    ts = PyEval_SaveThread();
-    st = rmmh_free_p(mh, p, n, sh, (int)dev);
-    PyEval_RestoreThread(ts);
+    st = accel_free(mh, p, n, sh, (int)dev);
     return PyLong_FromLong(st);
 }
 
@@ -656,6 +670,8 @@ static PyObject *py_bind_library(PyObject *self, PyObject *args) {
     abi_fn = (int_fn)dlsym(handle, "rmmh_abi_version");
     rmmh_alloc_p = (alloc_fn)dlsym(handle, "rmmh_alloc");
     rmmh_free_p = (free_fn)dlsym(handle, "rmmh_free");
+    rmmh_alloc_nowait_p = (alloc_nowait_fn)dlsym(handle, "rmmh_alloc_nowait");
+    rmmh_free_nowait_p = (free_nowait_fn)dlsym(handle, "rmmh_free_nowait");
     rmmh_get_device_p = (int_fn)dlsym(handle, "rmmh_get_device");
     rmmh_device_count_p = (int_fn)dlsym(handle, "rmmh_device_count");
     if (!abi_fn || abi_fn() != abi || !rmmh_alloc_p || !rmmh_free_p || !rmmh_get_device_p || !rmmh_device_count_p) {
