@@ -1678,7 +1678,7 @@ static size_t rmm__host_used;
 static uint64_t rmm__host_next_stream_id = 16;
 static RMM__TLS int rmm__host_current_device;
 /* The simulated primary contexts: a device's becomes active when it is made current, or when
-   memory is allocated on it (as CUDA's does). Tests may clear them. */
+   memory, a stream or an event is made on it (as CUDA's does). Tests may clear them. */
 static int rmm__host_context[RMM_HOST_BACKEND_DEVICES];
 static pthread_mutex_t rmm__host_streams_lock = PTHREAD_MUTEX_INITIALIZER;
 static rmm__addr_map rmm__host_streams;       /* every stream record ever made */
@@ -1846,6 +1846,7 @@ RMM__PRIVATE rmm_status rmm__device_synchronize(void) {
 RMM__PRIVATE rmm_status rmm__event_create(rmm__event *event) {
     void *e;
     RMM__HOST_FAULT("cudaEventCreateWithFlags");
+    RMM__ATOMIC_STORE(&rmm__host_context[rmm__host_current_device], 1);
     e = RMM_SYS_MALLOC(16);
     if (!e) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "cudaEventCreateWithFlags() failed: host out of memory");
     *event = e;
@@ -1876,6 +1877,7 @@ RMM__PRIVATE rmm_status rmm__stream_wait_event(rmm_stream stream, rmm__event eve
 RMM__PRIVATE rmm_status rmm__stream_create_raw(rmm_stream *stream) {
     struct rmm__host_stream *s;
     RMM__HOST_FAULT("cudaStreamCreateWithFlags");
+    RMM__ATOMIC_STORE(&rmm__host_context[rmm__host_current_device], 1);
     pthread_mutex_lock(&rmm__host_streams_lock);
     s = rmm__host_spare_streams;
     if (s) {
@@ -2050,7 +2052,9 @@ RMM__PRIVATE rmm_status rmm__vm_unmap(char *va, size_t bytes) {
    caller's device. Costs one cudaGetDevice when the device is already current. The caller's device
    is restored only if its primary context is active: a thread that never used CUDA reads device 0
    from cudaGetDevice, and setting that back would create a context on device 0 (hundreds of MiB)
-   that nobody asked for; such a thread is left on `device` instead (PyTorch's MaybeSetDevice rule). */
+   that nobody asked for; such a thread is left on `device` instead (PyTorch's MaybeSetDevice rule
+   leaves the CUDA runtime there too). A thread that relies on the implicit device 0 after such a
+   call should set it itself. */
 typedef struct rmm__device_guard {
     int previous;
     bool switched;
@@ -4569,7 +4573,8 @@ static inline rmm_status rmm__pool_lock(rmm__pool *p, const char *call, bool *wo
 }
 /* The pool's allocate. would_block NULL: the resource call. Else a "nowait" call (rmmh keeps
    Python's GIL around it): it never waits for anything, a lock, the device or an upstream, and it
-   sets *would_block, having handed out and freed nothing, where it would have to (the lock is busy, or the request
+   sets *would_block, having handed out and freed nothing (and made no CUDA call beyond
+   cudaStreamGetId for a foreign stream's state), where it would have to (the lock is busy, or the request
    needs memory from another stream or from upstream); the caller then makes the ordinary call. */
 RMM__PRIVATE rmm_status rmm__pool_alloc(rmm__pool *p, void **ptr, size_t bytes, size_t alignment, rmm_stream stream, bool *would_block) {
     rmm__sstate *ss, *from_state;
@@ -4590,7 +4595,7 @@ RMM__PRIVATE rmm_status rmm__pool_alloc(rmm__pool *p, void **ptr, size_t bytes, 
     b = s->recent;
     if (RMM__LIKELY(b && b->size == size && ((uintptr_t)b->ptr & (alignment - 1)) == 0)) {
         s->recent = NULL; /* the block freed last on this stream, taken back whole */
-    } else if (size <= RMM__POOL_QUICK_MAX && (b = s->quick[(size >> 8) - 1]) != NULL && ((uintptr_t)b->ptr & (alignment - 1)) == 0) {
+    } else if (size - 1 < RMM__POOL_QUICK_MAX && (b = s->quick[(size >> 8) - 1]) != NULL && ((uintptr_t)b->ptr & (alignment - 1)) == 0) {
         s->quick[(size >> 8) - 1] = b->free_next; /* a block of this size freed earlier on this stream */
         b->free_next = NULL;
         s->quick_bytes -= size;
@@ -4601,7 +4606,7 @@ RMM__PRIVATE rmm_status rmm__pool_alloc(rmm__pool *p, void **ptr, size_t bytes, 
         req.slack = req.large ? p->desc.growth_granularity_bytes : 0;
         rmm__pool_settle_recent(p, s);
         b = rmm__pool_find_block(s, &req, RMM__TLSF_SCAN);
-        if (RMM__UNLIKELY(!b && s->quick_blocks) && rmm__pool_flush_quick(p, s, req.need)) /* parked blocks, coalesced, may serve it */
+        if (RMM__UNLIKELY(!b && s->quick_blocks) && !would_block && rmm__pool_flush_quick(p, s, req.need)) /* parked blocks, coalesced, may serve it */
             b = rmm__pool_find_block(s, &req, RMM__TLSF_SCAN);
         if (RMM__UNLIKELY(p->backing->commit != NULL) && b) b = rmm__vm_prefer_mapped(p, b, req.need);
         if (RMM__UNLIKELY(!b)) {
@@ -4695,6 +4700,11 @@ RMM__PRIVATE rmm_status rmm__pool_free(rmm__pool *p, void *ptr, size_t bytes, rm
         return rmm__fail(RMM_ERROR_CORRUPTION, "pool: deallocate(ptr=%p, bytes=%zu): the block holds %zu bytes; the size must be the one allocated", ptr, bytes, b->size);
     }
     st = rmm__so_state(&p->so, stream, &ss);
+    if (RMM__UNLIKELY(would_block != NULL) && st == RMM_SUCCESS && !ss->lazy) { /* its free records an event: a CUDA call */
+        rmm__spin_unlock(&p->so.lock);
+        *would_block = true;
+        return RMM_ERROR_NOT_SUPPORTED;
+    }
     if (RMM__LIKELY(st == RMM_SUCCESS)) st = rmm__so_freed(ss);
     if (RMM__UNLIKELY(st != RMM_SUCCESS)) {
         rmm__spin_unlock(&p->so.lock); /* the block stays allocated: the free may be retried */

@@ -723,11 +723,33 @@ TEST(pool_nowait_calls) {
     CHECK(!wb && pool_info(mr).used_bytes == 0);
     CHECK(rmm__pool_free(p, a, 1000, RMM_STREAM_DEFAULT, &wb) == RMM_ERROR_CORRUPTION && !wb);
     CHECK_OK(rmm_pool_validate(mr));
-    rmm_resource_destroy(mr);
+    {
+        /* a foreign stream's free records an event (a CUDA call): refused, the block stays live;
+           memory held in another stream's lists needs a wait: refused too */
+        rmm_stream f = NULL;
+        size_t before;
+        CHECK_OK(rmm__stream_create_raw(&f));
+        CHECK_OK(rmm_allocate(mr, &a, 1000, f));
+        before = pool_info(mr).used_bytes;
+        wb = false;
+        CHECK(rmm__pool_free(p, a, 1000, f, &wb) != RMM_SUCCESS && wb);
+        CHECK(pool_info(mr).used_bytes == before);
+        CHECK_OK(rmm_deallocate(mr, a, 1000, f));
+        CHECK_OK(rmm_allocate(mr, &a, 2 * MiB - 4096, f)); /* nearly all of the pool, then freed on f */
+        CHECK_OK(rmm_deallocate(mr, a, 2 * MiB - 4096, f));
+        wb = false;
+        CHECK(rmm__pool_alloc(p, &b, MiB, RMM_ALIGNMENT, RMM_STREAM_DEFAULT, &wb) != RMM_SUCCESS && wb);
+        CHECK(up.allocations == 1);
+        CHECK_OK(rmm_stream_synchronize(f));
+        rmm_resource_destroy(mr); /* (before the stream goes: its state is waited for) */
+        mr = NULL;
+        CHECK_OK(rmm__stream_destroy_raw(f));
+    }
     /* a virtual pool maps pages (and may synchronize): always refused */
     d = rmm_pool_desc_default();
     d.growth = RMM_POOL_GROWTH_VIRTUAL;
-    if (rmm_pool_create(&vmr, NULL, &d) == RMM_SUCCESS) {
+    CHECK_OK(rmm_pool_create(&vmr, NULL, &d));
+    if (vmr) {
         wb = false;
         CHECK(rmm__pool_alloc((rmm__pool *)vmr, &b, 1000, RMM_ALIGNMENT, RMM_STREAM_DEFAULT, &wb) != RMM_SUCCESS && wb);
         rmm_resource_destroy(vmr);
@@ -1423,9 +1445,13 @@ TEST(pool_validate_detects_corruption) {
             CHECK(rmm__addr_map_remove(&p->used, (uintptr_t)b) == pb);
             EXPECT_CORRUPT(mr, "parked block missing from the map");
             CHECK(rmm__addr_map_put(&p->used, (uintptr_t)b, pb));
-            pb->size = 2048;
+            ps->quick[1024 / 256 - 1] = pb->free_next; /* moved to the 2048-byte list, size unchanged */
+            pb->free_next = ps->quick[2048 / 256 - 1];
+            ps->quick[2048 / 256 - 1] = pb;
             EXPECT_CORRUPT(mr, "parked block in the wrong quick list");
-            pb->size = 1024;
+            ps->quick[2048 / 256 - 1] = pb->free_next;
+            pb->free_next = ps->quick[1024 / 256 - 1];
+            ps->quick[1024 / 256 - 1] = pb;
             CHECK_OK(rmm_pool_validate(mr));
         }
     }
