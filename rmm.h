@@ -431,20 +431,24 @@ RMMDEF rmm_pool_desc rmm_pool_desc_default(void);
    iff VIRTUAL growth is asked of a device or driver without virtual memory management (the message
    says which), or CUDA/OUT_OF_MEMORY iff the address range cannot be reserved.
 
-   Allocation: the stream's own free lists first (no CUDA call), then a block freed on another
-   stream behind a cudaStreamWaitEvent (never a host synchronization), then other streams' lists
-   merged into this one, then growth. Best fit to within 1/32 of a power of two, O(1): two bitmaps
-   over size bins, no list scan. Blocks never coalesce across upstream chunks. Every power-of-two
-   alignment is honoured. Fails with OUT_OF_MEMORY (message: request, pool size, maximum) iff the
-   maximum or the upstream is exhausted; the pool is unchanged then. VIRTUAL growth maps pages as a
-   block needs them (driver calls, and a device synchronize when it moves idle pages): far slower
-   when it does, and never otherwise.
+   Allocation: a block of the same size freed last on this stream (up to 1 MiB) or parked there (up
+   to 64 KiB; at most 16 MiB and 1/16 of the pool per stream, free memory not yet coalesced, which
+   the pool files whenever it looks further, so it never causes growth or a failure), then the
+   stream's own free lists (no CUDA call), then a block freed on another stream behind a
+   cudaStreamWaitEvent (never a host synchronization), then other streams' lists merged into this
+   one, then growth. Best fit to within 1/32 of a power of two, O(1): two bitmaps over size bins and
+   a scan of at most 16 blocks of the request's bin. Blocks never coalesce across upstream chunks.
+   Every power-of-two alignment is honoured. Fails with OUT_OF_MEMORY (message: request, pool size,
+   maximum) iff the maximum or the upstream is exhausted; the pool is unchanged then. VIRTUAL growth
+   maps pages as a block needs them (driver calls, and a device synchronize when it moves idle
+   pages): far slower when it does, and never otherwise.
    Free: O(1) (an address hash and neighbour links); CORRUPTION iff the pointer was not handed out
    by this pool or is freed twice, or the size differs from the allocated one (the block stays
-   allocated). A free on the legacy default stream, or on any stream when streams_outlive_pool is
-   set, makes no CUDA call; other streams record one event per free (RMM's rule; a stream may be
-   destroyed right after). Per-thread default streams work; streams are told apart by
-   cudaStreamGetId, not by handle. Thread-safe: one mutex per pool. */
+   allocated). A free on the legacy default stream, on a stream from rmm_stream_create or a stream
+   pool (the library sees them destroyed), or on any stream when streams_outlive_pool is set, makes
+   no CUDA call; other streams record one event per free (RMM's rule; a stream may be destroyed
+   right after) and are told apart by cudaStreamGetId, not by handle. Per-thread default streams
+   work. Thread-safe: one lock per pool. */
 RMMDEF rmm_status rmm_pool_create(rmm_resource **out, rmm_resource *upstream, const rmm_pool_desc *desc);
 /* Fills *info. Fails with INVALID_ARGUMENT iff info is NULL or pool is not a pool. O(streams). */
 RMMDEF rmm_status rmm_pool_get_info(rmm_resource *pool, rmm_pool_info *info);
