@@ -1,6 +1,9 @@
-"""The timing loop both Python benchmarks use (imported from the scripts' own folder)."""
+"""What both Python benchmarks share (imported from the scripts' own folder): the timing loop and
+the machine they ran on."""
 import gc
+import platform
 import statistics
+import subprocess
 import time
 
 
@@ -20,3 +23,25 @@ def timeit(body, iters, repeats):
         if enabled:
             gc.enable()
     return statistics.median(runs)
+
+
+def cpu_model():
+    """The CPU's model name (from /proc/cpuinfo), else platform.processor(), else "?"."""
+    cpu = platform.processor() or "?"
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return cpu
+
+
+def gpu_name():
+    """nvidia-smi's "name, driver_version" of the first GPU, or None."""
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version",
+                              "--format=csv,noheader"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    lines = out.stdout.strip().splitlines() if out.returncode == 0 else []
+    return lines[0] if lines else None

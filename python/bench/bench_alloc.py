@@ -25,7 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))  # the in-tree package when not installed
 
 
-from _timing import timeit  # noqa: E402  (the scripts' folder is sys.path[0])
+from _timing import cpu_model, gpu_name, timeit  # noqa: E402  (the scripts' folder is sys.path[0])
 
 
 def rmmh_rows(size, iters, repeats, label=""):
@@ -118,20 +118,8 @@ def rmm_rows(size, iters, repeats, backend):
 
 
 def machine():
-    cpu = platform.processor() or "?"
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    gpu = "none"
-    try:
-        out = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version",
-                              "--format=csv,noheader"], capture_output=True, text=True, timeout=30)
-        if out.returncode == 0 and out.stdout.strip():
-            gpu = out.stdout.strip().splitlines()[0].replace(", ", ", driver ")
-    except (OSError, subprocess.SubprocessError):
-        pass
+    cpu, gpu = cpu_model(), gpu_name()
+    gpu = gpu.replace(", ", ", driver ") if gpu else "none"
     import rmmh
     cuda = rmmh._cuda.gpu.runtimeGetVersion()
     return {"cpu": "%s, %d cores" % (cpu, os.cpu_count() or 0), "gpu": gpu,

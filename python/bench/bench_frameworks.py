@@ -35,7 +35,7 @@ if "rmmh" not in sys.modules and not os.environ.get("RMMH_BENCH_INSTALLED"):
     sys.path.insert(0, os.path.dirname(HERE))  # the in-tree package when not installed
 
 
-from _timing import timeit  # noqa: E402  (the scripts' folder is sys.path[0])
+from _timing import cpu_model, gpu_name, timeit  # noqa: E402  (the scripts' folder is sys.path[0])
 
 
 def first_line(e):
@@ -260,19 +260,7 @@ def train_rows(batch, warmup, steps, rounds):
 # ---- report ---------------------------------------------------------------------------------
 
 def machine():
-    gpu = "none"
-    try:
-        gpu = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version",
-                              "--format=csv,noheader"], capture_output=True, text=True,
-                             timeout=30).stdout.strip().splitlines()[0]
-    except Exception:
-        pass
-    cpu = platform.processor() or "?"
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
+    gpu, cpu = gpu_name() or "none", cpu_model()
     import rmmh
     return "GPU %s; CPU %s; Python %s; rmmh %s (rmm.h %s, %s)" % (
         gpu, cpu, platform.python_version(), rmmh.__version__, rmmh.RMM_H_VERSION,
