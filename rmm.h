@@ -4761,24 +4761,34 @@ RMM__IMPL rmm_status rmm_pool_trim(rmm_resource *pool, size_t *released_bytes) {
 }
 
 /* Checks the blocks parked on s: each in the address map, marked as s's, in the right quick list
-   (or the recent slot), in the budget; adds them to the counts. O(blocks parked on s). */
+   (or the recent slot), and the quick lists' counts; adds them to the counts. O(blocks parked on s). */
+RMM__PRIVATE rmm_status rmm__pool_validate_parked_block(rmm__pool *p, const rmm__pstream *s, const rmm__block *b) {
+    void **slot = rmm__addr_map_find(&p->used, (uintptr_t)b->ptr);
+    if (!slot || *slot != b || b->parked != s || b->owner)
+        return rmm__fail(RMM_ERROR_CORRUPTION, "pool: parked block %p of stream state %zu is not marked as parked there", (void *)b->ptr, s->ss.index);
+    return RMM_SUCCESS;
+}
 RMM__PRIVATE rmm_status rmm__pool_validate_parked(rmm__pool *p, rmm__pstream *s, size_t *blocks, size_t *bytes) {
     size_t k, n = 0, total = 0;
-    for (k = 0; k <= RMM__POOL_QUICK_CLASSES; k++) {
-        rmm__block *b = k < RMM__POOL_QUICK_CLASSES ? s->quick[k] : s->recent;
-        for (; b; b = k < RMM__POOL_QUICK_CLASSES ? b->free_next : NULL) {
-            void **slot = rmm__addr_map_find(&p->used, (uintptr_t)b->ptr);
-            if (!slot || *slot != b || b->parked != s || b->owner)
-                return rmm__fail(RMM_ERROR_CORRUPTION, "pool: parked block %p of stream state %zu is not marked as parked there", (void *)b->ptr, s->ss.index);
-            if (k < RMM__POOL_QUICK_CLASSES && b->size != (k + 1) << 8)
+    const rmm__block *b;
+    for (k = 0; k < RMM__POOL_QUICK_CLASSES; k++) {
+        for (b = s->quick[k]; b; b = b->free_next) {
+            RMM_TRY(rmm__pool_validate_parked_block(p, s, b));
+            if (b->size != (k + 1) << 8)
                 return rmm__fail(RMM_ERROR_CORRUPTION, "pool: block %p of %zu bytes is in the quick list of %zu", (void *)b->ptr, b->size, (k + 1) << 8);
-            if (k < RMM__POOL_QUICK_CLASSES) n++, total += b->size;
-            *blocks += 1;
-            *bytes += b->size;
+            n++;
+            total += b->size;
         }
     }
     if (n != s->quick_blocks || total != s->quick_bytes)
         return rmm__fail(RMM_ERROR_CORRUPTION, "pool: stream state %zu parks %zu blocks of %zu bytes, recorded %zu of %zu", s->ss.index, n, total, s->quick_blocks, s->quick_bytes);
+    if (s->recent) {
+        RMM_TRY(rmm__pool_validate_parked_block(p, s, s->recent));
+        n++;
+        total += s->recent->size;
+    }
+    *blocks += n;
+    *bytes += total;
     return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__pool_validate_locked(rmm__pool *p) {

@@ -54,14 +54,15 @@ RMMH_API void *rmmh_alloc(rmm_resource *mr, size_t bytes, rmm_stream stream) {
    when it is not, as rmm.h's containers do, so a buffer can be freed with another device current
    (rmm.h's device guard: the caller's device is set back only where that creates no context). */
 RMMH_API int rmmh_free(rmm_resource *mr, void *ptr, size_t bytes, rmm_stream stream, int device) {
-    int current = device;
+    rmm__device_guard g = {device, false};
     rmm_status st;
     /* (where the current device cannot be read, as while the runtime unloads, free where we are) */
-    if (device < 0 || rmm_get_device(&current) != RMM_SUCCESS || current == device) return (int)rmm_deallocate(mr, ptr, bytes, stream);
+    if (device < 0 || rmm_get_device(&g.previous) != RMM_SUCCESS || g.previous == device) return (int)rmm_deallocate(mr, ptr, bytes, stream);
     st = rmm_set_device(device);
     if (st != RMM_SUCCESS) return (int)st;
+    g.switched = true;
     st = rmm_deallocate(mr, ptr, bytes, stream);
-    if (rmm__device_context_active(current)) (void)rmm_set_device(current);
+    rmm__device_leave(&g);
     return (int)st;
 }
 

@@ -280,12 +280,6 @@ static rmmh__hold *rmmh__acquire(int device) {
     }
 }
 
-/* Makes `device` current for a hook call, and back: rmm.h's device guard, which restores the
-   caller's device only where that creates no context (a thread that never used CUDA is left on
-   `device` rather than given a context on device 0, as PyTorch's MaybeSetDevice does). */
-static rmm_status rmmh__enter_device(int device, rmm__device_guard *g) { return rmm__device_enter(g, device); }
-static void rmmh__leave_device(const rmm__device_guard *g) { rmm__device_leave(g); }
-
 /* Allocates `bytes` on `stream` from the resource of `device` (which must be current unless
    switch_device) and records the block. NULL on failure (rmm_last_error() says why). */
 static void *rmmh__hook_alloc(size_t bytes, int device, rmm_stream stream, int switch_device) {
@@ -298,7 +292,7 @@ static void *rmmh__hook_alloc(size_t bytes, int device, rmm_stream stream, int s
         rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh hooks: device %d is out of range", device);
         return NULL;
     }
-    if (switch_device && rmmh__enter_device(device, &g) != RMM_SUCCESS) goto failed;
+    if (switch_device && rmm__device_enter(&g, device) != RMM_SUCCESS) goto failed; /* (rmm.h's guard: no context made on the caller's device) */
     h = rmmh__acquire(device);
     if (!h) goto failed;
     st = rmm_allocate(h->mr, &p, bytes, stream);
@@ -319,11 +313,11 @@ static void *rmmh__hook_alloc(size_t bytes, int device, rmm_stream stream, int s
         goto failed;
     }
     rmmh__count_alloc(device, bytes);
-    rmmh__leave_device(&g);
+    rmm__device_leave(&g);
     return p;
 failed:
     if (device >= 0 && device < RMM_MAX_DEVICES) __atomic_add_fetch(&rmmh__stats[device].failed, 1, __ATOMIC_RELAXED);
-    rmmh__leave_device(&g);
+    rmm__device_leave(&g);
     return NULL;
 }
 
@@ -337,9 +331,9 @@ static rmm_status rmmh__hook_free(void *ptr) {
     if (!ptr) return RMM_SUCCESS;
     if (!rmmh__map_take((uintptr_t)ptr, &b))
         return rmm_set_last_error(RMM_ERROR_CORRUPTION, "rmmh hooks: free of %p, which the hooks did not allocate (or freed already)", ptr);
-    st = rmmh__enter_device(b.device, &g);
+    st = rmm__device_enter(&g, b.device);
     if (st == RMM_SUCCESS) st = rmm_deallocate(b.hold->mr, ptr, b.bytes, b.stream);
-    rmmh__leave_device(&g);
+    rmm__device_leave(&g);
     if (st != RMM_SUCCESS) {
         /* the resource refused (it should not): keep the block recorded, as it is still held */
         (void)rmmh__map_put(&b);
