@@ -302,7 +302,7 @@ RMMDEF rmm_status rmm_resource_allocation_base(rmm_resource *mr, const void *ptr
      {"schema": "rmm.h resource dump", "version": 1, "rmm_version": "0.1.0", "backend": "cuda"|"host",
       "resource": NODE}
      NODE = {"type": "pool" | "fixed_size" | "binning" | "arena" | "cuda" | "managed" | "pinned_host" |
-                     "async" | "async_view" | "logging" | "statistics" | "tracking" | "limiting" |
+                     "async" | "async_view" | "async_managed" | "logging" | "statistics" | "tracking" | "limiting" |
                      "failure_callback" | "aligned" | "thread_safe" | "prefetch" | "callback" | "user",
              "name": vtable type_name, "address": "0x...",
              "config": {...}, "counters": {...},              (per type; see the dump itself)
@@ -353,10 +353,20 @@ RMMDEF rmm_async_desc rmm_async_desc_default(void);
    type (the message says which); OUT_OF_MEMORY iff priming fails; CUDA otherwise. */
 RMMDEF rmm_status rmm_async_resource_create(rmm_resource **out, const rmm_async_desc *desc);
 /* The cudaMemPool_t of an async resource (for IPC export or attribute tuning). INVALID_ARGUMENT iff
-   mr is not an async or async-view resource or pool is NULL. */
+   mr is not an async, async-view or async-managed resource or pool is NULL. */
 RMMDEF rmm_status rmm_async_resource_get_pool(rmm_resource *mr, rmm_mem_pool *pool);
 /* A non-owning resource over an existing pool. INVALID_ARGUMENT iff out or pool is NULL. */
 RMMDEF rmm_status rmm_async_view_resource_create(rmm_resource **out, rmm_mem_pool pool);
+/* Stream-ordered managed memory (RMM's experimental cuda_async_managed_memory_resource): the
+   current device's default managed memory pool (cudaMemGetDefaultMemPool with
+   cudaMemAllocationTypeManaged, CUDA 13), used with cudaMallocFromPoolAsync / cudaFreeAsync. The
+   memory is accessible from the host and every device. The pool belongs to the driver: the
+   resource never destroys it; where its release threshold is 0 it is raised to UINT64_MAX once (as
+   RMM does), so freed memory stays pooled. Fails with INVALID_ARGUMENT iff out is NULL;
+   NOT_SUPPORTED iff the runtime is older than CUDA 13 or the device lacks concurrent managed access
+   (cudaDevAttrConcurrentManagedAccess 0; the message says which); CUDA otherwise. The host backend
+   supports it (one simulated pool per device). rmm_async_resource_get_pool gives the pool. */
+RMMDEF rmm_status rmm_async_managed_resource_create(rmm_resource **out);
 /* Device-accessible pinned host memory (cudaHostAlloc(cudaHostAllocPortable|Mapped) / cudaFreeHost). */
 RMMDEF rmm_status rmm_pinned_host_resource_create(rmm_resource **out);
 
@@ -367,7 +377,7 @@ RMMDEF void rmm_host_backend_set_capacity(size_t bytes);
    call named `call` fail with `status` (SUCCESS means CUDA), the first being the nth call from now
    (1: the next). Names are the CUDA runtime's and driver's: "cudaMalloc", "cudaFree",
    "cudaMallocManaged", "cudaHostAlloc", "cudaFreeHost", "cudaMallocFromPoolAsync", "cudaFreeAsync",
-   "cudaMemPoolCreate", "cudaEventCreateWithFlags", "cudaEventRecord", "cudaEventSynchronize",
+   "cudaMemPoolCreate", "cudaMemGetDefaultMemPool", "cudaEventCreateWithFlags", "cudaEventRecord", "cudaEventSynchronize",
    "cudaEventQuery", "cudaStreamWaitEvent", "cudaStreamCreateWithFlags", "cudaStreamDestroy",
    "cudaStreamSynchronize", "cudaStreamGetId", "cudaMemcpyAsync", "cudaMemsetAsync",
    "cudaMemPrefetchAsync", "cudaDeviceSynchronize", "cudaMemGetInfo", "cudaSetDevice",
@@ -1329,6 +1339,7 @@ RMM__PRIVATE rmm_status rmm__prefetch(void *ptr, size_t bytes, int device, rmm_s
 RMM__PRIVATE rmm_status rmm__mempool_support(int device, bool *supported, unsigned *handle_mask);
 RMM__PRIVATE rmm_status rmm__mempool_create(rmm_mem_pool *pool, int device, unsigned handle_types, uint64_t release_threshold);
 RMM__PRIVATE void rmm__mempool_destroy(rmm_mem_pool pool);
+RMM__PRIVATE rmm_status rmm__mempool_default_managed(rmm_mem_pool *pool, int device);
 RMM__PRIVATE rmm_status rmm__mempool_malloc_async(void **ptr, size_t bytes, rmm_mem_pool pool, rmm_stream stream);
 RMM__PRIVATE rmm_status rmm__free_async(void *ptr, rmm_stream stream);
 /* virtual memory: the page size (NOT_SUPPORTED without VMM), reserving and freeing an address
@@ -1535,6 +1546,36 @@ RMM__PRIVATE rmm_status rmm__mempool_create(rmm_mem_pool *pool, int device, unsi
     return RMM_SUCCESS;
 }
 RMM__PRIVATE void rmm__mempool_destroy(rmm_mem_pool pool) { (void)cudaMemPoolDestroy(pool); }
+/* The default managed pool of a device (CUDA 13): NOT_SUPPORTED before CUDA 13 or without concurrent
+   managed access. A zero release threshold is raised to UINT64_MAX (RMM's rule: keep what is freed). */
+RMM__PRIVATE rmm_status rmm__mempool_default_managed(rmm_mem_pool *pool, int device) {
+#if defined(CUDART_VERSION) && CUDART_VERSION >= 13000
+    int runtime = 0, concurrent = 0;
+    struct cudaMemLocation loc;
+    cudaMemPool_t p;
+    uint64_t threshold = 0;
+    RMM__CU(cudaRuntimeGetVersion(&runtime), "cudaRuntimeGetVersion", "%s", "");
+    if (runtime < 13000)
+        return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "rmm_async_managed_resource_create: needs CUDA 13 (the runtime is %d)", runtime);
+    RMM__CU(cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess, device), "cudaDeviceGetAttribute", "cudaDevAttrConcurrentManagedAccess, device=%d", device);
+    if (!concurrent)
+        return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "rmm_async_managed_resource_create: device %d has no concurrent managed access (cudaDevAttrConcurrentManagedAccess is 0)", device);
+    memset(&loc, 0, sizeof loc);
+    loc.type = cudaMemLocationTypeDevice;
+    loc.id = device;
+    RMM__CU(cudaMemGetDefaultMemPool(&p, &loc, cudaMemAllocationTypeManaged), "cudaMemGetDefaultMemPool", "device=%d, cudaMemAllocationTypeManaged", device);
+    RMM__CU(cudaMemPoolGetAttribute(p, cudaMemPoolAttrReleaseThreshold, &threshold), "cudaMemPoolGetAttribute", "cudaMemPoolAttrReleaseThreshold, device=%d", device);
+    if (threshold == 0) {
+        threshold = UINT64_MAX;
+        RMM__CU(cudaMemPoolSetAttribute(p, cudaMemPoolAttrReleaseThreshold, &threshold), "cudaMemPoolSetAttribute", "cudaMemPoolAttrReleaseThreshold=UINT64_MAX, device=%d", device);
+    }
+    *pool = p;
+    return RMM_SUCCESS;
+#else
+    (void)pool;
+    return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "rmm_async_managed_resource_create: device %d: rmm.h was built against a CUDA older than 13 (no default managed pool)", device);
+#endif
+}
 RMM__PRIVATE rmm_status rmm__mempool_malloc_async(void **ptr, size_t bytes, rmm_mem_pool pool, rmm_stream stream) {
     RMM__CU(cudaMallocFromPoolAsync(ptr, bytes, pool, stream), "cudaMallocFromPoolAsync", "bytes=%zu, stream=%p", bytes, (void *)stream);
     return RMM_SUCCESS;
@@ -1963,6 +2004,16 @@ RMM__PRIVATE rmm_status rmm__mempool_create(rmm_mem_pool *pool, int device, unsi
     return RMM_SUCCESS;
 }
 RMM__PRIVATE void rmm__mempool_destroy(rmm_mem_pool pool) { RMM_SYS_FREE(pool); }
+/* One simulated default managed pool per device, never freed (the driver's, in CUDA). */
+static struct rmm__host_mempool rmm__host_managed_pools[RMM_HOST_BACKEND_DEVICES];
+RMM__PRIVATE rmm_status rmm__mempool_default_managed(rmm_mem_pool *pool, int device) {
+    if (device < 0 || device >= RMM_HOST_BACKEND_DEVICES) return rmm__fail(RMM_ERROR_CUDA, "cudaMemGetDefaultMemPool() failed: invalid device %d", device);
+    RMM__HOST_FAULT("cudaMemGetDefaultMemPool");
+    rmm__host_managed_pools[device].device = device;
+    rmm__host_managed_pools[device].release_threshold = UINT64_MAX;
+    *pool = &rmm__host_managed_pools[device];
+    return RMM_SUCCESS;
+}
 RMM__PRIVATE rmm_status rmm__mempool_malloc_async(void **ptr, size_t bytes, rmm_mem_pool pool, rmm_stream stream) {
     (void)pool;
     RMM_TRY(rmm__host_stream_check(stream, "cudaMallocFromPoolAsync"));
@@ -2663,8 +2714,12 @@ RMM__PRIVATE bool rmm__async_is_equal(const rmm_resource *self, const rmm_resour
 RMM__PRIVATE void rmm__async_destroy(rmm_resource *self);
 static const rmm_resource_vtable rmm__async_vtable = {"async", rmm__async_allocate, rmm__async_deallocate, rmm__async_is_equal, rmm__async_destroy};
 static const rmm_resource_vtable rmm__async_view_vtable = {"async_view", rmm__async_allocate, rmm__async_deallocate, rmm__async_is_equal, rmm__async_destroy};
+static const rmm_resource_vtable rmm__async_managed_vtable = {"async_managed", rmm__async_allocate, rmm__async_deallocate, rmm__async_is_equal, rmm__async_destroy};
+RMM__PRIVATE bool rmm__is_async(const rmm_resource_vtable *vt) {
+    return vt == &rmm__async_vtable || vt == &rmm__async_view_vtable || vt == &rmm__async_managed_vtable;
+}
 RMM__PRIVATE bool rmm__async_is_equal(const rmm_resource *self, const rmm_resource *other) {
-    if (other->vtable != &rmm__async_vtable && other->vtable != &rmm__async_view_vtable) return false;
+    if (!rmm__is_async(other->vtable)) return false;
     return ((const rmm__async_resource *)self)->pool == ((const rmm__async_resource *)other)->pool;
 }
 RMM__PRIVATE void rmm__async_destroy(rmm_resource *self) {
@@ -2746,9 +2801,18 @@ RMM__IMPL rmm_status rmm_async_view_resource_create(rmm_resource **out, rmm_mem_
     RMM_TRY(rmm__get_device(&device));
     return rmm__async_new(out, &rmm__async_view_vtable, pool, false, device);
 }
+RMM__IMPL rmm_status rmm_async_managed_resource_create(rmm_resource **out) {
+    int device;
+    rmm_mem_pool pool = NULL;
+    if (!out) return RMM__NULL_OUT("rmm_async_managed_resource_create", "out");
+    *out = NULL;
+    RMM_TRY(rmm__get_device(&device));
+    RMM_TRY(rmm__mempool_default_managed(&pool, device));
+    return rmm__async_new(out, &rmm__async_managed_vtable, pool, false, device);
+}
 RMM__IMPL rmm_status rmm_async_resource_get_pool(rmm_resource *mr, rmm_mem_pool *pool) {
     if (!pool) return RMM__NULL_OUT("rmm_async_resource_get_pool", "pool");
-    if (!mr || (mr->vtable != &rmm__async_vtable && mr->vtable != &rmm__async_view_vtable))
+    if (!mr || !rmm__is_async(mr->vtable))
         return RMM__INVALID("rmm_async_resource_get_pool: resource '%s' is not an async resource", rmm_resource_type_name(mr));
     *pool = ((rmm__async_resource *)mr)->pool;
     return RMM_SUCCESS;
@@ -6834,8 +6898,8 @@ RMM__IMPL rmm_status rmm_resource_allocation_base(rmm_resource *mr, const void *
             mr = ad->upstream;
             continue;
         }
-        if (vt == &rmm__cuda_vtable || vt == &rmm__managed_vtable || vt == &rmm__pinned_vtable || vt == &rmm__async_vtable || vt == &rmm__async_view_vtable) {
-            rmm__overalign *o = vt == &rmm__async_vtable || vt == &rmm__async_view_vtable ? &((rmm__async_resource *)mr)->overalign : &((rmm__base_resource *)mr)->overalign;
+        if (vt == &rmm__cuda_vtable || vt == &rmm__managed_vtable || vt == &rmm__pinned_vtable || rmm__is_async(vt)) {
+            rmm__overalign *o = rmm__is_async(vt) ? &((rmm__async_resource *)mr)->overalign : &((rmm__base_resource *)mr)->overalign;
             const char *raw = (const char *)rmm__overalign_raw(o, p);
             if (raw) {
                 off += (size_t)(p - raw);
@@ -7140,7 +7204,7 @@ RMM__PRIVATE rmm_status rmm__dump_node(rmm__json *j, rmm_resource *mr, int depth
     ad = rmm__as_forwarding_adaptor(mr);
     rmm__json_open(j, NULL, '{');
     rmm__json_str(j, "type", vt == &rmm__cuda_vtable ? "cuda" : vt == &rmm__managed_vtable ? "managed" : vt == &rmm__pinned_vtable ? "pinned_host"
-                             : vt == &rmm__async_vtable ? "async" : vt == &rmm__async_view_vtable ? "async_view" : vt == &rmm__fixed_vtable ? "fixed_size"
+                             : vt == &rmm__async_vtable ? "async" : vt == &rmm__async_view_vtable ? "async_view" : vt == &rmm__async_managed_vtable ? "async_managed" : vt == &rmm__fixed_vtable ? "fixed_size"
                              : vt == &rmm__callback_vtable ? "callback" : ad ? vt->type_name
 #if !defined(RMM_NO_POOL)
                              : vt == &rmm__pool_vtable ? "pool"
@@ -7159,7 +7223,7 @@ RMM__PRIVATE rmm_status rmm__dump_node(rmm__json *j, rmm_resource *mr, int depth
         rmm__json_u64(j, "device", (uint64_t)((rmm__base_resource *)mr)->device);
         rmm__json_bool(j, "library_owned", ((rmm__base_resource *)mr)->library_owned);
         rmm__json_close(j, '}');
-    } else if (vt == &rmm__async_vtable || vt == &rmm__async_view_vtable) {
+    } else if (rmm__is_async(vt)) {
         rmm__json_open(j, "config", '{');
         rmm__json_u64(j, "device", (uint64_t)((rmm__async_resource *)mr)->device);
         rmm__json_ptr(j, "memory_pool", (const void *)((rmm__async_resource *)mr)->pool);

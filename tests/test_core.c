@@ -139,6 +139,59 @@ TEST(managed_and_pinned_resources_are_host_accessible) {
     rmm_resource_destroy(pinned);
 }
 
+TEST(async_managed_resource) {
+    rmm_resource *mr = NULL, *again = NULL;
+    rmm_mem_pool pool = NULL, pool2 = NULL;
+    unsigned char *p = NULL;
+    rmm_status st;
+    NEED_GPU();
+    CHECK_STATUS(rmm_async_managed_resource_create(NULL), RMM_ERROR_INVALID_ARGUMENT);
+    st = rmm_async_managed_resource_create(&mr);
+    if (st == RMM_ERROR_NOT_SUPPORTED) {
+        /* a device without concurrent managed access or a runtime before CUDA 13: said, nothing made */
+        CHECK(mr == NULL);
+        CHECK(strstr(rmm_last_error(), "rmm_async_managed_resource_create") != NULL);
+        printf("  (async managed memory not supported here: %s)\n", rmm_last_error());
+        return;
+    }
+    CHECK_OK(st);
+    if (!mr) return;
+    CHECK(strcmp(rmm_resource_type_name(mr), "async_managed") == 0);
+    CHECK_OK(rmm_async_resource_get_pool(mr, &pool));
+    CHECK(pool != NULL);
+    /* the device's one default managed pool: a second resource is equal and shares it */
+    CHECK_OK(rmm_async_managed_resource_create(&again));
+    CHECK_OK(rmm_async_resource_get_pool(again, &pool2));
+    CHECK(pool == pool2);
+    CHECK(rmm_resource_is_equal(mr, again));
+    CHECK_OK(rmm_allocate(mr, (void **)&p, 4000, RMM_STREAM_DEFAULT));
+    CHECK(p != NULL && ((uintptr_t)p % 256) == 0);
+    CHECK_OK(rmm_memset_async(p, 0x5A, 4000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_stream_synchronize(RMM_STREAM_DEFAULT));
+    if (p) CHECK(p[0] == 0x5A && p[3999] == 0x5A); /* managed: readable from the host */
+    CHECK_OK(rmm_deallocate(again, p, 4000, RMM_STREAM_DEFAULT)); /* freed through the other */
+    CHECK_OK(rmm_allocate_aligned(mr, (void **)&p, 100, 4096, RMM_STREAM_DEFAULT));
+    CHECK(((uintptr_t)p % 4096) == 0);
+    CHECK_OK(rmm_deallocate_aligned(mr, p, 100, 4096, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_stream_synchronize(RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(again);
+    rmm_resource_destroy(mr); /* the driver's pool stays: a new resource works */
+    mr = NULL;
+    CHECK_OK(rmm_async_managed_resource_create(&mr));
+    CHECK_OK(rmm_allocate(mr, (void **)&p, 256, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, p, 256, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_stream_synchronize(RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(mr);
+#if defined(RMM_BACKEND_HOST)
+    /* a failing driver call is CUDA, with nothing made */
+    mr = NULL;
+    rmm_host_backend_fail_calls("cudaMemGetDefaultMemPool", 1, 1, RMM_SUCCESS);
+    CHECK_STATUS(rmm_async_managed_resource_create(&mr), RMM_ERROR_CUDA);
+    CHECK(mr == NULL);
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+#endif
+}
+
 TEST(async_resource) {
     rmm_resource *mr = NULL, *view = NULL, *other = NULL;
     rmm_async_desc d = rmm_async_desc_default();
@@ -379,6 +432,7 @@ int main(void) {
     RUN(cuda_resource_alignment_and_out_of_memory);
     RUN(managed_and_pinned_resources_are_host_accessible);
     RUN(async_resource);
+    RUN(async_managed_resource);
     RUN(current_and_per_device_resources);
 #if defined(RMM_BACKEND_HOST)
     RUN(device_guard_creates_no_context);
