@@ -278,6 +278,10 @@ RMMDEF void rmm_resource_destroy(rmm_resource *mr);
 RMMDEF bool rmm_resource_is_equal(const rmm_resource *a, const rmm_resource *b);
 /* The vtable's type_name ("pool", "cuda", ...); "null" for NULL. */
 RMMDEF const char *rmm_resource_type_name(const rmm_resource *mr);
+/* The resource mr allocates from: an adaptor's or sub-allocator's upstream; NULL for a base
+   resource (cuda, managed, pinned, async), a callback or user-defined resource, and for NULL. A
+   binning resource answers its upstream (its bins are reached through rmm_resource_dump_json). O(1). */
+RMMDEF rmm_resource *rmm_resource_get_upstream(const rmm_resource *mr);
 /* Checks every invariant of a library sub-allocator (pool, fixed-size, binning and its bins, arena)
    and returns CORRUPTION with a message naming the first one broken; SUCCESS for resources that keep
    no state to check (base resources, adaptors, user resources). O(number of blocks). Takes the
@@ -294,7 +298,9 @@ RMMDEF rmm_status rmm_resource_validate(rmm_resource *mr);
    NOT_SUPPORTED for a pool with VIRTUAL growth (its blocks lie on separately mapped pages, which
    cudaIpcGetMemHandle cannot export) and for user-defined resources, which cannot say where their
    memory comes from. Async resources give the pointer itself: export their memory through the
-   memory pool (cudaMemPoolExportPointer). Thread-safe; O(1) per layer (fixed-size: O(log chunks)). */
+   memory pool (cudaMemPoolExportPointer). Chains of any depth are followed; a graph with a cycle
+   (a binning resource made its own bin, through layers) fails with INVALID_ARGUMENT after
+   RMM_MAX_RESOURCE_STEPS layers. Thread-safe; O(1) per layer (fixed-size: O(log chunks)). */
 RMMDEF rmm_status rmm_resource_allocation_base(rmm_resource *mr, const void *ptr, void **base, size_t *offset);
 /* Writes the state of mr (NULL: the current device resource) and of everything under it as one
    JSON document, for people and tools (tools/rmm_plot.py draws it). Schema "rmm.h resource dump",
@@ -315,11 +321,19 @@ RMMDEF rmm_status rmm_resource_allocation_base(rmm_resource *mr, const void *ptr
              "upstream": NODE | null}
    An arena lists its whole allocation as its first chunk (lent superblocks and large blocks "used",
    free space with the stream id one past its arenas), then each lent superblock with its blocks.
-   Fails with INVALID_ARGUMENT iff out is NULL, IO iff writing fails, OUT_OF_MEMORY iff host memory
-   runs out (the document is then cut short). Each sub-allocator's lock is held while its part is
+   Chains of any depth are written. Fails with INVALID_ARGUMENT iff out is NULL, or the graph has a
+   cycle or binning resources nested as bins deeper than RMM_MAX_BIN_NESTING (both found before
+   anything is written: a dump is a whole document or nothing); IO iff writing fails, OUT_OF_MEMORY
+   iff host memory runs out (the document is then cut short, but still closed). Each sub-allocator's lock is held while its part is
    written: thread-safe, O(blocks), and other threads wait that long. */
 #define RMM_DUMP_JSON_VERSION 1
 RMMDEF rmm_status rmm_resource_dump_json(rmm_resource *mr, FILE *out);
+/* The most resources rmm_resource_dump_json, rmm_resource_allocation_base and
+   rmm_resource_check_corruption visit in one call (a cycle's guard; chains far deeper than any real
+   one are fine), and the most binning resources nested as bins of one another that the dump and
+   the corruption check descend into (they recurse there; an upstream chain they walk in a loop). */
+#define RMM_MAX_RESOURCE_STEPS 1048576
+#define RMM_MAX_BIN_NESTING 64
 /* With RMM_DEBUG_MARGIN: checks the margin after every live block of mr (NULL: the current device
    resource) and of every sub-allocator under it, after a device synchronize. CORRUPTION naming the
    first block written past its end and the first byte overwritten; SUCCESS if none. Without
@@ -504,9 +518,10 @@ RMMDEF rmm_binning_desc rmm_binning_desc_default(void);
    are not 0 <= min <= max <= 40 (both 0: no automatic bins). Thread-safe. */
 RMMDEF rmm_status rmm_binning_create(rmm_resource **out, rmm_resource *upstream, const rmm_binning_desc *desc);
 /* Adds a bin for requests up to allocation_bytes (rounded up to 256), served by bin_resource (any
-   resource, not owned) or, if NULL, by a lazily made fixed-size resource. Only before the first
-   allocation: afterwards, for a size that has a bin already, for 0 bytes or a non-binning resource
-   it fails with INVALID_ARGUMENT. Not thread-safe. */
+   resource, not owned) or, if NULL, by a lazily made fixed-size resource. A size that has a bin
+   already gets the new one instead (RMM's rule; the old bin, if the binning resource made it, is
+   destroyed). Only before the first allocation: afterwards, for 0 bytes or a non-binning resource it
+   fails with INVALID_ARGUMENT. Not thread-safe. */
 RMMDEF rmm_status rmm_binning_add_bin(rmm_resource *binning, size_t allocation_bytes, rmm_resource *bin_resource);
 
 /* >>arena */
@@ -2472,7 +2487,8 @@ typedef struct rmm__oom_facts {
     const char *who;
     size_t bytes, alignment;
     rmm_stream stream;
-    size_t held, maximum; /* maximum 0: none */
+    size_t held, maximum; /* maximum 0: none, unless bounded */
+    bool bounded;         /* maximum applies even when it is 0 (a limiting adaptor's limit of 0) */
     size_t live, largest_free, free_total, free_other; /* free_other: in other streams' (or arenas') lists */
 } rmm__oom_facts;
 RMM__PRIVATE rmm_status rmm__oom_explain(rmm_resource *mr, const rmm__oom_facts *f, const char *cause_in) {
@@ -2484,10 +2500,10 @@ RMM__PRIVATE rmm_status rmm__oom_explain(rmm_resource *mr, const rmm__oom_facts 
     if (rmm__mem_info(&dev_free, &dev_total) != RMM_SUCCESS) dev_free = dev_total = 0;
     if (f->free_other >= need && f->largest_free < need) verdict = "held by other streams: free memory of this resource waits in other streams' lists";
     else if (f->free_total >= need) verdict = "fragmented: enough is free, but no free block is large enough";
-    else if (f->maximum && f->held + need > f->maximum) verdict = "at the maximum: the resource may not grow further";
+    else if ((f->maximum || f->bounded) && (f->held + need > f->maximum || f->held + need < need)) verdict = "at the maximum: the resource may not grow further";
     else if (dev_total && dev_free < need) verdict = "device full: the GPU has too little free memory";
     else verdict = "refused upstream: a resource below (a limit, a user resource) said no";
-    if (f->maximum) snprintf(maximum, sizeof maximum, "a maximum of %zu", f->maximum);
+    if (f->maximum || f->bounded) snprintf(maximum, sizeof maximum, "a maximum of %zu", f->maximum);
     else rmm__copy_text(maximum, sizeof maximum, "no maximum");
     if (dump && *dump) {
         FILE *out = fopen(dump, "w");
@@ -3937,6 +3953,7 @@ typedef struct rmm__pool_req {
     size_t need;
     size_t slack; /* large requests: what rounding a chunk of their own would waste anyway */
     bool large;
+    bool any;     /* the pool cannot grow: any free block that fits serves, dedicated or not */
 } rmm__pool_req;
 
 /* Where a pool's memory comes from: chunks from upstream (geometric or on-demand growth), or one
@@ -4036,10 +4053,14 @@ static inline void rmm__pool_settle(rmm__pool *p, rmm__pstream *s) {
    first the chunks grown for large requests. */
 static inline rmm__block *rmm__pool_find_block(rmm__pstream *s, const rmm__pool_req *req, size_t scan) {
     rmm__block *b;
-    if (RMM__LIKELY(!req->large)) return rmm__tlsf_find_scan(&s->free, req->need, scan);
+    if (RMM__LIKELY(!req->large)) {
+        b = rmm__tlsf_find_scan(&s->free, req->need, scan);
+        /* at the pool's limit a dedicated chunk's free block serves a small request too */
+        return RMM__UNLIKELY(!b && req->any) ? rmm__tlsf_find_scan(&s->large, req->need, scan) : b;
+    }
     b = rmm__tlsf_find_scan(&s->large, req->need, scan);
-    /* a poor fit: a chunk of its own is better */
-    if (b && b->size - req->need > req->need / RMM__POOL_FIT + req->slack) b = NULL;
+    /* a poor fit: a chunk of its own is better, unless the pool cannot grow */
+    if (b && !req->any && b->size - req->need > req->need / RMM__POOL_FIT + req->slack) b = NULL;
     return b ? b : rmm__tlsf_find_scan(&s->free, req->need, scan);
 }
 RMM__PRIVATE void rmm__pool_settle_all(rmm__pool *p) {
@@ -4091,9 +4112,20 @@ RMM__PRIVATE void rmm__pool_absorb(rmm__so *so, rmm__sstate *taker_state, rmm__s
         }
     }
 }
+/* Growth for req. ON_DEMAND keeps small requests out of dedicated chunks and large ones out of poor
+   fits only while the pool can grow: when growth fails for want of memory (the maximum, or the
+   upstream), req becomes `any` and succeeds iff some free block of s (every stream's free blocks
+   are in s by now) fits, so the pool never fails a request one of its free blocks can serve. */
 RMM__PRIVATE rmm_status rmm__pool_grow_in(rmm__so *so, rmm__sstate *s, const void *req) {
     rmm__pool *p = RMM__POOL_OF(so);
-    return p->backing->grow(p, (rmm__pstream *)s, (const rmm__pool_req *)req);
+    rmm__pool_req *r = (rmm__pool_req *)(uintptr_t)req; /* the caller's own, writable request */
+    rmm_status st = p->backing->grow(p, (rmm__pstream *)s, r);
+    if (st == RMM_ERROR_OUT_OF_MEMORY && !r->any && p->large_bytes != SIZE_MAX) {
+        r->any = true;
+        if (rmm__pool_find_block((rmm__pstream *)s, r, SIZE_MAX)) return RMM_SUCCESS;
+        r->any = false;
+    }
+    return st;
 }
 static const rmm__so_ops rmm__pool_so_ops = {sizeof(rmm__pstream), rmm__pool_state_init, rmm__pool_state_fini, rmm__pool_holds,
                                              rmm__pool_find_in, rmm__pool_absorb, rmm__pool_grow_in};
@@ -4671,6 +4703,7 @@ RMM__PRIVATE rmm_status rmm__pool_alloc(rmm__pool *p, void **ptr, size_t bytes, 
     } else {
         req.need = size + (alignment - RMM_ALIGNMENT);
         req.large = req.need >= p->large_bytes;
+        req.any = false;
         req.slack = req.large ? p->desc.growth_granularity_bytes : 0;
         rmm__pool_settle_recent(p, s);
         b = rmm__pool_find_block(s, &req, RMM__TLSF_SCAN);
@@ -4701,6 +4734,7 @@ RMM__PRIVATE rmm_status rmm__pool_alloc(rmm__pool *p, void **ptr, size_t bytes, 
     }
     b->parked = NULL;
     if (RMM__UNLIKELY(p->backing->commit != NULL) && (st = p->backing->commit(p, b)) != RMM_SUCCESS) {
+        explain = st == RMM_ERROR_OUT_OF_MEMORY; /* pages could not be backed: the maximum, or the device is full */
         if (mapped) (void)rmm__addr_map_remove(&p->used, (uintptr_t)b->ptr);
         rmm__block_file(&p->store, mapped ? rmm__pool_lists(s, b->chunk) : lists, b);
         goto out;
@@ -5404,8 +5438,16 @@ static const rmm_resource_vtable rmm__binning_vtable = {"binning", rmm__binning_
 RMM__PRIVATE rmm_status rmm__binning_insert(rmm__binning *b, size_t bytes, rmm_resource *mr, bool owned) {
     size_t i;
     rmm__bin *grown;
-    for (i = 0; i < b->count; i++)
-        if (b->bins[i].bytes == bytes) return RMM__INVALID("rmm_binning_add_bin: a bin of %zu bytes exists already", bytes);
+    for (i = 0; i < b->count; i++) {
+        if (b->bins[i].bytes != bytes) continue;
+        /* the later bin wins (RMM's add_bin replaces); before the first allocation nothing was made
+           from the old one, so an owned old bin (made lazily) is destroyed, and a user's is dropped */
+        if (b->bins[i].owned) rmm_resource_destroy(b->bins[i].mr);
+        b->bins[i].mr = mr;
+        b->bins[i].owned = owned;
+        b->bins[i].maker = 0;
+        return RMM_SUCCESS;
+    }
     grown = (rmm__bin *)RMM_SYS_REALLOC(b->bins, (b->count + 1) * sizeof *grown);
     if (!grown) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_binning_add_bin: out of host memory");
     b->bins = grown;
@@ -6612,6 +6654,7 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__limiting_oom(rmm__limiting *l, size_t
     f.alignment = alignment;
     f.stream = stream;
     f.maximum = l->limit;
+    f.bounded = true; /* a limit of 0 refuses everything: it is a maximum, not "none" */
     f.held = f.live = held;
     return rmm__oom_explain(&l->a.base, &f, cause);
 }
@@ -6871,10 +6914,56 @@ RMM__PRIVATE rmm__adaptor *rmm__as_forwarding_adaptor(rmm_resource *mr) {
 #endif
     return NULL;
 }
+RMM__IMPL rmm_resource *rmm_resource_get_upstream(const rmm_resource *mr) {
+    const rmm_resource_vtable *vt;
+    rmm__adaptor *ad;
+    if (!mr || !mr->vtable) return NULL;
+    vt = mr->vtable;
+    ad = rmm__as_forwarding_adaptor((rmm_resource *)(uintptr_t)mr);
+    if (ad) return ad->upstream;
+    if (vt == &rmm__fixed_vtable) return ((const rmm__fixed *)mr)->upstream;
+#if !defined(RMM_NO_POOL)
+    if (vt == &rmm__pool_vtable) return ((const rmm__pool *)mr)->upstream;
+#endif
+#if !defined(RMM_NO_ARENA)
+    if (vt == &rmm__arena_vtable) return ((const rmm__arena *)mr)->upstream;
+#endif
+#if !defined(RMM_NO_BINNING)
+    if (vt == &rmm__binning_vtable) return ((const rmm__binning *)mr)->upstream;
+#endif
+    return NULL;
+}
+/* The guard of the graph walkers: INVALID_ARGUMENT naming `fn` once a walk has visited more than
+   RMM_MAX_RESOURCE_STEPS resources (only a cycle does that) or nests bins too deep. */
+RMM__PRIVATE rmm_status rmm__graph_too_big(const char *fn) {
+    return RMM__INVALID("%s: the resource graph has a cycle (more than %d resources visited) or binning resources nested as bins more than %d deep",
+                        fn, RMM_MAX_RESOURCE_STEPS, RMM_MAX_BIN_NESTING);
+}
+/* Visits every resource the dump would write, without writing: INVALID_ARGUMENT iff the graph is too
+   big (rmm__graph_too_big). Iterative along upstream chains, recursive (at most RMM_MAX_BIN_NESTING
+   deep) into the bins of a binning resource. */
+RMM__PRIVATE rmm_status rmm__graph_check(rmm_resource *mr, int nesting, size_t *steps, const char *fn) {
+    for (; mr; mr = rmm_resource_get_upstream(mr)) {
+        if (++*steps > RMM_MAX_RESOURCE_STEPS) return rmm__graph_too_big(fn);
+#if !defined(RMM_NO_BINNING)
+        if (mr->vtable == &rmm__binning_vtable) {
+            rmm__binning *b = (rmm__binning *)mr;
+            size_t i;
+            for (i = 0; i < b->count; i++) {
+                rmm_resource *bin = RMM__ATOMIC_LOAD(&b->bins[i].mr);
+                if (!bin) continue;
+                if (nesting + 1 > RMM_MAX_BIN_NESTING) return rmm__graph_too_big(fn);
+                RMM_TRY(rmm__graph_check(bin, nesting + 1, steps, fn));
+            }
+        }
+#endif
+    }
+    return RMM_SUCCESS;
+}
+
 RMM__IMPL rmm_status rmm_resource_allocation_base(rmm_resource *mr, const void *ptr, void **base, size_t *offset) {
     const char *p = (const char *)ptr;
-    size_t off = 0;
-    int depth;
+    size_t off = 0, steps;
     if (!base) return RMM__NULL_OUT("rmm_resource_allocation_base", "base");
     if (!offset) return RMM__NULL_OUT("rmm_resource_allocation_base", "offset");
     *base = NULL;
@@ -6882,7 +6971,7 @@ RMM__IMPL rmm_status rmm_resource_allocation_base(rmm_resource *mr, const void *
     if (!ptr) return RMM__NULL_OUT("rmm_resource_allocation_base", "ptr");
     mr = rmm__resolve(mr);
     if (!mr) return rmm_last_status();
-    for (depth = 0; depth < 64; depth++) {
+    for (steps = 0; steps < RMM_MAX_RESOURCE_STEPS; steps++) {
         const rmm_resource_vtable *vt = mr->vtable;
         const char *start = NULL; /* the allocation of mr's upstream that holds p */
         rmm_resource *up = NULL;
@@ -6951,7 +7040,7 @@ RMM__IMPL rmm_status rmm_resource_allocation_base(rmm_resource *mr, const void *
         p = start;
         mr = up;
     }
-    return RMM__INVALID("rmm_resource_allocation_base: more than 64 resources deep");
+    return rmm__graph_too_big("rmm_resource_allocation_base");
 }
 
 /* ---- state as JSON (rmm_resource_dump_json) ---- */
@@ -7194,125 +7283,128 @@ RMM__PRIVATE rmm_status rmm__dump_arena(rmm__json *j, rmm__arena *a) {
 }
 #endif
 
-RMM__PRIVATE rmm_status rmm__dump_node(rmm__json *j, rmm_resource *mr, int depth) {
-    const rmm_resource_vtable *vt;
-    rmm_resource *up = NULL;
-    rmm__adaptor *ad;
+/* Writes mr's node and, nested in it, its upstream chain (a loop: no recursion along the chain);
+   recurses only into a binning resource's bins (rmm__graph_check bounded that first). */
+RMM__PRIVATE rmm_status rmm__dump_node(rmm__json *j, rmm_resource *mr, int nesting) {
+    size_t open = 0;
     rmm_status st = RMM_SUCCESS;
-    if (depth > 64) return RMM__INVALID("rmm_resource_dump_json: more than 64 resources deep");
-    vt = mr->vtable;
-    ad = rmm__as_forwarding_adaptor(mr);
-    rmm__json_open(j, NULL, '{');
-    rmm__json_str(j, "type", vt == &rmm__cuda_vtable ? "cuda" : vt == &rmm__managed_vtable ? "managed" : vt == &rmm__pinned_vtable ? "pinned_host"
-                             : vt == &rmm__async_vtable ? "async" : vt == &rmm__async_view_vtable ? "async_view" : vt == &rmm__async_managed_vtable ? "async_managed" : vt == &rmm__fixed_vtable ? "fixed_size"
-                             : vt == &rmm__callback_vtable ? "callback" : ad ? vt->type_name
+    for (; mr && st == RMM_SUCCESS; open++) {
+        const rmm_resource_vtable *vt;
+        rmm_resource *up = NULL;
+        rmm__adaptor *ad;
+        vt = mr->vtable;
+        ad = rmm__as_forwarding_adaptor(mr);
+        rmm__json_open(j, NULL, '{');
+        rmm__json_str(j, "type", vt == &rmm__cuda_vtable ? "cuda" : vt == &rmm__managed_vtable ? "managed" : vt == &rmm__pinned_vtable ? "pinned_host"
+                                 : vt == &rmm__async_vtable ? "async" : vt == &rmm__async_view_vtable ? "async_view" : vt == &rmm__async_managed_vtable ? "async_managed" : vt == &rmm__fixed_vtable ? "fixed_size"
+                                 : vt == &rmm__callback_vtable ? "callback" : ad ? vt->type_name
 #if !defined(RMM_NO_POOL)
-                             : vt == &rmm__pool_vtable ? "pool"
+                                 : vt == &rmm__pool_vtable ? "pool"
 #endif
 #if !defined(RMM_NO_ARENA)
-                             : vt == &rmm__arena_vtable ? "arena"
+                                 : vt == &rmm__arena_vtable ? "arena"
 #endif
 #if !defined(RMM_NO_BINNING)
-                             : vt == &rmm__binning_vtable ? "binning"
+                                 : vt == &rmm__binning_vtable ? "binning"
 #endif
-                                                          : "user");
-    rmm__json_str(j, "name", rmm_resource_type_name(mr));
-    rmm__json_ptr(j, "address", mr);
-    if (vt == &rmm__cuda_vtable || vt == &rmm__managed_vtable || vt == &rmm__pinned_vtable) {
-        rmm__json_open(j, "config", '{');
-        rmm__json_u64(j, "device", (uint64_t)((rmm__base_resource *)mr)->device);
-        rmm__json_bool(j, "library_owned", ((rmm__base_resource *)mr)->library_owned);
-        rmm__json_close(j, '}');
-    } else if (rmm__is_async(vt)) {
-        rmm__json_open(j, "config", '{');
-        rmm__json_u64(j, "device", (uint64_t)((rmm__async_resource *)mr)->device);
-        rmm__json_ptr(j, "memory_pool", (const void *)((rmm__async_resource *)mr)->pool);
-        rmm__json_close(j, '}');
-    } else if (vt == &rmm__fixed_vtable) {
-        st = rmm__dump_fixed(j, (rmm__fixed *)mr);
-        up = ((rmm__fixed *)mr)->upstream;
-    } else if (ad) {
-        up = ad->upstream;
-        rmm__json_open(j, "counters", '{');
-        if (vt == &rmm__stats_vtable) {
-            rmm_statistics s;
-            (void)rmm_statistics_get(mr, &s);
-            rmm__json_u64(j, "bytes", (uint64_t)s.bytes.value);
-            rmm__json_u64(j, "peak_bytes", (uint64_t)s.bytes.peak);
-            rmm__json_u64(j, "total_bytes", (uint64_t)s.bytes.total);
-            rmm__json_u64(j, "count", (uint64_t)s.count.value);
-            rmm__json_u64(j, "peak_count", (uint64_t)s.count.peak);
-            rmm__json_u64(j, "total_count", (uint64_t)s.count.total);
-        } else if (vt == &rmm__tracking_vtable) {
-            size_t bytes = 0, count = 0;
-            (void)rmm_tracking_get(mr, &bytes, &count);
-            rmm__json_u64(j, "outstanding_bytes", bytes);
-            rmm__json_u64(j, "outstanding_count", count);
-        } else if (vt == &rmm__limiting_vtable) {
-            size_t allocated = 0, limit = 0;
-            (void)rmm_limiting_get(mr, &allocated, &limit);
-            rmm__json_u64(j, "allocated_bytes", allocated);
-            rmm__json_u64(j, "limit_bytes", limit);
-        } else if (vt == &rmm__aligned_vtable) {
-            rmm__json_u64(j, "alignment", ((rmm__aligned *)mr)->alignment);
-            rmm__json_u64(j, "threshold_bytes", ((rmm__aligned *)mr)->threshold);
-        }
-        rmm__json_close(j, '}');
-    }
-#if !defined(RMM_NO_POOL)
-    else if (vt == &rmm__pool_vtable) {
-        st = rmm__dump_pool(j, (rmm__pool *)mr);
-        up = ((rmm__pool *)mr)->upstream;
-    }
-#endif
-#if !defined(RMM_NO_ARENA)
-    else if (vt == &rmm__arena_vtable) {
-        st = rmm__dump_arena(j, (rmm__arena *)mr);
-        up = ((rmm__arena *)mr)->upstream;
-    }
-#endif
-#if !defined(RMM_NO_BINNING)
-    else if (vt == &rmm__binning_vtable) {
-        rmm__binning *b = (rmm__binning *)mr;
-        size_t i;
-        rmm__json_open(j, "bins", '[');
-        for (i = 0; i < b->count && st == RMM_SUCCESS; i++) {
-            rmm_resource *bin = RMM__ATOMIC_LOAD(&b->bins[i].mr);
-            rmm__json_open(j, NULL, '{');
-            rmm__json_u64(j, "bytes", b->bins[i].bytes);
-            rmm__json_bool(j, "owned", b->bins[i].owned);
-            rmm__json_key(j, "resource");
-            if (bin) {
-                j->first = true;
-                st = rmm__dump_node(j, bin, depth + 1);
-                j->first = false;
-            } else {
-                fputs("null", j->f);
+                                                              : "user");
+        rmm__json_str(j, "name", rmm_resource_type_name(mr));
+        rmm__json_ptr(j, "address", mr);
+        if (vt == &rmm__cuda_vtable || vt == &rmm__managed_vtable || vt == &rmm__pinned_vtable) {
+            rmm__json_open(j, "config", '{');
+            rmm__json_u64(j, "device", (uint64_t)((rmm__base_resource *)mr)->device);
+            rmm__json_bool(j, "library_owned", ((rmm__base_resource *)mr)->library_owned);
+            rmm__json_close(j, '}');
+        } else if (rmm__is_async(vt)) {
+            rmm__json_open(j, "config", '{');
+            rmm__json_u64(j, "device", (uint64_t)((rmm__async_resource *)mr)->device);
+            rmm__json_ptr(j, "memory_pool", (const void *)((rmm__async_resource *)mr)->pool);
+            rmm__json_close(j, '}');
+        } else if (vt == &rmm__fixed_vtable) {
+            st = rmm__dump_fixed(j, (rmm__fixed *)mr);
+            up = ((rmm__fixed *)mr)->upstream;
+        } else if (ad) {
+            up = ad->upstream;
+            rmm__json_open(j, "counters", '{');
+            if (vt == &rmm__stats_vtable) {
+                rmm_statistics s;
+                (void)rmm_statistics_get(mr, &s);
+                rmm__json_u64(j, "bytes", (uint64_t)s.bytes.value);
+                rmm__json_u64(j, "peak_bytes", (uint64_t)s.bytes.peak);
+                rmm__json_u64(j, "total_bytes", (uint64_t)s.bytes.total);
+                rmm__json_u64(j, "count", (uint64_t)s.count.value);
+                rmm__json_u64(j, "peak_count", (uint64_t)s.count.peak);
+                rmm__json_u64(j, "total_count", (uint64_t)s.count.total);
+            } else if (vt == &rmm__tracking_vtable) {
+                size_t bytes = 0, count = 0;
+                (void)rmm_tracking_get(mr, &bytes, &count);
+                rmm__json_u64(j, "outstanding_bytes", bytes);
+                rmm__json_u64(j, "outstanding_count", count);
+            } else if (vt == &rmm__limiting_vtable) {
+                size_t allocated = 0, limit = 0;
+                (void)rmm_limiting_get(mr, &allocated, &limit);
+                rmm__json_u64(j, "allocated_bytes", allocated);
+                rmm__json_u64(j, "limit_bytes", limit);
+            } else if (vt == &rmm__aligned_vtable) {
+                rmm__json_u64(j, "alignment", ((rmm__aligned *)mr)->alignment);
+                rmm__json_u64(j, "threshold_bytes", ((rmm__aligned *)mr)->threshold);
             }
             rmm__json_close(j, '}');
         }
-        rmm__json_close(j, ']');
-        up = b->upstream;
-    }
-#endif
-    if (st == RMM_SUCCESS) {
-        rmm__json_key(j, "upstream");
-        if (up) {
-            j->first = true;
-            st = rmm__dump_node(j, up, depth + 1);
-        } else {
-            fputs("null", j->f);
+#if !defined(RMM_NO_POOL)
+        else if (vt == &rmm__pool_vtable) {
+            st = rmm__dump_pool(j, (rmm__pool *)mr);
+            up = ((rmm__pool *)mr)->upstream;
         }
+#endif
+#if !defined(RMM_NO_ARENA)
+        else if (vt == &rmm__arena_vtable) {
+            st = rmm__dump_arena(j, (rmm__arena *)mr);
+            up = ((rmm__arena *)mr)->upstream;
+        }
+#endif
+#if !defined(RMM_NO_BINNING)
+        else if (vt == &rmm__binning_vtable) {
+            rmm__binning *b = (rmm__binning *)mr;
+            size_t i;
+            rmm__json_open(j, "bins", '[');
+            for (i = 0; i < b->count && st == RMM_SUCCESS; i++) {
+                rmm_resource *bin = RMM__ATOMIC_LOAD(&b->bins[i].mr);
+                rmm__json_open(j, NULL, '{');
+                rmm__json_u64(j, "bytes", b->bins[i].bytes);
+                rmm__json_bool(j, "owned", b->bins[i].owned);
+                rmm__json_key(j, "resource");
+                if (bin) {
+                    j->first = true;
+                    st = rmm__dump_node(j, bin, nesting + 1);
+                    j->first = false;
+                } else {
+                    fputs("null", j->f);
+                }
+                rmm__json_close(j, '}');
+            }
+            rmm__json_close(j, ']');
+            up = b->upstream;
+        }
+#endif
+        if (st == RMM_SUCCESS) {
+            rmm__json_key(j, "upstream");
+            if (up) j->first = true; /* the upstream's node opens next, inside this one */
+            else fputs("null", j->f);
+        }
+        mr = up;
     }
-    rmm__json_close(j, '}');
+    while (open-- > 0) rmm__json_close(j, '}');
     return st;
 }
 RMM__IMPL rmm_status rmm_resource_dump_json(rmm_resource *mr, FILE *out) {
     rmm__json j;
     rmm_status st;
+    size_t steps = 0;
     if (!out) return RMM__NULL_OUT("rmm_resource_dump_json", "out");
     mr = rmm__resolve(mr);
     if (!mr) return rmm_last_status();
+    RMM_TRY(rmm__graph_check(mr, 0, &steps, "rmm_resource_dump_json")); /* nothing written on failure */
     j.f = out;
     j.first = true;
     fprintf(out, "{\"schema\":\"rmm.h resource dump\",\"version\":%d,\"rmm_version\":\"%s\",\"backend\":\"%s\",\"resource\":", RMM_DUMP_JSON_VERSION,
@@ -7361,12 +7453,15 @@ RMM__IMPL rmm_status rmm_resource_check_corruption(rmm_resource *mr) {
 #if RMM__MARGIN_ON
     rmm__live_list live;
     rmm_status st = RMM_SUCCESS;
-    int depth;
     size_t i;
     memset(&live, 0, sizeof live);
     mr = rmm__resolve(mr);
     if (!mr) return rmm_last_status();
-    for (depth = 0; depth < 64 && mr && st == RMM_SUCCESS; depth++) {
+    {
+        size_t steps = 0;
+        RMM_TRY(rmm__graph_check(mr, 0, &steps, "rmm_resource_check_corruption")); /* bounds the recursion into bins */
+    }
+    for (; mr && st == RMM_SUCCESS;) {
         const rmm_resource_vtable *vt = mr->vtable;
         const char *who = rmm_resource_type_name(mr);
         rmm__adaptor *ad = rmm__as_forwarding_adaptor(mr);

@@ -223,6 +223,134 @@ TEST(oom_verdict_fixed_size_refused_upstream) {
     rmm_resource_destroy(limit);
 }
 
+/* A limit of 0 is a maximum of 0, not "no maximum": refused without asking upstream, and said so. */
+TEST(oom_verdict_limit_zero) {
+    rmm_resource *limit = NULL;
+    void *a = NULL;
+    NEED_GPU();
+    CHECK_OK(rmm_limiting_adaptor_create(&limit, rmm_get_current_device_resource(), 0));
+    CHECK_STATUS(rmm_allocate(limit, &a, 256, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK(a == NULL);
+    printf("  %s\n", rmm_last_error());
+    CHECK(strstr(rmm_last_error(), "Verdict: at the maximum") != NULL);
+    CHECK(strstr(rmm_last_error(), "(a maximum of 0)") != NULL);
+    CHECK(strstr(rmm_last_error(), "no maximum") == NULL);
+    rmm_resource_destroy(limit);
+}
+
+/* A VIRTUAL pool at its maximum (pages, not address space, run out) explains itself like the other
+   growth modes, and RMM_DUMP_ON_OOM writes its state. */
+TEST(oom_verdict_virtual_pool) {
+    rmm_resource *pool = NULL;
+    rmm_pool_desc pd = rmm_pool_desc_default();
+    void *a = NULL, *b = NULL;
+    char path[128];
+    FILE *f;
+    int valid;
+    rmm_status st;
+    NEED_GPU();
+    pd.growth = RMM_POOL_GROWTH_VIRTUAL;
+    pd.virtual_bytes = 64 * MiB;
+    pd.maximum_bytes = 4 * MiB;
+    st = rmm_pool_create(&pool, NULL, &pd);
+    if (st == RMM_ERROR_NOT_SUPPORTED) {
+        printf("  (no virtual memory management here: %s)\n", rmm_last_error());
+        return;
+    }
+    CHECK_OK(st);
+    if (!pool) return;
+    f = temp_file(path, sizeof path, "vmoom");
+    CHECK(f != NULL);
+    if (f) fclose(f);
+    CHECK_OK(rmm_allocate(pool, &a, 3 * MiB, RMM_STREAM_DEFAULT));
+    CHECK(setenv("RMM_DUMP_ON_OOM", path, 1) == 0);
+    CHECK_STATUS(rmm_allocate(pool, &b, 3 * MiB, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    unsetenv("RMM_DUMP_ON_OOM");
+    CHECK(b == NULL);
+    printf("  %s\n", rmm_last_error());
+    CHECK(strstr(rmm_last_error(), "pool: out of memory allocating 3145728 bytes (alignment 256") != NULL);
+    CHECK(strstr(rmm_last_error(), "Verdict: at the maximum") != NULL);
+    CHECK(strstr(rmm_last_error(), "cause: ") != NULL);
+    valid = dump_is_valid(path, "pool");
+    if (valid >= 0) CHECK(valid == 1);
+    remove(path);
+    CHECK_OK(rmm_pool_validate(pool));
+    CHECK_OK(rmm_deallocate(pool, a, 3 * MiB, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(pool);
+#if defined(RMM_BACKEND_HOST)
+    /* the device full (no page can be created, no maximum): explained too, the driver's error the cause */
+    pd.maximum_bytes = 0;
+    pool = NULL;
+    CHECK_OK(rmm_pool_create(&pool, NULL, &pd));
+    if (!pool) return;
+    rmm_host_backend_fail_calls("cuMemCreate", 1, 1, RMM_ERROR_OUT_OF_MEMORY);
+    CHECK_STATUS(rmm_allocate(pool, &b, MiB, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    printf("  %s\n", rmm_last_error());
+    CHECK(strstr(rmm_last_error(), "pool: out of memory allocating 1048576 bytes") != NULL);
+    CHECK(strstr(rmm_last_error(), "Verdict: ") != NULL);
+    CHECK(strstr(rmm_last_error(), "cause: cuMemCreate") != NULL);
+    CHECK_OK(rmm_allocate(pool, &b, MiB, RMM_STREAM_DEFAULT)); /* nothing was lost */
+    CHECK_OK(rmm_deallocate(pool, b, MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_validate(pool));
+    rmm_resource_destroy(pool);
+#endif
+}
+
+/* 70 statistics adaptors over the device resource: the dump is one valid document, and the base of
+   a live block is found through every layer. A cycle (a binning resource made its own bin) fails
+   with INVALID_ARGUMENT before anything is written. */
+TEST(deep_adaptor_chains) {
+    enum { LAYERS = 70 };
+    rmm_resource *layer[LAYERS + 1], *bins = NULL;
+    rmm_binning_desc bd = rmm_binning_desc_default();
+    void *p = NULL, *base = NULL;
+    size_t offset = 1, steps;
+    char path[128];
+    FILE *f;
+    long n = -1;
+    int i, valid;
+    NEED_GPU();
+    layer[0] = rmm_get_current_device_resource();
+    for (i = 1; i <= LAYERS; i++) CHECK_OK(rmm_statistics_adaptor_create(&layer[i], layer[i - 1]));
+    CHECK(rmm_resource_get_upstream(layer[LAYERS]) == layer[LAYERS - 1]);
+    CHECK(rmm_resource_get_upstream(layer[1]) == layer[0]);
+    CHECK(rmm_resource_get_upstream(layer[0]) == NULL);
+    CHECK(rmm_resource_get_upstream(NULL) == NULL);
+    for (steps = 0, bins = layer[LAYERS]; bins; bins = rmm_resource_get_upstream(bins)) steps++;
+    CHECK(steps == LAYERS + 1);
+    CHECK_OK(rmm_allocate(layer[LAYERS], &p, 4096, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_resource_allocation_base(layer[LAYERS], p, &base, &offset));
+    CHECK(base == p && offset == 0);
+    f = temp_file(path, sizeof path, "deep");
+    CHECK(f != NULL);
+    if (f) {
+        CHECK_OK(rmm_resource_dump_json(layer[LAYERS], f));
+        fclose(f);
+        valid = dump_is_valid(path, "statistics");
+        if (valid >= 0) CHECK(valid == 1);
+        remove(path);
+    }
+    CHECK_OK(rmm_deallocate(layer[LAYERS], p, 4096, RMM_STREAM_DEFAULT));
+    /* a cycle: nothing is written, INVALID_ARGUMENT */
+    bins = NULL;
+    CHECK_OK(rmm_binning_create(&bins, layer[LAYERS], &bd));
+    CHECK_OK(rmm_binning_add_bin(bins, 1024, bins));
+    f = temp_file(path, sizeof path, "cycle");
+    CHECK(f != NULL);
+    if (f) {
+        CHECK_STATUS(rmm_resource_dump_json(bins, f), RMM_ERROR_INVALID_ARGUMENT);
+        CHECK(strstr(rmm_last_error(), "cycle") != NULL);
+        fflush(f);
+        n = ftell(f);
+        fclose(f);
+        CHECK(n == 0);
+        remove(path);
+    }
+    rmm_resource_destroy(bins);
+    for (i = LAYERS; i >= 1; i--) rmm_resource_destroy(layer[i]);
+}
+
 TEST(check_corruption_needs_margins) {
     NEED_GPU();
     CHECK_STATUS(rmm_resource_check_corruption(NULL), RMM_ERROR_NOT_SUPPORTED);
@@ -236,6 +364,9 @@ int main(void) {
     RUN(oom_verdict_held_by_other_streams);
     RUN(oom_verdict_fixed_size_refused_upstream);
     RUN(dump_on_oom);
+    RUN(oom_verdict_limit_zero);
+    RUN(oom_verdict_virtual_pool);
+    RUN(deep_adaptor_chains);
     RUN(check_corruption_needs_margins);
     return harness_main_end();
 }

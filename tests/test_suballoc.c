@@ -1008,6 +1008,19 @@ static void run_driver(const rdriver *d) {
                     printf("  %s step %d: a failed allocation left *ptr non-NULL\n", d->name, step);
                     bad = 1;
                 }
+                if (d->pool == d->mr && strstr(rmm_last_error(), "Verdict: ") == NULL) { /* every pool OOM is explained */
+                    printf("  %s step %d: out of memory without a verdict: %s\n", d->name, step, rmm_last_error());
+                    bad = 1;
+                }
+                if (d->pool == d->mr && d->pool_accounting && !d->virtual_pool) {
+                    /* a pool never fails a request one of its free blocks can serve */
+                    rmm_pool_info info = pool_info(d->pool);
+                    if (info.largest_free_block >= round256(bytes) + (align - 256)) {
+                        printf("  %s step %d: allocate(%zu, align %zu) failed with a free block of %zu bytes: %s\n", d->name, step, bytes,
+                               align, info.largest_free_block, rmm_last_error());
+                        bad = 1;
+                    }
+                }
             } else if (st != RMM_SUCCESS) {
                 printf("  %s step %d: allocate(%zu, align %zu, stream %d) returned %s: %s\n", d->name, step, bytes, align, si,
                        rmm_status_string(st), rmm_last_error());
@@ -1250,6 +1263,81 @@ TEST(pool_random_on_demand_with_maximum) {
     d.oom_ok = 1;
     d.destroy_first = mr; /* the pool goes before the streams it was promised would outlive it */
     run_driver(&d);
+}
+
+/* Random work against a maximum, for every growth mode: each OOM has a verdict, and none is false
+   (a free block that fits exists). ON_DEMAND with large requests (dedicated chunks) and a maximum
+   is where a small request once failed beside a free block of a dedicated chunk. */
+TEST(pool_random_with_maxima) {
+    static const rmm_pool_growth modes[3] = {RMM_POOL_GROWTH_GEOMETRIC, RMM_POOL_GROWTH_ON_DEMAND, RMM_POOL_GROWTH_VIRTUAL};
+    static const char *const names[3] = {"pool_max_geometric", "pool_max_on_demand", "pool_max_virtual"};
+    static const unsigned long long seeds[3] = {1900, 13, 1902}; /* 13: the old on-demand pool failed falsely at step 39 */
+    int m;
+    NEED_GPU();
+    for (m = 0; m < 3; m++) {
+        rmm_resource *mr = NULL;
+        rmm_pool_desc pd = rmm_pool_desc_default();
+        rmm_status st;
+        rdriver d;
+        pd.growth = modes[m];
+        pd.maximum_bytes = 24 * MiB;
+        pd.growth_granularity_bytes = MiB;
+        if (modes[m] == RMM_POOL_GROWTH_VIRTUAL) pd.virtual_bytes = 64 * MiB;
+        st = rmm_pool_create(&mr, modes[m] == RMM_POOL_GROWTH_VIRTUAL ? NULL : rmm_get_current_device_resource(), &pd);
+        if (st == RMM_ERROR_NOT_SUPPORTED) {
+            printf("  (%s: %s)\n", names[m], rmm_last_error());
+            continue;
+        }
+        CHECK_OK(st);
+        if (!mr) continue;
+        d = driver_defaults(names[m], mr, seeds[m]);
+        d.pool = mr;
+        d.pool_accounting = 1;
+        d.virtual_pool = modes[m] == RMM_POOL_GROWTH_VIRTUAL;
+        d.steps = 8000;
+        d.max_bytes = 2 * MiB;
+        d.large_one_in = 12;
+        d.large_bytes = 11 * MiB; /* ON_DEMAND: 8 MiB and up get chunks of their own */
+        d.align_one_in = 6;
+        d.cap_bytes = 30 * MiB;
+        d.oom_ok = 1;
+        run_driver(&d);
+        rmm_resource_destroy(mr);
+    }
+}
+
+/* The red team's case: ON_DEMAND, maximum 12 MiB. 9 MiB gets a dedicated 10 MiB chunk (1 MiB of it
+   free), two 1 MiB requests fill a 2 MiB chunk; the pool is at its maximum, and a 256-byte request
+   must come from the dedicated chunk's free MiB rather than fail. */
+TEST(pool_on_demand_at_maximum_uses_dedicated_free_blocks) {
+    rmm_resource *mr = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    rmm_pool_info info;
+    void *big = NULL, *a = NULL, *b = NULL, *c = NULL, *e = NULL, *f = NULL;
+    NEED_GPU();
+    d.growth = RMM_POOL_GROWTH_ON_DEMAND;
+    d.maximum_bytes = 12 * MiB;
+    CHECK_OK(rmm_pool_create(&mr, rmm_get_current_device_resource(), &d));
+    CHECK_OK(rmm_allocate(mr, &big, 9 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(mr, &a, MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(mr, &b, MiB, RMM_STREAM_DEFAULT));
+    info = pool_info(mr);
+    CHECK(info.pool_bytes == 12 * MiB && info.largest_free_block == MiB);
+    CHECK_OK(rmm_allocate(mr, &c, 256, RMM_STREAM_DEFAULT));
+    CHECK(c != NULL);
+    /* the rest of that MiB serves too; past it, a true out of memory */
+    CHECK_OK(rmm_allocate(mr, &e, MiB - 256, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_allocate(mr, &f, 256, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK(f == NULL);
+    CHECK(strstr(rmm_last_error(), "Verdict: at the maximum") != NULL);
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK_OK(rmm_deallocate(mr, e, MiB - 256, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, c, 256, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, b, MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, a, MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, big, 9 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_validate(mr));
+    rmm_resource_destroy(mr);
 }
 
 TEST(fixed_random) {
@@ -1747,9 +1835,15 @@ TEST(binning_create_and_add_bin_errors) {
     CHECK(((rmm__binning *)mr)->count == 5); /* 256, 512, 1024, 2048, 4096 */
     CHECK_STATUS(rmm_binning_add_bin(mr, 0, NULL), RMM_ERROR_INVALID_ARGUMENT);
     CHECK_STATUS(rmm_binning_add_bin(mr, SIZE_MAX, NULL), RMM_ERROR_INVALID_ARGUMENT);
-    CHECK_STATUS(rmm_binning_add_bin(mr, 1024, NULL), RMM_ERROR_INVALID_ARGUMENT); /* exists */
-    CHECK_STATUS(rmm_binning_add_bin(mr, 1000, NULL), RMM_ERROR_INVALID_ARGUMENT); /* rounds to 1024 */
+    /* a size that has a bin gets the new one (RMM's rule): the count stays, the resource changes */
+    CHECK_OK(rmm_binning_add_bin(mr, 1024, &up.base));
+    CHECK(((rmm__binning *)mr)->count == 5);
+    CHECK(((rmm__binning *)mr)->bins[2].mr == &up.base && !((rmm__binning *)mr)->bins[2].owned);
+    CHECK_OK(rmm_binning_add_bin(mr, 1000, NULL)); /* rounds to 1024: a made bin again */
+    CHECK(((rmm__binning *)mr)->count == 5);
+    CHECK(((rmm__binning *)mr)->bins[2].mr == NULL && ((rmm__binning *)mr)->bins[2].owned);
     CHECK_OK(rmm_binning_add_bin(mr, 10000, NULL));
+    CHECK(((rmm__binning *)mr)->count == 6);
     CHECK_OK(rmm_resource_validate(mr));
     CHECK(up.allocations == 0);
     rmm_resource_destroy(mr);
@@ -2225,6 +2319,8 @@ int main(void) {
     RUN(arena_validate_detects_corruption);
     RUN(pool_random);
     RUN(pool_random_on_demand_with_maximum);
+    RUN(pool_random_with_maxima);
+    RUN(pool_on_demand_at_maximum_uses_dedicated_free_blocks);
     RUN(pool_random_virtual);
     RUN(pool_virtual_semantics);
     RUN(fixed_random);
