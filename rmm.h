@@ -460,7 +460,8 @@ RMMDEF rmm_pool_desc rmm_pool_desc_default(void);
    the pool files whenever it looks further, so it never causes growth or a failure), then the
    stream's own free lists (no CUDA call), then a block freed on another stream behind a
    cudaStreamWaitEvent (never a host synchronization), then other streams' lists merged into this
-   one, then growth. Best fit to within 1/32 of a power of two, O(1): two bitmaps over size bins and
+   one, then growth. Only streams that hold free memory are looked at, so a new stream's first
+   allocation costs the same with 10 or 100,000 live streams. Best fit to within 1/32 of a power of two, O(1): two bitmaps over size bins and
    a scan of at most 16 blocks of the request's bin. Blocks never coalesce across upstream chunks.
    Every power-of-two alignment is honoured. Fails with OUT_OF_MEMORY (message: request, pool size,
    maximum) iff the maximum or the upstream is exhausted; the pool is unchanged then. VIRTUAL growth
@@ -472,12 +473,18 @@ RMMDEF rmm_pool_desc rmm_pool_desc_default(void);
    pool (the library sees them destroyed), or on any stream when streams_outlive_pool is set, makes
    no CUDA call; other streams record one event per free (RMM's rule; a stream may be destroyed
    right after) and are told apart by cudaStreamGetId, not by handle. Per-thread default streams
-   work. Thread-safe: one lock per pool. */
+   work. Each stream the pool has seen costs about 700 bytes of host memory while it holds no free
+   block; the first block freed on it adds its free-list tables (16 KiB; 30 KiB with ON_DEMAND
+   growth), which go again when another stream merges its memory away or at rmm_pool_trim. A free
+   fails with OUT_OF_MEMORY (the block stays allocated) iff those tables cannot be made. States of
+   destroyed and foreign streams are dropped as described in >>streamorder. Thread-safe: one lock
+   per pool. */
 RMMDEF rmm_status rmm_pool_create(rmm_resource **out, rmm_resource *upstream, const rmm_pool_desc *desc);
 /* Fills *info. Fails with INVALID_ARGUMENT iff info is NULL or pool is not a pool. O(streams). */
 RMMDEF rmm_status rmm_pool_get_info(rmm_resource *pool, rmm_pool_info *info);
 /* Gives every wholly free upstream chunk back (the first one too), after waiting on the host for
-   the work of the streams that freed into it. *released_bytes (may be NULL) says how much. Fails
+   the work of the streams that freed into it, and the free-list tables of streams left holding no
+   free block. *released_bytes (may be NULL) says how much. Fails
    with INVALID_ARGUMENT iff pool is not a pool; with the upstream's or CUDA's status if a wait or a
    free fails (what was released so far stays released). O(blocks). Thread-safe. */
 RMMDEF rmm_status rmm_pool_trim(rmm_resource *pool, size_t *released_bytes);
@@ -3174,6 +3181,7 @@ typedef struct rmm__sstate {
     rmm__sreg *reg;     /* library stream or thread entry (a reference), else NULL */
     rmm__event event;   /* NULL until first needed */
     size_t index;       /* position in the registry's list */
+    size_t holder_at;   /* position + 1 in the registry's holders (tracking resources), 0: not there */
     bool lazy;
     bool dirty;         /* lazy only: frees or waits since the event was last recorded */
     bool recorded;      /* the event holds a record */
@@ -3202,6 +3210,13 @@ struct rmm__so {
     rmm__sstate *last;       /* the state used last: found without a lookup when its handle names it */
     rmm__sstate *spares[RMM__SO_SPARES]; /* retired states kept with their events, for reuse */
     size_t spare_count;
+    /* With track_holders the slow path looks only at `holders`: a superset of the states that hold
+       free memory (the resource lists a state when it may have gained some; a state found empty
+       leaves), so a stream's first allocation costs O(holders), not O(states). holders_lost: a
+       listing ran out of host memory, and the next slow path rebuilds the list from every state. */
+    rmm__sstate **holders;
+    size_t holder_count, holder_cap;
+    bool track_holders, holders_lost;
     size_t sweep_at;         /* sweep when count reaches it */
     bool outlive;            /* streams are promised to outlive the resource */
     bool by_thread;          /* the default streams are keyed by thread (the arena's per-thread arenas) */
@@ -3258,6 +3273,44 @@ RMM__PRIVATE rmm_status rmm__so_key(const rmm__so *so, rmm_stream stream, rmm__s
 }
 RMM__PRIVATE bool rmm__so_gone(const rmm__sstate *s) { return s->reg && !rmm__sreg_alive(s->reg); }
 
+/* The holders list (track_holders). O(1) amortized; out of host memory sets holders_lost. */
+RMM__PRIVATE RMM__NOINLINE void rmm__so_list_slow(rmm__so *so, rmm__sstate *s) {
+    if (so->holder_count == so->holder_cap) {
+        size_t cap = so->holder_cap ? so->holder_cap * 2 : 8;
+        rmm__sstate **grown = (rmm__sstate **)RMM_SYS_REALLOC(so->holders, cap * sizeof *grown);
+        if (!grown) {
+            so->holders_lost = true;
+            return;
+        }
+        so->holders = grown;
+        so->holder_cap = cap;
+    }
+    so->holders[so->holder_count++] = s;
+    s->holder_at = so->holder_count;
+}
+/* Notes that s may hold free memory now. Caller holds the lock. O(1) amortized. */
+static inline void rmm__so_listed(rmm__so *so, rmm__sstate *s) {
+    if (RMM__LIKELY(s->holder_at != 0) || !so->track_holders) return;
+    rmm__so_list_slow(so, s);
+}
+RMM__PRIVATE void rmm__so_unlist(rmm__so *so, rmm__sstate *s) {
+    size_t i;
+    if (!s->holder_at) return;
+    i = s->holder_at - 1;
+    so->holders[i] = so->holders[--so->holder_count];
+    so->holders[i]->holder_at = i + 1;
+    s->holder_at = 0;
+}
+/* After holders_lost: lists every state that holds again. O(states). */
+RMM__PRIVATE void rmm__so_relist(rmm__so *so) {
+    size_t i;
+    so->holders_lost = false;
+    for (i = 0; i < so->count; i++) {
+        rmm__sstate *d = so->list[i];
+        if (!d->holder_at && so->ops->holds(so, d)) rmm__so_list_slow(so, d);
+    }
+}
+
 /* Removes s from the list and map and frees it (or keeps it as a spare). s holds no memory. */
 RMM__PRIVATE void rmm__so_retire(rmm__so *so, rmm__sstate *s) {
     size_t i = s->index;
@@ -3266,6 +3319,7 @@ RMM__PRIVATE void rmm__so_retire(rmm__so *so, rmm__sstate *s) {
     so->list[i]->index = i;
     if (s->keyed) rmm__addr_map_remove(&so->map, (uintptr_t)s->key);
     if (so->last == s) so->last = NULL;
+    rmm__so_unlist(so, s);
     rmm__sreg_unref(s->reg);
     s->reg = NULL;
     so->ops->fini(so, s);
@@ -3454,11 +3508,25 @@ static inline rmm_status rmm__so_state(rmm__so *so, rmm_stream stream, rmm__ssta
    growth. Sets *from to the state whose lists hold *item. O(states) plus what find and grow cost. */
 RMM__PRIVATE rmm_status rmm__so_acquire(rmm__so *so, rmm__sstate *s, const void *req, rmm__sstate **from, void **item) {
     const rmm__so_ops *ops = so->ops;
+    bool tracked;
     size_t i;
-    for (i = 0; i < so->count; i++) {
-        rmm__sstate *d = so->list[i];
+    if (so->track_holders && so->holders_lost) rmm__so_relist(so);
+    tracked = so->track_holders && !so->holders_lost;
+/* the states to look at: the holders (a superset of those with free memory), else every state */
+#define RMM__SO_CANDIDATES (tracked ? so->holder_count : so->count)
+#define RMM__SO_CANDIDATE(i) (tracked ? so->holders[i] : so->list[i])
+    for (i = 0; i < RMM__SO_CANDIDATES;) {
+        rmm__sstate *d = RMM__SO_CANDIDATE(i);
         void *found;
-        if (d == s || !ops->holds(so, d)) continue;
+        if (d == s) {
+            i++;
+            continue;
+        }
+        if (!ops->holds(so, d)) {
+            if (tracked) rmm__so_unlist(so, d); /* holders[i] is now another state */
+            else i++;
+            continue;
+        }
         found = ops->find(so, d, req, false);
         if (found) {
             RMM_TRY(rmm__so_wait(s, d));
@@ -3466,22 +3534,28 @@ RMM__PRIVATE rmm_status rmm__so_acquire(rmm__so *so, rmm__sstate *s, const void 
             *item = found;
             return RMM_SUCCESS;
         }
+        i++;
     }
-    for (i = 0; i < so->count;) {
-        rmm__sstate *d = so->list[i];
+    for (i = 0; i < RMM__SO_CANDIDATES;) { /* merge other streams' lists into s */
+        rmm__sstate *d = RMM__SO_CANDIDATE(i);
         if (d == s || !ops->holds(so, d)) {
-            i++;
+            if (d != s && tracked) rmm__so_unlist(so, d); /* holders[i] is now another state */
+            else i++;
             continue;
         }
         RMM_TRY(rmm__so_wait(s, d));
         ops->absorb(so, s, d);
-        if (rmm__so_retirable(so, d)) rmm__so_retire(so, d); /* list[i] is now another state */
-        else i++;
+        if (ops->holds(so, d)) i++; /* (absorb moved nothing: out of host memory) */
+        else if (tracked) rmm__so_unlist(so, d);
+        else if (!rmm__so_retirable(so, d)) i++;
+        if (rmm__so_retirable(so, d)) rmm__so_retire(so, d); /* untracked: list[i] is now another state */
         if ((*item = ops->find(so, s, req, false)) != NULL) {
             *from = s;
             return RMM_SUCCESS;
         }
     }
+#undef RMM__SO_CANDIDATES
+#undef RMM__SO_CANDIDATE
     *from = s;
     if ((*item = ops->find(so, s, req, true)) != NULL) return RMM_SUCCESS;
     RMM_TRY(ops->grow(so, s, req));
@@ -3509,6 +3583,7 @@ RMM__PRIVATE void rmm__so_free(rmm__so *so, bool exiting) {
         RMM_SYS_FREE(so->spares[i]);
     }
     RMM_SYS_FREE(so->list);
+    RMM_SYS_FREE(so->holders);
     rmm__addr_map_free(&so->map);
     memset(so, 0, sizeof *so);
 }
@@ -3564,14 +3639,28 @@ typedef struct rmm__chunk {
     bool dedicated; /* on-demand pool: grown for one large request; its free blocks serve large ones only */
 } rmm__chunk;
 
+typedef rmm__block *rmm__tlsf_row[RMM__TLSF_SL];
 typedef struct rmm__tlsf {
     void *state;      /* the per-stream state these lists belong to */
     uint64_t fl_map;
     uint32_t sl_map[RMM__TLSF_FL];
-    rmm__block *heads[RMM__TLSF_FL][RMM__TLSF_SL];
+    rmm__tlsf_row *heads; /* RMM__TLSF_FL rows (14 KiB), made by rmm__tlsf_ready before the first insert:
+                             a stream state that never holds a free block costs none */
     size_t free_bytes;
     size_t free_blocks;
 } rmm__tlsf;
+/* Makes t's bin table if it has none; false iff host memory ran out (t unchanged). */
+RMM__PRIVATE bool rmm__tlsf_ready(rmm__tlsf *t) {
+    if (RMM__LIKELY(t->heads != NULL)) return true;
+    t->heads = (rmm__tlsf_row *)rmm__calloc(RMM__TLSF_FL, sizeof(rmm__tlsf_row));
+    return t->heads != NULL;
+}
+/* Frees the bin table of an empty t (a later insert needs rmm__tlsf_ready again). */
+RMM__PRIVATE void rmm__tlsf_unready(rmm__tlsf *t) {
+    RMM_ASSERT(t->fl_map == 0);
+    RMM_SYS_FREE(t->heads);
+    t->heads = NULL;
+}
 
 RMM__PRIVATE void rmm__tlsf_mapping(size_t units, unsigned *fl, unsigned *sl) {
     if (units < RMM__TLSF_SL) {
@@ -3585,6 +3674,7 @@ RMM__PRIVATE void rmm__tlsf_mapping(size_t units, unsigned *fl, unsigned *sl) {
 }
 RMM__PRIVATE void rmm__tlsf_insert(rmm__tlsf *t, rmm__block *b) {
     unsigned fl, sl;
+    RMM_ASSERT(t->heads != NULL);
     rmm__tlsf_mapping(b->size >> 8, &fl, &sl);
     b->bin = fl * RMM__TLSF_SL + sl;
     b->owner = t;
@@ -3878,9 +3968,10 @@ RMM__PRIVATE rmm_status rmm__validate_chunk(const char *who, const rmm__chunk *c
 RMM__PRIVATE rmm_status rmm__validate_tlsf(const char *who, const rmm__tlsf *t, size_t *blocks, size_t *bytes) {
     unsigned fl, sl;
     size_t n = 0, total = 0;
+    if (!t->heads && (t->fl_map || t->free_blocks || t->free_bytes)) return rmm__fail(RMM_ERROR_CORRUPTION, "%s: lists without a bin table hold blocks", who);
     for (fl = 0; fl < RMM__TLSF_FL; fl++) {
         if (((t->fl_map >> fl) & 1u) != (t->sl_map[fl] != 0)) return rmm__fail(RMM_ERROR_CORRUPTION, "%s: first-level bitmap disagrees with level %u", who, fl);
-        for (sl = 0; sl < RMM__TLSF_SL; sl++) {
+        for (sl = 0; t->heads && sl < RMM__TLSF_SL; sl++) {
             rmm__block *q;
             if (((t->sl_map[fl] >> sl) & 1u) != (t->heads[fl][sl] != NULL)) return rmm__fail(RMM_ERROR_CORRUPTION, "%s: second-level bitmap disagrees with bin (%u, %u)", who, fl, sl);
             for (q = t->heads[fl][sl]; q; q = q->free_next) {
@@ -3930,8 +4021,14 @@ typedef struct rmm__pstream {
     rmm__tlsf large;    /* on-demand growth: blocks of chunks grown for one large request */
     rmm__block *recent;
     size_t quick_bytes, quick_blocks;
-    rmm__block *quick[RMM__POOL_QUICK_CLASSES]; /* [size / 256 - 1]: LIFO through free_next */
+    rmm__block **quick; /* RMM__POOL_QUICK_CLASSES lists, [size / 256 - 1]: LIFO through free_next;
+                           rmm__pool_no_quick until the state first takes a free block (rmm__pool_ready) */
 } rmm__pstream;
+/* The quick lists of a state that holds no free block: all empty, never written. A state costs
+   about 700 bytes until a block is freed on its stream or filed in its lists; then its bin tables
+   and quick lists (about 16 KiB, 30 KiB with ON_DEMAND growth) are made, and they go again when the
+   state is emptied by another stream taking its memory whole, or by rmm_pool_trim. */
+static rmm__block *rmm__pool_no_quick[RMM__POOL_QUICK_CLASSES];
 #define RMM__POOL_RECENT_MAX ((size_t)1 << 20)
 /* ON_DEMAND growth keeps requests of RMM__POOL_LARGE bytes and more apart: each gets a chunk of
    its own (rounded to the growth step), and a free one of those serves another large request only
@@ -4072,11 +4169,37 @@ RMM__PRIVATE void rmm__pool_settle_all(rmm__pool *p) {
 RMM__PRIVATE bool rmm__pool_state_init(rmm__so *so, rmm__sstate *s) {
     (void)so;
     ((rmm__pstream *)s)->free.state = ((rmm__pstream *)s)->large.state = s; /* zeroed TLSF lists are empty */
+    ((rmm__pstream *)s)->quick = rmm__pool_no_quick;
     return true;
 }
+/* Makes s's bin tables and quick lists, so that free blocks can be filed or parked there; false
+   iff host memory ran out (s keeps what it has). O(1); once per state until rmm__pool_unready. */
+RMM__PRIVATE RMM__NOINLINE bool rmm__pool_ready(rmm__pool *p, rmm__pstream *s) {
+    if (!rmm__tlsf_ready(&s->free)) return false;
+    if (p->large_bytes != SIZE_MAX && !rmm__tlsf_ready(&s->large)) return false;
+    if (s->quick == rmm__pool_no_quick) {
+        rmm__block **q = (rmm__block **)rmm__calloc(RMM__POOL_QUICK_CLASSES, sizeof *q);
+        if (!q) return false;
+        s->quick = q;
+    }
+    return true;
+}
+static inline bool rmm__pool_is_ready(const rmm__pstream *s) { return s->quick != rmm__pool_no_quick; }
+/* Frees the tables of s, which holds no free block. */
+RMM__PRIVATE void rmm__pool_unready(rmm__pstream *s) {
+    if (s->quick != rmm__pool_no_quick) RMM_SYS_FREE(s->quick);
+    s->quick = rmm__pool_no_quick;
+    rmm__tlsf_unready(&s->free);
+    rmm__tlsf_unready(&s->large);
+}
 RMM__PRIVATE void rmm__pool_state_fini(rmm__so *so, rmm__sstate *s) {
+    rmm__pstream *ps = (rmm__pstream *)s;
     (void)so;
-    (void)s;
+    if (ps->quick != rmm__pool_no_quick) RMM_SYS_FREE(ps->quick);
+    ps->quick = rmm__pool_no_quick;
+    RMM_SYS_FREE(ps->free.heads); /* (a pool being destroyed: its lists may still hold blocks) */
+    RMM_SYS_FREE(ps->large.heads);
+    ps->free.heads = ps->large.heads = NULL;
 }
 RMM__PRIVATE bool rmm__pool_holds(rmm__so *so, rmm__sstate *s) {
     (void)so;
@@ -4092,12 +4215,15 @@ RMM__PRIVATE void *rmm__pool_find_in(rmm__so *so, rmm__sstate *ss, const void *r
     if (RMM__UNLIKELY(p->backing->commit != NULL) && b) b = rmm__vm_prefer_mapped(p, b, ((const rmm__pool_req *)req)->need);
     return b;
 }
-/* Moves every free block of donor into taker, coalescing. O(blocks moved). */
+/* Moves every free block of donor into taker, coalescing, and frees the donor's (now empty) tables;
+   moves nothing if taker's tables cannot be made (host memory). O(blocks moved). */
 RMM__PRIVATE void rmm__pool_absorb(rmm__so *so, rmm__sstate *taker_state, rmm__sstate *donor_state) {
     rmm__pool *p = RMM__POOL_OF(so);
     rmm__pstream *taker = (rmm__pstream *)taker_state, *donor = (rmm__pstream *)donor_state;
     rmm__tlsf *lists[2];
     int k;
+    if (!rmm__pool_ready(p, taker)) return;
+    rmm__so_listed(so, taker_state);
     rmm__pool_settle(p, donor);
     lists[0] = &donor->free;
     lists[1] = &donor->large;
@@ -4111,6 +4237,7 @@ RMM__PRIVATE void rmm__pool_absorb(rmm__so *so, rmm__sstate *taker_state, rmm__s
             rmm__block_file(&p->store, to, b);
         }
     }
+    if (donor_state != so->last) rmm__pool_unready(donor);
 }
 /* Growth for req. ON_DEMAND keeps small requests out of dedicated chunks and large ones out of poor
    fits only while the pool can grow: when growth fails for want of memory (the maximum, or the
@@ -4136,7 +4263,7 @@ static const rmm__so_ops rmm__pool_so_ops = {sizeof(rmm__pstream), rmm__pool_sta
 RMM__PRIVATE rmm_status rmm__pool_add_chunk(rmm__pool *p, rmm__pstream *s, void *ptr, size_t bytes, bool annotate, bool dedicated) {
     rmm__chunk *c = (rmm__chunk *)rmm__calloc(1, sizeof *c);
     rmm__block *b = rmm__block_new(&p->store);
-    if (!c || !b) {
+    if (!c || !b || !rmm__pool_ready(p, s)) {
         RMM_SYS_FREE(c);
         if (b) rmm__block_release(&p->store, b);
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of host memory for chunk records");
@@ -4154,6 +4281,7 @@ RMM__PRIVATE rmm_status rmm__pool_add_chunk(rmm__pool *p, rmm__pstream *s, void 
     b->size = bytes;
     b->chunk = c;
     rmm__tlsf_insert(rmm__pool_lists(s, c), b);
+    rmm__so_listed(&p->so, &s->ss);
     p->pool_bytes += bytes;
     if (p->pool_bytes > p->peak_pool_bytes) p->peak_pool_bytes = p->pool_bytes;
     return RMM_SUCCESS;
@@ -4807,12 +4935,15 @@ RMM__PRIVATE rmm_status rmm__pool_free(rmm__pool *p, void *ptr, size_t bytes, rm
         *would_block = true;
         return RMM_ERROR_NOT_SUPPORTED;
     }
+    if (RMM__UNLIKELY(st == RMM_SUCCESS && !rmm__pool_is_ready((rmm__pstream *)ss)) && !rmm__pool_ready(p, (rmm__pstream *)ss))
+        st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: deallocate(ptr=%p, bytes=%zu): out of host memory for the stream's free lists", ptr, bytes);
     if (RMM__LIKELY(st == RMM_SUCCESS)) st = rmm__so_freed(ss);
     if (RMM__UNLIKELY(st != RMM_SUCCESS)) {
         rmm__spin_unlock(&p->so.lock); /* the block stays allocated: the free may be retried */
         return st;
     }
     s = (rmm__pstream *)ss;
+    rmm__so_listed(&p->so, ss);
     p->used_bytes -= size;
     rmm__san_region_unregister(b->chunk->user, b->ptr);
     if (RMM__UNLIKELY(p->backing->uncommit != NULL)) {
@@ -4845,7 +4976,7 @@ RMM__PRIVATE rmm_status rmm__pool_deallocate(rmm_resource *self, void *ptr, size
 
 RMM__IMPL rmm_status rmm_pool_trim(rmm_resource *pool, size_t *released_bytes) {
     rmm__pool *p = (rmm__pool *)pool;
-    size_t released = 0;
+    size_t released = 0, i;
     rmm_status st;
     if (released_bytes) *released_bytes = 0;
     if (!pool || pool->vtable != &rmm__pool_vtable)
@@ -4853,6 +4984,10 @@ RMM__IMPL rmm_status rmm_pool_trim(rmm_resource *pool, size_t *released_bytes) {
     if (!rmm__spin_lock(&p->so.lock)) return rmm__reentrant("pool", "rmm_pool_trim");
     rmm__pool_settle_all(p);
     st = p->backing->trim(p, &released);
+    for (i = 0; i < p->so.count; i++) { /* states left with no free block give their tables back */
+        rmm__pstream *s = RMM__PSTREAM(p, i);
+        if (rmm__pool_is_ready(s) && !rmm__pool_holds(&p->so, &s->ss)) rmm__pool_unready(s);
+    }
     rmm__spin_unlock(&p->so.lock);
     if (released_bytes) *released_bytes = released;
     return st;
@@ -4907,6 +5042,12 @@ RMM__PRIVATE rmm_status rmm__pool_validate_locked(rmm__pool *p) {
         RMM_TRY(rmm__validate_tlsf("pool", &s->free, &listed_blocks, &listed_bytes));
         RMM_TRY(rmm__validate_tlsf("pool", &s->large, &listed_blocks, &listed_bytes));
         RMM_TRY(rmm__pool_validate_parked(p, s, &parked_blocks, &parked_bytes));
+        if (s->ss.holder_at && (s->ss.holder_at > p->so.holder_count || p->so.holders[s->ss.holder_at - 1] != &s->ss))
+            return rmm__fail(RMM_ERROR_CORRUPTION, "pool: stream state %zu has a bad place in the holders list", i);
+        if (!p->so.holders_lost && !s->ss.holder_at && rmm__pool_holds(&p->so, &s->ss))
+            return rmm__fail(RMM_ERROR_CORRUPTION, "pool: stream state %zu holds free memory but is not in the holders list", i);
+        if (!rmm__pool_is_ready(s) && (s->free.heads || s->large.heads || rmm__pool_holds(&p->so, &s->ss)))
+            return rmm__fail(RMM_ERROR_CORRUPTION, "pool: stream state %zu has free lists but no quick lists", i);
     }
     if (w.used_bytes != p->used_bytes + parked_bytes || w.used_blocks != p->used.count)
         return rmm__fail(RMM_ERROR_CORRUPTION, "pool: used accounting is off (%zu bytes in %zu blocks, recorded %zu bytes and %zu parked in %zu)", w.used_bytes,
@@ -4988,6 +5129,7 @@ RMM__IMPL rmm_status rmm_pool_create(rmm_resource **out, rmm_resource *upstream,
     st = rmm__get_device(&p->device);
     if (st == RMM_SUCCESS && (!rmm__addr_map_init(&p->used, 1024) || !rmm__so_init(&p->so, &rmm__pool_so_ops, "pool", d.streams_outlive_pool, false)))
         st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_pool_create: out of host memory");
+    p->so.track_holders = true; /* a stream's first allocation looks at the streams holding memory only */
     if (st == RMM_SUCCESS && d.growth == RMM_POOL_GROWTH_VIRTUAL) {
         st = rmm__vm_setup(p, d.virtual_bytes);
     } else if (st == RMM_SUCCESS && d.initial_bytes) {
@@ -5681,7 +5823,10 @@ static uint64_t rmm__arena_generations;
 RMM__PRIVATE bool rmm__arena_local_init(rmm__so *so, rmm__sstate *s) {
     (void)so;
     ((rmm__arena_local *)s)->free.state = s;
-    return rmm__addr_map_init(&((rmm__arena_local *)s)->used, 64);
+    if (!rmm__tlsf_ready(&((rmm__arena_local *)s)->free)) return false;
+    if (rmm__addr_map_init(&((rmm__arena_local *)s)->used, 64)) return true;
+    rmm__tlsf_unready(&((rmm__arena_local *)s)->free);
+    return false;
 }
 RMM__PRIVATE void rmm__arena_local_fini(rmm__so *so, rmm__sstate *s) {
     rmm__arena_local *l = (rmm__arena_local *)s;
@@ -5694,6 +5839,7 @@ RMM__PRIVATE void rmm__arena_local_fini(rmm__so *so, rmm__sstate *s) {
     l->superblock_count = 0;
     rmm__block_store_free(&l->store);
     rmm__addr_map_free(&l->used);
+    RMM_SYS_FREE(l->free.heads);
     memset(&l->free, 0, sizeof l->free);
 }
 RMM__PRIVATE bool rmm__arena_local_holds(rmm__so *so, rmm__sstate *s) {
@@ -6108,6 +6254,7 @@ RMM__PRIVATE void rmm__arena_destroy(rmm_resource *self) {
         (void)rmm_deallocate(a->upstream, a->base_ptr, a->arena_bytes, RMM_STREAM_DEFAULT);
     }
     RMM_SYS_FREE(a->owner);
+    RMM_SYS_FREE(a->global_free.heads);
     rmm__block_store_free(&a->global_store);
     rmm__addr_map_free(&a->global_used);
     rmm__addr_map_free(&a->large_out);
@@ -6162,6 +6309,11 @@ RMM__IMPL rmm_status rmm_arena_create(rmm_resource **out, rmm_resource *upstream
     b->ptr = a->base_ptr;
     b->size = d.arena_bytes;
     b->chunk = &a->global_chunk;
+    if (!rmm__tlsf_ready(&a->global_free)) {
+        rmm__block_release(&a->global_store, b);
+        rmm__arena_destroy(&a->base);
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_arena_create: out of host memory");
+    }
     rmm__tlsf_insert(&a->global_free, b);
     *out = &a->base;
     return RMM_SUCCESS;

@@ -1340,6 +1340,50 @@ TEST(pool_on_demand_at_maximum_uses_dedicated_free_blocks) {
     rmm_resource_destroy(mr);
 }
 
+/* Many live streams: a stream's first allocation looks only at the streams holding free memory
+   (the holders list stays short however many states there are), a state that never held a free
+   block has no bin tables or quick lists, a free makes them, and a state emptied by another stream's merge (or
+   by trim) gives them back. */
+TEST(pool_many_live_streams) {
+    enum { N = 1000 };
+    rmm_resource *mr = NULL;
+    rmm__pool *p;
+    rmm_stream *streams = (rmm_stream *)calloc(N, sizeof *streams);
+    void **ptrs = (void **)calloc(N, sizeof *ptrs);
+    void *big = NULL;
+    size_t i, bare = 0, ready = 0, released = 0;
+    NEED_GPU();
+    CHECK(streams && ptrs);
+    if (!streams || !ptrs) return;
+    CHECK_OK(rmm_pool_create(&mr, rmm_get_current_device_resource(), NULL));
+    p = (rmm__pool *)mr;
+    for (i = 0; i < N; i++) CHECK_OK(rmm_stream_create(&streams[i]));
+    for (i = 0; i < N; i++) CHECK_OK(rmm_allocate(mr, &ptrs[i], 256, streams[i]));
+    CHECK(p->so.count >= N);
+    CHECK(p->so.holder_count <= 2); /* the stream that grew the pool (and at most one more) */
+    for (i = 0; i < p->so.count; i++) bare += !rmm__pool_is_ready(RMM__PSTREAM(p, i)) && RMM__PSTREAM(p, i)->free.heads == NULL;
+    CHECK(bare + 16 >= N); /* (the few streams that grew the pool keep their tables) */
+    CHECK_OK(rmm_pool_validate(mr));
+    for (i = 0; i < N; i++) CHECK_OK(rmm_deallocate(mr, ptrs[i], 256, streams[i]));
+    for (i = 0; i < p->so.count; i++) ready += rmm__pool_is_ready(RMM__PSTREAM(p, i)) && RMM__PSTREAM(p, i)->ss.holder_at != 0;
+    CHECK(ready >= N);
+    CHECK_OK(rmm_pool_validate(mr));
+    /* a request no one stream can serve merges every stream's blocks: the donors give their tables back */
+    CHECK_OK(rmm_allocate(mr, &big, 3 * 256 * 1000, streams[0]));
+    for (i = 0, bare = 0; i < p->so.count; i++) bare += !rmm__pool_is_ready(RMM__PSTREAM(p, i));
+    CHECK(bare + 16 >= N);
+    CHECK(p->so.holder_count <= 2);
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK_OK(rmm_deallocate(mr, big, 3 * 256 * 1000, streams[0]));
+    CHECK_OK(rmm_stream_synchronize(streams[0]));
+    CHECK_OK(rmm_pool_trim(mr, &released));
+    CHECK_OK(rmm_pool_validate(mr));
+    for (i = 0; i < N; i++) CHECK_OK(rmm_stream_destroy(streams[i]));
+    rmm_resource_destroy(mr);
+    free(streams);
+    free(ptrs);
+}
+
 TEST(fixed_random) {
     rmm_resource *mr = NULL;
     rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
@@ -2320,6 +2364,7 @@ int main(void) {
     RUN(pool_random);
     RUN(pool_random_on_demand_with_maximum);
     RUN(pool_random_with_maxima);
+    RUN(pool_many_live_streams);
     RUN(pool_on_demand_at_maximum_uses_dedicated_free_blocks);
     RUN(pool_random_virtual);
     RUN(pool_virtual_semantics);
