@@ -56,3 +56,76 @@ def test_device_attribute_errors():
         gpu.getDeviceAttribute("cudaDevAttrWarpSize", 0)
     with pytest.raises(TypeError, match="device"):
         gpu.getDeviceAttribute(WARP_SIZE, None)
+
+
+# ---- BinningMemoryResource.add_bin replaces a bin --------------------------------------------
+
+def counting(upstream):
+    """A CallbackMemoryResource over upstream that records each allocation's size."""
+    seen = []
+
+    def alloc(n, stream):
+        seen.append(n)
+        return upstream.allocate(n, stream)
+
+    return rmm.mr.CallbackMemoryResource(alloc, lambda p, n, s: upstream.deallocate(p, n, s)), seen
+
+
+def test_add_bin_replaces_an_automatic_bin():
+    up = rmm.mr.CudaMemoryResource()
+    mr = rmm.mr.BinningMemoryResource(up, 10, 17)  # bins of 1 KiB .. 128 KiB
+    first, seen_first = counting(up)
+    mr.add_bin(1 << 10, first)  # replaces the automatic 1 KiB bin
+    again, seen = counting(up)
+    mr.add_bin(1000, again)  # rounded up to 1 KiB too: replaces `first`
+    mr.add_bin(1 << 27, rmm.mr.CudaMemoryResource())  # a new bin
+    mr.add_bin(1 << 11)  # an automatic size again: a fixed-size bin, as before
+    assert mr.bin_mrs[:2] == [first, again]  # as RMM: every resource added stays listed
+    small, big = mr.allocate(1000), mr.allocate(1500)  # big: the 2 KiB bin
+    assert seen == [1000] and seen_first == []
+    mr.deallocate(small, 1000)
+    mr.deallocate(big, 1500)
+    mr.validate()
+
+
+def test_add_bin_replacement_keeps_the_resource_current():
+    mr = rmm.mr.BinningMemoryResource(rmm.mr.CudaMemoryResource(), 10, 12)
+    rmm.mr.set_current_device_resource(mr)
+    counter, seen = counting(rmm.mr.CudaMemoryResource())
+    mr.add_bin(1 << 11, counter)
+    assert rmm.mr.get_current_device_resource() is mr
+    buf = rmm.DeviceBuffer(size=2000)  # through the C table, which holds the rebuilt resource
+    assert seen == [2000]
+    del buf
+
+
+def test_add_bin_after_the_first_allocation_raises():
+    mr = rmm.mr.BinningMemoryResource(rmm.mr.CudaMemoryResource(), 10, 12)
+    mr.deallocate(mr.allocate(100), 100)
+    for size in (1 << 10, 1 << 14):  # a replacement, a new bin: both refused (an rmm.h rule)
+        with pytest.raises(rmm.InvalidArgumentError, match="first allocation"):
+            mr.add_bin(size, rmm.mr.CudaMemoryResource())
+    buf = rmm.DeviceBuffer(size=100, mr=mr)  # still usable
+    del buf
+
+
+def test_add_bin_replacement_while_held_raises():
+    mr = rmm.mr.BinningMemoryResource(rmm.mr.CudaMemoryResource(), 10, 12)
+    stats = rmm.mr.StatisticsResourceAdaptor(mr)  # holds the C binning resource
+    with pytest.raises(rmm.InvalidArgumentError, match="1024 bytes exists already"):
+        mr.add_bin(1 << 10, rmm.mr.CudaMemoryResource())
+    mr.add_bin(1 << 14)  # a new size needs no rebuild
+    del stats
+    mr.add_bin(1 << 10, rmm.mr.CudaMemoryResource())  # now nothing else holds it
+
+
+def test_add_bin_bad_arguments():
+    mr = rmm.mr.BinningMemoryResource(rmm.mr.CudaMemoryResource(), 10, 12)
+    with pytest.raises(ValueError, match="allocation_size"):
+        mr.add_bin(0)
+    with pytest.raises(OverflowError, match="allocation_size"):
+        mr.add_bin(-1)
+    with pytest.raises(TypeError, match="allocation_size"):
+        mr.add_bin("1KiB")
+    with pytest.raises(TypeError, match="bin_resource"):
+        mr.add_bin(1 << 10, object())
