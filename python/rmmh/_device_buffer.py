@@ -44,8 +44,6 @@ def _current_device():
 
 def _alloc_failed(size=None):
     """The exception for a failed allocation of `size` bytes (rmm_last_error()'s message)."""
-    if size is not None and size > _lib.SIZE_MAX - 15:
-        return _lib.out_of_memory("DeviceBuffer: %d bytes cannot be allocated" % size)
     return _lib.error(_lib.rmm_last_status())
 
 
@@ -82,8 +80,8 @@ class _PyBufferBase:
             if not refs:  # a resource already destroyed (finalized in a collected cycle)
                 self._ptr = 0
                 raise _lib.error_for_destroyed(mr)
-            nbytes = (size + 15) & -16  # RMM's device_buffer asks for 16-byte multiples
-            p = _alloc(mr._h, nbytes, stream._h) if nbytes <= _SIZE_MAX else None
+            nbytes = size  # exactly the size, as RMM: rounding is the resource's business
+            p = _alloc(mr._h, nbytes, stream._h)
             if p is None:
                 self._ptr = 0
                 raise _alloc_failed(size)
@@ -272,11 +270,10 @@ class DeviceBuffer(_Base):
         return self._realloc_here(new_cap, stream)
 
     def _realloc_here(self, new_cap, stream):
-        nbytes = (new_cap + 15) & -16
+        nbytes = new_cap
         if not self._mr._refs:
             raise _lib.error_for_destroyed(self._mr)
-        p = (_alloc(self._mr._h, nbytes, stream._h) if nbytes <= _SIZE_MAX else None) \
-            if new_cap else 0
+        p = _alloc(self._mr._h, nbytes, stream._h) if new_cap else 0
         if new_cap and p is None:
             raise _alloc_failed(new_cap)
         keep = min(self._size, new_cap)

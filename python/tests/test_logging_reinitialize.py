@@ -129,7 +129,7 @@ def test_reinitialize_logging(tmp_path):
     rows = read_log(fname)
     assert list(rows[0]) == ["Thread", "Time", "Action", "Pointer", "Size", "Stream"]
     assert [r["Action"] for r in rows] == ["allocate", "free"]
-    assert rows[0]["Size"] == "112" and rows[0]["Pointer"] == rows[1]["Pointer"]
+    assert rows[0]["Size"] == "100" and rows[0]["Pointer"] == rows[1]["Pointer"]
 
 
 def test_enable_disable_logging(tmp_path):
