@@ -323,9 +323,11 @@ class CudaAsyncMemoryResource(DeviceMemoryResource):
 
 
 # pool handle -> the CudaAsyncMemoryResource that owns it, while that object lives: a view of it
-# then keeps it alive, and on the host backend only these handles may be viewed (rmm.h would
-# dereference any other).
+# then keeps it alive, and on the host backend only these handles and the driver's pools
+# (CudaAsyncManagedMemoryResource's, which live as long as the process) may be viewed (rmm.h
+# would dereference any other).
 _async_pools = weakref.WeakValueDictionary()
+_driver_pools = set()
 
 
 class CudaAsyncViewMemoryResource(DeviceMemoryResource):
@@ -344,7 +346,7 @@ class CudaAsyncViewMemoryResource(DeviceMemoryResource):
         if handle == 0:
             raise ValueError("pool_handle must not be NULL")
         owner = _async_pools.get(handle)
-        if _lib.BACKEND == "host" and owner is None:
+        if _lib.BACKEND == "host" and owner is None and handle not in _driver_pools:
             raise ValueError("pool_handle %#x is not a pool of the rmmh host backend" % handle)
         self._own(_lib.created(_lib.rmm_async_view_resource_create, handle),
                   ups=(owner,) if owner is not None else ())
@@ -354,6 +356,32 @@ class CudaAsyncViewMemoryResource(DeviceMemoryResource):
         """The cudaMemPool_t as an int."""
         return self.__dict__["_pool_handle"]
 
+
+
+class CudaAsyncManagedMemoryResource(DeviceMemoryResource):
+    """Stream-ordered managed memory: ``cudaMallocFromPoolAsync``/``cudaFreeAsync`` from the
+    current device's default managed memory pool (RMM's experimental
+    ``rmm.mr.experimental.CudaAsyncManagedMemoryResource``).
+
+    The memory is accessible from the host and every device. The pool belongs to the driver and
+    is shared by every such resource of the device; a release threshold of 0 is raised to "keep
+    everything" once, as RMM does. Requires CUDA 13 and a device with concurrent managed access
+    (``cudaDevAttrConcurrentManagedAccess``; not WSL2): otherwise the constructor raises
+    rmmh.NotSupportedError (a RuntimeError and a NotImplementedError) saying which. The host
+    backend supports it (one simulated pool per device).
+    """
+    __slots__ = ()
+
+    def __init__(self):
+        self._own(_lib.created(_lib.rmm_async_managed_resource_create,
+                               what="CudaAsyncManagedMemoryResource()"))
+        _driver_pools.add(self.pool_handle())
+
+    def pool_handle(self):
+        """The underlying ``cudaMemPool_t`` (the device's default managed pool) as an int."""
+        out = ctypes.c_void_p()
+        _lib.check(_lib.rmm_async_resource_get_pool(self._live, ctypes.byref(out)))
+        return out.value or 0
 
 
 # ---- sub-allocators ----------------------------------------------------------------------

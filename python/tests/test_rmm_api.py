@@ -129,3 +129,56 @@ def test_add_bin_bad_arguments():
         mr.add_bin("1KiB")
     with pytest.raises(TypeError, match="bin_resource"):
         mr.add_bin(1 << 10, object())
+
+
+# ---- rmm.mr.experimental.CudaAsyncManagedMemoryResource ---------------------------------------
+
+def async_managed_supported():
+    return HOST or (gpu.runtimeGetVersion() >= 13000 and gpu.getDeviceAttribute(
+        CONCURRENT_MANAGED_ACCESS, gpu.getDevice()) == 1)
+
+
+def test_async_managed_import_paths():
+    import rmmh.mr.experimental
+    import rmmh.pylibrmm.memory_resource.experimental as pe
+    cls = rmm.mr.experimental.CudaAsyncManagedMemoryResource
+    assert rmmh.mr.experimental.__all__ == ["CudaAsyncManagedMemoryResource"]
+    assert pe.CudaAsyncManagedMemoryResource is cls
+    assert rmm.pylibrmm.memory_resource.experimental is pe
+    assert issubclass(cls, rmm.mr.DeviceMemoryResource)
+
+
+def test_async_managed_resource():
+    if not async_managed_supported():
+        with pytest.raises(rmm.NotSupportedError):
+            rmm.mr.experimental.CudaAsyncManagedMemoryResource()
+        return
+    mr = rmm.mr.experimental.CudaAsyncManagedMemoryResource()
+    handle = mr.pool_handle()
+    assert isinstance(handle, int) and handle != 0
+    # the device's default managed pool: the same for every such resource of the device
+    assert rmm.mr.experimental.CudaAsyncManagedMemoryResource().pool_handle() == handle
+    rmm.mr.set_current_device_resource(mr)
+    assert type(rmm.mr.get_current_device_resource()) is type(mr)
+    stream = rmm.Stream()
+    data = bytes(range(200))
+    buf = rmm.DeviceBuffer.to_device(data, stream=stream)
+    host = buf.copy_to_host(stream=stream)
+    stream.synchronize()
+    assert host.tobytes() == data
+    p = mr.allocate(1000, stream)
+    mr.deallocate(p, 1000, stream)
+    # a view of the driver's pool works too
+    view = rmm.mr.CudaAsyncViewMemoryResource(handle)
+    view.deallocate(view.allocate(100), 100)
+
+
+@pytest.mark.skipif(not HOST, reason="the simulated pools (host backend)")
+def test_async_managed_pool_per_device():
+    mr0 = rmm.mr.experimental.CudaAsyncManagedMemoryResource()
+    gpu.setDevice(1)
+    try:
+        mr1 = rmm.mr.experimental.CudaAsyncManagedMemoryResource()
+    finally:
+        gpu.setDevice(0)
+    assert mr0.pool_handle() != mr1.pool_handle()
