@@ -43,8 +43,9 @@ def _current_device():
 
 
 def _alloc_failed(size=None):
-    """The exception for a failed allocation of `size` bytes (rmm_last_error()'s message)."""
-    return _lib.error(_lib.rmm_last_status())
+    """The exception for a failed allocation of `size` bytes (rmm_last_error()'s message): a
+    MemoryError for out of memory and for any CUDA error, as in RMM."""
+    return _lib.error(_lib.rmm_last_status(), allocation=True)
 
 
 def _sync_if_default(stream):

@@ -224,16 +224,18 @@ def last_error():
     return (rmm_last_error() or b"").decode("utf-8", "replace")
 
 
-def error(status, what=None):
+def error(status, what=None, allocation=False):
     """The exception for a failed call: a pending callback exception if there is one, else the
-    status's class with rmm_last_error()'s message (prefixed by `what` when given)."""
+    status's class with rmm_last_error()'s message (prefixed by `what` when given). With
+    allocation (the call allocated), a CUDA error is a MemoryError too (CUDAAllocationError),
+    as in RMM."""
     pending = _take_pending()
     if pending is not None:
         return _translate_callback_error(pending)
     msg = last_error()
     if what:
         msg = "%s: %s" % (what, msg) if msg else what
-    return error_for(status, msg)
+    return error_for(status, msg, allocation)
 
 
 def check(status, what=None):

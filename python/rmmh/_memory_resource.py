@@ -80,7 +80,8 @@ class _PyResourceMethods:
     def allocate(self, nbytes, stream=DEFAULT_STREAM):
         """Allocates ``nbytes`` bytes on ``stream`` and returns the address (an int).
 
-        Raises MemoryError (rmmh.OutOfMemoryError) when the memory is not there; 0 bytes give 0.
+        Raises MemoryError when the memory cannot be had: rmmh.OutOfMemoryError when it is not
+        there, rmmh.CUDAAllocationError for another CUDA error (as RMM); 0 bytes give 0.
         """
         if nbytes.__class__ is not int or not 0 <= nbytes <= _SIZE_MAX:
             nbytes = _lib.as_size(nbytes, "nbytes")
@@ -92,7 +93,7 @@ class _PyResourceMethods:
             raise _lib.error_for_destroyed(self)
         p = _alloc(self._h, nbytes, stream._h)
         if p is None:
-            raise _lib.error(_lib.rmm_last_status())
+            raise _lib.error(_lib.rmm_last_status(), allocation=True)
         return p
 
     def deallocate(self, ptr, nbytes, stream=DEFAULT_STREAM):

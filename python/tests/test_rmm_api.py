@@ -182,3 +182,74 @@ def test_async_managed_pool_per_device():
     finally:
         gpu.setDevice(0)
     assert mr0.pool_handle() != mr1.pool_handle()
+
+
+# ---- a CUDA error in an allocation is a MemoryError ---------------------------------------------
+
+def fail_next(call, times=1, status=0):
+    """Host backend: the next `times` simulated CUDA calls named `call` fail (0: a CUDA error)."""
+    import ctypes
+    from rmmh import _lib
+    f = _lib.lib.rmm_host_backend_fail_calls
+    f.argtypes = (ctypes.c_char_p, ctypes.c_uint, ctypes.c_uint, ctypes.c_int)
+    f.restype = None
+    f(call.encode() if call else None, 1, times, status)
+
+
+@pytest.mark.skipif(not HOST, reason="injected CUDA failures (host backend)")
+@pytest.mark.parametrize("make, call", [
+    (lambda: rmm.mr.CudaAsyncMemoryResource(initial_pool_size=0), "cudaMallocFromPoolAsync"),
+    (rmm.mr.CudaMemoryResource, "cudaMalloc"),
+    (rmm.mr.ManagedMemoryResource, "cudaMallocManaged")])
+def test_cuda_error_in_an_allocation_is_a_memory_error(make, call):
+    mr = make()
+    rmm.mr.set_current_device_resource(mr)
+    small = rmm.DeviceBuffer(size=10)
+    for allocate in (lambda: mr.allocate(100), lambda: rmm.DeviceBuffer(size=100),
+                     lambda: small.resize(1000)):
+        fail_next(call)
+        try:
+            with pytest.raises(MemoryError, match=call) as e:
+                allocate()
+        finally:
+            fail_next(None)
+        assert isinstance(e.value, rmm.CUDAAllocationError)
+        assert isinstance(e.value, rmm.CUDAError) and isinstance(e.value, RuntimeError)
+        assert not isinstance(e.value, rmm.OutOfMemoryError)
+    assert small.size == 10  # the failed resize left it as it was
+    small.resize(1000)  # works again
+
+
+@pytest.mark.skipif(not HOST, reason="injected CUDA failures (host backend)")
+def test_cuda_error_in_a_free_is_not_a_memory_error():
+    mr = rmm.mr.CudaMemoryResource()
+    p = mr.allocate(100)
+    fail_next("cudaFree")
+    try:
+        with pytest.raises(rmm.CUDAError) as e:
+            mr.deallocate(p, 100)
+    finally:
+        fail_next(None)
+    assert not isinstance(e.value, MemoryError)
+    mr.deallocate(p, 100)
+
+
+@pytest.mark.skipif(not HAVE_GPU, reason="needs a GPU (cudaMemPoolDestroy)")
+def test_allocation_from_a_destroyed_pool_is_a_memory_error():
+    runtime = pytest.importorskip("cuda.bindings.runtime")
+    props = runtime.cudaMemPoolProps()
+    props.allocType = runtime.cudaMemAllocationType.cudaMemAllocationTypePinned
+    props.location.id = gpu.getDevice()
+    props.location.type = runtime.cudaMemLocationType.cudaMemLocationTypeDevice
+    err, pool = runtime.cudaMemPoolCreate(props)
+    assert err == runtime.cudaError_t.cudaSuccess
+    mr = rmm.mr.CudaAsyncViewMemoryResource(pool)
+    buf = rmm.DeviceBuffer(size=100, mr=mr)
+    del buf
+    rmm.DEFAULT_STREAM.synchronize()
+    (err,) = runtime.cudaMemPoolDestroy(pool)
+    assert err == runtime.cudaError_t.cudaSuccess
+    with pytest.raises(MemoryError):
+        rmm.DeviceBuffer(size=100, mr=mr)
+    with pytest.raises(MemoryError):
+        mr.allocate(100)
