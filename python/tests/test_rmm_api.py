@@ -253,3 +253,46 @@ def test_allocation_from_a_destroyed_pool_is_a_memory_error():
         rmm.DeviceBuffer(size=100, mr=mr)
     with pytest.raises(MemoryError):
         mr.allocate(100)
+
+
+# ---- rmm.pylibrmm.cuda_stream_pool.CudaStreamPool ----------------------------------------------
+
+@pytest.mark.parametrize("flags", [rmm.CudaStreamFlags.SYNC_DEFAULT,
+                                   rmm.CudaStreamFlags.NON_BLOCKING])
+def test_cuda_stream_pool(flags):
+    from rmmh.pylibrmm.cuda_stream_pool import CudaStreamPool
+    pool = CudaStreamPool(pool_size=10, flags=flags)
+    assert pool.get_pool_size() == 10
+    streams = [pool.get_stream() for _ in range(10)]
+    assert len(set(streams)) == 10 and rmm.DEFAULT_STREAM not in streams
+    assert all(streams[i] == pool.get_stream(i) for i in range(10))
+    assert pool.get_stream() == streams[0]  # round robin
+    assert pool.get_stream(13) == streams[3]  # modulo the size
+    # the streams work, and outlive the pool object while a buffer freed on one lives
+    buf = rmm.DeviceBuffer.to_device(b"abc", stream=streams[1])
+    streams[1].synchronize()
+    del pool, streams
+    import gc
+    gc.collect()
+    assert buf.tobytes() == b"abc"
+    del buf
+
+
+def test_cuda_stream_pool_defaults_and_bad_arguments():
+    from rmmh.pylibrmm.cuda_stream_pool import CudaStreamPool
+    assert CudaStreamPool().get_pool_size() == 16
+    with pytest.raises(ValueError, match="pool_size"):
+        CudaStreamPool(0)
+    with pytest.raises(RuntimeError, match="pool_size"):  # as RMM (a C++ logic_error)
+        CudaStreamPool(0)
+    with pytest.raises(OverflowError, match="pool_size"):
+        CudaStreamPool(-1)
+    with pytest.raises(TypeError, match="pool_size"):
+        CudaStreamPool("4")
+    with pytest.raises(ValueError, match="flags"):
+        CudaStreamPool(4, flags=7)
+    pool = CudaStreamPool(2)
+    with pytest.raises(OverflowError, match="stream_id"):
+        pool.get_stream(-1)
+    with pytest.raises(TypeError, match="stream_id"):
+        pool.get_stream("0")
