@@ -323,6 +323,7 @@ _PyBuffer_Release = ctypes.pythonapi.PyBuffer_Release
 _PyBuffer_Release.argtypes = (ctypes.POINTER(_PyBuffer),)
 _PyBuffer_Release.restype = None
 _PyBUF_WRITABLE = 0x0001
+_PyBUF_FORMAT = 0x0004
 _PyBUF_C_CONTIGUOUS = 0x0038
 
 PyBytes_FromStringAndSize = ctypes.pythonapi.PyBytes_FromStringAndSize
@@ -333,23 +334,34 @@ PyBytes_AsString.argtypes = (ctypes.py_object,)
 PyBytes_AsString.restype = ctypes.c_void_p
 
 
+_BYTE_FORMATS = (None, b"B", b"@B", b"=B", b"<B", b">B", b"!B")
+
+
 @contextmanager
-def host_buffer(obj, writable=False, name="buffer"):
+def host_buffer(obj, writable=False, name="buffer", bytes_1d=False):
     """(address, nbytes) of a C-contiguous buffer-protocol object, held for the block.
 
     TypeError if obj does not support the buffer protocol (or is None), ValueError if it is not
-    C-contiguous or, with writable, read-only."""
+    C-contiguous or, with writable, read-only, or, with bytes_1d (RMM's rule for to_device), not
+    one-dimensional unsigned bytes (format "B")."""
     if obj is None or isinstance(obj, str):
         raise TypeError("%s must be a bytes-like object (a buffer), not %s"
                         % (name, type(obj).__name__))
     view = _PyBuffer()
-    flags = _PyBUF_C_CONTIGUOUS | (_PyBUF_WRITABLE if writable else 0)
+    flags = _PyBUF_C_CONTIGUOUS | (_PyBUF_WRITABLE if writable else 0) | \
+        (_PyBUF_FORMAT if bytes_1d else 0)
     try:
         _PyObject_GetBuffer(obj, ctypes.byref(view), flags)
     except BufferError as e:
         raise ValueError("%s: %s (a C-contiguous%s buffer is needed)"
                          % (name, e, " writable" if writable else "")) from None
     try:
+        if bytes_1d and (view.ndim != 1 or view.format not in _BYTE_FORMATS):
+            raise ValueError(
+                "%s must be a one-dimensional buffer of unsigned bytes (format 'B', as RMM "
+                "requires), not %d-dimensional with format %r; pass e.g. "
+                "memoryview(%s).cast('B') or a NumPy array's .ravel().view('u1')"
+                % (name, view.ndim, (view.format or b"B").decode("ascii", "replace"), name))
         yield view.buf or 0, view.len
     finally:
         _PyBuffer_Release(ctypes.byref(view))
