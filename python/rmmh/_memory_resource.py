@@ -295,6 +295,10 @@ class CudaAsyncMemoryResource(DeviceMemoryResource):
         Export POSIX file descriptor handles (CUDA IPC).
     enable_fabric : bool
         Export fabric handles. Not together with enable_ipc (rmm.h takes one handle type).
+
+    A handle type the device or driver cannot export raises rmmh.NotSupportedError (a
+    RuntimeError) whose message ends, as RMM's does, with "Requested IPC memory handle type not
+    supported".
     """
     __slots__ = ()
 
@@ -313,7 +317,15 @@ class CudaAsyncMemoryResource(DeviceMemoryResource):
             raise NotSupportedError("RMM_ERROR_NOT_SUPPORTED", "rmm.h's async resource exports one "
                                     "handle type: enable_ipc or enable_fabric, not both")
         export = _EXPORT_POSIX_FD if enable_ipc else _EXPORT_FABRIC if enable_fabric else 0
-        self._own(_lib.created(_lib.rmmh_async_create, initial, threshold, export))
+        out = ctypes.c_void_p()
+        st = _lib.rmmh_async_create(ctypes.byref(out), initial, threshold, export)
+        if st:
+            err = _lib.error(st)
+            if export and st == _NOT_SUPPORTED:  # ends as RMM's message does
+                err = NotSupportedError("RMM_ERROR_NOT_SUPPORTED", "%s; Requested IPC memory "
+                                        "handle type not supported" % err)
+            raise err
+        self._own(out.value)
         _async_pools[self.pool_handle()] = self
 
     def pool_handle(self):

@@ -296,3 +296,14 @@ def test_cuda_stream_pool_defaults_and_bad_arguments():
         pool.get_stream(-1)
     with pytest.raises(TypeError, match="stream_id"):
         pool.get_stream("0")
+
+
+# ---- small differences --------------------------------------------------------------------------
+
+@pytest.mark.skipif(not HOST, reason="the simulated device exports no fabric handles")
+def test_unsupported_export_handle_message_is_rmms():
+    with pytest.raises(RuntimeError) as e:
+        rmm.mr.CudaAsyncMemoryResource(enable_fabric=True)
+    assert isinstance(e.value, rmm.NotSupportedError)
+    assert str(e.value).endswith("Requested IPC memory handle type not supported")
+    assert "RMM_EXPORT_FABRIC" in str(e.value)  # rmm.h's reason first
