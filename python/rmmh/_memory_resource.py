@@ -574,11 +574,6 @@ class BinningMemoryResource(UpstreamResourceAdaptor):
             raise _lib.invalid("%s: a bin of %d bytes exists already, and rmmh replaces one only "
                                "while nothing else holds the resource (an adaptor over it, a "
                                "buffer, another binning resource)" % (what, rounded))
-        # rmm.h refuses new bins once the resource has allocated; a bin of a size not there yet
-        # tells whether it has, and changes nothing that is kept (the old resource goes)
-        probe = next(n for n in itertools.count(_BIN_ALIGNMENT, _BIN_ALIGNMENT)
-                     if n not in self.__dict__["_bins"])
-        _lib.check(_lib.rmm_binning_add_bin(old, probe, None), what)
         upstream = self.__dict__["upstream_mr"]
         bins = dict(self.__dict__["_bins"])
         bins[rounded] = bin_resource
@@ -587,6 +582,12 @@ class BinningMemoryResource(UpstreamResourceAdaptor):
             for size in sorted(bins):
                 mr = bins[size]
                 _lib.check(_lib.rmm_binning_add_bin(new, size, mr._live if mr else None), what)
+            # rmm.h refuses new bins once a resource has allocated: adding one of a size not
+            # there yet tells whether the old one has (if it has not, it is destroyed below, so
+            # the bin added changes nothing that stays)
+            probe = next(n for n in itertools.count(_BIN_ALIGNMENT, _BIN_ALIGNMENT)
+                         if n not in bins)
+            _lib.check(_lib.rmm_binning_add_bin(old, probe, None), what)
         except BaseException:
             _destroy(new)
             raise
