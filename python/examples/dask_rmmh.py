@@ -67,7 +67,7 @@ def use_rmmh():
 def _through_rmmh(block):
     """Host backend: a NumPy block copied into an rmmh DeviceBuffer and back."""
     import numpy as np
-    buf = rmmh.DeviceBuffer.to_device(np.ascontiguousarray(block))
+    buf = rmmh.DeviceBuffer.to_device(np.ascontiguousarray(block).ravel().view("u1"))
     return np.frombuffer(buf.tobytes(), block.dtype).reshape(block.shape)
 
 

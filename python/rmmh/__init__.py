@@ -11,6 +11,7 @@ what differs from RMM.
 from . import _lib
 from ._errors import (  # noqa: F401
     CorruptionError,
+    CUDAAllocationError,
     CUDAError,
     InvalidArgumentError,
     NotSupportedError,
@@ -66,6 +67,7 @@ ACCELERATED = _device_buffer.ACCELERATED
 __all__ = [
     "ACCELERATED",
     "BACKEND",
+    "CUDAAllocationError",
     "CUDAError",
     "CorruptionError",
     "DEFAULT_STREAM",

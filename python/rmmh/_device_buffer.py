@@ -43,10 +43,9 @@ def _current_device():
 
 
 def _alloc_failed(size=None):
-    """The exception for a failed allocation of `size` bytes (rmm_last_error()'s message)."""
-    if size is not None and size > _lib.SIZE_MAX - 15:
-        return _lib.out_of_memory("DeviceBuffer: %d bytes cannot be allocated" % size)
-    return _lib.error(_lib.rmm_last_status())
+    """The exception for a failed allocation of `size` bytes (rmm_last_error()'s message): a
+    MemoryError for out of memory and for any CUDA error, as in RMM."""
+    return _lib.error(_lib.rmm_last_status(), allocation=True)
 
 
 def _sync_if_default(stream):
@@ -82,8 +81,8 @@ class _PyBufferBase:
             if not refs:  # a resource already destroyed (finalized in a collected cycle)
                 self._ptr = 0
                 raise _lib.error_for_destroyed(mr)
-            nbytes = (size + 15) & -16  # RMM's device_buffer asks for 16-byte multiples
-            p = _alloc(mr._h, nbytes, stream._h) if nbytes <= _SIZE_MAX else None
+            nbytes = size  # exactly the size, as RMM: rounding is the resource's business
+            p = _alloc(mr._h, nbytes, stream._h)
             if p is None:
                 self._ptr = 0
                 raise _alloc_failed(size)
@@ -209,16 +208,15 @@ class DeviceBuffer(_Base):
 
     @property
     def __cuda_array_interface__(self):
-        """CUDA array interface version 3: one dimension of uint8, with the buffer's stream (the
-        default stream is reported as 1, the legacy default stream, since 0 is not allowed)."""
-        s = self._stream._h
+        """The CUDA array interface, exactly as RMM gives it: one dimension of uint8, version 0,
+        with the keys data, shape, strides, typestr and version (no stream: a consumer using
+        the memory on another stream must order that work after the buffer's stream itself)."""
         return {
             "data": (self._ptr, False),
             "shape": (self._size,),
             "strides": None,
             "typestr": "|u1",
-            "version": 3,
-            "stream": s or 1,
+            "version": 0,
         }
 
     # -- internals -----------------------------------------------------------------------------
@@ -272,11 +270,10 @@ class DeviceBuffer(_Base):
         return self._realloc_here(new_cap, stream)
 
     def _realloc_here(self, new_cap, stream):
-        nbytes = (new_cap + 15) & -16
+        nbytes = new_cap
         if not self._mr._refs:
             raise _lib.error_for_destroyed(self._mr)
-        p = (_alloc(self._mr._h, nbytes, stream._h) if nbytes <= _SIZE_MAX else None) \
-            if new_cap else 0
+        p = _alloc(self._mr._h, nbytes, stream._h) if new_cap else 0
         if new_cap and p is None:
             raise _alloc_failed(new_cap)
         keep = min(self._size, new_cap)
@@ -343,8 +340,10 @@ class DeviceBuffer(_Base):
 
     @staticmethod
     def to_device(b, stream=DEFAULT_STREAM):
-        """A new buffer holding a copy of ``b`` (any C-contiguous buffer-protocol object:
-        bytes, bytearray, memoryview, NumPy arrays of any dtype)."""
+        """A new buffer holding a copy of ``b``: a one-dimensional, C-contiguous buffer of
+        unsigned bytes (format 'B': bytes, bytearray, memoryview, a NumPy uint8 array), as in
+        RMM. TypeError if b is not a buffer, ValueError for another format or shape (view other
+        arrays as bytes first: ``a.ravel().view('u1')``)."""
         return to_device(b, stream)
 
     def copy_to_host(self, ary=None, stream=DEFAULT_STREAM):
@@ -424,10 +423,11 @@ def _itemsize(typestr):
 
 
 def to_device(b, stream=DEFAULT_STREAM):
-    """A new DeviceBuffer holding a copy of the host buffer ``b`` (any C-contiguous object
-    supporting the buffer protocol)."""
+    """A new DeviceBuffer holding a copy of the host buffer ``b``, a one-dimensional C-contiguous
+    buffer of unsigned bytes (format 'B'), as in RMM: ValueError otherwise, TypeError if b is
+    not a buffer."""
     stream = as_stream(stream)
-    with _lib.host_buffer(b, name="b") as (addr, n):
+    with _lib.host_buffer(b, name="b", bytes_1d=True) as (addr, n):
         buf = DeviceBuffer(size=n, stream=stream)
         if n:
             _lib.check(_lib.rmm_memcpy_async(buf._ptr, addr, n, stream._h), "to_device")

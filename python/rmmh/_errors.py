@@ -8,9 +8,14 @@ that code written for RMM catches what it caught before and new code can catch R
       OutOfMemoryError(RMMError, MemoryError)          RMM_ERROR_OUT_OF_MEMORY
       RMMRuntimeError(RMMError, RuntimeError)          CUDA, IO, UNKNOWN, NOT_INITIALIZED
         CUDAError                                      RMM_ERROR_CUDA
+          CUDAAllocationError(..., MemoryError)        RMM_ERROR_CUDA from an allocation
         CorruptionError                                RMM_ERROR_CORRUPTION (bad free, broken invariant)
         InvalidArgumentError(..., ValueError)          RMM_ERROR_INVALID_ARGUMENT
         NotSupportedError(..., NotImplementedError)    RMM_ERROR_NOT_SUPPORTED
+
+An allocation that fails for any CUDA error (a destroyed memory pool, say, not only out of memory)
+is a MemoryError, as in RMM (whose allocations throw rmm::bad_alloc for every CUDA error):
+CUDAAllocationError, which is also a CUDAError.
 
 InvalidArgumentError is both a ValueError (what Python code expects for a bad argument) and a
 RuntimeError (what RMM raises for the same argument checks done in C++, e.g. an initial pool
@@ -58,6 +63,12 @@ class CUDAError(RMMRuntimeError):
     """A CUDA call failed for a reason other than memory."""
 
 
+class CUDAAllocationError(CUDAError, MemoryError):
+    """An allocation CUDA refused for a reason other than memory (a memory pool destroyed under
+    a CudaAsyncViewMemoryResource, a failed context). A MemoryError, as RMM raises for every
+    failed allocation, and a CUDAError."""
+
+
 class CorruptionError(RMMRuntimeError):
     """A free of memory the resource does not own, a double free, or a broken invariant."""
 
@@ -83,7 +94,9 @@ _BY_STATUS = {
 }
 
 
-def error_for(status, message):
-    """The exception for an rmm_status and its message."""
-    cls = _BY_STATUS.get(status, RMMRuntimeError)
+def error_for(status, message, allocation=False):
+    """The exception for an rmm_status and its message; with allocation, that of a failed
+    allocation (a CUDA error is then a CUDAAllocationError, a MemoryError)."""
+    cls = CUDAAllocationError if allocation and status == CUDA else \
+        _BY_STATUS.get(status, RMMRuntimeError)
     return cls(STATUS_NAMES.get(status, "RMM_ERROR_%d" % status), message)

@@ -81,6 +81,7 @@ rmm_cuda_resource_create = _fn("rmm_cuda_resource_create", I, VP)
 rmm_managed_resource_create = _fn("rmm_managed_resource_create", I, VP)
 rmm_pinned_host_resource_create = _fn("rmm_pinned_host_resource_create", I, VP)
 rmm_async_view_resource_create = _fn("rmm_async_view_resource_create", I, VP, V)
+rmm_async_managed_resource_create = _fn("rmm_async_managed_resource_create", I, VP)
 rmm_async_resource_get_pool = _fn("rmm_async_resource_get_pool", I, V, VP)
 rmmh_async_create = _fn("rmmh_async_create", I, VP, S, S, I)
 rmmh_system_resource_create = _fn("rmmh_system_resource_create", I, VP)
@@ -127,6 +128,7 @@ rmmh_device_count = _fn("rmmh_device_count", I)
 rmm_set_device = _fn("rmm_set_device", I, I)
 rmmh_runtime_version = _fn("rmmh_runtime_version", I)
 rmmh_driver_version = _fn("rmmh_driver_version", I)
+rmmh_device_attribute = _fn("rmmh_device_attribute", I, I, I, P(I), P(I))
 rmmh_set_host_capacity = _fn("rmmh_set_host_capacity", I, S)
 rmmh_backend = _fn("rmmh_backend", ctypes.c_char_p)
 rmmh_rmm_version = _fn("rmmh_rmm_version", ctypes.c_char_p)
@@ -136,6 +138,11 @@ rmm_stream_create = _fn("rmm_stream_create", I, VP)
 rmmh_stream_create = _fn("rmmh_stream_create", I, VP, I)
 rmm_stream_destroy = _fn("rmm_stream_destroy", I, V)
 rmm_stream_synchronize = _fn("rmm_stream_synchronize", I, V)
+rmm_stream_pool_create = _fn("rmm_stream_pool_create", I, VP, S)
+rmm_stream_pool_get = _fn("rmm_stream_pool_get", V, V)
+rmm_stream_pool_get_at = _fn("rmm_stream_pool_get_at", V, V, S)
+rmm_stream_pool_size = _fn("rmm_stream_pool_size", S, V)
+rmm_stream_pool_destroy = _fn("rmm_stream_pool_destroy", None, V)
 rmm_memcpy_async = _fn("rmm_memcpy_async", I, V, V, S, V)
 rmm_memset_async = _fn("rmm_memset_async", I, V, I, S, V)
 rmmh_prefetch = _fn("rmmh_prefetch", I, V, S, I, V)
@@ -222,16 +229,18 @@ def last_error():
     return (rmm_last_error() or b"").decode("utf-8", "replace")
 
 
-def error(status, what=None):
+def error(status, what=None, allocation=False):
     """The exception for a failed call: a pending callback exception if there is one, else the
-    status's class with rmm_last_error()'s message (prefixed by `what` when given)."""
+    status's class with rmm_last_error()'s message (prefixed by `what` when given). With
+    allocation (the call allocated), a CUDA error is a MemoryError too (CUDAAllocationError),
+    as in RMM."""
     pending = _take_pending()
     if pending is not None:
         return _translate_callback_error(pending)
     msg = last_error()
     if what:
         msg = "%s: %s" % (what, msg) if msg else what
-    return error_for(status, msg)
+    return error_for(status, msg, allocation)
 
 
 def check(status, what=None):
@@ -314,6 +323,7 @@ _PyBuffer_Release = ctypes.pythonapi.PyBuffer_Release
 _PyBuffer_Release.argtypes = (ctypes.POINTER(_PyBuffer),)
 _PyBuffer_Release.restype = None
 _PyBUF_WRITABLE = 0x0001
+_PyBUF_FORMAT = 0x0004
 _PyBUF_C_CONTIGUOUS = 0x0038
 
 PyBytes_FromStringAndSize = ctypes.pythonapi.PyBytes_FromStringAndSize
@@ -324,23 +334,34 @@ PyBytes_AsString.argtypes = (ctypes.py_object,)
 PyBytes_AsString.restype = ctypes.c_void_p
 
 
+_BYTE_FORMATS = (None, b"B", b"@B", b"=B", b"<B", b">B", b"!B")
+
+
 @contextmanager
-def host_buffer(obj, writable=False, name="buffer"):
+def host_buffer(obj, writable=False, name="buffer", bytes_1d=False):
     """(address, nbytes) of a C-contiguous buffer-protocol object, held for the block.
 
     TypeError if obj does not support the buffer protocol (or is None), ValueError if it is not
-    C-contiguous or, with writable, read-only."""
+    C-contiguous or, with writable, read-only, or, with bytes_1d (RMM's rule for to_device), not
+    one-dimensional unsigned bytes (format "B")."""
     if obj is None or isinstance(obj, str):
         raise TypeError("%s must be a bytes-like object (a buffer), not %s"
                         % (name, type(obj).__name__))
     view = _PyBuffer()
-    flags = _PyBUF_C_CONTIGUOUS | (_PyBUF_WRITABLE if writable else 0)
+    flags = _PyBUF_C_CONTIGUOUS | (_PyBUF_WRITABLE if writable else 0) | \
+        (_PyBUF_FORMAT if bytes_1d else 0)
     try:
         _PyObject_GetBuffer(obj, ctypes.byref(view), flags)
     except BufferError as e:
         raise ValueError("%s: %s (a C-contiguous%s buffer is needed)"
                          % (name, e, " writable" if writable else "")) from None
     try:
+        if bytes_1d and (view.ndim != 1 or view.format not in _BYTE_FORMATS):
+            raise ValueError(
+                "%s must be a one-dimensional buffer of unsigned bytes (format 'B', as RMM "
+                "requires), not %d-dimensional with format %r; pass e.g. "
+                "memoryview(%s).cast('B') or a NumPy array's .ravel().view('u1')"
+                % (name, view.ndim, (view.format or b"B").decode("ascii", "replace"), name))
         yield view.buf or 0, view.len
     finally:
         _PyBuffer_Release(ctypes.byref(view))

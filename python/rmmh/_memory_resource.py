@@ -8,6 +8,7 @@ keeps it alive until it is replaced.
 """
 import atexit
 import ctypes
+import itertools
 import logging
 import os
 import threading
@@ -64,6 +65,7 @@ _log = logging.getLogger("rmmh")
 _alloc = _lib.alloc
 _free = _lib.free
 _SIZE_MAX = _lib.SIZE_MAX
+_BIN_ALIGNMENT = 256  # rmm.h rounds bin sizes up to RMM_ALIGNMENT
 
 
 def _destroy(handle):
@@ -78,7 +80,8 @@ class _PyResourceMethods:
     def allocate(self, nbytes, stream=DEFAULT_STREAM):
         """Allocates ``nbytes`` bytes on ``stream`` and returns the address (an int).
 
-        Raises MemoryError (rmmh.OutOfMemoryError) when the memory is not there; 0 bytes give 0.
+        Raises MemoryError when the memory cannot be had: rmmh.OutOfMemoryError when it is not
+        there, rmmh.CUDAAllocationError for another CUDA error (as RMM); 0 bytes give 0.
         """
         if nbytes.__class__ is not int or not 0 <= nbytes <= _SIZE_MAX:
             nbytes = _lib.as_size(nbytes, "nbytes")
@@ -90,7 +93,7 @@ class _PyResourceMethods:
             raise _lib.error_for_destroyed(self)
         p = _alloc(self._h, nbytes, stream._h)
         if p is None:
-            raise _lib.error(_lib.rmm_last_status())
+            raise _lib.error(_lib.rmm_last_status(), allocation=True)
         return p
 
     def deallocate(self, ptr, nbytes, stream=DEFAULT_STREAM):
@@ -292,6 +295,10 @@ class CudaAsyncMemoryResource(DeviceMemoryResource):
         Export POSIX file descriptor handles (CUDA IPC).
     enable_fabric : bool
         Export fabric handles. Not together with enable_ipc (rmm.h takes one handle type).
+
+    A handle type the device or driver cannot export raises rmmh.NotSupportedError (a
+    RuntimeError) whose message ends, as RMM's does, with "Requested IPC memory handle type not
+    supported".
     """
     __slots__ = ()
 
@@ -310,7 +317,15 @@ class CudaAsyncMemoryResource(DeviceMemoryResource):
             raise NotSupportedError("RMM_ERROR_NOT_SUPPORTED", "rmm.h's async resource exports one "
                                     "handle type: enable_ipc or enable_fabric, not both")
         export = _EXPORT_POSIX_FD if enable_ipc else _EXPORT_FABRIC if enable_fabric else 0
-        self._own(_lib.created(_lib.rmmh_async_create, initial, threshold, export))
+        out = ctypes.c_void_p()
+        st = _lib.rmmh_async_create(ctypes.byref(out), initial, threshold, export)
+        if st:
+            err = _lib.error(st)
+            if export and st == _NOT_SUPPORTED:  # ends as RMM's message does
+                err = NotSupportedError("RMM_ERROR_NOT_SUPPORTED", "%s; Requested IPC memory "
+                                        "handle type not supported" % err)
+            raise err
+        self._own(out.value)
         _async_pools[self.pool_handle()] = self
 
     def pool_handle(self):
@@ -321,9 +336,11 @@ class CudaAsyncMemoryResource(DeviceMemoryResource):
 
 
 # pool handle -> the CudaAsyncMemoryResource that owns it, while that object lives: a view of it
-# then keeps it alive, and on the host backend only these handles may be viewed (rmm.h would
-# dereference any other).
+# then keeps it alive, and on the host backend only these handles and the driver's pools
+# (CudaAsyncManagedMemoryResource's, which live as long as the process) may be viewed (rmm.h
+# would dereference any other).
 _async_pools = weakref.WeakValueDictionary()
+_driver_pools = set()
 
 
 class CudaAsyncViewMemoryResource(DeviceMemoryResource):
@@ -342,7 +359,7 @@ class CudaAsyncViewMemoryResource(DeviceMemoryResource):
         if handle == 0:
             raise ValueError("pool_handle must not be NULL")
         owner = _async_pools.get(handle)
-        if _lib.BACKEND == "host" and owner is None:
+        if _lib.BACKEND == "host" and owner is None and handle not in _driver_pools:
             raise ValueError("pool_handle %#x is not a pool of the rmmh host backend" % handle)
         self._own(_lib.created(_lib.rmm_async_view_resource_create, handle),
                   ups=(owner,) if owner is not None else ())
@@ -352,6 +369,32 @@ class CudaAsyncViewMemoryResource(DeviceMemoryResource):
         """The cudaMemPool_t as an int."""
         return self.__dict__["_pool_handle"]
 
+
+
+class CudaAsyncManagedMemoryResource(DeviceMemoryResource):
+    """Stream-ordered managed memory: ``cudaMallocFromPoolAsync``/``cudaFreeAsync`` from the
+    current device's default managed memory pool (RMM's experimental
+    ``rmm.mr.experimental.CudaAsyncManagedMemoryResource``).
+
+    The memory is accessible from the host and every device. The pool belongs to the driver and
+    is shared by every such resource of the device; a release threshold of 0 is raised to "keep
+    everything" once, as RMM does. Requires CUDA 13 and a device with concurrent managed access
+    (``cudaDevAttrConcurrentManagedAccess``; not WSL2): otherwise the constructor raises
+    rmmh.NotSupportedError (a RuntimeError and a NotImplementedError) saying which. The host
+    backend supports it (one simulated pool per device).
+    """
+    __slots__ = ()
+
+    def __init__(self):
+        self._own(_lib.created(_lib.rmm_async_managed_resource_create,
+                               what="CudaAsyncManagedMemoryResource()"))
+        _driver_pools.add(self.pool_handle())
+
+    def pool_handle(self):
+        """The underlying ``cudaMemPool_t`` (the device's default managed pool) as an int."""
+        out = ctypes.c_void_p()
+        _lib.check(_lib.rmm_async_resource_get_pool(self._live, ctypes.byref(out)))
+        return out.value or 0
 
 
 # ---- sub-allocators ----------------------------------------------------------------------
@@ -466,8 +509,8 @@ class BinningMemoryResource(UpstreamResourceAdaptor):
     """Routes each request to the smallest bin that holds it; larger ones go to upstream.
 
     With min_size_exponent and max_size_exponent, one fixed-size bin per power of two in
-    [2**min, 2**max] bytes is made (lazily, at its first use). add_bin() adds more, before the
-    first allocation (an rmm.h rule).
+    [2**min, 2**max] bytes (at least 256) is made (lazily, at its first use). add_bin() adds
+    more, or replaces one, before the first allocation (an rmm.h rule).
     """
     __slots__ = ()
 
@@ -477,26 +520,86 @@ class BinningMemoryResource(UpstreamResourceAdaptor):
         hi = _lib.as_int(max_size_exponent, "max_size_exponent")
         if lo == -1 or hi == -1 or lo > hi:
             lo = hi = 0  # no automatic bins (RMM makes none for an empty range either)
+            sizes = ()
         elif not 0 <= lo <= hi <= 40:
             raise _lib.invalid("BinningMemoryResource: need 0 <= min_size_exponent <= "
                                "max_size_exponent <= 40 (got %d, %d)" % (lo, hi))
+        else:
+            sizes = sorted({max(_BIN_ALIGNMENT, 1 << e) for e in range(lo, hi + 1)})
         self._own(_lib.created(_lib.rmmh_binning_create, upstream._h, lo, hi), ups=(upstream,))
         self.__dict__["_bin_mrs"] = []
+        # bin size (rounded up to 256, as rmm.h does) -> its resource, None for rmm.h's own
+        self.__dict__["_bins"] = dict.fromkeys(sizes)
 
     def add_bin(self, allocation_size, bin_resource=None):
-        """Adds a bin for requests up to allocation_size bytes, served by bin_resource or, if
-        None, by a fixed-size resource of that block size."""
+        """Adds a bin for requests up to allocation_size bytes (rounded up to 256), served by
+        bin_resource or, if None, by a fixed-size resource of that block size made at its first
+        use. A bin of that size already there (one of the automatic bins, or one added before)
+        is replaced, as in RMM.
+
+        Only before the first allocation: afterwards it raises InvalidArgumentError (a
+        ValueError and a RuntimeError). rmm.h cannot replace a bin, so rmmh replaces one by
+        building the C binning resource again with the new set of bins; that also raises
+        InvalidArgumentError while anything else holds it (an adaptor over it, a buffer, a bin
+        of another binning resource).
+        """
         size = _lib.as_size(allocation_size, "allocation_size")
-        if bin_resource is None:
-            _lib.check(_lib.rmm_binning_add_bin(self._live, size, None))
-            return
-        bin_resource = _check_mr(bin_resource, "bin_resource")
-        _lib.check(_lib.rmm_binning_add_bin(self._live, size, bin_resource._live))
-        # the C binning resource now calls into bin_resource: keep it alive as long as itself
-        record = self._refs[0]
-        bin_resource._refs.append(True)
-        record.ups = record.ups + (bin_resource._refs,)
-        self.__dict__["_bin_mrs"].append(bin_resource)
+        if bin_resource is not None:
+            bin_resource = _check_mr(bin_resource, "bin_resource")
+        if size == 0 or size > _SIZE_MAX - (_BIN_ALIGNMENT - 1):
+            raise _lib.invalid("BinningMemoryResource.add_bin: allocation_size %d is not a "
+                               "usable bin size" % size)
+        rounded = (size + _BIN_ALIGNMENT - 1) & -_BIN_ALIGNMENT
+        bins = self.__dict__["_bins"]
+        if rounded in bins:
+            self._replace_bin(rounded, bin_resource)
+        else:
+            _lib.check(_lib.rmm_binning_add_bin(self._live, size,
+                                                bin_resource._h if bin_resource else None))
+            if bin_resource is not None:
+                # the C binning resource now calls into bin_resource: keep it alive as long
+                record = self._refs[0]
+                bin_resource._refs.append(True)
+                record.ups = record.ups + (bin_resource._refs,)
+        bins[rounded] = bin_resource
+        if bin_resource is not None:
+            self.__dict__["_bin_mrs"].append(bin_resource)  # as RMM: the list only grows
+
+    def _replace_bin(self, rounded, bin_resource):
+        """A new C binning resource with every bin as it is but the one of `rounded` bytes,
+        which bin_resource (None: a lazily made fixed-size one) serves; the old one destroyed."""
+        old = self._live
+        what = "BinningMemoryResource.add_bin(%d)" % rounded
+        if len(self._refs) > 1:
+            raise _lib.invalid("%s: a bin of %d bytes exists already, and rmmh replaces one only "
+                               "while nothing else holds the resource (an adaptor over it, a "
+                               "buffer, another binning resource)" % (what, rounded))
+        upstream = self.__dict__["upstream_mr"]
+        bins = dict(self.__dict__["_bins"])
+        bins[rounded] = bin_resource
+        new = _lib.created(_lib.rmmh_binning_create, upstream._h, 0, 0, what=what)
+        try:
+            for size in sorted(bins):
+                mr = bins[size]
+                _lib.check(_lib.rmm_binning_add_bin(new, size, mr._live if mr else None), what)
+            # rmm.h refuses new bins once a resource has allocated: adding one of a size not
+            # there yet tells whether the old one has (if it has not, it is destroyed below, so
+            # the bin added changes nothing that stays)
+            probe = next(n for n in itertools.count(_BIN_ALIGNMENT, _BIN_ALIGNMENT)
+                         if n not in bins)
+            _lib.check(_lib.rmm_binning_add_bin(old, probe, None), what)
+        except BaseException:
+            _destroy(new)
+            raise
+        held = [upstream] + [mr for mr in bins.values() if mr is not None]
+        with _table_lock:
+            for device, mr in list(_per_device_mrs.items()):
+                if mr is self and not _lib.rmm_set_per_device_resource(device, new):
+                    _destroy(new)
+                    raise _lib.error(_lib.rmm_last_status(), what)
+            old_refs = self._refs
+            self._own(new, ups=held)
+            release(old_refs)  # the only hold: destroys the old C resource, lets its bins go
 
     @property
     def bin_mrs(self):

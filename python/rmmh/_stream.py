@@ -12,6 +12,7 @@ On the host backend only the three default handles and streams made by rmmh exis
 handle is a ValueError there (rmm.h would dereference it).
 """
 import ctypes
+import itertools
 import sys
 import weakref
 from enum import IntEnum
@@ -98,8 +99,8 @@ class Stream:
                 raise TypeError("%s.__cuda_stream__ must return (version, handle)"
                                 % type(obj).__name__) from None
             if version != 0:
-                raise NotImplementedError("rmmh does not support version %r of the CUDA stream "
-                                          "protocol (only version 0)" % (version,))
+                raise NotImplementedError("rmmh does not currently support the CUDA Stream "
+                                          "Protocol version: '%s' (only version 0)" % (version,))
             self._h = _check_handle(handle, "Stream(%s)" % type(obj).__name__)
             self._owner, self._refs = obj, None
         else:
@@ -149,6 +150,90 @@ class Stream:
         what = names.get(self._h) or ("owned" if isinstance(self._owner, _OwningStream)
                                       else "wrapped")
         return "<rmmh.Stream %s %#x>" % (what, self._h)
+
+
+def _destroy_stream_pool(handle):
+    _lib.rmm_stream_pool_destroy(handle)
+
+
+def _wrap(handle, owner, refs):
+    s = Stream.__new__(Stream)
+    s._h, s._owner, s._refs = handle, owner, refs
+    return s
+
+
+class CudaStreamPool:
+    """A fixed set of CUDA streams handed out round robin (RMM's
+    ``rmm.pylibrmm.cuda_stream_pool.CudaStreamPool``); thread-safe.
+
+    Parameters
+    ----------
+    pool_size : int
+        The number of streams (default 16); 0 is rmmh.InvalidArgumentError (a ValueError and,
+        as in RMM, a RuntimeError).
+    flags : CudaStreamFlags
+        SYNC_DEFAULT (the default, as in RMM): streams that synchronize with the legacy default
+        stream; NON_BLOCKING: streams that do not.
+
+    The streams are made at construction and destroyed when the pool and every Stream it handed
+    out (and every buffer freed on one) are gone. NON_BLOCKING pools, and every pool on the host
+    backend, are rmm.h's stream pool (rmm_stream_pool_*); rmm.h's pool makes non-blocking
+    streams only, so a SYNC_DEFAULT pool on the CUDA backend is a set of streams made one by one
+    (rmmh_stream_create), handed out the same way.
+    """
+    __slots__ = ("_pool", "_handles", "_owners", "_refs", "_next", "__weakref__")
+
+    def __init__(self, pool_size=16, flags=CudaStreamFlags.SYNC_DEFAULT):
+        n = _lib.as_size(pool_size, "pool_size")
+        if n == 0:
+            raise _lib.invalid("CudaStreamPool: pool_size must be greater than zero")
+        if flags not in (CudaStreamFlags.SYNC_DEFAULT, CudaStreamFlags.NON_BLOCKING):
+            raise ValueError("CudaStreamPool: flags must be a CudaStreamFlags, not %r" % (flags,))
+        self._pool = None
+        if _lib.BACKEND == "host" or int(flags) == CudaStreamFlags.NON_BLOCKING:
+            self._pool = _lib.created(_lib.rmm_stream_pool_create, n, what="CudaStreamPool")
+            self._refs = new_refs(_destroy_stream_pool, (self._pool,))
+            self._handles = tuple(_lib.rmm_stream_pool_get_at(self._pool, i) or 0
+                                  for i in range(n))
+            self._owners = None
+            if _lib.BACKEND == "host":
+                for h in self._handles:
+                    _host_streams[h] = self
+        else:
+            self._owners = tuple(_OwningStream(flags) for _ in range(n))
+            self._handles = tuple(o.handle for o in self._owners)
+            self._refs = None
+            self._next = itertools.count()
+
+    def __del__(self):
+        try:
+            if self._refs is not None:
+                release(self._refs)
+        except Exception:  # a failed __init__, or interpreter shutdown
+            pass
+
+    def _stream(self, i):
+        if self._owners is None:
+            return _wrap(self._handles[i], self, self._refs)
+        owner = self._owners[i]
+        return _wrap(owner.handle, owner, owner.refs)
+
+    def get_stream(self, stream_id=None):
+        """The next stream, round robin; with stream_id, the stream at stream_id modulo the
+        pool size (a Stream that keeps the pool's streams alive)."""
+        if stream_id is None:
+            if self._owners is None:
+                h = _lib.rmm_stream_pool_get(self._pool) or 0
+                return _wrap(h, self, self._refs)
+            return self._stream(next(self._next) % len(self._handles))
+        return self._stream(_lib.as_size(stream_id, "stream_id") % len(self._handles))
+
+    def get_pool_size(self):
+        """The number of streams."""
+        return len(self._handles)
+
+    def __repr__(self):
+        return "<rmmh CudaStreamPool of %d streams>" % len(self._handles)
 
 
 def _foreign_handle(obj):

@@ -281,11 +281,8 @@ static int buffer_init(PyObject *self, PyObject *args, PyObject *kwds) {
     }
     b->mr_handle = mh;
     b->mr_refs = refs; /* owned by the buffer from here */
-    nbytes = (n + 15) & ~(size_t)15; /* RMM's device_buffer asks for 16-byte multiples */
-    p = NULL;
-    if (nbytes >= n) { /* else too large: alloc_failed() says so */
-        p = accel_alloc(mh, nbytes, sh);
-    }
+    nbytes = n; /* exactly the size, as RMM's device_buffer asks: rounding is the resource's business */
+    p = accel_alloc(mh, nbytes, sh);
     if (!p) { /* alloc_failed(size) returns the exception (rmm_last_error()'s message) */
         PyObject *sz = PyLong_FromSize_t(n), *e = NULL;
         if (sz) e = PyObject_CallFunctionObjArgs(alloc_failed_f, sz, NULL);

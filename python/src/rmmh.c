@@ -161,6 +161,82 @@ RMMH_API int rmmh_driver_version(void) {
 #endif
 }
 
+/* cudaDeviceGetAttribute(value, attribute, device): attribute is a cudaDeviceAttr value. On failure
+   *cuda_error is the CUDA error (cudaErrorInvalidValue 1, cudaErrorInvalidDevice 101, ...) and the
+   status is CUDA. (rmm.h has no public device-attribute query; this is the one direct CUDA call
+   rmm._cuda.gpu.getDeviceAttribute needs.)
+
+   The host backend answers for its simulated devices (RMM_HOST_BACKEND_DEVICES of them), an
+   H100-like discrete GPU whose capabilities are those the backend implements: memory pools
+   (cudaMallocAsync) exporting POSIX file descriptors (not fabric handles), managed memory with
+   concurrent access, unified addressing, mapped host memory; no access to pageable host memory
+   (so no SystemMemoryResource workloads are expected of it), not integrated. The values are in
+   rmmh__host_attributes below; any other attribute is 0. A device out of range is
+   cudaErrorInvalidDevice, an attribute below 1 cudaErrorInvalidValue. */
+#if defined(RMM_BACKEND_HOST)
+static const int rmmh__host_attributes[][2] = {
+    {1, 1024},        /* cudaDevAttrMaxThreadsPerBlock */
+    {2, 1024},        /* cudaDevAttrMaxBlockDimX */
+    {3, 1024},        /* cudaDevAttrMaxBlockDimY */
+    {4, 64},          /* cudaDevAttrMaxBlockDimZ */
+    {5, 2147483647},  /* cudaDevAttrMaxGridDimX */
+    {6, 65535},       /* cudaDevAttrMaxGridDimY */
+    {7, 65535},       /* cudaDevAttrMaxGridDimZ */
+    {8, 49152},       /* cudaDevAttrMaxSharedMemoryPerBlock */
+    {9, 65536},       /* cudaDevAttrTotalConstantMemory */
+    {10, 32},         /* cudaDevAttrWarpSize */
+    {16, 132},        /* cudaDevAttrMultiProcessorCount */
+    {18, 0},          /* cudaDevAttrIntegrated */
+    {19, 1},          /* cudaDevAttrCanMapHostMemory */
+    {20, 0},          /* cudaDevAttrComputeMode: default */
+    {31, 1},          /* cudaDevAttrConcurrentKernels */
+    {39, 2048},       /* cudaDevAttrMaxThreadsPerMultiProcessor */
+    {40, 2},          /* cudaDevAttrAsyncEngineCount */
+    {41, 1},          /* cudaDevAttrUnifiedAddressing */
+    {75, 9},          /* cudaDevAttrComputeCapabilityMajor */
+    {76, 0},          /* cudaDevAttrComputeCapabilityMinor */
+    {83, 1},          /* cudaDevAttrManagedMemory */
+    {88, 0},          /* cudaDevAttrPageableMemoryAccess */
+    {89, 1},          /* cudaDevAttrConcurrentManagedAccess */
+    {99, 1},          /* cudaDevAttrHostRegisterSupported */
+    {100, 0},         /* cudaDevAttrPageableMemoryAccessUsesHostPageTables */
+    {101, 0},         /* cudaDevAttrDirectManagedMemAccessFromHost */
+    {115, 1},         /* cudaDevAttrMemoryPoolsSupported */
+    {119, 1},         /* cudaDevAttrMemoryPoolSupportedHandleTypes: cudaMemHandleTypePosixFileDescriptor */
+};
+#endif
+RMMH_API int rmmh_device_attribute(int attribute, int device, int *value, int *cuda_error) {
+    if (!value || !cuda_error) return rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh_device_attribute: value or cuda_error is NULL");
+    *value = 0;
+    *cuda_error = 0;
+#if defined(RMM_BACKEND_HOST)
+    {
+        int count = 0;
+        size_t i;
+        (void)rmm_get_device_count(&count);
+        if (device < 0 || device >= count) {
+            *cuda_error = 101;
+            return rmm_set_last_error(RMM_ERROR_CUDA, "cudaDeviceGetAttribute(attr=%d, device=%d) failed: cudaErrorInvalidDevice (invalid device ordinal)", attribute, device);
+        }
+        if (attribute < 1) {
+            *cuda_error = 1;
+            return rmm_set_last_error(RMM_ERROR_CUDA, "cudaDeviceGetAttribute(attr=%d, device=%d) failed: cudaErrorInvalidValue (invalid argument)", attribute, device);
+        }
+        for (i = 0; i < sizeof rmmh__host_attributes / sizeof rmmh__host_attributes[0]; i++)
+            if (rmmh__host_attributes[i][0] == attribute) *value = rmmh__host_attributes[i][1];
+        return RMM_SUCCESS;
+    }
+#else
+    {
+        cudaError_t err = cudaDeviceGetAttribute(value, (enum cudaDeviceAttr)attribute, device);
+        if (err == cudaSuccess) return RMM_SUCCESS;
+        (void)cudaGetLastError();
+        *cuda_error = (int)err;
+        return rmm_set_last_error(RMM_ERROR_CUDA, "cudaDeviceGetAttribute(attr=%d, device=%d) failed: %s (%s)", attribute, device, cudaGetErrorName(err), cudaGetErrorString(err));
+    }
+#endif
+}
+
 /* Host backend only: the simulated device capacity; NOT_SUPPORTED on the CUDA backend. */
 RMMH_API int rmmh_set_host_capacity(size_t bytes) {
 #if defined(RMM_BACKEND_HOST)

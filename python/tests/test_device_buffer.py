@@ -34,19 +34,11 @@ def test_keyword_only_like_rmm():
         rmm.DeviceBuffer(size=10, color="blue")
 
 
-def test_cuda_array_interface_v3():
-    b = rmm.DeviceBuffer(size=7)
-    cai = b.__cuda_array_interface__
-    assert cai["data"] == (b.ptr, False)
-    assert cai["shape"] == (7,)
-    assert cai["strides"] is None
-    assert cai["typestr"] == "|u1"
-    assert cai["version"] == 3
-    assert cai["stream"] == 1  # the default stream is reported as the legacy default stream
-    s = rmm.Stream()
-    assert rmm.DeviceBuffer(size=7, stream=s).__cuda_array_interface__["stream"] == s.handle
-    assert rmm.DeviceBuffer(size=1, stream=rmm.PER_THREAD_DEFAULT_STREAM) \
-        .__cuda_array_interface__["stream"] == 2
+def test_cuda_array_interface_is_rmms():
+    b = rmm.DeviceBuffer(size=7, stream=rmm.Stream())
+    assert b.__cuda_array_interface__ == {"data": (b.ptr, False), "shape": (7,),
+                                          "strides": None, "typestr": "|u1", "version": 0}
+    assert rmm.DeviceBuffer(size=0).__cuda_array_interface__["data"] == (0, False)
 
 
 @pytest.mark.parametrize("hb", [b"abc", bytearray(b"abc"), memoryview(b"abc"),
@@ -71,13 +63,22 @@ def test_to_device_rejects(hb, exc):
         rmm.DeviceBuffer.to_device(hb)
 
 
-@pytest.mark.parametrize("hb", [b"", np.ones((2,), "u2"), np.ones((2, 2), "u1"),
-                                np.arange(6, dtype="f8")])
-def test_to_device_takes_any_contiguous_buffer(hb):
-    # rmmh: any C-contiguous buffer, copied byte for byte (RMM takes 1-D uint8 only)
-    db = rmm.DeviceBuffer.to_device(hb)
-    assert db.size == memoryview(hb).nbytes
+@pytest.mark.parametrize("hb", [np.ones((2,), "u2"), np.ones((2, 2), "u1"),
+                                np.arange(6, dtype="f8"), np.array(5, "u1"),
+                                memoryview(b"abcd").cast("B", (2, 2)), np.ones(3, "i1")])
+def test_to_device_takes_one_dimensional_bytes_only(hb):
+    # as RMM: format 'B', one dimension, C-contiguous; else ValueError naming the argument
+    with pytest.raises(ValueError, match="b must be a one-dimensional buffer of unsigned bytes"):
+        rmm.DeviceBuffer.to_device(hb)
+    flat = np.ascontiguousarray(hb).ravel().view("u1")  # what to pass instead
+    db = rmm.DeviceBuffer.to_device(flat)
     assert db.tobytes() == memoryview(hb).tobytes()
+    assert rmm.DeviceBuffer.to_device(memoryview(flat).cast("B")).tobytes() == db.tobytes()
+
+
+def test_to_device_empty():
+    assert rmm.DeviceBuffer.to_device(b"").size == 0
+    assert rmm.DeviceBuffer.to_device(np.empty(0, "u1")).ptr == 0
 
 
 def test_copy_from_host_and_too_large():
@@ -104,7 +105,7 @@ def test_copy_from_device():
                                              "strides": strides, "typestr": typestr,
                                              "version": 3}
 
-    big = rmm.DeviceBuffer.to_device(np.arange(4, dtype="<i4"))
+    big = rmm.DeviceBuffer.to_device(np.arange(4, dtype="<i4").view("u1"))
     db.copy_from_device(Cai(big.ptr, (2,)))
     assert np.frombuffer(db.tobytes()[:8], "<i4").tolist() == [0, 1]
     with pytest.raises(ValueError, match="1-D"):

@@ -24,4 +24,4 @@ def test_readme_example():
     r = subprocess.run([sys.executable, "-c", m.group(1)], env=env, capture_output=True,
                        text=True, timeout=300)
     assert r.returncode == 0, r.stderr
-    assert "40 [0. 1. 2." in r.stdout and "Statistics(current_bytes=1008" in r.stdout
+    assert "40 [0. 1. 2." in r.stdout and "Statistics(current_bytes=1000," in r.stdout

@@ -1,5 +1,5 @@
 """rmmh.statistics: the statistics context, counter scopes, and the profiler (intent of RMM's
-test_statistics.py; the byte counts are RMM's, which rounds DeviceBuffer sizes up to 16)."""
+test_statistics.py; a DeviceBuffer asks its resource for exactly its size, as in RMM 26)."""
 import pytest
 
 import rmmh as rmm
@@ -29,12 +29,12 @@ def test_context():
         mr1 = rmm.mr.get_current_device_resource()
         assert isinstance(mr1, rmm.mr.StatisticsResourceAdaptor)
         b1 = rmm.DeviceBuffer(size=20)
-        assert get_statistics() == S(32, 1, 32, 1, 32, 1)
+        assert get_statistics() == S(20, 1, 20, 1, 20, 1)
         with statistics():
             assert rmm.mr.get_current_device_resource() is mr1
             b2 = rmm.DeviceBuffer(size=10)
-            assert get_statistics() == S(16, 1, 16, 1, 16, 1)
-        assert get_statistics() == S(48, 2, 48, 2, 48, 2)
+            assert get_statistics() == S(10, 1, 10, 1, 10, 1)
+        assert get_statistics() == S(30, 2, 30, 2, 30, 2)
         del b1, b2
     assert rmm.mr.get_current_device_resource() is mr0
 
@@ -49,34 +49,34 @@ def test_multiple_adaptors(stats_mr):
     buffers = [rmm.DeviceBuffer(size=1000) for _ in range(10)]
     for i in range(9, 0, -2):
         del buffers[i]
-    assert stats_mr.allocation_counts == S(5040, 5, 10080, 10, 10080, 10)
+    assert stats_mr.allocation_counts == S(5000, 5, 10000, 10, 10000, 10)
     mr2 = rmm.mr.StatisticsResourceAdaptor(stats_mr)
     rmm.mr.set_current_device_resource(mr2)
     try:
         buffers += [rmm.DeviceBuffer(size=1000) for _ in range(2)]
-        assert mr2.allocation_counts == S(2016, 2, 2016, 2, 2016, 2)
-        assert stats_mr.allocation_counts == S(7056, 7, 10080, 10, 12096, 12)
+        assert mr2.allocation_counts == S(2000, 2, 2000, 2, 2000, 2)
+        assert stats_mr.allocation_counts == S(7000, 7, 10000, 10, 12000, 12)
         del buffers
-        assert mr2.allocation_counts == S(0, 0, 2016, 2, 2016, 2)
-        assert stats_mr.allocation_counts == S(0, 0, 10080, 10, 12096, 12)
+        assert mr2.allocation_counts == S(0, 0, 2000, 2, 2000, 2)
+        assert stats_mr.allocation_counts == S(0, 0, 10000, 10, 12000, 12)
     finally:
         rmm.mr.set_current_device_resource(stats_mr)
 
 
 def test_counter_stack(stats_mr):
     buffers = [rmm.DeviceBuffer(size=10) for _ in range(10)]
-    assert stats_mr.push_counters() == S(160, 10, 160, 10, 160, 10)  # before the push
+    assert stats_mr.push_counters() == S(100, 10, 100, 10, 100, 10)  # before the push
     b1 = rmm.DeviceBuffer(size=10)
-    assert stats_mr.push_counters() == S(16, 1, 16, 1, 16, 1)
+    assert stats_mr.push_counters() == S(10, 1, 10, 1, 10, 1)
     del b1
-    assert stats_mr.pop_counters() == S(-16, -1, 0, 0, 0, 0)  # counts may go negative
+    assert stats_mr.pop_counters() == S(-10, -1, 0, 0, 0, 0)  # counts may go negative
     b1 = rmm.DeviceBuffer(size=10)
-    assert stats_mr.push_counters() == S(16, 1, 16, 1, 32, 2)
+    assert stats_mr.push_counters() == S(10, 1, 10, 1, 20, 2)
     b2 = rmm.DeviceBuffer(size=10)
-    assert stats_mr.pop_counters() == S(16, 1, 16, 1, 16, 1)
-    assert stats_mr.pop_counters() == S(32, 2, 32, 2, 48, 3)
+    assert stats_mr.pop_counters() == S(10, 1, 10, 1, 10, 1)
+    assert stats_mr.pop_counters() == S(20, 2, 20, 2, 30, 3)
     del b1, b2
-    assert stats_mr.allocation_counts == S(160, 10, 192, 12, 208, 13)
+    assert stats_mr.allocation_counts == S(100, 10, 120, 12, 130, 13)
     del buffers
     with pytest.raises(IndexError, match="cannot pop the last counter pair"):
         stats_mr.pop_counters()
@@ -84,13 +84,13 @@ def test_counter_stack(stats_mr):
 
 def test_current_statistics(stats_mr):
     b1 = rmm.DeviceBuffer(size=10)
-    assert get_statistics() == S(16, 1, 16, 1, 16, 1)
+    assert get_statistics() == S(10, 1, 10, 1, 10, 1)
     b2 = rmm.DeviceBuffer(size=20)
-    assert push_statistics() == S(48, 2, 48, 2, 48, 2)
+    assert push_statistics() == S(30, 2, 30, 2, 30, 2)
     del b1
-    assert pop_statistics() == S(-16, -1, 0, 0, 0, 0)
+    assert pop_statistics() == S(-10, -1, 0, 0, 0, 0)
     del b2
-    assert get_statistics() == S(0, 0, 48, 2, 48, 2)
+    assert get_statistics() == S(0, 0, 30, 2, 30, 2)
 
 
 def test_disabled():
@@ -107,7 +107,7 @@ def test_enable_is_idempotent():
 
 
 def test_raw_allocations_are_counted(stats_mr):
-    p = stats_mr.allocate(1000)  # mr.allocate is not rounded (RMM's rule)
+    p = stats_mr.allocate(1000)  # counted as asked, like a DeviceBuffer
     assert stats_mr.allocation_counts.current_bytes == 1000
     stats_mr.deallocate(p, 1000)
 
@@ -149,10 +149,10 @@ def test_profiler(stats_mr):
 
     f3()
     r = records.records
-    assert r[get_descriptive_name_of_object(f1)] == ProfilerRecords.MemoryRecord(2, 64, 32)
-    assert r[get_descriptive_name_of_object(f2)] == ProfilerRecords.MemoryRecord(3, 96, 32)
-    assert r["g2"] == ProfilerRecords.MemoryRecord(3, 48, 16)
-    assert r[get_descriptive_name_of_object(f3)] == ProfilerRecords.MemoryRecord(1, 11200, 11200)
+    assert r[get_descriptive_name_of_object(f1)] == ProfilerRecords.MemoryRecord(2, 40, 20)
+    assert r[get_descriptive_name_of_object(f2)] == ProfilerRecords.MemoryRecord(3, 60, 20)
+    assert r["g2"] == ProfilerRecords.MemoryRecord(3, 30, 10)
+    assert r[get_descriptive_name_of_object(f3)] == ProfilerRecords.MemoryRecord(1, 10000, 10000)
 
     @profiler()  # the default records
     def f4():
@@ -165,13 +165,13 @@ def test_profiler(stats_mr):
         with profiler(name="del b1 and b2"):
             del b1, b2
     r = default_profiler_records.records
-    assert r[get_descriptive_name_of_object(f4)] == ProfilerRecords.MemoryRecord(1, 160, 160)
-    assert r["b1 and b2"] == ProfilerRecords.MemoryRecord(1, 224, 224)
+    assert r[get_descriptive_name_of_object(f4)] == ProfilerRecords.MemoryRecord(1, 100, 100)
+    assert r["b1 and b2"] == ProfilerRecords.MemoryRecord(1, 200, 200)
     assert r["del b1 and b2"] == ProfilerRecords.MemoryRecord(1, 0, 0)
 
     report = default_profiler_records.report()
     assert report == default_profiler_records.pretty_print() == str(default_profiler_records)
-    assert "ncalls" in report and "b1 and b2" in report and "224" in report
+    assert "ncalls" in report and "b1 and b2" in report and "200" in report
     assert records.report(ordered_by="num_calls").splitlines()[-1].strip().startswith("1")
     assert ProfilerRecords.Data is ProfilerRecords.MemoryRecord  # the pre-26 name
 

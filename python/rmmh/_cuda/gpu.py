@@ -1,6 +1,8 @@
 """rmm._cuda.gpu: device queries over rmm.h (no cuda-python needed).
 
 Failures raise CUDARuntimeError (an rmmh.CUDAError) with rmm.h's message."""
+import ctypes
+
 from .. import _lib
 from .._errors import CUDAError
 
@@ -31,6 +33,27 @@ def setDevice(device):
 def getDeviceCount():
     """The number of devices (0 without a usable GPU)."""
     return _lib.rmmh_device_count()
+
+
+def getDeviceAttribute(attr, device):
+    """The value (an int) of device attribute ``attr`` of ``device``: cudaDeviceGetAttribute.
+
+    ``attr`` is a ``cuda.bindings.runtime.cudaDeviceAttr`` (or its int value, e.g. 89 for
+    cudaDevAttrConcurrentManagedAccess). Raises CUDARuntimeError when CUDA refuses (an unknown
+    attribute, a device that does not exist); its ``status`` is then the cudaError_t number.
+
+    On the host backend the answer describes the simulated device (see rmmh_device_attribute in
+    src/rmmh.c): memory pools supported, exporting POSIX file descriptors only (handle types 1);
+    managed memory with concurrent managed access; unified addressing; compute capability 9.0;
+    no pageable memory access; not integrated; any attribute not listed there is 0.
+    """
+    a = _lib.as_int(attr, "attr")
+    d = _lib.as_int(device, "device")
+    value, cuda_error = ctypes.c_int(), ctypes.c_int()
+    st = _lib.rmmh_device_attribute(a, d, ctypes.byref(value), ctypes.byref(cuda_error))
+    if st:
+        raise CUDARuntimeError(cuda_error.value or st, _lib.last_error())
+    return value.value
 
 
 def runtimeGetVersion():

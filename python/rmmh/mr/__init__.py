@@ -2,9 +2,11 @@
 
 Every resource wraps one rmm.h resource; see rmmh._memory_resource for each class. The resources
 rmmh adds beyond RMM's Python API are PoolMemoryResource's growth modes, trim() and info(),
-AlignedResourceAdaptor and ThreadSafeResourceAdaptor.
+AlignedResourceAdaptor and ThreadSafeResourceAdaptor. rmm.mr.experimental has
+CudaAsyncManagedMemoryResource, as in RMM.
 """
-from ._memory_resource import (  # noqa: F401
+from . import experimental  # noqa: F401  (rmm.mr.experimental.CudaAsyncManagedMemoryResource)
+from .._memory_resource import (  # noqa: F401
     AlignedResourceAdaptor,
     ArenaMemoryResource,
     BinningMemoryResource,

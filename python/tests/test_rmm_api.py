@@ -1,0 +1,309 @@
+"""RMM API details that RAPIDS RMM's own Python test suite relies on (run unmodified against
+rmmh: see python/tests/rmm_suite.sh), each checked here as rmmh's own behaviour: rmm._cuda.gpu's
+device attributes, BinningMemoryResource.add_bin replacing a bin, the experimental
+CudaAsyncManagedMemoryResource, MemoryError for allocations CUDA refuses, DeviceBuffer asking its
+resource for exactly its size, CudaStreamPool, and DeviceBuffer's array interface and to_device
+checks."""
+import pytest
+
+import rmmh as rmm
+from rmmh._cuda import gpu
+from conftest import HAVE_GPU, HOST
+
+# cudaDeviceAttr values (cuda.bindings.runtime.cudaDeviceAttr), stable across CUDA 12 and 13
+WARP_SIZE, INTEGRATED, PAGEABLE_MEMORY_ACCESS, CONCURRENT_MANAGED_ACCESS = 10, 18, 88, 89
+MEMORY_POOLS_SUPPORTED, MEMORY_POOL_HANDLE_TYPES = 115, 119
+
+
+# ---- rmm._cuda.gpu.getDeviceAttribute -------------------------------------------------------
+
+def test_device_attribute_answers_an_int():
+    d = gpu.getDevice()
+    assert gpu.getDeviceAttribute(WARP_SIZE, d) == 32
+    for attr in (INTEGRATED, CONCURRENT_MANAGED_ACCESS, MEMORY_POOLS_SUPPORTED,
+                 MEMORY_POOL_HANDLE_TYPES):
+        assert type(gpu.getDeviceAttribute(attr, d)) is int
+
+
+@pytest.mark.skipif(not HOST, reason="the simulated device's attributes (host backend)")
+def test_device_attribute_of_the_simulated_device():
+    for device in range(gpu.getDeviceCount()):
+        values = {a: gpu.getDeviceAttribute(a, device) for a in
+                  (INTEGRATED, PAGEABLE_MEMORY_ACCESS, CONCURRENT_MANAGED_ACCESS,
+                   MEMORY_POOLS_SUPPORTED, MEMORY_POOL_HANDLE_TYPES)}
+        assert values == {INTEGRATED: 0, PAGEABLE_MEMORY_ACCESS: 0,
+                          CONCURRENT_MANAGED_ACCESS: 1, MEMORY_POOLS_SUPPORTED: 1,
+                          MEMORY_POOL_HANDLE_TYPES: 1}  # POSIX file descriptors
+    assert gpu.getDeviceAttribute(75, 0) == 9  # compute capability 9.0
+    assert gpu.getDeviceAttribute(13, 0) == 0  # an attribute not simulated
+
+
+def test_device_attribute_takes_cuda_bindings_enum():
+    runtime = pytest.importorskip("cuda.bindings.runtime")
+    attr = runtime.cudaDeviceAttr.cudaDevAttrWarpSize
+    assert gpu.getDeviceAttribute(attr, gpu.getDevice()) == 32
+
+
+def test_device_attribute_errors():
+    with pytest.raises(gpu.CUDARuntimeError, match="cudaErrorInvalidDevice") as e:
+        gpu.getDeviceAttribute(WARP_SIZE, 4096)
+    assert e.value.status == 101  # cudaErrorInvalidDevice
+    assert isinstance(e.value, RuntimeError)
+    with pytest.raises(gpu.CUDARuntimeError, match="cudaErrorInvalidValue") as e:
+        gpu.getDeviceAttribute(0, gpu.getDevice())
+    assert e.value.status == 1  # cudaErrorInvalidValue
+    with pytest.raises(TypeError, match="attr"):
+        gpu.getDeviceAttribute("cudaDevAttrWarpSize", 0)
+    with pytest.raises(TypeError, match="device"):
+        gpu.getDeviceAttribute(WARP_SIZE, None)
+
+
+# ---- BinningMemoryResource.add_bin replaces a bin --------------------------------------------
+
+def counting(upstream):
+    """A CallbackMemoryResource over upstream that records each allocation's size."""
+    seen = []
+
+    def alloc(n, stream):
+        seen.append(n)
+        return upstream.allocate(n, stream)
+
+    return rmm.mr.CallbackMemoryResource(alloc, lambda p, n, s: upstream.deallocate(p, n, s)), seen
+
+
+def test_add_bin_replaces_an_automatic_bin():
+    up = rmm.mr.CudaMemoryResource()
+    mr = rmm.mr.BinningMemoryResource(up, 10, 17)  # bins of 1 KiB .. 128 KiB
+    first, seen_first = counting(up)
+    mr.add_bin(1 << 10, first)  # replaces the automatic 1 KiB bin
+    again, seen = counting(up)
+    mr.add_bin(1000, again)  # rounded up to 1 KiB too: replaces `first`
+    mr.add_bin(1 << 27, rmm.mr.CudaMemoryResource())  # a new bin
+    mr.add_bin(1 << 11)  # an automatic size again: a fixed-size bin, as before
+    assert mr.bin_mrs[:2] == [first, again]  # as RMM: every resource added stays listed
+    small, big = mr.allocate(1000), mr.allocate(1500)  # big: the 2 KiB bin
+    assert seen == [1000] and seen_first == []
+    mr.deallocate(small, 1000)
+    mr.deallocate(big, 1500)
+    mr.validate()
+
+
+def test_add_bin_replacement_keeps_the_resource_current():
+    mr = rmm.mr.BinningMemoryResource(rmm.mr.CudaMemoryResource(), 10, 12)
+    rmm.mr.set_current_device_resource(mr)
+    counter, seen = counting(rmm.mr.CudaMemoryResource())
+    mr.add_bin(1 << 11, counter)
+    assert rmm.mr.get_current_device_resource() is mr
+    buf = rmm.DeviceBuffer(size=2000)  # through the C table, which holds the rebuilt resource
+    assert seen == [2000]
+    del buf
+
+
+def test_add_bin_after_the_first_allocation_raises():
+    mr = rmm.mr.BinningMemoryResource(rmm.mr.CudaMemoryResource(), 10, 12)
+    mr.deallocate(mr.allocate(100), 100)
+    for size in (1 << 10, 1 << 14):  # a replacement, a new bin: both refused (an rmm.h rule)
+        with pytest.raises(rmm.InvalidArgumentError, match="first allocation"):
+            mr.add_bin(size, rmm.mr.CudaMemoryResource())
+    buf = rmm.DeviceBuffer(size=100, mr=mr)  # still usable
+    del buf
+
+
+def test_add_bin_replacement_while_held_raises():
+    mr = rmm.mr.BinningMemoryResource(rmm.mr.CudaMemoryResource(), 10, 12)
+    stats = rmm.mr.StatisticsResourceAdaptor(mr)  # holds the C binning resource
+    with pytest.raises(rmm.InvalidArgumentError, match="1024 bytes exists already"):
+        mr.add_bin(1 << 10, rmm.mr.CudaMemoryResource())
+    mr.add_bin(1 << 14)  # a new size needs no rebuild
+    del stats
+    mr.add_bin(1 << 10, rmm.mr.CudaMemoryResource())  # now nothing else holds it
+
+
+def test_add_bin_bad_arguments():
+    mr = rmm.mr.BinningMemoryResource(rmm.mr.CudaMemoryResource(), 10, 12)
+    with pytest.raises(ValueError, match="allocation_size"):
+        mr.add_bin(0)
+    with pytest.raises(OverflowError, match="allocation_size"):
+        mr.add_bin(-1)
+    with pytest.raises(TypeError, match="allocation_size"):
+        mr.add_bin("1KiB")
+    with pytest.raises(TypeError, match="bin_resource"):
+        mr.add_bin(1 << 10, object())
+
+
+# ---- rmm.mr.experimental.CudaAsyncManagedMemoryResource ---------------------------------------
+
+def async_managed_supported():
+    return HOST or (gpu.runtimeGetVersion() >= 13000 and gpu.getDeviceAttribute(
+        CONCURRENT_MANAGED_ACCESS, gpu.getDevice()) == 1)
+
+
+def test_async_managed_import_paths():
+    import rmmh.mr.experimental
+    import rmmh.pylibrmm.memory_resource.experimental as pe
+    cls = rmm.mr.experimental.CudaAsyncManagedMemoryResource
+    assert rmmh.mr.experimental.__all__ == ["CudaAsyncManagedMemoryResource"]
+    assert pe.CudaAsyncManagedMemoryResource is cls
+    assert rmm.pylibrmm.memory_resource.experimental is pe
+    assert issubclass(cls, rmm.mr.DeviceMemoryResource)
+
+
+def test_async_managed_resource():
+    if not async_managed_supported():
+        with pytest.raises(rmm.NotSupportedError):
+            rmm.mr.experimental.CudaAsyncManagedMemoryResource()
+        return
+    mr = rmm.mr.experimental.CudaAsyncManagedMemoryResource()
+    handle = mr.pool_handle()
+    assert isinstance(handle, int) and handle != 0
+    # the device's default managed pool: the same for every such resource of the device
+    assert rmm.mr.experimental.CudaAsyncManagedMemoryResource().pool_handle() == handle
+    rmm.mr.set_current_device_resource(mr)
+    assert type(rmm.mr.get_current_device_resource()) is type(mr)
+    stream = rmm.Stream()
+    data = bytes(range(200))
+    buf = rmm.DeviceBuffer.to_device(data, stream=stream)
+    host = buf.copy_to_host(stream=stream)
+    stream.synchronize()
+    assert host.tobytes() == data
+    p = mr.allocate(1000, stream)
+    mr.deallocate(p, 1000, stream)
+    # a view of the driver's pool works too
+    view = rmm.mr.CudaAsyncViewMemoryResource(handle)
+    view.deallocate(view.allocate(100), 100)
+
+
+@pytest.mark.skipif(not HOST, reason="the simulated pools (host backend)")
+def test_async_managed_pool_per_device():
+    mr0 = rmm.mr.experimental.CudaAsyncManagedMemoryResource()
+    gpu.setDevice(1)
+    try:
+        mr1 = rmm.mr.experimental.CudaAsyncManagedMemoryResource()
+    finally:
+        gpu.setDevice(0)
+    assert mr0.pool_handle() != mr1.pool_handle()
+
+
+# ---- a CUDA error in an allocation is a MemoryError ---------------------------------------------
+
+def fail_next(call, times=1, status=0):
+    """Host backend: the next `times` simulated CUDA calls named `call` fail (0: a CUDA error)."""
+    import ctypes
+    from rmmh import _lib
+    f = _lib.lib.rmm_host_backend_fail_calls
+    f.argtypes = (ctypes.c_char_p, ctypes.c_uint, ctypes.c_uint, ctypes.c_int)
+    f.restype = None
+    f(call.encode() if call else None, 1, times, status)
+
+
+@pytest.mark.skipif(not HOST, reason="injected CUDA failures (host backend)")
+@pytest.mark.parametrize("make, call", [
+    (lambda: rmm.mr.CudaAsyncMemoryResource(initial_pool_size=0), "cudaMallocFromPoolAsync"),
+    (rmm.mr.CudaMemoryResource, "cudaMalloc"),
+    (rmm.mr.ManagedMemoryResource, "cudaMallocManaged")])
+def test_cuda_error_in_an_allocation_is_a_memory_error(make, call):
+    mr = make()
+    rmm.mr.set_current_device_resource(mr)
+    small = rmm.DeviceBuffer(size=10)
+    for allocate in (lambda: mr.allocate(100), lambda: rmm.DeviceBuffer(size=100),
+                     lambda: small.resize(1000)):
+        fail_next(call)
+        try:
+            with pytest.raises(MemoryError, match=call) as e:
+                allocate()
+        finally:
+            fail_next(None)
+        assert isinstance(e.value, rmm.CUDAAllocationError)
+        assert isinstance(e.value, rmm.CUDAError) and isinstance(e.value, RuntimeError)
+        assert not isinstance(e.value, rmm.OutOfMemoryError)
+    assert small.size == 10  # the failed resize left it as it was
+    small.resize(1000)  # works again
+
+
+@pytest.mark.skipif(not HOST, reason="injected CUDA failures (host backend)")
+def test_cuda_error_in_a_free_is_not_a_memory_error():
+    mr = rmm.mr.CudaMemoryResource()
+    p = mr.allocate(100)
+    fail_next("cudaFree")
+    try:
+        with pytest.raises(rmm.CUDAError) as e:
+            mr.deallocate(p, 100)
+    finally:
+        fail_next(None)
+    assert not isinstance(e.value, MemoryError)
+    mr.deallocate(p, 100)
+
+
+@pytest.mark.skipif(not HAVE_GPU, reason="needs a GPU (cudaMemPoolDestroy)")
+def test_allocation_from_a_destroyed_pool_is_a_memory_error():
+    runtime = pytest.importorskip("cuda.bindings.runtime")
+    props = runtime.cudaMemPoolProps()
+    props.allocType = runtime.cudaMemAllocationType.cudaMemAllocationTypePinned
+    props.location.id = gpu.getDevice()
+    props.location.type = runtime.cudaMemLocationType.cudaMemLocationTypeDevice
+    err, pool = runtime.cudaMemPoolCreate(props)
+    assert err == runtime.cudaError_t.cudaSuccess
+    mr = rmm.mr.CudaAsyncViewMemoryResource(pool)
+    buf = rmm.DeviceBuffer(size=100, mr=mr)
+    del buf
+    rmm.DEFAULT_STREAM.synchronize()
+    (err,) = runtime.cudaMemPoolDestroy(pool)
+    assert err == runtime.cudaError_t.cudaSuccess
+    with pytest.raises(MemoryError):
+        rmm.DeviceBuffer(size=100, mr=mr)
+    with pytest.raises(MemoryError):
+        mr.allocate(100)
+
+
+# ---- rmm.pylibrmm.cuda_stream_pool.CudaStreamPool ----------------------------------------------
+
+@pytest.mark.parametrize("flags", [rmm.CudaStreamFlags.SYNC_DEFAULT,
+                                   rmm.CudaStreamFlags.NON_BLOCKING])
+def test_cuda_stream_pool(flags):
+    from rmmh.pylibrmm.cuda_stream_pool import CudaStreamPool
+    pool = CudaStreamPool(pool_size=10, flags=flags)
+    assert pool.get_pool_size() == 10
+    streams = [pool.get_stream() for _ in range(10)]
+    assert len(set(streams)) == 10 and rmm.DEFAULT_STREAM not in streams
+    assert all(streams[i] == pool.get_stream(i) for i in range(10))
+    assert pool.get_stream() == streams[0]  # round robin
+    assert pool.get_stream(13) == streams[3]  # modulo the size
+    # the streams work, and outlive the pool object while a buffer freed on one lives
+    buf = rmm.DeviceBuffer.to_device(b"abc", stream=streams[1])
+    streams[1].synchronize()
+    del pool, streams
+    import gc
+    gc.collect()
+    assert buf.tobytes() == b"abc"
+    del buf
+
+
+def test_cuda_stream_pool_defaults_and_bad_arguments():
+    from rmmh.pylibrmm.cuda_stream_pool import CudaStreamPool
+    assert CudaStreamPool().get_pool_size() == 16
+    with pytest.raises(ValueError, match="pool_size"):
+        CudaStreamPool(0)
+    with pytest.raises(RuntimeError, match="pool_size"):  # as RMM (a C++ logic_error)
+        CudaStreamPool(0)
+    with pytest.raises(OverflowError, match="pool_size"):
+        CudaStreamPool(-1)
+    with pytest.raises(TypeError, match="pool_size"):
+        CudaStreamPool("4")
+    with pytest.raises(ValueError, match="flags"):
+        CudaStreamPool(4, flags=7)
+    pool = CudaStreamPool(2)
+    with pytest.raises(OverflowError, match="stream_id"):
+        pool.get_stream(-1)
+    with pytest.raises(TypeError, match="stream_id"):
+        pool.get_stream("0")
+
+
+# ---- small differences --------------------------------------------------------------------------
+
+@pytest.mark.skipif(not HOST, reason="the simulated device exports no fabric handles")
+def test_unsupported_export_handle_message_is_rmms():
+    with pytest.raises(RuntimeError) as e:
+        rmm.mr.CudaAsyncMemoryResource(enable_fabric=True)
+    assert isinstance(e.value, rmm.NotSupportedError)
+    assert str(e.value).endswith("Requested IPC memory handle type not supported")
+    assert "RMM_EXPORT_FABRIC" in str(e.value)  # rmm.h's reason first
