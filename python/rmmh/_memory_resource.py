@@ -8,7 +8,6 @@ keeps it alive until it is replaced.
 """
 import atexit
 import ctypes
-import itertools
 import logging
 import os
 import threading
@@ -538,10 +537,7 @@ class BinningMemoryResource(UpstreamResourceAdaptor):
         is replaced, as in RMM.
 
         Only before the first allocation: afterwards it raises InvalidArgumentError (a
-        ValueError and a RuntimeError). rmm.h cannot replace a bin, so rmmh replaces one by
-        building the C binning resource again with the new set of bins; that also raises
-        InvalidArgumentError while anything else holds it (an adaptor over it, a buffer, a bin
-        of another binning resource).
+        ValueError and a RuntimeError).
         """
         size = _lib.as_size(allocation_size, "allocation_size")
         if bin_resource is not None:
@@ -550,56 +546,16 @@ class BinningMemoryResource(UpstreamResourceAdaptor):
             raise _lib.invalid("BinningMemoryResource.add_bin: allocation_size %d is not a "
                                "usable bin size" % size)
         rounded = (size + _BIN_ALIGNMENT - 1) & -_BIN_ALIGNMENT
-        bins = self.__dict__["_bins"]
-        if rounded in bins:
-            self._replace_bin(rounded, bin_resource)
-        else:
-            _lib.check(_lib.rmm_binning_add_bin(self._live, size,
-                                                bin_resource._h if bin_resource else None))
-            if bin_resource is not None:
-                # the C binning resource now calls into bin_resource: keep it alive as long
-                record = self._refs[0]
-                bin_resource._refs.append(True)
-                record.ups = record.ups + (bin_resource._refs,)
-        bins[rounded] = bin_resource
+        # rmm.h replaces a bin of a size that has one (and destroys the one it made itself)
+        _lib.check(_lib.rmm_binning_add_bin(self._live, size,
+                                            bin_resource._h if bin_resource else None))
         if bin_resource is not None:
+            # the C binning resource now calls into bin_resource: keep it alive as long
+            record = self._refs[0]
+            bin_resource._refs.append(True)
+            record.ups = record.ups + (bin_resource._refs,)
             self.__dict__["_bin_mrs"].append(bin_resource)  # as RMM: the list only grows
-
-    def _replace_bin(self, rounded, bin_resource):
-        """A new C binning resource with every bin as it is but the one of `rounded` bytes,
-        which bin_resource (None: a lazily made fixed-size one) serves; the old one destroyed."""
-        old = self._live
-        what = "BinningMemoryResource.add_bin(%d)" % rounded
-        if len(self._refs) > 1:
-            raise _lib.invalid("%s: a bin of %d bytes exists already, and rmmh replaces one only "
-                               "while nothing else holds the resource (an adaptor over it, a "
-                               "buffer, another binning resource)" % (what, rounded))
-        upstream = self.__dict__["upstream_mr"]
-        bins = dict(self.__dict__["_bins"])
-        bins[rounded] = bin_resource
-        new = _lib.created(_lib.rmmh_binning_create, upstream._h, 0, 0, what=what)
-        try:
-            for size in sorted(bins):
-                mr = bins[size]
-                _lib.check(_lib.rmm_binning_add_bin(new, size, mr._live if mr else None), what)
-            # rmm.h refuses new bins once a resource has allocated: adding one of a size not
-            # there yet tells whether the old one has (if it has not, it is destroyed below, so
-            # the bin added changes nothing that stays)
-            probe = next(n for n in itertools.count(_BIN_ALIGNMENT, _BIN_ALIGNMENT)
-                         if n not in bins)
-            _lib.check(_lib.rmm_binning_add_bin(old, probe, None), what)
-        except BaseException:
-            _destroy(new)
-            raise
-        held = [upstream] + [mr for mr in bins.values() if mr is not None]
-        with _table_lock:
-            for device, mr in list(_per_device_mrs.items()):
-                if mr is self and not _lib.rmm_set_per_device_resource(device, new):
-                    _destroy(new)
-                    raise _lib.error(_lib.rmm_last_status(), what)
-            old_refs = self._refs
-            self._own(new, ups=held)
-            release(old_refs)  # the only hold: destroys the old C resource, lets its bins go
+        self.__dict__["_bins"][rounded] = bin_resource
 
     @property
     def bin_mrs(self):
