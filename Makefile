@@ -23,7 +23,8 @@ EXAMPLES_CU = $(basename $(notdir $(wildcard examples/*.cu)))
 BENCHES   = $(basename $(notdir $(wildcard bench/*.c)))
 HEADERS   = rmm.h $(wildcard rmm_cuda.h) tests/harness.h tests/blocks.h
 
-.PHONY: all test test-build examples lib bench fuzz clean demo sanitize
+.PHONY: all test test-long test-build examples lib bench fuzz clean demo sanitize
+RMM_TEST_LONG ?= 0
 all: test-build examples lib bench
 
 # --- tests: host backend under ASan+UBSan, CUDA with gcc, CUDA with nvcc, TSan, fuzz ---------
@@ -87,9 +88,13 @@ $(BUILD)/bench/host/%: bench/%.c bench/bench_common.h $(HEADERS)
 bench: $(addprefix $(BUILD)/bench/,$(BENCHES)) $(addprefix $(BUILD)/bench/host/,$(BENCHES))
 
 test: test-build examples lib bench
-	@CC="$(CC)" CXX="$(CXX)" NVCC="$(NVCC)" CUDA_HOME="$(CUDA_HOME)" BUILD="$(BUILD)" \
+	@CC="$(CC)" CXX="$(CXX)" NVCC="$(NVCC)" CUDA_HOME="$(CUDA_HOME)" BUILD="$(BUILD)" RMM_TEST_LONG="$(RMM_TEST_LONG)" \
 	  TESTS="$(TESTS)" THREADED="$(THREADED)" FUZZERS="$(FUZZERS)" HAVE_CLANG="$(HAVE_CLANG)" \
 	  EXAMPLES_C="$(EXAMPLES_C)" EXAMPLES_CU="$(EXAMPLES_CU)" bash tests/run.sh
+
+# the stress tests' long forms (several times the steps; tests/harness.h harness_long)
+test-long:
+	@$(MAKE) --no-print-directory test RMM_TEST_LONG=1
 
 # the demo: the basics example on the GPU when there is one, else on the host backend
 demo: $(BUILD)/examples/host/01_basics $(BUILD)/examples/cuda/01_basics

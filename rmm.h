@@ -7095,6 +7095,7 @@ RMM__PRIVATE rmm_status rmm__graph_too_big(const char *fn) {
    big (rmm__graph_too_big). Iterative along upstream chains, recursive (at most RMM_MAX_BIN_NESTING
    deep) into the bins of a binning resource. */
 RMM__PRIVATE rmm_status rmm__graph_check(rmm_resource *mr, int nesting, size_t *steps, const char *fn) {
+    (void)nesting; /* (RMM_NO_BINNING: no bins to nest) */
     for (; mr; mr = rmm_resource_get_upstream(mr)) {
         if (++*steps > RMM_MAX_RESOURCE_STEPS) return rmm__graph_too_big(fn);
 #if !defined(RMM_NO_BINNING)
@@ -7440,6 +7441,7 @@ RMM__PRIVATE rmm_status rmm__dump_arena(rmm__json *j, rmm__arena *a) {
 RMM__PRIVATE rmm_status rmm__dump_node(rmm__json *j, rmm_resource *mr, int nesting) {
     size_t open = 0;
     rmm_status st = RMM_SUCCESS;
+    (void)nesting; /* (RMM_NO_BINNING: no bins to nest) */
     for (; mr && st == RMM_SUCCESS; open++) {
         const rmm_resource_vtable *vt;
         rmm_resource *up = NULL;

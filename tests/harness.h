@@ -101,6 +101,12 @@ HARNESS_UNUSED static unsigned long long harness_rand(void) {
     return z ^ (z >> 31);
 }
 /* The seed: $RMM_TEST_SEED if set, else the default; printed so a failure can be replayed. */
+/* 1 iff RMM_TEST_LONG is set to something other than 0 (make test-long): stress tests run their
+   long forms then, several times the steps of the default. */
+HARNESS_UNUSED static int harness_long(void) {
+    const char *env = getenv("RMM_TEST_LONG");
+    return env && *env && strcmp(env, "0") != 0;
+}
 HARNESS_UNUSED static unsigned long long harness_seed(const char *test, unsigned long long fallback) {
     const char *env = getenv("RMM_TEST_SEED");
     unsigned long long seed = env && *env ? strtoull(env, NULL, 0) : fallback;

@@ -991,7 +991,7 @@ static void run_driver(const rdriver *d) {
     streams[0] = RMM_STREAM_DEFAULT;
     streams[1] = RMM_STREAM_PER_THREAD;
     for (i = 2; i < DRIVER_STREAMS; i++) CHECK_OK(rmm_stream_create(&streams[i]));
-    for (step = 0; step < d->steps && !bad; step++) {
+    for (step = 0; step < d->steps * (harness_long() ? 5 : 1) && !bad; step++) {
         rmm_status st;
         int alloc = sh.n == 0 || (sh.n < d->cap_count && sh.live < d->cap_bytes && rnd(100) < 55);
         if (alloc) {

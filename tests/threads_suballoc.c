@@ -26,7 +26,7 @@
 #endif
 
 #define THREADS 16
-#define STEPS (UNDER_TSAN ? 2000 : 5000)
+#define STEPS (harness_long() ? (UNDER_TSAN ? 8000 : 20000) : (UNDER_TSAN ? 1000 : 2500)) /* make test-long: the long form */
 #define LIVE 24
 #define KiB ((size_t)1 << 10)
 #define MiB ((size_t)1 << 20)
