@@ -7,7 +7,7 @@ native call each way (see README, "ctypes or an extension").
 import ctypes
 import os
 
-from . import _accel_loader, _lib
+from . import _accel_loader, _array_interface, _lib
 from . import _memory_resource as _mrmod
 from ._lifetime import release as _release
 from ._stream import DEFAULT_STREAM, Stream, as_stream
@@ -378,27 +378,12 @@ class DeviceBuffer(_Base):
 
     def copy_from_device(self, cuda_ary, stream=DEFAULT_STREAM):
         """Copies a 1-D contiguous device array (anything with __cuda_array_interface__) to the
-        start of the buffer."""
+        start of the buffer. Every field of the interface is checked first (TypeError or
+        ValueError naming it; see rmmh/_array_interface.py); the address itself cannot be."""
         stream = as_stream(stream)
-        try:
-            cai = cuda_ary.__cuda_array_interface__
-        except AttributeError:
-            raise ValueError("Expected object to support `__cuda_array_interface__` "
-                             "protocol") from None
-        shape = tuple(cai["shape"])
-        itemsize = _itemsize(cai["typestr"])
-        if len(shape) > 1:
-            raise ValueError("Only 1-D contiguous arrays are supported, got {}-D array"
-                             .format(len(shape)))
-        strides = cai.get("strides")
-        if strides is not None and len(shape) == 1 and shape[0] > 1 and strides[0] != itemsize:
-            raise ValueError("Only 1-D contiguous arrays are supported, got a non-contiguous "
-                             "array")
-        count = shape[0] if shape else 1
-        nbytes = count * itemsize
+        src, nbytes = _array_interface.read(cuda_ary)
         if nbytes > self._size:
             raise ValueError("Argument `hb` is too large. Need space for %i bytes." % nbytes)
-        src = _lib.as_pointer(cai["data"][0], "data")
         if nbytes:
             _lib.check(_lib.rmm_memcpy_async(self._ptr, src, nbytes, stream._h),
                        "copy_from_device")

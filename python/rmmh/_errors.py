@@ -19,7 +19,9 @@ CUDAAllocationError, which is also a CUDAError.
 
 InvalidArgumentError is both a ValueError (what Python code expects for a bad argument) and a
 RuntimeError (what RMM raises for the same argument checks done in C++, e.g. an initial pool
-size above the maximum).
+size above the maximum). Two argument errors are two builtin exceptions at once for the same
+reason, RMM's type and Python's: NegativeSizeError (OverflowError, ValueError) and TypestrError
+(TypeError, ValueError).
 """
 
 STATUS_NAMES = {
@@ -83,6 +85,11 @@ class NotSupportedError(RMMRuntimeError, NotImplementedError):
 
 class NegativeSizeError(OverflowError, ValueError):
     """A negative size: RMM raises OverflowError (size_t), Python code expects ValueError."""
+
+
+class TypestrError(TypeError, ValueError):
+    """A CUDA Array Interface typestr that names no data type: RMM (numpy.dtype) raises
+    TypeError, Python code checking a value expects ValueError."""
 
 
 _BY_STATUS = {
