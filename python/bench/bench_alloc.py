@@ -22,7 +22,10 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))  # the in-tree package when not installed
+_IN_TREE = os.path.join(os.path.dirname(HERE), "rmmh")
+if not os.environ.get("RMMH_BENCH_INSTALLED") and any(
+        f.startswith("librmmh") for f in os.listdir(_IN_TREE)):
+    sys.path.insert(0, os.path.dirname(HERE))  # the in-tree package, where it was built (make python)
 
 
 from _timing import cpu_model, gpu_name, timeit  # noqa: E402  (the scripts' folder is sys.path[0])

@@ -100,7 +100,7 @@ if ls .whl/rmm_cu*.whl >/dev/null 2>&1; then
 else
     note "bench: no RMM wheels in .whl/; its rows are skipped"
 fi
-if log bench env RMMH_BACKEND=cuda PYTHONPATH="$BENCH_PATH" "$PYTHON" python/bench/bench_alloc.py; then
+if log bench env RMMH_BACKEND=cuda RMMH_BENCH_INSTALLED=1 PYTHONPATH="$BENCH_PATH" "$PYTHON" python/bench/bench_alloc.py; then
     note "bench: ok (table in gpu_check_bench.log)"
 else
     status=1
