@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# tests/gpu_check_all.sh (make gpu-check): every check that needs a GPU, from a fresh clone, in one
+# command that fits one 10-minute call on one H100. Run from anywhere on a GPU machine:
+#
+#   make gpu-check                  (logs and summary.txt in $OUT if set, else build/gpu-check/)
+#
+# Parts, in order, each with its closing line and the seconds it took in the summary:
+#   make-test        `make test` (C suites on both backends, TSan, compile checks, examples, the
+#                    Python suites on the host and CUDA backends), in parallel (tests/run.sh)
+#   sanitize         `make sanitize`: compute-sanitizer memcheck over pool blocks (with RMM_NVTX)
+#   python-install   python/tests/gpu_check.sh: pip install ./python as a user would, the CUDA
+#                    suite again with ctypes alone (make-test ran it with the accelerator), the
+#                    README example, python/bench/bench_alloc.py (RMM's rows from its wheels)
+#   frameworks       python/tests/gpu_frameworks.sh: CuPy, Numba, PyTorch, IPC and Dask tests on
+#                    the CUDA and host backends, and python/bench/bench_frameworks.py
+#   rmm-suite-rmmh   RAPIDS RMM's own Python tests against rmmh (python/tests/rmm_suite.sh)
+#   rmm-suite-rmm    the same files and pytest command against RMM 26.10 from its wheels
+#   bench            the C benchmarks in quick mode: random_allocations on foreign, created and
+#                    default streams beside RMM C++ (bench/peer, from the wheels) and
+#                    cudaMallocAsync; many_streams on the GPU and the host backend
+#
+# What it needs besides the checkout: the CUDA toolkit, python3 with numpy and pytest (the device
+# image has them, and CuPy, numba-cuda, cuda-bindings and torch), and in .whl/ (git-ignored) the
+# wheels without which some parts say on one line why they skipped: rmm_cu13, librmm_cu13 and
+# rapids_logger 26.10 (RMM's rows and rmm-suite-rmm), dask, distributed, partd, locket, tblib,
+# zict, tornado (the Dask cases). Fetch them on a machine with network with:
+#   python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12 \
+#     --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
+#     --platform manylinux2014_x86_64 -d .whl "rmm-cu13==26.10.*" "librmm-cu13==26.10.*" \
+#     "rapids-logger==0.3.*" dask distributed partd locket tblib zict tornado
+# RMM's tests are read from RMM_TESTS_DIR (default: ../shared/rmm_tests, else shared/rmm_tests,
+# else .gpu/rmm_tests). GPU_CHECK_PARTS="make-test bench" runs only the parts named.
+# Exit status 0 iff every part that ran passed.
+set -u
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+OUTDIR=${OUT:-$ROOT/build/gpu-check}
+mkdir -p "$OUTDIR"
+SUMMARY=$OUTDIR/summary.txt
+PARTS=${GPU_CHECK_PARTS:-make-test sanitize python-install frameworks rmm-suite-rmmh rmm-suite-rmm bench}
+PYTHON=${PYTHON:-python3}
+export PYTHON
+status=0
+t_all=$(date +%s)
+: > "$SUMMARY"
+say() { echo "$*" | tee -a "$SUMMARY"; }
+wanted() { case " $PARTS " in *" $1 "*) return 0;; esac; return 1; }
+closing() { grep -E '^([A-Za-z_-]+: )?[0-9]+ passed, [0-9]+ failed' "$1" | tail -n 1; }
+# part NAME CMD...: runs CMD, its output in $OUTDIR/NAME.log; a summary line with its closing line
+part() {
+    local name=$1; shift
+    local log="$OUTDIR/$name.log" t0 rc line
+    wanted "$name" || return 0
+    echo "=== $name: $*"
+    t0=$(date +%s)
+    "$@" > "$log" 2>&1
+    rc=$?
+    line=$(closing "$log")
+    [ -z "$line" ] && line=$(tail -n 1 "$log")
+    if [ "$rc" -eq 0 ]; then say "$(printf '%-16s ok     %4ss  %s' "$name" "$(( $(date +%s) - t0 ))" "$line")"
+    else status=1; say "$(printf '%-16s FAILED %4ss  %s (exit %s; see %s)' "$name" "$(( $(date +%s) - t0 ))" "$line" "$rc" "$log")"; fi
+}
+skip() { wanted "$1" && say "$(printf '%-16s skipped       %s' "$1" "$2")"; return 0; }
+
+say "gpu-check of $(git rev-parse --short HEAD 2>/dev/null || echo '?') on $(date -u '+%Y-%m-%d %H:%M UTC')"
+say "GPU: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -n 1 || echo 'none found')"
+say "CPU: $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //') x $(nproc); python $("$PYTHON" -c 'import sys; print(sys.version.split()[0])' 2>/dev/null)"
+if ! nvidia-smi -L >/dev/null 2>&1; then
+    say "no GPU here (nvidia-smi finds none): make gpu-check needs one; run make test instead"
+    exit 1
+fi
+
+part make-test make -j"$(nproc)" test
+part sanitize make sanitize
+part python-install env OUT="$OUTDIR/python" RMMH_CHECK_MODES="cuda-ctypes" bash python/tests/gpu_check.sh
+part frameworks env OUT="$OUTDIR/frameworks" bash python/tests/gpu_frameworks.sh
+
+RMM_TESTS_DIR=${RMM_TESTS_DIR:-}
+for d in "$ROOT/../shared/rmm_tests" "$ROOT/shared/rmm_tests" "$ROOT/.gpu/rmm_tests"; do
+    [ -z "$RMM_TESTS_DIR" ] && [ -f "$d/test_helpers.py" ] && RMM_TESTS_DIR=$d
+done
+if [ ! -x python/tests/rmm_suite.sh ] && [ ! -f python/tests/rmm_suite.sh ]; then
+    skip rmm-suite-rmmh "python/tests/rmm_suite.sh is missing"; skip rmm-suite-rmm "python/tests/rmm_suite.sh is missing"
+elif [ -z "$RMM_TESTS_DIR" ]; then
+    skip rmm-suite-rmmh "RMM's tests not found (RMM_TESTS_DIR, ../shared/rmm_tests, .gpu/rmm_tests)"
+    skip rmm-suite-rmm "RMM's tests not found"
+else
+    part rmm-suite-rmmh env OUT="$OUTDIR/rmm_suite_rmmh" RMM_SUITE_TARGET=rmmh bash python/tests/rmm_suite.sh "$RMM_TESTS_DIR"
+    if ls .whl/rmm_cu13-*.whl .whl/librmm_cu13-*.whl .whl/rapids_logger-*.whl >/dev/null 2>&1; then
+        part rmm-suite-rmm env OUT="$OUTDIR/rmm_suite_rmm" RMM_SUITE_TARGET=rmm bash python/tests/rmm_suite.sh "$RMM_TESTS_DIR"
+    else
+        skip rmm-suite-rmm "RMM's wheels (rmm_cu13, librmm_cu13, rapids_logger) are not in .whl/"
+    fi
+fi
+
+# the C benchmarks, quick: the peer build (RMM C++ rows) where the wheels are there
+bench_all() {
+    local ra=build/bench/random_allocations kind
+    make -j"$(nproc)" bench || return 1
+    if ls .whl/librmm_cu13-*.whl .whl/rapids_logger-*.whl >/dev/null 2>&1 && bash bench/peer/build.sh; then
+        ra=build/bench/peer/random_allocations
+    else
+        echo "(RMM C++ rows skipped: no librmm_cu13 and rapids_logger wheels in .whl/, or the peer build failed)"
+    fi
+    for kind in foreign created default; do
+        echo "### random_allocations --quick --stream $kind"
+        "$ra" --quick --stream "$kind" || return 1
+    done
+    echo "### many_streams (GPU)"
+    build/bench/many_streams --quick || return 1
+    echo "### many_streams (host backend)"
+    build/bench/host/many_streams || return 1
+    echo "1 passed, 0 failed"
+}
+part bench bench_all
+
+say "total: $(( $(date +%s) - t_all ))s; logs in $OUTDIR"
+[ $status -eq 0 ] && say "gpu-check: every part that ran passed" || say "gpu-check: FAILED"
+exit $status
