@@ -125,6 +125,17 @@ else
     job run cpu "python/host ctypes only" env RMMH_BACKEND=host RMMH_NO_ACCEL=1 $pyt
     if [ $have_gpu = 1 ] && [ -f python/rmmh/librmmh.so ]; then job run gpu "python/cuda" env RMMH_BACKEND=cuda $pyt; fi
 fi
+# RAPIDS RMM's own Python tests (../shared/rmm_tests, unmodified) against rmmh through the `rmm`
+# alias: on the host backend, and on the CUDA backend where there is a GPU. python/tests/rmm_suite.sh
+# lists what it leaves out and why; where it cannot run (no tests folder, no numba-cuda) it says why.
+if [ -f python/rmmh/librmmh_host.so ]; then
+    if why=$(RMMH_BACKEND=host bash python/tests/rmm_suite.sh --check 2>&1); then
+        run "python/rmm suite host" env RMMH_BACKEND=host bash python/tests/rmm_suite.sh
+        if [ $have_gpu = 1 ] && [ -f python/rmmh/librmmh.so ]; then
+            run "python/rmm suite cuda" env RMMH_BACKEND=cuda bash python/tests/rmm_suite.sh
+        fi
+    else echo "$why"; fi
+fi
 
 # ---- run them: the GPU lane in one background worker, the CPU lane in the remaining slots ----
 gpu_worker() { local id; for id in "$@"; do exec_job "$id"; done; }

@@ -85,6 +85,7 @@ __all__ = [
     "get_flush_level",
     "get_log_filenames",
     "get_logging_level",
+    "install_as_rmm",
     "is_initialized",
     "level_enum",
     "logging_level",
@@ -97,6 +98,14 @@ __all__ = [
     "statistics",
     "unregister_reinitialize_hook",
 ]
+
+
+def install_as_rmm(force=False):
+    """Makes `import rmm` and `import rmm.X` give rmmh and rmmh.X in this process; returns rmmh.
+    Fails with ImportError iff another module named rmm is already imported, or, unless `force`,
+    iff RAPIDS RMM is installed. Other processes: `python -m rmmh.as_rmm` (see rmmh/as_rmm.py)."""
+    from .as_rmm import install_as_rmm as install  # on call: `python -m rmmh.as_rmm` runs it too
+    return install(force=force)
 
 
 def __getattr__(name):
