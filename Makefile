@@ -101,6 +101,12 @@ demo: $(BUILD)/examples/host/01_basics $(BUILD)/examples/cuda/01_basics
 	@if nvidia-smi -L >/dev/null 2>&1; then $(BUILD)/examples/cuda/01_basics; \
 	 else echo "(no GPU found: running on the host backend)"; $(BUILD)/examples/host/01_basics; fi
 
+# every GPU check in one command (tests/gpu_check_all.sh says what it runs and needs); logs and
+# summary.txt in $(OUT) if set, else build/gpu-check/
+.PHONY: gpu-check
+gpu-check:
+	@bash tests/gpu_check_all.sh
+
 # compute-sanitizer memcheck against pool blocks with and without RMM_NVTX (needs a GPU)
 sanitize:
 	@BUILD="$(BUILD)" NVCC="$(NVCC)" bash tests/sanitize.sh

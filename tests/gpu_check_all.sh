@@ -85,9 +85,17 @@ elif [ -z "$RMM_TESTS_DIR" ]; then
     skip rmm-suite-rmmh "RMM's tests not found (RMM_TESTS_DIR, ../shared/rmm_tests, .gpu/rmm_tests)"
     skip rmm-suite-rmm "RMM's tests not found"
 else
-    part rmm-suite-rmmh env OUT="$OUTDIR/rmm_suite_rmmh" RMM_SUITE_TARGET=rmmh bash python/tests/rmm_suite.sh "$RMM_TESTS_DIR"
+    make python >/dev/null 2>&1 || true # (make-test built it; on its own this part builds it)
+    part rmm-suite-rmmh env OUT="$OUTDIR" RMM_SUITE_TARGET=rmmh RMM_SUITE_ALL=1 bash python/tests/rmm_suite.sh "$RMM_TESTS_DIR"
     if ls .whl/rmm_cu13-*.whl .whl/librmm_cu13-*.whl .whl/rapids_logger-*.whl >/dev/null 2>&1; then
-        part rmm-suite-rmm env OUT="$OUTDIR/rmm_suite_rmm" RMM_SUITE_TARGET=rmm bash python/tests/rmm_suite.sh "$RMM_TESTS_DIR"
+        RMM_SITE=$(mktemp -d /tmp/rmm_site.XXXXXX)
+        if "$PYTHON" -m pip install -q --no-index --no-deps --no-compile --target "$RMM_SITE" \
+                .whl/rmm_cu13-*.whl .whl/librmm_cu13-*.whl .whl/rapids_logger-*.whl > "$OUTDIR/rmm_wheels.log" 2>&1; then
+            part rmm-suite-rmm env OUT="$OUTDIR" PYTHONPATH="$RMM_SITE${PYTHONPATH:+:$PYTHONPATH}" RMM_SUITE_TARGET=rmm \
+                bash python/tests/rmm_suite.sh "$RMM_TESTS_DIR"
+        else
+            skip rmm-suite-rmm "RMM's wheels did not install (see rmm_wheels.log)"
+        fi
     else
         skip rmm-suite-rmm "RMM's wheels (rmm_cu13, librmm_cu13, rapids_logger) are not in .whl/"
     fi

@@ -56,7 +56,7 @@ print('devices', g.getDeviceCount(), '| runtime', g.runtimeGetVersion(), '| driv
     || { status=1; note "import: FAILED"; }
 
 # 2. the test suite against the installed copy
-for mode in "cuda" "cuda-ctypes" "host"; do
+for mode in ${RMMH_CHECK_MODES:-cuda cuda-ctypes host}; do  # (make gpu-check: cuda-ctypes only; make test runs the rest)
     case $mode in
         cuda) envs=(RMMH_BACKEND=cuda) ;;
         cuda-ctypes) envs=(RMMH_BACKEND=cuda RMMH_NO_ACCEL=1) ;;

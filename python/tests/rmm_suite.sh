@@ -35,30 +35,10 @@ TARGET=${RMM_SUITE_TARGET:-rmmh}
 PLUGIN_DIR=$ROOT/python/tests/rmm_suite
 
 # ===== KNOWN TO FAIL ON RMMH TODAY (rmmh target, every backend) ==================================
-# API differences that are being fixed separately. Left out so that `make test` fails on any other
-# failure; EMPTY THIS LIST as the fixes land (RMM_SUITE_ALL=1 runs these anyway). An entry is a
-# file (not collected) or a test's node id (every parameter), then why.
+# API differences not fixed yet, left out so that `make test` fails on any other failure (none
+# today; RMM_SUITE_ALL=1 runs these anyway). An entry is a file (not collected) or a test's node id
+# (every parameter), then why.
 KNOWN_FAILURES='
-test_helpers.py                          imports fail: rmm._cuda.gpu.getDeviceAttribute is missing (called at import)
-test_allocations.py                      imports test_helpers.py (getDeviceAttribute)
-test_arena_memory_resource.py            imports test_helpers.py (getDeviceAttribute)
-test_binning_memory_resource.py          imports test_helpers.py (getDeviceAttribute)
-test_cuda_async_managed_memory_resource.py imports test_helpers.py (getDeviceAttribute)
-test_cuda_async_memory_resource.py       imports test_helpers.py (getDeviceAttribute)
-test_cuda_async_view_memory_resource.py  imports test_helpers.py (getDeviceAttribute)
-test_device_buffer.py                    imports test_helpers.py (getDeviceAttribute)
-test_fixed_size_memory_resource.py       imports test_helpers.py (getDeviceAttribute)
-test_logging.py                          imports test_helpers.py (getDeviceAttribute)
-test_pinned_host_memory_resource.py      imports test_helpers.py (getDeviceAttribute)
-test_pool_memory_resource.py             imports test_helpers.py (getDeviceAttribute)
-test_prefetch_resource_adaptor.py        imports test_helpers.py (getDeviceAttribute)
-test_stream.py                           imports fail: rmm.pylibrmm.cuda_stream_pool is missing
-test_statistics.py::test_context         DeviceBuffer asks for a multiple of 16 bytes (RMM 26: exactly its size)
-test_statistics.py::test_multiple_mr     DeviceBuffer asks for a multiple of 16 bytes (RMM 26: exactly its size)
-test_statistics.py::test_counter_stack   DeviceBuffer asks for a multiple of 16 bytes (RMM 26: exactly its size)
-test_statistics.py::test_current_statistics DeviceBuffer asks for a multiple of 16 bytes (RMM 26: exactly its size)
-test_statistics.py::test_profiler        DeviceBuffer asks for a multiple of 16 bytes (RMM 26: exactly its size)
-test_tracking_resource_adaptor.py::test_tracking_resource_adaptor DeviceBuffer asks for a multiple of 16 bytes
 '
 # ===== end of the known failures =================================================================
 
