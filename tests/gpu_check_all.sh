@@ -8,14 +8,17 @@
 #   make-test        `make test` (C suites on both backends, TSan, compile checks, examples, the
 #                    Python suites on the host and CUDA backends), in parallel (tests/run.sh)
 #   sanitize         `make sanitize`: compute-sanitizer memcheck over pool blocks (with RMM_NVTX)
-#   python-install   python/tests/gpu_check.sh: pip install ./python as a user would, the CUDA
-#                    suite again with ctypes alone (make-test ran it with the accelerator), the
-#                    README example, python/bench/bench_alloc.py (RMM's rows from its wheels)
-#   frameworks       python/tests/gpu_frameworks.sh: CuPy, Numba, PyTorch, IPC and Dask tests on
-#                    the CUDA and host backends, and python/bench/bench_frameworks.py
+#   python-install   python/tests/gpu_check.sh: pip install ./python as a user would, the README
+#                    example and python/bench/bench_alloc.py (RMM's rows from its wheels) on the
+#                    installed copy (GPU_CHECK_FULL=1: the CUDA suite again with ctypes alone)
+#   frameworks       python/tests/gpu_frameworks.sh: the Dask and dask-cuda tests on the CUDA and
+#                    host backends with Dask from .whl/ (make-test ran the CuPy, Numba, PyTorch and
+#                    IPC files; GPU_CHECK_FULL=1 runs them again on the installed copy), and
+#                    python/bench/bench_frameworks.py (quick; GPU_CHECK_FULL=1: its full form)
 #   rmm-suite-rmmh   RAPIDS RMM's own Python tests against rmmh (python/tests/rmm_suite.sh)
 #   rmm-suite-rmm    the same files and pytest command against RMM 26.10 from its wheels
-#   bench            the C benchmarks in quick mode: random_allocations on foreign, created and
+#   bench            the C benchmarks in quick mode (GPU_CHECK_FULL=1: full): random_allocations
+#                    on foreign, created and
 #                    default streams beside RMM C++ (bench/peer, from the wheels) and
 #                    cudaMallocAsync; many_streams on the GPU and the host backend
 #
@@ -23,13 +26,14 @@
 # image has them, and CuPy, numba-cuda, cuda-bindings and torch), and in .whl/ (git-ignored) the
 # wheels without which some parts say on one line why they skipped: rmm_cu13, librmm_cu13 and
 # rapids_logger 26.10 (RMM's rows and rmm-suite-rmm), dask, distributed, partd, locket, tblib,
-# zict, tornado (the Dask cases). Fetch them on a machine with network with:
+# zict, tornado (the Dask cases), dask_cuda and nvidia_ml_py (dask-cuda's cases; optional). Fetch them on a machine with network with:
 #   python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12 \
 #     --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
 #     --platform manylinux2014_x86_64 -d .whl "rmm-cu13==26.10.*" "librmm-cu13==26.10.*" \
-#     "rapids-logger==0.3.*" dask distributed partd locket tblib zict tornado
+#     "rapids-logger==0.3.*" dask distributed partd locket tblib zict tornado dask-cuda nvidia-ml-py
 # RMM's tests are read from RMM_TESTS_DIR (default: ../shared/rmm_tests, else shared/rmm_tests,
-# else .gpu/rmm_tests). GPU_CHECK_PARTS="make-test bench" runs only the parts named.
+# else .gpu/rmm_tests). GPU_CHECK_PARTS="make-test bench" runs only the parts named; GPU_CHECK_FULL=1
+# runs the long forms (more than one 10-minute device call).
 # Exit status 0 iff every part that ran passed.
 set -u
 cd "$(dirname "$0")/.."
@@ -62,7 +66,8 @@ part() {
 }
 skip() { wanted "$1" && say "$(printf '%-16s skipped       %s' "$1" "$2")"; return 0; }
 
-say "gpu-check of $(git rev-parse --short HEAD 2>/dev/null || echo '?') on $(date -u '+%Y-%m-%d %H:%M UTC')"
+# (a copy of a working tree may carry a stale .git: rmm.h's own hash names the code that ran)
+say "gpu-check of $(git rev-parse --short HEAD 2>/dev/null || echo '?') (rmm.h sha1 $(sha1sum rmm.h | cut -c1-12)) on $(date -u '+%Y-%m-%d %H:%M UTC')"
 say "GPU: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -n 1 || echo 'none found')"
 say "CPU: $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //') x $(nproc); python $("$PYTHON" -c 'import sys; print(sys.version.split()[0])' 2>/dev/null)"
 if ! nvidia-smi -L >/dev/null 2>&1; then
@@ -70,10 +75,19 @@ if ! nvidia-smi -L >/dev/null 2>&1; then
     exit 1
 fi
 
+# the RMM C++ peer build (nvcc over RMM's headers, a minute or two of one core) overlaps make-test,
+# whose critical path is its serial GPU lane; the bench part waits for it
+peer_pid=
+if wanted bench && ls .whl/librmm_cu13-*.whl .whl/rapids_logger-*.whl >/dev/null 2>&1; then
+    nice bash bench/peer/build.sh > "$OUTDIR/peer_build.log" 2>&1 & peer_pid=$!
+fi
+
 part make-test make -j"$(nproc)" test
 part sanitize make sanitize
-part python-install env OUT="$OUTDIR/python" RMMH_CHECK_MODES="cuda-ctypes" bash python/tests/gpu_check.sh
-part frameworks env OUT="$OUTDIR/frameworks" bash python/tests/gpu_frameworks.sh
+FULL=${GPU_CHECK_FULL:-0}
+if [ "$FULL" = 1 ]; then modes=cuda-ctypes; fquick=0; quick=; else modes=none; fquick=1; quick=--quick; fi
+part python-install env OUT="$OUTDIR/python" RMMH_CHECK_MODES=$modes bash python/tests/gpu_check.sh
+part frameworks env OUT="$OUTDIR/frameworks" GPU_FRAMEWORKS_QUICK=$fquick bash python/tests/gpu_frameworks.sh
 
 RMM_TESTS_DIR=${RMM_TESTS_DIR:-}
 for d in "$ROOT/../shared/rmm_tests" "$ROOT/shared/rmm_tests" "$ROOT/.gpu/rmm_tests"; do
@@ -105,17 +119,17 @@ fi
 bench_all() {
     local ra=build/bench/random_allocations kind
     make -j"$(nproc)" bench || return 1
-    if ls .whl/librmm_cu13-*.whl .whl/rapids_logger-*.whl >/dev/null 2>&1 && bash bench/peer/build.sh; then
+    if [ -n "$peer_pid" ] && wait "$peer_pid"; then
         ra=build/bench/peer/random_allocations
     else
-        echo "(RMM C++ rows skipped: no librmm_cu13 and rapids_logger wheels in .whl/, or the peer build failed)"
+        echo "(RMM C++ rows skipped: no librmm_cu13 and rapids_logger wheels in .whl/, or the peer build failed: peer_build.log)"
     fi
     for kind in foreign created default; do
-        echo "### random_allocations --quick --stream $kind"
-        "$ra" --quick --stream "$kind" || return 1
+        echo "### random_allocations $quick --stream $kind"
+        "$ra" $quick --stream "$kind" || return 1
     done
     echo "### many_streams (GPU)"
-    build/bench/many_streams --quick || return 1
+    build/bench/many_streams $quick || return 1
     echo "### many_streams (host backend)"
     build/bench/host/many_streams || return 1
     echo "1 passed, 0 failed"

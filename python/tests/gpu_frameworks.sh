@@ -3,7 +3,8 @@
 # root, without network (about 3-4 minutes on one H100):
 #   1. builds and installs the package with pip into a temporary target, as gpu_check.sh does;
 #   2. installs Dask and the pure-Python packages it lacks there from the wheels in .whl/
-#      (dask, distributed, partd, locket, tblib, zict, tornado) into another temporary target;
+#      (dask, distributed, partd, locket, tblib, zict, tornado; dask_cuda and nvidia_ml_py for
+#      test_dask_cuda.py, optional) into another temporary target;
 #   3. runs the frameworks', IPC, two-device and Dask tests on the CUDA backend (CuPy 14, numba-cuda,
 #      torch and torchvision are on the machine: they must run, not skip; the two-GPU cases skip
 #      with one line on a one-GPU machine), then the same files on the host backend;
@@ -63,14 +64,39 @@ else
     status=1
     note "dask: FAILED to install from .whl/ (found ${#dask_wheels[@]} of 7 wheels); its test skips"
 fi
+# dask-cuda and NVML's Python binding (optional: without them test_dask_cuda.py skips, and says so)
+cuda_wheels=()
+for w in dask_cuda nvidia_ml_py; do
+    f=$(ls .whl/${w}-[0-9]*.whl 2>/dev/null | head -n 1)
+    [ -n "$f" ] && cuda_wheels+=("$f")
+done
+if [ ${#cuda_wheels[@]} -eq 2 ] && "$PYTHON" -m pip install -q --no-index --no-deps --no-compile \
+        --target "$DASK_SITE" "${cuda_wheels[@]}" >> "$LOG" 2>&1; then
+    note "dask-cuda: installed from .whl/"
+else
+    note "dask-cuda: not in .whl/ (dask_cuda, nvidia_ml_py) or did not install; test_dask_cuda.py skips"
+fi
 export PYTHONPATH="$SITE:$DASK_SITE${PYTHONPATH:+:$PYTHONPATH}"
 "$PYTHON" -c "import dask, distributed; print('dask', dask.__version__, 'distributed', distributed.__version__)" >> "$LOG" 2>&1 \
     || note "dask: does not import (see the log)"
 
-# 3. the tests, on the installed copy
+# 3. the tests, on the installed copy. GPU_FRAMEWORKS_QUICK=1 (make gpu-check, whose make-test part
+# has run every one of these files on the CUDA and host backends from the tree already) runs only
+# the files that need the Dask wheels installed above, and the benchmark in its quick form.
+QUICK=${GPU_FRAMEWORKS_QUICK:-0}
 TESTS="python/tests/test_allocators_cupy.py python/tests/test_allocators_torch.py
        python/tests/test_allocators_numba.py python/tests/test_ipc.py python/tests/test_dask.py
-       python/tests/test_hooks.py python/tests/test_multi_device.py python/tests/test_frameworks.py"
+       python/tests/test_hooks.py python/tests/test_multi_device.py python/tests/test_frameworks.py
+       python/tests/test_dask_cuda.py python/tests/test_as_rmm.py"
+HOST_TESTS="python/tests/test_hooks.py python/tests/test_multi_device.py python/tests/test_ipc.py
+            python/tests/test_dask.py python/tests/test_dask_cuda.py"
+BENCH_ARGS=()
+if [ "$QUICK" = 1 ]; then
+    TESTS="python/tests/test_dask.py python/tests/test_dask_cuda.py python/tests/test_as_rmm.py"
+    HOST_TESTS="python/tests/test_dask.py python/tests/test_dask_cuda.py"
+    BENCH_ARGS=(--iters 5000 --repeats 3 --warmup 3 --steps 10 --rounds 1)
+    note "quick: Dask tests only (make test ran the rest), benchmark ${BENCH_ARGS[*]}"
+fi
 if step pytest-cuda 270 env RMMH_BACKEND=cuda RMMH_TEST_INSTALLED=1 "$PYTHON" -m pytest -q -rs \
         -p no:cacheprovider $TESTS; then
     note "pytest cuda: $(closing pytest-cuda)"
@@ -81,8 +107,7 @@ fi
 # skips on the CUDA backend are only allowed for two GPUs: list them
 while read -r line; do note "  $line"; done < <(grep -E '^SKIPPED' "$WORK/pytest-cuda.out")
 if step pytest-host 90 env RMMH_BACKEND=host RMMH_TEST_INSTALLED=1 "$PYTHON" -m pytest -q \
-        -p no:cacheprovider python/tests/test_hooks.py python/tests/test_multi_device.py \
-        python/tests/test_ipc.py python/tests/test_dask.py; then
+        -p no:cacheprovider $HOST_TESTS; then
     note "pytest host: $(closing pytest-host)"
 else
     status=1
@@ -106,7 +131,7 @@ else
     note "bench: no RMM wheels in .whl/; its rows are skipped"
 fi
 if step bench 210 env RMMH_BACKEND=cuda RMMH_BENCH_INSTALLED=1 PYTHONPATH="$BENCH_PATH" \
-        "$PYTHON" python/bench/bench_frameworks.py --out "$WORK/frameworks_bench.md"; then
+        "$PYTHON" python/bench/bench_frameworks.py "${BENCH_ARGS[@]+"${BENCH_ARGS[@]}"}" --out "$WORK/frameworks_bench.md"; then
     note "bench: ok"
 else
     status=1

@@ -3,8 +3,9 @@
 # against rmmh (`import rmm` resolved to rmmh by the alias: python -m rmmh.as_rmm) or against
 # RAPIDS RMM itself, with the same pytest command, so one GPU run can compare both.
 #
-#   RMM_TESTS_DIR       RMM's python/rmm/rmm/tests (default ../shared/rmm_tests from the repository
-#                       root). It is run from that folder as it is: pytest -c /dev/null (pytest's
+#   RMM_TESTS_DIR       RMM's python/rmm/rmm/tests (default: the first of ../shared/rmm_tests,
+#                       shared/rmm_tests and .gpu/rmm_tests, from the repository root; .gpu/ is
+#                       git-ignored, for a copy carried to a GPU machine). It is run from that folder as it is: pytest -c /dev/null (pytest's
 #                       default warning setting) -p no:cacheprovider, no bytecode written there.
 #   RMM_SUITE_TARGET    rmmh (default): the rmmh of this checkout (python/, built by `make python`;
 #                       RMMH_TEST_INSTALLED=1: the rmmh Python finds). RAPIDS RMM, if installed, is
@@ -29,7 +30,13 @@ set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 check_only=0
 if [ "${1:-}" = "--check" ]; then check_only=1; shift; fi
-TESTS_DIR=${1:-$ROOT/../shared/rmm_tests}
+TESTS_DIR=${1:-}
+if [ -z "$TESTS_DIR" ]; then # the default: the first of these that holds RMM's tests
+    TESTS_DIR=$ROOT/../shared/rmm_tests
+    for d in "$ROOT/../shared/rmm_tests" "$ROOT/shared/rmm_tests" "$ROOT/.gpu/rmm_tests"; do
+        if [ -f "$d/test_helpers.py" ]; then TESTS_DIR=$d; break; fi
+    done
+fi
 PYTHON=${PYTHON:-python3}
 TARGET=${RMM_SUITE_TARGET:-rmmh}
 PLUGIN_DIR=$ROOT/python/tests/rmm_suite
@@ -75,6 +82,9 @@ test_stream.py::test_cuda_core_stream_from_rmm_default_stream cuda.core Device()
 test_stream.py::test_cuda_core_buffer     cuda.core Device() needs a driver
 test_stream.py::test_cuda_stream_cupy     cuda.core Device() needs a driver
 test_stream.py::test_cuda_stream_pool     cuda.core Device() needs a driver
+test_cupy_integration.py::test_rmm_pool_cupy_allocator_with_stream CuPy's streams are CUDA streams (where CuPy is installed: a GPU machine)
+test_cupy_integration.py::test_rmm_pool_cupy_allocator_stream_lifetime CuPy's streams are CUDA streams
+test_rmm_pytorch.py                      torch.cuda's pluggable allocator and streams need a driver (where torch is installed)
 '
 
 skip() { # skip WHY: the suite cannot run here
