@@ -78,6 +78,12 @@ static int run(const char *resource, size_t n) {
         d.arena_bytes = (n + 64) * d.superblock_bytes;
         st = rmm_arena_create(&mr, rmm_get_current_device_resource(), &d);
     }
+    if (st == RMM_ERROR_OUT_OF_MEMORY) { /* an arena for n streams is bigger than the device (or the host backend's capacity) */
+        printf("%-6s %-8s %8zu skipped: the arena (a superblock per stream) does not fit: %s\n", resource, g_foreign ? "foreign" : "created", n,
+               rmm_last_error());
+        free(streams);
+        return 1;
+    }
     if (st != RMM_SUCCESS) {
         printf("%s: create failed: %s\n", resource, rmm_last_error());
         free(streams);

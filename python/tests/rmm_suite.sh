@@ -82,9 +82,9 @@ test_stream.py::test_cuda_core_stream_from_rmm_default_stream cuda.core Device()
 test_stream.py::test_cuda_core_buffer     cuda.core Device() needs a driver
 test_stream.py::test_cuda_stream_cupy     cuda.core Device() needs a driver
 test_stream.py::test_cuda_stream_pool     cuda.core Device() needs a driver
-test_cupy_integration.py::test_rmm_pool_cupy_allocator_with_stream CuPy's streams are CUDA streams (where CuPy is installed: a GPU machine)
-test_cupy_integration.py::test_rmm_pool_cupy_allocator_stream_lifetime CuPy's streams are CUDA streams
-test_rmm_pytorch.py                      torch.cuda's pluggable allocator and streams need a driver (where torch is installed)
+test_cupy_integration.py::test_rmm_pool_cupy_allocator_with_stream CuPy streams are CUDA streams (where CuPy is installed: a GPU machine)
+test_cupy_integration.py::test_rmm_pool_cupy_allocator_stream_lifetime CuPy streams are CUDA streams
+test_rmm_pytorch.py                      the torch.cuda pluggable allocator and streams need a driver (where torch is installed)
 '
 
 skip() { # skip WHY: the suite cannot run here
