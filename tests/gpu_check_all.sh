@@ -117,12 +117,13 @@ fi
 
 # the C benchmarks, quick: the peer build (RMM C++ rows) where the wheels are there
 bench_all() {
-    local ra=build/bench/random_allocations kind
+    local ra=build/bench/random_allocations kind rows="with RMM C++ rows"
     make -j"$(nproc)" bench || return 1
     if [ -n "$peer_pid" ] && wait "$peer_pid"; then
         ra=build/bench/peer/random_allocations
     else
-        echo "(RMM C++ rows skipped: no librmm_cu13 and rapids_logger wheels in .whl/, or the peer build failed: peer_build.log)"
+        rows="WITHOUT RMM C++ rows: no librmm_cu13 and rapids_logger wheels in .whl/, or the peer build failed (peer_build.log)"
+        echo "($rows)"
     fi
     for kind in foreign created default; do
         echo "### random_allocations $quick --stream $kind"
@@ -132,7 +133,7 @@ bench_all() {
     build/bench/many_streams $quick || return 1
     echo "### many_streams (host backend)"
     build/bench/host/many_streams || return 1
-    echo "1 passed, 0 failed"
+    echo "1 passed, 0 failed ($rows)"
 }
 part bench bench_all
 

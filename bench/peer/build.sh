@@ -12,7 +12,8 @@ ARCH=${PEER_ARCH:--arch=sm_90}
 P=.peer
 O=build/bench/peer
 mkdir -p "$P" "$O"
-for w in .whl/librmm_cu13-*.whl .whl/rapids_logger-*.whl; do (cd "$P" && unzip -qo "../$w"); done
+# (python's zipfile, not unzip: the GPU image has no unzip)
+for w in .whl/librmm_cu13-*.whl .whl/rapids_logger-*.whl; do "${PYTHON:-python3}" -m zipfile -e "$w" "$P"; done
 cp "$P/librmm/lib64/librmm.so" "$P/rapids_logger/lib64/librapids_logger.so" "$O/"
 "$CUDA_HOME/bin/nvcc" -std=c++17 -O2 $ARCH -DCUB_DISABLE_NAMESPACE_MAGIC -DCUB_IGNORE_NAMESPACE_MAGIC_ERROR \
   -DTHRUST_DISABLE_ABI_NAMESPACE -DTHRUST_IGNORE_ABI_NAMESPACE_ERROR -DCCCL_DISABLE_PDL \
