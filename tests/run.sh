@@ -123,7 +123,11 @@ else
     pyt="$PYTHON -m pytest -q -p no:cacheprovider python/tests"
     job run cpu "python/host" env RMMH_BACKEND=host $pyt
     job run cpu "python/host ctypes only" env RMMH_BACKEND=host RMMH_NO_ACCEL=1 $pyt
-    if [ $have_gpu = 1 ] && [ -f python/rmmh/librmmh.so ]; then job run gpu "python/cuda" env RMMH_BACKEND=cuda $pyt; fi
+    # (the CUDA job is the GPU lane's longest: it leaves the backend-independent tests to the host
+    # jobs, and lists its slowest tests in its log)
+    if [ $have_gpu = 1 ] && [ -f python/rmmh/librmmh.so ]; then
+        job run gpu "python/cuda" env RMMH_BACKEND=cuda $pyt -m "not backend_independent" --durations=25
+    fi
 fi
 # RAPIDS RMM's own Python tests (../shared/rmm_tests, unmodified) against rmmh through the `rmm`
 # alias, on the host backend (make gpu-check runs them all on the GPU, beside RMM itself).

@@ -76,6 +76,13 @@ def run_child(code, *args, timeout=240, env=None, path=None, **kwargs):
     return r.stdout
 
 
+def pytest_configure(config):
+    # make test's CUDA job runs `-m "not backend_independent"`: these tests check the tooling (the
+    # RMM-suite runner, the wheel build), the same on every backend, and its host jobs run them
+    config.addinivalue_line("markers", "backend_independent: the same on every backend; make test "
+                            "runs it on the host backend only")
+
+
 def pytest_collection_modifyitems(config, items):
     """On the CUDA backend without a usable GPU only the backend tests can run."""
     if HOST or HAVE_GPU:

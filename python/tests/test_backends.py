@@ -167,6 +167,7 @@ def test_accelerator_built_without_python_h(tmp_path):
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
 
 
+@pytest.mark.backend_independent
 def test_wheel_and_sdist(tmp_path):
     """The in-tree PEP 517 backend: a wheel holding the package, both libraries (when CUDA is
     there), the headers and a RECORD that matches; an sdist carrying rmm.h."""

@@ -12,6 +12,8 @@ import pytest
 import rmmh
 from conftest import child_env
 
+pytestmark = pytest.mark.backend_independent
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 RUNNER = os.path.join(HERE, "rmm_suite.sh")
 
