@@ -53,16 +53,16 @@ test-build: $(addprefix $(BUILD)/host/,$(TESTS)) $(addprefix $(BUILD)/cuda/,$(TE
             $(addprefix $(BUILD)/fuzz/,$(FUZZERS))
 
 # --- examples: every C example with gcc (host backend and CUDA) and nvcc; .cu with nvcc ----
-$(BUILD)/examples/host/%: examples/%.c $(HEADERS)
+$(BUILD)/examples/host/%: examples/%.c examples/common.h $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c99 $(WARN) -O2 -DRMM_BACKEND_HOST $< -o $@ -lpthread
-$(BUILD)/examples/cuda/%: examples/%.c $(HEADERS)
+$(BUILD)/examples/cuda/%: examples/%.c examples/common.h $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c99 $(WARN) -O2 $(CUDA_INC) $< -o $@ $(CUDA_LIB) -lpthread
-$(BUILD)/examples/nvcc/%: examples/%.c $(HEADERS)
+$(BUILD)/examples/nvcc/%: examples/%.c examples/common.h $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(NVCC) -x cu -O2 $(NVCC_WARN) -I. $< -o $@
-$(BUILD)/examples/nvcc/%: examples/%.cu $(HEADERS)
+$(BUILD)/examples/nvcc/%: examples/%.cu examples/common.h $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(NVCC) -O2 $(NVCC_WARN) -I. $< -o $@
 examples: $(addprefix $(BUILD)/examples/host/,$(EXAMPLES_C)) $(addprefix $(BUILD)/examples/cuda/,$(EXAMPLES_C)) \

@@ -17,28 +17,12 @@
 */
 #define RMM_IMPLEMENTATION
 #include "../rmm.h"
+#include "common.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define CHECK(call)                                                                                  \
-    do {                                                                                             \
-        rmm_status check_status_ = (call);                                                           \
-        if (check_status_ != RMM_SUCCESS) {                                                          \
-            fprintf(stderr, "%s:%d: %s failed with %s: %s\n", __FILE__, __LINE__, #call,             \
-                    rmm_status_string(check_status_), rmm_last_error());                             \
-            exit(1);                                                                                 \
-        }                                                                                            \
-    } while (0)
-#define EXPECT(cond)                                                                                 \
-    do {                                                                                             \
-        if (!(cond)) {                                                                               \
-            fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond);                      \
-            exit(1);                                                                                 \
-        }                                                                                            \
-    } while (0)
 
 /* Declares rmm_device_uvector_f64_create/_set/_get for doubles (file scope). */
 RMM_DEVICE_UVECTOR_TYPED(f64, double)

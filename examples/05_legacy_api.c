@@ -22,29 +22,12 @@
 */
 #define RMM_IMPLEMENTATION
 #include "../rmm.h"
+#include "common.h"
 
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* For the calls made from main: print the error and exit. */
-#define CHECK(call)                                                                                  \
-    do {                                                                                             \
-        rmmError_t check_status_ = (call);                                                           \
-        if (check_status_ != RMM_SUCCESS) {                                                          \
-            fprintf(stderr, "%s:%d: %s failed with %s: %s\n", __FILE__, __LINE__, #call,             \
-                    rmmGetErrorString(check_status_), rmm_last_error());                             \
-            exit(1);                                                                                 \
-        }                                                                                            \
-    } while (0)
-#define EXPECT(cond)                                                                                 \
-    do {                                                                                             \
-        if (!(cond)) {                                                                               \
-            fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond);                      \
-            exit(1);                                                                                 \
-        }                                                                                            \
-    } while (0)
 
 #define MIB ((size_t)1 << 20)
 

@@ -18,6 +18,7 @@
 */
 #define RMM_IMPLEMENTATION
 #include "../rmm.h"
+#include "common.h"
 
 #include <thrust/copy.h>
 #include <thrust/functional.h>
@@ -28,23 +29,6 @@
 #include <cstdlib>
 #include <exception>
 #include <vector>
-
-#define CHECK(call)                                                                                  \
-    do {                                                                                             \
-        rmm_status check_status_ = (call);                                                           \
-        if (check_status_ != RMM_SUCCESS) {                                                          \
-            std::fprintf(stderr, "%s:%d: %s failed with %s: %s\n", __FILE__, __LINE__, #call,        \
-                         rmm_status_string(check_status_), rmm_last_error());                        \
-            std::exit(1);                                                                            \
-        }                                                                                            \
-    } while (0)
-#define EXPECT(cond)                                                                                 \
-    do {                                                                                             \
-        if (!(cond)) {                                                                               \
-            std::fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond);                 \
-            std::exit(1);                                                                            \
-        }                                                                                            \
-    } while (0)
 
 static void print_stats(const char *what, const rmm_statistics &s) {
     std::printf("  %-28s %8.2f MiB in %lld allocation(s) in all, peak %8.2f MiB, %8.2f MiB live\n", what,

@@ -17,6 +17,7 @@
 */
 #define RMM_IMPLEMENTATION
 #include "../rmm.h"
+#include "common.h"
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
@@ -25,24 +26,8 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(call)                                                                                  \
-    do {                                                                                             \
-        rmm_status check_status_ = (call);                                                           \
-        if (check_status_ != RMM_SUCCESS) {                                                          \
-            std::fprintf(stderr, "%s:%d: %s failed with %s: %s\n", __FILE__, __LINE__, #call,        \
-                         rmm_status_string(check_status_), rmm_last_error());                        \
-            std::exit(1);                                                                            \
-        }                                                                                            \
-    } while (0)
 /* A CUDA call: rmm_status_from_cuda turns the cudaError_t into a status and a message. */
 #define CUDA_CHECK(call) CHECK(rmm_status_from_cuda((call), #call))
-#define EXPECT(cond)                                                                                 \
-    do {                                                                                             \
-        if (!(cond)) {                                                                               \
-            std::fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond);                 \
-            std::exit(1);                                                                            \
-        }                                                                                            \
-    } while (0)
 
 static void print_pool(const char *when, rmm_resource *pool) {
     rmm_pool_info info;

@@ -57,11 +57,12 @@ def _wheel_text(tag):
 
 
 def _package_files():
-    """(archive name, path) of the package's Python files."""
+    """(archive name, path) of the package's Python files and its py.typed marker (PEP 561: type
+    checkers read the package's annotations)."""
     for root, dirs, files in os.walk(PACKAGE):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
         for f in sorted(files):
-            if f.endswith(".py"):
+            if f.endswith(".py") or f == "py.typed":
                 path = os.path.join(root, f)
                 yield os.path.relpath(path, HERE), path
 
@@ -163,7 +164,8 @@ def build_sdist(sdist_directory, config_settings=None):
         for root, dirs, names in os.walk(os.path.join(HERE, sub)):
             dirs[:] = sorted(d for d in dirs if d not in ("__pycache__", "include"))
             for f in sorted(names):
-                if f.endswith((".py", ".c", ".h", ".map", ".sh")) and f not in build_native.HEADERS:
+                if (f.endswith((".py", ".c", ".h", ".map", ".sh")) or f == "py.typed") \
+                        and f not in build_native.HEADERS:
                     files.append(os.path.relpath(os.path.join(root, f), HERE))
     with tarfile.open(os.path.join(sdist_directory, name), "w:gz", format=tarfile.PAX_FORMAT) as tar:
         def add_bytes(arcname, data):

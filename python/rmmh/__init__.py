@@ -26,7 +26,7 @@ from ._stream import (  # noqa: F401
     CudaStreamFlags,
     Stream,
 )
-from . import statistics  # noqa: F401  (before mr: mr's StatisticsResourceAdaptor returns its type)
+from . import statistics  # noqa: F401
 from . import mr  # noqa: F401
 from . import _device_buffer
 from ._device_buffer import DeviceBuffer  # noqa: F401

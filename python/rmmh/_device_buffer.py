@@ -6,6 +6,7 @@ native call each way (see README, "ctypes or an extension").
 """
 import ctypes
 import os
+from typing import TYPE_CHECKING
 
 from . import _accel_loader, _array_interface, _lib
 from . import _memory_resource as _mrmod
@@ -139,7 +140,10 @@ def _bind_accelerator():
     return accel.BufferBase
 
 
-_Base = _bind_accelerator()
+if TYPE_CHECKING:  # the extension's BufferBase has _PyBufferBase's methods and contract
+    _Base = _PyBufferBase
+else:
+    _Base = _bind_accelerator()
 #: True when DeviceBuffer's constructor and deallocator and the resources' allocate/deallocate
 #: run in the optional C extension (see README, "ctypes or an extension").
 ACCELERATED = _Base is not _PyBufferBase

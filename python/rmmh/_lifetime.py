@@ -20,7 +20,7 @@ resource still calls, or lose a count): only the Python owners are.
 """
 
 # id(refs) -> refs, for every C object not yet destroyed
-_live = {}
+_live: dict[int, list] = {}
 
 
 class Record:

@@ -21,8 +21,9 @@ from . import _lib
 from ._lifetime import new_refs, release
 
 _DEFAULT_HANDLES = (0, 1, 2)
-# host backend: the handles rmm_stream_create made and that are still alive
-_host_streams = weakref.WeakValueDictionary()
+# host backend: the handles rmm_stream_create made and that are still alive, each to its owner
+# (an _OwningStream or a CudaStreamPool)
+_host_streams: "weakref.WeakValueDictionary[int, object]" = weakref.WeakValueDictionary()
 
 
 class CudaStreamFlags(IntEnum):

@@ -12,7 +12,10 @@ from collections import defaultdict
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import wraps
-from typing import Dict, Literal, Optional
+from typing import Any, Callable, Dict, Literal, Optional
+
+from . import _memory_resource as _mr
+from ._statistics_types import Statistics
 
 __all__ = [
     "ProfilerContext",
@@ -29,35 +32,17 @@ __all__ = [
 ]
 
 
-@dataclass
-class Statistics:
-    """Counters of a statistics scope: bytes and allocations, current, peak and total."""
-    current_bytes: int
-    current_count: int
-    peak_bytes: int
-    peak_count: int
-    total_bytes: int
-    total_count: int
-
-
-def _mr():
-    from . import _memory_resource
-    return _memory_resource
-
-
-def _current_stats_mr():
-    m = _mr()
-    mr = m.get_current_device_resource()
-    return mr if isinstance(mr, m.StatisticsResourceAdaptor) else None
+def _current_stats_mr() -> Optional[_mr.StatisticsResourceAdaptor]:
+    mr = _mr.get_current_device_resource()
+    return mr if isinstance(mr, _mr.StatisticsResourceAdaptor) else None
 
 
 def enable_statistics() -> None:
     """Makes a StatisticsResourceAdaptor over the current device's resource the current one,
     unless the current one already is one. It must stay on top while statistics are gathered."""
-    m = _mr()
-    mr = m.get_current_device_resource()
-    if not isinstance(mr, m.StatisticsResourceAdaptor):
-        m.set_current_device_resource(m.StatisticsResourceAdaptor(mr))
+    mr = _mr.get_current_device_resource()
+    if not isinstance(mr, _mr.StatisticsResourceAdaptor):
+        _mr.set_current_device_resource(_mr.StatisticsResourceAdaptor(mr))
 
 
 def get_statistics() -> Optional[Statistics]:
@@ -86,23 +71,26 @@ def statistics():
     StatisticsResourceAdaptor made current on entry and removed on exit.
 
     Raises ValueError if the current resource was changed inside the block."""
-    m = _mr()
     if push_statistics() is None:
-        prior = m.get_current_device_resource()
+        prior = _mr.get_current_device_resource()
         enable_statistics()
     else:
         prior = None
-    current = m.get_current_device_resource()
+    current = _mr.get_current_device_resource()
     try:
         yield
     finally:
-        if current is not m.get_current_device_resource():
+        if current is not _mr.get_current_device_resource():
             raise ValueError("RMM memory source stack was changed while in the statistics "
                              "context")
         if prior is None:
             pop_statistics()
         else:
-            m.set_current_device_resource(prior)
+            _mr.set_current_device_resource(prior)
+
+
+#: What ProfilerRecords.report can order by.
+_OrderedBy = Literal["num_calls", "memory_peak", "memory_total"]
 
 
 class ProfilerRecords:
@@ -138,8 +126,7 @@ class ProfilerRecords:
         with self._lock:
             return dict(self._records)
 
-    def report(self, ordered_by: Literal["num_calls", "memory_peak",
-                                         "memory_total"] = "memory_peak") -> str:
+    def report(self, ordered_by: _OrderedBy = "memory_peak") -> str:
         """A table of the records, largest first by `ordered_by`."""
         rows = sorted(self.records.items(), key=lambda kv: getattr(kv[1], ordered_by),
                       reverse=True)
@@ -158,7 +145,7 @@ class ProfilerRecords:
                                               format(d.memory_total, ",d"), name))
         return "\n".join(out)
 
-    def pretty_print(self, ordered_by: str = "memory_peak") -> str:
+    def pretty_print(self, ordered_by: _OrderedBy = "memory_peak") -> str:
         """report() under the name RMM used before 26.x."""
         return self.report(ordered_by)
 
@@ -169,7 +156,7 @@ class ProfilerRecords:
         return self.report()
 
 
-def _get_descriptive_name_of_object(obj: object) -> str:
+def _get_descriptive_name_of_object(obj: Callable[..., Any]) -> str:
     """"file:line(qualified name)" of a function or class."""
     obj = inspect.unwrap(obj)
     _, line = inspect.getsourcelines(obj)

@@ -169,8 +169,9 @@ def test_accelerator_built_without_python_h(tmp_path):
 
 @pytest.mark.backend_independent
 def test_wheel_and_sdist(tmp_path):
-    """The in-tree PEP 517 backend: a wheel holding the package, both libraries (when CUDA is
-    there), the headers and a RECORD that matches; an sdist carrying rmm.h."""
+    """The in-tree PEP 517 backend: a wheel holding the package, its py.typed marker, both
+    libraries (when CUDA is there), the headers and a RECORD that matches; an sdist carrying rmm.h
+    and py.typed."""
     if os.environ.get("RMMH_NO_ACCEL") == "1":
         pytest.skip("built once per make test (in the run with the accelerator)")
     build_backend = pytest.importorskip("build_backend", reason="python/build_backend.py is not "
@@ -182,7 +183,7 @@ def test_wheel_and_sdist(tmp_path):
     name = build_backend.build_wheel(str(tmp_path))
     with zipfile.ZipFile(tmp_path / name) as z:
         names = set(z.namelist())
-        assert {"rmmh/__init__.py", "rmmh/librmmh_host.so", "rmmh/include/rmm.h",
+        assert {"rmmh/__init__.py", "rmmh/py.typed", "rmmh/librmmh_host.so", "rmmh/include/rmm.h",
                 "rmmh-0.1.0.dist-info/METADATA", "rmmh-0.1.0.dist-info/RECORD"} <= names
         record = z.read("rmmh-0.1.0.dist-info/RECORD").decode().splitlines()
         for line in record:
@@ -196,4 +197,5 @@ def test_wheel_and_sdist(tmp_path):
     with tarfile.open(tmp_path / sdist) as t:
         members = set(t.getnames())
     assert {"rmmh-0.1.0/src/rmm.h", "rmmh-0.1.0/src/rmmh.c", "rmmh-0.1.0/build_backend.py",
-            "rmmh-0.1.0/pyproject.toml", "rmmh-0.1.0/PKG-INFO"} <= members
+            "rmmh-0.1.0/pyproject.toml", "rmmh-0.1.0/PKG-INFO",
+            "rmmh-0.1.0/rmmh/py.typed"} <= members

@@ -116,7 +116,7 @@ class _LibRMM:
     # -- raw allocation --------------------------------------------------------------------------
     # rmm.h's log keeps the file name pointer given to rmmAlloc/rmmFree (a C caller passes
     # __FILE__, a static string), so the names passed from here must live as long: kept here.
-    _files = {}
+    _files: dict[str, bytes] = {}
 
     def _caller(self):
         if not librmm_config.enable_logging:
