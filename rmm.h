@@ -31,7 +31,7 @@
       >>legacy      rmmInitialize, RMM_ALLOC       >>cxx         thrust allocator (C++ only)
       implementation only:
       >>util        locks, atomics, address map    >>streamorder per-stream events, stream registry
-      >>tlsf        size-binned free lists, blocks
+      >>tlsf        size-binned free lists, blocks >>diagnostics validate, dump, margins, base
 
    Compile-time options (define before *every* #include of rmm.h unless said otherwise):
       RMM_IMPLEMENTATION  in exactly one file: emits the implementation there.
@@ -62,6 +62,9 @@
                           the host allocator for the library's own bookkeeping; all three or none
                           (default malloc/realloc/free). Only the implementing file needs them.
       RMM_MAX_DEVICES     the largest device count the per-device table holds (default 64).
+      RMMDEF              the prefix of every public declaration (default extern, or static with
+                          RMM_STATIC): define it to add attributes such as visibility (with
+                          RMM_STATIC, yours must say static too).
 
    Deliberate non-goals: no Windows-specific code (POSIX threads and GCC/Clang atomics); no writes
    into the memory a sub-allocator manages (all bookkeeping is on the host); no exceptions and no
@@ -83,9 +86,11 @@
 /* ======================================================================================= */ /* >>config */
 
 /* The implementation uses a few POSIX calls beyond ISO C (threads, gettimeofday, localtime_r, mmap).
-   These macros open them up when rmm.h is the first include of a -std=c99 file; when a system header
-   came first they are too late, and the implementation declares what strict ISO mode hid itself. */
-#if !defined(_POSIX_C_SOURCE) && !defined(_GNU_SOURCE)
+   In the file that defines RMM_IMPLEMENTATION (only there: a file that only includes the API keeps
+   its own feature macros) these open them up when rmm.h is its first include under -std=c99; when a
+   system header came first they are too late, and the implementation declares what strict ISO mode
+   hid itself. */
+#if defined(RMM_IMPLEMENTATION) && !defined(_POSIX_C_SOURCE) && !defined(_GNU_SOURCE)
 #define _POSIX_C_SOURCE 200809L
 #endif
 #if defined(RMM_IMPLEMENTATION) && !defined(_DEFAULT_SOURCE)
@@ -104,12 +109,16 @@
 #include <stdbool.h>
 #endif
 
+/* RMMDEF prefixes every public declaration; define it before including rmm.h to add your own
+   attributes (visibility, dllexport), as stb headers allow. */
+#ifndef RMMDEF
 #if defined(RMM_STATIC) && (defined(__GNUC__) || defined(__clang__))
 #define RMMDEF static __attribute__((unused))
 #elif defined(RMM_STATIC)
 #define RMMDEF static
 #else
 #define RMMDEF extern
+#endif
 #endif
 
 #if !defined(RMM_BACKEND_HOST)
@@ -210,6 +219,9 @@ typedef cudaMemPool_t rmm_mem_pool;
    (cudaStreamGetId on every call, as their handles may be reused unseen, and an event per free).
    Destroy such a stream only with rmm_stream_destroy, never cudaStreamDestroy. */
 RMMDEF rmm_status rmm_stream_create(rmm_stream *out);
+/* As rmm_stream_create, but the stream synchronizes with the legacy default stream
+   (cudaStreamDefault flags: RMM's CudaStreamFlags.SYNC_DEFAULT). The same on the host backend. */
+RMMDEF rmm_status rmm_stream_create_blocking(rmm_stream *out);
 /* Destroys a stream made by rmm_stream_create (pending work still completes; memory freed on it
    stays ordered behind that work). The default streams, a stream destroyed already and one not
    made by rmm_stream_create are INVALID_ARGUMENT (and left alone). When a resource holds state for
@@ -270,6 +282,19 @@ RMMDEF rmm_status rmm_allocate_aligned(rmm_resource *mr, void **ptr, size_t byte
    own, where the resource can tell). */
 RMMDEF rmm_status rmm_deallocate(rmm_resource *mr, void *ptr, size_t bytes, rmm_stream stream);
 RMMDEF rmm_status rmm_deallocate_aligned(rmm_resource *mr, void *ptr, size_t bytes, size_t alignment, rmm_stream stream);
+/* "Nowait" allocate and free, for callers that hold a lock a CUDA host callback may wait for (an
+   interpreter's GIL): as rmm_allocate and rmm_deallocate, except that they never wait, for a lock,
+   the device, an upstream or another stream's work. Where they would have to (the resource's lock
+   is busy, the request needs memory from another stream or from upstream), and for every resource
+   but the pool (not in virtual mode, nor with RMM_DEBUG_MARGIN), they do nothing, return SUCCESS
+   and set *would_block: the caller then makes the ordinary call (after releasing its lock). Else
+   *would_block is false and the status is the call's. INVALID_ARGUMENT iff would_block is NULL, or
+   ptr is NULL for the allocate (bytes 0 and a NULL free pointer succeed at once). Pass the resource:
+   mr NULL makes them read the current device (cudaGetDevice) to find it. A foreign stream's first
+   use costs cudaStreamGetId, as in the ordinary call, and under RMM_NVTX the first mark of a
+   resource type takes a lock once; nothing else reaches CUDA or waits. */
+RMMDEF rmm_status rmm_allocate_nowait(rmm_resource *mr, void **ptr, size_t bytes, rmm_stream stream, bool *would_block);
+RMMDEF rmm_status rmm_deallocate_nowait(rmm_resource *mr, void *ptr, size_t bytes, rmm_stream stream, bool *would_block);
 /* Destroys this layer only, never its upstream. NULL is a no-op. Not concurrent with use. The
    library-owned default resources (what rmm_get_current_device_resource returns until another is
    set) are not destroyed: that call does nothing and sets rmm_last_status() to INVALID_ARGUMENT. */
@@ -447,6 +472,32 @@ typedef struct rmm_pool_info {
 /* Default configuration: initial_bytes 0, maximum_bytes 0 (unbounded), GEOMETRIC growth,
    growth_granularity_bytes 2 MiB, streams_outlive_pool false. */
 RMMDEF rmm_pool_desc rmm_pool_desc_default(void);
+/* A pool configuration from a string, in the spirit of PYTORCH_CUDA_ALLOC_CONF: key:value pairs
+   separated by commas, spaces around either ignored, applied over what *desc holds (keys not named
+   keep their values; a key named twice: the last wins). The keys, one per rmm_pool_desc field:
+
+      initial:SIZE            initial_bytes          growth:geometric|on_demand|virtual
+      maximum:SIZE|none       maximum_bytes          granularity:SIZE  growth_granularity_bytes
+      virtual:SIZE            virtual_bytes          streams_outlive:true|false
+
+   SIZE is a whole number with an optional unit: B, KiB, MiB, GiB, TiB (K, M, G, T and KB, MB, GB,
+   TB mean the same binary units, as PyTorch's configuration reads "mb"), case-insensitive, and a
+   multiple of 256 bytes. Example: "initial:1GiB, maximum:8GiB, growth:on_demand". Fails with
+   INVALID_ARGUMENT iff desc or conf is NULL, or a pair has an unknown key, a missing or bad value,
+   or a size that is not a multiple of 256 (the message names the pair); *desc is then unchanged.
+   An empty string changes nothing. The cross-field rules (initial <= maximum, ...) are
+   rmm_pool_create's. O(length); thread-safe. */
+RMMDEF rmm_status rmm_pool_desc_parse(rmm_pool_desc *desc, const char *conf);
+/* rmm_pool_desc_parse of the environment variable RMM_ALLOC_CONF, if it is set (else *desc is
+   unchanged and the call succeeds). Its failures name the variable. rmmInitialize's pool mode and
+   rmmh's reinitialize(pool_allocator=True) apply it over their own arguments. */
+RMMDEF rmm_status rmm_pool_desc_from_env(rmm_pool_desc *desc);
+/* Changes a live pool's maximum_bytes (0: unbounded), as PyTorch's memory fraction does: from the
+   next growth on, the pool grows only within it. Memory the pool holds beyond a lower maximum
+   stays held (rmm_pool_trim gives wholly free chunks back). Fails with INVALID_ARGUMENT iff pool is
+   not a pool or the maximum is not a multiple of 256, NOT_SUPPORTED under RMM_NO_POOL.
+   Thread-safe (takes the pool's lock). */
+RMMDEF rmm_status rmm_pool_set_maximum(rmm_resource *pool, size_t maximum_bytes);
 /* A coalescing, stream-ordered pool over `upstream` (not owned: destroy the pool first). desc NULL:
    the defaults. initial_bytes are taken from upstream now. Fails with INVALID_ARGUMENT iff out or
    upstream is NULL (allowed with VIRTUAL growth, which does not use it), a size is not a multiple of
@@ -615,6 +666,10 @@ RMMDEF rmm_status rmm_tracking_report(rmm_resource *mr, FILE *out);
    upstream. An upstream failure rolls the count back. Allocations made before it are not counted. */
 RMMDEF rmm_status rmm_limiting_adaptor_create(rmm_resource **out, rmm_resource *upstream, size_t limit_bytes);
 RMMDEF rmm_status rmm_limiting_get(rmm_resource *mr, size_t *allocated_bytes, size_t *limit_bytes);
+/* Changes a limiting adaptor's limit; what is allocated beyond a lower one stays allocated, and
+   requests fail until enough is freed. INVALID_ARGUMENT iff mr is not a limiting adaptor.
+   Thread-safe; O(1). */
+RMMDEF rmm_status rmm_limiting_set_limit(rmm_resource *mr, size_t limit_bytes);
 
 typedef bool (*rmm_failure_callback)(size_t bytes, void *arg);
 /* On OUT_OF_MEMORY calls callback(bytes, arg) and retries while it returns true (no cap: the
@@ -690,6 +745,62 @@ RMMDEF size_t rmm_percent_of_free_device_memory(int percent);
 RMMDEF rmm_status rmm_get_device_count(int *count);
 RMMDEF rmm_status rmm_get_device(int *device);
 RMMDEF rmm_status rmm_set_device(int device);
+/* cudaDeviceGetAttribute: *value gets `attribute` (a cudaDeviceAttr value) of `device`. Fails with
+   INVALID_ARGUMENT iff value is NULL, CUDA for an attribute or device the runtime rejects; then
+   *value is 0 and, if cuda_error is not NULL, *cuda_error the CUDA error code (cudaErrorInvalidValue
+   1, cudaErrorInvalidDevice 101; 0 on success). The host backend answers for its simulated devices
+   as an H100-like GPU with the capabilities it implements (memory pools exporting POSIX file
+   descriptors, concurrent managed access, unified addressing; no pageable memory access); any
+   other attribute is 0. Thread-safe; one CUDA call. */
+RMMDEF rmm_status rmm_device_get_attribute(int attribute, int device, int *value, int *cuda_error);
+/* The CUDA runtime's and the driver's versions (cudaRuntimeGetVersion, cudaDriverGetVersion; 13000
+   for 13.0). The driver's is 0 where no driver is installed; a version that cannot be read is 0 and
+   the call fails with CUDA. Both are 0 (success) on the host backend. Either pointer may be NULL. */
+RMMDEF rmm_status rmm_cuda_versions(int *runtime, int *driver);
+/* A device scope: rmm_device_scope_enter makes `device` current (device < 0: leaves it as it is) and
+   rmm_device_scope_leave restores the caller's device, as the library's own calls and containers
+   do. The caller's device is restored only if its primary context is active: a thread that never
+   used CUDA reads device 0, and setting that back would create a context on device 0 (hundreds of
+   MiB) nobody asked for; such a thread stays on `device`. enter fails with INVALID_ARGUMENT iff
+   scope is NULL, CUDA iff cudaGetDevice or cudaSetDevice fails (a device that does not exist);
+   after a failed enter, leave does nothing. One cudaGetDevice when the device is current already. */
+typedef struct rmm_device_scope {
+    int previous;  /* the caller's device */
+    bool switched; /* whether enter changed the device */
+} rmm_device_scope;
+RMMDEF rmm_status rmm_device_scope_enter(rmm_device_scope *scope, int device);
+RMMDEF void rmm_device_scope_leave(const rmm_device_scope *scope);
+/* Prefetches managed memory to `device` (RMM_CPU_DEVICE, -1: to the host) on `stream`
+   (cudaMemPrefetchAsync). Memory that is not managed, NULL or 0 bytes, and a device without
+   concurrent managed access are left alone (success), as RMM's DeviceBuffer.prefetch does. Fails
+   with INVALID_ARGUMENT for a device below -1, CUDA iff the runtime refuses otherwise. On the host
+   backend it checks the stream and does nothing else. */
+#define RMM_CPU_DEVICE (-1)
+RMMDEF rmm_status rmm_prefetch(const void *ptr, size_t bytes, int device, rmm_stream stream);
+
+/* ---- CUDA IPC: share device memory with another process ----------------------------------- */
+/* Every function fails with INVALID_ARGUMENT for a NULL pointer argument and NOT_SUPPORTED on the
+   host backend (no other process can see its memory); the CUDA errors map as rmm_status_from_cuda.
+   Legacy IPC (cudaIpc*Handle) shares a whole cudaMalloc allocation: rmm_ipc_get_handle takes the
+   allocation's base (rmm_resource_allocation_base finds it for a sub-allocated block) and writes
+   its RMM_IPC_HANDLE_BYTES-byte handle; another process opens it (lazy peer access) and gets the
+   base, and closes it when done. */
+#define RMM_IPC_HANDLE_BYTES 64
+RMMDEF rmm_status rmm_ipc_get_handle(void *base, unsigned char *handle);
+RMMDEF rmm_status rmm_ipc_open_handle(const unsigned char *handle, void **base);
+RMMDEF rmm_status rmm_ipc_close_handle(void *base);
+/* Memory-pool IPC (cudaMallocAsync pools made with RMM_EXPORT_POSIX_FD): the exporter writes a
+   POSIX file descriptor for the pool (the caller closes it; NOT_SUPPORTED for a pool made without
+   an export handle type, or a device or driver that cannot export) and RMM_IPC_HANDLE_BYTES naming
+   each block; the importer imports the pool from the descriptor (received over a Unix socket; an
+   imported pool cannot allocate), then each block, frees each imported block before the exporter
+   frees it (rmm_mem_pool_free_imported), and destroys the imported pool last. */
+RMMDEF rmm_status rmm_mem_pool_export_fd(rmm_mem_pool pool, int *fd);
+RMMDEF rmm_status rmm_mem_pool_import_fd(int fd, rmm_mem_pool *pool);
+RMMDEF rmm_status rmm_mem_pool_export_pointer(void *ptr, unsigned char *handle);
+RMMDEF rmm_status rmm_mem_pool_import_pointer(rmm_mem_pool pool, const unsigned char *handle, void **ptr);
+RMMDEF rmm_status rmm_mem_pool_free_imported(void *ptr);
+RMMDEF rmm_status rmm_mem_pool_destroy_imported(rmm_mem_pool pool);
 
 /* ======================================================================================= */
 /* ==== containers: device buffer, uvector, scalar ====================================== */
@@ -784,7 +895,9 @@ RMMDEF rmm_status rmm_device_scalar_release(rmm_device_scalar *s);
 /* ======================================================================================= */ /* >>legacy */
 
 /* The 2019 C API. rmmInitialize builds cudaMalloc or managed memory, with a pool on top in pool mode
-   (initial_pool_size 0: half of total device memory). rmmAlloc/rmmFree are thread-safe; rmmFree
+   (initial_pool_size 0: half of total device memory; RMM_ALLOC_CONF, if set, over that: see
+   rmm_pool_desc_parse; without its own initial, the default initial size is none with virtual
+   growth and at most its maximum). rmmAlloc/rmmFree are thread-safe; rmmFree
    needs no size (this layer remembers sizes in a map). Anything but rmmInitialize,
    rmmIsInitialized and rmmGetErrorString before rmmInitialize or after rmmFinalize is
    RMM_ERROR_NOT_INITIALIZED; rmmInitialize twice is INVALID_ARGUMENT. Errors name the file and
@@ -997,13 +1110,39 @@ extern int posix_memalign(void **memptr, size_t alignment, size_t size);
 /* ======================================================================================= */ /* >>util */
 
 #define RMM__MIB ((size_t)1 << 20)
+#define RMM__POOL_GRANULARITY (2 * RMM__MIB) /* the pool's default growth_granularity_bytes (0 means it too) */
+/* Atomics: one vocabulary over the GCC/Clang builtins (every compiler rmm.h supports has them;
+   nvcc hands host code to one). The plain verb has the order its use usually needs: a load
+   acquires, a store releases, a read-modify-write does both; _RELAXED and _SEQ_CST name the
+   others. ADD and SUB return the new value, XCHG the old one, CAS whether it swapped (on failure
+   *expected gets the current value). Nothing else in the header calls an __atomic builtin. */
 #define RMM__ATOMIC_LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define RMM__ATOMIC_LOAD_RELAXED(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define RMM__ATOMIC_LOAD_SEQ_CST(p) __atomic_load_n((p), __ATOMIC_SEQ_CST)
 #define RMM__ATOMIC_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define RMM__ATOMIC_STORE_RELAXED(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+#define RMM__ATOMIC_STORE_SEQ_CST(p, v) __atomic_store_n((p), (v), __ATOMIC_SEQ_CST)
 #define RMM__ATOMIC_ADD(p, v) __atomic_add_fetch((p), (v), __ATOMIC_ACQ_REL)
+#define RMM__ATOMIC_ADD_RELAXED(p, v) __atomic_add_fetch((p), (v), __ATOMIC_RELAXED)
+#define RMM__ATOMIC_ADD_SEQ_CST(p, v) __atomic_add_fetch((p), (v), __ATOMIC_SEQ_CST)
 #define RMM__ATOMIC_SUB(p, v) __atomic_sub_fetch((p), (v), __ATOMIC_ACQ_REL)
+#define RMM__ATOMIC_XCHG(p, v) __atomic_exchange_n((p), (v), __ATOMIC_ACQ_REL)
+#define RMM__ATOMIC_XCHG_ACQUIRE(p, v) __atomic_exchange_n((p), (v), __ATOMIC_ACQUIRE)
 #define RMM__ATOMIC_CAS(p, expected, desired) \
     __atomic_compare_exchange_n((p), (expected), (desired), false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
+#define RMM__ATOMIC_CAS_WEAK_RELAXED(p, expected, desired) \
+    __atomic_compare_exchange_n((p), (expected), (desired), true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)
+
+/* A compile-time check of what a bit trick or a table assumes (C11/C++11 keyword where there is
+   one, else an array type of size -1, which every C99 compiler rejects). */
+#if defined(__cplusplus) && __cplusplus >= 201103L
+#define RMM__STATIC_ASSERT(cond, name) static_assert(cond, #name)
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define RMM__STATIC_ASSERT(cond, name) _Static_assert(cond, #name)
+#else
+#define RMM__STATIC_ASSERT(cond, name) typedef char rmm__static_assert_##name[(cond) ? 1 : -1]
+#endif
+RMM__STATIC_ASSERT(sizeof(size_t) <= sizeof(uint64_t), size_t_fits_the_64_bit_bit_tricks);
 
 RMM__PRIVATE bool rmm__is_pow2(size_t x) { return x != 0 && (x & (x - 1)) == 0; }
 /* Two roundings, never to be mixed up: rmm__align_up/down take a power-of-two alignment (a mask);
@@ -1049,9 +1188,12 @@ RMM__PRIVATE void *rmm__calloc(size_t count, size_t size) {
     return p;
 }
 
+/* The one mutex type (a pthread mutex): rmm__mutex_init for one inside an object,
+   RMM__MUTEX_INIT for a static one. The sub-allocators' hot paths take rmm__spin instead. */
 typedef struct rmm__mutex {
     pthread_mutex_t m;
 } rmm__mutex;
+#define RMM__MUTEX_INIT {PTHREAD_MUTEX_INITIALIZER}
 RMM__PRIVATE void rmm__mutex_init(rmm__mutex *m) { pthread_mutex_init(&m->m, NULL); }
 RMM__PRIVATE void rmm__mutex_destroy(rmm__mutex *m) { pthread_mutex_destroy(&m->m); }
 RMM__PRIVATE void rmm__lock(rmm__mutex *m) { pthread_mutex_lock(&m->m); }
@@ -1076,9 +1218,9 @@ typedef struct rmm__spin {
 } rmm__spin;
 RMM__PRIVATE bool rmm__spin_lock_slow(rmm__spin *l, uint64_t me) {
     unsigned spins = 0;
-    if (__atomic_load_n(&l->holder, __ATOMIC_RELAXED) == me) return false; /* reentrant */
+    if (RMM__ATOMIC_LOAD_RELAXED(&l->holder) == me) return false; /* reentrant */
     for (;;) {
-        while (__atomic_load_n(&l->held, __ATOMIC_RELAXED)) {
+        while (RMM__ATOMIC_LOAD_RELAXED(&l->held)) {
             if (++spins < 128) {
 #if defined(__x86_64__) || defined(__i386__)
                 __builtin_ia32_pause();
@@ -1087,28 +1229,28 @@ RMM__PRIVATE bool rmm__spin_lock_slow(rmm__spin *l, uint64_t me) {
                 sched_yield();
             }
         }
-        if (__atomic_exchange_n(&l->held, 1, __ATOMIC_ACQUIRE) == 0) break;
+        if (RMM__ATOMIC_XCHG_ACQUIRE(&l->held, 1) == 0) break;
     }
-    __atomic_store_n(&l->holder, me, __ATOMIC_RELAXED);
+    RMM__ATOMIC_STORE_RELAXED(&l->holder, me);
     return true;
 }
 static inline bool rmm__spin_lock(rmm__spin *l) {
     uint64_t me = rmm__thread_serial();
-    if (RMM__LIKELY(__atomic_exchange_n(&l->held, 1, __ATOMIC_ACQUIRE) == 0)) {
-        __atomic_store_n(&l->holder, me, __ATOMIC_RELAXED);
+    if (RMM__LIKELY(RMM__ATOMIC_XCHG_ACQUIRE(&l->held, 1) == 0)) {
+        RMM__ATOMIC_STORE_RELAXED(&l->holder, me);
         return true;
     }
     return rmm__spin_lock_slow(l, me);
 }
 /* Takes the lock only if it is free now; never waits. */
 static inline bool rmm__spin_trylock(rmm__spin *l) {
-    if (__atomic_load_n(&l->held, __ATOMIC_RELAXED) || __atomic_exchange_n(&l->held, 1, __ATOMIC_ACQUIRE) != 0) return false;
-    __atomic_store_n(&l->holder, rmm__thread_serial(), __ATOMIC_RELAXED);
+    if (RMM__ATOMIC_LOAD_RELAXED(&l->held) || RMM__ATOMIC_XCHG_ACQUIRE(&l->held, 1) != 0) return false;
+    RMM__ATOMIC_STORE_RELAXED(&l->holder, rmm__thread_serial());
     return true;
 }
 static inline void rmm__spin_unlock(rmm__spin *l) {
-    __atomic_store_n(&l->holder, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&l->held, 0, __ATOMIC_RELEASE);
+    RMM__ATOMIC_STORE_RELAXED(&l->holder, 0);
+    RMM__ATOMIC_STORE(&l->held, 0);
 }
 
 /* The OS thread id, as RMM's logs print it (one system call per thread, then cached). */
@@ -1347,7 +1489,7 @@ RMM__PRIVATE rmm_status rmm__event_synchronize(rmm__event event);
 RMM__PRIVATE rmm_status rmm__event_query(rmm__event event, bool *done);
 RMM__PRIVATE rmm_status rmm__stream_wait_event(rmm_stream stream, rmm__event event);
 /* streams: non-blocking create, destroy, synchronize; a process-unique id (cudaStreamGetId) */
-RMM__PRIVATE rmm_status rmm__stream_create_raw(rmm_stream *stream);
+RMM__PRIVATE rmm_status rmm__stream_create_raw(rmm_stream *stream, bool blocking); /* blocking: cudaStreamDefault */
 RMM__PRIVATE rmm_status rmm__stream_destroy_raw(rmm_stream stream);
 RMM__PRIVATE rmm_status rmm__stream_sync_raw(rmm_stream stream);
 RMM__PRIVATE rmm_status rmm__stream_unique_id(rmm_stream stream, uint64_t *id);
@@ -1355,7 +1497,21 @@ RMM__PRIVATE rmm_status rmm__stream_unique_id(rmm_stream stream, uint64_t *id);
    memory that is not managed, or a device without concurrent managed access) */
 RMM__PRIVATE rmm_status rmm__memcpy_async(void *dst, const void *src, size_t bytes, rmm_stream stream);
 RMM__PRIVATE rmm_status rmm__memset_async(void *dst, int value, size_t bytes, rmm_stream stream);
-RMM__PRIVATE rmm_status rmm__prefetch(void *ptr, size_t bytes, int device, rmm_stream stream);
+RMM__PRIVATE rmm_status rmm__prefetch(void *ptr, size_t bytes, int device, rmm_stream stream); /* device < 0: the host */
+/* device attributes (cudaDeviceGetAttribute; *cuda_error the CUDA error code on failure) and versions */
+RMM__PRIVATE rmm_status rmm__device_attribute(int attribute, int device, int *value, int *cuda_error);
+RMM__PRIVATE rmm_status rmm__versions(int *runtime, int *driver);
+/* CUDA IPC: legacy handles of whole allocations, and memory pools shared through a POSIX fd with
+   their blocks named by RMM_IPC_HANDLE_BYTES each (the host backend: NOT_SUPPORTED) */
+RMM__PRIVATE rmm_status rmm__ipc_get(void *base, unsigned char *handle);
+RMM__PRIVATE rmm_status rmm__ipc_open(const unsigned char *handle, void **base);
+RMM__PRIVATE rmm_status rmm__ipc_close(void *base);
+RMM__PRIVATE rmm_status rmm__mempool_export_fd(rmm_mem_pool pool, int *fd);
+RMM__PRIVATE rmm_status rmm__mempool_import_fd(int fd, rmm_mem_pool *pool);
+RMM__PRIVATE rmm_status rmm__mempool_export_ptr(void *ptr, unsigned char *handle);
+RMM__PRIVATE rmm_status rmm__mempool_import_ptr(rmm_mem_pool pool, const unsigned char *handle, void **ptr);
+RMM__PRIVATE rmm_status rmm__imported_free(void *ptr);
+RMM__PRIVATE rmm_status rmm__mempool_destroy_imported(rmm_mem_pool pool);
 /* the driver's memory pools (cudaMallocAsync): support and export-handle mask of a device, owned
    pools, allocation from a pool and stream-ordered free */
 RMM__PRIVATE rmm_status rmm__mempool_support(int device, bool *supported, unsigned *handle_mask);
@@ -1489,8 +1645,9 @@ RMM__PRIVATE rmm_status rmm__stream_wait_event(rmm_stream stream, rmm__event eve
     RMM__CU(cudaStreamWaitEvent(stream, (cudaEvent_t)event, 0), "cudaStreamWaitEvent", "stream=%p", (void *)stream);
     return RMM_SUCCESS;
 }
-RMM__PRIVATE rmm_status rmm__stream_create_raw(rmm_stream *stream) {
-    RMM__CU(cudaStreamCreateWithFlags(stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags", "%s", "");
+RMM__PRIVATE rmm_status rmm__stream_create_raw(rmm_stream *stream, bool blocking) {
+    RMM__CU(cudaStreamCreateWithFlags(stream, blocking ? cudaStreamDefault : cudaStreamNonBlocking), "cudaStreamCreateWithFlags", "%s",
+            blocking ? "cudaStreamDefault" : "cudaStreamNonBlocking");
     return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__stream_destroy_raw(rmm_stream stream) {
@@ -1520,22 +1677,110 @@ RMM__PRIVATE rmm_status rmm__memset_async(void *dst, int value, size_t bytes, rm
 /* Prefetches managed memory; memory that is not managed, or a device without concurrent managed
    access, is not an error (there is nothing to prefetch). */
 RMM__PRIVATE rmm_status rmm__prefetch(void *ptr, size_t bytes, int device, rmm_stream stream) {
-    int concurrent = 0;
+    int concurrent = 0, probe = device;
     cudaError_t err;
     struct cudaMemLocation loc;
-    if (cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess, device) != cudaSuccess || !concurrent) {
+    if (probe < 0) RMM__CU(cudaGetDevice(&probe), "cudaGetDevice", "%s", "");
+    if (cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess, probe) != cudaSuccess || !concurrent) {
         (void)cudaGetLastError();
         return RMM_SUCCESS;
     }
     memset(&loc, 0, sizeof loc);
-    loc.type = cudaMemLocationTypeDevice;
-    loc.id = device;
+    loc.type = device < 0 ? cudaMemLocationTypeHost : cudaMemLocationTypeDevice;
+    loc.id = device < 0 ? 0 : device;
     err = cudaMemPrefetchAsync(ptr, bytes, loc, 0, stream);
     if (err == cudaErrorInvalidValue) {
         (void)cudaGetLastError();
         return RMM_SUCCESS;
     }
     if (err != cudaSuccess) return rmm__cuda_fail(err, "cudaMemPrefetchAsync", "ptr=%p, bytes=%zu", ptr, bytes);
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__device_attribute(int attribute, int device, int *value, int *cuda_error) {
+    cudaError_t err = cudaDeviceGetAttribute(value, (enum cudaDeviceAttr)attribute, device);
+    if (err == cudaSuccess) return RMM_SUCCESS;
+    *value = 0;
+    *cuda_error = (int)err;
+    return rmm__cuda_fail(err, "cudaDeviceGetAttribute", "attr=%d, device=%d", attribute, device);
+}
+RMM__PRIVATE rmm_status rmm__versions(int *runtime, int *driver) {
+    cudaError_t rerr = cudaRuntimeGetVersion(runtime), derr = cudaDriverGetVersion(driver); /* (no driver: 0, success) */
+    if (rerr != cudaSuccess) *runtime = 0;
+    if (derr != cudaSuccess) *driver = 0;
+    if (rerr != cudaSuccess) return rmm__cuda_fail(rerr, "cudaRuntimeGetVersion", "%s", "");
+    if (derr != cudaSuccess) return rmm__cuda_fail(derr, "cudaDriverGetVersion", "%s", "");
+    return RMM_SUCCESS;
+}
+/* CUDA IPC. The exports fail NOT_SUPPORTED for every error but out of memory (a pool made without
+   an export handle type, a device or driver without POSIX fd handles); every call NOT_SUPPORTED
+   for cudaErrorNotSupported. */
+RMM__STATIC_ASSERT(sizeof(cudaIpcMemHandle_t) == RMM_IPC_HANDLE_BYTES, ipc_mem_handle_is_64_bytes);
+RMM__STATIC_ASSERT(sizeof(struct cudaMemPoolPtrExportData) == RMM_IPC_HANDLE_BYTES, pool_pointer_export_data_is_64_bytes);
+RMM__PRIVATE rmm_status rmm__ipc_fail(cudaError_t err, const char *call, bool export_any) {
+    if (export_any && err != cudaErrorMemoryAllocation) {
+        const char *name = cudaGetErrorName(err);
+        (void)cudaGetLastError();
+        return rmm__fail(RMM_ERROR_NOT_SUPPORTED,
+                         "%s failed: %s: not supported here (an async resource must be created with RMM_EXPORT_POSIX_FD, in Python "
+                         "enable_ipc=True, on a device and driver that support POSIX file descriptor handles)",
+                         call, name);
+    }
+    if (err == cudaErrorNotSupported) {
+        (void)cudaGetLastError();
+        return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "%s failed: cudaErrorNotSupported: not supported on this device or driver", call);
+    }
+    return rmm__cuda_fail(err, call, "%s", "");
+}
+#define RMM__IPC(expr, call, export_any)                                   \
+    do {                                                                    \
+        cudaError_t rmm__ipc_err_ = (expr);                                 \
+        if (rmm__ipc_err_ != cudaSuccess) return rmm__ipc_fail(rmm__ipc_err_, call, export_any); \
+    } while (0)
+RMM__PRIVATE rmm_status rmm__ipc_get(void *base, unsigned char *handle) {
+    cudaIpcMemHandle_t h;
+    RMM__IPC(cudaIpcGetMemHandle(&h, base), "cudaIpcGetMemHandle", false);
+    memcpy(handle, &h, sizeof h);
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__ipc_open(const unsigned char *handle, void **base) {
+    cudaIpcMemHandle_t h;
+    memcpy(&h, handle, sizeof h);
+    RMM__IPC(cudaIpcOpenMemHandle(base, h, cudaIpcMemLazyEnablePeerAccess), "cudaIpcOpenMemHandle", false);
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__ipc_close(void *base) {
+    RMM__IPC(cudaIpcCloseMemHandle(base), "cudaIpcCloseMemHandle", false);
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__mempool_export_fd(rmm_mem_pool pool, int *fd) {
+    int handle = -1;
+    RMM__IPC(cudaMemPoolExportToShareableHandle(&handle, pool, cudaMemHandleTypePosixFileDescriptor, 0), "cudaMemPoolExportToShareableHandle", true);
+    *fd = handle;
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__mempool_import_fd(int fd, rmm_mem_pool *pool) {
+    RMM__IPC(cudaMemPoolImportFromShareableHandle(pool, (void *)(intptr_t)fd, cudaMemHandleTypePosixFileDescriptor, 0),
+             "cudaMemPoolImportFromShareableHandle", false);
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__mempool_export_ptr(void *ptr, unsigned char *handle) {
+    struct cudaMemPoolPtrExportData d;
+    RMM__IPC(cudaMemPoolExportPointer(&d, ptr), "cudaMemPoolExportPointer", true);
+    memcpy(handle, &d, sizeof d);
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__mempool_import_ptr(rmm_mem_pool pool, const unsigned char *handle, void **ptr) {
+    struct cudaMemPoolPtrExportData d;
+    memcpy(&d, handle, sizeof d);
+    RMM__IPC(cudaMemPoolImportPointer(ptr, pool, &d), "cudaMemPoolImportPointer", false);
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__imported_free(void *ptr) {
+    RMM__IPC(cudaFree(ptr), "cudaFree (an imported pointer)", false);
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__mempool_destroy_imported(rmm_mem_pool pool) {
+    RMM__IPC(cudaMemPoolDestroy(pool), "cudaMemPoolDestroy", false);
     return RMM_SUCCESS;
 }
 /* Memory pools (cudaMallocAsync) */
@@ -1747,7 +1992,7 @@ static RMM__TLS int rmm__host_current_device;
 /* The simulated primary contexts: a device's becomes active when it is made current, or when
    memory, a stream or an event is made on it (as CUDA's does). Tests may clear them. */
 static int rmm__host_context[RMM_HOST_BACKEND_DEVICES];
-static pthread_mutex_t rmm__host_streams_lock = PTHREAD_MUTEX_INITIALIZER;
+static rmm__mutex rmm__host_streams_lock = RMM__MUTEX_INIT;
 static rmm__addr_map rmm__host_streams;       /* every stream record ever made */
 static struct rmm__host_stream *rmm__host_spare_streams;
 
@@ -1755,26 +2000,26 @@ RMM__IMPL void rmm_host_backend_set_capacity(size_t bytes) { RMM__ATOMIC_STORE(&
 
 /* Injected failures, for tests of error paths (rmm_host_backend_fail_calls). */
 static struct {
-    pthread_mutex_t lock;
+    rmm__mutex lock;
     int armed;
     char call[64];
     unsigned skip, times;
     rmm_status status;
-} rmm__host_faults = {PTHREAD_MUTEX_INITIALIZER, 0, "", 0, 0, RMM_SUCCESS};
+} rmm__host_faults = {RMM__MUTEX_INIT, 0, "", 0, 0, RMM_SUCCESS};
 RMM__IMPL void rmm_host_backend_fail_calls(const char *call, unsigned nth, unsigned times, rmm_status status) {
-    pthread_mutex_lock(&rmm__host_faults.lock);
+    rmm__lock(&rmm__host_faults.lock);
     rmm__copy_text(rmm__host_faults.call, sizeof rmm__host_faults.call, call ? call : "");
     rmm__host_faults.skip = nth > 0 ? nth - 1 : 0;
     rmm__host_faults.times = call ? times : 0;
     rmm__host_faults.status = status == RMM_SUCCESS ? RMM_ERROR_CUDA : status;
     RMM__ATOMIC_STORE(&rmm__host_faults.armed, rmm__host_faults.times > 0);
-    pthread_mutex_unlock(&rmm__host_faults.lock);
+    rmm__unlock(&rmm__host_faults.lock);
 }
 /* true (and *status set) iff this call of `call` is to fail. One relaxed load when nothing is armed. */
 RMM__PRIVATE bool rmm__host_fault(const char *call, rmm_status *status) {
     bool hit = false;
     if (RMM__LIKELY(!RMM__ATOMIC_LOAD_RELAXED(&rmm__host_faults.armed))) return false;
-    pthread_mutex_lock(&rmm__host_faults.lock);
+    rmm__lock(&rmm__host_faults.lock);
     if (rmm__host_faults.times > 0 && strcmp(rmm__host_faults.call, call) == 0) {
         if (rmm__host_faults.skip > 0) {
             rmm__host_faults.skip--;
@@ -1784,7 +2029,7 @@ RMM__PRIVATE bool rmm__host_fault(const char *call, rmm_status *status) {
             if (--rmm__host_faults.times == 0) RMM__ATOMIC_STORE(&rmm__host_faults.armed, 0);
         }
     }
-    pthread_mutex_unlock(&rmm__host_faults.lock);
+    rmm__unlock(&rmm__host_faults.lock);
     return hit;
 }
 #define RMM__HOST_FAULT(call)                                                                              \
@@ -1799,29 +2044,29 @@ RMM__PRIVATE bool rmm__host_fault(const char *call, rmm_status *status) {
 RMM__PRIVATE rmm_status rmm__host_stream_check(rmm_stream stream, const char *call) {
     bool live;
     if ((uintptr_t)stream <= 2) return RMM_SUCCESS;
-    pthread_mutex_lock(&rmm__host_streams_lock);
+    rmm__lock(&rmm__host_streams_lock);
     live = rmm__host_streams.slots && rmm__addr_map_find(&rmm__host_streams, (uintptr_t)stream) && stream->magic == RMM__HOST_STREAM_MAGIC;
-    pthread_mutex_unlock(&rmm__host_streams_lock);
+    rmm__unlock(&rmm__host_streams_lock);
     if (!live) return rmm__fail(RMM_ERROR_CUDA, "%s(stream=%p) failed: cudaErrorInvalidResourceHandle (invalid resource handle)", call, (void *)stream);
     return RMM_SUCCESS;
 }
 
 /* Every live "device" allocation, so that a free of anything else fails as cudaFree does
    (cudaErrorInvalidValue) instead of reading a header that is not there. */
-static pthread_mutex_t rmm__host_live_lock = PTHREAD_MUTEX_INITIALIZER;
+static rmm__mutex rmm__host_live_lock = RMM__MUTEX_INIT;
 static rmm__addr_map rmm__host_live;
 RMM__PRIVATE bool rmm__host_live_add(void *p) {
     bool ok;
-    pthread_mutex_lock(&rmm__host_live_lock);
+    rmm__lock(&rmm__host_live_lock);
     ok = (rmm__host_live.slots || rmm__addr_map_init(&rmm__host_live, 1024)) && rmm__addr_map_put(&rmm__host_live, (uintptr_t)p, p);
-    pthread_mutex_unlock(&rmm__host_live_lock);
+    rmm__unlock(&rmm__host_live_lock);
     return ok;
 }
 RMM__PRIVATE bool rmm__host_live_remove(void *p) {
     bool found;
-    pthread_mutex_lock(&rmm__host_live_lock);
+    rmm__lock(&rmm__host_live_lock);
     found = rmm__host_live.slots && rmm__addr_map_remove(&rmm__host_live, (uintptr_t)p) != NULL;
-    pthread_mutex_unlock(&rmm__host_live_lock);
+    rmm__unlock(&rmm__host_live_lock);
     return found;
 }
 RMM__PRIVATE rmm_status rmm__host_malloc_counted(void **ptr, size_t bytes, const char *call) {
@@ -1941,11 +2186,12 @@ RMM__PRIVATE rmm_status rmm__stream_wait_event(rmm_stream stream, rmm__event eve
     RMM__HOST_FAULT("cudaStreamWaitEvent");
     return rmm__host_stream_check(stream, "cudaStreamWaitEvent");
 }
-RMM__PRIVATE rmm_status rmm__stream_create_raw(rmm_stream *stream) {
+RMM__PRIVATE rmm_status rmm__stream_create_raw(rmm_stream *stream, bool blocking) {
     struct rmm__host_stream *s;
+    (void)blocking; /* host streams all run in order */
     RMM__HOST_FAULT("cudaStreamCreateWithFlags");
     RMM__ATOMIC_STORE(&rmm__host_context[rmm__host_current_device], 1);
-    pthread_mutex_lock(&rmm__host_streams_lock);
+    rmm__lock(&rmm__host_streams_lock);
     s = rmm__host_spare_streams;
     if (s) {
         rmm__host_spare_streams = s->next_spare;
@@ -1961,7 +2207,7 @@ RMM__PRIVATE rmm_status rmm__stream_create_raw(rmm_stream *stream) {
         s->magic = RMM__HOST_STREAM_MAGIC;
         s->next_spare = NULL;
     }
-    pthread_mutex_unlock(&rmm__host_streams_lock);
+    rmm__unlock(&rmm__host_streams_lock);
     if (!s) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "cudaStreamCreateWithFlags() failed: host out of memory");
     *stream = s;
     return RMM_SUCCESS;
@@ -1970,11 +2216,11 @@ RMM__PRIVATE rmm_status rmm__stream_destroy_raw(rmm_stream stream) {
     RMM__HOST_FAULT("cudaStreamDestroy");
     RMM_TRY(rmm__host_stream_check(stream, "cudaStreamDestroy"));
     if ((uintptr_t)stream <= 2) return rmm__fail(RMM_ERROR_CUDA, "cudaStreamDestroy(stream=%p) failed: cudaErrorInvalidResourceHandle", (void *)stream);
-    pthread_mutex_lock(&rmm__host_streams_lock);
+    rmm__lock(&rmm__host_streams_lock);
     stream->magic = RMM__HOST_STREAM_DEAD;
     stream->next_spare = rmm__host_spare_streams;
     rmm__host_spare_streams = stream;
-    pthread_mutex_unlock(&rmm__host_streams_lock);
+    rmm__unlock(&rmm__host_streams_lock);
     return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__stream_sync_raw(rmm_stream stream) {
@@ -2006,6 +2252,94 @@ RMM__PRIVATE rmm_status rmm__prefetch(void *ptr, size_t bytes, int device, rmm_s
     (void)device;
     RMM__HOST_FAULT("cudaMemPrefetchAsync");
     return rmm__host_stream_check(stream, "cudaMemPrefetchAsync");
+}
+/* The simulated devices' attributes: an H100-like discrete GPU with the capabilities this backend
+   implements (see rmm_device_get_attribute); any other attribute is 0. */
+static const int rmm__host_attributes[][2] = {
+    {1, 1024},       /* cudaDevAttrMaxThreadsPerBlock */
+    {2, 1024},       /* cudaDevAttrMaxBlockDimX */
+    {3, 1024},       /* cudaDevAttrMaxBlockDimY */
+    {4, 64},         /* cudaDevAttrMaxBlockDimZ */
+    {5, 2147483647}, /* cudaDevAttrMaxGridDimX */
+    {6, 65535},      /* cudaDevAttrMaxGridDimY */
+    {7, 65535},      /* cudaDevAttrMaxGridDimZ */
+    {8, 49152},      /* cudaDevAttrMaxSharedMemoryPerBlock */
+    {9, 65536},      /* cudaDevAttrTotalConstantMemory */
+    {10, 32},        /* cudaDevAttrWarpSize */
+    {16, 132},       /* cudaDevAttrMultiProcessorCount */
+    {18, 0},         /* cudaDevAttrIntegrated */
+    {19, 1},         /* cudaDevAttrCanMapHostMemory */
+    {20, 0},         /* cudaDevAttrComputeMode: default */
+    {31, 1},         /* cudaDevAttrConcurrentKernels */
+    {39, 2048},      /* cudaDevAttrMaxThreadsPerMultiProcessor */
+    {40, 2},         /* cudaDevAttrAsyncEngineCount */
+    {41, 1},         /* cudaDevAttrUnifiedAddressing */
+    {75, 9},         /* cudaDevAttrComputeCapabilityMajor */
+    {76, 0},         /* cudaDevAttrComputeCapabilityMinor */
+    {83, 1},         /* cudaDevAttrManagedMemory */
+    {88, 0},         /* cudaDevAttrPageableMemoryAccess */
+    {89, 1},         /* cudaDevAttrConcurrentManagedAccess */
+    {99, 1},         /* cudaDevAttrHostRegisterSupported */
+    {100, 0},        /* cudaDevAttrPageableMemoryAccessUsesHostPageTables */
+    {101, 0},        /* cudaDevAttrDirectManagedMemAccessFromHost */
+    {115, 1},        /* cudaDevAttrMemoryPoolsSupported */
+    {119, 1},        /* cudaDevAttrMemoryPoolSupportedHandleTypes: cudaMemHandleTypePosixFileDescriptor */
+};
+RMM__PRIVATE rmm_status rmm__device_attribute(int attribute, int device, int *value, int *cuda_error) {
+    size_t i;
+    if (device < 0 || device >= RMM_HOST_BACKEND_DEVICES) {
+        *cuda_error = 101;
+        return rmm__fail(RMM_ERROR_CUDA, "cudaDeviceGetAttribute(attr=%d, device=%d) failed: cudaErrorInvalidDevice (invalid device ordinal)", attribute, device);
+    }
+    if (attribute < 1) {
+        *cuda_error = 1;
+        return rmm__fail(RMM_ERROR_CUDA, "cudaDeviceGetAttribute(attr=%d, device=%d) failed: cudaErrorInvalidValue (invalid argument)", attribute, device);
+    }
+    for (i = 0; i < sizeof rmm__host_attributes / sizeof rmm__host_attributes[0]; i++)
+        if (rmm__host_attributes[i][0] == attribute) *value = rmm__host_attributes[i][1];
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__versions(int *runtime, int *driver) {
+    *runtime = *driver = 0;
+    return RMM_SUCCESS;
+}
+/* No other process can see this backend's memory: IPC is NOT_SUPPORTED. */
+#define RMM__HOST_NO_IPC(call) rmm__fail(RMM_ERROR_NOT_SUPPORTED, "%s: CUDA IPC needs the CUDA backend (this is the host backend)", call)
+RMM__PRIVATE rmm_status rmm__ipc_get(void *base, unsigned char *handle) {
+    (void)base, (void)handle;
+    return RMM__HOST_NO_IPC("cudaIpcGetMemHandle");
+}
+RMM__PRIVATE rmm_status rmm__ipc_open(const unsigned char *handle, void **base) {
+    (void)handle, (void)base;
+    return RMM__HOST_NO_IPC("cudaIpcOpenMemHandle");
+}
+RMM__PRIVATE rmm_status rmm__ipc_close(void *base) {
+    (void)base;
+    return RMM__HOST_NO_IPC("cudaIpcCloseMemHandle");
+}
+RMM__PRIVATE rmm_status rmm__mempool_export_fd(rmm_mem_pool pool, int *fd) {
+    (void)pool, (void)fd;
+    return RMM__HOST_NO_IPC("cudaMemPoolExportToShareableHandle");
+}
+RMM__PRIVATE rmm_status rmm__mempool_import_fd(int fd, rmm_mem_pool *pool) {
+    (void)fd, (void)pool;
+    return RMM__HOST_NO_IPC("cudaMemPoolImportFromShareableHandle");
+}
+RMM__PRIVATE rmm_status rmm__mempool_export_ptr(void *ptr, unsigned char *handle) {
+    (void)ptr, (void)handle;
+    return RMM__HOST_NO_IPC("cudaMemPoolExportPointer");
+}
+RMM__PRIVATE rmm_status rmm__mempool_import_ptr(rmm_mem_pool pool, const unsigned char *handle, void **ptr) {
+    (void)pool, (void)handle, (void)ptr;
+    return RMM__HOST_NO_IPC("cudaMemPoolImportPointer");
+}
+RMM__PRIVATE rmm_status rmm__imported_free(void *ptr) {
+    (void)ptr;
+    return RMM__HOST_NO_IPC("cudaFree (an imported pointer)");
+}
+RMM__PRIVATE rmm_status rmm__mempool_destroy_imported(rmm_mem_pool pool) {
+    (void)pool;
+    return RMM__HOST_NO_IPC("cudaMemPoolDestroy (an imported pool)");
 }
 /* The host backend's "device" can export POSIX file descriptors but has no fabric. */
 RMM__PRIVATE rmm_status rmm__mempool_support(int device, bool *supported, unsigned *handle_mask) {
@@ -2132,10 +2466,7 @@ RMM__PRIVATE rmm_status rmm__vm_unmap(char *va, size_t bytes) {
    that nobody asked for; such a thread is left on `device` instead (PyTorch's MaybeSetDevice rule
    leaves the CUDA runtime there too). A thread that relies on the implicit device 0 after such a
    call should set it itself. */
-typedef struct rmm__device_guard {
-    int previous;
-    bool switched;
-} rmm__device_guard;
+typedef rmm_device_scope rmm__device_guard; /* the public rmm_device_scope */
 RMM__PRIVATE rmm_status rmm__device_enter(rmm__device_guard *g, int device) {
     g->switched = false;
     RMM_TRY(rmm__get_device(&g->previous));
@@ -2147,6 +2478,19 @@ RMM__PRIVATE rmm_status rmm__device_enter(rmm__device_guard *g, int device) {
 }
 RMM__PRIVATE void rmm__device_leave(const rmm__device_guard *g) {
     if (g->switched && rmm__device_context_active(g->previous)) (void)rmm__set_device(g->previous);
+}
+RMM__IMPL rmm_status rmm_device_scope_enter(rmm_device_scope *scope, int device) {
+    rmm_status st;
+    if (!scope) return RMM__NULL_OUT("rmm_device_scope_enter", "scope");
+    st = rmm__device_enter(scope, device);
+    if (st != RMM_SUCCESS && scope->switched) {
+        (void)rmm__set_device(scope->previous); /* (not reached today: enter fails before it switches) */
+        scope->switched = false;
+    }
+    return st;
+}
+RMM__IMPL void rmm_device_scope_leave(const rmm_device_scope *scope) {
+    if (scope) rmm__device_leave(scope);
 }
 
 /* Debug margins (RMM_DEBUG_MARGIN): N bytes after each block, filled with a pattern when the block is
@@ -2258,7 +2602,7 @@ typedef struct rmm__nvtx_name {
 } rmm__nvtx_name;
 static rmm__nvtx_name rmm__nvtx_names[64];
 static int rmm__nvtx_name_count;
-static pthread_mutex_t rmm__nvtx_names_lock = PTHREAD_MUTEX_INITIALIZER;
+static rmm__mutex rmm__nvtx_names_lock = RMM__MUTEX_INIT;
 static const char *const rmm__nvtx_op_text[RMM__NVTX_OPS] = {"allocate", "free", "allocate failed"};
 RMM__PRIVATE nvtxStringHandle_t rmm__nvtx_find(const char *type, int op) {
     int i, n = RMM__ATOMIC_LOAD(&rmm__nvtx_name_count);
@@ -2273,7 +2617,7 @@ RMM__PRIVATE void rmm__nvtx_mark(const rmm_resource *mr, int op, size_t bytes) {
     char text[96];
     pthread_once(&rmm__nvtx_once, rmm__nvtx_init);
     if (!h) {
-        pthread_mutex_lock(&rmm__nvtx_names_lock);
+        rmm__lock(&rmm__nvtx_names_lock);
         h = rmm__nvtx_find(type, op);
         if (!h && rmm__nvtx_name_count < (int)(sizeof rmm__nvtx_names / sizeof rmm__nvtx_names[0])) {
             rmm__nvtx_name *e = &rmm__nvtx_names[rmm__nvtx_name_count];
@@ -2286,7 +2630,7 @@ RMM__PRIVATE void rmm__nvtx_mark(const rmm_resource *mr, int op, size_t bytes) {
             h = e->op[op];
             RMM__ATOMIC_STORE(&rmm__nvtx_name_count, rmm__nvtx_name_count + 1);
         }
-        pthread_mutex_unlock(&rmm__nvtx_names_lock);
+        rmm__unlock(&rmm__nvtx_names_lock);
     }
     memset(&ev, 0, sizeof ev);
     ev.version = NVTX_VERSION;
@@ -2337,18 +2681,18 @@ RMM__PRIVATE bool rmm__stream_is_legacy(rmm_stream s) {
 
 static int rmm__log_level = RMM_LOG_LEVEL;
 static FILE *rmm__log_file;
-static pthread_mutex_t rmm__log_lock = PTHREAD_MUTEX_INITIALIZER;
+static rmm__mutex rmm__log_lock = RMM__MUTEX_INIT;
 
 RMM__IMPL int rmm_set_log_level(int level) {
     if (level < RMM_LOG_LEVEL_TRACE) level = RMM_LOG_LEVEL_TRACE;
     if (level > RMM_LOG_LEVEL_OFF) level = RMM_LOG_LEVEL_OFF;
-    return __atomic_exchange_n(&rmm__log_level, level, __ATOMIC_ACQ_REL);
+    return RMM__ATOMIC_XCHG(&rmm__log_level, level);
 }
 RMM__IMPL int rmm_get_log_level(void) { return RMM__ATOMIC_LOAD(&rmm__log_level); }
 RMM__IMPL void rmm_flush_log(void) {
-    pthread_mutex_lock(&rmm__log_lock);
+    rmm__lock(&rmm__log_lock);
     if (rmm__log_file) fflush(rmm__log_file);
-    pthread_mutex_unlock(&rmm__log_lock);
+    rmm__unlock(&rmm__log_lock);
 }
 
 /* "HH:MM:SS.uuuuuu" in local time, as RMM's logs write it. The HH:MM:SS part is computed once per
@@ -2406,7 +2750,7 @@ static void rmm__log_write(int level, const char *fmt, ...) {
     va_list ap;
     if (level < RMM__ATOMIC_LOAD_RELAXED(&rmm__log_level)) return;
     rmm__format_time(when);
-    pthread_mutex_lock(&rmm__log_lock);
+    rmm__lock(&rmm__log_lock);
     if (!rmm__log_file) {
         const char *path = getenv("RMM_DEBUG_LOG_FILE");
         rmm__log_file = fopen(path && *path ? path : "rmm_log.txt", "w");
@@ -2419,7 +2763,7 @@ static void rmm__log_write(int level, const char *fmt, ...) {
         fputc('\n', rmm__log_file);
         if (level >= RMM_LOG_LEVEL_WARN) fflush(rmm__log_file);
     }
-    pthread_mutex_unlock(&rmm__log_lock);
+    rmm__unlock(&rmm__log_lock);
 }
 #define RMM__LOG(level, ...) do { if ((level) >= RMM_LOG_LEVEL) rmm__log_write((level), __VA_ARGS__); } while (0)
 
@@ -2849,7 +3193,7 @@ RMM__IMPL rmm_status rmm_async_resource_get_pool(rmm_resource *mr, rmm_mem_pool 
    static objects that need no destruction, so nothing here calls CUDA at process exit. */
 static rmm_resource *rmm__device_table[RMM_MAX_DEVICES];
 static rmm__base_resource rmm__device_defaults[RMM_MAX_DEVICES];
-static pthread_mutex_t rmm__device_table_lock = PTHREAD_MUTEX_INITIALIZER;
+static rmm__mutex rmm__device_table_lock = RMM__MUTEX_INIT;
 
 RMM__PRIVATE rmm_status rmm__check_device(int device, const char *fn) {
     int count = 0;
@@ -2862,7 +3206,7 @@ RMM__PRIVATE rmm_status rmm__check_device(int device, const char *fn) {
 RMM__PRIVATE rmm_resource *rmm__default_resource(int device) {
     rmm__base_resource *d = &rmm__device_defaults[device];
     if (!RMM__ATOMIC_LOAD(&d->base.vtable)) {
-        pthread_mutex_lock(&rmm__device_table_lock);
+        rmm__lock(&rmm__device_table_lock);
         if (!d->base.vtable) {
             d->kind = RMM__BASE_CUDA;
             d->device = device;
@@ -2872,7 +3216,7 @@ RMM__PRIVATE rmm_resource *rmm__default_resource(int device) {
             (void)rmm__overalign_init(&d->overalign);
             RMM__ATOMIC_STORE(&d->base.vtable, &rmm__cuda_vtable);
         }
-        pthread_mutex_unlock(&rmm__device_table_lock);
+        rmm__unlock(&rmm__device_table_lock);
     }
     return &d->base;
 }
@@ -2890,10 +3234,10 @@ RMM__IMPL rmm_resource *rmm_get_per_device_resource(int device) {
 RMM__IMPL rmm_resource *rmm_set_per_device_resource(int device, rmm_resource *mr) {
     rmm_resource *previous;
     if (rmm__check_device(device, "rmm_set_per_device_resource") != RMM_SUCCESS) return NULL;
-    pthread_mutex_lock(&rmm__device_table_lock);
+    rmm__lock(&rmm__device_table_lock);
     previous = rmm__device_table[device];
     RMM__ATOMIC_STORE(&rmm__device_table[device], mr);
-    pthread_mutex_unlock(&rmm__device_table_lock);
+    rmm__unlock(&rmm__device_table_lock);
     return previous ? previous : rmm__default_resource(device);
 }
 RMM__IMPL rmm_resource *rmm_get_current_device_resource(void) {
@@ -2972,7 +3316,7 @@ RMM__PRIVATE void rmm__sreg_unref(rmm__sreg *r) {
         RMM_SYS_FREE(r);
     }
 }
-RMM__PRIVATE bool rmm__sreg_alive(const rmm__sreg *r) { return __atomic_load_n(&r->alive, __ATOMIC_ACQUIRE) != 0; }
+RMM__PRIVATE bool rmm__sreg_alive(const rmm__sreg *r) { return RMM__ATOMIC_LOAD(&r->alive) != 0; }
 /* The entry of a live library-made stream, with a reference for the caller; NULL otherwise. O(1). */
 RMM__PRIVATE rmm__sreg *rmm__sreg_find(rmm_stream h) {
     struct rmm__sreg_shard *sh = &rmm__sregs[rmm__sreg_shard_of(h)];
@@ -3026,7 +3370,7 @@ RMM__PRIVATE void rmm__sreg_bury(rmm__sreg *r) {
             r->complete = rmm__stream_sync_raw(r->handle) == RMM_SUCCESS;
         }
     }
-    __atomic_store_n(&r->alive, 0, __ATOMIC_RELEASE);
+    RMM__ATOMIC_STORE(&r->alive, 0);
     rmm__spin_unlock(&r->lock);
     rmm__sreg_unref(r);
 }
@@ -3042,7 +3386,7 @@ static void (*rmm__thread_exit_hook)(void); /* the arena's: drops its thread cac
 RMM__PRIVATE void rmm__thread_exit(void *arg) {
     rmm__sreg *r = (rmm__sreg *)arg;
     if (rmm__thread_exit_hook) rmm__thread_exit_hook();
-    __atomic_store_n(&r->alive, 0, __ATOMIC_RELEASE);
+    RMM__ATOMIC_STORE(&r->alive, 0);
     rmm__sreg_unref(r);
 }
 RMM__PRIVATE void rmm__thread_key_init(void) { rmm__thread_key_ok = pthread_key_create(&rmm__thread_key, rmm__thread_exit) == 0; }
@@ -3061,11 +3405,11 @@ RMM__PRIVATE rmm__sreg *rmm__thread_reg(void) {
     return r;
 }
 
-RMM__IMPL rmm_status rmm_stream_create(rmm_stream *out) {
+RMM__PRIVATE rmm_status rmm__stream_create(rmm_stream *out, bool blocking, const char *fn) {
     rmm_stream s = RMM_STREAM_DEFAULT;
     rmm_status st;
-    if (!out) return RMM__NULL_OUT("rmm_stream_create", "out");
-    RMM_TRY(rmm__stream_create_raw(&s));
+    if (!out) return RMM__NULL_OUT(fn, "out");
+    RMM_TRY(rmm__stream_create_raw(&s, blocking));
     st = rmm__sreg_add(s);
     if (st != RMM_SUCCESS) {
         (void)rmm__stream_destroy_raw(s);
@@ -3074,6 +3418,8 @@ RMM__IMPL rmm_status rmm_stream_create(rmm_stream *out) {
     *out = s;
     return RMM_SUCCESS;
 }
+RMM__IMPL rmm_status rmm_stream_create(rmm_stream *out) { return rmm__stream_create(out, false, "rmm_stream_create"); }
+RMM__IMPL rmm_status rmm_stream_create_blocking(rmm_stream *out) { return rmm__stream_create(out, true, "rmm_stream_create_blocking"); }
 RMM__IMPL rmm_status rmm_stream_destroy(rmm_stream stream) {
     rmm__sreg *r;
     if (stream == RMM_STREAM_DEFAULT || stream == RMM_STREAM_LEGACY || stream == RMM_STREAM_PER_THREAD)
@@ -3084,6 +3430,67 @@ RMM__IMPL rmm_status rmm_stream_destroy(rmm_stream stream) {
     return rmm__stream_destroy_raw(stream);
 }
 RMM__IMPL rmm_status rmm_stream_synchronize(rmm_stream stream) { return rmm__stream_sync_raw(stream); }
+
+/* ---- devices, prefetch and IPC: the public face of the platform layer ---- */
+RMM__IMPL rmm_status rmm_device_get_attribute(int attribute, int device, int *value, int *cuda_error) {
+    int ignored = 0;
+    if (cuda_error) *cuda_error = 0;
+    if (!value) return RMM__NULL_OUT("rmm_device_get_attribute", "value");
+    *value = 0;
+    return rmm__device_attribute(attribute, device, value, cuda_error ? cuda_error : &ignored);
+}
+RMM__IMPL rmm_status rmm_cuda_versions(int *runtime, int *driver) {
+    int r = 0, d = 0;
+    rmm_status st = rmm__versions(&r, &d);
+    if (runtime) *runtime = r;
+    if (driver) *driver = d;
+    return st;
+}
+RMM__IMPL rmm_status rmm_prefetch(const void *ptr, size_t bytes, int device, rmm_stream stream) {
+    if (device < RMM_CPU_DEVICE) return RMM__INVALID("rmm_prefetch: device %d is neither a device nor RMM_CPU_DEVICE (-1)", device);
+    if (!ptr || bytes == 0) return RMM_SUCCESS;
+    return rmm__prefetch((void *)(uintptr_t)ptr, bytes, device, stream);
+}
+RMM__IMPL rmm_status rmm_ipc_get_handle(void *base, unsigned char *handle) {
+    if (!base || !handle) return RMM__NULL_OUT("rmm_ipc_get_handle", base ? "handle" : "base");
+    return rmm__ipc_get(base, handle);
+}
+RMM__IMPL rmm_status rmm_ipc_open_handle(const unsigned char *handle, void **base) {
+    if (!handle || !base) return RMM__NULL_OUT("rmm_ipc_open_handle", handle ? "base" : "handle");
+    *base = NULL;
+    return rmm__ipc_open(handle, base);
+}
+RMM__IMPL rmm_status rmm_ipc_close_handle(void *base) {
+    if (!base) return RMM__NULL_OUT("rmm_ipc_close_handle", "base");
+    return rmm__ipc_close(base);
+}
+RMM__IMPL rmm_status rmm_mem_pool_export_fd(rmm_mem_pool pool, int *fd) {
+    if (!pool || !fd) return RMM__NULL_OUT("rmm_mem_pool_export_fd", pool ? "fd" : "pool");
+    *fd = -1;
+    return rmm__mempool_export_fd(pool, fd);
+}
+RMM__IMPL rmm_status rmm_mem_pool_import_fd(int fd, rmm_mem_pool *pool) {
+    if (!pool) return RMM__NULL_OUT("rmm_mem_pool_import_fd", "pool");
+    *pool = NULL;
+    return rmm__mempool_import_fd(fd, pool);
+}
+RMM__IMPL rmm_status rmm_mem_pool_export_pointer(void *ptr, unsigned char *handle) {
+    if (!ptr || !handle) return RMM__NULL_OUT("rmm_mem_pool_export_pointer", ptr ? "handle" : "ptr");
+    return rmm__mempool_export_ptr(ptr, handle);
+}
+RMM__IMPL rmm_status rmm_mem_pool_import_pointer(rmm_mem_pool pool, const unsigned char *handle, void **ptr) {
+    if (!pool || !handle || !ptr) return RMM__NULL_OUT("rmm_mem_pool_import_pointer", !pool ? "pool" : !handle ? "handle" : "ptr");
+    *ptr = NULL;
+    return rmm__mempool_import_ptr(pool, handle, ptr);
+}
+RMM__IMPL rmm_status rmm_mem_pool_free_imported(void *ptr) {
+    if (!ptr) return RMM__NULL_OUT("rmm_mem_pool_free_imported", "ptr");
+    return rmm__imported_free(ptr);
+}
+RMM__IMPL rmm_status rmm_mem_pool_destroy_imported(rmm_mem_pool pool) {
+    if (!pool) return RMM__NULL_OUT("rmm_mem_pool_destroy_imported", "pool");
+    return rmm__mempool_destroy_imported(pool);
+}
 RMM__IMPL rmm_status rmm_memcpy_async(void *dst, const void *src, size_t bytes, rmm_stream stream) {
     if (bytes == 0) return RMM_SUCCESS;
     if (!dst || !src) return RMM__INVALID("rmm_memcpy_async: NULL %s with %zu bytes", dst ? "src" : "dst", bytes);
@@ -3128,7 +3535,7 @@ RMM__IMPL rmm_stream rmm_stream_pool_get(rmm_stream_pool *pool) {
         RMM__NULL_OUT("rmm_stream_pool_get", "pool");
         return RMM_STREAM_DEFAULT;
     }
-    i = __atomic_fetch_add(&pool->next, 1, __ATOMIC_RELAXED);
+    i = RMM__ATOMIC_ADD_RELAXED(&pool->next, 1) - 1;
     return pool->streams[i % pool->count];
 }
 RMM__IMPL rmm_stream rmm_stream_pool_get_at(rmm_stream_pool *pool, size_t index) {
@@ -3649,6 +4056,11 @@ typedef struct rmm__tlsf {
     size_t free_bytes;
     size_t free_blocks;
 } rmm__tlsf;
+/* The bitmaps: one bit per first-level row in fl_map, one per second-level bin in sl_map[fl], and
+   every size (in 256-byte units, up to SIZE_MAX >> 8) maps to a row that exists. */
+RMM__STATIC_ASSERT(RMM__TLSF_FL <= 64, tlsf_fl_map_has_a_bit_per_row);
+RMM__STATIC_ASSERT(RMM__TLSF_SL <= 32, tlsf_sl_map_has_a_bit_per_bin);
+RMM__STATIC_ASSERT(64 - 8 - (RMM__TLSF_SL_BITS - 1) <= RMM__TLSF_FL, tlsf_rows_cover_every_size);
 /* Makes t's bin table if it has none; false iff host memory ran out (t unchanged). */
 RMM__PRIVATE bool rmm__tlsf_ready(rmm__tlsf *t) {
     if (RMM__LIKELY(t->heads != NULL)) return true;
@@ -4012,6 +4424,7 @@ RMM__PRIVATE rmm_status rmm__validate_tlsf(const char *who, const rmm__tlsf *t, 
 #define RMM__POOL_QUICK_MAX ((size_t)64 << 10)
 #endif
 #define RMM__POOL_QUICK_CLASSES (RMM__POOL_QUICK_MAX >> 8)
+RMM__STATIC_ASSERT(RMM__POOL_QUICK_MAX % 256 == 0 && RMM__POOL_QUICK_MAX >= 256, pool_quick_classes_are_256_byte_steps);
 #ifndef RMM__POOL_QUICK_BYTES
 #define RMM__POOL_QUICK_BYTES ((size_t)16 << 20)
 #endif
@@ -4763,7 +5176,7 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_oom(rmm__pool *p, size_t bytes, 
     f.bytes = bytes;
     f.alignment = alignment;
     f.stream = stream;
-    f.maximum = p->desc.maximum_bytes;
+    f.maximum = RMM__ATOMIC_LOAD_RELAXED(&p->desc.maximum_bytes); /* (before the lock: rmm_pool_set_maximum may write it) */
     if (rmm__spin_lock(&p->so.lock)) {
         rmm__pool_settle_all(p);
         p->backing->held(p, &f.held, &peak);
@@ -4974,6 +5387,47 @@ RMM__PRIVATE rmm_status rmm__pool_deallocate(rmm_resource *self, void *ptr, size
     return rmm__pool_free((rmm__pool *)self, ptr, bytes, stream, NULL);
 }
 
+/* rmm_allocate_nowait / rmm_deallocate_nowait: the pool's calls with would_block; every other
+   resource would block (see the declarations). */
+RMM__IMPL rmm_status rmm_allocate_nowait(rmm_resource *mr, void **ptr, size_t bytes, rmm_stream stream, bool *would_block) {
+    rmm_status st;
+    if (RMM__UNLIKELY(!would_block)) return RMM__NULL_OUT("rmm_allocate_nowait", "would_block");
+    *would_block = false;
+    if (RMM__UNLIKELY(!ptr)) return RMM__NULL_OUT("rmm_allocate_nowait", "ptr");
+    *ptr = NULL;
+    if (RMM__UNLIKELY(bytes == 0)) return RMM_SUCCESS;
+    mr = rmm__resolve(mr);
+    if (RMM__UNLIKELY(!mr)) return rmm_last_status();
+    if (mr->vtable != &rmm__pool_vtable) {
+        *would_block = true;
+        return RMM_SUCCESS;
+    }
+    st = rmm__pool_alloc((rmm__pool *)mr, ptr, bytes, RMM_ALIGNMENT, stream, would_block);
+    if (*would_block) {
+        *ptr = NULL;
+        return RMM_SUCCESS;
+    }
+    if (st != RMM_SUCCESS) *ptr = NULL;
+    rmm__nvtx_mark(mr, st == RMM_SUCCESS ? 0 : 2, bytes); /* as rmm_allocate marks */
+    return st;
+}
+RMM__IMPL rmm_status rmm_deallocate_nowait(rmm_resource *mr, void *ptr, size_t bytes, rmm_stream stream, bool *would_block) {
+    rmm_status st;
+    if (RMM__UNLIKELY(!would_block)) return RMM__NULL_OUT("rmm_deallocate_nowait", "would_block");
+    *would_block = false;
+    if (RMM__UNLIKELY(!ptr)) return RMM_SUCCESS;
+    mr = rmm__resolve(mr);
+    if (RMM__UNLIKELY(!mr)) return rmm_last_status();
+    if (mr->vtable != &rmm__pool_vtable) {
+        *would_block = true;
+        return RMM_SUCCESS;
+    }
+    st = rmm__pool_free((rmm__pool *)mr, ptr, bytes, stream, would_block);
+    if (*would_block) return RMM_SUCCESS;
+    rmm__nvtx_mark(mr, 1, bytes);
+    return st;
+}
+
 RMM__IMPL rmm_status rmm_pool_trim(rmm_resource *pool, size_t *released_bytes) {
     rmm__pool *p = (rmm__pool *)pool;
     size_t released = 0, i;
@@ -5100,6 +5554,17 @@ RMM__PRIVATE void rmm__pool_destroy(rmm_resource *self) {
     RMM_SYS_FREE(p);
 }
 
+RMM__IMPL rmm_status rmm_pool_set_maximum(rmm_resource *pool, size_t maximum_bytes) {
+    rmm__pool *p = (rmm__pool *)pool;
+    if (!pool || pool->vtable != &rmm__pool_vtable)
+        return RMM__INVALID("rmm_pool_set_maximum: resource '%s' is not a pool", rmm_resource_type_name(pool));
+    if (maximum_bytes % RMM_ALIGNMENT) return RMM__INVALID("rmm_pool_set_maximum: %zu bytes is not a multiple of 256", maximum_bytes);
+    if (!rmm__spin_lock(&p->so.lock)) return rmm__reentrant("pool", "rmm_pool_set_maximum");
+    RMM__ATOMIC_STORE_RELAXED(&p->desc.maximum_bytes, maximum_bytes); /* (growth reads it under the lock, OOM reports before it) */
+    rmm__spin_unlock(&p->so.lock);
+    return RMM_SUCCESS;
+}
+
 RMM__IMPL rmm_status rmm_pool_create(rmm_resource **out, rmm_resource *upstream, const rmm_pool_desc *desc) {
     rmm_pool_desc d = desc ? *desc : rmm_pool_desc_default();
     rmm__pool *p;
@@ -5110,7 +5575,7 @@ RMM__IMPL rmm_status rmm_pool_create(rmm_resource **out, rmm_resource *upstream,
     if (!upstream && d.growth != RMM_POOL_GROWTH_VIRTUAL) return RMM__NULL_OUT("rmm_pool_create", "upstream");
     if (d.growth == RMM_POOL_GROWTH_VIRTUAL && d.initial_bytes)
         return RMM__INVALID("rmm_pool_create: initial_bytes (%zu) is not used with RMM_POOL_GROWTH_VIRTUAL; pass 0", d.initial_bytes);
-    if (d.growth_granularity_bytes == 0) d.growth_granularity_bytes = 2 * RMM__MIB;
+    if (d.growth_granularity_bytes == 0) d.growth_granularity_bytes = RMM__POOL_GRANULARITY;
     if (d.initial_bytes % RMM_ALIGNMENT || d.maximum_bytes % RMM_ALIGNMENT || d.growth_granularity_bytes % RMM_ALIGNMENT)
         return RMM__INVALID("rmm_pool_create: initial_bytes (%zu), maximum_bytes (%zu) and growth_granularity_bytes (%zu) must be multiples of 256",
                             d.initial_bytes, d.maximum_bytes, d.growth_granularity_bytes);
@@ -5169,13 +5634,134 @@ RMM__IMPL rmm_status rmm_pool_validate(rmm_resource *pool) {
     (void)pool;
     return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "rmm_pool_validate: compiled out by RMM_NO_POOL");
 }
+RMM__IMPL rmm_status rmm_pool_set_maximum(rmm_resource *pool, size_t maximum_bytes) {
+    (void)pool;
+    (void)maximum_bytes;
+    return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "rmm_pool_set_maximum: compiled out by RMM_NO_POOL");
+}
+RMM__IMPL rmm_status rmm_allocate_nowait(rmm_resource *mr, void **ptr, size_t bytes, rmm_stream stream, bool *would_block) {
+    (void)mr, (void)bytes, (void)stream;
+    if (!would_block) return RMM__NULL_OUT("rmm_allocate_nowait", "would_block");
+    *would_block = ptr != NULL && bytes > 0;
+    if (!ptr) return RMM__NULL_OUT("rmm_allocate_nowait", "ptr");
+    *ptr = NULL;
+    return RMM_SUCCESS;
+}
+RMM__IMPL rmm_status rmm_deallocate_nowait(rmm_resource *mr, void *ptr, size_t bytes, rmm_stream stream, bool *would_block) {
+    (void)mr, (void)bytes, (void)stream;
+    if (!would_block) return RMM__NULL_OUT("rmm_deallocate_nowait", "would_block");
+    *would_block = ptr != NULL;
+    return RMM_SUCCESS;
+}
 #endif /* RMM_NO_POOL */
 RMM__IMPL rmm_pool_desc rmm_pool_desc_default(void) {
     rmm_pool_desc d;
     memset(&d, 0, sizeof d);
     d.growth = RMM_POOL_GROWTH_GEOMETRIC;
-    d.growth_granularity_bytes = 2 * RMM__MIB;
+    d.growth_granularity_bytes = RMM__POOL_GRANULARITY;
     return d;
+}
+
+/* ---- the configuration string (rmm_pool_desc_parse, RMM_ALLOC_CONF) ---- */
+RMM__PRIVATE bool rmm__conf_is(const char *s, size_t n, const char *word) {
+    size_t i;
+    for (i = 0; i < n; i++) {
+        char c = s[i];
+        if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
+        if (!word[i] || c != word[i]) return false;
+    }
+    return word[n] == '\0';
+}
+/* A SIZE (digits, then an optional unit); false if it is not one or overflows. */
+RMM__PRIVATE bool rmm__conf_size(const char *v, size_t n, size_t *out) {
+    static const char *const units[][4] = {{"b", "", "", ""}, {"k", "kb", "kib", ""}, {"m", "mb", "mib", ""}, {"g", "gb", "gib", ""}, {"t", "tb", "tib", ""}};
+    size_t i = 0, value = 0, u, k, shift;
+    if (n == 0 || v[0] < '0' || v[0] > '9') return false;
+    for (; i < n && v[i] >= '0' && v[i] <= '9'; i++) {
+        size_t digit = (size_t)(v[i] - '0');
+        if (value > (SIZE_MAX - digit) / 10) return false;
+        value = value * 10 + digit;
+    }
+    while (i < n && v[i] == ' ') i++;
+    if (i == n) {
+        *out = value;
+        return true;
+    }
+    for (u = 0; u < sizeof units / sizeof units[0]; u++)
+        for (k = 0; k < 4 && units[u][k][0]; k++)
+            if (rmm__conf_is(v + i, n - i, units[u][k])) {
+                shift = 10 * u;
+                if (shift && value > (SIZE_MAX >> shift)) return false;
+                *out = value << shift;
+                return true;
+            }
+    return false;
+}
+RMM__IMPL rmm_status rmm_pool_desc_parse(rmm_pool_desc *desc, const char *conf) {
+    rmm_pool_desc d;
+    const char *p = conf;
+    if (!desc) return RMM__NULL_OUT("rmm_pool_desc_parse", "desc");
+    if (!conf) return RMM__NULL_OUT("rmm_pool_desc_parse", "conf");
+    d = *desc;
+    while (*p) {
+        const char *pair, *end, *colon, *key, *val;
+        size_t klen, vlen, size = 0;
+        int plen;
+        while (*p == ' ' || *p == ',') p++;
+        if (!*p) break;
+        pair = p;
+        end = strchr(p, ',');
+        if (!end) end = p + strlen(p);
+        p = end;
+        while (end > pair && end[-1] == ' ') end--;
+        plen = (int)(end - pair < 200 ? end - pair : 200);
+        colon = (const char *)memchr(pair, ':', (size_t)(end - pair));
+        if (!colon) return RMM__INVALID("rmm_pool_desc_parse: \"%.*s\" is not key:value", plen, pair);
+        key = pair;
+        klen = (size_t)(colon - pair);
+        while (klen && key[klen - 1] == ' ') klen--;
+        val = colon + 1;
+        while (val < end && *val == ' ') val++;
+        vlen = (size_t)(end - val);
+        if (rmm__conf_is(key, klen, "growth")) {
+            if (rmm__conf_is(val, vlen, "geometric")) d.growth = RMM_POOL_GROWTH_GEOMETRIC;
+            else if (rmm__conf_is(val, vlen, "on_demand") || rmm__conf_is(val, vlen, "on-demand")) d.growth = RMM_POOL_GROWTH_ON_DEMAND;
+            else if (rmm__conf_is(val, vlen, "virtual")) d.growth = RMM_POOL_GROWTH_VIRTUAL;
+            else return RMM__INVALID("rmm_pool_desc_parse: \"%.*s\": growth is geometric, on_demand or virtual", plen, pair);
+        } else if (rmm__conf_is(key, klen, "streams_outlive")) {
+            if (rmm__conf_is(val, vlen, "true") || rmm__conf_is(val, vlen, "1")) d.streams_outlive_pool = true;
+            else if (rmm__conf_is(val, vlen, "false") || rmm__conf_is(val, vlen, "0")) d.streams_outlive_pool = false;
+            else return RMM__INVALID("rmm_pool_desc_parse: \"%.*s\": streams_outlive is true or false", plen, pair);
+        } else if (rmm__conf_is(key, klen, "initial") || rmm__conf_is(key, klen, "maximum") || rmm__conf_is(key, klen, "granularity") ||
+                   rmm__conf_is(key, klen, "virtual")) {
+            if (rmm__conf_is(key, klen, "maximum") && rmm__conf_is(val, vlen, "none")) size = 0;
+            else if (!rmm__conf_size(val, vlen, &size))
+                return RMM__INVALID("rmm_pool_desc_parse: \"%.*s\": the value is not a size (a whole number with an optional unit B, KiB, MiB, GiB, TiB)", plen, pair);
+            if (size % RMM_ALIGNMENT)
+                return RMM__INVALID("rmm_pool_desc_parse: \"%.*s\": %zu bytes is not a multiple of 256", plen, pair, size);
+            if (rmm__conf_is(key, klen, "initial")) d.initial_bytes = size;
+            else if (rmm__conf_is(key, klen, "maximum")) d.maximum_bytes = size;
+            else if (rmm__conf_is(key, klen, "granularity")) d.growth_granularity_bytes = size;
+            else d.virtual_bytes = size;
+        } else {
+            return RMM__INVALID("rmm_pool_desc_parse: \"%.*s\": unknown key (initial, maximum, growth, granularity, virtual, streams_outlive)", plen, pair);
+        }
+    }
+    *desc = d;
+    return RMM_SUCCESS;
+}
+RMM__IMPL rmm_status rmm_pool_desc_from_env(rmm_pool_desc *desc) {
+    const char *conf = getenv("RMM_ALLOC_CONF");
+    rmm_status st;
+    if (!desc) return RMM__NULL_OUT("rmm_pool_desc_from_env", "desc");
+    if (!conf) return RMM_SUCCESS;
+    st = rmm_pool_desc_parse(desc, conf);
+    if (st != RMM_SUCCESS) {
+        char why[512];
+        rmm__copy_text(why, sizeof why, rmm_last_error());
+        return RMM__INVALID("RMM_ALLOC_CONF=\"%.200s\": %s", conf, why);
+    }
+    return RMM_SUCCESS;
 }
 
 /* ======================================================================================= */
@@ -5954,7 +6540,7 @@ RMM__PRIVATE size_t rmm__arena_return_free(rmm__arena *a, rmm__arena_local *l) {
             if (c->prev) c->prev->next = c->next;
             else l->superblocks = c->next;
             if (c->next) c->next->prev = c->prev;
-            __atomic_store_n(&l->superblock_count, l->superblock_count - 1, __ATOMIC_RELAXED);
+            RMM__ATOMIC_STORE_RELAXED(&l->superblock_count, l->superblock_count - 1);
             (void)rmm__spin_lock(&a->global_lock);
             RMM__ATOMIC_STORE(&a->owner[rmm__arena_index(a, c->ptr)], (rmm__arena_local *)NULL);
             rmm__arena_global_give_locked(a, c->ptr);
@@ -6083,7 +6669,7 @@ RMM__PRIVATE bool rmm__arena_borrow(rmm__arena *a, rmm__arena_local *l) {
     c->next = l->superblocks;
     if (l->superblocks) l->superblocks->prev = c;
     l->superblocks = c;
-    __atomic_store_n(&l->superblock_count, l->superblock_count + 1, __ATOMIC_RELAXED);
+    RMM__ATOMIC_STORE_RELAXED(&l->superblock_count, l->superblock_count + 1);
     b->ptr = c->ptr;
     b->size = c->size;
     b->chunk = c;
@@ -6333,30 +6919,6 @@ RMM__IMPL rmm_arena_desc rmm_arena_desc_default(void) {
     return d;
 }
 
-/* Validation dispatch over the library's sub-allocators. */
-RMM__IMPL rmm_status rmm_resource_validate(rmm_resource *mr) {
-    if (!mr) return RMM__NULL_OUT("rmm_resource_validate", "mr");
-#if !defined(RMM_NO_POOL)
-    if (mr->vtable == &rmm__pool_vtable) return rmm_pool_validate(mr);
-#endif
-    if (mr->vtable == &rmm__fixed_vtable) return rmm__fixed_validate((rmm__fixed *)mr);
-#if !defined(RMM_NO_ARENA)
-    if (mr->vtable == &rmm__arena_vtable) return rmm__arena_validate((rmm__arena *)mr);
-#endif
-#if !defined(RMM_NO_BINNING)
-    if (mr->vtable == &rmm__binning_vtable) {
-        rmm__binning *b = (rmm__binning *)mr;
-        size_t i;
-        for (i = 0; i < b->count; i++) {
-            rmm_resource *bin = RMM__ATOMIC_LOAD(&b->bins[i].mr);
-            if (bin && (b->bins[i].owned || bin != mr)) RMM_TRY(rmm_resource_validate(bin));
-        }
-        return RMM_SUCCESS;
-    }
-#endif
-    return RMM_SUCCESS;
-}
-
 /* ======================================================================================= */
 /* ==== adaptors ======================================================================== */
 /* ======================================================================================= */ /* >>adaptors */
@@ -6524,26 +7086,26 @@ typedef struct rmm__stats {
     rmm__mutex scope_lock; /* push and pop only */
 } rmm__stats;
 RMM__PRIVATE void rmm__counter_add(rmm_counter *c, int64_t n) {
-    int64_t now = __atomic_add_fetch(&c->value, n, __ATOMIC_RELAXED), peak;
+    int64_t now = RMM__ATOMIC_ADD_RELAXED(&c->value, n), peak;
     if (n <= 0) return;
-    __atomic_add_fetch(&c->total, n, __ATOMIC_RELAXED);
-    peak = __atomic_load_n(&c->peak, __ATOMIC_RELAXED);
-    while (now > peak && !__atomic_compare_exchange_n(&c->peak, &peak, now, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    RMM__ATOMIC_ADD_RELAXED(&c->total, n);
+    peak = RMM__ATOMIC_LOAD_RELAXED(&c->peak);
+    while (now > peak && !RMM__ATOMIC_CAS_WEAK_RELAXED(&c->peak, &peak, now)) {
     }
 }
 /* Counts one allocation (+) or free (-) of `bytes` in the innermost scope. Lock-free. */
 RMM__PRIVATE void rmm__stats_count(rmm__stats *s, int64_t bytes, int64_t count) {
     rmm__stats_scope *scope;
     for (;;) {
-        int d = __atomic_load_n(&s->depth, __ATOMIC_SEQ_CST);
+        int d = RMM__ATOMIC_LOAD_SEQ_CST(&s->depth);
         scope = &s->scopes[d];
-        __atomic_add_fetch(&scope->active, 1, __ATOMIC_SEQ_CST);
-        if (__atomic_load_n(&s->depth, __ATOMIC_SEQ_CST) == d) break;
-        __atomic_sub_fetch(&scope->active, 1, __ATOMIC_RELEASE); /* popped or pushed meanwhile */
+        RMM__ATOMIC_ADD_SEQ_CST(&scope->active, 1);
+        if (RMM__ATOMIC_LOAD_SEQ_CST(&s->depth) == d) break;
+        RMM__ATOMIC_SUB(&scope->active, 1); /* popped or pushed meanwhile */
     }
     rmm__counter_add(&scope->s.bytes, bytes);
     rmm__counter_add(&scope->s.count, count);
-    __atomic_sub_fetch(&scope->active, 1, __ATOMIC_RELEASE);
+    RMM__ATOMIC_SUB(&scope->active, 1);
 }
 RMM__PRIVATE rmm_status rmm__stats_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     RMM_TRY(RMM__FORWARD_ALLOC(self, ptr, bytes, alignment, stream));
@@ -6569,9 +7131,9 @@ RMM__IMPL rmm_status rmm_statistics_adaptor_create(rmm_resource **out, rmm_resou
     return RMM_SUCCESS;
 }
 RMM__PRIVATE void rmm__stats_read(const rmm_counter *c, rmm_counter *out) {
-    out->value = __atomic_load_n(&c->value, __ATOMIC_RELAXED);
-    out->peak = __atomic_load_n(&c->peak, __ATOMIC_RELAXED);
-    out->total = __atomic_load_n(&c->total, __ATOMIC_RELAXED);
+    out->value = RMM__ATOMIC_LOAD_RELAXED(&c->value);
+    out->peak = RMM__ATOMIC_LOAD_RELAXED(&c->peak);
+    out->total = RMM__ATOMIC_LOAD_RELAXED(&c->total);
 }
 #define RMM__STATS_CHECK(mr, fn) \
     if (!(mr) || (mr)->vtable != &rmm__stats_vtable) return RMM__INVALID("%s: resource '%s' is not a statistics adaptor", fn, rmm_resource_type_name(mr))
@@ -6594,9 +7156,9 @@ RMM__IMPL rmm_status rmm_statistics_push(rmm_resource *mr) {
     else {
         rmm__stats_scope *inner = &s->scopes[s->depth + 1];
         /* an update that read the old depth may still enter here; it backs out once it sees depth */
-        while (__atomic_load_n(&inner->active, __ATOMIC_ACQUIRE)) sched_yield();
+        while (RMM__ATOMIC_LOAD(&inner->active)) sched_yield();
         memset(&inner->s, 0, sizeof inner->s);
-        __atomic_store_n(&s->depth, s->depth + 1, __ATOMIC_SEQ_CST);
+        RMM__ATOMIC_STORE_SEQ_CST(&s->depth, s->depth + 1);
     }
     rmm__unlock(&s->scope_lock);
     return st;
@@ -6604,12 +7166,12 @@ RMM__IMPL rmm_status rmm_statistics_push(rmm_resource *mr) {
 /* Folds a popped scope into its outer one, atomically against updates counting there meanwhile:
    peak = max(peak, value + inner.peak), value += inner.value, total += inner.total (RMM's rule). */
 RMM__PRIVATE void rmm__counter_fold(rmm_counter *outer, const rmm_counter *inner) {
-    int64_t value = __atomic_load_n(&outer->value, __ATOMIC_RELAXED), peak = __atomic_load_n(&outer->peak, __ATOMIC_RELAXED);
+    int64_t value = RMM__ATOMIC_LOAD_RELAXED(&outer->value), peak = RMM__ATOMIC_LOAD_RELAXED(&outer->peak);
     int64_t folded_peak = value + inner->peak;
-    while (folded_peak > peak && !__atomic_compare_exchange_n(&outer->peak, &peak, folded_peak, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    while (folded_peak > peak && !RMM__ATOMIC_CAS_WEAK_RELAXED(&outer->peak, &peak, folded_peak)) {
     }
-    __atomic_add_fetch(&outer->value, inner->value, __ATOMIC_RELAXED);
-    __atomic_add_fetch(&outer->total, inner->total, __ATOMIC_RELAXED);
+    RMM__ATOMIC_ADD_RELAXED(&outer->value, inner->value);
+    RMM__ATOMIC_ADD_RELAXED(&outer->total, inner->total);
 }
 RMM__IMPL rmm_status rmm_statistics_pop(rmm_resource *mr, rmm_statistics *popped) {
     rmm__stats *s = (rmm__stats *)mr;
@@ -6622,9 +7184,9 @@ RMM__IMPL rmm_status rmm_statistics_pop(rmm_resource *mr, rmm_statistics *popped
         return RMM__INVALID("rmm_statistics_pop: the outermost scope cannot be popped");
     }
     inner = &s->scopes[s->depth];
-    __atomic_store_n(&s->depth, s->depth - 1, __ATOMIC_SEQ_CST);
+    RMM__ATOMIC_STORE_SEQ_CST(&s->depth, s->depth - 1);
     /* updates that entered the popped scope before the store finish there first */
-    while (__atomic_load_n(&inner->active, __ATOMIC_ACQUIRE)) sched_yield();
+    while (RMM__ATOMIC_LOAD(&inner->active)) sched_yield();
     rmm__stats_read(&inner->s.bytes, &folded.bytes);
     rmm__stats_read(&inner->s.count, &folded.count);
     rmm__counter_fold(&s->scopes[s->depth].s.bytes, &folded.bytes);
@@ -6805,7 +7367,7 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__limiting_oom(rmm__limiting *l, size_t
     f.bytes = bytes;
     f.alignment = alignment;
     f.stream = stream;
-    f.maximum = l->limit;
+    f.maximum = RMM__ATOMIC_LOAD_RELAXED(&l->limit);
     f.bounded = true; /* a limit of 0 refuses everything: it is a maximum, not "none" */
     f.held = f.live = held;
     return rmm__oom_explain(&l->a.base, &f, cause);
@@ -6814,10 +7376,11 @@ RMM__PRIVATE rmm_status rmm__limiting_allocate(rmm_resource *self, void **ptr, s
     rmm__limiting *l = (rmm__limiting *)self;
     size_t rounded, now;
     rmm_status st;
-    if (!rmm__align_up(bytes, RMM_ALIGNMENT, &rounded) || rounded > l->limit)
+    size_t limit = RMM__ATOMIC_LOAD_RELAXED(&l->limit);
+    if (!rmm__align_up(bytes, RMM_ALIGNMENT, &rounded) || rounded > limit)
         return rmm__limiting_oom(l, bytes, alignment, stream, RMM__ATOMIC_LOAD(&l->allocated), "the request alone exceeds the limit");
     now = RMM__ATOMIC_ADD(&l->allocated, rounded);
-    if (now > l->limit || now < rounded) {
+    if (now > limit || now < rounded) {
         RMM__ATOMIC_SUB(&l->allocated, rounded);
         return rmm__limiting_oom(l, bytes, alignment, stream, now - rounded, NULL);
     }
@@ -6844,7 +7407,13 @@ RMM__IMPL rmm_status rmm_limiting_get(rmm_resource *mr, size_t *allocated_bytes,
     if (!mr || mr->vtable != &rmm__limiting_vtable)
         return RMM__INVALID("rmm_limiting_get: resource '%s' is not a limiting adaptor", rmm_resource_type_name(mr));
     if (allocated_bytes) *allocated_bytes = RMM__ATOMIC_LOAD(&((rmm__limiting *)mr)->allocated);
-    if (limit_bytes) *limit_bytes = ((rmm__limiting *)mr)->limit;
+    if (limit_bytes) *limit_bytes = RMM__ATOMIC_LOAD_RELAXED(&((rmm__limiting *)mr)->limit);
+    return RMM_SUCCESS;
+}
+RMM__IMPL rmm_status rmm_limiting_set_limit(rmm_resource *mr, size_t limit_bytes) {
+    if (!mr || mr->vtable != &rmm__limiting_vtable)
+        return RMM__INVALID("rmm_limiting_set_limit: resource '%s' is not a limiting adaptor", rmm_resource_type_name(mr));
+    RMM__ATOMIC_STORE_RELAXED(&((rmm__limiting *)mr)->limit, limit_bytes);
     return RMM_SUCCESS;
 }
 
@@ -7052,6 +7621,34 @@ RMM__IMPL rmm_status rmm_callback_resource_create(rmm_resource **out, rmm_alloca
     c->deallocate = deallocate;
     c->arg = arg;
     *out = &c->base;
+    return RMM_SUCCESS;
+}
+
+/* ======================================================================================= */
+/* ==== diagnostics: walks over a resource graph: validate, allocation base, dump, margins = */
+/* ======================================================================================= */ /* >>diagnostics */
+
+/* Validation dispatch over the library's sub-allocators. */
+RMM__IMPL rmm_status rmm_resource_validate(rmm_resource *mr) {
+    if (!mr) return RMM__NULL_OUT("rmm_resource_validate", "mr");
+#if !defined(RMM_NO_POOL)
+    if (mr->vtable == &rmm__pool_vtable) return rmm_pool_validate(mr);
+#endif
+    if (mr->vtable == &rmm__fixed_vtable) return rmm__fixed_validate((rmm__fixed *)mr);
+#if !defined(RMM_NO_ARENA)
+    if (mr->vtable == &rmm__arena_vtable) return rmm__arena_validate((rmm__arena *)mr);
+#endif
+#if !defined(RMM_NO_BINNING)
+    if (mr->vtable == &rmm__binning_vtable) {
+        rmm__binning *b = (rmm__binning *)mr;
+        size_t i;
+        for (i = 0; i < b->count; i++) {
+            rmm_resource *bin = RMM__ATOMIC_LOAD(&b->bins[i].mr);
+            if (bin && (b->bins[i].owned || bin != mr)) RMM_TRY(rmm_resource_validate(bin));
+        }
+        return RMM_SUCCESS;
+    }
+#endif
     return RMM_SUCCESS;
 }
 
@@ -7945,7 +8542,7 @@ typedef struct rmm__legacy_event {
     unsigned line;
 } rmm__legacy_event;
 static struct {
-    pthread_mutex_t lock;
+    rmm__mutex lock;
     bool initialized;
     rmmOptions_t options;
     rmm_resource *base, *pool;
@@ -7954,7 +8551,7 @@ static struct {
     size_t log_count, log_cap;
     char **files; /* copies of the call sites' file names the log refers to */
     size_t file_count, file_cap;
-} rmm__legacy = {PTHREAD_MUTEX_INITIALIZER, false, {0, 0, false}, NULL, NULL, {NULL, 0, 0, 0}, NULL, 0, 0, NULL, 0, 0};
+} rmm__legacy = {RMM__MUTEX_INIT, false, {0, 0, false}, NULL, NULL, {NULL, 0, 0, 0}, NULL, 0, 0, NULL, 0, 0};
 
 /* The log keeps its own copy of each call site's file name (the caller's string may not outlive
    the call). Caller holds the lock. NULL if host memory ran out. O(distinct file names). */
@@ -8017,9 +8614,9 @@ RMM__IMPL rmmError_t rmmInitialize(rmmOptions_t *options) {
     if (options) o = *options;
     if (o.allocation_mode & ~(PoolAllocation | CudaManagedMemory))
         return RMM__INVALID("rmmInitialize: allocation_mode 0x%x has unknown bits", (unsigned)o.allocation_mode);
-    pthread_mutex_lock(&rmm__legacy.lock);
+    rmm__lock(&rmm__legacy.lock);
     if (rmm__legacy.initialized) {
-        pthread_mutex_unlock(&rmm__legacy.lock);
+        rmm__unlock(&rmm__legacy.lock);
         return RMM__INVALID("rmmInitialize: already initialized (call rmmFinalize first)");
     }
     if (!rmm__addr_map_init(&rmm__legacy.sizes, 1024)) st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmmInitialize: out of host memory");
@@ -8027,12 +8624,23 @@ RMM__IMPL rmmError_t rmmInitialize(rmmOptions_t *options) {
         st = (o.allocation_mode & CudaManagedMemory) ? rmm_managed_resource_create(&rmm__legacy.base) : rmm_cuda_resource_create(&rmm__legacy.base);
     if (st == RMM_SUCCESS && (o.allocation_mode & PoolAllocation)) {
         rmm_pool_desc d = rmm_pool_desc_default();
-        if (o.initial_pool_size == 0) {
-            size_t f = 0, t = 0;
-            st = rmm__mem_info(&f, &t);
-            o.initial_pool_size = rmm__align_down(t / 2, RMM_ALIGNMENT);
+        d.initial_bytes = SIZE_MAX;      /* "not given": RMM_ALLOC_CONF may set it */
+        st = rmm_pool_desc_from_env(&d); /* RMM_ALLOC_CONF over the options */
+        if (st == RMM_SUCCESS && d.initial_bytes == SIZE_MAX) {
+            /* the options' size, or half of total device memory; none with virtual growth; never
+               more than a maximum the configuration set */
+            if (d.growth == RMM_POOL_GROWTH_VIRTUAL) {
+                d.initial_bytes = 0;
+            } else {
+                if (o.initial_pool_size == 0) {
+                    size_t f = 0, t = 0;
+                    st = rmm__mem_info(&f, &t);
+                    o.initial_pool_size = t / 2;
+                }
+                d.initial_bytes = rmm__align_down(o.initial_pool_size, RMM_ALIGNMENT);
+                if (d.maximum_bytes && d.initial_bytes > d.maximum_bytes) d.initial_bytes = d.maximum_bytes;
+            }
         }
-        d.initial_bytes = rmm__align_down(o.initial_pool_size, RMM_ALIGNMENT);
         if (st == RMM_SUCCESS) st = rmm_pool_create(&rmm__legacy.pool, rmm__legacy.base, &d);
     }
     if (st != RMM_SUCCESS) {
@@ -8043,13 +8651,13 @@ RMM__IMPL rmmError_t rmmInitialize(rmmOptions_t *options) {
         rmm__legacy.options = o;
         rmm__legacy.initialized = true;
     }
-    pthread_mutex_unlock(&rmm__legacy.lock);
+    rmm__unlock(&rmm__legacy.lock);
     return st;
 }
 RMM__IMPL rmmError_t rmmFinalize(void) {
-    pthread_mutex_lock(&rmm__legacy.lock);
+    rmm__lock(&rmm__legacy.lock);
     if (!rmm__legacy.initialized) {
-        pthread_mutex_unlock(&rmm__legacy.lock);
+        rmm__unlock(&rmm__legacy.lock);
         return rmm__legacy_not_initialized("rmmFinalize");
     }
     rmm_resource_destroy(rmm__legacy.pool);
@@ -8064,15 +8672,15 @@ RMM__IMPL rmmError_t rmmFinalize(void) {
     rmm__legacy.file_cap = 0;
     rmm__legacy.log_count = rmm__legacy.log_cap = 0;
     rmm__legacy.initialized = false;
-    pthread_mutex_unlock(&rmm__legacy.lock);
+    rmm__unlock(&rmm__legacy.lock);
     return RMM_SUCCESS;
 }
 RMM__IMPL bool rmmIsInitialized(rmmOptions_t *options) {
     bool yes;
-    pthread_mutex_lock(&rmm__legacy.lock);
+    rmm__lock(&rmm__legacy.lock);
     yes = rmm__legacy.initialized;
     if (yes && options) *options = rmm__legacy.options;
-    pthread_mutex_unlock(&rmm__legacy.lock);
+    rmm__unlock(&rmm__legacy.lock);
     return yes;
 }
 RMM__IMPL const char *rmmGetErrorString(rmmError_t error) { return rmm_status_string(error); }
@@ -8080,9 +8688,9 @@ RMM__IMPL rmmError_t rmmAlloc(void **ptr, size_t bytes, rmm_stream stream, const
     rmm_status st;
     if (!ptr) return rmm__fail(RMM_ERROR_INVALID_ARGUMENT, "rmmAlloc at %s:%u: ptr is NULL", file ? file : "?", line);
     *ptr = NULL;
-    pthread_mutex_lock(&rmm__legacy.lock);
+    rmm__lock(&rmm__legacy.lock);
     if (!rmm__legacy.initialized) {
-        pthread_mutex_unlock(&rmm__legacy.lock);
+        rmm__unlock(&rmm__legacy.lock);
         return rmm__legacy_not_initialized_at("rmmAlloc", file, line);
     }
     st = rmm_allocate(rmm__legacy_resource(), ptr, bytes, stream);
@@ -8092,7 +8700,7 @@ RMM__IMPL rmmError_t rmmAlloc(void **ptr, size_t bytes, rmm_stream stream, const
         st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "out of host memory");
     }
     rmm__legacy_record(st == RMM_SUCCESS ? "allocate" : "allocate failure", *ptr, bytes, stream, file, line);
-    pthread_mutex_unlock(&rmm__legacy.lock);
+    rmm__unlock(&rmm__legacy.lock);
     if (st != RMM_SUCCESS) {
         char why[400];
         rmm__copy_text(why, sizeof why, rmm_last_error());
@@ -8105,13 +8713,13 @@ RMM__IMPL rmmError_t rmmFree(void *ptr, rmm_stream stream, const char *file, uns
     void *size_slot;
     size_t bytes = 0;
     if (!ptr) return RMM_SUCCESS;
-    pthread_mutex_lock(&rmm__legacy.lock);
+    rmm__lock(&rmm__legacy.lock);
     if (!rmm__legacy.initialized) {
-        pthread_mutex_unlock(&rmm__legacy.lock);
+        rmm__unlock(&rmm__legacy.lock);
         return rmm__legacy_not_initialized_at("rmmFree", file, line);
     }
     if (!rmm__addr_map_find(&rmm__legacy.sizes, (uintptr_t)ptr)) {
-        pthread_mutex_unlock(&rmm__legacy.lock);
+        rmm__unlock(&rmm__legacy.lock);
         return rmm__fail(RMM_ERROR_INVALID_ARGUMENT, "rmmFree(%p) at %s:%u: not allocated by rmmAlloc, or already freed", ptr, file ? file : "?", line);
     }
     size_slot = rmm__addr_map_remove(&rmm__legacy.sizes, (uintptr_t)ptr);
@@ -8119,7 +8727,7 @@ RMM__IMPL rmmError_t rmmFree(void *ptr, rmm_stream stream, const char *file, uns
     st = rmm_deallocate(rmm__legacy_resource(), ptr, bytes, stream);
     if (st != RMM_SUCCESS) (void)rmm__addr_map_put(&rmm__legacy.sizes, (uintptr_t)ptr, size_slot);
     else rmm__legacy_record("free", ptr, bytes, stream, file, line);
-    pthread_mutex_unlock(&rmm__legacy.lock);
+    rmm__unlock(&rmm__legacy.lock);
     return st;
 }
 RMM__IMPL rmmError_t rmmGetInfo(size_t *free_bytes, size_t *total_bytes, rmm_stream stream) {
@@ -8131,7 +8739,7 @@ RMM__IMPL rmmError_t rmmGetAllocationOffset(ptrdiff_t *offset, void *ptr, rmm_st
     rmm_status st = RMM_SUCCESS;
     (void)stream;
     if (!offset) return RMM__NULL_OUT("rmmGetAllocationOffset", "offset");
-    pthread_mutex_lock(&rmm__legacy.lock);
+    rmm__lock(&rmm__legacy.lock);
     if (!rmm__legacy.initialized) st = rmm__legacy_not_initialized("rmmGetAllocationOffset");
     else if (!ptr || !rmm__addr_map_find(&rmm__legacy.sizes, (uintptr_t)ptr))
         st = RMM__INVALID("rmmGetAllocationOffset(%p): not allocated by rmmAlloc", ptr);
@@ -8141,7 +8749,7 @@ RMM__IMPL rmmError_t rmmGetAllocationOffset(ptrdiff_t *offset, void *ptr, rmm_st
         st = rmm_resource_allocation_base(rmm__legacy_resource(), ptr, &base, &off);
         *offset = st == RMM_SUCCESS ? (ptrdiff_t)off : 0;
     }
-    pthread_mutex_unlock(&rmm__legacy.lock);
+    rmm__unlock(&rmm__legacy.lock);
     return st;
 }
 RMM__IMPL rmmError_t rmmWriteLog(const char *path) {
@@ -8149,18 +8757,18 @@ RMM__IMPL rmmError_t rmmWriteLog(const char *path) {
     size_t i;
     rmm_status st = RMM_SUCCESS;
     if (!path) return RMM__NULL_OUT("rmmWriteLog", "path");
-    pthread_mutex_lock(&rmm__legacy.lock);
+    rmm__lock(&rmm__legacy.lock);
     if (!rmm__legacy.initialized) {
-        pthread_mutex_unlock(&rmm__legacy.lock);
+        rmm__unlock(&rmm__legacy.lock);
         return rmm__legacy_not_initialized("rmmWriteLog");
     }
     if (!rmm__legacy.options.enable_logging) {
-        pthread_mutex_unlock(&rmm__legacy.lock);
+        rmm__unlock(&rmm__legacy.lock);
         return RMM__INVALID("rmmWriteLog: logging was not enabled in rmmInitialize (enable_logging)");
     }
     f = fopen(path, "w");
     if (!f) {
-        pthread_mutex_unlock(&rmm__legacy.lock);
+        rmm__unlock(&rmm__legacy.lock);
         return rmm__fail(RMM_ERROR_IO, "rmmWriteLog: cannot open '%s': %s", path, strerror(errno));
     }
     /* RMM's columns, then the call site: readers that pick columns by name (RMM's replay) skip it */
@@ -8172,7 +8780,7 @@ RMM__IMPL rmmError_t rmmWriteLog(const char *path) {
     }
     if (ferror(f)) st = rmm__fail(RMM_ERROR_IO, "rmmWriteLog: writing '%s' failed", path);
     if (fclose(f) != 0 && st == RMM_SUCCESS) st = rmm__fail(RMM_ERROR_IO, "rmmWriteLog: closing '%s' failed", path);
-    pthread_mutex_unlock(&rmm__legacy.lock);
+    rmm__unlock(&rmm__legacy.lock);
     return st;
 }
 

@@ -54,7 +54,7 @@ static void *counted_realloc(void *q, size_t n) {
 
 static int g_foreign;
 
-static rmm_status make_stream(rmm_stream *s) { return g_foreign ? rmm__stream_create_raw(s) : rmm_stream_create(s); }
+static rmm_status make_stream(rmm_stream *s) { return g_foreign ? rmm__stream_create_raw(s, false) : rmm_stream_create(s); }
 static void drop_stream(rmm_stream s) {
     if (g_foreign) (void)rmm__stream_destroy_raw(s);
     else (void)rmm_stream_destroy(s);

@@ -808,7 +808,7 @@ int main(int argc, char **argv) {
     printf("# host backend: \"cudaMalloc\" is rmm_cuda_resource and \"cudaMallocAsync\" is rmm_async_resource (both posix_memalign)\n");
 #endif
     if (!strcmp(g_stream_kind, "created") && rmm_stream_create(&g_stream) != RMM_SUCCESS) return 2;
-    if (!strcmp(g_stream_kind, "foreign") && rmm__stream_create_raw(&g_stream) != RMM_SUCCESS) return 2; /* cudaStreamCreateWithFlags */
+    if (!strcmp(g_stream_kind, "foreign") && rmm__stream_create_raw(&g_stream, false) != RMM_SUCCESS) return 2; /* cudaStreamCreateWithFlags */
     printf("# settings: %s, %d repetitions (cudaMalloc %d), median reported; rmm_random budget %zu MiB; single-threaded workloads on %s\n",
            g_quick ? "--quick (10x fewer steps)" : "full", g_reps, g_slow_reps, budget / MIB,
            !strcmp(g_stream_kind, "created") ? "a stream from rmm_stream_create" : !strcmp(g_stream_kind, "foreign") ? "a stream from cudaStreamCreateWithFlags" : "the default stream");

@@ -284,7 +284,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     f.streams[0] = RMM_STREAM_DEFAULT;
     f.streams[1] = RMM_STREAM_PER_THREAD;
     for (i = 2; i < STREAMS; i++) {
-        st = i == FOREIGN ? rmm__stream_create_raw(&f.streams[i]) : rmm_stream_create(&f.streams[i]);
+        st = i == FOREIGN ? rmm__stream_create_raw(&f.streams[i], false) : rmm_stream_create(&f.streams[i]);
         if (st != RMM_SUCCESS) die(&f, "rmm_stream_create", st);
     }
     config = next_byte(&f);
@@ -340,7 +340,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 st = rmm_stream_synchronize(f.streams[s]);
                 if (s == FOREIGN) {
                     if (st == RMM_SUCCESS) st = rmm__stream_destroy_raw(f.streams[s]);
-                    if (st == RMM_SUCCESS) st = rmm__stream_create_raw(&f.streams[s]);
+                    if (st == RMM_SUCCESS) st = rmm__stream_create_raw(&f.streams[s], false);
                 } else {
                     if (st == RMM_SUCCESS) st = rmm_stream_destroy(f.streams[s]);
                     if (st == RMM_SUCCESS) st = rmm_stream_create(&f.streams[s]);

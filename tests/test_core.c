@@ -5,6 +5,7 @@
 #include "../rmm.h"
 #include "harness.h"
 #include <stdint.h>
+#include <stdlib.h>
 
 /* A user-defined resource: embeds rmm_resource first and counts what reaches its vtable. */
 typedef struct counting_resource {
@@ -423,6 +424,224 @@ TEST(debug_log_levels) {
     CHECK(rmm_get_log_level() == old);
 }
 
+/* The platform layer's public face: device attributes, versions, a device scope, prefetch, a
+   blocking stream, the nowait calls and IPC, each with its bad input. */
+TEST(platform_public_calls) {
+    int value = -1, err = -1, runtime = -1, driver = -1, count = 0, device = -1;
+    rmm_device_scope scope;
+    rmm_stream s = RMM_STREAM_DEFAULT;
+    rmm_resource *pool = NULL;
+    void *p = NULL;
+    bool wb = true;
+    unsigned char handle[RMM_IPC_HANDLE_BYTES];
+    rmm_mem_pool mp = NULL;
+    int fd = 0;
+    NEED_GPU();
+    CHECK_OK(rmm_get_device_count(&count));
+    CHECK_OK(rmm_get_device(&device));
+    /* attributes */
+    CHECK_STATUS(rmm_device_get_attribute(10, 0, NULL, &err), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(err == 0);
+    CHECK_OK(rmm_device_get_attribute(10, 0, &value, &err)); /* cudaDevAttrWarpSize */
+    CHECK(value == 32 && err == 0);
+    CHECK_OK(rmm_device_get_attribute(10, 0, &value, NULL));
+    CHECK_STATUS(rmm_device_get_attribute(10, count + 5, &value, &err), RMM_ERROR_CUDA);
+    CHECK(value == 0 && err == 101); /* cudaErrorInvalidDevice */
+    CHECK(strstr(rmm_last_error(), "cudaDeviceGetAttribute") != NULL);
+    CHECK_STATUS(rmm_device_get_attribute(0, 0, &value, &err), RMM_ERROR_CUDA);
+    CHECK(err == 1); /* cudaErrorInvalidValue */
+    /* versions */
+    CHECK_OK(rmm_cuda_versions(&runtime, &driver));
+    CHECK_OK(rmm_cuda_versions(NULL, NULL));
+#if defined(RMM_BACKEND_HOST)
+    CHECK(runtime == 0 && driver == 0);
+#else
+    CHECK(runtime >= 12000 && driver >= runtime);
+#endif
+    /* device scope */
+    CHECK_STATUS(rmm_device_scope_enter(NULL, 0), RMM_ERROR_INVALID_ARGUMENT);
+    rmm_device_scope_leave(NULL); /* a no-op */
+    CHECK_OK(rmm_device_scope_enter(&scope, -1));
+    CHECK(!scope.switched && scope.previous == device);
+    rmm_device_scope_leave(&scope);
+    CHECK_OK(rmm_device_scope_enter(&scope, device));
+    CHECK(!scope.switched);
+    rmm_device_scope_leave(&scope);
+    CHECK_STATUS(rmm_device_scope_enter(&scope, count + 5), RMM_ERROR_CUDA); /* as cudaSetDevice fails */
+    CHECK(!scope.switched);
+    rmm_device_scope_leave(&scope);
+    CHECK_OK(rmm_get_device(&value));
+    CHECK(value == device);
+    /* prefetch: nothing to do is success */
+    CHECK_OK(rmm_prefetch(NULL, 100, 0, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_prefetch(&value, 0, RMM_CPU_DEVICE, RMM_STREAM_DEFAULT));
+    /* a blocking stream */
+    CHECK_STATUS(rmm_stream_create_blocking(NULL), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_OK(rmm_stream_create_blocking(&s));
+    CHECK_OK(rmm_stream_synchronize(s));
+    CHECK_OK(rmm_stream_destroy(s));
+    /* nowait */
+    CHECK_STATUS(rmm_allocate_nowait(NULL, &p, 256, RMM_STREAM_DEFAULT, NULL), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_allocate_nowait(NULL, NULL, 256, RMM_STREAM_DEFAULT, &wb), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_deallocate_nowait(NULL, p, 256, RMM_STREAM_DEFAULT, NULL), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_OK(rmm_deallocate_nowait(NULL, NULL, 256, RMM_STREAM_DEFAULT, &wb));
+    CHECK(!wb);
+    CHECK_OK(rmm_allocate_nowait(NULL, &p, 256, RMM_STREAM_DEFAULT, &wb)); /* the cuda resource would block */
+    CHECK(wb && p == NULL);
+#if !defined(RMM_NO_POOL)
+    {
+        rmm_pool_desc d = rmm_pool_desc_default();
+        d.initial_bytes = (size_t)4 << 20;
+        CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), &d));
+        CHECK_OK(rmm_allocate_nowait(pool, &p, 0, RMM_STREAM_DEFAULT, &wb));
+        CHECK(!wb && p == NULL);
+        CHECK_OK(rmm_allocate_nowait(pool, &p, 1000, RMM_STREAM_DEFAULT, &wb));
+        CHECK(!wb && p != NULL);
+        CHECK_OK(rmm_deallocate_nowait(pool, p, 1000, RMM_STREAM_DEFAULT, &wb));
+        CHECK(!wb);
+        CHECK_OK(rmm_allocate_nowait(pool, &p, (size_t)64 << 20, RMM_STREAM_DEFAULT, &wb)); /* needs upstream: would block */
+        CHECK(wb && p == NULL);
+        CHECK_OK(rmm_pool_validate(pool));
+        rmm_resource_destroy(pool);
+    }
+#endif
+    /* IPC: bad input everywhere; the host backend has none */
+    CHECK_STATUS(rmm_ipc_get_handle(NULL, handle), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_ipc_get_handle(&value, NULL), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_ipc_open_handle(NULL, &p), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_ipc_open_handle(handle, NULL), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_ipc_close_handle(NULL), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_mem_pool_export_fd(NULL, &fd), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_mem_pool_import_fd(3, NULL), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_mem_pool_export_pointer(NULL, handle), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_mem_pool_import_pointer(NULL, handle, &p), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_mem_pool_free_imported(NULL), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_mem_pool_destroy_imported(NULL), RMM_ERROR_INVALID_ARGUMENT);
+#if defined(RMM_BACKEND_HOST)
+    memset(handle, 0, sizeof handle);
+    CHECK_STATUS(rmm_ipc_get_handle(&value, handle), RMM_ERROR_NOT_SUPPORTED);
+    CHECK(strstr(rmm_last_error(), "host backend") != NULL);
+    CHECK_STATUS(rmm_ipc_open_handle(handle, &p), RMM_ERROR_NOT_SUPPORTED);
+    CHECK(p == NULL);
+    CHECK_STATUS(rmm_mem_pool_import_fd(3, &mp), RMM_ERROR_NOT_SUPPORTED);
+    CHECK(mp == NULL);
+#else
+    {
+        void *d = NULL, *base = NULL;
+        size_t offset = 0;
+        CHECK_OK(rmm_allocate(NULL, &d, 4096, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_resource_allocation_base(NULL, d, &base, &offset));
+        CHECK_OK(rmm_ipc_get_handle(base, handle)); /* cudaIpcGetMemHandle of a cudaMalloc base */
+        CHECK(rmm_ipc_open_handle(handle, &p) != RMM_SUCCESS && p == NULL); /* a process cannot open its own handle */
+        CHECK_OK(rmm_deallocate(NULL, d, 4096, RMM_STREAM_DEFAULT));
+        (void)mp;
+    }
+#endif
+}
+
+/* rmm_pool_desc_parse, RMM_ALLOC_CONF and the live maximum of a pool and a limiting adaptor. */
+TEST(pool_configuration_string) {
+    rmm_pool_desc d = rmm_pool_desc_default(), before;
+    rmm_resource *pool = NULL, *lim = NULL;
+    void *p = NULL, *q = NULL;
+    size_t limit = 0;
+    NEED_GPU(); /* (the parse alone needs none, but the pools below do) */
+    CHECK_OK(rmm_pool_desc_parse(&d, "initial:1MiB, maximum:8MiB,growth:on_demand , granularity:4M,virtual:1GiB,streams_outlive:true"));
+    CHECK(d.initial_bytes == ((size_t)1 << 20) && d.maximum_bytes == ((size_t)8 << 20) && d.growth == RMM_POOL_GROWTH_ON_DEMAND);
+    CHECK(d.growth_granularity_bytes == ((size_t)4 << 20) && d.virtual_bytes == ((size_t)1 << 30) && d.streams_outlive_pool);
+    CHECK_OK(rmm_pool_desc_parse(&d, "maximum:none, growth:GEOMETRIC, streams_outlive:0, initial:512, initial:2kb"));
+    CHECK(d.maximum_bytes == 0 && d.growth == RMM_POOL_GROWTH_GEOMETRIC && !d.streams_outlive_pool && d.initial_bytes == 2048);
+    CHECK_OK(rmm_pool_desc_parse(&d, ""));
+    CHECK_OK(rmm_pool_desc_parse(&d, " , ,"));
+    CHECK(d.initial_bytes == 2048);
+    /* bad input: INVALID_ARGUMENT naming the pair, desc unchanged */
+    before = d;
+    CHECK_STATUS(rmm_pool_desc_parse(NULL, "initial:1MiB"), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_pool_desc_parse(&d, NULL), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_pool_desc_parse(&d, "initial:1MiB,split:4MiB"), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(rmm_last_error(), "split:4MiB") != NULL && strstr(rmm_last_error(), "unknown key") != NULL);
+    CHECK_STATUS(rmm_pool_desc_parse(&d, "initial:lots"), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(rmm_last_error(), "initial:lots") != NULL);
+    CHECK_STATUS(rmm_pool_desc_parse(&d, "initial:1XB"), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_pool_desc_parse(&d, "initial:-1"), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_pool_desc_parse(&d, "initial:"), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_pool_desc_parse(&d, "initial:1000"), RMM_ERROR_INVALID_ARGUMENT); /* not a multiple of 256 */
+    CHECK(strstr(rmm_last_error(), "multiple of 256") != NULL);
+    CHECK_STATUS(rmm_pool_desc_parse(&d, "initial:99999999999999999999999"), RMM_ERROR_INVALID_ARGUMENT); /* overflow */
+    CHECK_STATUS(rmm_pool_desc_parse(&d, "initial:17179869184TiB"), RMM_ERROR_INVALID_ARGUMENT);  /* overflow by the unit */
+    CHECK_STATUS(rmm_pool_desc_parse(&d, "growth:fast"), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_pool_desc_parse(&d, "streams_outlive:maybe"), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_pool_desc_parse(&d, "maximum 8MiB"), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_pool_desc_parse(&d, "growth:virtual,maximum:none,bogus"), RMM_ERROR_INVALID_ARGUMENT); /* nothing applied */
+    CHECK(memcmp(&d, &before, sizeof d) == 0);
+    /* the environment */
+    CHECK_STATUS(rmm_pool_desc_from_env(NULL), RMM_ERROR_INVALID_ARGUMENT);
+    unsetenv("RMM_ALLOC_CONF");
+    CHECK_OK(rmm_pool_desc_from_env(&d));
+    CHECK(memcmp(&d, &before, sizeof d) == 0);
+    setenv("RMM_ALLOC_CONF", "maximum:16MiB", 1);
+    CHECK_OK(rmm_pool_desc_from_env(&d));
+    CHECK(d.maximum_bytes == ((size_t)16 << 20));
+    setenv("RMM_ALLOC_CONF", "maximum:16MiB,oops:1", 1);
+    before = d;
+    CHECK_STATUS(rmm_pool_desc_from_env(&d), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(rmm_last_error(), "RMM_ALLOC_CONF") != NULL && strstr(rmm_last_error(), "oops:1") != NULL);
+    CHECK(memcmp(&d, &before, sizeof d) == 0);
+    { /* rmmInitialize's pool mode reads it too */
+        rmmOptions_t o;
+        void *x = NULL;
+        memset(&o, 0, sizeof o);
+        o.allocation_mode = PoolAllocation;
+        o.initial_pool_size = (size_t)1 << 20;
+        CHECK_STATUS(rmmInitialize(&o), RMM_ERROR_INVALID_ARGUMENT); /* the bad one above */
+        CHECK(strstr(rmm_last_error(), "RMM_ALLOC_CONF") != NULL);
+        CHECK(!rmmIsInitialized(NULL));
+        setenv("RMM_ALLOC_CONF", "maximum:2MiB", 1);
+        CHECK_OK(rmmInitialize(&o));
+        CHECK_STATUS(rmmAlloc(&x, (size_t)3 << 20, RMM_STREAM_DEFAULT, __FILE__, __LINE__), RMM_ERROR_OUT_OF_MEMORY);
+        CHECK_OK(rmmAlloc(&x, (size_t)1 << 20, RMM_STREAM_DEFAULT, __FILE__, __LINE__));
+        CHECK_OK(rmmFree(x, RMM_STREAM_DEFAULT, __FILE__, __LINE__));
+        CHECK_OK(rmmFinalize());
+        o.initial_pool_size = 0; /* the default (half the device) is held to the configured maximum */
+        CHECK_OK(rmmInitialize(&o));
+        CHECK_OK(rmmFinalize());
+        setenv("RMM_ALLOC_CONF", "growth:on_demand, initial:0", 1);
+        CHECK_OK(rmmInitialize(&o));
+        CHECK_OK(rmmFinalize());
+    }
+    unsetenv("RMM_ALLOC_CONF");
+    /* a live maximum */
+    d = rmm_pool_desc_default();
+    CHECK_OK(rmm_pool_desc_parse(&d, "initial:1MiB, maximum:2MiB"));
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), &d));
+    CHECK_STATUS(rmm_allocate(pool, &p, (size_t)3 << 20, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK_STATUS(rmm_pool_set_maximum(pool, 1000), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_pool_set_maximum(NULL, 0), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_pool_set_maximum(rmm_get_current_device_resource(), 0), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_OK(rmm_pool_set_maximum(pool, (size_t)8 << 20));
+    CHECK_OK(rmm_allocate(pool, &p, (size_t)3 << 20, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_set_maximum(pool, (size_t)1 << 20)); /* below what it holds: keeps it, grows no more */
+    CHECK_STATUS(rmm_allocate(pool, &q, (size_t)6 << 20, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK_OK(rmm_deallocate(pool, p, (size_t)3 << 20, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_validate(pool));
+    rmm_resource_destroy(pool);
+    /* a live limit */
+    CHECK_OK(rmm_limiting_adaptor_create(&lim, rmm_get_current_device_resource(), 4096));
+    CHECK_STATUS(rmm_allocate(lim, &p, 8192, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK_STATUS(rmm_limiting_set_limit(NULL, 1), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_limiting_set_limit(rmm_get_current_device_resource(), 1), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_OK(rmm_limiting_set_limit(lim, 16384));
+    CHECK_OK(rmm_allocate(lim, &p, 8192, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_limiting_set_limit(lim, 4096)); /* below what is allocated */
+    CHECK_STATUS(rmm_allocate(lim, &q, 256, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK_OK(rmm_limiting_get(lim, NULL, &limit));
+    CHECK(limit == 4096);
+    CHECK_OK(rmm_deallocate(lim, p, 8192, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(lim, &q, 256, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(lim, q, 256, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(lim);
+}
+
 int main(void) {
     HARNESS_INIT();
     printf("backend: %s\n", RMM__BACKEND_NAME);
@@ -439,6 +658,10 @@ int main(void) {
 #endif
     RUN(device_memory_queries);
     RUN(streams_and_stream_pools);
+    RUN(platform_public_calls);
+#if !defined(RMM_NO_POOL)
+    RUN(pool_configuration_string);
+#endif
 #if !defined(RMM_BACKEND_HOST)
     RUN(cuda_try_maps_errors);
     RUN(cuda_try_macro_returns);

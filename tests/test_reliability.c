@@ -290,7 +290,7 @@ TEST(pool_and_fixed_state_is_bounded_when_foreign_streams_come_and_go) {
     for (i = 0; i < 3000; i++) {
         rmm_stream s;
         void *a = NULL, *b = NULL;
-        CHECK_OK(rmm__stream_create_raw(&s)); /* not registered: a foreign stream */
+        CHECK_OK(rmm__stream_create_raw(&s, false)); /* not registered: a foreign stream */
         CHECK_OK(rmm_allocate(pool, &a, (size_t)(i % 5 + 1) * 1000, s));
         CHECK_OK(rmm_allocate(fixed, &b, 1000, s));
         CHECK_OK(rmm_deallocate(pool, a, (size_t)(i % 5 + 1) * 1000, s));

@@ -728,7 +728,7 @@ TEST(pool_nowait_calls) {
            memory held in another stream's lists needs a wait: refused too */
         rmm_stream f = NULL;
         size_t before;
-        CHECK_OK(rmm__stream_create_raw(&f));
+        CHECK_OK(rmm__stream_create_raw(&f, false));
         CHECK_OK(rmm_allocate(mr, &a, 1000, f));
         before = pool_info(mr).used_bytes;
         wb = false;

@@ -23,7 +23,7 @@ from ._errors import (
 )
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-ABI_VERSION = 3
+ABI_VERSION = 4
 
 _requested = (os.environ.get("RMMH_BACKEND") or "cuda").strip().lower()
 if _requested not in ("cuda", "host"):
@@ -87,6 +87,9 @@ rmmh_async_create = _fn("rmmh_async_create", I, VP, S, S, I)
 rmmh_system_resource_create = _fn("rmmh_system_resource_create", I, VP)
 rmmh_pool_create = _fn("rmmh_pool_create", I, VP, V, S, S, I, S, I, S)
 rmmh_pool_info = _fn("rmmh_pool_info", I, V, P(S))
+rmmh_pool_conf = _fn("rmmh_pool_conf", I, ctypes.c_char_p, P(S))
+rmm_pool_set_maximum = _fn("rmm_pool_set_maximum", I, V, S)
+rmm_limiting_set_limit = _fn("rmm_limiting_set_limit", I, V, S)
 rmm_pool_trim = _fn("rmm_pool_trim", I, V, P(S))
 rmm_pool_validate = _fn("rmm_pool_validate", I, V)
 rmmh_fixed_size_create = _fn("rmmh_fixed_size_create", I, VP, V, S, S)

@@ -14,6 +14,7 @@ import threading
 import warnings
 import weakref
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from . import _accel_loader, _lib
 from ._errors import INVALID_ARGUMENT, NOT_SUPPORTED as _NOT_SUPPORTED, OUT_OF_MEMORY, UNKNOWN, \
@@ -21,7 +22,7 @@ from ._errors import INVALID_ARGUMENT, NOT_SUPPORTED as _NOT_SUPPORTED, OUT_OF_M
 from ._helpers import parse_bytes
 from ._lifetime import Record, new_refs, release
 from ._stream import DEFAULT_STREAM, Stream, as_stream
-from .statistics import Statistics
+from ._statistics_types import Statistics
 
 __all__ = [
     "AlignedResourceAdaptor",
@@ -116,7 +117,13 @@ class _PyResourceMethods:
 
 
 
-class DeviceMemoryResource(_accel_loader.ResourceBase or _PyResourceMethods):
+if TYPE_CHECKING:  # the extension's ResourceBase has _PyResourceMethods' methods and contract
+    _ResourceBase = _PyResourceMethods
+else:
+    _ResourceBase = _accel_loader.ResourceBase or _PyResourceMethods
+
+
+class DeviceMemoryResource(_ResourceBase):
     """Base of every device memory resource: ``allocate`` and ``deallocate``.
 
     Not instantiated directly: use one of the resources of this module.
@@ -338,8 +345,9 @@ class CudaAsyncMemoryResource(DeviceMemoryResource):
 # then keeps it alive, and on the host backend only these handles and the driver's pools
 # (CudaAsyncManagedMemoryResource's, which live as long as the process) may be viewed (rmm.h
 # would dereference any other).
+_async_pools: "weakref.WeakValueDictionary[int, CudaAsyncMemoryResource]"
 _async_pools = weakref.WeakValueDictionary()
-_driver_pools = set()
+_driver_pools: set[int] = set()
 
 
 class CudaAsyncViewMemoryResource(DeviceMemoryResource):
@@ -480,6 +488,14 @@ class PoolMemoryResource(UpstreamResourceAdaptor):
         out = (ctypes.c_size_t * 7)()
         _lib.check(_lib.rmmh_pool_info(self._live, out))
         return PoolInfo(*out)
+
+    def set_maximum(self, maximum_pool_size):
+        """Changes the most the pool may hold (None: unbounded), as PyTorch's memory fraction
+        does: it grows only within the new maximum from now on; what it holds beyond a lower one
+        stays held (trim() gives wholly free chunks back). rmmh only."""
+        maximum = 0 if maximum_pool_size is None else _pool_size_arg(maximum_pool_size,
+                                                                       "maximum_pool_size")
+        _lib.check(_lib.rmm_pool_set_maximum(self._live, maximum), "set_maximum")
 
     def trim(self):
         """Gives every wholly free upstream chunk back (after waiting for the streams that freed
@@ -766,6 +782,12 @@ class LimitingResourceAdaptor(UpstreamResourceAdaptor):
         """The limit in bytes."""
         return self._get()[1]
 
+    def set_allocation_limit(self, allocation_limit):
+        """Changes the limit; what is allocated beyond a lower one stays allocated, and requests
+        fail until enough is freed. rmmh only."""
+        limit = _lib.as_size(parse_bytes(allocation_limit), "allocation_limit")
+        _lib.check(_lib.rmm_limiting_set_limit(self._live, limit), "set_allocation_limit")
+
 
 class FailureCallbackResourceAdaptor(UpstreamResourceAdaptor):
     """On out-of-memory calls callback(nbytes) and retries while it returns True. An exception
@@ -826,7 +848,7 @@ class ThreadSafeResourceAdaptor(UpstreamResourceAdaptor):
 
 # device -> the Python resource set for it (or the wrapper of the library default). The C table
 # holds the same resources; this dict keeps them alive while they are set. DeviceBuffer reads it.
-_per_device_mrs = {}
+_per_device_mrs: dict[int, DeviceMemoryResource] = {}
 _table_lock = threading.RLock()
 
 
@@ -894,7 +916,7 @@ def _reset_per_device_resource(device):
 # the C table and count, per resource, the blocks they have not freed. A resource taken out of the
 # table while that count is not zero stays here, alive, until the count drops to zero: the next
 # table change, a garbage collection, or rmmh.allocators.release_held_resources() lets it go.
-_hook_held = []
+_hook_held: list[DeviceMemoryResource] = []
 _gc_sweep_installed = False
 
 
@@ -1013,9 +1035,32 @@ def _initialize(pool_allocator=False, managed_memory=False, initial_pool_size=No
         if (kwargs["initial_pool_size"] is not None and kwargs["maximum_pool_size"] is not None
                 and kwargs["initial_pool_size"] > kwargs["maximum_pool_size"]):
             raise _lib.invalid("Initial pool size exceeds the maximum pool size")
+        conf = os.environ.get("RMM_ALLOC_CONF")
+        if conf:
+            # RMM_ALLOC_CONF over the arguments (rmm.h's rmm_pool_desc_from_env), parsed before any
+            # resource is replaced; an initial size neither gives is the pool's default (half the
+            # free memory with geometric growth, else none), at most the maximum
+            init, maxi = kwargs["initial_pool_size"], kwargs["maximum_pool_size"]
+            unset = _lib.SIZE_MAX
+            fields = (ctypes.c_size_t * 6)(unset if init is None else init,
+                                           0 if maxi is None else maxi, _GROWTH["geometric"],
+                                           0, 0, 0)
+            _lib.check(_lib.rmmh_pool_conf(None, fields), "reinitialize")
+            growth = {v: k for k, v in _GROWTH.items()}[fields[2]]
+            pool_args = dict(growth=growth, growth_granularity=fields[3] or None,
+                             streams_outlive_pool=bool(fields[4]), virtual_size=fields[5] or None)
+            initial, maximum = fields[0], fields[1] or None
 
         def make():
-            return PoolMemoryResource(upstream(), **kwargs)
+            if not conf:
+                return PoolMemoryResource(upstream(), **kwargs)
+            start = initial
+            if start == unset:
+                start = (_lib.rmm_percent_of_free_device_memory(50) if growth == "geometric"
+                         else 0)
+                if maximum is not None:
+                    start = min(start, maximum)
+            return PoolMemoryResource(upstream(), start, maximum, **pool_args)
     else:
         make = upstream
     if logging and log_file_name is None and not os.getenv("RMM_LOG_FILE"):

@@ -1,8 +1,10 @@
 """reinitialize, its hooks, is_initialized and RMMError (RMM's rmm.rmm)."""
+from typing import Any, Callable
+
 from . import _memory_resource as _mr
 from ._errors import RMMError  # noqa: F401
 
-_reinitialize_hooks = []
+_reinitialize_hooks: list[tuple[Callable[..., Any], tuple, dict]] = []  # (func, args, kwargs)
 
 
 def reinitialize(pool_allocator=False, managed_memory=False, initial_pool_size=None,
@@ -20,7 +22,9 @@ def reinitialize(pool_allocator=False, managed_memory=False, initial_pool_size=N
         ManagedMemoryResource as the base resource, else CudaMemoryResource.
     initial_pool_size, maximum_pool_size : int | str, optional
         The pool's sizes (ignored without pool_allocator). Default: half of the free memory,
-        and unbounded.
+        and unbounded. With pool_allocator, the environment variable RMM_ALLOC_CONF (rmm.h's
+        pool configuration string, e.g. "maximum:8GiB, growth:on_demand"; see the README)
+        applies over these; a bad one is a ValueError naming it. rmmh only.
     devices : int or list of int
         The devices to set up (default device 0).
     logging : bool

@@ -5,7 +5,8 @@
    table lives here, once per process: Python (through ctypes) and the framework hooks that load
    the same library share it.
 
-   The helpers below use only rmm.h's public API (and, for prefetch and versions, the CUDA runtime).
+   The helpers below use only rmm.h's public API: no rmm__ name and no CUDA call of their own (the
+   device attribute, prefetch, version, stream and IPC calls are rmm.h's, through its platform layer).
    They exist for two reasons: to give ctypes calls without out-pointers on the hot path (an
    out-pointer costs a byref() per call), and to take descriptor fields as scalars so the Python
    side never mirrors a C struct layout. Every helper returns an rmm_status (0 is success) unless
@@ -26,7 +27,7 @@
 #define RMMH_API __attribute__((visibility("default")))
 
 /* Bumped when a helper's signature changes; the Python side refuses a library it does not know. */
-#define RMMH_ABI_VERSION 3
+#define RMMH_ABI_VERSION 4
 
 RMMH_API int rmmh_abi_version(void) { return RMMH_ABI_VERSION; }
 RMMH_API const char *rmmh_rmm_version(void) { return RMM_VERSION_STRING; }
@@ -54,7 +55,7 @@ RMMH_API void *rmmh_alloc(rmm_resource *mr, size_t bytes, rmm_stream stream) {
    when it is not, as rmm.h's containers do, so a buffer can be freed with another device current
    (rmm.h's device guard: the caller's device is set back only where that creates no context). */
 RMMH_API int rmmh_free(rmm_resource *mr, void *ptr, size_t bytes, rmm_stream stream, int device) {
-    rmm__device_guard g = {device, false};
+    rmm_device_scope g = {device, false};
     rmm_status st;
     /* (where the current device cannot be read, as while the runtime unloads, free where we are) */
     if (device < 0 || rmm_get_device(&g.previous) != RMM_SUCCESS || g.previous == device) return (int)rmm_deallocate(mr, ptr, bytes, stream);
@@ -62,53 +63,38 @@ RMMH_API int rmmh_free(rmm_resource *mr, void *ptr, size_t bytes, rmm_stream str
     if (st != RMM_SUCCESS) return (int)st;
     g.switched = true;
     st = rmm_deallocate(mr, ptr, bytes, stream);
-    rmm__device_leave(&g);
+    rmm_device_scope_leave(&g);
     return (int)st;
 }
 
 /* "Nowait" calls, which the extension makes with the GIL held: on a pool (not virtual) they never
-   wait for a lock, the device or an upstream (rmm.h's rmm__pool_alloc / rmm__pool_free with
-   would_block); anything else, or anything that would wait, sets *would_block and does nothing,
+   wait for a lock, the device or an upstream (rmm.h's rmm_allocate_nowait / rmm_deallocate_nowait);
+   anything else, or anything that would wait, sets *would_block and does nothing,
    and the extension makes the ordinary call with the GIL released. This saves the GIL's release and
    reacquisition (about 100 ns a pair) on the common case while never blocking a thread a CUDA host
    callback waits on for the GIL. */
 RMMH_API void *rmmh_alloc_nowait(rmm_resource *mr, size_t bytes, rmm_stream stream, int *would_block) {
     void *p = NULL;
-    bool wb = false;
-    rmm_status st;
-    *would_block = 1;
-#if !defined(RMM_NO_POOL)
-    if (mr && mr->vtable == &rmm__pool_vtable && bytes) {
-        st = rmm__pool_alloc((rmm__pool *)mr, &p, bytes, RMM_ALIGNMENT, stream, &wb);
-        *would_block = wb;
-        if (!wb) {
-            if (st != RMM_SUCCESS) p = NULL;
-            rmm__nvtx_mark(mr, st == RMM_SUCCESS ? 0 : 2, bytes); /* as rmm_allocate marks */
-        }
-    }
-#else
-    (void)mr, (void)bytes, (void)stream, (void)st, (void)wb;
-#endif
+    bool wb = true;
+    /* (no resource or no bytes: the ordinary call decides) */
+    if (!mr || !bytes || rmm_allocate_nowait(mr, &p, bytes, stream, &wb) != RMM_SUCCESS) p = NULL;
+    *would_block = wb;
     return p;
 }
 RMMH_API int rmmh_free_nowait(rmm_resource *mr, void *ptr, size_t bytes, rmm_stream stream, int device, int *would_block) {
     int current = -1;
-    bool wb = false;
+    bool wb = true;
     rmm_status st = RMM_SUCCESS;
     *would_block = 1;
     if (!ptr) {
         *would_block = 0;
         return RMM_SUCCESS;
     }
-#if !defined(RMM_NO_POOL)
-    if (mr && mr->vtable == &rmm__pool_vtable && (device < 0 || (rmm_get_device(&current) == RMM_SUCCESS && current == device))) {
-        st = rmm__pool_free((rmm__pool *)mr, ptr, bytes, stream, &wb);
+    /* (a free on another device than the current one needs the device switched: the ordinary call) */
+    if (mr && (device < 0 || (rmm_get_device(&current) == RMM_SUCCESS && current == device))) {
+        st = rmm_deallocate_nowait(mr, ptr, bytes, stream, &wb);
         *would_block = wb;
-        if (!wb) rmm__nvtx_mark(mr, 1, bytes);
     }
-#else
-    (void)mr, (void)ptr, (void)bytes, (void)stream, (void)device, (void)current, (void)wb;
-#endif
     return (int)st;
 }
 
@@ -119,13 +105,7 @@ RMMH_API int rmmh_free_nowait(rmm_resource *mr, void *ptr, size_t bytes, rmm_str
    CudaStreamFlags.SYNC_DEFAULT). Destroy it with rmm_stream_destroy. INVALID_ARGUMENT iff out
    is NULL; CUDA iff the runtime refuses. On the host backend both kinds are the same. */
 RMMH_API int rmmh_stream_create(rmm_stream *out, int non_blocking) {
-#if defined(RMM_BACKEND_HOST)
-    (void)non_blocking;
-    return (int)rmm_stream_create(out);
-#else
-    if (non_blocking || !out) return (int)rmm_stream_create(out);
-    return (int)rmm_status_from_cuda(cudaStreamCreateWithFlags(out, cudaStreamDefault), "cudaStreamCreateWithFlags");
-#endif
+    return (int)(non_blocking ? rmm_stream_create(out) : rmm_stream_create_blocking(out));
 }
 
 /* ---- devices ------------------------------------------------------------------------------ */
@@ -141,100 +121,21 @@ RMMH_API int rmmh_device_count(void) {
     return rmm_get_device_count(&n) == RMM_SUCCESS ? n : 0;
 }
 RMMH_API int rmmh_runtime_version(void) {
-#if defined(RMM_BACKEND_HOST)
-    return 0;
-#else
     int v = 0;
-    return cudaRuntimeGetVersion(&v) == cudaSuccess ? v : 0;
-#endif
+    (void)rmm_cuda_versions(&v, NULL);
+    return v;
 }
 RMMH_API int rmmh_driver_version(void) {
-#if defined(RMM_BACKEND_HOST)
-    return 0;
-#else
     int v = 0;
-    if (cudaDriverGetVersion(&v) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return 0;
-    }
+    (void)rmm_cuda_versions(NULL, &v);
     return v;
-#endif
 }
 
-/* cudaDeviceGetAttribute(value, attribute, device): attribute is a cudaDeviceAttr value. On failure
-   *cuda_error is the CUDA error (cudaErrorInvalidValue 1, cudaErrorInvalidDevice 101, ...) and the
-   status is CUDA. (rmm.h has no public device-attribute query; this is the one direct CUDA call
-   rmm._cuda.gpu.getDeviceAttribute needs.)
-
-   The host backend answers for its simulated devices (RMM_HOST_BACKEND_DEVICES of them), an
-   H100-like discrete GPU whose capabilities are those the backend implements: memory pools
-   (cudaMallocAsync) exporting POSIX file descriptors (not fabric handles), managed memory with
-   concurrent access, unified addressing, mapped host memory; no access to pageable host memory
-   (so no SystemMemoryResource workloads are expected of it), not integrated. The values are in
-   rmmh__host_attributes below; any other attribute is 0. A device out of range is
-   cudaErrorInvalidDevice, an attribute below 1 cudaErrorInvalidValue. */
-#if defined(RMM_BACKEND_HOST)
-static const int rmmh__host_attributes[][2] = {
-    {1, 1024},        /* cudaDevAttrMaxThreadsPerBlock */
-    {2, 1024},        /* cudaDevAttrMaxBlockDimX */
-    {3, 1024},        /* cudaDevAttrMaxBlockDimY */
-    {4, 64},          /* cudaDevAttrMaxBlockDimZ */
-    {5, 2147483647},  /* cudaDevAttrMaxGridDimX */
-    {6, 65535},       /* cudaDevAttrMaxGridDimY */
-    {7, 65535},       /* cudaDevAttrMaxGridDimZ */
-    {8, 49152},       /* cudaDevAttrMaxSharedMemoryPerBlock */
-    {9, 65536},       /* cudaDevAttrTotalConstantMemory */
-    {10, 32},         /* cudaDevAttrWarpSize */
-    {16, 132},        /* cudaDevAttrMultiProcessorCount */
-    {18, 0},          /* cudaDevAttrIntegrated */
-    {19, 1},          /* cudaDevAttrCanMapHostMemory */
-    {20, 0},          /* cudaDevAttrComputeMode: default */
-    {31, 1},          /* cudaDevAttrConcurrentKernels */
-    {39, 2048},       /* cudaDevAttrMaxThreadsPerMultiProcessor */
-    {40, 2},          /* cudaDevAttrAsyncEngineCount */
-    {41, 1},          /* cudaDevAttrUnifiedAddressing */
-    {75, 9},          /* cudaDevAttrComputeCapabilityMajor */
-    {76, 0},          /* cudaDevAttrComputeCapabilityMinor */
-    {83, 1},          /* cudaDevAttrManagedMemory */
-    {88, 0},          /* cudaDevAttrPageableMemoryAccess */
-    {89, 1},          /* cudaDevAttrConcurrentManagedAccess */
-    {99, 1},          /* cudaDevAttrHostRegisterSupported */
-    {100, 0},         /* cudaDevAttrPageableMemoryAccessUsesHostPageTables */
-    {101, 0},         /* cudaDevAttrDirectManagedMemAccessFromHost */
-    {115, 1},         /* cudaDevAttrMemoryPoolsSupported */
-    {119, 1},         /* cudaDevAttrMemoryPoolSupportedHandleTypes: cudaMemHandleTypePosixFileDescriptor */
-};
-#endif
+/* cudaDeviceGetAttribute through rmm.h's rmm_device_get_attribute (the host backend answers for its
+   simulated devices); on failure *cuda_error is the CUDA error code for RMM's CUDARuntimeError. */
 RMMH_API int rmmh_device_attribute(int attribute, int device, int *value, int *cuda_error) {
     if (!value || !cuda_error) return rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh_device_attribute: value or cuda_error is NULL");
-    *value = 0;
-    *cuda_error = 0;
-#if defined(RMM_BACKEND_HOST)
-    {
-        int count = 0;
-        size_t i;
-        (void)rmm_get_device_count(&count);
-        if (device < 0 || device >= count) {
-            *cuda_error = 101;
-            return rmm_set_last_error(RMM_ERROR_CUDA, "cudaDeviceGetAttribute(attr=%d, device=%d) failed: cudaErrorInvalidDevice (invalid device ordinal)", attribute, device);
-        }
-        if (attribute < 1) {
-            *cuda_error = 1;
-            return rmm_set_last_error(RMM_ERROR_CUDA, "cudaDeviceGetAttribute(attr=%d, device=%d) failed: cudaErrorInvalidValue (invalid argument)", attribute, device);
-        }
-        for (i = 0; i < sizeof rmmh__host_attributes / sizeof rmmh__host_attributes[0]; i++)
-            if (rmmh__host_attributes[i][0] == attribute) *value = rmmh__host_attributes[i][1];
-        return RMM_SUCCESS;
-    }
-#else
-    {
-        cudaError_t err = cudaDeviceGetAttribute(value, (enum cudaDeviceAttr)attribute, device);
-        if (err == cudaSuccess) return RMM_SUCCESS;
-        (void)cudaGetLastError();
-        *cuda_error = (int)err;
-        return rmm_set_last_error(RMM_ERROR_CUDA, "cudaDeviceGetAttribute(attr=%d, device=%d) failed: %s (%s)", attribute, device, cudaGetErrorName(err), cudaGetErrorString(err));
-    }
-#endif
+    return (int)rmm_device_get_attribute(attribute, device, value, cuda_error);
 }
 
 /* Host backend only: the simulated device capacity; NOT_SUPPORTED on the CUDA backend. */
@@ -248,43 +149,9 @@ RMMH_API int rmmh_set_host_capacity(size_t bytes) {
 #endif
 }
 
-/* cudaMemPrefetchAsync to `device` (cudaCpuDeviceId, -1, for the host) on `stream`. Memory that
-   is not managed, or a device without concurrent managed access, is left alone (success), as in
-   RMM's DeviceBuffer.prefetch. A no-op on the host backend. */
-RMMH_API int rmmh_prefetch(void *ptr, size_t bytes, int device, rmm_stream stream) {
-#if defined(RMM_BACKEND_HOST)
-    (void)ptr;
-    (void)bytes;
-    (void)device;
-    (void)stream;
-    return RMM_SUCCESS;
-#else
-    cudaError_t err;
-    int concurrent = 0, probe = device;
-    if (!ptr || !bytes) return RMM_SUCCESS;
-    if (probe < 0 && rmm_get_device(&probe) != RMM_SUCCESS) return (int)rmm_last_status();
-    if (cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess, probe) != cudaSuccess || !concurrent) {
-        (void)cudaGetLastError();
-        return RMM_SUCCESS;
-    }
-#if CUDART_VERSION >= 13000
-    {
-        struct cudaMemLocation loc;
-        memset(&loc, 0, sizeof loc);
-        loc.type = device < 0 ? cudaMemLocationTypeHost : cudaMemLocationTypeDevice;
-        loc.id = device < 0 ? 0 : device;
-        err = cudaMemPrefetchAsync(ptr, bytes, loc, 0, stream);
-    }
-#else
-    err = cudaMemPrefetchAsync(ptr, bytes, device, stream);
-#endif
-    if (err == cudaErrorInvalidValue) { /* not managed memory: nothing to prefetch */
-        (void)cudaGetLastError();
-        return RMM_SUCCESS;
-    }
-    return (int)rmm_status_from_cuda(err, "cudaMemPrefetchAsync");
-#endif
-}
+/* rmm.h's rmm_prefetch: to `device` (-1: the host) on `stream`; memory that is not managed, or a
+   device without concurrent managed access, is left alone (success). A no-op on the host backend. */
+RMMH_API int rmmh_prefetch(void *ptr, size_t bytes, int device, rmm_stream stream) { return (int)rmm_prefetch(ptr, bytes, device, stream); }
 
 /* ---- creation with scalar arguments (no struct layouts on the Python side) --------------- */
 
@@ -298,6 +165,29 @@ RMMH_API int rmmh_pool_create(rmm_resource **out, rmm_resource *upstream, size_t
     d.streams_outlive_pool = streams_outlive_pool != 0;
     d.virtual_bytes = virtual_bytes;
     return (int)rmm_pool_create(out, upstream, &d);
+}
+/* rmm_pool_desc_parse over scalars: fields[6] = initial, maximum, growth, granularity,
+   streams_outlive (0/1), virtual, read as the starting values and written back on success; conf
+   NULL: $RMM_ALLOC_CONF (rmm_pool_desc_from_env; unset: nothing changes). */
+RMMH_API int rmmh_pool_conf(const char *conf, size_t *fields) {
+    rmm_pool_desc d = rmm_pool_desc_default();
+    rmm_status st;
+    if (!fields) return rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh_pool_conf: fields is NULL");
+    d.initial_bytes = fields[0];
+    d.maximum_bytes = fields[1];
+    d.growth = (rmm_pool_growth)fields[2];
+    d.growth_granularity_bytes = fields[3];
+    d.streams_outlive_pool = fields[4] != 0;
+    d.virtual_bytes = fields[5];
+    st = conf ? rmm_pool_desc_parse(&d, conf) : rmm_pool_desc_from_env(&d);
+    if (st != RMM_SUCCESS) return (int)st;
+    fields[0] = d.initial_bytes;
+    fields[1] = d.maximum_bytes;
+    fields[2] = (size_t)d.growth;
+    fields[3] = d.growth_granularity_bytes;
+    fields[4] = d.streams_outlive_pool;
+    fields[5] = d.virtual_bytes;
+    return RMM_SUCCESS;
 }
 /* out[7]: pool_bytes, peak_pool_bytes, used_bytes, free_bytes, largest_free_block, free_blocks,
    upstream_chunks. */

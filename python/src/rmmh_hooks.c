@@ -286,13 +286,13 @@ static void *rmmh__hook_alloc(size_t bytes, int device, rmm_stream stream, int s
     rmmh__hold *h;
     rmmh__block b;
     void *p = NULL;
-    rmm__device_guard g = {0, false};
+    rmm_device_scope g = {0, false};
     rmm_status st;
     if (device < 0 || device >= RMM_MAX_DEVICES) {
         rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh hooks: device %d is out of range", device);
         return NULL;
     }
-    if (switch_device && rmm__device_enter(&g, device) != RMM_SUCCESS) goto failed; /* (rmm.h's guard: no context made on the caller's device) */
+    if (switch_device && rmm_device_scope_enter(&g, device) != RMM_SUCCESS) goto failed; /* (rmm.h's device scope: no context made on the caller's device) */
     h = rmmh__acquire(device);
     if (!h) goto failed;
     st = rmm_allocate(h->mr, &p, bytes, stream);
@@ -313,11 +313,11 @@ static void *rmmh__hook_alloc(size_t bytes, int device, rmm_stream stream, int s
         goto failed;
     }
     rmmh__count_alloc(device, bytes);
-    rmm__device_leave(&g);
+    rmm_device_scope_leave(&g);
     return p;
 failed:
     if (device >= 0 && device < RMM_MAX_DEVICES) __atomic_add_fetch(&rmmh__stats[device].failed, 1, __ATOMIC_RELAXED);
-    rmm__device_leave(&g);
+    rmm_device_scope_leave(&g);
     return NULL;
 }
 
@@ -327,13 +327,13 @@ failed:
 static rmm_status rmmh__hook_free(void *ptr) {
     rmmh__block b;
     rmm_status st;
-    rmm__device_guard g = {0, false};
+    rmm_device_scope g = {0, false};
     if (!ptr) return RMM_SUCCESS;
     if (!rmmh__map_take((uintptr_t)ptr, &b))
         return rmm_set_last_error(RMM_ERROR_CORRUPTION, "rmmh hooks: free of %p, which the hooks did not allocate (or freed already)", ptr);
-    st = rmm__device_enter(&g, b.device);
+    st = rmm_device_scope_enter(&g, b.device);
     if (st == RMM_SUCCESS) st = rmm_deallocate(b.hold->mr, ptr, b.bytes, b.stream);
-    rmm__device_leave(&g);
+    rmm_device_scope_leave(&g);
     if (st != RMM_SUCCESS) {
         /* the resource refused (it should not): keep the block recorded, as it is still held */
         (void)rmmh__map_put(&b);
@@ -454,116 +454,15 @@ RMMH_API void rmmh_cupy_free(void *param, void *ptr, int device_id) {
     (void)rmmh__hook_free(ptr);
 }
 
-/* ---- CUDA IPC ------------------------------------------------------------------------------- */
-#if defined(RMM_BACKEND_HOST)
-#define RMMH__NO_IPC(fn) rmm_set_last_error(RMM_ERROR_NOT_SUPPORTED, "%s: CUDA IPC needs the CUDA backend (this is the host backend)", fn)
-RMMH_API int rmmh_ipc_get_mem_handle(void *base, unsigned char *out) {
-    (void)base;
-    (void)out;
-    return RMMH__NO_IPC("rmmh_ipc_get_mem_handle");
-}
-RMMH_API int rmmh_ipc_open_mem_handle(const unsigned char *in, void **out) {
-    (void)in;
-    (void)out;
-    return RMMH__NO_IPC("rmmh_ipc_open_mem_handle");
-}
-RMMH_API int rmmh_ipc_close_mem_handle(void *base) {
-    (void)base;
-    return RMMH__NO_IPC("rmmh_ipc_close_mem_handle");
-}
-RMMH_API int rmmh_mempool_export_fd(rmm_mem_pool pool, int *fd) {
-    (void)pool;
-    (void)fd;
-    return RMMH__NO_IPC("rmmh_mempool_export_fd");
-}
-RMMH_API int rmmh_mempool_import_fd(int fd, rmm_mem_pool *out) {
-    (void)fd;
-    (void)out;
-    return RMMH__NO_IPC("rmmh_mempool_import_fd");
-}
-RMMH_API int rmmh_mempool_export_pointer(void *ptr, unsigned char *out) {
-    (void)ptr;
-    (void)out;
-    return RMMH__NO_IPC("rmmh_mempool_export_pointer");
-}
+/* ---- CUDA IPC: rmm.h's rmm_ipc_* and rmm_mem_pool_* (NOT_SUPPORTED on the host backend) ------ */
+RMMH_API int rmmh_ipc_get_mem_handle(void *base, unsigned char *out) { return (int)rmm_ipc_get_handle(base, out); }
+RMMH_API int rmmh_ipc_open_mem_handle(const unsigned char *in, void **out) { return (int)rmm_ipc_open_handle(in, out); }
+RMMH_API int rmmh_ipc_close_mem_handle(void *base) { return (int)rmm_ipc_close_handle(base); }
+RMMH_API int rmmh_mempool_export_fd(rmm_mem_pool pool, int *fd) { return (int)rmm_mem_pool_export_fd(pool, fd); }
+RMMH_API int rmmh_mempool_import_fd(int fd, rmm_mem_pool *out) { return (int)rmm_mem_pool_import_fd(fd, out); }
+RMMH_API int rmmh_mempool_export_pointer(void *ptr, unsigned char *out) { return (int)rmm_mem_pool_export_pointer(ptr, out); }
 RMMH_API int rmmh_mempool_import_pointer(rmm_mem_pool pool, const unsigned char *in, void **out) {
-    (void)pool;
-    (void)in;
-    (void)out;
-    return RMMH__NO_IPC("rmmh_mempool_import_pointer");
+    return (int)rmm_mem_pool_import_pointer(pool, in, out);
 }
-RMMH_API int rmmh_imported_free(void *ptr) {
-    (void)ptr;
-    return RMMH__NO_IPC("rmmh_imported_free");
-}
-RMMH_API int rmmh_mempool_destroy(rmm_mem_pool pool) {
-    (void)pool;
-    return RMMH__NO_IPC("rmmh_mempool_destroy");
-}
-#else
-/* A status from a CUDA error of an IPC call. For the exports (export_any) every failure but out of
-   memory means the pool or the device cannot export (a pool made without an export handle type,
-   a device or driver without it) and becomes NOT_SUPPORTED, with CUDA's error name; otherwise
-   cudaErrorNotSupported does, and the rest maps as rmm_status_from_cuda. */
-static rmm_status rmmh__ipc_status(cudaError_t err, const char *what, int export_any) {
-    if (err == cudaSuccess) return RMM_SUCCESS;
-    if (err == cudaErrorNotSupported || (export_any && err != cudaErrorMemoryAllocation)) {
-        const char *name = cudaGetErrorName(err);
-        (void)cudaGetLastError();
-        return rmm_set_last_error(RMM_ERROR_NOT_SUPPORTED, "%s failed: %s: not supported here (an async resource must be created with enable_ipc=True, i.e. RMM_EXPORT_POSIX_FD, on a device and driver that support POSIX file descriptor handles)", what, name);
-    }
-    return rmm_status_from_cuda(err, what);
-}
-/* The 64-byte cudaIpcMemHandle_t of base (the start of a cudaMalloc allocation; get it with
-   rmm_resource_allocation_base). */
-RMMH_API int rmmh_ipc_get_mem_handle(void *base, unsigned char *out) {
-    cudaIpcMemHandle_t h;
-    if (!base || !out) return rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh_ipc_get_mem_handle: base or out is NULL");
-    RMM_TRY(rmm_status_from_cuda(cudaIpcGetMemHandle(&h, base), "cudaIpcGetMemHandle"));
-    memcpy(out, &h, sizeof h);
-    return RMM_SUCCESS;
-}
-/* Opens another process's handle (lazy peer access); *out is the base of its allocation. */
-RMMH_API int rmmh_ipc_open_mem_handle(const unsigned char *in, void **out) {
-    cudaIpcMemHandle_t h;
-    if (!in || !out) return rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh_ipc_open_mem_handle: in or out is NULL");
-    memcpy(&h, in, sizeof h);
-    return (int)rmm_status_from_cuda(cudaIpcOpenMemHandle(out, h, cudaIpcMemLazyEnablePeerAccess), "cudaIpcOpenMemHandle");
-}
-RMMH_API int rmmh_ipc_close_mem_handle(void *base) {
-    return (int)rmm_status_from_cuda(cudaIpcCloseMemHandle(base), "cudaIpcCloseMemHandle");
-}
-/* A POSIX file descriptor for the memory pool (the caller closes it). NOT_SUPPORTED iff the pool
-   was made without RMM_EXPORT_POSIX_FD or the device cannot export. */
-RMMH_API int rmmh_mempool_export_fd(rmm_mem_pool pool, int *fd) {
-    int handle = -1;
-    if (!pool || !fd) return rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh_mempool_export_fd: pool or fd is NULL");
-    RMM_TRY(rmmh__ipc_status(cudaMemPoolExportToShareableHandle(&handle, pool, cudaMemHandleTypePosixFileDescriptor, 0), "cudaMemPoolExportToShareableHandle", 1));
-    *fd = handle;
-    return RMM_SUCCESS;
-}
-/* Imports a pool exported by another process (fd received over a Unix socket). Imported pools
-   cannot allocate; destroy with rmmh_mempool_destroy after freeing what was imported. */
-RMMH_API int rmmh_mempool_import_fd(int fd, rmm_mem_pool *out) {
-    if (!out) return rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh_mempool_import_fd: out is NULL");
-    return (int)rmmh__ipc_status(cudaMemPoolImportFromShareableHandle(out, (void *)(intptr_t)fd, cudaMemHandleTypePosixFileDescriptor, 0), "cudaMemPoolImportFromShareableHandle", 0);
-}
-/* The 64 bytes (cudaMemPoolPtrExportData) that name ptr, a block of an exportable pool, to an
-   importer of that pool. */
-RMMH_API int rmmh_mempool_export_pointer(void *ptr, unsigned char *out) {
-    struct cudaMemPoolPtrExportData d;
-    if (!ptr || !out) return rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh_mempool_export_pointer: ptr or out is NULL");
-    RMM_TRY(rmmh__ipc_status(cudaMemPoolExportPointer(&d, ptr), "cudaMemPoolExportPointer", 1));
-    memcpy(out, &d, sizeof d);
-    return RMM_SUCCESS;
-}
-RMMH_API int rmmh_mempool_import_pointer(rmm_mem_pool pool, const unsigned char *in, void **out) {
-    struct cudaMemPoolPtrExportData d;
-    if (!pool || !in || !out) return rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh_mempool_import_pointer: an argument is NULL");
-    memcpy(&d, in, sizeof d);
-    return (int)rmm_status_from_cuda(cudaMemPoolImportPointer(out, pool, &d), "cudaMemPoolImportPointer");
-}
-/* Frees an imported pointer (the importer must do so before the exporter frees the block). */
-RMMH_API int rmmh_imported_free(void *ptr) { return (int)rmm_status_from_cuda(cudaFree(ptr), "cudaFree (imported pointer)"); }
-RMMH_API int rmmh_mempool_destroy(rmm_mem_pool pool) { return (int)rmm_status_from_cuda(cudaMemPoolDestroy(pool), "cudaMemPoolDestroy"); }
-#endif
+RMMH_API int rmmh_imported_free(void *ptr) { return (int)rmm_mem_pool_free_imported(ptr); }
+RMMH_API int rmmh_mempool_destroy(rmm_mem_pool pool) { return (int)rmm_mem_pool_destroy_imported(pool); }

@@ -1,0 +1,107 @@
+"""The pool configuration string (rmm.h's rmm_pool_desc_parse): RMM_ALLOC_CONF applied by
+rmmh.reinitialize(pool_allocator=True) over its arguments, a bad one refused with a message naming
+it, and the live maximum of a pool and a limiting adaptor (PoolMemoryResource.set_maximum,
+LimitingResourceAdaptor.set_allocation_limit). Runs on either backend."""
+import pytest
+
+import rmmh as rmm
+
+MiB = 1 << 20
+
+
+@pytest.fixture
+def restore():
+    yield
+    rmm.reinitialize()
+
+
+def test_reinitialize_applies_rmm_alloc_conf(monkeypatch, restore):
+    monkeypatch.setenv("RMM_ALLOC_CONF", "maximum:64MiB, growth:on_demand")
+    rmm.reinitialize(pool_allocator=True, initial_pool_size=4 * MiB)
+    mr = rmm.mr.get_current_device_resource()
+    assert isinstance(mr, rmm.mr.PoolMemoryResource)
+    assert mr.growth == "on_demand"
+    assert mr.pool_size() == 4 * MiB  # the argument, not overridden
+    with pytest.raises(MemoryError):
+        rmm.DeviceBuffer(size=80 * MiB)  # beyond the configured maximum
+    buf = rmm.DeviceBuffer(size=32 * MiB)
+    assert buf.size == 32 * MiB
+
+
+def test_reinitialize_conf_overrides_arguments(monkeypatch, restore):
+    monkeypatch.setenv("RMM_ALLOC_CONF", "initial:2MiB")
+    rmm.reinitialize(pool_allocator=True, initial_pool_size=4 * MiB, maximum_pool_size=16 * MiB)
+    mr = rmm.mr.get_current_device_resource()
+    assert mr.pool_size() == 2 * MiB
+    with pytest.raises(MemoryError):
+        rmm.DeviceBuffer(size=20 * MiB)
+
+
+def test_conf_alone_keeps_the_default_initial_size_sensible(monkeypatch, restore):
+    monkeypatch.setenv("RMM_ALLOC_CONF", "maximum:8MiB")  # below half the device: held to it
+    rmm.reinitialize(pool_allocator=True)
+    assert rmm.mr.get_current_device_resource().pool_size() == 8 * MiB
+    monkeypatch.setenv("RMM_ALLOC_CONF", "growth:on_demand")  # the on-demand default: empty
+    rmm.reinitialize(pool_allocator=True)
+    mr = rmm.mr.get_current_device_resource()
+    assert mr.growth == "on_demand" and mr.pool_size() == 0
+
+
+def test_bad_conf_leaves_the_resources_alone(monkeypatch, restore):
+    rmm.reinitialize(pool_allocator=True, initial_pool_size=2 * MiB)
+    before = rmm.mr.get_current_device_resource()
+    monkeypatch.setenv("RMM_ALLOC_CONF", "maximum:lots")
+    with pytest.raises(ValueError):
+        rmm.reinitialize(pool_allocator=True)
+    assert rmm.mr.get_current_device_resource() is before
+
+
+def test_reinitialize_without_pool_ignores_conf(monkeypatch, restore):
+    monkeypatch.setenv("RMM_ALLOC_CONF", "nonsense")
+    rmm.reinitialize()
+    assert not isinstance(rmm.mr.get_current_device_resource(), rmm.mr.PoolMemoryResource)
+
+
+@pytest.mark.parametrize("conf, named", [
+    ("maximum:64MiB,oops:1", "oops:1"),
+    ("initial:lots", "initial:lots"),
+    ("initial:1000", "multiple of 256"),
+    ("growth:fast", "growth:fast"),
+])
+def test_bad_rmm_alloc_conf_is_refused_by_name(monkeypatch, restore, conf, named):
+    monkeypatch.setenv("RMM_ALLOC_CONF", conf)
+    with pytest.raises(ValueError) as e:
+        rmm.reinitialize(pool_allocator=True, initial_pool_size=2 * MiB)
+    assert "RMM_ALLOC_CONF" in str(e.value) and named in str(e.value)
+
+
+def test_pool_set_maximum():
+    pool = rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 2 * MiB, 4 * MiB)
+    with pytest.raises(MemoryError):
+        pool.allocate(6 * MiB)
+    pool.set_maximum(16 * MiB)
+    p = pool.allocate(6 * MiB)
+    pool.set_maximum(2 * MiB)  # below what it holds: it keeps that, and grows no more
+    with pytest.raises(MemoryError):
+        pool.allocate(12 * MiB)
+    pool.deallocate(p, 6 * MiB)
+    pool.set_maximum(None)
+    pool.deallocate(pool.allocate(12 * MiB), 12 * MiB)
+    with pytest.raises(ValueError, match="256"):
+        pool.set_maximum(1000)
+
+
+def test_limiting_set_allocation_limit():
+    lim = rmm.mr.LimitingResourceAdaptor(rmm.mr.CudaMemoryResource(), 4096)
+    with pytest.raises(MemoryError):
+        lim.allocate(8192)
+    lim.set_allocation_limit("16KiB")
+    assert lim.get_allocation_limit() == 16384
+    p = lim.allocate(8192)
+    lim.set_allocation_limit(4096)
+    with pytest.raises(MemoryError):
+        lim.allocate(256)
+    lim.deallocate(p, 8192)
+    lim.deallocate(lim.allocate(256), 256)
+    with pytest.raises((ValueError, TypeError)):
+        lim.set_allocation_limit(-1)
