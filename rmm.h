@@ -33,6 +33,15 @@
       >>util        locks, atomics, address map    >>streamorder per-stream events, stream registry
       >>tlsf        size-binned free lists, blocks >>diagnostics validate, dump, margins, base
 
+   How it is built, for a reader: every CUDA call goes through the platform layer (>>platform;
+   RMM_BACKEND_HOST implements the same functions on the host). A resource is a struct whose first
+   member is rmm_resource (a vtable pointer). The stream-ordered sub-allocators share the
+   stream-order core (>>streamorder: per-stream state found by handle, events, the stream
+   registry) and the size-binned free lists (>>tlsf). What the walks over a resource graph need of
+   a type (its upstream, its children, validation, its part of the JSON dump, where a block comes
+   from, its live blocks for the margin check) is one row per type in >>diagnostics (rmm__descs);
+   a user's type joins with rmm_resource_register_type.
+
    Compile-time options (define before *every* #include of rmm.h unless said otherwise):
       RMM_IMPLEMENTATION  in exactly one file: emits the implementation there.
       RMM_STATIC          everything static to the implementing file (then include it in one file only).
@@ -307,6 +316,15 @@ RMMDEF const char *rmm_resource_type_name(const rmm_resource *mr);
    resource (cuda, managed, pinned, async), a callback or user-defined resource, and for NULL. A
    binning resource answers its upstream (its bins are reached through rmm_resource_dump_json). O(1). */
 RMMDEF rmm_resource *rmm_resource_get_upstream(const rmm_resource *mr);
+/* Lets the walks over a resource graph (rmm_resource_dump_json, rmm_resource_validate,
+   rmm_resource_check_corruption, rmm_resource_get_upstream and the cycle check they share) see
+   through your own resource type: get_upstream(mr) returns the resource an instance allocates from
+   (NULL: none). Unregistered user resources end every walk. rmm_resource_allocation_base does not
+   look through them (where a block of yours comes from is yours to say). Register each vtable once,
+   before the walks meet it; registering it again replaces its function. At most 16 types: beyond
+   that OUT_OF_MEMORY. INVALID_ARGUMENT for a NULL argument or a vtable of the library's own.
+   Thread-safe. */
+RMMDEF rmm_status rmm_resource_register_type(const rmm_resource_vtable *vtable, rmm_resource *(*get_upstream)(const rmm_resource *mr));
 /* Checks every invariant of a library sub-allocator (pool, fixed-size, binning and its bins, arena)
    and returns CORRUPTION with a message naming the first one broken; SUCCESS for resources that keep
    no state to check (base resources, adaptors, user resources). O(number of blocks). Takes the
@@ -7628,170 +7646,6 @@ RMM__IMPL rmm_status rmm_callback_resource_create(rmm_resource **out, rmm_alloca
 /* ==== diagnostics: walks over a resource graph: validate, allocation base, dump, margins = */
 /* ======================================================================================= */ /* >>diagnostics */
 
-/* Validation dispatch over the library's sub-allocators. */
-RMM__IMPL rmm_status rmm_resource_validate(rmm_resource *mr) {
-    if (!mr) return RMM__NULL_OUT("rmm_resource_validate", "mr");
-#if !defined(RMM_NO_POOL)
-    if (mr->vtable == &rmm__pool_vtable) return rmm_pool_validate(mr);
-#endif
-    if (mr->vtable == &rmm__fixed_vtable) return rmm__fixed_validate((rmm__fixed *)mr);
-#if !defined(RMM_NO_ARENA)
-    if (mr->vtable == &rmm__arena_vtable) return rmm__arena_validate((rmm__arena *)mr);
-#endif
-#if !defined(RMM_NO_BINNING)
-    if (mr->vtable == &rmm__binning_vtable) {
-        rmm__binning *b = (rmm__binning *)mr;
-        size_t i;
-        for (i = 0; i < b->count; i++) {
-            rmm_resource *bin = RMM__ATOMIC_LOAD(&b->bins[i].mr);
-            if (bin && (b->bins[i].owned || bin != mr)) RMM_TRY(rmm_resource_validate(bin));
-        }
-        return RMM_SUCCESS;
-    }
-#endif
-    return RMM_SUCCESS;
-}
-
-/* ---- where a block comes from: the base of its underlying device allocation, for CUDA IPC ---- */
-RMM__PRIVATE rmm__adaptor *rmm__as_forwarding_adaptor(rmm_resource *mr) {
-    const rmm_resource_vtable *vt = mr->vtable;
-    if (vt == &rmm__stats_vtable || vt == &rmm__tracking_vtable || vt == &rmm__limiting_vtable || vt == &rmm__failure_vtable ||
-        vt == &rmm__locked_vtable || vt == &rmm__prefetch_vtable || vt == &rmm__aligned_vtable)
-        return (rmm__adaptor *)mr;
-#if !defined(RMM_NO_LOGGING)
-    if (vt == &rmm__logging_vtable) return (rmm__adaptor *)mr;
-#endif
-    return NULL;
-}
-RMM__IMPL rmm_resource *rmm_resource_get_upstream(const rmm_resource *mr) {
-    const rmm_resource_vtable *vt;
-    rmm__adaptor *ad;
-    if (!mr || !mr->vtable) return NULL;
-    vt = mr->vtable;
-    ad = rmm__as_forwarding_adaptor((rmm_resource *)(uintptr_t)mr);
-    if (ad) return ad->upstream;
-    if (vt == &rmm__fixed_vtable) return ((const rmm__fixed *)mr)->upstream;
-#if !defined(RMM_NO_POOL)
-    if (vt == &rmm__pool_vtable) return ((const rmm__pool *)mr)->upstream;
-#endif
-#if !defined(RMM_NO_ARENA)
-    if (vt == &rmm__arena_vtable) return ((const rmm__arena *)mr)->upstream;
-#endif
-#if !defined(RMM_NO_BINNING)
-    if (vt == &rmm__binning_vtable) return ((const rmm__binning *)mr)->upstream;
-#endif
-    return NULL;
-}
-/* The guard of the graph walkers: INVALID_ARGUMENT naming `fn` once a walk has visited more than
-   RMM_MAX_RESOURCE_STEPS resources (only a cycle does that) or nests bins too deep. */
-RMM__PRIVATE rmm_status rmm__graph_too_big(const char *fn) {
-    return RMM__INVALID("%s: the resource graph has a cycle (more than %d resources visited) or binning resources nested as bins more than %d deep",
-                        fn, RMM_MAX_RESOURCE_STEPS, RMM_MAX_BIN_NESTING);
-}
-/* Visits every resource the dump would write, without writing: INVALID_ARGUMENT iff the graph is too
-   big (rmm__graph_too_big). Iterative along upstream chains, recursive (at most RMM_MAX_BIN_NESTING
-   deep) into the bins of a binning resource. */
-RMM__PRIVATE rmm_status rmm__graph_check(rmm_resource *mr, int nesting, size_t *steps, const char *fn) {
-    (void)nesting; /* (RMM_NO_BINNING: no bins to nest) */
-    for (; mr; mr = rmm_resource_get_upstream(mr)) {
-        if (++*steps > RMM_MAX_RESOURCE_STEPS) return rmm__graph_too_big(fn);
-#if !defined(RMM_NO_BINNING)
-        if (mr->vtable == &rmm__binning_vtable) {
-            rmm__binning *b = (rmm__binning *)mr;
-            size_t i;
-            for (i = 0; i < b->count; i++) {
-                rmm_resource *bin = RMM__ATOMIC_LOAD(&b->bins[i].mr);
-                if (!bin) continue;
-                if (nesting + 1 > RMM_MAX_BIN_NESTING) return rmm__graph_too_big(fn);
-                RMM_TRY(rmm__graph_check(bin, nesting + 1, steps, fn));
-            }
-        }
-#endif
-    }
-    return RMM_SUCCESS;
-}
-
-RMM__IMPL rmm_status rmm_resource_allocation_base(rmm_resource *mr, const void *ptr, void **base, size_t *offset) {
-    const char *p = (const char *)ptr;
-    size_t off = 0, steps;
-    if (!base) return RMM__NULL_OUT("rmm_resource_allocation_base", "base");
-    if (!offset) return RMM__NULL_OUT("rmm_resource_allocation_base", "offset");
-    *base = NULL;
-    *offset = 0;
-    if (!ptr) return RMM__NULL_OUT("rmm_resource_allocation_base", "ptr");
-    mr = rmm__resolve(mr);
-    if (!mr) return rmm_last_status();
-    for (steps = 0; steps < RMM_MAX_RESOURCE_STEPS; steps++) {
-        const rmm_resource_vtable *vt = mr->vtable;
-        const char *start = NULL; /* the allocation of mr's upstream that holds p */
-        rmm_resource *up = NULL;
-        rmm__adaptor *ad = rmm__as_forwarding_adaptor(mr);
-        if (ad) {
-            if (vt == &rmm__aligned_vtable) {
-                const char *raw = (const char *)rmm__overalign_raw(&((rmm__aligned *)mr)->map, p);
-                if (raw) {
-                    off += (size_t)(p - raw);
-                    p = raw;
-                }
-            }
-            mr = ad->upstream;
-            continue;
-        }
-        if (vt == &rmm__cuda_vtable || vt == &rmm__managed_vtable || vt == &rmm__pinned_vtable || rmm__is_async(vt)) {
-            rmm__overalign *o = rmm__is_async(vt) ? &((rmm__async_resource *)mr)->overalign : &((rmm__base_resource *)mr)->overalign;
-            const char *raw = (const char *)rmm__overalign_raw(o, p);
-            if (raw) {
-                off += (size_t)(p - raw);
-                p = raw;
-            }
-            *base = (void *)p;
-            *offset = off;
-            return RMM_SUCCESS;
-        }
-#if !defined(RMM_NO_POOL)
-        if (vt == &rmm__pool_vtable) {
-            rmm__pool *pool = (rmm__pool *)mr;
-            void **slot;
-            if (pool->backing == &rmm__vm_backing)
-                return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "rmm_resource_allocation_base: a pool with VIRTUAL growth maps its blocks on separate physical pages, which CUDA IPC cannot export as one allocation");
-            if (!rmm__spin_lock(&pool->so.lock)) return rmm__reentrant("pool", "rmm_resource_allocation_base");
-            slot = rmm__addr_map_find(&pool->used, (uintptr_t)p);
-            if (slot && !((rmm__block *)*slot)->parked) start = ((rmm__block *)*slot)->chunk->ptr;
-            rmm__spin_unlock(&pool->so.lock);
-            up = pool->upstream;
-        }
-#endif
-        if (vt == &rmm__fixed_vtable) {
-            rmm__fixed *f = (rmm__fixed *)mr;
-            rmm__fchunk *c;
-            if (!rmm__spin_lock(&f->so.lock)) return rmm__reentrant("fixed_size", "rmm_resource_allocation_base");
-            c = rmm__fixed_chunk_of(f, p);
-            if (c && ((size_t)(p - c->ptr)) % f->block_bytes == 0 && !rmm__fchunk_is_free(c, (size_t)(p - c->ptr) / f->block_bytes)) start = c->ptr;
-            rmm__spin_unlock(&f->so.lock);
-            up = f->upstream;
-        }
-#if !defined(RMM_NO_ARENA)
-        if (vt == &rmm__arena_vtable) {
-            rmm__arena *a = (rmm__arena *)mr;
-            if (p >= a->base_ptr && p < a->base_ptr + a->arena_bytes) start = a->base_ptr;
-            up = a->upstream;
-        }
-#endif
-#if !defined(RMM_NO_BINNING)
-        if (vt == &rmm__binning_vtable) {
-            rmm__bin *owner = rmm__binning_owner((rmm__binning *)mr, p);
-            mr = owner ? owner->mr : ((rmm__binning *)mr)->upstream; /* a user bin's blocks are not told apart: upstream is asked */
-            continue;
-        }
-#endif
-        if (!up) return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "rmm_resource_allocation_base: resource '%s' cannot say where its memory comes from", rmm_resource_type_name(mr));
-        if (!start) return RMM__INVALID("rmm_resource_allocation_base(ptr=%p): not a live block of resource '%s'", ptr, rmm_resource_type_name(mr));
-        off += (size_t)(p - start);
-        p = start;
-        mr = up;
-    }
-    return rmm__graph_too_big("rmm_resource_allocation_base");
-}
 
 /* ---- state as JSON (rmm_resource_dump_json) ---- */
 typedef struct rmm__json {
@@ -8033,139 +7887,6 @@ RMM__PRIVATE rmm_status rmm__dump_arena(rmm__json *j, rmm__arena *a) {
 }
 #endif
 
-/* Writes mr's node and, nested in it, its upstream chain (a loop: no recursion along the chain);
-   recurses only into a binning resource's bins (rmm__graph_check bounded that first). */
-RMM__PRIVATE rmm_status rmm__dump_node(rmm__json *j, rmm_resource *mr, int nesting) {
-    size_t open = 0;
-    rmm_status st = RMM_SUCCESS;
-    (void)nesting; /* (RMM_NO_BINNING: no bins to nest) */
-    for (; mr && st == RMM_SUCCESS; open++) {
-        const rmm_resource_vtable *vt;
-        rmm_resource *up = NULL;
-        rmm__adaptor *ad;
-        vt = mr->vtable;
-        ad = rmm__as_forwarding_adaptor(mr);
-        rmm__json_open(j, NULL, '{');
-        rmm__json_str(j, "type", vt == &rmm__cuda_vtable ? "cuda" : vt == &rmm__managed_vtable ? "managed" : vt == &rmm__pinned_vtable ? "pinned_host"
-                                 : vt == &rmm__async_vtable ? "async" : vt == &rmm__async_view_vtable ? "async_view" : vt == &rmm__async_managed_vtable ? "async_managed" : vt == &rmm__fixed_vtable ? "fixed_size"
-                                 : vt == &rmm__callback_vtable ? "callback" : ad ? vt->type_name
-#if !defined(RMM_NO_POOL)
-                                 : vt == &rmm__pool_vtable ? "pool"
-#endif
-#if !defined(RMM_NO_ARENA)
-                                 : vt == &rmm__arena_vtable ? "arena"
-#endif
-#if !defined(RMM_NO_BINNING)
-                                 : vt == &rmm__binning_vtable ? "binning"
-#endif
-                                                              : "user");
-        rmm__json_str(j, "name", rmm_resource_type_name(mr));
-        rmm__json_ptr(j, "address", mr);
-        if (vt == &rmm__cuda_vtable || vt == &rmm__managed_vtable || vt == &rmm__pinned_vtable) {
-            rmm__json_open(j, "config", '{');
-            rmm__json_u64(j, "device", (uint64_t)((rmm__base_resource *)mr)->device);
-            rmm__json_bool(j, "library_owned", ((rmm__base_resource *)mr)->library_owned);
-            rmm__json_close(j, '}');
-        } else if (rmm__is_async(vt)) {
-            rmm__json_open(j, "config", '{');
-            rmm__json_u64(j, "device", (uint64_t)((rmm__async_resource *)mr)->device);
-            rmm__json_ptr(j, "memory_pool", (const void *)((rmm__async_resource *)mr)->pool);
-            rmm__json_close(j, '}');
-        } else if (vt == &rmm__fixed_vtable) {
-            st = rmm__dump_fixed(j, (rmm__fixed *)mr);
-            up = ((rmm__fixed *)mr)->upstream;
-        } else if (ad) {
-            up = ad->upstream;
-            rmm__json_open(j, "counters", '{');
-            if (vt == &rmm__stats_vtable) {
-                rmm_statistics s;
-                (void)rmm_statistics_get(mr, &s);
-                rmm__json_u64(j, "bytes", (uint64_t)s.bytes.value);
-                rmm__json_u64(j, "peak_bytes", (uint64_t)s.bytes.peak);
-                rmm__json_u64(j, "total_bytes", (uint64_t)s.bytes.total);
-                rmm__json_u64(j, "count", (uint64_t)s.count.value);
-                rmm__json_u64(j, "peak_count", (uint64_t)s.count.peak);
-                rmm__json_u64(j, "total_count", (uint64_t)s.count.total);
-            } else if (vt == &rmm__tracking_vtable) {
-                size_t bytes = 0, count = 0;
-                (void)rmm_tracking_get(mr, &bytes, &count);
-                rmm__json_u64(j, "outstanding_bytes", bytes);
-                rmm__json_u64(j, "outstanding_count", count);
-            } else if (vt == &rmm__limiting_vtable) {
-                size_t allocated = 0, limit = 0;
-                (void)rmm_limiting_get(mr, &allocated, &limit);
-                rmm__json_u64(j, "allocated_bytes", allocated);
-                rmm__json_u64(j, "limit_bytes", limit);
-            } else if (vt == &rmm__aligned_vtable) {
-                rmm__json_u64(j, "alignment", ((rmm__aligned *)mr)->alignment);
-                rmm__json_u64(j, "threshold_bytes", ((rmm__aligned *)mr)->threshold);
-            }
-            rmm__json_close(j, '}');
-        }
-#if !defined(RMM_NO_POOL)
-        else if (vt == &rmm__pool_vtable) {
-            st = rmm__dump_pool(j, (rmm__pool *)mr);
-            up = ((rmm__pool *)mr)->upstream;
-        }
-#endif
-#if !defined(RMM_NO_ARENA)
-        else if (vt == &rmm__arena_vtable) {
-            st = rmm__dump_arena(j, (rmm__arena *)mr);
-            up = ((rmm__arena *)mr)->upstream;
-        }
-#endif
-#if !defined(RMM_NO_BINNING)
-        else if (vt == &rmm__binning_vtable) {
-            rmm__binning *b = (rmm__binning *)mr;
-            size_t i;
-            rmm__json_open(j, "bins", '[');
-            for (i = 0; i < b->count && st == RMM_SUCCESS; i++) {
-                rmm_resource *bin = RMM__ATOMIC_LOAD(&b->bins[i].mr);
-                rmm__json_open(j, NULL, '{');
-                rmm__json_u64(j, "bytes", b->bins[i].bytes);
-                rmm__json_bool(j, "owned", b->bins[i].owned);
-                rmm__json_key(j, "resource");
-                if (bin) {
-                    j->first = true;
-                    st = rmm__dump_node(j, bin, nesting + 1);
-                    j->first = false;
-                } else {
-                    fputs("null", j->f);
-                }
-                rmm__json_close(j, '}');
-            }
-            rmm__json_close(j, ']');
-            up = b->upstream;
-        }
-#endif
-        if (st == RMM_SUCCESS) {
-            rmm__json_key(j, "upstream");
-            if (up) j->first = true; /* the upstream's node opens next, inside this one */
-            else fputs("null", j->f);
-        }
-        mr = up;
-    }
-    while (open-- > 0) rmm__json_close(j, '}');
-    return st;
-}
-RMM__IMPL rmm_status rmm_resource_dump_json(rmm_resource *mr, FILE *out) {
-    rmm__json j;
-    rmm_status st;
-    size_t steps = 0;
-    if (!out) return RMM__NULL_OUT("rmm_resource_dump_json", "out");
-    mr = rmm__resolve(mr);
-    if (!mr) return rmm_last_status();
-    RMM_TRY(rmm__graph_check(mr, 0, &steps, "rmm_resource_dump_json")); /* nothing written on failure */
-    j.f = out;
-    j.first = true;
-    fprintf(out, "{\"schema\":\"rmm.h resource dump\",\"version\":%d,\"rmm_version\":\"%s\",\"backend\":\"%s\",\"resource\":", RMM_DUMP_JSON_VERSION,
-            RMM_VERSION_STRING, RMM__BACKEND_NAME);
-    st = rmm__dump_node(&j, mr, 0);
-    fputs("}\n", out);
-    if (st == RMM_SUCCESS && ferror(out)) st = rmm__fail(RMM_ERROR_IO, "rmm_resource_dump_json: writing failed");
-    return st;
-}
-
 /* ---- debug margins: every live block's checked (rmm_resource_check_corruption) ---- */
 typedef struct rmm__live_block {
     const char *ptr;
@@ -8200,6 +7921,475 @@ RMM__PRIVATE void rmm__live_from_map(rmm__live_list *l, const rmm__addr_map *m) 
             rmm__live_add(l, ((const rmm__block *)m->slots[i].value)->ptr, ((const rmm__block *)m->slots[i].value)->requested);
 }
 #endif
+
+/* ---- each resource type describes itself ---------------------------------------------------
+   What the walks over a resource graph need of a type, in one row per type (found from the
+   vtable): its upstream, its children (a binning resource's bins), its own validation, its part of
+   the JSON dump, one step of "where does this block come from" (allocation base), and its live
+   blocks for the margin check. A slot left NULL means "not applicable". The walks below are then
+   a few lines each, and a new resource type is one row here, not an edit of four functions. A
+   user's resource has no row: it is dumped as "user" and ends every walk (its upstream is not
+   known). */
+typedef struct rmm__desc {
+    const rmm_resource_vtable *vtable;
+    const char *dump_type; /* the dump's "type" */
+    rmm_resource *(*upstream)(const rmm_resource *mr);
+    size_t (*child_count)(const rmm_resource *mr);
+    rmm_resource *(*child)(const rmm_resource *mr, size_t i); /* NULL for an empty slot */
+    rmm_status (*validate)(rmm_resource *mr);
+    rmm_status (*dump)(rmm__json *j, rmm_resource *mr, int nesting); /* its members after type, name, address */
+    /* One step down from mr for the block at *p: *next is the resource below (the same block, with
+       *p and *off moved to that resource's allocation), or NULL when *p is the base itself. */
+    rmm_status (*base_step)(rmm_resource *mr, const char **p, size_t *off, rmm_resource **next);
+    rmm_status (*live)(rmm_resource *mr, rmm__live_list *live); /* (RMM_DEBUG_MARGIN) its live blocks */
+} rmm__desc;
+
+/* -- the device resources (cuda, managed, pinned, async): the bottom of every chain -- */
+RMM__PRIVATE rmm_status rmm__base_dump(rmm__json *j, rmm_resource *mr, int nesting) {
+    (void)nesting;
+    rmm__json_open(j, "config", '{');
+    rmm__json_u64(j, "device", (uint64_t)((rmm__base_resource *)mr)->device);
+    rmm__json_bool(j, "library_owned", ((rmm__base_resource *)mr)->library_owned);
+    rmm__json_close(j, '}');
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__async_dump(rmm__json *j, rmm_resource *mr, int nesting) {
+    (void)nesting;
+    rmm__json_open(j, "config", '{');
+    rmm__json_u64(j, "device", (uint64_t)((rmm__async_resource *)mr)->device);
+    rmm__json_ptr(j, "memory_pool", (const void *)((rmm__async_resource *)mr)->pool);
+    rmm__json_close(j, '}');
+    return RMM_SUCCESS;
+}
+/* The base is the raw allocation (over-aligned requests start inside it). */
+RMM__PRIVATE rmm_status rmm__bottom_step(rmm__overalign *o, const char **p, size_t *off, rmm_resource **next) {
+    const char *raw = (const char *)rmm__overalign_raw(o, *p);
+    if (raw) {
+        *off += (size_t)(*p - raw);
+        *p = raw;
+    }
+    *next = NULL;
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__base_base_step(rmm_resource *mr, const char **p, size_t *off, rmm_resource **next) {
+    return rmm__bottom_step(&((rmm__base_resource *)mr)->overalign, p, off, next);
+}
+RMM__PRIVATE rmm_status rmm__async_base_step(rmm_resource *mr, const char **p, size_t *off, rmm_resource **next) {
+    return rmm__bottom_step(&((rmm__async_resource *)mr)->overalign, p, off, next);
+}
+
+/* -- the forwarding adaptors: a block is the upstream's block (aligned: inside it) -- */
+RMM__PRIVATE rmm_resource *rmm__adaptor_upstream(const rmm_resource *mr) { return ((const rmm__adaptor *)mr)->upstream; }
+RMM__PRIVATE rmm_status rmm__adaptor_base_step(rmm_resource *mr, const char **p, size_t *off, rmm_resource **next) {
+    (void)p, (void)off;
+    *next = ((rmm__adaptor *)mr)->upstream;
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__aligned_base_step(rmm_resource *mr, const char **p, size_t *off, rmm_resource **next) {
+    const char *raw = (const char *)rmm__overalign_raw(&((rmm__aligned *)mr)->map, *p);
+    if (raw) {
+        *off += (size_t)(*p - raw);
+        *p = raw;
+    }
+    *next = ((rmm__adaptor *)mr)->upstream;
+    return RMM_SUCCESS;
+}
+/* Each adaptor's "counters" (empty for those that keep none). */
+RMM__PRIVATE rmm_status rmm__adaptor_dump(rmm__json *j, rmm_resource *mr, int nesting) {
+    (void)mr, (void)nesting;
+    rmm__json_open(j, "counters", '{');
+    rmm__json_close(j, '}');
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__stats_dump(rmm__json *j, rmm_resource *mr, int nesting) {
+    rmm_statistics s;
+    (void)nesting;
+    (void)rmm_statistics_get(mr, &s);
+    rmm__json_open(j, "counters", '{');
+    rmm__json_u64(j, "bytes", (uint64_t)s.bytes.value);
+    rmm__json_u64(j, "peak_bytes", (uint64_t)s.bytes.peak);
+    rmm__json_u64(j, "total_bytes", (uint64_t)s.bytes.total);
+    rmm__json_u64(j, "count", (uint64_t)s.count.value);
+    rmm__json_u64(j, "peak_count", (uint64_t)s.count.peak);
+    rmm__json_u64(j, "total_count", (uint64_t)s.count.total);
+    rmm__json_close(j, '}');
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__tracking_dump(rmm__json *j, rmm_resource *mr, int nesting) {
+    size_t bytes = 0, count = 0;
+    (void)nesting;
+    (void)rmm_tracking_get(mr, &bytes, &count);
+    rmm__json_open(j, "counters", '{');
+    rmm__json_u64(j, "outstanding_bytes", bytes);
+    rmm__json_u64(j, "outstanding_count", count);
+    rmm__json_close(j, '}');
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__limiting_dump(rmm__json *j, rmm_resource *mr, int nesting) {
+    size_t allocated = 0, limit = 0;
+    (void)nesting;
+    (void)rmm_limiting_get(mr, &allocated, &limit);
+    rmm__json_open(j, "counters", '{');
+    rmm__json_u64(j, "allocated_bytes", allocated);
+    rmm__json_u64(j, "limit_bytes", limit);
+    rmm__json_close(j, '}');
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__aligned_dump(rmm__json *j, rmm_resource *mr, int nesting) {
+    (void)nesting;
+    rmm__json_open(j, "counters", '{');
+    rmm__json_u64(j, "alignment", ((rmm__aligned *)mr)->alignment);
+    rmm__json_u64(j, "threshold_bytes", ((rmm__aligned *)mr)->threshold);
+    rmm__json_close(j, '}');
+    return RMM_SUCCESS;
+}
+
+/* -- pool -- */
+#if !defined(RMM_NO_POOL)
+RMM__PRIVATE rmm_resource *rmm__pool_upstream(const rmm_resource *mr) { return ((const rmm__pool *)mr)->upstream; }
+RMM__PRIVATE rmm_status rmm__pool_validate_mr(rmm_resource *mr) { return rmm_pool_validate(mr); }
+RMM__PRIVATE rmm_status rmm__pool_dump_mr(rmm__json *j, rmm_resource *mr, int nesting) {
+    (void)nesting;
+    return rmm__dump_pool(j, (rmm__pool *)mr);
+}
+RMM__PRIVATE rmm_status rmm__pool_base_step(rmm_resource *mr, const char **p, size_t *off, rmm_resource **next) {
+    rmm__pool *pool = (rmm__pool *)mr;
+    const char *start = NULL;
+    void **slot;
+    if (pool->backing == &rmm__vm_backing)
+        return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "rmm_resource_allocation_base: a pool with VIRTUAL growth maps its blocks on separate physical pages, which CUDA IPC cannot export as one allocation");
+    if (!rmm__spin_lock(&pool->so.lock)) return rmm__reentrant("pool", "rmm_resource_allocation_base");
+    slot = rmm__addr_map_find(&pool->used, (uintptr_t)*p);
+    if (slot && !((rmm__block *)*slot)->parked) start = ((rmm__block *)*slot)->chunk->ptr;
+    rmm__spin_unlock(&pool->so.lock);
+    if (!start) return RMM__INVALID("rmm_resource_allocation_base(ptr=%p): not a live block of resource '%s'", (const void *)*p, rmm_resource_type_name(mr));
+    *off += (size_t)(*p - start);
+    *p = start;
+    *next = pool->upstream;
+    return RMM_SUCCESS;
+}
+#if RMM__MARGIN_ON
+RMM__PRIVATE rmm_status rmm__pool_live(rmm_resource *mr, rmm__live_list *live) {
+    rmm__pool *p = (rmm__pool *)mr;
+    if (!rmm__spin_lock(&p->so.lock)) return rmm__reentrant("pool", "rmm_resource_check_corruption");
+    rmm__live_from_map(live, &p->used);
+    rmm__spin_unlock(&p->so.lock);
+    return RMM_SUCCESS;
+}
+#else
+#define rmm__pool_live NULL
+#endif
+#endif
+
+/* -- fixed-size -- */
+RMM__PRIVATE rmm_resource *rmm__fixed_upstream(const rmm_resource *mr) { return ((const rmm__fixed *)mr)->upstream; }
+RMM__PRIVATE rmm_status rmm__fixed_validate_mr(rmm_resource *mr) { return rmm__fixed_validate((rmm__fixed *)mr); }
+RMM__PRIVATE rmm_status rmm__fixed_dump_mr(rmm__json *j, rmm_resource *mr, int nesting) {
+    (void)nesting;
+    return rmm__dump_fixed(j, (rmm__fixed *)mr);
+}
+RMM__PRIVATE rmm_status rmm__fixed_base_step(rmm_resource *mr, const char **p, size_t *off, rmm_resource **next) {
+    rmm__fixed *f = (rmm__fixed *)mr;
+    rmm__fchunk *c;
+    const char *start = NULL;
+    if (!rmm__spin_lock(&f->so.lock)) return rmm__reentrant("fixed_size", "rmm_resource_allocation_base");
+    c = rmm__fixed_chunk_of(f, *p);
+    if (c && ((size_t)(*p - c->ptr)) % f->block_bytes == 0 && !rmm__fchunk_is_free(c, (size_t)(*p - c->ptr) / f->block_bytes)) start = c->ptr;
+    rmm__spin_unlock(&f->so.lock);
+    if (!start) return RMM__INVALID("rmm_resource_allocation_base(ptr=%p): not a live block of resource '%s'", (const void *)*p, rmm_resource_type_name(mr));
+    *off += (size_t)(*p - start);
+    *p = start;
+    *next = f->upstream;
+    return RMM_SUCCESS;
+}
+#if RMM__MARGIN_ON
+RMM__PRIVATE rmm_status rmm__fixed_live(rmm_resource *mr, rmm__live_list *live) {
+    rmm__fixed *f = (rmm__fixed *)mr;
+    size_t i, b;
+    if (!rmm__spin_lock(&f->so.lock)) return rmm__reentrant("fixed_size", "rmm_resource_check_corruption");
+    for (i = 0; i < f->chunk_count; i++)
+        for (b = 0; b < f->blocks_per_chunk; b++)
+            if (!rmm__fchunk_is_free(f->chunks[i], b)) rmm__live_add(live, f->chunks[i]->ptr + b * f->block_bytes, f->chunks[i]->requested[b]);
+    rmm__spin_unlock(&f->so.lock);
+    return RMM_SUCCESS;
+}
+#else
+#define rmm__fixed_live NULL
+#endif
+
+/* -- arena -- */
+#if !defined(RMM_NO_ARENA)
+RMM__PRIVATE rmm_resource *rmm__arena_upstream(const rmm_resource *mr) { return ((const rmm__arena *)mr)->upstream; }
+RMM__PRIVATE rmm_status rmm__arena_validate_mr(rmm_resource *mr) { return rmm__arena_validate((rmm__arena *)mr); }
+RMM__PRIVATE rmm_status rmm__arena_dump_mr(rmm__json *j, rmm_resource *mr, int nesting) {
+    (void)nesting;
+    return rmm__dump_arena(j, (rmm__arena *)mr);
+}
+RMM__PRIVATE rmm_status rmm__arena_base_step(rmm_resource *mr, const char **p, size_t *off, rmm_resource **next) {
+    rmm__arena *a = (rmm__arena *)mr;
+    if (*p < a->base_ptr || *p >= a->base_ptr + a->arena_bytes)
+        return RMM__INVALID("rmm_resource_allocation_base(ptr=%p): not a live block of resource '%s'", (const void *)*p, rmm_resource_type_name(mr));
+    *off += (size_t)(*p - a->base_ptr);
+    *p = a->base_ptr;
+    *next = a->upstream;
+    return RMM_SUCCESS;
+}
+#if RMM__MARGIN_ON
+RMM__PRIVATE rmm_status rmm__arena_live(rmm_resource *mr, rmm__live_list *live) {
+    rmm__arena *a = (rmm__arena *)mr;
+    size_t i;
+    if (!rmm__spin_lock(&a->so.lock)) return rmm__reentrant("arena", "rmm_resource_check_corruption");
+    for (i = 0; i < a->so.count; i++) {
+        rmm__arena_local *l = (rmm__arena_local *)a->so.list[i];
+        (void)rmm__spin_lock(&l->lock);
+        rmm__live_from_map(live, &l->used);
+        rmm__spin_unlock(&l->lock);
+    }
+    (void)rmm__spin_lock(&a->global_lock);
+    for (i = 0; a->large_out.slots && i <= a->large_out.mask; i++) {
+        void **slot;
+        if (!a->large_out.slots[i].key) continue;
+        slot = rmm__addr_map_find(&a->global_used, (uintptr_t)a->large_out.slots[i].value);
+        if (slot) rmm__live_add(live, (const char *)a->large_out.slots[i].key, ((rmm__block *)*slot)->requested - (size_t)((const char *)a->large_out.slots[i].key - ((rmm__block *)*slot)->ptr));
+    }
+    rmm__spin_unlock(&a->global_lock);
+    rmm__spin_unlock(&a->so.lock);
+    return RMM_SUCCESS;
+}
+#else
+#define rmm__arena_live NULL
+#endif
+#endif
+
+/* -- binning: its bins are its children -- */
+#if !defined(RMM_NO_BINNING)
+RMM__PRIVATE rmm_resource *rmm__binning_upstream(const rmm_resource *mr) { return ((const rmm__binning *)mr)->upstream; }
+RMM__PRIVATE size_t rmm__binning_child_count(const rmm_resource *mr) { return ((const rmm__binning *)mr)->count; }
+RMM__PRIVATE rmm_resource *rmm__binning_child(const rmm_resource *mr, size_t i) { return RMM__ATOMIC_LOAD(&((rmm__binning *)(uintptr_t)mr)->bins[i].mr); }
+RMM__PRIVATE rmm_status rmm__binning_validate_mr(rmm_resource *mr) {
+    rmm__binning *b = (rmm__binning *)mr;
+    size_t i;
+    for (i = 0; i < b->count; i++) {
+        rmm_resource *bin = RMM__ATOMIC_LOAD(&b->bins[i].mr);
+        if (bin && (b->bins[i].owned || bin != mr)) RMM_TRY(rmm_resource_validate(bin));
+    }
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__binning_dump_mr(rmm__json *j, rmm_resource *mr, int nesting) {
+    rmm__binning *b = (rmm__binning *)mr;
+    rmm_status st = RMM_SUCCESS;
+    size_t i;
+    rmm__json_open(j, "bins", '[');
+    for (i = 0; i < b->count && st == RMM_SUCCESS; i++) {
+        rmm_resource *bin = RMM__ATOMIC_LOAD(&b->bins[i].mr);
+        rmm__json_open(j, NULL, '{');
+        rmm__json_u64(j, "bytes", b->bins[i].bytes);
+        rmm__json_bool(j, "owned", b->bins[i].owned);
+        rmm__json_key(j, "resource");
+        if (bin) {
+            j->first = true;
+            st = rmm__dump_node(j, bin, nesting + 1);
+            j->first = false;
+        } else {
+            fputs("null", j->f);
+        }
+        rmm__json_close(j, '}');
+    }
+    rmm__json_close(j, ']');
+    return st;
+}
+/* A bin's block is the bin's; anything else went to upstream (a user bin's blocks are not told
+   apart: upstream is asked). */
+RMM__PRIVATE rmm_status rmm__binning_base_step(rmm_resource *mr, const char **p, size_t *off, rmm_resource **next) {
+    rmm__bin *owner = rmm__binning_owner((rmm__binning *)mr, *p);
+    (void)off;
+    *next = owner ? owner->mr : ((rmm__binning *)mr)->upstream;
+    return RMM_SUCCESS;
+}
+#endif
+
+/* The rows: one per type. */
+static const rmm__desc rmm__descs[] = {
+    {&rmm__cuda_vtable, "cuda", NULL, NULL, NULL, NULL, rmm__base_dump, rmm__base_base_step, NULL},
+    {&rmm__managed_vtable, "managed", NULL, NULL, NULL, NULL, rmm__base_dump, rmm__base_base_step, NULL},
+    {&rmm__pinned_vtable, "pinned_host", NULL, NULL, NULL, NULL, rmm__base_dump, rmm__base_base_step, NULL},
+    {&rmm__async_vtable, "async", NULL, NULL, NULL, NULL, rmm__async_dump, rmm__async_base_step, NULL},
+    {&rmm__async_view_vtable, "async_view", NULL, NULL, NULL, NULL, rmm__async_dump, rmm__async_base_step, NULL},
+    {&rmm__async_managed_vtable, "async_managed", NULL, NULL, NULL, NULL, rmm__async_dump, rmm__async_base_step, NULL},
+#if !defined(RMM_NO_POOL)
+    {&rmm__pool_vtable, "pool", rmm__pool_upstream, NULL, NULL, rmm__pool_validate_mr, rmm__pool_dump_mr, rmm__pool_base_step, rmm__pool_live},
+#endif
+    {&rmm__fixed_vtable, "fixed_size", rmm__fixed_upstream, NULL, NULL, rmm__fixed_validate_mr, rmm__fixed_dump_mr, rmm__fixed_base_step, rmm__fixed_live},
+#if !defined(RMM_NO_ARENA)
+    {&rmm__arena_vtable, "arena", rmm__arena_upstream, NULL, NULL, rmm__arena_validate_mr, rmm__arena_dump_mr, rmm__arena_base_step, rmm__arena_live},
+#endif
+#if !defined(RMM_NO_BINNING)
+    {&rmm__binning_vtable, "binning", rmm__binning_upstream, rmm__binning_child_count, rmm__binning_child, rmm__binning_validate_mr, rmm__binning_dump_mr,
+     rmm__binning_base_step, NULL},
+#endif
+#if !defined(RMM_NO_LOGGING)
+    {&rmm__logging_vtable, "logging", rmm__adaptor_upstream, NULL, NULL, NULL, rmm__adaptor_dump, rmm__adaptor_base_step, NULL},
+#endif
+    {&rmm__stats_vtable, "statistics", rmm__adaptor_upstream, NULL, NULL, NULL, rmm__stats_dump, rmm__adaptor_base_step, NULL},
+    {&rmm__tracking_vtable, "tracking", rmm__adaptor_upstream, NULL, NULL, NULL, rmm__tracking_dump, rmm__adaptor_base_step, NULL},
+    {&rmm__limiting_vtable, "limiting", rmm__adaptor_upstream, NULL, NULL, NULL, rmm__limiting_dump, rmm__adaptor_base_step, NULL},
+    {&rmm__failure_vtable, "failure_callback", rmm__adaptor_upstream, NULL, NULL, NULL, rmm__adaptor_dump, rmm__adaptor_base_step, NULL},
+    {&rmm__aligned_vtable, "aligned", rmm__adaptor_upstream, NULL, NULL, NULL, rmm__aligned_dump, rmm__aligned_base_step, NULL},
+    {&rmm__locked_vtable, "thread_safe", rmm__adaptor_upstream, NULL, NULL, NULL, rmm__adaptor_dump, rmm__adaptor_base_step, NULL},
+    {&rmm__prefetch_vtable, "prefetch", rmm__adaptor_upstream, NULL, NULL, NULL, rmm__adaptor_dump, rmm__adaptor_base_step, NULL},
+    {&rmm__callback_vtable, "callback", NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+};
+/* Users' types (rmm_resource_register_type): rows published by a count, each immutable once
+   counted (a re-registration swaps only the function, atomically). */
+#define RMM__USER_TYPES 16
+static rmm__desc rmm__user_descs[RMM__USER_TYPES];
+static size_t rmm__user_desc_count;
+static rmm__mutex rmm__user_desc_lock = RMM__MUTEX_INIT;
+RMM__PRIVATE const rmm__desc *rmm__describe_builtin(const rmm_resource_vtable *vt) {
+    size_t i;
+    for (i = 0; i < sizeof rmm__descs / sizeof rmm__descs[0]; i++)
+        if (rmm__descs[i].vtable == vt) return &rmm__descs[i];
+    return NULL;
+}
+/* mr's row, or NULL for an unregistered user's resource. O(types). */
+RMM__PRIVATE const rmm__desc *rmm__describe(const rmm_resource *mr) {
+    const rmm__desc *d;
+    size_t i, n;
+    if (!mr || !mr->vtable) return NULL;
+    d = rmm__describe_builtin(mr->vtable);
+    if (d) return d;
+    n = RMM__ATOMIC_LOAD(&rmm__user_desc_count);
+    for (i = 0; i < n; i++)
+        if (rmm__user_descs[i].vtable == mr->vtable) return &rmm__user_descs[i];
+    return NULL;
+}
+RMM__IMPL rmm_status rmm_resource_register_type(const rmm_resource_vtable *vtable, rmm_resource *(*get_upstream)(const rmm_resource *mr)) {
+    size_t i, n;
+    rmm_status st = RMM_SUCCESS;
+    if (!vtable) return RMM__NULL_OUT("rmm_resource_register_type", "vtable");
+    if (!get_upstream) return RMM__NULL_OUT("rmm_resource_register_type", "get_upstream");
+    if (rmm__describe_builtin(vtable)) return RMM__INVALID("rmm_resource_register_type: '%s' is one of the library's own types", vtable->type_name ? vtable->type_name : "?");
+    rmm__lock(&rmm__user_desc_lock);
+    n = rmm__user_desc_count;
+    for (i = 0; i < n && rmm__user_descs[i].vtable != vtable; i++) {
+    }
+    if (i < n) {
+        RMM__ATOMIC_STORE(&rmm__user_descs[i].upstream, get_upstream);
+    } else if (n == RMM__USER_TYPES) {
+        st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_resource_register_type: %d user types are registered already", RMM__USER_TYPES);
+    } else {
+        rmm__user_descs[n].vtable = vtable;
+        rmm__user_descs[n].dump_type = "user";
+        rmm__user_descs[n].upstream = get_upstream;
+        RMM__ATOMIC_STORE(&rmm__user_desc_count, n + 1);
+    }
+    rmm__unlock(&rmm__user_desc_lock);
+    return st;
+}
+
+/* ---- the walks ---------------------------------------------------------------------------- */
+RMM__IMPL rmm_status rmm_resource_validate(rmm_resource *mr) {
+    const rmm__desc *d;
+    if (!mr) return RMM__NULL_OUT("rmm_resource_validate", "mr");
+    d = rmm__describe(mr);
+    return d && d->validate ? d->validate(mr) : RMM_SUCCESS;
+}
+RMM__IMPL rmm_resource *rmm_resource_get_upstream(const rmm_resource *mr) {
+    const rmm__desc *d = rmm__describe(mr);
+    rmm_resource *(*up)(const rmm_resource *) = d ? RMM__ATOMIC_LOAD(&d->upstream) : NULL;
+    return up ? up(mr) : NULL;
+}
+/* The guard of the graph walkers: INVALID_ARGUMENT naming `fn` once a walk has visited more than
+   RMM_MAX_RESOURCE_STEPS resources (only a cycle does that) or nests bins too deep. */
+RMM__PRIVATE rmm_status rmm__graph_too_big(const char *fn) {
+    return RMM__INVALID("%s: the resource graph has a cycle (more than %d resources visited) or binning resources nested as bins more than %d deep",
+                        fn, RMM_MAX_RESOURCE_STEPS, RMM_MAX_BIN_NESTING);
+}
+/* Visits every resource the dump would write, without writing: INVALID_ARGUMENT iff the graph is too
+   big (rmm__graph_too_big). Iterative along upstream chains, recursive (at most RMM_MAX_BIN_NESTING
+   deep) into children. */
+RMM__PRIVATE rmm_status rmm__graph_check(rmm_resource *mr, int nesting, size_t *steps, const char *fn) {
+    for (; mr; mr = rmm_resource_get_upstream(mr)) {
+        const rmm__desc *d = rmm__describe(mr);
+        size_t i, n = d && d->child_count ? d->child_count(mr) : 0;
+        if (++*steps > RMM_MAX_RESOURCE_STEPS) return rmm__graph_too_big(fn);
+        for (i = 0; i < n; i++) {
+            rmm_resource *child = d->child(mr, i);
+            if (!child) continue;
+            if (nesting + 1 > RMM_MAX_BIN_NESTING) return rmm__graph_too_big(fn);
+            RMM_TRY(rmm__graph_check(child, nesting + 1, steps, fn));
+        }
+    }
+    return RMM_SUCCESS;
+}
+
+RMM__IMPL rmm_status rmm_resource_allocation_base(rmm_resource *mr, const void *ptr, void **base, size_t *offset) {
+    const char *p = (const char *)ptr;
+    size_t off = 0, steps;
+    if (!base) return RMM__NULL_OUT("rmm_resource_allocation_base", "base");
+    if (!offset) return RMM__NULL_OUT("rmm_resource_allocation_base", "offset");
+    *base = NULL;
+    *offset = 0;
+    if (!ptr) return RMM__NULL_OUT("rmm_resource_allocation_base", "ptr");
+    mr = rmm__resolve(mr);
+    if (!mr) return rmm_last_status();
+    for (steps = 0; steps < RMM_MAX_RESOURCE_STEPS; steps++) {
+        const rmm__desc *d = rmm__describe(mr);
+        rmm_resource *next = NULL;
+        if (!d || !d->base_step)
+            return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "rmm_resource_allocation_base: resource '%s' cannot say where its memory comes from", rmm_resource_type_name(mr));
+        RMM_TRY(d->base_step(mr, &p, &off, &next));
+        if (!next) {
+            *base = (void *)(uintptr_t)p;
+            *offset = off;
+            return RMM_SUCCESS;
+        }
+        mr = next;
+    }
+    return rmm__graph_too_big("rmm_resource_allocation_base");
+}
+
+/* Writes mr's node and, nested in it, its upstream chain (a loop: no recursion along the chain);
+   recurses only into children, through their type's dump (rmm__graph_check bounded that first). */
+RMM__PRIVATE rmm_status rmm__dump_node(rmm__json *j, rmm_resource *mr, int nesting) {
+    size_t open = 0;
+    rmm_status st = RMM_SUCCESS;
+    for (; mr && st == RMM_SUCCESS; open++) {
+        const rmm__desc *d = rmm__describe(mr);
+        rmm_resource *up = rmm_resource_get_upstream(mr);
+        rmm__json_open(j, NULL, '{');
+        rmm__json_str(j, "type", d ? d->dump_type : "user");
+        rmm__json_str(j, "name", rmm_resource_type_name(mr));
+        rmm__json_ptr(j, "address", mr);
+        if (d && d->dump) st = d->dump(j, mr, nesting);
+        if (st == RMM_SUCCESS) {
+            rmm__json_key(j, "upstream");
+            if (up) j->first = true; /* the upstream's node opens next, inside this one */
+            else fputs("null", j->f);
+        }
+        mr = up;
+    }
+    while (open-- > 0) rmm__json_close(j, '}');
+    return st;
+}
+RMM__IMPL rmm_status rmm_resource_dump_json(rmm_resource *mr, FILE *out) {
+    rmm__json j;
+    rmm_status st;
+    size_t steps = 0;
+    if (!out) return RMM__NULL_OUT("rmm_resource_dump_json", "out");
+    mr = rmm__resolve(mr);
+    if (!mr) return rmm_last_status();
+    RMM_TRY(rmm__graph_check(mr, 0, &steps, "rmm_resource_dump_json")); /* nothing written on failure */
+    j.f = out;
+    j.first = true;
+    fprintf(out, "{\"schema\":\"rmm.h resource dump\",\"version\":%d,\"rmm_version\":\"%s\",\"backend\":\"%s\",\"resource\":", RMM_DUMP_JSON_VERSION,
+            RMM_VERSION_STRING, RMM__BACKEND_NAME);
+    st = rmm__dump_node(&j, mr, 0);
+    fputs("}\n", out);
+    if (st == RMM_SUCCESS && ferror(out)) st = rmm__fail(RMM_ERROR_IO, "rmm_resource_dump_json: writing failed");
+    return st;
+}
+
 RMM__IMPL rmm_status rmm_resource_check_corruption(rmm_resource *mr) {
 #if RMM__MARGIN_ON
     rmm__live_list live;
@@ -8210,70 +8400,20 @@ RMM__IMPL rmm_status rmm_resource_check_corruption(rmm_resource *mr) {
     if (!mr) return rmm_last_status();
     {
         size_t steps = 0;
-        RMM_TRY(rmm__graph_check(mr, 0, &steps, "rmm_resource_check_corruption")); /* bounds the recursion into bins */
+        RMM_TRY(rmm__graph_check(mr, 0, &steps, "rmm_resource_check_corruption")); /* bounds the recursion into children */
     }
-    for (; mr && st == RMM_SUCCESS;) {
-        const rmm_resource_vtable *vt = mr->vtable;
-        const char *who = rmm_resource_type_name(mr);
-        rmm__adaptor *ad = rmm__as_forwarding_adaptor(mr);
-        rmm_resource *next = NULL;
+    for (; mr && st == RMM_SUCCESS; mr = rmm_resource_get_upstream(mr)) {
+        const rmm__desc *d = rmm__describe(mr);
+        size_t n = d && d->child_count ? d->child_count(mr) : 0;
         live.n = 0;
-        if (ad) next = ad->upstream;
-#if !defined(RMM_NO_POOL)
-        else if (vt == &rmm__pool_vtable) {
-            rmm__pool *p = (rmm__pool *)mr;
-            if (!rmm__spin_lock(&p->so.lock)) return rmm__reentrant("pool", "rmm_resource_check_corruption");
-            rmm__live_from_map(&live, &p->used);
-            rmm__spin_unlock(&p->so.lock);
-            next = p->upstream;
+        for (i = 0; i < n && st == RMM_SUCCESS; i++) {
+            rmm_resource *child = d->child(mr, i);
+            if (child && child != mr) st = rmm_resource_check_corruption(child);
         }
-#endif
-#if !defined(RMM_NO_ARENA)
-        else if (vt == &rmm__arena_vtable) {
-            rmm__arena *a = (rmm__arena *)mr;
-            if (!rmm__spin_lock(&a->so.lock)) return rmm__reentrant("arena", "rmm_resource_check_corruption");
-            for (i = 0; i < a->so.count; i++) {
-                rmm__arena_local *l = (rmm__arena_local *)a->so.list[i];
-                (void)rmm__spin_lock(&l->lock);
-                rmm__live_from_map(&live, &l->used);
-                rmm__spin_unlock(&l->lock);
-            }
-            (void)rmm__spin_lock(&a->global_lock);
-            for (i = 0; a->large_out.slots && i <= a->large_out.mask; i++) {
-                void **slot;
-                if (!a->large_out.slots[i].key) continue;
-                slot = rmm__addr_map_find(&a->global_used, (uintptr_t)a->large_out.slots[i].value);
-                if (slot) rmm__live_add(&live, (const char *)a->large_out.slots[i].key, ((rmm__block *)*slot)->requested - (size_t)((const char *)a->large_out.slots[i].key - ((rmm__block *)*slot)->ptr));
-            }
-            rmm__spin_unlock(&a->global_lock);
-            rmm__spin_unlock(&a->so.lock);
-            next = a->upstream;
-        }
-#endif
-        else if (vt == &rmm__fixed_vtable) {
-            rmm__fixed *f = (rmm__fixed *)mr;
-            size_t b;
-            if (!rmm__spin_lock(&f->so.lock)) return rmm__reentrant("fixed_size", "rmm_resource_check_corruption");
-            for (i = 0; i < f->chunk_count; i++)
-                for (b = 0; b < f->blocks_per_chunk; b++)
-                    if (!rmm__fchunk_is_free(f->chunks[i], b)) rmm__live_add(&live, f->chunks[i]->ptr + b * f->block_bytes, f->chunks[i]->requested[b]);
-            rmm__spin_unlock(&f->so.lock);
-            next = f->upstream;
-        }
-#if !defined(RMM_NO_BINNING)
-        else if (vt == &rmm__binning_vtable) {
-            rmm__binning *bn = (rmm__binning *)mr;
-            for (i = 0; i < bn->count && st == RMM_SUCCESS; i++) {
-                rmm_resource *bin = RMM__ATOMIC_LOAD(&bn->bins[i].mr);
-                if (bin && bin != mr) st = rmm_resource_check_corruption(bin);
-            }
-            next = bn->upstream;
-        }
-#endif
-        if (live.oom) st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_resource_check_corruption: out of host memory");
+        if (st == RMM_SUCCESS && d && d->live) st = d->live(mr, &live);
+        if (st == RMM_SUCCESS && live.oom) st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_resource_check_corruption: out of host memory");
         if (st == RMM_SUCCESS && live.n) st = rmm__device_synchronize();
-        for (i = 0; i < live.n && st == RMM_SUCCESS; i++) st = rmm__margin_check(who, live.v[i].ptr, live.v[i].requested, RMM_STREAM_DEFAULT);
-        mr = next;
+        for (i = 0; i < live.n && st == RMM_SUCCESS; i++) st = rmm__margin_check(rmm_resource_type_name(mr), live.v[i].ptr, live.v[i].requested, RMM_STREAM_DEFAULT);
     }
     RMM_SYS_FREE(live.v);
     return st;

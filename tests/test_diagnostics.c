@@ -356,6 +356,87 @@ TEST(check_corruption_needs_margins) {
     CHECK_STATUS(rmm_resource_check_corruption(NULL), RMM_ERROR_NOT_SUPPORTED);
 }
 
+/* A user's resource type, registered (rmm_resource_register_type), is looked through by the walks:
+   the dump nests its upstream, rmm_resource_get_upstream finds it, a cycle through it is caught. */
+typedef struct user_res {
+    rmm_resource base;
+    rmm_resource *up;
+} user_res;
+static rmm_status user_alloc(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    return rmm_allocate_aligned(((user_res *)self)->up, ptr, bytes, alignment, stream);
+}
+static rmm_status user_free(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    return rmm_deallocate_aligned(((user_res *)self)->up, ptr, bytes, alignment, stream);
+}
+static rmm_resource *user_upstream(const rmm_resource *mr) { return ((const user_res *)mr)->up; }
+static const rmm_resource_vtable user_vtable = {"my_resource", user_alloc, user_free, NULL, NULL};
+static rmm_resource_vtable many_vtables[17];
+
+TEST(user_types_take_part_in_the_walks) {
+    rmm_resource *stats = NULL, *pool = NULL;
+    user_res u;
+    char path[128], text[4096];
+    FILE *f;
+    size_t n, i;
+    rmm_status st = RMM_SUCCESS;
+    void *ptr = NULL, *base = NULL;
+    size_t offset = 0;
+    NEED_GPU();
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), NULL));
+    if (!pool) return;
+    u.base.vtable = &user_vtable;
+    u.up = pool;
+    CHECK_OK(rmm_statistics_adaptor_create(&stats, &u.base));
+    /* unregistered: the walks stop at it */
+    CHECK(rmm_resource_get_upstream(&u.base) == NULL);
+    /* bad input */
+    CHECK_STATUS(rmm_resource_register_type(NULL, user_upstream), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_resource_register_type(&user_vtable, NULL), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_resource_register_type(pool->vtable, user_upstream), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_OK(rmm_resource_register_type(&user_vtable, user_upstream));
+    CHECK_OK(rmm_resource_register_type(&user_vtable, user_upstream)); /* again: replaces */
+    CHECK(rmm_resource_get_upstream(&u.base) == pool);
+    CHECK(rmm_resource_get_upstream(stats) == &u.base);
+    /* the dump nests the pool inside the user's node */
+    f = temp_file(path, sizeof path, "user");
+    CHECK(f != NULL);
+    if (f) {
+        CHECK_OK(rmm_resource_dump_json(stats, f));
+        fclose(f);
+        CHECK(dump_is_valid(path, "statistics") != 0);
+        f = fopen(path, "r");
+        n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+        text[n] = 0;
+        if (f) fclose(f);
+        CHECK(strstr(text, "\"type\":\"user\"") != NULL && strstr(text, "\"name\":\"my_resource\"") != NULL);
+        CHECK(strstr(text, "\"type\":\"user\"") < strstr(text, "\"type\":\"pool\""));
+        remove(path);
+    }
+    CHECK_OK(rmm_resource_validate(stats));
+    /* allocation base does not look through it */
+    CHECK_OK(rmm_allocate(stats, &ptr, 1024, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_resource_allocation_base(stats, ptr, &base, &offset), RMM_ERROR_NOT_SUPPORTED);
+    CHECK_OK(rmm_deallocate(stats, ptr, 1024, RMM_STREAM_DEFAULT));
+    /* a cycle through a user resource is refused before anything is written */
+    u.up = stats;
+    f = temp_file(path, sizeof path, "cycle");
+    if (f) {
+        CHECK_STATUS(rmm_resource_dump_json(stats, f), RMM_ERROR_INVALID_ARGUMENT);
+        CHECK(ftell(f) == 0);
+        fclose(f);
+        remove(path);
+    }
+    u.up = pool;
+    /* the table is bounded */
+    for (i = 0; i < 17 && st == RMM_SUCCESS; i++) {
+        many_vtables[i] = user_vtable;
+        st = rmm_resource_register_type(&many_vtables[i], user_upstream);
+    }
+    CHECK(st == RMM_ERROR_OUT_OF_MEMORY && i == 16); /* the 16th fails: user_vtable holds one slot */
+    rmm_resource_destroy(stats);
+    rmm_resource_destroy(pool);
+}
+
 int main(void) {
     HARNESS_INIT();
     RUN(dump_every_kind_of_resource);
@@ -368,5 +449,6 @@ int main(void) {
     RUN(oom_verdict_virtual_pool);
     RUN(deep_adaptor_chains);
     RUN(check_corruption_needs_margins);
+    RUN(user_types_take_part_in_the_walks);
     return harness_main_end();
 }
