@@ -2498,14 +2498,8 @@ RMM__PRIVATE void rmm__device_leave(const rmm__device_guard *g) {
     if (g->switched && rmm__device_context_active(g->previous)) (void)rmm__set_device(g->previous);
 }
 RMM__IMPL rmm_status rmm_device_scope_enter(rmm_device_scope *scope, int device) {
-    rmm_status st;
     if (!scope) return RMM__NULL_OUT("rmm_device_scope_enter", "scope");
-    st = rmm__device_enter(scope, device);
-    if (st != RMM_SUCCESS && scope->switched) {
-        (void)rmm__set_device(scope->previous); /* (not reached today: enter fails before it switches) */
-        scope->switched = false;
-    }
-    return st;
+    return rmm__device_enter(scope, device); /* (a failure leaves switched false: leave does nothing) */
 }
 RMM__IMPL void rmm_device_scope_leave(const rmm_device_scope *scope) {
     if (scope) rmm__device_leave(scope);
@@ -5723,7 +5717,7 @@ RMM__IMPL rmm_status rmm_pool_desc_parse(rmm_pool_desc *desc, const char *conf) 
     d = *desc;
     while (*p) {
         const char *pair, *end, *colon, *key, *val;
-        size_t klen, vlen, size = 0;
+        size_t klen, vlen, size = 0, *field;
         int plen;
         while (*p == ' ' || *p == ',') p++;
         if (!*p) break;
@@ -5741,6 +5735,11 @@ RMM__IMPL rmm_status rmm_pool_desc_parse(rmm_pool_desc *desc, const char *conf) 
         val = colon + 1;
         while (val < end && *val == ' ') val++;
         vlen = (size_t)(end - val);
+        field = rmm__conf_is(key, klen, "initial")       ? &d.initial_bytes
+                : rmm__conf_is(key, klen, "maximum")     ? &d.maximum_bytes
+                : rmm__conf_is(key, klen, "granularity") ? &d.growth_granularity_bytes
+                : rmm__conf_is(key, klen, "virtual")     ? &d.virtual_bytes
+                                                         : NULL; /* the size keys */
         if (rmm__conf_is(key, klen, "growth")) {
             if (rmm__conf_is(val, vlen, "geometric")) d.growth = RMM_POOL_GROWTH_GEOMETRIC;
             else if (rmm__conf_is(val, vlen, "on_demand") || rmm__conf_is(val, vlen, "on-demand")) d.growth = RMM_POOL_GROWTH_ON_DEMAND;
@@ -5750,17 +5749,13 @@ RMM__IMPL rmm_status rmm_pool_desc_parse(rmm_pool_desc *desc, const char *conf) 
             if (rmm__conf_is(val, vlen, "true") || rmm__conf_is(val, vlen, "1")) d.streams_outlive_pool = true;
             else if (rmm__conf_is(val, vlen, "false") || rmm__conf_is(val, vlen, "0")) d.streams_outlive_pool = false;
             else return RMM__INVALID("rmm_pool_desc_parse: \"%.*s\": streams_outlive is true or false", plen, pair);
-        } else if (rmm__conf_is(key, klen, "initial") || rmm__conf_is(key, klen, "maximum") || rmm__conf_is(key, klen, "granularity") ||
-                   rmm__conf_is(key, klen, "virtual")) {
-            if (rmm__conf_is(key, klen, "maximum") && rmm__conf_is(val, vlen, "none")) size = 0;
+        } else if (field) {
+            if (field == &d.maximum_bytes && rmm__conf_is(val, vlen, "none")) size = 0;
             else if (!rmm__conf_size(val, vlen, &size))
                 return RMM__INVALID("rmm_pool_desc_parse: \"%.*s\": the value is not a size (a whole number with an optional unit B, KiB, MiB, GiB, TiB)", plen, pair);
             if (size % RMM_ALIGNMENT)
                 return RMM__INVALID("rmm_pool_desc_parse: \"%.*s\": %zu bytes is not a multiple of 256", plen, pair, size);
-            if (rmm__conf_is(key, klen, "initial")) d.initial_bytes = size;
-            else if (rmm__conf_is(key, klen, "maximum")) d.maximum_bytes = size;
-            else if (rmm__conf_is(key, klen, "granularity")) d.growth_granularity_bytes = size;
-            else d.virtual_bytes = size;
+            *field = size;
         } else {
             return RMM__INVALID("rmm_pool_desc_parse: \"%.*s\": unknown key (initial, maximum, growth, granularity, virtual, streams_outlive)", plen, pair);
         }
@@ -7961,13 +7956,17 @@ RMM__PRIVATE rmm_status rmm__async_dump(rmm__json *j, rmm_resource *mr, int nest
     rmm__json_close(j, '}');
     return RMM_SUCCESS;
 }
-/* The base is the raw allocation (over-aligned requests start inside it). */
-RMM__PRIVATE rmm_status rmm__bottom_step(rmm__overalign *o, const char **p, size_t *off, rmm_resource **next) {
+/* Moves *p back to the raw allocation an over-aligned block starts inside (if it is one). */
+RMM__PRIVATE void rmm__overalign_step(rmm__overalign *o, const char **p, size_t *off) {
     const char *raw = (const char *)rmm__overalign_raw(o, *p);
     if (raw) {
         *off += (size_t)(*p - raw);
         *p = raw;
     }
+}
+/* The base is the raw allocation. */
+RMM__PRIVATE rmm_status rmm__bottom_step(rmm__overalign *o, const char **p, size_t *off, rmm_resource **next) {
+    rmm__overalign_step(o, p, off);
     *next = NULL;
     return RMM_SUCCESS;
 }
@@ -7986,62 +7985,56 @@ RMM__PRIVATE rmm_status rmm__adaptor_base_step(rmm_resource *mr, const char **p,
     return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__aligned_base_step(rmm_resource *mr, const char **p, size_t *off, rmm_resource **next) {
-    const char *raw = (const char *)rmm__overalign_raw(&((rmm__aligned *)mr)->map, *p);
-    if (raw) {
-        *off += (size_t)(*p - raw);
-        *p = raw;
-    }
+    rmm__overalign_step(&((rmm__aligned *)mr)->map, p, off);
     *next = ((rmm__adaptor *)mr)->upstream;
     return RMM_SUCCESS;
 }
-/* Each adaptor's "counters" (empty for those that keep none). */
+/* Each adaptor's "counters": n named values (none for those that keep none). */
+RMM__PRIVATE rmm_status rmm__json_counters(rmm__json *j, const char *const *keys, const uint64_t *values, size_t n) {
+    size_t i;
+    rmm__json_open(j, "counters", '{');
+    for (i = 0; i < n; i++) rmm__json_u64(j, keys[i], values[i]);
+    rmm__json_close(j, '}');
+    return RMM_SUCCESS;
+}
 RMM__PRIVATE rmm_status rmm__adaptor_dump(rmm__json *j, rmm_resource *mr, int nesting) {
     (void)mr, (void)nesting;
-    rmm__json_open(j, "counters", '{');
-    rmm__json_close(j, '}');
-    return RMM_SUCCESS;
+    return rmm__json_counters(j, NULL, NULL, 0);
 }
 RMM__PRIVATE rmm_status rmm__stats_dump(rmm__json *j, rmm_resource *mr, int nesting) {
+    static const char *const keys[] = {"bytes", "peak_bytes", "total_bytes", "count", "peak_count", "total_count"};
     rmm_statistics s;
+    uint64_t v[6];
     (void)nesting;
     (void)rmm_statistics_get(mr, &s);
-    rmm__json_open(j, "counters", '{');
-    rmm__json_u64(j, "bytes", (uint64_t)s.bytes.value);
-    rmm__json_u64(j, "peak_bytes", (uint64_t)s.bytes.peak);
-    rmm__json_u64(j, "total_bytes", (uint64_t)s.bytes.total);
-    rmm__json_u64(j, "count", (uint64_t)s.count.value);
-    rmm__json_u64(j, "peak_count", (uint64_t)s.count.peak);
-    rmm__json_u64(j, "total_count", (uint64_t)s.count.total);
-    rmm__json_close(j, '}');
-    return RMM_SUCCESS;
+    v[0] = (uint64_t)s.bytes.value, v[1] = (uint64_t)s.bytes.peak, v[2] = (uint64_t)s.bytes.total;
+    v[3] = (uint64_t)s.count.value, v[4] = (uint64_t)s.count.peak, v[5] = (uint64_t)s.count.total;
+    return rmm__json_counters(j, keys, v, 6);
 }
 RMM__PRIVATE rmm_status rmm__tracking_dump(rmm__json *j, rmm_resource *mr, int nesting) {
+    static const char *const keys[] = {"outstanding_bytes", "outstanding_count"};
     size_t bytes = 0, count = 0;
+    uint64_t v[2];
     (void)nesting;
     (void)rmm_tracking_get(mr, &bytes, &count);
-    rmm__json_open(j, "counters", '{');
-    rmm__json_u64(j, "outstanding_bytes", bytes);
-    rmm__json_u64(j, "outstanding_count", count);
-    rmm__json_close(j, '}');
-    return RMM_SUCCESS;
+    v[0] = bytes, v[1] = count;
+    return rmm__json_counters(j, keys, v, 2);
 }
 RMM__PRIVATE rmm_status rmm__limiting_dump(rmm__json *j, rmm_resource *mr, int nesting) {
+    static const char *const keys[] = {"allocated_bytes", "limit_bytes"};
     size_t allocated = 0, limit = 0;
+    uint64_t v[2];
     (void)nesting;
     (void)rmm_limiting_get(mr, &allocated, &limit);
-    rmm__json_open(j, "counters", '{');
-    rmm__json_u64(j, "allocated_bytes", allocated);
-    rmm__json_u64(j, "limit_bytes", limit);
-    rmm__json_close(j, '}');
-    return RMM_SUCCESS;
+    v[0] = allocated, v[1] = limit;
+    return rmm__json_counters(j, keys, v, 2);
 }
 RMM__PRIVATE rmm_status rmm__aligned_dump(rmm__json *j, rmm_resource *mr, int nesting) {
+    static const char *const keys[] = {"alignment", "threshold_bytes"};
+    uint64_t v[2];
     (void)nesting;
-    rmm__json_open(j, "counters", '{');
-    rmm__json_u64(j, "alignment", ((rmm__aligned *)mr)->alignment);
-    rmm__json_u64(j, "threshold_bytes", ((rmm__aligned *)mr)->threshold);
-    rmm__json_close(j, '}');
-    return RMM_SUCCESS;
+    v[0] = ((rmm__aligned *)mr)->alignment, v[1] = ((rmm__aligned *)mr)->threshold;
+    return rmm__json_counters(j, keys, v, 2);
 }
 
 /* -- pool -- */

@@ -52,26 +52,26 @@ fi
 
 # 2. Dask from the carried wheels
 DASK_SITE=$WORK/dask_site
-dask_wheels=()
-for w in dask distributed partd locket tblib zict tornado; do
-    f=$(ls .whl/${w}-[0-9]*.whl 2>/dev/null | head -n 1)
-    [ -n "$f" ] && dask_wheels+=("$f")
-done
-if [ ${#dask_wheels[@]} -eq 7 ] && "$PYTHON" -m pip install -q --no-index --no-deps --no-compile \
-        --target "$DASK_SITE" "${dask_wheels[@]}" >> "$LOG" 2>&1; then
-    note "dask: installed from .whl/ (${#dask_wheels[@]} wheels)"
+# install_wheels NAME...: installs .whl/NAME-*.whl for every NAME into $DASK_SITE; fails (and
+# installs nothing) unless every one is there; $found says how many were
+install_wheels() {
+    local w f wheels=()
+    for w in "$@"; do
+        f=$(ls .whl/${w}-[0-9]*.whl 2>/dev/null | head -n 1)
+        [ -n "$f" ] && wheels+=("$f")
+    done
+    found=${#wheels[@]}
+    [ "$found" -eq $# ] && "$PYTHON" -m pip install -q --no-index --no-deps --no-compile \
+        --target "$DASK_SITE" "${wheels[@]}" >> "$LOG" 2>&1
+}
+if install_wheels dask distributed partd locket tblib zict tornado; then
+    note "dask: installed from .whl/ ($found wheels)"
 else
     status=1
-    note "dask: FAILED to install from .whl/ (found ${#dask_wheels[@]} of 7 wheels); its test skips"
+    note "dask: FAILED to install from .whl/ (found $found of 7 wheels); its test skips"
 fi
 # dask-cuda and NVML's Python binding (optional: without them test_dask_cuda.py skips, and says so)
-cuda_wheels=()
-for w in dask_cuda nvidia_ml_py; do
-    f=$(ls .whl/${w}-[0-9]*.whl 2>/dev/null | head -n 1)
-    [ -n "$f" ] && cuda_wheels+=("$f")
-done
-if [ ${#cuda_wheels[@]} -eq 2 ] && "$PYTHON" -m pip install -q --no-index --no-deps --no-compile \
-        --target "$DASK_SITE" "${cuda_wheels[@]}" >> "$LOG" 2>&1; then
+if install_wheels dask_cuda nvidia_ml_py; then
     note "dask-cuda: installed from .whl/"
 else
     note "dask-cuda: not in .whl/ (dask_cuda, nvidia_ml_py) or did not install; test_dask_cuda.py skips"
