@@ -224,8 +224,9 @@ typedef cudaMemPool_t rmm_mem_pool;
    The library sees the life of the streams it makes, which makes them the cheapest streams for its
    sub-allocators: a pool, fixed-size or arena resource finds its state for such a stream by handle,
    with no driver call, and records the ordering event for memory freed on it only when another
-   stream takes that memory. Streams from cudaStreamCreate work too, on a safer and slower path
-   (cudaStreamGetId on every call, as their handles may be reused unseen, and an event per free).
+   stream takes that memory. Streams from cudaStreamCreate work too, on a slower path (the pool:
+   cudaStreamGetId per allocation, as a handle may be reused unseen, and one event per 32 frees once
+   the stream has made 256; the other resources: cudaStreamGetId per call and an event per free).
    Destroy such a stream only with rmm_stream_destroy, never cudaStreamDestroy. */
 RMMDEF rmm_status rmm_stream_create(rmm_stream *out);
 /* As rmm_stream_create, but the stream synchronizes with the legacy default stream
@@ -299,9 +300,11 @@ RMMDEF rmm_status rmm_deallocate_aligned(rmm_resource *mr, void *ptr, size_t byt
    and set *would_block: the caller then makes the ordinary call (after releasing its lock). Else
    *would_block is false and the status is the call's. INVALID_ARGUMENT iff would_block is NULL, or
    ptr is NULL for the allocate (bytes 0 and a NULL free pointer succeed at once). Pass the resource:
-   mr NULL makes them read the current device (cudaGetDevice) to find it. A foreign stream's first
-   use costs cudaStreamGetId, as in the ordinary call, and under RMM_NVTX the first mark of a
-   resource type takes a lock once; nothing else reaches CUDA or waits. */
+   mr NULL makes them read the current device (cudaGetDevice) to find it. A foreign stream's
+   allocation costs cudaStreamGetId, as in the ordinary call, and so may its free; a free on it
+   that would record an event (a young stream, or a full ring: see rmm_pool_create) is refused
+   with *would_block. Under RMM_NVTX the first mark of a resource type takes a lock once; nothing
+   else reaches CUDA or waits. */
 RMMDEF rmm_status rmm_allocate_nowait(rmm_resource *mr, void **ptr, size_t bytes, rmm_stream stream, bool *would_block);
 RMMDEF rmm_status rmm_deallocate_nowait(rmm_resource *mr, void *ptr, size_t bytes, rmm_stream stream, bool *would_block);
 /* Destroys this layer only, never its upstream. NULL is a no-op. Not concurrent with use. The
@@ -540,9 +543,14 @@ RMMDEF rmm_status rmm_pool_set_maximum(rmm_resource *pool, size_t maximum_bytes)
    by this pool or is freed twice, or the size differs from the allocated one (the block stays
    allocated). A free on the legacy default stream, on a stream from rmm_stream_create or a stream
    pool (the library sees them destroyed), or on any stream when streams_outlive_pool is set, makes
-   no CUDA call; other streams record one event per free (RMM's rule; a stream may be destroyed
-   right after) and are told apart by cudaStreamGetId, not by handle. Per-thread default streams
-   work. Each stream the pool has seen costs about 700 bytes of host memory while it holds no free
+   no CUDA call. Other ("foreign") streams are told apart by cudaStreamGetId, not by handle (a
+   destroyed stream's handle is often reused at once): asked per allocation, and per free only
+   every 32nd. Their first 256 frees record an event each (RMM's rule: a stream may be destroyed
+   right after); then their frees park in a ring of 32 blocks that only that stream takes back, and
+   one event covers the ring when it is full (or when the stream's own lists cannot serve it): only
+   then may other streams take those blocks, behind that event. A ring left by a stream that is
+   gone is handed on after a device synchronize: when the pool sweeps its stream states, runs out
+   of memory, is trimmed or destroyed. Per-thread default streams work the same way. Each stream the pool has seen costs about 700 bytes of host memory while it holds no free
    block; the first block freed on it adds its free-list tables (16 KiB; 30 KiB with ON_DEMAND
    growth), which go again when another stream merges its memory away or at rmm_pool_trim. A free
    fails with OUT_OF_MEMORY (the block stays allocated) iff those tables cannot be made. States of
@@ -3305,8 +3313,9 @@ RMM__IMPL rmm_status rmm_set_device(int device) {
    its handle with no driver call, record its ordering event only when another stream takes its
    memory (the stream cannot vanish unseen: rmm_stream_destroy records a last "death" event when
    any resource holds state for it), and retire its state once it is gone. Streams the library did
-   not make ("foreign" streams) keep the safe path: cudaStreamGetId per call (handles are reused)
-   and an event per free. */
+   not make ("foreign" streams) are told apart by cudaStreamGetId (handles are reused), and their
+   frees are covered by events recorded on them in their own calls: one per free, or, in the pool,
+   one per ring of frees (see rmm__pool_ring). */
 typedef struct rmm__sreg {
     rmm_stream handle;
     int alive;            /* atomic; 0 once destroyed, or once its thread exited */
@@ -3583,9 +3592,12 @@ RMM__PRIVATE bool rmm__exiting(void) { return RMM__ATOMIC_LOAD(&rmm__process_exi
    records that event only when T needs it (recording later captures at least the work before the
    free, so it is as safe, and the free itself makes no CUDA call): the legacy default stream, the
    library's own streams (whose destruction it sees), and every stream of a resource whose streams
-   are promised to outlive it. Other streams may be destroyed unseen, so their frees record the
-   event at once (RMM's rule). After T waits, T's own event is stale: the next stealer from T must
-   also wait for S, so T is marked dirty (lazy) or re-recorded at once (RMM bug #2489).
+   are promised to outlive it. Other ("eager") streams may be destroyed unseen, so the event must be
+   recorded in a call on the stream itself: at once, per free (RMM's rule), or, in the pool, once
+   per ring of frees that only that stream may reuse until then (rmm__pool_ring; a ring whose stream
+   may be gone is covered by a device synchronize instead: rmm__so_unstick). After T waits, T's own
+   event is stale: the next stealer from T must also wait for S, so T is marked dirty (lazy) or
+   re-recorded at once (RMM bug #2489).
 
    The core: a resource's per-stream states (its free lists, one event) in a registry with O(1)
    lookup, the slow path every stream-ordered resource shares (take from another stream behind an
@@ -3618,6 +3630,11 @@ typedef struct rmm__so_ops {
     void *(*find)(rmm__so *so, rmm__sstate *s, const void *req, bool exhaustive);
     void (*absorb)(rmm__so *so, rmm__sstate *taker, rmm__sstate *donor); /* moves every free item */
     rmm_status (*grow)(rmm__so *so, rmm__sstate *s, const void *req);    /* brings memory into s's lists */
+    /* optional (NULL: never): s (an eager state) holds free memory that no event covers yet, which
+       only a call on its own stream can cover (the pool's ring); unstick makes it ordinary free
+       memory of s, after a device synchronize has covered it */
+    bool (*stuck)(rmm__so *so, rmm__sstate *s);
+    void (*unstick)(rmm__so *so, rmm__sstate *s);
 } rmm__so_ops;
 
 #define RMM__SO_SPARES 4
@@ -3661,7 +3678,31 @@ typedef struct rmm__skey {
 } rmm__skey;
 #define RMM__KEY_HANDLE ((uint64_t)1 << 62)
 #define RMM__KEY_THREAD ((uint64_t)1 << 63)
-RMM__PRIVATE rmm_status rmm__so_key(const rmm__so *so, rmm_stream stream, rmm__skey *k) {
+/* The stream this thread last found foreign, and its key as last asked (0: none). Its next call
+   on a resource asks the stream's id before taking the resource's lock (rmm__so_prekey), so that
+   the driver call (about 50 ns, and serialized in the driver across threads) does not hold the
+   lock up. A hint only: a wrong one costs a wasted id query, a missing one the query under the
+   lock. */
+static RMM__TLS rmm_stream rmm__foreign_hint;
+static RMM__TLS uint64_t rmm__foreign_hint_key;
+/* The key of `stream` if this thread last found it foreign (its id, asked now), else 0. Call
+   before taking the lock. */
+static inline uint64_t rmm__so_prekey(const rmm__so *so, rmm_stream stream) {
+    uint64_t id = 0;
+    if (RMM__LIKELY(stream != rmm__foreign_hint) || stream == RMM_STREAM_DEFAULT || so->outlive) return 0;
+    if (rmm__stream_unique_id(stream, &id) != RMM_SUCCESS) return 0; /* (the locked path reports it) */
+    return rmm__foreign_hint_key = id + 16;
+}
+/* For a free: the key this thread last asked for `stream` (*cached), with no driver call, else
+   rmm__so_prekey. A cached key may name a stream that has since been destroyed (its handle then
+   names another): a free filed there is safe, as only an allocation whose stream's id was asked
+   takes a block back from a ring, and a ring is covered by an event only after the id was asked
+   again (see the pool's ring). */
+static inline uint64_t rmm__so_prekey_for_free(const rmm__so *so, rmm_stream stream, bool *cached) {
+    *cached = stream == rmm__foreign_hint && rmm__foreign_hint_key && stream != RMM_STREAM_DEFAULT && !so->outlive;
+    return *cached ? rmm__foreign_hint_key : rmm__so_prekey(so, stream);
+}
+RMM__PRIVATE rmm_status rmm__so_key(const rmm__so *so, rmm_stream stream, uint64_t prekey, rmm__skey *k) {
     uint64_t id = 0;
     memset(k, 0, sizeof *k);
     if (rmm__stream_is_per_thread(stream) || (so->by_thread && rmm__stream_is_legacy(stream))) {
@@ -3686,8 +3727,13 @@ RMM__PRIVATE rmm_status rmm__so_key(const rmm__so *so, rmm_stream stream, rmm__s
         k->lazy = k->by_handle = true;
         return RMM_SUCCESS;
     }
+    rmm__foreign_hint = stream;
+    if (prekey) {
+        k->key = rmm__foreign_hint_key = prekey; /* its id, asked before the lock (or cached, for a free) */
+        return RMM_SUCCESS;
+    }
     RMM_TRY(rmm__stream_unique_id(stream, &id)); /* a foreign stream: told apart by its id */
-    k->key = id + 16;
+    k->key = rmm__foreign_hint_key = id + 16;
     return RMM_SUCCESS;
 }
 RMM__PRIVATE bool rmm__so_gone(const rmm__sstate *s) { return s->reg && !rmm__sreg_alive(s->reg); }
@@ -3828,8 +3874,25 @@ RMM__PRIVATE bool rmm__so_settled(rmm__sstate *s) {
 
 /* Drops states that can go, and merges into `current` the memory of states whose stream is gone or
    foreign and whose work is done. O(states); runs when their number doubles. */
+/* Covers, with one device synchronize, the memory no event covers in states whose stream may be
+   gone (foreign streams, exited threads): only a call on that stream could cover it otherwise.
+   O(states), and the synchronize when one such state holds some. true iff it synchronized. */
+RMM__PRIVATE bool rmm__so_unstick(rmm__so *so, rmm__sstate *current, bool all) {
+    size_t i;
+    bool any = false;
+    if (!so->ops->stuck) return false;
+    for (i = 0; i < so->count && !any; i++) {
+        rmm__sstate *d = so->list[i];
+        any = !d->lazy && (all || (d != current && (!d->reg || rmm__so_gone(d)))) && so->ops->stuck(so, d);
+    }
+    if (!any || rmm__device_synchronize() != RMM_SUCCESS) return false;
+    for (i = 0; i < so->count; i++)
+        if (!so->list[i]->lazy && so->ops->stuck(so, so->list[i])) so->ops->unstick(so, so->list[i]);
+    return true;
+}
 RMM__PRIVATE void rmm__so_sweep(rmm__so *so, rmm__sstate *current) {
     size_t i = so->count;
+    (void)rmm__so_unstick(so, current, false);
     while (i-- > 0) {
         rmm__sstate *d = so->list[i];
         bool gone = rmm__so_gone(d);
@@ -3846,10 +3909,14 @@ RMM__PRIVATE void rmm__so_sweep(rmm__so *so, rmm__sstate *current) {
     so->sweep_at = rmm__max(32, so->count * 2);
 }
 
-RMM__PRIVATE RMM__NOINLINE rmm_status rmm__so_state_slow(rmm__so *so, rmm_stream stream, rmm__sstate **out) {
+RMM__PRIVATE RMM__NOINLINE rmm_status rmm__so_state_slow(rmm__so *so, rmm_stream stream, uint64_t prekey, rmm__sstate **out) {
     rmm__skey k;
     void **slot;
     rmm__sstate *s;
+    if (prekey && (slot = rmm__addr_map_find(&so->map, (uintptr_t)prekey)) != NULL) { /* a foreign stream's id names it */
+        s = (rmm__sstate *)*slot;
+        goto found;
+    }
     /* a stream the library made, or one promised to outlive the resource, is keyed by its handle */
     if (!rmm__stream_is_legacy(stream) && !rmm__stream_is_per_thread(stream)) {
         slot = rmm__addr_map_find(&so->map, (uintptr_t)((uint64_t)(uintptr_t)stream | RMM__KEY_HANDLE));
@@ -3862,7 +3929,7 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__so_state_slow(rmm__so *so, rmm_stream
             s->keyed = false;
         }
     }
-    RMM_TRY(rmm__so_key(so, stream, &k));
+    RMM_TRY(rmm__so_key(so, stream, prekey, &k));
     slot = rmm__addr_map_find(&so->map, (uintptr_t)k.key);
     if (slot) {
         s = (rmm__sstate *)*slot;
@@ -3910,14 +3977,16 @@ oom:
     return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "%s: out of host memory for stream state", so->who);
 }
 /* The state of `stream`, made on first use. The last one used, with no lookup, when its handle
-   names it (and its stream is not gone); else a map lookup. Caller holds the lock. O(1). */
-static inline rmm_status rmm__so_state(rmm__so *so, rmm_stream stream, rmm__sstate **out) {
+   names it (and its stream is not gone), or when prekey (rmm__so_prekey, 0 if none) is its key;
+   else a map lookup. Caller holds the lock. O(1). */
+static inline rmm_status rmm__so_state(rmm__so *so, rmm_stream stream, uint64_t prekey, rmm__sstate **out) {
     rmm__sstate *s = so->last;
-    if (RMM__LIKELY(s && s->handle == stream && s->by_handle && (!s->reg || rmm__sreg_alive(s->reg)))) {
+    if (RMM__LIKELY(s && s->handle == stream) &&
+        ((s->by_handle && (!s->reg || rmm__sreg_alive(s->reg))) || (prekey && s->key == prekey))) {
         *out = s;
         return RMM_SUCCESS;
     }
-    return rmm__so_state_slow(so, stream, out);
+    return rmm__so_state_slow(so, stream, prekey, out);
 }
 
 /* The slow path of an allocation on s, whose own lists had nothing that serves req: a free item of
@@ -3989,6 +4058,7 @@ static inline void rmm__so_taken(rmm__so *so, rmm__sstate *taker, rmm__sstate *f
 /* Frees every state (after host-waiting for each, unless exiting) and the registry. */
 RMM__PRIVATE void rmm__so_free(rmm__so *so, bool exiting) {
     size_t i;
+    if (!exiting) (void)rmm__so_unstick(so, NULL, true); /* no event covers that memory: synchronize */
     for (i = 0; i < so->count; i++) {
         rmm__sstate *s = so->list[i];
         if (!exiting) (void)rmm__so_host_wait(s);
@@ -4440,6 +4510,26 @@ RMM__STATIC_ASSERT(RMM__POOL_QUICK_MAX % 256 == 0 && RMM__POOL_QUICK_MAX >= 256,
 #ifndef RMM__POOL_QUICK_BYTES
 #define RMM__POOL_QUICK_BYTES ((size_t)16 << 20)
 #endif
+/* The ring of an eager stream (a foreign stream, or a thread's default stream: one the library
+   cannot record an event on later, from another call, as it may be gone by then). Instead of an
+   event per free, such a stream parks its freed blocks here once it has made RMM__POOL_RING_AFTER
+   frees (a stream that lives for a few calls keeps the event per free, so it leaves nothing
+   behind): up to RMM__POOL_RING blocks and 1/16 of the pool, freed since the stream's last event,
+   which only that stream takes back (by exact size, newest first). The free that finds the ring
+   full records one event, which covers every block in it, and they move on to the quick lists and
+   free lists, where other streams may take them behind that event; so does an allocation on the
+   stream that its own lists cannot serve. A ring left behind by a stream that is gone (or never
+   used again) is covered by a device synchronize: when the states are swept, when the pool runs
+   out of memory, on rmm_pool_trim and on destruction. So a foreign stream costs an event per
+   RMM__POOL_RING frees, not per free, and stays as safe: nothing another stream takes was freed
+   after an event it waits for. */
+#define RMM__POOL_RING 32
+#define RMM__POOL_RING_AFTER 256
+typedef struct rmm__pool_ring {
+    size_t count, bytes;
+    size_t size[RMM__POOL_RING];
+    rmm__block *block[RMM__POOL_RING];
+} rmm__pool_ring;
 typedef struct rmm__pstream {
     rmm__sstate ss;
     rmm__tlsf free;     /* blocks of shared chunks */
@@ -4448,6 +4538,8 @@ typedef struct rmm__pstream {
     size_t quick_bytes, quick_blocks;
     rmm__block **quick; /* RMM__POOL_QUICK_CLASSES lists, [size / 256 - 1]: LIFO through free_next;
                            rmm__pool_no_quick until the state first takes a free block (rmm__pool_ready) */
+    rmm__pool_ring *ring; /* eager streams after RMM__POOL_RING_AFTER frees, else NULL */
+    size_t eager_frees;   /* frees that recorded an event, up to RMM__POOL_RING_AFTER */
 } rmm__pstream;
 /* The quick lists of a state that holds no free block: all empty, never written. A state costs
    about 700 bytes until a block is freed on its stream or filed in its lists; then its bin tables
@@ -4585,6 +4677,65 @@ static inline rmm__block *rmm__pool_find_block(rmm__pstream *s, const rmm__pool_
     if (b && !req->any && b->size - req->need > req->need / RMM__POOL_FIT + req->slack) b = NULL;
     return b ? b : rmm__tlsf_find_scan(&s->free, req->need, scan);
 }
+/* Parks or files a block freed on s, once nothing but s's own stream can still be using it (s is
+   lazy, or an event of s covers its free, or the device was synchronized): in a quick list, else
+   the recent slot, else s's free lists (virtual growth: its pages go back first). O(1). */
+static inline void rmm__pool_park(rmm__pool *p, rmm__pstream *s, rmm__block *b) {
+    size_t size = b->size;
+    if (RMM__UNLIKELY(p->backing->uncommit != NULL)) {
+        p->backing->uncommit(p, b); /* virtual growth: nothing parks in the quick lists */
+    } else if (size <= RMM__POOL_QUICK_MAX && s->quick_bytes + size <= rmm__min(RMM__POOL_QUICK_BYTES, p->pool_bytes >> 4)) {
+        b->parked = s;
+        b->free_next = s->quick[(size >> 8) - 1];
+        s->quick[(size >> 8) - 1] = b;
+        s->quick_bytes += size;
+        s->quick_blocks++;
+        return;
+    }
+    if (size <= RMM__POOL_RECENT_MAX) {
+        rmm__pool_settle_recent(p, s);
+        b->parked = s;
+        s->recent = b;
+    } else {
+        b->parked = NULL;
+        (void)rmm__addr_map_remove(&p->used, (uintptr_t)b->ptr);
+        rmm__block_file(&p->store, rmm__pool_lists(s, b->chunk), b);
+    }
+}
+/* What s's ring may hold: RMM__POOL_RING blocks of at most this many bytes in all. */
+static inline size_t rmm__pool_ring_budget(const rmm__pool *p) { return rmm__max(p->pool_bytes >> 4, RMM__POOL_RECENT_MAX); }
+/* A block of `size` bytes (aligned) from s's ring, newest first, or NULL. O(ring). */
+static inline rmm__block *rmm__pool_ring_take(rmm__pool_ring *r, size_t size, size_t alignment) {
+    size_t i = r->count;
+    while (i-- > 0) {
+        if (r->size[i] == size && ((uintptr_t)r->block[i]->ptr & (alignment - 1)) == 0) {
+            rmm__block *b = r->block[i];
+            r->count--;
+            r->block[i] = r->block[r->count];
+            r->size[i] = r->size[r->count];
+            r->bytes -= size;
+            return b;
+        }
+    }
+    return NULL;
+}
+/* Moves the blocks of s's ring on to its quick lists and free lists: an event recorded on s after
+   their frees covers them, or a device synchronize did. s is ready (a ring's state is never made
+   unready). O(ring). */
+RMM__PRIVATE void rmm__pool_ring_release(rmm__pool *p, rmm__pstream *s) {
+    rmm__pool_ring *r = s->ring;
+    size_t i;
+    for (i = 0; i < r->count; i++) rmm__pool_park(p, s, r->block[i]);
+    r->count = r->bytes = 0;
+    rmm__so_listed(&p->so, &s->ss);
+}
+/* Records s's event (in a call on s's own stream, so the stream exists) and releases its ring.
+   Fails (nothing changed) if the event cannot be recorded. */
+RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_ring_cover(rmm__pool *p, rmm__pstream *s) {
+    RMM_TRY(rmm__so_record(&s->ss));
+    if (s->ring) rmm__pool_ring_release(p, s);
+    return RMM_SUCCESS;
+}
 RMM__PRIVATE void rmm__pool_settle_all(rmm__pool *p) {
     size_t i;
     for (i = 0; i < p->so.count; i++) rmm__pool_settle(p, RMM__PSTREAM(p, i));
@@ -4622,13 +4773,16 @@ RMM__PRIVATE void rmm__pool_state_fini(rmm__so *so, rmm__sstate *s) {
     (void)so;
     if (ps->quick != rmm__pool_no_quick) RMM_SYS_FREE(ps->quick);
     ps->quick = rmm__pool_no_quick;
+    RMM_SYS_FREE(ps->ring);
+    ps->ring = NULL;
     RMM_SYS_FREE(ps->free.heads); /* (a pool being destroyed: its lists may still hold blocks) */
     RMM_SYS_FREE(ps->large.heads);
     ps->free.heads = ps->large.heads = NULL;
 }
 RMM__PRIVATE bool rmm__pool_holds(rmm__so *so, rmm__sstate *s) {
     (void)so;
-    return ((rmm__pstream *)s)->recent || ((rmm__pstream *)s)->quick_blocks || ((rmm__pstream *)s)->free.fl_map || ((rmm__pstream *)s)->large.fl_map;
+    return ((rmm__pstream *)s)->recent || ((rmm__pstream *)s)->quick_blocks || ((rmm__pstream *)s)->free.fl_map || ((rmm__pstream *)s)->large.fl_map ||
+           (((rmm__pstream *)s)->ring && ((rmm__pstream *)s)->ring->count);
 }
 RMM__PRIVATE rmm__block *rmm__vm_prefer_mapped(rmm__pool *p, rmm__block *b, size_t need);
 RMM__PRIVATE void *rmm__pool_find_in(rmm__so *so, rmm__sstate *ss, const void *req, bool exhaustive) {
@@ -4662,7 +4816,7 @@ RMM__PRIVATE void rmm__pool_absorb(rmm__so *so, rmm__sstate *taker_state, rmm__s
             rmm__block_file(&p->store, to, b);
         }
     }
-    if (donor_state != so->last) rmm__pool_unready(donor);
+    if (donor_state != so->last && !(donor->ring && donor->ring->count)) rmm__pool_unready(donor);
 }
 /* Growth for req. ON_DEMAND keeps small requests out of dedicated chunks and large ones out of poor
    fits only while the pool can grow: when growth fails for want of memory (the maximum, or the
@@ -4679,8 +4833,13 @@ RMM__PRIVATE rmm_status rmm__pool_grow_in(rmm__so *so, rmm__sstate *s, const voi
     }
     return st;
 }
-static const rmm__so_ops rmm__pool_so_ops = {sizeof(rmm__pstream), rmm__pool_state_init, rmm__pool_state_fini, rmm__pool_holds,
-                                             rmm__pool_find_in, rmm__pool_absorb, rmm__pool_grow_in};
+RMM__PRIVATE bool rmm__pool_stuck(rmm__so *so, rmm__sstate *s) {
+    (void)so;
+    return ((rmm__pstream *)s)->ring && ((rmm__pstream *)s)->ring->count;
+}
+RMM__PRIVATE void rmm__pool_unstick(rmm__so *so, rmm__sstate *s) { rmm__pool_ring_release(RMM__POOL_OF(so), (rmm__pstream *)s); }
+static const rmm__so_ops rmm__pool_so_ops = {sizeof(rmm__pstream), rmm__pool_state_init, rmm__pool_state_fini, rmm__pool_holds, rmm__pool_find_in,
+                                             rmm__pool_absorb,      rmm__pool_grow_in,   rmm__pool_stuck,      rmm__pool_unstick};
 
 /* ---- chunks from upstream: geometric and on-demand growth ---- */
 
@@ -5172,7 +5331,7 @@ RMM__PRIVATE rmm_status rmm__vm_setup(rmm__pool *p, size_t virtual_bytes) {
     if (!vm->users || !vm->handle || !vm->mapped || !vm->idle_prev || !vm->idle_next || !vm->idle_since || !vm->spare)
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_pool_create: out of host memory for %zu page records", vm->pages);
     RMM_TRY(rmm__vm_reserve(&vm->base, vm->reserved, vm->page));
-    RMM_TRY(rmm__so_state(&p->so, RMM__LEGACY_HANDLE, &s));
+    RMM_TRY(rmm__so_state(&p->so, RMM__LEGACY_HANDLE, 0, &s));
     return rmm__pool_add_chunk(p, (rmm__pstream *)s, vm->base, vm->reserved, false, false); /* NVTX heaps must come from cudaMalloc */
 }
 
@@ -5239,14 +5398,17 @@ RMM__PRIVATE rmm_status rmm__pool_alloc(rmm__pool *p, void **ptr, size_t bytes, 
     size_t size;
     rmm_status st;
     bool explain = false, mapped = true; /* mapped: b is in p->used already (it was parked) */
+    uint64_t prekey;
     if (RMM__UNLIKELY(bytes > SIZE_MAX - RMM__MARGIN || !rmm__align_up(bytes + RMM__MARGIN, RMM_ALIGNMENT, &size) || size > SIZE_MAX - alignment))
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of memory allocating %zu bytes: larger than any pool", bytes);
+    prekey = rmm__so_prekey(&p->so, stream);
     if (RMM__UNLIKELY((st = rmm__pool_lock(p, "allocate", would_block)) != RMM_SUCCESS)) return st;
-    st = rmm__so_state(&p->so, stream, &ss);
+    st = rmm__so_state(&p->so, stream, prekey, &ss);
     if (RMM__UNLIKELY(st != RMM_SUCCESS)) goto out;
     s = (rmm__pstream *)ss;
-    b = s->recent;
-    if (RMM__LIKELY(b && b->size == size && ((uintptr_t)b->ptr & (alignment - 1)) == 0)) {
+    if (RMM__UNLIKELY(s->ring != NULL) && (b = rmm__pool_ring_take(s->ring, size, alignment)) != NULL) {
+        /* a block freed on this (eager) stream since its last event, taken back whole */
+    } else if (RMM__LIKELY((b = s->recent) != NULL && b->size == size && ((uintptr_t)b->ptr & (alignment - 1)) == 0)) {
         s->recent = NULL; /* the block freed last on this stream, taken back whole */
     } else if (size - 1 < RMM__POOL_QUICK_MAX && (b = s->quick[(size >> 8) - 1]) != NULL && ((uintptr_t)b->ptr & (alignment - 1)) == 0) {
         s->quick[(size >> 8) - 1] = b->free_next; /* a block of this size freed earlier on this stream */
@@ -5269,7 +5431,16 @@ RMM__PRIVATE rmm_status rmm__pool_alloc(rmm__pool *p, void **ptr, size_t bytes, 
                 st = RMM_ERROR_NOT_SUPPORTED;
                 goto out;
             }
+            if (s->ring && s->ring->count) { /* its own ring, covered now, may serve it */
+                if ((st = rmm__pool_ring_cover(p, s)) != RMM_SUCCESS) goto out;
+                rmm__pool_settle(p, s);
+                b = rmm__pool_find_block(s, &req, RMM__TLSF_SCAN);
+            }
+        }
+        if (RMM__UNLIKELY(!b)) {
             st = rmm__so_acquire(&p->so, ss, &req, &from_state, &item);
+            if (st == RMM_ERROR_OUT_OF_MEMORY && rmm__so_unstick(&p->so, ss, true)) /* other streams' rings, covered by a synchronize */
+                st = rmm__so_acquire(&p->so, ss, &req, &from_state, &item);
             if (st != RMM_SUCCESS) {
                 explain = st == RMM_ERROR_OUT_OF_MEMORY;
                 goto out;
@@ -5325,6 +5496,8 @@ RMM__PRIVATE rmm_status rmm__pool_free(rmm__pool *p, void *ptr, size_t bytes, rm
     void **slot;
     size_t size = 0;
     rmm_status st;
+    uint64_t prekey;
+    bool cached;
     if (RMM__MARGIN_ON && would_block) { /* the margin check reads the device */
         *would_block = true;
         return RMM_ERROR_NOT_SUPPORTED;
@@ -5343,6 +5516,8 @@ RMM__PRIVATE rmm_status rmm__pool_free(rmm__pool *p, void *ptr, size_t bytes, rm
         if (live) RMM_TRY(rmm__margin_check("pool", ptr, requested, stream)); /* a block written past stays allocated */
     }
 #endif
+again:
+    prekey = rmm__so_prekey_for_free(&p->so, stream, &cached);
     if (RMM__UNLIKELY((st = rmm__pool_lock(p, "deallocate", would_block)) != RMM_SUCCESS)) return st;
     slot = rmm__addr_map_find(&p->used, (uintptr_t)ptr);
     b = slot ? (rmm__block *)*slot : NULL;
@@ -5354,41 +5529,46 @@ RMM__PRIVATE rmm_status rmm__pool_free(rmm__pool *p, void *ptr, size_t bytes, rm
         rmm__spin_unlock(&p->so.lock);
         return rmm__fail(RMM_ERROR_CORRUPTION, "pool: deallocate(ptr=%p, bytes=%zu): the block holds %zu bytes; the size must be the one allocated", ptr, bytes, b->size);
     }
-    st = rmm__so_state(&p->so, stream, &ss);
-    if (RMM__UNLIKELY(would_block != NULL) && st == RMM_SUCCESS && !ss->lazy) { /* its free records an event: a CUDA call */
-        rmm__spin_unlock(&p->so.lock);
-        *would_block = true;
-        return RMM_ERROR_NOT_SUPPORTED;
-    }
-    if (RMM__UNLIKELY(st == RMM_SUCCESS && !rmm__pool_is_ready((rmm__pstream *)ss)) && !rmm__pool_ready(p, (rmm__pstream *)ss))
+    st = rmm__so_state(&p->so, stream, prekey, &ss);
+    s = (rmm__pstream *)ss;
+    if (RMM__UNLIKELY(st == RMM_SUCCESS && !rmm__pool_is_ready(s)) && !rmm__pool_ready(p, s))
         st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: deallocate(ptr=%p, bytes=%zu): out of host memory for the stream's free lists", ptr, bytes);
-    if (RMM__LIKELY(st == RMM_SUCCESS)) st = rmm__so_freed(ss);
+    if (RMM__UNLIKELY(st == RMM_SUCCESS && !ss->lazy)) { /* an eager stream: its ring, else an event now */
+        rmm__pool_ring *r = s->ring;
+        if (r && r->count < RMM__POOL_RING && r->bytes + size <= rmm__pool_ring_budget(p)) {
+            r->block[r->count] = b;
+            r->size[r->count++] = size;
+            r->bytes += size;
+            b->parked = s;
+            rmm__so_listed(&p->so, ss);
+            p->used_bytes -= size;
+            rmm__san_region_unregister(b->chunk->user, b->ptr);
+            goto done;
+        }
+        if (would_block) { /* the event is a CUDA call */
+            rmm__spin_unlock(&p->so.lock);
+            *would_block = true;
+            return RMM_ERROR_NOT_SUPPORTED;
+        }
+        if (cached) { /* an event on the handle covers the ring only if the handle still names s's stream: ask its id */
+            rmm__spin_unlock(&p->so.lock);
+            rmm__foreign_hint_key = 0;
+            goto again;
+        }
+        st = rmm__pool_ring_cover(p, s); /* covers this free and the ring's */
+        if (st == RMM_SUCCESS && !r && p->backing->uncommit == NULL && ++s->eager_frees >= RMM__POOL_RING_AFTER)
+            s->ring = (rmm__pool_ring *)rmm__calloc(1, sizeof *s->ring); /* (none: it keeps an event per free) */
+    } else if (RMM__LIKELY(st == RMM_SUCCESS)) {
+        st = rmm__so_freed(ss); /* lazy: marks it */
+    }
     if (RMM__UNLIKELY(st != RMM_SUCCESS)) {
         rmm__spin_unlock(&p->so.lock); /* the block stays allocated: the free may be retried */
         return st;
     }
-    s = (rmm__pstream *)ss;
     rmm__so_listed(&p->so, ss);
     p->used_bytes -= size;
     rmm__san_region_unregister(b->chunk->user, b->ptr);
-    if (RMM__UNLIKELY(p->backing->uncommit != NULL)) {
-        p->backing->uncommit(p, b); /* virtual growth: nothing parks in the quick lists */
-    } else if (size <= RMM__POOL_QUICK_MAX && s->quick_bytes + size <= rmm__min(RMM__POOL_QUICK_BYTES, p->pool_bytes >> 4)) {
-        b->parked = s;
-        b->free_next = s->quick[(size >> 8) - 1];
-        s->quick[(size >> 8) - 1] = b;
-        s->quick_bytes += size;
-        s->quick_blocks++;
-        goto done;
-    }
-    if (size <= RMM__POOL_RECENT_MAX) {
-        rmm__pool_settle_recent(p, s);
-        b->parked = s;
-        s->recent = b;
-    } else {
-        (void)rmm__addr_map_remove(&p->used, (uintptr_t)ptr);
-        rmm__block_file(&p->store, rmm__pool_lists(s, b->chunk), b);
-    }
+    rmm__pool_park(p, s, b);
 done:
     RMM__POOL_DEBUG_CHECK(p);
     rmm__spin_unlock(&p->so.lock);
@@ -5448,6 +5628,7 @@ RMM__IMPL rmm_status rmm_pool_trim(rmm_resource *pool, size_t *released_bytes) {
     if (!pool || pool->vtable != &rmm__pool_vtable)
         return RMM__INVALID("rmm_pool_trim: resource '%s' is not a pool", rmm_resource_type_name(pool));
     if (!rmm__spin_lock(&p->so.lock)) return rmm__reentrant("pool", "rmm_pool_trim");
+    (void)rmm__so_unstick(&p->so, NULL, true); /* eager streams' rings: a device synchronize covers them */
     rmm__pool_settle_all(p);
     st = p->backing->trim(p, &released);
     for (i = 0; i < p->so.count; i++) { /* states left with no free block give their tables back */
@@ -5485,6 +5666,22 @@ RMM__PRIVATE rmm_status rmm__pool_validate_parked(rmm__pool *p, rmm__pstream *s,
         RMM_TRY(rmm__pool_validate_parked_block(p, s, s->recent));
         n++;
         total += s->recent->size;
+    }
+    if (s->ring) {
+        size_t ring_bytes = 0;
+        if (s->ring->count > RMM__POOL_RING || s->ss.lazy)
+            return rmm__fail(RMM_ERROR_CORRUPTION, "pool: stream state %zu has a ring of %zu blocks%s", s->ss.index, s->ring->count, s->ss.lazy ? " but is lazy" : "");
+        for (k = 0; k < s->ring->count; k++) {
+            b = s->ring->block[k];
+            RMM_TRY(rmm__pool_validate_parked_block(p, s, b));
+            if (b->size != s->ring->size[k])
+                return rmm__fail(RMM_ERROR_CORRUPTION, "pool: block %p of %zu bytes is in a ring as %zu", (void *)b->ptr, b->size, s->ring->size[k]);
+            ring_bytes += b->size;
+        }
+        if (ring_bytes != s->ring->bytes)
+            return rmm__fail(RMM_ERROR_CORRUPTION, "pool: stream state %zu's ring holds %zu bytes, recorded %zu", s->ss.index, ring_bytes, s->ring->bytes);
+        n += s->ring->count;
+        total += ring_bytes;
     }
     *blocks += n;
     *bytes += total;
@@ -5611,7 +5808,7 @@ RMM__IMPL rmm_status rmm_pool_create(rmm_resource **out, rmm_resource *upstream,
         st = rmm__vm_setup(p, d.virtual_bytes);
     } else if (st == RMM_SUCCESS && d.initial_bytes) {
         void *ptr = NULL;
-        st = rmm__so_state(&p->so, RMM__LEGACY_HANDLE, &s);
+        st = rmm__so_state(&p->so, RMM__LEGACY_HANDLE, 0, &s);
         if (st == RMM_SUCCESS) st = rmm_allocate(upstream, &ptr, d.initial_bytes, RMM_STREAM_DEFAULT);
         if (st == RMM_SUCCESS) {
             st = rmm__pool_add_chunk(p, (rmm__pstream *)s, ptr, d.initial_bytes, true, false);
@@ -5930,7 +6127,7 @@ RMM__PRIVATE rmm_status rmm__fixed_grow_in(rmm__so *so, rmm__sstate *ss, const v
     return RMM_SUCCESS;
 }
 static const rmm__so_ops rmm__fixed_so_ops = {sizeof(rmm__fstream), rmm__fixed_state_init, rmm__fixed_state_fini, rmm__fixed_holds,
-                                              rmm__fixed_find_in, rmm__fixed_absorb, rmm__fixed_grow_in};
+                                              rmm__fixed_find_in, rmm__fixed_absorb, rmm__fixed_grow_in, NULL, NULL};
 
 /* The chunk holding ptr, or NULL. O(log chunks). */
 RMM__PRIVATE rmm__fchunk *rmm__fixed_chunk_of(const rmm__fixed *f, const void *ptr) {
@@ -5965,7 +6162,7 @@ RMM__PRIVATE rmm_status rmm__fixed_allocate(rmm_resource *self, void **ptr, size
     if (RMM__UNLIKELY(alignment > RMM_ALIGNMENT && (f->block_bytes % alignment != 0)))
         return RMM__INVALID("fixed_size: alignment %zu does not divide the block size %zu", alignment, f->block_bytes);
     if (RMM__UNLIKELY(!rmm__spin_lock(&f->so.lock))) return rmm__reentrant("fixed_size", "allocate");
-    st = rmm__so_state(&f->so, stream, &ss);
+    st = rmm__so_state(&f->so, stream, 0, &ss);
     if (RMM__UNLIKELY(st != RMM_SUCCESS)) goto out;
     s = from = (rmm__fstream *)ss;
     if (RMM__UNLIKELY(s->count == 0)) {
@@ -6041,7 +6238,7 @@ RMM__PRIVATE rmm_status rmm__fixed_deallocate(rmm_resource *self, void *ptr, siz
     }
     e.chunk = c;
     e.index = offset / f->block_bytes;
-    st = rmm__so_state(&f->so, stream, &ss);
+    st = rmm__so_state(&f->so, stream, 0, &ss);
     if (st == RMM_SUCCESS && !rmm__fixed_reserve((rmm__fstream *)ss, 1)) st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory for block lists");
     if (st == RMM_SUCCESS) st = rmm__so_freed(ss);
     if (RMM__UNLIKELY(st != RMM_SUCCESS)) {
@@ -6142,7 +6339,7 @@ RMM__IMPL rmm_status rmm_fixed_size_create(rmm_resource **out, rmm_resource *ups
     st = rmm__get_device(&f->device);
     if (st == RMM_SUCCESS && !rmm__so_init(&f->so, &rmm__fixed_so_ops, "fixed_size", false, false))
         st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_fixed_size_create: out of host memory");
-    if (st == RMM_SUCCESS) st = rmm__so_state(&f->so, RMM__LEGACY_HANDLE, &s);
+    if (st == RMM_SUCCESS) st = rmm__so_state(&f->so, RMM__LEGACY_HANDLE, 0, &s);
     if (st == RMM_SUCCESS) st = rmm__fixed_grow_in(&f->so, s, NULL);
     if (st != RMM_SUCCESS) {
         rmm__fixed_destroy(&f->base);
@@ -6446,7 +6643,7 @@ RMM__PRIVATE bool rmm__arena_local_holds(rmm__so *so, rmm__sstate *s) {
     return RMM__ATOMIC_LOAD_RELAXED(&((rmm__arena_local *)s)->superblock_count) > 0 || RMM__ATOMIC_LOAD(&((rmm__arena_local *)s)->pins) > 0;
 }
 static const rmm__so_ops rmm__arena_so_ops = {sizeof(rmm__arena_local), rmm__arena_local_init, rmm__arena_local_fini, rmm__arena_local_holds,
-                                              NULL, NULL, NULL};
+                                              NULL, NULL, NULL, NULL, NULL};
 
 /* Each thread caches the arenas it used last, by key, with a reference to the entry of their stream
    (the thread's own, or a library stream's): while that entry is alive the arena cannot be retired
@@ -6492,7 +6689,7 @@ RMM__PRIVATE rmm_status rmm__arena_local_for(rmm__arena *a, rmm_stream stream, r
     }
     if (!rmm__spin_lock(&a->so.lock)) return rmm__reentrant("arena", "allocate or deallocate");
     if (a->so.count + 1 >= a->so.sweep_at) rmm__arena_reclaim_gone(a);
-    st = rmm__so_state(&a->so, stream, &ss);
+    st = rmm__so_state(&a->so, stream, 0, &ss);
     if (st == RMM_SUCCESS) {
         l = (rmm__arena_local *)ss;
         if (!by_thread && !l->ss.by_handle) { /* foreign: no caching by handle */
@@ -7781,8 +7978,8 @@ RMM__PRIVATE rmm_status rmm__dump_pool(rmm__json *j, rmm__pool *p) {
     rmm__json_open(j, "streams", '[');
     for (i = 0; i < p->so.count; i++) {
         const rmm__pstream *s = RMM__PSTREAM(p, i);
-        rmm__json_stream(j, i, &s->ss, s->free.free_blocks + s->large.free_blocks + s->quick_blocks + (s->recent != NULL),
-                         s->free.free_bytes + s->large.free_bytes + s->quick_bytes + (s->recent ? s->recent->size : 0));
+        rmm__json_stream(j, i, &s->ss, s->free.free_blocks + s->large.free_blocks + s->quick_blocks + (s->recent != NULL) + (s->ring ? s->ring->count : 0),
+                         s->free.free_bytes + s->large.free_bytes + s->quick_bytes + (s->recent ? s->recent->size : 0) + (s->ring ? s->ring->bytes : 0));
     }
     rmm__json_close(j, ']');
     rmm__json_open(j, "chunks", '[');

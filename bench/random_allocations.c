@@ -33,7 +33,8 @@
                    allocates a log-uniform size in [256 B, 64 KiB] in its place.
      churn_mixed   the same with sizes in [256 B, 64 MiB] ([256 B, 1 MiB] on the host backend, whose
                    simulated device has 4 GiB).
-     threads16     16 threads, each on its own stream (rmm_stream_create), each keeping 100 live
+     threads16     16 threads, each on its own stream (rmm_stream_create; with --stream foreign one from
+                   cudaStreamCreateWithFlags), each keeping 100 live
                    blocks of log-uniform sizes in [256 B, 1 MiB]; each step frees a random block of
                    its own and allocates another. ns_per_pair = wall time / pairs of all threads.
                    Raw cudaMallocAsync uses each thread's stream.
@@ -644,8 +645,8 @@ static void measure(const workload *w, const plan *pl, const char *name, result 
     res->resource = name;
     if (nreps > 32) nreps = 32;
     if (w->type == W_THREADS) {
-        for (made = 0; made < w->threads; made++)
-            if (rmm_stream_create(&streams[made]) != RMM_SUCCESS) break;
+        for (made = 0; made < w->threads; made++) /* --stream foreign: each thread's stream is one the library did not make */
+            if ((!strcmp(g_stream_kind, "foreign") ? rmm__stream_create_raw(&streams[made], false) : rmm_stream_create(&streams[made])) != RMM_SUCCESS) break;
         if (made < w->threads) {
             fmt(res->msg, sizeof res->msg, "rmm_stream_create failed: %s", rmm_last_error());
             res->status = FAIL;
@@ -697,7 +698,7 @@ static void measure(const workload *w, const plan *pl, const char *name, result 
         res->pairs = pairs_sum / (size_t)nreps;
     }
 out:
-    for (i = 0; i < made; i++) (void)rmm_stream_destroy(streams[i]);
+    for (i = 0; i < made; i++) (void)(!strcmp(g_stream_kind, "foreign") ? rmm__stream_destroy_raw(streams[i]) : rmm_stream_destroy(streams[i]));
 }
 
 /* ---- command line, machine, main ---------------------------------------------------------- */

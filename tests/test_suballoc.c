@@ -833,6 +833,267 @@ static void *per_thread_free(void *arg) {
     j->st = rmm_deallocate(j->mr, j->p, j->bytes, RMM_STREAM_PER_THREAD);
     return NULL;
 }
+/* ---- foreign streams: the ring ------------------------------------------------------------- */
+
+/* The state the pool keeps for `stream` (the one its last call used). */
+static rmm__pstream *pool_last_state(rmm_resource *mr) { return (rmm__pstream *)((rmm__pool *)mr)->so.last; }
+/* RMM__POOL_RING_AFTER allocate+free pairs of 256 B on `stream`: afterwards a foreign stream's
+   frees park in its ring. */
+static void earn_ring(rmm_resource *mr, rmm_stream stream) {
+    size_t i;
+    void *x = NULL;
+    for (i = 0; i < RMM__POOL_RING_AFTER; i++) {
+        CHECK_OK(rmm_allocate(mr, &x, 256, stream));
+        CHECK_OK(rmm_deallocate(mr, x, 256, stream));
+    }
+}
+
+/* A stream the library did not make records an event per free for its first RMM__POOL_RING_AFTER
+   frees, then parks its frees in a ring that only it takes back, with one event per RMM__POOL_RING
+   frees. Another stream, or a new stream that got the same handle, never takes a ring block; a
+   device synchronize (out of memory, trim, a sweep) hands the ring of a stream that is gone on. */
+TEST(pool_foreign_stream_ring) {
+    rmm_resource *mr = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    rmm__pool *p;
+    rmm__pstream *fs;
+    rmm_stream f = NULL, g = NULL, h = NULL, tries[8];
+    void *a = NULL, *b = NULL, *x = NULL, *kept = NULL, *first = NULL, *many[RMM__POOL_RING + 1];
+    size_t i, used, ntries = 0;
+    bool wb = false;
+    NEED_GPU();
+    d.initial_bytes = 4 * MiB;
+    d.maximum_bytes = 4 * MiB;
+    CHECK_OK(rmm_pool_create(&mr, rmm_get_current_device_resource(), &d));
+    if (!mr) return;
+    p = (rmm__pool *)mr;
+    CHECK_OK(rmm__stream_create_raw(&f, false)); /* not registered: a foreign stream */
+    CHECK_OK(rmm__stream_create_raw(&g, false));
+    CHECK_OK(rmm_allocate(mr, &a, 256, f));
+    fs = pool_last_state(mr);
+    CHECK(fs && !fs->ss.lazy && fs->ring == NULL); /* a young stream: an event per free */
+    CHECK_OK(rmm_deallocate(mr, a, 256, f));
+    earn_ring(mr, f); /* the ring comes with the RMM__POOL_RING_AFTER-th event; the last free parks there */
+    CHECK(fs == pool_last_state(mr) && fs->ring != NULL && fs->ring->count == 1);
+    CHECK_OK(rmm_allocate(mr, &first, 256, f)); /* taken back */
+    CHECK(fs->ring->count == 0);
+    /* RMM__POOL_RING frees park with no CUDA call: an armed cudaEventRecord failure is not reached */
+    for (i = 0; i <= RMM__POOL_RING; i++) CHECK_OK(rmm_allocate(mr, &many[i], 512, f));
+#if defined(RMM_BACKEND_HOST)
+    rmm_host_backend_fail_calls("cudaEventRecord", 1, 1, RMM_ERROR_CUDA);
+#endif
+    for (i = 0; i < RMM__POOL_RING; i++) CHECK_OK(rmm_deallocate(mr, many[i], 512, f));
+    CHECK(fs->ring->count == RMM__POOL_RING && fs->ring->bytes == RMM__POOL_RING * 512);
+    /* the ring is full: the next free records an event, so a "nowait" free is refused */
+    used = pool_info(mr).used_bytes;
+    CHECK(rmm__pool_free(p, many[RMM__POOL_RING], 512, f, &wb) != RMM_SUCCESS && wb);
+    CHECK(pool_info(mr).used_bytes == used);
+#if defined(RMM_BACKEND_HOST)
+    /* the event cannot be recorded: the free fails, the block stays allocated, the ring stays */
+    CHECK_STATUS(rmm_deallocate(mr, many[RMM__POOL_RING], 512, f), RMM_ERROR_CUDA);
+    CHECK(pool_info(mr).used_bytes == used && fs->ring->count == RMM__POOL_RING);
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+#endif
+    CHECK_OK(rmm_deallocate(mr, many[RMM__POOL_RING], 512, f)); /* one event covers the ring: it moves on */
+    CHECK(fs->ring->count == 0 && pool_info(mr).used_bytes == used - 512);
+    CHECK_OK(rmm_pool_validate(mr));
+    /* the same stream takes a ring block back at once */
+    CHECK_OK(rmm_allocate(mr, &a, 4096, f));
+    CHECK_OK(rmm_deallocate(mr, a, 4096, f));
+    CHECK(fs->ring->count == 1);
+    CHECK_OK(rmm_allocate(mr, &b, 4096, f));
+    CHECK(b == a && fs->ring->count == 0);
+    wb = false;
+    CHECK_OK(rmm__pool_free(p, b, 4096, f, &wb)); /* a "nowait" free into the ring: served */
+    CHECK(!wb && fs->ring->count == 1);
+    kept = b;
+    /* another stream does not take it */
+    CHECK_OK(rmm_allocate(mr, &x, 4096, g));
+    CHECK(x != kept);
+    CHECK_OK(rmm_deallocate(mr, x, 4096, g));
+    /* f is destroyed; a new stream may get its handle, and still does not take the ring's block */
+    CHECK_OK(rmm__stream_destroy_raw(f));
+    for (ntries = 0; ntries < 8; ntries++) {
+        CHECK_OK(rmm__stream_create_raw(&tries[ntries], false));
+        if (tries[ntries] == f) break;
+    }
+    h = tries[ntries < 8 ? ntries : 7];
+    printf("  a new stream %s the destroyed stream's handle\n", h == f ? "got" : "did not get");
+    CHECK_OK(rmm_allocate(mr, &x, 4096, h));
+    CHECK(x != kept);
+    CHECK_OK(rmm_deallocate(mr, x, 4096, h));
+    /* all of the pool, on h: only after a device synchronize hands the dead stream's ring on */
+    CHECK(fs->ring->count == 1);
+    CHECK_OK(rmm_deallocate(mr, first, 256, g));
+    CHECK_OK(rmm_allocate(mr, &x, 4 * MiB, h)); /* (f's state, emptied, is gone now) */
+    CHECK_OK(rmm_deallocate(mr, x, 4 * MiB, h));
+    CHECK_OK(rmm_pool_validate(mr));
+    rmm_resource_destroy(mr);
+    for (i = 0; i < ntries + 1 && i < 8; i++) CHECK_OK(rmm__stream_destroy_raw(tries[i]));
+    CHECK_OK(rmm__stream_destroy_raw(g));
+}
+
+/* Streams with rings come and go: each one's ring is covered by a synchronize when the states are
+   swept, and the states are dropped, so their number stays bounded. rmm_pool_trim covers rings too. */
+TEST(pool_foreign_streams_with_rings_come_and_go) {
+    rmm_resource *mr = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    size_t i, most = 0, released = 0;
+    void *x = NULL;
+    NEED_GPU();
+    d.initial_bytes = 4 * MiB;
+    CHECK_OK(rmm_pool_create(&mr, rmm_get_current_device_resource(), &d));
+    if (!mr) return;
+    for (i = 0; i < 80; i++) {
+        rmm_stream s = NULL;
+        CHECK_OK(rmm__stream_create_raw(&s, false));
+        earn_ring(mr, s);
+        CHECK_OK(rmm_allocate(mr, &x, 1024, s));
+        CHECK_OK(rmm_deallocate(mr, x, 1024, s)); /* left in its ring */
+        CHECK(pool_last_state(mr)->ring && pool_last_state(mr)->ring->count == 1);
+        CHECK_OK(rmm__stream_destroy_raw(s));
+        most = pool_info(mr).stream_states > most ? pool_info(mr).stream_states : most;
+    }
+    printf("  at most %zu stream states over 80 foreign streams that left a ring each\n", most);
+    CHECK(most <= 40);
+    CHECK_OK(rmm_pool_trim(mr, &released));
+    for (i = 0; i < ((rmm__pool *)mr)->so.count; i++) CHECK(!rmm__pool_stuck(&((rmm__pool *)mr)->so, ((rmm__pool *)mr)->so.list[i]));
+    CHECK_OK(rmm_pool_validate(mr));
+    rmm_resource_destroy(mr);
+}
+
+/* One foreign stream used from two threads at once: the ring is the stream's, not a thread's. */
+typedef struct two_threads_arg {
+    rmm_resource *mr;
+    rmm_stream stream;
+    unsigned char byte;
+    int errors;
+} two_threads_arg;
+static void *two_threads_main(void *v) {
+    two_threads_arg *t = (two_threads_arg *)v;
+    size_t i;
+    for (i = 0; i < 1500; i++) {
+        void *x = NULL;
+        size_t n = 256 * (1 + i % 7);
+        if (rmm_allocate(t->mr, &x, n, t->stream) != RMM_SUCCESS || !fill(x, n, t->byte, t->stream)) t->errors++;
+#if defined(RMM_BACKEND_HOST)
+        else if (!check_block(x, n, t->byte, t->stream, 0)) t->errors++; /* nobody else wrote it meanwhile */
+#endif
+        if (x && rmm_deallocate(t->mr, x, n, t->stream) != RMM_SUCCESS) t->errors++;
+    }
+    return NULL;
+}
+TEST(pool_foreign_stream_from_two_threads) {
+    rmm_resource *mr = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    rmm_stream f = NULL;
+    pthread_t th[2];
+    two_threads_arg args[2];
+    int i;
+    NEED_GPU();
+    d.initial_bytes = 8 * MiB;
+    CHECK_OK(rmm_pool_create(&mr, rmm_get_current_device_resource(), &d));
+    if (!mr) return;
+    CHECK_OK(rmm__stream_create_raw(&f, false));
+    for (i = 0; i < 2; i++) {
+        args[i].mr = mr;
+        args[i].stream = f;
+        args[i].byte = (unsigned char)(0x30 + i);
+        args[i].errors = 0;
+        CHECK(pthread_create(&th[i], NULL, two_threads_main, &args[i]) == 0);
+    }
+    for (i = 0; i < 2; i++) {
+        pthread_join(th[i], NULL);
+        CHECK(args[i].errors == 0);
+    }
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK(pool_info(mr).used_bytes == 0);
+    CHECK_OK(rmm_stream_synchronize(f));
+    rmm_resource_destroy(mr);
+    CHECK_OK(rmm__stream_destroy_raw(f));
+}
+
+#if defined(__CUDACC__)
+/* Waits `ns` nanoseconds on the device, then writes `byte` over [p, p + n): a kernel that is still
+   writing into a block long after the host freed it. */
+__global__ void late_write(unsigned char *p, size_t n, unsigned char byte, unsigned long long ns) {
+    unsigned long long t0, t;
+    size_t i;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    } while (t - t0 < ns);
+    for (i = threadIdx.x; i < n; i += blockDim.x) p[i] = byte;
+}
+/* 1 iff every byte of [p, p + n) holds `byte`, after a device synchronize. */
+static int check_every_byte(const void *p, size_t n, unsigned char byte) {
+    unsigned char *h = (unsigned char *)malloc(n);
+    size_t i;
+    int ok = h && cudaDeviceSynchronize() == cudaSuccess && cudaMemcpy(h, p, n, cudaMemcpyDeviceToHost) == cudaSuccess;
+    for (i = 0; ok && i < n; i++) ok = h[i] == byte;
+    free(h);
+    return ok;
+}
+static int overlaps(const void *a, const void *b, size_t n) { return (const char *)a < (const char *)b + n && (const char *)b < (const char *)a + n; }
+
+/* The hard cases on the device: a kernel still writing (for 300 ms) into a block freed on a foreign
+   stream. (1) The block, covered by the stream's event, is taken by another stream: that stream's
+   memset must run after the kernel. (2) The stream is destroyed with the block in its ring and a new
+   stream (perhaps with the same handle) needs that memory: it gets it only after the kernel is done.
+   A block handed over early shows as the kernel's bytes over the memset's. */
+TEST(pool_foreign_handover_waits_for_the_kernel) {
+    rmm_resource *mr = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    rmm_stream f = NULL, g = NULL, f2 = NULL, h = NULL;
+    void *pb = NULL, *q = NULL, *small[RMM__POOL_RING];
+    const size_t n = 128 * KiB;
+    const unsigned long long late = 300ull * 1000 * 1000;
+    size_t i;
+    NEED_GPU();
+    d.initial_bytes = 256 * KiB;
+    d.maximum_bytes = 256 * KiB;
+    CHECK_OK(rmm_pool_create(&mr, rmm_get_current_device_resource(), &d));
+    if (!mr) return;
+    CHECK_OK(rmm__stream_create_raw(&f, false));
+    CHECK_OK(rmm__stream_create_raw(&g, false));
+    earn_ring(mr, f);
+    /* (1) covered, then taken by g */
+    CHECK_OK(rmm_allocate(mr, &pb, n, f));
+    late_write<<<1, 256, 0, (cudaStream_t)f>>>((unsigned char *)pb, n, 0xAA, late);
+    CHECK(cudaGetLastError() == cudaSuccess);
+    CHECK_OK(rmm_deallocate(mr, pb, n, f)); /* into f's ring */
+    CHECK(pool_last_state(mr)->ring && pool_last_state(mr)->ring->count == 1);
+    for (i = 0; i < RMM__POOL_RING; i++) CHECK_OK(rmm_allocate(mr, &small[i], 256, f));
+    for (i = 0; i < RMM__POOL_RING; i++) CHECK_OK(rmm_deallocate(mr, small[i], 256, f)); /* the last one overflows: an event after the kernel */
+    CHECK_OK(rmm_allocate(mr, &q, n, g));
+    CHECK(q && overlaps(q, pb, n)); /* (else the test tests nothing) */
+    CHECK(cudaMemsetAsync(q, 0x55, n, (cudaStream_t)g) == cudaSuccess);
+    CHECK(check_every_byte(q, n, 0x55));
+    CHECK_OK(rmm_deallocate(mr, q, n, g));
+    /* (2) the stream is destroyed with the block in its ring */
+    CHECK_OK(rmm__stream_create_raw(&f2, false));
+    earn_ring(mr, f2);
+    CHECK_OK(rmm_allocate(mr, &pb, n, f2));
+    late_write<<<1, 256, 0, (cudaStream_t)f2>>>((unsigned char *)pb, n, 0xAA, late);
+    CHECK(cudaGetLastError() == cudaSuccess);
+    CHECK_OK(rmm_deallocate(mr, pb, n, f2));
+    CHECK(pool_last_state(mr)->ring && pool_last_state(mr)->ring->count == 1);
+    CHECK_OK(rmm__stream_destroy_raw(f2)); /* the kernel goes on */
+    CHECK_OK(rmm__stream_create_raw(&h, false));
+    printf("  the new stream %s the destroyed stream's handle\n", h == f2 ? "got" : "did not get");
+    CHECK_OK(rmm_allocate(mr, &q, n, h));
+    CHECK(q && overlaps(q, pb, n));
+    CHECK(cudaMemsetAsync(q, 0x55, n, (cudaStream_t)h) == cudaSuccess);
+    CHECK(check_every_byte(q, n, 0x55));
+    CHECK_OK(rmm_deallocate(mr, q, n, h));
+    CHECK_OK(rmm_pool_validate(mr));
+    rmm_resource_destroy(mr);
+    CHECK_OK(rmm__stream_destroy_raw(f));
+    CHECK_OK(rmm__stream_destroy_raw(g));
+    CHECK_OK(rmm__stream_destroy_raw(h));
+}
+#endif
+
 TEST(pool_per_thread_default_stream) {
     rmm_resource *mr = NULL;
     void *p = NULL, *q = NULL;
@@ -2343,6 +2604,12 @@ int main(void) {
     RUN(pool_streams_outlive_pool);
     RUN(pool_streams_destroyed_while_holding_memory);
     RUN(pool_per_thread_default_stream);
+    RUN(pool_foreign_stream_ring);
+    RUN(pool_foreign_streams_with_rings_come_and_go);
+    RUN(pool_foreign_stream_from_two_threads);
+#if defined(__CUDACC__)
+    RUN(pool_foreign_handover_waits_for_the_kernel);
+#endif
 #if defined(RMM_BACKEND_HOST)
     RUN(pool_growth_halves_when_upstream_refuses);
 #endif

@@ -145,6 +145,8 @@ def test_pool_streams_outlive_flag():
     b = rmm.DeviceBuffer(size=1000, stream=s, mr=mr)
     del b
     mr.validate()
+    del mr  # the promise: the stream outlives the pool (locals go in order, s first)
+    s.synchronize()
 
 
 # ---- fixed size, binning, arena ------------------------------------------------------------
