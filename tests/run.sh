@@ -126,7 +126,9 @@ else
     # (the CUDA job is the GPU lane's longest: it leaves the backend-independent tests to the host
     # jobs, and lists its slowest tests in its log)
     if [ $have_gpu = 1 ] && [ -f python/rmmh/librmmh.so ]; then
-        job run gpu "python/cuda" env RMMH_BACKEND=cuda $pyt -m "not backend_independent" --durations=25
+        # (and its tests marked long, a training step, to make test-long and make gpu-check)
+        sel="not backend_independent"; [ "$RMM_TEST_LONG" = 1 ] || sel="$sel and not long"
+        job run gpu "python/cuda" env RMMH_BACKEND=cuda $pyt -m "$sel" --durations=25
     fi
 fi
 # RAPIDS RMM's own Python tests (../shared/rmm_tests, unmodified) against rmmh through the `rmm`

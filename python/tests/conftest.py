@@ -81,6 +81,10 @@ def pytest_configure(config):
     # RMM-suite runner, the wheel build), the same on every backend, and its host jobs run them
     config.addinivalue_line("markers", "backend_independent: the same on every backend; make test "
                             "runs it on the host backend only")
+    # a GPU integration test of many seconds (a framework's training step): make test leaves it to
+    # make gpu-check's frameworks part (python/tests/gpu_frameworks.sh) and to make test-long
+    config.addinivalue_line("markers", "long: many seconds on a GPU; make test runs it only under "
+                            "RMM_TEST_LONG=1 (make test-long), make gpu-check always")
 
 
 def pytest_collection_modifyitems(config, items):

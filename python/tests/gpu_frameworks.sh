@@ -92,10 +92,11 @@ HOST_TESTS="python/tests/test_hooks.py python/tests/test_multi_device.py python/
             python/tests/test_dask.py python/tests/test_dask_cuda.py"
 BENCH_ARGS=()
 if [ "$QUICK" = 1 ]; then
-    TESTS="python/tests/test_dask.py python/tests/test_dask_cuda.py python/tests/test_as_rmm.py"
+    TESTS="python/tests/test_dask.py python/tests/test_dask_cuda.py python/tests/test_as_rmm.py
+           python/tests/test_allocators_torch.py::test_torch_training_step"
     HOST_TESTS="python/tests/test_dask.py python/tests/test_dask_cuda.py"
     BENCH_ARGS=(--iters 5000 --repeats 3 --warmup 3 --steps 10 --rounds 1)
-    note "quick: Dask tests only (make test ran the rest), benchmark ${BENCH_ARGS[*]}"
+    note "quick: Dask tests and the PyTorch training step (make test ran the rest), benchmark ${BENCH_ARGS[*]}"
 fi
 if step pytest-cuda 270 env RMMH_BACKEND=cuda RMMH_TEST_INSTALLED=1 "$PYTHON" -m pytest -q -rs \
         -p no:cacheprovider $TESTS; then

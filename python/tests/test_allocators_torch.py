@@ -144,6 +144,7 @@ def test_torch(mode):
     run_torch(mode)
 
 
+@pytest.mark.long
 def test_torch_training_step():
     pytest.importorskip("torchvision")
     run_torch("train")
