@@ -440,7 +440,7 @@ RMMDEF void rmm_host_backend_set_capacity(size_t bytes);
    "cudaMemPoolCreate", "cudaMemGetDefaultMemPool", "cudaEventCreateWithFlags", "cudaEventRecord", "cudaEventSynchronize",
    "cudaEventQuery", "cudaStreamWaitEvent", "cudaStreamCreateWithFlags", "cudaStreamDestroy",
    "cudaStreamSynchronize", "cudaStreamGetId", "cudaMemcpyAsync", "cudaMemsetAsync",
-   "cudaMemPrefetchAsync", "cudaDeviceSynchronize", "cudaMemGetInfo", "cudaSetDevice",
+   "cudaMemPrefetchAsync", "cudaDeviceSynchronize", "cudaMemGetInfo", "cudaGetDevice", "cudaSetDevice",
    "cuMemAddressReserve", "cuMemCreate", "cuMemMap", "cuMemSetAccess", "cuMemUnmap". One rule at a time for the whole
    process; call NULL or times 0 disarms. Thread-safe; one relaxed load per call while disarmed. */
 RMMDEF void rmm_host_backend_fail_calls(const char *call, unsigned nth, unsigned times, rmm_status status);
@@ -550,7 +550,8 @@ RMMDEF rmm_status rmm_pool_set_maximum(rmm_resource *pool, size_t maximum_bytes)
    one event covers the ring when it is full (or when the stream's own lists cannot serve it): only
    then may other streams take those blocks, behind that event. A ring left by a stream that is
    gone is handed on after a device synchronize: when the pool sweeps its stream states, runs out
-   of memory, is trimmed or destroyed. Per-thread default streams work the same way. Each stream the pool has seen costs about 700 bytes of host memory while it holds no free
+   of memory, is trimmed or destroyed (the synchronize holds the pool's lock). Per-thread default
+   streams work the same way. Each stream the pool has seen costs about 700 bytes of host memory while it holds no free
    block; the first block freed on it adds its free-list tables (16 KiB; 30 KiB with ON_DEMAND
    growth), which go again when another stream merges its memory away or at rmm_pool_trim. A free
    fails with OUT_OF_MEMORY (the block stays allocated) iff those tables cannot be made. States of
@@ -2155,6 +2156,7 @@ RMM__PRIVATE rmm_status rmm__device_count(int *count) {
     return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__get_device(int *device) {
+    RMM__HOST_FAULT("cudaGetDevice");
     *device = rmm__host_current_device;
     return RMM_SUCCESS;
 }
@@ -3880,7 +3882,7 @@ RMM__PRIVATE bool rmm__so_settled(rmm__sstate *s) {
 RMM__PRIVATE bool rmm__so_unstick(rmm__so *so, rmm__sstate *current, bool all) {
     size_t i;
     bool any = false;
-    if (!so->ops->stuck) return false;
+    if (!so->ops || !so->ops->stuck) return false; /* (a resource whose creation failed early has no ops) */
     for (i = 0; i < so->count && !any; i++) {
         rmm__sstate *d = so->list[i];
         any = !d->lazy && (all || (d != current && (!d->reg || rmm__so_gone(d)))) && so->ops->stuck(so, d);

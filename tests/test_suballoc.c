@@ -1094,6 +1094,22 @@ TEST(pool_foreign_handover_waits_for_the_kernel) {
 }
 #endif
 
+/* A pool whose creation fails before its stream registry is made (the device cannot be read) is
+   torn down without touching that registry. Host backend: the failure is injected. */
+TEST(pool_create_fails_before_its_registry) {
+#if defined(RMM_BACKEND_HOST)
+    rmm_resource *up = rmm_get_current_device_resource(), *mr = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    d.initial_bytes = MiB;
+    rmm_host_backend_fail_calls("cudaGetDevice", 1, 1, RMM_ERROR_CUDA);
+    CHECK_STATUS(rmm_pool_create(&mr, up, &d), RMM_ERROR_CUDA);
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    CHECK(mr == NULL);
+#else
+    harness_skip_current = 1; /* (failures are injected on the host backend only) */
+#endif
+}
+
 TEST(pool_per_thread_default_stream) {
     rmm_resource *mr = NULL;
     void *p = NULL, *q = NULL;
@@ -2604,6 +2620,7 @@ int main(void) {
     RUN(pool_streams_outlive_pool);
     RUN(pool_streams_destroyed_while_holding_memory);
     RUN(pool_per_thread_default_stream);
+    RUN(pool_create_fails_before_its_registry);
     RUN(pool_foreign_stream_ring);
     RUN(pool_foreign_streams_with_rings_come_and_go);
     RUN(pool_foreign_stream_from_two_threads);
