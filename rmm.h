@@ -224,9 +224,10 @@ typedef cudaMemPool_t rmm_mem_pool;
    The library sees the life of the streams it makes, which makes them the cheapest streams for its
    sub-allocators: a pool, fixed-size or arena resource finds its state for such a stream by handle,
    with no driver call, and records the ordering event for memory freed on it only when another
-   stream takes that memory. Streams from cudaStreamCreate work too, on a slower path (the pool:
-   cudaStreamGetId per allocation, as a handle may be reused unseen, and one event per 32 frees once
-   the stream has made 256; the other resources: cudaStreamGetId per call and an event per free).
+   stream takes that memory. Streams from cudaStreamCreate work too, on a slower path: a
+   cudaStreamGetId per allocation (the pool) or per call (fixed-size, arena), as a handle may be
+   reused unseen; and, once the stream has made 256 frees, one event per 32 frees in the pool and
+   the fixed-size resource (so binning's bins), an event per free in the arena.
    Destroy such a stream only with rmm_stream_destroy, never cudaStreamDestroy. */
 RMMDEF rmm_status rmm_stream_create(rmm_stream *out);
 /* As rmm_stream_create, but the stream synchronizes with the legacy default stream
@@ -577,7 +578,8 @@ typedef struct rmm_fixed_size_desc {
     size_t blocks_to_preallocate; /* default 128; also the blocks per later upstream chunk */
 } rmm_fixed_size_desc;
 RMMDEF rmm_fixed_size_desc rmm_fixed_size_desc_default(void);
-/* Blocks of one size, stream-ordered like the pool (per-stream LIFO lists, events, stealing).
+/* Blocks of one size, stream-ordered like the pool (per-stream LIFO lists, events, stealing; on a
+   foreign stream, after 256 frees, one event per 32 frees, as the pool's ring: see rmm_pool_create).
    block_bytes * blocks_to_preallocate are taken from upstream now and again each time the blocks
    run out. Allocate and free are O(1). Requests above block_bytes fail with OUT_OF_MEMORY;
    alignments must divide the block size and the block's address (INVALID_ARGUMENT otherwise).
@@ -3640,6 +3642,11 @@ typedef struct rmm__so_ops {
 } rmm__so_ops;
 
 #define RMM__SO_SPARES 4
+/* Eager streams (see the rule above) record an event per free for their first RMM__SO_RING_AFTER
+   frees; then up to RMM__SO_RING blocks freed since their last event wait for one event that
+   covers them all (the pool's ring, the fixed-size stack's uncovered top). */
+#define RMM__SO_RING 32
+#define RMM__SO_RING_AFTER 256
 struct rmm__so {
     rmm__spin lock;          /* the resource's lock: held for every state, list and map access */
     rmm__sstate **list;      /* every state, orphans included */
@@ -3905,6 +3912,7 @@ RMM__PRIVATE void rmm__so_sweep(rmm__so *so, rmm__sstate *current) {
         if (so->ops->holds(so, d)) {
             if (!current || !so->ops->absorb || !rmm__so_settled(d)) continue;
             so->ops->absorb(so, current, d);
+            if (so->ops->holds(so, d)) continue; /* what no event covers stays (the synchronize failed) */
         }
         rmm__so_retire(so, d);
     }
@@ -4525,8 +4533,8 @@ RMM__STATIC_ASSERT(RMM__POOL_QUICK_MAX % 256 == 0 && RMM__POOL_QUICK_MAX >= 256,
    out of memory, on rmm_pool_trim and on destruction. So a foreign stream costs an event per
    RMM__POOL_RING frees, not per free, and stays as safe: nothing another stream takes was freed
    after an event it waits for. */
-#define RMM__POOL_RING 32
-#define RMM__POOL_RING_AFTER 256
+#define RMM__POOL_RING RMM__SO_RING
+#define RMM__POOL_RING_AFTER RMM__SO_RING_AFTER
 typedef struct rmm__pool_ring {
     size_t count, bytes;
     size_t size[RMM__POOL_RING];
@@ -5996,10 +6004,18 @@ typedef struct rmm__fentry {
     rmm__fchunk *chunk;
     size_t index;
 } rmm__fentry;
+/* Per stream: a LIFO stack of free blocks. stack[0, covered) is free memory any stream may take
+   behind the state's event; above it sit the blocks an eager stream (foreign, or a thread's default
+   stream) freed since its last event, which only that stream takes back. As in the pool's ring
+   (rmm__pool_ring): an eager stream records an event per free for its first RMM__POOL_RING_AFTER
+   frees, then one per RMM__POOL_RING frees, which covers the whole stack; a stack whose stream may
+   be gone is covered by a device synchronize (rmm__so_unstick). Lazy streams: covered == count. */
 typedef struct rmm__fstream {
     rmm__sstate ss;
     rmm__fentry *stack; /* free blocks, LIFO */
     size_t count, cap;
+    size_t covered;     /* stack[0, covered) may go to other streams */
+    size_t eager_frees; /* frees that recorded an event, up to RMM__POOL_RING_AFTER */
 } rmm__fstream;
 typedef struct rmm__fixed {
     rmm_resource base;
@@ -6046,33 +6062,45 @@ RMM__PRIVATE void rmm__fixed_state_fini(rmm__so *so, rmm__sstate *s) {
     (void)so;
     RMM_SYS_FREE(fs->stack);
     fs->stack = NULL;
-    fs->count = fs->cap = 0;
+    fs->count = fs->cap = fs->covered = 0;
 }
 RMM__PRIVATE bool rmm__fixed_holds(rmm__so *so, rmm__sstate *s) {
     (void)so;
     return ((rmm__fstream *)s)->count > 0;
 }
-/* Any block serves any request: the top of the stack. */
+/* Any block serves any request: the highest one another stream may take (rmm__fixed_take takes
+   that one too). */
 RMM__PRIVATE void *rmm__fixed_find_in(rmm__so *so, rmm__sstate *s, const void *req, bool exhaustive) {
     rmm__fstream *fs = (rmm__fstream *)s;
     (void)so;
     (void)req;
     (void)exhaustive;
-    return fs->count ? &fs->stack[fs->count - 1] : NULL;
+    return fs->covered ? &fs->stack[fs->covered - 1] : NULL;
 }
+RMM__PRIVATE bool rmm__fixed_stuck(rmm__so *so, rmm__sstate *s) {
+    (void)so;
+    return ((rmm__fstream *)s)->count > ((rmm__fstream *)s)->covered;
+}
+RMM__PRIVATE void rmm__fixed_unstick(rmm__so *so, rmm__sstate *s) {
+    (void)so;
+    ((rmm__fstream *)s)->covered = ((rmm__fstream *)s)->count;
+}
+/* Moves the donor's covered blocks into the taker's covered part (below the taker's own uncovered
+   ones); out of host memory, what fits. O(blocks moved + uncovered). */
 RMM__PRIVATE void rmm__fixed_absorb(rmm__so *so, rmm__sstate *taker_state, rmm__sstate *donor_state) {
     rmm__fstream *taker = (rmm__fstream *)taker_state, *donor = (rmm__fstream *)donor_state;
+    size_t n = donor->covered, above;
     (void)so;
-    if (!rmm__fixed_reserve(taker, donor->count)) { /* out of host memory: move what fits */
-        size_t room = taker->cap - taker->count, n = rmm__min(room, donor->count);
-        memcpy(taker->stack + taker->count, donor->stack + donor->count - n, n * sizeof *taker->stack);
-        taker->count += n;
-        donor->count -= n;
-        return;
-    }
-    memcpy(taker->stack + taker->count, donor->stack, donor->count * sizeof *taker->stack);
-    taker->count += donor->count;
-    donor->count = 0;
+    if (!rmm__fixed_reserve(taker, n)) n = rmm__min(taker->cap - taker->count, n);
+    if (n == 0) return;
+    above = taker->count - taker->covered;
+    memmove(taker->stack + taker->covered + n, taker->stack + taker->covered, above * sizeof *taker->stack);
+    memcpy(taker->stack + taker->covered, donor->stack + donor->covered - n, n * sizeof *taker->stack);
+    taker->count += n;
+    taker->covered += n;
+    memmove(donor->stack + donor->covered - n, donor->stack + donor->covered, (donor->count - donor->covered) * sizeof *donor->stack);
+    donor->count -= n;
+    donor->covered -= n;
 }
 /* Adds a chunk of blocks_per_chunk blocks from upstream to s. */
 RMM__PRIVATE rmm_status rmm__fixed_grow_in(rmm__so *so, rmm__sstate *ss, const void *req) {
@@ -6118,18 +6146,23 @@ RMM__PRIVATE rmm_status rmm__fixed_grow_in(rmm__so *so, rmm__sstate *ss, const v
     for (at = f->chunk_count; at > 0 && f->chunks[at - 1]->ptr > c->ptr; at--) f->chunks[at] = f->chunks[at - 1];
     f->chunks[at] = c;
     f->chunk_count++;
+    if (s->covered != s->count) { /* new blocks go below the uncovered ones: they are free for anyone */
+        memmove(s->stack + s->covered + f->blocks_per_chunk, s->stack + s->covered, (s->count - s->covered) * sizeof *s->stack);
+    }
     for (i = f->blocks_per_chunk; i-- > 0;) {
         rmm__fentry e;
         e.chunk = c;
         e.index = i;
         rmm__fchunk_mark(c, i, true);
-        s->stack[s->count++] = e;
+        s->stack[s->covered + (f->blocks_per_chunk - 1 - i)] = e;
     }
+    s->count += f->blocks_per_chunk;
+    s->covered += f->blocks_per_chunk;
     RMM__LOG(RMM_LOG_LEVEL_DEBUG, "fixed_size %p: grew by %zu blocks of %zu bytes", (void *)f, f->blocks_per_chunk, f->block_bytes);
     return RMM_SUCCESS;
 }
-static const rmm__so_ops rmm__fixed_so_ops = {sizeof(rmm__fstream), rmm__fixed_state_init, rmm__fixed_state_fini, rmm__fixed_holds,
-                                              rmm__fixed_find_in, rmm__fixed_absorb, rmm__fixed_grow_in, NULL, NULL};
+static const rmm__so_ops rmm__fixed_so_ops = {sizeof(rmm__fstream), rmm__fixed_state_init, rmm__fixed_state_fini, rmm__fixed_holds, rmm__fixed_find_in,
+                                              rmm__fixed_absorb,      rmm__fixed_grow_in,    rmm__fixed_stuck,      rmm__fixed_unstick};
 
 /* The chunk holding ptr, or NULL. O(log chunks). */
 RMM__PRIVATE rmm__fchunk *rmm__fixed_chunk_of(const rmm__fixed *f, const void *ptr) {
@@ -6154,6 +6187,8 @@ RMM__PRIVATE rmm_status rmm__fixed_allocate(rmm_resource *self, void **ptr, size
     rmm__fentry e;
     void *item;
     rmm_status st;
+    uint64_t prekey;
+    size_t at;
 #if RMM__MARGIN_ON
     if (RMM__UNLIKELY(f->block_bytes < RMM__MARGIN || bytes > f->block_bytes - RMM__MARGIN))
 #else
@@ -6163,8 +6198,9 @@ RMM__PRIVATE rmm_status rmm__fixed_allocate(rmm_resource *self, void **ptr, size
                          RMM__MARGIN_ON ? " less the debug margin" : "");
     if (RMM__UNLIKELY(alignment > RMM_ALIGNMENT && (f->block_bytes % alignment != 0)))
         return RMM__INVALID("fixed_size: alignment %zu does not divide the block size %zu", alignment, f->block_bytes);
+    prekey = rmm__so_prekey(&f->so, stream);
     if (RMM__UNLIKELY(!rmm__spin_lock(&f->so.lock))) return rmm__reentrant("fixed_size", "allocate");
-    st = rmm__so_state(&f->so, stream, 0, &ss);
+    st = rmm__so_state(&f->so, stream, prekey, &ss);
     if (RMM__UNLIKELY(st != RMM_SUCCESS)) goto out;
     s = from = (rmm__fstream *)ss;
     if (RMM__UNLIKELY(s->count == 0)) {
@@ -6188,13 +6224,16 @@ RMM__PRIVATE rmm_status rmm__fixed_allocate(rmm_resource *self, void **ptr, size
         }
         from = (rmm__fstream *)from_state;
     }
-    e = from->stack[from->count - 1];
+    at = from == s ? from->count - 1 : from->covered - 1; /* another stream's: a covered one */
+    e = from->stack[at];
     /* blocks of a chunk are aligned only as far as its base; re-check big alignments */
     if (RMM__UNLIKELY(alignment > RMM_ALIGNMENT && ((uintptr_t)rmm__fentry_ptr(f, e) & (alignment - 1)) != 0)) {
         st = RMM__INVALID("fixed_size: the next block is not aligned to %zu bytes", alignment);
         goto out;
     }
+    if (RMM__UNLIKELY(at + 1 < from->count)) memmove(from->stack + at, from->stack + at + 1, (from->count - at - 1) * sizeof *from->stack);
     from->count--;
+    if (from->covered > at) from->covered--;
     rmm__fchunk_mark(e.chunk, e.index, false);
     f->used_blocks++;
     *ptr = rmm__fentry_ptr(f, e);
@@ -6216,6 +6255,8 @@ RMM__PRIVATE rmm_status rmm__fixed_deallocate(rmm_resource *self, void *ptr, siz
     rmm__fentry e;
     size_t offset;
     rmm_status st;
+    uint64_t prekey;
+    bool park = false;
     (void)alignment;
     if (RMM__UNLIKELY(bytes > f->block_bytes))
         return rmm__fail(RMM_ERROR_CORRUPTION, "fixed_size: deallocate(ptr=%p, bytes=%zu): larger than the block size %zu", ptr, bytes, f->block_bytes);
@@ -6230,6 +6271,7 @@ RMM__PRIVATE rmm_status rmm__fixed_deallocate(rmm_resource *self, void *ptr, siz
         if (requested != SIZE_MAX) RMM_TRY(rmm__margin_check("fixed_size", ptr, requested, stream)); /* a block written past stays allocated */
     }
 #endif
+    prekey = rmm__so_prekey(&f->so, stream);
     if (RMM__UNLIKELY(!rmm__spin_lock(&f->so.lock))) return rmm__reentrant("fixed_size", "deallocate");
     c = rmm__fixed_chunk_of(f, ptr);
     offset = c ? (size_t)((uintptr_t)ptr - (uintptr_t)c->ptr) : 0;
@@ -6240,16 +6282,21 @@ RMM__PRIVATE rmm_status rmm__fixed_deallocate(rmm_resource *self, void *ptr, siz
     }
     e.chunk = c;
     e.index = offset / f->block_bytes;
-    st = rmm__so_state(&f->so, stream, 0, &ss);
-    if (st == RMM_SUCCESS && !rmm__fixed_reserve((rmm__fstream *)ss, 1)) st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory for block lists");
-    if (st == RMM_SUCCESS) st = rmm__so_freed(ss);
+    st = rmm__so_state(&f->so, stream, prekey, &ss);
+    s = (rmm__fstream *)ss;
+    if (st == RMM_SUCCESS && !rmm__fixed_reserve(s, 1)) st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory for block lists");
+    if (st == RMM_SUCCESS) { /* an eager stream parks it uncovered (see rmm__fstream), or records an event */
+        park = !ss->lazy && s->eager_frees >= RMM__SO_RING_AFTER && s->count - s->covered < RMM__SO_RING;
+        if (!park) st = rmm__so_freed(ss);
+        if (st == RMM_SUCCESS && !park && !ss->lazy && s->eager_frees < RMM__SO_RING_AFTER) s->eager_frees++;
+    }
     if (RMM__UNLIKELY(st != RMM_SUCCESS)) {
         rmm__spin_unlock(&f->so.lock);
         return st;
     }
-    s = (rmm__fstream *)ss;
     rmm__fchunk_mark(c, e.index, true);
     s->stack[s->count++] = e;
+    if (!park) s->covered = s->count; /* lazy, or just recorded: the event covers the whole stack */
     rmm__san_region_unregister(c->heap, ptr);
     f->used_blocks--;
     rmm__spin_unlock(&f->so.lock);
@@ -6271,6 +6318,8 @@ RMM__PRIVATE rmm_status rmm__fixed_validate(rmm__fixed *f) {
     for (i = 0; i < f->so.count && st == RMM_SUCCESS; i++) {
         rmm__fstream *s = RMM__FSTREAM(f, i);
         if (s->ss.index != i) st = rmm__fail(RMM_ERROR_CORRUPTION, "fixed_size: stream state %zu records index %zu", i, s->ss.index);
+        if (st == RMM_SUCCESS && (s->covered > s->count || (s->ss.lazy && s->covered != s->count)))
+            st = rmm__fail(RMM_ERROR_CORRUPTION, "fixed_size: stream state %zu has %zu of %zu free blocks covered%s", i, s->covered, s->count, s->ss.lazy ? " but is lazy" : "");
         for (j = 0; j < s->count && st == RMM_SUCCESS; j++) {
             rmm__fentry e = s->stack[j];
             size_t k = 0;

@@ -1873,6 +1873,84 @@ TEST(pool_validate_detects_corruption) {
     rmm_resource_destroy(mr);
 }
 
+/* The fixed-size resource on a foreign stream: after RMM__SO_RING_AFTER frees, up to RMM__SO_RING
+   frees park uncovered at the top of the stream's stack with no CUDA call; only that stream takes
+   them back; the next free records one event that covers them all. Another stream takes covered
+   blocks only. States of streams that left uncovered blocks are swept (after a synchronize). */
+TEST(fixed_foreign_stream_ring) {
+    rmm_resource *mr = NULL;
+    rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
+    rmm__fixed *f;
+    rmm__fstream *fs;
+    rmm_stream a = NULL, g = NULL;
+    void *x = NULL, *y = NULL, *first = NULL, *many[RMM__SO_RING + 1];
+    size_t i, most = 0;
+    NEED_GPU();
+    fd.block_bytes = 4096;
+    fd.blocks_to_preallocate = 64;
+    CHECK_OK(rmm_fixed_size_create(&mr, rmm_get_current_device_resource(), &fd));
+    if (!mr) return;
+    f = (rmm__fixed *)mr;
+    CHECK_OK(rmm__stream_create_raw(&a, false));
+    CHECK_OK(rmm__stream_create_raw(&g, false));
+    CHECK_OK(rmm_allocate(mr, &first, 4096, a));
+    fs = (rmm__fstream *)f->so.last;
+    CHECK(fs && !fs->ss.lazy);
+    for (i = 0; i < RMM__SO_RING_AFTER; i++) { /* each records an event */
+        CHECK_OK(rmm_allocate(mr, &x, 4096, a));
+        CHECK_OK(rmm_deallocate(mr, x, 4096, a));
+        CHECK(fs->covered == fs->count);
+    }
+    for (i = 0; i <= RMM__SO_RING; i++) CHECK_OK(rmm_allocate(mr, &many[i], 4096, a));
+#if defined(RMM_BACKEND_HOST)
+    rmm_host_backend_fail_calls("cudaEventRecord", 1, 1, RMM_ERROR_CUDA);
+#endif
+    for (i = 0; i < RMM__SO_RING; i++) CHECK_OK(rmm_deallocate(mr, many[i], 4096, a));
+    CHECK(fs->count - fs->covered == RMM__SO_RING);
+#if defined(RMM_BACKEND_HOST)
+    CHECK_STATUS(rmm_deallocate(mr, many[RMM__SO_RING], 4096, a), RMM_ERROR_CUDA); /* the block stays allocated */
+    CHECK(fs->count - fs->covered == RMM__SO_RING);
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+#endif
+    CHECK_OK(rmm_deallocate(mr, many[RMM__SO_RING], 4096, a)); /* one event covers the stack */
+    CHECK(fs->covered == fs->count);
+    CHECK_OK(rmm_resource_validate(mr));
+    /* reuse by the same stream at once; another stream takes a covered block, never that one */
+    CHECK_OK(rmm_allocate(mr, &x, 4096, a));
+    CHECK_OK(rmm_deallocate(mr, x, 4096, a));
+    CHECK(fs->count - fs->covered == 1);
+    CHECK_OK(rmm_allocate(mr, &y, 4096, a));
+    CHECK(y == x);
+    CHECK_OK(rmm_deallocate(mr, y, 4096, a));
+    for (i = 0; i < 8; i++) {
+        void *z = NULL;
+        CHECK_OK(rmm_allocate(mr, &z, 4096, g));
+        CHECK(z != y);
+        CHECK_OK(rmm_deallocate(mr, z, 4096, g));
+    }
+    CHECK_OK(rmm_resource_validate(mr));
+    CHECK_OK(rmm_deallocate(mr, first, 4096, g));
+    /* streams that each leave an uncovered block come and go: their states are swept */
+    for (i = 0; i < 60; i++) {
+        rmm_stream s = NULL;
+        size_t k;
+        CHECK_OK(rmm__stream_create_raw(&s, false));
+        for (k = 0; k <= RMM__SO_RING_AFTER; k++) {
+            CHECK_OK(rmm_allocate(mr, &x, 4096, s));
+            CHECK_OK(rmm_deallocate(mr, x, 4096, s));
+        }
+        CHECK(((rmm__fstream *)f->so.last)->count > ((rmm__fstream *)f->so.last)->covered);
+        CHECK_OK(rmm__stream_destroy_raw(s));
+        most = f->so.count > most ? f->so.count : most;
+    }
+    printf("  at most %zu fixed-size stream states over 60 foreign streams that left uncovered blocks\n", most);
+    CHECK(most <= 40);
+    CHECK_OK(rmm_resource_validate(mr));
+    rmm_resource_destroy(mr);
+    CHECK_OK(rmm__stream_destroy_raw(a));
+    CHECK_OK(rmm__stream_destroy_raw(g));
+}
+
 TEST(fixed_validate_detects_corruption) {
     rmm_resource *mr = NULL;
     rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
@@ -2633,6 +2711,7 @@ int main(void) {
     RUN(pool_validate_detects_corruption);
     RUN(fixed_create_errors_and_defaults);
     RUN(fixed_reuse_growth_and_bad_frees);
+    RUN(fixed_foreign_stream_ring);
     RUN(fixed_validate_detects_corruption);
     RUN(binning_create_and_add_bin_errors);
     RUN(binning_lazy_bins_and_upstream);
