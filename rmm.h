@@ -6205,6 +6205,8 @@ RMM__PRIVATE rmm_status rmm__fixed_allocate(rmm_resource *self, void **ptr, size
     s = from = (rmm__fstream *)ss;
     if (RMM__UNLIKELY(s->count == 0)) {
         st = rmm__so_acquire(&f->so, ss, &bytes, &from_state, &item);
+        if (st == RMM_ERROR_OUT_OF_MEMORY && rmm__so_unstick(&f->so, ss, true)) /* other streams' uncovered blocks, covered by a synchronize */
+            st = rmm__so_acquire(&f->so, ss, &bytes, &from_state, &item);
         if (st != RMM_SUCCESS) {
             if (st == RMM_ERROR_OUT_OF_MEMORY) { /* every stream's lists were empty: nothing is free */
                 char cause[256];

@@ -1948,6 +1948,35 @@ TEST(fixed_foreign_stream_ring) {
     CHECK_OK(rmm_resource_validate(mr));
     rmm_resource_destroy(mr);
     CHECK_OK(rmm__stream_destroy_raw(a));
+    {
+        /* out of memory (the upstream holds exactly one chunk): a gone stream's uncovered blocks
+           serve after a synchronize */
+        rmm_resource *lim = NULL;
+        rmm_stream b = NULL;
+        void *blocks[4];
+        mr = NULL;
+        fd.blocks_to_preallocate = 4;
+        CHECK_OK(rmm_limiting_adaptor_create(&lim, rmm_get_current_device_resource(), 4 * 4096));
+        CHECK_OK(rmm_fixed_size_create(&mr, lim, &fd));
+        CHECK_OK(rmm__stream_create_raw(&b, false));
+        if (mr && b) {
+            for (i = 0; i < RMM__SO_RING_AFTER; i++) {
+                CHECK_OK(rmm_allocate(mr, &x, 4096, b));
+                CHECK_OK(rmm_deallocate(mr, x, 4096, b));
+            }
+            for (i = 0; i < 4; i++) CHECK_OK(rmm_allocate(mr, &blocks[i], 4096, b));
+            for (i = 0; i < 4; i++) CHECK_OK(rmm_deallocate(mr, blocks[i], 4096, b));
+            CHECK(((rmm__fstream *)((rmm__fixed *)mr)->so.last)->covered == 0);
+            CHECK_OK(rmm__stream_destroy_raw(b));
+            b = NULL;
+            CHECK_OK(rmm_allocate(mr, &x, 4096, g));
+            CHECK_OK(rmm_deallocate(mr, x, 4096, g));
+            CHECK_OK(rmm_resource_validate(mr));
+        }
+        rmm_resource_destroy(mr);
+        rmm_resource_destroy(lim);
+        if (b) CHECK_OK(rmm__stream_destroy_raw(b));
+    }
     CHECK_OK(rmm__stream_destroy_raw(g));
 }
 
