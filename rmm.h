@@ -293,6 +293,21 @@ RMMDEF rmm_status rmm_allocate_aligned(rmm_resource *mr, void **ptr, size_t byte
    own, where the resource can tell). */
 RMMDEF rmm_status rmm_deallocate(rmm_resource *mr, void *ptr, size_t bytes, rmm_stream stream);
 RMMDEF rmm_status rmm_deallocate_aligned(rmm_resource *mr, void *ptr, size_t bytes, size_t alignment, rmm_stream stream);
+/* Says that the block at ptr, allocated from mr (NULL: the current device resource), is used on
+   `stream` too (PyTorch's Tensor.record_stream). When it is freed, on whatever stream S, the free
+   first records an event on each recorded stream and makes S wait for it (cudaStreamWaitEvent, no
+   host wait): S's later work, and any stream that later takes the block behind S, run after the
+   work queued on the recorded streams up to the free. (PyTorch keeps such a block out of use and
+   polls its events instead; here S itself is ordered after those streams.) Each recorded stream
+   must still exist when the block is freed; recording a stream twice records it once. A free of a
+   recorded block that cannot make its events fails with CUDA's status and frees nothing (a retry
+   may succeed); rmm_deallocate_nowait refuses it (would_block). Fails with INVALID_ARGUMENT iff ptr
+   is NULL or is not a live block of a sub-allocator on mr's chain (as rmm_resource_allocation_base
+   tells; for the cudaMalloc-family resources and user resources it cannot tell, and accepts),
+   OUT_OF_MEMORY iff host memory runs out (nothing recorded). Thread-safe (one global lock). Cost:
+   O(1) amortized; while any block is recorded every free pays one relaxed load and a lock with a
+   hash lookup, and with none recorded, one relaxed load. */
+RMMDEF rmm_status rmm_record_stream(rmm_resource *mr, void *ptr, size_t bytes, rmm_stream stream);
 /* "Nowait" allocate and free, for callers that hold a lock a CUDA host callback may wait for (an
    interpreter's GIL): as rmm_allocate and rmm_deallocate, except that they never wait, for a lock,
    the device, an upstream or another stream's work. Where they would have to (the resource's lock
@@ -2824,6 +2839,159 @@ RMM__IMPL rmm_status rmm_allocate(rmm_resource *mr, void **ptr, size_t bytes, rm
     rmm__nvtx_mark(mr, st == RMM_SUCCESS ? 0 : 2, bytes);
     return st;
 }
+/* ---- record_stream: blocks used on more streams than their own ---- */
+/* (mr, ptr) -> the streams recorded for it, in one map under one lock; rmm__recorded_count is
+   the number of entries, read with one relaxed load by every free. */
+typedef struct rmm__recorded {
+    rmm_resource *mr;
+    void *ptr;
+    struct rmm__recorded *next; /* another resource's block at the same address */
+    size_t count, cap;
+    rmm_stream *streams;
+} rmm__recorded;
+static rmm__mutex rmm__recorded_lock = RMM__MUTEX_INIT;
+static rmm__addr_map rmm__recorded_map;
+static size_t rmm__recorded_count;
+/* The entry of (mr, ptr) and the link that points to it, or NULL. Caller holds the lock. */
+RMM__PRIVATE rmm__recorded *rmm__recorded_find(rmm_resource *mr, void *ptr, rmm__recorded ***link) {
+    void **slot = rmm__recorded_map.slots ? rmm__addr_map_find(&rmm__recorded_map, (uintptr_t)ptr) : NULL;
+    rmm__recorded **at = (rmm__recorded **)slot, *r;
+    for (r = at ? *at : NULL; r; at = &r->next, r = r->next)
+        if (r->mr == mr) {
+            if (link) *link = at;
+            return r;
+        }
+    return NULL;
+}
+RMM__IMPL rmm_status rmm_record_stream(rmm_resource *mr, void *ptr, size_t bytes, rmm_stream stream) {
+    void *base = NULL;
+    size_t offset = 0, i;
+    rmm__recorded *r;
+    rmm_status st;
+    (void)bytes;
+    if (!ptr) return RMM__NULL_OUT("rmm_record_stream", "ptr");
+    mr = rmm__resolve(mr);
+    if (!mr) return rmm_last_status();
+    st = rmm_resource_allocation_base(mr, ptr, &base, &offset);
+    if (st == RMM_ERROR_INVALID_ARGUMENT)
+        return RMM__INVALID("rmm_record_stream(ptr=%p): not a live block of resource '%s' (%s)", ptr, rmm_resource_type_name(mr), rmm_last_error());
+    rmm__lock(&rmm__recorded_lock);
+    r = rmm__recorded_find(mr, ptr, NULL);
+    if (!r) {
+        void **slot;
+        r = (rmm__recorded *)rmm__calloc(1, sizeof *r);
+        if (!r || (!rmm__recorded_map.slots && !rmm__addr_map_init(&rmm__recorded_map, 64))) {
+            RMM_SYS_FREE(r);
+            rmm__unlock(&rmm__recorded_lock);
+            return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_record_stream: out of host memory");
+        }
+        r->mr = mr;
+        r->ptr = ptr;
+        slot = rmm__addr_map_find(&rmm__recorded_map, (uintptr_t)ptr);
+        if (slot) { /* another resource's block at this address: chained */
+            r->next = (rmm__recorded *)*slot;
+            *slot = r;
+        } else if (!rmm__addr_map_put(&rmm__recorded_map, (uintptr_t)ptr, r)) {
+            RMM_SYS_FREE(r);
+            rmm__unlock(&rmm__recorded_lock);
+            return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_record_stream: out of host memory");
+        }
+        RMM__ATOMIC_ADD(&rmm__recorded_count, 1);
+    }
+    for (i = 0; i < r->count && r->streams[i] != stream; i++) {}
+    if (i == r->count) {
+        if (r->count == r->cap) {
+            size_t cap = r->cap ? r->cap * 2 : 4;
+            rmm_stream *grown = (rmm_stream *)RMM_SYS_REALLOC(r->streams, cap * sizeof *grown);
+            if (!grown) {
+                rmm__unlock(&rmm__recorded_lock); /* (an entry made now stays, empty: harmless) */
+                return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_record_stream: out of host memory");
+            }
+            r->streams = grown;
+            r->cap = cap;
+        }
+        r->streams[r->count++] = stream;
+    }
+    rmm__unlock(&rmm__recorded_lock);
+    return RMM_SUCCESS;
+}
+/* Before the free of (mr, ptr) on `stream`: its recorded streams' events, waited for on `stream`.
+   *found: it had an entry (rmm__recorded_forget drops it once the free succeeded). */
+RMM__PRIVATE RMM__NOINLINE rmm_status rmm__recorded_order(rmm_resource *mr, void *ptr, rmm_stream stream, bool *found) {
+    rmm__recorded *r;
+    rmm_status st = RMM_SUCCESS;
+    size_t i;
+    rmm__lock(&rmm__recorded_lock);
+    r = rmm__recorded_find(mr, ptr, NULL);
+    *found = r != NULL;
+    for (i = 0; r && i < r->count && st == RMM_SUCCESS; i++) {
+        rmm__event e = NULL;
+        if (r->streams[i] == stream) continue;
+        st = rmm__event_create(&e);
+        if (st == RMM_SUCCESS) st = rmm__event_record(e, r->streams[i]);
+        if (st == RMM_SUCCESS) st = rmm__stream_wait_event(stream, e);
+        rmm__event_destroy(e); /* (the wait holds what it needs) */
+    }
+    rmm__unlock(&rmm__recorded_lock);
+    return st;
+}
+RMM__PRIVATE void rmm__recorded_forget(rmm_resource *mr, void *ptr) {
+    rmm__recorded *r, **link = NULL;
+    rmm__lock(&rmm__recorded_lock);
+    r = rmm__recorded_find(mr, ptr, &link);
+    if (r) {
+        *link = r->next;
+        if (!rmm__addr_map_find(&rmm__recorded_map, (uintptr_t)ptr) || !*rmm__addr_map_find(&rmm__recorded_map, (uintptr_t)ptr))
+            (void)rmm__addr_map_remove(&rmm__recorded_map, (uintptr_t)ptr);
+        RMM_SYS_FREE(r->streams);
+        RMM_SYS_FREE(r);
+        RMM__ATOMIC_SUB(&rmm__recorded_count, 1);
+    }
+    rmm__unlock(&rmm__recorded_lock);
+}
+/* Drops the entries of a resource being destroyed (their blocks can no longer be freed). */
+RMM__PRIVATE void rmm__recorded_drop_resource(rmm_resource *mr) {
+    size_t i;
+    rmm__lock(&rmm__recorded_lock);
+    for (i = 0; rmm__recorded_map.slots && i <= rmm__recorded_map.mask; i++) {
+        rmm__recorded **at, *r;
+        if (!rmm__recorded_map.slots[i].key) continue;
+        at = (rmm__recorded **)&rmm__recorded_map.slots[i].value;
+        while ((r = *at) != NULL) {
+            if (r->mr != mr) {
+                at = &r->next;
+                continue;
+            }
+            *at = r->next;
+            RMM_SYS_FREE(r->streams);
+            RMM_SYS_FREE(r);
+            RMM__ATOMIC_SUB(&rmm__recorded_count, 1);
+        }
+    }
+    rmm__unlock(&rmm__recorded_lock); /* (emptied slots stay, holding NULL, until their key is freed or reused) */
+}
+/* true iff some block is recorded (one relaxed load): the free then looks its pointer up. */
+static inline bool rmm__recorded_any(void) { return RMM__UNLIKELY(RMM__ATOMIC_LOAD_RELAXED(&rmm__recorded_count) != 0); }
+/* true iff (mr, ptr) is recorded. */
+RMM__PRIVATE bool rmm__recorded_has(rmm_resource *mr, void *ptr) {
+    bool has;
+    rmm__lock(&rmm__recorded_lock);
+    has = rmm__recorded_find(mr, ptr, NULL) != NULL;
+    rmm__unlock(&rmm__recorded_lock);
+    return has;
+}
+/* The free of every public path: a recorded block orders `stream` after its recorded streams
+   first, and forgets them once the resource took it back. */
+static inline rmm_status rmm__free_recorded(rmm_resource *mr, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    bool found = false;
+    rmm_status st;
+    if (rmm__recorded_any()) {
+        RMM_TRY(rmm__recorded_order(mr, ptr, stream, &found));
+    }
+    st = mr->vtable->deallocate(mr, ptr, bytes, alignment, stream);
+    if (RMM__UNLIKELY(found) && st == RMM_SUCCESS) rmm__recorded_forget(mr, ptr);
+    return st;
+}
 RMM__IMPL rmm_status rmm_deallocate_aligned(rmm_resource *mr, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     if (RMM__UNLIKELY(!ptr)) return RMM_SUCCESS;
     if (RMM__UNLIKELY(!rmm__is_pow2(alignment)))
@@ -2832,16 +3000,17 @@ RMM__IMPL rmm_status rmm_deallocate_aligned(rmm_resource *mr, void *ptr, size_t 
     mr = rmm__resolve(mr);
     if (RMM__UNLIKELY(!mr)) return rmm_last_status();
     rmm__nvtx_mark(mr, 1, bytes);
-    return mr->vtable->deallocate(mr, ptr, bytes, alignment, stream);
+    return rmm__free_recorded(mr, ptr, bytes, alignment, stream);
 }
 RMM__IMPL rmm_status rmm_deallocate(rmm_resource *mr, void *ptr, size_t bytes, rmm_stream stream) {
     if (RMM__UNLIKELY(!ptr)) return RMM_SUCCESS;
     mr = rmm__resolve(mr);
     if (RMM__UNLIKELY(!mr)) return rmm_last_status();
     rmm__nvtx_mark(mr, 1, bytes);
-    return mr->vtable->deallocate(mr, ptr, bytes, RMM_ALIGNMENT, stream);
+    return rmm__free_recorded(mr, ptr, bytes, RMM_ALIGNMENT, stream);
 }
 RMM__IMPL void rmm_resource_destroy(rmm_resource *mr) {
+    if (mr && rmm__recorded_any()) rmm__recorded_drop_resource(mr);
     if (mr && mr->vtable && mr->vtable->destroy) mr->vtable->destroy(mr);
 }
 RMM__IMPL bool rmm_resource_is_equal(const rmm_resource *a, const rmm_resource *b) {
@@ -5621,6 +5790,10 @@ RMM__IMPL rmm_status rmm_deallocate_nowait(rmm_resource *mr, void *ptr, size_t b
     mr = rmm__resolve(mr);
     if (RMM__UNLIKELY(!mr)) return rmm_last_status();
     if (mr->vtable != &rmm__pool_vtable) {
+        *would_block = true;
+        return RMM_SUCCESS;
+    }
+    if (rmm__recorded_any() && rmm__recorded_has(mr, ptr)) { /* its recorded streams' events are CUDA calls */
         *would_block = true;
         return RMM_SUCCESS;
     }

@@ -1092,6 +1092,34 @@ TEST(pool_foreign_handover_waits_for_the_kernel) {
     CHECK_OK(rmm__stream_destroy_raw(g));
     CHECK_OK(rmm__stream_destroy_raw(h));
 }
+/* rmm_record_stream on the device: a block allocated on a, written late (300 ms) by a kernel on b,
+   recorded for b, freed on a and taken back at once by a: a's memset must land after the kernel. */
+TEST(record_stream_orders_the_reuse) {
+    rmm_resource *mr = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    rmm_stream a = NULL, b = NULL;
+    void *p = NULL, *q = NULL;
+    const size_t n = 64 * KiB;
+    NEED_GPU();
+    d.initial_bytes = 4 * MiB;
+    CHECK_OK(rmm_pool_create(&mr, rmm_get_current_device_resource(), &d));
+    if (!mr) return;
+    CHECK_OK(rmm_stream_create(&a));
+    CHECK_OK(rmm__stream_create_raw(&b, false));
+    CHECK_OK(rmm_allocate(mr, &p, n, a));
+    late_write<<<1, 256, 0, (cudaStream_t)b>>>((unsigned char *)p, n, 0xAA, 300ull * 1000 * 1000);
+    CHECK(cudaGetLastError() == cudaSuccess);
+    CHECK_OK(rmm_record_stream(mr, p, n, b));
+    CHECK_OK(rmm_deallocate(mr, p, n, a));
+    CHECK_OK(rmm_allocate(mr, &q, n, a));
+    CHECK(q == p); /* (else the test tests nothing) */
+    CHECK(cudaMemsetAsync(q, 0x55, n, (cudaStream_t)a) == cudaSuccess);
+    CHECK(check_every_byte(q, n, 0x55));
+    CHECK_OK(rmm_deallocate(mr, q, n, a));
+    rmm_resource_destroy(mr);
+    CHECK_OK(rmm_stream_destroy(a));
+    CHECK_OK(rmm__stream_destroy_raw(b));
+}
 #endif
 
 /* A pool whose creation fails before its stream registry is made (the device cannot be read) is
@@ -1108,6 +1136,54 @@ TEST(pool_create_fails_before_its_registry) {
 #else
     harness_skip_current = 1; /* (failures are injected on the host backend only) */
 #endif
+}
+
+/* rmm_record_stream: bad input, a free that cannot make its events (host backend: injected), the
+   "nowait" free refused, the record forgotten once the block is freed. */
+TEST(record_stream_contract) {
+    rmm_resource *mr = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    rmm_stream a = NULL, b = NULL;
+    void *p = NULL;
+    bool wb = false;
+    size_t used;
+    NEED_GPU();
+    d.initial_bytes = 4 * MiB;
+    CHECK_OK(rmm_pool_create(&mr, rmm_get_current_device_resource(), &d));
+    if (!mr) return;
+    CHECK_OK(rmm_stream_create(&a));
+    CHECK_OK(rmm__stream_create_raw(&b, false));
+    CHECK_STATUS(rmm_record_stream(mr, NULL, 0, b), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_OK(rmm_allocate(mr, &p, 4096, a));
+    CHECK_STATUS(rmm_record_stream(mr, (char *)p + 256, 256, b), RMM_ERROR_INVALID_ARGUMENT); /* not a block's start */
+    CHECK_OK(rmm_record_stream(mr, p, 4096, b));
+    CHECK_OK(rmm_record_stream(mr, p, 4096, b)); /* twice: once */
+    CHECK_OK(rmm_record_stream(mr, p, 4096, a)); /* its own stream: nothing to wait for */
+    used = pool_info(mr).used_bytes;
+    CHECK_OK(rmm_deallocate_nowait(mr, p, 4096, a, &wb));
+    CHECK(wb && pool_info(mr).used_bytes == used); /* the events are CUDA calls: refused */
+#if defined(RMM_BACKEND_HOST)
+    rmm_host_backend_fail_calls("cudaStreamWaitEvent", 1, 1, RMM_ERROR_CUDA);
+    CHECK_STATUS(rmm_deallocate(mr, p, 4096, a), RMM_ERROR_CUDA);
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    CHECK(pool_info(mr).used_bytes == used); /* nothing freed, still recorded */
+#endif
+    CHECK_OK(rmm_deallocate(mr, p, 4096, a));
+    CHECK(pool_info(mr).used_bytes == used - 4096);
+    CHECK_STATUS(rmm_record_stream(mr, p, 4096, b), RMM_ERROR_INVALID_ARGUMENT); /* freed: unknown */
+    CHECK_OK(rmm_allocate(mr, &p, 4096, a));
+    wb = false;
+    CHECK_OK(rmm_deallocate_nowait(mr, p, 4096, a, &wb)); /* no longer recorded: served */
+    CHECK(!wb);
+    /* a resource destroyed with a recorded block drops the record */
+    CHECK_OK(rmm_allocate(mr, &p, 4096, a));
+    CHECK_OK(rmm_record_stream(mr, p, 4096, b));
+    CHECK(rmm__recorded_count == 1);
+    CHECK_OK(rmm_stream_synchronize(b));
+    rmm_resource_destroy(mr);
+    CHECK(rmm__recorded_count == 0);
+    CHECK_OK(rmm_stream_destroy(a));
+    CHECK_OK(rmm__stream_destroy_raw(b));
 }
 
 TEST(pool_per_thread_default_stream) {
@@ -2728,11 +2804,13 @@ int main(void) {
     RUN(pool_streams_destroyed_while_holding_memory);
     RUN(pool_per_thread_default_stream);
     RUN(pool_create_fails_before_its_registry);
+    RUN(record_stream_contract);
     RUN(pool_foreign_stream_ring);
     RUN(pool_foreign_streams_with_rings_come_and_go);
     RUN(pool_foreign_stream_from_two_threads);
 #if defined(__CUDACC__)
     RUN(pool_foreign_handover_waits_for_the_kernel);
+    RUN(record_stream_orders_the_reuse);
 #endif
 #if defined(RMM_BACKEND_HOST)
     RUN(pool_growth_halves_when_upstream_refuses);

@@ -6,6 +6,7 @@ native call each way (see README, "ctypes or an extension").
 """
 import ctypes
 import os
+import weakref
 from typing import TYPE_CHECKING
 
 from . import _accel_loader, _array_interface, _lib
@@ -147,6 +148,10 @@ else:
 #: True when DeviceBuffer's constructor and deallocator and the resources' allocate/deallocate
 #: run in the optional C extension (see README, "ctypes or an extension").
 ACCELERATED = _Base is not _PyBufferBase
+
+
+# buffer -> the streams it was recorded on (record_stream): kept alive until the buffer goes
+_recorded_streams: "weakref.WeakKeyDictionary[DeviceBuffer, list[Stream]]" = weakref.WeakKeyDictionary()
 
 
 class DeviceBuffer(_Base):
@@ -325,6 +330,18 @@ class DeviceBuffer(_Base):
         dev = _current_device() if device is None else _lib.as_int(device, "device")
         s = self._stream if stream is None else as_stream(stream)
         _lib.check(_lib.rmmh_prefetch(self._ptr, self._size, dev, s._h), "prefetch")
+
+    def record_stream(self, stream):
+        """Says that the buffer is used on ``stream`` too (PyTorch's ``Tensor.record_stream``):
+        when it is freed, its own stream first waits for the work queued on ``stream`` until then,
+        so nothing reuses the memory early (rmm.h's ``rmm_record_stream``). The buffer keeps
+        ``stream`` alive until it is freed. A no-op for an empty buffer. An rmmh extension: RMM's
+        DeviceBuffer has no such method."""
+        s = as_stream(stream)
+        if not self._ptr:
+            return
+        _lib.check(_lib.rmm_record_stream(self._mr._h, self._ptr, self._nbytes, s._h), "record_stream")
+        _recorded_streams.setdefault(self, []).append(s)
 
     def copy(self):
         """A deep copy: a new buffer from the same resource, on the same stream."""

@@ -147,6 +147,7 @@ rmm_stream_pool_get_at = _fn("rmm_stream_pool_get_at", V, V, S)
 rmm_stream_pool_size = _fn("rmm_stream_pool_size", S, V)
 rmm_stream_pool_destroy = _fn("rmm_stream_pool_destroy", None, V)
 rmm_memcpy_async = _fn("rmm_memcpy_async", I, V, V, S, V)
+rmm_record_stream = _fn("rmm_record_stream", I, V, V, S, V)
 rmm_memset_async = _fn("rmm_memset_async", I, V, I, S, V)
 rmmh_prefetch = _fn("rmmh_prefetch", I, V, S, I, V)
 

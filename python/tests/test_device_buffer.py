@@ -267,3 +267,22 @@ def test_empty_buffer_grown_then_freed():
     b.resize(100, stream=s)
     del b, s
     assert pool.info().used_bytes == 0
+
+
+def test_record_stream():
+    s1, s2 = rmm.Stream(), rmm.Stream()
+    mr = rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 1 << 20)
+    b = rmm.DeviceBuffer(size=1000, stream=s1, mr=mr)
+    b.record_stream(s2)
+    b.record_stream(s2)  # twice: once
+    b.record_stream(s1)  # its own stream: nothing to wait for
+    with pytest.raises(TypeError):
+        b.record_stream(None)
+    rmm.DeviceBuffer(size=0, stream=s1).record_stream(s2)  # empty: a no-op
+    ptr = b.ptr
+    del b  # the free makes s1 wait for s2, and forgets the record
+    s1.synchronize()
+    mr.validate()
+    # the block, freed, is not a live block any more: recording it is an error
+    with pytest.raises(rmm.RMMError):
+        rmm._lib.check(rmm._lib.rmm_record_stream(mr._h, ptr, 1000, s2._h), "record_stream")
