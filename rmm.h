@@ -6898,7 +6898,7 @@ RMM__PRIVATE void rmm__arena_reclaim_gone(rmm__arena *a);
    the first call; a foreign stream's is found under the registry lock (after a cudaStreamGetId)
    and pinned: *pinned is set, and the caller unpins it when done. O(1). */
 RMM__PRIVATE rmm_status rmm__arena_local_for(rmm__arena *a, rmm_stream stream, rmm__arena_local **out, bool *pinned) {
-    uint64_t key;
+    uint64_t key, prekey;
     bool by_thread = rmm__stream_is_legacy(stream) || rmm__stream_is_per_thread(stream);
     rmm__sstate *ss;
     rmm__arena_local *l;
@@ -6913,9 +6913,10 @@ RMM__PRIVATE rmm_status rmm__arena_local_for(rmm__arena *a, rmm_stream stream, r
             return RMM_SUCCESS;
         }
     }
+    prekey = by_thread ? 0 : rmm__so_prekey(&a->so, stream); /* a foreign stream's id, asked before the registry lock */
     if (!rmm__spin_lock(&a->so.lock)) return rmm__reentrant("arena", "allocate or deallocate");
     if (a->so.count + 1 >= a->so.sweep_at) rmm__arena_reclaim_gone(a);
-    st = rmm__so_state(&a->so, stream, 0, &ss);
+    st = rmm__so_state(&a->so, stream, prekey, &ss);
     if (st == RMM_SUCCESS) {
         l = (rmm__arena_local *)ss;
         if (!by_thread && !l->ss.by_handle) { /* foreign: no caching by handle */
