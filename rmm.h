@@ -303,7 +303,9 @@ RMMDEF rmm_status rmm_deallocate_aligned(rmm_resource *mr, void *ptr, size_t byt
    recorded block that cannot make its events fails with CUDA's status and frees nothing (a retry
    may succeed); rmm_deallocate_nowait refuses it (would_block). Fails with INVALID_ARGUMENT iff ptr
    is NULL or is not a live block of a sub-allocator on mr's chain (as rmm_resource_allocation_base
-   tells; for the cudaMalloc-family resources and user resources it cannot tell, and accepts),
+   tells; the cudaMalloc-family resources and user resources cannot tell, and the arena accepts any
+   address inside it: there, pass the pointer the allocation returned, or the record never meets
+   its free),
    OUT_OF_MEMORY iff host memory runs out (nothing recorded). Thread-safe (one global lock). Cost:
    O(1) amortized; while any block is recorded every free pays one relaxed load and a lock with a
    hash lookup, and with none recorded, one relaxed load. */
@@ -2915,15 +2917,69 @@ RMM__IMPL rmm_status rmm_record_stream(rmm_resource *mr, void *ptr, size_t bytes
     rmm__unlock(&rmm__recorded_lock);
     return RMM_SUCCESS;
 }
-/* Before the free of (mr, ptr) on `stream`: its recorded streams' events, waited for on `stream`.
-   *found: it had an entry (rmm__recorded_forget drops it once the free succeeded). */
-RMM__PRIVATE RMM__NOINLINE rmm_status rmm__recorded_order(rmm_resource *mr, void *ptr, rmm_stream stream, bool *found) {
+/* Unlinks the entry of (mr, ptr) (which the caller then owns), or NULL. Caller holds the lock. */
+RMM__PRIVATE rmm__recorded *rmm__recorded_unlink(rmm_resource *mr, void *ptr) {
+    rmm__recorded *r, **link = NULL;
+    void **slot;
+    r = rmm__recorded_find(mr, ptr, &link);
+    if (!r) return NULL;
+    *link = r->next;
+    r->next = NULL;
+    slot = rmm__addr_map_find(&rmm__recorded_map, (uintptr_t)ptr);
+    if (slot && !*slot) (void)rmm__addr_map_remove(&rmm__recorded_map, (uintptr_t)ptr);
+    RMM__ATOMIC_SUB(&rmm__recorded_count, 1);
+    return r;
+}
+RMM__PRIVATE void rmm__recorded_release(rmm__recorded *r) {
+    if (r) RMM_SYS_FREE(r->streams);
+    RMM_SYS_FREE(r);
+}
+/* Puts back an entry taken by rmm__recorded_unlink (its free failed): merged into one recorded for
+   the same block meanwhile, else linked again (out of host memory: dropped). */
+RMM__PRIVATE void rmm__recorded_restore(rmm__recorded *r) {
+    rmm__recorded *now;
+    void **slot;
+    size_t i;
+    rmm__lock(&rmm__recorded_lock);
+    now = rmm__recorded_find(r->mr, r->ptr, NULL);
+    if (now) {
+        for (i = 0; i < r->count; i++) {
+            size_t k;
+            for (k = 0; k < now->count && now->streams[k] != r->streams[i]; k++) {}
+            if (k < now->count) continue;
+            if (now->count == now->cap) {
+                size_t cap = now->cap ? now->cap * 2 : 4;
+                rmm_stream *grown = (rmm_stream *)RMM_SYS_REALLOC(now->streams, cap * sizeof *grown);
+                if (!grown) break;
+                now->streams = grown;
+                now->cap = cap;
+            }
+            now->streams[now->count++] = r->streams[i];
+        }
+        rmm__recorded_release(r);
+    } else if ((slot = rmm__addr_map_find(&rmm__recorded_map, (uintptr_t)r->ptr)) != NULL) {
+        r->next = (rmm__recorded *)*slot;
+        *slot = r;
+        RMM__ATOMIC_ADD(&rmm__recorded_count, 1);
+    } else if (rmm__addr_map_put(&rmm__recorded_map, (uintptr_t)r->ptr, r)) {
+        RMM__ATOMIC_ADD(&rmm__recorded_count, 1);
+    } else {
+        rmm__recorded_release(r);
+    }
+    rmm__unlock(&rmm__recorded_lock);
+}
+/* Before the free of (mr, ptr) on `stream`: takes its entry (*taken, or NULL), and makes `stream`
+   wait for an event recorded on each of its streams. On failure the entry is put back. The entry
+   leaves the map before the free, so a record made for the block once it is handed out again (by
+   another thread, right after the free) is a new entry, never this one. */
+RMM__PRIVATE RMM__NOINLINE rmm_status rmm__recorded_order(rmm_resource *mr, void *ptr, rmm_stream stream, rmm__recorded **taken) {
     rmm__recorded *r;
     rmm_status st = RMM_SUCCESS;
     size_t i;
     rmm__lock(&rmm__recorded_lock);
-    r = rmm__recorded_find(mr, ptr, NULL);
-    *found = r != NULL;
+    r = rmm__recorded_unlink(mr, ptr);
+    rmm__unlock(&rmm__recorded_lock);
+    *taken = r;
     for (i = 0; r && i < r->count && st == RMM_SUCCESS; i++) {
         rmm__event e = NULL;
         if (r->streams[i] == stream) continue;
@@ -2932,27 +2988,18 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__recorded_order(rmm_resource *mr, void
         if (st == RMM_SUCCESS) st = rmm__stream_wait_event(stream, e);
         rmm__event_destroy(e); /* (the wait holds what it needs) */
     }
-    rmm__unlock(&rmm__recorded_lock);
-    return st;
-}
-RMM__PRIVATE void rmm__recorded_forget(rmm_resource *mr, void *ptr) {
-    rmm__recorded *r, **link = NULL;
-    rmm__lock(&rmm__recorded_lock);
-    r = rmm__recorded_find(mr, ptr, &link);
-    if (r) {
-        *link = r->next;
-        if (!rmm__addr_map_find(&rmm__recorded_map, (uintptr_t)ptr) || !*rmm__addr_map_find(&rmm__recorded_map, (uintptr_t)ptr))
-            (void)rmm__addr_map_remove(&rmm__recorded_map, (uintptr_t)ptr);
-        RMM_SYS_FREE(r->streams);
-        RMM_SYS_FREE(r);
-        RMM__ATOMIC_SUB(&rmm__recorded_count, 1);
+    if (st != RMM_SUCCESS && r) {
+        rmm__recorded_restore(r);
+        *taken = NULL;
     }
-    rmm__unlock(&rmm__recorded_lock);
+    return st;
 }
 /* Drops the entries of a resource being destroyed (their blocks can no longer be freed). */
 RMM__PRIVATE void rmm__recorded_drop_resource(rmm_resource *mr) {
-    size_t i;
+    size_t i, n = 0, k;
+    uintptr_t *emptied;
     rmm__lock(&rmm__recorded_lock);
+    emptied = rmm__recorded_map.slots ? (uintptr_t *)rmm__calloc(rmm__recorded_map.count + 1, sizeof *emptied) : NULL;
     for (i = 0; rmm__recorded_map.slots && i <= rmm__recorded_map.mask; i++) {
         rmm__recorded **at, *r;
         if (!rmm__recorded_map.slots[i].key) continue;
@@ -2963,12 +3010,14 @@ RMM__PRIVATE void rmm__recorded_drop_resource(rmm_resource *mr) {
                 continue;
             }
             *at = r->next;
-            RMM_SYS_FREE(r->streams);
-            RMM_SYS_FREE(r);
+            rmm__recorded_release(r);
             RMM__ATOMIC_SUB(&rmm__recorded_count, 1);
         }
+        if (!rmm__recorded_map.slots[i].value && emptied) emptied[n++] = rmm__recorded_map.slots[i].key;
     }
-    rmm__unlock(&rmm__recorded_lock); /* (emptied slots stay, holding NULL, until their key is freed or reused) */
+    for (k = 0; k < n; k++) (void)rmm__addr_map_remove(&rmm__recorded_map, emptied[k]); /* (after the scan: removal moves slots) */
+    RMM_SYS_FREE(emptied);
+    rmm__unlock(&rmm__recorded_lock); /* (out of host memory for the list: emptied slots stay, holding NULL, until reused) */
 }
 /* true iff some block is recorded (one relaxed load): the free then looks its pointer up. */
 static inline bool rmm__recorded_any(void) { return RMM__UNLIKELY(RMM__ATOMIC_LOAD_RELAXED(&rmm__recorded_count) != 0); }
@@ -2981,15 +3030,18 @@ RMM__PRIVATE bool rmm__recorded_has(rmm_resource *mr, void *ptr) {
     return has;
 }
 /* The free of every public path: a recorded block orders `stream` after its recorded streams
-   first, and forgets them once the resource took it back. */
+   first, and forgets them once the resource took it back (puts them back if it did not). */
 static inline rmm_status rmm__free_recorded(rmm_resource *mr, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
-    bool found = false;
+    rmm__recorded *taken = NULL;
     rmm_status st;
     if (rmm__recorded_any()) {
-        RMM_TRY(rmm__recorded_order(mr, ptr, stream, &found));
+        RMM_TRY(rmm__recorded_order(mr, ptr, stream, &taken));
     }
     st = mr->vtable->deallocate(mr, ptr, bytes, alignment, stream);
-    if (RMM__UNLIKELY(found) && st == RMM_SUCCESS) rmm__recorded_forget(mr, ptr);
+    if (RMM__UNLIKELY(taken != NULL)) {
+        if (st == RMM_SUCCESS) rmm__recorded_release(taken);
+        else rmm__recorded_restore(taken);
+    }
     return st;
 }
 RMM__IMPL rmm_status rmm_deallocate_aligned(rmm_resource *mr, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
@@ -3834,6 +3886,7 @@ struct rmm__so {
     size_t sweep_at;         /* sweep when count reaches it */
     bool outlive;            /* streams are promised to outlive the resource */
     bool by_thread;          /* the default streams are keyed by thread (the arena's per-thread arenas) */
+    int device;              /* the resource's device, for rmm__so_unstick's synchronize (-1: the current one) */
     const rmm__so_ops *ops;
     const char *who;
 };
@@ -3844,6 +3897,7 @@ RMM__PRIVATE bool rmm__so_init(rmm__so *so, const rmm__so_ops *ops, const char *
     so->who = who;
     so->outlive = outlive;
     so->by_thread = by_thread;
+    so->device = -1;
     so->sweep_at = 32;
     return rmm__addr_map_init(&so->map, 16);
 }
@@ -4052,18 +4106,30 @@ RMM__PRIVATE bool rmm__so_settled(rmm__sstate *s) {
 
 /* Drops states that can go, and merges into `current` the memory of states whose stream is gone or
    foreign and whose work is done. O(states); runs when their number doubles. */
+/* Set while this thread makes a "nowait" call (rmm_allocate_nowait): it must not wait for the
+   device, so rmm__so_unstick does nothing then (a later ordinary call does it). */
+static RMM__TLS bool rmm__in_nowait;
 /* Covers, with one device synchronize, the memory no event covers in states whose stream may be
    gone (foreign streams, exited threads): only a call on that stream could cover it otherwise.
    O(states), and the synchronize when one such state holds some. true iff it synchronized. */
 RMM__PRIVATE bool rmm__so_unstick(rmm__so *so, rmm__sstate *current, bool all) {
     size_t i;
     bool any = false;
-    if (!so->ops || !so->ops->stuck) return false; /* (a resource whose creation failed early has no ops) */
+    rmm__device_guard g;
+    rmm_status st;
+    if (!so->ops || !so->ops->stuck || rmm__in_nowait) return false; /* (a resource whose creation failed early has no ops) */
     for (i = 0; i < so->count && !any; i++) {
         rmm__sstate *d = so->list[i];
         any = !d->lazy && (all || (d != current && (!d->reg || rmm__so_gone(d)))) && so->ops->stuck(so, d);
     }
-    if (!any || rmm__device_synchronize() != RMM_SUCCESS) return false;
+    if (!any) return false;
+    if (so->device < 0) {
+        st = rmm__device_synchronize();
+    } else if ((st = rmm__device_enter(&g, so->device)) == RMM_SUCCESS) { /* the resource's device, whichever is current */
+        st = rmm__device_synchronize();
+        rmm__device_leave(&g);
+    }
+    if (st != RMM_SUCCESS) return false;
     for (i = 0; i < so->count; i++)
         if (!so->list[i]->lazy && so->ops->stuck(so, so->list[i])) so->ops->unstick(so, so->list[i]);
     return true;
@@ -5773,7 +5839,9 @@ RMM__IMPL rmm_status rmm_allocate_nowait(rmm_resource *mr, void **ptr, size_t by
         *would_block = true;
         return RMM_SUCCESS;
     }
+    rmm__in_nowait = true;
     st = rmm__pool_alloc((rmm__pool *)mr, ptr, bytes, RMM_ALIGNMENT, stream, would_block);
+    rmm__in_nowait = false;
     if (*would_block) {
         *ptr = NULL;
         return RMM_SUCCESS;
@@ -5797,7 +5865,9 @@ RMM__IMPL rmm_status rmm_deallocate_nowait(rmm_resource *mr, void *ptr, size_t b
         *would_block = true;
         return RMM_SUCCESS;
     }
+    rmm__in_nowait = true;
     st = rmm__pool_free((rmm__pool *)mr, ptr, bytes, stream, would_block);
+    rmm__in_nowait = false;
     if (*would_block) return RMM_SUCCESS;
     rmm__nvtx_mark(mr, 1, bytes);
     return st;
@@ -5987,6 +6057,7 @@ RMM__IMPL rmm_status rmm_pool_create(rmm_resource **out, rmm_resource *upstream,
     if (st == RMM_SUCCESS && (!rmm__addr_map_init(&p->used, 1024) || !rmm__so_init(&p->so, &rmm__pool_so_ops, "pool", d.streams_outlive_pool, false)))
         st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_pool_create: out of host memory");
     p->so.track_holders = true; /* a stream's first allocation looks at the streams holding memory only */
+    p->so.device = p->device;
     if (st == RMM_SUCCESS && d.growth == RMM_POOL_GROWTH_VIRTUAL) {
         st = rmm__vm_setup(p, d.virtual_bytes);
     } else if (st == RMM_SUCCESS && d.initial_bytes) {
@@ -6565,6 +6636,7 @@ RMM__IMPL rmm_status rmm_fixed_size_create(rmm_resource **out, rmm_resource *ups
     st = rmm__get_device(&f->device);
     if (st == RMM_SUCCESS && !rmm__so_init(&f->so, &rmm__fixed_so_ops, "fixed_size", false, false))
         st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_fixed_size_create: out of host memory");
+    f->so.device = f->device;
     if (st == RMM_SUCCESS) st = rmm__so_state(&f->so, RMM__LEGACY_HANDLE, 0, &s);
     if (st == RMM_SUCCESS) st = rmm__fixed_grow_in(&f->so, s, NULL);
     if (st != RMM_SUCCESS) {

@@ -933,6 +933,45 @@ TEST(pool_foreign_stream_ring) {
     CHECK_OK(rmm__stream_destroy_raw(g));
 }
 
+/* A "nowait" call never waits for the device: a sweep it sets off leaves other streams' rings
+   (covering them takes a device synchronize) to an ordinary call. */
+TEST(pool_nowait_leaves_rings_alone) {
+    rmm_resource *mr = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    rmm_stream f = NULL;
+    rmm__pstream *fs;
+    void *x = NULL;
+    size_t i, released = 0;
+    bool wb = false;
+    NEED_GPU();
+    d.initial_bytes = 4 * MiB;
+    CHECK_OK(rmm_pool_create(&mr, rmm_get_current_device_resource(), &d));
+    if (!mr) return;
+    CHECK_OK(rmm__stream_create_raw(&f, false));
+    earn_ring(mr, f);
+    CHECK_OK(rmm_allocate(mr, &x, 1024, f));
+    CHECK_OK(rmm_deallocate(mr, x, 1024, f));
+    fs = pool_last_state(mr);
+    printf("  ring %p, %zu blocks\n", (void *)fs->ring, fs->ring ? fs->ring->count : 0);
+    CHECK(fs->ring && fs->ring->count >= 1);
+    if (!fs->ring || !fs->ring->count) {
+        rmm_resource_destroy(mr);
+        return;
+    }
+    CHECK_OK(rmm__stream_destroy_raw(f)); /* gone, with a block in its ring */
+    for (i = 0; i < 40; i++) { /* new streams' states: the count reaches the sweep, inside nowait calls */
+        rmm_stream s = NULL;
+        CHECK_OK(rmm__stream_create_raw(&s, false));
+        CHECK_OK(rmm_allocate_nowait(mr, &x, 256, s, &wb));
+        if (!wb && x) CHECK_OK(rmm_deallocate(mr, x, 256, s));
+        CHECK_OK(rmm__stream_destroy_raw(s));
+    }
+    CHECK(fs->ring && fs->ring->count >= 1); /* still there: no synchronize was made */
+    CHECK_OK(rmm_pool_trim(mr, &released)); /* an ordinary call covers it */
+    CHECK_OK(rmm_pool_validate(mr));
+    rmm_resource_destroy(mr);
+}
+
 /* Streams with rings come and go: each one's ring is covered by a synchronize when the states are
    swept, and the states are dropped, so their number stays bounded. rmm_pool_trim covers rings too. */
 TEST(pool_foreign_streams_with_rings_come_and_go) {
@@ -1175,6 +1214,14 @@ TEST(record_stream_contract) {
     wb = false;
     CHECK_OK(rmm_deallocate_nowait(mr, p, 4096, a, &wb)); /* no longer recorded: served */
     CHECK(!wb);
+    /* a free the resource refuses (a wrong size) keeps the record; the right one forgets it */
+    CHECK_OK(rmm_allocate(mr, &p, 4096, a));
+    CHECK_OK(rmm_record_stream(mr, p, 4096, b));
+    CHECK(rmm__recorded_count == 1);
+    CHECK_STATUS(rmm_deallocate(mr, p, 8192, a), RMM_ERROR_CORRUPTION);
+    CHECK(rmm__recorded_count == 1);
+    CHECK_OK(rmm_deallocate(mr, p, 4096, a));
+    CHECK(rmm__recorded_count == 0);
     /* a resource destroyed with a recorded block drops the record */
     CHECK_OK(rmm_allocate(mr, &p, 4096, a));
     CHECK_OK(rmm_record_stream(mr, p, 4096, b));
@@ -2807,6 +2854,7 @@ int main(void) {
     RUN(record_stream_contract);
     RUN(pool_foreign_stream_ring);
     RUN(pool_foreign_streams_with_rings_come_and_go);
+    RUN(pool_nowait_leaves_rings_alone);
     RUN(pool_foreign_stream_from_two_threads);
 #if defined(__CUDACC__)
     RUN(pool_foreign_handover_waits_for_the_kernel);
