@@ -1378,6 +1378,12 @@ typedef struct rdriver {
     int virtual_pool;        /* the pool uses RMM_POOL_GROWTH_VIRTUAL */
 } rdriver;
 
+/* The driver's streams: 0 the default stream, 1 the per-thread one, FOREIGN_STREAM one the library
+   did not make (cudaStreamCreateWithFlags), the others from rmm_stream_create. */
+#define FOREIGN_STREAM 2
+static rmm_status driver_stream_create(int i, rmm_stream *s) { return i == FOREIGN_STREAM ? rmm__stream_create_raw(s, false) : rmm_stream_create(s); }
+static rmm_status driver_stream_destroy(int i, rmm_stream s) { return i == FOREIGN_STREAM ? rmm__stream_destroy_raw(s) : rmm_stream_destroy(s); }
+
 static void run_driver(const rdriver *d) {
     rmm_stream streams[DRIVER_STREAMS];
     shadow sh;
@@ -1390,7 +1396,7 @@ static void run_driver(const rdriver *d) {
     memset(&sh, 0, sizeof sh);
     streams[0] = RMM_STREAM_DEFAULT;
     streams[1] = RMM_STREAM_PER_THREAD;
-    for (i = 2; i < DRIVER_STREAMS; i++) CHECK_OK(rmm_stream_create(&streams[i]));
+    for (i = 2; i < DRIVER_STREAMS; i++) CHECK_OK(driver_stream_create(i, &streams[i]));
     for (step = 0; step < d->steps * (harness_long() ? 5 : 1) && !bad; step++) {
         rmm_status st;
         int alloc = sh.n == 0 || (sh.n < d->cap_count && sh.live < d->cap_bytes && rnd(100) < 55);
@@ -1476,8 +1482,8 @@ static void run_driver(const rdriver *d) {
         if (d->recycle_every && step % d->recycle_every == d->recycle_every - 1) {
             int si = 2 + (int)rnd(DRIVER_STREAMS - 2);
             CHECK_OK(rmm_stream_synchronize(streams[si]));
-            CHECK_OK(rmm_stream_destroy(streams[si]));
-            CHECK_OK(rmm_stream_create(&streams[si]));
+            CHECK_OK(driver_stream_destroy(si, streams[si]));
+            CHECK_OK(driver_stream_create(si, &streams[si]));
         }
         st = rmm_resource_validate(d->mr);
         if (st == RMM_SUCCESS && d->pool && d->pool != d->mr) st = rmm_resource_validate(d->pool);
@@ -1517,7 +1523,7 @@ static void run_driver(const rdriver *d) {
         }
     }
     rmm_resource_destroy(d->destroy_first);
-    for (i = 2; i < DRIVER_STREAMS; i++) CHECK_OK(rmm_stream_destroy(streams[i]));
+    for (i = 2; i < DRIVER_STREAMS; i++) CHECK_OK(driver_stream_destroy(i, streams[i]));
     free(sh.v);
     printf("  %s: %d steps, %d allocations (%d out of memory), %d frees, %d trims\n", d->name, step, allocs, ooms, frees, trims);
 }
