@@ -2865,9 +2865,24 @@ RMM__PRIVATE rmm__recorded *rmm__recorded_find(rmm_resource *mr, void *ptr, rmm_
         }
     return NULL;
 }
+/* Adds `stream` to r's streams unless it is there; false iff host memory ran out. Caller holds the lock. */
+RMM__PRIVATE bool rmm__recorded_add(rmm__recorded *r, rmm_stream stream) {
+    size_t i;
+    for (i = 0; i < r->count; i++)
+        if (r->streams[i] == stream) return true;
+    if (r->count == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 4;
+        rmm_stream *grown = (rmm_stream *)RMM_SYS_REALLOC(r->streams, cap * sizeof *grown);
+        if (!grown) return false;
+        r->streams = grown;
+        r->cap = cap;
+    }
+    r->streams[r->count++] = stream;
+    return true;
+}
 RMM__IMPL rmm_status rmm_record_stream(rmm_resource *mr, void *ptr, size_t bytes, rmm_stream stream) {
     void *base = NULL;
-    size_t offset = 0, i;
+    size_t offset = 0;
     rmm__recorded *r;
     rmm_status st;
     (void)bytes;
@@ -2900,19 +2915,9 @@ RMM__IMPL rmm_status rmm_record_stream(rmm_resource *mr, void *ptr, size_t bytes
         }
         RMM__ATOMIC_ADD(&rmm__recorded_count, 1);
     }
-    for (i = 0; i < r->count && r->streams[i] != stream; i++) {}
-    if (i == r->count) {
-        if (r->count == r->cap) {
-            size_t cap = r->cap ? r->cap * 2 : 4;
-            rmm_stream *grown = (rmm_stream *)RMM_SYS_REALLOC(r->streams, cap * sizeof *grown);
-            if (!grown) {
-                rmm__unlock(&rmm__recorded_lock); /* (an entry made now stays, empty: harmless) */
-                return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_record_stream: out of host memory");
-            }
-            r->streams = grown;
-            r->cap = cap;
-        }
-        r->streams[r->count++] = stream;
+    if (!rmm__recorded_add(r, stream)) {
+        rmm__unlock(&rmm__recorded_lock); /* (an entry made now stays, empty: harmless) */
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_record_stream: out of host memory");
     }
     rmm__unlock(&rmm__recorded_lock);
     return RMM_SUCCESS;
@@ -2943,19 +2948,7 @@ RMM__PRIVATE void rmm__recorded_restore(rmm__recorded *r) {
     rmm__lock(&rmm__recorded_lock);
     now = rmm__recorded_find(r->mr, r->ptr, NULL);
     if (now) {
-        for (i = 0; i < r->count; i++) {
-            size_t k;
-            for (k = 0; k < now->count && now->streams[k] != r->streams[i]; k++) {}
-            if (k < now->count) continue;
-            if (now->count == now->cap) {
-                size_t cap = now->cap ? now->cap * 2 : 4;
-                rmm_stream *grown = (rmm_stream *)RMM_SYS_REALLOC(now->streams, cap * sizeof *grown);
-                if (!grown) break;
-                now->streams = grown;
-                now->cap = cap;
-            }
-            now->streams[now->count++] = r->streams[i];
-        }
+        for (i = 0; i < r->count && rmm__recorded_add(now, r->streams[i]); i++) {}
         rmm__recorded_release(r);
     } else if ((slot = rmm__addr_map_find(&rmm__recorded_map, (uintptr_t)r->ptr)) != NULL) {
         r->next = (rmm__recorded *)*slot;
@@ -4786,6 +4779,8 @@ typedef struct rmm__pstream {
     rmm__pool_ring *ring; /* eager streams after RMM__POOL_RING_AFTER frees, else NULL */
     size_t eager_frees;   /* frees that recorded an event, up to RMM__POOL_RING_AFTER */
 } rmm__pstream;
+/* The blocks in s's ring (none without one). */
+static inline size_t rmm__pool_ring_held(const rmm__pstream *s) { return s->ring ? s->ring->count : 0; }
 /* The quick lists of a state that holds no free block: all empty, never written. A state costs
    about 700 bytes until a block is freed on its stream or filed in its lists; then its bin tables
    and quick lists (about 16 KiB, 30 KiB with ON_DEMAND growth) are made, and they go again when the
@@ -5027,7 +5022,7 @@ RMM__PRIVATE void rmm__pool_state_fini(rmm__so *so, rmm__sstate *s) {
 RMM__PRIVATE bool rmm__pool_holds(rmm__so *so, rmm__sstate *s) {
     (void)so;
     return ((rmm__pstream *)s)->recent || ((rmm__pstream *)s)->quick_blocks || ((rmm__pstream *)s)->free.fl_map || ((rmm__pstream *)s)->large.fl_map ||
-           (((rmm__pstream *)s)->ring && ((rmm__pstream *)s)->ring->count);
+           rmm__pool_ring_held((rmm__pstream *)s) != 0;
 }
 RMM__PRIVATE rmm__block *rmm__vm_prefer_mapped(rmm__pool *p, rmm__block *b, size_t need);
 RMM__PRIVATE void *rmm__pool_find_in(rmm__so *so, rmm__sstate *ss, const void *req, bool exhaustive) {
@@ -5061,7 +5056,7 @@ RMM__PRIVATE void rmm__pool_absorb(rmm__so *so, rmm__sstate *taker_state, rmm__s
             rmm__block_file(&p->store, to, b);
         }
     }
-    if (donor_state != so->last && !(donor->ring && donor->ring->count)) rmm__pool_unready(donor);
+    if (donor_state != so->last && !rmm__pool_ring_held(donor)) rmm__pool_unready(donor);
 }
 /* Growth for req. ON_DEMAND keeps small requests out of dedicated chunks and large ones out of poor
    fits only while the pool can grow: when growth fails for want of memory (the maximum, or the
@@ -5080,7 +5075,7 @@ RMM__PRIVATE rmm_status rmm__pool_grow_in(rmm__so *so, rmm__sstate *s, const voi
 }
 RMM__PRIVATE bool rmm__pool_stuck(rmm__so *so, rmm__sstate *s) {
     (void)so;
-    return ((rmm__pstream *)s)->ring && ((rmm__pstream *)s)->ring->count;
+    return rmm__pool_ring_held((rmm__pstream *)s) != 0;
 }
 RMM__PRIVATE void rmm__pool_unstick(rmm__so *so, rmm__sstate *s) { rmm__pool_ring_release(RMM__POOL_OF(so), (rmm__pstream *)s); }
 static const rmm__so_ops rmm__pool_so_ops = {sizeof(rmm__pstream), rmm__pool_state_init, rmm__pool_state_fini, rmm__pool_holds, rmm__pool_find_in,
@@ -5676,7 +5671,7 @@ RMM__PRIVATE rmm_status rmm__pool_alloc(rmm__pool *p, void **ptr, size_t bytes, 
                 st = RMM_ERROR_NOT_SUPPORTED;
                 goto out;
             }
-            if (s->ring && s->ring->count) { /* its own ring, covered now, may serve it */
+            if (rmm__pool_ring_held(s)) { /* its own ring, covered now, may serve it */
                 if ((st = rmm__pool_ring_cover(p, s)) != RMM_SUCCESS) goto out;
                 rmm__pool_settle(p, s);
                 b = rmm__pool_find_block(s, &req, RMM__TLSF_SCAN);
@@ -5742,7 +5737,7 @@ RMM__PRIVATE rmm_status rmm__pool_free(rmm__pool *p, void *ptr, size_t bytes, rm
     size_t size = 0;
     rmm_status st;
     uint64_t prekey;
-    bool cached;
+    bool cached, to_ring = false;
     if (RMM__MARGIN_ON && would_block) { /* the margin check reads the device */
         *would_block = true;
         return RMM_ERROR_NOT_SUPPORTED;
@@ -5780,16 +5775,9 @@ again:
         st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: deallocate(ptr=%p, bytes=%zu): out of host memory for the stream's free lists", ptr, bytes);
     if (RMM__UNLIKELY(st == RMM_SUCCESS && !ss->lazy)) { /* an eager stream: its ring, else an event now */
         rmm__pool_ring *r = s->ring;
-        if (r && r->count < RMM__POOL_RING && r->bytes + size <= rmm__pool_ring_budget(p)) {
-            r->block[r->count] = b;
-            r->size[r->count++] = size;
-            r->bytes += size;
-            b->parked = s;
-            rmm__so_listed(&p->so, ss);
-            p->used_bytes -= size;
-            rmm__san_region_unregister(b->chunk->user, b->ptr);
-            goto done;
-        }
+        to_ring = r && r->count < RMM__POOL_RING && r->bytes + size <= rmm__pool_ring_budget(p);
+    }
+    if (RMM__UNLIKELY(st == RMM_SUCCESS && !ss->lazy && !to_ring)) {
         if (would_block) { /* the event is a CUDA call */
             rmm__spin_unlock(&p->so.lock);
             *would_block = true;
@@ -5801,9 +5789,9 @@ again:
             goto again;
         }
         st = rmm__pool_ring_cover(p, s); /* covers this free and the ring's */
-        if (st == RMM_SUCCESS && !r && p->backing->uncommit == NULL && ++s->eager_frees >= RMM__POOL_RING_AFTER)
+        if (st == RMM_SUCCESS && !s->ring && p->backing->uncommit == NULL && ++s->eager_frees >= RMM__POOL_RING_AFTER)
             s->ring = (rmm__pool_ring *)rmm__calloc(1, sizeof *s->ring); /* (none: it keeps an event per free) */
-    } else if (RMM__LIKELY(st == RMM_SUCCESS)) {
+    } else if (RMM__LIKELY(st == RMM_SUCCESS && ss->lazy)) {
         st = rmm__so_freed(ss); /* lazy: marks it */
     }
     if (RMM__UNLIKELY(st != RMM_SUCCESS)) {
@@ -5813,8 +5801,15 @@ again:
     rmm__so_listed(&p->so, ss);
     p->used_bytes -= size;
     rmm__san_region_unregister(b->chunk->user, b->ptr);
-    rmm__pool_park(p, s, b);
-done:
+    if (RMM__UNLIKELY(to_ring)) { /* freed since the stream's last event: its ring, no CUDA call */
+        rmm__pool_ring *r = s->ring;
+        r->block[r->count] = b;
+        r->size[r->count++] = size;
+        r->bytes += size;
+        b->parked = s;
+    } else {
+        rmm__pool_park(p, s, b);
+    }
     RMM__POOL_DEBUG_CHECK(p);
     rmm__spin_unlock(&p->so.lock);
     return RMM_SUCCESS;
@@ -8277,7 +8272,7 @@ RMM__PRIVATE rmm_status rmm__dump_pool(rmm__json *j, rmm__pool *p) {
     rmm__json_open(j, "streams", '[');
     for (i = 0; i < p->so.count; i++) {
         const rmm__pstream *s = RMM__PSTREAM(p, i);
-        rmm__json_stream(j, i, &s->ss, s->free.free_blocks + s->large.free_blocks + s->quick_blocks + (s->recent != NULL) + (s->ring ? s->ring->count : 0),
+        rmm__json_stream(j, i, &s->ss, s->free.free_blocks + s->large.free_blocks + s->quick_blocks + (s->recent != NULL) + rmm__pool_ring_held(s),
                          s->free.free_bytes + s->large.free_bytes + s->quick_bytes + (s->recent ? s->recent->size : 0) + (s->ring ? s->ring->bytes : 0));
     }
     rmm__json_close(j, ']');

@@ -835,6 +835,15 @@ static void *per_thread_free(void *arg) {
 }
 /* ---- foreign streams: the ring ------------------------------------------------------------- */
 
+/* A pool over the current device resource: initial_bytes, and maximum_bytes (0: none). */
+static rmm_resource *new_pool(size_t initial_bytes, size_t maximum_bytes) {
+    rmm_resource *mr = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    d.initial_bytes = initial_bytes;
+    d.maximum_bytes = maximum_bytes;
+    CHECK_OK(rmm_pool_create(&mr, rmm_get_current_device_resource(), &d));
+    return mr;
+}
 /* The state the pool keeps for `stream` (the one its last call used). */
 static rmm__pstream *pool_last_state(rmm_resource *mr) { return (rmm__pstream *)((rmm__pool *)mr)->so.last; }
 /* RMM__POOL_RING_AFTER allocate+free pairs of 256 B on `stream`: afterwards a foreign stream's
@@ -854,7 +863,6 @@ static void earn_ring(rmm_resource *mr, rmm_stream stream) {
    device synchronize (out of memory, trim, a sweep) hands the ring of a stream that is gone on. */
 TEST(pool_foreign_stream_ring) {
     rmm_resource *mr = NULL;
-    rmm_pool_desc d = rmm_pool_desc_default();
     rmm__pool *p;
     rmm__pstream *fs;
     rmm_stream f = NULL, g = NULL, h = NULL, tries[8];
@@ -862,9 +870,7 @@ TEST(pool_foreign_stream_ring) {
     size_t i, used, ntries = 0;
     bool wb = false;
     NEED_GPU();
-    d.initial_bytes = 4 * MiB;
-    d.maximum_bytes = 4 * MiB;
-    CHECK_OK(rmm_pool_create(&mr, rmm_get_current_device_resource(), &d));
+    mr = new_pool(4 * MiB, 4 * MiB);
     if (!mr) return;
     p = (rmm__pool *)mr;
     CHECK_OK(rmm__stream_create_raw(&f, false)); /* not registered: a foreign stream */
@@ -937,15 +943,13 @@ TEST(pool_foreign_stream_ring) {
    (covering them takes a device synchronize) to an ordinary call. */
 TEST(pool_nowait_leaves_rings_alone) {
     rmm_resource *mr = NULL;
-    rmm_pool_desc d = rmm_pool_desc_default();
     rmm_stream f = NULL;
     rmm__pstream *fs;
     void *x = NULL;
     size_t i, released = 0;
     bool wb = false;
     NEED_GPU();
-    d.initial_bytes = 4 * MiB;
-    CHECK_OK(rmm_pool_create(&mr, rmm_get_current_device_resource(), &d));
+    mr = new_pool(4 * MiB, 0);
     if (!mr) return;
     CHECK_OK(rmm__stream_create_raw(&f, false));
     earn_ring(mr, f);
@@ -976,12 +980,10 @@ TEST(pool_nowait_leaves_rings_alone) {
    swept, and the states are dropped, so their number stays bounded. rmm_pool_trim covers rings too. */
 TEST(pool_foreign_streams_with_rings_come_and_go) {
     rmm_resource *mr = NULL;
-    rmm_pool_desc d = rmm_pool_desc_default();
     size_t i, most = 0, released = 0;
     void *x = NULL;
     NEED_GPU();
-    d.initial_bytes = 4 * MiB;
-    CHECK_OK(rmm_pool_create(&mr, rmm_get_current_device_resource(), &d));
+    mr = new_pool(4 * MiB, 0);
     if (!mr) return;
     for (i = 0; i < 80; i++) {
         rmm_stream s = NULL;
@@ -1024,14 +1026,12 @@ static void *two_threads_main(void *v) {
 }
 TEST(pool_foreign_stream_from_two_threads) {
     rmm_resource *mr = NULL;
-    rmm_pool_desc d = rmm_pool_desc_default();
     rmm_stream f = NULL;
     pthread_t th[2];
     two_threads_arg args[2];
     int i;
     NEED_GPU();
-    d.initial_bytes = 8 * MiB;
-    CHECK_OK(rmm_pool_create(&mr, rmm_get_current_device_resource(), &d));
+    mr = new_pool(8 * MiB, 0);
     if (!mr) return;
     CHECK_OK(rmm__stream_create_raw(&f, false));
     for (i = 0; i < 2; i++) {
@@ -1082,16 +1082,13 @@ static int overlaps(const void *a, const void *b, size_t n) { return (const char
    A block handed over early shows as the kernel's bytes over the memset's. */
 TEST(pool_foreign_handover_waits_for_the_kernel) {
     rmm_resource *mr = NULL;
-    rmm_pool_desc d = rmm_pool_desc_default();
     rmm_stream f = NULL, g = NULL, f2 = NULL, h = NULL;
     void *pb = NULL, *q = NULL, *small[RMM__POOL_RING];
     const size_t n = 128 * KiB;
     const unsigned long long late = 300ull * 1000 * 1000;
     size_t i;
     NEED_GPU();
-    d.initial_bytes = 256 * KiB;
-    d.maximum_bytes = 256 * KiB;
-    CHECK_OK(rmm_pool_create(&mr, rmm_get_current_device_resource(), &d));
+    mr = new_pool(256 * KiB, 256 * KiB);
     if (!mr) return;
     CHECK_OK(rmm__stream_create_raw(&f, false));
     CHECK_OK(rmm__stream_create_raw(&g, false));
@@ -1135,13 +1132,11 @@ TEST(pool_foreign_handover_waits_for_the_kernel) {
    recorded for b, freed on a and taken back at once by a: a's memset must land after the kernel. */
 TEST(record_stream_orders_the_reuse) {
     rmm_resource *mr = NULL;
-    rmm_pool_desc d = rmm_pool_desc_default();
     rmm_stream a = NULL, b = NULL;
     void *p = NULL, *q = NULL;
     const size_t n = 64 * KiB;
     NEED_GPU();
-    d.initial_bytes = 4 * MiB;
-    CHECK_OK(rmm_pool_create(&mr, rmm_get_current_device_resource(), &d));
+    mr = new_pool(4 * MiB, 0);
     if (!mr) return;
     CHECK_OK(rmm_stream_create(&a));
     CHECK_OK(rmm__stream_create_raw(&b, false));
@@ -1181,14 +1176,12 @@ TEST(pool_create_fails_before_its_registry) {
    "nowait" free refused, the record forgotten once the block is freed. */
 TEST(record_stream_contract) {
     rmm_resource *mr = NULL;
-    rmm_pool_desc d = rmm_pool_desc_default();
     rmm_stream a = NULL, b = NULL;
     void *p = NULL;
     bool wb = false;
     size_t used;
     NEED_GPU();
-    d.initial_bytes = 4 * MiB;
-    CHECK_OK(rmm_pool_create(&mr, rmm_get_current_device_resource(), &d));
+    mr = new_pool(4 * MiB, 0);
     if (!mr) return;
     CHECK_OK(rmm_stream_create(&a));
     CHECK_OK(rmm__stream_create_raw(&b, false));
@@ -2062,12 +2055,10 @@ TEST(fixed_foreign_stream_ring) {
     /* streams that each leave an uncovered block come and go: their states are swept */
     for (i = 0; i < 60; i++) {
         rmm_stream s = NULL;
-        size_t k;
         CHECK_OK(rmm__stream_create_raw(&s, false));
-        for (k = 0; k <= RMM__SO_RING_AFTER; k++) {
-            CHECK_OK(rmm_allocate(mr, &x, 4096, s));
-            CHECK_OK(rmm_deallocate(mr, x, 4096, s));
-        }
+        earn_ring(mr, s);
+        CHECK_OK(rmm_allocate(mr, &x, 4096, s));
+        CHECK_OK(rmm_deallocate(mr, x, 4096, s));
         CHECK(((rmm__fstream *)f->so.last)->count > ((rmm__fstream *)f->so.last)->covered);
         CHECK_OK(rmm__stream_destroy_raw(s));
         most = f->so.count > most ? f->so.count : most;
