@@ -55,10 +55,10 @@ def child_env(**extra):
     return env
 
 
-def run_child(code, *args, timeout=240, env=None, path=None, **kwargs):
-    """Runs code (a script, dedented; written to `path` when given, so multiprocessing's spawn
-    can import its functions) in a new interpreter with args; fails the test with its output
-    unless it exits 0. Returns its stdout."""
+def start_child(code, *args, env=None, path=None, **kwargs):
+    """Starts code (a script, dedented; written to `path` when given, so multiprocessing's spawn
+    can import its functions) in a new interpreter with args, its output going to temporary files
+    (so a chatty child never blocks on a pipe). wait_child collects it."""
     import subprocess
     import textwrap
     code = textwrap.dedent(code)
@@ -68,12 +68,82 @@ def run_child(code, *args, timeout=240, env=None, path=None, **kwargs):
         cmd = [sys.executable, str(path)]
     else:
         cmd = [sys.executable, "-c", code]
-    r = subprocess.run(cmd + [str(a) for a in args], capture_output=True, text=True,
-                       timeout=timeout, env=env or child_env(), **kwargs)
-    if r.returncode != 0:
+    out, err = tempfile.TemporaryFile("w+"), tempfile.TemporaryFile("w+")
+    proc = subprocess.Popen(cmd + [str(a) for a in args], stdout=out, stderr=err, text=True,
+                            env=env or child_env(), **kwargs)
+    return proc, out, err
+
+
+def wait_child(child, timeout=240):
+    """Waits for a child of start_child; fails the test with its output unless it exits 0.
+    Returns its stdout."""
+    proc, out, err = child
+    try:
+        rc = proc.wait(timeout=timeout)
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
+    out.seek(0)
+    err.seek(0)
+    stdout, stderr = out.read(), err.read()
+    out.close()
+    err.close()
+    if rc != 0:
         pytest.fail("child process exited %d\n--- stdout\n%s\n--- stderr\n%s"
-                    % (r.returncode, r.stdout[-4000:], r.stderr[-6000:]), pytrace=False)
-    return r.stdout
+                    % (rc, stdout[-4000:], stderr[-6000:]), pytrace=False)
+    return stdout
+
+
+def run_child(code, *args, timeout=240, env=None, path=None, **kwargs):
+    """Runs code in a new interpreter with args (start_child, then wait_child): fails the test
+    with its output unless it exits 0. Returns its stdout."""
+    return wait_child(start_child(code, *args, env=env, path=path, **kwargs), timeout=timeout)
+
+
+class EarlyChildren:
+    """The children of one module's tests, started together when its first test asks (see the
+    early_children fixture); wait(name) collects one, or runs it then if it was not started."""
+
+    def __init__(self, specs):
+        self.specs, self.started = specs, {}
+
+    def start(self, name):
+        spec = self.specs[name]()
+        if spec is not None:
+            code, args, kwargs = spec
+            self.started[name] = start_child(code, *args, **kwargs)
+
+    def wait(self, name, timeout=240):
+        if name not in self.started:
+            self.start(name)
+        return wait_child(self.started.pop(name), timeout=timeout)
+
+    def close(self):
+        for proc, out, err in self.started.values():
+            proc.kill()
+            proc.wait()
+            out.close()
+            err.close()
+        self.started.clear()
+
+
+@pytest.fixture(scope="module")
+def early_children(request):
+    """Child processes that each spend seconds importing a framework (PyTorch, Numba) run side by
+    side rather than one after another: the module's EARLY_CHILDREN maps a test's name to a
+    function returning (code, args, kwargs for start_child), or None when that child cannot run
+    here. At the module's first test that asks, the child of every selected test not marked to
+    skip starts; each test then waits for its own. What runs is the same, in less wall time."""
+    early = EarlyChildren(getattr(request.module, "EARLY_CHILDREN", {}))
+    for item in request.session.items:
+        if item.module is not request.module or item.name not in early.specs:
+            continue
+        if any(m.args and m.args[0] for m in item.iter_markers("skipif")):
+            continue
+        early.start(item.name)
+    yield early
+    early.close()
 
 
 def pytest_configure(config):

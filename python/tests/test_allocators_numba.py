@@ -4,7 +4,7 @@ with NUMBA_CUDA_MEMORY_MANAGER=rmmh.allocators.numba and with cuda.set_memory_ma
 through the plugin is in test_ipc.py.)"""
 import pytest
 
-from conftest import child_env, requires_gpu, run_child
+from conftest import child_env, requires_gpu
 
 pytestmark = requires_gpu
 
@@ -55,11 +55,28 @@ print("numba ok", cuda.__name__)
 """
 
 
-def test_numba_by_environment_variable():
-    pytest.importorskip("numba.cuda")
-    run_child(CHILD, "env", env=child_env(NUMBA_CUDA_MEMORY_MANAGER="rmmh.allocators.numba"))
+def numba_child(mode, **env):
+    def spec():
+        import importlib.util
+        if importlib.util.find_spec("numba") is None:
+            return None
+        return CHILD, (mode,), {"env": child_env(**env)}
+    return spec
 
 
-def test_numba_by_set_memory_manager():
+# each case imports Numba in its own interpreter (seconds): they start together (conftest)
+EARLY_CHILDREN = {
+    "test_numba_by_environment_variable":
+        numba_child("env", NUMBA_CUDA_MEMORY_MANAGER="rmmh.allocators.numba"),
+    "test_numba_by_set_memory_manager": numba_child("set"),
+}
+
+
+def test_numba_by_environment_variable(request, early_children):
     pytest.importorskip("numba.cuda")
-    run_child(CHILD, "set")
+    early_children.wait(request.node.name)
+
+
+def test_numba_by_set_memory_manager(request, early_children):
+    pytest.importorskip("numba.cuda")
+    early_children.wait(request.node.name)

@@ -5,7 +5,7 @@ while PyTorch holds its blocks, a torchvision training step, out of memory (NULL
 clean torch.OutOfMemoryError through torch.cuda.MemPool), and two GPUs."""
 import pytest
 
-from conftest import requires_gpu, requires_two_gpus, run_child
+from conftest import requires_gpu, requires_two_gpus
 
 pytestmark = requires_gpu
 
@@ -134,29 +134,52 @@ elif mode == "two":
 """
 
 
-def run_torch(mode):
+def torch_child(mode, needs=()):
+    """A spec for EARLY_CHILDREN: the child of `mode`, or None where torch (or a module of
+    `needs`) is missing (the test then skips)."""
+    import importlib.util
+
+    def spec():
+        if any(importlib.util.find_spec(m) is None for m in ("torch",) + needs):
+            return None
+        return CHILD, (mode,), {}
+    return spec
+
+
+# each case imports PyTorch in its own interpreter (seconds): they start together (conftest)
+EARLY_CHILDREN = {
+    "test_torch[basic]": torch_child("basic"),
+    "test_torch[swap]": torch_child("swap"),
+    "test_torch[oom]": torch_child("oom"),
+    "test_torch_training_step": torch_child("train", ("torchvision",)),
+    "test_torch_mempool": torch_child("mempool"),
+    "test_torch_two_gpus": torch_child("two"),
+}
+
+
+def run_torch(request, early_children):
     pytest.importorskip("torch")
-    print(run_child(CHILD, mode))
+    print(early_children.wait(request.node.name))
 
 
 @pytest.mark.parametrize("mode", ["basic", "swap", "oom"])
-def test_torch(mode):
-    run_torch(mode)
+def test_torch(mode, request, early_children):
+    run_torch(request, early_children)
 
 
 @pytest.mark.long
-def test_torch_training_step():
+def test_torch_training_step(request, early_children):
     pytest.importorskip("torchvision")
-    run_torch("train")
+    run_torch(request, early_children)
 
 
-def test_torch_mempool():
+def test_torch_mempool(request, early_children):
     torch = pytest.importorskip("torch")
     if not hasattr(torch.cuda, "MemPool") or not hasattr(torch.cuda, "use_mem_pool"):
         pytest.skip("this PyTorch has no torch.cuda.MemPool")
-    run_torch("mempool")
+    run_torch(request, early_children)
 
 
 @requires_two_gpus
-def test_torch_two_gpus():
-    run_torch("two")
+def test_torch_two_gpus(request, early_children):
+    run_torch(request, early_children)

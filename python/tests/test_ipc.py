@@ -7,6 +7,7 @@ handle (a POSIX file descriptor sent over a Unix socket)."""
 import os
 import socket
 import subprocess
+import tempfile
 import sys
 
 import numpy as np
@@ -198,13 +199,29 @@ NUMBA_PARENT = """
 """
 
 
+def numba_ipc_child(mode):
+    def spec():
+        import importlib.util
+        if HOST or importlib.util.find_spec("numba") is None:
+            return None
+        env = child_env(NUMBA_CUDA_MEMORY_MANAGER="rmmh.allocators.numba") if mode == "emm" \
+            else child_env()
+        # (a file, so that multiprocessing's spawn can import the child's function)
+        path = os.path.join(tempfile.mkdtemp(prefix="rmmh_numba_ipc_"), "numba_ipc_parent.py")
+        return NUMBA_PARENT, (mode,), {"env": env, "path": path}
+    return spec
+
+
+# each case imports Numba in two interpreters (seconds): they start together (conftest)
+EARLY_CHILDREN = {"test_ipc_through_numba[emm]": numba_ipc_child("emm"),
+                  "test_ipc_through_numba[legacy]": numba_ipc_child("legacy")}
+
+
 @requires_gpu
 @pytest.mark.parametrize("mode", ["emm", "legacy"])
-def test_ipc_through_numba(mode, tmp_path):
+def test_ipc_through_numba(mode, request, early_children):
     pytest.importorskip("numba.cuda")
-    env = child_env(NUMBA_CUDA_MEMORY_MANAGER="rmmh.allocators.numba") if mode == "emm" \
-        else child_env()
-    run_child(NUMBA_PARENT, mode, env=env, path=tmp_path / "numba_ipc_parent.py")
+    early_children.wait(request.node.name)
 
 
 CHILD_ASYNC = """
