@@ -372,7 +372,8 @@ RMMDEF rmm_status rmm_resource_allocation_base(rmm_resource *mr, const void *ptr
      {"schema": "rmm.h resource dump", "version": 1, "rmm_version": "0.1.0", "backend": "cuda"|"host",
       "resource": NODE}
      NODE = {"type": "pool" | "fixed_size" | "binning" | "arena" | "cuda" | "managed" | "pinned_host" |
-                     "async" | "async_view" | "async_managed" | "logging" | "statistics" | "tracking" | "limiting" |
+                     "async" | "async_view" | "async_managed" | "async_pinned" |
+                     "logging" | "statistics" | "tracking" | "limiting" |
                      "failure_callback" | "aligned" | "thread_safe" | "prefetch" | "callback" | "user",
              "name": vtable type_name, "address": "0x...",
              "config": {...}, "counters": {...},              (per type; see the dump itself)
@@ -447,6 +448,19 @@ RMMDEF rmm_status rmm_async_view_resource_create(rmm_resource **out, rmm_mem_poo
 RMMDEF rmm_status rmm_async_managed_resource_create(rmm_resource **out);
 /* Device-accessible pinned host memory (cudaHostAlloc(cudaHostAllocPortable|Mapped) / cudaFreeHost). */
 RMMDEF rmm_status rmm_pinned_host_resource_create(rmm_resource **out);
+/* A stream-ordered pool of pinned host memory: an owned cudaMemPool_t in host RAM
+   (cudaMemLocationTypeHost; where the driver makes only NUMA-node pools, the current device's nearest
+   host NUMA node), page-locked, read and written by the host and by every device, used with
+   cudaMallocFromPoolAsync / cudaFreeAsync. Unlike rmm_pinned_host_resource_create, a freed block is
+   reused in stream order without a cudaFreeHost (which synchronizes the device) or a new pinning.
+   The host may touch a block once the work of its allocating stream up to the allocation is done
+   (synchronize that stream first). desc NULL: defaults; initial_pool_bytes primes the pool,
+   release_threshold_bytes 0 keeps all it grows to; export_handle must be RMM_EXPORT_NONE. Fails with
+   INVALID_ARGUMENT iff out is NULL or export_handle is not RMM_EXPORT_NONE; NOT_SUPPORTED iff the
+   device has no memory pools or the driver makes no pinned host pools (the message says which);
+   OUT_OF_MEMORY iff priming fails; CUDA otherwise (nothing made). rmm_async_resource_get_pool gives
+   the pool. The host backend supports it (its memory comes from the simulated capacity). */
+RMMDEF rmm_status rmm_async_pinned_resource_create(rmm_resource **out, const rmm_async_desc *desc);
 
 #if defined(RMM_BACKEND_HOST)
 /* Host backend only: set the simulated device capacity (bytes) shared by all simulated devices. */
@@ -455,7 +469,7 @@ RMMDEF void rmm_host_backend_set_capacity(size_t bytes);
    call named `call` fail with `status` (SUCCESS means CUDA), the first being the nth call from now
    (1: the next). Names are the CUDA runtime's and driver's: "cudaMalloc", "cudaFree",
    "cudaMallocManaged", "cudaHostAlloc", "cudaFreeHost", "cudaMallocFromPoolAsync", "cudaFreeAsync",
-   "cudaMemPoolCreate", "cudaMemGetDefaultMemPool", "cudaEventCreateWithFlags", "cudaEventRecord", "cudaEventSynchronize",
+   "cudaMemPoolCreate", "cudaMemPoolSetAccess", "cudaMemGetDefaultMemPool", "cudaEventCreateWithFlags", "cudaEventRecord", "cudaEventSynchronize",
    "cudaEventQuery", "cudaStreamWaitEvent", "cudaStreamCreateWithFlags", "cudaStreamDestroy",
    "cudaStreamSynchronize", "cudaStreamGetId", "cudaMemcpyAsync", "cudaMemsetAsync",
    "cudaMemPrefetchAsync", "cudaDeviceSynchronize", "cudaMemGetInfo", "cudaGetDevice", "cudaSetDevice",
@@ -1564,6 +1578,8 @@ RMM__PRIVATE rmm_status rmm__mempool_support(int device, bool *supported, unsign
 RMM__PRIVATE rmm_status rmm__mempool_create(rmm_mem_pool *pool, int device, unsigned handle_types, uint64_t release_threshold);
 RMM__PRIVATE void rmm__mempool_destroy(rmm_mem_pool pool);
 RMM__PRIVATE rmm_status rmm__mempool_default_managed(rmm_mem_pool *pool, int device);
+/* an owned pool of page-locked host memory that the host and every device read and write */
+RMM__PRIVATE rmm_status rmm__mempool_create_pinned(rmm_mem_pool *pool, int device, uint64_t release_threshold);
 RMM__PRIVATE rmm_status rmm__mempool_malloc_async(void **ptr, size_t bytes, rmm_mem_pool pool, rmm_stream stream);
 RMM__PRIVATE rmm_status rmm__free_async(void *ptr, rmm_stream stream);
 /* virtual memory: the page size (NOT_SUPPORTED without VMM), reserving and freeing an address
@@ -1859,6 +1875,54 @@ RMM__PRIVATE rmm_status rmm__mempool_create(rmm_mem_pool *pool, int device, unsi
     return RMM_SUCCESS;
 }
 RMM__PRIVATE void rmm__mempool_destroy(rmm_mem_pool pool) { (void)cudaMemPoolDestroy(pool); }
+/* cudaMemLocationTypeHost first; a driver that takes only NUMA-node pools gets the device's nearest
+   host NUMA node (cudaDevAttrHostNumaId; node 0 where it has none). Then read-write access for every
+   device (a host pool is reachable from no device until cudaMemPoolSetAccess says so). */
+RMM__PRIVATE rmm_status rmm__mempool_create_pinned(rmm_mem_pool *pool, int device, uint64_t release_threshold) {
+    struct cudaMemPoolProps props;
+    cudaMemPool_t p;
+    cudaError_t err;
+    int numa = 0, numa_pools = 0, count = 0, d;
+    memset(&props, 0, sizeof props);
+    props.allocType = cudaMemAllocationTypePinned;
+    props.handleTypes = cudaMemHandleTypeNone;
+    props.location.type = cudaMemLocationTypeHost;
+    props.location.id = 0;
+    err = cudaMemPoolCreate(&p, &props);
+    if (err == cudaErrorNotSupported || err == cudaErrorInvalidValue) {
+        (void)cudaGetLastError();
+        if (cudaDeviceGetAttribute(&numa_pools, cudaDevAttrHostNumaMemoryPoolsSupported, device) != cudaSuccess || !numa_pools) {
+            (void)cudaGetLastError();
+            return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "rmm_async_pinned_resource_create: the driver makes no pinned host memory pools for device %d "
+                             "(cudaMemPoolCreate with cudaMemLocationTypeHost: %s; cudaDevAttrHostNumaMemoryPoolsSupported is 0)", device, cudaGetErrorName(err));
+        }
+        if (cudaDeviceGetAttribute(&numa, cudaDevAttrHostNumaId, device) != cudaSuccess || numa < 0) {
+            (void)cudaGetLastError();
+            numa = 0;
+        }
+        props.location.type = cudaMemLocationTypeHostNuma;
+        props.location.id = numa;
+        err = cudaMemPoolCreate(&p, &props);
+    }
+    if (err != cudaSuccess) return rmm__cuda_fail(err, "cudaMemPoolCreate", "pinned host pool, location type %d, id %d", (int)props.location.type, props.location.id);
+    err = cudaMemPoolSetAttribute(p, cudaMemPoolAttrReleaseThreshold, &release_threshold);
+    if (err == cudaSuccess) err = cudaGetDeviceCount(&count);
+    for (d = 0; err == cudaSuccess && d < count; d++) {
+        struct cudaMemAccessDesc access;
+        memset(&access, 0, sizeof access);
+        access.location.type = cudaMemLocationTypeDevice;
+        access.location.id = d;
+        access.flags = cudaMemAccessFlagsProtReadWrite;
+        err = cudaMemPoolSetAccess(p, &access, 1);
+    }
+    if (err != cudaSuccess) {
+        rmm_status st = rmm__cuda_fail(err, "cudaMemPoolSetAccess", "pinned host pool, device %d of %d", d - 1, count);
+        (void)cudaMemPoolDestroy(p);
+        return st;
+    }
+    *pool = p;
+    return RMM_SUCCESS;
+}
 /* The default managed pool of a device (CUDA 13): NOT_SUPPORTED before CUDA 13 or without concurrent
    managed access. A zero release threshold is raised to UINT64_MAX (RMM's rule: keep what is freed). */
 RMM__PRIVATE rmm_status rmm__mempool_default_managed(rmm_mem_pool *pool, int device) {
@@ -2407,6 +2471,19 @@ RMM__PRIVATE rmm_status rmm__mempool_create(rmm_mem_pool *pool, int device, unsi
     return RMM_SUCCESS;
 }
 RMM__PRIVATE void rmm__mempool_destroy(rmm_mem_pool pool) { RMM_SYS_FREE(pool); }
+/* (the host backend draws a pinned pool's memory from the simulated capacity, as it does all memory) */
+RMM__PRIVATE rmm_status rmm__mempool_create_pinned(rmm_mem_pool *pool, int device, uint64_t release_threshold) {
+    rmm_mem_pool p = NULL;
+    rmm_status fault;
+    (void)device;
+    RMM_TRY(rmm__mempool_create(&p, -1, 0, release_threshold));
+    if (RMM__UNLIKELY(rmm__host_fault("cudaMemPoolSetAccess", &fault))) {
+        rmm__mempool_destroy(p);
+        return rmm__fail(fault, "cudaMemPoolSetAccess() failed: cudaErrorUnknown (injected by rmm_host_backend_fail_calls)");
+    }
+    *pool = p;
+    return RMM_SUCCESS;
+}
 /* One simulated default managed pool per device, never freed (the driver's, in CUDA). */
 static struct rmm__host_mempool rmm__host_managed_pools[RMM_HOST_BACKEND_DEVICES];
 RMM__PRIVATE rmm_status rmm__mempool_default_managed(rmm_mem_pool *pool, int device) {
@@ -3320,8 +3397,9 @@ RMM__PRIVATE void rmm__async_destroy(rmm_resource *self);
 static const rmm_resource_vtable rmm__async_vtable = {"async", rmm__async_allocate, rmm__async_deallocate, rmm__async_is_equal, rmm__async_destroy};
 static const rmm_resource_vtable rmm__async_view_vtable = {"async_view", rmm__async_allocate, rmm__async_deallocate, rmm__async_is_equal, rmm__async_destroy};
 static const rmm_resource_vtable rmm__async_managed_vtable = {"async_managed", rmm__async_allocate, rmm__async_deallocate, rmm__async_is_equal, rmm__async_destroy};
+static const rmm_resource_vtable rmm__async_pinned_vtable = {"async_pinned", rmm__async_allocate, rmm__async_deallocate, rmm__async_is_equal, rmm__async_destroy};
 RMM__PRIVATE bool rmm__is_async(const rmm_resource_vtable *vt) {
-    return vt == &rmm__async_vtable || vt == &rmm__async_view_vtable || vt == &rmm__async_managed_vtable;
+    return vt == &rmm__async_vtable || vt == &rmm__async_view_vtable || vt == &rmm__async_managed_vtable || vt == &rmm__async_pinned_vtable;
 }
 RMM__PRIVATE bool rmm__async_is_equal(const rmm_resource *self, const rmm_resource *other) {
     if (!rmm__is_async(other->vtable)) return false;
@@ -3360,13 +3438,33 @@ RMM__PRIVATE rmm_status rmm__async_new(rmm_resource **out, const rmm_resource_vt
     *out = &r->base;
     return RMM_SUCCESS;
 }
+/* An owning resource over a new pool, primed with `initial` bytes (allocated and freed on the default
+   stream, then synchronized); on failure the pool is destroyed and *out stays NULL. */
+RMM__PRIVATE rmm_status rmm__async_own(rmm_resource **out, const rmm_resource_vtable *vt, rmm_mem_pool pool, int device, size_t initial) {
+    rmm_status st = rmm__async_new(out, vt, pool, true, device);
+    if (st != RMM_SUCCESS) {
+        rmm__mempool_destroy(pool);
+        return st;
+    }
+    if (initial > 0) {
+        void *p = NULL;
+        st = rmm__mempool_malloc_async(&p, initial, pool, RMM_STREAM_DEFAULT);
+        if (st == RMM_SUCCESS) st = rmm__free_async(p, RMM_STREAM_DEFAULT);
+        if (st == RMM_SUCCESS) st = rmm__stream_sync_raw(RMM_STREAM_DEFAULT);
+        if (st != RMM_SUCCESS) {
+            rmm__async_destroy(*out);
+            *out = NULL;
+            return st;
+        }
+    }
+    return RMM_SUCCESS;
+}
 RMM__IMPL rmm_status rmm_async_resource_create(rmm_resource **out, const rmm_async_desc *desc) {
     rmm_async_desc d = desc ? *desc : rmm_async_desc_default();
     bool supported = false;
     unsigned mask = 0;
     int device;
     rmm_mem_pool pool = NULL;
-    rmm_status st;
     if (!out) return RMM__NULL_OUT("rmm_async_resource_create", "out");
     *out = NULL;
     if (d.export_handle != RMM_EXPORT_NONE && d.export_handle != RMM_EXPORT_POSIX_FD && d.export_handle != RMM_EXPORT_FABRIC)
@@ -3380,23 +3478,24 @@ RMM__IMPL rmm_status rmm_async_resource_create(rmm_resource **out, const rmm_asy
                          device, d.export_handle == RMM_EXPORT_FABRIC ? "RMM_EXPORT_FABRIC" : "RMM_EXPORT_POSIX_FD", mask);
     RMM_TRY(rmm__mempool_create(&pool, device, (unsigned)d.export_handle,
                                 d.release_threshold_bytes == 0 ? UINT64_MAX : (uint64_t)d.release_threshold_bytes));
-    st = rmm__async_new(out, &rmm__async_vtable, pool, true, device);
-    if (st != RMM_SUCCESS) {
-        rmm__mempool_destroy(pool);
-        return st;
-    }
-    if (d.initial_pool_bytes > 0) {
-        void *p = NULL;
-        st = rmm__mempool_malloc_async(&p, d.initial_pool_bytes, pool, RMM_STREAM_DEFAULT);
-        if (st == RMM_SUCCESS) st = rmm__free_async(p, RMM_STREAM_DEFAULT);
-        if (st == RMM_SUCCESS) st = rmm__stream_sync_raw(RMM_STREAM_DEFAULT);
-        if (st != RMM_SUCCESS) {
-            rmm__async_destroy(*out);
-            *out = NULL;
-            return st;
-        }
-    }
-    return RMM_SUCCESS;
+    return rmm__async_own(out, &rmm__async_vtable, pool, device, d.initial_pool_bytes);
+}
+RMM__IMPL rmm_status rmm_async_pinned_resource_create(rmm_resource **out, const rmm_async_desc *desc) {
+    rmm_async_desc d = desc ? *desc : rmm_async_desc_default();
+    bool supported = false;
+    unsigned mask = 0;
+    int device;
+    rmm_mem_pool pool = NULL;
+    if (!out) return RMM__NULL_OUT("rmm_async_pinned_resource_create", "out");
+    *out = NULL;
+    if (d.export_handle != RMM_EXPORT_NONE)
+        return RMM__INVALID("rmm_async_pinned_resource_create: export_handle must be RMM_EXPORT_NONE (got %d): a pinned host pool is not exported", (int)d.export_handle);
+    RMM_TRY(rmm__get_device(&device));
+    RMM_TRY(rmm__mempool_support(device, &supported, &mask));
+    if (!supported)
+        return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "rmm_async_pinned_resource_create: device %d does not support memory pools (cudaDevAttrMemoryPoolsSupported is 0)", device);
+    RMM_TRY(rmm__mempool_create_pinned(&pool, device, d.release_threshold_bytes == 0 ? UINT64_MAX : (uint64_t)d.release_threshold_bytes));
+    return rmm__async_own(out, &rmm__async_pinned_vtable, pool, device, d.initial_pool_bytes);
 }
 RMM__IMPL rmm_status rmm_async_view_resource_create(rmm_resource **out, rmm_mem_pool pool) {
     int device;
@@ -8700,6 +8799,7 @@ static const rmm__desc rmm__descs[] = {
     {&rmm__async_vtable, "async", NULL, NULL, NULL, NULL, rmm__async_dump, rmm__async_base_step, NULL},
     {&rmm__async_view_vtable, "async_view", NULL, NULL, NULL, NULL, rmm__async_dump, rmm__async_base_step, NULL},
     {&rmm__async_managed_vtable, "async_managed", NULL, NULL, NULL, NULL, rmm__async_dump, rmm__async_base_step, NULL},
+    {&rmm__async_pinned_vtable, "async_pinned", NULL, NULL, NULL, NULL, rmm__async_dump, rmm__async_base_step, NULL},
 #if !defined(RMM_NO_POOL)
     {&rmm__pool_vtable, "pool", rmm__pool_upstream, NULL, NULL, rmm__pool_validate_mr, rmm__pool_dump_mr, rmm__pool_base_step, rmm__pool_live},
 #endif

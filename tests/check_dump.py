@@ -7,7 +7,7 @@ usage: python3 tests/check_dump.py DUMP.json [EXPECTED_TOP_TYPE]"""
 import json
 import sys
 
-TYPES = {"pool", "fixed_size", "binning", "arena", "cuda", "managed", "pinned_host", "async", "async_view", "async_managed", "logging",
+TYPES = {"pool", "fixed_size", "binning", "arena", "cuda", "managed", "pinned_host", "async", "async_view", "async_managed", "async_pinned", "logging",
          "statistics", "tracking", "limiting", "failure_callback", "aligned", "thread_safe", "prefetch", "callback", "user"}
 
 

@@ -378,6 +378,43 @@ class CudaAsyncViewMemoryResource(DeviceMemoryResource):
 
 
 
+class CudaAsyncPinnedMemoryResource(DeviceMemoryResource):
+    """Stream-ordered pinned host memory: an owned ``cudaMemPool_t`` in host RAM (page-locked),
+    used with ``cudaMallocFromPoolAsync``/``cudaFreeAsync`` (rmm.h's
+    ``rmm_async_pinned_resource_create``; RMM has no such resource). The host and every device read
+    and write it; a freed block is reused in stream order, with no ``cudaFreeHost`` (which
+    synchronizes the device) and no new pinning. Synchronize the allocating stream before the host
+    touches a block.
+
+    initial_pool_size : int or str, optional
+        Bytes to prime the pool with (default none).
+    release_threshold : int or str, optional
+        Bytes the pool keeps when it trims at a synchronization (default: keep everything).
+
+    A driver that makes no pinned host pools raises rmmh.NotSupportedError saying so. The host
+    backend supports it (from its simulated capacity).
+    """
+    __slots__ = ()
+
+    def __init__(self, initial_pool_size=None, release_threshold=None):
+        initial = 0 if initial_pool_size is None else \
+            _lib.as_size(parse_bytes(initial_pool_size), "initial_pool_size")
+        if release_threshold is None:
+            threshold = 0  # rmm.h: never release
+        else:
+            threshold = _lib.as_size(parse_bytes(release_threshold), "release_threshold") or 1
+        out = ctypes.c_void_p()
+        _lib.check(_lib.rmmh_async_pinned_create(ctypes.byref(out), initial, threshold))
+        self._own(out.value)
+        _async_pools[self.pool_handle()] = self  # (a view keeps it alive)
+
+    def pool_handle(self):
+        """The cudaMemPool_t as an int."""
+        out = ctypes.c_void_p()
+        _lib.check(_lib.rmm_async_resource_get_pool(self._live, ctypes.byref(out)))
+        return out.value or 0
+
+
 class CudaAsyncManagedMemoryResource(DeviceMemoryResource):
     """Stream-ordered managed memory: ``cudaMallocFromPoolAsync``/``cudaFreeAsync`` from the
     current device's default managed memory pool (RMM's experimental

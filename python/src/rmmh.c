@@ -232,6 +232,12 @@ RMMH_API int rmmh_async_create(rmm_resource **out, size_t initial_pool_bytes, si
     d.export_handle = (rmm_export_handle)export_handle;
     return (int)rmm_async_resource_create(out, &d);
 }
+RMMH_API int rmmh_async_pinned_create(rmm_resource **out, size_t initial_pool_bytes, size_t release_threshold_bytes) {
+    rmm_async_desc d = rmm_async_desc_default();
+    d.initial_pool_bytes = initial_pool_bytes;
+    d.release_threshold_bytes = release_threshold_bytes;
+    return (int)rmm_async_pinned_resource_create(out, &d);
+}
 
 /* out[6]: current_bytes, current_count, peak_bytes, peak_count, total_bytes, total_count (the
    order of RMM's Python Statistics). */

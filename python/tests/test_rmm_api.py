@@ -145,7 +145,8 @@ def test_async_managed_import_paths():
     import rmmh.mr.experimental
     import rmmh.pylibrmm.memory_resource.experimental as pe
     cls = rmm.mr.experimental.CudaAsyncManagedMemoryResource
-    assert rmmh.mr.experimental.__all__ == ["CudaAsyncManagedMemoryResource"]
+    assert rmmh.mr.experimental.__all__ == ["CudaAsyncManagedMemoryResource",
+                                            "CudaAsyncPinnedMemoryResource"]
     assert pe.CudaAsyncManagedMemoryResource is cls
     assert rmm.pylibrmm.memory_resource.experimental is pe
     assert issubclass(cls, rmm.mr.DeviceMemoryResource)
@@ -185,6 +186,37 @@ def test_async_managed_pool_per_device():
     finally:
         gpu.setDevice(0)
     assert mr0.pool_handle() != mr1.pool_handle()
+
+
+# ---- rmm.mr.experimental.CudaAsyncPinnedMemoryResource (rmm.h's; RMM has none) -------------------
+
+def test_async_pinned_resource():
+    import ctypes
+    cls = rmm.mr.experimental.CudaAsyncPinnedMemoryResource
+    assert issubclass(cls, rmm.mr.DeviceMemoryResource)
+    with pytest.raises(ValueError):
+        cls(initial_pool_size=-1)
+    with pytest.raises(TypeError):
+        cls(release_threshold=1.5)
+    mr = cls(initial_pool_size="1MiB", release_threshold="64MiB")
+    handle = mr.pool_handle()
+    assert isinstance(handle, int) and handle != 0
+    assert cls().pool_handle() != handle  # each owns its pool
+    stream = rmm.Stream()
+    data = bytes(range(256)) * 16
+    buf = rmm.DeviceBuffer(size=len(data), stream=stream, mr=mr)
+    buf.copy_from_host(data, stream=stream)
+    stream.synchronize()
+    assert ctypes.string_at(buf.ptr, len(data)) == data  # the host reads it in place
+    ctypes.memmove(buf.ptr, b"\x07" * 100, 100)  # and writes it
+    assert buf.copy_to_host(stream=stream).tobytes() == b"\x07" * 100 + data[100:]
+    del buf
+    # a view of the pool keeps it alive
+    view = rmm.mr.CudaAsyncViewMemoryResource(handle)
+    del mr
+    p = view.allocate(4096, stream)
+    view.deallocate(p, 4096, stream)
+    stream.synchronize()
 
 
 # ---- a CUDA error in an allocation is a MemoryError ---------------------------------------------

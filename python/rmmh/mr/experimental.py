@@ -1,4 +1,5 @@
-"""rmm.mr.experimental: RMM's experimental resources (may change in later RMM releases)."""
-from .._memory_resource import CudaAsyncManagedMemoryResource  # noqa: F401
+"""rmm.mr.experimental: RMM's experimental resources (may change in later RMM releases), and
+rmm.h's stream-ordered pinned host pool, which RMM lacks."""
+from .._memory_resource import CudaAsyncManagedMemoryResource, CudaAsyncPinnedMemoryResource  # noqa: F401
 
-__all__ = ["CudaAsyncManagedMemoryResource"]
+__all__ = ["CudaAsyncManagedMemoryResource", "CudaAsyncPinnedMemoryResource"]
