@@ -29,6 +29,7 @@
       >>debuglog    the debug log                  >>perdevice   current and per-device resources
       >>streams     streams and stream pools       >>containers  device buffer, uvector, scalar
       >>legacy      rmmInitialize, RMM_ALLOC       >>cxx         thrust allocator (C++ only)
+      >>graph       CUDA-graph capture: graph pools
       implementation only:
       >>util        locks, atomics, address map    >>streamorder per-stream events, stream registry
       >>tlsf        size-binned free lists, blocks >>diagnostics validate, dump, margins, base
@@ -310,6 +311,55 @@ RMMDEF rmm_status rmm_deallocate_aligned(rmm_resource *mr, void *ptr, size_t byt
    O(1) amortized; while any block is recorded every free pays one relaxed load and a lock with a
    hash lookup, and with none recorded, one relaxed load. */
 RMMDEF rmm_status rmm_record_stream(rmm_resource *mr, void *ptr, size_t bytes, rmm_stream stream);
+
+/* ---- CUDA-graph capture: graph-private pools ---- >>graph
+   Work captured into a CUDA graph (cudaStreamBeginCapture .. cudaStreamEndCapture) keeps using the
+   addresses it allocated every time the graph launches, long after the capture freed them. A graph
+   pool holds that memory apart: while a stream is registered with rmm_capture_begin, every
+   rmm_allocate (and _aligned) on that stream, whatever the resource named, is served by the graph
+   pool, and every free of a graph pool's block, on any stream, at any time, returns it there; no
+   other work ever gets it. Inside a capture the pool makes no CUDA call, so it never invalidates it
+   (global, thread-local or relaxed mode): no synchronization, no event, no cudaMalloc. A block freed
+   during a capture is reused only by its freeing stream until the last capture on the pool ends
+   (PyTorch's rule for graph pools); then every free block may serve the next capture. Graphs that
+   share a pool may reuse each other's freed blocks: launch them one at a time, in one stream order,
+   or give each graph its own pool. Memory comes back when rmm_graph_pool_destroy says the graphs are
+   gone. Allocations it serves bypass the named resource and its adaptors (statistics, logging).
+
+   Creates a graph pool over `upstream` (NULL: the current device resource), taking reserve_bytes
+   (rounded up to 256; 0: none) from it now, outside any capture, on a stream of its own that it
+   then synchronizes. When a capture needs more, the pool takes another chunk (the larger of the
+   request and the reserve) from upstream on its own stream with this thread's capture mode
+   relaxed, without waiting for a lock or the device (a pool upstream serves it from what it holds,
+   as rmm_allocate_nowait does), then synchronizes its own stream; where that cannot be done the
+   allocation fails with OUT_OF_MEMORY and the capture stays valid. Fails with INVALID_ARGUMENT iff
+   out is NULL or reserve_bytes overflows when rounded; OUT_OF_MEMORY or CUDA as upstream or the
+   stream's creation fails (nothing made). Thread-safe (one global lock for every graph pool). */
+typedef struct rmm_graph_pool rmm_graph_pool;
+RMMDEF rmm_status rmm_graph_pool_create(rmm_graph_pool **out, rmm_resource *upstream, size_t reserve_bytes);
+/* Registers `stream` with gp: its allocations come from gp until rmm_capture_end, and a free on it
+   of memory that is not gp's (a block from before the capture, freed inside it) is deferred to
+   rmm_capture_end (made then, its resource's event would be captured, and the block could go to
+   other work while the graph still uses its address; as in PyTorch, the graph must not use such a
+   block after its free). Call it before or right after cudaStreamBeginCapture, for every stream
+   that joins the capture. No CUDA call. Fails with INVALID_ARGUMENT iff gp is NULL or destroyed,
+   or stream is registered already (with any pool); OUT_OF_MEMORY iff host memory runs out.
+   O(captures underway). */
+RMMDEF rmm_status rmm_capture_begin(rmm_graph_pool *gp, rmm_stream stream);
+/* Ends the registration of `stream`: call it after cudaStreamEndCapture. The frees deferred on the
+   stream are made now, on it (their first failure is returned; the registration ends anyway).
+   When gp's last registered stream ends, its free blocks are open to every stream of the next
+   capture. INVALID_ARGUMENT iff gp is NULL or stream is not registered with gp; OUT_OF_MEMORY iff
+   host memory runs out (still registered). O(captures underway + deferred frees). */
+RMMDEF rmm_status rmm_capture_end(rmm_graph_pool *gp, rmm_stream stream);
+/* The bytes gp holds from upstream and the bytes of its live blocks (either may be NULL).
+   INVALID_ARGUMENT iff gp is NULL. */
+RMMDEF rmm_status rmm_graph_pool_get_info(rmm_graph_pool *gp, size_t *reserved_bytes, size_t *used_bytes);
+/* Says the graphs that used gp are destroyed (or will never launch again): gp takes no new
+   registration, and its memory returns to upstream once its last live block is freed (now, if
+   none is live). Fails with INVALID_ARGUMENT iff gp is NULL or a stream is still registered with
+   it (end the capture first); gp is then unchanged. A failure to return memory upstream is logged. */
+RMMDEF rmm_status rmm_graph_pool_destroy(rmm_graph_pool *gp);
 /* "Nowait" allocate and free, for callers that hold a lock a CUDA host callback may wait for (an
    interpreter's GIL): as rmm_allocate and rmm_deallocate, except that they never wait, for a lock,
    the device, an upstream or another stream's work. Where they would have to (the resource's lock
@@ -1553,6 +1603,10 @@ RMM__PRIVATE rmm_status rmm__stream_create_raw(rmm_stream *stream, bool blocking
 RMM__PRIVATE rmm_status rmm__stream_destroy_raw(rmm_stream stream);
 RMM__PRIVATE rmm_status rmm__stream_sync_raw(rmm_stream stream);
 RMM__PRIVATE rmm_status rmm__stream_unique_id(rmm_stream stream, uint64_t *id);
+/* this thread's stream-capture mode (cudaThreadExchangeStreamCaptureMode): sets *mode, returns the
+   old one in *mode; relaxed (RMM__CAPTURE_RELAXED) lets cudaMalloc run while a stream captures */
+#define RMM__CAPTURE_RELAXED 2
+RMM__PRIVATE rmm_status rmm__capture_mode_exchange(int *mode);
 /* stream-ordered copies (cudaMemcpyDefault) and fills, and managed-memory prefetch (a no-op for
    memory that is not managed, or a device without concurrent managed access) */
 RMM__PRIVATE rmm_status rmm__memcpy_async(void *dst, const void *src, size_t bytes, rmm_stream stream);
@@ -1726,6 +1780,12 @@ RMM__PRIVATE rmm_status rmm__stream_unique_id(rmm_stream stream, uint64_t *id) {
     unsigned long long raw = 0;
     RMM__CU(cudaStreamGetId(stream, &raw), "cudaStreamGetId", "stream=%p", (void *)stream);
     *id = (uint64_t)raw;
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__capture_mode_exchange(int *mode) {
+    enum cudaStreamCaptureMode m = (enum cudaStreamCaptureMode)*mode;
+    RMM__CU(cudaThreadExchangeStreamCaptureMode(&m), "cudaThreadExchangeStreamCaptureMode", "mode=%d", *mode);
+    *mode = (int)m;
     return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__memcpy_async(void *dst, const void *src, size_t bytes, rmm_stream stream) {
@@ -2345,6 +2405,15 @@ RMM__PRIVATE rmm_status rmm__stream_unique_id(rmm_stream stream, uint64_t *id) {
     else *id = stream->id;
     return RMM_SUCCESS;
 }
+/* (no capture on the host: one mode per thread, kept so that the exchange round-trips) */
+static RMM__TLS int rmm__host_capture_mode;
+RMM__PRIVATE rmm_status rmm__capture_mode_exchange(int *mode) {
+    int old = rmm__host_capture_mode;
+    RMM__HOST_FAULT("cudaThreadExchangeStreamCaptureMode");
+    rmm__host_capture_mode = *mode;
+    *mode = old;
+    return RMM_SUCCESS;
+}
 RMM__PRIVATE rmm_status rmm__memcpy_async(void *dst, const void *src, size_t bytes, rmm_stream stream) {
     RMM__HOST_FAULT("cudaMemcpyAsync");
     RMM_TRY(rmm__host_stream_check(stream, "cudaMemcpyAsync"));
@@ -2891,6 +2960,15 @@ static void rmm__log_write(int level, const char *fmt, ...) {
 
 RMM__PRIVATE rmm_resource *rmm__resolve(rmm_resource *mr) { return mr ? mr : rmm_get_current_device_resource(); }
 
+/* Graph pools (API at >>graph, code after the pool): the streams registered for capture and the live pools, read with
+   one relaxed load by every allocate and free; the routes run only when one is non-zero. */
+static size_t rmm__graph_captures;
+static size_t rmm__graph_pools_live;
+/* set while this thread, holding the graph lock, calls upstream: its calls are not routed */
+static RMM__TLS bool rmm__graph_inside;
+RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_alloc(void **ptr, size_t bytes, size_t alignment, rmm_stream stream, bool *routed);
+RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_free(rmm_resource *mr, void *ptr, size_t bytes, size_t alignment, rmm_stream stream, bool *routed);
+
 RMM__IMPL rmm_status rmm_allocate_aligned(rmm_resource *mr, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm_status st;
     if (RMM__UNLIKELY(!ptr)) return RMM__NULL_OUT("rmm_allocate", "ptr");
@@ -2899,6 +2977,11 @@ RMM__IMPL rmm_status rmm_allocate_aligned(rmm_resource *mr, void **ptr, size_t b
         return RMM__INVALID("rmm_allocate_aligned(bytes=%zu, alignment=%zu): alignment is not a power of two", bytes, alignment);
     if (RMM__UNLIKELY(bytes == 0)) return RMM_SUCCESS;
     if (alignment < RMM_ALIGNMENT) alignment = RMM_ALIGNMENT;
+    if (RMM__UNLIKELY(RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures) != 0) && !rmm__graph_inside) {
+        bool routed = false;
+        st = rmm__graph_route_alloc(ptr, bytes, alignment, stream, &routed);
+        if (routed) return st;
+    }
     mr = rmm__resolve(mr);
     if (RMM__UNLIKELY(!mr)) return rmm_last_status();
     st = mr->vtable->allocate(mr, ptr, bytes, alignment, stream);
@@ -2911,6 +2994,11 @@ RMM__IMPL rmm_status rmm_allocate(rmm_resource *mr, void **ptr, size_t bytes, rm
     if (RMM__UNLIKELY(!ptr)) return RMM__NULL_OUT("rmm_allocate", "ptr");
     *ptr = NULL;
     if (RMM__UNLIKELY(bytes == 0)) return RMM_SUCCESS;
+    if (RMM__UNLIKELY(RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures) != 0) && !rmm__graph_inside) {
+        bool routed = false;
+        st = rmm__graph_route_alloc(ptr, bytes, RMM_ALIGNMENT, stream, &routed);
+        if (routed) return st;
+    }
     mr = rmm__resolve(mr);
     if (RMM__UNLIKELY(!mr)) return rmm_last_status();
     st = mr->vtable->allocate(mr, ptr, bytes, RMM_ALIGNMENT, stream);
@@ -3121,6 +3209,11 @@ RMM__IMPL rmm_status rmm_deallocate_aligned(rmm_resource *mr, void *ptr, size_t 
     if (alignment < RMM_ALIGNMENT) alignment = RMM_ALIGNMENT;
     mr = rmm__resolve(mr);
     if (RMM__UNLIKELY(!mr)) return rmm_last_status();
+    if (RMM__UNLIKELY(RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_pools_live) != 0) && !rmm__graph_inside) {
+        bool routed = false;
+        rmm_status st = rmm__graph_route_free(mr, ptr, bytes, alignment, stream, &routed);
+        if (routed) return st;
+    }
     rmm__nvtx_mark(mr, 1, bytes);
     return rmm__free_recorded(mr, ptr, bytes, alignment, stream);
 }
@@ -3128,6 +3221,11 @@ RMM__IMPL rmm_status rmm_deallocate(rmm_resource *mr, void *ptr, size_t bytes, r
     if (RMM__UNLIKELY(!ptr)) return RMM_SUCCESS;
     mr = rmm__resolve(mr);
     if (RMM__UNLIKELY(!mr)) return rmm_last_status();
+    if (RMM__UNLIKELY(RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_pools_live) != 0) && !rmm__graph_inside) {
+        bool routed = false;
+        rmm_status st = rmm__graph_route_free(mr, ptr, bytes, RMM_ALIGNMENT, stream, &routed);
+        if (routed) return st;
+    }
     rmm__nvtx_mark(mr, 1, bytes);
     return rmm__free_recorded(mr, ptr, bytes, RMM_ALIGNMENT, stream);
 }
@@ -5929,8 +6027,8 @@ RMM__IMPL rmm_status rmm_allocate_nowait(rmm_resource *mr, void **ptr, size_t by
     if (RMM__UNLIKELY(bytes == 0)) return RMM_SUCCESS;
     mr = rmm__resolve(mr);
     if (RMM__UNLIKELY(!mr)) return rmm_last_status();
-    if (mr->vtable != &rmm__pool_vtable) {
-        *would_block = true;
+    if (mr->vtable != &rmm__pool_vtable || (RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures) != 0 && !rmm__graph_inside)) {
+        *would_block = true; /* (while a capture is registered, the ordinary call routes it) */
         return RMM_SUCCESS;
     }
     rmm__in_nowait = true;
@@ -5951,8 +6049,8 @@ RMM__IMPL rmm_status rmm_deallocate_nowait(rmm_resource *mr, void *ptr, size_t b
     if (RMM__UNLIKELY(!ptr)) return RMM_SUCCESS;
     mr = rmm__resolve(mr);
     if (RMM__UNLIKELY(!mr)) return rmm_last_status();
-    if (mr->vtable != &rmm__pool_vtable) {
-        *would_block = true;
+    if (mr->vtable != &rmm__pool_vtable || (RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_pools_live) != 0 && !rmm__graph_inside)) {
+        *would_block = true; /* (while a graph pool lives, the ordinary call finds its blocks) */
         return RMM_SUCCESS;
     }
     if (rmm__recorded_any() && rmm__recorded_has(mr, ptr)) { /* its recorded streams' events are CUDA calls */
@@ -6211,6 +6309,409 @@ RMM__IMPL rmm_status rmm_deallocate_nowait(rmm_resource *mr, void *ptr, size_t b
     return RMM_SUCCESS;
 }
 #endif /* RMM_NO_POOL */
+
+/* ---- CUDA-graph capture: graph-private pools (rmm_graph_pool_create; API at >>graph) ---- */
+/* Every graph pool, and the streams registered with one, under rmm__graph_lock; the routing of
+   rmm_allocate and rmm_deallocate reads rmm__graph_captures and rmm__graph_pools_live (one relaxed
+   load each) and takes the lock only when one is non-zero. A pool keeps its upstream chunks, its
+   free ranges sorted by address (each tagged with the stream that freed it during a capture, or
+   NULL: open to every registered stream) and its live blocks; the lists are short (a graph's
+   allocations), so each operation is a linear scan. */
+typedef struct rmm__gp_range {
+    char *addr;
+    size_t size;
+    size_t chunk;    /* never merged across chunks (separate upstream allocations) */
+    rmm_stream tag;  /* NULL, or the only stream that may take it until the captures end */
+} rmm__gp_range;
+typedef struct rmm__gp_chunk {
+    char *base;
+    size_t size;
+} rmm__gp_chunk;
+struct rmm_graph_pool {
+    rmm_graph_pool *next;
+    rmm_resource *upstream;
+    rmm_stream stream; /* its own: chunks are taken and returned on it */
+    size_t reserve, held, used;
+    rmm__gp_chunk *chunks;
+    size_t nchunks, chunks_cap;
+    rmm__gp_range *free;
+    size_t nfree, free_cap;
+    rmm__gp_chunk *live; /* (address, bytes) of each live block */
+    size_t nlive, live_cap;
+    struct rmm__gp_deferred *deferred; /* frees of other memory on its streams during a capture */
+    size_t ndeferred, deferred_cap;
+    int captures;  /* streams registered */
+    bool released; /* rmm_graph_pool_destroy was called: goes once nlive is 0 */
+};
+typedef struct rmm__gp_deferred {
+    rmm_resource *mr;
+    void *ptr;
+    size_t bytes, alignment;
+    rmm_stream stream;
+} rmm__gp_deferred;
+typedef struct rmm__capture_reg {
+    rmm_stream stream;
+    rmm_graph_pool *gp;
+} rmm__capture_reg;
+static rmm__mutex rmm__graph_lock = RMM__MUTEX_INIT;
+static rmm_graph_pool *rmm__graph_pools;
+static rmm__capture_reg *rmm__captures;
+static size_t rmm__captures_cap;
+
+/* Grows an array of `size`-byte items to hold `need`; false when host memory runs out. */
+RMM__PRIVATE bool rmm__gp_reserve(void **items, size_t *cap, size_t need, size_t size) {
+    size_t n = *cap ? *cap : 8;
+    void *grown;
+    if (need <= *cap) return true;
+    while (n < need) n *= 2;
+    grown = RMM_SYS_REALLOC(*items, n * size);
+    if (!grown) return false;
+    *items = grown;
+    *cap = n;
+    return true;
+}
+/* Puts [addr, addr+size) of `chunk` back among the free ranges with `tag`, merged with equal
+   neighbours. The caller made room for one more range. */
+RMM__PRIVATE void rmm__gp_put(rmm_graph_pool *gp, char *addr, size_t size, size_t chunk, rmm_stream tag) {
+    size_t i = 0;
+    rmm__gp_range *f = gp->free;
+    while (i < gp->nfree && f[i].addr < addr) i++;
+    if (i > 0 && f[i - 1].chunk == chunk && f[i - 1].tag == tag && f[i - 1].addr + f[i - 1].size == addr) {
+        f[i - 1].size += size;
+        if (i < gp->nfree && f[i].chunk == chunk && f[i].tag == tag && addr + size == f[i].addr) {
+            f[i - 1].size += f[i].size;
+            memmove(&f[i], &f[i + 1], (gp->nfree - i - 1) * sizeof *f);
+            gp->nfree--;
+        }
+        return;
+    }
+    if (i < gp->nfree && f[i].chunk == chunk && f[i].tag == tag && addr + size == f[i].addr) {
+        f[i].addr = addr;
+        f[i].size += size;
+        return;
+    }
+    memmove(&f[i + 1], &f[i], (gp->nfree - i) * sizeof *f);
+    f[i].addr = addr;
+    f[i].size = size;
+    f[i].chunk = chunk;
+    f[i].tag = tag;
+    gp->nfree++;
+}
+/* Every stream may take every free range again (the last capture on gp ended): untags and merges. */
+RMM__PRIVATE void rmm__gp_open(rmm_graph_pool *gp) {
+    size_t i, n = 0;
+    for (i = 0; i < gp->nfree; i++) {
+        rmm__gp_range r = gp->free[i];
+        r.tag = NULL;
+        if (n > 0 && gp->free[n - 1].chunk == r.chunk && gp->free[n - 1].addr + gp->free[n - 1].size == r.addr) gp->free[n - 1].size += r.size;
+        else gp->free[n++] = r;
+    }
+    gp->nfree = n;
+}
+/* The best-fitting free range that `stream` may take for bytes at alignment; carves the block. */
+RMM__PRIVATE bool rmm__gp_take(rmm_graph_pool *gp, size_t bytes, size_t alignment, rmm_stream stream, void **ptr) {
+    size_t i, best = SIZE_MAX, best_size = SIZE_MAX;
+    char *start = NULL;
+    rmm__gp_range r;
+    for (i = 0; i < gp->nfree; i++) {
+        rmm__gp_range *f = &gp->free[i];
+        uintptr_t a = ((uintptr_t)f->addr + alignment - 1) & ~(uintptr_t)(alignment - 1);
+        size_t lead = (size_t)(a - (uintptr_t)f->addr);
+        if (f->tag && f->tag != stream) continue;
+        if (lead > f->size || f->size - lead < bytes || f->size >= best_size) continue;
+        best = i;
+        best_size = f->size;
+        start = (char *)a;
+    }
+    if (best == SIZE_MAX) return false;
+    r = gp->free[best];
+    memmove(&gp->free[best], &gp->free[best + 1], (gp->nfree - best - 1) * sizeof *gp->free);
+    gp->nfree--;
+    if (start > r.addr) rmm__gp_put(gp, r.addr, (size_t)(start - r.addr), r.chunk, r.tag);
+    if (start + bytes < r.addr + r.size) rmm__gp_put(gp, start + bytes, (size_t)(r.addr + r.size - (start + bytes)), r.chunk, r.tag);
+    *ptr = start;
+    return true;
+}
+/* Whether upstream can give a chunk during a capture without a forbidden call, on gp's own
+   (never capturing) stream with this thread relaxed: a pool (its event waits are on that stream,
+   its growth a cudaMalloc, and its device synchronize is off, as in rmm_allocate_nowait), the
+   cudaMalloc and memory-pool resources. */
+RMM__PRIVATE int rmm__gp_grow_kind(rmm_resource *upstream) {
+#if !defined(RMM_NO_POOL)
+    if (upstream->vtable == &rmm__pool_vtable) return 1;
+#endif
+    if (upstream->vtable == &rmm__cuda_vtable || rmm__is_async(upstream->vtable)) return 2;
+    return 0;
+}
+/* One more chunk of at least `need` bytes from upstream on gp's own stream (relaxed capture mode,
+   no waiting; `creating`: the reserve, outside any capture, from any upstream), synchronized before
+   any capture uses it. Called under rmm__graph_lock. */
+RMM__PRIVATE rmm_status rmm__gp_grow(rmm_graph_pool *gp, size_t need, bool creating) {
+    size_t bytes = need > gp->reserve ? need : gp->reserve;
+    int kind = creating ? 2 : rmm__gp_grow_kind(gp->upstream), mode = RMM__CAPTURE_RELAXED;
+    bool nowait = rmm__in_nowait;
+    void *p = NULL;
+    rmm_status st;
+    if (kind == 0)
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "graph pool: %zu bytes do not fit in what it holds (%zu bytes, %zu live), and its upstream (%s) cannot grow it "
+                         "without a call a capture may forbid (only a pool, cudaMalloc or async resource can): give rmm_graph_pool_create a larger reserve",
+                         need, gp->held, gp->used, gp->upstream->vtable->type_name);
+    if (!rmm__gp_reserve((void **)&gp->chunks, &gp->chunks_cap, gp->nchunks + 1, sizeof *gp->chunks) ||
+        !rmm__gp_reserve((void **)&gp->free, &gp->free_cap, gp->nfree + 3, sizeof *gp->free))
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "graph pool: out of host memory for its lists");
+    RMM_TRY(rmm__capture_mode_exchange(&mode));
+    rmm__in_nowait = nowait || !creating; /* (in a capture: no device synchronize below, whatever upstream runs into) */
+    rmm__graph_inside = true;
+    st = rmm_allocate(gp->upstream, &p, bytes, gp->stream);
+    if (st == RMM_SUCCESS) {
+        st = rmm__stream_sync_raw(gp->stream);
+        if (st != RMM_SUCCESS) (void)rmm_deallocate(gp->upstream, p, bytes, gp->stream);
+    }
+    rmm__in_nowait = nowait;
+    rmm__graph_inside = false;
+    (void)rmm__capture_mode_exchange(&mode);
+    if (st != RMM_SUCCESS) return st;
+    gp->chunks[gp->nchunks].base = (char *)p;
+    gp->chunks[gp->nchunks].size = bytes;
+    rmm__gp_put(gp, (char *)p, bytes, gp->nchunks, NULL);
+    gp->nchunks++;
+    gp->held += bytes;
+    return RMM_SUCCESS;
+}
+/* Returns every chunk upstream and frees gp (its last block is free, or none was live). */
+RMM__PRIVATE void rmm__gp_free_all(rmm_graph_pool *gp) {
+    size_t i;
+    rmm_graph_pool **at = &rmm__graph_pools;
+    while (*at && *at != gp) at = &(*at)->next;
+    if (*at) {
+        *at = gp->next;
+        RMM__ATOMIC_SUB(&rmm__graph_pools_live, 1);
+    }
+    rmm__graph_inside = true;
+    for (i = 0; i < gp->nchunks; i++) {
+        if (rmm_deallocate(gp->upstream, gp->chunks[i].base, gp->chunks[i].size, gp->stream) != RMM_SUCCESS)
+            RMM__LOG(RMM_LOG_LEVEL_ERROR, "graph pool %p: returning %zu bytes at %p upstream failed: %s", (void *)gp, gp->chunks[i].size,
+                     (void *)gp->chunks[i].base, rmm_last_error());
+    }
+    rmm__graph_inside = false;
+    if (gp->stream) {
+        (void)rmm__stream_sync_raw(gp->stream);
+        (void)rmm__stream_destroy_raw(gp->stream);
+    }
+    RMM_SYS_FREE(gp->chunks);
+    RMM_SYS_FREE(gp->free);
+    RMM_SYS_FREE(gp->live);
+    RMM_SYS_FREE(gp->deferred);
+    RMM_SYS_FREE(gp);
+}
+RMM__PRIVATE rmm_graph_pool *rmm__graph_registered(rmm_stream stream, size_t *at) {
+    size_t i, n = (size_t)RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures);
+    for (i = 0; i < n; i++) {
+        if (rmm__captures[i].stream != stream) continue;
+        if (at) *at = i;
+        return rmm__captures[i].gp;
+    }
+    return NULL;
+}
+RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_alloc(void **ptr, size_t bytes, size_t alignment, rmm_stream stream, bool *routed) {
+    rmm_graph_pool *gp;
+    rmm_status st = RMM_SUCCESS;
+    size_t need;
+    rmm__lock(&rmm__graph_lock);
+    gp = rmm__graph_registered(stream, NULL);
+    *routed = gp != NULL;
+    if (!gp) {
+        rmm__unlock(&rmm__graph_lock);
+        return RMM_SUCCESS;
+    }
+    if (!rmm__align_up(bytes, RMM_ALIGNMENT, &need) || need > SIZE_MAX - alignment) {
+        rmm__unlock(&rmm__graph_lock);
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "graph pool: allocate(bytes=%zu, alignment=%zu) overflows", bytes, alignment);
+    }
+    if (!rmm__gp_reserve((void **)&gp->live, &gp->live_cap, gp->nlive + 1, sizeof *gp->live) ||
+        !rmm__gp_reserve((void **)&gp->free, &gp->free_cap, gp->nfree + 2, sizeof *gp->free)) {
+        rmm__unlock(&rmm__graph_lock);
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "graph pool: out of host memory for its lists");
+    }
+    if (!rmm__gp_take(gp, need, alignment, stream, ptr)) {
+        st = rmm__gp_grow(gp, need + (alignment > RMM_ALIGNMENT ? alignment : 0), false);
+        if (st == RMM_SUCCESS && !rmm__gp_take(gp, need, alignment, stream, ptr))
+            st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "graph pool: %zu bytes did not fit in a new chunk", need);
+    }
+    if (st == RMM_SUCCESS) {
+        gp->live[gp->nlive].base = (char *)*ptr;
+        gp->live[gp->nlive].size = need;
+        gp->nlive++;
+        gp->used += need;
+    }
+    rmm__unlock(&rmm__graph_lock);
+    return st;
+}
+/* A free of a graph pool's block goes back to it; a free of other memory on a registered stream
+   (a block from before the capture, freed inside it) waits for rmm_capture_end: made now, on a
+   capturing stream, the resource's event would be captured, and the block could go to other work
+   while the graph still holds its address in the capture. */
+RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_free(rmm_resource *mr, void *ptr, size_t bytes, size_t alignment, rmm_stream stream, bool *routed) {
+    rmm_graph_pool *gp;
+    size_t i, c = 0;
+    rmm__lock(&rmm__graph_lock);
+    for (gp = rmm__graph_pools; gp; gp = gp->next) {
+        for (c = 0; c < gp->nchunks; c++)
+            if ((char *)ptr >= gp->chunks[c].base && (char *)ptr < gp->chunks[c].base + gp->chunks[c].size) break;
+        if (c < gp->nchunks) break;
+    }
+    if (!gp && (gp = rmm__graph_registered(stream, NULL)) != NULL) {
+        rmm__gp_deferred *d;
+        if (!rmm__gp_reserve((void **)&gp->deferred, &gp->deferred_cap, gp->ndeferred + 1, sizeof *gp->deferred)) {
+            rmm__unlock(&rmm__graph_lock);
+            *routed = true;
+            return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "graph pool: out of host memory to defer the free of %p until the capture ends (the block stays allocated)", ptr);
+        }
+        d = &gp->deferred[gp->ndeferred++];
+        d->mr = mr;
+        d->ptr = ptr;
+        d->bytes = bytes;
+        d->alignment = alignment;
+        d->stream = stream;
+        rmm__unlock(&rmm__graph_lock);
+        *routed = true;
+        return RMM_SUCCESS;
+    }
+    *routed = gp != NULL;
+    if (!gp) {
+        rmm__unlock(&rmm__graph_lock);
+        return RMM_SUCCESS;
+    }
+    for (i = 0; i < gp->nlive && gp->live[i].base != (char *)ptr; i++) {}
+    if (i == gp->nlive) {
+        rmm__unlock(&rmm__graph_lock);
+        return rmm__fail(RMM_ERROR_CORRUPTION, "graph pool %p: free of %p (bytes=%zu), which is not a live block of it (freed already, or not the address an allocation returned)",
+                         (void *)gp, ptr, bytes);
+    }
+    if (!rmm__gp_reserve((void **)&gp->free, &gp->free_cap, gp->nfree + 1, sizeof *gp->free)) {
+        rmm__unlock(&rmm__graph_lock);
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "graph pool: out of host memory for its lists (the block stays allocated)");
+    }
+    rmm__gp_put(gp, gp->live[i].base, gp->live[i].size, c, gp->captures > 0 ? stream : NULL);
+    gp->used -= gp->live[i].size;
+    gp->live[i] = gp->live[--gp->nlive];
+    if (gp->released && gp->nlive == 0) rmm__gp_free_all(gp);
+    rmm__unlock(&rmm__graph_lock);
+    return RMM_SUCCESS;
+}
+
+RMM__IMPL rmm_status rmm_graph_pool_create(rmm_graph_pool **out, rmm_resource *upstream, size_t reserve_bytes) {
+    rmm_graph_pool *gp;
+    rmm_status st;
+    size_t reserve;
+    if (!out) return RMM__NULL_OUT("rmm_graph_pool_create", "out");
+    *out = NULL;
+    if (!rmm__align_up(reserve_bytes, RMM_ALIGNMENT, &reserve)) return RMM__INVALID("rmm_graph_pool_create: reserve_bytes %zu overflows when rounded up to 256", reserve_bytes);
+    upstream = rmm__resolve(upstream);
+    if (!upstream) return rmm_last_status();
+    gp = (rmm_graph_pool *)rmm__calloc(1, sizeof *gp);
+    if (!gp) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_graph_pool_create: out of host memory");
+    gp->upstream = upstream;
+    gp->reserve = reserve;
+    st = rmm__stream_create_raw(&gp->stream, false);
+    if (st != RMM_SUCCESS) {
+        RMM_SYS_FREE(gp);
+        return st;
+    }
+    rmm__lock(&rmm__graph_lock);
+    st = reserve ? rmm__gp_grow(gp, reserve, true) : RMM_SUCCESS;
+    if (st == RMM_SUCCESS) {
+        gp->next = rmm__graph_pools;
+        rmm__graph_pools = gp;
+        RMM__ATOMIC_ADD(&rmm__graph_pools_live, 1);
+        *out = gp;
+    } else {
+        rmm__gp_free_all(gp); /* (not listed yet) */
+    }
+    rmm__unlock(&rmm__graph_lock);
+    return st;
+}
+RMM__IMPL rmm_status rmm_capture_begin(rmm_graph_pool *gp, rmm_stream stream) {
+    size_t n;
+    if (!gp) return RMM__NULL_OUT("rmm_capture_begin", "gp");
+    rmm__lock(&rmm__graph_lock);
+    if (gp->released) {
+        rmm__unlock(&rmm__graph_lock);
+        return RMM__INVALID("rmm_capture_begin: graph pool %p was destroyed", (void *)gp);
+    }
+    if (rmm__graph_registered(stream, NULL)) {
+        rmm__unlock(&rmm__graph_lock);
+        return RMM__INVALID("rmm_capture_begin: stream %p is registered with a graph pool already (rmm_capture_end it first)", (void *)stream);
+    }
+    n = (size_t)RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures);
+    if (!rmm__gp_reserve((void **)&rmm__captures, &rmm__captures_cap, n + 1, sizeof *rmm__captures)) {
+        rmm__unlock(&rmm__graph_lock);
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_capture_begin: out of host memory");
+    }
+    rmm__captures[n].stream = stream;
+    rmm__captures[n].gp = gp;
+    gp->captures++;
+    RMM__ATOMIC_STORE(&rmm__graph_captures, n + 1);
+    rmm__unlock(&rmm__graph_lock);
+    return RMM_SUCCESS;
+}
+RMM__IMPL rmm_status rmm_capture_end(rmm_graph_pool *gp, rmm_stream stream) {
+    size_t at = 0, n, i, k = 0, m = 0;
+    rmm__gp_deferred *mine = NULL;
+    rmm_status st = RMM_SUCCESS;
+    if (!gp) return RMM__NULL_OUT("rmm_capture_end", "gp");
+    rmm__lock(&rmm__graph_lock);
+    if (rmm__graph_registered(stream, &at) != gp) {
+        rmm__unlock(&rmm__graph_lock);
+        return RMM__INVALID("rmm_capture_end: stream %p is not registered with graph pool %p", (void *)stream, (void *)gp);
+    }
+    for (i = 0; i < gp->ndeferred; i++) m += gp->deferred[i].stream == stream;
+    if (m && !(mine = (rmm__gp_deferred *)RMM_SYS_MALLOC(m * sizeof *mine))) {
+        rmm__unlock(&rmm__graph_lock);
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_capture_end: out of host memory (stream %p stays registered)", (void *)stream);
+    }
+    for (i = 0; i < gp->ndeferred; i++) {
+        if (gp->deferred[i].stream == stream) mine[k++] = gp->deferred[i];
+        else gp->deferred[i - k] = gp->deferred[i];
+    }
+    gp->ndeferred -= k;
+    n = (size_t)RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures);
+    rmm__captures[at] = rmm__captures[n - 1];
+    RMM__ATOMIC_STORE(&rmm__graph_captures, n - 1);
+    if (--gp->captures == 0) rmm__gp_open(gp);
+    rmm__unlock(&rmm__graph_lock);
+    for (i = 0; i < k; i++) { /* the frees deferred by the capture, now on the ended stream */
+        rmm_status one = rmm_deallocate_aligned(mine[i].mr, mine[i].ptr, mine[i].bytes, mine[i].alignment, stream);
+        if (one != RMM_SUCCESS && st == RMM_SUCCESS) st = one;
+    }
+    RMM_SYS_FREE(mine);
+    return st;
+}
+RMM__IMPL rmm_status rmm_graph_pool_get_info(rmm_graph_pool *gp, size_t *reserved_bytes, size_t *used_bytes) {
+    if (!gp) return RMM__NULL_OUT("rmm_graph_pool_get_info", "gp");
+    rmm__lock(&rmm__graph_lock);
+    if (reserved_bytes) *reserved_bytes = gp->held;
+    if (used_bytes) *used_bytes = gp->used;
+    rmm__unlock(&rmm__graph_lock);
+    return RMM_SUCCESS;
+}
+RMM__IMPL rmm_status rmm_graph_pool_destroy(rmm_graph_pool *gp) {
+    if (!gp) return RMM__NULL_OUT("rmm_graph_pool_destroy", "gp");
+    rmm__lock(&rmm__graph_lock);
+    if (gp->captures > 0) {
+        int n = gp->captures;
+        rmm__unlock(&rmm__graph_lock);
+        return RMM__INVALID("rmm_graph_pool_destroy: %d stream(s) still registered with graph pool %p (rmm_capture_end them first)", n, (void *)gp);
+    }
+    if (gp->released) {
+        rmm__unlock(&rmm__graph_lock);
+        return RMM__INVALID("rmm_graph_pool_destroy: graph pool %p was destroyed already", (void *)gp);
+    }
+    gp->released = true;
+    if (gp->nlive == 0) rmm__gp_free_all(gp);
+    rmm__unlock(&rmm__graph_lock);
+    return RMM_SUCCESS;
+}
 RMM__IMPL rmm_pool_desc rmm_pool_desc_default(void) {
     rmm_pool_desc d;
     memset(&d, 0, sizeof d);

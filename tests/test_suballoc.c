@@ -1052,6 +1052,250 @@ TEST(pool_foreign_stream_from_two_threads) {
     CHECK_OK(rmm__stream_destroy_raw(f));
 }
 
+/* ---- CUDA-graph capture: graph pools ------------------------------------------------------- */
+
+static int in_graph_pool(const void *p, const void *base, size_t bytes) { return (const char *)p >= (const char *)base && (const char *)p < (const char *)base + bytes; }
+/* Every call of the contract without a capture running (the host backend has none; on a GPU the
+   registration alone routes): routing by stream and by address, reuse by the freeing stream only
+   while a capture is registered, growth, the errors, destroy with live blocks. */
+TEST(graph_pool_contract) {
+    rmm_resource *pool = NULL, *stats = NULL;
+    rmm_graph_pool *gp = NULL, *gp2 = NULL;
+    rmm_stream s = NULL, t = NULL;
+    rmm_pool_info info;
+    void *a = NULL, *b = NULL, *c = NULL, *d = NULL, *big = NULL, *x = NULL, *base = NULL;
+    size_t reserved = 0, used = 0;
+    bool wb = false;
+    pool = new_pool(64 * MiB, 0);
+    if (!pool) return;
+    CHECK_OK(rmm__stream_create_raw(&s, false));
+    CHECK_OK(rmm__stream_create_raw(&t, false));
+    CHECK_STATUS(rmm_graph_pool_create(NULL, pool, 0), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(rmm_graph_pool_create(&gp, pool, SIZE_MAX), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(gp == NULL);
+    CHECK_OK(rmm_graph_pool_create(&gp, pool, 1 * MiB + 1)); /* rounded up to 256 */
+    if (!gp) return;
+    CHECK_OK(rmm_graph_pool_get_info(gp, &reserved, &used));
+    CHECK(reserved == 1 * MiB + 256 && used == 0);
+    CHECK_STATUS(rmm_graph_pool_get_info(NULL, &reserved, NULL), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_OK(rmm_pool_get_info(pool, &info));
+    CHECK(info.used_bytes == 1 * MiB + 256); /* the reserve, from upstream */
+    CHECK_STATUS(rmm_capture_begin(NULL, s), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_OK(rmm_allocate(pool, &d, 5000, s)); /* from before the capture */
+    CHECK_OK(rmm_capture_begin(gp, s));
+    CHECK_STATUS(rmm_capture_begin(gp, s), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_OK(rmm_graph_pool_create(&gp2, pool, 0));
+    CHECK_STATUS(rmm_capture_begin(gp2, s), RMM_ERROR_INVALID_ARGUMENT); /* one pool per stream */
+    CHECK_STATUS(rmm_capture_end(gp2, s), RMM_ERROR_INVALID_ARGUMENT);
+    /* s allocates from gp whatever the resource named; t from the pool */
+    CHECK_OK(rmm_allocate(pool, &a, 1000, s));
+    CHECK_OK(rmm_allocate(NULL, &b, 3000, s));
+    base = gp->chunks[0].base;
+    CHECK(in_graph_pool(a, base, 1 * MiB + 256) && in_graph_pool(b, base, 1 * MiB + 256));
+    CHECK_OK(rmm_graph_pool_get_info(gp, NULL, &used));
+    CHECK(used == 1024 + 3072);
+    CHECK_OK(rmm_allocate(pool, &x, 1000, t));
+    CHECK(!in_graph_pool(x, base, 1 * MiB + 256));
+    CHECK_OK(rmm_deallocate(pool, x, 1000, t));
+    /* a block from before the capture freed on s inside it: the free waits for rmm_capture_end */
+    CHECK_OK(rmm_deallocate(pool, d, 5000, s));
+    CHECK_OK(rmm_pool_get_info(pool, &info));
+    CHECK(info.used_bytes == 1 * MiB + 256 + 5120);
+    d = NULL;
+    CHECK_OK(rmm_allocate_nowait(pool, &x, 1000, s, &wb)); /* the ordinary call routes it */
+    CHECK(wb && x == NULL);
+    CHECK_OK(rmm_deallocate_nowait(pool, a, 1000, s, &wb));
+    CHECK(wb);
+    /* a block freed by s serves s again; one freed by t serves no other stream while registered */
+    CHECK_OK(rmm_deallocate(pool, a, 1000, s));
+    CHECK_OK(rmm_allocate(pool, &c, 1000, s));
+    CHECK(c == a);
+    CHECK_OK(rmm_deallocate(NULL, c, 1000, t)); /* any resource, any stream: back to gp */
+    CHECK_OK(rmm_allocate(pool, &d, 1000, s));
+    CHECK(d != c && in_graph_pool(d, base, 1 * MiB + 256));
+    CHECK_STATUS(rmm_deallocate(pool, c, 1000, s), RMM_ERROR_CORRUPTION); /* freed already */
+    CHECK_OK(rmm_allocate_aligned(pool, &c, 100, 64 * KiB, s));
+    CHECK(((uintptr_t)c % (64 * KiB)) == 0 && in_graph_pool(c, base, 1 * MiB + 256));
+    CHECK_OK(rmm_deallocate_aligned(pool, c, 100, 64 * KiB, s));
+    /* growth past the reserve: a pool upstream gives a chunk without waiting */
+    CHECK_OK(rmm_allocate(pool, &big, 4 * MiB, s));
+    CHECK(big != NULL && !in_graph_pool(big, base, 1 * MiB + 256));
+    CHECK_OK(rmm_graph_pool_get_info(gp, &reserved, NULL));
+    CHECK(reserved == 1 * MiB + 256 + 4 * MiB);
+#if defined(RMM_BACKEND_HOST)
+    /* a failing mode switch: CUDA, nothing taken */
+    rmm_host_backend_fail_calls("cudaThreadExchangeStreamCaptureMode", 1, 1, RMM_SUCCESS);
+    CHECK_STATUS(rmm_allocate(pool, &x, 8 * MiB, s), RMM_ERROR_CUDA);
+    CHECK(x == NULL);
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    CHECK_OK(rmm_graph_pool_get_info(gp, &reserved, NULL));
+    CHECK(reserved == 1 * MiB + 256 + 4 * MiB);
+#endif
+    CHECK_STATUS(rmm_graph_pool_destroy(gp), RMM_ERROR_INVALID_ARGUMENT); /* s is registered */
+    CHECK_STATUS(rmm_capture_end(gp, t), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_OK(rmm_capture_end(gp, s));
+    CHECK_STATUS(rmm_capture_end(gp, s), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_OK(rmm_pool_get_info(pool, &info));
+    CHECK(info.used_bytes == gp->held); /* the deferred free was made */
+    /* not registered any more: s allocates from the pool; gp's blocks still free into gp */
+    CHECK_OK(rmm_allocate(pool, &x, 1000, s));
+    CHECK(!in_graph_pool(x, base, 1 * MiB + 256));
+    CHECK_OK(rmm_deallocate(pool, x, 1000, s));
+    /* destroyed with live blocks: they stay valid, and gp goes with the last */
+    CHECK_OK(rmm_graph_pool_destroy(gp));
+    CHECK_STATUS(rmm_graph_pool_destroy(gp), RMM_ERROR_INVALID_ARGUMENT); /* (it lives on: blocks are live) */
+    CHECK_STATUS(rmm_capture_begin(gp, s), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_OK(rmm_deallocate(pool, b, 3000, s));
+    CHECK_OK(rmm_deallocate(pool, d, 1000, s));
+    CHECK_OK(rmm_deallocate(pool, big, 4 * MiB, s)); /* the last: every chunk returns upstream */
+    CHECK_OK(rmm_graph_pool_destroy(gp2));
+    CHECK_OK(rmm_pool_get_info(pool, &info));
+    CHECK(info.used_bytes == 0);
+    /* an upstream that cannot grow it inside a capture: OUT_OF_MEMORY, said, nothing changed */
+    CHECK_OK(rmm_statistics_adaptor_create(&stats, pool));
+    gp = NULL;
+    CHECK_OK(rmm_graph_pool_create(&gp, stats, 256 * KiB)); /* (the reserve comes from any upstream) */
+    if (gp) {
+        CHECK_OK(rmm_capture_begin(gp, s));
+        CHECK_OK(rmm_allocate(pool, &a, 200 * KiB, s));
+        CHECK_STATUS(rmm_allocate(pool, &x, 100 * KiB, s), RMM_ERROR_OUT_OF_MEMORY);
+        CHECK(x == NULL && strstr(rmm_last_error(), "larger reserve") != NULL);
+        CHECK_OK(rmm_deallocate(pool, a, 200 * KiB, s));
+        CHECK_OK(rmm_capture_end(gp, s));
+        CHECK_OK(rmm_graph_pool_destroy(gp));
+    }
+    rmm_resource_destroy(stats);
+    CHECK_OK(rmm_stream_synchronize(s));
+    CHECK_OK(rmm__stream_destroy_raw(s));
+    CHECK_OK(rmm__stream_destroy_raw(t));
+    rmm_resource_destroy(pool);
+}
+
+#if defined(__CUDACC__)
+__global__ void graph_fill(int *a, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) a[i] = i + 1;
+}
+/* b = 2a, after waiting `ns` on the device (a window for other work to trample a block handed out
+   early) */
+__global__ void graph_slow_double(int *b, const int *a, int n, unsigned long long ns) {
+    unsigned long long t0, t;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    } while (t - t0 < ns);
+    if (i < n) b[i] = 2 * a[i];
+}
+__global__ void graph_add(int *c, const int *b, int n, int k) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = b[i] + k;
+}
+/* One capture, global mode, on a foreign stream, over a pool: allocate a, fill it; allocate b,
+   b = 2a slowly; free a; allocate c (a's block again, by the same stream), c = b + 3; a 4 MiB
+   block past the reserve (growth inside the capture, relaxed for the pool's own call only); copy
+   c to the host; free b, c and the big block. The graph is launched 100 times; while each launch
+   runs, another stream allocates blocks of the same sizes from the pool and fills them with 0xFF.
+   Were any of the graph's blocks back in the pool, those fills would land in them: every launch's
+   result is checked. Then the same over a cudaMalloc upstream (growth by cudaMalloc in the
+   capture) and the graph pool's memory comes back when it is destroyed. */
+TEST(graph_capture_replays_with_pool_memory) {
+    const int n = 1 << 16;
+    const size_t bytes = (size_t)n * sizeof(int);
+    rmm_resource *pool = NULL;
+    rmm_graph_pool *gp = NULL;
+    rmm_stream s = NULL, t = NULL;
+    cudaGraph_t graph = NULL;
+    cudaGraphExec_t exec = NULL;
+    rmm_pool_info info;
+    int *a = NULL, *b = NULL, *c = NULL, *host = NULL, launch, i, k, bad_launches = 0;
+    void *big = NULL, *junk[4];
+    size_t reserved = 0;
+    rmm_status st;
+    NEED_GPU();
+    pool = new_pool(256 * MiB, 0);
+    if (!pool) return;
+    CHECK(cudaMallocHost((void **)&host, bytes) == cudaSuccess);
+    CHECK_OK(rmm__stream_create_raw(&s, false));
+    CHECK_OK(rmm__stream_create_raw(&t, false));
+    CHECK_OK(rmm_graph_pool_create(&gp, pool, 2 * bytes + 64 * KiB));
+    if (!gp || !host) return;
+    CHECK(cudaStreamBeginCapture((cudaStream_t)s, cudaStreamCaptureModeGlobal) == cudaSuccess);
+    CHECK_OK(rmm_capture_begin(gp, s));
+    CHECK_OK(rmm_allocate(pool, (void **)&a, bytes, s));
+    graph_fill<<<(n + 255) / 256, 256, 0, (cudaStream_t)s>>>(a, n);
+    CHECK_OK(rmm_allocate(pool, (void **)&b, bytes, s));
+    graph_slow_double<<<(n + 255) / 256, 256, 0, (cudaStream_t)s>>>(b, a, n, 2ull * 1000 * 1000);
+    CHECK_OK(rmm_deallocate(pool, a, bytes, s));
+    CHECK_OK(rmm_allocate(pool, (void **)&c, bytes, s));
+    CHECK(c == a); /* the freeing stream takes it back, in the graph's order */
+    graph_add<<<(n + 255) / 256, 256, 0, (cudaStream_t)s>>>(c, b, n, 3);
+    st = rmm_allocate(pool, &big, 4 * MiB, s); /* past the reserve: a chunk from the pool */
+    CHECK_OK(st);
+    if (st == RMM_SUCCESS) CHECK(cudaMemsetAsync(big, 0, 4 * MiB, (cudaStream_t)s) == cudaSuccess);
+    CHECK(cudaMemcpyAsync(host, c, bytes, cudaMemcpyDeviceToHost, (cudaStream_t)s) == cudaSuccess);
+    CHECK_OK(rmm_deallocate(pool, b, bytes, s));
+    CHECK_OK(rmm_deallocate(pool, c, bytes, s));
+    if (big) CHECK_OK(rmm_deallocate(pool, big, 4 * MiB, s));
+    CHECK(cudaStreamEndCapture((cudaStream_t)s, &graph) == cudaSuccess); /* the capture stayed valid */
+    CHECK_OK(rmm_capture_end(gp, s));
+    if (!graph) return;
+    CHECK(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+    CHECK_OK(rmm_graph_pool_get_info(gp, &reserved, NULL));
+    CHECK(reserved >= 2 * bytes + 4 * MiB);
+    for (launch = 0; launch < 100 && exec; launch++) {
+        int bad = 0;
+        memset(host, 0, bytes);
+        CHECK(cudaGraphLaunch(exec, (cudaStream_t)s) == cudaSuccess);
+        for (k = 0; k < 4; k++) { /* other work, meanwhile, with the same sizes */
+            junk[k] = NULL;
+            CHECK_OK(rmm_allocate(pool, &junk[k], k == 3 ? 4 * MiB : bytes, t));
+            if (junk[k]) CHECK(cudaMemsetAsync(junk[k], 0xFF, k == 3 ? 4 * MiB : bytes, (cudaStream_t)t) == cudaSuccess);
+        }
+        for (k = 0; k < 4; k++) CHECK_OK(rmm_deallocate(pool, junk[k], k == 3 ? 4 * MiB : bytes, t));
+        CHECK(cudaStreamSynchronize((cudaStream_t)s) == cudaSuccess);
+        CHECK(cudaStreamSynchronize((cudaStream_t)t) == cudaSuccess);
+        for (i = 0; i < n; i++) bad += host[i] != 2 * (i + 1) + 3;
+        bad_launches += bad != 0;
+    }
+    CHECK(bad_launches == 0);
+    if (exec) CHECK(cudaGraphExecDestroy(exec) == cudaSuccess);
+    CHECK(cudaGraphDestroy(graph) == cudaSuccess);
+    CHECK_OK(rmm_graph_pool_destroy(gp)); /* the graphs are gone: the memory returns */
+    CHECK_OK(rmm_pool_get_info(pool, &info));
+    CHECK(info.used_bytes == 0);
+    rmm_resource_destroy(pool);
+    /* growth by cudaMalloc inside a global-mode capture (its thread relaxed for that call) */
+    gp = NULL;
+    graph = NULL;
+    CHECK_OK(rmm_graph_pool_create(&gp, rmm_get_current_device_resource(), 0));
+    if (!gp) return;
+    CHECK(cudaStreamBeginCapture((cudaStream_t)s, cudaStreamCaptureModeGlobal) == cudaSuccess);
+    CHECK_OK(rmm_capture_begin(gp, s));
+    CHECK_OK(rmm_allocate(NULL, (void **)&a, bytes, s));
+    if (a) graph_fill<<<(n + 255) / 256, 256, 0, (cudaStream_t)s>>>(a, n);
+    if (a) CHECK(cudaMemcpyAsync(host, a, bytes, cudaMemcpyDeviceToHost, (cudaStream_t)s) == cudaSuccess);
+    CHECK(cudaStreamEndCapture((cudaStream_t)s, &graph) == cudaSuccess);
+    CHECK_OK(rmm_capture_end(gp, s));
+    exec = NULL;
+    if (graph) CHECK(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+    if (exec) {
+        memset(host, 0, bytes);
+        CHECK(cudaGraphLaunch(exec, (cudaStream_t)s) == cudaSuccess);
+        CHECK(cudaStreamSynchronize((cudaStream_t)s) == cudaSuccess);
+        for (i = 0, k = 0; i < n; i++) k += host[i] != i + 1;
+        CHECK(k == 0);
+        CHECK(cudaGraphExecDestroy(exec) == cudaSuccess);
+    }
+    if (graph) CHECK(cudaGraphDestroy(graph) == cudaSuccess);
+    CHECK_OK(rmm_deallocate(NULL, a, bytes, s)); /* (after the capture: still gp's) */
+    CHECK_OK(rmm_graph_pool_destroy(gp));
+    CHECK(cudaFreeHost(host) == cudaSuccess);
+    CHECK_OK(rmm__stream_destroy_raw(s));
+    CHECK_OK(rmm__stream_destroy_raw(t));
+}
+#endif
+
 #if defined(__CUDACC__)
 /* Waits `ns` nanoseconds on the device, then writes `byte` over [p, p + n): a kernel that is still
    writing into a block long after the host freed it. */
@@ -2853,9 +3097,11 @@ int main(void) {
     RUN(pool_foreign_streams_with_rings_come_and_go);
     RUN(pool_nowait_leaves_rings_alone);
     RUN(pool_foreign_stream_from_two_threads);
+    RUN(graph_pool_contract);
 #if defined(__CUDACC__)
     RUN(pool_foreign_handover_waits_for_the_kernel);
     RUN(record_stream_orders_the_reuse);
+    RUN(graph_capture_replays_with_pool_memory);
 #endif
 #if defined(RMM_BACKEND_HOST)
     RUN(pool_growth_halves_when_upstream_refuses);
