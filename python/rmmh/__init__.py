@@ -31,6 +31,7 @@ from . import mr  # noqa: F401
 from . import _device_buffer
 from ._device_buffer import DeviceBuffer  # noqa: F401
 from ._helpers import parse_bytes  # noqa: F401
+from .graphs import GraphPool  # noqa: F401  (rmmh only: CUDA-graph capture)
 from ._logger import (  # noqa: F401
     flush_logger,
     get_flush_level,
@@ -72,6 +73,7 @@ __all__ = [
     "CorruptionError",
     "DEFAULT_STREAM",
     "DeviceBuffer",
+    "GraphPool",
     "InvalidArgumentError",
     "LEGACY_DEFAULT_STREAM",
     "NotSupportedError",

@@ -2,7 +2,8 @@
 change_current_allocator must run before the process allocates any CUDA tensor, so each case runs
 in a fresh interpreter: tensors in rmmh memory, its streams, memory_stats, a resource replaced
 while PyTorch holds its blocks, a torchvision training step, out of memory (NULL to PyTorch; a
-clean torch.OutOfMemoryError through torch.cuda.MemPool), and two GPUs."""
+clean torch.OutOfMemoryError through torch.cuda.MemPool), torch.cuda.graph capture with an
+rmmh.GraphPool, and two GPUs."""
 import pytest
 
 from conftest import requires_gpu, requires_two_gpus
@@ -119,6 +120,38 @@ elif mode == "mempool":
     del x
     print("mempool ok")
 
+elif mode == "graph":
+    # torch.cuda.graph through the hook: PyTorch's pluggable allocator cannot be told about the
+    # capture (its graph-pool hooks are C++ only), so rmmh.GraphPool registers the capture stream
+    gp = rmm.GraphPool(reserve="16MiB")
+    s = torch.cuda.Stream()
+    x = torch.ones(1 << 16, device="cuda")
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):  # warm-up on the capture stream, as PyTorch's docs ask
+        y = x * 2 + 1
+    torch.cuda.current_stream().wait_stream(s)
+    del y
+    g = torch.cuda.CUDAGraph()
+    with gp.capture(s):
+        with torch.cuda.graph(g, stream=s):
+            y = x * 2 + 1
+            z = y.sum()
+    reserved, used = gp.info()
+    assert used >= (1 << 16) * 4, gp.info()  # y and z live in the graph pool
+    for i in range(20):
+        x.fill_(float(i))
+        g.replay()
+        w = torch.full((1 << 16,), -5.0, device="cuda")  # other work, same size, meanwhile
+        torch.cuda.synchronize()
+        assert z.item() == (2 * i + 1) * (1 << 16), (i, z.item())
+        assert bool((y == 2 * i + 1).all())
+        del w
+    del g, y, z
+    torch.cuda.synchronize()
+    assert gp.info()[1] == 0, gp.info()
+    gp.release()
+    print("graph ok", reserved, used)
+
 elif mode == "two":
     torch.cuda.set_device(0)
     p1 = rmm.mr.get_per_device_resource(1)
@@ -154,6 +187,7 @@ EARLY_CHILDREN = {
     "test_torch_training_step": torch_child("train", ("torchvision",)),
     "test_torch_mempool": torch_child("mempool"),
     "test_torch_two_gpus": torch_child("two"),
+    "test_torch_cuda_graph": torch_child("graph"),
 }
 
 
@@ -182,4 +216,11 @@ def test_torch_mempool(request, early_children):
 
 @requires_two_gpus
 def test_torch_two_gpus(request, early_children):
+    run_torch(request, early_children)
+
+
+def test_torch_cuda_graph(request, early_children):
+    torch = pytest.importorskip("torch")
+    if not hasattr(torch.cuda, "graph"):
+        pytest.skip("this PyTorch has no torch.cuda.graph")
     run_torch(request, early_children)

@@ -1,0 +1,92 @@
+"""CUDA-graph capture with rmmh memory: graph pools (rmm.h's ``rmm_graph_pool_create``).
+
+Work captured into a CUDA graph keeps using the addresses it allocated every time the graph
+launches. While a stream is registered with a GraphPool (``with pool.capture(stream):``), every
+allocation rmmh makes on that stream (DeviceBuffer, the CuPy, Numba and PyTorch hooks) comes from
+the graph pool, whatever resource is current, and no other work ever gets that memory; it returns
+to the upstream resource when ``release()`` says the graphs are gone. Inside a capture the pool makes
+no CUDA call, so it never invalidates the capture; past its reserve it grows from upstream on a
+stream of its own, or raises ``rmmh.OutOfMemoryError`` saying to give a larger reserve.
+
+    pool = rmmh.GraphPool(reserve="64MiB")
+    with pool.capture(stream):          # enter before, leave after the framework's capture
+        with torch.cuda.graph(g, stream=torch_stream):
+            ...
+    g.replay()
+    del g; pool.release()
+
+Graphs that share a pool may reuse each other's freed blocks: replay them one at a time in one
+stream order (PyTorch's rule for shared pools), or give each its own pool. A free, on a captured
+stream, of memory from before the capture is made when the capture's registration ends.
+"""
+import ctypes
+from contextlib import contextmanager
+
+from . import _lib
+from ._helpers import parse_bytes
+from ._stream import as_stream
+
+__all__ = ["GraphPool"]
+
+# upstream resources of pools released while blocks were live: the C pool returns its memory to
+# them when its last block is freed, so they must outlive it (kept for the process)
+_kept_upstreams = []
+
+
+class GraphPool:
+    """A graph-private pool over ``upstream`` (default: the current device resource), taking
+    ``reserve`` bytes (an int or a string such as "64MiB") from it now."""
+
+    def __init__(self, reserve=0, upstream=None):
+        from ._memory_resource import get_current_device_resource
+        mr = get_current_device_resource() if upstream is None else upstream
+        size = _lib.as_size(parse_bytes(reserve), "reserve")
+        out = ctypes.c_void_p()
+        _lib.check(_lib.rmm_graph_pool_create(ctypes.byref(out), mr._live, size), "GraphPool")
+        self._h = out.value
+        self._upstream = mr
+        self._registered = 0
+
+    def _handle(self):
+        if not self._h:
+            raise ValueError("this GraphPool was released")
+        return self._h
+
+    @contextmanager
+    def capture(self, stream):
+        """Registers ``stream`` (a Stream, a handle, a CuPy, Numba or PyTorch stream) for the
+        block: its allocations come from this pool. Leave it after the capture has ended."""
+        s = as_stream(stream)
+        _lib.check(_lib.rmm_capture_begin(self._handle(), s._h), "GraphPool.capture")
+        self._registered += 1
+        try:
+            yield self
+        finally:
+            self._registered -= 1
+            _lib.check(_lib.rmm_capture_end(self._h, s._h), "GraphPool.capture")
+
+    def info(self):
+        """(bytes held from upstream, bytes of live blocks)."""
+        reserved, used = ctypes.c_size_t(), ctypes.c_size_t()
+        _lib.check(_lib.rmm_graph_pool_get_info(self._handle(), ctypes.byref(reserved),
+                                                ctypes.byref(used)))
+        return reserved.value, used.value
+
+    def release(self):
+        """Says the graphs that used the pool are gone: its memory returns upstream once its last
+        live block is freed (now, if none is). A no-op the second time; InvalidArgumentError while
+        a capture is registered."""
+        if not self._h:
+            return
+        _, used = self.info()
+        _lib.check(_lib.rmm_graph_pool_destroy(self._h), "GraphPool.release")
+        if used:
+            _kept_upstreams.append(self._upstream)
+        self._h = None
+
+    def __del__(self):
+        if getattr(self, "_h", None) and not self._registered:
+            try:
+                self.release()
+            except Exception:
+                pass
