@@ -1066,6 +1066,7 @@ TEST(graph_pool_contract) {
     void *a = NULL, *b = NULL, *c = NULL, *d = NULL, *big = NULL, *x = NULL, *base = NULL;
     size_t reserved = 0, used = 0;
     bool wb = false;
+    NEED_GPU();
     pool = new_pool(64 * MiB, 0);
     if (!pool) return;
     CHECK_OK(rmm__stream_create_raw(&s, false));
