@@ -40,8 +40,9 @@
    stream-order core (>>streamorder: per-stream state found by handle, events, the stream
    registry) and the size-binned free lists (>>tlsf). What the walks over a resource graph need of
    a type (its upstream, its children, validation, its part of the JSON dump, where a block comes
-   from, its live blocks for the margin check) is one row per type in >>diagnostics (rmm__descs);
-   a user's type joins with rmm_resource_register_type.
+   from, its live blocks for the margin check) is one row per type in >>diagnostics (rmm__descs),
+   whose functions sit at the end of that type's own section; a user's type joins with
+   rmm_resource_register_type.
 
    Compile-time options (define before *every* #include of rmm.h unless said otherwise):
       RMM_IMPLEMENTATION  in exactly one file: emits the implementation there.
@@ -3353,6 +3354,105 @@ RMM__PRIVATE rmm_status rmm__overalign_free_block(rmm__overalign *o, void *align
     return st;
 }
 
+/* ---- describing a resource: what each type's row in >>diagnostics (rmm__descs) is made of: the
+   JSON writer of rmm_resource_dump_json, the live-block list of the margin check, the row ---- */
+/* ---- state as JSON (rmm_resource_dump_json) ---- */
+typedef struct rmm__json {
+    FILE *f;
+    bool first; /* no comma before the next member or element */
+} rmm__json;
+RMM__PRIVATE void rmm__json_sep(rmm__json *j) {
+    if (!j->first) fputc(',', j->f);
+    j->first = false;
+}
+RMM__PRIVATE void rmm__json_key(rmm__json *j, const char *key) {
+    rmm__json_sep(j);
+    fprintf(j->f, "\"%s\":", key);
+}
+RMM__PRIVATE void rmm__json_open(rmm__json *j, const char *key, char bracket) {
+    if (key) rmm__json_key(j, key);
+    else rmm__json_sep(j);
+    fputc(bracket, j->f);
+    j->first = true;
+}
+RMM__PRIVATE void rmm__json_close(rmm__json *j, char bracket) {
+    fputc(bracket, j->f);
+    j->first = false;
+}
+RMM__PRIVATE void rmm__json_u64(rmm__json *j, const char *key, uint64_t v) {
+    rmm__json_key(j, key);
+    fprintf(j->f, "%llu", (unsigned long long)v);
+}
+RMM__PRIVATE void rmm__json_bool(rmm__json *j, const char *key, bool v) {
+    rmm__json_key(j, key);
+    fputs(v ? "true" : "false", j->f);
+}
+RMM__PRIVATE void rmm__json_ptr(rmm__json *j, const char *key, const void *p) {
+    rmm__json_key(j, key);
+    fprintf(j->f, "\"0x%llx\"", (unsigned long long)(uintptr_t)p);
+}
+RMM__PRIVATE void rmm__json_str(rmm__json *j, const char *key, const char *s) {
+    rmm__json_key(j, key);
+    fputc('"', j->f);
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') fprintf(j->f, "\\%c", c);
+        else if (c < 0x20 || c >= 0x7f) fprintf(j->f, "\\u%04x", c);
+        else fputc(c, j->f);
+    }
+    fputc('"', j->f);
+}
+RMM__PRIVATE rmm_status rmm__dump_node(rmm__json *j, rmm_resource *mr, int depth);
+
+/* ---- debug margins: every live block's checked (rmm_resource_check_corruption) ---- */
+typedef struct rmm__live_block {
+    const char *ptr;
+    size_t requested;
+} rmm__live_block;
+typedef struct rmm__live_list {
+    rmm__live_block *v;
+    size_t n, cap;
+    bool oom;
+} rmm__live_list;
+RMM__PRIVATE void rmm__live_add(rmm__live_list *l, const char *ptr, size_t requested) {
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 64;
+        rmm__live_block *grown = (rmm__live_block *)RMM_SYS_REALLOC(l->v, cap * sizeof *grown);
+        if (!grown) {
+            l->oom = true;
+            return;
+        }
+        l->v = grown;
+        l->cap = cap;
+    }
+    l->v[l->n].ptr = ptr;
+    l->v[l->n].requested = requested;
+    l->n++;
+}
+typedef struct rmm__desc {
+    const rmm_resource_vtable *vtable;
+    const char *dump_type; /* the dump's "type" */
+    rmm_resource *(*upstream)(const rmm_resource *mr);
+    size_t (*child_count)(const rmm_resource *mr);
+    rmm_resource *(*child)(const rmm_resource *mr, size_t i); /* NULL for an empty slot */
+    rmm_status (*validate)(rmm_resource *mr);
+    rmm_status (*dump)(rmm__json *j, rmm_resource *mr, int nesting); /* its members after type, name, address */
+    /* One step down from mr for the block at *p: *next is the resource below (the same block, with
+       *p and *off moved to that resource's allocation), or NULL when *p is the base itself. */
+    rmm_status (*base_step)(rmm_resource *mr, const char **p, size_t *off, rmm_resource **next);
+    rmm_status (*live)(rmm_resource *mr, rmm__live_list *live); /* (RMM_DEBUG_MARGIN) its live blocks */
+} rmm__desc;
+
+/* Each adaptor's "counters": n named values (none for those that keep none). */
+RMM__PRIVATE rmm_status rmm__json_counters(rmm__json *j, const char *const *keys, const uint64_t *values, size_t n) {
+    size_t i;
+    rmm__json_open(j, "counters", '{');
+    for (i = 0; i < n; i++) rmm__json_u64(j, keys[i], values[i]);
+    rmm__json_close(j, '}');
+    return RMM_SUCCESS;
+}
+
+
 /* ======================================================================================= */
 /* ==== base: cuda, managed, pinned, async, async view ================================== */
 /* ======================================================================================= */ /* >>base */
@@ -3619,6 +3719,46 @@ RMM__IMPL rmm_status rmm_async_resource_get_pool(rmm_resource *mr, rmm_mem_pool 
     *pool = ((rmm__async_resource *)mr)->pool;
     return RMM_SUCCESS;
 }
+
+/* -- its row in >>diagnostics (rmm__descs): dump, validate, upstream, allocation base, live blocks -- */
+/* -- the device resources (cuda, managed, pinned, async): the bottom of every chain -- */
+RMM__PRIVATE rmm_status rmm__base_dump(rmm__json *j, rmm_resource *mr, int nesting) {
+    (void)nesting;
+    rmm__json_open(j, "config", '{');
+    rmm__json_u64(j, "device", (uint64_t)((rmm__base_resource *)mr)->device);
+    rmm__json_bool(j, "library_owned", ((rmm__base_resource *)mr)->library_owned);
+    rmm__json_close(j, '}');
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__async_dump(rmm__json *j, rmm_resource *mr, int nesting) {
+    (void)nesting;
+    rmm__json_open(j, "config", '{');
+    rmm__json_u64(j, "device", (uint64_t)((rmm__async_resource *)mr)->device);
+    rmm__json_ptr(j, "memory_pool", (const void *)((rmm__async_resource *)mr)->pool);
+    rmm__json_close(j, '}');
+    return RMM_SUCCESS;
+}
+/* Moves *p back to the raw allocation an over-aligned block starts inside (if it is one). */
+RMM__PRIVATE void rmm__overalign_step(rmm__overalign *o, const char **p, size_t *off) {
+    const char *raw = (const char *)rmm__overalign_raw(o, *p);
+    if (raw) {
+        *off += (size_t)(*p - raw);
+        *p = raw;
+    }
+}
+/* The base is the raw allocation. */
+RMM__PRIVATE rmm_status rmm__bottom_step(rmm__overalign *o, const char **p, size_t *off, rmm_resource **next) {
+    rmm__overalign_step(o, p, off);
+    *next = NULL;
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__base_base_step(rmm_resource *mr, const char **p, size_t *off, rmm_resource **next) {
+    return rmm__bottom_step(&((rmm__base_resource *)mr)->overalign, p, off, next);
+}
+RMM__PRIVATE rmm_status rmm__async_base_step(rmm_resource *mr, const char **p, size_t *off, rmm_resource **next) {
+    return rmm__bottom_step(&((rmm__async_resource *)mr)->overalign, p, off, next);
+}
+
 
 /* ======================================================================================= */
 /* ==== perdevice: the current resource of each device ================================== */
@@ -4917,6 +5057,60 @@ RMM__PRIVATE rmm_status rmm__validate_tlsf(const char *who, const rmm__tlsf *t, 
     return RMM_SUCCESS;
 }
 #endif /* !RMM_NO_POOL || !RMM_NO_ARENA */
+
+/* ---- describing a sub-allocator (>>diagnostics): its streams and chunks in the dump, its live blocks ---- */
+/* Which of the library's kinds of stream a state belongs to. */
+RMM__PRIVATE const char *rmm__sstate_kind(const rmm__sstate *s) {
+    if (s->key == 1) return "legacy";
+    if (s->key & RMM__KEY_THREAD) return "per_thread";
+    if (s->reg) return "library";
+    if (s->lazy) return "outlive";
+    return "foreign";
+}
+RMM__PRIVATE void rmm__json_stream(rmm__json *j, size_t id, const rmm__sstate *s, size_t free_blocks, size_t free_bytes) {
+    rmm__json_open(j, NULL, '{');
+    rmm__json_u64(j, "id", id);
+    rmm__json_ptr(j, "handle", (const void *)s->handle);
+    rmm__json_str(j, "kind", rmm__sstate_kind(s));
+    rmm__json_bool(j, "alive", !rmm__so_gone(s));
+    rmm__json_bool(j, "lazy", s->lazy);
+    rmm__json_u64(j, "free_blocks", free_blocks);
+    rmm__json_u64(j, "free_bytes", free_bytes);
+    rmm__json_close(j, '}');
+}
+#if !defined(RMM_NO_POOL) || !defined(RMM_NO_ARENA)
+/* The blocks of a chunk of a TLSF-based sub-allocator (pool, arena): stream ids from the list owner. */
+RMM__PRIVATE void rmm__json_chunk(rmm__json *j, const rmm__chunk *c, size_t (*stream_of)(const rmm__tlsf *, void *), void *arg) {
+    const rmm__block *b;
+    rmm__json_open(j, NULL, '{');
+    rmm__json_ptr(j, "address", c->ptr);
+    rmm__json_u64(j, "size", c->size);
+    if (c->dedicated) rmm__json_bool(j, "dedicated", true);
+    rmm__json_open(j, "blocks", '[');
+    for (b = c->first; b; b = b->phys_next) {
+        size_t rid = b->parked ? ((const rmm__sstate *)b->parked)->index : SIZE_MAX; /* parked on a pool stream */
+        fprintf(j->f, "%s{\"offset\":%zu,\"size\":%zu,\"state\":\"%s\",\"stream\":", j->first ? "" : ",", (size_t)(b->ptr - c->ptr), b->size,
+                b->owner || rid != SIZE_MAX ? "free" : "used");
+        j->first = false;
+        if (b->owner) fprintf(j->f, "%zu}", stream_of(b->owner, arg));
+        else if (rid != SIZE_MAX) fprintf(j->f, "%zu}", rid);
+        else fputs("null}", j->f);
+    }
+    rmm__json_close(j, ']');
+    rmm__json_close(j, '}');
+}
+#endif
+#if RMM__MARGIN_ON
+/* Adds the used blocks of a used-block map (pool, thread arena) to the list. Caller holds the lock. */
+RMM__PRIVATE void rmm__live_from_map(rmm__live_list *l, const rmm__addr_map *m) {
+    size_t i;
+    for (i = 0; m->slots && i <= m->mask; i++)
+        if (m->slots[i].key && !((const rmm__block *)m->slots[i].value)->parked) /* (a parked block is free) */
+            rmm__live_add(l, ((const rmm__block *)m->slots[i].value)->ptr, ((const rmm__block *)m->slots[i].value)->requested);
+}
+#endif
+
+
 
 #if !defined(RMM_NO_POOL)
 /* ======================================================================================= */
@@ -6309,6 +6503,106 @@ RMM__IMPL rmm_status rmm_deallocate_nowait(rmm_resource *mr, void *ptr, size_t b
     return RMM_SUCCESS;
 }
 #endif /* RMM_NO_POOL */
+/* -- its row in >>diagnostics (rmm__descs): dump, validate, upstream, allocation base, live blocks -- */
+#if !defined(RMM_NO_POOL)
+RMM__PRIVATE size_t rmm__pool_stream_id(const rmm__tlsf *t, void *arg) {
+    (void)arg;
+    return ((const rmm__sstate *)t->state)->index;
+}
+RMM__PRIVATE rmm_status rmm__dump_pool(rmm__json *j, rmm__pool *p) {
+    static const char *const growth[] = {"geometric", "on_demand", "virtual"};
+    rmm_pool_info info;
+    rmm__chunk *c;
+    size_t i;
+    RMM_TRY(rmm_pool_get_info(&p->base, &info));
+    if (!rmm__spin_lock(&p->so.lock)) return rmm__reentrant("pool", "rmm_resource_dump_json");
+    rmm__json_open(j, "config", '{');
+    rmm__json_u64(j, "initial_bytes", p->desc.initial_bytes);
+    rmm__json_u64(j, "maximum_bytes", p->desc.maximum_bytes);
+    rmm__json_str(j, "growth", growth[p->desc.growth]);
+    rmm__json_u64(j, "growth_granularity_bytes", p->desc.growth_granularity_bytes);
+    rmm__json_bool(j, "streams_outlive_pool", p->desc.streams_outlive_pool);
+    if (p->backing == &rmm__vm_backing) rmm__json_u64(j, "virtual_bytes", p->vm.reserved);
+    rmm__json_close(j, '}');
+    rmm__json_open(j, "counters", '{');
+    rmm__json_u64(j, "pool_bytes", info.pool_bytes);
+    rmm__json_u64(j, "peak_pool_bytes", info.peak_pool_bytes);
+    rmm__json_u64(j, "used_bytes", info.used_bytes);
+    rmm__json_u64(j, "free_bytes", info.free_bytes);
+    rmm__json_u64(j, "largest_free_block", info.largest_free_block);
+    rmm__json_u64(j, "free_blocks", info.free_blocks);
+    rmm__json_u64(j, "upstream_chunks", info.upstream_chunks);
+    rmm__json_u64(j, "stream_states", p->so.count);
+    rmm__json_u64(j, "chunks_taken", p->grows);
+    rmm__json_u64(j, "chunks_given_back", p->releases);
+    if (p->backing == &rmm__vm_backing) {
+        const rmm__pool_vm *vm = &p->vm;
+        rmm__json_u64(j, "page_bytes", vm->page);
+        rmm__json_u64(j, "pages_mapped", vm->mapped_pages);
+        rmm__json_u64(j, "pages_idle", vm->idle_count);
+        rmm__json_u64(j, "pages_spare", vm->spare_count);
+        rmm__json_u64(j, "pages_in_use", vm->used_pages);
+        rmm__json_u64(j, "peak_pages_in_use", vm->peak_used_pages);
+        rmm__json_u64(j, "driver_creates", vm->creates);
+        rmm__json_u64(j, "driver_maps", vm->maps);
+        rmm__json_u64(j, "driver_set_access", vm->access_calls);
+        rmm__json_u64(j, "driver_unmaps", vm->unmaps);
+        rmm__json_u64(j, "driver_releases", vm->releases);
+        rmm__json_u64(j, "device_synchronizes", vm->syncs);
+    }
+    rmm__json_close(j, '}');
+    rmm__json_open(j, "streams", '[');
+    for (i = 0; i < p->so.count; i++) {
+        const rmm__pstream *s = RMM__PSTREAM(p, i);
+        rmm__json_stream(j, i, &s->ss, s->free.free_blocks + s->large.free_blocks + s->quick_blocks + (s->recent != NULL) + rmm__pool_ring_held(s),
+                         s->free.free_bytes + s->large.free_bytes + s->quick_bytes + (s->recent ? s->recent->size : 0) + (s->ring ? s->ring->bytes : 0));
+    }
+    rmm__json_close(j, ']');
+    rmm__json_open(j, "chunks", '[');
+    for (c = p->chunks; c; c = c->next) rmm__json_chunk(j, c, rmm__pool_stream_id, NULL);
+    rmm__json_close(j, ']');
+    rmm__spin_unlock(&p->so.lock);
+    return RMM_SUCCESS;
+}
+#endif
+
+/* -- pool -- */
+#if !defined(RMM_NO_POOL)
+RMM__PRIVATE rmm_resource *rmm__pool_upstream(const rmm_resource *mr) { return ((const rmm__pool *)mr)->upstream; }
+RMM__PRIVATE rmm_status rmm__pool_validate_mr(rmm_resource *mr) { return rmm_pool_validate(mr); }
+RMM__PRIVATE rmm_status rmm__pool_dump_mr(rmm__json *j, rmm_resource *mr, int nesting) {
+    (void)nesting;
+    return rmm__dump_pool(j, (rmm__pool *)mr);
+}
+RMM__PRIVATE rmm_status rmm__pool_base_step(rmm_resource *mr, const char **p, size_t *off, rmm_resource **next) {
+    rmm__pool *pool = (rmm__pool *)mr;
+    const char *start = NULL;
+    void **slot;
+    if (pool->backing == &rmm__vm_backing)
+        return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "rmm_resource_allocation_base: a pool with VIRTUAL growth maps its blocks on separate physical pages, which CUDA IPC cannot export as one allocation");
+    if (!rmm__spin_lock(&pool->so.lock)) return rmm__reentrant("pool", "rmm_resource_allocation_base");
+    slot = rmm__addr_map_find(&pool->used, (uintptr_t)*p);
+    if (slot && !((rmm__block *)*slot)->parked) start = ((rmm__block *)*slot)->chunk->ptr;
+    rmm__spin_unlock(&pool->so.lock);
+    if (!start) return RMM__INVALID("rmm_resource_allocation_base(ptr=%p): not a live block of resource '%s'", (const void *)*p, rmm_resource_type_name(mr));
+    *off += (size_t)(*p - start);
+    *p = start;
+    *next = pool->upstream;
+    return RMM_SUCCESS;
+}
+#if RMM__MARGIN_ON
+RMM__PRIVATE rmm_status rmm__pool_live(rmm_resource *mr, rmm__live_list *live) {
+    rmm__pool *p = (rmm__pool *)mr;
+    if (!rmm__spin_lock(&p->so.lock)) return rmm__reentrant("pool", "rmm_resource_check_corruption");
+    rmm__live_from_map(live, &p->used);
+    rmm__spin_unlock(&p->so.lock);
+    return RMM_SUCCESS;
+}
+#else
+#define rmm__pool_live NULL
+#endif
+#endif
+
 
 /* ---- CUDA-graph capture: graph-private pools (rmm_graph_pool_create; API at >>graph) ---- */
 /* Every graph pool, and the streams registered with one, under rmm__graph_lock; the routing of
@@ -7242,6 +7536,90 @@ RMM__IMPL rmm_status rmm_fixed_size_create(rmm_resource **out, rmm_resource *ups
     return RMM_SUCCESS;
 }
 
+/* -- its row in >>diagnostics (rmm__descs): dump, validate, upstream, allocation base, live blocks -- */
+RMM__PRIVATE rmm_status rmm__dump_fixed(rmm__json *j, rmm__fixed *f) {
+    size_t i, k, *owner_of = NULL;
+    if (!rmm__spin_lock(&f->so.lock)) return rmm__reentrant("fixed_size", "rmm_resource_dump_json");
+    rmm__json_open(j, "config", '{');
+    rmm__json_u64(j, "block_bytes", f->block_bytes);
+    rmm__json_u64(j, "blocks_per_chunk", f->blocks_per_chunk);
+    rmm__json_close(j, '}');
+    rmm__json_open(j, "counters", '{');
+    rmm__json_u64(j, "chunks", f->chunk_count);
+    rmm__json_u64(j, "used_blocks", f->used_blocks);
+    rmm__json_u64(j, "free_blocks", f->chunk_count * f->blocks_per_chunk - f->used_blocks);
+    rmm__json_u64(j, "stream_states", f->so.count);
+    rmm__json_close(j, '}');
+    rmm__json_open(j, "streams", '[');
+    for (i = 0; i < f->so.count; i++) rmm__json_stream(j, i, &RMM__FSTREAM(f, i)->ss, RMM__FSTREAM(f, i)->count, RMM__FSTREAM(f, i)->count * f->block_bytes);
+    rmm__json_close(j, ']');
+    owner_of = (size_t *)rmm__calloc(f->blocks_per_chunk ? f->blocks_per_chunk : 1, sizeof *owner_of);
+    rmm__json_open(j, "chunks", '[');
+    for (i = 0; owner_of && i < f->chunk_count; i++) {
+        const rmm__fchunk *c = f->chunks[i];
+        size_t s, b;
+        for (b = 0; b < f->blocks_per_chunk; b++) owner_of[b] = SIZE_MAX;
+        for (s = 0; s < f->so.count; s++) /* which stream holds each free block of this chunk */
+            for (k = 0; k < RMM__FSTREAM(f, s)->count; k++)
+                if (RMM__FSTREAM(f, s)->stack[k].chunk == c) owner_of[RMM__FSTREAM(f, s)->stack[k].index] = s;
+        rmm__json_open(j, NULL, '{');
+        rmm__json_ptr(j, "address", c->ptr);
+        rmm__json_u64(j, "size", f->chunk_bytes);
+        rmm__json_open(j, "blocks", '[');
+        for (b = 0; b < f->blocks_per_chunk; b++) {
+            bool free_now = rmm__fchunk_is_free(c, b);
+            fprintf(j->f, "%s{\"offset\":%zu,\"size\":%zu,\"state\":\"%s\",\"stream\":", j->first ? "" : ",", b * f->block_bytes, f->block_bytes, free_now ? "free" : "used");
+            j->first = false;
+            if (free_now && owner_of[b] != SIZE_MAX) fprintf(j->f, "%zu}", owner_of[b]);
+            else fputs("null}", j->f);
+        }
+        rmm__json_close(j, ']');
+        rmm__json_close(j, '}');
+    }
+    rmm__json_close(j, ']');
+    rmm__spin_unlock(&f->so.lock);
+    if (!owner_of) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_resource_dump_json: out of host memory");
+    RMM_SYS_FREE(owner_of);
+    return RMM_SUCCESS;
+}
+
+/* -- fixed-size -- */
+RMM__PRIVATE rmm_resource *rmm__fixed_upstream(const rmm_resource *mr) { return ((const rmm__fixed *)mr)->upstream; }
+RMM__PRIVATE rmm_status rmm__fixed_validate_mr(rmm_resource *mr) { return rmm__fixed_validate((rmm__fixed *)mr); }
+RMM__PRIVATE rmm_status rmm__fixed_dump_mr(rmm__json *j, rmm_resource *mr, int nesting) {
+    (void)nesting;
+    return rmm__dump_fixed(j, (rmm__fixed *)mr);
+}
+RMM__PRIVATE rmm_status rmm__fixed_base_step(rmm_resource *mr, const char **p, size_t *off, rmm_resource **next) {
+    rmm__fixed *f = (rmm__fixed *)mr;
+    rmm__fchunk *c;
+    const char *start = NULL;
+    if (!rmm__spin_lock(&f->so.lock)) return rmm__reentrant("fixed_size", "rmm_resource_allocation_base");
+    c = rmm__fixed_chunk_of(f, *p);
+    if (c && ((size_t)(*p - c->ptr)) % f->block_bytes == 0 && !rmm__fchunk_is_free(c, (size_t)(*p - c->ptr) / f->block_bytes)) start = c->ptr;
+    rmm__spin_unlock(&f->so.lock);
+    if (!start) return RMM__INVALID("rmm_resource_allocation_base(ptr=%p): not a live block of resource '%s'", (const void *)*p, rmm_resource_type_name(mr));
+    *off += (size_t)(*p - start);
+    *p = start;
+    *next = f->upstream;
+    return RMM_SUCCESS;
+}
+#if RMM__MARGIN_ON
+RMM__PRIVATE rmm_status rmm__fixed_live(rmm_resource *mr, rmm__live_list *live) {
+    rmm__fixed *f = (rmm__fixed *)mr;
+    size_t i, b;
+    if (!rmm__spin_lock(&f->so.lock)) return rmm__reentrant("fixed_size", "rmm_resource_check_corruption");
+    for (i = 0; i < f->chunk_count; i++)
+        for (b = 0; b < f->blocks_per_chunk; b++)
+            if (!rmm__fchunk_is_free(f->chunks[i], b)) rmm__live_add(live, f->chunks[i]->ptr + b * f->block_bytes, f->chunks[i]->requested[b]);
+    rmm__spin_unlock(&f->so.lock);
+    return RMM_SUCCESS;
+}
+#else
+#define rmm__fixed_live NULL
+#endif
+
+
 /* ======================================================================================= */
 /* ==== binning: requests routed to the smallest bin that fits ========================== */
 /* ======================================================================================= */ /* >>binning */
@@ -7455,6 +7833,56 @@ RMM__IMPL rmm_binning_desc rmm_binning_desc_default(void) {
     d.max_size_exponent = 0;
     return d;
 }
+
+/* -- its row in >>diagnostics (rmm__descs): dump, validate, upstream, allocation base, live blocks -- */
+/* -- binning: its bins are its children -- */
+#if !defined(RMM_NO_BINNING)
+RMM__PRIVATE rmm_resource *rmm__binning_upstream(const rmm_resource *mr) { return ((const rmm__binning *)mr)->upstream; }
+RMM__PRIVATE size_t rmm__binning_child_count(const rmm_resource *mr) { return ((const rmm__binning *)mr)->count; }
+RMM__PRIVATE rmm_resource *rmm__binning_child(const rmm_resource *mr, size_t i) { return RMM__ATOMIC_LOAD(&((rmm__binning *)(uintptr_t)mr)->bins[i].mr); }
+RMM__PRIVATE rmm_status rmm__binning_validate_mr(rmm_resource *mr) {
+    rmm__binning *b = (rmm__binning *)mr;
+    size_t i;
+    for (i = 0; i < b->count; i++) {
+        rmm_resource *bin = RMM__ATOMIC_LOAD(&b->bins[i].mr);
+        if (bin && (b->bins[i].owned || bin != mr)) RMM_TRY(rmm_resource_validate(bin));
+    }
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE rmm_status rmm__binning_dump_mr(rmm__json *j, rmm_resource *mr, int nesting) {
+    rmm__binning *b = (rmm__binning *)mr;
+    rmm_status st = RMM_SUCCESS;
+    size_t i;
+    rmm__json_open(j, "bins", '[');
+    for (i = 0; i < b->count && st == RMM_SUCCESS; i++) {
+        rmm_resource *bin = RMM__ATOMIC_LOAD(&b->bins[i].mr);
+        rmm__json_open(j, NULL, '{');
+        rmm__json_u64(j, "bytes", b->bins[i].bytes);
+        rmm__json_bool(j, "owned", b->bins[i].owned);
+        rmm__json_key(j, "resource");
+        if (bin) {
+            j->first = true;
+            st = rmm__dump_node(j, bin, nesting + 1);
+            j->first = false;
+        } else {
+            fputs("null", j->f);
+        }
+        rmm__json_close(j, '}');
+    }
+    rmm__json_close(j, ']');
+    return st;
+}
+/* A bin's block is the bin's; anything else went to upstream (a user bin's blocks are not told
+   apart: upstream is asked). */
+RMM__PRIVATE rmm_status rmm__binning_base_step(rmm_resource *mr, const char **p, size_t *off, rmm_resource **next) {
+    rmm__bin *owner = rmm__binning_owner((rmm__binning *)mr, *p);
+    (void)off;
+    *next = owner ? owner->mr : ((rmm__binning *)mr)->upstream;
+    return RMM_SUCCESS;
+}
+#endif
+
+
 
 /* ======================================================================================= */
 /* ==== arena: a global arena of superblocks lent to per-thread and per-stream arenas ==== */
@@ -8022,6 +8450,95 @@ RMM__IMPL rmm_arena_desc rmm_arena_desc_default(void) {
     d.superblock_bytes = RMM__MIB;
     return d;
 }
+
+/* -- its row in >>diagnostics (rmm__descs): dump, validate, upstream, allocation base, live blocks -- */
+#if !defined(RMM_NO_ARENA)
+RMM__PRIVATE size_t rmm__arena_stream_id(const rmm__tlsf *t, void *arg) {
+    (void)arg;
+    return ((const rmm__sstate *)t->state)->index;
+}
+RMM__PRIVATE size_t rmm__arena_global_id(const rmm__tlsf *t, void *arg) {
+    (void)t;
+    return *(const size_t *)arg; /* the global arena's free space: id past the thread arenas */
+}
+RMM__PRIVATE rmm_status rmm__dump_arena(rmm__json *j, rmm__arena *a) {
+    size_t i, global_id;
+    if (!rmm__spin_lock(&a->so.lock)) return rmm__reentrant("arena", "rmm_resource_dump_json");
+    global_id = a->so.count;
+    rmm__json_open(j, "config", '{');
+    rmm__json_u64(j, "arena_bytes", a->arena_bytes);
+    rmm__json_u64(j, "superblock_bytes", a->sb_bytes);
+    rmm__json_bool(j, "streams_outlive_arena", a->so.outlive);
+    rmm__json_close(j, '}');
+    rmm__json_open(j, "streams", '[');
+    for (i = 0; i < a->so.count; i++) {
+        rmm__arena_local *l = (rmm__arena_local *)a->so.list[i];
+        (void)rmm__spin_lock(&l->lock);
+        rmm__json_stream(j, i, &l->ss, l->free.free_blocks, l->free.free_bytes);
+        rmm__spin_unlock(&l->lock);
+    }
+    rmm__json_close(j, ']');
+    rmm__json_open(j, "chunks", '[');
+    (void)rmm__spin_lock(&a->global_lock); /* the whole arena: superblocks lent and large blocks are "used" here */
+    rmm__json_chunk(j, &a->global_chunk, rmm__arena_global_id, &global_id);
+    rmm__spin_unlock(&a->global_lock);
+    for (i = 0; i < a->so.count; i++) { /* then every lent superblock with the blocks of its arena */
+        rmm__arena_local *l = (rmm__arena_local *)a->so.list[i];
+        rmm__chunk *c;
+        (void)rmm__spin_lock(&l->lock);
+        for (c = l->superblocks; c; c = c->next) rmm__json_chunk(j, c, rmm__arena_stream_id, NULL);
+        rmm__spin_unlock(&l->lock);
+    }
+    rmm__json_close(j, ']');
+    rmm__spin_unlock(&a->so.lock);
+    return RMM_SUCCESS;
+}
+#endif
+
+/* -- arena -- */
+#if !defined(RMM_NO_ARENA)
+RMM__PRIVATE rmm_resource *rmm__arena_upstream(const rmm_resource *mr) { return ((const rmm__arena *)mr)->upstream; }
+RMM__PRIVATE rmm_status rmm__arena_validate_mr(rmm_resource *mr) { return rmm__arena_validate((rmm__arena *)mr); }
+RMM__PRIVATE rmm_status rmm__arena_dump_mr(rmm__json *j, rmm_resource *mr, int nesting) {
+    (void)nesting;
+    return rmm__dump_arena(j, (rmm__arena *)mr);
+}
+RMM__PRIVATE rmm_status rmm__arena_base_step(rmm_resource *mr, const char **p, size_t *off, rmm_resource **next) {
+    rmm__arena *a = (rmm__arena *)mr;
+    if (*p < a->base_ptr || *p >= a->base_ptr + a->arena_bytes)
+        return RMM__INVALID("rmm_resource_allocation_base(ptr=%p): not a live block of resource '%s'", (const void *)*p, rmm_resource_type_name(mr));
+    *off += (size_t)(*p - a->base_ptr);
+    *p = a->base_ptr;
+    *next = a->upstream;
+    return RMM_SUCCESS;
+}
+#if RMM__MARGIN_ON
+RMM__PRIVATE rmm_status rmm__arena_live(rmm_resource *mr, rmm__live_list *live) {
+    rmm__arena *a = (rmm__arena *)mr;
+    size_t i;
+    if (!rmm__spin_lock(&a->so.lock)) return rmm__reentrant("arena", "rmm_resource_check_corruption");
+    for (i = 0; i < a->so.count; i++) {
+        rmm__arena_local *l = (rmm__arena_local *)a->so.list[i];
+        (void)rmm__spin_lock(&l->lock);
+        rmm__live_from_map(live, &l->used);
+        rmm__spin_unlock(&l->lock);
+    }
+    (void)rmm__spin_lock(&a->global_lock);
+    for (i = 0; a->large_out.slots && i <= a->large_out.mask; i++) {
+        void **slot;
+        if (!a->large_out.slots[i].key) continue;
+        slot = rmm__addr_map_find(&a->global_used, (uintptr_t)a->large_out.slots[i].value);
+        if (slot) rmm__live_add(live, (const char *)a->large_out.slots[i].key, ((rmm__block *)*slot)->requested - (size_t)((const char *)a->large_out.slots[i].key - ((rmm__block *)*slot)->ptr));
+    }
+    rmm__spin_unlock(&a->global_lock);
+    rmm__spin_unlock(&a->so.lock);
+    return RMM_SUCCESS;
+}
+#else
+#define rmm__arena_live NULL
+#endif
+#endif
+
 
 /* ======================================================================================= */
 /* ==== adaptors ======================================================================== */
@@ -8728,346 +9245,7 @@ RMM__IMPL rmm_status rmm_callback_resource_create(rmm_resource **out, rmm_alloca
     return RMM_SUCCESS;
 }
 
-/* ======================================================================================= */
-/* ==== diagnostics: walks over a resource graph: validate, allocation base, dump, margins = */
-/* ======================================================================================= */ /* >>diagnostics */
-
-
-/* ---- state as JSON (rmm_resource_dump_json) ---- */
-typedef struct rmm__json {
-    FILE *f;
-    bool first; /* no comma before the next member or element */
-} rmm__json;
-RMM__PRIVATE void rmm__json_sep(rmm__json *j) {
-    if (!j->first) fputc(',', j->f);
-    j->first = false;
-}
-RMM__PRIVATE void rmm__json_key(rmm__json *j, const char *key) {
-    rmm__json_sep(j);
-    fprintf(j->f, "\"%s\":", key);
-}
-RMM__PRIVATE void rmm__json_open(rmm__json *j, const char *key, char bracket) {
-    if (key) rmm__json_key(j, key);
-    else rmm__json_sep(j);
-    fputc(bracket, j->f);
-    j->first = true;
-}
-RMM__PRIVATE void rmm__json_close(rmm__json *j, char bracket) {
-    fputc(bracket, j->f);
-    j->first = false;
-}
-RMM__PRIVATE void rmm__json_u64(rmm__json *j, const char *key, uint64_t v) {
-    rmm__json_key(j, key);
-    fprintf(j->f, "%llu", (unsigned long long)v);
-}
-RMM__PRIVATE void rmm__json_bool(rmm__json *j, const char *key, bool v) {
-    rmm__json_key(j, key);
-    fputs(v ? "true" : "false", j->f);
-}
-RMM__PRIVATE void rmm__json_ptr(rmm__json *j, const char *key, const void *p) {
-    rmm__json_key(j, key);
-    fprintf(j->f, "\"0x%llx\"", (unsigned long long)(uintptr_t)p);
-}
-RMM__PRIVATE void rmm__json_str(rmm__json *j, const char *key, const char *s) {
-    rmm__json_key(j, key);
-    fputc('"', j->f);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') fprintf(j->f, "\\%c", c);
-        else if (c < 0x20 || c >= 0x7f) fprintf(j->f, "\\u%04x", c);
-        else fputc(c, j->f);
-    }
-    fputc('"', j->f);
-}
-/* Which of the library's kinds of stream a state belongs to. */
-RMM__PRIVATE const char *rmm__sstate_kind(const rmm__sstate *s) {
-    if (s->key == 1) return "legacy";
-    if (s->key & RMM__KEY_THREAD) return "per_thread";
-    if (s->reg) return "library";
-    if (s->lazy) return "outlive";
-    return "foreign";
-}
-RMM__PRIVATE void rmm__json_stream(rmm__json *j, size_t id, const rmm__sstate *s, size_t free_blocks, size_t free_bytes) {
-    rmm__json_open(j, NULL, '{');
-    rmm__json_u64(j, "id", id);
-    rmm__json_ptr(j, "handle", (const void *)s->handle);
-    rmm__json_str(j, "kind", rmm__sstate_kind(s));
-    rmm__json_bool(j, "alive", !rmm__so_gone(s));
-    rmm__json_bool(j, "lazy", s->lazy);
-    rmm__json_u64(j, "free_blocks", free_blocks);
-    rmm__json_u64(j, "free_bytes", free_bytes);
-    rmm__json_close(j, '}');
-}
-#if !defined(RMM_NO_POOL) || !defined(RMM_NO_ARENA)
-/* The blocks of a chunk of a TLSF-based sub-allocator (pool, arena): stream ids from the list owner. */
-RMM__PRIVATE void rmm__json_chunk(rmm__json *j, const rmm__chunk *c, size_t (*stream_of)(const rmm__tlsf *, void *), void *arg) {
-    const rmm__block *b;
-    rmm__json_open(j, NULL, '{');
-    rmm__json_ptr(j, "address", c->ptr);
-    rmm__json_u64(j, "size", c->size);
-    if (c->dedicated) rmm__json_bool(j, "dedicated", true);
-    rmm__json_open(j, "blocks", '[');
-    for (b = c->first; b; b = b->phys_next) {
-        size_t rid = b->parked ? ((const rmm__sstate *)b->parked)->index : SIZE_MAX; /* parked on a pool stream */
-        fprintf(j->f, "%s{\"offset\":%zu,\"size\":%zu,\"state\":\"%s\",\"stream\":", j->first ? "" : ",", (size_t)(b->ptr - c->ptr), b->size,
-                b->owner || rid != SIZE_MAX ? "free" : "used");
-        j->first = false;
-        if (b->owner) fprintf(j->f, "%zu}", stream_of(b->owner, arg));
-        else if (rid != SIZE_MAX) fprintf(j->f, "%zu}", rid);
-        else fputs("null}", j->f);
-    }
-    rmm__json_close(j, ']');
-    rmm__json_close(j, '}');
-}
-#endif
-RMM__PRIVATE rmm_status rmm__dump_node(rmm__json *j, rmm_resource *mr, int depth);
-
-#if !defined(RMM_NO_POOL)
-RMM__PRIVATE size_t rmm__pool_stream_id(const rmm__tlsf *t, void *arg) {
-    (void)arg;
-    return ((const rmm__sstate *)t->state)->index;
-}
-RMM__PRIVATE rmm_status rmm__dump_pool(rmm__json *j, rmm__pool *p) {
-    static const char *const growth[] = {"geometric", "on_demand", "virtual"};
-    rmm_pool_info info;
-    rmm__chunk *c;
-    size_t i;
-    RMM_TRY(rmm_pool_get_info(&p->base, &info));
-    if (!rmm__spin_lock(&p->so.lock)) return rmm__reentrant("pool", "rmm_resource_dump_json");
-    rmm__json_open(j, "config", '{');
-    rmm__json_u64(j, "initial_bytes", p->desc.initial_bytes);
-    rmm__json_u64(j, "maximum_bytes", p->desc.maximum_bytes);
-    rmm__json_str(j, "growth", growth[p->desc.growth]);
-    rmm__json_u64(j, "growth_granularity_bytes", p->desc.growth_granularity_bytes);
-    rmm__json_bool(j, "streams_outlive_pool", p->desc.streams_outlive_pool);
-    if (p->backing == &rmm__vm_backing) rmm__json_u64(j, "virtual_bytes", p->vm.reserved);
-    rmm__json_close(j, '}');
-    rmm__json_open(j, "counters", '{');
-    rmm__json_u64(j, "pool_bytes", info.pool_bytes);
-    rmm__json_u64(j, "peak_pool_bytes", info.peak_pool_bytes);
-    rmm__json_u64(j, "used_bytes", info.used_bytes);
-    rmm__json_u64(j, "free_bytes", info.free_bytes);
-    rmm__json_u64(j, "largest_free_block", info.largest_free_block);
-    rmm__json_u64(j, "free_blocks", info.free_blocks);
-    rmm__json_u64(j, "upstream_chunks", info.upstream_chunks);
-    rmm__json_u64(j, "stream_states", p->so.count);
-    rmm__json_u64(j, "chunks_taken", p->grows);
-    rmm__json_u64(j, "chunks_given_back", p->releases);
-    if (p->backing == &rmm__vm_backing) {
-        const rmm__pool_vm *vm = &p->vm;
-        rmm__json_u64(j, "page_bytes", vm->page);
-        rmm__json_u64(j, "pages_mapped", vm->mapped_pages);
-        rmm__json_u64(j, "pages_idle", vm->idle_count);
-        rmm__json_u64(j, "pages_spare", vm->spare_count);
-        rmm__json_u64(j, "pages_in_use", vm->used_pages);
-        rmm__json_u64(j, "peak_pages_in_use", vm->peak_used_pages);
-        rmm__json_u64(j, "driver_creates", vm->creates);
-        rmm__json_u64(j, "driver_maps", vm->maps);
-        rmm__json_u64(j, "driver_set_access", vm->access_calls);
-        rmm__json_u64(j, "driver_unmaps", vm->unmaps);
-        rmm__json_u64(j, "driver_releases", vm->releases);
-        rmm__json_u64(j, "device_synchronizes", vm->syncs);
-    }
-    rmm__json_close(j, '}');
-    rmm__json_open(j, "streams", '[');
-    for (i = 0; i < p->so.count; i++) {
-        const rmm__pstream *s = RMM__PSTREAM(p, i);
-        rmm__json_stream(j, i, &s->ss, s->free.free_blocks + s->large.free_blocks + s->quick_blocks + (s->recent != NULL) + rmm__pool_ring_held(s),
-                         s->free.free_bytes + s->large.free_bytes + s->quick_bytes + (s->recent ? s->recent->size : 0) + (s->ring ? s->ring->bytes : 0));
-    }
-    rmm__json_close(j, ']');
-    rmm__json_open(j, "chunks", '[');
-    for (c = p->chunks; c; c = c->next) rmm__json_chunk(j, c, rmm__pool_stream_id, NULL);
-    rmm__json_close(j, ']');
-    rmm__spin_unlock(&p->so.lock);
-    return RMM_SUCCESS;
-}
-#endif
-
-RMM__PRIVATE rmm_status rmm__dump_fixed(rmm__json *j, rmm__fixed *f) {
-    size_t i, k, *owner_of = NULL;
-    if (!rmm__spin_lock(&f->so.lock)) return rmm__reentrant("fixed_size", "rmm_resource_dump_json");
-    rmm__json_open(j, "config", '{');
-    rmm__json_u64(j, "block_bytes", f->block_bytes);
-    rmm__json_u64(j, "blocks_per_chunk", f->blocks_per_chunk);
-    rmm__json_close(j, '}');
-    rmm__json_open(j, "counters", '{');
-    rmm__json_u64(j, "chunks", f->chunk_count);
-    rmm__json_u64(j, "used_blocks", f->used_blocks);
-    rmm__json_u64(j, "free_blocks", f->chunk_count * f->blocks_per_chunk - f->used_blocks);
-    rmm__json_u64(j, "stream_states", f->so.count);
-    rmm__json_close(j, '}');
-    rmm__json_open(j, "streams", '[');
-    for (i = 0; i < f->so.count; i++) rmm__json_stream(j, i, &RMM__FSTREAM(f, i)->ss, RMM__FSTREAM(f, i)->count, RMM__FSTREAM(f, i)->count * f->block_bytes);
-    rmm__json_close(j, ']');
-    owner_of = (size_t *)rmm__calloc(f->blocks_per_chunk ? f->blocks_per_chunk : 1, sizeof *owner_of);
-    rmm__json_open(j, "chunks", '[');
-    for (i = 0; owner_of && i < f->chunk_count; i++) {
-        const rmm__fchunk *c = f->chunks[i];
-        size_t s, b;
-        for (b = 0; b < f->blocks_per_chunk; b++) owner_of[b] = SIZE_MAX;
-        for (s = 0; s < f->so.count; s++) /* which stream holds each free block of this chunk */
-            for (k = 0; k < RMM__FSTREAM(f, s)->count; k++)
-                if (RMM__FSTREAM(f, s)->stack[k].chunk == c) owner_of[RMM__FSTREAM(f, s)->stack[k].index] = s;
-        rmm__json_open(j, NULL, '{');
-        rmm__json_ptr(j, "address", c->ptr);
-        rmm__json_u64(j, "size", f->chunk_bytes);
-        rmm__json_open(j, "blocks", '[');
-        for (b = 0; b < f->blocks_per_chunk; b++) {
-            bool free_now = rmm__fchunk_is_free(c, b);
-            fprintf(j->f, "%s{\"offset\":%zu,\"size\":%zu,\"state\":\"%s\",\"stream\":", j->first ? "" : ",", b * f->block_bytes, f->block_bytes, free_now ? "free" : "used");
-            j->first = false;
-            if (free_now && owner_of[b] != SIZE_MAX) fprintf(j->f, "%zu}", owner_of[b]);
-            else fputs("null}", j->f);
-        }
-        rmm__json_close(j, ']');
-        rmm__json_close(j, '}');
-    }
-    rmm__json_close(j, ']');
-    rmm__spin_unlock(&f->so.lock);
-    if (!owner_of) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_resource_dump_json: out of host memory");
-    RMM_SYS_FREE(owner_of);
-    return RMM_SUCCESS;
-}
-
-#if !defined(RMM_NO_ARENA)
-RMM__PRIVATE size_t rmm__arena_stream_id(const rmm__tlsf *t, void *arg) {
-    (void)arg;
-    return ((const rmm__sstate *)t->state)->index;
-}
-RMM__PRIVATE size_t rmm__arena_global_id(const rmm__tlsf *t, void *arg) {
-    (void)t;
-    return *(const size_t *)arg; /* the global arena's free space: id past the thread arenas */
-}
-RMM__PRIVATE rmm_status rmm__dump_arena(rmm__json *j, rmm__arena *a) {
-    size_t i, global_id;
-    if (!rmm__spin_lock(&a->so.lock)) return rmm__reentrant("arena", "rmm_resource_dump_json");
-    global_id = a->so.count;
-    rmm__json_open(j, "config", '{');
-    rmm__json_u64(j, "arena_bytes", a->arena_bytes);
-    rmm__json_u64(j, "superblock_bytes", a->sb_bytes);
-    rmm__json_bool(j, "streams_outlive_arena", a->so.outlive);
-    rmm__json_close(j, '}');
-    rmm__json_open(j, "streams", '[');
-    for (i = 0; i < a->so.count; i++) {
-        rmm__arena_local *l = (rmm__arena_local *)a->so.list[i];
-        (void)rmm__spin_lock(&l->lock);
-        rmm__json_stream(j, i, &l->ss, l->free.free_blocks, l->free.free_bytes);
-        rmm__spin_unlock(&l->lock);
-    }
-    rmm__json_close(j, ']');
-    rmm__json_open(j, "chunks", '[');
-    (void)rmm__spin_lock(&a->global_lock); /* the whole arena: superblocks lent and large blocks are "used" here */
-    rmm__json_chunk(j, &a->global_chunk, rmm__arena_global_id, &global_id);
-    rmm__spin_unlock(&a->global_lock);
-    for (i = 0; i < a->so.count; i++) { /* then every lent superblock with the blocks of its arena */
-        rmm__arena_local *l = (rmm__arena_local *)a->so.list[i];
-        rmm__chunk *c;
-        (void)rmm__spin_lock(&l->lock);
-        for (c = l->superblocks; c; c = c->next) rmm__json_chunk(j, c, rmm__arena_stream_id, NULL);
-        rmm__spin_unlock(&l->lock);
-    }
-    rmm__json_close(j, ']');
-    rmm__spin_unlock(&a->so.lock);
-    return RMM_SUCCESS;
-}
-#endif
-
-/* ---- debug margins: every live block's checked (rmm_resource_check_corruption) ---- */
-typedef struct rmm__live_block {
-    const char *ptr;
-    size_t requested;
-} rmm__live_block;
-typedef struct rmm__live_list {
-    rmm__live_block *v;
-    size_t n, cap;
-    bool oom;
-} rmm__live_list;
-RMM__PRIVATE void rmm__live_add(rmm__live_list *l, const char *ptr, size_t requested) {
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 64;
-        rmm__live_block *grown = (rmm__live_block *)RMM_SYS_REALLOC(l->v, cap * sizeof *grown);
-        if (!grown) {
-            l->oom = true;
-            return;
-        }
-        l->v = grown;
-        l->cap = cap;
-    }
-    l->v[l->n].ptr = ptr;
-    l->v[l->n].requested = requested;
-    l->n++;
-}
-#if RMM__MARGIN_ON
-/* Adds the used blocks of a used-block map (pool, thread arena) to the list. Caller holds the lock. */
-RMM__PRIVATE void rmm__live_from_map(rmm__live_list *l, const rmm__addr_map *m) {
-    size_t i;
-    for (i = 0; m->slots && i <= m->mask; i++)
-        if (m->slots[i].key && !((const rmm__block *)m->slots[i].value)->parked) /* (a parked block is free) */
-            rmm__live_add(l, ((const rmm__block *)m->slots[i].value)->ptr, ((const rmm__block *)m->slots[i].value)->requested);
-}
-#endif
-
-/* ---- each resource type describes itself ---------------------------------------------------
-   What the walks over a resource graph need of a type, in one row per type (found from the
-   vtable): its upstream, its children (a binning resource's bins), its own validation, its part of
-   the JSON dump, one step of "where does this block come from" (allocation base), and its live
-   blocks for the margin check. A slot left NULL means "not applicable". The walks below are then
-   a few lines each, and a new resource type is one row here, not an edit of four functions. A
-   user's resource has no row: it is dumped as "user" and ends every walk (its upstream is not
-   known). */
-typedef struct rmm__desc {
-    const rmm_resource_vtable *vtable;
-    const char *dump_type; /* the dump's "type" */
-    rmm_resource *(*upstream)(const rmm_resource *mr);
-    size_t (*child_count)(const rmm_resource *mr);
-    rmm_resource *(*child)(const rmm_resource *mr, size_t i); /* NULL for an empty slot */
-    rmm_status (*validate)(rmm_resource *mr);
-    rmm_status (*dump)(rmm__json *j, rmm_resource *mr, int nesting); /* its members after type, name, address */
-    /* One step down from mr for the block at *p: *next is the resource below (the same block, with
-       *p and *off moved to that resource's allocation), or NULL when *p is the base itself. */
-    rmm_status (*base_step)(rmm_resource *mr, const char **p, size_t *off, rmm_resource **next);
-    rmm_status (*live)(rmm_resource *mr, rmm__live_list *live); /* (RMM_DEBUG_MARGIN) its live blocks */
-} rmm__desc;
-
-/* -- the device resources (cuda, managed, pinned, async): the bottom of every chain -- */
-RMM__PRIVATE rmm_status rmm__base_dump(rmm__json *j, rmm_resource *mr, int nesting) {
-    (void)nesting;
-    rmm__json_open(j, "config", '{');
-    rmm__json_u64(j, "device", (uint64_t)((rmm__base_resource *)mr)->device);
-    rmm__json_bool(j, "library_owned", ((rmm__base_resource *)mr)->library_owned);
-    rmm__json_close(j, '}');
-    return RMM_SUCCESS;
-}
-RMM__PRIVATE rmm_status rmm__async_dump(rmm__json *j, rmm_resource *mr, int nesting) {
-    (void)nesting;
-    rmm__json_open(j, "config", '{');
-    rmm__json_u64(j, "device", (uint64_t)((rmm__async_resource *)mr)->device);
-    rmm__json_ptr(j, "memory_pool", (const void *)((rmm__async_resource *)mr)->pool);
-    rmm__json_close(j, '}');
-    return RMM_SUCCESS;
-}
-/* Moves *p back to the raw allocation an over-aligned block starts inside (if it is one). */
-RMM__PRIVATE void rmm__overalign_step(rmm__overalign *o, const char **p, size_t *off) {
-    const char *raw = (const char *)rmm__overalign_raw(o, *p);
-    if (raw) {
-        *off += (size_t)(*p - raw);
-        *p = raw;
-    }
-}
-/* The base is the raw allocation. */
-RMM__PRIVATE rmm_status rmm__bottom_step(rmm__overalign *o, const char **p, size_t *off, rmm_resource **next) {
-    rmm__overalign_step(o, p, off);
-    *next = NULL;
-    return RMM_SUCCESS;
-}
-RMM__PRIVATE rmm_status rmm__base_base_step(rmm_resource *mr, const char **p, size_t *off, rmm_resource **next) {
-    return rmm__bottom_step(&((rmm__base_resource *)mr)->overalign, p, off, next);
-}
-RMM__PRIVATE rmm_status rmm__async_base_step(rmm_resource *mr, const char **p, size_t *off, rmm_resource **next) {
-    return rmm__bottom_step(&((rmm__async_resource *)mr)->overalign, p, off, next);
-}
-
+/* -- its row in >>diagnostics (rmm__descs): dump, validate, upstream, allocation base, live blocks -- */
 /* -- the forwarding adaptors: a block is the upstream's block (aligned: inside it) -- */
 RMM__PRIVATE rmm_resource *rmm__adaptor_upstream(const rmm_resource *mr) { return ((const rmm__adaptor *)mr)->upstream; }
 RMM__PRIVATE rmm_status rmm__adaptor_base_step(rmm_resource *mr, const char **p, size_t *off, rmm_resource **next) {
@@ -9078,14 +9256,6 @@ RMM__PRIVATE rmm_status rmm__adaptor_base_step(rmm_resource *mr, const char **p,
 RMM__PRIVATE rmm_status rmm__aligned_base_step(rmm_resource *mr, const char **p, size_t *off, rmm_resource **next) {
     rmm__overalign_step(&((rmm__aligned *)mr)->map, p, off);
     *next = ((rmm__adaptor *)mr)->upstream;
-    return RMM_SUCCESS;
-}
-/* Each adaptor's "counters": n named values (none for those that keep none). */
-RMM__PRIVATE rmm_status rmm__json_counters(rmm__json *j, const char *const *keys, const uint64_t *values, size_t n) {
-    size_t i;
-    rmm__json_open(j, "counters", '{');
-    for (i = 0; i < n; i++) rmm__json_u64(j, keys[i], values[i]);
-    rmm__json_close(j, '}');
     return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__adaptor_dump(rmm__json *j, rmm_resource *mr, int nesting) {
@@ -9128,170 +9298,21 @@ RMM__PRIVATE rmm_status rmm__aligned_dump(rmm__json *j, rmm_resource *mr, int ne
     return rmm__json_counters(j, keys, v, 2);
 }
 
-/* -- pool -- */
-#if !defined(RMM_NO_POOL)
-RMM__PRIVATE rmm_resource *rmm__pool_upstream(const rmm_resource *mr) { return ((const rmm__pool *)mr)->upstream; }
-RMM__PRIVATE rmm_status rmm__pool_validate_mr(rmm_resource *mr) { return rmm_pool_validate(mr); }
-RMM__PRIVATE rmm_status rmm__pool_dump_mr(rmm__json *j, rmm_resource *mr, int nesting) {
-    (void)nesting;
-    return rmm__dump_pool(j, (rmm__pool *)mr);
-}
-RMM__PRIVATE rmm_status rmm__pool_base_step(rmm_resource *mr, const char **p, size_t *off, rmm_resource **next) {
-    rmm__pool *pool = (rmm__pool *)mr;
-    const char *start = NULL;
-    void **slot;
-    if (pool->backing == &rmm__vm_backing)
-        return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "rmm_resource_allocation_base: a pool with VIRTUAL growth maps its blocks on separate physical pages, which CUDA IPC cannot export as one allocation");
-    if (!rmm__spin_lock(&pool->so.lock)) return rmm__reentrant("pool", "rmm_resource_allocation_base");
-    slot = rmm__addr_map_find(&pool->used, (uintptr_t)*p);
-    if (slot && !((rmm__block *)*slot)->parked) start = ((rmm__block *)*slot)->chunk->ptr;
-    rmm__spin_unlock(&pool->so.lock);
-    if (!start) return RMM__INVALID("rmm_resource_allocation_base(ptr=%p): not a live block of resource '%s'", (const void *)*p, rmm_resource_type_name(mr));
-    *off += (size_t)(*p - start);
-    *p = start;
-    *next = pool->upstream;
-    return RMM_SUCCESS;
-}
-#if RMM__MARGIN_ON
-RMM__PRIVATE rmm_status rmm__pool_live(rmm_resource *mr, rmm__live_list *live) {
-    rmm__pool *p = (rmm__pool *)mr;
-    if (!rmm__spin_lock(&p->so.lock)) return rmm__reentrant("pool", "rmm_resource_check_corruption");
-    rmm__live_from_map(live, &p->used);
-    rmm__spin_unlock(&p->so.lock);
-    return RMM_SUCCESS;
-}
-#else
-#define rmm__pool_live NULL
-#endif
-#endif
 
-/* -- fixed-size -- */
-RMM__PRIVATE rmm_resource *rmm__fixed_upstream(const rmm_resource *mr) { return ((const rmm__fixed *)mr)->upstream; }
-RMM__PRIVATE rmm_status rmm__fixed_validate_mr(rmm_resource *mr) { return rmm__fixed_validate((rmm__fixed *)mr); }
-RMM__PRIVATE rmm_status rmm__fixed_dump_mr(rmm__json *j, rmm_resource *mr, int nesting) {
-    (void)nesting;
-    return rmm__dump_fixed(j, (rmm__fixed *)mr);
-}
-RMM__PRIVATE rmm_status rmm__fixed_base_step(rmm_resource *mr, const char **p, size_t *off, rmm_resource **next) {
-    rmm__fixed *f = (rmm__fixed *)mr;
-    rmm__fchunk *c;
-    const char *start = NULL;
-    if (!rmm__spin_lock(&f->so.lock)) return rmm__reentrant("fixed_size", "rmm_resource_allocation_base");
-    c = rmm__fixed_chunk_of(f, *p);
-    if (c && ((size_t)(*p - c->ptr)) % f->block_bytes == 0 && !rmm__fchunk_is_free(c, (size_t)(*p - c->ptr) / f->block_bytes)) start = c->ptr;
-    rmm__spin_unlock(&f->so.lock);
-    if (!start) return RMM__INVALID("rmm_resource_allocation_base(ptr=%p): not a live block of resource '%s'", (const void *)*p, rmm_resource_type_name(mr));
-    *off += (size_t)(*p - start);
-    *p = start;
-    *next = f->upstream;
-    return RMM_SUCCESS;
-}
-#if RMM__MARGIN_ON
-RMM__PRIVATE rmm_status rmm__fixed_live(rmm_resource *mr, rmm__live_list *live) {
-    rmm__fixed *f = (rmm__fixed *)mr;
-    size_t i, b;
-    if (!rmm__spin_lock(&f->so.lock)) return rmm__reentrant("fixed_size", "rmm_resource_check_corruption");
-    for (i = 0; i < f->chunk_count; i++)
-        for (b = 0; b < f->blocks_per_chunk; b++)
-            if (!rmm__fchunk_is_free(f->chunks[i], b)) rmm__live_add(live, f->chunks[i]->ptr + b * f->block_bytes, f->chunks[i]->requested[b]);
-    rmm__spin_unlock(&f->so.lock);
-    return RMM_SUCCESS;
-}
-#else
-#define rmm__fixed_live NULL
-#endif
 
-/* -- arena -- */
-#if !defined(RMM_NO_ARENA)
-RMM__PRIVATE rmm_resource *rmm__arena_upstream(const rmm_resource *mr) { return ((const rmm__arena *)mr)->upstream; }
-RMM__PRIVATE rmm_status rmm__arena_validate_mr(rmm_resource *mr) { return rmm__arena_validate((rmm__arena *)mr); }
-RMM__PRIVATE rmm_status rmm__arena_dump_mr(rmm__json *j, rmm_resource *mr, int nesting) {
-    (void)nesting;
-    return rmm__dump_arena(j, (rmm__arena *)mr);
-}
-RMM__PRIVATE rmm_status rmm__arena_base_step(rmm_resource *mr, const char **p, size_t *off, rmm_resource **next) {
-    rmm__arena *a = (rmm__arena *)mr;
-    if (*p < a->base_ptr || *p >= a->base_ptr + a->arena_bytes)
-        return RMM__INVALID("rmm_resource_allocation_base(ptr=%p): not a live block of resource '%s'", (const void *)*p, rmm_resource_type_name(mr));
-    *off += (size_t)(*p - a->base_ptr);
-    *p = a->base_ptr;
-    *next = a->upstream;
-    return RMM_SUCCESS;
-}
-#if RMM__MARGIN_ON
-RMM__PRIVATE rmm_status rmm__arena_live(rmm_resource *mr, rmm__live_list *live) {
-    rmm__arena *a = (rmm__arena *)mr;
-    size_t i;
-    if (!rmm__spin_lock(&a->so.lock)) return rmm__reentrant("arena", "rmm_resource_check_corruption");
-    for (i = 0; i < a->so.count; i++) {
-        rmm__arena_local *l = (rmm__arena_local *)a->so.list[i];
-        (void)rmm__spin_lock(&l->lock);
-        rmm__live_from_map(live, &l->used);
-        rmm__spin_unlock(&l->lock);
-    }
-    (void)rmm__spin_lock(&a->global_lock);
-    for (i = 0; a->large_out.slots && i <= a->large_out.mask; i++) {
-        void **slot;
-        if (!a->large_out.slots[i].key) continue;
-        slot = rmm__addr_map_find(&a->global_used, (uintptr_t)a->large_out.slots[i].value);
-        if (slot) rmm__live_add(live, (const char *)a->large_out.slots[i].key, ((rmm__block *)*slot)->requested - (size_t)((const char *)a->large_out.slots[i].key - ((rmm__block *)*slot)->ptr));
-    }
-    rmm__spin_unlock(&a->global_lock);
-    rmm__spin_unlock(&a->so.lock);
-    return RMM_SUCCESS;
-}
-#else
-#define rmm__arena_live NULL
-#endif
-#endif
+/* ======================================================================================= */
+/* ==== diagnostics: walks over a resource graph: validate, allocation base, dump, margins = */
+/* ======================================================================================= */ /* >>diagnostics */
 
-/* -- binning: its bins are its children -- */
-#if !defined(RMM_NO_BINNING)
-RMM__PRIVATE rmm_resource *rmm__binning_upstream(const rmm_resource *mr) { return ((const rmm__binning *)mr)->upstream; }
-RMM__PRIVATE size_t rmm__binning_child_count(const rmm_resource *mr) { return ((const rmm__binning *)mr)->count; }
-RMM__PRIVATE rmm_resource *rmm__binning_child(const rmm_resource *mr, size_t i) { return RMM__ATOMIC_LOAD(&((rmm__binning *)(uintptr_t)mr)->bins[i].mr); }
-RMM__PRIVATE rmm_status rmm__binning_validate_mr(rmm_resource *mr) {
-    rmm__binning *b = (rmm__binning *)mr;
-    size_t i;
-    for (i = 0; i < b->count; i++) {
-        rmm_resource *bin = RMM__ATOMIC_LOAD(&b->bins[i].mr);
-        if (bin && (b->bins[i].owned || bin != mr)) RMM_TRY(rmm_resource_validate(bin));
-    }
-    return RMM_SUCCESS;
-}
-RMM__PRIVATE rmm_status rmm__binning_dump_mr(rmm__json *j, rmm_resource *mr, int nesting) {
-    rmm__binning *b = (rmm__binning *)mr;
-    rmm_status st = RMM_SUCCESS;
-    size_t i;
-    rmm__json_open(j, "bins", '[');
-    for (i = 0; i < b->count && st == RMM_SUCCESS; i++) {
-        rmm_resource *bin = RMM__ATOMIC_LOAD(&b->bins[i].mr);
-        rmm__json_open(j, NULL, '{');
-        rmm__json_u64(j, "bytes", b->bins[i].bytes);
-        rmm__json_bool(j, "owned", b->bins[i].owned);
-        rmm__json_key(j, "resource");
-        if (bin) {
-            j->first = true;
-            st = rmm__dump_node(j, bin, nesting + 1);
-            j->first = false;
-        } else {
-            fputs("null", j->f);
-        }
-        rmm__json_close(j, '}');
-    }
-    rmm__json_close(j, ']');
-    return st;
-}
-/* A bin's block is the bin's; anything else went to upstream (a user bin's blocks are not told
-   apart: upstream is asked). */
-RMM__PRIVATE rmm_status rmm__binning_base_step(rmm_resource *mr, const char **p, size_t *off, rmm_resource **next) {
-    rmm__bin *owner = rmm__binning_owner((rmm__binning *)mr, *p);
-    (void)off;
-    *next = owner ? owner->mr : ((rmm__binning *)mr)->upstream;
-    return RMM_SUCCESS;
-}
-#endif
 
+/* ---- each resource type describes itself: its row here, the row's functions in its section ----
+   What the walks over a resource graph need of a type, in one row per type (found from the
+   vtable): its upstream, its children (a binning resource's bins), its own validation, its part of
+   the JSON dump, one step of "where does this block come from" (allocation base), and its live
+   blocks for the margin check. A slot left NULL means "not applicable". The walks below are then
+   a few lines each, and a new resource type is one row here, not an edit of four functions. A
+   user's resource has no row: it is dumped as "user" and ends every walk (its upstream is not
+   known). */
 /* The rows: one per type. */
 static const rmm__desc rmm__descs[] = {
     {&rmm__cuda_vtable, "cuda", NULL, NULL, NULL, NULL, rmm__base_dump, rmm__base_base_step, NULL},
