@@ -6014,18 +6014,67 @@ static inline rmm_status rmm__pool_lock(rmm__pool *p, const char *call, bool *wo
     *would_block = true;
     return RMM_ERROR_NOT_SUPPORTED;
 }
+/* rmm__pool_alloc's slow path (mimalloc's rule: the hits stay inline, the rest is one call away):
+   no ring, recent or quick-list block of the size on s. Finds a block in s's lists (its parked
+   blocks and its ring covered first, if need be), else takes one from another stream or upstream
+   (covering stuck rings with a synchronize once when out of memory), and cuts `size` at `alignment`
+   from it: *bp, and *listsp the lists it came from. Under the pool's lock. would_block, *explain
+   as in rmm__pool_alloc. */
+RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_alloc_slow(rmm__pool *p, rmm__pstream *s, size_t size, size_t alignment, bool *would_block,
+                                                          rmm__block **bp, rmm__tlsf **listsp, bool *explain) {
+    rmm__sstate *from_state;
+    rmm__tlsf *lists;
+    rmm__block *b;
+    rmm__pool_req req;
+    void *item;
+    rmm_status st;
+    req.need = size + (alignment - RMM_ALIGNMENT);
+    req.large = req.need >= p->large_bytes;
+    req.any = false;
+    req.slack = req.large ? p->desc.growth_granularity_bytes : 0;
+    rmm__pool_settle_recent(p, s);
+    b = rmm__pool_find_block(s, &req, RMM__TLSF_SCAN);
+    if (RMM__UNLIKELY(!b && s->quick_blocks) && !would_block && rmm__pool_flush_quick(p, s, req.need)) /* parked blocks, coalesced, may serve it */
+        b = rmm__pool_find_block(s, &req, RMM__TLSF_SCAN);
+    if (RMM__UNLIKELY(p->backing->commit != NULL) && b) b = rmm__vm_prefer_mapped(p, b, req.need);
+    if (!b) {
+        if (would_block) {
+            *would_block = true;
+            return RMM_ERROR_NOT_SUPPORTED;
+        }
+        if (rmm__pool_ring_held(s)) { /* its own ring, covered now, may serve it */
+            if ((st = rmm__pool_ring_cover(p, s)) != RMM_SUCCESS) return st;
+            rmm__pool_settle(p, s);
+            b = rmm__pool_find_block(s, &req, RMM__TLSF_SCAN);
+        }
+    }
+    if (!b) {
+        st = rmm__so_acquire(&p->so, &s->ss, &req, &from_state, &item);
+        if (st == RMM_ERROR_OUT_OF_MEMORY && rmm__so_unstick(&p->so, &s->ss, true)) /* other streams' rings, covered by a synchronize */
+            st = rmm__so_acquire(&p->so, &s->ss, &req, &from_state, &item);
+        if (st != RMM_SUCCESS) {
+            *explain = st == RMM_ERROR_OUT_OF_MEMORY;
+            return st;
+        }
+        b = (rmm__block *)item;
+    }
+    lists = b->owner;
+    b = rmm__block_take(&p->store, lists, b, size, alignment);
+    if (RMM__UNLIKELY(!b)) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of host memory for block records");
+    *bp = b;
+    *listsp = lists;
+    return RMM_SUCCESS;
+}
 /* The pool's allocate. would_block NULL: the resource call. Else a "nowait" call (rmmh keeps
    Python's GIL around it): it never waits for anything, a lock, the device or an upstream, and it
    sets *would_block, having handed out and freed nothing (and made no CUDA call beyond
    cudaStreamGetId for a foreign stream's state), where it would have to (the lock is busy, or the request
    needs memory from another stream or from upstream); the caller then makes the ordinary call. */
 RMM__PRIVATE rmm_status rmm__pool_alloc(rmm__pool *p, void **ptr, size_t bytes, size_t alignment, rmm_stream stream, bool *would_block) {
-    rmm__sstate *ss, *from_state;
+    rmm__sstate *ss;
     rmm__pstream *s;
     rmm__tlsf *lists = NULL;
     rmm__block *b;
-    rmm__pool_req req;
-    void *item;
     size_t size;
     rmm_status st;
     bool explain = false, mapped = true; /* mapped: b is in p->used already (it was parked) */
@@ -6047,43 +6096,8 @@ RMM__PRIVATE rmm_status rmm__pool_alloc(rmm__pool *p, void **ptr, size_t bytes, 
         s->quick_bytes -= size;
         s->quick_blocks--;
     } else {
-        req.need = size + (alignment - RMM_ALIGNMENT);
-        req.large = req.need >= p->large_bytes;
-        req.any = false;
-        req.slack = req.large ? p->desc.growth_granularity_bytes : 0;
-        rmm__pool_settle_recent(p, s);
-        b = rmm__pool_find_block(s, &req, RMM__TLSF_SCAN);
-        if (RMM__UNLIKELY(!b && s->quick_blocks) && !would_block && rmm__pool_flush_quick(p, s, req.need)) /* parked blocks, coalesced, may serve it */
-            b = rmm__pool_find_block(s, &req, RMM__TLSF_SCAN);
-        if (RMM__UNLIKELY(p->backing->commit != NULL) && b) b = rmm__vm_prefer_mapped(p, b, req.need);
-        if (RMM__UNLIKELY(!b)) {
-            if (would_block) {
-                *would_block = true;
-                st = RMM_ERROR_NOT_SUPPORTED;
-                goto out;
-            }
-            if (rmm__pool_ring_held(s)) { /* its own ring, covered now, may serve it */
-                if ((st = rmm__pool_ring_cover(p, s)) != RMM_SUCCESS) goto out;
-                rmm__pool_settle(p, s);
-                b = rmm__pool_find_block(s, &req, RMM__TLSF_SCAN);
-            }
-        }
-        if (RMM__UNLIKELY(!b)) {
-            st = rmm__so_acquire(&p->so, ss, &req, &from_state, &item);
-            if (st == RMM_ERROR_OUT_OF_MEMORY && rmm__so_unstick(&p->so, ss, true)) /* other streams' rings, covered by a synchronize */
-                st = rmm__so_acquire(&p->so, ss, &req, &from_state, &item);
-            if (st != RMM_SUCCESS) {
-                explain = st == RMM_ERROR_OUT_OF_MEMORY;
-                goto out;
-            }
-            b = (rmm__block *)item;
-        }
-        lists = b->owner;
-        b = rmm__block_take(&p->store, lists, b, size, alignment);
-        if (RMM__UNLIKELY(!b)) {
-            st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of host memory for block records");
-            goto out;
-        }
+        st = rmm__pool_alloc_slow(p, s, size, alignment, would_block, &b, &lists, &explain);
+        if (RMM__UNLIKELY(st != RMM_SUCCESS)) goto out;
         ss = (rmm__sstate *)lists->state; /* the state it came from (the core may drop it below) */
         mapped = false;
     }
