@@ -466,6 +466,12 @@ class PoolInfo:
 _GROWTH = {"geometric": 0, "on_demand": 1, "virtual": 2}
 
 
+def _default_initial_pool_size(growth):
+    """RMM's default initial pool size: half the free device memory for geometric growth; none for
+    on-demand and virtual growth, which grow as needed."""
+    return _lib.rmm_percent_of_free_device_memory(50) if growth == "geometric" else 0
+
+
 class PoolMemoryResource(UpstreamResourceAdaptor):
     """A coalescing, stream-ordered pool over ``upstream_mr`` (rmm.h's rmm_pool_create).
 
@@ -500,7 +506,7 @@ class PoolMemoryResource(UpstreamResourceAdaptor):
         if growth not in _GROWTH:
             raise ValueError("growth must be one of %s, not %r" % (", ".join(_GROWTH), growth))
         if initial_pool_size is None:
-            initial = _lib.rmm_percent_of_free_device_memory(50) if growth == "geometric" else 0
+            initial = _default_initial_pool_size(growth)
         else:
             initial = _pool_size_arg(initial_pool_size, "initial_pool_size")
         maximum = 0 if maximum_pool_size is None else _pool_size_arg(maximum_pool_size,
@@ -1093,8 +1099,7 @@ def _initialize(pool_allocator=False, managed_memory=False, initial_pool_size=No
                 return PoolMemoryResource(upstream(), **kwargs)
             start = initial
             if start == unset:
-                start = (_lib.rmm_percent_of_free_device_memory(50) if growth == "geometric"
-                         else 0)
+                start = _default_initial_pool_size(growth)
                 if maximum is not None:
                     start = min(start, maximum)
             return PoolMemoryResource(upstream(), start, maximum, **pool_args)

@@ -52,18 +52,15 @@ RMMH_API void *rmmh_alloc(rmm_resource *mr, size_t bytes, rmm_stream stream) {
 }
 
 /* rmm_deallocate on `device` (< 0: the current one, no switch): makes it current around the call
-   when it is not, as rmm.h's containers do, so a buffer can be freed with another device current
-   (rmm.h's device guard: the caller's device is set back only where that creates no context). */
+   when it is not (rmm.h's device scope, as its containers do), so a buffer can be freed with another
+   device current. Where the device cannot be read or set (the runtime unloading), it frees where it
+   is. */
 RMMH_API int rmmh_free(rmm_resource *mr, void *ptr, size_t bytes, rmm_stream stream, int device) {
-    rmm_device_scope g = {device, false};
+    rmm_device_scope scope;
     rmm_status st;
-    /* (where the current device cannot be read, as while the runtime unloads, free where we are) */
-    if (device < 0 || rmm_get_device(&g.previous) != RMM_SUCCESS || g.previous == device) return (int)rmm_deallocate(mr, ptr, bytes, stream);
-    st = rmm_set_device(device);
-    if (st != RMM_SUCCESS) return (int)st;
-    g.switched = true;
+    if (device < 0 || rmm_device_scope_enter(&scope, device) != RMM_SUCCESS) return (int)rmm_deallocate(mr, ptr, bytes, stream);
     st = rmm_deallocate(mr, ptr, bytes, stream);
-    rmm_device_scope_leave(&g);
+    rmm_device_scope_leave(&scope);
     return (int)st;
 }
 
