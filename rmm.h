@@ -1377,7 +1377,6 @@ RMM__PRIVATE uint64_t rmm__thread_id(void) {
     return cached;
 }
 
-
 /* Open-addressing map from a 256-aligned address to a pointer (or size): linear probing with
    backward-shift deletion, power-of-two capacity, at most a quarter full (at half full, probe
    chains and their mispredicted branches made a remove and a put cost 40 ns together; at a quarter,
@@ -3452,7 +3451,6 @@ RMM__PRIVATE rmm_status rmm__json_counters(rmm__json *j, const char *const *keys
     return RMM_SUCCESS;
 }
 
-
 /* ======================================================================================= */
 /* ==== base: cuda, managed, pinned, async, async view ================================== */
 /* ======================================================================================= */ /* >>base */
@@ -3758,7 +3756,6 @@ RMM__PRIVATE rmm_status rmm__base_base_step(rmm_resource *mr, const char **p, si
 RMM__PRIVATE rmm_status rmm__async_base_step(rmm_resource *mr, const char **p, size_t *off, rmm_resource **next) {
     return rmm__bottom_step(&((rmm__async_resource *)mr)->overalign, p, off, next);
 }
-
 
 /* ======================================================================================= */
 /* ==== perdevice: the current resource of each device ================================== */
@@ -5109,8 +5106,6 @@ RMM__PRIVATE void rmm__live_from_map(rmm__live_list *l, const rmm__addr_map *m) 
             rmm__live_add(l, ((const rmm__block *)m->slots[i].value)->ptr, ((const rmm__block *)m->slots[i].value)->requested);
 }
 #endif
-
-
 
 #if !defined(RMM_NO_POOL)
 /* ======================================================================================= */
@@ -6617,7 +6612,6 @@ RMM__PRIVATE rmm_status rmm__pool_live(rmm_resource *mr, rmm__live_list *live) {
 #endif
 #endif
 
-
 /* ---- CUDA-graph capture: graph-private pools (rmm_graph_pool_create; API at >>graph) ---- */
 /* Every graph pool, and the streams registered with one, under rmm__graph_lock; the routing of
    rmm_allocate and rmm_deallocate reads rmm__graph_captures and rmm__graph_pools_live (one relaxed
@@ -7633,7 +7627,6 @@ RMM__PRIVATE rmm_status rmm__fixed_live(rmm_resource *mr, rmm__live_list *live) 
 #define rmm__fixed_live NULL
 #endif
 
-
 /* ======================================================================================= */
 /* ==== binning: requests routed to the smallest bin that fits ========================== */
 /* ======================================================================================= */ /* >>binning */
@@ -7895,8 +7888,6 @@ RMM__PRIVATE rmm_status rmm__binning_base_step(rmm_resource *mr, const char **p,
     return RMM_SUCCESS;
 }
 #endif
-
-
 
 /* ======================================================================================= */
 /* ==== arena: a global arena of superblocks lent to per-thread and per-stream arenas ==== */
@@ -8552,7 +8543,6 @@ RMM__PRIVATE rmm_status rmm__arena_live(rmm_resource *mr, rmm__live_list *live) 
 #define rmm__arena_live NULL
 #endif
 #endif
-
 
 /* ======================================================================================= */
 /* ==== adaptors ======================================================================== */
@@ -9312,12 +9302,9 @@ RMM__PRIVATE rmm_status rmm__aligned_dump(rmm__json *j, rmm_resource *mr, int ne
     return rmm__json_counters(j, keys, v, 2);
 }
 
-
-
 /* ======================================================================================= */
 /* ==== diagnostics: walks over a resource graph: validate, allocation base, dump, margins = */
 /* ======================================================================================= */ /* >>diagnostics */
-
 
 /* ---- each resource type describes itself: its row here, the row's functions in its section ----
    What the walks over a resource graph need of a type, in one row per type (found from the
