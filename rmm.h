@@ -310,7 +310,8 @@ RMMDEF rmm_status rmm_deallocate_aligned(rmm_resource *mr, void *ptr, size_t byt
    its free),
    OUT_OF_MEMORY iff host memory runs out (nothing recorded). Thread-safe (one global lock). Cost:
    O(1) amortized; while any block is recorded every free pays one relaxed load and a lock with a
-   hash lookup, and with none recorded, one relaxed load. */
+   hash lookup, and with none recorded, one relaxed load. A graph pool's block (>>graph) records
+   nothing and succeeds: its reuse follows the capture's rules. */
 RMMDEF rmm_status rmm_record_stream(rmm_resource *mr, void *ptr, size_t bytes, rmm_stream stream);
 
 /* ---- CUDA-graph capture: graph-private pools ---- >>graph
@@ -329,13 +330,16 @@ RMMDEF rmm_status rmm_record_stream(rmm_resource *mr, void *ptr, size_t bytes, r
 
    Creates a graph pool over `upstream` (NULL: the current device resource), taking reserve_bytes
    (rounded up to 256; 0: none) from it now, outside any capture, on a stream of its own that it
-   then synchronizes. When a capture needs more, the pool takes another chunk (the larger of the
-   request and the reserve) from upstream on its own stream with this thread's capture mode
-   relaxed, without waiting for a lock or the device (a pool upstream serves it from what it holds,
-   as rmm_allocate_nowait does), then synchronizes its own stream; where that cannot be done the
-   allocation fails with OUT_OF_MEMORY and the capture stays valid. Fails with INVALID_ARGUMENT iff
-   out is NULL or reserve_bytes overflows when rounded; OUT_OF_MEMORY or CUDA as upstream or the
-   stream's creation fails (nothing made). Thread-safe (one global lock for every graph pool). */
+   then synchronizes (create graph pools outside any capture). When a capture needs more, a
+   cudaMalloc or async upstream gives another chunk (the larger of the request and the reserve) on
+   the graph pool's own stream, with this thread's capture mode relaxed for that call and no device
+   synchronize, and the pool synchronizes its own stream; any other upstream (a pool among them: the
+   memory it would take from another stream may need an event recorded on that stream, perhaps the
+   capturing one) makes the allocation fail with OUT_OF_MEMORY, saying to give a larger reserve;
+   the capture stays valid either way. Fails with INVALID_ARGUMENT iff out is NULL or reserve_bytes
+   overflows when rounded; OUT_OF_MEMORY or CUDA as upstream or the stream's creation fails
+   (nothing made). Thread-safe: one global lock for every graph pool, never held while calling
+   upstream. */
 typedef struct rmm_graph_pool rmm_graph_pool;
 RMMDEF rmm_status rmm_graph_pool_create(rmm_graph_pool **out, rmm_resource *upstream, size_t reserve_bytes);
 /* Registers `stream` with gp: its allocations come from gp until rmm_capture_end, and a free on it
@@ -358,8 +362,12 @@ RMMDEF rmm_status rmm_capture_end(rmm_graph_pool *gp, rmm_stream stream);
 RMMDEF rmm_status rmm_graph_pool_get_info(rmm_graph_pool *gp, size_t *reserved_bytes, size_t *used_bytes);
 /* Says the graphs that used gp are destroyed (or will never launch again): gp takes no new
    registration, and its memory returns to upstream once its last live block is freed (now, if
-   none is live). Fails with INVALID_ARGUMENT iff gp is NULL or a stream is still registered with
-   it (end the capture first); gp is then unchanged. A failure to return memory upstream is logged. */
+   none is live), or, if a capture is registered with any graph pool then, when the last
+   registration ends (returning it is a CUDA call). Fails with INVALID_ARGUMENT iff gp is NULL or
+   a stream is still registered with it (end the capture first); gp is then unchanged. After a
+   successful call gp is like freed memory: do not pass it again (while its blocks are live a call
+   on it is refused with INVALID_ARGUMENT, but once its memory has gone it no longer exists). A
+   failure to return memory upstream is logged. */
 RMMDEF rmm_status rmm_graph_pool_destroy(rmm_graph_pool *gp);
 /* "Nowait" allocate and free, for callers that hold a lock a CUDA host callback may wait for (an
    interpreter's GIL): as rmm_allocate and rmm_deallocate, except that they never wait, for a lock,
@@ -1943,6 +1951,7 @@ RMM__PRIVATE rmm_status rmm__mempool_create_pinned(rmm_mem_pool *pool, int devic
     cudaMemPool_t p;
     cudaError_t err;
     int numa = 0, numa_pools = 0, count = 0, d;
+    const char *call = "cudaMemPoolSetAccess";
     memset(&props, 0, sizeof props);
     props.allocType = cudaMemAllocationTypePinned;
     props.handleTypes = cudaMemHandleTypeNone;
@@ -1966,7 +1975,8 @@ RMM__PRIVATE rmm_status rmm__mempool_create_pinned(rmm_mem_pool *pool, int devic
     }
     if (err != cudaSuccess) return rmm__cuda_fail(err, "cudaMemPoolCreate", "pinned host pool, location type %d, id %d", (int)props.location.type, props.location.id);
     err = cudaMemPoolSetAttribute(p, cudaMemPoolAttrReleaseThreshold, &release_threshold);
-    if (err == cudaSuccess) err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess) call = "cudaMemPoolSetAttribute";
+    else if ((err = cudaGetDeviceCount(&count)) != cudaSuccess) call = "cudaGetDeviceCount";
     for (d = 0; err == cudaSuccess && d < count; d++) {
         struct cudaMemAccessDesc access;
         memset(&access, 0, sizeof access);
@@ -1976,7 +1986,7 @@ RMM__PRIVATE rmm_status rmm__mempool_create_pinned(rmm_mem_pool *pool, int devic
         err = cudaMemPoolSetAccess(p, &access, 1);
     }
     if (err != cudaSuccess) {
-        rmm_status st = rmm__cuda_fail(err, "cudaMemPoolSetAccess", "pinned host pool, device %d of %d", d - 1, count);
+        rmm_status st = rmm__cuda_fail(err, call, "pinned host pool, device %d of %d", d - 1, count);
         (void)cudaMemPoolDestroy(p);
         return st;
     }
@@ -2968,6 +2978,7 @@ static size_t rmm__graph_pools_live;
 static RMM__TLS bool rmm__graph_inside;
 RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_alloc(void **ptr, size_t bytes, size_t alignment, rmm_stream stream, bool *routed);
 RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_free(rmm_resource *mr, void *ptr, size_t bytes, size_t alignment, rmm_stream stream, bool *routed);
+RMM__PRIVATE bool rmm__graph_owns(const void *ptr);
 
 RMM__IMPL rmm_status rmm_allocate_aligned(rmm_resource *mr, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm_status st;
@@ -3054,6 +3065,8 @@ RMM__IMPL rmm_status rmm_record_stream(rmm_resource *mr, void *ptr, size_t bytes
     if (!ptr) return RMM__NULL_OUT("rmm_record_stream", "ptr");
     mr = rmm__resolve(mr);
     if (!mr) return rmm_last_status();
+    if (RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_pools_live) != 0 && rmm__graph_owns(ptr))
+        return RMM_SUCCESS; /* a graph pool's block: its reuse follows the capture's rules (>>graph) */
     st = rmm_resource_allocation_base(mr, ptr, &base, &offset);
     if (st == RMM_ERROR_INVALID_ARGUMENT)
         return RMM__INVALID("rmm_record_stream(ptr=%p): not a live block of resource '%s' (%s)", ptr, rmm_resource_type_name(mr), rmm_last_error());
@@ -6618,12 +6631,17 @@ RMM__PRIVATE rmm_status rmm__pool_live(rmm_resource *mr, rmm__live_list *live) {
    load each) and takes the lock only when one is non-zero. A pool keeps its upstream chunks, its
    free ranges sorted by address (each tagged with the stream that freed it during a capture, or
    NULL: open to every registered stream) and its live blocks; the lists are short (a graph's
-   allocations), so each operation is a linear scan. */
+   allocations), so each operation is a linear scan. Nothing calls out while holding the lock: an
+   upstream call (a new chunk, the chunks of a pool that goes) is made after it is released, since
+   the upstream's own calls may come back through the routing (a pool growing from its upstream),
+   and a pool that goes while any capture is registered waits (rmm__graph_zombies) for the last
+   registration to end, so that no CUDA call is made inside a capture. */
 typedef struct rmm__gp_range {
     char *addr;
     size_t size;
     size_t chunk;    /* never merged across chunks (separate upstream allocations) */
-    rmm_stream tag;  /* NULL, or the only stream that may take it until the captures end */
+    rmm_stream tag;  /* if tagged: the only stream that may take it until the captures end */
+    bool tagged;     /* (a flag, not a NULL tag: NULL is the legacy default stream) */
 } rmm__gp_range;
 typedef struct rmm__gp_chunk {
     char *base;
@@ -6657,6 +6675,7 @@ typedef struct rmm__capture_reg {
 } rmm__capture_reg;
 static rmm__mutex rmm__graph_lock = RMM__MUTEX_INIT;
 static rmm_graph_pool *rmm__graph_pools;
+static rmm_graph_pool *rmm__graph_zombies; /* gone, their memory not yet returned (captures registered) */
 static rmm__capture_reg *rmm__captures;
 static size_t rmm__captures_cap;
 
@@ -6674,20 +6693,21 @@ RMM__PRIVATE bool rmm__gp_reserve(void **items, size_t *cap, size_t need, size_t
 }
 /* Puts [addr, addr+size) of `chunk` back among the free ranges with `tag`, merged with equal
    neighbours. The caller made room for one more range. */
-RMM__PRIVATE void rmm__gp_put(rmm_graph_pool *gp, char *addr, size_t size, size_t chunk, rmm_stream tag) {
+#define RMM__GP_SAME(r, chunk_, tagged_, tag_) ((r).chunk == (chunk_) && (r).tagged == (tagged_) && (!(tagged_) || (r).tag == (tag_)))
+RMM__PRIVATE void rmm__gp_put(rmm_graph_pool *gp, char *addr, size_t size, size_t chunk, bool tagged, rmm_stream tag) {
     size_t i = 0;
     rmm__gp_range *f = gp->free;
     while (i < gp->nfree && f[i].addr < addr) i++;
-    if (i > 0 && f[i - 1].chunk == chunk && f[i - 1].tag == tag && f[i - 1].addr + f[i - 1].size == addr) {
+    if (i > 0 && RMM__GP_SAME(f[i - 1], chunk, tagged, tag) && f[i - 1].addr + f[i - 1].size == addr) {
         f[i - 1].size += size;
-        if (i < gp->nfree && f[i].chunk == chunk && f[i].tag == tag && addr + size == f[i].addr) {
+        if (i < gp->nfree && RMM__GP_SAME(f[i], chunk, tagged, tag) && addr + size == f[i].addr) {
             f[i - 1].size += f[i].size;
             memmove(&f[i], &f[i + 1], (gp->nfree - i - 1) * sizeof *f);
             gp->nfree--;
         }
         return;
     }
-    if (i < gp->nfree && f[i].chunk == chunk && f[i].tag == tag && addr + size == f[i].addr) {
+    if (i < gp->nfree && RMM__GP_SAME(f[i], chunk, tagged, tag) && addr + size == f[i].addr) {
         f[i].addr = addr;
         f[i].size += size;
         return;
@@ -6696,7 +6716,8 @@ RMM__PRIVATE void rmm__gp_put(rmm_graph_pool *gp, char *addr, size_t size, size_
     f[i].addr = addr;
     f[i].size = size;
     f[i].chunk = chunk;
-    f[i].tag = tag;
+    f[i].tag = tagged ? tag : NULL;
+    f[i].tagged = tagged;
     gp->nfree++;
 }
 /* Every stream may take every free range again (the last capture on gp ended): untags and merges. */
@@ -6705,6 +6726,7 @@ RMM__PRIVATE void rmm__gp_open(rmm_graph_pool *gp) {
     for (i = 0; i < gp->nfree; i++) {
         rmm__gp_range r = gp->free[i];
         r.tag = NULL;
+        r.tagged = false;
         if (n > 0 && gp->free[n - 1].chunk == r.chunk && gp->free[n - 1].addr + gp->free[n - 1].size == r.addr) gp->free[n - 1].size += r.size;
         else gp->free[n++] = r;
     }
@@ -6719,7 +6741,7 @@ RMM__PRIVATE bool rmm__gp_take(rmm_graph_pool *gp, size_t bytes, size_t alignmen
         rmm__gp_range *f = &gp->free[i];
         uintptr_t a = ((uintptr_t)f->addr + alignment - 1) & ~(uintptr_t)(alignment - 1);
         size_t lead = (size_t)(a - (uintptr_t)f->addr);
-        if (f->tag && f->tag != stream) continue;
+        if (f->tagged && f->tag != stream) continue;
         if (lead > f->size || f->size - lead < bytes || f->size >= best_size) continue;
         best = i;
         best_size = f->size;
@@ -6729,40 +6751,30 @@ RMM__PRIVATE bool rmm__gp_take(rmm_graph_pool *gp, size_t bytes, size_t alignmen
     r = gp->free[best];
     memmove(&gp->free[best], &gp->free[best + 1], (gp->nfree - best - 1) * sizeof *gp->free);
     gp->nfree--;
-    if (start > r.addr) rmm__gp_put(gp, r.addr, (size_t)(start - r.addr), r.chunk, r.tag);
-    if (start + bytes < r.addr + r.size) rmm__gp_put(gp, start + bytes, (size_t)(r.addr + r.size - (start + bytes)), r.chunk, r.tag);
+    if (start > r.addr) rmm__gp_put(gp, r.addr, (size_t)(start - r.addr), r.chunk, r.tagged, r.tag);
+    if (start + bytes < r.addr + r.size) rmm__gp_put(gp, start + bytes, (size_t)(r.addr + r.size - (start + bytes)), r.chunk, r.tagged, r.tag);
     *ptr = start;
     return true;
 }
-/* Whether upstream can give a chunk during a capture without a forbidden call, on gp's own
-   (never capturing) stream with this thread relaxed: a pool (its event waits are on that stream,
-   its growth a cudaMalloc, and its device synchronize is off, as in rmm_allocate_nowait), the
-   cudaMalloc and memory-pool resources. */
-RMM__PRIVATE int rmm__gp_grow_kind(rmm_resource *upstream) {
-#if !defined(RMM_NO_POOL)
-    if (upstream->vtable == &rmm__pool_vtable) return 1;
-#endif
-    if (upstream->vtable == &rmm__cuda_vtable || rmm__is_async(upstream->vtable)) return 2;
-    return 0;
-}
-/* One more chunk of at least `need` bytes from upstream on gp's own stream (relaxed capture mode,
-   no waiting; `creating`: the reserve, outside any capture, from any upstream), synchronized before
-   any capture uses it. Called under rmm__graph_lock. */
-RMM__PRIVATE rmm_status rmm__gp_grow(rmm_graph_pool *gp, size_t need, bool creating) {
-    size_t bytes = need > gp->reserve ? need : gp->reserve;
-    int kind = creating ? 2 : rmm__gp_grow_kind(gp->upstream), mode = RMM__CAPTURE_RELAXED;
+/* Whether upstream can give a chunk while a capture may run, without a call the capture forbids: the
+   cudaMalloc and memory-pool resources, on gp's own (never capturing) stream with this thread's
+   capture mode relaxed. A pool cannot: the memory it would take from another stream may need an
+   event recorded on that stream, which may be the capturing one, and a virtual pool synchronizes. */
+RMM__PRIVATE bool rmm__gp_can_grow(rmm_resource *upstream) { return upstream->vtable == &rmm__cuda_vtable || rmm__is_async(upstream->vtable); }
+/* A chunk of `bytes` from upstream on gp's own stream, synchronized before any capture uses it
+   (`creating`: the reserve, outside any capture, from any upstream). Called with no lock held. */
+RMM__PRIVATE rmm_status rmm__gp_fetch(rmm_graph_pool *gp, size_t bytes, bool creating, void **out) {
+    int mode = RMM__CAPTURE_RELAXED;
     bool nowait = rmm__in_nowait;
     void *p = NULL;
     rmm_status st;
-    if (kind == 0)
-        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "graph pool: %zu bytes do not fit in what it holds (%zu bytes, %zu live), and its upstream (%s) cannot grow it "
-                         "without a call a capture may forbid (only a pool, cudaMalloc or async resource can): give rmm_graph_pool_create a larger reserve",
-                         need, gp->held, gp->used, gp->upstream->vtable->type_name);
-    if (!rmm__gp_reserve((void **)&gp->chunks, &gp->chunks_cap, gp->nchunks + 1, sizeof *gp->chunks) ||
-        !rmm__gp_reserve((void **)&gp->free, &gp->free_cap, gp->nfree + 3, sizeof *gp->free))
-        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "graph pool: out of host memory for its lists");
+    *out = NULL;
+    if (!creating && !rmm__gp_can_grow(gp->upstream))
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "graph pool: %zu bytes do not fit in what it holds, and its upstream (%s) cannot grow it without a call a capture "
+                         "may forbid (only a cudaMalloc or async resource can): give rmm_graph_pool_create a larger reserve",
+                         bytes, gp->upstream->vtable->type_name);
     RMM_TRY(rmm__capture_mode_exchange(&mode));
-    rmm__in_nowait = nowait || !creating; /* (in a capture: no device synchronize below, whatever upstream runs into) */
+    rmm__in_nowait = nowait || !creating; /* (no device synchronize in a resource below) */
     rmm__graph_inside = true;
     st = rmm_allocate(gp->upstream, &p, bytes, gp->stream);
     if (st == RMM_SUCCESS) {
@@ -6771,24 +6783,27 @@ RMM__PRIVATE rmm_status rmm__gp_grow(rmm_graph_pool *gp, size_t need, bool creat
     }
     rmm__in_nowait = nowait;
     rmm__graph_inside = false;
-    (void)rmm__capture_mode_exchange(&mode);
-    if (st != RMM_SUCCESS) return st;
+    if (rmm__capture_mode_exchange(&mode) != RMM_SUCCESS)
+        RMM__LOG(RMM_LOG_LEVEL_ERROR, "graph pool %p: this thread's capture mode could not be set back to %d: %s", (void *)gp, mode, rmm_last_error());
+    if (st == RMM_SUCCESS) *out = p;
+    return st;
+}
+/* Files a fetched chunk into gp; false when host memory runs out. Under rmm__graph_lock. */
+RMM__PRIVATE bool rmm__gp_add_chunk(rmm_graph_pool *gp, void *p, size_t bytes) {
+    if (!rmm__gp_reserve((void **)&gp->chunks, &gp->chunks_cap, gp->nchunks + 1, sizeof *gp->chunks) ||
+        !rmm__gp_reserve((void **)&gp->free, &gp->free_cap, gp->nfree + 3, sizeof *gp->free))
+        return false;
     gp->chunks[gp->nchunks].base = (char *)p;
     gp->chunks[gp->nchunks].size = bytes;
-    rmm__gp_put(gp, (char *)p, bytes, gp->nchunks, NULL);
+    rmm__gp_put(gp, (char *)p, bytes, gp->nchunks, false, NULL);
     gp->nchunks++;
     gp->held += bytes;
-    return RMM_SUCCESS;
+    return true;
 }
-/* Returns every chunk upstream and frees gp (its last block is free, or none was live). */
-RMM__PRIVATE void rmm__gp_free_all(rmm_graph_pool *gp) {
+/* Returns every chunk of gp upstream and frees it. Called with no lock held, and no capture
+   registered (or gp never listed): these are CUDA calls. */
+RMM__PRIVATE void rmm__gp_release_memory(rmm_graph_pool *gp) {
     size_t i;
-    rmm_graph_pool **at = &rmm__graph_pools;
-    while (*at && *at != gp) at = &(*at)->next;
-    if (*at) {
-        *at = gp->next;
-        RMM__ATOMIC_SUB(&rmm__graph_pools_live, 1);
-    }
     rmm__graph_inside = true;
     for (i = 0; i < gp->nchunks; i++) {
         if (rmm_deallocate(gp->upstream, gp->chunks[i].base, gp->chunks[i].size, gp->stream) != RMM_SUCCESS)
@@ -6805,6 +6820,24 @@ RMM__PRIVATE void rmm__gp_free_all(rmm_graph_pool *gp) {
     RMM_SYS_FREE(gp->live);
     RMM_SYS_FREE(gp->deferred);
     RMM_SYS_FREE(gp);
+}
+/* gp goes (destroyed, its last block free): unlisted now; returned to *now for the caller to
+   release after the lock, or, while a capture is registered, kept among the zombies until the
+   last registration ends. Under rmm__graph_lock. */
+RMM__PRIVATE void rmm__gp_retire(rmm_graph_pool *gp, rmm_graph_pool **now) {
+    rmm_graph_pool **at = &rmm__graph_pools;
+    while (*at && *at != gp) at = &(*at)->next;
+    if (*at) {
+        *at = gp->next;
+        RMM__ATOMIC_SUB(&rmm__graph_pools_live, 1);
+    }
+    if (RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures) != 0) {
+        gp->next = rmm__graph_zombies;
+        rmm__graph_zombies = gp;
+    } else {
+        gp->next = NULL;
+        *now = gp;
+    }
 }
 RMM__PRIVATE rmm_graph_pool *rmm__graph_registered(rmm_stream stream, size_t *at) {
     size_t i, n = (size_t)RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures);
@@ -6836,7 +6869,33 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_alloc(void **ptr, size_t 
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "graph pool: out of host memory for its lists");
     }
     if (!rmm__gp_take(gp, need, alignment, stream, ptr)) {
-        st = rmm__gp_grow(gp, need + (alignment > RMM_ALIGNMENT ? alignment : 0), false);
+        /* a new chunk, fetched with the lock released (the upstream's calls may route back here);
+           the stream stays registered with gp meanwhile unless its owner ends that concurrently */
+        size_t chunk = need + (alignment > RMM_ALIGNMENT ? alignment : 0);
+        void *p = NULL;
+        rmm_resource *up = gp->upstream;
+        rmm_stream own = gp->stream;
+        if (chunk < gp->reserve) chunk = gp->reserve;
+        rmm__unlock(&rmm__graph_lock);
+        st = rmm__gp_fetch(gp, chunk, false, &p);
+        rmm__lock(&rmm__graph_lock);
+        if (st == RMM_SUCCESS && rmm__graph_registered(stream, NULL) != gp) { /* (the caller ended it meanwhile: a misuse) */
+            rmm__unlock(&rmm__graph_lock);
+            rmm__graph_inside = true;
+            (void)rmm_deallocate(up, p, chunk, own);
+            rmm__graph_inside = false;
+            return RMM__INVALID("graph pool: stream %p was unregistered while its allocation grew the pool", (void *)stream);
+        }
+        if (st == RMM_SUCCESS && !rmm__gp_add_chunk(gp, p, chunk)) {
+            rmm__unlock(&rmm__graph_lock);
+            rmm__graph_inside = true;
+            (void)rmm_deallocate(gp->upstream, p, chunk, gp->stream);
+            rmm__graph_inside = false;
+            return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "graph pool: out of host memory for its lists");
+        }
+        if (st == RMM_SUCCESS && (!rmm__gp_reserve((void **)&gp->live, &gp->live_cap, gp->nlive + 1, sizeof *gp->live) ||
+                                  !rmm__gp_reserve((void **)&gp->free, &gp->free_cap, gp->nfree + 2, sizeof *gp->free)))
+            st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "graph pool: out of host memory for its lists (the new chunk stays in the pool)");
         if (st == RMM_SUCCESS && !rmm__gp_take(gp, need, alignment, stream, ptr))
             st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "graph pool: %zu bytes did not fit in a new chunk", need);
     }
@@ -6854,7 +6913,7 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_alloc(void **ptr, size_t 
    capturing stream, the resource's event would be captured, and the block could go to other work
    while the graph still holds its address in the capture. */
 RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_free(rmm_resource *mr, void *ptr, size_t bytes, size_t alignment, rmm_stream stream, bool *routed) {
-    rmm_graph_pool *gp;
+    rmm_graph_pool *gp, *gone = NULL;
     size_t i, c = 0;
     rmm__lock(&rmm__graph_lock);
     for (gp = rmm__graph_pools; gp; gp = gp->next) {
@@ -6894,18 +6953,32 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_free(rmm_resource *mr, vo
         rmm__unlock(&rmm__graph_lock);
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "graph pool: out of host memory for its lists (the block stays allocated)");
     }
-    rmm__gp_put(gp, gp->live[i].base, gp->live[i].size, c, gp->captures > 0 ? stream : NULL);
+    rmm__gp_put(gp, gp->live[i].base, gp->live[i].size, c, gp->captures > 0, stream);
     gp->used -= gp->live[i].size;
     gp->live[i] = gp->live[--gp->nlive];
-    if (gp->released && gp->nlive == 0) rmm__gp_free_all(gp);
+    if (gp->released && gp->nlive == 0) rmm__gp_retire(gp, &gone);
     rmm__unlock(&rmm__graph_lock);
+    if (gone) rmm__gp_release_memory(gone);
     return RMM_SUCCESS;
 }
 
+/* true iff ptr lies in a graph pool's chunk (rmm_record_stream: nothing to record there). */
+RMM__PRIVATE bool rmm__graph_owns(const void *ptr) {
+    rmm_graph_pool *gp;
+    size_t c;
+    bool owns = false;
+    rmm__lock(&rmm__graph_lock);
+    for (gp = rmm__graph_pools; gp && !owns; gp = gp->next)
+        for (c = 0; c < gp->nchunks && !owns; c++)
+            owns = (const char *)ptr >= gp->chunks[c].base && (const char *)ptr < gp->chunks[c].base + gp->chunks[c].size;
+    rmm__unlock(&rmm__graph_lock);
+    return owns;
+}
 RMM__IMPL rmm_status rmm_graph_pool_create(rmm_graph_pool **out, rmm_resource *upstream, size_t reserve_bytes) {
     rmm_graph_pool *gp;
     rmm_status st;
     size_t reserve;
+    void *p = NULL;
     if (!out) return RMM__NULL_OUT("rmm_graph_pool_create", "out");
     *out = NULL;
     if (!rmm__align_up(reserve_bytes, RMM_ALIGNMENT, &reserve)) return RMM__INVALID("rmm_graph_pool_create: reserve_bytes %zu overflows when rounded up to 256", reserve_bytes);
@@ -6920,18 +6993,24 @@ RMM__IMPL rmm_status rmm_graph_pool_create(rmm_graph_pool **out, rmm_resource *u
         RMM_SYS_FREE(gp);
         return st;
     }
-    rmm__lock(&rmm__graph_lock);
-    st = reserve ? rmm__gp_grow(gp, reserve, true) : RMM_SUCCESS;
-    if (st == RMM_SUCCESS) {
-        gp->next = rmm__graph_pools;
-        rmm__graph_pools = gp;
-        RMM__ATOMIC_ADD(&rmm__graph_pools_live, 1);
-        *out = gp;
-    } else {
-        rmm__gp_free_all(gp); /* (not listed yet) */
+    if (reserve) st = rmm__gp_fetch(gp, reserve, true, &p);
+    if (st == RMM_SUCCESS && p && !rmm__gp_add_chunk(gp, p, reserve)) {
+        rmm__graph_inside = true;
+        (void)rmm_deallocate(upstream, p, reserve, gp->stream);
+        rmm__graph_inside = false;
+        st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_graph_pool_create: out of host memory");
     }
+    if (st != RMM_SUCCESS) {
+        rmm__gp_release_memory(gp); /* (never listed) */
+        return st;
+    }
+    rmm__lock(&rmm__graph_lock);
+    gp->next = rmm__graph_pools;
+    rmm__graph_pools = gp;
+    RMM__ATOMIC_ADD(&rmm__graph_pools_live, 1);
     rmm__unlock(&rmm__graph_lock);
-    return st;
+    *out = gp;
+    return RMM_SUCCESS;
 }
 RMM__IMPL rmm_status rmm_capture_begin(rmm_graph_pool *gp, rmm_stream stream) {
     size_t n;
@@ -6960,6 +7039,7 @@ RMM__IMPL rmm_status rmm_capture_begin(rmm_graph_pool *gp, rmm_stream stream) {
 RMM__IMPL rmm_status rmm_capture_end(rmm_graph_pool *gp, rmm_stream stream) {
     size_t at = 0, n, i, k = 0, m = 0;
     rmm__gp_deferred *mine = NULL;
+    rmm_graph_pool *zombies = NULL;
     rmm_status st = RMM_SUCCESS;
     if (!gp) return RMM__NULL_OUT("rmm_capture_end", "gp");
     rmm__lock(&rmm__graph_lock);
@@ -6981,7 +7061,16 @@ RMM__IMPL rmm_status rmm_capture_end(rmm_graph_pool *gp, rmm_stream stream) {
     rmm__captures[at] = rmm__captures[n - 1];
     RMM__ATOMIC_STORE(&rmm__graph_captures, n - 1);
     if (--gp->captures == 0) rmm__gp_open(gp);
+    if (n == 1) { /* the last registration: pools that went meanwhile return their memory now */
+        zombies = rmm__graph_zombies;
+        rmm__graph_zombies = NULL;
+    }
     rmm__unlock(&rmm__graph_lock);
+    while (zombies) {
+        rmm_graph_pool *z = zombies;
+        zombies = z->next;
+        rmm__gp_release_memory(z);
+    }
     for (i = 0; i < k; i++) { /* the frees deferred by the capture, now on the ended stream */
         rmm_status one = rmm_deallocate_aligned(mine[i].mr, mine[i].ptr, mine[i].bytes, mine[i].alignment, stream);
         if (one != RMM_SUCCESS && st == RMM_SUCCESS) st = one;
@@ -6998,6 +7087,7 @@ RMM__IMPL rmm_status rmm_graph_pool_get_info(rmm_graph_pool *gp, size_t *reserve
     return RMM_SUCCESS;
 }
 RMM__IMPL rmm_status rmm_graph_pool_destroy(rmm_graph_pool *gp) {
+    rmm_graph_pool *gone = NULL;
     if (!gp) return RMM__NULL_OUT("rmm_graph_pool_destroy", "gp");
     rmm__lock(&rmm__graph_lock);
     if (gp->captures > 0) {
@@ -7010,8 +7100,9 @@ RMM__IMPL rmm_status rmm_graph_pool_destroy(rmm_graph_pool *gp) {
         return RMM__INVALID("rmm_graph_pool_destroy: graph pool %p was destroyed already", (void *)gp);
     }
     gp->released = true;
-    if (gp->nlive == 0) rmm__gp_free_all(gp);
+    if (gp->nlive == 0) rmm__gp_retire(gp, &gone);
     rmm__unlock(&rmm__graph_lock);
+    if (gone) rmm__gp_release_memory(gone);
     return RMM_SUCCESS;
 }
 RMM__IMPL rmm_pool_desc rmm_pool_desc_default(void) {

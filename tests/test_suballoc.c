@@ -1118,20 +1118,14 @@ TEST(graph_pool_contract) {
     CHECK_OK(rmm_allocate_aligned(pool, &c, 100, 64 * KiB, s));
     CHECK(((uintptr_t)c % (64 * KiB)) == 0 && in_graph_pool(c, base, 1 * MiB + 256));
     CHECK_OK(rmm_deallocate_aligned(pool, c, 100, 64 * KiB, s));
-    /* growth past the reserve: a pool upstream gives a chunk without waiting */
-    CHECK_OK(rmm_allocate(pool, &big, 4 * MiB, s));
-    CHECK(big != NULL && !in_graph_pool(big, base, 1 * MiB + 256));
+    /* past the reserve, a pool upstream cannot grow it (its memory from another stream may need an
+       event on the capturing stream): OUT_OF_MEMORY, said, nothing taken */
+    CHECK_STATUS(rmm_allocate(pool, &big, 4 * MiB, s), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK(big == NULL && strstr(rmm_last_error(), "larger reserve") != NULL);
     CHECK_OK(rmm_graph_pool_get_info(gp, &reserved, NULL));
-    CHECK(reserved == 1 * MiB + 256 + 4 * MiB);
-#if defined(RMM_BACKEND_HOST)
-    /* a failing mode switch: CUDA, nothing taken */
-    rmm_host_backend_fail_calls("cudaThreadExchangeStreamCaptureMode", 1, 1, RMM_SUCCESS);
-    CHECK_STATUS(rmm_allocate(pool, &x, 8 * MiB, s), RMM_ERROR_CUDA);
-    CHECK(x == NULL);
-    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
-    CHECK_OK(rmm_graph_pool_get_info(gp, &reserved, NULL));
-    CHECK(reserved == 1 * MiB + 256 + 4 * MiB);
-#endif
+    CHECK(reserved == 1 * MiB + 256);
+    /* a graph pool's block records nothing (its reuse follows the capture's rules) */
+    CHECK_OK(rmm_record_stream(pool, b, 3000, t));
     CHECK_STATUS(rmm_graph_pool_destroy(gp), RMM_ERROR_INVALID_ARGUMENT); /* s is registered */
     CHECK_STATUS(rmm_capture_end(gp, t), RMM_ERROR_INVALID_ARGUMENT);
     CHECK_OK(rmm_capture_end(gp, s));
@@ -1147,8 +1141,7 @@ TEST(graph_pool_contract) {
     CHECK_STATUS(rmm_graph_pool_destroy(gp), RMM_ERROR_INVALID_ARGUMENT); /* (it lives on: blocks are live) */
     CHECK_STATUS(rmm_capture_begin(gp, s), RMM_ERROR_INVALID_ARGUMENT);
     CHECK_OK(rmm_deallocate(pool, b, 3000, s));
-    CHECK_OK(rmm_deallocate(pool, d, 1000, s));
-    CHECK_OK(rmm_deallocate(pool, big, 4 * MiB, s)); /* the last: every chunk returns upstream */
+    CHECK_OK(rmm_deallocate(pool, d, 1000, s)); /* the last: every chunk returns upstream */
     CHECK_OK(rmm_graph_pool_destroy(gp2));
     CHECK_OK(rmm_pool_get_info(pool, &info));
     CHECK(info.used_bytes == 0);
@@ -1170,6 +1163,61 @@ TEST(graph_pool_contract) {
     CHECK_OK(rmm__stream_destroy_raw(s));
     CHECK_OK(rmm__stream_destroy_raw(t));
     rmm_resource_destroy(pool);
+}
+
+/* A cudaMalloc (the default device resource) upstream grows a graph pool inside a registration; a
+   failing mode switch is CUDA with nothing taken. A block freed on the legacy default stream (a NULL
+   handle) during a capture serves only that stream. A destroyed pool whose last block is freed
+   while another capture is registered keeps its memory until that registration ends. */
+TEST(graph_pool_growth_tags_and_late_release) {
+    rmm_graph_pool *gp = NULL, *other = NULL;
+    rmm_stream s = NULL;
+    void *a = NULL, *b = NULL, *c = NULL;
+    size_t reserved = 0, used = 0, free0 = 0, free1 = 0, total = 0;
+    NEED_GPU();
+    CHECK_OK(rmm__stream_create_raw(&s, false));
+    CHECK_OK(rmm_graph_pool_create(&gp, NULL, 64 * KiB));
+    if (!gp) return;
+    CHECK_OK(rmm_capture_begin(gp, s));
+    CHECK_OK(rmm_allocate(NULL, &a, 1 * MiB, s)); /* past the reserve: a new chunk of 1 MiB */
+    CHECK_OK(rmm_graph_pool_get_info(gp, &reserved, &used));
+    CHECK(reserved == 64 * KiB + 1 * MiB && used == 1 * MiB);
+#if defined(RMM_BACKEND_HOST)
+    rmm_host_backend_fail_calls("cudaThreadExchangeStreamCaptureMode", 1, 1, RMM_SUCCESS);
+    CHECK_STATUS(rmm_allocate(NULL, &b, 2 * MiB, s), RMM_ERROR_CUDA);
+    CHECK(b == NULL);
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    CHECK_OK(rmm_graph_pool_get_info(gp, &reserved, NULL));
+    CHECK(reserved == 64 * KiB + 1 * MiB);
+#endif
+    CHECK_OK(rmm_capture_end(gp, s));
+    /* the legacy default stream: a block it frees during a capture is its own */
+    CHECK_OK(rmm_capture_begin(gp, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_capture_begin(gp, s));
+    CHECK_OK(rmm_allocate(NULL, &b, 4096, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(NULL, b, 4096, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(NULL, &c, 4096, s));
+    CHECK(c != b);
+    CHECK_OK(rmm_deallocate(NULL, c, 4096, s));
+    CHECK_OK(rmm_capture_end(gp, s));
+    /* gp goes while another pool's capture is registered: its memory waits for the end */
+    CHECK_OK(rmm_graph_pool_create(&other, NULL, 0));
+    CHECK_OK(rmm_capture_end(gp, RMM_STREAM_DEFAULT));
+    if (other) CHECK_OK(rmm_capture_begin(other, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_graph_pool_destroy(gp)); /* a is live */
+    CHECK_OK(rmm_available_device_memory(&free0, &total));
+    CHECK_OK(rmm_deallocate(NULL, a, 1 * MiB, s)); /* the last block, during the other capture */
+    CHECK_OK(rmm_available_device_memory(&free1, &total));
+#if defined(RMM_BACKEND_HOST) /* (exact on the simulated device; a GPU's free memory moves on its own) */
+    CHECK(free1 == free0); /* nothing returned yet: that would be a CUDA call */
+#endif
+    if (other) CHECK_OK(rmm_capture_end(other, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_available_device_memory(&free1, &total));
+#if defined(RMM_BACKEND_HOST)
+    CHECK(free1 > free0); /* returned at the end */
+#endif
+    if (other) CHECK_OK(rmm_graph_pool_destroy(other));
+    CHECK_OK(rmm__stream_destroy_raw(s));
 }
 
 #if defined(__CUDACC__)
@@ -1219,7 +1267,7 @@ TEST(graph_capture_replays_with_pool_memory) {
     CHECK(cudaMallocHost((void **)&host, bytes) == cudaSuccess);
     CHECK_OK(rmm__stream_create_raw(&s, false));
     CHECK_OK(rmm__stream_create_raw(&t, false));
-    CHECK_OK(rmm_graph_pool_create(&gp, pool, 2 * bytes + 64 * KiB));
+    CHECK_OK(rmm_graph_pool_create(&gp, pool, 2 * bytes + 4 * MiB + 64 * KiB));
     if (!gp || !host) return;
     CHECK(cudaStreamBeginCapture((cudaStream_t)s, cudaStreamCaptureModeGlobal) == cudaSuccess);
     CHECK_OK(rmm_capture_begin(gp, s));
@@ -1231,8 +1279,9 @@ TEST(graph_capture_replays_with_pool_memory) {
     CHECK_OK(rmm_allocate(pool, (void **)&c, bytes, s));
     CHECK(c == a); /* the freeing stream takes it back, in the graph's order */
     graph_add<<<(n + 255) / 256, 256, 0, (cudaStream_t)s>>>(c, b, n, 3);
-    st = rmm_allocate(pool, &big, 4 * MiB, s); /* past the reserve: a chunk from the pool */
+    st = rmm_allocate(pool, &big, 4 * MiB, s); /* (inside the reserve) */
     CHECK_OK(st);
+    CHECK_STATUS(rmm_allocate(pool, &junk[0], 64 * MiB, s), RMM_ERROR_OUT_OF_MEMORY); /* past it: a pool upstream refuses, the capture stays valid */
     if (st == RMM_SUCCESS) CHECK(cudaMemsetAsync(big, 0, 4 * MiB, (cudaStream_t)s) == cudaSuccess);
     CHECK(cudaMemcpyAsync(host, c, bytes, cudaMemcpyDeviceToHost, (cudaStream_t)s) == cudaSuccess);
     CHECK_OK(rmm_deallocate(pool, b, bytes, s));
@@ -1243,7 +1292,7 @@ TEST(graph_capture_replays_with_pool_memory) {
     if (!graph) return;
     CHECK(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
     CHECK_OK(rmm_graph_pool_get_info(gp, &reserved, NULL));
-    CHECK(reserved >= 2 * bytes + 4 * MiB);
+    CHECK(reserved == 2 * bytes + 4 * MiB + 64 * KiB);
     for (launch = 0; launch < 100 && exec; launch++) {
         int bad = 0;
         memset(host, 0, bytes);
@@ -3099,6 +3148,7 @@ int main(void) {
     RUN(pool_nowait_leaves_rings_alone);
     RUN(pool_foreign_stream_from_two_threads);
     RUN(graph_pool_contract);
+    RUN(graph_pool_growth_tags_and_late_release);
 #if defined(__CUDACC__)
     RUN(pool_foreign_handover_waits_for_the_kernel);
     RUN(record_stream_orders_the_reuse);

@@ -5,8 +5,9 @@ launches. While a stream is registered with a GraphPool (``with pool.capture(str
 allocation rmmh makes on that stream (DeviceBuffer, the CuPy, Numba and PyTorch hooks) comes from
 the graph pool, whatever resource is current, and no other work ever gets that memory; it returns
 to the upstream resource when ``release()`` says the graphs are gone. Inside a capture the pool makes
-no CUDA call, so it never invalidates the capture; past its reserve it grows from upstream on a
-stream of its own, or raises ``rmmh.OutOfMemoryError`` saying to give a larger reserve.
+no CUDA call, so it never invalidates the capture; past its reserve it grows from a cudaMalloc or
+async upstream on a stream of its own, and with any other upstream (a pool among them) raises
+``rmmh.OutOfMemoryError`` (a MemoryError) saying to give a larger reserve.
 
     pool = rmmh.GraphPool(reserve="64MiB")
     with pool.capture(stream):          # enter before, leave after the framework's capture

@@ -31,13 +31,22 @@ def test_graph_pool_routes_a_registered_stream():
         del buf  # back to the graph pool
         assert pool.info()[1] == 0
         with pool.capture(s):
-            kept = rmm.DeviceBuffer(size=4 << 20, stream=s)  # past the reserve: grows
-        assert pool.info() == ((1 << 20) + (4 << 20), 4 << 20)
+            with pytest.raises(MemoryError, match="larger reserve"):
+                rmm.DeviceBuffer(size=4 << 20, stream=s)  # past the reserve: a pool cannot grow it
+            kept = rmm.DeviceBuffer(size=512 << 10, stream=s)
+        assert pool.info() == (1 << 20, 512 << 10)
         pool.release()  # with a live block: the memory returns when it is freed
         pool.release()  # a no-op the second time
         with pytest.raises(ValueError):
             pool.info()
         del kept
+        # a cudaMalloc upstream grows it
+        grown = rmm.GraphPool(reserve="64KiB", upstream=rmm.mr.CudaMemoryResource())
+        with grown.capture(s):
+            big = rmm.DeviceBuffer(size=4 << 20, stream=s)
+        assert grown.info() == ((64 << 10) + (4 << 20), 4 << 20)
+        del big
+        grown.release()
         s.synchronize()
     finally:
         rmm.mr.set_current_device_resource(rmm.mr.CudaMemoryResource())
