@@ -347,9 +347,10 @@ RMMDEF rmm_status rmm_graph_pool_create(rmm_graph_pool **out, rmm_resource *upst
    rmm_capture_end (made then, its resource's event would be captured, and the block could go to
    other work while the graph still uses its address; as in PyTorch, the graph must not use such a
    block after its free). Call it before or right after cudaStreamBeginCapture, for every stream
-   that joins the capture. No CUDA call. Fails with INVALID_ARGUMENT iff gp is NULL or destroyed,
-   or stream is registered already (with any pool); OUT_OF_MEMORY iff host memory runs out.
-   O(captures underway). */
+   that joins the capture; do not end the registration (nor destroy gp) while an allocation on the
+   stream is under way in another thread. No CUDA call. Fails with INVALID_ARGUMENT iff gp is NULL
+   or destroyed, or stream is registered already (with any pool); OUT_OF_MEMORY iff host memory
+   runs out. O(captures underway). */
 RMMDEF rmm_status rmm_capture_begin(rmm_graph_pool *gp, rmm_stream stream);
 /* Ends the registration of `stream`: call it after cudaStreamEndCapture. The frees deferred on the
    stream are made now, on it (their first failure is returned; the registration ends anyway).
@@ -358,12 +359,12 @@ RMMDEF rmm_status rmm_capture_begin(rmm_graph_pool *gp, rmm_stream stream);
    host memory runs out (still registered). O(captures underway + deferred frees). */
 RMMDEF rmm_status rmm_capture_end(rmm_graph_pool *gp, rmm_stream stream);
 /* The bytes gp holds from upstream and the bytes of its live blocks (either may be NULL).
-   INVALID_ARGUMENT iff gp is NULL. */
+   INVALID_ARGUMENT iff gp is NULL or destroyed (while it still exists: see rmm_graph_pool_destroy). */
 RMMDEF rmm_status rmm_graph_pool_get_info(rmm_graph_pool *gp, size_t *reserved_bytes, size_t *used_bytes);
 /* Says the graphs that used gp are destroyed (or will never launch again): gp takes no new
    registration, and its memory returns to upstream once its last live block is freed (now, if
-   none is live), or, if a capture is registered with any graph pool then, when the last
-   registration ends (returning it is a CUDA call). Fails with INVALID_ARGUMENT iff gp is NULL or
+   none is live), or, if captures are registered then, once those registrations have ended
+   (returning it is a CUDA call): upstream must live until then. Fails with INVALID_ARGUMENT iff gp is NULL or
    a stream is still registered with it (end the capture first); gp is then unchanged. After a
    successful call gp is like freed memory: do not pass it again (while its blocks are live a call
    on it is refused with INVALID_ARGUMENT, but once its memory has gone it no longer exists). A
@@ -2978,7 +2979,7 @@ static size_t rmm__graph_pools_live;
 static RMM__TLS bool rmm__graph_inside;
 RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_alloc(void **ptr, size_t bytes, size_t alignment, rmm_stream stream, bool *routed);
 RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_free(rmm_resource *mr, void *ptr, size_t bytes, size_t alignment, rmm_stream stream, bool *routed);
-RMM__PRIVATE bool rmm__graph_owns(const void *ptr);
+RMM__PRIVATE int rmm__graph_owns(const void *ptr);
 
 RMM__IMPL rmm_status rmm_allocate_aligned(rmm_resource *mr, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm_status st;
@@ -3065,8 +3066,11 @@ RMM__IMPL rmm_status rmm_record_stream(rmm_resource *mr, void *ptr, size_t bytes
     if (!ptr) return RMM__NULL_OUT("rmm_record_stream", "ptr");
     mr = rmm__resolve(mr);
     if (!mr) return rmm_last_status();
-    if (RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_pools_live) != 0 && rmm__graph_owns(ptr))
-        return RMM_SUCCESS; /* a graph pool's block: its reuse follows the capture's rules (>>graph) */
+    if (RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_pools_live) != 0) {
+        int owns = rmm__graph_owns(ptr);
+        if (owns == 1) return RMM_SUCCESS; /* a graph pool's block: its reuse follows the capture's rules (>>graph) */
+        if (owns == 2) return RMM__INVALID("rmm_record_stream(ptr=%p): not a live block of a graph pool", ptr);
+    }
     st = rmm_resource_allocation_base(mr, ptr, &base, &offset);
     if (st == RMM_ERROR_INVALID_ARGUMENT)
         return RMM__INVALID("rmm_record_stream(ptr=%p): not a live block of resource '%s' (%s)", ptr, rmm_resource_type_name(mr), rmm_last_error());
@@ -6634,8 +6638,8 @@ RMM__PRIVATE rmm_status rmm__pool_live(rmm_resource *mr, rmm__live_list *live) {
    allocations), so each operation is a linear scan. Nothing calls out while holding the lock: an
    upstream call (a new chunk, the chunks of a pool that goes) is made after it is released, since
    the upstream's own calls may come back through the routing (a pool growing from its upstream),
-   and a pool that goes while any capture is registered waits (rmm__graph_zombies) for the last
-   registration to end, so that no CUDA call is made inside a capture. */
+   and a pool that goes while captures are registered waits (rmm__graph_zombies) until those
+   registrations have ended, so that no CUDA call is made inside their captures. */
 typedef struct rmm__gp_range {
     char *addr;
     size_t size;
@@ -6662,6 +6666,10 @@ struct rmm_graph_pool {
     size_t ndeferred, deferred_cap;
     int captures;  /* streams registered */
     bool released; /* rmm_graph_pool_destroy was called: goes once nlive is 0 */
+    /* a zombie (gone while captures were registered) returns its memory when the registrations
+       that existed then (numbered below seq_bound) have all ended: `waits` of them are left */
+    uint64_t seq_bound;
+    size_t waits;
 };
 typedef struct rmm__gp_deferred {
     rmm_resource *mr;
@@ -6672,10 +6680,12 @@ typedef struct rmm__gp_deferred {
 typedef struct rmm__capture_reg {
     rmm_stream stream;
     rmm_graph_pool *gp;
+    uint64_t seq; /* registrations are numbered in the order they begin */
 } rmm__capture_reg;
+static uint64_t rmm__capture_seq; /* the next registration's number */
 static rmm__mutex rmm__graph_lock = RMM__MUTEX_INIT;
 static rmm_graph_pool *rmm__graph_pools;
-static rmm_graph_pool *rmm__graph_zombies; /* gone, their memory not yet returned (captures registered) */
+static rmm_graph_pool *rmm__graph_zombies; /* gone, their memory not yet returned (captures were registered) */
 static rmm__capture_reg *rmm__captures;
 static size_t rmm__captures_cap;
 
@@ -6832,6 +6842,8 @@ RMM__PRIVATE void rmm__gp_retire(rmm_graph_pool *gp, rmm_graph_pool **now) {
         RMM__ATOMIC_SUB(&rmm__graph_pools_live, 1);
     }
     if (RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures) != 0) {
+        gp->seq_bound = rmm__capture_seq;
+        gp->waits = (size_t)RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures); /* (every one registered now began before) */
         gp->next = rmm__graph_zombies;
         rmm__graph_zombies = gp;
     } else {
@@ -6876,6 +6888,12 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_alloc(void **ptr, size_t 
         rmm_resource *up = gp->upstream;
         rmm_stream own = gp->stream;
         if (chunk < gp->reserve) chunk = gp->reserve;
+        /* room for the chunk first: once fetched, giving it back would be a CUDA call in the capture */
+        if (!rmm__gp_reserve((void **)&gp->chunks, &gp->chunks_cap, gp->nchunks + 2, sizeof *gp->chunks) ||
+            !rmm__gp_reserve((void **)&gp->free, &gp->free_cap, gp->nfree + 6, sizeof *gp->free)) {
+            rmm__unlock(&rmm__graph_lock);
+            return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "graph pool: out of host memory for its lists");
+        }
         rmm__unlock(&rmm__graph_lock);
         st = rmm__gp_fetch(gp, chunk, false, &p);
         rmm__lock(&rmm__graph_lock);
@@ -6886,11 +6904,10 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_alloc(void **ptr, size_t 
             rmm__graph_inside = false;
             return RMM__INVALID("graph pool: stream %p was unregistered while its allocation grew the pool", (void *)stream);
         }
-        if (st == RMM_SUCCESS && !rmm__gp_add_chunk(gp, p, chunk)) {
+        if (st == RMM_SUCCESS && !rmm__gp_add_chunk(gp, p, chunk)) { /* (only when growers raced for the room made above) */
             rmm__unlock(&rmm__graph_lock);
-            rmm__graph_inside = true;
-            (void)rmm_deallocate(gp->upstream, p, chunk, gp->stream);
-            rmm__graph_inside = false;
+            RMM__LOG(RMM_LOG_LEVEL_ERROR, "graph pool %p: out of host memory for its lists: %zu bytes at %p stay out of upstream until the process ends "
+                     "(giving them back now would be a CUDA call inside the capture)", (void *)gp, chunk, p);
             return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "graph pool: out of host memory for its lists");
         }
         if (st == RMM_SUCCESS && (!rmm__gp_reserve((void **)&gp->live, &gp->live_cap, gp->nlive + 1, sizeof *gp->live) ||
@@ -6962,15 +6979,20 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_free(rmm_resource *mr, vo
     return RMM_SUCCESS;
 }
 
-/* true iff ptr lies in a graph pool's chunk (rmm_record_stream: nothing to record there). */
-RMM__PRIVATE bool rmm__graph_owns(const void *ptr) {
+/* For rmm_record_stream: 0 iff ptr is in no graph pool, 1 iff it is a live block of one, 2 iff it
+   lies in one's chunk but is not a live block's address. */
+RMM__PRIVATE int rmm__graph_owns(const void *ptr) {
     rmm_graph_pool *gp;
-    size_t c;
-    bool owns = false;
+    size_t c, i;
+    int owns = 0;
     rmm__lock(&rmm__graph_lock);
     for (gp = rmm__graph_pools; gp && !owns; gp = gp->next)
         for (c = 0; c < gp->nchunks && !owns; c++)
-            owns = (const char *)ptr >= gp->chunks[c].base && (const char *)ptr < gp->chunks[c].base + gp->chunks[c].size;
+            if ((const char *)ptr >= gp->chunks[c].base && (const char *)ptr < gp->chunks[c].base + gp->chunks[c].size) {
+                owns = 2;
+                for (i = 0; i < gp->nlive; i++)
+                    if (gp->live[i].base == (const char *)ptr) owns = 1;
+            }
     rmm__unlock(&rmm__graph_lock);
     return owns;
 }
@@ -7031,6 +7053,7 @@ RMM__IMPL rmm_status rmm_capture_begin(rmm_graph_pool *gp, rmm_stream stream) {
     }
     rmm__captures[n].stream = stream;
     rmm__captures[n].gp = gp;
+    rmm__captures[n].seq = rmm__capture_seq++;
     gp->captures++;
     RMM__ATOMIC_STORE(&rmm__graph_captures, n + 1);
     rmm__unlock(&rmm__graph_lock);
@@ -7038,6 +7061,7 @@ RMM__IMPL rmm_status rmm_capture_begin(rmm_graph_pool *gp, rmm_stream stream) {
 }
 RMM__IMPL rmm_status rmm_capture_end(rmm_graph_pool *gp, rmm_stream stream) {
     size_t at = 0, n, i, k = 0, m = 0;
+    uint64_t seq;
     rmm__gp_deferred *mine = NULL;
     rmm_graph_pool *zombies = NULL;
     rmm_status st = RMM_SUCCESS;
@@ -7058,12 +7082,22 @@ RMM__IMPL rmm_status rmm_capture_end(rmm_graph_pool *gp, rmm_stream stream) {
     }
     gp->ndeferred -= k;
     n = (size_t)RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures);
+    seq = rmm__captures[at].seq;
     rmm__captures[at] = rmm__captures[n - 1];
     RMM__ATOMIC_STORE(&rmm__graph_captures, n - 1);
     if (--gp->captures == 0) rmm__gp_open(gp);
-    if (n == 1) { /* the last registration: pools that went meanwhile return their memory now */
-        zombies = rmm__graph_zombies;
-        rmm__graph_zombies = NULL;
+    { /* pools that went while this registration ran: released once none of theirs is left */
+        rmm_graph_pool **z = &rmm__graph_zombies;
+        while (*z) {
+            rmm_graph_pool *g = *z;
+            if (seq < g->seq_bound && --g->waits == 0) {
+                *z = g->next;
+                g->next = zombies;
+                zombies = g;
+            } else {
+                z = &g->next;
+            }
+        }
     }
     rmm__unlock(&rmm__graph_lock);
     while (zombies) {
@@ -7081,6 +7115,10 @@ RMM__IMPL rmm_status rmm_capture_end(rmm_graph_pool *gp, rmm_stream stream) {
 RMM__IMPL rmm_status rmm_graph_pool_get_info(rmm_graph_pool *gp, size_t *reserved_bytes, size_t *used_bytes) {
     if (!gp) return RMM__NULL_OUT("rmm_graph_pool_get_info", "gp");
     rmm__lock(&rmm__graph_lock);
+    if (gp->released) {
+        rmm__unlock(&rmm__graph_lock);
+        return RMM__INVALID("rmm_graph_pool_get_info: graph pool %p was destroyed", (void *)gp);
+    }
     if (reserved_bytes) *reserved_bytes = gp->held;
     if (used_bytes) *used_bytes = gp->used;
     rmm__unlock(&rmm__graph_lock);

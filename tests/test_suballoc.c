@@ -1217,6 +1217,43 @@ TEST(graph_pool_growth_tags_and_late_release) {
     CHECK(free1 > free0); /* returned at the end */
 #endif
     if (other) CHECK_OK(rmm_graph_pool_destroy(other));
+    /* overlapping registrations: a pool that went during registration A returns its memory when
+       A ends, though B, begun later, is still registered (no wait for "no capture at all") */
+    gp = NULL;
+    other = NULL;
+    CHECK_OK(rmm_graph_pool_create(&gp, NULL, 1 * MiB));
+    CHECK_OK(rmm_graph_pool_create(&other, NULL, 0));
+    if (!gp || !other) return;
+    CHECK_OK(rmm_capture_begin(other, RMM_STREAM_DEFAULT)); /* A */
+    CHECK_OK(rmm_available_device_memory(&free0, &total));
+    CHECK_OK(rmm_graph_pool_destroy(gp)); /* nothing live: a zombie while A runs */
+    CHECK_OK(rmm_capture_begin(other, s)); /* B */
+    CHECK_OK(rmm_available_device_memory(&free1, &total));
+#if defined(RMM_BACKEND_HOST)
+    CHECK(free1 == free0);
+#endif
+    CHECK_OK(rmm_capture_end(other, RMM_STREAM_DEFAULT)); /* A ends: released, B still registered */
+    CHECK_OK(rmm_available_device_memory(&free1, &total));
+#if defined(RMM_BACKEND_HOST)
+    CHECK(free1 > free0);
+#endif
+    CHECK_OK(rmm_capture_end(other, s));
+    /* a destroyed pool that still exists (a live block) refuses get_info; a freed address inside a
+       graph pool is not a block for rmm_record_stream */
+    gp = NULL;
+    CHECK_OK(rmm_graph_pool_create(&gp, NULL, 64 * KiB));
+    if (!gp) return;
+    CHECK_OK(rmm_capture_begin(gp, s));
+    CHECK_OK(rmm_allocate(NULL, &a, 4096, s));
+    CHECK_OK(rmm_allocate(NULL, &b, 4096, s));
+    CHECK_OK(rmm_deallocate(NULL, b, 4096, s));
+    CHECK_STATUS(rmm_record_stream(NULL, b, 4096, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_OK(rmm_record_stream(NULL, a, 4096, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_capture_end(gp, s));
+    CHECK_OK(rmm_graph_pool_destroy(gp));
+    CHECK_STATUS(rmm_graph_pool_get_info(gp, &reserved, &used), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_OK(rmm_deallocate(NULL, a, 4096, s)); /* the last: gp goes */
+    CHECK_OK(rmm_graph_pool_destroy(other));
     CHECK_OK(rmm__stream_destroy_raw(s));
 }
 

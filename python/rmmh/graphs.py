@@ -29,9 +29,11 @@ from ._stream import as_stream
 
 __all__ = ["GraphPool"]
 
-# upstream resources of pools released while blocks were live: the C pool returns its memory to
-# them when its last block is freed, so they must outlive it (kept for the process)
+# upstream resources of pools released while blocks were live or a capture was registered: the C
+# pool returns its memory to them later (its last block's free, the end of those registrations),
+# so they must outlive it (kept for the process)
 _kept_upstreams = []
+_registrations = [0]  # streams registered through GraphPool.capture, all pools
 
 
 class GraphPool:
@@ -60,10 +62,12 @@ class GraphPool:
         s = as_stream(stream)
         _lib.check(_lib.rmm_capture_begin(self._handle(), s._h), "GraphPool.capture")
         self._registered += 1
+        _registrations[0] += 1
         try:
             yield self
         finally:
             self._registered -= 1
+            _registrations[0] -= 1
             _lib.check(_lib.rmm_capture_end(self._h, s._h), "GraphPool.capture")
 
     def info(self):
@@ -81,7 +85,7 @@ class GraphPool:
             return
         _, used = self.info()
         _lib.check(_lib.rmm_graph_pool_destroy(self._h), "GraphPool.release")
-        if used:
+        if used or _registrations[0]:
             _kept_upstreams.append(self._upstream)
         self._h = None
 
