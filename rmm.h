@@ -226,10 +226,13 @@ typedef cudaMemPool_t rmm_mem_pool;
    The library sees the life of the streams it makes, which makes them the cheapest streams for its
    sub-allocators: a pool, fixed-size or arena resource finds its state for such a stream by handle,
    with no driver call, and records the ordering event for memory freed on it only when another
-   stream takes that memory. Streams from cudaStreamCreate work too, on a slower path: a
-   cudaStreamGetId per allocation (the pool) or per call (fixed-size, arena), as a handle may be
-   reused unseen; and, once the stream has made 256 frees, one event per 32 frees in the pool and
-   the fixed-size resource (so binning's bins), an event per free in the arena.
+   stream takes that memory. Streams from cudaStreamCreate work too, on a slower path: the
+   stream's id (the driver's cuStreamGetId, about 17 ns on an H100) per allocation, as a handle may
+   be reused unseen (the driver hands a destroyed stream's handle to the next stream made, while the
+   old one's work still runs), and per free only when an event is due (the arena: per call, with no
+   lock, from a per-thread cache); and, once the stream has made 256 frees, one event per 32 frees
+   in the pool and the fixed-size resource (so binning's bins). The arena records none: as in RMM,
+   a free on another stream than the block's synchronizes that stream.
    Destroy such a stream only with rmm_stream_destroy, never cudaStreamDestroy. */
 RMMDEF rmm_status rmm_stream_create(rmm_stream *out);
 /* As rmm_stream_create, but the stream synchronizes with the legacy default stream
@@ -379,7 +382,7 @@ RMMDEF rmm_status rmm_graph_pool_destroy(rmm_graph_pool *gp);
    *would_block is false and the status is the call's. INVALID_ARGUMENT iff would_block is NULL, or
    ptr is NULL for the allocate (bytes 0 and a NULL free pointer succeed at once). Pass the resource:
    mr NULL makes them read the current device (cudaGetDevice) to find it. A foreign stream's
-   allocation costs cudaStreamGetId, as in the ordinary call, and so may its free; a free on it
+   allocation costs its id (cuStreamGetId), as in the ordinary call, and so may its free; a free on it
    that would record an event (a young stream, or a full ring: see rmm_pool_create) is refused
    with *would_block. Under RMM_NVTX the first mark of a resource type takes a lock once; nothing
    else reaches CUDA or waits. */
@@ -635,7 +638,7 @@ RMMDEF rmm_status rmm_pool_set_maximum(rmm_resource *pool, size_t maximum_bytes)
    by this pool or is freed twice, or the size differs from the allocated one (the block stays
    allocated). A free on the legacy default stream, on a stream from rmm_stream_create or a stream
    pool (the library sees them destroyed), or on any stream when streams_outlive_pool is set, makes
-   no CUDA call. Other ("foreign") streams are told apart by cudaStreamGetId, not by handle (a
+   no CUDA call. Other ("foreign") streams are told apart by their id (cuStreamGetId), not by handle (a
    destroyed stream's handle is often reused at once): asked per allocation, and per free only
    every 32nd. Their first 256 frees record an event each (RMM's rule: a stream may be destroyed
    right after); then their frees park in a ring of 32 blocks that only that stream takes back, and
@@ -708,14 +711,17 @@ typedef struct rmm_arena_desc {
     size_t superblock_bytes;   /* default 0: 1 MiB. Multiple of 256. */
     bool streams_outlive_arena; /* default false. true promises that no stream used with the arena is
                                    destroyed before it: per-stream arenas are then found by handle,
-                                   without a cudaStreamGetId call (about 50 ns, and serialized in the
-                                   driver when many threads call it) on every allocate and free. */
+                                   without asking the stream's id (cuStreamGetId: about 17 ns on an
+                                   H100, 108 ns when 16 threads ask at once) on every allocate and
+                                   free of a stream the library did not make. */
 } rmm_arena_desc;
 RMMDEF rmm_arena_desc rmm_arena_desc_default(void);
 /* For many threads and streams: arena_bytes (rounded down to whole superblocks) are taken from
    upstream at once and never grow. Each thread (for the default and per-thread streams) and each
    other stream gets its own arena with its own lock; superblocks move from the global arena under
-   one global lock only when an arena runs out, so the fast path takes no shared lock. Requests
+   one global lock only when an arena runs out, so the fast path takes no shared lock (each thread
+   finds its arenas in a cache of four; a stream the library did not make is told apart there by
+   its id, asked per call). Requests
    above a superblock come from the global arena in whole superblocks. A free from another thread
    or stream, and every free of a large block, synchronizes the freeing stream on the host first
    (those blocks are reused with no event, as in RMM). On exhaustion it synchronizes the device,
@@ -1783,10 +1789,32 @@ RMM__PRIVATE rmm_status rmm__stream_sync_raw(rmm_stream stream) {
     RMM__CU(cudaStreamSynchronize(stream), "cudaStreamSynchronize", "stream=%p", (void *)stream);
     return RMM_SUCCESS;
 }
-/* A key that names the stream for the life of the process (handles are reused after destroy).
-   The default streams get fixed keys without a CUDA call. */
+/* A key that names the stream for the life of the process (handles are reused after destroy, even
+   while the destroyed stream's work still runs: bench/stream_identity saw it 32 times in 32 on an
+   H100). The driver's cuStreamGetId, reached once through cudaGetDriverEntryPointByVersion, is the
+   same id as the runtime's cudaStreamGetId at a fraction of its cost: measured on an H100 (driver
+   580, CUDA 13.0), 17 ns against 59 from one thread, and 108 ns against 1334 ns from 16 threads
+   at once, each on its own stream (the runtime's call serializes its callers). Where the entry
+   point is missing, or the driver call fails (the runtime's call then says why), the runtime's. */
+typedef int (*rmm__stream_id_fn)(cudaStream_t stream, unsigned long long *id); /* cuStreamGetId */
+static rmm__stream_id_fn rmm__stream_id_driver;
+static pthread_once_t rmm__stream_id_once = PTHREAD_ONCE_INIT;
+RMM__PRIVATE void rmm__stream_id_load(void) {
+    void *fn = NULL;
+    enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+    if (cudaGetDriverEntryPointByVersion("cuStreamGetId", &fn, 12000, cudaEnableDefault, &q) != cudaSuccess || q != cudaDriverEntryPointSuccess) {
+        (void)cudaGetLastError();
+        return;
+    }
+    memcpy(&rmm__stream_id_driver, &fn, sizeof fn);
+}
 RMM__PRIVATE rmm_status rmm__stream_unique_id(rmm_stream stream, uint64_t *id) {
     unsigned long long raw = 0;
+    (void)pthread_once(&rmm__stream_id_once, rmm__stream_id_load);
+    if (RMM__LIKELY(rmm__stream_id_driver != NULL) && rmm__stream_id_driver(stream, &raw) == 0) {
+        *id = (uint64_t)raw;
+        return RMM_SUCCESS;
+    }
     RMM__CU(cudaStreamGetId(stream, &raw), "cudaStreamGetId", "stream=%p", (void *)stream);
     *id = (uint64_t)raw;
     return RMM_SUCCESS;
@@ -3882,7 +3910,7 @@ RMM__IMPL rmm_status rmm_set_device(int device) {
    its handle with no driver call, record its ordering event only when another stream takes its
    memory (the stream cannot vanish unseen: rmm_stream_destroy records a last "death" event when
    any resource holds state for it), and retire its state once it is gone. Streams the library did
-   not make ("foreign" streams) are told apart by cudaStreamGetId (handles are reused), and their
+   not make ("foreign" streams) are told apart by their id (handles are reused), and their
    frees are covered by events recorded on them in their own calls: one per free, or, in the pool,
    one per ring of frees (see rmm__pool_ring). */
 typedef struct rmm__sreg {
@@ -6080,7 +6108,7 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_alloc_slow(rmm__pool *p, rmm__ps
 /* The pool's allocate. would_block NULL: the resource call. Else a "nowait" call (rmmh keeps
    Python's GIL around it): it never waits for anything, a lock, the device or an upstream, and it
    sets *would_block, having handed out and freed nothing (and made no CUDA call beyond
-   cudaStreamGetId for a foreign stream's state), where it would have to (the lock is busy, or the request
+   the id of a foreign stream), where it would have to (the lock is busy, or the request
    needs memory from another stream or from upstream); the caller then makes the ordinary call. */
 RMM__PRIVATE rmm_status rmm__pool_alloc(rmm__pool *p, void **ptr, size_t bytes, size_t alignment, rmm_stream stream, bool *would_block) {
     rmm__sstate *ss;
@@ -7528,7 +7556,7 @@ RMM__PRIVATE rmm_status rmm__fixed_deallocate(rmm_resource *self, void *ptr, siz
     size_t offset;
     rmm_status st;
     uint64_t prekey;
-    bool park = false;
+    bool park = false, cached;
     (void)alignment;
     if (RMM__UNLIKELY(bytes > f->block_bytes))
         return rmm__fail(RMM_ERROR_CORRUPTION, "fixed_size: deallocate(ptr=%p, bytes=%zu): larger than the block size %zu", ptr, bytes, f->block_bytes);
@@ -7543,7 +7571,8 @@ RMM__PRIVATE rmm_status rmm__fixed_deallocate(rmm_resource *self, void *ptr, siz
         if (requested != SIZE_MAX) RMM_TRY(rmm__margin_check("fixed_size", ptr, requested, stream)); /* a block written past stays allocated */
     }
 #endif
-    prekey = rmm__so_prekey(&f->so, stream);
+again:
+    prekey = rmm__so_prekey_for_free(&f->so, stream, &cached); /* (as the pool's free: see rmm__so_prekey_for_free) */
     if (RMM__UNLIKELY(!rmm__spin_lock(&f->so.lock))) return rmm__reentrant("fixed_size", "deallocate");
     c = rmm__fixed_chunk_of(f, ptr);
     offset = c ? (size_t)((uintptr_t)ptr - (uintptr_t)c->ptr) : 0;
@@ -7559,6 +7588,11 @@ RMM__PRIVATE rmm_status rmm__fixed_deallocate(rmm_resource *self, void *ptr, siz
     if (st == RMM_SUCCESS && !rmm__fixed_reserve(s, 1)) st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory for block lists");
     if (st == RMM_SUCCESS) { /* an eager stream parks it uncovered (see rmm__fstream), or records an event */
         park = !ss->lazy && s->eager_frees >= RMM__SO_RING_AFTER && s->count - s->covered < RMM__SO_RING;
+        if (!park && !ss->lazy && cached) { /* an event on the handle covers the stack only if the handle still names s's stream */
+            rmm__spin_unlock(&f->so.lock);
+            rmm__foreign_hint_key = 0;
+            goto again;
+        }
         if (!park) st = rmm__so_freed(ss);
         if (st == RMM_SUCCESS && !park && !ss->lazy && s->eager_frees < RMM__SO_RING_AFTER) s->eager_frees++;
     }
@@ -8043,7 +8077,7 @@ typedef struct rmm__arena_local {
     rmm__addr_map used;
     rmm__chunk *superblocks;
     size_t superblock_count; /* written under lock, read anywhere (relaxed) */
-    int pins;                /* atomic: foreign-stream calls in flight (they find it under the registry lock) */
+    int pins;                /* atomic: the thread caches that hold it as a foreign stream's arena */
 } rmm__arena_local;
 #define RMM__ARENA_LARGE ((rmm__arena_local *)(uintptr_t)1)
 
@@ -8061,6 +8095,7 @@ typedef struct rmm__arena {
     rmm__addr_map large_out;   /* every large block handed out: the pointer given -> the block's start */
     rmm__chunk global_chunk;
     uint64_t generation;
+    struct rmm__arena *next_live; /* in rmm__arenas_live */
     void *heap; /* RMM_NVTX: the whole arena as one NVTX heap */
 } rmm__arena;
 RMM__PRIVATE rmm_status rmm__arena_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream);
@@ -8100,74 +8135,110 @@ RMM__PRIVATE bool rmm__arena_local_holds(rmm__so *so, rmm__sstate *s) {
 static const rmm__so_ops rmm__arena_so_ops = {sizeof(rmm__arena_local), rmm__arena_local_init, rmm__arena_local_fini, rmm__arena_local_holds,
                                               NULL, NULL, NULL, NULL, NULL};
 
-/* Each thread caches the arenas it used last, by key, with a reference to the entry of their stream
-   (the thread's own, or a library stream's): while that entry is alive the arena cannot be retired
-   (only arenas of gone threads and streams are), so a cache hit never reads a freed arena. The
-   references go when an entry is replaced, and at thread exit. */
+/* Each thread caches the arenas it used last, by key. A thread's own and a library stream's entry
+   hold a reference to their stream's entry: while that is alive the arena cannot be retired (only
+   arenas of gone threads and streams are). A foreign stream's entry is keyed by handle and the
+   stream's id (a hit asks the id: the handle may name a new stream) and holds a pin on the arena,
+   which keeps it from being retired; so a cache hit never reads a freed arena, and takes no lock.
+   References and pins go when an entry is replaced, and at thread exit; a pin only if its arena
+   still exists (the live arenas are listed under rmm__arenas_lock, which destroy takes first). */
 typedef struct rmm__arena_tls_entry {
     uint64_t generation, key;
-    rmm__sreg *reg; /* a reference; NULL for streams promised to outlive the arena */
+    uint64_t id;    /* a foreign stream's key (its id + 16), and the entry holds a pin; else 0 */
+    rmm__sreg *reg; /* a reference; NULL for foreign streams and streams promised to outlive the arena */
     rmm__arena_local *local;
 } rmm__arena_tls_entry;
 static RMM__TLS rmm__arena_tls_entry rmm__arena_tls[4];
 static RMM__TLS unsigned rmm__arena_tls_next;
+static rmm__mutex rmm__arenas_lock = RMM__MUTEX_INIT;
+static struct rmm__arena *rmm__arenas_live; /* every arena, through next_live; under rmm__arenas_lock */
+/* Drops what entry e holds. `a`: an arena known to exist (NULL: none). O(1), or O(arenas) with
+   rmm__arenas_lock for a pin on another arena. */
+RMM__PRIVATE void rmm__arena_tls_drop(rmm__arena_tls_entry *e, const struct rmm__arena *a);
 RMM__PRIVATE void rmm__arena_tls_release(void) {
     unsigned i;
-    for (i = 0; i < 4; i++) {
-        rmm__sreg_unref(rmm__arena_tls[i].reg);
-        memset(&rmm__arena_tls[i], 0, sizeof rmm__arena_tls[i]);
-    }
+    for (i = 0; i < 4; i++) rmm__arena_tls_drop(&rmm__arena_tls[i], NULL);
 }
 
 RMM__PRIVATE size_t rmm__arena_index(const rmm__arena *a, const void *ptr) { return (size_t)((const char *)ptr - a->base_ptr) / a->sb_bytes; }
 RMM__PRIVATE void rmm__arena_reclaim_gone(rmm__arena *a);
 
+RMM__PRIVATE void rmm__arena_tls_drop(rmm__arena_tls_entry *e, const rmm__arena *a) {
+    rmm__sreg_unref(e->reg);
+    if (e->id && e->local) {
+        if (a && e->generation == a->generation) {
+            RMM__ATOMIC_SUB(&e->local->pins, 1);
+        } else {
+            const rmm__arena *x;
+            rmm__lock(&rmm__arenas_lock);
+            for (x = rmm__arenas_live; x && x->generation != e->generation; x = x->next_live) {
+            }
+            if (x) RMM__ATOMIC_SUB(&e->local->pins, 1); /* (destroyed arenas took their states with them) */
+            rmm__unlock(&rmm__arenas_lock);
+        }
+    }
+    memset(e, 0, sizeof *e);
+}
+
 /* The arena of the calling thread (default and per-thread streams) or of the stream; made on first
-   use. A thread's own and a library stream's arena come from the thread's cache with no lock after
-   the first call; a foreign stream's is found under the registry lock (after a cudaStreamGetId)
-   and pinned: *pinned is set, and the caller unpins it when done. O(1). */
-RMM__PRIVATE rmm_status rmm__arena_local_for(rmm__arena *a, rmm_stream stream, rmm__arena_local **out, bool *pinned) {
-    uint64_t key, prekey;
-    bool by_thread = rmm__stream_is_legacy(stream) || rmm__stream_is_per_thread(stream);
+   use. From the thread's cache with no lock after the first call; a foreign stream's hit costs its
+   id (cuStreamGetId, about 17 ns). A miss takes the registry lock, and fills a cache entry. O(1). */
+RMM__PRIVATE rmm_status rmm__arena_local_for(rmm__arena *a, rmm_stream stream, rmm__arena_local **out) {
+    uint64_t key, prekey = 0;
+    bool by_thread = rmm__stream_is_legacy(stream) || rmm__stream_is_per_thread(stream), asked = false;
+    rmm__arena_tls_entry old;
     rmm__sstate *ss;
     rmm__arena_local *l;
     rmm_status st;
     unsigned i;
-    *pinned = false;
     key = by_thread ? (RMM__KEY_THREAD | rmm__thread_serial()) : ((uint64_t)(uintptr_t)stream | RMM__KEY_HANDLE);
     for (i = 0; i < 4; i++) {
         rmm__arena_tls_entry *e = &rmm__arena_tls[i];
-        if (e->generation == a->generation && e->key == key && (!e->reg || rmm__sreg_alive(e->reg))) {
+        if (e->generation != a->generation || e->key != key) continue;
+        if (!e->id) {
+            if (!e->reg || rmm__sreg_alive(e->reg)) {
+                *out = e->local;
+                return RMM_SUCCESS;
+            }
+            continue;
+        }
+        if (!asked) { /* a foreign stream's entry: the handle names it only if the id is the same */
+            uint64_t id = 0;
+            asked = true;
+            if (rmm__stream_unique_id(stream, &id) == RMM_SUCCESS) prekey = id + 16; /* (else the locked path reports it) */
+        }
+        if (prekey && e->id == prekey) {
             *out = e->local;
             return RMM_SUCCESS;
         }
     }
-    prekey = by_thread ? 0 : rmm__so_prekey(&a->so, stream); /* a foreign stream's id, asked before the registry lock */
+    if (!asked && !by_thread) prekey = rmm__so_prekey(&a->so, stream); /* a foreign stream's id, asked before the registry lock */
+    memset(&old, 0, sizeof old);
     if (!rmm__spin_lock(&a->so.lock)) return rmm__reentrant("arena", "allocate or deallocate");
     if (a->so.count + 1 >= a->so.sweep_at) rmm__arena_reclaim_gone(a);
     st = rmm__so_state(&a->so, stream, prekey, &ss);
     if (st == RMM_SUCCESS) {
+        rmm__arena_tls_entry *e = &rmm__arena_tls[rmm__arena_tls_next++ % 4];
         l = (rmm__arena_local *)ss;
-        if (!by_thread && !l->ss.by_handle) { /* foreign: no caching by handle */
+        (void)rmm__thread_reg(); /* the thread's exit hook drops the cache's references and pins */
+        old = *e;
+        e->generation = a->generation;
+        e->key = key;
+        e->local = l;
+        if (!by_thread && !l->ss.by_handle) { /* foreign: keyed by its id too, and pinned */
+            e->id = l->ss.key;
+            e->reg = NULL;
             RMM__ATOMIC_ADD(&l->pins, 1);
-            *pinned = true;
         } else {
-            rmm__arena_tls_entry *e = &rmm__arena_tls[rmm__arena_tls_next++ % 4];
-            (void)rmm__thread_reg(); /* the thread's exit hook drops the cache's references */
-            rmm__sreg_unref(e->reg);
-            e->generation = a->generation;
-            e->key = key;
+            e->id = 0;
             e->reg = l->ss.reg;
             if (e->reg) RMM__ATOMIC_ADD(&e->reg->refs, 1);
-            e->local = l;
         }
         *out = l;
     }
     rmm__spin_unlock(&a->so.lock);
+    rmm__arena_tls_drop(&old, a); /* (outside the registry lock: it may take rmm__arenas_lock) */
     return st;
-}
-static inline void rmm__arena_unpin(rmm__arena_local *l, bool pinned) {
-    if (RMM__UNLIKELY(pinned)) RMM__ATOMIC_SUB(&l->pins, 1);
 }
 
 /* Takes `bytes` (a multiple of the superblock size) from the global arena. */
@@ -8348,35 +8419,27 @@ RMM__PRIVATE rmm_status rmm__arena_allocate(rmm_resource *self, void **ptr, size
     rmm__arena_local *l;
     rmm__block *b;
     size_t size, need;
-    bool pinned;
     int attempt;
     if (RMM__UNLIKELY(bytes > SIZE_MAX - RMM__MARGIN || !rmm__align_up(bytes + RMM__MARGIN, RMM_ALIGNMENT, &size) || size > SIZE_MAX - alignment))
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "arena: out of memory allocating %zu bytes: larger than any arena", bytes);
     need = size + (alignment - RMM_ALIGNMENT);
     if (need > a->sb_bytes) return rmm__arena_allocate_large(a, ptr, bytes, need, alignment, stream);
-    RMM_TRY(rmm__arena_local_for(a, stream, &l, &pinned));
+    RMM_TRY(rmm__arena_local_for(a, stream, &l));
     for (attempt = 0;; attempt++) {
         rmm_status st;
-        if (RMM__UNLIKELY(!rmm__spin_lock(&l->lock))) {
-            rmm__arena_unpin(l, pinned);
-            return rmm__reentrant("arena", "allocate");
-        }
+        if (RMM__UNLIKELY(!rmm__spin_lock(&l->lock))) return rmm__reentrant("arena", "allocate");
         b = rmm__tlsf_find(&l->free, need);
         if (!b && rmm__arena_borrow(a, l)) b = rmm__tlsf_find(&l->free, need);
         if (!b) b = rmm__tlsf_find_scan(&l->free, need, SIZE_MAX);
         if (b) break;
         rmm__spin_unlock(&l->lock);
         st = attempt == 1 ? rmm__arena_oom(a, bytes, alignment, stream, l) : rmm__arena_defragment(a);
-        if (st != RMM_SUCCESS) {
-            rmm__arena_unpin(l, pinned);
-            return st;
-        }
+        if (st != RMM_SUCCESS) return st;
     }
     b = rmm__block_take(&l->store, &l->free, b, size, alignment);
     if (RMM__UNLIKELY(!b || !rmm__addr_map_put(&l->used, (uintptr_t)b->ptr, b))) {
         if (b) rmm__block_file(&l->store, &l->free, b);
         rmm__spin_unlock(&l->lock);
-        rmm__arena_unpin(l, pinned);
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "arena: out of host memory for block records");
     }
     *ptr = b->ptr;
@@ -8384,7 +8447,6 @@ RMM__PRIVATE rmm_status rmm__arena_allocate(rmm_resource *self, void **ptr, size
     b->requested = bytes;
 #endif
     rmm__spin_unlock(&l->lock);
-    rmm__arena_unpin(l, pinned);
     rmm__san_region_register(a->heap, *ptr, bytes);
 #if RMM__MARGIN_ON
     (void)rmm__margin_set(*ptr, bytes, stream);
@@ -8396,7 +8458,6 @@ RMM__PRIVATE rmm_status rmm__arena_deallocate(rmm_resource *self, void *ptr, siz
     rmm__arena_local *o, *me = NULL;
     rmm__block *b;
     size_t size = 0;
-    bool pinned = false;
     rmm_status st = RMM_SUCCESS;
     (void)alignment;
     if (RMM__UNLIKELY((char *)ptr < a->base_ptr || (char *)ptr >= a->base_ptr + a->arena_bytes))
@@ -8443,8 +8504,7 @@ RMM__PRIVATE rmm_status rmm__arena_deallocate(rmm_resource *self, void *ptr, siz
         return RMM_SUCCESS;
     }
     if (RMM__UNLIKELY(!o)) return rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p, bytes=%zu): not a block of this arena, or already freed", ptr, bytes);
-    RMM_TRY(rmm__arena_local_for(a, stream, &me, &pinned));
-    rmm__arena_unpin(me, pinned);                     /* only compared with the owner */
+    RMM_TRY(rmm__arena_local_for(a, stream, &me));
     if (me != o) RMM_TRY(rmm__stream_sync_raw(stream)); /* the owner's stream will reuse it without an event */
     if (RMM__UNLIKELY(!rmm__spin_lock(&o->lock))) return rmm__reentrant("arena", "deallocate");
     b = (rmm__block *)rmm__addr_map_remove(&o->used, (uintptr_t)ptr);
@@ -8499,6 +8559,12 @@ RMM__PRIVATE rmm_status rmm__arena_validate(rmm__arena *a) {
 RMM__PRIVATE void rmm__arena_destroy(rmm_resource *self) {
     rmm__arena *a = (rmm__arena *)self;
     bool exiting = rmm__exiting();
+    rmm__arena **at;
+    rmm__lock(&rmm__arenas_lock); /* first: no thread's cache drops a pin on it from here on */
+    for (at = &rmm__arenas_live; *at && *at != a; at = &(*at)->next_live) {
+    }
+    if (*at) *at = a->next_live;
+    rmm__unlock(&rmm__arenas_lock);
     rmm__so_free(&a->so, exiting);
     if (a->base_ptr && !exiting) {
         rmm__san_heap_unregister(a->heap);
@@ -8540,6 +8606,10 @@ RMM__IMPL rmm_status rmm_arena_create(rmm_resource **out, rmm_resource *upstream
     a->sb_count = d.arena_bytes / d.superblock_bytes;
     a->generation = RMM__ATOMIC_ADD(&rmm__arena_generations, 1);
     rmm__thread_exit_hook = rmm__arena_tls_release;
+    rmm__lock(&rmm__arenas_lock);
+    a->next_live = rmm__arenas_live;
+    rmm__arenas_live = a;
+    rmm__unlock(&rmm__arenas_lock);
     a->owner = (rmm__arena_local **)rmm__calloc(a->sb_count, sizeof *a->owner);
     b = NULL;
     if (!a->owner || !rmm__addr_map_init(&a->global_used, 64) || !rmm__addr_map_init(&a->large_out, 16) ||

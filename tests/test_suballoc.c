@@ -1485,6 +1485,47 @@ TEST(record_stream_orders_the_reuse) {
     CHECK_OK(rmm_stream_destroy(a));
     CHECK_OK(rmm__stream_destroy_raw(b));
 }
+/* The arena's hard case on the device: a kernel still writing (300 ms) into a block freed on a
+   foreign stream that is then destroyed; streams are made until one has its handle (the driver
+   reuses it at once). That stream's allocations must not get the block before the kernel is done:
+   it has an arena of its own (its id differs), and a block it does get holds its memset's bytes. */
+TEST(arena_foreign_handle_reuse_waits_for_the_kernel) {
+    rmm_resource *mr = NULL;
+    rmm_arena_desc d = rmm_arena_desc_default();
+    rmm_stream f = NULL, tries[64];
+    rmm__arena_local *lf = NULL, *lh = NULL;
+    void *p = NULL, *q[8];
+    const size_t n = 64 * KiB;
+    int ntries = 0, i, overlapped = 0;
+    NEED_GPU();
+    d.arena_bytes = 64 * MiB;
+    CHECK_OK(rmm_arena_create(&mr, rmm_get_current_device_resource(), &d));
+    CHECK_OK(rmm__stream_create_raw(&f, false));
+    CHECK_OK(rmm_allocate(mr, &p, n, f));
+    CHECK(rmm__arena_local_for((rmm__arena *)mr, f, &lf) == RMM_SUCCESS);
+    late_write<<<1, 256, 0, (cudaStream_t)f>>>((unsigned char *)p, n, 0xAA, 300ull * 1000 * 1000);
+    CHECK(cudaGetLastError() == cudaSuccess);
+    CHECK_OK(rmm_deallocate(mr, p, n, f)); /* f's arena takes it back, no event (RMM's rule) */
+    CHECK_OK(rmm__stream_destroy_raw(f));  /* the kernel goes on */
+    do {
+        CHECK_OK(rmm__stream_create_raw(&tries[ntries], false));
+    } while (tries[ntries++] != f && ntries < 64);
+    printf("  %s the destroyed stream's handle after %d creations\n", tries[ntries - 1] == f ? "got" : "did not get", ntries);
+    CHECK(rmm__arena_local_for((rmm__arena *)mr, tries[ntries - 1], &lh) == RMM_SUCCESS);
+    CHECK(lh != NULL && lh != lf);
+    for (i = 0; i < 8; i++) {
+        q[i] = NULL;
+        CHECK_OK(rmm_allocate(mr, &q[i], n, tries[ntries - 1]));
+        if (q[i] && overlaps(q[i], p, n)) overlapped++;
+        CHECK(q[i] && cudaMemsetAsync(q[i], 0x55, n, (cudaStream_t)tries[ntries - 1]) == cudaSuccess);
+    }
+    for (i = 0; i < 8; i++) CHECK(q[i] && check_every_byte(q[i], n, 0x55));
+    printf("  %d of 8 blocks of the new stream overlapped the freed one\n", overlapped);
+    for (i = 0; i < 8; i++) CHECK_OK(rmm_deallocate(mr, q[i], n, tries[ntries - 1]));
+    CHECK_OK(rmm_resource_validate(mr));
+    rmm_resource_destroy(mr);
+    for (i = 0; i < ntries; i++) CHECK_OK(rmm__stream_destroy_raw(tries[i])); /* (f's handle, if one has it, names that one now) */
+}
 #endif
 
 /* A pool whose creation fails before its stream registry is made (the device cannot be read) is
@@ -3120,6 +3161,107 @@ TEST(arena_frees_from_another_thread) {
     rmm_resource_destroy(mr);
 }
 
+/* ---- the arena on foreign streams: the thread's cache, keyed by handle and id ---------------- */
+
+/* The calling thread's arena for `stream` (the cache, else the registry), or NULL. */
+static rmm__arena_local *arena_local_of(rmm_resource *mr, rmm_stream stream) {
+    rmm__arena_local *l = NULL;
+    return rmm__arena_local_for((rmm__arena *)mr, stream, &l) == RMM_SUCCESS ? l : NULL;
+}
+typedef struct arena_cache_job {
+    rmm_resource *mr;
+    rmm_stream stream;
+    rmm__arena_local *local;
+    int go_on; /* atomic: the thread waits for it before it exits */
+    int failures;
+} arena_cache_job;
+/* allocates and frees on job->stream (filling this thread's cache), then waits for go_on */
+static void *arena_cache_use(void *arg) {
+    arena_cache_job *job = (arena_cache_job *)arg;
+    void *p = NULL;
+    if (rmm_allocate(job->mr, &p, 4096, job->stream) != RMM_SUCCESS || rmm_deallocate(job->mr, p, 4096, job->stream) != RMM_SUCCESS) job->failures++;
+    job->local = arena_local_of(job->mr, job->stream);
+    while (!RMM__ATOMIC_LOAD(&job->go_on)) usleep(1000);
+    return NULL;
+}
+/* A foreign stream's arena comes from the thread's cache after the first call, only while the
+   handle names that stream: a new stream with the destroyed one's handle gets an arena of its own.
+   The cache's pin keeps the arena from being retired; it goes when the entry is replaced or the
+   thread exits, also when the arena was destroyed first (no use after free: ASan watches). */
+TEST(arena_foreign_stream_cache) {
+    rmm_resource *mr = NULL, *other = NULL;
+    rmm_arena_desc d = rmm_arena_desc_default();
+    rmm_stream f = NULL, g = NULL, tries[64], s4[4];
+    rmm__arena_local *lf, *lg;
+    arena_cache_job job;
+    pthread_t t;
+    void *p = NULL;
+    int ntries = 0, i;
+    NEED_GPU();
+    d.arena_bytes = 32 * MiB;
+    CHECK_OK(rmm_arena_create(&mr, rmm_get_current_device_resource(), &d));
+    CHECK_OK(rmm__stream_create_raw(&f, false)); /* not registered: a foreign stream */
+    CHECK_OK(rmm_allocate(mr, &p, 4096, f));
+    CHECK_OK(rmm_deallocate(mr, p, 4096, f));
+    lf = arena_local_of(mr, f);
+    CHECK(lf != NULL && !lf->ss.by_handle && lf->ss.reg == NULL);
+    CHECK(lf && RMM__ATOMIC_LOAD(&lf->pins) == 1); /* one cache entry, one pin */
+    CHECK(arena_local_of(mr, f) == lf);           /* a hit adds nothing */
+    CHECK(lf && RMM__ATOMIC_LOAD(&lf->pins) == 1);
+    /* the handle goes to a new stream (tried until it comes back; the host backend reuses freed
+       stream records, as the driver reuses handles) */
+    CHECK_OK(rmm__stream_destroy_raw(f));
+    do {
+        CHECK_OK(rmm__stream_create_raw(&tries[ntries], false));
+    } while (tries[ntries++] != f && ntries < 64);
+    g = tries[ntries - 1];
+    printf("  %s the destroyed stream's handle after %d creations\n", g == f ? "got" : "did not get", ntries);
+    lg = arena_local_of(mr, g);
+    CHECK(lg != NULL && lg != lf); /* never the destroyed stream's arena */
+    CHECK_OK(rmm_allocate(mr, &p, 4096, g));
+    CHECK_OK(rmm_deallocate(mr, p, 4096, g));
+    CHECK(arena_local_of(mr, g) == lg);
+    /* four other streams replace every entry: each replaced entry drops its pin */
+    for (i = 0; i < 4; i++) {
+        CHECK_OK(rmm__stream_create_raw(&s4[i], false));
+        CHECK(arena_local_of(mr, s4[i]) != NULL);
+    }
+    CHECK(lf && RMM__ATOMIC_LOAD(&lf->pins) == 0);
+    CHECK(lg && RMM__ATOMIC_LOAD(&lg->pins) == 0);
+    CHECK_OK(rmm_resource_validate(mr));
+    /* a thread caches a foreign stream's arena, then exits: its pin goes */
+    memset(&job, 0, sizeof job);
+    job.mr = mr;
+    job.stream = s4[0];
+    CHECK(pthread_create(&t, NULL, arena_cache_use, &job) == 0);
+    while (!job.local && !job.failures) usleep(1000);
+    CHECK(job.failures == 0 && job.local == arena_local_of(mr, s4[0]));
+    CHECK(job.local && RMM__ATOMIC_LOAD(&job.local->pins) >= 1);
+    RMM__ATOMIC_STORE(&job.go_on, 1);
+    pthread_join(t, NULL);
+    /* a thread caches another arena's foreign entry; that arena is destroyed first, then the thread
+       exits (its cache must not touch the destroyed arena) */
+    CHECK_OK(rmm_arena_create(&other, rmm_get_current_device_resource(), &d));
+    memset(&job, 0, sizeof job);
+    job.mr = other;
+    job.stream = s4[1];
+    CHECK(pthread_create(&t, NULL, arena_cache_use, &job) == 0);
+    while (!job.local && !job.failures) usleep(1000);
+    CHECK(job.failures == 0);
+    rmm_resource_destroy(other);
+    RMM__ATOMIC_STORE(&job.go_on, 1);
+    pthread_join(t, NULL);
+    /* and this thread's cache: an entry of a destroyed arena replaced later */
+    CHECK_OK(rmm_arena_create(&other, rmm_get_current_device_resource(), &d));
+    CHECK(arena_local_of(other, s4[2]) != NULL);
+    rmm_resource_destroy(other);
+    for (i = 0; i < 4; i++) CHECK(arena_local_of(mr, s4[i]) != NULL);
+    CHECK_OK(rmm_resource_validate(mr));
+    rmm_resource_destroy(mr);
+    for (i = 0; i < ntries; i++) CHECK_OK(rmm__stream_destroy_raw(tries[i])); /* (f's handle, if one has it, names that one now) */
+    for (i = 0; i < 4; i++) CHECK_OK(rmm__stream_destroy_raw(s4[i]));
+}
+
 /* ---- the per-device default resource ---------------------------------------------------------- */
 
 /* What rmm_get_current_device_resource() returns before any resource is set must honour alignments
@@ -3189,6 +3331,7 @@ int main(void) {
 #if defined(__CUDACC__)
     RUN(pool_foreign_handover_waits_for_the_kernel);
     RUN(record_stream_orders_the_reuse);
+    RUN(arena_foreign_handle_reuse_waits_for_the_kernel);
     RUN(graph_capture_replays_with_pool_memory);
 #endif
 #if defined(RMM_BACKEND_HOST)
@@ -3209,6 +3352,7 @@ int main(void) {
     RUN(arena_large_alignment);
     RUN(arena_exhaustion_defragments_then_fails);
     RUN(arena_frees_from_another_thread);
+    RUN(arena_foreign_stream_cache);
     RUN(arena_validate_detects_corruption);
     RUN(pool_random);
     RUN(pool_random_on_demand_with_maximum);
