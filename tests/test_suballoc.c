@@ -459,6 +459,45 @@ TEST(pool_on_demand_growth) {
     CHECK(up.outstanding == 0);
 }
 
+/* A steady loop whose phases use the same memory in different shapes, as a training step does: one
+   64 MiB block, then 32 MiB and six 9 MiB blocks where it was. Dedicated chunks and the fit rule
+   alone made the on-demand pool swap chunks with upstream every step (give back the 64 MiB chunk
+   to grow for the small ones, then give them back to grow it again); at its peak the pool now
+   serves from any free block that fits, so after two steps it makes no upstream call at all, and
+   its peak stays that of the first step. */
+TEST(pool_on_demand_steady_loop_stops_growing) {
+    counting_resource up;
+    rmm_resource *mr = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    rmm_pool_info info;
+    void *big = NULL, *mid = NULL, *small[6];
+    int step, i, calls_after_warmup = 0;
+    size_t peak_after_first = 0;
+    NEED_GPU();
+    counting_init(&up, rmm_get_current_device_resource());
+    d.growth = RMM_POOL_GROWTH_ON_DEMAND;
+    CHECK_OK(rmm_pool_create(&mr, &up.base, &d));
+    for (step = 0; step < 10; step++) {
+        if (step == 2) calls_after_warmup = up.allocations + up.deallocations;
+        CHECK_OK(rmm_allocate(mr, &big, 64 * MiB, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_deallocate(mr, big, 64 * MiB, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_allocate(mr, &mid, 32 * MiB, RMM_STREAM_DEFAULT));
+        for (i = 0; i < 6; i++) CHECK_OK(rmm_allocate(mr, &small[i], 9 * MiB, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_pool_validate(mr));
+        for (i = 0; i < 6; i++) CHECK_OK(rmm_deallocate(mr, small[i], 9 * MiB, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_deallocate(mr, mid, 32 * MiB, RMM_STREAM_DEFAULT));
+        if (step == 0) peak_after_first = pool_info(mr).peak_pool_bytes;
+    }
+    CHECK(up.allocations + up.deallocations == calls_after_warmup);
+    info = pool_info(mr);
+    /* 86 MiB live at most; 94 held: the 64 MiB chunk, split for 32 MiB and three 9 MiB blocks, and
+       three 10 MiB chunks */
+    CHECK(info.peak_pool_bytes == peak_after_first && info.peak_pool_bytes == 94 * MiB);
+    CHECK_OK(rmm_pool_validate(mr));
+    rmm_resource_destroy(mr);
+    CHECK(up.outstanding == 0);
+}
+
 TEST(pool_trim) {
     counting_resource up;
     rmm_resource *mr = NULL;
@@ -3312,6 +3351,7 @@ int main(void) {
     RUN(pool_info_figures);
     RUN(pool_geometric_growth);
     RUN(pool_on_demand_growth);
+    RUN(pool_on_demand_steady_loop_stops_growing);
     RUN(pool_trim);
     RUN(pool_coalescing);
     RUN(pool_parked_blocks);
