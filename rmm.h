@@ -1721,17 +1721,23 @@ RMM__PRIVATE rmm_status rmm__set_device(int device) {
     RMM__CU(cudaSetDevice(device), "cudaSetDevice", "device=%d", device);
     return RMM_SUCCESS;
 }
+/* A driver function by name (cudaGetDriverEntryPointByVersion: nothing links against libcuda), or
+   false with *fn NULL. Called once per function (pthread_once). */
+RMM__PRIVATE bool rmm__driver_entry(const char *name, void **fn) {
+    enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+    if (cudaGetDriverEntryPointByVersion(name, fn, 12000, cudaEnableDefault, &q) != cudaSuccess || q != cudaDriverEntryPointSuccess) {
+        (void)cudaGetLastError();
+        *fn = NULL;
+        return false;
+    }
+    return true;
+}
 typedef int (*rmm__ctx_state_fn)(int device, unsigned *flags, int *active); /* cuDevicePrimaryCtxGetState */
 static rmm__ctx_state_fn rmm__ctx_state;
 static pthread_once_t rmm__ctx_state_once = PTHREAD_ONCE_INIT;
 RMM__PRIVATE void rmm__ctx_state_load(void) {
     void *fn = NULL;
-    enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-    if (cudaGetDriverEntryPointByVersion("cuDevicePrimaryCtxGetState", &fn, 12000, cudaEnableDefault, &q) != cudaSuccess || q != cudaDriverEntryPointSuccess) {
-        (void)cudaGetLastError();
-        return;
-    }
-    memcpy(&rmm__ctx_state, &fn, sizeof fn);
+    if (rmm__driver_entry("cuDevicePrimaryCtxGetState", &fn)) memcpy(&rmm__ctx_state, &fn, sizeof fn);
 }
 RMM__PRIVATE bool rmm__device_context_active(int device) {
     unsigned flags = 0;
@@ -1803,12 +1809,7 @@ static rmm__stream_id_fn rmm__stream_id_driver;
 static pthread_once_t rmm__stream_id_once = PTHREAD_ONCE_INIT;
 RMM__PRIVATE void rmm__stream_id_load(void) {
     void *fn = NULL;
-    enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-    if (cudaGetDriverEntryPointByVersion("cuStreamGetId", &fn, 12000, cudaEnableDefault, &q) != cudaSuccess || q != cudaDriverEntryPointSuccess) {
-        (void)cudaGetLastError();
-        return;
-    }
-    memcpy(&rmm__stream_id_driver, &fn, sizeof fn);
+    if (rmm__driver_entry("cuStreamGetId", &fn)) memcpy(&rmm__stream_id_driver, &fn, sizeof fn);
 }
 RMM__PRIVATE rmm_status rmm__stream_unique_id(rmm_stream stream, uint64_t *id) {
     unsigned long long raw = 0;
@@ -2079,22 +2080,13 @@ typedef struct rmm__vmm_api {
 } rmm__vmm_api;
 static rmm__vmm_api rmm__vmm;
 static pthread_once_t rmm__vmm_once = PTHREAD_ONCE_INIT;
-RMM__PRIVATE bool rmm__vmm_entry(const char *name, void **fn) {
-    enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-    if (cudaGetDriverEntryPointByVersion(name, fn, 12000, cudaEnableDefault, &q) != cudaSuccess || q != cudaDriverEntryPointSuccess) {
-        (void)cudaGetLastError();
-        *fn = NULL;
-        return false;
-    }
-    return true;
-}
 RMM__PRIVATE void rmm__vmm_load(void) {
     void *f[9];
     static const char *const names[9] = {"cuMemAddressReserve", "cuMemAddressFree", "cuMemCreate", "cuMemRelease", "cuMemMap",
                                          "cuMemUnmap", "cuMemSetAccess", "cuMemGetAllocationGranularity", "cuDeviceGetAttribute"};
     int i;
     bool ok = true;
-    for (i = 0; i < 9; i++) ok = rmm__vmm_entry(names[i], &f[i]) && ok;
+    for (i = 0; i < 9; i++) ok = rmm__driver_entry(names[i], &f[i]) && ok;
     if (!ok) return;
     memcpy(&rmm__vmm.reserve, &f[0], sizeof f[0]);
     memcpy(&rmm__vmm.address_free, &f[1], sizeof f[1]);
