@@ -21,6 +21,8 @@
      pool-virtual    rmm_pool_create, RMM_POOL_GROWTH_VIRTUAL: one reserved address range backed by 2 MiB
                      physical pages where blocks are live; it takes nothing from upstream, so its peak
                      is rmm_pool_get_info().peak_pool_bytes (the most physical memory ever mapped)
+     pool-virtual-extent  the same with virtual_extent_bytes = 128 MiB: new memory in extents of up to
+                     64 pages, one driver allocation and mapping each (fewer driver calls, more held)
      binning         rmm_binning_create(2^18 .. 2^22) over an on-demand pool
      arena           rmm_arena_create with arena_bytes = 4 x peak live (rounded up to 1 GiB;
                      smaller factors are tried when that much cannot be had). Since the arena takes
@@ -428,7 +430,7 @@ static int trace_parse(FILE *f, trace *t) {
 
 /* ---- replaying -------------------------------------------------------------------------------- */
 
-static const char *const RESOURCES[] = {"cuda", "async", "pool", "pool-geometric", "pool-virtual", "binning", "arena" PEER_NAMES};
+static const char *const RESOURCES[] = {"cuda", "async", "pool", "pool-geometric", "pool-virtual", "pool-virtual-extent", "binning", "arena" PEER_NAMES};
 #define NRES ((int)(sizeof RESOURCES / sizeof RESOURCES[0]))
 
 typedef struct stack {
@@ -485,11 +487,12 @@ static rmm_status stack_make(const char *name, size_t arena_bytes, stack *s, cha
     }
     if (!strcmp(name, "cuda") || !strcmp(name, "async")) {
         s->top = &s->counter->base;
-    } else if (!strcmp(name, "pool") || !strcmp(name, "pool-geometric") || !strcmp(name, "pool-virtual") || !strcmp(name, "binning")) {
+    } else if (!strcmp(name, "pool") || !strcmp(name, "pool-geometric") || !strncmp(name, "pool-virtual", 12) || !strcmp(name, "binning")) {
         rmm_pool_desc d = rmm_pool_desc_default();
         d.initial_bytes = 0;
         d.growth = !strcmp(name, "pool-geometric") ? RMM_POOL_GROWTH_GEOMETRIC : RMM_POOL_GROWTH_ON_DEMAND;
-        if (!strcmp(name, "pool-virtual")) d.growth = RMM_POOL_GROWTH_VIRTUAL;
+        if (!strncmp(name, "pool-virtual", 12)) d.growth = RMM_POOL_GROWTH_VIRTUAL;
+        if (!strcmp(name, "pool-virtual-extent")) d.virtual_extent_bytes = (size_t)128 << 20;
         st = rmm_pool_create(&pool, &s->counter->base, &d);
         if (st == RMM_SUCCESS && !strcmp(name, "binning")) {
             rmm_binning_desc b = rmm_binning_desc_default();
@@ -502,7 +505,7 @@ static rmm_status stack_make(const char *name, size_t arena_bytes, stack *s, cha
         }
         if (pool) s->layers[s->nlayers++] = pool;
         s->pool = pool;
-        s->pool_virtual = !strcmp(name, "pool-virtual");
+        s->pool_virtual = !strncmp(name, "pool-virtual", 12);
         s->top = r;
     } else if (!strcmp(name, "arena")) {
         rmm_arena_desc d = rmm_arena_desc_default();
@@ -777,7 +780,7 @@ static void measure(const trace *t, const char *name, int runs, row *out) {
             fmt(p, cap, "WARNING: below 1.0 is impossible: measurement bug; ");
             n = strlen(out->note), p = out->note + n, cap = sizeof out->note - n;
         }
-        if (!strcmp(name, "pool-virtual")) {
+        if (!strncmp(name, "pool-virtual", 12)) {
             fmt(p, cap, "peak physical pages held (pool_info.peak_pool_bytes); driver calls: %llu creates, %llu maps, %llu set-access, %llu unmaps, %llu releases, %llu synchronizes",
                 (unsigned long long)out->vm_calls[0], (unsigned long long)out->vm_calls[1], (unsigned long long)out->vm_calls[2],
                 (unsigned long long)out->vm_calls[3], (unsigned long long)out->vm_calls[4], (unsigned long long)out->vm_calls[5]);
@@ -820,7 +823,7 @@ static void measure(const trace *t, const char *name, int runs, row *out) {
 static void usage(const char *argv0) {
     printf("usage: %s [--resource NAME[,NAME..]] [--runs N] [--name NAME] FILE|- [FILE...]\n"
            "  FILE: an RMM CSV log (Thread,Time,Action,Pointer,Size,Stream); .gz is read through gzip -dc; - is stdin\n"
-           "  resources: cuda async pool pool-geometric pool-virtual binning arena\n",
+           "  resources: cuda async pool pool-geometric pool-virtual pool-virtual-extent binning arena\n",
            argv0);
 }
 

@@ -618,6 +618,12 @@ TEST(pool_configuration_string) {
     CHECK_OK(rmm_pool_desc_parse(&d, "initial:1MiB, maximum:8MiB,growth:on_demand , granularity:4M,virtual:1GiB,streams_outlive:true"));
     CHECK(d.initial_bytes == ((size_t)1 << 20) && d.maximum_bytes == ((size_t)8 << 20) && d.growth == RMM_POOL_GROWTH_ON_DEMAND);
     CHECK(d.growth_granularity_bytes == ((size_t)4 << 20) && d.virtual_bytes == ((size_t)1 << 30) && d.streams_outlive_pool);
+    CHECK(d.virtual_extent_bytes == 0);
+    CHECK_OK(rmm_pool_desc_parse(&d, "extent:128MiB"));
+    CHECK(d.virtual_extent_bytes == ((size_t)128 << 20));
+    CHECK_STATUS(rmm_pool_desc_parse(&d, "extent:100"), RMM_ERROR_INVALID_ARGUMENT); /* not a multiple of 256 */
+    CHECK(d.virtual_extent_bytes == ((size_t)128 << 20));
+    d.virtual_extent_bytes = 0;
     CHECK_OK(rmm_pool_desc_parse(&d, "maximum:none, growth:GEOMETRIC, streams_outlive:0, initial:512, initial:2kb"));
     CHECK(d.maximum_bytes == 0 && d.growth == RMM_POOL_GROWTH_GEOMETRIC && !d.streams_outlive_pool && d.initial_bytes == 2048);
     CHECK_OK(rmm_pool_desc_parse(&d, ""));

@@ -1993,6 +1993,76 @@ TEST(pool_random_virtual) {
     rmm_resource_destroy(mr);
 }
 
+/* VIRTUAL growth with extents (virtual_extent_bytes): new memory comes one extent per run of
+   pages, and an extent is given back only whole. */
+TEST(pool_virtual_extents) {
+    rmm_resource *mr = NULL;
+    rmm_pool_desc pd = rmm_pool_desc_default();
+    rmm_pool_info info;
+    rdriver d;
+    void *a = NULL, *b = NULL;
+    size_t released = 0, held;
+    rmm_status st;
+    NEED_GPU();
+    pd.growth = RMM_POOL_GROWTH_VIRTUAL;
+    pd.virtual_bytes = 256 * MiB;
+    pd.virtual_extent_bytes = 100; /* not a multiple of 256 */
+    CHECK_STATUS(rmm_pool_create(&mr, NULL, &pd), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(mr == NULL);
+    pd.virtual_extent_bytes = (size_t)8 << 30; /* more than 4 GiB */
+    CHECK_STATUS(rmm_pool_create(&mr, NULL, &pd), RMM_ERROR_INVALID_ARGUMENT);
+    pd.virtual_extent_bytes = 16 * MiB;
+    st = rmm_pool_create(&mr, NULL, &pd);
+    if (st == RMM_ERROR_NOT_SUPPORTED) {
+        printf("  (no virtual memory management here: %s)\n", rmm_last_error());
+        return;
+    }
+    CHECK_OK(st);
+    if (!mr) return;
+    CHECK_OK(rmm_allocate(mr, &a, 12 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_get_info(mr, &info));
+    CHECK(info.pool_bytes >= 12 * MiB && info.pool_bytes <= 14 * MiB); /* the block's pages, one extent */
+    CHECK(fill(a, 12 * MiB, 5, RMM_STREAM_DEFAULT) && check(a, 12 * MiB, 5));
+    held = info.pool_bytes;
+    CHECK_OK(rmm_deallocate(mr, a, 12 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(mr, &b, MiB, RMM_STREAM_DEFAULT)); /* on mapped pages: nothing new */
+    CHECK(fill(b, MiB, 6, RMM_STREAM_DEFAULT) && check(b, MiB, 6));
+    CHECK_OK(rmm_pool_get_info(mr, &info));
+    CHECK(info.pool_bytes == held);
+    CHECK_OK(rmm_pool_trim(mr, &released)); /* the extent is partly in use: it stays whole */
+    CHECK_OK(rmm_pool_get_info(mr, &info));
+    CHECK(info.pool_bytes == held && released == 0);
+    CHECK(check(b, MiB, 6));
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK_OK(rmm_deallocate(mr, b, MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_trim(mr, &released)); /* now idle whole: given back */
+    CHECK_OK(rmm_pool_get_info(mr, &info));
+    if (!(info.pool_bytes == 0 && released == held)) printf("  pool_bytes %zu released %zu held %zu\n", info.pool_bytes, released, held);
+    CHECK(info.pool_bytes == 0 && released == held);
+    CHECK_OK(rmm_pool_validate(mr));
+    rmm_resource_destroy(mr);
+    /* random work on extents of 8 MiB, with a maximum: every path that moves or gives back an extent */
+    mr = NULL;
+    pd.virtual_extent_bytes = 8 * MiB;
+    pd.maximum_bytes = 96 * MiB;
+    CHECK_OK(rmm_pool_create(&mr, NULL, &pd));
+    if (!mr) return;
+    d = driver_defaults("pool_virtual_extents", mr, 4343);
+    d.pool = mr;
+    d.virtual_pool = 1;
+    d.pool_accounting = 1;
+    d.steps = 4000;
+    d.align_one_in = 5;
+    d.max_align = 65536;
+    d.large_one_in = 20;
+    d.large_bytes = 8 * MiB;
+    d.recycle_every = 1000;
+    d.cap_bytes = 64 * MiB;
+    d.oom_ok = 1;
+    run_driver(&d);
+    rmm_resource_destroy(mr);
+}
+
 TEST(pool_virtual_semantics) {
     rmm_resource *mr = NULL;
     rmm_pool_desc pd = rmm_pool_desc_default();
@@ -3401,6 +3471,7 @@ int main(void) {
     RUN(pool_on_demand_at_maximum_uses_dedicated_free_blocks);
     RUN(pool_random_virtual);
     RUN(pool_virtual_semantics);
+    RUN(pool_virtual_extents);
     RUN(fixed_random);
     RUN(binning_random);
     RUN(arena_random);
