@@ -1963,6 +1963,21 @@ TEST(pool_random) {
     rmm_resource_destroy(mr);
 }
 
+/* The random driver's settings for a VIRTUAL pool: aligned requests and large ones, trims. */
+static rdriver virtual_driver(const char *name, rmm_resource *mr, unsigned long long seed, size_t steps) {
+    rdriver d = driver_defaults(name, mr, seed);
+    d.pool = mr;
+    d.virtual_pool = 1;
+    d.pool_accounting = 1;
+    d.steps = steps;
+    d.align_one_in = 5;
+    d.max_align = 65536;
+    d.large_one_in = 20;
+    d.large_bytes = 8 * MiB;
+    d.recycle_every = 1000;
+    return d;
+}
+
 /* VIRTUAL growth: one reserved range backed by 2 MiB pages where blocks are live. */
 TEST(pool_random_virtual) {
     rmm_resource *mr = NULL;
@@ -1979,16 +1994,7 @@ TEST(pool_random_virtual) {
     }
     CHECK_OK(st);
     if (!mr) return;
-    d = driver_defaults("pool_virtual", mr, 4242);
-    d.pool = mr;
-    d.virtual_pool = 1;
-    d.pool_accounting = 1;
-    d.steps = 6000;
-    d.align_one_in = 5;
-    d.max_align = 65536;
-    d.large_one_in = 20;
-    d.large_bytes = 8 * MiB;
-    d.recycle_every = 1000;
+    d = virtual_driver("pool_virtual", mr, 4242, 6000);
     run_driver(&d);
     rmm_resource_destroy(mr);
 }
@@ -2037,7 +2043,6 @@ TEST(pool_virtual_extents) {
     CHECK_OK(rmm_deallocate(mr, b, MiB, RMM_STREAM_DEFAULT));
     CHECK_OK(rmm_pool_trim(mr, &released)); /* now idle whole: given back */
     CHECK_OK(rmm_pool_get_info(mr, &info));
-    if (!(info.pool_bytes == 0 && released == held)) printf("  pool_bytes %zu released %zu held %zu\n", info.pool_bytes, released, held);
     CHECK(info.pool_bytes == 0 && released == held);
     CHECK_OK(rmm_pool_validate(mr));
     rmm_resource_destroy(mr);
@@ -2047,16 +2052,7 @@ TEST(pool_virtual_extents) {
     pd.maximum_bytes = 96 * MiB;
     CHECK_OK(rmm_pool_create(&mr, NULL, &pd));
     if (!mr) return;
-    d = driver_defaults("pool_virtual_extents", mr, 4343);
-    d.pool = mr;
-    d.virtual_pool = 1;
-    d.pool_accounting = 1;
-    d.steps = 4000;
-    d.align_one_in = 5;
-    d.max_align = 65536;
-    d.large_one_in = 20;
-    d.large_bytes = 8 * MiB;
-    d.recycle_every = 1000;
+    d = virtual_driver("pool_virtual_extents", mr, 4343, 4000);
     d.cap_bytes = 64 * MiB;
     d.oom_ok = 1;
     run_driver(&d);
