@@ -2,8 +2,9 @@
    figures the virtual and on-demand growth modes are tuned by.
      - virtual memory (through rmm.h's platform layer, the code the pool runs): cuMemCreate of one
        page, cuMemMap of one page at an address never mapped before and at one mapped and unmapped
-       before, cuMemSetAccess over a run of k pages in one call, cuMemUnmap of k pages in one call,
-       cuMemRelease; and cuMemCreate of k pages in one allocation;
+       before, cuMemSetAccess over a run of k pages in one call (k mappings), cuMemUnmap of k pages in
+       one call, cuMemRelease; and one allocation of k pages: its cuMemCreate, and cuMemSetAccess
+       over its one mapping (what the pool's extents pay);
      - cudaMalloc and cudaFree of 2 MiB to 256 MiB (what an on-demand pool's growth and release cost);
      - a device synchronize with nothing queued.
    Each figure is the median of REPS repetitions, in microseconds per call. On the host backend the
@@ -43,11 +44,11 @@ int main(void) {
     CHECK_ST(rmm__vm_reserve(&base, regions * MAXK * page, page));
     next = base;
     printf("# page %zu bytes; microseconds, median of %d\n", page, REPS);
-    printf("%-6s %12s %14s %14s %16s %14s %12s %14s\n", "pages", "create/page", "map_fresh/page", "map_again/page", "set_access/call",
-           "unmap/call", "release/page", "create_k_pages");
+    printf("%-6s %12s %14s %14s %16s %14s %12s %14s %16s\n", "pages", "create/page", "map_fresh/page", "map_again/page", "set_access/call",
+           "unmap/call", "release/page", "create_k_pages", "set_access_k_pg");
     for (c = 0; c < sizeof counts / sizeof counts[0]; c++) {
         size_t k = counts[c], i;
-        double t_create[REPS], t_map[REPS], t_remap[REPS], t_access[REPS], t_unmap[REPS], t_release[REPS], t_bulk[REPS];
+        double t_create[REPS], t_map[REPS], t_remap[REPS], t_access[REPS], t_unmap[REPS], t_release[REPS], t_bulk[REPS], t_bulk_access[REPS];
         for (r = 0; r < REPS; r++) {
             uint64_t h[MAXK], bulk = 0;
             char *va = next, *va2 = next + MAXK * page;
@@ -77,13 +78,15 @@ int main(void) {
             CHECK_ST(rmm__vm_create(&bulk, k * page, device));
             t_bulk[r] = now_sec() - t0;
             CHECK_ST(rmm__vm_map(va2, k * page, bulk, 0));
+            t0 = now_sec();
             CHECK_ST(rmm__vm_set_access(va2, k * page, device));
+            t_bulk_access[r] = now_sec() - t0;
             CHECK_ST(rmm__vm_unmap(va2, k * page));
             rmm__vm_release(bulk, k * page);
         }
-        printf("%-6zu %12.1f %14.1f %14.1f %16.1f %14.1f %12.1f %14.1f\n", k, 1e6 * median(t_create, REPS), 1e6 * median(t_map, REPS),
+        printf("%-6zu %12.1f %14.1f %14.1f %16.1f %14.1f %12.1f %14.1f %16.1f\n", k, 1e6 * median(t_create, REPS), 1e6 * median(t_map, REPS),
                1e6 * median(t_remap, REPS), 1e6 * median(t_access, REPS), 1e6 * median(t_unmap, REPS), 1e6 * median(t_release, REPS),
-               1e6 * median(t_bulk, REPS));
+               1e6 * median(t_bulk, REPS), 1e6 * median(t_bulk_access, REPS));
     }
     rmm__vm_free(base, regions * MAXK * page);
     CHECK_ST(rmm_cuda_resource_create(&cuda));

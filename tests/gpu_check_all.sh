@@ -21,6 +21,15 @@
 #                    on foreign, created and
 #                    default streams beside RMM C++ (bench/peer, from the wheels) and
 #                    cudaMallocAsync; many_streams on the GPU and the host backend
+#   figures          (not in the default list: about 5 minutes more) every benchmark the README's
+#                    performance figures come from, each log in $OUT/figures/: what bench runs,
+#                    plus stream_identity, the replay of bench/traces/ beside RMM C++ (gpt2_generate,
+#                    967,218 events: once, without cudaMalloc per event), adaptors and vmm_costs (the README names the
+#                    log of each table). The README's figures are from
+#                      GPU_CHECK_PARTS="make-test sanitize python-install frameworks rmm-suite-rmmh
+#                        rmm-suite-rmm" GPU_FRAMEWORKS_BENCH_ARGS= make gpu-check
+#                      GPU_CHECK_PARTS=figures make gpu-check
+#                    on one machine (two device calls of under 10 minutes each)
 #
 # What it needs besides the checkout: the CUDA toolkit, python3 with numpy and pytest (the device
 # image has them, and CuPy, numba-cuda, cuda-bindings and torch), and in .whl/ (git-ignored) the
@@ -78,7 +87,7 @@ fi
 # the RMM C++ peer build (nvcc over RMM's headers, a minute or two of one core) overlaps make-test,
 # whose critical path is its serial GPU lane; the bench part waits for it
 peer_pid=
-if wanted bench && ls .whl/librmm_cu13-*.whl .whl/rapids_logger-*.whl >/dev/null 2>&1; then
+if { wanted bench || wanted figures; } && ls .whl/librmm_cu13-*.whl .whl/rapids_logger-*.whl >/dev/null 2>&1; then
     nice bash bench/peer/build.sh > "$OUTDIR/peer_build.log" 2>&1 & peer_pid=$!
 fi
 
@@ -136,6 +145,47 @@ bench_all() {
     echo "1 passed, 0 failed ($rows)"
 }
 part bench bench_all
+
+# every README figure's benchmark (see the header), a log each in $OUTDIR/figures
+figures_all() {
+    local ra=build/bench/random_allocations rp=build/bench/replay kind rc=0 F=$OUTDIR/figures
+    local traces="bench/traces/resnet50_train.csv.gz bench/traces/gpt2_train.csv.gz bench/traces/bert_encode.csv.gz"
+    mkdir -p "$F"
+    make -j"$(nproc)" bench || return 1
+    if [ -n "$peer_pid" ] && wait "$peer_pid"; then
+        ra=build/bench/peer/random_allocations; rp=build/bench/peer/replay
+    else
+        echo "(WITHOUT RMM C++ rows: no librmm_cu13 and rapids_logger wheels in .whl/, or the peer build failed)"
+    fi
+    # fig NAME LIMIT CMD...: CMD's output in $F/NAME.log, its command and times on top
+    fig() {
+        local name=$1 limit=$2 r; shift 2
+        { echo "# command: $*"; echo "# started $(date -u '+%Y-%m-%d %H:%M:%S UTC')"; } > "$F/$name.log"
+        timeout --kill-after=10 "$limit" "$@" >> "$F/$name.log" 2>&1; r=$?
+        echo "# ended $(date -u '+%H:%M:%S UTC'), exit $r" >> "$F/$name.log"
+        echo "$name: exit $r ($(tail -n 2 "$F/$name.log" | head -n 1 | cut -c1-100))"
+        [ $r -eq 0 ] || rc=1
+    }
+    for kind in foreign created default; do fig "random_allocations_$kind" 150 "$ra" --quick --stream "$kind"; done
+    fig stream_identity 60 build/bench/stream_identity --quick
+    fig many_streams 60 build/bench/many_streams --quick
+    fig many_streams_host 60 build/bench/host/many_streams
+    fig replay 240 "$rp" $traces
+    # gpt2_generate: 967,218 events; a cudaMalloc per event (the cuda resource) would take many minutes
+    local gen=async,pool,pool-geometric,pool-virtual,pool-virtual-extent,binning,arena
+    [ "$rp" = build/bench/peer/replay ] && gen=$gen,rmm::pool,rmm::binning,rmm::async
+    fig replay_gpt2_generate 150 "$rp" --runs 1 --resource "$gen" bench/traces/gpt2_generate.csv.gz
+    if ! grep -q '^csv,gpt2_generate,binning' "$F/replay_gpt2_generate.log"; then # (past its limit: the host backend's replay)
+        fig replay_gpt2_generate_host 120 build/bench/host/replay --runs 1 --resource pool,pool-geometric,pool-virtual,pool-virtual-extent,binning \
+            bench/traces/gpt2_generate.csv.gz
+    fi
+    fig adaptors 120 build/bench/adaptors --quick
+    fig vmm_costs 60 build/bench/vmm_costs
+    ls "$F"
+    [ $rc -eq 0 ] && echo "1 passed, 0 failed (figures in $F)" || echo "0 passed, 1 failed (a benchmark failed or ran past its limit: see $F)"
+    return $rc
+}
+part figures figures_all
 
 say "total: $(( $(date +%s) - t_all ))s; logs in $OUTDIR"
 [ $status -eq 0 ] && say "gpu-check: every part that ran passed" || say "gpu-check: FAILED"

@@ -9,7 +9,9 @@
 #      torch and torchvision are on the machine: they must run, not skip; the two-GPU cases skip
 #      with one line on a one-GPU machine), then the same files on the host backend;
 #   4. runs python/bench/bench_frameworks.py, with RMM's own package from .whl/ for its rows
-#      (rmm_cu13, librmm_cu13, rapids_logger; cuda_bindings, cuda_pathfinder where missing).
+#      (rmm_cu13, librmm_cu13, rapids_logger; cuda_bindings, cuda_pathfinder where missing); its
+#      arguments: GPU_FRAMEWORKS_BENCH_ARGS when set (even empty: the full form), else the quick
+#      ones under GPU_FRAMEWORKS_QUICK=1, else none.
 # Writes three files to $OUT (if set): frameworks.log (everything), frameworks_bench.md (the
 # benchmark's tables) and frameworks_summary.txt; prints the pytest closing lines and the GPUs at
 # the end. Exit status 0 iff every step passed. Environment: PYTHON (default python3).
@@ -97,6 +99,12 @@ if [ "$QUICK" = 1 ]; then
     HOST_TESTS="python/tests/test_dask.py python/tests/test_dask_cuda.py"
     BENCH_ARGS=(--iters 5000 --repeats 3 --warmup 3 --steps 10 --rounds 1)
     note "quick: Dask tests and the PyTorch training step (make test ran the rest), benchmark ${BENCH_ARGS[*]}"
+fi
+# GPU_FRAMEWORKS_BENCH_ARGS (set, even empty) replaces the benchmark's arguments: "" runs its full
+# form (the README's figures) after the quick tests
+if [ -n "${GPU_FRAMEWORKS_BENCH_ARGS+set}" ]; then
+    read -r -a BENCH_ARGS <<< "$GPU_FRAMEWORKS_BENCH_ARGS"
+    note "benchmark arguments from GPU_FRAMEWORKS_BENCH_ARGS: '${GPU_FRAMEWORKS_BENCH_ARGS}'"
 fi
 if step pytest-cuda 270 env RMMH_BACKEND=cuda RMMH_TEST_INSTALLED=1 "$PYTHON" -m pytest -q -rs \
         -p no:cacheprovider $TESTS; then
