@@ -171,8 +171,8 @@ figures_all() {
     fig many_streams 60 build/bench/many_streams --quick
     fig many_streams_host 60 build/bench/host/many_streams
     fig replay 240 "$rp" $traces
-    # gpt2_generate: 967,218 events; a cudaMalloc per event (the cuda resource) would take many minutes
-    local gen=async,pool,pool-geometric,pool-virtual,pool-virtual-extent,binning,arena
+    # gpt2_generate: 967,218 events; a cudaMalloc per event (cuda) takes many minutes, and async ran past 150 s (2026-11-26)
+    local gen=pool,pool-geometric,pool-virtual,pool-virtual-extent,binning,arena
     [ "$rp" = build/bench/peer/replay ] && gen=$gen,rmm::pool,rmm::binning,rmm::async
     fig replay_gpt2_generate 150 "$rp" --runs 1 --resource "$gen" bench/traces/gpt2_generate.csv.gz
     if ! grep -q '^csv,gpt2_generate,binning' "$F/replay_gpt2_generate.log"; then # (past its limit: the host backend's replay)
