@@ -1766,22 +1766,30 @@ RMM__PRIVATE void rmm__ctx_state_load(void) {
     void *fn = NULL;
     if (rmm__driver_entry("cuDevicePrimaryCtxGetState", &fn)) memcpy(&rmm__ctx_state, &fn, sizeof fn);
 }
-/* The current device: the device of the thread's current context from the driver (cuCtxGetDevice,
-   12-16 ns on an H200's host against the runtime's cudaGetDevice at 43-58), else, when no
-   context is current (a thread that has not used CUDA yet) or the entry point is missing,
-   cudaGetDevice, which then gives the runtime's device (0 unless set). The runtime follows the
-   driver's current context, so both give the same device whenever one is current. */
+/* The current device: the device of the thread's current context from the driver (cuCtxGetCurrent,
+   then cuCtxGetDevice: 20-27 ns on an H200's host against the runtime's cudaGetDevice at 43-58),
+   else, when no context is current (a thread that has not used CUDA yet) or an entry point is
+   missing, cudaGetDevice, which then gives the runtime's device (0 unless set). The runtime follows
+   the driver's current context, so both give the same device whenever one is current.
+   cuCtxGetDevice is asked only with a context current: without one it fails, and
+   compute-sanitizer reports every failed driver call in the user's program. */
+typedef int (*rmm__ctx_current_fn)(void **ctx); /* cuCtxGetCurrent */
 typedef int (*rmm__ctx_device_fn)(int *device); /* cuCtxGetDevice */
+static rmm__ctx_current_fn rmm__ctx_current;
 static rmm__ctx_device_fn rmm__ctx_device;
 static pthread_once_t rmm__ctx_device_once = PTHREAD_ONCE_INIT;
 RMM__PRIVATE void rmm__ctx_device_load(void) {
-    void *fn = NULL;
-    if (rmm__driver_entry("cuCtxGetDevice", &fn)) memcpy(&rmm__ctx_device, &fn, sizeof fn);
+    void *fn = NULL, *fn2 = NULL;
+    if (rmm__driver_entry("cuCtxGetCurrent", &fn) && rmm__driver_entry("cuCtxGetDevice", &fn2)) {
+        memcpy(&rmm__ctx_current, &fn, sizeof fn);
+        memcpy(&rmm__ctx_device, &fn2, sizeof fn2);
+    }
 }
 RMM__PRIVATE rmm_status rmm__get_device(int *device) {
+    void *ctx = NULL;
     int d = -1;
     pthread_once(&rmm__ctx_device_once, rmm__ctx_device_load);
-    if (RMM__LIKELY(rmm__ctx_device != NULL) && rmm__ctx_device(&d) == 0 && d >= 0) {
+    if (RMM__LIKELY(rmm__ctx_device != NULL) && rmm__ctx_current(&ctx) == 0 && ctx && rmm__ctx_device(&d) == 0 && d >= 0) {
         *device = d;
         return RMM_SUCCESS;
     }
