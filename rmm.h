@@ -5268,8 +5268,9 @@ RMM__STATIC_ASSERT(RMM__POOL_QUICK_MAX % 256 == 0 && RMM__POOL_QUICK_MAX >= 256,
 #define RMM__POOL_RING_AFTER RMM__SO_RING_AFTER
 typedef struct rmm__pool_ring {
     size_t count, bytes;
-    uint64_t sizes; /* bit (size / 256) % 64 for every size put in since the ring was last emptied:
-                       a take whose bit is clear skips the scan (most misses, on mixed sizes) */
+    uint64_t sizes[4]; /* bit (size / 256) % 256 for every size put in since the ring was last
+                          emptied: a take whose bit is clear skips the scan (most misses, on mixed
+                          sizes; exact up to 64 KiB, where 64 bits gave a 40 % false hit rate) */
     size_t size[RMM__POOL_RING];
     rmm__block *block[RMM__POOL_RING];
 } rmm__pool_ring;
@@ -5311,6 +5312,11 @@ static rmm__block *rmm__pool_no_quick[RMM__POOL_QUICK_CLASSES];
 #endif
 #ifndef RMM__POOL_FIT
 #define RMM__POOL_FIT 16
+#endif
+/* What a stream takes from another stream's free block when its own lists have nothing that fits:
+   at least this much (see rmm__pool_alloc_slow). A multiple of 256. */
+#ifndef RMM__POOL_REFILL
+#define RMM__POOL_REFILL ((size_t)32 << 20)
 #endif
 #define RMM__PSTREAM_OF(tlsf) ((rmm__pstream *)(tlsf)->state)
 /* The lists a free block of chunk c is filed in. */
@@ -5464,9 +5470,13 @@ static inline size_t rmm__pool_ring_budget(const rmm__pool *p) { return rmm__max
 /* A block of `size` bytes (aligned) from s's ring, newest first, or NULL. O(ring); O(1) for a size
    the ring has not held since it was last emptied. */
 static inline uint64_t rmm__pool_ring_bit(size_t size) { return (uint64_t)1 << ((size >> 8) & 63); }
+static inline size_t rmm__pool_ring_word(size_t size) { return (size >> 14) & 3; }
+static inline bool rmm__pool_ring_may_hold(const rmm__pool_ring *r, size_t size) {
+    return (r->sizes[rmm__pool_ring_word(size)] & rmm__pool_ring_bit(size)) != 0;
+}
 static inline rmm__block *rmm__pool_ring_take(rmm__pool_ring *r, size_t size, size_t alignment) {
     size_t i = r->count;
-    if (!(r->sizes & rmm__pool_ring_bit(size))) return NULL;
+    if (!rmm__pool_ring_may_hold(r, size)) return NULL;
     while (i-- > 0) {
         if (r->size[i] == size && ((uintptr_t)r->block[i]->ptr & (alignment - 1)) == 0) {
             rmm__block *b = r->block[i];
@@ -5487,7 +5497,7 @@ RMM__PRIVATE void rmm__pool_ring_release(rmm__pool *p, rmm__pstream *s) {
     size_t i;
     for (i = 0; i < r->count; i++) rmm__pool_park(p, s, r->block[i]);
     r->count = r->bytes = 0;
-    r->sizes = 0;
+    memset(r->sizes, 0, sizeof r->sizes);
     rmm__so_listed(&p->so, &s->ss);
 }
 /* Records s's event (in a call on s's own stream, so the stream exists) and releases its ring.
@@ -6308,6 +6318,28 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_alloc_slow(rmm__pool *p, rmm__ps
             return st;
         }
         b = (rmm__block *)item;
+        lists = b->owner;
+        if (lists != rmm__pool_lists(s, b->chunk) && rmm__pool_is_ready(s)) {
+            /* from another stream, which s now waits for, and s has lists of its own (it has freed
+               before: a stream that only allocates keeps no tables): a refill of RMM__POOL_REFILL bytes (or
+               the request, if larger; the whole block if little would be left) moves to s's lists,
+               so that s's next requests find memory at home instead of flushing s's parked blocks
+               and asking the other stream again each time; the rest stays where it was, for the
+               other streams (churn_small on a stream of its own beside the default stream's first
+               chunk, counted by valgrind on the host backend: 17.6 -> 13.3 million instructions,
+               the default stream's count; the whole block instead made 16 streams pass it between
+               them: threads16 1.7x slower on an H200) */
+            rmm__sstate *donor = (rmm__sstate *)lists->state;
+            size_t grab = rmm__max(size + (alignment - RMM_ALIGNMENT), RMM__POOL_REFILL);
+            rmm__block *moved = b;
+            if (b->size > grab + RMM__POOL_REFILL / 2) moved = rmm__block_take(&p->store, lists, b, grab, RMM_ALIGNMENT);
+            else rmm__tlsf_remove(lists, b);
+            if (moved) { /* (NULL: no host memory for a record; b stays where it was) */
+                b = rmm__block_file(&p->store, rmm__pool_lists(s, moved->chunk), moved);
+                rmm__so_listed(&p->so, &s->ss); /* (s holds free memory now: other streams look there) */
+                if (donor != &s->ss) rmm__so_taken(&p->so, &s->ss, donor); /* (drops it if it can go) */
+            }
+        }
     }
     lists = b->owner;
     b = rmm__block_take(&p->store, lists, b, size, alignment);
@@ -6469,7 +6501,7 @@ again:
         r->block[r->count] = b;
         r->size[r->count++] = size;
         r->bytes += size;
-        r->sizes |= rmm__pool_ring_bit(size);
+        r->sizes[rmm__pool_ring_word(size)] |= rmm__pool_ring_bit(size);
         b->parked = s;
     } else {
         rmm__pool_park(p, s, b);
@@ -6588,7 +6620,7 @@ RMM__PRIVATE rmm_status rmm__pool_validate_parked(rmm__pool *p, rmm__pstream *s,
             RMM_TRY(rmm__pool_validate_parked_block(p, s, b));
             if (b->size != s->ring->size[k])
                 return rmm__fail(RMM_ERROR_CORRUPTION, "pool: block %p of %zu bytes is in a ring as %zu", (void *)b->ptr, b->size, s->ring->size[k]);
-            if (!(s->ring->sizes & rmm__pool_ring_bit(b->size)))
+            if (!rmm__pool_ring_may_hold(s->ring, b->size))
                 return rmm__fail(RMM_ERROR_CORRUPTION, "pool: block %p of %zu bytes is in a ring whose size bits leave it out", (void *)b->ptr, b->size);
             ring_bytes += b->size;
         }

@@ -2216,6 +2216,66 @@ TEST(pool_on_demand_at_maximum_uses_dedicated_free_blocks) {
     rmm_resource_destroy(mr);
 }
 
+/* A stream whose own lists hold nothing that fits takes from another stream's free block: a refill
+   of RMM__POOL_REFILL bytes (or the request, when larger) moves to its own lists and the rest stays
+   where it was; its next requests are served at home, without the other stream. */
+static rmm__pstream *state_of(rmm__pool *p, rmm_stream s, bool other) {
+    rmm__pstream *best = NULL;
+    size_t i;
+    for (i = 0; i < p->so.count; i++) {
+        rmm__pstream *t = RMM__PSTREAM(p, i);
+        if (!other && t->ss.handle == s) return t;
+        if (other && t->ss.handle != s && (!best || t->free.free_bytes > best->free.free_bytes)) best = t;
+    }
+    return best;
+}
+TEST(pool_refill_from_another_stream) {
+    rmm_resource *mr = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    rmm__pool *p;
+    rmm_stream s = NULL;
+    rmm__pstream *own, *donor;
+    void *a = NULL, *b = NULL, *c = NULL, *e = NULL;
+    size_t before, home;
+    NEED_GPU();
+    d.initial_bytes = 256 * MiB;
+    CHECK_OK(rmm_pool_create(&mr, rmm_get_current_device_resource(), &d));
+    p = (rmm__pool *)mr;
+    CHECK_OK(rmm_stream_create(&s));
+    CHECK_OK(rmm_allocate(mr, &a, 4096, s)); /* s's first allocation: s keeps no lists yet */
+    own = state_of(p, s, false);
+    donor = state_of(p, s, true);
+    CHECK(own && donor && !rmm__pool_is_ready(own));
+    if (!own || !donor) return;
+    CHECK(donor->free.free_bytes >= 255 * MiB);
+    CHECK_OK(rmm_deallocate(mr, a, 4096, s)); /* its first free gives it lists */
+    CHECK(rmm__pool_is_ready(own));
+    before = donor->free.free_bytes;
+    CHECK_OK(rmm_allocate(mr, &b, MiB, s)); /* nothing fits at home: a refill moves over */
+    CHECK(before - donor->free.free_bytes == RMM__POOL_REFILL);
+    CHECK(own->free.free_bytes >= RMM__POOL_REFILL - MiB);
+    CHECK(own->ss.holder_at != 0); /* listed: other streams can find it there */
+    CHECK_OK(rmm_pool_validate(mr));
+    before = donor->free.free_bytes;
+    home = own->free.free_bytes;
+    CHECK_OK(rmm_allocate(mr, &c, 2 * MiB, s)); /* served at home */
+    CHECK(donor->free.free_bytes == before);
+    CHECK(own->free.free_bytes + 2 * MiB <= home + 4096);
+    CHECK_OK(rmm_allocate(mr, &e, 2 * RMM__POOL_REFILL, s)); /* larger than a refill: the request moves */
+    CHECK(before - donor->free.free_bytes == 2 * RMM__POOL_REFILL);
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK_OK(rmm_deallocate(mr, e, 2 * RMM__POOL_REFILL, s));
+    CHECK_OK(rmm_deallocate(mr, c, 2 * MiB, s));
+    CHECK_OK(rmm_deallocate(mr, b, MiB, s));
+    CHECK_OK(rmm_pool_validate(mr));
+    /* the default stream takes it all back when it needs it (behind s's work) */
+    CHECK_OK(rmm_allocate(mr, &a, 200 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, a, 200 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_validate(mr));
+    rmm_resource_destroy(mr);
+    CHECK_OK(rmm_stream_destroy(s));
+}
+
 /* Many live streams: a stream's first allocation looks only at the streams holding free memory
    (the holders list stays short however many states there are), a state that never held a free
    block has no bin tables or quick lists, a free makes them, and a state emptied by another stream's merge (or
@@ -3463,6 +3523,7 @@ int main(void) {
     RUN(pool_random);
     RUN(pool_random_on_demand_with_maximum);
     RUN(pool_random_with_maxima);
+    RUN(pool_refill_from_another_stream);
     RUN(pool_many_live_streams);
     RUN(pool_on_demand_at_maximum_uses_dedicated_free_blocks);
     RUN(pool_random_virtual);
