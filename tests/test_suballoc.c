@@ -1454,7 +1454,8 @@ TEST(pool_foreign_handover_waits_for_the_kernel) {
     rmm_resource *mr = NULL;
     rmm_stream f = NULL, g = NULL, f2 = NULL, h = NULL;
     void *pb = NULL, *q = NULL, *small[RMM__POOL_RING];
-    const size_t n = 128 * KiB;
+    const size_t n = 160 * KiB; /* more than half the pool: any block of n overlaps pb, wherever the
+                                   rest of the free memory lies (streams pass refills between them) */
     const unsigned long long late = 300ull * 1000 * 1000;
     size_t i;
     NEED_GPU();
