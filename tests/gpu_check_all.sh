@@ -21,15 +21,13 @@
 #                    on foreign, created and
 #                    default streams beside RMM C++ (bench/peer, from the wheels) and
 #                    cudaMallocAsync; many_streams on the GPU and the host backend
-#   figures          (not in the default list: about 5 minutes more) every benchmark the README's
+#   figures          (not in the default list: about 2 minutes more) every benchmark the README's
 #                    performance figures come from, each log in $OUT/figures/: what bench runs,
 #                    plus stream_identity, the replay of bench/traces/ beside RMM C++ (gpt2_generate,
 #                    967,218 events: once, without cudaMalloc per event), adaptors and vmm_costs (the README names the
-#                    log of each table). The README's figures are from
+#                    log of each table). The README's figures are from one call (478 s on an H200):
 #                      GPU_CHECK_PARTS="make-test sanitize python-install frameworks rmm-suite-rmmh
-#                        rmm-suite-rmm" GPU_FRAMEWORKS_BENCH_ARGS= make gpu-check
-#                      GPU_CHECK_PARTS=figures make gpu-check
-#                    on one machine (two device calls of under 10 minutes each)
+#                        rmm-suite-rmm figures" GPU_FRAMEWORKS_BENCH_ARGS= make gpu-check
 #
 # What it needs besides the checkout: the CUDA toolkit, python3 with numpy and pytest (the device
 # image has them, and CuPy, numba-cuda, cuda-bindings and torch), and in .whl/ (git-ignored) the
