@@ -637,8 +637,9 @@ RMMDEF rmm_status rmm_pool_set_maximum(rmm_resource *pool, size_t maximum_bytes)
    to 64 KiB; at most 16 MiB and 1/16 of the pool per stream, free memory not yet coalesced, which
    the pool files whenever it looks further, so it never causes growth or a failure), then the
    stream's own free lists (no CUDA call), then a block freed on another stream behind a
-   cudaStreamWaitEvent (never a host synchronization), then other streams' lists merged into this
-   one, then growth. Only streams that hold free memory are looked at, so a new stream's first
+   cudaStreamWaitEvent (never a host synchronization; a stream that has freed before takes 32 MiB
+   of that block, or the request if larger, into its own lists, so that its next requests are
+   served there), then other streams' lists merged into this one, then growth. Only streams that hold free memory are looked at, so a new stream's first
    allocation costs the same with 10 or 100,000 live streams. Best fit to within 1/32 of a power of two, O(1): two bitmaps over size bins and
    a scan of at most 16 blocks of the request's bin. Blocks never coalesce across upstream chunks.
    Every power-of-two alignment is honoured. Fails with OUT_OF_MEMORY (message: request, pool size,
