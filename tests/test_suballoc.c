@@ -1979,22 +1979,26 @@ static rdriver virtual_driver(const char *name, rmm_resource *mr, unsigned long 
     return d;
 }
 
+/* A VIRTUAL pool of *pd in *mr, or false, saying why, where the device or driver has no virtual
+   memory management (NOT_SUPPORTED) or the creation failed (a CHECK). */
+static bool new_virtual_pool(const rmm_pool_desc *pd, rmm_resource **mr) {
+    rmm_status st = rmm_pool_create(mr, NULL, pd);
+    if (st == RMM_ERROR_NOT_SUPPORTED) {
+        printf("  (no virtual memory management here: %s)\n", rmm_last_error());
+        return false;
+    }
+    CHECK_OK(st);
+    return *mr != NULL;
+}
 /* VIRTUAL growth: one reserved range backed by 2 MiB pages where blocks are live. */
 TEST(pool_random_virtual) {
     rmm_resource *mr = NULL;
     rmm_pool_desc pd = rmm_pool_desc_default();
     rdriver d;
-    rmm_status st;
     NEED_GPU();
     pd.growth = RMM_POOL_GROWTH_VIRTUAL;
     pd.virtual_bytes = 256 * MiB;
-    st = rmm_pool_create(&mr, NULL, &pd);
-    if (st == RMM_ERROR_NOT_SUPPORTED) {
-        printf("  (no virtual memory management here: %s)\n", rmm_last_error());
-        return;
-    }
-    CHECK_OK(st);
-    if (!mr) return;
+    if (!new_virtual_pool(&pd, &mr)) return;
     d = virtual_driver("pool_virtual", mr, 4242, 6000);
     run_driver(&d);
     rmm_resource_destroy(mr);
@@ -2009,7 +2013,6 @@ TEST(pool_virtual_extents) {
     rdriver d;
     void *a = NULL, *b = NULL;
     size_t released = 0, held;
-    rmm_status st;
     NEED_GPU();
     pd.growth = RMM_POOL_GROWTH_VIRTUAL;
     pd.virtual_bytes = 256 * MiB;
@@ -2019,13 +2022,7 @@ TEST(pool_virtual_extents) {
     pd.virtual_extent_bytes = (size_t)8 << 30; /* more than 4 GiB */
     CHECK_STATUS(rmm_pool_create(&mr, NULL, &pd), RMM_ERROR_INVALID_ARGUMENT);
     pd.virtual_extent_bytes = 16 * MiB;
-    st = rmm_pool_create(&mr, NULL, &pd);
-    if (st == RMM_ERROR_NOT_SUPPORTED) {
-        printf("  (no virtual memory management here: %s)\n", rmm_last_error());
-        return;
-    }
-    CHECK_OK(st);
-    if (!mr) return;
+    if (!new_virtual_pool(&pd, &mr)) return;
     CHECK_OK(rmm_allocate(mr, &a, 12 * MiB, RMM_STREAM_DEFAULT));
     CHECK_OK(rmm_pool_get_info(mr, &info));
     CHECK(info.pool_bytes >= 12 * MiB && info.pool_bytes <= 14 * MiB); /* the block's pages, one extent */
@@ -2066,7 +2063,6 @@ TEST(pool_virtual_semantics) {
     rmm_pool_info info;
     void *a = NULL, *b = NULL, *c = NULL;
     size_t released = 0;
-    rmm_status st;
     NEED_GPU();
     pd.growth = RMM_POOL_GROWTH_VIRTUAL;
     pd.initial_bytes = MiB;
@@ -2074,10 +2070,7 @@ TEST(pool_virtual_semantics) {
     pd.initial_bytes = 0;
     pd.virtual_bytes = 64 * MiB;
     pd.maximum_bytes = 8 * MiB;
-    st = rmm_pool_create(&mr, NULL, &pd);
-    if (st == RMM_ERROR_NOT_SUPPORTED) return;
-    CHECK_OK(st);
-    if (!mr) return;
+    if (!new_virtual_pool(&pd, &mr)) return;
     CHECK_OK(rmm_pool_get_info(mr, &info));
     CHECK(info.pool_bytes == 0 && info.peak_pool_bytes == 0); /* nothing mapped yet */
     CHECK_OK(rmm_allocate(mr, &a, 1000, RMM_STREAM_DEFAULT));
