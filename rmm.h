@@ -581,8 +581,9 @@ typedef struct rmm_pool_desc {
                                         allocation and mapping each; default 0: one page. An extent is
                                         given back only whole, so larger ones make far fewer driver calls
                                         and hold more (README: with 128 MiB, the training and inference
-                                        replays cost 1.2-2.1 us per event instead of 4.8-30 on an H200,
-                                        at 1.014-1.37x the peak live bytes instead of 1.007-1.026x).
+                                        replays cost 0.07-2.0 us per event instead of 0.14-26 on an
+                                        H200, at 1.014-1.37x the peak live bytes instead of
+                                        1.007-1.026x).
                                         Multiple of 256; at most 4 GiB. */
 } rmm_pool_desc;
 typedef struct rmm_pool_info {
