@@ -229,10 +229,12 @@ typedef cudaMemPool_t rmm_mem_pool;
    stream takes that memory. Streams from cudaStreamCreate work too, on a slower path: the
    stream's id (the driver's cuStreamGetId, about 17 ns on an H100) per allocation, as a handle may
    be reused unseen (the driver hands a destroyed stream's handle to the next stream made, while the
-   old one's work still runs), and per free only when an event is due (the arena: per call, with no
-   lock, from a per-thread cache); and, once the stream has made 256 frees, one event per 32 frees
-   in the pool and the fixed-size resource (so binning's bins). The arena records none: as in RMM,
-   a free on another stream than the block's synchronizes that stream.
+   old one's work still runs), and per free only when an event is due (the arena: a free finds the
+   stream's arena in a per-thread cache, with no lock and no id); and, once the stream has made 256
+   frees, one event per 256 frees in the pool (per 32 of blocks above 64 KiB) and per 32 in the
+   fixed-size resource (so binning's bins); the event is cuEventRecord, straight to the driver. The
+   arena records none: as in RMM, a free on another stream than the block's synchronizes that
+   stream.
    Destroy such a stream only with rmm_stream_destroy, never cudaStreamDestroy. */
 RMMDEF rmm_status rmm_stream_create(rmm_stream *out);
 /* As rmm_stream_create, but the stream synchronizes with the legacy default stream
@@ -653,10 +655,11 @@ RMMDEF rmm_status rmm_pool_set_maximum(rmm_resource *pool, size_t maximum_bytes)
    pool (the library sees them destroyed), or on any stream when streams_outlive_pool is set, makes
    no CUDA call. Other ("foreign") streams are told apart by their id (cuStreamGetId), not by handle (a
    destroyed stream's handle is often reused at once): asked per allocation, and per free only
-   every 32nd. Their first 256 frees record an event each (RMM's rule: a stream may be destroyed
-   right after); then their frees park in a ring of 32 blocks that only that stream takes back, and
-   one event covers the ring when it is full (or when the stream's own lists cannot serve it): only
-   then may other streams take those blocks, behind that event. A ring left by a stream that is
+   when an event is due. Their first 256 frees record an event each (RMM's rule: a stream may be
+   destroyed right after); then their frees park in a ring of up to 256 blocks (32 of them above
+   64 KiB; 1/16 of the pool in bytes) that only that stream takes back, in O(1) for sizes up to
+   64 KiB, and one event covers the ring when it is full (or when the stream's own lists cannot
+   serve it): only then may other streams take those blocks, behind that event. A ring left by a stream that is
    gone is handed on after a device synchronize: when the pool sweeps its stream states, runs out
    of memory, is trimmed or destroyed (the synchronize holds the pool's lock). Per-thread default
    streams work the same way. Each stream the pool has seen costs about 700 bytes of host memory while it holds no free
@@ -686,7 +689,8 @@ typedef struct rmm_fixed_size_desc {
 } rmm_fixed_size_desc;
 RMMDEF rmm_fixed_size_desc rmm_fixed_size_desc_default(void);
 /* Blocks of one size, stream-ordered like the pool (per-stream LIFO lists, events, stealing; on a
-   foreign stream, after 256 frees, one event per 32 frees, as the pool's ring: see rmm_pool_create).
+   foreign stream, after 256 frees, one event per 32 frees: the top 32 of its free stack are its
+   own, as the pool's ring: see rmm_pool_create).
    block_bytes * blocks_to_preallocate are taken from upstream now and again each time the blocks
    run out. Allocate and free are O(1). Requests above block_bytes fail with OUT_OF_MEMORY;
    alignments must divide the block size and the block's address (INVALID_ARGUMENT otherwise).
@@ -1822,7 +1826,26 @@ RMM__PRIVATE rmm_status rmm__event_create(rmm__event *event) {
 RMM__PRIVATE void rmm__event_destroy(rmm__event event) {
     if (event) (void)cudaEventDestroy((cudaEvent_t)event);
 }
+/* The two driver calls an eager stream's allocate and free make: cuStreamGetId (see
+   rmm__stream_unique_id) and cuEventRecord, both reached once through
+   cudaGetDriverEntryPointByVersion. cuEventRecord skips the runtime's wrapper around the same call
+   (bench/stream_identity times both). */
+typedef int (*rmm__stream_id_fn)(cudaStream_t stream, unsigned long long *id); /* cuStreamGetId */
+typedef int (*rmm__event_record_fn)(cudaEvent_t event, cudaStream_t stream);   /* cuEventRecord */
+static rmm__stream_id_fn rmm__stream_id_driver;
+static rmm__event_record_fn rmm__event_record_driver;
+static pthread_once_t rmm__stream_driver_once = PTHREAD_ONCE_INIT;
+RMM__PRIVATE void rmm__stream_driver_load(void) {
+    void *fn = NULL, *fn2 = NULL;
+    if (rmm__driver_entry("cuStreamGetId", &fn)) memcpy(&rmm__stream_id_driver, &fn, sizeof fn);
+    if (rmm__driver_entry("cuEventRecord", &fn2)) memcpy(&rmm__event_record_driver, &fn2, sizeof fn2);
+}
+/* Records event on stream: the driver's cuEventRecord for a stream handle (the legacy default
+   stream, NULL, goes through the runtime, which maps it as the implementing file was compiled:
+   legacy or per-thread); where that is missing or fails, the runtime's call, which then says why. */
 RMM__PRIVATE rmm_status rmm__event_record(rmm__event event, rmm_stream stream) {
+    (void)pthread_once(&rmm__stream_driver_once, rmm__stream_driver_load);
+    if (RMM__LIKELY(rmm__event_record_driver != NULL && stream != NULL) && rmm__event_record_driver((cudaEvent_t)event, stream) == 0) return RMM_SUCCESS;
     RMM__CU(cudaEventRecord((cudaEvent_t)event, stream), "cudaEventRecord", "stream=%p", (void *)stream);
     return RMM_SUCCESS;
 }
@@ -1863,16 +1886,9 @@ RMM__PRIVATE rmm_status rmm__stream_sync_raw(rmm_stream stream) {
    580, CUDA 13.0), 17 ns against 59 from one thread, and 108 ns against 1334 ns from 16 threads
    at once, each on its own stream (the runtime's call serializes its callers). Where the entry
    point is missing, or the driver call fails (the runtime's call then says why), the runtime's. */
-typedef int (*rmm__stream_id_fn)(cudaStream_t stream, unsigned long long *id); /* cuStreamGetId */
-static rmm__stream_id_fn rmm__stream_id_driver;
-static pthread_once_t rmm__stream_id_once = PTHREAD_ONCE_INIT;
-RMM__PRIVATE void rmm__stream_id_load(void) {
-    void *fn = NULL;
-    if (rmm__driver_entry("cuStreamGetId", &fn)) memcpy(&rmm__stream_id_driver, &fn, sizeof fn);
-}
 RMM__PRIVATE rmm_status rmm__stream_unique_id(rmm_stream stream, uint64_t *id) {
     unsigned long long raw = 0;
-    (void)pthread_once(&rmm__stream_id_once, rmm__stream_id_load);
+    (void)pthread_once(&rmm__stream_driver_once, rmm__stream_driver_load);
     if (RMM__LIKELY(rmm__stream_id_driver != NULL) && rmm__stream_id_driver(stream, &raw) == 0) {
         *id = (uint64_t)raw;
         return RMM_SUCCESS;
@@ -5258,23 +5274,33 @@ RMM__STATIC_ASSERT(RMM__POOL_QUICK_MAX % 256 == 0 && RMM__POOL_QUICK_MAX >= 256,
    event per free, such a stream parks its freed blocks here once it has made RMM__POOL_RING_AFTER
    frees (a stream that lives for a few calls keeps the event per free, so it leaves nothing
    behind): up to RMM__POOL_RING blocks and 1/16 of the pool, freed since the stream's last event,
-   which only that stream takes back (by exact size, newest first). The free that finds the ring
-   full records one event, which covers every block in it, and they move on to the quick lists and
-   free lists, where other streams may take them behind that event; so does an allocation on the
-   stream that its own lists cannot serve. A ring left behind by a stream that is gone (or never
-   used again) is covered by a device synchronize: when the states are swept, when the pool runs
-   out of memory, on rmm_pool_trim and on destruction. So a foreign stream costs an event per
-   RMM__POOL_RING frees, not per free, and stays as safe: nothing another stream takes was freed
-   after an event it waits for. */
-#define RMM__POOL_RING RMM__SO_RING
+   which only that stream takes back, newest first: blocks of the quick lists' sizes from a LIFO
+   list per size (O(1), as the quick lists), larger ones (at most RMM__POOL_RING_LARGE) by an exact
+   size scan. The free that finds the ring full records one event, which covers every block in it,
+   and they move on to the quick lists and free lists, where other streams may take them behind
+   that event; so does an allocation on the stream that its own lists cannot serve. A ring left
+   behind by a stream that is gone (or never used again) is covered by a device synchronize: when
+   the states are swept, when the pool runs out of memory, on rmm_pool_trim and on destruction. So
+   a foreign stream costs an event per RMM__POOL_RING frees (per RMM__POOL_RING_LARGE of large
+   ones), not per free, and stays as safe: nothing another stream takes was freed after an event it
+   waits for. (Until 2026-11-26 the ring was 32 slots scanned by exact size for every size: on
+   churn_small, sizes of 256 B-64 KiB, an event per 28 frees and a scan of up to 32 slots per
+   allocation.) */
+#ifndef RMM__POOL_RING
+#define RMM__POOL_RING 256
+#endif
+#define RMM__POOL_RING_LARGE RMM__SO_RING
 #define RMM__POOL_RING_AFTER RMM__SO_RING_AFTER
+#define RMM__POOL_CLASS_WORDS ((RMM__POOL_QUICK_CLASSES + 63) / 64)
 typedef struct rmm__pool_ring {
-    size_t count, bytes;
-    uint64_t sizes[4]; /* bit (size / 256) % 256 for every size put in since the ring was last
-                          emptied: a take whose bit is clear skips the scan (most misses, on mixed
-                          sizes; exact up to 64 KiB, where 64 bits gave a 40 % false hit rate) */
-    size_t size[RMM__POOL_RING];
-    rmm__block *block[RMM__POOL_RING];
+    size_t count, bytes;  /* blocks and bytes held, both kinds */
+    uint64_t classes[RMM__POOL_CLASS_WORDS]; /* bit k: fresh[k] holds a block */
+    rmm__block *fresh[RMM__POOL_QUICK_CLASSES]; /* [size / 256 - 1]: LIFO through free_next */
+    size_t large;         /* large slots in use */
+    uint64_t sizes[4]; /* bit (size / 256) % 256 for every large size put in since the ring was last
+                          emptied: a take whose bit is clear skips the scan */
+    size_t size[RMM__POOL_RING_LARGE];
+    rmm__block *block[RMM__POOL_RING_LARGE];
 } rmm__pool_ring;
 typedef struct rmm__pstream {
     rmm__sstate ss;
@@ -5477,28 +5503,77 @@ static inline bool rmm__pool_ring_may_hold(const rmm__pool_ring *r, size_t size)
     return (r->sizes[rmm__pool_ring_word(size)] & rmm__pool_ring_bit(size)) != 0;
 }
 static inline rmm__block *rmm__pool_ring_take(rmm__pool_ring *r, size_t size, size_t alignment) {
-    size_t i = r->count;
+    size_t i;
+    if (RMM__LIKELY(size - 1 < RMM__POOL_QUICK_MAX)) { /* (size is a multiple of 256) */
+        size_t k = (size >> 8) - 1;
+        rmm__block *b = r->fresh[k];
+        if (!b || ((uintptr_t)b->ptr & (alignment - 1)) != 0) return NULL;
+        r->fresh[k] = b->free_next;
+        b->free_next = NULL;
+        if (!r->fresh[k]) r->classes[k >> 6] &= ~((uint64_t)1 << (k & 63));
+        r->count--;
+        r->bytes -= size;
+        return b;
+    }
     if (!rmm__pool_ring_may_hold(r, size)) return NULL;
+    i = r->large;
     while (i-- > 0) {
         if (r->size[i] == size && ((uintptr_t)r->block[i]->ptr & (alignment - 1)) == 0) {
             rmm__block *b = r->block[i];
+            r->large--;
             r->count--;
-            r->block[i] = r->block[r->count];
-            r->size[i] = r->size[r->count];
+            r->block[i] = r->block[r->large];
+            r->size[i] = r->size[r->large];
             r->bytes -= size;
             return b;
         }
     }
     return NULL;
 }
+/* Whether ring r has room for a block of `size` bytes: RMM__POOL_RING blocks (RMM__POOL_RING_LARGE
+   past the quick lists' sizes) and rmm__pool_ring_budget bytes. */
+static inline bool rmm__pool_ring_room(const rmm__pool *p, const rmm__pool_ring *r, size_t size) {
+    return r->count < RMM__POOL_RING && r->bytes + size <= rmm__pool_ring_budget(p) && (size <= RMM__POOL_QUICK_MAX || r->large < RMM__POOL_RING_LARGE);
+}
+/* Puts b (size bytes, freed on s) in s's ring. O(1). */
+static inline void rmm__pool_ring_put(rmm__pstream *s, rmm__block *b, size_t size) {
+    rmm__pool_ring *r = s->ring;
+    if (size <= RMM__POOL_QUICK_MAX) {
+        size_t k = (size >> 8) - 1;
+        b->free_next = r->fresh[k];
+        r->fresh[k] = b;
+        r->classes[k >> 6] |= (uint64_t)1 << (k & 63);
+    } else {
+        r->block[r->large] = b;
+        r->size[r->large++] = size;
+        r->sizes[rmm__pool_ring_word(size)] |= rmm__pool_ring_bit(size);
+    }
+    r->count++;
+    r->bytes += size;
+    b->parked = s;
+}
 /* Moves the blocks of s's ring on to its quick lists and free lists: an event recorded on s after
    their frees covers them, or a device synchronize did. s is ready (a ring's state is never made
    unready). O(ring). */
 RMM__PRIVATE void rmm__pool_ring_release(rmm__pool *p, rmm__pstream *s) {
     rmm__pool_ring *r = s->ring;
-    size_t i;
-    for (i = 0; i < r->count; i++) rmm__pool_park(p, s, r->block[i]);
-    r->count = r->bytes = 0;
+    size_t i, w;
+    for (w = 0; w < RMM__POOL_CLASS_WORDS; w++) {
+        while (r->classes[w]) {
+            size_t k = w * 64 + (size_t)__builtin_ctzll(r->classes[w]);
+            rmm__block *b = r->fresh[k];
+            r->classes[w] &= r->classes[w] - 1;
+            r->fresh[k] = NULL;
+            while (b) {
+                rmm__block *next = b->free_next;
+                b->free_next = NULL;
+                rmm__pool_park(p, s, b);
+                b = next;
+            }
+        }
+    }
+    for (i = 0; i < r->large; i++) rmm__pool_park(p, s, r->block[i]);
+    r->count = r->bytes = r->large = 0;
     memset(r->sizes, 0, sizeof r->sizes);
     rmm__so_listed(&p->so, &s->ss);
 }
@@ -6471,8 +6546,7 @@ again:
     if (RMM__UNLIKELY(st == RMM_SUCCESS && !rmm__pool_is_ready(s)) && !rmm__pool_ready(p, s))
         st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: deallocate(ptr=%p, bytes=%zu): out of host memory for the stream's free lists", ptr, bytes);
     if (RMM__UNLIKELY(st == RMM_SUCCESS && !ss->lazy)) { /* an eager stream: its ring, else an event now */
-        rmm__pool_ring *r = s->ring;
-        to_ring = r && r->count < RMM__POOL_RING && r->bytes + size <= rmm__pool_ring_budget(p);
+        to_ring = s->ring && rmm__pool_ring_room(p, s->ring, size);
     }
     if (RMM__UNLIKELY(st == RMM_SUCCESS && !ss->lazy && !to_ring)) {
         if (would_block) { /* the event is a CUDA call */
@@ -6499,12 +6573,7 @@ again:
     p->used_bytes -= size;
     rmm__san_region_unregister(b->chunk->user, b->ptr);
     if (RMM__UNLIKELY(to_ring)) { /* freed since the stream's last event: its ring, no CUDA call */
-        rmm__pool_ring *r = s->ring;
-        r->block[r->count] = b;
-        r->size[r->count++] = size;
-        r->bytes += size;
-        r->sizes[rmm__pool_ring_word(size)] |= rmm__pool_ring_bit(size);
-        b->parked = s;
+        rmm__pool_ring_put(s, b, size);
     } else {
         rmm__pool_park(p, s, b);
     }
@@ -6614,21 +6683,37 @@ RMM__PRIVATE rmm_status rmm__pool_validate_parked(rmm__pool *p, rmm__pstream *s,
         total += s->recent->size;
     }
     if (s->ring) {
-        size_t ring_bytes = 0;
-        if (s->ring->count > RMM__POOL_RING || s->ss.lazy)
-            return rmm__fail(RMM_ERROR_CORRUPTION, "pool: stream state %zu has a ring of %zu blocks%s", s->ss.index, s->ring->count, s->ss.lazy ? " but is lazy" : "");
-        for (k = 0; k < s->ring->count; k++) {
-            b = s->ring->block[k];
+        const rmm__pool_ring *r = s->ring;
+        size_t ring_bytes = 0, ring_blocks = 0;
+        if (r->count > RMM__POOL_RING || r->large > RMM__POOL_RING_LARGE || s->ss.lazy)
+            return rmm__fail(RMM_ERROR_CORRUPTION, "pool: stream state %zu has a ring of %zu blocks (%zu large)%s", s->ss.index, r->count, r->large,
+                             s->ss.lazy ? " but is lazy" : "");
+        for (k = 0; k < RMM__POOL_QUICK_CLASSES; k++) {
+            if ((r->fresh[k] != NULL) != ((r->classes[k >> 6] >> (k & 63)) & 1))
+                return rmm__fail(RMM_ERROR_CORRUPTION, "pool: stream state %zu's ring marks its list of %zu bytes %s", s->ss.index, (k + 1) << 8,
+                                 r->fresh[k] ? "empty, but it holds blocks" : "full, but it is empty");
+            for (b = r->fresh[k]; b; b = b->free_next) {
+                RMM_TRY(rmm__pool_validate_parked_block(p, s, b));
+                if (b->size != (k + 1) << 8)
+                    return rmm__fail(RMM_ERROR_CORRUPTION, "pool: block %p of %zu bytes is in a ring's list of %zu", (void *)b->ptr, b->size, (k + 1) << 8);
+                ring_bytes += b->size;
+                if (++ring_blocks > r->count) return rmm__fail(RMM_ERROR_CORRUPTION, "pool: stream state %zu's ring holds more blocks than its count", s->ss.index);
+            }
+        }
+        for (k = 0; k < r->large; k++) {
+            b = r->block[k];
             RMM_TRY(rmm__pool_validate_parked_block(p, s, b));
-            if (b->size != s->ring->size[k])
-                return rmm__fail(RMM_ERROR_CORRUPTION, "pool: block %p of %zu bytes is in a ring as %zu", (void *)b->ptr, b->size, s->ring->size[k]);
-            if (!rmm__pool_ring_may_hold(s->ring, b->size))
+            if (b->size != r->size[k] || b->size <= RMM__POOL_QUICK_MAX)
+                return rmm__fail(RMM_ERROR_CORRUPTION, "pool: block %p of %zu bytes is in a ring's large slots as %zu", (void *)b->ptr, b->size, r->size[k]);
+            if (!rmm__pool_ring_may_hold(r, b->size))
                 return rmm__fail(RMM_ERROR_CORRUPTION, "pool: block %p of %zu bytes is in a ring whose size bits leave it out", (void *)b->ptr, b->size);
             ring_bytes += b->size;
+            ring_blocks++;
         }
-        if (ring_bytes != s->ring->bytes)
-            return rmm__fail(RMM_ERROR_CORRUPTION, "pool: stream state %zu's ring holds %zu bytes, recorded %zu", s->ss.index, ring_bytes, s->ring->bytes);
-        n += s->ring->count;
+        if (ring_bytes != r->bytes || ring_blocks != r->count)
+            return rmm__fail(RMM_ERROR_CORRUPTION, "pool: stream state %zu's ring holds %zu blocks of %zu bytes, recorded %zu of %zu", s->ss.index, ring_blocks,
+                             ring_bytes, r->count, r->bytes);
+        n += r->count;
         total += ring_bytes;
     }
     *blocks += n;
@@ -8443,8 +8528,13 @@ RMM__PRIVATE void rmm__arena_tls_drop(rmm__arena_tls_entry *e, const rmm__arena 
 
 /* The arena of the calling thread (default and per-thread streams) or of the stream; made on first
    use. From the thread's cache with no lock after the first call; a foreign stream's hit costs its
-   id (cuStreamGetId, about 17 ns). A miss takes the registry lock, and fills a cache entry. O(1). */
-RMM__PRIVATE rmm_status rmm__arena_local_for(rmm__arena *a, rmm_stream stream, rmm__arena_local **out) {
+   id (cuStreamGetId, about 17 ns), except for a free of a block of arena `owner` (NULL: not a
+   free): a cached entry of the handle whose arena is `owner` serves without the id. A stale one
+   (its stream was destroyed and the handle given to a new stream) is safe there: the block goes to
+   the dead stream's arena, whose memory is taken again only by an allocation on that stream (asked
+   by id: never again) or after a device synchronize (rmm__arena_collect), which covers the new
+   stream's work too. A miss takes the registry lock, and fills a cache entry. O(1). */
+RMM__PRIVATE rmm_status rmm__arena_local_for(rmm__arena *a, rmm_stream stream, const rmm__arena_local *owner, rmm__arena_local **out) {
     uint64_t key, prekey = 0;
     bool by_thread = rmm__stream_is_legacy(stream) || rmm__stream_is_per_thread(stream), asked = false;
     rmm__arena_tls_entry old;
@@ -8462,6 +8552,10 @@ RMM__PRIVATE rmm_status rmm__arena_local_for(rmm__arena *a, rmm_stream stream, r
                 return RMM_SUCCESS;
             }
             continue;
+        }
+        if (owner && e->local == owner) { /* a free into the entry's own arena (see above) */
+            *out = e->local;
+            return RMM_SUCCESS;
         }
         if (!asked) { /* a foreign stream's entry: the handle names it only if the id is the same */
             uint64_t id = 0;
@@ -8685,7 +8779,7 @@ RMM__PRIVATE rmm_status rmm__arena_allocate(rmm_resource *self, void **ptr, size
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "arena: out of memory allocating %zu bytes: larger than any arena", bytes);
     need = size + (alignment - RMM_ALIGNMENT);
     if (need > a->sb_bytes) return rmm__arena_allocate_large(a, ptr, bytes, need, alignment, stream);
-    RMM_TRY(rmm__arena_local_for(a, stream, &l));
+    RMM_TRY(rmm__arena_local_for(a, stream, NULL, &l));
     for (attempt = 0;; attempt++) {
         rmm_status st;
         if (RMM__UNLIKELY(!rmm__spin_lock(&l->lock))) return rmm__reentrant("arena", "allocate");
@@ -8765,7 +8859,7 @@ RMM__PRIVATE rmm_status rmm__arena_deallocate(rmm_resource *self, void *ptr, siz
         return RMM_SUCCESS;
     }
     if (RMM__UNLIKELY(!o)) return rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p, bytes=%zu): not a block of this arena, or already freed", ptr, bytes);
-    RMM_TRY(rmm__arena_local_for(a, stream, &me));
+    RMM_TRY(rmm__arena_local_for(a, stream, o, &me));
     if (me != o) RMM_TRY(rmm__stream_sync_raw(stream)); /* the owner's stream will reuse it without an event */
     if (RMM__UNLIKELY(!rmm__spin_lock(&o->lock))) return rmm__reentrant("arena", "deallocate");
     b = (rmm__block *)rmm__addr_map_remove(&o->used, (uintptr_t)ptr);

@@ -33,10 +33,12 @@ typedef CUresult (*get_id_fn)(CUstream, unsigned long long *);
 typedef CUresult (*get_flags_fn)(CUstream, unsigned int *);
 typedef CUresult (*get_ctx_fn)(CUstream, CUcontext *);
 typedef CUresult (*get_prio_fn)(CUstream, int *);
+typedef CUresult (*event_record_fn)(CUevent, CUstream);
 static get_id_fn cu_get_id;
 static get_flags_fn cu_get_flags;
 static get_ctx_fn cu_get_ctx;
 static get_prio_fn cu_get_prio;
+static event_record_fn cu_event_record;
 
 static void *entry(const char *name) {
     void *fn = NULL;
@@ -45,10 +47,10 @@ static void *entry(const char *name) {
     return fn;
 }
 
-enum { Q_RT_ID, Q_CU_ID, Q_RT_FLAGS, Q_CU_FLAGS, Q_RT_PRIO, Q_CU_PRIO, Q_CU_CTX, Q_RT_QUERY, Q_RT_EVENT, Q_COUNT };
+enum { Q_RT_ID, Q_CU_ID, Q_RT_FLAGS, Q_CU_FLAGS, Q_RT_PRIO, Q_CU_PRIO, Q_CU_CTX, Q_RT_QUERY, Q_RT_EVENT, Q_CU_EVENT, Q_COUNT };
 static const char *q_name[Q_COUNT] = {"cudaStreamGetId", "cuStreamGetId", "cudaStreamGetFlags", "cuStreamGetFlags",
                                       "cudaStreamGetPriority", "cuStreamGetPriority", "cuStreamGetCtx", "cudaStreamQuery(idle)",
-                                      "cudaEventRecord"};
+                                      "cudaEventRecord", "cuEventRecord"};
 
 static long g_calls;
 static volatile int g_go;
@@ -76,6 +78,7 @@ static int one(int q, cudaStream_t s, cudaEvent_t e) {
     case Q_CU_CTX: return cu_get_ctx((CUstream)s, &cx) == CUDA_SUCCESS;
     case Q_RT_QUERY: return cudaStreamQuery(s) == cudaSuccess;
     case Q_RT_EVENT: return cudaEventRecord(e, s) == cudaSuccess;
+    case Q_CU_EVENT: return cu_event_record((CUevent)e, (CUstream)s) == CUDA_SUCCESS;
     }
     return 0;
 }
@@ -138,7 +141,8 @@ int main(int argc, char **argv) {
     cu_get_flags = (get_flags_fn)entry("cuStreamGetFlags");
     cu_get_ctx = (get_ctx_fn)entry("cuStreamGetCtx");
     cu_get_prio = (get_prio_fn)entry("cuStreamGetPriority");
-    if (!cu_get_id || !cu_get_flags || !cu_get_ctx || !cu_get_prio) {
+    cu_event_record = (event_record_fn)entry("cuEventRecord");
+    if (!cu_get_id || !cu_get_flags || !cu_get_ctx || !cu_get_prio || !cu_event_record) {
         printf("0 passed, 1 failed (a driver entry point was not found)\n");
         return 1;
     }

@@ -978,6 +978,79 @@ TEST(pool_foreign_stream_ring) {
     CHECK_OK(rmm__stream_destroy_raw(g));
 }
 
+/* The ring keeps blocks of the quick lists' sizes in a LIFO list per size (taken back newest first,
+   O(1)) and up to RMM__POOL_RING_LARGE larger ones in slots; a large free that finds the slots
+   full records the event that covers the whole ring, while a small one still parks. rmm_pool_validate
+   checks the lists against their marks. */
+TEST(pool_foreign_ring_sizes) {
+    enum { SMALL = 12 };
+    rmm_resource *mr = NULL;
+    rmm__pool *p;
+    rmm__pstream *fs;
+    rmm_stream f = NULL;
+    void *s1[SMALL], *big[RMM__POOL_RING_LARGE + 1], *x = NULL, *y = NULL;
+    size_t i, used, big_bytes = 80 * KiB, k;
+    bool wb = false;
+    NEED_GPU();
+    mr = new_pool(64 * MiB, 64 * MiB);
+    if (!mr) return;
+    p = (rmm__pool *)mr;
+    CHECK_OK(rmm__stream_create_raw(&f, false));
+    earn_ring(mr, f);
+    fs = pool_last_state(mr);
+    CHECK(fs && fs->ring != NULL);
+    CHECK_OK(rmm_allocate(mr, &x, 256, f));
+    CHECK(fs->ring->count == 0);
+    /* small blocks of three sizes, freed in turn: each size comes back newest first */
+    for (i = 0; i < SMALL; i++) CHECK_OK(rmm_allocate(mr, &s1[i], 256 * (1 + i % 3), f));
+    for (i = 0; i < SMALL; i++) CHECK_OK(rmm_deallocate(mr, s1[i], 256 * (1 + i % 3), f));
+    CHECK(fs->ring->count == SMALL && fs->ring->bytes == (SMALL / 3) * (256 + 512 + 768));
+    CHECK(fs->ring->classes[0] == 7 && fs->ring->large == 0);
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK_OK(rmm_allocate(mr, &y, 512, f));
+    CHECK(y == s1[SMALL - 2]); /* the last 512-byte block freed */
+    CHECK_OK(rmm_deallocate(mr, y, 512, f));
+    CHECK(fs->ring->count == SMALL);
+    /* a mark that does not match its list is corruption */
+    fs->ring->classes[0] &= ~(uint64_t)2;
+    CHECK_STATUS(rmm_pool_validate(mr), RMM_ERROR_CORRUPTION);
+    fs->ring->classes[0] |= 2;
+    CHECK_OK(rmm_pool_validate(mr));
+    /* large blocks fill the slots with no CUDA call */
+    for (i = 0; i <= RMM__POOL_RING_LARGE; i++) CHECK_OK(rmm_allocate(mr, &big[i], big_bytes, f));
+#if defined(RMM_BACKEND_HOST)
+    rmm_host_backend_fail_calls("cudaEventRecord", 1, 1, RMM_ERROR_CUDA);
+#endif
+    for (i = 0; i < RMM__POOL_RING_LARGE; i++) CHECK_OK(rmm_deallocate(mr, big[i], big_bytes, f));
+#if defined(RMM_BACKEND_HOST)
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+#endif
+    CHECK(fs->ring->large == RMM__POOL_RING_LARGE && fs->ring->count == SMALL + RMM__POOL_RING_LARGE);
+    CHECK_OK(rmm_pool_validate(mr));
+    /* the slots are full: a large free needs the event ("nowait" refused), a small one parks */
+    used = pool_info(mr).used_bytes;
+    wb = false;
+    CHECK(rmm__pool_free(p, big[RMM__POOL_RING_LARGE], big_bytes, f, &wb) != RMM_SUCCESS && wb);
+    CHECK(pool_info(mr).used_bytes == used);
+    wb = false;
+    CHECK_OK(rmm__pool_free(p, x, 256, f, &wb));
+    CHECK(!wb && fs->ring->count == SMALL + RMM__POOL_RING_LARGE + 1);
+    /* a large one taken back by exact size frees a slot */
+    CHECK_OK(rmm_allocate(mr, &y, big_bytes, f));
+    CHECK(y == big[RMM__POOL_RING_LARGE - 1]); /* the newest */
+    CHECK(fs->ring->large == RMM__POOL_RING_LARGE - 1);
+    CHECK_OK(rmm_deallocate(mr, y, big_bytes, f));
+    CHECK(fs->ring->large == RMM__POOL_RING_LARGE);
+    /* the event covers everything at once: the ring is empty afterwards */
+    CHECK_OK(rmm_deallocate(mr, big[RMM__POOL_RING_LARGE], big_bytes, f));
+    CHECK(fs->ring->count == 0 && fs->ring->large == 0 && fs->ring->bytes == 0);
+    for (k = 0; k < RMM__POOL_CLASS_WORDS; k++) CHECK(fs->ring->classes[k] == 0);
+    CHECK(pool_info(mr).used_bytes == 0);
+    CHECK_OK(rmm_pool_validate(mr));
+    rmm_resource_destroy(mr);
+    CHECK_OK(rmm__stream_destroy_raw(f));
+}
+
 /* A "nowait" call never waits for the device: a sweep it sets off leaves other streams' rings
    (covering them takes a device synchronize) to an ordinary call. */
 TEST(pool_nowait_leaves_rings_alone) {
@@ -1542,7 +1615,7 @@ TEST(arena_foreign_handle_reuse_waits_for_the_kernel) {
     CHECK_OK(rmm_arena_create(&mr, rmm_get_current_device_resource(), &d));
     CHECK_OK(rmm__stream_create_raw(&f, false));
     CHECK_OK(rmm_allocate(mr, &p, n, f));
-    CHECK(rmm__arena_local_for((rmm__arena *)mr, f, &lf) == RMM_SUCCESS);
+    CHECK(rmm__arena_local_for((rmm__arena *)mr, f, NULL, &lf) == RMM_SUCCESS);
     late_write<<<1, 256, 0, (cudaStream_t)f>>>((unsigned char *)p, n, 0xAA, 300ull * 1000 * 1000);
     CHECK(cudaGetLastError() == cudaSuccess);
     CHECK_OK(rmm_deallocate(mr, p, n, f)); /* f's arena takes it back, no event (RMM's rule) */
@@ -1551,7 +1624,7 @@ TEST(arena_foreign_handle_reuse_waits_for_the_kernel) {
         CHECK_OK(rmm__stream_create_raw(&tries[ntries], false));
     } while (tries[ntries++] != f && ntries < 64);
     printf("  %s the destroyed stream's handle after %d creations\n", tries[ntries - 1] == f ? "got" : "did not get", ntries);
-    CHECK(rmm__arena_local_for((rmm__arena *)mr, tries[ntries - 1], &lh) == RMM_SUCCESS);
+    CHECK(rmm__arena_local_for((rmm__arena *)mr, tries[ntries - 1], NULL, &lh) == RMM_SUCCESS);
     CHECK(lh != NULL && lh != lf);
     for (i = 0; i < 8; i++) {
         q[i] = NULL;
@@ -3325,7 +3398,7 @@ TEST(arena_frees_from_another_thread) {
 /* The calling thread's arena for `stream` (the cache, else the registry), or NULL. */
 static rmm__arena_local *arena_local_of(rmm_resource *mr, rmm_stream stream) {
     rmm__arena_local *l = NULL;
-    return rmm__arena_local_for((rmm__arena *)mr, stream, &l) == RMM_SUCCESS ? l : NULL;
+    return rmm__arena_local_for((rmm__arena *)mr, stream, NULL, &l) == RMM_SUCCESS ? l : NULL;
 }
 typedef struct arena_cache_job {
     rmm_resource *mr;
@@ -3421,6 +3494,53 @@ TEST(arena_foreign_stream_cache) {
     for (i = 0; i < 4; i++) CHECK_OK(rmm__stream_destroy_raw(s4[i]));
 }
 
+/* A free on a foreign stream into the arena the thread's cache has for its handle asks no id
+   (host backend: an armed cudaStreamGetId failure is not reached), an allocation does; after the
+   handle goes to a new stream, that stream's blocks are freed into its own arena (the dead
+   stream's stale entry, another arena, is passed over), and the arena validates. */
+TEST(arena_foreign_free_without_id) {
+    rmm_resource *mr = NULL;
+    rmm_arena_desc d = rmm_arena_desc_default();
+    rmm_stream f = NULL, g = NULL, tries[64];
+    rmm__arena_local *lf, *lg;
+    void *p = NULL, *q = NULL;
+    int ntries = 0, i;
+    NEED_GPU();
+    d.arena_bytes = 32 * MiB;
+    CHECK_OK(rmm_arena_create(&mr, rmm_get_current_device_resource(), &d));
+    CHECK_OK(rmm__stream_create_raw(&f, false));
+    CHECK_OK(rmm_allocate(mr, &p, 4096, f));
+    lf = arena_local_of(mr, f);
+#if defined(RMM_BACKEND_HOST)
+    rmm_host_backend_fail_calls("cudaStreamGetId", 1, 100, RMM_ERROR_CUDA);
+    CHECK_OK(rmm_deallocate(mr, p, 4096, f)); /* the cached entry: no id */
+    CHECK_STATUS(rmm_allocate(mr, &q, 4096, f), RMM_ERROR_CUDA); /* an allocation asks it */
+    CHECK(q == NULL);
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+#else
+    CHECK_OK(rmm_deallocate(mr, p, 4096, f));
+#endif
+    CHECK_OK(rmm_allocate(mr, &p, 4096, f));
+    CHECK(arena_local_of(mr, f) == lf);
+    CHECK_OK(rmm_deallocate(mr, p, 4096, f));
+    CHECK_OK(rmm__stream_destroy_raw(f));
+    do {
+        CHECK_OK(rmm__stream_create_raw(&tries[ntries], false));
+    } while (tries[ntries++] != f && ntries < 64);
+    g = tries[ntries - 1];
+    printf("  %s the destroyed stream's handle after %d creations\n", g == f ? "got" : "did not get", ntries);
+    for (i = 0; i < 4; i++) {
+        CHECK_OK(rmm_allocate(mr, &q, 8192, g));
+        CHECK_OK(rmm_deallocate(mr, q, 8192, g));
+    }
+    lg = arena_local_of(mr, g);
+    CHECK(lg != NULL && lg != lf);
+    CHECK(lg && lg->free.free_bytes > 0 && lg->used.count == 0); /* its blocks came home */
+    CHECK_OK(rmm_resource_validate(mr));
+    rmm_resource_destroy(mr);
+    for (i = 0; i < ntries; i++) CHECK_OK(rmm__stream_destroy_raw(tries[i]));
+}
+
 /* ---- the per-device default resource ---------------------------------------------------------- */
 
 /* What rmm_get_current_device_resource() returns before any resource is set must honour alignments
@@ -3483,6 +3603,7 @@ int main(void) {
     RUN(pool_create_fails_before_its_registry);
     RUN(record_stream_contract);
     RUN(pool_foreign_stream_ring);
+    RUN(pool_foreign_ring_sizes);
     RUN(pool_foreign_streams_with_rings_come_and_go);
     RUN(pool_nowait_leaves_rings_alone);
     RUN(pool_foreign_stream_from_two_threads);
@@ -3513,6 +3634,7 @@ int main(void) {
     RUN(arena_exhaustion_defragments_then_fails);
     RUN(arena_frees_from_another_thread);
     RUN(arena_foreign_stream_cache);
+    RUN(arena_foreign_free_without_id);
     RUN(arena_validate_detects_corruption);
     RUN(pool_random);
     RUN(pool_random_on_demand_with_maximum);
