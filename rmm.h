@@ -5275,8 +5275,8 @@ RMM__STATIC_ASSERT(RMM__POOL_QUICK_MAX % 256 == 0 && RMM__POOL_QUICK_MAX >= 256,
    frees (a stream that lives for a few calls keeps the event per free, so it leaves nothing
    behind): up to RMM__POOL_RING blocks and 1/16 of the pool, freed since the stream's last event,
    which only that stream takes back, newest first: blocks of the quick lists' sizes from a LIFO
-   list per size (O(1), as the quick lists), larger ones (at most RMM__POOL_RING_LARGE) by an exact
-   size scan. The free that finds the ring full records one event, which covers every block in it,
+   list per size (O(1), as the quick lists), larger ones (at most RMM__POOL_RING_LARGE) from 64
+   LIFO lists by a hash of the size (O(1) expected). The free that finds the ring full records one event, which covers every block in it,
    and they move on to the quick lists and free lists, where other streams may take them behind
    that event; so does an allocation on the stream that its own lists cannot serve. A ring left
    behind by a stream that is gone (or never used again) is covered by a device synchronize: when
@@ -5289,18 +5289,18 @@ RMM__STATIC_ASSERT(RMM__POOL_QUICK_MAX % 256 == 0 && RMM__POOL_QUICK_MAX >= 256,
 #ifndef RMM__POOL_RING
 #define RMM__POOL_RING 256
 #endif
-#define RMM__POOL_RING_LARGE RMM__SO_RING
+#ifndef RMM__POOL_RING_LARGE
+#define RMM__POOL_RING_LARGE 128
+#endif
 #define RMM__POOL_RING_AFTER RMM__SO_RING_AFTER
 #define RMM__POOL_CLASS_WORDS ((RMM__POOL_QUICK_CLASSES + 63) / 64)
 typedef struct rmm__pool_ring {
     size_t count, bytes;  /* blocks and bytes held, both kinds */
     uint64_t classes[RMM__POOL_CLASS_WORDS]; /* bit k: fresh[k] holds a block */
     rmm__block *fresh[RMM__POOL_QUICK_CLASSES]; /* [size / 256 - 1]: LIFO through free_next */
-    size_t large;         /* large slots in use */
-    uint64_t sizes[4]; /* bit (size / 256) % 256 for every large size put in since the ring was last
-                          emptied: a take whose bit is clear skips the scan */
-    size_t size[RMM__POOL_RING_LARGE];
-    rmm__block *block[RMM__POOL_RING_LARGE];
+    size_t large;         /* blocks in the buckets */
+    uint64_t buckets;     /* bit j: bucket[j] holds a block */
+    rmm__block *bucket[64]; /* larger blocks by rmm__pool_ring_hash(size): LIFO through free_next */
 } rmm__pool_ring;
 typedef struct rmm__pstream {
     rmm__sstate ss;
@@ -5495,15 +5495,14 @@ static inline void rmm__pool_park(rmm__pool *p, rmm__pstream *s, rmm__block *b) 
 }
 /* What s's ring may hold: RMM__POOL_RING blocks of at most this many bytes in all. */
 static inline size_t rmm__pool_ring_budget(const rmm__pool *p) { return rmm__max(p->pool_bytes >> 4, RMM__POOL_RECENT_MAX); }
-/* A block of `size` bytes (aligned) from s's ring, newest first, or NULL. O(ring); O(1) for a size
-   the ring has not held since it was last emptied. */
-static inline uint64_t rmm__pool_ring_bit(size_t size) { return (uint64_t)1 << ((size >> 8) & 63); }
-static inline size_t rmm__pool_ring_word(size_t size) { return (size >> 14) & 3; }
-static inline bool rmm__pool_ring_may_hold(const rmm__pool_ring *r, size_t size) {
-    return (r->sizes[rmm__pool_ring_word(size)] & rmm__pool_ring_bit(size)) != 0;
-}
+/* The bucket of a large size: Fibonacci hashing of size / 256 (sizes that are multiples of 2 MiB,
+   common in real work, spread over all 64). */
+static inline unsigned rmm__pool_ring_hash(size_t size) { return (unsigned)(((uint64_t)(size >> 8) * 0x9E3779B97F4A7C15ull) >> 58); }
+/* A block of `size` bytes (aligned) from s's ring, newest first, or NULL. O(1); a large size walks
+   its bucket (O(1) expected). */
 static inline rmm__block *rmm__pool_ring_take(rmm__pool_ring *r, size_t size, size_t alignment) {
-    size_t i;
+    rmm__block **at;
+    unsigned j;
     if (RMM__LIKELY(size - 1 < RMM__POOL_QUICK_MAX)) { /* (size is a multiple of 256) */
         size_t k = (size >> 8) - 1;
         rmm__block *b = r->fresh[k];
@@ -5515,15 +5514,15 @@ static inline rmm__block *rmm__pool_ring_take(rmm__pool_ring *r, size_t size, si
         r->bytes -= size;
         return b;
     }
-    if (!rmm__pool_ring_may_hold(r, size)) return NULL;
-    i = r->large;
-    while (i-- > 0) {
-        if (r->size[i] == size && ((uintptr_t)r->block[i]->ptr & (alignment - 1)) == 0) {
-            rmm__block *b = r->block[i];
+    j = rmm__pool_ring_hash(size);
+    for (at = &r->bucket[j]; *at; at = &(*at)->free_next) {
+        rmm__block *b = *at;
+        if (b->size == size && ((uintptr_t)b->ptr & (alignment - 1)) == 0) {
+            *at = b->free_next;
+            b->free_next = NULL;
+            if (!r->bucket[j]) r->buckets &= ~((uint64_t)1 << j);
             r->large--;
             r->count--;
-            r->block[i] = r->block[r->large];
-            r->size[i] = r->size[r->large];
             r->bytes -= size;
             return b;
         }
@@ -5544,9 +5543,11 @@ static inline void rmm__pool_ring_put(rmm__pstream *s, rmm__block *b, size_t siz
         r->fresh[k] = b;
         r->classes[k >> 6] |= (uint64_t)1 << (k & 63);
     } else {
-        r->block[r->large] = b;
-        r->size[r->large++] = size;
-        r->sizes[rmm__pool_ring_word(size)] |= rmm__pool_ring_bit(size);
+        unsigned j = rmm__pool_ring_hash(size);
+        b->free_next = r->bucket[j];
+        r->bucket[j] = b;
+        r->buckets |= (uint64_t)1 << j;
+        r->large++;
     }
     r->count++;
     r->bytes += size;
@@ -5557,7 +5558,7 @@ static inline void rmm__pool_ring_put(rmm__pstream *s, rmm__block *b, size_t siz
    unready). O(ring). */
 RMM__PRIVATE void rmm__pool_ring_release(rmm__pool *p, rmm__pstream *s) {
     rmm__pool_ring *r = s->ring;
-    size_t i, w;
+    size_t w;
     for (w = 0; w < RMM__POOL_CLASS_WORDS; w++) {
         while (r->classes[w]) {
             size_t k = w * 64 + (size_t)__builtin_ctzll(r->classes[w]);
@@ -5572,9 +5573,19 @@ RMM__PRIVATE void rmm__pool_ring_release(rmm__pool *p, rmm__pstream *s) {
             }
         }
     }
-    for (i = 0; i < r->large; i++) rmm__pool_park(p, s, r->block[i]);
+    while (r->buckets) {
+        unsigned j = (unsigned)__builtin_ctzll(r->buckets);
+        rmm__block *b = r->bucket[j];
+        r->buckets &= r->buckets - 1;
+        r->bucket[j] = NULL;
+        while (b) {
+            rmm__block *next = b->free_next;
+            b->free_next = NULL;
+            rmm__pool_park(p, s, b);
+            b = next;
+        }
+    }
     r->count = r->bytes = r->large = 0;
-    memset(r->sizes, 0, sizeof r->sizes);
     rmm__so_listed(&p->so, &s->ss);
 }
 /* Records s's event (in a call on s's own stream, so the stream exists) and releases its ring.
@@ -6684,7 +6695,7 @@ RMM__PRIVATE rmm_status rmm__pool_validate_parked(rmm__pool *p, rmm__pstream *s,
     }
     if (s->ring) {
         const rmm__pool_ring *r = s->ring;
-        size_t ring_bytes = 0, ring_blocks = 0;
+        size_t ring_bytes = 0, ring_blocks = 0, large_blocks = 0;
         if (r->count > RMM__POOL_RING || r->large > RMM__POOL_RING_LARGE || s->ss.lazy)
             return rmm__fail(RMM_ERROR_CORRUPTION, "pool: stream state %zu has a ring of %zu blocks (%zu large)%s", s->ss.index, r->count, r->large,
                              s->ss.lazy ? " but is lazy" : "");
@@ -6700,17 +6711,20 @@ RMM__PRIVATE rmm_status rmm__pool_validate_parked(rmm__pool *p, rmm__pstream *s,
                 if (++ring_blocks > r->count) return rmm__fail(RMM_ERROR_CORRUPTION, "pool: stream state %zu's ring holds more blocks than its count", s->ss.index);
             }
         }
-        for (k = 0; k < r->large; k++) {
-            b = r->block[k];
-            RMM_TRY(rmm__pool_validate_parked_block(p, s, b));
-            if (b->size != r->size[k] || b->size <= RMM__POOL_QUICK_MAX)
-                return rmm__fail(RMM_ERROR_CORRUPTION, "pool: block %p of %zu bytes is in a ring's large slots as %zu", (void *)b->ptr, b->size, r->size[k]);
-            if (!rmm__pool_ring_may_hold(r, b->size))
-                return rmm__fail(RMM_ERROR_CORRUPTION, "pool: block %p of %zu bytes is in a ring whose size bits leave it out", (void *)b->ptr, b->size);
-            ring_bytes += b->size;
-            ring_blocks++;
+        for (k = 0; k < 64; k++) {
+            if ((r->bucket[k] != NULL) != ((r->buckets >> k) & 1))
+                return rmm__fail(RMM_ERROR_CORRUPTION, "pool: stream state %zu's ring marks its bucket %zu %s", s->ss.index, k,
+                                 r->bucket[k] ? "empty, but it holds blocks" : "full, but it is empty");
+            for (b = r->bucket[k]; b; b = b->free_next) {
+                RMM_TRY(rmm__pool_validate_parked_block(p, s, b));
+                if (b->size <= RMM__POOL_QUICK_MAX || rmm__pool_ring_hash(b->size) != k)
+                    return rmm__fail(RMM_ERROR_CORRUPTION, "pool: block %p of %zu bytes is in a ring's bucket %zu", (void *)b->ptr, b->size, k);
+                ring_bytes += b->size;
+                if (++ring_blocks > r->count || ++large_blocks > r->large)
+                    return rmm__fail(RMM_ERROR_CORRUPTION, "pool: stream state %zu's ring holds more blocks than its count", s->ss.index);
+            }
         }
-        if (ring_bytes != r->bytes || ring_blocks != r->count)
+        if (ring_bytes != r->bytes || ring_blocks != r->count || large_blocks != r->large)
             return rmm__fail(RMM_ERROR_CORRUPTION, "pool: stream state %zu's ring holds %zu blocks of %zu bytes, recorded %zu of %zu", s->ss.index, ring_blocks,
                              ring_bytes, r->count, r->bytes);
         n += r->count;

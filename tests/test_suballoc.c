@@ -979,9 +979,9 @@ TEST(pool_foreign_stream_ring) {
 }
 
 /* The ring keeps blocks of the quick lists' sizes in a LIFO list per size (taken back newest first,
-   O(1)) and up to RMM__POOL_RING_LARGE larger ones in slots; a large free that finds the slots
-   full records the event that covers the whole ring, while a small one still parks. rmm_pool_validate
-   checks the lists against their marks. */
+   O(1)) and up to RMM__POOL_RING_LARGE larger ones in 64 hashed LIFO buckets; a large free that
+   finds those full records the event that covers the whole ring, while a small one still parks.
+   rmm_pool_validate checks the lists against their marks. */
 TEST(pool_foreign_ring_sizes) {
     enum { SMALL = 12 };
     rmm_resource *mr = NULL;
@@ -992,7 +992,7 @@ TEST(pool_foreign_ring_sizes) {
     size_t i, used, big_bytes = 80 * KiB, k;
     bool wb = false;
     NEED_GPU();
-    mr = new_pool(64 * MiB, 64 * MiB);
+    mr = new_pool(256 * MiB, 256 * MiB); /* (the ring may hold 1/16 of it: the large blocks fit) */
     if (!mr) return;
     p = (rmm__pool *)mr;
     CHECK_OK(rmm__stream_create_raw(&f, false));
@@ -1027,6 +1027,12 @@ TEST(pool_foreign_ring_sizes) {
 #endif
     CHECK(fs->ring->large == RMM__POOL_RING_LARGE && fs->ring->count == SMALL + RMM__POOL_RING_LARGE);
     CHECK_OK(rmm_pool_validate(mr));
+    k = rmm__pool_ring_hash(big_bytes);
+    CHECK(fs->ring->bucket[k] && fs->ring->bucket[k]->ptr == big[RMM__POOL_RING_LARGE - 1] && fs->ring->buckets == (uint64_t)1 << k);
+    fs->ring->buckets = 0; /* a bucket's mark that does not match it is corruption */
+    CHECK_STATUS(rmm_pool_validate(mr), RMM_ERROR_CORRUPTION);
+    fs->ring->buckets = (uint64_t)1 << k;
+    CHECK_OK(rmm_pool_validate(mr));
     /* the slots are full: a large free needs the event ("nowait" refused), a small one parks */
     used = pool_info(mr).used_bytes;
     wb = false;
@@ -1045,6 +1051,7 @@ TEST(pool_foreign_ring_sizes) {
     CHECK_OK(rmm_deallocate(mr, big[RMM__POOL_RING_LARGE], big_bytes, f));
     CHECK(fs->ring->count == 0 && fs->ring->large == 0 && fs->ring->bytes == 0);
     for (k = 0; k < RMM__POOL_CLASS_WORDS; k++) CHECK(fs->ring->classes[k] == 0);
+    CHECK(fs->ring->buckets == 0);
     CHECK(pool_info(mr).used_bytes == 0);
     CHECK_OK(rmm_pool_validate(mr));
     rmm_resource_destroy(mr);
