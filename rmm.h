@@ -4305,6 +4305,8 @@ typedef struct rmm__sstate {
     bool recorded;      /* the event holds a record */
     bool by_handle;     /* the handle alone names the stream while reg (if any) is alive */
     bool keyed;         /* reachable through the map (false once a reused handle displaced it) */
+    unsigned busy;      /* calls that let the lock go around a CUDA call on this state: no sweep
+                           retires it meanwhile */
 } rmm__sstate;
 
 typedef struct rmm__so rmm__so;
@@ -4491,7 +4493,7 @@ RMM__PRIVATE void rmm__so_retire(rmm__so *so, rmm__sstate *s) {
 }
 /* A state may go once empty if its stream is gone, or is foreign (its next use makes it again). */
 RMM__PRIVATE bool rmm__so_retirable(rmm__so *so, rmm__sstate *s) {
-    return s != so->last && !so->ops->holds(so, s) && (rmm__so_gone(s) || (!s->lazy && !s->reg));
+    return s != so->last && !s->busy && !so->ops->holds(so, s) && (rmm__so_gone(s) || (!s->lazy && !s->reg));
 }
 /* The event that orders work after donor's frees: recorded now if the donor is lazy and dirty (its
    death event if it is gone); NULL when nothing was ever freed there, or its work is done. */
@@ -4605,7 +4607,7 @@ RMM__PRIVATE void rmm__so_sweep(rmm__so *so, rmm__sstate *current) {
         /* a live stream the library knows (its own, or a thread's) keeps its state; legacy and
            promised-to-outlive streams always keep theirs; a foreign stream's goes once its memory
            can move without a wait (it is made again at its next use) */
-        if (d == current || d == so->last || (!gone && (d->lazy || d->reg))) continue;
+        if (d == current || d == so->last || d->busy || (!gone && (d->lazy || d->reg))) continue;
         if (so->ops->holds(so, d)) {
             if (!current || !so->ops->absorb || !rmm__so_settled(d)) continue;
             so->ops->absorb(so, current, d);
@@ -5316,6 +5318,7 @@ typedef struct rmm__pstream {
                            rmm__pool_no_quick until the state first takes a free block (rmm__pool_ready) */
     rmm__pool_ring *ring; /* eager streams after RMM__POOL_RING_AFTER frees, else NULL */
     size_t eager_frees;   /* frees that recorded an event, up to RMM__POOL_RING_AFTER */
+    size_t ring_puts;     /* blocks ever put in the ring (rmm__pool_cover_unlocked) */
 } rmm__pstream;
 /* The blocks in s's ring (none without one). */
 static inline size_t rmm__pool_ring_held(const rmm__pstream *s) { return s->ring ? s->ring->count : 0; }
@@ -5541,6 +5544,7 @@ static inline bool rmm__pool_ring_room(const rmm__pool *p, const rmm__pool_ring 
 /* Puts b (size bytes, freed on s) in s's ring. O(1). */
 static inline void rmm__pool_ring_put(rmm__pstream *s, rmm__block *b, size_t size) {
     rmm__pool_ring *r = s->ring;
+    s->ring_puts++;
     if (size <= RMM__POOL_QUICK_MAX) {
         size_t k = (size >> 8) - 1;
         b->free_next = r->fresh[k];
@@ -5624,6 +5628,32 @@ RMM__PRIVATE RMM__NOINLINE bool rmm__pool_ready(rmm__pool *p, rmm__pstream *s) {
     return true;
 }
 static inline bool rmm__pool_is_ready(const rmm__pstream *s) { return s->quick != rmm__pool_no_quick; }
+/* As rmm__pool_ring_cover, for a free on s's own stream, but the pool's lock is let go around the
+   event record: with 16 threads at once a record took 4-8 us in the driver (bench/stream_identity),
+   and the whole pool waited for it. Caller holds the lock, and has it again on return (also on
+   failure). Meanwhile s is pinned (busy: no sweep retires it), other threads may use the pool and
+   s, and a trim or a merge may take s's tables (made again here). The ring is released only if no
+   block entered it meanwhile (another thread's free on the same stream, which the record may not
+   cover); else it is covered under the lock, as before. Fails, with the ring kept, as
+   rmm__pool_ring_cover, or with OUT_OF_MEMORY if s's tables cannot be made again. */
+RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_cover_unlocked(rmm__pool *p, rmm__pstream *s) {
+    size_t puts = s->ring_puts;
+    rmm_status st;
+    if (!s->ss.event) RMM_TRY(rmm__event_create(&s->ss.event));
+    s->ss.busy++;
+    rmm__spin_unlock(&p->so.lock);
+    st = rmm__event_record(s->ss.event, s->ss.handle);
+    (void)rmm__spin_lock(&p->so.lock); /* (this thread held it: not a reentrant call) */
+    s->ss.busy--;
+    if (st != RMM_SUCCESS) return st;
+    s->ss.recorded = true;
+    s->ss.dirty = false;
+    if (!rmm__pool_is_ready(s) && !rmm__pool_ready(p, s)) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of host memory for a stream's free lists");
+    if (!s->ring) return RMM_SUCCESS;
+    if (s->ring_puts != puts) return rmm__pool_ring_cover(p, s);
+    rmm__pool_ring_release(p, s);
+    return RMM_SUCCESS;
+}
 /* Frees the tables of s, which holds no free block. */
 RMM__PRIVATE void rmm__pool_unready(rmm__pstream *s) {
     if (s->quick != rmm__pool_no_quick) RMM_SYS_FREE(s->quick);
@@ -6574,7 +6604,13 @@ again:
             rmm__foreign_hint_key = 0;
             goto again;
         }
-        st = rmm__pool_ring_cover(p, s); /* covers this free and the ring's */
+        st = rmm__pool_cover_unlocked(p, s); /* covers this free and the ring's; lets the lock go */
+        if (st == RMM_SUCCESS) { /* b again: another thread may have freed it meanwhile (a double free) */
+            slot = rmm__addr_map_find(&p->used, (uintptr_t)ptr);
+            b = slot ? (rmm__block *)*slot : NULL;
+            if (!b || b->parked || b->size != size)
+                st = rmm__fail(RMM_ERROR_CORRUPTION, "pool: deallocate(ptr=%p, bytes=%zu): freed by another thread meanwhile (a double free)", ptr, bytes);
+        }
         if (st == RMM_SUCCESS && !s->ring && p->backing->uncommit == NULL && ++s->eager_frees >= RMM__POOL_RING_AFTER)
             s->ring = (rmm__pool_ring *)rmm__calloc(1, sizeof *s->ring); /* (none: it keeps an event per free) */
     } else if (RMM__LIKELY(st == RMM_SUCCESS && ss->lazy)) {
@@ -7670,14 +7706,16 @@ typedef struct rmm__fentry {
    behind the state's event; above it sit the blocks an eager stream (foreign, or a thread's default
    stream) freed since its last event, which only that stream takes back. As in the pool's ring
    (rmm__pool_ring): an eager stream records an event per free for its first RMM__POOL_RING_AFTER
-   frees, then one per RMM__POOL_RING frees, which covers the whole stack; a stack whose stream may
-   be gone is covered by a device synchronize (rmm__so_unstick). Lazy streams: covered == count. */
+   frees, then one per RMM__SO_RING frees, which covers the whole stack (recorded with the lock let
+   go, as the pool's: rmm__pool_cover_unlocked); a stack whose stream may be gone is covered by a
+   device synchronize (rmm__so_unstick). Lazy streams: covered == count. */
 typedef struct rmm__fstream {
     rmm__sstate ss;
     rmm__fentry *stack; /* free blocks, LIFO */
     size_t count, cap;
     size_t covered;     /* stack[0, covered) may go to other streams */
     size_t eager_frees; /* frees that recorded an event, up to RMM__POOL_RING_AFTER */
+    size_t pushes;      /* frees ever pushed (an unlocked record covers the stack if none came in meanwhile) */
 } rmm__fstream;
 typedef struct rmm__fixed {
     rmm_resource base;
@@ -7957,7 +7995,26 @@ again:
             rmm__foreign_hint_key = 0;
             goto again;
         }
-        if (!park) st = rmm__so_freed(ss);
+        if (!park && ss->lazy) st = rmm__so_freed(ss);
+        if (!park && !ss->lazy) { /* the event, with the lock let go (see rmm__pool_cover_unlocked) */
+            size_t pushes = s->pushes;
+            if (!ss->event) st = rmm__event_create(&ss->event);
+            if (st == RMM_SUCCESS) {
+                ss->busy++;
+                rmm__spin_unlock(&f->so.lock);
+                st = rmm__event_record(ss->event, ss->handle);
+                (void)rmm__spin_lock(&f->so.lock); /* (this thread held it: not a reentrant call) */
+                ss->busy--;
+            }
+            if (st == RMM_SUCCESS) {
+                ss->recorded = true;
+                ss->dirty = false;
+                if (s->pushes != pushes) st = rmm__so_record(ss); /* another thread's free on this stream came in meanwhile */
+            }
+            if (st == RMM_SUCCESS && rmm__fchunk_is_free(c, e.index))
+                st = rmm__fail(RMM_ERROR_CORRUPTION, "fixed_size: deallocate(ptr=%p): freed by another thread meanwhile (a double free)", ptr);
+            if (st == RMM_SUCCESS && !rmm__fixed_reserve(s, 1)) st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory for block lists");
+        }
         if (st == RMM_SUCCESS && !park && !ss->lazy && s->eager_frees < RMM__SO_RING_AFTER) s->eager_frees++;
     }
     if (RMM__UNLIKELY(st != RMM_SUCCESS)) {
@@ -7966,6 +8023,7 @@ again:
     }
     rmm__fchunk_mark(c, e.index, true);
     s->stack[s->count++] = e;
+    s->pushes++;
     if (!park) s->covered = s->count; /* lazy, or just recorded: the event covers the whole stack */
     rmm__san_region_unregister(c->heap, ptr);
     f->used_blocks--;

@@ -111,12 +111,19 @@ static void free_block(worker *w, const tblock *b, rmm_stream stream, int sample
     w->frees++;
 }
 
+/* The workers' streams: their own from rmm_stream_create (the default), their own from the CUDA
+   runtime directly (g_foreign: streams the library did not make, whose frees record events), or
+   one such stream shared by all (g_shared). */
+static int g_foreign;
+static rmm_stream g_shared;
+
 static void *hammer(void *arg) {
     worker *w = (worker *)arg;
     tblock live[LIVE];
     int n = 0, step;
     rmm_stream stream = RMM_STREAM_DEFAULT;
-    rmm_status st = rmm_stream_create(&stream);
+    rmm_status st = g_shared ? RMM_SUCCESS : g_foreign ? rmm__stream_create_raw(&stream, false) : rmm_stream_create(&stream);
+    if (g_shared) stream = g_shared;
     if (st != RMM_SUCCESS) {
         worker_fail(w, "rmm_stream_create", st);
         return NULL;
@@ -159,7 +166,7 @@ static void *hammer(void *arg) {
     }
     while (n > 0) free_block(w, &live[--n], stream, 1);
     st = rmm_stream_synchronize(stream);
-    if (st == RMM_SUCCESS) st = rmm_stream_destroy(stream);
+    if (st == RMM_SUCCESS && !g_shared) st = g_foreign ? rmm__stream_destroy_raw(stream) : rmm_stream_destroy(stream);
     if (st != RMM_SUCCESS) worker_fail(w, "stream", st);
     return NULL;
 }
@@ -217,6 +224,50 @@ TEST(threads_shared_pool) {
     CHECK(info.pool_bytes == 0);
     CHECK_OK(rmm_pool_validate(pool));
     rmm_resource_destroy(pool);
+}
+
+/* The same on streams the library did not make: each free records an event (the first 256 on a
+   stream), or parks in the stream's ring, and the event that covers a ring is recorded with the
+   pool's lock let go (rmm__pool_cover_unlocked); then with all 16 threads on one such stream, whose
+   ring other threads' frees enter while one thread records. */
+TEST(threads_pool_foreign_streams) {
+    rmm_resource *pool = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    rmm_pool_info info;
+    NEED_GPU();
+    d.initial_bytes = 32 * MiB;
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), &d));
+    g_foreign = 1;
+    run_hammer("pool, foreign streams", pool, 256 * KiB, 0, 0, 8);
+    g_foreign = 0;
+    CHECK_OK(rmm__stream_create_raw(&g_shared, false));
+    run_hammer("pool, one foreign stream", pool, 256 * KiB, 0, 0, 8);
+    CHECK_OK(rmm_stream_synchronize(g_shared));
+    CHECK_OK(rmm__stream_destroy_raw(g_shared));
+    g_shared = NULL;
+    CHECK_OK(rmm_pool_get_info(pool, &info));
+    CHECK(info.used_bytes == 0);
+    CHECK_OK(rmm_pool_validate(pool));
+    rmm_resource_destroy(pool);
+}
+/* The fixed-size resource likewise (its stack's uncovered top, covered by an unlocked record). */
+TEST(threads_fixed_foreign_streams) {
+    rmm_resource *fixed = NULL;
+    rmm_fixed_size_desc d = rmm_fixed_size_desc_default();
+    NEED_GPU();
+    d.block_bytes = 256 * KiB;
+    d.blocks_to_preallocate = 64;
+    CHECK_OK(rmm_fixed_size_create(&fixed, rmm_get_current_device_resource(), &d));
+    g_foreign = 1;
+    run_hammer("fixed-size, foreign streams", fixed, 256 * KiB, 0, 0, 0); /* (alignments past 256: only as far as a chunk's base) */
+    g_foreign = 0;
+    CHECK_OK(rmm__stream_create_raw(&g_shared, false));
+    run_hammer("fixed-size, one foreign stream", fixed, 256 * KiB, 0, 0, 0);
+    CHECK_OK(rmm_stream_synchronize(g_shared));
+    CHECK_OK(rmm__stream_destroy_raw(g_shared));
+    g_shared = NULL;
+    CHECK_OK(rmm_resource_validate(fixed));
+    rmm_resource_destroy(fixed);
 }
 
 TEST(threads_shared_arena) {
@@ -427,6 +478,8 @@ int main(void) {
     printf("backend: %s, %d threads x %d steps%s\n", RMM__BACKEND_NAME, THREADS, STEPS, UNDER_TSAN ? " (TSan)" : "");
     RUN(threads_last_error_is_per_thread);
     RUN(threads_shared_pool);
+    RUN(threads_pool_foreign_streams);
+    RUN(threads_fixed_foreign_streams);
     RUN(threads_shared_arena);
     RUN(threads_binning_over_pool);
     RUN(threads_current_device_resource);
