@@ -1767,11 +1767,6 @@ RMM__PRIVATE bool rmm__driver_entry(const char *name, void **fn) {
 }
 typedef int (*rmm__ctx_state_fn)(int device, unsigned *flags, int *active); /* cuDevicePrimaryCtxGetState */
 static rmm__ctx_state_fn rmm__ctx_state;
-static pthread_once_t rmm__ctx_state_once = PTHREAD_ONCE_INIT;
-RMM__PRIVATE void rmm__ctx_state_load(void) {
-    void *fn = NULL;
-    if (rmm__driver_entry("cuDevicePrimaryCtxGetState", &fn)) memcpy(&rmm__ctx_state, &fn, sizeof fn);
-}
 /* The current device: the device of the thread's current context from the driver (cuCtxGetCurrent,
    then cuCtxGetDevice: 20-27 ns on an H200's host against the runtime's cudaGetDevice at 43-58),
    else, when no context is current (a thread that has not used CUDA yet) or an entry point is
@@ -1783,18 +1778,30 @@ typedef int (*rmm__ctx_current_fn)(void **ctx); /* cuCtxGetCurrent */
 typedef int (*rmm__ctx_device_fn)(int *device); /* cuCtxGetDevice */
 static rmm__ctx_current_fn rmm__ctx_current;
 static rmm__ctx_device_fn rmm__ctx_device;
-static pthread_once_t rmm__ctx_device_once = PTHREAD_ONCE_INIT;
-RMM__PRIVATE void rmm__ctx_device_load(void) {
+/* The two driver calls an eager stream's allocate and free make: cuStreamGetId (see
+   rmm__stream_unique_id) and cuEventRecord. cuEventRecord skips the runtime's wrapper around the
+   same call (bench/stream_identity times both). */
+typedef int (*rmm__stream_id_fn)(cudaStream_t stream, unsigned long long *id); /* cuStreamGetId */
+typedef int (*rmm__event_record_fn)(cudaEvent_t event, cudaStream_t stream);   /* cuEventRecord */
+static rmm__stream_id_fn rmm__stream_id_driver;
+static rmm__event_record_fn rmm__event_record_driver;
+/* Every driver function the platform layer calls outside the VMM calls, looked up once (a NULL
+   pointer: not there; its caller falls back to the runtime). */
+static pthread_once_t rmm__driver_once = PTHREAD_ONCE_INIT;
+RMM__PRIVATE void rmm__driver_load(void) {
     void *fn = NULL, *fn2 = NULL;
+    if (rmm__driver_entry("cuDevicePrimaryCtxGetState", &fn)) memcpy(&rmm__ctx_state, &fn, sizeof fn);
     if (rmm__driver_entry("cuCtxGetCurrent", &fn) && rmm__driver_entry("cuCtxGetDevice", &fn2)) {
         memcpy(&rmm__ctx_current, &fn, sizeof fn);
         memcpy(&rmm__ctx_device, &fn2, sizeof fn2);
     }
+    if (rmm__driver_entry("cuStreamGetId", &fn)) memcpy(&rmm__stream_id_driver, &fn, sizeof fn);
+    if (rmm__driver_entry("cuEventRecord", &fn)) memcpy(&rmm__event_record_driver, &fn, sizeof fn);
 }
 RMM__PRIVATE rmm_status rmm__get_device(int *device) {
     void *ctx = NULL;
     int d = -1;
-    pthread_once(&rmm__ctx_device_once, rmm__ctx_device_load);
+    (void)pthread_once(&rmm__driver_once, rmm__driver_load);
     if (RMM__LIKELY(rmm__ctx_device != NULL) && rmm__ctx_current(&ctx) == 0 && ctx && rmm__ctx_device(&d) == 0 && d >= 0) {
         *device = d;
         return RMM_SUCCESS;
@@ -1805,7 +1812,7 @@ RMM__PRIVATE rmm_status rmm__get_device(int *device) {
 RMM__PRIVATE bool rmm__device_context_active(int device) {
     unsigned flags = 0;
     int active = 1;
-    pthread_once(&rmm__ctx_state_once, rmm__ctx_state_load);
+    (void)pthread_once(&rmm__driver_once, rmm__driver_load);
     if (!rmm__ctx_state || rmm__ctx_state(device, &flags, &active) != 0) return true;
     return active != 0;
 }
@@ -1826,25 +1833,11 @@ RMM__PRIVATE rmm_status rmm__event_create(rmm__event *event) {
 RMM__PRIVATE void rmm__event_destroy(rmm__event event) {
     if (event) (void)cudaEventDestroy((cudaEvent_t)event);
 }
-/* The two driver calls an eager stream's allocate and free make: cuStreamGetId (see
-   rmm__stream_unique_id) and cuEventRecord, both reached once through
-   cudaGetDriverEntryPointByVersion. cuEventRecord skips the runtime's wrapper around the same call
-   (bench/stream_identity times both). */
-typedef int (*rmm__stream_id_fn)(cudaStream_t stream, unsigned long long *id); /* cuStreamGetId */
-typedef int (*rmm__event_record_fn)(cudaEvent_t event, cudaStream_t stream);   /* cuEventRecord */
-static rmm__stream_id_fn rmm__stream_id_driver;
-static rmm__event_record_fn rmm__event_record_driver;
-static pthread_once_t rmm__stream_driver_once = PTHREAD_ONCE_INIT;
-RMM__PRIVATE void rmm__stream_driver_load(void) {
-    void *fn = NULL, *fn2 = NULL;
-    if (rmm__driver_entry("cuStreamGetId", &fn)) memcpy(&rmm__stream_id_driver, &fn, sizeof fn);
-    if (rmm__driver_entry("cuEventRecord", &fn2)) memcpy(&rmm__event_record_driver, &fn2, sizeof fn2);
-}
 /* Records event on stream: the driver's cuEventRecord for a stream handle (the legacy default
    stream, NULL, goes through the runtime, which maps it as the implementing file was compiled:
    legacy or per-thread); where that is missing or fails, the runtime's call, which then says why. */
 RMM__PRIVATE rmm_status rmm__event_record(rmm__event event, rmm_stream stream) {
-    (void)pthread_once(&rmm__stream_driver_once, rmm__stream_driver_load);
+    (void)pthread_once(&rmm__driver_once, rmm__driver_load);
     if (RMM__LIKELY(rmm__event_record_driver != NULL && stream != NULL) && rmm__event_record_driver((cudaEvent_t)event, stream) == 0) return RMM_SUCCESS;
     RMM__CU(cudaEventRecord((cudaEvent_t)event, stream), "cudaEventRecord", "stream=%p", (void *)stream);
     return RMM_SUCCESS;
@@ -1888,7 +1881,7 @@ RMM__PRIVATE rmm_status rmm__stream_sync_raw(rmm_stream stream) {
    point is missing, or the driver call fails (the runtime's call then says why), the runtime's. */
 RMM__PRIVATE rmm_status rmm__stream_unique_id(rmm_stream stream, uint64_t *id) {
     unsigned long long raw = 0;
-    (void)pthread_once(&rmm__stream_driver_once, rmm__stream_driver_load);
+    (void)pthread_once(&rmm__driver_once, rmm__driver_load);
     if (RMM__LIKELY(rmm__stream_id_driver != NULL) && rmm__stream_id_driver(stream, &raw) == 0) {
         *id = (uint64_t)raw;
         return RMM_SUCCESS;
@@ -6395,6 +6388,29 @@ static inline rmm_status rmm__pool_lock(rmm__pool *p, const char *call, bool *wo
     *would_block = true;
     return RMM_ERROR_NOT_SUPPORTED;
 }
+/* A free block b of another stream, which s now waits for, serves s's request of `need` bytes, and
+   s has lists of its own (it has freed before: a stream that only allocates keeps no tables): a
+   refill of RMM__POOL_REFILL bytes (or `need`, if larger; the whole block if little would be left)
+   moves to s's lists, so that s's next requests find memory at home instead of flushing s's parked
+   blocks and asking the other stream again each time; the rest stays where it was, for the other
+   streams (churn_small on a stream of its own beside the default stream's first chunk, counted by
+   valgrind on the host backend: 17.6 -> 13.3 million instructions, the default stream's count; the
+   whole block instead made 16 streams pass it between them: threads16 1.7x slower on an H200).
+   Returns the block that serves the request now (b itself if no host memory was left for a
+   record). O(1). */
+RMM__PRIVATE rmm__block *rmm__pool_refill(rmm__pool *p, rmm__pstream *s, rmm__block *b, size_t need) {
+    rmm__tlsf *lists = b->owner;
+    rmm__sstate *donor = (rmm__sstate *)lists->state;
+    size_t grab = rmm__max(need, RMM__POOL_REFILL);
+    rmm__block *moved = b;
+    if (b->size > grab + RMM__POOL_REFILL / 2) moved = rmm__block_take(&p->store, lists, b, grab, RMM_ALIGNMENT);
+    else rmm__tlsf_remove(lists, b);
+    if (!moved) return b; /* (b stays where it was) */
+    b = rmm__block_file(&p->store, rmm__pool_lists(s, moved->chunk), moved);
+    rmm__so_listed(&p->so, &s->ss); /* (s holds free memory now: other streams look there) */
+    if (donor != &s->ss) rmm__so_taken(&p->so, &s->ss, donor); /* (drops it if it can go) */
+    return b;
+}
 /* rmm__pool_alloc's slow path (mimalloc's rule: the hits stay inline, the rest is one call away):
    no ring, recent or quick-list block of the size on s. Finds a block in s's lists (its parked
    blocks and its ring covered first, if need be), else takes one from another stream or upstream
@@ -6440,28 +6456,7 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_alloc_slow(rmm__pool *p, rmm__ps
             return st;
         }
         b = (rmm__block *)item;
-        lists = b->owner;
-        if (lists != rmm__pool_lists(s, b->chunk) && rmm__pool_is_ready(s)) {
-            /* from another stream, which s now waits for, and s has lists of its own (it has freed
-               before: a stream that only allocates keeps no tables): a refill of RMM__POOL_REFILL bytes (or
-               the request, if larger; the whole block if little would be left) moves to s's lists,
-               so that s's next requests find memory at home instead of flushing s's parked blocks
-               and asking the other stream again each time; the rest stays where it was, for the
-               other streams (churn_small on a stream of its own beside the default stream's first
-               chunk, counted by valgrind on the host backend: 17.6 -> 13.3 million instructions,
-               the default stream's count; the whole block instead made 16 streams pass it between
-               them: threads16 1.7x slower on an H200) */
-            rmm__sstate *donor = (rmm__sstate *)lists->state;
-            size_t grab = rmm__max(size + (alignment - RMM_ALIGNMENT), RMM__POOL_REFILL);
-            rmm__block *moved = b;
-            if (b->size > grab + RMM__POOL_REFILL / 2) moved = rmm__block_take(&p->store, lists, b, grab, RMM_ALIGNMENT);
-            else rmm__tlsf_remove(lists, b);
-            if (moved) { /* (NULL: no host memory for a record; b stays where it was) */
-                b = rmm__block_file(&p->store, rmm__pool_lists(s, moved->chunk), moved);
-                rmm__so_listed(&p->so, &s->ss); /* (s holds free memory now: other streams look there) */
-                if (donor != &s->ss) rmm__so_taken(&p->so, &s->ss, donor); /* (drops it if it can go) */
-            }
-        }
+        if (b->owner != rmm__pool_lists(s, b->chunk) && rmm__pool_is_ready(s)) b = rmm__pool_refill(p, s, b, req.need);
     }
     lists = b->owner;
     b = rmm__block_take(&p->store, lists, b, size, alignment);
