@@ -583,7 +583,7 @@ typedef struct rmm_pool_desc {
                                         allocation and mapping each; default 0: one page. An extent is
                                         given back only whole, so larger ones make far fewer driver calls
                                         and hold more (README: with 128 MiB, the training and inference
-                                        replays cost 0.07-2.0 us per event instead of 0.14-26 on an
+                                        replays cost 0.06-1.1 us per event instead of 0.13-22 on an
                                         H200, at 1.014-1.37x the peak live bytes instead of
                                         1.007-1.026x).
                                         Multiple of 256; at most 4 GiB. */

@@ -25,7 +25,7 @@
 #                    performance figures come from, each log in $OUT/figures/: what bench runs,
 #                    plus stream_identity, the replay of bench/traces/ beside RMM C++ (gpt2_generate,
 #                    967,218 events: once, without cudaMalloc per event), adaptors and vmm_costs (the README names the
-#                    log of each table). The README's figures are from one call (478 s on an H200):
+#                    log of each table). The README's figures are from one call (447 s on an H200):
 #                      GPU_CHECK_PARTS="make-test sanitize python-install frameworks rmm-suite-rmmh
 #                        rmm-suite-rmm figures" GPU_FRAMEWORKS_BENCH_ARGS= make gpu-check
 #
