@@ -5499,15 +5499,17 @@ static inline size_t rmm__pool_ring_budget(const rmm__pool *p) { return rmm__max
    common in real work, spread over all 64). */
 static inline unsigned rmm__pool_ring_hash(size_t size) { return (unsigned)(((uint64_t)(size >> 8) * 0x9E3779B97F4A7C15ull) >> 58); }
 /* A block of `size` bytes (aligned) from s's ring, newest first, or NULL. O(1); a large size walks
-   its bucket (O(1) expected). */
+   its bucket (O(1) expected), an alignment past 256 its size's list. */
 static inline rmm__block *rmm__pool_ring_take(rmm__pool_ring *r, size_t size, size_t alignment) {
     rmm__block **at;
     unsigned j;
     if (RMM__LIKELY(size - 1 < RMM__POOL_QUICK_MAX)) { /* (size is a multiple of 256) */
         size_t k = (size >> 8) - 1;
-        rmm__block *b = r->fresh[k];
-        if (!b || ((uintptr_t)b->ptr & (alignment - 1)) != 0) return NULL;
-        r->fresh[k] = b->free_next;
+        rmm__block *b;
+        at = &r->fresh[k];
+        while (*at && ((uintptr_t)(*at)->ptr & (alignment - 1)) != 0) at = &(*at)->free_next; /* (alignments past 256) */
+        if ((b = *at) == NULL) return NULL;
+        *at = b->free_next;
         b->free_next = NULL;
         if (!r->fresh[k]) r->classes[k >> 6] &= ~((uint64_t)1 << (k & 63));
         r->count--;
@@ -5630,22 +5632,27 @@ static inline bool rmm__pool_is_ready(const rmm__pstream *s) { return s->quick !
    cover); else it is covered under the lock, as before. Fails, with the ring kept, as
    rmm__pool_ring_cover, or with OUT_OF_MEMORY if s's tables cannot be made again. */
 RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_cover_unlocked(rmm__pool *p, rmm__pstream *s) {
-    size_t puts = s->ring_puts;
-    rmm_status st;
+    int tries;
     if (!s->ss.event) RMM_TRY(rmm__event_create(&s->ss.event));
-    s->ss.busy++;
-    rmm__spin_unlock(&p->so.lock);
-    st = rmm__event_record(s->ss.event, s->ss.handle);
-    (void)rmm__spin_lock(&p->so.lock); /* (this thread held it: not a reentrant call) */
-    s->ss.busy--;
-    if (st != RMM_SUCCESS) return st;
-    s->ss.recorded = true;
-    s->ss.dirty = false;
-    if (!rmm__pool_is_ready(s) && !rmm__pool_ready(p, s)) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of host memory for a stream's free lists");
-    if (!s->ring) return RMM_SUCCESS;
-    if (s->ring_puts != puts) return rmm__pool_ring_cover(p, s);
-    rmm__pool_ring_release(p, s);
-    return RMM_SUCCESS;
+    for (tries = 0; tries < 2; tries++) { /* (a second try: threads sharing the stream put meanwhile) */
+        size_t puts = s->ring_puts;
+        rmm_status st;
+        s->ss.busy++;
+        rmm__spin_unlock(&p->so.lock);
+        st = rmm__event_record(s->ss.event, s->ss.handle);
+        (void)rmm__spin_lock(&p->so.lock); /* (this thread held it: not a reentrant call) */
+        s->ss.busy--;
+        if (st != RMM_SUCCESS) return st;
+        s->ss.recorded = true;
+        s->ss.dirty = false;
+        if (!rmm__pool_is_ready(s) && !rmm__pool_ready(p, s)) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of host memory for a stream's free lists");
+        if (!s->ring) return RMM_SUCCESS;
+        if (s->ring_puts == puts) {
+            rmm__pool_ring_release(p, s);
+            return RMM_SUCCESS;
+        }
+    }
+    return rmm__pool_ring_cover(p, s);
 }
 /* Frees the tables of s, which holds no free block. */
 RMM__PRIVATE void rmm__pool_unready(rmm__pstream *s) {
@@ -7992,20 +7999,23 @@ again:
         }
         if (!park && ss->lazy) st = rmm__so_freed(ss);
         if (!park && !ss->lazy) { /* the event, with the lock let go (see rmm__pool_cover_unlocked) */
-            size_t pushes = s->pushes;
+            int tries;
+            bool covered = false;
             if (!ss->event) st = rmm__event_create(&ss->event);
-            if (st == RMM_SUCCESS) {
+            for (tries = 0; st == RMM_SUCCESS && !covered && tries < 2; tries++) { /* (a second try: threads sharing the stream pushed meanwhile) */
+                size_t pushes = s->pushes;
                 ss->busy++;
                 rmm__spin_unlock(&f->so.lock);
                 st = rmm__event_record(ss->event, ss->handle);
                 (void)rmm__spin_lock(&f->so.lock); /* (this thread held it: not a reentrant call) */
                 ss->busy--;
+                if (st == RMM_SUCCESS) {
+                    ss->recorded = true;
+                    ss->dirty = false;
+                    covered = s->pushes == pushes;
+                }
             }
-            if (st == RMM_SUCCESS) {
-                ss->recorded = true;
-                ss->dirty = false;
-                if (s->pushes != pushes) st = rmm__so_record(ss); /* another thread's free on this stream came in meanwhile */
-            }
+            if (st == RMM_SUCCESS && !covered) st = rmm__so_record(ss); /* other threads' frees on this stream came in meanwhile */
             if (st == RMM_SUCCESS && rmm__fchunk_is_free(c, e.index))
                 st = rmm__fail(RMM_ERROR_CORRUPTION, "fixed_size: deallocate(ptr=%p): freed by another thread meanwhile (a double free)", ptr);
             if (st == RMM_SUCCESS && !rmm__fixed_reserve(s, 1)) st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory for block lists");
@@ -8690,11 +8700,12 @@ RMM__PRIVATE void rmm__arena_global_give_locked(rmm__arena *a, char *ptr) {
     rmm__block *b = (rmm__block *)rmm__addr_map_remove(&a->global_used, (uintptr_t)ptr);
     if (b) rmm__block_file(&a->global_store, &a->global_free, b);
 }
-/* Returns l's wholly free superblocks to the global arena (the caller made sure no work on them is
-   pending). Caller holds l's lock. Returns the bytes returned. */
-RMM__PRIVATE size_t rmm__arena_return_free(rmm__arena *a, rmm__arena_local *l) {
+/* Takes l's wholly free superblocks out of l (its lists and its superblock list) onto *out, linked
+   through next; they go to the global arena only after a device synchronize (rmm__arena_collect).
+   Caller holds l's lock. Returns their bytes. */
+RMM__PRIVATE size_t rmm__arena_detach_free(rmm__arena_local *l, rmm__chunk **out) {
     rmm__chunk *c, *next;
-    size_t returned = 0;
+    size_t detached = 0;
     for (c = l->superblocks; c; c = next) {
         next = c->next;
         if (c->first->owner == &l->free && c->first->size == c->size) {
@@ -8704,37 +8715,45 @@ RMM__PRIVATE size_t rmm__arena_return_free(rmm__arena *a, rmm__arena_local *l) {
             else l->superblocks = c->next;
             if (c->next) c->next->prev = c->prev;
             RMM__ATOMIC_STORE_RELAXED(&l->superblock_count, l->superblock_count - 1);
-            (void)rmm__spin_lock(&a->global_lock);
-            RMM__ATOMIC_STORE(&a->owner[rmm__arena_index(a, c->ptr)], (rmm__arena_local *)NULL);
-            rmm__arena_global_give_locked(a, c->ptr);
-            rmm__spin_unlock(&a->global_lock);
-            returned += c->size;
-            RMM_SYS_FREE(c);
+            c->prev = NULL;
+            c->next = *out;
+            *out = c;
+            detached += c->size;
         }
     }
-    return returned;
+    return detached;
 }
 /* Returns every wholly free superblock of every arena (of gone ones only, if gone_only) to the
-   global arena, after synchronizing the device so that no work on them is pending, then drops the
-   arenas of gone threads and streams that hold nothing. Caller holds the registry lock. */
+   global arena, then drops the arenas of gone threads and streams that hold nothing. The
+   superblocks are taken out of their arenas first and handed to the global arena only after a
+   device synchronize, so that the work of every block freed in them (a free on the arena's own
+   stream waits for nothing) is done before another arena can borrow them. (Until 2026-11-26 the
+   synchronize came first: a block freed between it and the arena's lock, its kernel still
+   running, could reach another stream at once.) Caller holds the registry lock. */
 RMM__PRIVATE size_t rmm__arena_collect(rmm__arena *a, bool gone_only) {
     size_t i, returned = 0;
-    bool any = false;
-    for (i = 0; i < a->so.count && !any; i++) {
+    rmm__chunk *detached = NULL, *c;
+    for (i = 0; i < a->so.count; i++) {
         rmm__arena_local *l = (rmm__arena_local *)a->so.list[i];
-        any = RMM__ATOMIC_LOAD_RELAXED(&l->superblock_count) > 0 && (!gone_only || rmm__so_gone(&l->ss));
+        if ((gone_only && !rmm__so_gone(&l->ss)) || RMM__ATOMIC_LOAD_RELAXED(&l->superblock_count) == 0) continue;
+        (void)rmm__spin_lock(&l->lock);
+        returned += rmm__arena_detach_free(l, &detached);
+        rmm__spin_unlock(&l->lock);
     }
-    if (any) (void)rmm__device_synchronize();
+    if (detached) {
+        (void)rmm__device_synchronize();
+        (void)rmm__spin_lock(&a->global_lock);
+        while ((c = detached) != NULL) {
+            detached = c->next;
+            RMM__ATOMIC_STORE(&a->owner[rmm__arena_index(a, c->ptr)], (rmm__arena_local *)NULL);
+            rmm__arena_global_give_locked(a, c->ptr);
+            RMM_SYS_FREE(c);
+        }
+        rmm__spin_unlock(&a->global_lock);
+    }
     for (i = a->so.count; i-- > 0;) {
         rmm__arena_local *l = (rmm__arena_local *)a->so.list[i];
-        bool gone = rmm__so_gone(&l->ss);
-        if (gone_only && !gone) continue;
-        if (any) {
-            (void)rmm__spin_lock(&l->lock);
-            returned += rmm__arena_return_free(a, l);
-            rmm__spin_unlock(&l->lock);
-        }
-        if (gone && !rmm__arena_local_holds(&a->so, &l->ss)) rmm__so_retire(&a->so, &l->ss); /* no superblock: no block */
+        if (rmm__so_gone(&l->ss) && !rmm__arena_local_holds(&a->so, &l->ss)) rmm__so_retire(&a->so, &l->ss); /* no superblock: no block */
     }
     return returned;
 }

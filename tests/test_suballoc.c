@@ -1054,6 +1054,31 @@ TEST(pool_foreign_ring_sizes) {
     CHECK(fs->ring->buckets == 0);
     CHECK(pool_info(mr).used_bytes == 0);
     CHECK_OK(rmm_pool_validate(mr));
+    /* an alignment past 256 takes the newest block of its size that has it, not only the newest */
+    {
+        void *blk[16], *al = NULL, *un = NULL, *got = NULL;
+        size_t before;
+        for (i = 0; i < 16; i++) CHECK_OK(rmm_allocate(mr, &blk[i], 1280, f));
+        for (i = 0; i < 16; i++) {
+            if (!al && ((uintptr_t)blk[i] & 4095) == 0) al = blk[i];
+            else if (!un && ((uintptr_t)blk[i] & 4095) != 0) un = blk[i];
+        }
+        for (i = 0; i < 16; i++)
+            if (blk[i] != al && blk[i] != un) CHECK_OK(rmm_deallocate(mr, blk[i], 1280, f));
+        if (al && un) {
+            CHECK_OK(rmm_deallocate(mr, al, 1280, f));
+            CHECK_OK(rmm_deallocate(mr, un, 1280, f)); /* the newest, not 4096-aligned */
+            before = fs->ring->count;
+            CHECK_OK(rmm_allocate_aligned(mr, &got, 1280, 4096, f));
+            CHECK(got == al && fs->ring->count == before - 1);
+            CHECK_OK(rmm_deallocate_aligned(mr, got, 1280, 4096, f));
+        } else {
+            printf("  (no 4096-aligned 1280-byte block among 16: the aligned take is not checked)\n");
+            if (al) CHECK_OK(rmm_deallocate(mr, al, 1280, f));
+            if (un) CHECK_OK(rmm_deallocate(mr, un, 1280, f));
+        }
+        CHECK_OK(rmm_pool_validate(mr));
+    }
     rmm_resource_destroy(mr);
     CHECK_OK(rmm__stream_destroy_raw(f));
 }
