@@ -110,6 +110,10 @@ done
 notes=()
 if command -v "${PYTHON:-python3}" >/dev/null 2>&1; then job run cpu "tools/rmm_plot" "${PYTHON:-python3}" tests/test_plot.py
 else notes+=("plot cases skipped: ${PYTHON:-python3} is not installed"); fi
+# bench/ab.py (interleaved before/after runs of random_allocations), on the host backend
+if command -v "${PYTHON:-python3}" >/dev/null 2>&1 && git -C "$(dirname "$0")/.." rev-parse HEAD >/dev/null 2>&1; then
+    job run cpu "bench/ab" env CC="$CC" "${PYTHON:-python3}" tests/test_ab.py
+else notes+=("bench/ab cases skipped: needs ${PYTHON:-python3} and a git checkout"); fi
 
 # python: the rmmh package's pytest suite (python/tests) on the host backend, with its C
 # accelerator and with ctypes alone, and on the CUDA backend where there is a GPU. conftest.py

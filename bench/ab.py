@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""bench/ab.py - before and after: random_allocations built from another commit's rmm.h and from the
+working tree, run in turn in one session, medians per (workload, resource, stream kind, build).
+
+Host-side timings on a VM move 10-50 % between processes (the same binary can come out 1.5x slower
+in one process than in the next), so one run of each build says little. This runs the two builds
+alternately, ROUNDS times each, and prints the median and the spread of every row, with the ratio
+new / old. Nothing is kept but the table.
+
+    python3 bench/ab.py --base 3f7eab3                       (CUDA build: run it on a GPU machine)
+    python3 bench/ab.py --base HEAD~1 --host --rounds 3      (host backend: anywhere)
+    python3 bench/ab.py --base 3f7eab3 --stream foreign,created --workload churn_small,threads16 \\
+        --resource pool,arena --rounds 5
+
+--base is any commit git knows; its rmm.h, rmm_cuda.h and bench/ sources are taken with `git show`
+into a temporary folder. Options --stream (default foreign), --workload (default
+lifo_256B,churn_small,churn_mixed,threads16), --resource (default pool,binning,arena,fixed) and
+--rounds (default 3) are random_allocations' own (each run is --quick). Exit status 0 iff every
+build and run succeeded. Python 3.8+, no dependencies; needs git and a C compiler (gcc, or $CC).
+"""
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROWS = ("lifo_256B", "lifo_1MiB", "churn_small", "churn_mixed", "threads16", "rmm_random")
+
+
+def build(src_root, out, host, cc):
+    """Compiles src_root/bench/random_allocations.c into out; True on success."""
+    flags = ["-std=c11", "-O2", "-DNDEBUG"]
+    if host:
+        flags.append("-DRMM_BACKEND_HOST")
+        libs = ["-lpthread", "-lm"]
+    else:
+        cuda = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+        flags += ["-isystem", cuda + "/include", "-L" + cuda + "/lib64", "-Wl,-rpath," + cuda + "/lib64"]
+        libs = ["-lcudart", "-lpthread", "-lm"]
+    cmd = [cc] + flags + [os.path.join(src_root, "bench", "random_allocations.c"), "-o", out] + libs
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.stderr.write("ab: build failed: %s\n%s" % (" ".join(cmd), r.stderr[-2000:]))
+    return r.returncode == 0
+
+
+def checkout(commit, dest):
+    """Writes commit's rmm.h, rmm_cuda.h and bench/*.c|h files (peer/ included) under dest."""
+    names = subprocess.run(["git", "ls-tree", "-r", "--name-only", commit, "--", "rmm.h", "rmm_cuda.h", "bench"],
+                           capture_output=True, text=True, check=True).stdout.split()
+    for name in names:
+        if not name.endswith((".h", ".c", ".cu")):
+            continue
+        data = subprocess.run(["git", "show", "%s:%s" % (commit, name)], capture_output=True, check=True).stdout
+        path = os.path.join(dest, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(data)
+
+
+def parse(text):
+    """(workload, resource) -> ns_per_pair from random_allocations' table lines."""
+    out = {}
+    for line in text.splitlines():
+        cells = line.split()
+        if len(cells) >= 3 and cells[0] in ROWS:
+            try:
+                out[(cells[0], cells[1])] = float(cells[2])
+            except ValueError:
+                pass
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description="interleaved before/after runs of random_allocations")
+    ap.add_argument("--base", required=True, help="the commit to compare the working tree against")
+    ap.add_argument("--host", action="store_true", help="build for the host backend (no GPU needed)")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--stream", default="foreign")
+    ap.add_argument("--workload", default="lifo_256B,churn_small,churn_mixed,threads16")
+    ap.add_argument("--resource", default="pool,binning,arena,fixed")
+    ap.add_argument("--timeout", type=int, default=120, help="seconds per run")
+    args = ap.parse_args(argv)
+    if args.rounds < 1:
+        ap.error("--rounds must be at least 1")
+    root = subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True, text=True, check=True).stdout.strip()
+    cc = os.environ.get("CC", "gcc")
+    tmp = tempfile.mkdtemp(prefix="rmm_ab_")
+    try:
+        base_root = os.path.join(tmp, "base")
+        try:
+            checkout(args.base, base_root)
+        except subprocess.CalledProcessError as e:
+            err = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or "")
+            sys.stderr.write("ab: git cannot show %s: %s\n" % (args.base, err.strip()))
+            return 2
+        bins = {"old": os.path.join(tmp, "ra_old"), "new": os.path.join(tmp, "ra_new")}
+        if not (build(base_root, bins["old"], args.host, cc) and build(root, bins["new"], args.host, cc)):
+            return 1
+        kinds = [k for k in args.stream.split(",") if k]
+        samples = {}
+        ok = True
+        for rnd in range(args.rounds):
+            for kind in kinds:
+                for which in ("old", "new"):
+                    cmd = [bins[which], "--quick", "--stream", kind, "--workload", args.workload, "--resource", args.resource]
+                    try:
+                        r = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
+                    except subprocess.TimeoutExpired:
+                        sys.stderr.write("ab: %s ran past %d s\n" % (" ".join(cmd), args.timeout))
+                        ok = False
+                        continue
+                    if r.returncode != 0:
+                        sys.stderr.write("ab: %s exited %d\n%s" % (" ".join(cmd), r.returncode, r.stderr[-1000:]))
+                        ok = False
+                    for key, ns in parse(r.stdout).items():
+                        samples.setdefault((kind,) + key + (which,), []).append(ns)
+            sys.stderr.write("ab: round %d of %d done\n" % (rnd + 1, args.rounds))
+        print("# %s (%s) against %s: random_allocations --quick, %d rounds, old and new in turn; ns per pair: median [min-max]"
+              % ("working tree", "host backend" if args.host else "CUDA", args.base, args.rounds))
+        print("| stream | workload | resource | old | new | new / old |")
+        print("|---|---|---|---:|---:|---:|")
+        keys = sorted({k[:3] for k in samples}, key=lambda k: (kinds.index(k[0]), ROWS.index(k[1]), k[2]))
+        for kind, workload, resource in keys:
+            old = samples.get((kind, workload, resource, "old"), [])
+            new = samples.get((kind, workload, resource, "new"), [])
+            if not old or not new:
+                continue
+            mo, mn = statistics.median(old), statistics.median(new)
+            print("| %s | %s | %s | %.1f [%.1f-%.1f] | %.1f [%.1f-%.1f] | %.2f |"
+                  % (kind, workload, resource, mo, min(old), max(old), mn, min(new), max(new), mn / mo if mo else float("nan")))
+        if not keys:
+            sys.stderr.write("ab: no rows came out\n")
+            ok = False
+        return 0 if ok else 1
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""tests/test_ab.py - bench/ab.py (interleaved before/after runs) on the host backend: the tree
+against HEAD gives one row per (stream, workload, resource) with a ratio; a commit git does not know
+and --rounds 0 are refused with status 2 and no table. Standard library only; needs git and gcc."""
+import os
+import re
+import subprocess
+import sys
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+AB = os.path.join(ROOT, "bench", "ab.py")
+
+
+def run(*args):
+    return subprocess.run([sys.executable, AB] + list(args), cwd=ROOT, capture_output=True, text=True, timeout=600)
+
+
+class AbTest(unittest.TestCase):
+    def test_tree_against_head(self):
+        r = run("--base", "HEAD", "--host", "--rounds", "1", "--stream", "created,foreign",
+                "--workload", "lifo_256B", "--resource", "pool")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = [line for line in r.stdout.splitlines() if re.match(r"^\| (created|foreign) \| lifo_256B \| pool \|", line)]
+        self.assertEqual(len(rows), 2, r.stdout)
+        for row in rows:
+            cells = [c.strip() for c in row.strip("|").split("|")]
+            self.assertGreater(float(cells[3].split()[0]), 0.0)
+            self.assertGreater(float(cells[4].split()[0]), 0.0)
+            self.assertGreater(float(cells[5]), 0.0)
+
+    def test_unknown_commit(self):
+        r = run("--base", "no-such-commit-name", "--host")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("git cannot show", r.stderr)
+        self.assertNotIn("| stream |", r.stdout)
+
+    def test_zero_rounds(self):
+        r = run("--base", "HEAD", "--host", "--rounds", "0")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--rounds must be at least 1", r.stderr)
+
+
+if __name__ == "__main__":
+    verbosity = 2 if "-v" in sys.argv else 1
+    result = unittest.TextTestRunner(stream=sys.stdout, verbosity=verbosity).run(
+        unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__]))
+    failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
+    passed = result.testsRun - failed - len(result.skipped)
+    print(f"{passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
