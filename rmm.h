@@ -4525,6 +4525,32 @@ RMM__PRIVATE rmm_status rmm__so_record(rmm__sstate *s) {
     s->dirty = false;
     return RMM_SUCCESS;
 }
+/* As rmm__so_record, for a call on s's own stream holding so's lock, but the lock is let go around
+   the CUDA call: with 16 threads at once a record took 4-8 us in the driver (bench/stream_identity),
+   and the whole resource waited for it. The caller has the lock again on return (also on failure).
+   Meanwhile s is pinned (busy: no sweep retires it) and other threads may use the resource and s.
+   *adds counts what was ever put in s's uncovered part (the pool's ring, the fixed-size stack's
+   top), read under the lock: if something came in during the record, which then may not cover it,
+   the record is tried once more (threads sharing the stream), then made under the lock. At most
+   three CUDA calls. */
+RMM__PRIVATE RMM__NOINLINE rmm_status rmm__so_record_unlocked(rmm__so *so, rmm__sstate *s, const size_t *adds) {
+    int tries;
+    if (!s->event) RMM_TRY(rmm__event_create(&s->event));
+    for (tries = 0; tries < 2; tries++) {
+        size_t before = *adds;
+        rmm_status st;
+        s->busy++;
+        rmm__spin_unlock(&so->lock);
+        st = rmm__event_record(s->event, s->handle);
+        (void)rmm__spin_lock(&so->lock); /* (this thread held it: not a reentrant call) */
+        s->busy--;
+        RMM_TRY(st);
+        s->recorded = true;
+        s->dirty = false;
+        if (*adds == before) return RMM_SUCCESS;
+    }
+    return rmm__so_record(s);
+}
 /* After a free on s, holding the lock: lazy streams are marked, the others record at once. */
 static inline rmm_status rmm__so_freed(rmm__sstate *s) {
     if (RMM__LIKELY(s->lazy)) {
@@ -5559,28 +5585,13 @@ static inline void rmm__pool_ring_put(rmm__pstream *s, rmm__block *b, size_t siz
 /* Moves the blocks of s's ring on to its quick lists and free lists: an event recorded on s after
    their frees covers them, or a device synchronize did. s is ready (a ring's state is never made
    unready). O(ring). */
-RMM__PRIVATE void rmm__pool_ring_release(rmm__pool *p, rmm__pstream *s) {
-    rmm__pool_ring *r = s->ring;
-    size_t w;
-    for (w = 0; w < RMM__POOL_CLASS_WORDS; w++) {
-        while (r->classes[w]) {
-            size_t k = w * 64 + (size_t)__builtin_ctzll(r->classes[w]);
-            rmm__block *b = r->fresh[k];
-            r->classes[w] &= r->classes[w] - 1;
-            r->fresh[k] = NULL;
-            while (b) {
-                rmm__block *next = b->free_next;
-                b->free_next = NULL;
-                rmm__pool_park(p, s, b);
-                b = next;
-            }
-        }
-    }
-    while (r->buckets) {
-        unsigned j = (unsigned)__builtin_ctzll(r->buckets);
-        rmm__block *b = r->bucket[j];
-        r->buckets &= r->buckets - 1;
-        r->bucket[j] = NULL;
+/* Parks every block of the lists that `bits` marks in lists[], and empties them (bits too). */
+static inline void rmm__pool_ring_park_lists(rmm__pool *p, rmm__pstream *s, uint64_t *bits, rmm__block **lists) {
+    while (*bits) {
+        size_t k = (size_t)__builtin_ctzll(*bits);
+        rmm__block *b = lists[k];
+        *bits &= *bits - 1;
+        lists[k] = NULL;
         while (b) {
             rmm__block *next = b->free_next;
             b->free_next = NULL;
@@ -5588,6 +5599,12 @@ RMM__PRIVATE void rmm__pool_ring_release(rmm__pool *p, rmm__pstream *s) {
             b = next;
         }
     }
+}
+RMM__PRIVATE void rmm__pool_ring_release(rmm__pool *p, rmm__pstream *s) {
+    rmm__pool_ring *r = s->ring;
+    size_t w;
+    for (w = 0; w < RMM__POOL_CLASS_WORDS; w++) rmm__pool_ring_park_lists(p, s, &r->classes[w], r->fresh + w * 64);
+    rmm__pool_ring_park_lists(p, s, &r->buckets, r->bucket);
     r->count = r->bytes = r->large = 0;
     rmm__so_listed(&p->so, &s->ss);
 }
@@ -5624,35 +5641,14 @@ RMM__PRIVATE RMM__NOINLINE bool rmm__pool_ready(rmm__pool *p, rmm__pstream *s) {
 }
 static inline bool rmm__pool_is_ready(const rmm__pstream *s) { return s->quick != rmm__pool_no_quick; }
 /* As rmm__pool_ring_cover, for a free on s's own stream, but the pool's lock is let go around the
-   event record: with 16 threads at once a record took 4-8 us in the driver (bench/stream_identity),
-   and the whole pool waited for it. Caller holds the lock, and has it again on return (also on
-   failure). Meanwhile s is pinned (busy: no sweep retires it), other threads may use the pool and
-   s, and a trim or a merge may take s's tables (made again here). The ring is released only if no
-   block entered it meanwhile (another thread's free on the same stream, which the record may not
-   cover); else it is covered under the lock, as before. Fails, with the ring kept, as
+   event record (rmm__so_record_unlocked); a trim or a merge may take s's tables meanwhile (made
+   again here). Caller holds the lock, and has it again on return. Fails, with the ring kept, as
    rmm__pool_ring_cover, or with OUT_OF_MEMORY if s's tables cannot be made again. */
 RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_cover_unlocked(rmm__pool *p, rmm__pstream *s) {
-    int tries;
-    if (!s->ss.event) RMM_TRY(rmm__event_create(&s->ss.event));
-    for (tries = 0; tries < 2; tries++) { /* (a second try: threads sharing the stream put meanwhile) */
-        size_t puts = s->ring_puts;
-        rmm_status st;
-        s->ss.busy++;
-        rmm__spin_unlock(&p->so.lock);
-        st = rmm__event_record(s->ss.event, s->ss.handle);
-        (void)rmm__spin_lock(&p->so.lock); /* (this thread held it: not a reentrant call) */
-        s->ss.busy--;
-        if (st != RMM_SUCCESS) return st;
-        s->ss.recorded = true;
-        s->ss.dirty = false;
-        if (!rmm__pool_is_ready(s) && !rmm__pool_ready(p, s)) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of host memory for a stream's free lists");
-        if (!s->ring) return RMM_SUCCESS;
-        if (s->ring_puts == puts) {
-            rmm__pool_ring_release(p, s);
-            return RMM_SUCCESS;
-        }
-    }
-    return rmm__pool_ring_cover(p, s);
+    RMM_TRY(rmm__so_record_unlocked(&p->so, &s->ss, &s->ring_puts));
+    if (!rmm__pool_is_ready(s) && !rmm__pool_ready(p, s)) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of host memory for a stream's free lists");
+    if (s->ring) rmm__pool_ring_release(p, s);
+    return RMM_SUCCESS;
 }
 /* Frees the tables of s, which holds no free block. */
 RMM__PRIVATE void rmm__pool_unready(rmm__pstream *s) {
@@ -7998,24 +7994,8 @@ again:
             goto again;
         }
         if (!park && ss->lazy) st = rmm__so_freed(ss);
-        if (!park && !ss->lazy) { /* the event, with the lock let go (see rmm__pool_cover_unlocked) */
-            int tries;
-            bool covered = false;
-            if (!ss->event) st = rmm__event_create(&ss->event);
-            for (tries = 0; st == RMM_SUCCESS && !covered && tries < 2; tries++) { /* (a second try: threads sharing the stream pushed meanwhile) */
-                size_t pushes = s->pushes;
-                ss->busy++;
-                rmm__spin_unlock(&f->so.lock);
-                st = rmm__event_record(ss->event, ss->handle);
-                (void)rmm__spin_lock(&f->so.lock); /* (this thread held it: not a reentrant call) */
-                ss->busy--;
-                if (st == RMM_SUCCESS) {
-                    ss->recorded = true;
-                    ss->dirty = false;
-                    covered = s->pushes == pushes;
-                }
-            }
-            if (st == RMM_SUCCESS && !covered) st = rmm__so_record(ss); /* other threads' frees on this stream came in meanwhile */
+        if (!park && !ss->lazy) { /* the event, with the lock let go */
+            st = rmm__so_record_unlocked(&f->so, ss, &s->pushes);
             if (st == RMM_SUCCESS && rmm__fchunk_is_free(c, e.index))
                 st = rmm__fail(RMM_ERROR_CORRUPTION, "fixed_size: deallocate(ptr=%p): freed by another thread meanwhile (a double free)", ptr);
             if (st == RMM_SUCCESS && !rmm__fixed_reserve(s, 1)) st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory for block lists");

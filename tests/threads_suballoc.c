@@ -226,6 +226,22 @@ TEST(threads_shared_pool) {
     rmm_resource_destroy(pool);
 }
 
+/* run_hammer (blocks up to 256 KiB) with each worker on a foreign stream of its own, then with all
+   on one foreign stream. */
+static void run_hammer_foreign(const char *what, rmm_resource *mr, int align_one_in) {
+    char name[64];
+    snprintf(name, sizeof name, "%s, foreign streams", what);
+    g_foreign = 1;
+    run_hammer(name, mr, 256 * KiB, 0, 0, align_one_in);
+    g_foreign = 0;
+    snprintf(name, sizeof name, "%s, one foreign stream", what);
+    CHECK_OK(rmm__stream_create_raw(&g_shared, false));
+    run_hammer(name, mr, 256 * KiB, 0, 0, align_one_in);
+    CHECK_OK(rmm_stream_synchronize(g_shared));
+    CHECK_OK(rmm__stream_destroy_raw(g_shared));
+    g_shared = NULL;
+}
+
 /* The same on streams the library did not make: each free records an event (the first 256 on a
    stream), or parks in the stream's ring, and the event that covers a ring is recorded with the
    pool's lock let go (rmm__pool_cover_unlocked); then with all 16 threads on one such stream, whose
@@ -237,14 +253,7 @@ TEST(threads_pool_foreign_streams) {
     NEED_GPU();
     d.initial_bytes = 32 * MiB;
     CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), &d));
-    g_foreign = 1;
-    run_hammer("pool, foreign streams", pool, 256 * KiB, 0, 0, 8);
-    g_foreign = 0;
-    CHECK_OK(rmm__stream_create_raw(&g_shared, false));
-    run_hammer("pool, one foreign stream", pool, 256 * KiB, 0, 0, 8);
-    CHECK_OK(rmm_stream_synchronize(g_shared));
-    CHECK_OK(rmm__stream_destroy_raw(g_shared));
-    g_shared = NULL;
+    run_hammer_foreign("pool", pool, 8);
     CHECK_OK(rmm_pool_get_info(pool, &info));
     CHECK(info.used_bytes == 0);
     CHECK_OK(rmm_pool_validate(pool));
@@ -258,14 +267,7 @@ TEST(threads_fixed_foreign_streams) {
     d.block_bytes = 256 * KiB;
     d.blocks_to_preallocate = 64;
     CHECK_OK(rmm_fixed_size_create(&fixed, rmm_get_current_device_resource(), &d));
-    g_foreign = 1;
-    run_hammer("fixed-size, foreign streams", fixed, 256 * KiB, 0, 0, 0); /* (alignments past 256: only as far as a chunk's base) */
-    g_foreign = 0;
-    CHECK_OK(rmm__stream_create_raw(&g_shared, false));
-    run_hammer("fixed-size, one foreign stream", fixed, 256 * KiB, 0, 0, 0);
-    CHECK_OK(rmm_stream_synchronize(g_shared));
-    CHECK_OK(rmm__stream_destroy_raw(g_shared));
-    g_shared = NULL;
+    run_hammer_foreign("fixed-size", fixed, 0); /* (alignments past 256: only as far as a chunk's base) */
     CHECK_OK(rmm_resource_validate(fixed));
     rmm_resource_destroy(fixed);
 }
