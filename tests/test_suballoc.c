@@ -978,6 +978,73 @@ TEST(pool_foreign_stream_ring) {
     CHECK_OK(rmm__stream_destroy_raw(g));
 }
 
+/* Each thread keeps the state it found last in a resource (rmm__so_mine), so that with many
+   threads, each on its own stream, a call finds its state without a lookup in the map although
+   so->last is another thread's. The entry holds only while no state was retired since (the
+   resource's generation), and a resource made at a destroyed one's address has a new generation. */
+TEST(stream_state_cached_per_thread) {
+    rmm_resource *mr, *mr2;
+    rmm__pool *p;
+    rmm__so_mine_entry *mine;
+    rmm__sstate *sf, *sh;
+    rmm_stream f = NULL, h = NULL;
+    void *x = NULL, *y = NULL;
+    size_t count;
+    uint64_t gen;
+    NEED_GPU();
+    mr = new_pool(64 * MiB, 64 * MiB);
+    if (!mr) return;
+    p = (rmm__pool *)mr;
+    CHECK_OK(rmm__stream_create_raw(&f, false));
+    CHECK_OK(rmm__stream_create_raw(&h, false));
+    CHECK_OK(rmm_allocate(mr, &x, 256, f));
+    CHECK_OK(rmm_deallocate(mr, x, 256, f));
+    sf = p->so.last;
+    mine = rmm__so_mine_for(&p->so);
+    CHECK(sf && mine->so == &p->so && mine->s == sf && mine->gen == p->so.gen);
+    /* another thread's call left its state last: this thread finds f's in its entry, not the map
+       (f's key is taken out of the map: a lookup would make a new state) */
+    count = p->so.count;
+    p->so.last = NULL;
+    CHECK(rmm__addr_map_remove(&p->so.map, (uintptr_t)sf->key));
+    CHECK_OK(rmm_allocate(mr, &x, 256, f));
+    CHECK(p->so.last == sf && p->so.count == count);
+    CHECK_OK(rmm_deallocate(mr, x, 256, f));
+    CHECK(rmm__addr_map_put(&p->so.map, (uintptr_t)sf->key, sf));
+    /* a state retired: every thread's entry for the resource is stale */
+    CHECK_OK(rmm_allocate(mr, &y, 512, h));
+    sh = p->so.last;
+    CHECK_OK(rmm_deallocate(mr, y, 512, f)); /* (h keeps nothing) */
+    CHECK_OK(rmm_allocate(mr, &x, 256, f));
+    CHECK(p->so.last == sf && mine->s == sf);
+    gen = p->so.gen;
+    CHECK(rmm__spin_lock(&p->so.lock));
+    CHECK(rmm__so_retirable(&p->so, sh));
+    if (rmm__so_retirable(&p->so, sh)) rmm__so_retire(&p->so, sh);
+    rmm__spin_unlock(&p->so.lock);
+    CHECK(p->so.gen != gen && mine->gen == gen);
+    count = p->so.count;
+    p->so.last = NULL;
+    CHECK(rmm__addr_map_remove(&p->so.map, (uintptr_t)sf->key)); /* the entry is not used: a new state */
+    sf->keyed = false;                                            /* (sf is an orphan now) */
+    CHECK_OK(rmm_deallocate(mr, x, 256, f));
+    CHECK(p->so.last != sf && p->so.count == count + 1 && mine->gen == p->so.gen);
+    CHECK_OK(rmm_pool_validate(mr));
+    rmm_resource_destroy(mr);
+    /* a pool made where the destroyed one was does not take this thread's entry (under ASan, a
+       stale state read would stop the test) */
+    mr2 = new_pool(64 * MiB, 64 * MiB);
+    if (mr2) {
+        printf("  the new pool %s the destroyed pool's address\n", mr2 == mr ? "has" : "does not have");
+        CHECK_OK(rmm_allocate(mr2, &x, 256, f));
+        CHECK_OK(rmm_deallocate(mr2, x, 256, f));
+        CHECK_OK(rmm_pool_validate(mr2));
+        rmm_resource_destroy(mr2);
+    }
+    CHECK_OK(rmm__stream_destroy_raw(f));
+    CHECK_OK(rmm__stream_destroy_raw(h));
+}
+
 /* The ring keeps blocks of the quick lists' sizes in a LIFO list per size (taken back newest first,
    O(1)) and up to RMM__POOL_RING_LARGE larger ones in 64 hashed LIFO buckets; a large free that
    finds those full records the event that covers the whole ring, while a small one still parks.
@@ -3636,6 +3703,7 @@ int main(void) {
     RUN(record_stream_contract);
     RUN(pool_foreign_stream_ring);
     RUN(pool_foreign_ring_sizes);
+    RUN(stream_state_cached_per_thread);
     RUN(pool_foreign_streams_with_rings_come_and_go);
     RUN(pool_nowait_leaves_rings_alone);
     RUN(pool_foreign_stream_from_two_threads);
