@@ -4326,7 +4326,14 @@ typedef struct rmm__so_ops {
 #define RMM__SO_RING 32
 #define RMM__SO_RING_AFTER 256
 struct rmm__so {
+    /* The lock has a cache line of its own, whatever the struct's alignment: threads waiting for it
+       read it over and over, and with the resource's fields (and its vtable pointer, read by every
+       call) on that line each of those reads took the line from the holder. threads16 on an H200,
+       medians of 4 interleaved runs: pool on foreign streams 227 -> 213 ns a pair, on created ones
+       129 -> 117; fixed-size 95 -> 90 and 81 -> 76. */
+    char lock_before[64];
     rmm__spin lock;          /* the resource's lock: held for every state, list and map access */
+    char lock_after[64];
     rmm__sstate **list;      /* every state, orphans included */
     size_t count, cap;
     rmm__addr_map map;       /* key -> state */
@@ -5363,7 +5370,8 @@ typedef struct rmm__pool_ring {
     size_t count, bytes;  /* blocks and bytes held, both kinds */
     uint64_t classes[RMM__POOL_CLASS_WORDS]; /* bit k: fresh[k] holds a block */
     rmm__block *fresh[RMM__POOL_QUICK_CLASSES]; /* [size / 256 - 1]: LIFO through free_next */
-    size_t large;         /* blocks in the buckets */
+    rmm__block *tail[RMM__POOL_QUICK_CLASSES];  /* the last block of each non-empty fresh[k] */
+    size_t large, large_bytes; /* blocks in the buckets, and their bytes */
     uint64_t buckets;     /* bit j: bucket[j] holds a block */
     rmm__block *bucket[64]; /* larger blocks by rmm__pool_ring_hash(size): LIFO through free_next */
 } rmm__pool_ring;
@@ -5576,6 +5584,8 @@ static inline rmm__block *rmm__pool_ring_take(rmm__pool_ring *r, size_t size, si
         while (*at && ((uintptr_t)(*at)->ptr & (alignment - 1)) != 0) at = &(*at)->free_next; /* (alignments past 256) */
         if ((b = *at) == NULL) return NULL;
         *at = b->free_next;
+        if (at != &r->fresh[k] && b == r->tail[k]) /* (the list's last block, past an unaligned one) */
+            r->tail[k] = (rmm__block *)(void *)((char *)at - offsetof(rmm__block, free_next));
         b->free_next = NULL;
         if (!r->fresh[k]) r->classes[k >> 6] &= ~((uint64_t)1 << (k & 63));
         r->count--;
@@ -5590,6 +5600,7 @@ static inline rmm__block *rmm__pool_ring_take(rmm__pool_ring *r, size_t size, si
             b->free_next = NULL;
             if (!r->bucket[j]) r->buckets &= ~((uint64_t)1 << j);
             r->large--;
+            r->large_bytes -= size;
             r->count--;
             r->bytes -= size;
             return b;
@@ -5608,6 +5619,7 @@ static inline void rmm__pool_ring_put(rmm__pstream *s, rmm__block *b, size_t siz
     s->ring_puts++;
     if (size <= RMM__POOL_QUICK_MAX) {
         size_t k = (size >> 8) - 1;
+        if (!r->fresh[k]) r->tail[k] = b;
         b->free_next = r->fresh[k];
         r->fresh[k] = b;
         r->classes[k >> 6] |= (uint64_t)1 << (k & 63);
@@ -5617,6 +5629,7 @@ static inline void rmm__pool_ring_put(rmm__pstream *s, rmm__block *b, size_t siz
         r->bucket[j] = b;
         r->buckets |= (uint64_t)1 << j;
         r->large++;
+        r->large_bytes += size;
     }
     r->count++;
     r->bytes += size;
@@ -5642,10 +5655,29 @@ static inline void rmm__pool_ring_park_lists(rmm__pool *p, rmm__pstream *s, uint
 }
 RMM__PRIVATE void rmm__pool_ring_release(rmm__pool *p, rmm__pstream *s) {
     rmm__pool_ring *r = s->ring;
-    size_t w;
-    for (w = 0; w < RMM__POOL_CLASS_WORDS; w++) rmm__pool_ring_park_lists(p, s, &r->classes[w], r->fresh + w * 64);
+    size_t w, small_bytes = r->bytes - r->large_bytes;
+    if (s->quick_bytes + small_bytes <= rmm__min(RMM__POOL_QUICK_BYTES, p->pool_bytes >> 4)) {
+        /* the lists of the quick lists' sizes join them whole, O(1) each: their blocks are
+           parked on s already (threads16 on foreign streams, an H200: this release held the
+           pool's lock about 9,300 cycles, 18 % of all the lock's holds, when it parked block by block) */
+        for (w = 0; w < RMM__POOL_CLASS_WORDS; w++) {
+            uint64_t bits = r->classes[w];
+            r->classes[w] = 0;
+            while (bits) {
+                size_t k = w * 64 + (size_t)__builtin_ctzll(bits);
+                bits &= bits - 1;
+                r->tail[k]->free_next = s->quick[k];
+                s->quick[k] = r->fresh[k];
+                r->fresh[k] = NULL;
+            }
+        }
+        s->quick_bytes += small_bytes;
+        s->quick_blocks += r->count - r->large;
+    } else {
+        for (w = 0; w < RMM__POOL_CLASS_WORDS; w++) rmm__pool_ring_park_lists(p, s, &r->classes[w], r->fresh + w * 64);
+    }
     rmm__pool_ring_park_lists(p, s, &r->buckets, r->bucket);
-    r->count = r->bytes = r->large = 0;
+    r->count = r->bytes = r->large = r->large_bytes = 0;
     rmm__so_listed(&p->so, &s->ss);
 }
 /* Records s's event (in a call on s's own stream, so the stream exists) and releases its ring.
@@ -6773,7 +6805,7 @@ RMM__PRIVATE rmm_status rmm__pool_validate_parked(rmm__pool *p, rmm__pstream *s,
     }
     if (s->ring) {
         const rmm__pool_ring *r = s->ring;
-        size_t ring_bytes = 0, ring_blocks = 0, large_blocks = 0;
+        size_t ring_bytes = 0, ring_blocks = 0, large_blocks = 0, large_bytes = 0;
         if (r->count > RMM__POOL_RING || r->large > RMM__POOL_RING_LARGE || s->ss.lazy)
             return rmm__fail(RMM_ERROR_CORRUPTION, "pool: stream state %zu has a ring of %zu blocks (%zu large)%s", s->ss.index, r->count, r->large,
                              s->ss.lazy ? " but is lazy" : "");
@@ -6781,8 +6813,12 @@ RMM__PRIVATE rmm_status rmm__pool_validate_parked(rmm__pool *p, rmm__pstream *s,
             if ((r->fresh[k] != NULL) != ((r->classes[k >> 6] >> (k & 63)) & 1))
                 return rmm__fail(RMM_ERROR_CORRUPTION, "pool: stream state %zu's ring marks its list of %zu bytes %s", s->ss.index, (k + 1) << 8,
                                  r->fresh[k] ? "empty, but it holds blocks" : "full, but it is empty");
+            if (r->fresh[k] && (!r->tail[k] || r->tail[k]->free_next != NULL))
+                return rmm__fail(RMM_ERROR_CORRUPTION, "pool: stream state %zu's ring has a wrong last block in its list of %zu bytes", s->ss.index, (k + 1) << 8);
             for (b = r->fresh[k]; b; b = b->free_next) {
                 RMM_TRY(rmm__pool_validate_parked_block(p, s, b));
+                if (!b->free_next && b != r->tail[k])
+                    return rmm__fail(RMM_ERROR_CORRUPTION, "pool: stream state %zu's ring has a wrong last block in its list of %zu bytes", s->ss.index, (k + 1) << 8);
                 if (b->size != (k + 1) << 8)
                     return rmm__fail(RMM_ERROR_CORRUPTION, "pool: block %p of %zu bytes is in a ring's list of %zu", (void *)b->ptr, b->size, (k + 1) << 8);
                 ring_bytes += b->size;
@@ -6798,11 +6834,12 @@ RMM__PRIVATE rmm_status rmm__pool_validate_parked(rmm__pool *p, rmm__pstream *s,
                 if (b->size <= RMM__POOL_QUICK_MAX || rmm__pool_ring_hash(b->size) != k)
                     return rmm__fail(RMM_ERROR_CORRUPTION, "pool: block %p of %zu bytes is in a ring's bucket %zu", (void *)b->ptr, b->size, k);
                 ring_bytes += b->size;
+                large_bytes += b->size;
                 if (++ring_blocks > r->count || ++large_blocks > r->large)
                     return rmm__fail(RMM_ERROR_CORRUPTION, "pool: stream state %zu's ring holds more blocks than its count", s->ss.index);
             }
         }
-        if (ring_bytes != r->bytes || ring_blocks != r->count || large_blocks != r->large)
+        if (ring_bytes != r->bytes || ring_blocks != r->count || large_blocks != r->large || large_bytes != r->large_bytes)
             return rmm__fail(RMM_ERROR_CORRUPTION, "pool: stream state %zu's ring holds %zu blocks of %zu bytes, recorded %zu of %zu", s->ss.index, ring_blocks,
                              ring_bytes, r->count, r->bytes);
         n += r->count;

@@ -1045,6 +1045,37 @@ TEST(stream_state_cached_per_thread) {
     CHECK_OK(rmm__stream_destroy_raw(h));
 }
 
+/* When the event covers a ring whose small blocks do not fit the stream's quick-list budget (1/16
+   of the pool, at most RMM__POOL_QUICK_BYTES), they are parked one by one as any free is: the
+   budget holds, the rest goes to the free lists. */
+TEST(pool_foreign_ring_over_the_quick_budget) {
+    rmm_resource *mr = NULL;
+    rmm__pstream *fs;
+    rmm_stream f = NULL;
+    void *a[8], *b[9];
+    size_t i, budget;
+    NEED_GPU();
+    mr = new_pool(4 * MiB, 4 * MiB); /* quick budget 256 KiB, ring budget 1 MiB */
+    if (!mr) return;
+    budget = rmm__min(RMM__POOL_QUICK_BYTES, ((rmm__pool *)mr)->pool_bytes >> 4);
+    CHECK_OK(rmm__stream_create_raw(&f, false));
+    earn_ring(mr, f);
+    fs = pool_last_state(mr);
+    CHECK(fs && fs->ring != NULL);
+    for (i = 0; i < 8; i++) CHECK_OK(rmm_allocate(mr, &a[i], 48 * KiB, f));
+    for (i = 0; i < 9; i++) CHECK_OK(rmm_allocate(mr, &b[i], 80 * KiB, f));
+    for (i = 0; i < 8; i++) CHECK_OK(rmm_deallocate(mr, a[i], 48 * KiB, f));
+    for (i = 0; i < 8; i++) CHECK_OK(rmm_deallocate(mr, b[i], 80 * KiB, f));
+    CHECK(fs->ring->count >= 16 && fs->ring->bytes >= 8 * 48 * KiB + 8 * 80 * KiB && fs->quick_bytes + 8 * 48 * KiB > budget);
+    CHECK_OK(rmm_deallocate(mr, b[8], 80 * KiB, f)); /* past the ring's bytes: the event, and the release */
+    CHECK(fs->ring->count == 0 && fs->ring->bytes == 0);
+    CHECK(fs->quick_bytes <= budget);
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK(pool_info(mr).used_bytes == 0);
+    rmm_resource_destroy(mr);
+    CHECK_OK(rmm__stream_destroy_raw(f));
+}
+
 /* The ring keeps blocks of the quick lists' sizes in a LIFO list per size (taken back newest first,
    O(1)) and up to RMM__POOL_RING_LARGE larger ones in 64 hashed LIFO buckets; a large free that
    finds those full records the event that covers the whole ring, while a small one still parks.
@@ -1114,9 +1145,13 @@ TEST(pool_foreign_ring_sizes) {
     CHECK(fs->ring->large == RMM__POOL_RING_LARGE - 1);
     CHECK_OK(rmm_deallocate(mr, y, big_bytes, f));
     CHECK(fs->ring->large == RMM__POOL_RING_LARGE);
-    /* the event covers everything at once: the ring is empty afterwards */
+    /* the event covers everything at once: the ring is empty afterwards, and its lists of the quick
+       lists' sizes joined those whole, newest first (the large blocks went one by one) */
+    used = fs->quick_blocks;
     CHECK_OK(rmm_deallocate(mr, big[RMM__POOL_RING_LARGE], big_bytes, f));
-    CHECK(fs->ring->count == 0 && fs->ring->large == 0 && fs->ring->bytes == 0);
+    CHECK(fs->ring->count == 0 && fs->ring->large == 0 && fs->ring->bytes == 0 && fs->ring->large_bytes == 0);
+    CHECK(fs->quick_blocks >= used + SMALL); /* (x, freed since, too) */
+    CHECK(fs->quick[1] && fs->quick[1]->ptr == s1[SMALL - 2] && fs->quick[2] && fs->quick[2]->ptr == s1[SMALL - 1]);
     for (k = 0; k < RMM__POOL_CLASS_WORDS; k++) CHECK(fs->ring->classes[k] == 0);
     CHECK(fs->ring->buckets == 0);
     CHECK(pool_info(mr).used_bytes == 0);
@@ -1130,20 +1165,26 @@ TEST(pool_foreign_ring_sizes) {
             if (!al && ((uintptr_t)blk[i] & 4095) == 0) al = blk[i];
             else if (!un && ((uintptr_t)blk[i] & 4095) != 0) un = blk[i];
         }
-        for (i = 0; i < 16; i++)
-            if (blk[i] != al && blk[i] != un) CHECK_OK(rmm_deallocate(mr, blk[i], 1280, f));
         if (al && un) {
-            CHECK_OK(rmm_deallocate(mr, al, 1280, f));
+            CHECK_OK(rmm_deallocate(mr, al, 1280, f)); /* the list's last block */
             CHECK_OK(rmm_deallocate(mr, un, 1280, f)); /* the newest, not 4096-aligned */
             before = fs->ring->count;
             CHECK_OK(rmm_allocate_aligned(mr, &got, 1280, 4096, f));
             CHECK(got == al && fs->ring->count == before - 1);
+            CHECK(fs->ring->tail[4] && fs->ring->tail[4]->ptr == un); /* (the last block is the one before it now) */
+            CHECK_OK(rmm_pool_validate(mr));
+            fs->ring->tail[4] = NULL; /* a wrong last block is corruption */
+            CHECK_STATUS(rmm_pool_validate(mr), RMM_ERROR_CORRUPTION);
+            fs->ring->tail[4] = fs->ring->fresh[4];
+            CHECK_OK(rmm_pool_validate(mr));
             CHECK_OK(rmm_deallocate_aligned(mr, got, 1280, 4096, f));
         } else {
             printf("  (no 4096-aligned 1280-byte block among 16: the aligned take is not checked)\n");
             if (al) CHECK_OK(rmm_deallocate(mr, al, 1280, f));
             if (un) CHECK_OK(rmm_deallocate(mr, un, 1280, f));
         }
+        for (i = 0; i < 16; i++)
+            if (blk[i] != al && blk[i] != un) CHECK_OK(rmm_deallocate(mr, blk[i], 1280, f));
         CHECK_OK(rmm_pool_validate(mr));
     }
     rmm_resource_destroy(mr);
@@ -3703,6 +3744,7 @@ int main(void) {
     RUN(record_stream_contract);
     RUN(pool_foreign_stream_ring);
     RUN(pool_foreign_ring_sizes);
+    RUN(pool_foreign_ring_over_the_quick_budget);
     RUN(stream_state_cached_per_thread);
     RUN(pool_foreign_streams_with_rings_come_and_go);
     RUN(pool_nowait_leaves_rings_alone);
