@@ -7781,9 +7781,15 @@ typedef struct rmm__fentry {
    behind the state's event; above it sit the blocks an eager stream (foreign, or a thread's default
    stream) freed since its last event, which only that stream takes back. As in the pool's ring
    (rmm__pool_ring): an eager stream records an event per free for its first RMM__POOL_RING_AFTER
-   frees, then one per RMM__SO_RING frees, which covers the whole stack (recorded with the lock let
-   go, as the pool's: rmm__pool_cover_unlocked); a stack whose stream may be gone is covered by a
-   device synchronize (rmm__so_unstick). Lazy streams: covered == count. */
+   frees, then one per rmm__fixed_ring_cap frees (RMM__SO_RING, up to RMM__FIXED_RING as the
+   resource grows: 1/16 of its blocks, as the pool's ring holds 1/16 of its bytes), which covers the
+   whole stack (recorded with the lock let go, as the pool's: rmm__pool_cover_unlocked); a stack
+   whose stream may be gone is covered by a device synchronize (rmm__so_unstick). Lazy streams:
+   covered == count. (Until 2026-11-26 the cap was 32 blocks at any size: an event per 32 frees on
+   churn_small.) */
+#ifndef RMM__FIXED_RING
+#define RMM__FIXED_RING 256
+#endif
 typedef struct rmm__fstream {
     rmm__sstate ss;
     rmm__fentry *stack; /* free blocks, LIFO */
@@ -7802,6 +7808,11 @@ typedef struct rmm__fixed {
     size_t chunk_count, chunk_cap;
     size_t used_blocks;
 } rmm__fixed;
+/* How many blocks an eager stream may park uncovered on its stack (see rmm__fstream). O(1). */
+static inline size_t rmm__fixed_ring_cap(const rmm__fixed *f) {
+    size_t n = f->chunk_count * f->blocks_per_chunk / 16;
+    return n < RMM__SO_RING ? RMM__SO_RING : n > RMM__FIXED_RING ? RMM__FIXED_RING : n;
+}
 RMM__PRIVATE rmm_status rmm__fixed_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream);
 RMM__PRIVATE rmm_status rmm__fixed_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream);
 RMM__PRIVATE void rmm__fixed_destroy(rmm_resource *self);
@@ -8064,7 +8075,7 @@ again:
     s = (rmm__fstream *)ss;
     if (st == RMM_SUCCESS && !rmm__fixed_reserve(s, 1)) st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory for block lists");
     if (st == RMM_SUCCESS) { /* an eager stream parks it uncovered (see rmm__fstream), or records an event */
-        park = !ss->lazy && s->eager_frees >= RMM__SO_RING_AFTER && s->count - s->covered < RMM__SO_RING;
+        park = !ss->lazy && s->eager_frees >= RMM__SO_RING_AFTER && s->count - s->covered < rmm__fixed_ring_cap(f);
         if (!park && !ss->lazy && cached) { /* an event on the handle covers the stack only if the handle still names s's stream */
             rmm__spin_unlock(&f->so.lock);
             rmm__foreign_hint_key = 0;

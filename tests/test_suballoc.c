@@ -2749,8 +2749,8 @@ TEST(fixed_foreign_stream_ring) {
     rmm__fixed *f;
     rmm__fstream *fs;
     rmm_stream a = NULL, g = NULL;
-    void *x = NULL, *y = NULL, *first = NULL, *many[RMM__SO_RING + 1];
-    size_t i, most = 0;
+    void *x = NULL, *y = NULL, *first = NULL, *many[RMM__SO_RING + 1], *big[RMM__FIXED_RING + 1];
+    size_t i, most = 0, cap;
     NEED_GPU();
     fd.block_bytes = 4096;
     fd.blocks_to_preallocate = 64;
@@ -2762,6 +2762,8 @@ TEST(fixed_foreign_stream_ring) {
     CHECK_OK(rmm_allocate(mr, &first, 4096, a));
     fs = (rmm__fstream *)f->so.last;
     CHECK(fs && !fs->ss.lazy);
+    cap = rmm__fixed_ring_cap(f);
+    CHECK(cap == RMM__SO_RING); /* (64 blocks: 1/16 of them is less than the least cap) */
     for (i = 0; i < RMM__SO_RING_AFTER; i++) { /* each records an event */
         CHECK_OK(rmm_allocate(mr, &x, 4096, a));
         CHECK_OK(rmm_deallocate(mr, x, 4096, a));
@@ -2811,6 +2813,36 @@ TEST(fixed_foreign_stream_ring) {
     CHECK(most <= 40);
     CHECK_OK(rmm_resource_validate(mr));
     rmm_resource_destroy(mr);
+    /* a resource of 8192 blocks lets a stream park RMM__FIXED_RING (1/16 of 8192 is more) */
+    {
+        rmm_resource *mr2 = NULL;
+        rmm__fixed *f2;
+        rmm__fstream *s2;
+        fd.blocks_to_preallocate = 8192;
+        CHECK_OK(rmm_fixed_size_create(&mr2, rmm_get_current_device_resource(), &fd));
+        if (mr2) {
+            f2 = (rmm__fixed *)mr2;
+            CHECK(rmm__fixed_ring_cap(f2) == RMM__FIXED_RING);
+            for (i = 0; i < RMM__SO_RING_AFTER; i++) {
+                CHECK_OK(rmm_allocate(mr2, &x, 4096, a));
+                CHECK_OK(rmm_deallocate(mr2, x, 4096, a));
+            }
+            s2 = (rmm__fstream *)f2->so.last;
+            for (i = 0; i <= RMM__FIXED_RING; i++) CHECK_OK(rmm_allocate(mr2, &big[i], 4096, a));
+#if defined(RMM_BACKEND_HOST)
+            rmm_host_backend_fail_calls("cudaEventRecord", 1, 1, RMM_ERROR_CUDA); /* (not reached: no event) */
+#endif
+            for (i = 0; i < RMM__FIXED_RING; i++) CHECK_OK(rmm_deallocate(mr2, big[i], 4096, a));
+#if defined(RMM_BACKEND_HOST)
+            rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+#endif
+            CHECK(s2 && s2->count - s2->covered == RMM__FIXED_RING);
+            CHECK_OK(rmm_deallocate(mr2, big[RMM__FIXED_RING], 4096, a)); /* the event covers the stack */
+            CHECK(s2 && s2->covered == s2->count);
+            CHECK_OK(rmm_resource_validate(mr2));
+            rmm_resource_destroy(mr2);
+        }
+    }
     CHECK_OK(rmm__stream_destroy_raw(a));
     {
         /* out of memory (the upstream holds exactly one chunk): a gone stream's uncovered blocks
