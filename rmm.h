@@ -227,14 +227,14 @@ typedef cudaMemPool_t rmm_mem_pool;
    sub-allocators: a pool, fixed-size or arena resource finds its state for such a stream by handle,
    with no driver call, and records the ordering event for memory freed on it only when another
    stream takes that memory. Streams from cudaStreamCreate work too, on a slower path: the
-   stream's id (the driver's cuStreamGetId, about 17 ns on an H100) per allocation, as a handle may
-   be reused unseen (the driver hands a destroyed stream's handle to the next stream made, while the
-   old one's work still runs), and per free only when an event is due (the arena: a free finds the
-   stream's arena in a per-thread cache, with no lock and no id); and, once the stream has made 256
-   frees, one event per 256 frees in the pool (per 32 of blocks above 64 KiB) and per 32 in the
-   fixed-size resource (so binning's bins); the event is cuEventRecord, straight to the driver. The
-   arena records none: as in RMM, a free on another stream than the block's synchronizes that
-   stream.
+   stream's id (the driver's cuStreamGetId, about 17-22 ns on an H100 or H200) per allocation, as
+   a handle may be reused unseen (the driver hands a destroyed stream's handle to the next stream
+   made, while the old one's work still runs), and per free only when an event is due (the arena:
+   a free finds the stream's arena in a per-thread cache, with no lock and no id); and, once the
+   stream has made 256 frees, one event per 256 frees in the pool (per 32 of blocks above 64 KiB)
+   and per 32 to 256 in the fixed-size resource (1/16 of its blocks; so binning's bins); the event
+   is cuEventRecord, straight to the driver. The arena records none: as in RMM, a free on another
+   stream than the block's synchronizes that stream.
    Destroy such a stream only with rmm_stream_destroy, never cudaStreamDestroy. */
 RMMDEF rmm_status rmm_stream_create(rmm_stream *out);
 /* As rmm_stream_create, but the stream synchronizes with the legacy default stream
@@ -689,8 +689,8 @@ typedef struct rmm_fixed_size_desc {
 } rmm_fixed_size_desc;
 RMMDEF rmm_fixed_size_desc rmm_fixed_size_desc_default(void);
 /* Blocks of one size, stream-ordered like the pool (per-stream LIFO lists, events, stealing; on a
-   foreign stream, after 256 frees, one event per 32 frees: the top 32 of its free stack are its
-   own, as the pool's ring: see rmm_pool_create).
+   foreign stream, after 256 frees, one event per 32 to 256 frees (1/16 of the resource's blocks):
+   the top of its free stack is its own until then, as the pool's ring: see rmm_pool_create).
    block_bytes * blocks_to_preallocate are taken from upstream now and again each time the blocks
    run out. Allocate and free are O(1). Requests above block_bytes fail with OUT_OF_MEMORY;
    alignments must divide the block size and the block's address (INVALID_ARGUMENT otherwise).
