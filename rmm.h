@@ -4321,8 +4321,9 @@ typedef struct rmm__so_ops {
 
 #define RMM__SO_SPARES 4
 /* Eager streams (see the rule above) record an event per free for their first RMM__SO_RING_AFTER
-   frees; then up to RMM__SO_RING blocks freed since their last event wait for one event that
-   covers them all (the pool's ring, the fixed-size stack's uncovered top). */
+   frees; then blocks freed since their last event wait for one event that covers them all: up to
+   RMM__POOL_RING in the pool's ring (RMM__POOL_RING_LARGE above 64 KiB), and up to
+   rmm__fixed_ring_cap (at least RMM__SO_RING) on the fixed-size stack's uncovered top. */
 #define RMM__SO_RING 32
 #define RMM__SO_RING_AFTER 256
 struct rmm__so {
@@ -5635,9 +5636,6 @@ static inline void rmm__pool_ring_put(rmm__pstream *s, rmm__block *b, size_t siz
     r->bytes += size;
     b->parked = s;
 }
-/* Moves the blocks of s's ring on to its quick lists and free lists: an event recorded on s after
-   their frees covers them, or a device synchronize did. s is ready (a ring's state is never made
-   unready). O(ring). */
 /* Parks every block of the lists that `bits` marks in lists[], and empties them (bits too). */
 static inline void rmm__pool_ring_park_lists(rmm__pool *p, rmm__pstream *s, uint64_t *bits, rmm__block **lists) {
     while (*bits) {
@@ -5653,6 +5651,9 @@ static inline void rmm__pool_ring_park_lists(rmm__pool *p, rmm__pstream *s, uint
         }
     }
 }
+/* Moves the blocks of s's ring on to its quick lists and free lists: an event recorded on s after
+   their frees covers them, or a device synchronize did. s is ready (a ring's state is never made
+   unready). O(size classes in use + large blocks) when the small lists join whole, else O(ring). */
 RMM__PRIVATE void rmm__pool_ring_release(rmm__pool *p, rmm__pstream *s) {
     rmm__pool_ring *r = s->ring;
     size_t w, small_bytes = r->bytes - r->large_bytes;
@@ -6840,8 +6841,8 @@ RMM__PRIVATE rmm_status rmm__pool_validate_parked(rmm__pool *p, rmm__pstream *s,
             }
         }
         if (ring_bytes != r->bytes || ring_blocks != r->count || large_blocks != r->large || large_bytes != r->large_bytes)
-            return rmm__fail(RMM_ERROR_CORRUPTION, "pool: stream state %zu's ring holds %zu blocks of %zu bytes, recorded %zu of %zu", s->ss.index, ring_blocks,
-                             ring_bytes, r->count, r->bytes);
+            return rmm__fail(RMM_ERROR_CORRUPTION, "pool: stream state %zu's ring holds %zu blocks of %zu bytes (%zu large, %zu bytes), recorded %zu of %zu (%zu, %zu)",
+                             s->ss.index, ring_blocks, ring_bytes, large_blocks, large_bytes, r->count, r->bytes, r->large, r->large_bytes);
         n += r->count;
         total += ring_bytes;
     }

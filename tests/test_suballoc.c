@@ -990,11 +990,12 @@ TEST(stream_state_cached_per_thread) {
     rmm_stream f = NULL, h = NULL;
     void *x = NULL, *y = NULL;
     size_t count;
-    uint64_t gen;
+    uint64_t gen, gen0, gen_last;
     NEED_GPU();
     mr = new_pool(64 * MiB, 64 * MiB);
     if (!mr) return;
     p = (rmm__pool *)mr;
+    gen0 = p->so.gen;
     CHECK_OK(rmm__stream_create_raw(&f, false));
     CHECK_OK(rmm__stream_create_raw(&h, false));
     CHECK_OK(rmm_allocate(mr, &x, 256, f));
@@ -1030,12 +1031,20 @@ TEST(stream_state_cached_per_thread) {
     CHECK_OK(rmm_deallocate(mr, x, 256, f));
     CHECK(p->so.last != sf && p->so.count == count + 1 && mine->gen == p->so.gen);
     CHECK_OK(rmm_pool_validate(mr));
+    gen_last = p->so.gen;
     rmm_resource_destroy(mr);
-    /* a pool made where the destroyed one was does not take this thread's entry (under ASan, a
-       stale state read would stop the test) */
+    /* a pool made where the destroyed one was does not take this thread's entry: its generation is
+       new (the allocator may or may not reuse the address, so the entry is pointed at the new pool
+       by hand, with the first pool's first generation and a state that must not be read) */
     mr2 = new_pool(64 * MiB, 64 * MiB);
     if (mr2) {
+        rmm__pool *p2 = (rmm__pool *)mr2;
         printf("  the new pool %s the destroyed pool's address\n", mr2 == mr ? "has" : "does not have");
+        CHECK(p2->so.gen != gen0 && p2->so.gen != gen && p2->so.gen > gen_last);
+        mine = rmm__so_mine_for(&p2->so);
+        mine->so = &p2->so;
+        mine->gen = gen0;
+        mine->s = (rmm__sstate *)(uintptr_t)1;
         CHECK_OK(rmm_allocate(mr2, &x, 256, f));
         CHECK_OK(rmm_deallocate(mr2, x, 256, f));
         CHECK_OK(rmm_pool_validate(mr2));
