@@ -473,10 +473,5 @@ class Downsample(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    verbosity = 2 if "-v" in sys.argv else 1
-    result = unittest.TextTestRunner(stream=sys.stdout, verbosity=verbosity).run(
-        unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__]))
-    failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
-    passed = result.testsRun - failed - len(result.skipped)
-    print(f"{passed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+    from unittest_main import main  # (tests/, this script's folder, is sys.path[0])
+    main(__name__)
