@@ -5354,7 +5354,21 @@ RMM__STATIC_ASSERT(RMM__POOL_QUICK_MAX % 256 == 0 && RMM__POOL_QUICK_MAX >= 256,
    ones), not per free, and stays as safe: nothing another stream takes was freed after an event it
    waits for. (Until 2026-11-26 the ring was 32 slots scanned by exact size for every size: on
    churn_small, sizes of 256 B-64 KiB, an event per 28 frees and a scan of up to 32 slots per
-   allocation.) */
+   allocation.)
+   What the ring costs, measured on an H100 (2026-11-26, bench/random_allocations, interleaved
+   runs, medians of 6): with foreign streams made lazy, as a created stream is (every free to the
+   stream's own lists, no ring, no event; unsafe, for the measurement only: a destroyed stream's
+   free memory could be covered by no event, only by a device synchronize), threads16 on foreign
+   streams went 311 -> 229 ns a pair and churn_small 99 -> 61, against 182 and 41 on created
+   streams. The ring's releases park its blocks under the pool's lock (threads16, timed per call:
+   9,648 releases of about 3.3 us, 32 ms of a 480 ms run), and the memory it holds back sends
+   allocations to the slow path more often (1.14x on threads16, 1.43x on churn_small). It stays
+   because it bounds what a destroyed foreign stream leaves behind to one ring, where a lazy state
+   would leave all its free memory waiting for a synchronize (a program that makes a stream per
+   batch would synchronize per batch, or grow). Cutting a larger ring block for an allocation its
+   ring held no block of the size for (the rest staying in the ring) was tried and dropped: the
+   pieces filled the quick lists and the flushes that followed cost more (valgrind on the host
+   backend: +64 and +97 instructions a pair on churn_small and churn_mixed). */
 #ifndef RMM__POOL_RING
 #define RMM__POOL_RING 256
 #endif
