@@ -242,8 +242,9 @@ RMMDEF rmm_status rmm_stream_create(rmm_stream *out);
 RMMDEF rmm_status rmm_stream_create_blocking(rmm_stream *out);
 /* Destroys a stream made by rmm_stream_create (pending work still completes; memory freed on it
    stays ordered behind that work). The default streams, a stream destroyed already and one not
-   made by rmm_stream_create are INVALID_ARGUMENT (and left alone). When a resource holds state for
-   the stream, one event is recorded on it first. Thread-safe; O(1). */
+   made by rmm_stream_create are INVALID_ARGUMENT (and left alone), and so is a stream a stream pool
+   handed out (rmm_stream_pool_destroy destroys those). When a resource holds state for the stream,
+   one event is recorded on it first. Thread-safe; O(1). */
 RMMDEF rmm_status rmm_stream_destroy(rmm_stream stream);
 /* Blocks the host until all work on the stream is done. Fails with CUDA iff that work failed. */
 RMMDEF rmm_status rmm_stream_synchronize(rmm_stream stream);
@@ -650,8 +651,8 @@ RMMDEF rmm_status rmm_pool_set_maximum(rmm_resource *pool, size_t maximum_bytes)
    maps pages as a block needs them (driver calls, and a device synchronize when it moves idle
    pages): far slower when it does, and never otherwise.
    Free: O(1) (an address hash and neighbour links); CORRUPTION iff the pointer was not handed out
-   by this pool or is freed twice, or the size differs from the allocated one (the block stays
-   allocated). A free on the legacy default stream, on a stream from rmm_stream_create or a stream
+   by this pool or is freed twice, or the size rounds up to another multiple of 256 than the
+   allocated one did (the block stays allocated). A free on the legacy default stream, on a stream from rmm_stream_create or a stream
    pool (the library sees them destroyed), or on any stream when streams_outlive_pool is set, makes
    no CUDA call. Other ("foreign") streams are told apart by their id (cuStreamGetId), not by handle (a
    destroyed stream's handle is often reused at once): asked per allocation, and per free only
@@ -707,8 +708,11 @@ typedef struct rmm_binning_desc {
 RMMDEF rmm_binning_desc rmm_binning_desc_default(void);
 /* Routes each request to the smallest bin that holds it (O(log bins)); larger requests, and
    alignments above 256, go to upstream. Frees are routed the same way by size, so the size must
-   be exact: a block of one of the library's own bins freed with a size that routes it elsewhere
-   is CORRUPTION, in every build (checked for frees routed upstream, O(bins x log chunks)). A bin
+   be exact: a block of one of the bins freed with a size that routes it upstream is CORRUPTION,
+   in every build, for the library's own bins and for a user's bin that is a pool or a fixed-size
+   resource, or one under at most 16 adaptors, unless this resource's upstream reaches it too
+   (O(bins x (layers + log chunks)), on frees routed upstream only); a size that routes it to
+   another bin is that bin's to refuse. A bin
    made lazily whose upstream allocates from this binning resource again works for other sizes;
    for the same size it is NOT_SUPPORTED. The exponent range makes one fixed-size bin per power of two (2^min .. 2^max bytes,
    at least 256), made lazily at a bin's first use and grown in chunks of about 2 MiB (RMM takes
@@ -719,7 +723,9 @@ RMMDEF rmm_status rmm_binning_create(rmm_resource **out, rmm_resource *upstream,
    resource, not owned) or, if NULL, by a lazily made fixed-size resource. A size that has a bin
    already gets the new one instead (RMM's rule; the old bin, if the binning resource made it, is
    destroyed). Only before the first allocation: afterwards, for 0 bytes or a non-binning resource it
-   fails with INVALID_ARGUMENT. Not thread-safe. */
+   fails with INVALID_ARGUMENT, and so it does when bin_resource is the binning resource or reaches
+   it through upstreams and bins (an allocation would never end), or its graph has a cycle or more
+   than RMM_MAX_RESOURCE_STEPS layers. Not thread-safe. O(resources below bin_resource). */
 RMMDEF rmm_status rmm_binning_add_bin(rmm_resource *binning, size_t allocation_bytes, rmm_resource *bin_resource);
 
 /* >>arena */
@@ -806,7 +812,11 @@ RMMDEF rmm_status rmm_tracking_report(rmm_resource *mr, FILE *out);
 
 /* Caps the bytes outstanding, counted rounded up to 256 with one atomic add; reaching exactly the
    limit is allowed. Over it: OUT_OF_MEMORY naming the limit and the request, without calling
-   upstream. An upstream failure rolls the count back. Allocations made before it are not counted. */
+   upstream. The request is counted before upstream is asked, so that threads at once cannot pass
+   the limit together (RMM's rule), and an upstream failure takes it back: while a request that
+   will fail is under way, another may be refused. Allocations made before it are not counted; a
+   free counts down at most what is outstanding (a wrong size or such a block takes the count to
+   0, never round). */
 RMMDEF rmm_status rmm_limiting_adaptor_create(rmm_resource **out, rmm_resource *upstream, size_t limit_bytes);
 RMMDEF rmm_status rmm_limiting_get(rmm_resource *mr, size_t *allocated_bytes, size_t *limit_bytes);
 /* Changes a limiting adaptor's limit; what is allocated beyond a lower one stays allocated, and
@@ -821,7 +831,9 @@ RMMDEF rmm_status rmm_failure_callback_adaptor_create(rmm_resource **out, rmm_re
 
 /* RMM's aligned adaptor: requests of at least threshold_bytes get `alignment` (a power of two,
    raised to 256; else INVALID_ARGUMENT) by asking upstream for alignment - 256 extra bytes and
-   remembering the original pointer in a map; smaller requests pass straight through. */
+   remembering the original pointer in a map; smaller requests pass straight through. A free of
+   a block it over-aligned with a size below the threshold is CORRUPTION (nothing freed); every
+   such smaller free costs a lookup in the map under its lock. */
 RMMDEF rmm_status rmm_aligned_adaptor_create(rmm_resource **out, rmm_resource *upstream, size_t alignment, size_t threshold_bytes);
 /* One mutex around every call of any resource (for user resources that are not thread-safe). */
 RMMDEF rmm_status rmm_thread_safe_adaptor_create(rmm_resource **out, rmm_resource *upstream);
@@ -3431,6 +3443,15 @@ RMM__PRIVATE void rmm__overalign_free(rmm__overalign *o) {
     rmm__mutex_destroy(&o->lock);
     o->ready = false;
 }
+/* Whether `aligned` is an over-aligned block o remembers (live, or its free in flight). */
+RMM__PRIVATE bool rmm__overalign_holds(rmm__overalign *o, const void *aligned) {
+    bool held;
+    if (!o->ready) return false;
+    rmm__lock(&o->lock);
+    held = rmm__addr_map_find(&o->map, (uintptr_t)aligned) != NULL;
+    rmm__unlock(&o->lock);
+    return held;
+}
 /* The size to request from upstream for an over-aligned block; false on overflow. */
 RMM__PRIVATE bool rmm__overalign_request(size_t bytes, size_t alignment, size_t *request) {
     if (!rmm__align_up(bytes, RMM_ALIGNMENT, request)) return false;
@@ -4003,6 +4024,7 @@ typedef struct rmm__sreg {
     rmm__spin lock;       /* orders event records on the stream against its destruction */
     rmm__event death;     /* recorded on the stream as it was destroyed, when anyone held state */
     bool complete;        /* destroyed without a death event: it was synchronized instead */
+    bool pooled;          /* made by rmm_stream_pool_create: only the pool destroys it */
 } rmm__sreg;
 #define RMM__SREG_SHARDS 16
 static struct rmm__sreg_shard {
@@ -4050,14 +4072,29 @@ RMM__PRIVATE rmm_status rmm__sreg_add(rmm_stream h) {
     }
     return RMM_SUCCESS;
 }
-/* Removes the entry of `h` and returns it (with the registry's reference), or NULL. */
-RMM__PRIVATE rmm__sreg *rmm__sreg_take(rmm_stream h) {
+/* Removes the entry of `h` and returns it (with the registry's reference), or NULL; an entry of a
+   stream pool's stream only when `pooled` (the pool's own destroy), else it stays and *refused is
+   set. */
+RMM__PRIVATE rmm__sreg *rmm__sreg_take(rmm_stream h, bool pooled, bool *refused) {
     struct rmm__sreg_shard *sh = &rmm__sregs[rmm__sreg_shard_of(h)];
     rmm__sreg *r = NULL;
+    void **slot;
+    *refused = false;
     (void)rmm__spin_lock(&sh->lock);
-    if (sh->map.slots) r = (rmm__sreg *)rmm__addr_map_remove(&sh->map, (uintptr_t)h);
+    if (sh->map.slots && (slot = rmm__addr_map_find(&sh->map, (uintptr_t)h)) != NULL) {
+        if (((rmm__sreg *)*slot)->pooled && !pooled) *refused = true;
+        else r = (rmm__sreg *)rmm__addr_map_remove(&sh->map, (uintptr_t)h);
+    }
     rmm__spin_unlock(&sh->lock);
     return r;
+}
+/* Marks the entry of library stream `h` as a stream pool's. */
+RMM__PRIVATE void rmm__sreg_mark_pooled(rmm_stream h) {
+    struct rmm__sreg_shard *sh = &rmm__sregs[rmm__sreg_shard_of(h)];
+    void **slot;
+    (void)rmm__spin_lock(&sh->lock);
+    if (sh->map.slots && (slot = rmm__addr_map_find(&sh->map, (uintptr_t)h)) != NULL) ((rmm__sreg *)*slot)->pooled = true;
+    rmm__spin_unlock(&sh->lock);
 }
 /* Marks a library stream dead just before it is destroyed. If any resource holds state for it, a
    death event is recorded on it first (or, if no event can be made, the stream is synchronized),
@@ -4121,15 +4158,18 @@ RMM__PRIVATE rmm_status rmm__stream_create(rmm_stream *out, bool blocking, const
 }
 RMM__IMPL rmm_status rmm_stream_create(rmm_stream *out) { return rmm__stream_create(out, false, "rmm_stream_create"); }
 RMM__IMPL rmm_status rmm_stream_create_blocking(rmm_stream *out) { return rmm__stream_create(out, true, "rmm_stream_create_blocking"); }
-RMM__IMPL rmm_status rmm_stream_destroy(rmm_stream stream) {
+RMM__PRIVATE rmm_status rmm__stream_destroy(rmm_stream stream, bool pooled) {
     rmm__sreg *r;
+    bool refused;
     if (stream == RMM_STREAM_DEFAULT || stream == RMM_STREAM_LEGACY || stream == RMM_STREAM_PER_THREAD)
         return RMM__INVALID("rmm_stream_destroy: the default streams cannot be destroyed");
-    r = rmm__sreg_take(stream);
+    r = rmm__sreg_take(stream, pooled, &refused);
+    if (refused) return RMM__INVALID("rmm_stream_destroy(stream=%p): a stream pool's stream (rmm_stream_pool_destroy destroys it)", (void *)stream);
     if (!r) return RMM__INVALID("rmm_stream_destroy(stream=%p): not a live stream made by rmm_stream_create (destroyed already, or made elsewhere)", (void *)stream);
     rmm__sreg_bury(r);
     return rmm__stream_destroy_raw(stream);
 }
+RMM__IMPL rmm_status rmm_stream_destroy(rmm_stream stream) { return rmm__stream_destroy(stream, false); }
 RMM__IMPL rmm_status rmm_stream_synchronize(rmm_stream stream) { return rmm__stream_sync_raw(stream); }
 
 /* ---- devices, prefetch and IPC: the public face of the platform layer ---- */
@@ -4221,10 +4261,11 @@ RMM__IMPL rmm_status rmm_stream_pool_create(rmm_stream_pool **out, size_t count)
     for (i = 0; i < count; i++) {
         rmm_status st = rmm_stream_create(&p->streams[i]);
         if (st != RMM_SUCCESS) {
-            while (i-- > 0) (void)rmm_stream_destroy(p->streams[i]);
+            while (i-- > 0) (void)rmm__stream_destroy(p->streams[i], true);
             RMM_SYS_FREE(p);
             return st;
         }
+        rmm__sreg_mark_pooled(p->streams[i]);
     }
     p->count = count;
     *out = p;
@@ -4250,7 +4291,7 @@ RMM__IMPL size_t rmm_stream_pool_size(const rmm_stream_pool *pool) { return pool
 RMM__IMPL void rmm_stream_pool_destroy(rmm_stream_pool *pool) {
     size_t i;
     if (!pool) return;
-    for (i = 0; i < pool->count; i++) (void)rmm_stream_destroy(pool->streams[i]);
+    for (i = 0; i < pool->count; i++) (void)rmm__stream_destroy(pool->streams[i], true);
     RMM_SYS_FREE(pool);
 }
 
@@ -7752,7 +7793,7 @@ RMM__IMPL rmm_status rmm_pool_desc_parse(rmm_pool_desc *desc, const char *conf) 
                 return RMM__INVALID("rmm_pool_desc_parse: \"%.*s\": %zu bytes is not a multiple of 256", plen, pair, size);
             *field = size;
         } else {
-            return RMM__INVALID("rmm_pool_desc_parse: \"%.*s\": unknown key (initial, maximum, growth, granularity, virtual, streams_outlive)", plen, pair);
+            return RMM__INVALID("rmm_pool_desc_parse: \"%.*s\": unknown key (initial, maximum, growth, granularity, virtual, extent, streams_outlive)", plen, pair);
         }
     }
     *desc = d;
@@ -8411,23 +8452,59 @@ RMM__PRIVATE rmm_status rmm__binning_allocate(rmm_resource *self, void **ptr, si
     RMM_TRY(rmm__binning_bin_resource(b, bin, &mr));
     return mr->vtable->allocate(mr, ptr, bytes, alignment, stream);
 }
-/* The library-made bin holding ptr, or NULL. O(bins x log chunks): only for frees routed upstream. */
+/* Whether ptr lies in memory that sub-allocator mr (a fixed-size resource, or a pool's live or
+   parked block) holds; false for other resources and when its lock is this thread's already. */
+RMM__PRIVATE bool rmm__suballocator_holds(rmm_resource *mr, const void *ptr) {
+    bool owns = false;
+    if (mr->vtable == &rmm__fixed_vtable) {
+        if (!rmm__spin_lock(&((rmm__fixed *)mr)->so.lock)) return false;
+        owns = rmm__fixed_owns((rmm__fixed *)mr, ptr);
+        rmm__spin_unlock(&((rmm__fixed *)mr)->so.lock);
+    }
+#if !defined(RMM_NO_POOL)
+    if (mr->vtable == &rmm__pool_vtable) {
+        rmm__pool *pool = (rmm__pool *)mr;
+        if (!rmm__spin_lock(&pool->so.lock)) return false;
+        owns = rmm__addr_map_find(&pool->used, (uintptr_t)ptr) != NULL;
+        rmm__spin_unlock(&pool->so.lock);
+    }
+#endif
+    return owns;
+}
+/* Whether r is `from` or within 16 layers above it. */
+RMM__PRIVATE bool rmm__chain_has(rmm_resource *from, const rmm_resource *r) {
+    int layers;
+    for (layers = 0; from && layers < 16; layers++, from = rmm_resource_get_upstream(from))
+        if (from == r) return true;
+    return false;
+}
+/* The bin holding ptr, or NULL: a library-made bin, or a user's bin whose first sub-allocator
+   (through at most 16 adaptors) is a fixed-size resource or a pool that the binning resource's
+   own upstream does not reach (its blocks would all look held). O(bins x (layers + log chunks)):
+   only for frees routed upstream. */
 RMM__PRIVATE rmm__bin *rmm__binning_owner(rmm__binning *b, const void *ptr) {
     size_t i;
     for (i = 0; i < b->count; i++) {
         rmm_resource *mr = RMM__ATOMIC_LOAD(&b->bins[i].mr);
-        bool owns;
-        if (!mr || !b->bins[i].owned || mr->vtable != &rmm__fixed_vtable) continue;
-        if (!rmm__spin_lock(&((rmm__fixed *)mr)->so.lock)) continue;
-        owns = rmm__fixed_owns((rmm__fixed *)mr, ptr);
-        rmm__spin_unlock(&((rmm__fixed *)mr)->so.lock);
-        if (owns) return &b->bins[i];
+        int layers;
+        for (layers = 0; mr && layers < 16; layers++, mr = rmm_resource_get_upstream(mr)) {
+            bool fixed = mr->vtable == &rmm__fixed_vtable, pool = false;
+#if !defined(RMM_NO_POOL)
+            pool = mr->vtable == &rmm__pool_vtable;
+#endif
+            if (fixed || pool) {
+                if ((b->bins[i].owned || !rmm__chain_has(b->upstream, mr)) && rmm__suballocator_holds(mr, ptr)) return &b->bins[i];
+                break;
+            }
+            if (mr->vtable == &rmm__binning_vtable || strcmp(rmm_resource_type_name(mr), "arena") == 0) break; /* (they check their own frees) */
+        }
     }
     return NULL;
 }
-/* Frees are routed by size like allocations. A size that routes a block of one of the library's
-   own bins to upstream is CORRUPTION (upstream would free the bin's whole chunk); one that routes it
-   to another library bin is refused by that bin. */
+/* Frees are routed by size like allocations. A size that routes a block of one of the bins (the
+   library's own, or a user's pool or fixed-size resource, through adaptors) to upstream is
+   CORRUPTION (upstream would free memory the bin holds, a whole chunk); one that routes it to
+   another bin is refused by that bin if it can tell. */
 RMM__PRIVATE rmm_status rmm__binning_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm__binning *b = (rmm__binning *)self;
     rmm__bin *bin = rmm__binning_route(b, bytes, alignment), *owner;
@@ -8481,15 +8558,26 @@ RMM__IMPL rmm_status rmm_binning_create(rmm_resource **out, rmm_resource *upstre
     *out = &b->base;
     return RMM_SUCCESS;
 }
+RMM__PRIVATE rmm_status rmm__graph_reaches(rmm_resource *mr, const rmm_resource *target, int nesting, size_t *steps, bool *found);
 RMM__IMPL rmm_status rmm_binning_add_bin(rmm_resource *binning, size_t allocation_bytes, rmm_resource *bin_resource) {
     rmm__binning *b = (rmm__binning *)binning;
-    size_t bytes = 0;
+    size_t bytes = 0, steps = 0;
+    bool cycle = false;
     if (!binning || binning->vtable != &rmm__binning_vtable)
         return RMM__INVALID("rmm_binning_add_bin: resource '%s' is not a binning resource", rmm_resource_type_name(binning));
     if (allocation_bytes == 0 || !rmm__align_up(allocation_bytes, RMM_ALIGNMENT, &bytes))
         return RMM__INVALID("rmm_binning_add_bin: allocation_bytes %zu is not a usable bin size", allocation_bytes);
     if (RMM__ATOMIC_LOAD(&b->started))
         return RMM__INVALID("rmm_binning_add_bin: bins must be added before the first allocation");
+    if (bin_resource) {
+        RMM_TRY(rmm__graph_reaches(bin_resource, binning, 0, &steps, &cycle));
+        if (cycle && bin_resource == binning)
+            return RMM__INVALID("rmm_binning_add_bin: the bin resource is this binning resource: an allocation would come back here for ever");
+        if (cycle)
+            return RMM__INVALID("rmm_binning_add_bin: the bin resource ('%s') reaches this binning resource through its upstreams or bins: "
+                                "an allocation would come back here for ever",
+                                rmm_resource_type_name(bin_resource));
+    }
     return rmm__binning_insert(b, bytes, bin_resource, bin_resource == NULL);
 }
 #else
@@ -9125,10 +9213,20 @@ RMM__IMPL rmm_status rmm_arena_create(rmm_resource **out, rmm_resource *upstream
     d.arena_bytes = d.arena_bytes / d.superblock_bytes * d.superblock_bytes;
     if (d.arena_bytes == 0) return RMM__INVALID("rmm_arena_create: the arena must hold at least one superblock of %zu bytes", d.superblock_bytes);
     rmm__ensure_exit_hook();
+    /* upstream first: a size it refuses costs no host bookkeeping (the owner table takes 8 bytes a
+       superblock: 2 GiB for 64 GiB of 256-byte superblocks) */
+    st = rmm_allocate(upstream, &base, d.arena_bytes, RMM_STREAM_DEFAULT);
+    if (st != RMM_SUCCESS) return st;
     a = (rmm__arena *)rmm__calloc(1, sizeof *a);
-    if (!a) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_arena_create: out of host memory");
+    if (!a) {
+        (void)rmm_deallocate(upstream, base, d.arena_bytes, RMM_STREAM_DEFAULT);
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_arena_create: out of host memory");
+    }
     a->base.vtable = &rmm__arena_vtable;
     a->upstream = upstream;
+    a->base_ptr = (char *)base; /* (from here rmm__arena_destroy gives it back) */
+    a->arena_bytes = d.arena_bytes;
+    a->heap = rmm__san_heap_register(base, d.arena_bytes);
     a->sb_bytes = d.superblock_bytes;
     a->sb_count = d.arena_bytes / d.superblock_bytes;
     a->generation = RMM__ATOMIC_ADD(&rmm__arena_generations, 1);
@@ -9144,14 +9242,6 @@ RMM__IMPL rmm_status rmm_arena_create(rmm_resource **out, rmm_resource *upstream
         rmm__arena_destroy(&a->base);
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_arena_create: out of host memory");
     }
-    st = rmm_allocate(upstream, &base, d.arena_bytes, RMM_STREAM_DEFAULT);
-    if (st != RMM_SUCCESS) {
-        rmm__arena_destroy(&a->base);
-        return st;
-    }
-    a->base_ptr = (char *)base;
-    a->arena_bytes = d.arena_bytes;
-    a->heap = rmm__san_heap_register(base, d.arena_bytes);
     a->global_chunk.ptr = a->base_ptr;
     a->global_chunk.size = d.arena_bytes;
     a->global_chunk.first = b;
@@ -9702,7 +9792,7 @@ RMM__IMPL rmm_status rmm_tracking_report(rmm_resource *mr, FILE *out) {
 #endif
     }
     rmm__unlock(&t->lock);
-    return ferror(out) ? rmm__fail(RMM_ERROR_IO, "rmm_tracking_report: writing the report failed") : RMM_SUCCESS;
+    return fflush(out) != 0 || ferror(out) ? rmm__fail(RMM_ERROR_IO, "rmm_tracking_report: writing the report failed") : RMM_SUCCESS; /* (a buffered stream fails at the flush) */
 }
 
 /* ---- limiting: a cap on bytes outstanding, counted in units of 256 ---- */
@@ -9743,7 +9833,14 @@ RMM__PRIVATE rmm_status rmm__limiting_deallocate(rmm_resource *self, void *ptr, 
     rmm__limiting *l = (rmm__limiting *)self;
     size_t rounded = 0;
     rmm_status st = RMM__FORWARD_FREE(self, ptr, bytes, alignment, stream);
-    if (st == RMM_SUCCESS && rmm__align_up(bytes, RMM_ALIGNMENT, &rounded)) RMM__ATOMIC_SUB(&l->allocated, rounded);
+    if (st == RMM_SUCCESS) {
+        /* at most what is outstanding: a wrong size, or a block from before the adaptor, must not
+           wrap the count (every later request would be refused) */
+        size_t held = RMM__ATOMIC_LOAD_RELAXED(&l->allocated);
+        if (!rmm__align_up(bytes, RMM_ALIGNMENT, &rounded)) rounded = SIZE_MAX;
+        while (!RMM__ATOMIC_CAS(&l->allocated, &held, held - rmm__min(held, rounded))) {
+        }
+    }
     return st;
 }
 static const rmm_resource_vtable rmm__limiting_vtable = {"limiting", rmm__limiting_allocate, rmm__limiting_deallocate, NULL, rmm__adaptor_destroy_plain};
@@ -9835,7 +9932,14 @@ RMM__PRIVATE rmm_status rmm__aligned_free_raw(void *raw, void *arg) {
 RMM__PRIVATE rmm_status rmm__aligned_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm__aligned *al = (rmm__aligned *)self;
     rmm__aligned_free f;
-    if (!rmm__aligned_applies(al, bytes, alignment)) return RMM__FORWARD_FREE(self, ptr, bytes, alignment, stream);
+    if (!rmm__aligned_applies(al, bytes, alignment)) {
+        /* a block this adaptor over-aligned, freed with a size below the threshold: upstream would
+           free its raw block under the record */
+        if (RMM__UNLIKELY(rmm__overalign_holds(&al->map, ptr)))
+            return rmm__fail(RMM_ERROR_CORRUPTION, "aligned: deallocate(ptr=%p, bytes=%zu): the block was over-aligned by this adaptor (a request of at least %zu bytes); the size must be the one allocated",
+                             ptr, bytes, al->threshold);
+        return RMM__FORWARD_FREE(self, ptr, bytes, alignment, stream);
+    }
     f.self = self;
     f.request = 0;
     f.alignment = alignment;
@@ -10156,6 +10260,27 @@ RMM__PRIVATE rmm_status rmm__graph_check(rmm_resource *mr, int nesting, size_t *
     return RMM_SUCCESS;
 }
 
+/* Whether target is mr or below it (*found), visiting what rmm__graph_check visits; INVALID_ARGUMENT
+   iff the graph is too big (rmm_binning_add_bin's cycle check). */
+RMM__PRIVATE rmm_status rmm__graph_reaches(rmm_resource *mr, const rmm_resource *target, int nesting, size_t *steps, bool *found) {
+    for (; mr && !*found; mr = rmm_resource_get_upstream(mr)) {
+        const rmm__desc *d = rmm__describe(mr);
+        size_t i, n = d && d->child_count ? d->child_count(mr) : 0;
+        if (mr == target) {
+            *found = true;
+            break;
+        }
+        if (++*steps > RMM_MAX_RESOURCE_STEPS) return rmm__graph_too_big("rmm_binning_add_bin");
+        for (i = 0; i < n && !*found; i++) {
+            rmm_resource *child = d->child(mr, i);
+            if (!child) continue;
+            if (nesting + 1 > RMM_MAX_BIN_NESTING) return rmm__graph_too_big("rmm_binning_add_bin");
+            RMM_TRY(rmm__graph_reaches(child, target, nesting + 1, steps, found));
+        }
+    }
+    return RMM_SUCCESS;
+}
+
 RMM__IMPL rmm_status rmm_resource_allocation_base(rmm_resource *mr, const void *ptr, void **base, size_t *offset) {
     const char *p = (const char *)ptr;
     size_t off = 0, steps;
@@ -10219,7 +10344,7 @@ RMM__IMPL rmm_status rmm_resource_dump_json(rmm_resource *mr, FILE *out) {
             RMM_VERSION_STRING, RMM__BACKEND_NAME);
     st = rmm__dump_node(&j, mr, 0);
     fputs("}\n", out);
-    if (st == RMM_SUCCESS && ferror(out)) st = rmm__fail(RMM_ERROR_IO, "rmm_resource_dump_json: writing failed");
+    if (st == RMM_SUCCESS && (fflush(out) != 0 || ferror(out))) st = rmm__fail(RMM_ERROR_IO, "rmm_resource_dump_json: writing failed"); /* (a buffered stream fails at the flush) */
     return st;
 }
 

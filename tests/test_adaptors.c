@@ -1107,6 +1107,55 @@ TEST(failure_callback_adaptor) {
 
 /* ---- aligned ------------------------------------------------------------------------------- */
 
+/* Frees with a wrong size through the limiting and aligned adaptors: the limit's count goes to 0,
+   not round (it refused everything after), and a block the aligned adaptor over-aligned is not
+   passed upstream by a size below its threshold (upstream freed it under the adaptor's record). */
+TEST(wrong_size_frees_leave_adaptors_usable) {
+    rmm_resource *cuda = NULL, *lim = NULL, *al = NULL;
+    void *p = NULL;
+    size_t allocated = 1, mib = (size_t)1 << 20;
+    NEED_GPU();
+    CHECK_OK(rmm_cuda_resource_create(&cuda));
+    CHECK_OK(rmm_limiting_adaptor_create(&lim, cuda, mib));
+    CHECK_OK(rmm_allocate(lim, &p, 256, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(lim, p, 4096, RMM_STREAM_DEFAULT)); /* (cudaFree takes no size) */
+    CHECK_OK(rmm_limiting_get(lim, &allocated, NULL));
+    CHECK(allocated == 0);
+    CHECK_OK(rmm_allocate(lim, &p, mib, RMM_STREAM_DEFAULT)); /* the whole limit, still */
+    CHECK_OK(rmm_deallocate(lim, p, mib, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_aligned_adaptor_create(&al, cuda, 4096, 65536));
+    CHECK_OK(rmm_allocate(al, &p, 100000, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_deallocate(al, p, 100, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+    CHECK(strstr(rmm_last_error(), "over-aligned") != NULL);
+    CHECK_OK(rmm_deallocate(al, p, 100000, RMM_STREAM_DEFAULT)); /* the block was left as it was */
+    CHECK_STATUS(rmm_deallocate(al, p, 100000, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+    rmm_resource_destroy(al);
+    rmm_resource_destroy(lim);
+    rmm_resource_destroy(cuda);
+}
+
+/* A buffered stream fails at the flush: the dump and the tracking report say IO, as documented. */
+TEST(dump_and_report_to_a_full_device) {
+    rmm_resource *cuda = NULL, *tr = NULL;
+    void *p = NULL;
+    FILE *f = fopen("/dev/full", "w");
+    NEED_GPU();
+    if (!f) { /* (not Linux) */
+        harness_skip_current = 1;
+        return;
+    }
+    CHECK_OK(rmm_cuda_resource_create(&cuda));
+    CHECK_OK(rmm_tracking_adaptor_create(&tr, cuda, false));
+    CHECK_OK(rmm_allocate(tr, &p, 1000, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_resource_dump_json(tr, f), RMM_ERROR_IO);
+    clearerr(f);
+    CHECK_STATUS(rmm_tracking_report(tr, f), RMM_ERROR_IO);
+    (void)fclose(f);
+    CHECK_OK(rmm_deallocate(tr, p, 1000, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(tr);
+    rmm_resource_destroy(cuda);
+}
+
 TEST(aligned_adaptor) {
     fault_resource f;
     rmm_resource *al = NULL, *cuda = NULL;
@@ -1622,6 +1671,8 @@ int main(void) {
     RUN(limiting_adaptor);
     RUN(failure_callback_adaptor);
     RUN(aligned_adaptor);
+    RUN(wrong_size_frees_leave_adaptors_usable);
+    RUN(dump_and_report_to_a_full_device);
     RUN(default_resource_honours_large_alignment);
     RUN(thread_safe_adaptor);
     RUN(adaptor_stack_under_threads);

@@ -608,6 +608,24 @@ TEST(platform_public_calls) {
 #endif
 }
 
+/* A stream pool's stream is refused by rmm_stream_destroy: the pool would hand out a dead handle,
+   and its destroy would destroy whichever stream was given that handle next. */
+TEST(stream_pool_streams_are_destroyed_by_the_pool_only) {
+    rmm_stream_pool *sp = NULL;
+    rmm_stream s, mine = RMM_STREAM_DEFAULT;
+    NEED_GPU();
+    CHECK_OK(rmm_stream_pool_create(&sp, 2));
+    s = rmm_stream_pool_get_at(sp, 0);
+    CHECK_STATUS(rmm_stream_destroy(s), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(rmm_last_error(), "stream pool") != NULL);
+    CHECK_OK(rmm_stream_synchronize(s)); /* still alive */
+    CHECK_OK(rmm_stream_create(&mine));
+    CHECK(mine != s);
+    rmm_stream_pool_destroy(sp);
+    CHECK_OK(rmm_stream_synchronize(mine)); /* the pool's destroy left it alone */
+    CHECK_OK(rmm_stream_destroy(mine));
+}
+
 /* rmm_pool_desc_parse, RMM_ALLOC_CONF and the live maximum of a pool and a limiting adaptor. */
 TEST(pool_configuration_string) {
     rmm_pool_desc d = rmm_pool_desc_default(), before;
@@ -635,6 +653,7 @@ TEST(pool_configuration_string) {
     CHECK_STATUS(rmm_pool_desc_parse(&d, NULL), RMM_ERROR_INVALID_ARGUMENT);
     CHECK_STATUS(rmm_pool_desc_parse(&d, "initial:1MiB,split:4MiB"), RMM_ERROR_INVALID_ARGUMENT);
     CHECK(strstr(rmm_last_error(), "split:4MiB") != NULL && strstr(rmm_last_error(), "unknown key") != NULL);
+    CHECK(strstr(rmm_last_error(), " extent,") != NULL); /* the message lists every key there is */
     CHECK_STATUS(rmm_pool_desc_parse(&d, "initial:lots"), RMM_ERROR_INVALID_ARGUMENT);
     CHECK(strstr(rmm_last_error(), "initial:lots") != NULL);
     CHECK_STATUS(rmm_pool_desc_parse(&d, "initial:1XB"), RMM_ERROR_INVALID_ARGUMENT);
@@ -734,6 +753,7 @@ int main(void) {
 #endif
     RUN(device_memory_queries);
     RUN(streams_and_stream_pools);
+    RUN(stream_pool_streams_are_destroyed_by_the_pool_only);
     RUN(platform_public_calls);
 #if !defined(RMM_NO_POOL)
     RUN(pool_configuration_string);

@@ -3135,6 +3135,59 @@ TEST(fixed_reuse_growth_and_bad_frees) {
 
 /* ---- binning ------------------------------------------------------------------------------- */
 
+/* A bin that reaches the binning resource (itself, an adaptor over it, another binning resource
+   with such a bin) is refused: an allocation of its size came back for ever (a stack overflow,
+   or a loop at -O2). */
+TEST(binning_add_bin_refuses_a_cycle) {
+    rmm_resource *bins = NULL, *lim = NULL, *inner = NULL;
+    rmm_binning_desc d = rmm_binning_desc_default();
+    void *p = NULL;
+    NEED_GPU();
+    CHECK_OK(rmm_binning_create(&bins, rmm_get_current_device_resource(), &d));
+    CHECK_STATUS(rmm_binning_add_bin(bins, 1024, bins), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(rmm_last_error(), "is this binning resource") != NULL);
+    CHECK_OK(rmm_limiting_adaptor_create(&lim, bins, MiB));
+    CHECK_STATUS(rmm_binning_add_bin(bins, 1024, lim), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(rmm_last_error(), "reaches this binning resource") != NULL);
+    CHECK_OK(rmm_binning_create(&inner, rmm_get_current_device_resource(), &d));
+    CHECK_OK(rmm_binning_add_bin(inner, 512, lim)); /* (no cycle yet) */
+    CHECK_STATUS(rmm_binning_add_bin(bins, 2048, inner), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(((rmm__binning *)bins)->count == 0);
+    CHECK_OK(rmm_allocate(bins, &p, 1000, RMM_STREAM_DEFAULT)); /* no bin: upstream */
+    CHECK_OK(rmm_deallocate(bins, p, 1000, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(inner);
+    rmm_resource_destroy(lim);
+    rmm_resource_destroy(bins);
+}
+
+/* A user's bin that is a pool (or an adaptor over one): a free whose size routes its block upstream
+   is CORRUPTION, where upstream freed the pool's whole chunk under it. */
+TEST(binning_user_pool_bin_wrong_size_free) {
+    rmm_resource *pool = NULL, *stats = NULL, *bins = NULL;
+    rmm_pool_desc pd = rmm_pool_desc_default();
+    rmm_binning_desc bd = rmm_binning_desc_default();
+    void *p = NULL, *q = NULL;
+    NEED_GPU();
+    pd.initial_bytes = MiB;
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), &pd));
+    CHECK_OK(rmm_statistics_adaptor_create(&stats, pool));
+    CHECK_OK(rmm_binning_create(&bins, rmm_get_current_device_resource(), &bd));
+    CHECK_OK(rmm_binning_add_bin(bins, 1024, pool));
+    CHECK_OK(rmm_binning_add_bin(bins, 2048, stats));
+    CHECK_OK(rmm_allocate(bins, &p, 1000, RMM_STREAM_DEFAULT)); /* the chunk's first block */
+    CHECK_OK(rmm_allocate(bins, &q, 2000, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_deallocate(bins, p, 4096, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+    CHECK_STATUS(rmm_deallocate(bins, q, 8192, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+    CHECK_OK(rmm_pool_validate(pool));
+    CHECK(pool_info(pool).used_bytes == 1024 + 2048 && pool_info(pool).pool_bytes == MiB);
+    CHECK_OK(rmm_deallocate(bins, p, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(bins, q, 2000, RMM_STREAM_DEFAULT));
+    CHECK(pool_info(pool).used_bytes == 0);
+    rmm_resource_destroy(bins);
+    rmm_resource_destroy(stats);
+    rmm_resource_destroy(pool);
+}
+
 TEST(binning_create_and_add_bin_errors) {
     counting_resource up;
     rmm_resource *mr = (rmm_resource *)&up;
@@ -3281,6 +3334,19 @@ TEST(binning_over_a_pool) {
 }
 
 /* ---- arena --------------------------------------------------------------------------------- */
+
+/* An arena upstream cannot hold costs no host bookkeeping: its owner table (8 bytes a superblock)
+   was made first, and for this size it was too large to make at all (ASan aborted). */
+TEST(arena_asks_upstream_before_its_bookkeeping) {
+    rmm_resource *mr = NULL;
+    rmm_arena_desc d = rmm_arena_desc_default();
+    NEED_GPU();
+    d.superblock_bytes = 256;
+    d.arena_bytes = SIZE_MAX;
+    CHECK_STATUS(rmm_arena_create(&mr, rmm_get_current_device_resource(), &d), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK(mr == NULL);
+    CHECK(strstr(rmm_last_error(), "cudaMalloc") != NULL); /* upstream's refusal, not "out of host memory" */
+}
 
 TEST(arena_create_errors) {
     counting_resource up;
@@ -3809,7 +3875,10 @@ int main(void) {
     RUN(binning_create_and_add_bin_errors);
     RUN(binning_lazy_bins_and_upstream);
     RUN(binning_over_a_pool);
+    RUN(binning_add_bin_refuses_a_cycle);
+    RUN(binning_user_pool_bin_wrong_size_free);
     RUN(arena_create_errors);
+    RUN(arena_asks_upstream_before_its_bookkeeping);
     RUN(arena_small_large_and_bad_frees);
     RUN(arena_streams_outlive);
     RUN(arena_small_alignment);
