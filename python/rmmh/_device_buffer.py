@@ -61,6 +61,8 @@ class _PyBufferBase:
     __slots__ = ("_ptr", "_size", "_cap", "_nbytes", "_mr", "_stream", "_dev")
 
     def __init__(self, *, ptr=0, size=0, stream=DEFAULT_STREAM, mr=None):
+        if hasattr(self, "_mr"):  # set by a first call: a second would leak its block and holds
+            raise TypeError("DeviceBuffer.__init__ may be called once")  # as the extension says
         if stream.__class__ is not Stream:
             stream = as_stream(stream)
         if size.__class__ is not int or not 0 <= size <= _SIZE_MAX:

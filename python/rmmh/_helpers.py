@@ -1,4 +1,5 @@
 """parse_bytes (RMM's rmm.pylibrmm.helper.parse_bytes) and small shared helpers."""
+import operator
 import re
 
 _BYTE_SIZES = {
@@ -19,8 +20,8 @@ def parse_bytes(s):
         raise TypeError("a size must be an int or a string such as '1GiB', not bool")
     if isinstance(s, int):
         return s
-    if hasattr(s, "__index__") and not isinstance(s, str):
-        return s.__index__()
+    if hasattr(type(s), "__index__") and not isinstance(s, str):
+        return operator.index(s)  # TypeError if its __index__ returns a non-int
     if not isinstance(s, str):
         raise TypeError("a size must be an int or a string such as '1GiB', not %s"
                         % type(s).__name__)

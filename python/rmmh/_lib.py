@@ -10,6 +10,7 @@ the optional accelerator (_accel) replaces them when it was built (see README, "
 extension").
 """
 import ctypes
+import operator
 import os
 import threading
 from contextlib import contextmanager
@@ -211,17 +212,28 @@ assert rmmh_backend().decode() == BACKEND
 _tls = threading.local()
 
 
-def set_pending(exc):
+def set_pending(exc, status):
     """Keeps an exception raised by a Python callback (CallbackMemoryResource, a failure
-    callback) that C called; the failing call that follows re-raises it on this thread."""
-    _tls.pending = exc
+    callback) that C called, with the status the call into C fails with because of it: the
+    failing call that follows on this thread re-raises it if it fails with that status."""
+    _tls.pending = (exc, status)
 
 
-def _take_pending():
-    exc = getattr(_tls, "pending", None)
-    if exc is not None:
-        _tls.pending = None
-    return exc
+def clear_pending():
+    """Drops a kept callback exception: a later callback call succeeded, so rmm.h recovered
+    from the failure (a pool retrying a smaller growth, a failure callback's retry)."""
+    _tls.pending = None
+
+
+def _take_pending(status):
+    """The kept exception if the failing status is the one it was kept with, else None; the slot
+    is empty afterwards either way (an exception kept for another failure is stale)."""
+    pending = getattr(_tls, "pending", None)
+    if pending is None:
+        return None
+    _tls.pending = None
+    exc, kept_status = pending
+    return exc if kept_status == status else None
 
 
 def _translate_callback_error(exc):
@@ -240,11 +252,11 @@ def last_error():
 
 
 def error(status, what=None, allocation=False):
-    """The exception for a failed call: a pending callback exception if there is one, else the
-    status's class with rmm_last_error()'s message (prefixed by `what` when given). With
-    allocation (the call allocated), a CUDA error is a MemoryError too (CUDAAllocationError),
-    as in RMM."""
-    pending = _take_pending()
+    """The exception for a failed call: the callback exception kept on this thread (set_pending)
+    when it was kept with this status, else the status's class with rmm_last_error()'s message
+    (prefixed by `what` when given). A kept exception is dropped either way. With allocation
+    (the call allocated), a CUDA error is a MemoryError too (CUDAAllocationError), as in RMM."""
+    pending = _take_pending(status)
     if pending is not None:
         return _translate_callback_error(pending)
     msg = last_error()
@@ -282,13 +294,20 @@ def out_of_memory(message):
 SIZE_MAX = (1 << 64) - 1
 
 
+def _index(value, name):
+    """operator.index(value): an int, or TypeError (also for an __index__ returning a non-int)."""
+    if value.__class__ is int:
+        return value
+    if not hasattr(type(value), "__index__"):
+        raise TypeError("%s must be an integer, not %s" % (name, type(value).__name__))
+    return operator.index(value)
+
+
 def as_size(value, name="size"):
-    """An int in 0 .. 2**64-1 (RMM's size_t): TypeError for non-integers, NegativeSizeError
-    (an OverflowError and a ValueError) below 0, OverflowError above."""
-    try:
-        v = value.__index__()
-    except AttributeError:
-        raise TypeError("%s must be an integer, not %s" % (name, type(value).__name__)) from None
+    """An int in 0 .. 2**64-1 (RMM's size_t): TypeError for non-integers (and for an __index__
+    that returns a non-int), NegativeSizeError (an OverflowError and a ValueError) below 0,
+    OverflowError above."""
+    v = _index(value, name)
     if v < 0:
         raise NegativeSizeError("%s must not be negative (got %d)" % (name, v))
     if v > SIZE_MAX:
@@ -302,10 +321,9 @@ def as_pointer(value, name="ptr"):
 
 
 def as_int(value, name):
-    try:
-        v = value.__index__()
-    except AttributeError:
-        raise TypeError("%s must be an integer, not %s" % (name, type(value).__name__)) from None
+    """An int in -2**31 .. 2**31-1 (a C int): TypeError for non-integers, OverflowError
+    outside."""
+    v = _index(value, name)
     if not -(1 << 31) <= v < (1 << 31):
         raise OverflowError("%s %d does not fit in int" % (name, v))
     return v

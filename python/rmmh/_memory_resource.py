@@ -451,6 +451,17 @@ def _pool_size_arg(value, name):
     return n
 
 
+_POOL_LEAST_MAXIMUM = 256  # RMM_ALIGNMENT: rmm.h's maximum_bytes is a multiple of it (0: none)
+
+
+def _c_maximum(maximum):
+    """rmm.h's maximum_bytes for a checked maximum_pool_size: 0, its "no maximum", for None; 256,
+    the least maximum rmm.h holds to, for an explicit 0 (RMM's pool that never grows)."""
+    if maximum is None:
+        return 0
+    return maximum or _POOL_LEAST_MAXIMUM
+
+
 @dataclass
 class PoolInfo:
     """What PoolMemoryResource.info() returns (rmm.h's rmm_pool_info). rmmh only."""
@@ -483,7 +494,9 @@ class PoolMemoryResource(UpstreamResourceAdaptor):
         Bytes taken from upstream now (a multiple of 256). Default: half of the free device
         memory with geometric growth (RMM's default), 0 with the other growth modes.
     maximum_pool_size : int | str, optional
-        The most the pool may hold; default unbounded.
+        The most the pool may hold (a multiple of 256); default (None) unbounded. RMM's maximum
+        of 0, a pool that never grows, is kept as 256 bytes, the least rmm.h can hold to: any
+        request above 256 bytes fails with MemoryError.
     growth : {"geometric", "on_demand", "virtual"}
         rmmh only. "geometric" is RMM's rule; "on_demand" grows by the request (rounded to
         growth_granularity) and gives wholly free chunks back before growing past its peak;
@@ -509,15 +522,15 @@ class PoolMemoryResource(UpstreamResourceAdaptor):
             initial = _default_initial_pool_size(growth)
         else:
             initial = _pool_size_arg(initial_pool_size, "initial_pool_size")
-        maximum = 0 if maximum_pool_size is None else _pool_size_arg(maximum_pool_size,
-                                                                       "maximum_pool_size")
-        if maximum_pool_size is not None and initial > maximum:
+        maximum = None if maximum_pool_size is None else _pool_size_arg(maximum_pool_size,
+                                                                          "maximum_pool_size")
+        if maximum is not None and initial > maximum:
             raise _lib.invalid("Initial pool size exceeds the maximum pool size (%d > %d)"
                                % (initial, maximum))
         gran = 0 if growth_granularity is None else _pool_size_arg(growth_granularity,
                                                                     "growth_granularity")
         virt = 0 if virtual_size is None else _pool_size_arg(virtual_size, "virtual_size")
-        self._own(_lib.created(_lib.rmmh_pool_create, upstream._h, initial, maximum,
+        self._own(_lib.created(_lib.rmmh_pool_create, upstream._h, initial, _c_maximum(maximum),
                                _GROWTH[growth], gran, bool(streams_outlive_pool), virt),
                   ups=(upstream,))
         self.__dict__["growth"] = growth
@@ -535,10 +548,12 @@ class PoolMemoryResource(UpstreamResourceAdaptor):
     def set_maximum(self, maximum_pool_size):
         """Changes the most the pool may hold (None: unbounded), as PyTorch's memory fraction
         does: it grows only within the new maximum from now on; what it holds beyond a lower one
-        stays held (trim() gives wholly free chunks back). rmmh only."""
-        maximum = 0 if maximum_pool_size is None else _pool_size_arg(maximum_pool_size,
-                                                                       "maximum_pool_size")
-        _lib.check(_lib.rmm_pool_set_maximum(self._live, maximum), "set_maximum")
+        stays held (trim() gives wholly free chunks back). A maximum of 0, a pool that never
+        grows, is kept as 256 bytes, the least rmm.h can hold to: a growth for any request above
+        256 bytes fails with MemoryError. rmmh only."""
+        maximum = None if maximum_pool_size is None else _pool_size_arg(maximum_pool_size,
+                                                                          "maximum_pool_size")
+        _lib.check(_lib.rmm_pool_set_maximum(self._live, _c_maximum(maximum)), "set_maximum")
 
     def trim(self):
         """Gives every wholly free upstream chunk back (after waiting for the streams that freed
@@ -673,10 +688,14 @@ class CallbackMemoryResource(DeviceMemoryResource):
             try:
                 p = allocate_func(nbytes, _raw_stream(stream))
                 out[0] = _lib.as_pointer(p, "the address allocate_func returned")
-                return 0
             except BaseException as e:  # re-raised by the call that failed (see _lib.error)
-                _lib.set_pending(e)
-                return OUT_OF_MEMORY if isinstance(e, MemoryError) else UNKNOWN
+                status = OUT_OF_MEMORY if isinstance(e, MemoryError) else UNKNOWN
+                _lib.set_pending(e, status)
+                return status
+            # rmm.h recovered from an earlier failure of this thread's allocation (a pool
+            # retrying a smaller growth, a failure callback's retry): its exception is stale
+            _lib.clear_pending()
+            return 0
 
         def deallocate(ptr, nbytes, stream, arg):
             # an exception here is reported by ctypes as unraisable (the free cannot fail)
@@ -691,6 +710,15 @@ class CallbackMemoryResource(DeviceMemoryResource):
 
 # ---- adaptors ----------------------------------------------------------------------------
 
+def _log_file_name_arg(log_file_name):
+    """log_file_name (a str, bytes or os.PathLike) as a str; ValueError for an embedded NUL, as
+    Python's open() raises (C would stop at it and write another file)."""
+    name = os.fsdecode(log_file_name)
+    if "\0" in name:
+        raise ValueError("log_file_name: embedded null byte")
+    return name
+
+
 def _append_id(filename, device):
     """"rmm.log", 1 -> "rmm.dev1.log": the device id before the extension, as RMM does."""
     name, ext = os.path.splitext(filename)
@@ -701,8 +729,8 @@ class LoggingResourceAdaptor(UpstreamResourceAdaptor):
     """Writes one CSV row per allocation and free (RMM's format, which RMM's replay benchmark
     reads) to ``<log_file_name stem>.dev<device><suffix>``, an absolute path.
 
-    log_file_name defaults to $RMM_LOG_FILE; neither is a ValueError. auto_flush (rmmh only)
-    flushes every row.
+    log_file_name defaults to $RMM_LOG_FILE; neither is a ValueError, and so is a name with an
+    embedded NUL, as for open(). auto_flush (rmmh only) flushes every row.
     """
     __slots__ = ()
 
@@ -713,7 +741,7 @@ class LoggingResourceAdaptor(UpstreamResourceAdaptor):
             if not log_file_name:
                 raise ValueError("RMM log file must be specified either using log_file_name= "
                                  "argument or RMM_LOG_FILE environment variable")
-        log_file_name = os.path.abspath(_append_id(os.fsdecode(log_file_name),
+        log_file_name = os.path.abspath(_append_id(_log_file_name_arg(log_file_name),
                                                    _current_device()))
         self._own(_lib.created(_lib.rmm_logging_adaptor_create, upstream._h,
                                os.fsencode(log_file_name), bool(auto_flush)), ups=(upstream,))
@@ -846,7 +874,9 @@ class FailureCallbackResourceAdaptor(UpstreamResourceAdaptor):
             try:
                 return bool(callback(nbytes))
             except BaseException as e:
-                _lib.set_pending(e)
+                # rmm.h calls the callback only on OUT_OF_MEMORY, and False makes the adaptor
+                # fail with that status: the allocation re-raises e (see _lib.error)
+                _lib.set_pending(e, OUT_OF_MEMORY)
                 return False
 
         cb = _lib.FAILURE_CALLBACK(on_failure)
@@ -1086,7 +1116,7 @@ def _initialize(pool_allocator=False, managed_memory=False, initial_pool_size=No
             init, maxi = kwargs["initial_pool_size"], kwargs["maximum_pool_size"]
             unset = _lib.SIZE_MAX
             fields = (ctypes.c_size_t * 6)(unset if init is None else init,
-                                           0 if maxi is None else maxi, _GROWTH["geometric"],
+                                           _c_maximum(maxi), _GROWTH["geometric"],
                                            0, 0, 0)
             _lib.check(_lib.rmmh_pool_conf(None, fields), "reinitialize")
             growth = {v: k for k, v in _GROWTH.items()}[fields[2]]
@@ -1108,6 +1138,8 @@ def _initialize(pool_allocator=False, managed_memory=False, initial_pool_size=No
     if logging and log_file_name is None and not os.getenv("RMM_LOG_FILE"):
         raise ValueError("RMM log file must be specified either using log_file_name= argument "
                          "or RMM_LOG_FILE environment variable")
+    if logging and log_file_name is not None:
+        log_file_name = _log_file_name_arg(log_file_name)  # checked before any resource changes
 
     original = _lib.rmmh_get_device()
     if original < 0 or _lib.rmmh_device_count() == 0:
@@ -1142,6 +1174,8 @@ def _flush_logs():
 def enable_logging(log_file_name=None):
     """Wraps each device's resource (device 0 if none was set) in a LoggingResourceAdaptor that
     writes ``<stem>.dev<id><suffix>`` (log_file_name, default $RMM_LOG_FILE)."""
+    if log_file_name is not None:
+        log_file_name = _log_file_name_arg(log_file_name)
     with _table_lock:
         devices = list(_per_device_mrs) or [0]
         original = _current_device()

@@ -146,6 +146,12 @@ class Stream:
     def __hash__(self):
         return hash(self._h)
 
+    def __reduce__(self):
+        # as RMM's Stream (a cdef class): a copy would be a second owner of the C stream, and a
+        # pickle a raw handle that means nothing in another process
+        raise TypeError("rmmh.Stream cannot be pickled or copied (it is a CUDA stream of this "
+                        "process); share the object itself")
+
     def __repr__(self):
         names = {0: "default", 1: "legacy default", 2: "per-thread default"}
         what = names.get(self._h) or ("owned" if isinstance(self._owner, _OwningStream)
@@ -232,6 +238,11 @@ class CudaStreamPool:
     def get_pool_size(self):
         """The number of streams."""
         return len(self._handles)
+
+    def __reduce__(self):
+        # as RMM's CudaStreamPool (a cdef class): a copy would destroy the C pool a second time
+        raise TypeError("rmmh CudaStreamPool cannot be pickled or copied (it owns CUDA streams "
+                        "of this process); share the object itself")
 
     def __repr__(self):
         return "<rmmh CudaStreamPool of %d streams>" % len(self._handles)

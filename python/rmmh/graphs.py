@@ -41,8 +41,8 @@ class GraphPool:
     ``reserve`` bytes (an int or a string such as "64MiB") from it now."""
 
     def __init__(self, reserve=0, upstream=None):
-        from ._memory_resource import get_current_device_resource
-        mr = get_current_device_resource() if upstream is None else upstream
+        from ._memory_resource import _check_mr, get_current_device_resource
+        mr = get_current_device_resource() if upstream is None else _check_mr(upstream, "upstream")
         size = _lib.as_size(parse_bytes(reserve), "reserve")
         out = ctypes.c_void_p()
         _lib.check(_lib.rmm_graph_pool_create(ctypes.byref(out), mr._live, size), "GraphPool")
@@ -88,6 +88,10 @@ class GraphPool:
         if used or _registrations[0]:
             _kept_upstreams.append(self._upstream)
         self._h = None
+
+    def __reduce__(self):
+        # a copy would share the C graph pool, and release() it twice
+        raise TypeError("rmmh.GraphPool cannot be pickled or copied; share the object itself")
 
     def __del__(self):
         if getattr(self, "_h", None) and not self._registered:

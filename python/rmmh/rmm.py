@@ -22,9 +22,11 @@ def reinitialize(pool_allocator=False, managed_memory=False, initial_pool_size=N
         ManagedMemoryResource as the base resource, else CudaMemoryResource.
     initial_pool_size, maximum_pool_size : int | str, optional
         The pool's sizes (ignored without pool_allocator). Default: half of the free memory,
-        and unbounded. With pool_allocator, the environment variable RMM_ALLOC_CONF (rmm.h's
-        pool configuration string, e.g. "maximum:8GiB, growth:on_demand"; see the README)
-        applies over these; a bad one is a ValueError naming it. rmmh only.
+        and unbounded. RMM's maximum of 0, a pool that never grows, is kept as 256 bytes, the
+        least rmm.h can hold to: any request above 256 bytes fails with MemoryError. With
+        pool_allocator, the environment variable RMM_ALLOC_CONF (rmm.h's pool configuration
+        string, e.g. "maximum:8GiB, growth:on_demand"; see the README) applies over these; a bad
+        one is a ValueError naming it. rmmh only.
     devices : int or list of int
         The devices to set up (default device 0).
     logging : bool

@@ -226,6 +226,44 @@ def test_huge_size_is_memory_error():
         rmm.DeviceBuffer(size=1 << 62)
 
 
+def test_init_twice_is_refused(stats_mr):
+    """A second __init__ is a TypeError in both builds (the ctypes one leaked the first block)."""
+    b = rmm.DeviceBuffer(size=1000)
+    with pytest.raises(TypeError, match="may be called once"):
+        b.__init__(size=2000)
+    assert b.size == 1000 and stats_mr.allocation_counts.current_bytes == 1000
+    del b
+    assert stats_mr.allocation_counts.current_bytes == 0
+    empty = rmm.DeviceBuffer()
+    with pytest.raises(TypeError, match="may be called once"):
+        empty.__init__(size=10)
+    assert empty.size == 0 and stats_mr.allocation_counts.current_bytes == 0
+
+
+class IndexReturnsFloat:
+    def __index__(self):
+        return 1.5
+
+
+@pytest.mark.parametrize("call", [
+    lambda b: rmm.DeviceBuffer(size=IndexReturnsFloat()),
+    lambda b: b.resize(IndexReturnsFloat()),
+    lambda b: b.reserve(IndexReturnsFloat()),
+    lambda b: rmm.mr.CudaMemoryResource().allocate(IndexReturnsFloat()),
+    lambda b: rmm.mr.get_per_device_resource(IndexReturnsFloat()),
+    lambda b: rmm.parse_bytes(IndexReturnsFloat()),
+    lambda b: rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), IndexReturnsFloat()),
+], ids=["DeviceBuffer", "resize", "reserve", "allocate", "get_per_device_resource",
+        "parse_bytes", "PoolMemoryResource"])
+def test_index_returning_a_non_int_is_type_error(call):
+    """operator.index's rule: an __index__ that returns a non-int is a TypeError, and no size
+    keeps it."""
+    b = rmm.DeviceBuffer(size=10)
+    with pytest.raises(TypeError):
+        call(b)
+    assert b.size == 10 and len(b) == 10 and len(b.tobytes()) == 10
+
+
 def test_bad_mr_and_stream_types():
     with pytest.raises(TypeError):
         rmm.DeviceBuffer(size=1, mr="pool")

@@ -65,3 +65,21 @@ def test_graph_pool_bad_arguments():
     with pytest.raises(ValueError):
         with pool.capture(rmm.Stream()):
             pass
+
+
+@pytest.mark.parametrize("upstream", ["x", 5, rmm.mr.DeviceMemoryResource])
+def test_graph_pool_upstream_must_be_a_resource(upstream):
+    with pytest.raises(TypeError, match="upstream"):
+        rmm.GraphPool(upstream=upstream)
+
+
+def test_graph_pool_is_not_copied_or_pickled():
+    """A copy would share the C graph pool and release it twice."""
+    import copy
+    import pickle
+    pool = rmm.GraphPool(reserve="1MiB")
+    for make_copy in (copy.copy, copy.deepcopy, pickle.dumps):
+        with pytest.raises(TypeError):
+            make_copy(pool)
+    assert pool.info()[0] >= 1 << 20
+    pool.release()

@@ -212,6 +212,18 @@ def test_memory_stats():
     torch_free(p, 3000, 0, None)
 
 
+@pytest.mark.parametrize("device", ["cpu", "garbage", "cuda:", "cuda:x", "cuda:-1", "cuda0"])
+def test_torch_statistics_refuse_other_devices(device):
+    """As PyTorch: a device that is not "cuda" or "cuda:N" is a ValueError, not the current
+    device's numbers."""
+    import rmmh.allocators.torch as ta
+    for fn in (ta.memory_stats, ta.memory_allocated, ta.max_memory_allocated, ta.memory_reserved,
+               ta.max_memory_reserved, ta.reset_peak_memory_stats, ta.memory_summary):
+        with pytest.raises(ValueError):
+            fn(device)
+    assert ta.memory_stats("cuda") == ta.memory_stats("cuda:0") == ta.memory_stats(0)
+
+
 @requires_two_devices
 def test_hooks_on_two_devices():
     rec = Recorder()

@@ -40,6 +40,22 @@ def test_max_pool_size():
         rmm.DeviceBuffer().resize(1 << 24)
 
 
+def test_max_pool_size_zero(monkeypatch):
+    """reinitialize's maximum_pool_size=0 is a pool that never grows (kept as 256 bytes), also
+    under RMM_ALLOC_CONF, not "no maximum"."""
+    rmm.reinitialize(pool_allocator=True, initial_pool_size=0, maximum_pool_size=0)
+    with pytest.raises(MemoryError):
+        rmm.DeviceBuffer(size=64 << 20)
+    assert rmm.mr.get_current_device_resource().pool_size() == 0
+    monkeypatch.setenv("RMM_ALLOC_CONF", "growth:on_demand")
+    rmm.reinitialize(pool_allocator=True, initial_pool_size=0, maximum_pool_size=0)
+    with pytest.raises(MemoryError):
+        rmm.DeviceBuffer(size=64 << 20)
+    monkeypatch.delenv("RMM_ALLOC_CONF")
+    with pytest.raises(RuntimeError, match="Initial pool size exceeds the maximum pool size"):
+        rmm.reinitialize(pool_allocator=True, initial_pool_size=256, maximum_pool_size=0)
+
+
 def test_size_strings():
     rmm.reinitialize(pool_allocator=True, initial_pool_size="1MiB", maximum_pool_size="4MiB")
     assert rmm.mr.get_current_device_resource().pool_size() == 1 << 20
@@ -169,6 +185,24 @@ def test_log_file_that_cannot_be_opened(tmp_path):
     with pytest.raises(RuntimeError):
         rmm.mr.LoggingResourceAdaptor(rmm.mr.CudaMemoryResource(),
                                       str(tmp_path / "no" / "such" / "dir.csv"))
+
+
+def test_log_file_name_with_nul_is_value_error(tmp_path):
+    """As open(): C would stop at the NUL and log to another file than get_file_name() says.
+    reinitialize and enable_logging refuse it before changing any resource."""
+    name = str(tmp_path / "real\0name.csv")
+    for bad in (name, os.fsencode(name)):
+        with pytest.raises(ValueError, match="null"):
+            rmm.mr.LoggingResourceAdaptor(rmm.mr.CudaMemoryResource(), bad)
+    mr = rmm.mr.CudaMemoryResource()
+    rmm.mr.set_current_device_resource(mr)
+    with pytest.raises(ValueError, match="null"):
+        rmm.reinitialize(logging=True, log_file_name=name)
+    assert rmm.mr.get_current_device_resource() is mr
+    with pytest.raises(ValueError, match="null"):
+        rmm.enable_logging(log_file_name=name)
+    assert rmm.mr.get_current_device_resource() is mr
+    assert os.listdir(tmp_path) == []
 
 
 @pytest.mark.parametrize("level", list(rmm.level_enum))

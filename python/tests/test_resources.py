@@ -115,6 +115,25 @@ def test_pool_maximum_and_errors():
         rmm.mr.PoolMemoryResource("cuda")
 
 
+def test_pool_maximum_zero_never_grows():
+    """RMM's maximum_pool_size=0 is a pool that never grows (kept as 256 bytes, the least rmm.h
+    holds to), not rmm.h's 0, "no maximum"; None stays unbounded."""
+    for growth in ("geometric", "on_demand"):
+        pool = rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 0, 0, growth=growth)
+        with pytest.raises(MemoryError):
+            pool.allocate(64 << 20)
+        assert pool.pool_size() == 0
+    with pytest.raises(RuntimeError, match="Initial pool size exceeds the maximum pool size"):
+        rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 256, 0)
+    pool = rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 1 << 20)
+    pool.set_maximum(0)
+    with pytest.raises(MemoryError):
+        pool.allocate(64 << 20)
+    assert pool.pool_size() == 1 << 20
+    pool.set_maximum(None)
+    pool.deallocate(pool.allocate(64 << 20), 64 << 20)
+
+
 @pytest.mark.parametrize("growth", ["geometric", "on_demand", "virtual"])
 def test_pool_growth_modes_trim_info(growth):
     try:
@@ -186,6 +205,32 @@ def test_binning_no_bins_and_bad_exponents():
     exercise(rmm.mr.BinningMemoryResource(rmm.mr.CudaMemoryResource(), 10, 5))  # no bins, as RMM
     with pytest.raises(ValueError):
         rmm.mr.BinningMemoryResource(rmm.mr.CudaMemoryResource(), 10, 50)
+
+
+@pytest.mark.parametrize("wrap", [lambda b: b, rmm.mr.StatisticsResourceAdaptor],
+                         ids=["itself", "adaptor over it"])
+def test_binning_refuses_a_bin_that_reaches_it(wrap):
+    """A bin whose allocations would come back to the binning resource (rmm.h's add_bin walks the
+    bin's upstreams and bins) is InvalidArgumentError, a ValueError; the binning resource keeps
+    no hold on it (no reference cycle) and still allocates."""
+    b = rmm.mr.BinningMemoryResource(rmm.mr.CudaMemoryResource())
+    gc.disable()  # what is freed below is freed by reference counting alone
+    try:
+        bin_mr = wrap(b)
+        holds = len(b._refs)
+        try:
+            b.add_bin(1024, bin_mr)
+        except rmm.InvalidArgumentError as e:
+            assert isinstance(e, ValueError)
+        else:
+            pytest.fail("add_bin accepted a bin that reaches the binning resource")
+        assert b.bin_mrs == [] and len(b._refs) == holds
+        del bin_mr
+        assert len(b._refs) == 1  # only b's own: an adaptor over it is gone
+    finally:
+        gc.enable()
+    p = b.allocate(100)
+    b.deallocate(p, 100)
 
 
 def test_arena():
@@ -319,6 +364,48 @@ def test_callback_misaligned_pointer_is_refused():
     assert len(freed) == 1
 
 
+def test_callback_exception_recovered_from_is_not_raised_later():
+    """allocate_func refuses a pool's growth and the pool recovers with a smaller one: the
+    allocation succeeds, and the MemoryError allocate_func raised is not raised by a later,
+    unrelated failure on this thread."""
+    base = rmm.mr.CudaMemoryResource()
+    seen = []
+
+    def allocate(size, stream):
+        seen.append(size)
+        if size > 3 << 20:
+            raise MemoryError("allocate_func refuses %d bytes" % size)
+        return base.allocate(size, stream)
+
+    cb = rmm.mr.CallbackMemoryResource(allocate, lambda p, n, s: base.deallocate(p, n, s))
+    pool = rmm.mr.PoolMemoryResource(cb, 2 << 20)
+    bufs = [rmm.DeviceBuffer(size=1 << 20, mr=pool) for _ in range(6)]
+    assert any(n > 3 << 20 for n in seen)  # a growth was refused, and the pool recovered
+    with pytest.raises(MemoryError) as e:
+        rmm.mr.CudaMemoryResource().allocate(1 << 63)
+    assert isinstance(e.value, rmm.RMMError)  # rmm.h's error, not allocate_func's MemoryError
+    with pytest.raises(rmm.CorruptionError):
+        rmm.mr.PoolMemoryResource(base, 1 << 20).deallocate(12345, 100)
+    del bufs
+
+
+@pytest.mark.parametrize("raised,caught", [(MemoryError, MemoryError),
+                                           (ValueError, RuntimeError)])
+def test_callback_errors_propagate_through_adaptors(raised, caught):
+    """The failing call re-raises allocate_func's exception through a pool and a failure-callback
+    adaptor too (the status they fail with is the one allocate_func's exception gave)."""
+    def allocate(size, stream):
+        raise raised("My alloc error")
+
+    cb = rmm.mr.CallbackMemoryResource(allocate, lambda p, n, s: None)
+    for mr in (rmm.mr.PoolMemoryResource(cb, 0),
+               rmm.mr.FailureCallbackResourceAdaptor(cb, lambda nbytes: False)):
+        with pytest.raises(caught, match="My alloc error"):
+            mr.allocate(1 << 20)
+        with pytest.raises(caught, match="My alloc error"):
+            rmm.DeviceBuffer(size=1 << 20, mr=mr)
+
+
 def test_callback_needs_callables():
     with pytest.raises(TypeError):
         rmm.mr.CallbackMemoryResource(None, None)
@@ -411,6 +498,47 @@ def test_failure_callback_error_propagates():
         rmm.DeviceBuffer(size=int(1e14))
     with pytest.raises(TypeError):
         rmm.mr.FailureCallbackResourceAdaptor(rmm.mr.CudaMemoryResource(), None)
+
+
+def test_failure_callback_retry_drops_the_exception_it_recovered_from():
+    """allocate_func fails once, the failure callback retries, the retry succeeds: the exception
+    of the first attempt is not raised by a later, unrelated failure (a bad free)."""
+    base = rmm.mr.CudaMemoryResource()
+    calls = []
+
+    def allocate(size, stream):
+        calls.append(size)
+        if len(calls) == 1:
+            raise MemoryError("transient failure of allocate_func")
+        return base.allocate(size, stream)
+
+    cb = rmm.mr.CallbackMemoryResource(allocate, lambda p, n, s: base.deallocate(p, n, s))
+    mr = rmm.mr.FailureCallbackResourceAdaptor(cb, lambda nbytes: True)
+    p = mr.allocate(100)
+    assert len(calls) == 2
+    with pytest.raises(rmm.CorruptionError):
+        rmm.mr.PoolMemoryResource(base, 1 << 20).deallocate(12345, 100)
+    mr.deallocate(p, 100)
+
+
+def test_failure_callback_exception_is_raised_only_for_its_own_status():
+    """A failure callback's exception is kept for the OUT_OF_MEMORY it makes the adaptor return.
+    Where rmm.h recovers without calling Python again (a pool halving its growth over a limit),
+    a later failure with another status raises its own error."""
+    limited = rmm.mr.LimitingResourceAdaptor(rmm.mr.CudaMemoryResource(), 7 << 20)
+    calls = []
+
+    def on_failure(nbytes):
+        calls.append(nbytes)
+        raise KeyError("from the failure callback")
+
+    pool = rmm.mr.PoolMemoryResource(rmm.mr.FailureCallbackResourceAdaptor(limited, on_failure),
+                                     2 << 20)
+    bufs = [rmm.DeviceBuffer(size=1 << 20, mr=pool) for _ in range(6)]
+    assert calls  # a growth past the limit failed, and the pool recovered with a smaller one
+    with pytest.raises(rmm.CorruptionError):
+        pool.deallocate(12345, 100)
+    del bufs
 
 
 @pytest.mark.parametrize("managed", [True, False])

@@ -1,6 +1,8 @@
 """rmmh.Stream: owning and wrapping, the CUDA stream protocol, defaults (intent of RMM's
 test_stream.py)."""
+import copy
 import gc
+import pickle
 
 import pytest
 
@@ -96,3 +98,39 @@ def test_many_streams():
     for s in streams:
         s.synchronize()
     assert all(b.tobytes() == b"x" * 100 for b in bufs)
+
+
+COPIES = [copy.copy, copy.deepcopy, lambda obj: pickle.loads(pickle.dumps(obj))]
+COPY_IDS = ["copy", "deepcopy", "pickle"]
+
+
+@pytest.mark.parametrize("make_copy", COPIES, ids=COPY_IDS)
+def test_stream_is_not_copied_or_pickled(make_copy):
+    """As RMM's Stream, a TypeError: a copy of an owning Stream was a second owner of its C
+    stream, destroying it under the first."""
+    s = rmm.Stream()
+    for stream in (s, rmm.Stream(s), rmm.DEFAULT_STREAM):
+        with pytest.raises(TypeError):
+            make_copy(stream)
+    gc.collect()
+    b = rmm.DeviceBuffer(size=1000, stream=s)  # the stream is still there
+    b.copy_from_host(bytes(range(250)) * 4, stream=s)
+    s.synchronize()
+    assert b.tobytes() == bytes(range(250)) * 4
+
+
+@pytest.mark.parametrize("make_copy", COPIES, ids=COPY_IDS)
+def test_stream_pool_is_not_copied_or_pickled(make_copy):
+    """As RMM's CudaStreamPool, a TypeError: a copy destroyed the C pool under the original (and
+    then a second time)."""
+    from rmmh.pylibrmm.cuda_stream_pool import CudaStreamPool
+    pool = CudaStreamPool(2)
+    with pytest.raises(TypeError):
+        make_copy(pool)
+    gc.collect()
+    s = pool.get_stream()
+    b = rmm.DeviceBuffer(size=1000, stream=s)
+    b.copy_from_host(bytes(1000), stream=s)
+    s.synchronize()
+    del b, s, pool
+    gc.collect()

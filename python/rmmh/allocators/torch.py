@@ -50,12 +50,18 @@ else:
 
 
 def _device(device):
+    """The device id of a device argument, as PyTorch takes it: None (the current device), an
+    int, "cuda" or "cuda:N", or a torch.device of type cuda; any other device is a ValueError."""
     if device is None:
         return _mr._current_device()
     if isinstance(device, str):  # "cuda", "cuda:1"
-        _, _, idx = device.partition(":")
-        return int(idx) if idx else _mr._current_device()
+        kind, colon, idx = device.partition(":")
+        if kind != "cuda" or (colon and not (idx.isascii() and idx.isdigit())):
+            raise ValueError("Expected a cuda device, but got: %s" % device)
+        return int(idx) if colon else _mr._current_device()
     if type(device).__name__ == "device":  # torch.device
+        if device.type != "cuda":
+            raise ValueError("Expected a cuda device, but got: %s" % device)
         return device.index if device.index is not None else _mr._current_device()
     return _lib.as_int(device, "device")
 
