@@ -335,7 +335,8 @@ TEST(deep_adaptor_chains) {
     /* a cycle: nothing is written, INVALID_ARGUMENT */
     bins = NULL;
     CHECK_OK(rmm_binning_create(&bins, layer[LAYERS], &bd));
-    CHECK_OK(rmm_binning_add_bin(bins, 1024, bins));
+    CHECK_STATUS(rmm_binning_add_bin(bins, 1024, bins), RMM_ERROR_INVALID_ARGUMENT); /* (an allocation would never end) */
+    CHECK_OK(rmm__binning_insert((rmm__binning *)bins, 1024, bins, false)); /* the graph add_bin refuses, made directly: the walks' own guard */
     f = temp_file(path, sizeof path, "cycle");
     CHECK(f != NULL);
     if (f) {
