@@ -724,8 +724,10 @@ RMMDEF rmm_status rmm_binning_create(rmm_resource **out, rmm_resource *upstream,
    already gets the new one instead (RMM's rule; the old bin, if the binning resource made it, is
    destroyed). Only before the first allocation: afterwards, for 0 bytes or a non-binning resource it
    fails with INVALID_ARGUMENT, and so it does when bin_resource is the binning resource or reaches
-   it through upstreams and bins (an allocation would never end), or its graph has a cycle or more
-   than RMM_MAX_RESOURCE_STEPS layers. Not thread-safe. O(resources below bin_resource). */
+   it through upstreams and bins (a cycle: a request of the bin's size would come back to the bin,
+   without end unless something on the way serves it first, which this check does not try to
+   tell), or its graph has a cycle or more than RMM_MAX_RESOURCE_STEPS layers. Not thread-safe.
+   O(resources below bin_resource). */
 RMMDEF rmm_status rmm_binning_add_bin(rmm_resource *binning, size_t allocation_bytes, rmm_resource *bin_resource);
 
 /* >>arena */
@@ -3443,12 +3445,14 @@ RMM__PRIVATE void rmm__overalign_free(rmm__overalign *o) {
     rmm__mutex_destroy(&o->lock);
     o->ready = false;
 }
-/* Whether `aligned` is an over-aligned block o remembers (live, or its free in flight). */
+/* Whether `aligned` is a live over-aligned block o remembers (not one whose free is in flight). */
 RMM__PRIVATE bool rmm__overalign_holds(rmm__overalign *o, const void *aligned) {
     bool held;
     if (!o->ready) return false;
+    void **slot;
     rmm__lock(&o->lock);
-    held = rmm__addr_map_find(&o->map, (uintptr_t)aligned) != NULL;
+    slot = rmm__addr_map_find(&o->map, (uintptr_t)aligned);
+    held = slot && !((uintptr_t)*slot & RMM__CLAIMED); /* (a claimed one is being freed: upstream may hand the address out again) */
     rmm__unlock(&o->lock);
     return held;
 }
@@ -5965,7 +5969,7 @@ RMM__PRIVATE rmm_status rmm__chunks_grow(rmm__pool *p, rmm__pstream *s, const rm
                          need, p->pool_bytes, maximum, p->used_bytes);
     for (;;) {
         st = rmm_allocate(p->upstream, &ptr, try_bytes, s->ss.handle);
-        if (st == RMM_SUCCESS || try_bytes <= min_bytes) break;
+        if (st != RMM_ERROR_OUT_OF_MEMORY || try_bytes <= min_bytes) break; /* (another failure is not one a smaller request mends) */
         try_bytes = rmm__max(min_bytes, rmm__align_down(try_bytes / 2, RMM_ALIGNMENT));
     }
     if (st != RMM_SUCCESS) {
@@ -8471,17 +8475,19 @@ RMM__PRIVATE bool rmm__suballocator_holds(rmm_resource *mr, const void *ptr) {
 #endif
     return owns;
 }
-/* Whether r is `from` or within 16 layers above it. */
-RMM__PRIVATE bool rmm__chain_has(rmm_resource *from, const rmm_resource *r) {
-    int layers;
-    for (layers = 0; from && layers < 16; layers++, from = rmm_resource_get_upstream(from))
-        if (from == r) return true;
-    return false;
+RMM__PRIVATE rmm_status rmm__graph_reaches(rmm_resource *mr, const rmm_resource *target, int nesting, size_t *steps, bool *found);
+/* Whether the graph below `from` (upstreams and bins) holds r; true too when it is too big to
+   walk, so that a check it decides is skipped rather than wrong. O(resources below from). */
+RMM__PRIVATE bool rmm__below(rmm_resource *from, const rmm_resource *r) {
+    size_t steps = 0;
+    bool found = false;
+    return rmm__graph_reaches(from, r, 0, &steps, &found) != RMM_SUCCESS || found;
 }
 /* The bin holding ptr, or NULL: a library-made bin, or a user's bin whose first sub-allocator
-   (through at most 16 adaptors) is a fixed-size resource or a pool that the binning resource's
-   own upstream does not reach (its blocks would all look held). O(bins x (layers + log chunks)):
-   only for frees routed upstream. */
+   (through at most 16 adaptors) is a fixed-size resource or a pool that holds ptr and that the
+   binning resource's own upstream does not reach (all its blocks would look held). O(bins x
+   (layers + log chunks)), and a walk below upstream when a user's bin holds ptr: only for frees
+   routed upstream. */
 RMM__PRIVATE rmm__bin *rmm__binning_owner(rmm__binning *b, const void *ptr) {
     size_t i;
     for (i = 0; i < b->count; i++) {
@@ -8493,7 +8499,7 @@ RMM__PRIVATE rmm__bin *rmm__binning_owner(rmm__binning *b, const void *ptr) {
             pool = mr->vtable == &rmm__pool_vtable;
 #endif
             if (fixed || pool) {
-                if ((b->bins[i].owned || !rmm__chain_has(b->upstream, mr)) && rmm__suballocator_holds(mr, ptr)) return &b->bins[i];
+                if (rmm__suballocator_holds(mr, ptr) && (b->bins[i].owned || !rmm__below(b->upstream, mr))) return &b->bins[i];
                 break;
             }
             if (mr->vtable == &rmm__binning_vtable || strcmp(rmm_resource_type_name(mr), "arena") == 0) break; /* (they check their own frees) */
@@ -8558,7 +8564,6 @@ RMM__IMPL rmm_status rmm_binning_create(rmm_resource **out, rmm_resource *upstre
     *out = &b->base;
     return RMM_SUCCESS;
 }
-RMM__PRIVATE rmm_status rmm__graph_reaches(rmm_resource *mr, const rmm_resource *target, int nesting, size_t *steps, bool *found);
 RMM__IMPL rmm_status rmm_binning_add_bin(rmm_resource *binning, size_t allocation_bytes, rmm_resource *bin_resource) {
     rmm__binning *b = (rmm__binning *)binning;
     size_t bytes = 0, steps = 0;
@@ -8572,10 +8577,10 @@ RMM__IMPL rmm_status rmm_binning_add_bin(rmm_resource *binning, size_t allocatio
     if (bin_resource) {
         RMM_TRY(rmm__graph_reaches(bin_resource, binning, 0, &steps, &cycle));
         if (cycle && bin_resource == binning)
-            return RMM__INVALID("rmm_binning_add_bin: the bin resource is this binning resource: an allocation would come back here for ever");
+            return RMM__INVALID("rmm_binning_add_bin: the bin resource is this binning resource: an allocation of its size would come back here for ever");
         if (cycle)
             return RMM__INVALID("rmm_binning_add_bin: the bin resource ('%s') reaches this binning resource through its upstreams or bins: "
-                                "an allocation would come back here for ever",
+                                "a cycle (an allocation of its size comes back here)",
                                 rmm_resource_type_name(bin_resource));
     }
     return rmm__binning_insert(b, bytes, bin_resource, bin_resource == NULL);
@@ -9813,6 +9818,13 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__limiting_oom(rmm__limiting *l, size_t
     f.held = f.live = held;
     return rmm__oom_explain(&l->a.base, &f, cause);
 }
+/* Counts `rounded` bytes down, to 0 at the least (a free of a wrong size or of a block from before
+   the adaptor may have taken the count below what is still reserved). */
+RMM__PRIVATE void rmm__limiting_uncount(rmm__limiting *l, size_t rounded) {
+    size_t held = RMM__ATOMIC_LOAD_RELAXED(&l->allocated);
+    while (!RMM__ATOMIC_CAS(&l->allocated, &held, held - rmm__min(held, rounded))) {
+    }
+}
 RMM__PRIVATE rmm_status rmm__limiting_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm__limiting *l = (rmm__limiting *)self;
     size_t rounded, now;
@@ -9822,11 +9834,11 @@ RMM__PRIVATE rmm_status rmm__limiting_allocate(rmm_resource *self, void **ptr, s
         return rmm__limiting_oom(l, bytes, alignment, stream, RMM__ATOMIC_LOAD(&l->allocated), "the request alone exceeds the limit");
     now = RMM__ATOMIC_ADD(&l->allocated, rounded);
     if (now > limit || now < rounded) {
-        RMM__ATOMIC_SUB(&l->allocated, rounded);
+        rmm__limiting_uncount(l, rounded);
         return rmm__limiting_oom(l, bytes, alignment, stream, now - rounded, NULL);
     }
     st = RMM__FORWARD_ALLOC(self, ptr, bytes, alignment, stream);
-    if (st != RMM_SUCCESS) RMM__ATOMIC_SUB(&l->allocated, rounded);
+    if (st != RMM_SUCCESS) rmm__limiting_uncount(l, rounded);
     return st;
 }
 RMM__PRIVATE rmm_status rmm__limiting_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
@@ -9836,10 +9848,8 @@ RMM__PRIVATE rmm_status rmm__limiting_deallocate(rmm_resource *self, void *ptr, 
     if (st == RMM_SUCCESS) {
         /* at most what is outstanding: a wrong size, or a block from before the adaptor, must not
            wrap the count (every later request would be refused) */
-        size_t held = RMM__ATOMIC_LOAD_RELAXED(&l->allocated);
         if (!rmm__align_up(bytes, RMM_ALIGNMENT, &rounded)) rounded = SIZE_MAX;
-        while (!RMM__ATOMIC_CAS(&l->allocated, &held, held - rmm__min(held, rounded))) {
-        }
+        rmm__limiting_uncount(l, rounded);
     }
     return st;
 }

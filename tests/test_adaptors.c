@@ -1134,6 +1134,64 @@ TEST(wrong_size_frees_leave_adaptors_usable) {
     rmm_resource_destroy(cuda);
 }
 
+/* The limiting adaptor's roll-back of a failed request clamps too: a free of a block from before
+   the adaptor, made while the request was at upstream, had taken the count to 0 already. */
+static rmm_resource *clamp_lim;
+static void *clamp_old;
+static rmm_status clamp_allocate(void **ptr, size_t bytes, rmm_stream stream, void *arg) {
+    (void)arg;
+    if (bytes == 512) { /* the request in flight: the old block is freed meanwhile, then it fails */
+        (void)rmm_deallocate(clamp_lim, clamp_old, 256, stream);
+        return rmm_set_last_error(RMM_ERROR_OUT_OF_MEMORY, "clamp: no memory");
+    }
+    return rmm_allocate(rmm_get_current_device_resource(), ptr, bytes, stream);
+}
+static void clamp_deallocate(void *ptr, size_t bytes, rmm_stream stream, void *arg) {
+    (void)arg;
+    (void)rmm_deallocate(rmm_get_current_device_resource(), ptr, bytes, stream);
+}
+TEST(limiting_roll_back_does_not_wrap) {
+    rmm_resource *cb = NULL;
+    void *p = NULL;
+    size_t allocated = 1;
+    NEED_GPU();
+    CHECK_OK(rmm_callback_resource_create(&cb, clamp_allocate, clamp_deallocate, NULL));
+    CHECK_OK(rmm_allocate(cb, &clamp_old, 256, RMM_STREAM_DEFAULT)); /* before the adaptor */
+    CHECK_OK(rmm_limiting_adaptor_create(&clamp_lim, cb, (size_t)1 << 20));
+    CHECK_STATUS(rmm_allocate(clamp_lim, &p, 512, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK_OK(rmm_limiting_get(clamp_lim, &allocated, NULL));
+    CHECK(allocated == 0);
+    CHECK_OK(rmm_allocate(clamp_lim, &p, 1024, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(clamp_lim, p, 1024, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(clamp_lim);
+    rmm_resource_destroy(cb);
+}
+
+/* An over-aligned block whose free is in flight (its record claimed) is not held: upstream may
+   hand its address out again at once, and that block's small free must pass. */
+TEST(aligned_record_being_freed_is_not_held) {
+    rmm_resource *cuda = NULL, *al = NULL;
+    rmm__aligned *a;
+    void *p = NULL, *raw = NULL;
+    NEED_GPU();
+    CHECK_OK(rmm_cuda_resource_create(&cuda));
+    CHECK_OK(rmm_aligned_adaptor_create(&al, cuda, 4096, 65536));
+    a = (rmm__aligned *)al;
+    CHECK_OK(rmm_allocate(al, &p, 100000, RMM_STREAM_DEFAULT));
+    CHECK(rmm__overalign_holds(&a->map, p));
+    rmm__lock(&a->map.lock);
+    CHECK(rmm__addr_map_claim(&a->map.map, (uintptr_t)p, &raw) == RMM__CLAIM_TAKEN); /* a free under way */
+    rmm__unlock(&a->map.lock);
+    CHECK(!rmm__overalign_holds(&a->map, p));
+    rmm__lock(&a->map.lock);
+    rmm__addr_map_settle(&a->map.map, (uintptr_t)p, raw, false); /* (that free failed: live again) */
+    rmm__unlock(&a->map.lock);
+    CHECK(rmm__overalign_holds(&a->map, p));
+    CHECK_OK(rmm_deallocate(al, p, 100000, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(al);
+    rmm_resource_destroy(cuda);
+}
+
 /* A buffered stream fails at the flush: the dump and the tracking report say IO, as documented. */
 TEST(dump_and_report_to_a_full_device) {
     rmm_resource *cuda = NULL, *tr = NULL;
@@ -1673,6 +1731,8 @@ int main(void) {
     RUN(aligned_adaptor);
     RUN(wrong_size_frees_leave_adaptors_usable);
     RUN(dump_and_report_to_a_full_device);
+    RUN(limiting_roll_back_does_not_wrap);
+    RUN(aligned_record_being_freed_is_not_held);
     RUN(default_resource_honours_large_alignment);
     RUN(thread_safe_adaptor);
     RUN(adaptor_stack_under_threads);

@@ -1941,6 +1941,37 @@ TEST(pool_growth_halves_when_upstream_refuses) {
 }
 #endif
 
+/* A growth that upstream fails with anything but OUT_OF_MEMORY is not retried smaller: the
+   failure comes back (a Python callback's exception was lost when the smaller retry succeeded). */
+static int broken_calls;
+static rmm_status broken_allocate(void **ptr, size_t bytes, rmm_stream stream, void *arg) {
+    (void)arg;
+    if (broken_calls++ == 0) return rmm_allocate(rmm_get_current_device_resource(), ptr, bytes, stream); /* the first chunk */
+    return rmm_set_last_error(RMM_ERROR_CUDA, "broken: a device error");
+}
+static void broken_deallocate(void *ptr, size_t bytes, rmm_stream stream, void *arg) {
+    (void)arg;
+    (void)rmm_deallocate(rmm_get_current_device_resource(), ptr, bytes, stream);
+}
+TEST(pool_growth_retries_only_out_of_memory) {
+    rmm_resource *up = NULL, *mr = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    void *p = NULL, *q = NULL;
+    NEED_GPU();
+    broken_calls = 0;
+    d.initial_bytes = 4 * MiB;
+    CHECK_OK(rmm_callback_resource_create(&up, broken_allocate, broken_deallocate, NULL));
+    CHECK_OK(rmm_pool_create(&mr, up, &d));
+    CHECK_OK(rmm_allocate(mr, &p, 3 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_allocate(mr, &q, 3 * MiB, RMM_STREAM_DEFAULT), RMM_ERROR_CUDA); /* grows by 4 MiB: no 3 MiB retry */
+    CHECK(broken_calls == 2);
+    CHECK(strstr(rmm_last_error(), "broken: a device error") != NULL);
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK_OK(rmm_deallocate(mr, p, 3 * MiB, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(mr);
+    rmm_resource_destroy(up);
+}
+
 /* ---- the random driver ----------------------------------------------------------------------- */
 
 typedef struct sblock {
@@ -3184,6 +3215,20 @@ TEST(binning_user_pool_bin_wrong_size_free) {
     CHECK_OK(rmm_deallocate(bins, q, 2000, RMM_STREAM_DEFAULT));
     CHECK(pool_info(pool).used_bytes == 0);
     rmm_resource_destroy(bins);
+    /* no false alarm: when the binning resource's own upstream reaches the bin's pool (here
+       through a bin of another binning resource), a block it got from upstream is freed there */
+    {
+        rmm_resource *outer = NULL, *inner = NULL;
+        CHECK_OK(rmm_binning_create(&inner, rmm_get_current_device_resource(), &bd));
+        CHECK_OK(rmm_binning_add_bin(inner, 8192, pool));
+        CHECK_OK(rmm_binning_create(&outer, inner, &bd));
+        CHECK_OK(rmm_binning_add_bin(outer, 1024, pool));
+        CHECK_OK(rmm_allocate(outer, &p, 5000, RMM_STREAM_DEFAULT)); /* upstream: inner's bin, the pool */
+        CHECK_OK(rmm_deallocate(outer, p, 5000, RMM_STREAM_DEFAULT));
+        CHECK(pool_info(pool).used_bytes == 0);
+        rmm_resource_destroy(outer);
+        rmm_resource_destroy(inner);
+    }
     rmm_resource_destroy(stats);
     rmm_resource_destroy(pool);
 }
@@ -3868,6 +3913,7 @@ int main(void) {
     RUN(pool_growth_halves_when_upstream_refuses);
 #endif
     RUN(pool_validate_detects_corruption);
+    RUN(pool_growth_retries_only_out_of_memory);
     RUN(fixed_create_errors_and_defaults);
     RUN(fixed_reuse_growth_and_bad_frees);
     RUN(fixed_foreign_stream_ring);

@@ -225,6 +225,21 @@ def clear_pending():
     _tls.pending = None
 
 
+def stash_pending():
+    """Takes the kept callback exception (with its status) off this thread, or None: a callback
+    that makes rmmh calls of its own sets it aside so that a failure of theirs does not take it.
+    Kept again with restore_pending."""
+    pending = getattr(_tls, "pending", None)
+    _tls.pending = None
+    return pending
+
+
+def restore_pending(pending):
+    """Keeps again what stash_pending took (None: nothing)."""
+    if pending is not None:
+        _tls.pending = pending
+
+
 def _take_pending(status):
     """The kept exception if the failing status is the one it was kept with, else None; the slot
     is empty afterwards either way (an exception kept for another failure is stale)."""

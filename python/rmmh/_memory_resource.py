@@ -685,6 +685,9 @@ class CallbackMemoryResource(DeviceMemoryResource):
             raise TypeError("allocate_func and deallocate_func must be callable")
 
         def allocate(out, nbytes, stream, arg):
+            # an exception kept from an earlier call is stale now (rmm.h asks again, or this is
+            # another allocation), and rmmh calls made by allocate_func must not take it
+            _lib.clear_pending()
             try:
                 p = allocate_func(nbytes, _raw_stream(stream))
                 out[0] = _lib.as_pointer(p, "the address allocate_func returned")
@@ -871,13 +874,20 @@ class FailureCallbackResourceAdaptor(UpstreamResourceAdaptor):
             raise TypeError("callback must be callable")
 
         def on_failure(nbytes, arg):
+            # the upstream's kept exception (a CallbackMemoryResource's) is set aside while the
+            # callback runs, so that a failing rmmh call of its own does not take it; kept again
+            # if the adaptor then fails (no retry), dropped if it retries
+            kept = _lib.stash_pending()
             try:
-                return bool(callback(nbytes))
+                retry = bool(callback(nbytes))
             except BaseException as e:
                 # rmm.h calls the callback only on OUT_OF_MEMORY, and False makes the adaptor
                 # fail with that status: the allocation re-raises e (see _lib.error)
                 _lib.set_pending(e, OUT_OF_MEMORY)
                 return False
+            if not retry:
+                _lib.restore_pending(kept)
+            return retry
 
         cb = _lib.FAILURE_CALLBACK(on_failure)
         self._own(_lib.created(_lib.rmm_failure_callback_adaptor_create, upstream._h, cb, None),

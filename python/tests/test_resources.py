@@ -389,6 +389,53 @@ def test_callback_exception_recovered_from_is_not_raised_later():
     del bufs
 
 
+def test_callback_non_memory_error_is_not_retried_away():
+    """allocate_func raises something other than MemoryError while a pool grows: the pool does
+    not retry a smaller growth (which succeeded and dropped the exception), the allocation
+    raises it."""
+    base = rmm.mr.CudaMemoryResource()
+    calls = []
+
+    def allocate(size, stream):
+        calls.append(size)
+        if len(calls) == 2:
+            raise KeyboardInterrupt("interrupted while allocate_func ran")
+        return base.allocate(size, stream)
+
+    pool = rmm.mr.PoolMemoryResource(
+        rmm.mr.CallbackMemoryResource(allocate, lambda p, n, s: base.deallocate(p, n, s)), 1 << 20)
+    b = rmm.DeviceBuffer(size=1 << 20, mr=pool)
+    with pytest.raises(KeyboardInterrupt, match="interrupted"):
+        rmm.DeviceBuffer(size=4096, mr=pool)
+    assert len(calls) == 2
+    del b
+
+
+def test_failure_callback_own_calls_do_not_take_the_upstream_exception():
+    """A failure callback whose own rmmh call fails: that call raises its own error, and the
+    allocation raises allocate_func's exception, not rmmh's generic one."""
+    class Mine(MemoryError):
+        pass
+
+    def allocate(size, stream):
+        raise Mine("allocate_func: no memory for %d bytes" % size)
+
+    inner = []
+
+    def on_failure(nbytes):
+        try:
+            rmm.mr.CudaMemoryResource().allocate(1 << 62)
+        except MemoryError as e:
+            inner.append(e)
+        return False
+
+    cb = rmm.mr.CallbackMemoryResource(allocate, lambda p, n, s: None)
+    fca = rmm.mr.FailureCallbackResourceAdaptor(cb, on_failure)
+    with pytest.raises(Mine, match="allocate_func: no memory"):
+        fca.allocate(1000)
+    assert len(inner) == 1 and not isinstance(inner[0], Mine)
+
+
 @pytest.mark.parametrize("raised,caught", [(MemoryError, MemoryError),
                                            (ValueError, RuntimeError)])
 def test_callback_errors_propagate_through_adaptors(raised, caught):
