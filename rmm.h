@@ -652,8 +652,8 @@ RMMDEF rmm_status rmm_pool_set_maximum(rmm_resource *pool, size_t maximum_bytes)
    pages): far slower when it does, and never otherwise.
    Free: O(1) (an address hash and neighbour links); CORRUPTION iff the pointer was not handed out
    by this pool or is freed twice, or the size rounds up to another multiple of 256 than the
-   allocated one did (the block stays allocated). A free on the legacy default stream, on a stream from rmm_stream_create or a stream
-   pool (the library sees them destroyed), or on any stream when streams_outlive_pool is set, makes
+   allocated one did (the block stays allocated). A free on the legacy default stream, on a
+   stream from rmm_stream_create or a stream pool (the library sees them destroyed), or on any stream when streams_outlive_pool is set, makes
    no CUDA call. Other ("foreign") streams are told apart by their id (cuStreamGetId), not by handle (a
    destroyed stream's handle is often reused at once): asked per allocation, and per free only
    when an event is due. Their first 256 frees record an event each (RMM's rule: a stream may be
@@ -3448,8 +3448,8 @@ RMM__PRIVATE void rmm__overalign_free(rmm__overalign *o) {
 /* Whether `aligned` is a live over-aligned block o remembers (not one whose free is in flight). */
 RMM__PRIVATE bool rmm__overalign_holds(rmm__overalign *o, const void *aligned) {
     bool held;
-    if (!o->ready) return false;
     void **slot;
+    if (!o->ready) return false;
     rmm__lock(&o->lock);
     slot = rmm__addr_map_find(&o->map, (uintptr_t)aligned);
     held = slot && !((uintptr_t)*slot & RMM__CLAIMED); /* (a claimed one is being freed: upstream may hand the address out again) */
