@@ -364,20 +364,30 @@ def test_callback_misaligned_pointer_is_refused():
     assert len(freed) == 1
 
 
+def _callback_over(base, exception_for):
+    """A CallbackMemoryResource over base, and the list of the sizes it was asked for: its
+    allocate_func raises exception_for(size, number of the call, from 1) unless that is None,
+    else allocates from base."""
+    calls = []
+
+    def allocate(size, stream):
+        calls.append(size)
+        e = exception_for(size, len(calls))
+        if e is not None:
+            raise e
+        return base.allocate(size, stream)
+
+    return rmm.mr.CallbackMemoryResource(allocate, lambda p, n, s: base.deallocate(p, n, s)), calls
+
+
 def test_callback_exception_recovered_from_is_not_raised_later():
     """allocate_func refuses a pool's growth and the pool recovers with a smaller one: the
     allocation succeeds, and the MemoryError allocate_func raised is not raised by a later,
     unrelated failure on this thread."""
     base = rmm.mr.CudaMemoryResource()
-    seen = []
-
-    def allocate(size, stream):
-        seen.append(size)
-        if size > 3 << 20:
-            raise MemoryError("allocate_func refuses %d bytes" % size)
-        return base.allocate(size, stream)
-
-    cb = rmm.mr.CallbackMemoryResource(allocate, lambda p, n, s: base.deallocate(p, n, s))
+    cb, seen = _callback_over(
+        base, lambda size, k: MemoryError("allocate_func refuses %d bytes" % size) if size > 3 << 20
+        else None)
     pool = rmm.mr.PoolMemoryResource(cb, 2 << 20)
     bufs = [rmm.DeviceBuffer(size=1 << 20, mr=pool) for _ in range(6)]
     assert any(n > 3 << 20 for n in seen)  # a growth was refused, and the pool recovered
@@ -394,16 +404,10 @@ def test_callback_non_memory_error_is_not_retried_away():
     not retry a smaller growth (which succeeded and dropped the exception), the allocation
     raises it."""
     base = rmm.mr.CudaMemoryResource()
-    calls = []
-
-    def allocate(size, stream):
-        calls.append(size)
-        if len(calls) == 2:
-            raise KeyboardInterrupt("interrupted while allocate_func ran")
-        return base.allocate(size, stream)
-
-    pool = rmm.mr.PoolMemoryResource(
-        rmm.mr.CallbackMemoryResource(allocate, lambda p, n, s: base.deallocate(p, n, s)), 1 << 20)
+    cb, calls = _callback_over(
+        base, lambda size, k: KeyboardInterrupt("interrupted while allocate_func ran") if k == 2
+        else None)
+    pool = rmm.mr.PoolMemoryResource(cb, 1 << 20)
     b = rmm.DeviceBuffer(size=1 << 20, mr=pool)
     with pytest.raises(KeyboardInterrupt, match="interrupted"):
         rmm.DeviceBuffer(size=4096, mr=pool)
@@ -551,15 +555,8 @@ def test_failure_callback_retry_drops_the_exception_it_recovered_from():
     """allocate_func fails once, the failure callback retries, the retry succeeds: the exception
     of the first attempt is not raised by a later, unrelated failure (a bad free)."""
     base = rmm.mr.CudaMemoryResource()
-    calls = []
-
-    def allocate(size, stream):
-        calls.append(size)
-        if len(calls) == 1:
-            raise MemoryError("transient failure of allocate_func")
-        return base.allocate(size, stream)
-
-    cb = rmm.mr.CallbackMemoryResource(allocate, lambda p, n, s: base.deallocate(p, n, s))
+    cb, calls = _callback_over(
+        base, lambda size, k: MemoryError("transient failure of allocate_func") if k == 1 else None)
     mr = rmm.mr.FailureCallbackResourceAdaptor(cb, lambda nbytes: True)
     p = mr.allocate(100)
     assert len(calls) == 2
