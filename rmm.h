@@ -8475,13 +8475,13 @@ RMM__PRIVATE bool rmm__suballocator_holds(rmm_resource *mr, const void *ptr) {
 #endif
     return owns;
 }
-RMM__PRIVATE rmm_status rmm__graph_reaches(rmm_resource *mr, const rmm_resource *target, int nesting, size_t *steps, bool *found);
+RMM__PRIVATE rmm_status rmm__graph_walk(rmm_resource *mr, const rmm_resource *target, int nesting, size_t *steps, const char *fn, bool *found);
 /* Whether the graph below `from` (upstreams and bins) holds r; true too when it is too big to
    walk, so that a check it decides is skipped rather than wrong. O(resources below from). */
 RMM__PRIVATE bool rmm__below(rmm_resource *from, const rmm_resource *r) {
     size_t steps = 0;
     bool found = false;
-    return rmm__graph_reaches(from, r, 0, &steps, &found) != RMM_SUCCESS || found;
+    return rmm__graph_walk(from, r, 0, &steps, "binning: deallocate", &found) != RMM_SUCCESS || found;
 }
 /* The bin holding ptr, or NULL: a library-made bin, or a user's bin whose first sub-allocator
    (through at most 16 adaptors) is a fixed-size resource or a pool that holds ptr and that the
@@ -8575,7 +8575,7 @@ RMM__IMPL rmm_status rmm_binning_add_bin(rmm_resource *binning, size_t allocatio
     if (RMM__ATOMIC_LOAD(&b->started))
         return RMM__INVALID("rmm_binning_add_bin: bins must be added before the first allocation");
     if (bin_resource) {
-        RMM_TRY(rmm__graph_reaches(bin_resource, binning, 0, &steps, &cycle));
+        RMM_TRY(rmm__graph_walk(bin_resource, binning, 0, &steps, "rmm_binning_add_bin", &cycle));
         if (cycle && bin_resource == binning)
             return RMM__INVALID("rmm_binning_add_bin: the bin resource is this binning resource: an allocation of its size would come back here for ever");
         if (cycle)
@@ -10252,27 +10252,11 @@ RMM__PRIVATE rmm_status rmm__graph_too_big(const char *fn) {
     return RMM__INVALID("%s: the resource graph has a cycle (more than %d resources visited) or binning resources nested as bins more than %d deep",
                         fn, RMM_MAX_RESOURCE_STEPS, RMM_MAX_BIN_NESTING);
 }
-/* Visits every resource the dump would write, without writing: INVALID_ARGUMENT iff the graph is too
-   big (rmm__graph_too_big). Iterative along upstream chains, recursive (at most RMM_MAX_BIN_NESTING
+/* Visits every resource the dump would write, without writing, and stops at target if it meets it
+   (*found; target NULL: never): INVALID_ARGUMENT naming fn iff the graph is too big
+   (rmm__graph_too_big). Iterative along upstream chains, recursive (at most RMM_MAX_BIN_NESTING
    deep) into children. */
-RMM__PRIVATE rmm_status rmm__graph_check(rmm_resource *mr, int nesting, size_t *steps, const char *fn) {
-    for (; mr; mr = rmm_resource_get_upstream(mr)) {
-        const rmm__desc *d = rmm__describe(mr);
-        size_t i, n = d && d->child_count ? d->child_count(mr) : 0;
-        if (++*steps > RMM_MAX_RESOURCE_STEPS) return rmm__graph_too_big(fn);
-        for (i = 0; i < n; i++) {
-            rmm_resource *child = d->child(mr, i);
-            if (!child) continue;
-            if (nesting + 1 > RMM_MAX_BIN_NESTING) return rmm__graph_too_big(fn);
-            RMM_TRY(rmm__graph_check(child, nesting + 1, steps, fn));
-        }
-    }
-    return RMM_SUCCESS;
-}
-
-/* Whether target is mr or below it (*found), visiting what rmm__graph_check visits; INVALID_ARGUMENT
-   iff the graph is too big (rmm_binning_add_bin's cycle check). */
-RMM__PRIVATE rmm_status rmm__graph_reaches(rmm_resource *mr, const rmm_resource *target, int nesting, size_t *steps, bool *found) {
+RMM__PRIVATE rmm_status rmm__graph_walk(rmm_resource *mr, const rmm_resource *target, int nesting, size_t *steps, const char *fn, bool *found) {
     for (; mr && !*found; mr = rmm_resource_get_upstream(mr)) {
         const rmm__desc *d = rmm__describe(mr);
         size_t i, n = d && d->child_count ? d->child_count(mr) : 0;
@@ -10280,15 +10264,20 @@ RMM__PRIVATE rmm_status rmm__graph_reaches(rmm_resource *mr, const rmm_resource 
             *found = true;
             break;
         }
-        if (++*steps > RMM_MAX_RESOURCE_STEPS) return rmm__graph_too_big("rmm_binning_add_bin");
+        if (++*steps > RMM_MAX_RESOURCE_STEPS) return rmm__graph_too_big(fn);
         for (i = 0; i < n && !*found; i++) {
             rmm_resource *child = d->child(mr, i);
             if (!child) continue;
-            if (nesting + 1 > RMM_MAX_BIN_NESTING) return rmm__graph_too_big("rmm_binning_add_bin");
-            RMM_TRY(rmm__graph_reaches(child, target, nesting + 1, steps, found));
+            if (nesting + 1 > RMM_MAX_BIN_NESTING) return rmm__graph_too_big(fn);
+            RMM_TRY(rmm__graph_walk(child, target, nesting + 1, steps, fn, found));
         }
     }
     return RMM_SUCCESS;
+}
+/* rmm__graph_walk of the whole graph: INVALID_ARGUMENT iff it is too big. */
+RMM__PRIVATE rmm_status rmm__graph_check(rmm_resource *mr, int nesting, size_t *steps, const char *fn) {
+    bool found = false;
+    return rmm__graph_walk(mr, NULL, nesting, steps, fn, &found);
 }
 
 RMM__IMPL rmm_status rmm_resource_allocation_base(rmm_resource *mr, const void *ptr, void **base, size_t *offset) {
