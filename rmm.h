@@ -834,8 +834,8 @@ RMMDEF rmm_status rmm_failure_callback_adaptor_create(rmm_resource **out, rmm_re
 /* RMM's aligned adaptor: requests of at least threshold_bytes get `alignment` (a power of two,
    raised to 256; else INVALID_ARGUMENT) by asking upstream for alignment - 256 extra bytes and
    remembering the original pointer in a map; smaller requests pass straight through. A free of
-   a block it over-aligned with a size below the threshold is CORRUPTION (nothing freed); every
-   such smaller free costs a lookup in the map under its lock. */
+   a block it over-aligned with a size below the threshold is CORRUPTION (nothing freed); a
+   smaller free of a pointer with that alignment costs a lookup in the map under its lock. */
 RMMDEF rmm_status rmm_aligned_adaptor_create(rmm_resource **out, rmm_resource *upstream, size_t alignment, size_t threshold_bytes);
 /* One mutex around every call of any resource (for user resources that are not thread-safe). */
 RMMDEF rmm_status rmm_thread_safe_adaptor_create(rmm_resource **out, rmm_resource *upstream);
@@ -9945,7 +9945,7 @@ RMM__PRIVATE rmm_status rmm__aligned_deallocate(rmm_resource *self, void *ptr, s
     if (!rmm__aligned_applies(al, bytes, alignment)) {
         /* a block this adaptor over-aligned, freed with a size below the threshold: upstream would
            free its raw block under the record */
-        if (RMM__UNLIKELY(rmm__overalign_holds(&al->map, ptr)))
+        if (RMM__UNLIKELY(((uintptr_t)ptr & (al->alignment - 1)) == 0) && rmm__overalign_holds(&al->map, ptr)) /* (only its alignment can be one) */
             return rmm__fail(RMM_ERROR_CORRUPTION, "aligned: deallocate(ptr=%p, bytes=%zu): the block was over-aligned by this adaptor (a request of at least %zu bytes); the size must be the one allocated",
                              ptr, bytes, al->threshold);
         return RMM__FORWARD_FREE(self, ptr, bytes, alignment, stream);
