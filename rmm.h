@@ -655,12 +655,16 @@ RMMDEF rmm_status rmm_pool_set_maximum(rmm_resource *pool, size_t maximum_bytes)
    allocated one did (the block stays allocated). A free on the legacy default stream, on a
    stream from rmm_stream_create or a stream pool (the library sees them destroyed), or on any stream when streams_outlive_pool is set, makes
    no CUDA call. Other ("foreign") streams are told apart by their id (cuStreamGetId), not by handle (a
-   destroyed stream's handle is often reused at once): asked per allocation, and per free only
-   when an event is due. Their first 256 frees record an event each (RMM's rule: a stream may be
-   destroyed right after); then their frees park in a ring of up to 256 blocks (32 of them above
-   64 KiB; 1/16 of the pool in bytes) that only that stream takes back, in O(1) for sizes up to
-   64 KiB, and one event covers the ring when it is full (or when the stream's own lists cannot
-   serve it): only then may other streams take those blocks, behind that event. A ring left by a stream that is
+   destroyed stream's handle is often reused at once): asked per allocation that cannot be served
+   without it (below), and per free only when an event is due. Their first 256 frees record an
+   event each (RMM's rule: a stream may be destroyed right after); then their frees park in a ring
+   of up to 256 blocks (32 of them above 64 KiB; 1/16 of the pool in bytes), and one event covers
+   the ring when it is full (or when the stream's own lists cannot serve it and the pool would
+   otherwise grow): only then may other streams take those blocks, behind that event. Blocks above
+   64 KiB the stream takes back from its ring at once; smaller ones wait there for the event and
+   then join the stream's lists, from which an allocation of their size takes them with no id
+   asked once that event is seen complete (one cuEventQuery per event): whichever stream the
+   handle names by then may have memory whose last use is over. A ring left by a stream that is
    gone is handed on after a device synchronize: when the pool sweeps its stream states, runs out
    of memory, is trimmed or destroyed (the synchronize holds the pool's lock). Per-thread default
    streams work the same way. Each stream the pool has seen costs about 700 bytes of host memory while it holds no free
@@ -691,7 +695,8 @@ typedef struct rmm_fixed_size_desc {
 RMMDEF rmm_fixed_size_desc rmm_fixed_size_desc_default(void);
 /* Blocks of one size, stream-ordered like the pool (per-stream LIFO lists, events, stealing; on a
    foreign stream, after 256 frees, one event per 32 to 256 frees (1/16 of the resource's blocks):
-   the top of its free stack is its own until then, as the pool's ring: see rmm_pool_create).
+   the top of its free stack is its own until then, as the pool's ring: see rmm_pool_create; the
+   stream's id is asked per allocation).
    block_bytes * blocks_to_preallocate are taken from upstream now and again each time the blocks
    run out. Allocate and free are O(1). Requests above block_bytes fail with OUT_OF_MEMORY;
    alignments must divide the block size and the block's address (INVALID_ARGUMENT otherwise).
@@ -4345,6 +4350,9 @@ typedef struct rmm__sstate {
     bool keyed;         /* reachable through the map (false once a reused handle displaced it) */
     unsigned busy;      /* calls that let the lock go around a CUDA call on this state: no sweep
                            retires it meanwhile */
+    uint32_t records;   /* records of `event` made so far (counted as each returns), modulo 2^32 */
+    uint32_t done;      /* the record of that number is known complete, and so every earlier one
+                           (records on one stream complete in order) */
 } rmm__sstate;
 
 typedef struct rmm__so rmm__so;
@@ -4429,9 +4437,9 @@ typedef struct rmm__skey {
 /* The stream this thread last found foreign, and its key as last asked (0: none). Its next call
    on a resource asks the stream's id (rmm__so_prekey) and finds its state with that key, without
    a lookup. A hint only: a wrong one costs a wasted id query, a missing one the lookup.
-   Where the id is asked: the pool's and the fixed-size resource's allocations ask it with their
-   lock held; their frees (which need it only before an event) and the arena (whose foreign
-   streams take no lock) before. With the lock held the query makes the lock's hold about 18 ns
+   Where the id is asked: the pool's allocations (only when no block known done serves them:
+   rmm__pool_take_covered) and the fixed-size resource's ask it with their lock held; their frees
+   (which need it only before an event) and the arena (whose foreign streams take no lock) before. With the lock held the query makes the lock's hold about 18 ns
    longer, but with 16 threads on one resource, each on its own foreign stream, the throughput
    rose: threads16 on an H200 (bench/random_allocations, medians of 4 interleaved runs),
    fixed-size 203 -> 113 ns a pair, the same as with no id query at all (117, an unsafe cache
@@ -4441,13 +4449,18 @@ typedef struct rmm__skey {
    driver call between takes it again before it moves to another core. */
 static RMM__TLS rmm_stream rmm__foreign_hint;
 static RMM__TLS uint64_t rmm__foreign_hint_key;
-/* The key of `stream` if this thread last found it foreign (its id, asked now), else 0. */
-static inline uint64_t rmm__so_prekey(const rmm__so *so, rmm_stream stream) {
+/* The key of `stream`, which this thread last found foreign: its id, asked now (0 if that fails). */
+static inline uint64_t rmm__so_ask_key(rmm_stream stream) {
     uint64_t id = 0;
-    if (RMM__LIKELY(stream != rmm__foreign_hint) || stream == RMM_STREAM_DEFAULT || so->outlive) return 0;
     if (rmm__stream_unique_id(stream, &id) != RMM_SUCCESS) return 0; /* (the locked path reports it) */
     return rmm__foreign_hint_key = id + 16;
 }
+/* Whether this thread last found `stream` foreign (and so may ask its id for `so`). */
+static inline bool rmm__so_hinted(const rmm__so *so, rmm_stream stream) {
+    return RMM__UNLIKELY(stream == rmm__foreign_hint) && stream != RMM_STREAM_DEFAULT && !so->outlive;
+}
+/* The key of `stream` if this thread last found it foreign (its id, asked now), else 0. */
+static inline uint64_t rmm__so_prekey(const rmm__so *so, rmm_stream stream) { return rmm__so_hinted(so, stream) ? rmm__so_ask_key(stream) : 0; }
 /* For a free: the key this thread last asked for `stream` (*cached), with no driver call, else
    rmm__so_prekey. A cached key may name a stream that has since been destroyed (its handle then
    names another): a free filed there is safe, as only an allocation whose stream's id was asked
@@ -4571,6 +4584,7 @@ RMM__PRIVATE rmm_status rmm__so_donor_event(rmm__sstate *d, rmm__event *event) {
             if (st == RMM_SUCCESS) st = rmm__event_record(d->event, d->handle);
             if (st == RMM_SUCCESS) {
                 d->recorded = true;
+                d->records++;
                 d->dirty = false;
             }
         }
@@ -4589,6 +4603,7 @@ RMM__PRIVATE rmm_status rmm__so_record(rmm__sstate *s) {
     if (!s->event) RMM_TRY(rmm__event_create(&s->event));
     RMM_TRY(rmm__event_record(s->event, s->handle));
     s->recorded = true;
+    s->records++;
     s->dirty = false;
     return RMM_SUCCESS;
 }
@@ -4613,6 +4628,7 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__so_record_unlocked(rmm__so *so, rmm__
         s->busy--;
         RMM_TRY(st);
         s->recorded = true;
+        s->records++;
         s->dirty = false;
         if (*adds == before) return RMM_SUCCESS;
     }
@@ -4935,6 +4951,8 @@ typedef struct rmm__block {
     void *parked; /* pool: the stream state whose recent slot or quick list holds this free block
                      (a parked block stays in the pool's address map, owner NULL), else NULL */
     uint32_t bin;
+    uint32_t cover; /* pool, a block parked on an eager stream: the number of that stream's event
+                       record that covers its free, or a later one (rmm__pool_covered) */
 #if RMM__MARGIN_ON
     size_t requested; /* RMM_DEBUG_MARGIN: the bytes asked for; the margin follows them */
 #endif
@@ -5392,7 +5410,13 @@ RMM__STATIC_ASSERT(RMM__POOL_QUICK_MAX % 256 == 0 && RMM__POOL_QUICK_MAX >= 256,
    list per size (O(1), as the quick lists), larger ones (at most RMM__POOL_RING_LARGE) from 64
    LIFO lists by a hash of the size (O(1) expected). The free that finds the ring full records one event, which covers every block in it,
    and they move on to the quick lists and free lists, where other streams may take them behind
-   that event; so does an allocation on the stream that its own lists cannot serve. A ring left
+   that event; so does an allocation on the stream that its own lists cannot serve (if the ring
+   holds a large block or is half full, else only before the pool would grow: memory from another
+   stream lets the ring fill). Blocks of the quick lists' sizes are not taken back from the ring
+   (since 2026-11-27): they wait for its event, then an allocation takes them from the quick lists
+   with no id asked once the event is seen complete (rmm__pool_take_covered), so a foreign stream
+   asks its id about once per ring instead of per allocation, and a loop that frees and allocates
+   one size cycles through a ring's worth of blocks. A ring left
    behind by a stream that is gone (or never used again) is covered by a device synchronize: when
    the states are swept, when the pool runs out of memory, on rmm_pool_trim and on destruction. So
    a foreign stream costs an event per RMM__POOL_RING frees (per RMM__POOL_RING_LARGE of large
@@ -5446,6 +5470,7 @@ typedef struct rmm__pstream {
     rmm__pool_ring *ring; /* eager streams after RMM__POOL_RING_AFTER frees, else NULL */
     size_t eager_frees;   /* frees that recorded an event, up to RMM__POOL_RING_AFTER */
     size_t ring_puts;     /* blocks ever put in the ring (rmm__pool_cover_unlocked) */
+    uint32_t query_skip;  /* rmm__pool_take_covered: attempts left before the event is asked again */
 } rmm__pstream;
 /* The blocks in s's ring (none without one). */
 static inline size_t rmm__pool_ring_held(const rmm__pstream *s) { return s->ring ? s->ring->count : 0; }
@@ -5489,6 +5514,7 @@ typedef struct rmm__pool_req {
     size_t slack; /* large requests: what rounding a chunk of their own would waste anyway */
     bool large;
     bool any;     /* the pool cannot grow: any free block that fits serves, dedicated or not */
+    bool no_grow; /* the stream's ring is to be covered before the pool grows */
 } rmm__pool_req;
 
 /* Where a pool's memory comes from: chunks from upstream (geometric or on-demand growth), or one
@@ -5696,6 +5722,9 @@ static inline void rmm__pool_ring_put(rmm__pstream *s, rmm__block *b, size_t siz
     r->count++;
     r->bytes += size;
     b->parked = s;
+    /* the first record to start after this free covers it: records in flight now (busy) may
+       return first, so its number is at most this */
+    b->cover = s->ss.records + 1 + s->ss.busy;
 }
 /* Parks every block of the lists that `bits` marks in lists[], and empties them (bits too). */
 static inline void rmm__pool_ring_park_lists(rmm__pool *p, rmm__pstream *s, uint64_t *bits, rmm__block **lists) {
@@ -5856,7 +5885,9 @@ static inline bool rmm__pool_at_peak(const rmm__pool *p, size_t need) {
 RMM__PRIVATE rmm_status rmm__pool_grow_in(rmm__so *so, rmm__sstate *s, const void *req) {
     rmm__pool *p = RMM__POOL_OF(so);
     rmm__pool_req *r = (rmm__pool_req *)(uintptr_t)req; /* the caller's own, writable request */
-    rmm_status st = p->backing->grow(p, (rmm__pstream *)s, r);
+    rmm_status st;
+    if (r->no_grow) return RMM_ERROR_OUT_OF_MEMORY; /* (the caller covers its ring and asks again) */
+    st = p->backing->grow(p, (rmm__pstream *)s, r);
     if (st == RMM_ERROR_OUT_OF_MEMORY && !r->any && p->large_bytes != SIZE_MAX) {
         r->any = true;
         if (rmm__pool_find_block((rmm__pstream *)s, r, SIZE_MAX)) return RMM_SUCCESS;
@@ -6548,6 +6579,64 @@ RMM__PRIVATE rmm__block *rmm__pool_refill(rmm__pool *p, rmm__pstream *s, rmm__bl
     if (donor != &s->ss) rmm__so_taken(&p->so, &s->ss, donor); /* (drops it if it can go) */
     return b;
 }
+/* Whether s is a foreign stream's state (keyed by the stream's id): eager, and no registry entry. */
+static inline bool rmm__pool_by_id(const rmm__pstream *s) { return !s->ss.lazy && !s->ss.reg; }
+/* Whether the free of b, parked on the eager stream of s, is known done: the event record that
+   covers it (b->cover) is no later than the last one seen complete (s->ss.done). O(1). */
+static inline bool rmm__pool_covered(const rmm__pstream *s, const rmm__block *b) { return (uint32_t)(s->ss.done - b->cover) < 0x80000000u; }
+/* Asks s's event whether its last record is complete, and if so notes every record so far done.
+   Only with no record in flight (one could be the event's last record or not). A CUDA call
+   (cuEventQuery), made at most once per 16 attempts while the answer is no. */
+RMM__PRIVATE RMM__NOINLINE bool rmm__pool_refresh_done(rmm__pstream *s) {
+    bool done = false;
+    if (s->ss.busy || !s->ss.recorded || s->ss.done == s->ss.records) return false;
+    if (s->query_skip) {
+        s->query_skip--;
+        return false;
+    }
+    if (rmm__event_query(s->ss.event, &done) != RMM_SUCCESS || !done) {
+        s->query_skip = 16;
+        return false;
+    }
+    s->ss.done = s->ss.records;
+    return true;
+}
+/* An allocation on a foreign stream with no id asked: the state this thread last found for
+   `stream` (its handle, and the id this thread asked last: rmm__foreign_hint_key), without making
+   one, and from its quick list of `size` a block whose free is known done (rmm__pool_covered). The
+   handle may name another stream by now (a destroyed stream's handle is reused at once); that
+   stream may have such a block all the same, as nothing still uses it. So the id, a driver call
+   per allocation, is asked only when the top block of the size is not known done (a block freed
+   since the stream's last event completed; an event covers up to RMM__POOL_RING frees). NULL:
+   ask the id (none found, or would_block and the event would have to be asked). O(1). */
+static inline rmm__block *rmm__pool_take_covered(rmm__pool *p, rmm_stream stream, size_t size, size_t alignment, bool *would_block, rmm__pstream **sp) {
+    rmm__so *so = &p->so;
+    uint64_t key = rmm__foreign_hint_key;
+    rmm__sstate *ss = so->last;
+    rmm__pstream *s;
+    rmm__block *b;
+    size_t k = (size >> 8) - 1;
+    if (!ss || ss->handle != stream || ss->key != key) {
+        rmm__so_mine_entry *mine = rmm__so_mine_for(so);
+        if (mine->so == so && mine->gen == so->gen && mine->s->handle == stream && mine->s->key == key) {
+            ss = mine->s;
+        } else {
+            void **slot = rmm__addr_map_find(&so->map, (uintptr_t)key);
+            if (!slot || ((rmm__sstate *)*slot)->handle != stream) return NULL;
+            ss = (rmm__sstate *)*slot;
+        }
+    }
+    s = (rmm__pstream *)ss;
+    if ((b = s->quick[k]) == NULL || ((uintptr_t)b->ptr & (alignment - 1)) != 0) return NULL; /* (rmm__pool_no_quick: all NULL) */
+    if (!rmm__pool_covered(s, b) && (would_block || !rmm__pool_refresh_done(s) || !rmm__pool_covered(s, b))) return NULL;
+    s->quick[k] = b->free_next;
+    b->free_next = NULL;
+    s->quick_bytes -= size;
+    s->quick_blocks--;
+    so->last = ss;
+    *sp = s;
+    return b;
+}
 /* rmm__pool_alloc's slow path (mimalloc's rule: the hits stay inline, the rest is one call away):
    no ring, recent or quick-list block of the size on s. Finds a block in s's lists (its parked
    blocks and its ring covered first, if need be), else takes one from another stream or upstream
@@ -6568,6 +6657,7 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_alloc_slow(rmm__pool *p, rmm__ps
        upstream (see RMM__POOL_LARGE) */
     req.any = p->large_bytes != SIZE_MAX && rmm__pool_at_peak(p, req.need);
     req.slack = req.large ? p->desc.growth_granularity_bytes : 0;
+    req.no_grow = false;
     rmm__pool_settle_recent(p, s);
     b = rmm__pool_find_block(s, &req, RMM__TLSF_SCAN);
     if (RMM__UNLIKELY(!b && s->quick_blocks) && !would_block && rmm__pool_flush_quick(p, s, req.need)) /* parked blocks, coalesced, may serve it */
@@ -6578,14 +6668,25 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_alloc_slow(rmm__pool *p, rmm__ps
             *would_block = true;
             return RMM_ERROR_NOT_SUPPORTED;
         }
-        if (rmm__pool_ring_held(s)) { /* its own ring, covered now, may serve it */
+        /* its own ring, covered now, may serve it; a foreign stream's ring of fewer small blocks
+           is covered only before the pool grows (below): memory taken from another stream (a
+           refill) lets the ring fill, so that one event covers many blocks */
+        if (rmm__pool_ring_held(s) && (!rmm__pool_by_id(s) || s->ring->large || s->ring->count >= RMM__POOL_RING / 2)) {
             if ((st = rmm__pool_ring_cover(p, s)) != RMM_SUCCESS) return st;
             rmm__pool_settle(p, s);
             b = rmm__pool_find_block(s, &req, RMM__TLSF_SCAN);
         }
     }
     if (!b) {
+        bool ring = rmm__pool_ring_held(s) != 0;
+        req.no_grow = ring;
         st = rmm__so_acquire(&p->so, &s->ss, &req, &from_state, &item);
+        req.no_grow = false;
+        if (st == RMM_ERROR_OUT_OF_MEMORY && ring) { /* its own ring, covered now, before growth or a synchronize */
+            if ((st = rmm__pool_ring_cover(p, s)) != RMM_SUCCESS) return st;
+            rmm__pool_settle(p, s);
+            st = rmm__so_acquire(&p->so, &s->ss, &req, &from_state, &item);
+        }
         if (st == RMM_ERROR_OUT_OF_MEMORY && rmm__so_unstick(&p->so, &s->ss, true)) /* other streams' rings, covered by a synchronize */
             st = rmm__so_acquire(&p->so, &s->ss, &req, &from_state, &item);
         if (st != RMM_SUCCESS) {
@@ -6619,11 +6720,18 @@ RMM__PRIVATE rmm_status rmm__pool_alloc(rmm__pool *p, void **ptr, size_t bytes, 
     if (RMM__UNLIKELY(bytes > SIZE_MAX - RMM__MARGIN || !rmm__align_up(bytes + RMM__MARGIN, RMM_ALIGNMENT, &size) || size > SIZE_MAX - alignment))
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of memory allocating %zu bytes: larger than any pool", bytes);
     if (RMM__UNLIKELY((st = rmm__pool_lock(p, "allocate", would_block)) != RMM_SUCCESS)) return st;
-    prekey = rmm__so_prekey(&p->so, stream); /* (under the lock: see rmm__so_prekey) */
+    prekey = 0;
+    if (rmm__so_hinted(&p->so, stream)) {
+        if (rmm__foreign_hint_key && size - 1 < RMM__POOL_QUICK_MAX && (b = rmm__pool_take_covered(p, stream, size, alignment, would_block, &s)) != NULL) {
+            ss = &s->ss; /* a block whose free is known done: whichever stream the handle names now may have it, no id asked */
+            goto taken;
+        }
+        prekey = rmm__so_ask_key(stream); /* (under the lock: see rmm__so_prekey) */
+    }
     st = rmm__so_state(&p->so, stream, prekey, &ss);
     if (RMM__UNLIKELY(st != RMM_SUCCESS)) goto out;
     s = (rmm__pstream *)ss;
-    if (RMM__UNLIKELY(s->ring != NULL) && (b = rmm__pool_ring_take(s->ring, size, alignment)) != NULL) {
+    if (RMM__UNLIKELY(s->ring != NULL) && (size > RMM__POOL_QUICK_MAX || !rmm__pool_by_id(s)) && (b = rmm__pool_ring_take(s->ring, size, alignment)) != NULL) {
         /* a block freed on this (eager) stream since its last event, taken back whole */
     } else if (RMM__LIKELY((b = s->recent) != NULL && b->size == size && ((uintptr_t)b->ptr & (alignment - 1)) == 0)) {
         s->recent = NULL; /* the block freed last on this stream, taken back whole */
@@ -6645,6 +6753,7 @@ RMM__PRIVATE rmm_status rmm__pool_alloc(rmm__pool *p, void **ptr, size_t bytes, 
         ss = (rmm__sstate *)lists->state; /* the state it came from (the core may drop it below) */
         mapped = false;
     }
+taken:
     b->parked = NULL;
     if (RMM__UNLIKELY(p->backing->commit != NULL) && (st = p->backing->commit(p, b)) != RMM_SUCCESS) {
         explain = st == RMM_ERROR_OUT_OF_MEMORY; /* pages could not be backed: the maximum, or the device is full */
@@ -6742,6 +6851,8 @@ again:
             b = slot ? (rmm__block *)*slot : NULL;
             if (!b || b->parked || b->size != size)
                 st = rmm__fail(RMM_ERROR_CORRUPTION, "pool: deallocate(ptr=%p, bytes=%zu): freed by another thread meanwhile (a double free)", ptr, bytes);
+            else
+                b->cover = ss->records; /* the record just made covers it (or a later one: records count as they return) */
         }
         if (st == RMM_SUCCESS && !s->ring && p->backing->uncommit == NULL && ++s->eager_frees >= RMM__POOL_RING_AFTER)
             s->ring = (rmm__pool_ring *)rmm__calloc(1, sizeof *s->ring); /* (none: it keeps an event per free) */

@@ -897,9 +897,12 @@ static void earn_ring(rmm_resource *mr, rmm_stream stream) {
 }
 
 /* A stream the library did not make records an event per free for its first RMM__POOL_RING_AFTER
-   frees, then parks its frees in a ring that only it takes back, with one event per RMM__POOL_RING
-   frees. Another stream, or a new stream that got the same handle, never takes a ring block; a
-   device synchronize (out of memory, trim, a sweep) hands the ring of a stream that is gone on. */
+   frees, then parks its frees in a ring, with one event per RMM__POOL_RING frees. Blocks of the
+   quick lists' sizes stay in the ring until that event (so that, once it is seen complete, they can
+   be handed out with no id asked: pool_foreign_covered_blocks_need_no_id); larger ones the stream
+   takes back at once. Another stream, or a new stream that got the same handle, never takes a ring
+   block; a device synchronize (out of memory, trim, a sweep) hands the ring of a stream that is
+   gone on. */
 TEST(pool_foreign_stream_ring) {
     rmm_resource *mr = NULL;
     rmm__pool *p;
@@ -920,15 +923,16 @@ TEST(pool_foreign_stream_ring) {
     CHECK_OK(rmm_deallocate(mr, a, 256, f));
     earn_ring(mr, f); /* the ring comes with the RMM__POOL_RING_AFTER-th event; the last free parks there */
     CHECK(fs == pool_last_state(mr) && fs->ring != NULL && fs->ring->count == 1);
-    CHECK_OK(rmm_allocate(mr, &first, 256, f)); /* taken back */
-    CHECK(fs->ring->count == 0);
-    /* RMM__POOL_RING frees park with no CUDA call: an armed cudaEventRecord failure is not reached */
+    CHECK_OK(rmm_allocate(mr, &first, 256, f)); /* not from the ring: a small block waits there for its event */
+    CHECK(fs->ring->count == 1);
+    /* the ring fills with no CUDA call: an armed cudaEventRecord failure is not reached */
     for (i = 0; i <= RMM__POOL_RING; i++) CHECK_OK(rmm_allocate(mr, &many[i], 512, f));
+    CHECK_OK(rmm_deallocate(mr, many[0], 512, g)); /* (another stream's free: not f's ring) */
 #if defined(RMM_BACKEND_HOST)
     rmm_host_backend_fail_calls("cudaEventRecord", 1, 1, RMM_ERROR_CUDA);
 #endif
-    for (i = 0; i < RMM__POOL_RING; i++) CHECK_OK(rmm_deallocate(mr, many[i], 512, f));
-    CHECK(fs->ring->count == RMM__POOL_RING && fs->ring->bytes == RMM__POOL_RING * 512);
+    for (i = 1; i < RMM__POOL_RING; i++) CHECK_OK(rmm_deallocate(mr, many[i], 512, f));
+    CHECK(fs->ring->count == RMM__POOL_RING && fs->ring->bytes == 256 + (RMM__POOL_RING - 1) * 512);
     /* the ring is full: the next free records an event, so a "nowait" free is refused */
     used = pool_info(mr).used_bytes;
     CHECK(rmm__pool_free(p, many[RMM__POOL_RING], 512, f, &wb) != RMM_SUCCESS && wb);
@@ -942,16 +946,23 @@ TEST(pool_foreign_stream_ring) {
     CHECK_OK(rmm_deallocate(mr, many[RMM__POOL_RING], 512, f)); /* one event covers the ring: it moves on */
     CHECK(fs->ring->count == 0 && pool_info(mr).used_bytes == used - 512);
     CHECK_OK(rmm_pool_validate(mr));
-    /* the same stream takes a ring block back at once */
+    /* a small block stays in the ring; a large one the same stream takes back at once */
     CHECK_OK(rmm_allocate(mr, &a, 4096, f));
     CHECK_OK(rmm_deallocate(mr, a, 4096, f));
     CHECK(fs->ring->count == 1);
     CHECK_OK(rmm_allocate(mr, &b, 4096, f));
-    CHECK(b == a && fs->ring->count == 0);
+    CHECK(b != a && fs->ring->count == 1);
+    CHECK_OK(rmm_deallocate(mr, b, 4096, f));
+    CHECK(fs->ring->count == 2);
+    CHECK_OK(rmm_allocate(mr, &b, 128 * KiB, f));
+    CHECK_OK(rmm_deallocate(mr, b, 128 * KiB, f));
+    CHECK(fs->ring->count == 3 && fs->ring->large == 1);
+    CHECK_OK(rmm_allocate(mr, &x, 128 * KiB, f));
+    CHECK(x == b && fs->ring->count == 2 && fs->ring->large == 0);
     wb = false;
-    CHECK_OK(rmm__pool_free(p, b, 4096, f, &wb)); /* a "nowait" free into the ring: served */
-    CHECK(!wb && fs->ring->count == 1);
-    kept = b;
+    CHECK_OK(rmm__pool_free(p, x, 128 * KiB, f, &wb)); /* a "nowait" free into the ring: served */
+    CHECK(!wb && fs->ring->count == 3);
+    kept = a;
     /* another stream does not take it */
     CHECK_OK(rmm_allocate(mr, &x, 4096, g));
     CHECK(x != kept);
@@ -968,7 +979,7 @@ TEST(pool_foreign_stream_ring) {
     CHECK(x != kept);
     CHECK_OK(rmm_deallocate(mr, x, 4096, h));
     /* all of the pool, on h: only after a device synchronize hands the dead stream's ring on */
-    CHECK(fs->ring->count == 1);
+    CHECK(fs->ring->count == 3);
     CHECK_OK(rmm_deallocate(mr, first, 256, g));
     CHECK_OK(rmm_allocate(mr, &x, 4 * MiB, h)); /* (f's state, emptied, is gone now) */
     CHECK_OK(rmm_deallocate(mr, x, 4 * MiB, h));
@@ -976,6 +987,49 @@ TEST(pool_foreign_stream_ring) {
     rmm_resource_destroy(mr);
     for (i = 0; i < ntries + 1 && i < 8; i++) CHECK_OK(rmm__stream_destroy_raw(tries[i]));
     CHECK_OK(rmm__stream_destroy_raw(g));
+}
+
+/* A foreign stream's allocation asks no stream id when the block it takes from its quick lists was
+   freed before an event seen complete (rmm__pool_take_covered): the handle may name another stream
+   by now, which may have such a block all the same. A block whose event is not known complete is
+   taken only after the id was asked. Host backend: the id query is made to fail, so an allocation
+   that asks it fails; the event's query is held back (query_skip) to keep a block not known done. */
+TEST(pool_foreign_covered_blocks_need_no_id) {
+#if defined(RMM_BACKEND_HOST)
+    rmm_resource *mr = NULL;
+    rmm__pstream *fs;
+    rmm_stream f = NULL;
+    void *many[RMM__POOL_RING + 1], *x = NULL, *y = NULL, *z = NULL;
+    size_t i;
+    mr = new_pool(4 * MiB, 4 * MiB);
+    if (!mr) return;
+    CHECK_OK(rmm__stream_create_raw(&f, false));
+    earn_ring(mr, f);
+    fs = pool_last_state(mr);
+    CHECK(fs && fs->ring && fs->ring->count == 0);
+    for (i = 0; i <= RMM__POOL_RING; i++) CHECK_OK(rmm_allocate(mr, &many[i], 1024, f));
+    for (i = 0; i <= RMM__POOL_RING; i++) CHECK_OK(rmm_deallocate(mr, many[i], 1024, f)); /* the last one covers the ring */
+    CHECK(fs->ring->count == 0 && fs->quick[1024 / 256 - 1] != NULL);
+    CHECK(fs->ss.done != fs->ss.records); /* not yet seen complete */
+    rmm_host_backend_fail_calls("cudaStreamGetId", 1, 1000, RMM_ERROR_CUDA);
+    fs->query_skip = 1000; /* the event is not asked: the block is not known done, so the id is asked, and fails */
+    CHECK_STATUS(rmm_allocate(mr, &x, 1024, f), RMM_ERROR_CUDA);
+    CHECK(x == NULL && fs->ss.done != fs->ss.records);
+    fs->query_skip = 0; /* the event is asked (and is complete): no id needed */
+    CHECK_OK(rmm_allocate(mr, &x, 1024, f));
+    CHECK(x != NULL && fs->ss.done == fs->ss.records);
+    CHECK_OK(rmm_allocate(mr, &y, 1024, f)); /* the next one: known done already */
+    CHECK_STATUS(rmm_allocate(mr, &z, 2048, f), RMM_ERROR_CUDA); /* no block of that size: the id is asked */
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    CHECK_OK(rmm_deallocate(mr, y, 1024, f));
+    CHECK_OK(rmm_deallocate(mr, x, 1024, f));
+    CHECK(fs->ring->count == 2 && fs->ss.done == fs->ss.records); /* (into the ring, no id asked: the free trusts the last one) */
+    CHECK_OK(rmm_pool_validate(mr));
+    rmm_resource_destroy(mr);
+    CHECK_OK(rmm__stream_destroy_raw(f));
+#else
+    harness_skip_current = 1; /* (failures are injected on the host backend only) */
+#endif
 }
 
 /* Each thread keeps the state it found last in a resource (rmm__so_mine), so that with many
@@ -1095,7 +1149,7 @@ TEST(pool_foreign_ring_sizes) {
     rmm__pool *p;
     rmm__pstream *fs;
     rmm_stream f = NULL;
-    void *s1[SMALL], *big[RMM__POOL_RING_LARGE + 1], *x = NULL, *y = NULL;
+    void *s1[SMALL], *big[RMM__POOL_RING_LARGE + 1], *x = NULL, *y = NULL, *y512 = NULL;
     size_t i, used, big_bytes = 80 * KiB, k;
     bool wb = false;
     NEED_GPU();
@@ -1114,10 +1168,10 @@ TEST(pool_foreign_ring_sizes) {
     CHECK(fs->ring->count == SMALL && fs->ring->bytes == (SMALL / 3) * (256 + 512 + 768));
     CHECK(fs->ring->classes[0] == 7 && fs->ring->large == 0);
     CHECK_OK(rmm_pool_validate(mr));
-    CHECK_OK(rmm_allocate(mr, &y, 512, f));
-    CHECK(y == s1[SMALL - 2]); /* the last 512-byte block freed */
-    CHECK_OK(rmm_deallocate(mr, y, 512, f));
-    CHECK(fs->ring->count == SMALL);
+    CHECK_OK(rmm_allocate(mr, &y512, 512, f));
+    CHECK(y512 != s1[SMALL - 2] && fs->ring->count == SMALL); /* small blocks wait in the ring for its event */
+    CHECK_OK(rmm_deallocate(mr, y512, 512, f));
+    CHECK(fs->ring->count == SMALL + 1);
     /* a mark that does not match its list is corruption */
     fs->ring->classes[0] &= ~(uint64_t)2;
     CHECK_STATUS(rmm_pool_validate(mr), RMM_ERROR_CORRUPTION);
@@ -1132,7 +1186,7 @@ TEST(pool_foreign_ring_sizes) {
 #if defined(RMM_BACKEND_HOST)
     rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
 #endif
-    CHECK(fs->ring->large == RMM__POOL_RING_LARGE && fs->ring->count == SMALL + RMM__POOL_RING_LARGE);
+    CHECK(fs->ring->large == RMM__POOL_RING_LARGE && fs->ring->count == SMALL + 1 + RMM__POOL_RING_LARGE);
     CHECK_OK(rmm_pool_validate(mr));
     k = rmm__pool_ring_hash(big_bytes);
     CHECK(fs->ring->bucket[k] && fs->ring->bucket[k]->ptr == big[RMM__POOL_RING_LARGE - 1] && fs->ring->buckets == (uint64_t)1 << k);
@@ -1147,7 +1201,7 @@ TEST(pool_foreign_ring_sizes) {
     CHECK(pool_info(mr).used_bytes == used);
     wb = false;
     CHECK_OK(rmm__pool_free(p, x, 256, f, &wb));
-    CHECK(!wb && fs->ring->count == SMALL + RMM__POOL_RING_LARGE + 1);
+    CHECK(!wb && fs->ring->count == SMALL + 1 + RMM__POOL_RING_LARGE + 1);
     /* a large one taken back by exact size frees a slot */
     CHECK_OK(rmm_allocate(mr, &y, big_bytes, f));
     CHECK(y == big[RMM__POOL_RING_LARGE - 1]); /* the newest */
@@ -1160,25 +1214,29 @@ TEST(pool_foreign_ring_sizes) {
     CHECK_OK(rmm_deallocate(mr, big[RMM__POOL_RING_LARGE], big_bytes, f));
     CHECK(fs->ring->count == 0 && fs->ring->large == 0 && fs->ring->bytes == 0 && fs->ring->large_bytes == 0);
     CHECK(fs->quick_blocks >= used + SMALL); /* (x, freed since, too) */
-    CHECK(fs->quick[1] && fs->quick[1]->ptr == s1[SMALL - 2] && fs->quick[2] && fs->quick[2]->ptr == s1[SMALL - 1]);
+    CHECK(fs->quick[1] && fs->quick[1]->ptr == y512 && fs->quick[2] && fs->quick[2]->ptr == s1[SMALL - 1]);
     for (k = 0; k < RMM__POOL_CLASS_WORDS; k++) CHECK(fs->ring->classes[k] == 0);
     CHECK(fs->ring->buckets == 0);
     CHECK(pool_info(mr).used_bytes == 0);
     CHECK_OK(rmm_pool_validate(mr));
-    /* an alignment past 256 takes the newest block of its size that has it, not only the newest */
+    /* an alignment past 256 takes the newest block of its size that has it, not only the newest
+       (on a thread's default stream, whose ring gives small blocks back at once: it needs no id) */
+    earn_ring(mr, RMM_STREAM_PER_THREAD);
+    fs = pool_last_state(mr);
+    CHECK(fs && fs->ring != NULL && fs->ss.reg != NULL);
     {
         void *blk[16], *al = NULL, *un = NULL, *got = NULL;
         size_t before;
-        for (i = 0; i < 16; i++) CHECK_OK(rmm_allocate(mr, &blk[i], 1280, f));
+        for (i = 0; i < 16; i++) CHECK_OK(rmm_allocate(mr, &blk[i], 1280, RMM_STREAM_PER_THREAD));
         for (i = 0; i < 16; i++) {
             if (!al && ((uintptr_t)blk[i] & 4095) == 0) al = blk[i];
             else if (!un && ((uintptr_t)blk[i] & 4095) != 0) un = blk[i];
         }
         if (al && un) {
-            CHECK_OK(rmm_deallocate(mr, al, 1280, f)); /* the list's last block */
-            CHECK_OK(rmm_deallocate(mr, un, 1280, f)); /* the newest, not 4096-aligned */
+            CHECK_OK(rmm_deallocate(mr, al, 1280, RMM_STREAM_PER_THREAD)); /* the list's last block */
+            CHECK_OK(rmm_deallocate(mr, un, 1280, RMM_STREAM_PER_THREAD)); /* the newest, not 4096-aligned */
             before = fs->ring->count;
-            CHECK_OK(rmm_allocate_aligned(mr, &got, 1280, 4096, f));
+            CHECK_OK(rmm_allocate_aligned(mr, &got, 1280, 4096, RMM_STREAM_PER_THREAD));
             CHECK(got == al && fs->ring->count == before - 1);
             CHECK(fs->ring->tail[4] && fs->ring->tail[4]->ptr == un); /* (the last block is the one before it now) */
             CHECK_OK(rmm_pool_validate(mr));
@@ -1186,14 +1244,14 @@ TEST(pool_foreign_ring_sizes) {
             CHECK_STATUS(rmm_pool_validate(mr), RMM_ERROR_CORRUPTION);
             fs->ring->tail[4] = fs->ring->fresh[4];
             CHECK_OK(rmm_pool_validate(mr));
-            CHECK_OK(rmm_deallocate_aligned(mr, got, 1280, 4096, f));
+            CHECK_OK(rmm_deallocate_aligned(mr, got, 1280, 4096, RMM_STREAM_PER_THREAD));
         } else {
             printf("  (no 4096-aligned 1280-byte block among 16: the aligned take is not checked)\n");
-            if (al) CHECK_OK(rmm_deallocate(mr, al, 1280, f));
-            if (un) CHECK_OK(rmm_deallocate(mr, un, 1280, f));
+            if (al) CHECK_OK(rmm_deallocate(mr, al, 1280, RMM_STREAM_PER_THREAD));
+            if (un) CHECK_OK(rmm_deallocate(mr, un, 1280, RMM_STREAM_PER_THREAD));
         }
         for (i = 0; i < 16; i++)
-            if (blk[i] != al && blk[i] != un) CHECK_OK(rmm_deallocate(mr, blk[i], 1280, f));
+            if (blk[i] != al && blk[i] != un) CHECK_OK(rmm_deallocate(mr, blk[i], 1280, RMM_STREAM_PER_THREAD));
         CHECK_OK(rmm_pool_validate(mr));
     }
     rmm_resource_destroy(mr);
@@ -1673,9 +1731,9 @@ static int overlaps(const void *a, const void *b, size_t n) { return (const char
    stream (perhaps with the same handle) needs that memory: it gets it only after the kernel is done.
    A block handed over early shows as the kernel's bytes over the memset's. */
 TEST(pool_foreign_handover_waits_for_the_kernel) {
-    rmm_resource *mr = NULL;
-    rmm_stream f = NULL, g = NULL, f2 = NULL, h = NULL;
-    void *pb = NULL, *q = NULL, *small[RMM__POOL_RING];
+    rmm_resource *mr = NULL, *mr3 = NULL;
+    rmm_stream f = NULL, g = NULL, f2 = NULL, h = NULL, f3 = NULL, h3 = NULL;
+    void *pb = NULL, *q = NULL, *small[RMM__POOL_RING], *qs[4];
     const size_t n = 160 * KiB; /* more than half the pool: any block of n overlaps pb, wherever the
                                    rest of the free memory lies (streams pass refills between them) */
     const unsigned long long late = 300ull * 1000 * 1000;
@@ -1715,11 +1773,48 @@ TEST(pool_foreign_handover_waits_for_the_kernel) {
     CHECK(cudaMemsetAsync(q, 0x55, n, (cudaStream_t)h) == cudaSuccess);
     CHECK(check_every_byte(q, n, 0x55));
     CHECK_OK(rmm_deallocate(mr, q, n, h));
+    /* (3) a small block, covered by its stream's event while the kernel still writes, in the quick
+       lists of a stream that is then destroyed: a stream with its handle takes with no id asked only
+       blocks whose event is seen complete, so it does not get this one before the kernel is done
+       (a pool of its own, whose quick lists may hold the ring's blocks) */
+    mr3 = new_pool(4 * MiB, 4 * MiB);
+    CHECK(mr3 != NULL);
+    CHECK_OK(rmm__stream_create_raw(&f3, false));
+    if (mr3) {
+        rmm__pstream *fs3;
+        void **slot;
+        int overlapped = 0;
+        earn_ring(mr3, f3);
+        fs3 = pool_last_state(mr3);
+        CHECK_OK(rmm_allocate(mr3, &pb, 16 * KiB, f3));
+        late_write<<<1, 256, 0, (cudaStream_t)f3>>>((unsigned char *)pb, 16 * KiB, 0xAA, late);
+        CHECK(cudaGetLastError() == cudaSuccess);
+        CHECK_OK(rmm_deallocate(mr3, pb, 16 * KiB, f3));
+        for (i = 0; i < RMM__POOL_RING; i++) CHECK_OK(rmm_allocate(mr3, &small[i], 256, f3));
+        for (i = 0; i < RMM__POOL_RING; i++) CHECK_OK(rmm_deallocate(mr3, small[i], 256, f3)); /* an event after the kernel covers pb */
+        slot = rmm__addr_map_find(&((rmm__pool *)mr3)->used, (uintptr_t)pb);
+        CHECK(fs3 == pool_last_state(mr3) && slot && fs3->quick[16 * KiB / 256 - 1] == *slot); /* (else the test tests nothing) */
+        CHECK_OK(rmm__stream_destroy_raw(f3)); /* the kernel goes on */
+        CHECK_OK(rmm__stream_create_raw(&h3, false));
+        printf("  the third new stream %s the destroyed stream's handle\n", h3 == f3 ? "got" : "did not get");
+        for (i = 0; i < 4; i++) {
+            CHECK_OK(rmm_allocate(mr3, &qs[i], 16 * KiB, h3));
+            if (i == 0) CHECK(fs3->ss.done != fs3->ss.records); /* the kernel still runs: not seen complete */
+            if (qs[i] && overlaps(qs[i], pb, 16 * KiB)) overlapped++;
+            CHECK(qs[i] && cudaMemsetAsync(qs[i], 0x55, 16 * KiB, (cudaStream_t)h3) == cudaSuccess);
+        }
+        for (i = 0; i < 4; i++) CHECK(qs[i] && check_every_byte(qs[i], 16 * KiB, 0x55));
+        printf("  %d of 4 blocks of the new stream overlapped the freed one\n", overlapped);
+        for (i = 0; i < 4; i++) CHECK_OK(rmm_deallocate(mr3, qs[i], 16 * KiB, h3));
+        CHECK_OK(rmm_pool_validate(mr3));
+        rmm_resource_destroy(mr3);
+    }
     CHECK_OK(rmm_pool_validate(mr));
     rmm_resource_destroy(mr);
     CHECK_OK(rmm__stream_destroy_raw(f));
     CHECK_OK(rmm__stream_destroy_raw(g));
     CHECK_OK(rmm__stream_destroy_raw(h));
+    if (h3) CHECK_OK(rmm__stream_destroy_raw(h3));
 }
 /* rmm_record_stream on the device: a block allocated on a, written late (300 ms) by a kernel on b,
    recorded for b, freed on a and taken back at once by a: a's memset must land after the kernel. */
@@ -3895,6 +3990,7 @@ int main(void) {
     RUN(pool_create_fails_before_its_registry);
     RUN(record_stream_contract);
     RUN(pool_foreign_stream_ring);
+    RUN(pool_foreign_covered_blocks_need_no_id);
     RUN(pool_foreign_ring_sizes);
     RUN(pool_foreign_ring_over_the_quick_budget);
     RUN(stream_state_cached_per_thread);
