@@ -696,7 +696,7 @@ RMMDEF rmm_fixed_size_desc rmm_fixed_size_desc_default(void);
 /* Blocks of one size, stream-ordered like the pool (per-stream LIFO lists, events, stealing; on a
    foreign stream, after 256 frees, one event per 32 to 256 frees (1/16 of the resource's blocks):
    the top of its free stack is its own until then, as the pool's ring: see rmm_pool_create; the
-   stream's id is asked per allocation unless a block whose event is seen complete serves it).
+   stream's id is asked per allocation).
    block_bytes * blocks_to_preallocate are taken from upstream now and again each time the blocks
    run out. Allocate and free are O(1). Requests above block_bytes fail with OUT_OF_MEMORY;
    alignments must divide the block size and the block's address (INVALID_ARGUMENT otherwise).
@@ -4826,42 +4826,6 @@ static inline rmm_status rmm__so_state(rmm__so *so, rmm_stream stream, uint64_t 
     return rmm__so_state_slow(so, stream, prekey, out);
 }
 
-/* The state of `stream` as this thread last found it foreign (its handle, and the key of the id
-   this thread asked last: rmm__foreign_hint_key), without asking the id or making a state; NULL
-   if none. The handle may name another stream by now: the caller takes from it only memory whose
-   last use is known over (rmm__so_refresh_done). Caller holds the lock. O(1) expected. */
-static inline rmm__sstate *rmm__so_hinted_state(rmm__so *so, rmm_stream stream) {
-    uint64_t key = rmm__foreign_hint_key;
-    rmm__sstate *ss = so->last;
-    rmm__so_mine_entry *mine;
-    void **slot;
-    if (ss && ss->handle == stream && ss->key == key) return ss;
-    mine = rmm__so_mine_for(so);
-    if (mine->so == so && mine->gen == so->gen && mine->s->handle == stream && mine->s->key == key) return mine->s;
-    slot = rmm__addr_map_find(&so->map, (uintptr_t)key);
-    return slot && ((rmm__sstate *)*slot)->handle == stream ? (rmm__sstate *)*slot : NULL;
-}
-/* Whether record number `rec` of s's event is known complete (modulo 2^32). O(1). */
-static inline bool rmm__so_rec_done(const rmm__sstate *s, uint32_t rec) { return (uint32_t)(s->done - rec) < 0x80000000u; }
-/* Asks s's event whether its last record is complete, and if so notes every record so far done.
-   Only with no record in flight (one could be the event's last record or not). A CUDA call
-   (cuEventQuery), made at most once per 16 attempts (*skip) while the answer is no. true iff it
-   moved s->done on. */
-RMM__PRIVATE RMM__NOINLINE bool rmm__so_refresh_done(rmm__sstate *s, uint32_t *skip) {
-    bool done = false;
-    if (s->busy || !s->recorded || s->done == s->records) return false;
-    if (*skip) {
-        (*skip)--;
-        return false;
-    }
-    if (rmm__event_query(s->event, &done) != RMM_SUCCESS || !done) {
-        *skip = 16;
-        return false;
-    }
-    s->done = s->records;
-    return true;
-}
-
 /* The slow path of an allocation on s, whose own lists had nothing that serves req: a free item of
    another stream (s then waits for that stream's work, never the host), else every other stream's
    lists merged into s's (each behind such a wait) until one serves, else a search of s's lists
@@ -6619,7 +6583,24 @@ RMM__PRIVATE rmm__block *rmm__pool_refill(rmm__pool *p, rmm__pstream *s, rmm__bl
 static inline bool rmm__pool_by_id(const rmm__pstream *s) { return !s->ss.lazy && !s->ss.reg; }
 /* Whether the free of b, parked on the eager stream of s, is known done: the event record that
    covers it (b->cover) is no later than the last one seen complete (s->ss.done). O(1). */
-static inline bool rmm__pool_covered(const rmm__pstream *s, const rmm__block *b) { return rmm__so_rec_done(&s->ss, b->cover); }
+static inline bool rmm__pool_covered(const rmm__pstream *s, const rmm__block *b) { return (uint32_t)(s->ss.done - b->cover) < 0x80000000u; }
+/* Asks s's event whether its last record is complete, and if so notes every record so far done.
+   Only with no record in flight (one could be the event's last record or not). A CUDA call
+   (cuEventQuery), made at most once per 16 attempts while the answer is no. */
+RMM__PRIVATE RMM__NOINLINE bool rmm__pool_refresh_done(rmm__pstream *s) {
+    bool done = false;
+    if (s->ss.busy || !s->ss.recorded || s->ss.done == s->ss.records) return false;
+    if (s->query_skip) {
+        s->query_skip--;
+        return false;
+    }
+    if (rmm__event_query(s->ss.event, &done) != RMM_SUCCESS || !done) {
+        s->query_skip = 16;
+        return false;
+    }
+    s->ss.done = s->ss.records;
+    return true;
+}
 /* An allocation on a foreign stream with no id asked: the state this thread last found for
    `stream` (its handle, and the id this thread asked last: rmm__foreign_hint_key), without making
    one, and from its quick list of `size` a block whose free is known done (rmm__pool_covered). The
@@ -6630,14 +6611,24 @@ static inline bool rmm__pool_covered(const rmm__pstream *s, const rmm__block *b)
    ask the id (none found, or would_block and the event would have to be asked). O(1). */
 static inline rmm__block *rmm__pool_take_covered(rmm__pool *p, rmm_stream stream, size_t size, size_t alignment, bool *would_block, rmm__pstream **sp) {
     rmm__so *so = &p->so;
-    rmm__sstate *ss = rmm__so_hinted_state(so, stream);
+    uint64_t key = rmm__foreign_hint_key;
+    rmm__sstate *ss = so->last;
     rmm__pstream *s;
     rmm__block *b;
     size_t k = (size >> 8) - 1;
-    if (!ss) return NULL;
+    if (!ss || ss->handle != stream || ss->key != key) {
+        rmm__so_mine_entry *mine = rmm__so_mine_for(so);
+        if (mine->so == so && mine->gen == so->gen && mine->s->handle == stream && mine->s->key == key) {
+            ss = mine->s;
+        } else {
+            void **slot = rmm__addr_map_find(&so->map, (uintptr_t)key);
+            if (!slot || ((rmm__sstate *)*slot)->handle != stream) return NULL;
+            ss = (rmm__sstate *)*slot;
+        }
+    }
     s = (rmm__pstream *)ss;
     if ((b = s->quick[k]) == NULL || ((uintptr_t)b->ptr & (alignment - 1)) != 0) return NULL; /* (rmm__pool_no_quick: all NULL) */
-    if (!rmm__pool_covered(s, b) && (would_block || !rmm__so_refresh_done(ss, &s->query_skip) || !rmm__pool_covered(s, b))) return NULL;
+    if (!rmm__pool_covered(s, b) && (would_block || !rmm__pool_refresh_done(s) || !rmm__pool_covered(s, b))) return NULL;
     s->quick[k] = b->free_next;
     b->free_next = NULL;
     s->quick_bytes -= size;
@@ -7966,13 +7957,7 @@ typedef struct rmm__fentry {
    whole stack (recorded with the lock let go, as the pool's: rmm__pool_cover_unlocked); a stack
    whose stream may be gone is covered by a device synchronize (rmm__so_unstick). Lazy streams:
    covered == count. (Until 2026-11-26 the cap was 32 blocks at any size: an event per 32 frees on
-   churn_small.) Since 2026-11-27 a foreign stream takes its covered blocks before its uncovered
-   ones (the top covered one; the top uncovered block fills its place), with no id asked once the
-   records that cover them are seen complete (covered_rec, rmm__fixed_take_covered), and, holding
-   only uncovered blocks while other streams hold free ones, takes one of theirs first, so that its
-   stack fills to the cap and one event covers it: as the pool's ring, an id per cap of frees
-   instead of per allocation. Where fewer blocks are free than the cap (binning's small bins, a
-   full resource) nothing changes: no stack fills, and the id is asked per allocation. */
+   churn_small.) */
 #ifndef RMM__FIXED_RING
 #define RMM__FIXED_RING 256
 #endif
@@ -7983,10 +7968,6 @@ typedef struct rmm__fstream {
     size_t covered;     /* stack[0, covered) may go to other streams */
     size_t eager_frees; /* frees that recorded an event, up to RMM__POOL_RING_AFTER */
     size_t pushes;      /* frees ever pushed (an unlocked record covers the stack if none came in meanwhile) */
-    uint32_t covered_rec; /* eager: stack[0, covered) is covered by records up to this number (or
-                             by nothing, as blocks new from upstream): once it is seen complete,
-                             an allocation may take them with no id asked (rmm__fixed_take_covered) */
-    uint32_t query_skip;  /* rmm__so_refresh_done's count-down */
 } rmm__fstream;
 typedef struct rmm__fixed {
     rmm_resource base;
@@ -7997,13 +7978,9 @@ typedef struct rmm__fixed {
     rmm__fchunk **chunks; /* sorted by address */
     size_t chunk_count, chunk_cap;
     size_t used_blocks;
-    size_t ring_cap; /* rmm__fixed_ring_cap, as of the last growth */
-    size_t blocks;   /* chunk_count * blocks_per_chunk */
-    bool no_grow;    /* rmm__fixed_grow_in refuses (set around one acquire, under the lock) */
 } rmm__fixed;
 /* How many blocks an eager stream may park uncovered on its stack (see rmm__fstream). O(1). */
-static inline size_t rmm__fixed_ring_cap(const rmm__fixed *f) { return f->ring_cap; }
-static inline size_t rmm__fixed_ring_cap_now(const rmm__fixed *f) {
+static inline size_t rmm__fixed_ring_cap(const rmm__fixed *f) {
     return rmm__min(RMM__FIXED_RING, rmm__max(RMM__SO_RING, f->chunk_count * f->blocks_per_chunk / 16));
 }
 RMM__PRIVATE rmm_status rmm__fixed_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream);
@@ -8061,10 +8038,8 @@ RMM__PRIVATE bool rmm__fixed_stuck(rmm__so *so, rmm__sstate *s) {
     return ((rmm__fstream *)s)->count > ((rmm__fstream *)s)->covered;
 }
 RMM__PRIVATE void rmm__fixed_unstick(rmm__so *so, rmm__sstate *s) {
-    rmm__fstream *fs = (rmm__fstream *)s;
     (void)so;
-    fs->covered = fs->count;
-    fs->covered_rec = s->records + 1 + s->busy; /* (a synchronize covered them: no record is known to) */
+    ((rmm__fstream *)s)->covered = ((rmm__fstream *)s)->count;
 }
 /* Moves the donor's covered blocks into the taker's covered part (below the taker's own uncovered
    ones); out of host memory, what fits. O(blocks moved + uncovered). */
@@ -8082,7 +8057,6 @@ RMM__PRIVATE void rmm__fixed_absorb(rmm__so *so, rmm__sstate *taker_state, rmm__
     memmove(donor->stack + donor->covered - n, donor->stack + donor->covered, (donor->count - donor->covered) * sizeof *donor->stack);
     donor->count -= n;
     donor->covered -= n;
-    taker->covered_rec = taker->ss.records; /* (an eager taker recorded after its wait for the donor: that record covers them) */
 }
 /* Adds a chunk of blocks_per_chunk blocks from upstream to s. */
 RMM__PRIVATE rmm_status rmm__fixed_grow_in(rmm__so *so, rmm__sstate *ss, const void *req) {
@@ -8092,7 +8066,6 @@ RMM__PRIVATE rmm_status rmm__fixed_grow_in(rmm__so *so, rmm__sstate *ss, const v
     void *ptr = NULL;
     size_t i, at, words = (f->blocks_per_chunk + 63) / 64;
     (void)req;
-    if (f->no_grow) return RMM_ERROR_OUT_OF_MEMORY; /* (the caller takes a block of its own instead) */
     if (f->chunk_count == f->chunk_cap) {
         size_t cap = f->chunk_cap ? f->chunk_cap * 2 : 8;
         rmm__fchunk **grown = (rmm__fchunk **)RMM_SYS_REALLOC(f->chunks, cap * sizeof *grown);
@@ -8129,8 +8102,6 @@ RMM__PRIVATE rmm_status rmm__fixed_grow_in(rmm__so *so, rmm__sstate *ss, const v
     for (at = f->chunk_count; at > 0 && f->chunks[at - 1]->ptr > c->ptr; at--) f->chunks[at] = f->chunks[at - 1];
     f->chunks[at] = c;
     f->chunk_count++;
-    f->ring_cap = rmm__fixed_ring_cap_now(f);
-    f->blocks = f->chunk_count * f->blocks_per_chunk;
     if (s->covered != s->count) { /* new blocks go below the uncovered ones: they are free for anyone */
         memmove(s->stack + s->covered + f->blocks_per_chunk, s->stack + s->covered, (s->count - s->covered) * sizeof *s->stack);
     }
@@ -8165,30 +8136,6 @@ RMM__PRIVATE bool rmm__fixed_owns(const rmm__fixed *f, const void *ptr) {
     const rmm__fchunk *c = rmm__fixed_chunk_of(f, ptr);
     return c && ((uintptr_t)ptr - (uintptr_t)c->ptr) % f->block_bytes == 0;
 }
-/* Whether s is a foreign stream's state (keyed by the stream's id): eager, and no registry entry. */
-static inline bool rmm__fixed_by_id(const rmm__fstream *s) { return !s->ss.lazy && !s->ss.reg; }
-/* Whether more blocks are free than an eager stream may park uncovered: only then can a stream's
-   stack fill to the cap and be covered by one event, and so serve with no id asked. O(1). */
-static inline bool rmm__fixed_covers(const rmm__fixed *f) { return f->blocks - f->used_blocks > f->ring_cap; }
-/* Removes the top covered block of s (stack[covered - 1]); the top uncovered one, if any, takes its
-   place (the uncovered part is a set its own stream takes from, in any order). O(1). */
-static inline void rmm__fixed_pop_covered(rmm__fstream *s) {
-    s->stack[s->covered - 1] = s->stack[s->count - 1];
-    s->covered--;
-    s->count--;
-}
-/* The pool's rmm__pool_take_covered for the fixed-size resource: from the state this thread last
-   found for a foreign `stream` (rmm__so_hinted_state), its top covered block, if the records that
-   cover that part of its stack are seen complete (one cuEventQuery when they are not known to be);
-   *e, and true. false: ask the id. O(1). */
-static inline bool rmm__fixed_take_covered(rmm__fixed *f, rmm__fstream *s, size_t alignment, rmm__fentry *e) {
-    if (s->covered == 0 || !rmm__fixed_by_id(s)) return false;
-    if (!rmm__so_rec_done(&s->ss, s->covered_rec) && (!rmm__so_refresh_done(&s->ss, &s->query_skip) || !rmm__so_rec_done(&s->ss, s->covered_rec))) return false;
-    *e = s->stack[s->covered - 1];
-    if (alignment > RMM_ALIGNMENT && ((uintptr_t)rmm__fentry_ptr(f, *e) & (alignment - 1)) != 0) return false;
-    rmm__fixed_pop_covered(s);
-    return true;
-}
 RMM__PRIVATE rmm_status rmm__fixed_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm__fixed *f = (rmm__fixed *)self;
     rmm__sstate *ss, *from_state;
@@ -8208,30 +8155,10 @@ RMM__PRIVATE rmm_status rmm__fixed_allocate(rmm_resource *self, void **ptr, size
     if (RMM__UNLIKELY(alignment > RMM_ALIGNMENT && (f->block_bytes % alignment != 0)))
         return RMM__INVALID("fixed_size: alignment %zu does not divide the block size %zu", alignment, f->block_bytes);
     if (RMM__UNLIKELY(!rmm__spin_lock(&f->so.lock))) return rmm__reentrant("fixed_size", "allocate");
-    prekey = 0;
-    if (rmm__so_hinted(&f->so, stream)) {
-        /* (with fewer free blocks than the cap no stack is covered in one event: not worth a look) */
-        if (rmm__fixed_covers(f) && rmm__foreign_hint_key && (ss = rmm__so_hinted_state(&f->so, stream)) != NULL &&
-            rmm__fixed_take_covered(f, (rmm__fstream *)ss, alignment, &e)) {
-            s = from = (rmm__fstream *)ss; /* a block whose last use is known over: no id asked */
-            goto taken;
-        }
-        prekey = rmm__so_ask_key(stream); /* (under the lock: see rmm__so_prekey) */
-    }
+    prekey = rmm__so_prekey(&f->so, stream); /* (under the lock: see rmm__so_prekey) */
     st = rmm__so_state(&f->so, stream, prekey, &ss);
     if (RMM__UNLIKELY(st != RMM_SUCCESS)) goto out;
     s = from = (rmm__fstream *)ss;
-    if (RMM__UNLIKELY(s->covered == 0) && rmm__fixed_covers(f) && s->count != 0 && rmm__fixed_by_id(s) && f->used_blocks + s->count < f->blocks) {
-        /* a foreign stream holding only blocks no event covers yet, while other streams hold free
-           ones, and enough that its own could reach the cap: one of theirs first (not growth), so
-           that its own stay until one event covers them all and then serve with no id asked */
-        f->no_grow = true;
-        st = rmm__so_acquire(&f->so, ss, &bytes, &from_state, &item);
-        f->no_grow = false;
-        if (st == RMM_SUCCESS) from = (rmm__fstream *)from_state;
-        else if (st != RMM_ERROR_OUT_OF_MEMORY) goto out;
-        st = RMM_SUCCESS;
-    }
     if (RMM__UNLIKELY(s->count == 0)) {
         st = rmm__so_acquire(&f->so, ss, &bytes, &from_state, &item);
         if (st == RMM_ERROR_OUT_OF_MEMORY && rmm__so_unstick(&f->so, ss, true)) /* other streams' uncovered blocks, covered by a synchronize */
@@ -8255,15 +8182,6 @@ RMM__PRIVATE rmm_status rmm__fixed_allocate(rmm_resource *self, void **ptr, size
         }
         from = (rmm__fstream *)from_state;
     }
-    if (from == s && s->covered != 0 && s->covered != s->count && rmm__fixed_by_id(s) && rmm__fixed_covers(f)) { /* a foreign stream: a covered block first */
-        e = s->stack[s->covered - 1];
-        if (RMM__UNLIKELY(alignment > RMM_ALIGNMENT && ((uintptr_t)rmm__fentry_ptr(f, e) & (alignment - 1)) != 0)) {
-            st = RMM__INVALID("fixed_size: the next block is not aligned to %zu bytes", alignment);
-            goto out;
-        }
-        rmm__fixed_pop_covered(s);
-        goto taken;
-    }
     at = from == s ? from->count - 1 : from->covered - 1; /* another stream's: a covered one */
     e = from->stack[at];
     /* blocks of a chunk are aligned only as far as its base; re-check big alignments */
@@ -8274,7 +8192,6 @@ RMM__PRIVATE rmm_status rmm__fixed_allocate(rmm_resource *self, void **ptr, size
     if (RMM__UNLIKELY(at + 1 < from->count)) memmove(from->stack + at, from->stack + at + 1, (from->count - at - 1) * sizeof *from->stack);
     from->count--;
     if (from->covered > at) from->covered--;
-taken:
     rmm__fchunk_mark(e.chunk, e.index, false);
     f->used_blocks++;
     *ptr = rmm__fentry_ptr(f, e);
@@ -8350,10 +8267,7 @@ again:
     rmm__fchunk_mark(c, e.index, true);
     s->stack[s->count++] = e;
     s->pushes++;
-    if (!park) { /* lazy, or just recorded: the event covers the whole stack */
-        s->covered = s->count;
-        s->covered_rec = ss->records;
-    }
+    if (!park) s->covered = s->count; /* lazy, or just recorded: the event covers the whole stack */
     rmm__san_region_unregister(c->heap, ptr);
     f->used_blocks--;
     rmm__spin_unlock(&f->so.lock);
@@ -8444,7 +8358,6 @@ RMM__IMPL rmm_status rmm_fixed_size_create(rmm_resource **out, rmm_resource *ups
     f->block_bytes = d.block_bytes;
     f->blocks_per_chunk = d.blocks_to_preallocate;
     f->chunk_bytes = d.block_bytes * d.blocks_to_preallocate;
-    f->ring_cap = RMM__SO_RING;
     st = rmm__get_device(&f->device);
     if (st == RMM_SUCCESS && !rmm__so_init(&f->so, &rmm__fixed_so_ops, "fixed_size", false, false))
         st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_fixed_size_create: out of host memory");

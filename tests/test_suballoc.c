@@ -1816,55 +1816,6 @@ TEST(pool_foreign_handover_waits_for_the_kernel) {
     CHECK_OK(rmm__stream_destroy_raw(h));
     if (h3) CHECK_OK(rmm__stream_destroy_raw(h3));
 }
-/* The fixed-size resource's hard case on the device: a block freed on a foreign stream while a
-   kernel still writes into it (300 ms), covered by the stream's next event, the stream destroyed;
-   a new stream (perhaps with its handle) allocates: a block it gets holds its memset's bytes (the
-   covered part is not known complete, so the id is asked, and another stream's memory comes
-   behind that stream's event). */
-TEST(fixed_foreign_handle_reuse_waits_for_the_kernel) {
-    rmm_resource *mr = NULL;
-    rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
-    rmm_stream f = NULL, h = NULL;
-    rmm__fstream *fs;
-    void *pb = NULL, *x = NULL, *many[RMM__SO_RING], *q[8];
-    const size_t n = 16 * KiB;
-    size_t i;
-    int overlapped = 0;
-    NEED_GPU();
-    fd.block_bytes = n;
-    fd.blocks_to_preallocate = 64;
-    CHECK_OK(rmm_fixed_size_create(&mr, rmm_get_current_device_resource(), &fd));
-    if (!mr) return;
-    CHECK_OK(rmm__stream_create_raw(&f, false));
-    for (i = 0; i < RMM__SO_RING_AFTER; i++) {
-        CHECK_OK(rmm_allocate(mr, &x, n, f));
-        CHECK_OK(rmm_deallocate(mr, x, n, f));
-    }
-    fs = (rmm__fstream *)((rmm__fixed *)mr)->so.last;
-    CHECK_OK(rmm_allocate(mr, &pb, n, f));
-    late_write<<<1, 256, 0, (cudaStream_t)f>>>((unsigned char *)pb, n, 0xAA, 300ull * 1000 * 1000);
-    CHECK(cudaGetLastError() == cudaSuccess);
-    CHECK_OK(rmm_deallocate(mr, pb, n, f)); /* parked uncovered */
-    for (i = 0; i < RMM__SO_RING; i++) CHECK_OK(rmm_allocate(mr, &many[i], n, f));
-    for (i = 0; i < RMM__SO_RING; i++) CHECK_OK(rmm_deallocate(mr, many[i], n, f)); /* the last one records: the stack is covered */
-    CHECK(fs == (rmm__fstream *)((rmm__fixed *)mr)->so.last && fs->covered == fs->count);
-    CHECK_OK(rmm__stream_destroy_raw(f)); /* the kernel goes on */
-    CHECK_OK(rmm__stream_create_raw(&h, false));
-    printf("  the new stream %s the destroyed stream's handle\n", h == f ? "got" : "did not get");
-    for (i = 0; i < 8; i++) {
-        q[i] = NULL;
-        CHECK_OK(rmm_allocate(mr, &q[i], n, h));
-        if (i == 0) CHECK(fs->ss.done != fs->ss.records); /* the kernel still runs: not seen complete */
-        if (q[i] && overlaps(q[i], pb, n)) overlapped++;
-        CHECK(q[i] && cudaMemsetAsync(q[i], 0x55, n, (cudaStream_t)h) == cudaSuccess);
-    }
-    for (i = 0; i < 8; i++) CHECK(q[i] && check_every_byte(q[i], n, 0x55));
-    printf("  %d of 8 blocks of the new stream overlapped the freed one\n", overlapped);
-    for (i = 0; i < 8; i++) CHECK_OK(rmm_deallocate(mr, q[i], n, h));
-    CHECK_OK(rmm_resource_validate(mr));
-    rmm_resource_destroy(mr);
-    CHECK_OK(rmm__stream_destroy_raw(h));
-}
 /* rmm_record_stream on the device: a block allocated on a, written late (300 ms) by a kernel on b,
    recorded for b, freed on a and taken back at once by a: a's memset must land after the kernel. */
 TEST(record_stream_orders_the_reuse) {
@@ -2923,60 +2874,10 @@ TEST(pool_validate_detects_corruption) {
     rmm_resource_destroy(mr);
 }
 
-/* The fixed-size resource as the pool (pool_foreign_covered_blocks_need_no_id): a foreign stream's
-   allocation takes its top covered block with no id asked once the event that covers its stack is
-   seen complete (rmm__fixed_take_covered); not known complete, the id is asked. Host backend: the
-   id query is made to fail; query_skip holds the event's query back. */
-TEST(fixed_foreign_covered_blocks_need_no_id) {
-#if defined(RMM_BACKEND_HOST)
-    rmm_resource *mr = NULL;
-    rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
-    rmm__fixed *f;
-    rmm__fstream *fs;
-    rmm_stream a = NULL;
-    void *x = NULL, *y = NULL, *many[RMM__SO_RING + 1];
-    size_t i;
-    fd.block_bytes = 4096;
-    fd.blocks_to_preallocate = 64;
-    CHECK_OK(rmm_fixed_size_create(&mr, rmm_get_current_device_resource(), &fd));
-    if (!mr) return;
-    f = (rmm__fixed *)mr;
-    CHECK_OK(rmm__stream_create_raw(&a, false));
-    for (i = 0; i < RMM__SO_RING_AFTER; i++) { /* each records an event */
-        CHECK_OK(rmm_allocate(mr, &x, 4096, a));
-        CHECK_OK(rmm_deallocate(mr, x, 4096, a));
-    }
-    fs = (rmm__fstream *)f->so.last;
-    CHECK(fs && !fs->ss.lazy && rmm__fixed_ring_cap(f) == RMM__SO_RING);
-    for (i = 0; i <= RMM__SO_RING; i++) CHECK_OK(rmm_allocate(mr, &many[i], 4096, a));
-    for (i = 0; i <= RMM__SO_RING; i++) CHECK_OK(rmm_deallocate(mr, many[i], 4096, a)); /* the last one records */
-    CHECK(fs->covered == fs->count && fs->ss.done != fs->ss.records);
-    rmm_host_backend_fail_calls("cudaStreamGetId", 1, 1000, RMM_ERROR_CUDA);
-    fs->query_skip = 1000; /* not known complete: the id is asked, and fails */
-    CHECK_STATUS(rmm_allocate(mr, &x, 4096, a), RMM_ERROR_CUDA);
-    CHECK(x == NULL && fs->covered == fs->count);
-    fs->query_skip = 0; /* the event is asked (complete): no id needed */
-    CHECK_OK(rmm_allocate(mr, &x, 4096, a));
-    CHECK(x == many[RMM__SO_RING] && fs->ss.done == fs->ss.records);
-    CHECK_OK(rmm_allocate(mr, &y, 4096, a)); /* known done already */
-    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
-    CHECK_OK(rmm_deallocate(mr, x, 4096, a));
-    CHECK_OK(rmm_deallocate(mr, y, 4096, a));
-    CHECK(fs->count - fs->covered == 2); /* (parked uncovered, with no id asked: a free trusts the last one) */
-    CHECK_OK(rmm_resource_validate(mr));
-    rmm_resource_destroy(mr);
-    CHECK_OK(rmm__stream_destroy_raw(a));
-#else
-    harness_skip_current = 1; /* (failures are injected on the host backend only) */
-#endif
-}
-
 /* The fixed-size resource on a foreign stream: after RMM__SO_RING_AFTER frees, up to RMM__SO_RING
    frees park uncovered at the top of the stream's stack with no CUDA call; only that stream takes
-   them back, and only when it has no covered block (covered ones go first, with no id asked once
-   their event is seen complete: fixed_foreign_covered_blocks_need_no_id); the next free records
-   one event that covers them all. Another stream takes covered blocks only. States of streams that
-   left uncovered blocks are swept (after a synchronize). */
+   them back; the next free records one event that covers them all. Another stream takes covered
+   blocks only. States of streams that left uncovered blocks are swept (after a synchronize). */
 TEST(fixed_foreign_stream_ring) {
     rmm_resource *mr = NULL;
     rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
@@ -3017,16 +2918,13 @@ TEST(fixed_foreign_stream_ring) {
     CHECK_OK(rmm_deallocate(mr, many[RMM__SO_RING], 4096, a)); /* one event covers the stack */
     CHECK(fs->covered == fs->count);
     CHECK_OK(rmm_resource_validate(mr));
-    /* the same stream takes a covered block before its own uncovered one; another stream takes a
-       covered block, never that one */
+    /* reuse by the same stream at once; another stream takes a covered block, never that one */
     CHECK_OK(rmm_allocate(mr, &x, 4096, a));
     CHECK_OK(rmm_deallocate(mr, x, 4096, a));
     CHECK(fs->count - fs->covered == 1);
     CHECK_OK(rmm_allocate(mr, &y, 4096, a));
-    CHECK(y != x && fs->count - fs->covered == 1);
+    CHECK(y == x);
     CHECK_OK(rmm_deallocate(mr, y, 4096, a));
-    CHECK(fs->count - fs->covered == 2);
-    y = x;
     for (i = 0; i < 8; i++) {
         void *z = NULL;
         CHECK_OK(rmm_allocate(mr, &z, 4096, g));
@@ -3042,12 +2940,7 @@ TEST(fixed_foreign_stream_ring) {
         earn_ring(mr, s);
         CHECK_OK(rmm_allocate(mr, &x, 4096, s));
         CHECK_OK(rmm_deallocate(mr, x, 4096, s));
-        { /* (the state of s, or, if s got a destroyed stream's handle, maybe that stream's: a free
-             trusts the id its thread asked last, and s's allocations needed none) */
-            size_t k, uncovered = 0;
-            for (k = 0; k < f->so.count; k++) uncovered += ((rmm__fstream *)f->so.list[k])->count > ((rmm__fstream *)f->so.list[k])->covered;
-            CHECK(uncovered > 0);
-        }
+        CHECK(((rmm__fstream *)f->so.last)->count > ((rmm__fstream *)f->so.last)->covered);
         CHECK_OK(rmm__stream_destroy_raw(s));
         most = f->so.count > most ? f->so.count : most;
     }
@@ -4108,7 +4001,6 @@ int main(void) {
     RUN(graph_pool_growth_tags_and_late_release);
 #if defined(__CUDACC__)
     RUN(pool_foreign_handover_waits_for_the_kernel);
-    RUN(fixed_foreign_handle_reuse_waits_for_the_kernel);
     RUN(record_stream_orders_the_reuse);
     RUN(arena_foreign_handle_reuse_waits_for_the_kernel);
     RUN(graph_capture_replays_with_pool_memory);
@@ -4121,7 +4013,6 @@ int main(void) {
     RUN(fixed_create_errors_and_defaults);
     RUN(fixed_reuse_growth_and_bad_frees);
     RUN(fixed_foreign_stream_ring);
-    RUN(fixed_foreign_covered_blocks_need_no_id);
     RUN(fixed_validate_detects_corruption);
     RUN(binning_create_and_add_bin_errors);
     RUN(binning_lazy_bins_and_upstream);
