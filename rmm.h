@@ -1797,13 +1797,15 @@ typedef int (*rmm__ctx_current_fn)(void **ctx); /* cuCtxGetCurrent */
 typedef int (*rmm__ctx_device_fn)(int *device); /* cuCtxGetDevice */
 static rmm__ctx_current_fn rmm__ctx_current;
 static rmm__ctx_device_fn rmm__ctx_device;
-/* The two driver calls an eager stream's allocate and free make: cuStreamGetId (see
-   rmm__stream_unique_id) and cuEventRecord. cuEventRecord skips the runtime's wrapper around the
-   same call (bench/stream_identity times both). */
+/* The driver calls an eager stream's allocate and free make: cuStreamGetId (see
+   rmm__stream_unique_id), cuEventRecord and cuEventQuery (the pool's ring: rmm__so_refresh_done).
+   They skip the runtime's wrapper around the same calls (bench/stream_identity times both). */
 typedef int (*rmm__stream_id_fn)(cudaStream_t stream, unsigned long long *id); /* cuStreamGetId */
 typedef int (*rmm__event_record_fn)(cudaEvent_t event, cudaStream_t stream);   /* cuEventRecord */
+typedef int (*rmm__event_query_fn)(cudaEvent_t event);                         /* cuEventQuery */
 static rmm__stream_id_fn rmm__stream_id_driver;
 static rmm__event_record_fn rmm__event_record_driver;
+static rmm__event_query_fn rmm__event_query_driver;
 /* Every driver function the platform layer calls outside the VMM calls, looked up once (a NULL
    pointer: not there; its caller falls back to the runtime). */
 static pthread_once_t rmm__driver_once = PTHREAD_ONCE_INIT;
@@ -1816,6 +1818,7 @@ RMM__PRIVATE void rmm__driver_load(void) {
     }
     if (rmm__driver_entry("cuStreamGetId", &fn)) memcpy(&rmm__stream_id_driver, &fn, sizeof fn);
     if (rmm__driver_entry("cuEventRecord", &fn)) memcpy(&rmm__event_record_driver, &fn, sizeof fn);
+    if (rmm__driver_entry("cuEventQuery", &fn)) memcpy(&rmm__event_query_driver, &fn, sizeof fn);
 }
 RMM__PRIVATE rmm_status rmm__get_device(int *device) {
     void *ctx = NULL;
@@ -1865,8 +1868,19 @@ RMM__PRIVATE rmm_status rmm__event_synchronize(rmm__event event) {
     RMM__CU(cudaEventSynchronize((cudaEvent_t)event), "cudaEventSynchronize", "%s", "");
     return RMM_SUCCESS;
 }
+/* Whether event's last record is complete: the driver's cuEventQuery (0: done, 600: not ready),
+   else, or on any other answer, the runtime's (which then says why). */
 RMM__PRIVATE rmm_status rmm__event_query(rmm__event event, bool *done) {
-    cudaError_t err = cudaEventQuery((cudaEvent_t)event);
+    cudaError_t err;
+    (void)pthread_once(&rmm__driver_once, rmm__driver_load);
+    if (RMM__LIKELY(rmm__event_query_driver != NULL)) {
+        int r = rmm__event_query_driver((cudaEvent_t)event);
+        if (r == 0 || r == 600) { /* CUDA_SUCCESS, CUDA_ERROR_NOT_READY */
+            *done = r == 0;
+            return RMM_SUCCESS;
+        }
+    }
+    err = cudaEventQuery((cudaEvent_t)event);
     *done = err == cudaSuccess;
     if (err == cudaSuccess || err == cudaErrorNotReady) {
         if (err == cudaErrorNotReady) (void)cudaGetLastError();

@@ -5,7 +5,8 @@
    the next stream created, even while the destroyed stream's work is still running (RMM issue
    #649). This program measures, on the GPU:
 
-   1. the driver queries that could tell streams apart or validate a handle, in ns per call, from
+   1. the driver queries that could tell streams apart or validate a handle, and an event's query
+      (how the pool learns a ring's event is complete), in ns per call, from
       one thread and from 16 threads at once (each on its own stream): through the runtime
       (cudaStreamGetId, ...) and straight to the driver (cuStreamGetId, ... reached through
       cudaGetDriverEntryPointByVersion, as rmm.h reaches the VMM calls);
@@ -34,11 +35,13 @@ typedef CUresult (*get_flags_fn)(CUstream, unsigned int *);
 typedef CUresult (*get_ctx_fn)(CUstream, CUcontext *);
 typedef CUresult (*get_prio_fn)(CUstream, int *);
 typedef CUresult (*event_record_fn)(CUevent, CUstream);
+typedef CUresult (*event_query_fn)(CUevent);
 static get_id_fn cu_get_id;
 static get_flags_fn cu_get_flags;
 static get_ctx_fn cu_get_ctx;
 static get_prio_fn cu_get_prio;
 static event_record_fn cu_event_record;
+static event_query_fn cu_event_query;
 
 static void *entry(const char *name) {
     void *fn = NULL;
@@ -47,10 +50,10 @@ static void *entry(const char *name) {
     return fn;
 }
 
-enum { Q_RT_ID, Q_CU_ID, Q_RT_FLAGS, Q_CU_FLAGS, Q_RT_PRIO, Q_CU_PRIO, Q_CU_CTX, Q_RT_QUERY, Q_RT_EVENT, Q_CU_EVENT, Q_COUNT };
+enum { Q_RT_ID, Q_CU_ID, Q_RT_FLAGS, Q_CU_FLAGS, Q_RT_PRIO, Q_CU_PRIO, Q_CU_CTX, Q_RT_QUERY, Q_RT_EQUERY, Q_CU_EQUERY, Q_RT_EVENT, Q_CU_EVENT, Q_COUNT };
 static const char *q_name[Q_COUNT] = {"cudaStreamGetId", "cuStreamGetId", "cudaStreamGetFlags", "cuStreamGetFlags",
                                       "cudaStreamGetPriority", "cuStreamGetPriority", "cuStreamGetCtx", "cudaStreamQuery(idle)",
-                                      "cudaEventRecord", "cuEventRecord"};
+                                      "cudaEventQuery(done)", "cuEventQuery(done)", "cudaEventRecord", "cuEventRecord"};
 
 static long g_calls;
 static volatile int g_go;
@@ -77,6 +80,8 @@ static int one(int q, cudaStream_t s, cudaEvent_t e) {
     case Q_CU_PRIO: return cu_get_prio((CUstream)s, &pr) == CUDA_SUCCESS;
     case Q_CU_CTX: return cu_get_ctx((CUstream)s, &cx) == CUDA_SUCCESS;
     case Q_RT_QUERY: return cudaStreamQuery(s) == cudaSuccess;
+    case Q_RT_EQUERY: return cudaEventQuery(e) == cudaSuccess;
+    case Q_CU_EQUERY: return cu_event_query((CUevent)e) == CUDA_SUCCESS;
     case Q_RT_EVENT: return cudaEventRecord(e, s) == cudaSuccess;
     case Q_CU_EVENT: return cu_event_record((CUevent)e, (CUstream)s) == CUDA_SUCCESS;
     }
@@ -142,17 +147,19 @@ int main(int argc, char **argv) {
     cu_get_ctx = (get_ctx_fn)entry("cuStreamGetCtx");
     cu_get_prio = (get_prio_fn)entry("cuStreamGetPriority");
     cu_event_record = (event_record_fn)entry("cuEventRecord");
-    if (!cu_get_id || !cu_get_flags || !cu_get_ctx || !cu_get_prio || !cu_event_record) {
+    cu_event_query = (event_query_fn)entry("cuEventQuery");
+    if (!cu_get_id || !cu_get_flags || !cu_get_ctx || !cu_get_prio || !cu_event_record || !cu_event_query) {
         printf("0 passed, 1 failed (a driver entry point was not found)\n");
         return 1;
     }
     for (t = 0; t < 16; t++) {
         if (cudaStreamCreateWithFlags(&streams[t], cudaStreamNonBlocking) != cudaSuccess ||
-            cudaEventCreateWithFlags(&events[t], cudaEventDisableTiming) != cudaSuccess) {
+            cudaEventCreateWithFlags(&events[t], cudaEventDisableTiming) != cudaSuccess || cudaEventRecord(events[t], streams[t]) != cudaSuccess) {
             printf("0 passed, 1 failed (no stream)\n");
             return 1;
         }
     }
+    (void)cudaDeviceSynchronize(); /* (the event queries ask a completed record) */
     printf("%-24s %12s %14s\n", "query", "1 thread", "16 threads");
     for (q = 0; q < Q_COUNT; q++) {
         int ok1, ok16;
