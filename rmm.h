@@ -659,12 +659,13 @@ RMMDEF rmm_status rmm_pool_set_maximum(rmm_resource *pool, size_t maximum_bytes)
    without it (below), and per free only when an event is due. Their first 256 frees record an
    event each (RMM's rule: a stream may be destroyed right after); then their frees park in a ring
    of up to 256 blocks (32 of them above 64 KiB; 1/16 of the pool in bytes), and one event covers
-   the ring when it is full (or when the stream's own lists cannot serve it and the pool would
-   otherwise grow): only then may other streams take those blocks, behind that event. Blocks above
-   64 KiB the stream takes back from its ring at once; smaller ones wait there for the event and
-   then join the stream's lists, from which an allocation of their size takes them with no id
-   asked once that event is seen complete (one cuEventQuery per event): whichever stream the
-   handle names by then may have memory whose last use is over. A ring left by a stream that is
+   the ring when it is full, or when the stream's own lists cannot serve it (a ring of fewer than
+   128 blocks, all of 64 KiB or less, only before the pool would grow): only then may other streams
+   take those blocks, behind that event. Blocks above 64 KiB the stream takes back from its ring at
+   once; smaller ones wait there for the event and then join the stream's lists, from which an
+   allocation of their size takes them with no id asked once that event is seen complete (a
+   cuEventQuery, asked again after 16 tries while it is not), up to 64 allocations per id asked:
+   whichever stream the handle names by then may have memory whose last use is over. A ring left by a stream that is
    gone is handed on after a device synchronize: when the pool sweeps its stream states, runs out
    of memory, is trimmed or destroyed (the synchronize holds the pool's lock). Per-thread default
    streams work the same way. Each stream the pool has seen costs about 700 bytes of host memory while it holds no free
@@ -1798,7 +1799,7 @@ typedef int (*rmm__ctx_device_fn)(int *device); /* cuCtxGetDevice */
 static rmm__ctx_current_fn rmm__ctx_current;
 static rmm__ctx_device_fn rmm__ctx_device;
 /* The driver calls an eager stream's allocate and free make: cuStreamGetId (see
-   rmm__stream_unique_id), cuEventRecord and cuEventQuery (the pool's ring: rmm__so_refresh_done).
+   rmm__stream_unique_id), cuEventRecord and cuEventQuery (the pool's ring: rmm__pool_refresh_done).
    They skip the runtime's wrapper around the same calls (bench/stream_identity times both). */
 typedef int (*rmm__stream_id_fn)(cudaStream_t stream, unsigned long long *id); /* cuStreamGetId */
 typedef int (*rmm__event_record_fn)(cudaEvent_t event, cudaStream_t stream);   /* cuEventRecord */
@@ -4364,8 +4365,8 @@ typedef struct rmm__sstate {
     bool keyed;         /* reachable through the map (false once a reused handle displaced it) */
     unsigned busy;      /* calls that let the lock go around a CUDA call on this state: no sweep
                            retires it meanwhile */
-    uint32_t records;   /* records of `event` made so far (counted as each returns), modulo 2^32 */
-    uint32_t done;      /* the record of that number is known complete, and so every earlier one
+    uint64_t records;   /* records of `event` made so far (counted as each returns) */
+    uint64_t done;      /* the record of that number is known complete, and so every earlier one
                            (records on one stream complete in order) */
 } rmm__sstate;
 
@@ -4449,8 +4450,9 @@ typedef struct rmm__skey {
 #define RMM__KEY_HANDLE ((uint64_t)1 << 62)
 #define RMM__KEY_THREAD ((uint64_t)1 << 63)
 /* The stream this thread last found foreign, and its key as last asked (0: none). Its next call
-   on a resource asks the stream's id (rmm__so_prekey) and finds its state with that key, without
-   a lookup. A hint only: a wrong one costs a wasted id query, a missing one the lookup.
+   on a resource asks the stream's id (rmm__so_prekey; the pool's allocation first tries a block
+   known done, with no id: rmm__pool_take_covered) and finds its state with that key, without a
+   lookup. A hint only: a wrong one costs a wasted id query, a missing one the lookup.
    Where the id is asked: the pool's allocations (only when no block known done serves them:
    rmm__pool_take_covered) and the fixed-size resource's ask it with their lock held; their frees
    (which need it only before an event) and the arena (whose foreign streams take no lock) before. With the lock held the query makes the lock's hold about 18 ns
@@ -4463,10 +4465,17 @@ typedef struct rmm__skey {
    driver call between takes it again before it moves to another core. */
 static RMM__TLS rmm_stream rmm__foreign_hint;
 static RMM__TLS uint64_t rmm__foreign_hint_key;
+/* Allocations this thread may still serve with no id asked (rmm__pool_take_covered) before it asks
+   again: a free trusts the key its thread asked last, so after a destroyed stream's handle went to
+   a new stream, that stream's frees go to the old state's ring (safe, but stranded there until a
+   device synchronize) only until the id is asked again: at most RMM__IDLESS_RUN of them. */
+#define RMM__IDLESS_RUN 64
+static RMM__TLS unsigned rmm__idless_left;
 /* The key of `stream`, which this thread last found foreign: its id, asked now (0 if that fails). */
 static inline uint64_t rmm__so_ask_key(rmm_stream stream) {
     uint64_t id = 0;
     if (rmm__stream_unique_id(stream, &id) != RMM_SUCCESS) return 0; /* (the locked path reports it) */
+    rmm__idless_left = RMM__IDLESS_RUN;
     return rmm__foreign_hint_key = id + 16;
 }
 /* Whether this thread last found `stream` foreign (and so may ask its id for `so`). */
@@ -4515,6 +4524,7 @@ RMM__PRIVATE rmm_status rmm__so_key(const rmm__so *so, rmm_stream stream, uint64
         return RMM_SUCCESS;
     }
     RMM_TRY(rmm__stream_unique_id(stream, &id)); /* a foreign stream: told apart by its id */
+    rmm__idless_left = RMM__IDLESS_RUN;
     k->key = rmm__foreign_hint_key = id + 16;
     return RMM_SUCCESS;
 }
@@ -4966,7 +4976,7 @@ typedef struct rmm__block {
                      (a parked block stays in the pool's address map, owner NULL), else NULL */
     uint32_t bin;
     uint32_t cover; /* pool, a block parked on an eager stream: the number of that stream's event
-                       record that covers its free, or a later one (rmm__pool_covered) */
+                       record that covers its free, or a later one, modulo 2^32 (rmm__pool_covered) */
 #if RMM__MARGIN_ON
     size_t requested; /* RMM_DEBUG_MARGIN: the bytes asked for; the margin follows them */
 #endif
@@ -5738,7 +5748,7 @@ static inline void rmm__pool_ring_put(rmm__pstream *s, rmm__block *b, size_t siz
     b->parked = s;
     /* the first record to start after this free covers it: records in flight now (busy) may
        return first, so its number is at most this */
-    b->cover = s->ss.records + 1 + s->ss.busy;
+    b->cover = (uint32_t)(s->ss.records + 1 + s->ss.busy);
 }
 /* Parks every block of the lists that `bits` marks in lists[], and empties them (bits too). */
 static inline void rmm__pool_ring_park_lists(rmm__pool *p, rmm__pstream *s, uint64_t *bits, rmm__block **lists) {
@@ -6597,7 +6607,15 @@ RMM__PRIVATE rmm__block *rmm__pool_refill(rmm__pool *p, rmm__pstream *s, rmm__bl
 static inline bool rmm__pool_by_id(const rmm__pstream *s) { return !s->ss.lazy && !s->ss.reg; }
 /* Whether the free of b, parked on the eager stream of s, is known done: the event record that
    covers it (b->cover) is no later than the last one seen complete (s->ss.done). O(1). */
-static inline bool rmm__pool_covered(const rmm__pstream *s, const rmm__block *b) { return (uint32_t)(s->ss.done - b->cover) < 0x80000000u; }
+static inline bool rmm__pool_covered(const rmm__pstream *s, const rmm__block *b) {
+    /* b->cover holds the low 32 bits of that record's number R. R <= done iff records - R >=
+       records - done: `age` is records - R modulo 2^32, exact while R is within 2^31 records of
+       now; an age of 2^31 or more (R in the future, or very old) counts as not covered (safe: the
+       id is asked, and the event again, which brings done up). */
+    uint64_t lag = s->ss.records - s->ss.done;
+    uint32_t age = (uint32_t)s->ss.records - b->cover;
+    return age < 0x80000000u && age >= lag;
+}
 /* Asks s's event whether its last record is complete, and if so notes every record so far done.
    Only with no record in flight (one could be the event's last record or not). A CUDA call
    (cuEventQuery), made at most once per 16 attempts while the answer is no. */
@@ -6653,7 +6671,8 @@ static inline rmm__block *rmm__pool_take_covered(rmm__pool *p, rmm_stream stream
 }
 /* rmm__pool_alloc's slow path (mimalloc's rule: the hits stay inline, the rest is one call away):
    no ring, recent or quick-list block of the size on s. Finds a block in s's lists (its parked
-   blocks and its ring covered first, if need be), else takes one from another stream or upstream
+   blocks and its ring covered first, if need be; a foreign stream's ring of fewer than 128 small
+   blocks only after other streams' memory and before growth), else takes one from another stream or upstream
    (covering stuck rings with a synchronize once when out of memory), and cuts `size` at `alignment`
    from it: *bp, and *listsp the lists it came from. Under the pool's lock. would_block, *explain
    as in rmm__pool_alloc. */
@@ -6744,7 +6763,8 @@ RMM__PRIVATE rmm_status rmm__pool_alloc(rmm__pool *p, void **ptr, size_t bytes, 
     if (RMM__UNLIKELY((st = rmm__pool_lock(p, "allocate", would_block)) != RMM_SUCCESS)) return st;
     prekey = 0;
     if (rmm__so_hinted(&p->so, stream)) {
-        if (rmm__foreign_hint_key && size - 1 < RMM__POOL_QUICK_MAX && (b = rmm__pool_take_covered(p, stream, size, alignment, would_block, &s)) != NULL) {
+        if (rmm__foreign_hint_key && rmm__idless_left && size - 1 < RMM__POOL_QUICK_MAX && (b = rmm__pool_take_covered(p, stream, size, alignment, would_block, &s)) != NULL) {
+            rmm__idless_left--;
             ss = &s->ss; /* a block whose free is known done: whichever stream the handle names now may have it, no id asked */
             goto taken;
         }
@@ -6874,7 +6894,7 @@ again:
             if (!b || b->parked || b->size != size)
                 st = rmm__fail(RMM_ERROR_CORRUPTION, "pool: deallocate(ptr=%p, bytes=%zu): freed by another thread meanwhile (a double free)", ptr, bytes);
             else
-                b->cover = ss->records; /* the record just made covers it (or a later one: records count as they return) */
+                b->cover = (uint32_t)ss->records; /* the record just made covers it (or a later one: records count as they return) */
         }
         if (st == RMM_SUCCESS && !s->ring && p->backing->uncommit == NULL && ++s->eager_frees >= RMM__POOL_RING_AFTER)
             s->ring = (rmm__pool_ring *)rmm__calloc(1, sizeof *s->ring); /* (none: it keeps an event per free) */

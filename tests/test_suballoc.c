@@ -1001,7 +1001,7 @@ TEST(pool_foreign_covered_blocks_need_no_id) {
     rmm_stream f = NULL;
     void *many[RMM__POOL_RING + 1], *x = NULL, *y = NULL, *z = NULL;
     size_t i;
-    mr = new_pool(4 * MiB, 4 * MiB);
+    mr = new_pool(16 * MiB, 16 * MiB); /* (its quick lists may hold a ring of 1 KiB blocks: 1/16 of it) */
     if (!mr) return;
     CHECK_OK(rmm__stream_create_raw(&f, false));
     earn_ring(mr, f);
@@ -1024,6 +1024,43 @@ TEST(pool_foreign_covered_blocks_need_no_id) {
     CHECK_OK(rmm_deallocate(mr, y, 1024, f));
     CHECK_OK(rmm_deallocate(mr, x, 1024, f));
     CHECK(fs->ring->count == 2 && fs->ss.done == fs->ss.records); /* (into the ring, no id asked: the free trusts the last one) */
+    /* at most RMM__IDLESS_RUN allocations with no id, then it is asked again (a free trusts the
+       key its thread asked last: after a handle went to a new stream, its frees stop going to the
+       old state's ring by then) */
+    rmm__foreign_hint_key = 0; /* (no key: the next allocation asks the id, and starts a run) */
+    CHECK_OK(rmm_allocate(mr, &x, 1024, f));
+    CHECK(rmm__idless_left == RMM__IDLESS_RUN);
+    CHECK_OK(rmm_deallocate(mr, x, 1024, f));
+    rmm_host_backend_fail_calls("cudaStreamGetId", 1, 1000, RMM_ERROR_CUDA);
+    for (i = 0; i < RMM__IDLESS_RUN; i++) CHECK_OK(rmm_allocate(mr, &many[i], 1024, f));
+    CHECK_STATUS(rmm_allocate(mr, &z, 1024, f), RMM_ERROR_CUDA);
+    CHECK(z == NULL);
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    for (i = 0; i < RMM__IDLESS_RUN; i++) CHECK_OK(rmm_deallocate(mr, many[i], 1024, f));
+    /* records far ahead of the last seen complete (2^31 and more): a block stamped now is not
+       taken as covered (the record counts are 64-bit; a block keeps the low 32 bits) */
+    {
+        uint64_t records = fs->ss.records, done = fs->ss.done;
+        rmm__block *top;
+        fs->ss.records += ((uint64_t)1 << 31) + 16;
+        CHECK_OK(rmm_allocate(mr, &x, 4096, f));
+        CHECK_OK(rmm_deallocate(mr, x, 4096, f)); /* into the ring: stamped records + 1 */
+        top = fs->ring->fresh[4096 / 256 - 1];
+        CHECK(top && top->cover == (uint32_t)(fs->ss.records + 1));
+        fs->ring->fresh[4096 / 256 - 1] = NULL; /* (look at it as if it were in the quick lists) */
+        fs->quick[4096 / 256 - 1] = top;
+        fs->ss.done = fs->ss.records; /* every record seen complete, but not the one that covers it */
+        CHECK(!rmm__pool_covered(fs, top));
+        fs->ss.done = fs->ss.records - ((uint64_t)1 << 31) - 8; /* far behind: nothing counts as covered */
+        CHECK(!rmm__pool_covered(fs, top));
+        fs->ss.records++;
+        fs->ss.done = fs->ss.records; /* the covering record seen complete */
+        CHECK(rmm__pool_covered(fs, top));
+        fs->quick[4096 / 256 - 1] = NULL; /* (back where it was) */
+        fs->ring->fresh[4096 / 256 - 1] = top;
+        fs->ss.records = records;
+        fs->ss.done = done;
+    }
     CHECK_OK(rmm_pool_validate(mr));
     rmm_resource_destroy(mr);
     CHECK_OK(rmm__stream_destroy_raw(f));
