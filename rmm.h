@@ -5439,9 +5439,9 @@ RMM__STATIC_ASSERT(RMM__POOL_QUICK_MAX % 256 == 0 && RMM__POOL_QUICK_MAX >= 256,
    stream lets the ring fill). Blocks of the quick lists' sizes are not taken back from the ring
    (since 2026-11-27): they wait for its event, then an allocation takes them from the quick lists
    with no id asked once the event is seen complete (rmm__pool_take_covered), so a foreign stream
-   asks its id about once per ring instead of per allocation, and a loop that frees and allocates
-   one size cycles through a ring's worth of blocks. A ring left
-   behind by a stream that is gone (or never used again) is covered by a device synchronize: when
+   asks its id about once per ring (and at least once per RMM__IDLESS_RUN allocations) instead of
+   per allocation, and a loop that frees and allocates one size cycles through a ring's worth of
+   blocks. A ring left behind by a stream that is gone (or never used again) is covered by a device synchronize: when
    the states are swept, when the pool runs out of memory, on rmm_pool_trim and on destruction. So
    a foreign stream costs an event per RMM__POOL_RING frees (per RMM__POOL_RING_LARGE of large
    ones), not per free, and stays as safe: nothing another stream takes was freed after an event it
