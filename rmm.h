@@ -4466,9 +4466,11 @@ typedef struct rmm__skey {
 static RMM__TLS rmm_stream rmm__foreign_hint;
 static RMM__TLS uint64_t rmm__foreign_hint_key;
 /* Allocations this thread may still serve with no id asked (rmm__pool_take_covered) before it asks
-   again: a free trusts the key its thread asked last, so after a destroyed stream's handle went to
+   again. A free trusts the key its thread asked last, so after a destroyed stream's handle went to
    a new stream, that stream's frees go to the old state's ring (safe, but stranded there until a
-   device synchronize) only until the id is asked again: at most RMM__IDLESS_RUN of them. */
+   device synchronize) until its thread asks the id again: after at most RMM__IDLESS_RUN
+   allocations served without it, or when that ring is full. (A thread that allocates as often as
+   it frees strands at most RMM__IDLESS_RUN blocks; one that only frees there, a ring.) */
 #define RMM__IDLESS_RUN 64
 static RMM__TLS unsigned rmm__idless_left;
 /* The key of `stream`, which this thread last found foreign: its id, asked now (0 if that fails). */
@@ -6611,7 +6613,7 @@ static inline bool rmm__pool_covered(const rmm__pstream *s, const rmm__block *b)
     /* b->cover holds the low 32 bits of that record's number R. R <= done iff records - R >=
        records - done: `age` is records - R modulo 2^32, exact while R is within 2^31 records of
        now; an age of 2^31 or more (R in the future, or very old) counts as not covered (safe: the
-       id is asked, and the event again, which brings done up). */
+       id is asked, and the stream's own allocation, which knows the stream, takes the block). */
     uint64_t lag = s->ss.records - s->ss.done;
     uint32_t age = (uint32_t)s->ss.records - b->cover;
     return age < 0x80000000u && age >= lag;
@@ -6639,7 +6641,8 @@ RMM__PRIVATE RMM__NOINLINE bool rmm__pool_refresh_done(rmm__pstream *s) {
    handle may name another stream by now (a destroyed stream's handle is reused at once); that
    stream may have such a block all the same, as nothing still uses it. So the id, a driver call
    per allocation, is asked only when the top block of the size is not known done (a block freed
-   since the stream's last event completed; an event covers up to RMM__POOL_RING frees). NULL:
+   since the stream's last event completed; an event covers up to RMM__POOL_RING frees), and (the
+   caller counts) after RMM__IDLESS_RUN allocations served without it. NULL:
    ask the id (none found, or would_block and the event would have to be asked). O(1). */
 static inline rmm__block *rmm__pool_take_covered(rmm__pool *p, rmm_stream stream, size_t size, size_t alignment, bool *would_block, rmm__pstream **sp) {
     rmm__so *so = &p->so;
