@@ -60,7 +60,11 @@
 
    Options: --quick (10x fewer steps in the step loops, 3 repetitions; rmm_random keeps RMM's N),
             --stream default|created|foreign,
-            --workload NAME, --resource NAME, --reps N.
+            --workload NAME, --resource NAME, --reps N,
+            --lag (CUDA only: a host function that waits blocks each timed stream until its timed
+            loop is over, so the device runs behind the host as in a program whose kernels keep
+            it busy: no event recorded in the loop completes before the loop ends; the closing
+            synchronize, after the release, stays in the time).
    Run:     make bench && build/bench/random_allocations          (CUDA: about 30 s on an H100)
             build/bench/host/random_allocations --quick            (host backend: about 1 s; 5 s full)
    Progress goes to stderr; results to stdout.
@@ -173,6 +177,37 @@ static int do_sync(rmm_stream s, char *err) {
     return FAIL;
 }
 
+/* --lag: the stream stays blocked behind a host function until lag_release (see the options). */
+static int g_lag;
+typedef struct lag {
+    int released;
+} lag;
+#ifndef RMM_BACKEND_HOST
+static void CUDART_CB lag_wait(void *arg) {
+    lag *l = (lag *)arg;
+    while (!__atomic_load_n(&l->released, __ATOMIC_ACQUIRE)) usleep(20);
+}
+#endif
+/* Blocks s until lag_release(l) when --lag is on. */
+static int lag_hold(lag *l, rmm_stream s, char *err) {
+    l->released = 1;
+    if (!g_lag) return OK;
+#ifndef RMM_BACKEND_HOST
+    l->released = 0;
+    if (cudaLaunchHostFunc((cudaStream_t)s, lag_wait, l) != cudaSuccess) {
+        (void)cudaGetLastError();
+        l->released = 1;
+        fmt(err, ERRLEN, "cudaLaunchHostFunc failed (--lag)");
+        return FAIL;
+    }
+#else
+    (void)s;
+    (void)err;
+#endif
+    return OK;
+}
+static void lag_release(lag *l) { __atomic_store_n(&l->released, 1, __ATOMIC_RELEASE); }
+
 /* ---- workloads -------------------------------------------------------------------------- */
 
 typedef enum wtype { W_LIFO, W_CHURN, W_THREADS, W_RANDOM } wtype;
@@ -246,20 +281,24 @@ static int run_lifo(const allocator *a, const workload *w, uint64_t cap_ns, rep 
     size_t warm = w->steps / 100 + 16, i, bytes = w->lo;
     uint64_t t0, deadline;
     void *p = NULL;
-    int rc;
+    int rc = OK;
+    lag l;
     for (i = 0; i < warm; i++) {
         if ((rc = do_alloc(a, &p, bytes, s, err)) != OK) return rc;
         if ((rc = do_free(a, p, bytes, s, err)) != OK) return rc;
     }
     if (do_sync(s, err) != OK) return FAIL;
+    if (lag_hold(&l, s, err) != OK) return FAIL;
     t0 = now_ns();
     deadline = t0 + cap_ns;
     for (i = 0; i < w->steps;) {
-        if ((rc = do_alloc(a, &p, bytes, s, err)) != OK) return rc;
-        if ((rc = do_free(a, p, bytes, s, err)) != OK) return rc;
+        if ((rc = do_alloc(a, &p, bytes, s, err)) != OK) break;
+        if ((rc = do_free(a, p, bytes, s, err)) != OK) break;
         i++;
         if ((i & CAP_CHECK_MASK) == 0 && now_ns() > deadline) break;
     }
+    lag_release(&l);
+    if (rc != OK) return rc;
     if (do_sync(s, err) != OK) return FAIL;
     r->ns = (double)(now_ns() - t0);
     r->pairs = i;
@@ -309,6 +348,7 @@ static int run_churn(const allocator *a, const workload *w, const plan *pl, uint
     size_t *sz = (size_t *)calloc(w->live, sizeof *sz), done = 0;
     uint64_t t0;
     int rc;
+    lag l;
     if (!ptrs || !sz) {
         free(ptrs);
         free(sz);
@@ -316,9 +356,11 @@ static int run_churn(const allocator *a, const workload *w, const plan *pl, uint
         return FAIL;
     }
     rc = churn_fill(a, ptrs, sz, pl->fill, w->live, s, err);
+    if (rc == OK) rc = lag_hold(&l, s, err);
     if (rc == OK) {
         t0 = now_ns();
         rc = churn_steps(a, ptrs, sz, pl->sizes, pl->picks, w->steps, s, t0 + cap_ns, NULL, &done, err);
+        lag_release(&l);
         if (rc == OK) rc = do_sync(s, err);
         r->ns = (double)(now_ns() - t0);
         r->pairs = done;
@@ -354,6 +396,8 @@ static void *thread_main(void *arg) {
     size_t base = (size_t)t->tid;
     void **ptrs = (void **)calloc(w->live, sizeof *ptrs);
     size_t *sz = (size_t *)calloc(w->live, sizeof *sz);
+    lag l;
+    l.released = 1;
     t->rc = OK;
     t->done = 0;
     if (!ptrs || !sz) {
@@ -361,16 +405,19 @@ static void *thread_main(void *arg) {
         t->rc = FAIL;
     }
     if (t->rc == OK) t->rc = churn_fill(t->a, ptrs, sz, t->pl->fill + base * w->live, w->live, t->stream, t->err);
+    if (t->rc == OK) t->rc = lag_hold(&l, t->stream, t->err);
     if (t->rc != OK) __atomic_store_n(t->abort_flag, 1, __ATOMIC_RELAXED);
     pthread_barrier_wait(t->start);
     if (t->rc == OK && !__atomic_load_n(t->abort_flag, __ATOMIC_RELAXED)) {
         t->t_start = now_ns();
         t->rc = churn_steps(t->a, ptrs, sz, t->pl->sizes + base * w->steps, t->pl->picks + base * w->steps, w->steps, t->stream,
                             t->t_start + t->cap_ns, t->abort_flag, &t->done, t->err);
+        lag_release(&l);
         if (t->rc != OK) __atomic_store_n(t->abort_flag, 1, __ATOMIC_RELAXED);
         if (t->rc == OK) t->rc = do_sync(t->stream, t->err);
         t->t_end = now_ns();
     }
+    lag_release(&l);
     pthread_barrier_wait(t->stop);
     if (ptrs && sz) free_all(t->a, ptrs, sz, w->live, t->stream);
     free(ptrs);
@@ -706,7 +753,7 @@ out:
 
 
 static void usage(const char *argv0) {
-    printf("usage: %s [--quick] [--stream default|created|foreign] [--workload NAME[,NAME..]] [--resource NAME[,NAME..]] [--reps N]\n"
+    printf("usage: %s [--quick] [--stream default|created|foreign] [--workload NAME[,NAME..]] [--resource NAME[,NAME..]] [--reps N] [--lag]\n"
            "  workloads: lifo_256B lifo_1MiB churn_small churn_mixed threads16 rmm_random (prefix selects all)\n"
            "  resources: cudaMalloc cudaMallocAsync pool pool(outlive) binning arena arena(outlive) fixed\n",
            argv0);
@@ -726,6 +773,7 @@ int main(int argc, char **argv) {
         if (!strcmp(argv[i], "--quick")) g_quick = 1;
         else if (!strcmp(argv[i], "--workload") && i + 1 < argc) wfilter = argv[++i];
         else if (!strcmp(argv[i], "--resource") && i + 1 < argc) rfilter = argv[++i];
+        else if (!strcmp(argv[i], "--lag")) g_lag = 1;
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc) g_reps = g_slow_reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--stream") && i + 1 < argc && (!strcmp(argv[i + 1], "default") || !strcmp(argv[i + 1], "created") || !strcmp(argv[i + 1], "foreign"))) g_stream_kind = argv[++i];
         else {
@@ -740,6 +788,10 @@ int main(int argc, char **argv) {
 
 #ifdef RMM_BACKEND_HOST
     g_host = 1;
+    if (g_lag) {
+        fprintf(stderr, "random_allocations: --lag needs CUDA (the host backend runs every stream's work at once)\n");
+        return 2;
+    }
 #else
     {
         int count = 0;
@@ -813,6 +865,7 @@ int main(int argc, char **argv) {
     printf("# settings: %s, %d repetitions (cudaMalloc %d), median reported; rmm_random budget %zu MiB; single-threaded workloads on %s\n",
            g_quick ? "--quick (10x fewer steps)" : "full", g_reps, g_slow_reps, budget / MIB,
            !strcmp(g_stream_kind, "created") ? "a stream from rmm_stream_create" : !strcmp(g_stream_kind, "foreign") ? "a stream from cudaStreamCreateWithFlags" : "the default stream");
+    if (g_lag) printf("# --lag: each timed stream is blocked behind a host function until its timed loop ends (lifo, churn, threads16)\n");
     printf("# ns_per_pair: timed ns / allocate+free pairs; ratio: ns_per_pair / cudaMallocAsync's (>1: slower)\n");
     for (i = 0; i < nw; i++)
         if (ws[i].note[0] && name_selected(ws[i].name, wfilter, 1)) printf("# %s: %s\n", ws[i].name, ws[i].note);
