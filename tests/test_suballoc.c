@@ -1069,6 +1069,55 @@ TEST(pool_foreign_covered_blocks_need_no_id) {
 #endif
 }
 
+/* Where the device runs behind the host, an event recorded a ring of frees ago is seldom complete:
+   the pool asks it less and less often while the answer is no (16 attempts, 32, ... up to
+   RMM__POOL_QUERY_WAIT), and every 16 again once it was yes. Host backend: cudaEventQuery is made
+   to fail (taken as "not done"); the calls it made are counted by the failures used up. */
+TEST(pool_foreign_event_query_backs_off) {
+#if defined(RMM_BACKEND_HOST)
+    rmm_resource *mr = NULL;
+    rmm__pstream *fs;
+    rmm_stream f = NULL;
+    void *many[RMM__POOL_RING + 1], *x = NULL;
+    size_t i, asked;
+    const unsigned armed = 100000;
+    const size_t attempts = 4000;
+    mr = new_pool(16 * MiB, 16 * MiB);
+    if (!mr) return;
+    CHECK_OK(rmm__stream_create_raw(&f, false));
+    earn_ring(mr, f);
+    fs = pool_last_state(mr);
+    CHECK(fs && fs->ring && fs->ring->count == 0);
+    for (i = 0; i <= RMM__POOL_RING; i++) CHECK_OK(rmm_allocate(mr, &many[i], 1024, f));
+    for (i = 0; i <= RMM__POOL_RING; i++) CHECK_OK(rmm_deallocate(mr, many[i], 1024, f)); /* the last one covers the ring */
+    CHECK(fs->ss.done != fs->ss.records && fs->quick_blocks > 0);
+    fs->query_skip = 0;
+    fs->query_wait = 0;
+    rmm_host_backend_fail_calls("cudaEventQuery", 1, armed, RMM_ERROR_CUDA);
+    for (i = 0; i < attempts; i++) { /* each allocation finds the top block not known done */
+        CHECK_OK(rmm_allocate(mr, &x, 1024, f));
+        CHECK_OK(rmm_deallocate(mr, x, 1024, f));
+    }
+    asked = armed - rmm__host_faults.times;
+    /* 16 + 32 + 64 + 128 + 256 attempts, then one query per RMM__POOL_QUERY_WAIT + 1: about 19 in
+       4000 (a query per 17 attempts, as before the backoff, would make about 235) */
+    printf("  %zu event queries in %zu allocations that found their block not known done\n", asked, attempts);
+    CHECK(asked >= 5 && asked <= 5 + attempts / RMM__POOL_QUERY_WAIT + 1);
+    CHECK(fs->query_wait == RMM__POOL_QUERY_WAIT && fs->ss.done != fs->ss.records);
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    for (i = 0; i <= RMM__POOL_QUERY_WAIT && fs->ss.done != fs->ss.records; i++) { /* complete now: seen within one wait */
+        CHECK_OK(rmm_allocate(mr, &x, 1024, f));
+        CHECK_OK(rmm_deallocate(mr, x, 1024, f));
+    }
+    CHECK(fs->query_wait == 0); /* a yes: the next no waits 16 again */
+    CHECK_OK(rmm_pool_validate(mr));
+    rmm_resource_destroy(mr);
+    CHECK_OK(rmm__stream_destroy_raw(f));
+#else
+    harness_skip_current = 1; /* (failures are injected on the host backend only) */
+#endif
+}
+
 /* Each thread keeps the state it found last in a resource (rmm__so_mine), so that with many
    threads, each on its own stream, a call finds its state without a lookup in the map although
    so->last is another thread's. The entry holds only while no state was retired since (the
@@ -4028,6 +4077,7 @@ int main(void) {
     RUN(record_stream_contract);
     RUN(pool_foreign_stream_ring);
     RUN(pool_foreign_covered_blocks_need_no_id);
+    RUN(pool_foreign_event_query_backs_off);
     RUN(pool_foreign_ring_sizes);
     RUN(pool_foreign_ring_over_the_quick_budget);
     RUN(stream_state_cached_per_thread);
