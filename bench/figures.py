@@ -4,7 +4,7 @@
     GPU_CHECK_PARTS=figures make gpu-check        (on a GPU machine; logs in $OUT/figures)
     python3 bench/figures.py $OUT/figures         (prints the tables as Markdown)
 
-Reads the `csv,` lines of random_allocations_{foreign,created,default}.log, replay.log,
+Reads the `csv,` lines of random_allocations_{foreign,created,default,foreign_lag}.log, replay.log,
 replay_gpt2_generate*.log and adaptors.log, and the tables of stream_identity.log, many_streams.log
 and vmm_costs.log (printed as they are). Nothing is computed but ratios and medians already in the
 logs; a missing log or row prints as "n/a". Python 3.8+, no dependencies.
@@ -56,17 +56,18 @@ def fmt(x, digits=None):
 
 def allocations(d):
     table = {}
-    for kind in KINDS:
+    for kind in KINDS + ("foreign_lag",):
         for r in csv_rows(os.path.join(d, "random_allocations_%s.log" % kind)):
             if r.get("status") == "ok":
                 table[(r["workload"], r["resource"], kind)] = float(r["ns_per_pair"])
-    out = ["| workload | allocator | **foreign** | created | default |", "|---|---|---:|---:|---:|"]
+    out = ["| workload | allocator | **foreign** | foreign, device behind (`--lag`) | created | default |",
+           "|---|---|---:|---:|---:|---:|"]
     for w, wname in WORKLOADS:
         for a, aname in ALLOCATORS:
-            vals = [table.get((w, a, k)) for k in KINDS]
+            vals = [table.get((w, a, k)) for k in ("foreign", "foreign_lag", "created", "default")]
             if all(v is None for v in vals):
                 continue
-            out.append("| %s | %s | **%s** | %s | %s |" % (wname, aname, fmt(vals[0]), fmt(vals[1]), fmt(vals[2])))
+            out.append("| %s | %s | **%s** | %s | %s | %s |" % ((wname, aname) + tuple(fmt(v) for v in vals)))
     out += ["", "RMM's random_allocations (N allocations of up to S MiB), ns per operation, created stream:", "",
             "| N x S | rmm.h pool | RMM pool | cudaMallocAsync | RMM `cuda_async` |", "|---|---:|---:|---:|---:|"]
     ops = {}

@@ -23,7 +23,8 @@
 #                    cudaMallocAsync; many_streams on the GPU and the host backend
 #   figures          (not in the default list: about 2 minutes more) every benchmark the README's
 #                    performance figures come from, each log in $OUT/figures/: what bench runs,
-#                    plus stream_identity, the replay of bench/traces/ beside RMM C++ (gpt2_generate,
+#                    plus random_allocations on foreign streams with --lag (the device kept behind
+#                    the host), stream_identity, the replay of bench/traces/ beside RMM C++ (gpt2_generate,
 #                    967,218 events: once, without cudaMalloc per event), adaptors and vmm_costs (the README names the
 #                    log of each table). The README's figures are from one call (447 s on an H200):
 #                      GPU_CHECK_PARTS="make-test sanitize python-install frameworks rmm-suite-rmmh
@@ -165,6 +166,7 @@ figures_all() {
         [ $r -eq 0 ] || rc=1
     }
     for kind in foreign created default; do fig "random_allocations_$kind" 150 "$ra" --quick --stream "$kind"; done
+    fig random_allocations_foreign_lag 200 "$ra" --quick --stream foreign --lag --workload lifo_256B,churn_small,churn_mixed,threads16
     fig stream_identity 60 build/bench/stream_identity --quick
     fig many_streams 60 build/bench/many_streams --quick
     fig many_streams_host 60 build/bench/host/many_streams
