@@ -177,20 +177,38 @@ static int do_sync(rmm_stream s, char *err) {
     return FAIL;
 }
 
-/* --lag: the stream stays blocked behind a host function until lag_release (see the options). */
+/* --lag: the stream stays blocked behind a host function until lag_release (see the options), or
+   for LAG_MAX_NS at most: an allocator that waits for its stream inside the loop (a free that
+   synchronizes) would wait for the release forever. Such a run is reported as not measured. */
 static int g_lag;
+#define LAG_MAX_NS 1000000000ull
 typedef struct lag {
     int released;
+    int gave_up; /* the host function stopped waiting at LAG_MAX_NS: the loop waited for its stream */
 } lag;
 #ifndef RMM_BACKEND_HOST
 static void CUDART_CB lag_wait(void *arg) {
     lag *l = (lag *)arg;
-    while (!__atomic_load_n(&l->released, __ATOMIC_ACQUIRE)) usleep(20);
+    uint64_t until = now_ns() + LAG_MAX_NS;
+    while (!__atomic_load_n(&l->released, __ATOMIC_ACQUIRE)) {
+        if (now_ns() > until) {
+            __atomic_store_n(&l->gave_up, 1, __ATOMIC_RELEASE);
+            break;
+        }
+        usleep(20);
+    }
 }
 #endif
+/* After the loop: FAIL (with a note in err) if the allocator waited for the lagging stream. */
+static int lag_check(lag *l, char *err) {
+    if (!__atomic_load_n(&l->gave_up, __ATOMIC_ACQUIRE)) return OK;
+    fmt(err, ERRLEN, "not measured with --lag: the allocator waited for its stream inside the loop (a free or allocation that synchronizes)");
+    return FAIL;
+}
 /* Blocks s until lag_release(l) when --lag is on. */
 static int lag_hold(lag *l, rmm_stream s, char *err) {
     l->released = 1;
+    l->gave_up = 0;
     if (!g_lag) return OK;
 #ifndef RMM_BACKEND_HOST
     l->released = 0;
@@ -300,6 +318,7 @@ static int run_lifo(const allocator *a, const workload *w, uint64_t cap_ns, rep 
     lag_release(&l);
     if (rc != OK) return rc;
     if (do_sync(s, err) != OK) return FAIL;
+    if (lag_check(&l, err) != OK) return FAIL;
     r->ns = (double)(now_ns() - t0);
     r->pairs = i;
     return OK;
@@ -362,6 +381,7 @@ static int run_churn(const allocator *a, const workload *w, const plan *pl, uint
         rc = churn_steps(a, ptrs, sz, pl->sizes, pl->picks, w->steps, s, t0 + cap_ns, NULL, &done, err);
         lag_release(&l);
         if (rc == OK) rc = do_sync(s, err);
+        if (rc == OK) rc = lag_check(&l, err);
         r->ns = (double)(now_ns() - t0);
         r->pairs = done;
     }
@@ -398,6 +418,7 @@ static void *thread_main(void *arg) {
     size_t *sz = (size_t *)calloc(w->live, sizeof *sz);
     lag l;
     l.released = 1;
+    l.gave_up = 0;
     t->rc = OK;
     t->done = 0;
     if (!ptrs || !sz) {
@@ -416,6 +437,7 @@ static void *thread_main(void *arg) {
         if (t->rc != OK) __atomic_store_n(t->abort_flag, 1, __ATOMIC_RELAXED);
         if (t->rc == OK) t->rc = do_sync(t->stream, t->err);
         t->t_end = now_ns();
+        if (t->rc == OK) t->rc = lag_check(&l, t->err);
     }
     lag_release(&l);
     pthread_barrier_wait(t->stop);
@@ -554,6 +576,7 @@ static size_t arena_bytes_for(const workload *w) {
     return b / MIB * MIB;
 }
 static int applies(const char *name, const workload *w) {
+    if (g_lag && !strcmp(name, "cudaMalloc")) return 0; /* (cudaFree waits for the device: it would wait for the loop's end) */
     if (!strcmp(name, "pool(outlive)") || !strcmp(name, "arena(outlive)")) return w->type == W_THREADS;
     if (!strcmp(name, "fixed")) return w->hi <= MIB;
     return 1;
