@@ -166,7 +166,8 @@ figures_all() {
         [ $r -eq 0 ] || rc=1
     }
     for kind in foreign created default; do fig "random_allocations_$kind" 150 "$ra" --quick --stream "$kind"; done
-    fig random_allocations_foreign_lag 200 "$ra" --quick --stream foreign --lag --workload lifo_256B,churn_small,churn_mixed,threads16
+    # (full length: a quick run's loops are short beside the release of the blocked streams)
+    fig random_allocations_foreign_lag 200 "$ra" --reps 3 --stream foreign --lag --workload lifo_256B,churn_small,churn_mixed,threads16
     fig stream_identity 60 build/bench/stream_identity --quick
     fig many_streams 60 build/bench/many_streams --quick
     fig many_streams_host 60 build/bench/host/many_streams
