@@ -664,7 +664,8 @@ RMMDEF rmm_status rmm_pool_set_maximum(rmm_resource *pool, size_t maximum_bytes)
    take those blocks, behind that event. Blocks above 64 KiB the stream takes back from its ring at
    once; smaller ones wait there for the event and then join the stream's lists, from which an
    allocation of their size takes them with no id asked once that event is seen complete (a
-   cuEventQuery, asked again after 16 tries while it is not), up to 64 allocations per id asked:
+   cuEventQuery, asked again after 16 tries while it is not, then after 32, 64, ... up to 256), up
+   to 64 allocations per id asked:
    whichever stream the handle names by then may have memory whose last use is over. A ring left by a stream that is
    gone is handed on after a device synchronize: when the pool sweeps its stream states, runs out
    of memory, is trimmed or destroyed (the synchronize holds the pool's lock). Per-thread default

@@ -180,7 +180,8 @@ static int do_sync(rmm_stream s, char *err) {
 
 /* --lag: the stream stays blocked behind a host function until lag_release (see the options), or
    for LAG_MAX_NS at most: an allocator that waits for its stream inside the loop (a free that
-   synchronizes) would wait for the release forever. Such a run is reported as not measured. */
+   synchronizes, or waits for another stream that is held) would wait for the release forever. Such
+   a run is reported as not measured. */
 static int g_lag;
 #define LAG_MAX_NS 1000000000ull
 typedef struct lag {
@@ -203,7 +204,7 @@ static void CUDART_CB lag_wait(void *arg) {
 /* After the loop: FAIL (with a note in err) if the allocator waited for the lagging stream. */
 static int lag_check(lag *l, char *err) {
     if (!__atomic_load_n(&l->gave_up, __ATOMIC_ACQUIRE)) return OK;
-    fmt(err, ERRLEN, "not measured with --lag: the allocator waited for its stream inside the loop (a free or allocation that synchronizes)");
+    fmt(err, ERRLEN, "not measured with --lag: the allocator waited for a stream inside the loop (its own or another's: a free or allocation that synchronizes)");
     return FAIL;
 }
 /* Blocks s until lag_release(l) when --lag is on. */
