@@ -6631,6 +6631,7 @@ static inline bool rmm__pool_covered(const rmm__pstream *s, const rmm__block *b)
 #ifndef RMM__POOL_QUERY_WAIT
 #define RMM__POOL_QUERY_WAIT 256u
 #endif
+RMM__STATIC_ASSERT(RMM__POOL_QUERY_WAIT >= 16 && RMM__POOL_QUERY_WAIT <= 0x80000000u, pool_query_wait_is_16_to_2_pow_31);
 RMM__PRIVATE RMM__NOINLINE bool rmm__pool_refresh_done(rmm__pstream *s) {
     bool done = false;
     if (s->ss.busy || !s->ss.recorded || s->ss.done == s->ss.records) return false;

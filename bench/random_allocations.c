@@ -183,7 +183,7 @@ static int do_sync(rmm_stream s, char *err) {
    synchronizes, or waits for another stream that is held) would wait for the release forever. Such
    a run is reported as not measured. */
 static int g_lag;
-#define LAG_MAX_NS 1000000000ull
+#define LAG_MAX_NS 10000000000ull /* (above a repetition's cap of 2 s, with room for threads16's start barrier) */
 typedef struct lag {
     int released;
     int gave_up; /* the host function stopped waiting at LAG_MAX_NS: the loop waited for its stream */
@@ -227,6 +227,10 @@ static int lag_hold(lag *l, rmm_stream s, char *err) {
     return OK;
 }
 static void lag_release(lag *l) { __atomic_store_n(&l->released, 1, __ATOMIC_RELEASE); }
+/* The host function reads its lag after the loop's function may have returned (an error path that
+   does not synchronize, or a stream left broken), so lags live in static storage: one for the
+   single-threaded workloads, one per thread of threads16. */
+static lag g_lag_single, g_lag_threads[64];
 
 /* ---- workloads -------------------------------------------------------------------------- */
 
@@ -302,13 +306,13 @@ static int run_lifo(const allocator *a, const workload *w, uint64_t cap_ns, rep 
     uint64_t t0, deadline;
     void *p = NULL;
     int rc = OK;
-    lag l;
+    lag *l = &g_lag_single;
     for (i = 0; i < warm; i++) {
         if ((rc = do_alloc(a, &p, bytes, s, err)) != OK) return rc;
         if ((rc = do_free(a, p, bytes, s, err)) != OK) return rc;
     }
     if (do_sync(s, err) != OK) return FAIL;
-    if (lag_hold(&l, s, err) != OK) return FAIL;
+    if (lag_hold(l, s, err) != OK) return FAIL;
     t0 = now_ns();
     deadline = t0 + cap_ns;
     for (i = 0; i < w->steps;) {
@@ -317,10 +321,13 @@ static int run_lifo(const allocator *a, const workload *w, uint64_t cap_ns, rep 
         i++;
         if ((i & CAP_CHECK_MASK) == 0 && now_ns() > deadline) break;
     }
-    lag_release(&l);
-    if (rc != OK) return rc;
+    lag_release(l);
+    if (rc != OK) {
+        (void)rmm_stream_synchronize(s); /* (the host function has returned before the next repetition holds the stream) */
+        return rc;
+    }
     if (do_sync(s, err) != OK) return FAIL;
-    if (lag_check(&l, err) != OK) return FAIL;
+    if (lag_check(l, err) != OK) return FAIL;
     r->ns = (double)(now_ns() - t0);
     r->pairs = i;
     return OK;
@@ -369,7 +376,7 @@ static int run_churn(const allocator *a, const workload *w, const plan *pl, uint
     size_t *sz = (size_t *)calloc(w->live, sizeof *sz), done = 0;
     uint64_t t0;
     int rc;
-    lag l;
+    lag *l = &g_lag_single;
     if (!ptrs || !sz) {
         free(ptrs);
         free(sz);
@@ -377,13 +384,13 @@ static int run_churn(const allocator *a, const workload *w, const plan *pl, uint
         return FAIL;
     }
     rc = churn_fill(a, ptrs, sz, pl->fill, w->live, s, err);
-    if (rc == OK) rc = lag_hold(&l, s, err);
+    if (rc == OK) rc = lag_hold(l, s, err);
     if (rc == OK) {
         t0 = now_ns();
         rc = churn_steps(a, ptrs, sz, pl->sizes, pl->picks, w->steps, s, t0 + cap_ns, NULL, &done, err);
-        lag_release(&l);
+        lag_release(l);
         if (rc == OK) rc = do_sync(s, err);
-        if (rc == OK) rc = lag_check(&l, err);
+        if (rc == OK) rc = lag_check(l, err);
         r->ns = (double)(now_ns() - t0);
         r->pairs = done;
     }
@@ -418,9 +425,9 @@ static void *thread_main(void *arg) {
     size_t base = (size_t)t->tid;
     void **ptrs = (void **)calloc(w->live, sizeof *ptrs);
     size_t *sz = (size_t *)calloc(w->live, sizeof *sz);
-    lag l;
-    l.released = 1;
-    l.gave_up = 0;
+    lag *l = &g_lag_threads[t->tid & 63];
+    l->released = 1;
+    l->gave_up = 0;
     t->rc = OK;
     t->done = 0;
     if (!ptrs || !sz) {
@@ -428,20 +435,20 @@ static void *thread_main(void *arg) {
         t->rc = FAIL;
     }
     if (t->rc == OK) t->rc = churn_fill(t->a, ptrs, sz, t->pl->fill + base * w->live, w->live, t->stream, t->err);
-    if (t->rc == OK) t->rc = lag_hold(&l, t->stream, t->err);
+    if (t->rc == OK) t->rc = lag_hold(l, t->stream, t->err);
     if (t->rc != OK) __atomic_store_n(t->abort_flag, 1, __ATOMIC_RELAXED);
     pthread_barrier_wait(t->start);
     if (t->rc == OK && !__atomic_load_n(t->abort_flag, __ATOMIC_RELAXED)) {
         t->t_start = now_ns();
         t->rc = churn_steps(t->a, ptrs, sz, t->pl->sizes + base * w->steps, t->pl->picks + base * w->steps, w->steps, t->stream,
                             t->t_start + t->cap_ns, t->abort_flag, &t->done, t->err);
-        lag_release(&l);
+        lag_release(l);
         if (t->rc != OK) __atomic_store_n(t->abort_flag, 1, __ATOMIC_RELAXED);
         if (t->rc == OK) t->rc = do_sync(t->stream, t->err);
         t->t_end = now_ns();
-        if (t->rc == OK) t->rc = lag_check(&l, t->err);
+        if (t->rc == OK) t->rc = lag_check(l, t->err);
     }
-    lag_release(&l);
+    lag_release(l);
     pthread_barrier_wait(t->stop);
     if (ptrs && sz) free_all(t->a, ptrs, sz, w->live, t->stream);
     free(ptrs);
