@@ -989,6 +989,24 @@ TEST(pool_foreign_stream_ring) {
     CHECK_OK(rmm__stream_destroy_raw(g));
 }
 
+#if defined(RMM_BACKEND_HOST)
+/* Earns foreign stream f its ring in pool mr, then fills the ring with 1 KiB blocks and frees one
+   more, which records the event that covers the ring: its blocks join the quick lists, covered by
+   a record not yet seen complete. The stream's state, or NULL. */
+static rmm__pstream *cover_a_ring_of_1k(rmm_resource *mr, rmm_stream f) {
+    void *many[RMM__POOL_RING + 1];
+    rmm__pstream *fs;
+    size_t i;
+    earn_ring(mr, f);
+    fs = pool_last_state(mr);
+    CHECK(fs && fs->ring && fs->ring->count == 0);
+    if (!fs || !fs->ring) return NULL;
+    for (i = 0; i <= RMM__POOL_RING; i++) CHECK_OK(rmm_allocate(mr, &many[i], 1024, f));
+    for (i = 0; i <= RMM__POOL_RING; i++) CHECK_OK(rmm_deallocate(mr, many[i], 1024, f)); /* the last one covers the ring */
+    return fs;
+}
+#endif
+
 /* A foreign stream's allocation asks no stream id when the block it takes from its quick lists was
    freed before an event seen complete (rmm__pool_take_covered): the handle may name another stream
    by now, which may have such a block all the same. A block whose event is not known complete is
@@ -1004,11 +1022,8 @@ TEST(pool_foreign_covered_blocks_need_no_id) {
     mr = new_pool(16 * MiB, 16 * MiB); /* (its quick lists may hold a ring of 1 KiB blocks: 1/16 of it) */
     if (!mr) return;
     CHECK_OK(rmm__stream_create_raw(&f, false));
-    earn_ring(mr, f);
-    fs = pool_last_state(mr);
-    CHECK(fs && fs->ring && fs->ring->count == 0);
-    for (i = 0; i <= RMM__POOL_RING; i++) CHECK_OK(rmm_allocate(mr, &many[i], 1024, f));
-    for (i = 0; i <= RMM__POOL_RING; i++) CHECK_OK(rmm_deallocate(mr, many[i], 1024, f)); /* the last one covers the ring */
+    fs = cover_a_ring_of_1k(mr, f);
+    if (!fs) return;
     CHECK(fs->ring->count == 0 && fs->quick[1024 / 256 - 1] != NULL);
     CHECK(fs->ss.done != fs->ss.records); /* not yet seen complete */
     rmm_host_backend_fail_calls("cudaStreamGetId", 1, 1000, RMM_ERROR_CUDA);
@@ -1078,18 +1093,15 @@ TEST(pool_foreign_event_query_backs_off) {
     rmm_resource *mr = NULL;
     rmm__pstream *fs;
     rmm_stream f = NULL;
-    void *many[RMM__POOL_RING + 1], *x = NULL;
+    void *x = NULL;
     size_t i, asked;
     const unsigned armed = 100000;
     const size_t attempts = 4000;
     mr = new_pool(16 * MiB, 16 * MiB);
     if (!mr) return;
     CHECK_OK(rmm__stream_create_raw(&f, false));
-    earn_ring(mr, f);
-    fs = pool_last_state(mr);
-    CHECK(fs && fs->ring && fs->ring->count == 0);
-    for (i = 0; i <= RMM__POOL_RING; i++) CHECK_OK(rmm_allocate(mr, &many[i], 1024, f));
-    for (i = 0; i <= RMM__POOL_RING; i++) CHECK_OK(rmm_deallocate(mr, many[i], 1024, f)); /* the last one covers the ring */
+    fs = cover_a_ring_of_1k(mr, f);
+    if (!fs) return;
     CHECK(fs->ss.done != fs->ss.records && fs->quick_blocks > 0);
     fs->query_skip = 0;
     fs->query_wait = 0;
