@@ -753,7 +753,10 @@ RMMDEF rmm_arena_desc rmm_arena_desc_default(void);
    other stream gets its own arena with its own lock; superblocks move from the global arena under
    one global lock only when an arena runs out, so the fast path takes no shared lock (each thread
    finds its arenas in a cache of four; a stream the library did not make is told apart there by
-   its id, asked per call). Requests
+   its id, asked per allocation unless memory known done serves it: such a stream's frees wait in
+   batches of up to 256 blocks, out of its lists, until one event on the stream covers a batch,
+   and once that event is seen complete an allocation takes from its lists with no id asked, at
+   least one id per 64 allocations). Requests
    above a superblock come from the global arena in whole superblocks. A free from another thread
    or stream, and every free of a large block, synchronizes the freeing stream on the host first
    (those blocks are reused with no event, as in RMM). On exhaustion it synchronizes the device,
@@ -5289,6 +5292,8 @@ RMM__PRIVATE rmm__block *rmm__block_take(rmm__block_store *st, rmm__tlsf *t, rmm
    Adds to the counters. O(blocks in the chunk, plus bin lengths). */
 typedef struct rmm__walk {
     size_t used_bytes, used_blocks, free_bytes, free_blocks;
+    bool pending_unmapped; /* the arena: a parked block is pending, out of the map (counted below) */
+    size_t pending_blocks;
 } rmm__walk;
 RMM__PRIVATE rmm_status rmm__validate_chunk(const char *who, const rmm__chunk *c, const rmm__addr_map *used, rmm__walk *w) {
     rmm__block *b, *prev = NULL;
@@ -5313,6 +5318,9 @@ RMM__PRIVATE rmm_status rmm__validate_chunk(const char *who, const rmm__chunk *c
             for (q = b->owner->heads[b->bin / RMM__TLSF_SL][b->bin % RMM__TLSF_SL]; q; q = q->free_next) if (q == b) { found = true; break; }
             if (!found) return rmm__fail(RMM_ERROR_CORRUPTION, "%s: free block %p is missing from its bin", who, (void *)b->ptr);
             if (rmm__addr_map_find(used, (uintptr_t)b->ptr)) return rmm__fail(RMM_ERROR_CORRUPTION, "%s: block %p is both free and in use", who, (void *)b->ptr);
+        } else if (w->pending_unmapped && b->parked) {
+            if (rmm__addr_map_find(used, (uintptr_t)b->ptr)) return rmm__fail(RMM_ERROR_CORRUPTION, "%s: block %p is both pending and in use", who, (void *)b->ptr);
+            w->pending_blocks++;
         } else {
             void **slot = rmm__addr_map_find(used, (uintptr_t)b->ptr);
             if (!slot || *slot != b) return rmm__fail(RMM_ERROR_CORRUPTION, "%s: used block %p is missing from the address map", who, (void *)b->ptr);
@@ -8849,7 +8857,21 @@ typedef struct rmm__arena_local {
     rmm__chunk *superblocks;
     size_t superblock_count; /* written under lock, read anywhere (relaxed) */
     int pins;                /* atomic: the thread caches that hold it as a foreign stream's arena */
+    /* A foreign stream's arena (keyed by the stream's id): blocks freed since its last event wait
+       here (out of `used`, parked = the arena, LIFO through free_next), not in `free`, until an event
+       on the stream covers them all (rmm__arena_cover); so every block in `free` was freed before
+       record filed_rec of the stream's event, and once that record is seen complete an allocation
+       may take from `free` with no id asked (see rmm__arena_local_for). */
+    rmm__block *pending;
+    size_t pending_count, pending_bytes;
+    uint64_t filed_rec;
+    uint32_t query_skip, query_wait;
 } rmm__arena_local;
+/* Pending blocks a foreign stream's arena covers with one event: this many, or bytes past
+   rmm__arena_pending_cap. */
+#ifndef RMM__ARENA_PENDING
+#define RMM__ARENA_PENDING 256
+#endif
 #define RMM__ARENA_LARGE ((rmm__arena_local *)(uintptr_t)1)
 
 typedef struct rmm__arena {
@@ -8951,6 +8973,69 @@ RMM__PRIVATE void rmm__arena_tls_drop(rmm__arena_tls_entry *e, const rmm__arena 
     memset(e, 0, sizeof *e);
 }
 
+/* Whether l is a foreign stream's arena (keyed by its id). */
+static inline bool rmm__arena_by_id(const rmm__arena_local *l) { return !l->ss.lazy && !l->ss.reg; }
+/* The bytes of pending blocks past which l covers them: an eighth of its superblocks, at least one. */
+static inline size_t rmm__arena_pending_cap(const rmm__arena *a, const rmm__arena_local *l) {
+    return rmm__max(a->sb_bytes, RMM__ATOMIC_LOAD_RELAXED(&l->superblock_count) * a->sb_bytes / 8);
+}
+/* Files l's pending blocks into its free lists. `recorded`: an event record on l's stream made
+   just now covers them; else none does yet (the next record will). Caller holds l's lock. O(pending). */
+RMM__PRIVATE void rmm__arena_file_pending(rmm__arena_local *l, bool recorded) {
+    rmm__block *b;
+    if (!l->pending) return;
+    while ((b = l->pending) != NULL) {
+        l->pending = b->free_next;
+        b->free_next = NULL;
+        b->parked = NULL;
+        rmm__block_file(&l->store, &l->free, b);
+    }
+    l->pending_count = l->pending_bytes = 0;
+    l->filed_rec = recorded ? l->ss.records : l->ss.records + 1;
+}
+/* Whether every block in l's free lists was freed before a record of l's event seen complete. One
+   cuEventQuery when that is not known, after 16, 32, ... up to 256 attempts while the answer is
+   no (as the pool's rmm__pool_refresh_done). Caller holds l's lock. O(1). */
+RMM__PRIVATE bool rmm__arena_known_done(rmm__arena_local *l) {
+    bool done = false;
+    if (l->ss.done >= l->filed_rec) return true;
+    if (!l->ss.recorded || l->ss.records < l->filed_rec) return false; /* the covering record is not made yet */
+    if (l->query_skip) {
+        l->query_skip--;
+        return false;
+    }
+    if (rmm__event_query(l->ss.event, &done) != RMM_SUCCESS || !done) {
+        l->query_wait = !l->query_wait ? 16u : l->query_wait >= 128 ? 256u : l->query_wait * 2;
+        l->query_skip = l->query_wait;
+        return false;
+    }
+    l->query_wait = 0;
+    l->ss.done = l->ss.records;
+    return l->ss.done >= l->filed_rec;
+}
+/* Allocations this thread may still serve from a foreign stream's arena with no id asked before it
+   asks again (as the pool's RMM__IDLESS_RUN). */
+static RMM__TLS unsigned rmm__arena_idless_left;
+
+/* For an allocation on a foreign stream with no id asked: the arena this thread's cache has for
+   the handle (its stream may be gone and the handle another stream's by now: the caller takes only
+   memory known done from it, rmm__arena_known_done), or NULL (ask the id: none cached, or
+   RMM__IDLESS_RUN allocations were served so since the id was asked). One TLS load for streams
+   that are not foreign. O(1). */
+static inline rmm__arena_local *rmm__arena_idless_local(const rmm__arena *a, rmm_stream stream) {
+    uint64_t key = (uint64_t)(uintptr_t)stream | RMM__KEY_HANDLE;
+    unsigned i;
+    if (RMM__LIKELY(rmm__arena_idless_left == 0)) return NULL;
+    for (i = 0; i < 4; i++) {
+        const rmm__arena_tls_entry *e = &rmm__arena_tls[i];
+        if (e->id && e->key == key && e->generation == a->generation) {
+            rmm__arena_idless_left--;
+            return e->local;
+        }
+    }
+    return NULL;
+}
+
 /* The arena of the calling thread (default and per-thread streams) or of the stream; made on first
    use. From the thread's cache with no lock after the first call; a foreign stream's hit costs its
    id (cuStreamGetId, about 17 ns), except for a free of a block of arena `owner` (NULL: not a
@@ -8986,11 +9071,13 @@ RMM__PRIVATE rmm_status rmm__arena_local_for(rmm__arena *a, rmm_stream stream, c
             uint64_t id = 0;
             asked = true;
             if (rmm__stream_unique_id(stream, &id) == RMM_SUCCESS) prekey = id + 16; /* (else the locked path reports it) */
+            rmm__arena_idless_left = RMM__IDLESS_RUN;
         }
         if (prekey && e->id == prekey) {
             *out = e->local;
             return RMM_SUCCESS;
         }
+        if (prekey) rmm__arena_tls_drop(e, a); /* its stream is gone: a new one has the handle */
     }
     if (!asked && !by_thread) prekey = rmm__so_prekey(&a->so, stream); /* a foreign stream's id, asked before the registry lock */
     memset(&old, 0, sizeof old);
@@ -9081,6 +9168,7 @@ RMM__PRIVATE size_t rmm__arena_collect(rmm__arena *a, bool gone_only) {
         rmm__arena_local *l = (rmm__arena_local *)a->so.list[i];
         if ((gone_only && !rmm__so_gone(&l->ss)) || RMM__ATOMIC_LOAD_RELAXED(&l->superblock_count) == 0) continue;
         (void)rmm__spin_lock(&l->lock);
+        rmm__arena_file_pending(l, false); /* (the synchronize below covers them) */
         returned += rmm__arena_detach_free(l, &detached);
         rmm__spin_unlock(&l->lock);
     }
@@ -9213,11 +9301,20 @@ RMM__PRIVATE rmm_status rmm__arena_allocate(rmm_resource *self, void **ptr, size
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "arena: out of memory allocating %zu bytes: larger than any arena", bytes);
     need = size + (alignment - RMM_ALIGNMENT);
     if (need > a->sb_bytes) return rmm__arena_allocate_large(a, ptr, bytes, need, alignment, stream);
+    if (RMM__UNLIKELY((l = rmm__arena_idless_local(a, stream)) != NULL)) { /* no id asked: only memory whose last use is known over */
+        if (RMM__UNLIKELY(!rmm__spin_lock(&l->lock))) return rmm__reentrant("arena", "allocate");
+        if (rmm__arena_known_done(l) && (b = rmm__tlsf_find(&l->free, need)) != NULL) goto found;
+        rmm__spin_unlock(&l->lock);
+    }
     RMM_TRY(rmm__arena_local_for(a, stream, NULL, &l));
     for (attempt = 0;; attempt++) {
         rmm_status st;
         if (RMM__UNLIKELY(!rmm__spin_lock(&l->lock))) return rmm__reentrant("arena", "allocate");
         b = rmm__tlsf_find(&l->free, need);
+        if (!b && l->pending) { /* (its own stream: its pending blocks serve before a new superblock) */
+            rmm__arena_file_pending(l, false);
+            b = rmm__tlsf_find(&l->free, need);
+        }
         if (!b && rmm__arena_borrow(a, l)) b = rmm__tlsf_find(&l->free, need);
         if (!b) b = rmm__tlsf_find_scan(&l->free, need, SIZE_MAX);
         if (b) break;
@@ -9225,6 +9322,7 @@ RMM__PRIVATE rmm_status rmm__arena_allocate(rmm_resource *self, void **ptr, size
         st = attempt == 1 ? rmm__arena_oom(a, bytes, alignment, stream, l) : rmm__arena_defragment(a);
         if (st != RMM_SUCCESS) return st;
     }
+found:
     b = rmm__block_take(&l->store, &l->free, b, size, alignment);
     if (RMM__UNLIKELY(!b || !rmm__addr_map_put(&l->used, (uintptr_t)b->ptr, b))) {
         if (b) rmm__block_file(&l->store, &l->free, b);
@@ -9240,6 +9338,45 @@ RMM__PRIVATE rmm_status rmm__arena_allocate(rmm_resource *self, void **ptr, size
 #if RMM__MARGIN_ON
     (void)rmm__margin_set(*ptr, bytes, stream);
 #endif
+    return RMM_SUCCESS;
+}
+/* A free of block b (out of `used`) on the foreign stream whose arena o owns it: b waits, pending,
+   until one event covers a batch (see rmm__arena_local). The free that finds the batch full asks
+   the stream's id (with no lock held: the event covers the batch only if the handle still names
+   o's stream), records the event and files the batch; if the handle names another stream by now,
+   the batch is filed with no event (a device synchronize covers it: rmm__arena_collect). A record
+   that fails leaves b allocated. Caller holds o's lock; it is let go on return. O(1), O(batch)
+   once per batch. */
+RMM__PRIVATE RMM__NOINLINE rmm_status rmm__arena_park(rmm__arena *a, rmm__arena_local *o, rmm__block *b, rmm_stream stream) {
+    char *ptr = b->ptr;
+    if (o->pending_count + 1 >= RMM__ARENA_PENDING || o->pending_bytes + b->size >= rmm__arena_pending_cap(a, o)) {
+        uint64_t id = 0;
+        bool same;
+        rmm_status st;
+        (void)rmm__addr_map_put(&o->used, (uintptr_t)ptr, b); /* (back as it was: it fits, it was there) */
+        rmm__spin_unlock(&o->lock);
+        RMM_TRY(rmm__stream_unique_id(stream, &id));
+        same = id + 16 == o->ss.key;
+        (void)rmm__spin_lock(&o->lock); /* (this thread held it: not a reentrant call) */
+        if ((b = (rmm__block *)rmm__addr_map_remove(&o->used, (uintptr_t)ptr)) == NULL) {
+            rmm__spin_unlock(&o->lock);
+            return rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p): freed by another thread meanwhile (a double free)", (void *)ptr);
+        }
+        if (o->pending_count + 1 >= RMM__ARENA_PENDING || o->pending_bytes + b->size >= rmm__arena_pending_cap(a, o)) {
+            if (same && (st = rmm__so_record(&o->ss)) != RMM_SUCCESS) { /* the block stays allocated */
+                (void)rmm__addr_map_put(&o->used, (uintptr_t)ptr, b);
+                rmm__spin_unlock(&o->lock);
+                return st;
+            }
+            rmm__arena_file_pending(o, same); /* (a stream that is gone: none will cover them; a device synchronize does) */
+        }
+    }
+    b->parked = o;
+    b->free_next = o->pending;
+    o->pending = b;
+    o->pending_count++;
+    o->pending_bytes += b->size;
+    rmm__spin_unlock(&o->lock);
     return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__arena_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
@@ -9302,6 +9439,10 @@ RMM__PRIVATE rmm_status rmm__arena_deallocate(rmm_resource *self, void *ptr, siz
     } else if (RMM__UNLIKELY(bytes > SIZE_MAX - RMM__MARGIN || !rmm__align_up(bytes + RMM__MARGIN, RMM_ALIGNMENT, &size) || size != b->size)) {
         (void)rmm__addr_map_put(&o->used, (uintptr_t)ptr, b);
         st = rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p, bytes=%zu): the block holds %zu bytes", ptr, bytes, b->size);
+    } else if (RMM__UNLIKELY(me == o && rmm__arena_by_id(o))) {
+        st = rmm__arena_park(a, o, b, stream); /* (lets the lock go) */
+        if (st == RMM_SUCCESS) rmm__san_region_unregister(a->heap, ptr);
+        return st;
     } else {
         rmm__block_file(&o->store, &o->free, b);
     }
@@ -9327,6 +9468,7 @@ RMM__PRIVATE rmm_status rmm__arena_validate(rmm__arena *a) {
         size_t n = 0;
         (void)rmm__spin_lock(&l->lock);
         memset(&w, 0, sizeof w);
+        w.pending_unmapped = true;
         blocks = bytes = 0;
         if (l->ss.index != i) st = rmm__fail(RMM_ERROR_CORRUPTION, "arena: arena %zu records index %zu", i, l->ss.index);
         for (c = l->superblocks; c && st == RMM_SUCCESS; c = c->next, n++) {
@@ -9340,6 +9482,13 @@ RMM__PRIVATE rmm_status rmm__arena_validate(rmm__arena *a) {
         if (st == RMM_SUCCESS) st = rmm__validate_tlsf("arena", &l->free, &blocks, &bytes);
         if (st == RMM_SUCCESS && (blocks != w.free_blocks || w.used_blocks != l->used.count))
             st = rmm__fail(RMM_ERROR_CORRUPTION, "arena: a thread arena's block counts are off");
+        if (st == RMM_SUCCESS) {
+            const rmm__block *q;
+            size_t listed = 0, listed_bytes = 0;
+            for (q = l->pending; q && listed <= l->pending_count; q = q->free_next, listed++) listed_bytes += q->size;
+            if (listed != l->pending_count || listed_bytes != l->pending_bytes || w.pending_blocks != listed || (listed && !rmm__arena_by_id(l)))
+                st = rmm__fail(RMM_ERROR_CORRUPTION, "arena: an arena's pending blocks are off (%zu listed, %zu counted, %zu found in its superblocks)", listed, l->pending_count, w.pending_blocks);
+        }
         rmm__spin_unlock(&l->lock);
     }
     rmm__spin_unlock(&a->so.lock);

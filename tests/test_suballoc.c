@@ -3980,9 +3980,11 @@ TEST(arena_foreign_stream_cache) {
 }
 
 /* A free on a foreign stream into the arena the thread's cache has for its handle asks no id
-   (host backend: an armed cudaStreamGetId failure is not reached), an allocation does; after the
-   handle goes to a new stream, that stream's blocks are freed into its own arena (the dead
-   stream's stale entry, another arena, is passed over), and the arena validates. */
+   (host backend: an armed cudaStreamGetId failure is not reached), and neither does an allocation
+   that memory known done serves (rmm__arena_known_done: here the rest of a fresh superblock; the
+   block just freed waits, pending); after the handle goes to a new stream and the id is asked, the
+   dead stream's stale entry is dropped and that stream's blocks are freed into its own arena, and
+   the arena validates. */
 TEST(arena_foreign_free_without_id) {
     rmm_resource *mr = NULL;
     rmm_arena_desc d = rmm_arena_desc_default();
@@ -3999,8 +4001,12 @@ TEST(arena_foreign_free_without_id) {
 #if defined(RMM_BACKEND_HOST)
     rmm_host_backend_fail_calls("cudaStreamGetId", 1, 100, RMM_ERROR_CUDA);
     CHECK_OK(rmm_deallocate(mr, p, 4096, f)); /* the cached entry: no id */
-    CHECK_STATUS(rmm_allocate(mr, &q, 4096, f), RMM_ERROR_CUDA); /* an allocation asks it */
-    CHECK(q == NULL);
+    CHECK(lf && lf->pending_count == 1);
+    CHECK_OK(rmm_allocate(mr, &q, 4096, f)); /* known done: no id */
+    CHECK(q != NULL && q != p);
+    CHECK_OK(rmm_deallocate(mr, q, 4096, f));
+    rmm__arena_idless_left = 0; /* (the run is over: the next allocation asks the id) */
+    CHECK_STATUS(rmm_allocate(mr, &q, 4096, f), RMM_ERROR_CUDA);
     rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
 #else
     CHECK_OK(rmm_deallocate(mr, p, 4096, f));
@@ -4014,16 +4020,73 @@ TEST(arena_foreign_free_without_id) {
     } while (tries[ntries++] != f && ntries < 64);
     g = tries[ntries - 1];
     printf("  %s the destroyed stream's handle after %d creations\n", g == f ? "got" : "did not get", ntries);
+    rmm__arena_idless_left = 0; /* (the id is asked: the stale entry is dropped) */
     for (i = 0; i < 4; i++) {
         CHECK_OK(rmm_allocate(mr, &q, 8192, g));
         CHECK_OK(rmm_deallocate(mr, q, 8192, g));
     }
     lg = arena_local_of(mr, g);
     CHECK(lg != NULL && lg != lf);
-    CHECK(lg && lg->free.free_bytes > 0 && lg->used.count == 0); /* its blocks came home */
+    CHECK(lg && lg->free.free_bytes > 0 && lg->used.count == 0 && lg->pending_count == 4); /* its blocks came home (pending there) */
     CHECK_OK(rmm_resource_validate(mr));
     rmm_resource_destroy(mr);
     for (i = 0; i < ntries; i++) CHECK_OK(rmm__stream_destroy_raw(tries[i]));
+}
+
+/* A foreign stream's arena keeps the blocks freed on the stream pending until one event covers
+   RMM__ARENA_PENDING of them (no CUDA call before that); once that event is seen complete, an
+   allocation takes from the arena's free lists with no id asked; not known complete, the id is
+   asked. A free whose event cannot be recorded fails and keeps its block allocated; a pending
+   block freed again is CORRUPTION. Host backend: failures are injected. */
+TEST(arena_foreign_covered_blocks_need_no_id) {
+#if defined(RMM_BACKEND_HOST)
+    rmm_resource *mr = NULL;
+    rmm_arena_desc d = rmm_arena_desc_default();
+    rmm_stream f = NULL;
+    rmm__arena_local *l;
+    void *many[RMM__ARENA_PENDING], *x = NULL;
+    size_t i;
+    uint64_t rec;
+    d.arena_bytes = 64 * MiB;
+    CHECK_OK(rmm_arena_create(&mr, rmm_get_current_device_resource(), &d));
+    if (!mr) return;
+    CHECK_OK(rmm__stream_create_raw(&f, false));
+    CHECK_OK(rmm_allocate(mr, &x, 256, f));
+    l = arena_local_of(mr, f);
+    CHECK(l && rmm__arena_by_id(l) && l->pending_count == 0);
+    if (!l) return;
+    CHECK_OK(rmm_deallocate(mr, x, 256, f));
+    CHECK(l->pending_count == 1 && l->pending && l->pending->ptr == (char *)x);
+    rmm_host_backend_fail_calls("cudaEventRecord", 1, 1000, RMM_ERROR_CUDA); /* (not reached below the batch) */
+    for (i = 0; i < RMM__ARENA_PENDING - 2; i++) CHECK_OK(rmm_allocate(mr, &many[i], 256, f));
+    for (i = 0; i < RMM__ARENA_PENDING - 2; i++) CHECK_OK(rmm_deallocate(mr, many[i], 256, f));
+    CHECK(l->pending_count == RMM__ARENA_PENDING - 1 && l->ss.records == 0);
+    CHECK_OK(rmm_allocate(mr, &x, 256, f));
+    CHECK_STATUS(rmm_deallocate(mr, x, 256, f), RMM_ERROR_CUDA); /* the batch's event fails: the block stays allocated */
+    CHECK(l->pending_count == RMM__ARENA_PENDING - 1);
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    rec = l->ss.records;
+    CHECK_OK(rmm_deallocate(mr, x, 256, f)); /* one event covers the batch: filed; this block waits in the next */
+    CHECK(l->pending_count == 1 && l->ss.records == rec + 1 && l->filed_rec == l->ss.records && l->ss.done < l->filed_rec);
+    CHECK_OK(rmm_resource_validate(mr));
+    rmm_host_backend_fail_calls("cudaStreamGetId", 1, 1000, RMM_ERROR_CUDA);
+    rmm__arena_idless_left = 8;
+    l->query_skip = 1000; /* the event is not asked: its blocks are not known done, so the id is asked, and fails */
+    CHECK_STATUS(rmm_allocate(mr, &x, 256, f), RMM_ERROR_CUDA);
+    l->query_skip = 0; /* asked (and complete): no id needed */
+    x = NULL;
+    CHECK_OK(rmm_allocate(mr, &x, 256, f));
+    CHECK(x != NULL && l->ss.done == l->ss.records);
+    CHECK_OK(rmm_deallocate(mr, x, 256, f)); /* (the cached entry: no id) */
+    CHECK_STATUS(rmm_deallocate(mr, x, 256, f), RMM_ERROR_CORRUPTION); /* pending: freed already */
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    CHECK(l->pending_count == 2);
+    CHECK_OK(rmm_resource_validate(mr));
+    rmm_resource_destroy(mr);
+    CHECK_OK(rmm__stream_destroy_raw(f));
+#else
+    harness_skip_current = 1; /* (failures are injected on the host backend only) */
+#endif
 }
 
 /* ---- the per-device default resource ---------------------------------------------------------- */
@@ -4128,6 +4191,7 @@ int main(void) {
     RUN(arena_frees_from_another_thread);
     RUN(arena_foreign_stream_cache);
     RUN(arena_foreign_free_without_id);
+    RUN(arena_foreign_covered_blocks_need_no_id);
     RUN(arena_validate_detects_corruption);
     RUN(pool_random);
     RUN(pool_random_on_demand_with_maximum);
