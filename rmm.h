@@ -8864,6 +8864,7 @@ typedef struct rmm__arena_local {
        may take from `free` with no id asked (see rmm__arena_local_for). */
     rmm__block *pending;
     size_t pending_count, pending_bytes;
+    size_t pending_cap;      /* rmm__arena_pending_cap as of the last batch filed (0: none yet) */
     uint64_t filed_rec;
     uint32_t query_skip, query_wait;
 } rmm__arena_local;
@@ -9340,8 +9341,9 @@ found:
 #endif
     return RMM_SUCCESS;
 }
-/* A free of block b (out of `used`) on the foreign stream whose arena o owns it: b waits, pending,
-   until one event covers a batch (see rmm__arena_local). The free that finds the batch full asks
+/* A free of block b (out of `used`) on the foreign stream whose arena o owns it, when the batch
+   may be full (the free parks it inline otherwise): b waits, pending, until one event covers a
+   batch (see rmm__arena_local). The free that finds the batch full asks
    the stream's id (with no lock held: the event covers the batch only if the handle still names
    o's stream), records the event and files the batch; if the handle names another stream by now,
    the batch is filed with no event (a device synchronize covers it: rmm__arena_collect). A record
@@ -9349,7 +9351,8 @@ found:
    once per batch. */
 RMM__PRIVATE RMM__NOINLINE rmm_status rmm__arena_park(rmm__arena *a, rmm__arena_local *o, rmm__block *b, rmm_stream stream) {
     char *ptr = b->ptr;
-    if (o->pending_count + 1 >= RMM__ARENA_PENDING || o->pending_bytes + b->size >= rmm__arena_pending_cap(a, o)) {
+    o->pending_cap = rmm__arena_pending_cap(a, o); /* (the free's inline test reads it: refreshed per batch) */
+    if (o->pending_count + 1 >= RMM__ARENA_PENDING || o->pending_bytes + b->size >= o->pending_cap) {
         uint64_t id = 0;
         bool same;
         rmm_status st;
@@ -9362,7 +9365,7 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__arena_park(rmm__arena *a, rmm__arena_
             rmm__spin_unlock(&o->lock);
             return rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p): freed by another thread meanwhile (a double free)", (void *)ptr);
         }
-        if (o->pending_count + 1 >= RMM__ARENA_PENDING || o->pending_bytes + b->size >= rmm__arena_pending_cap(a, o)) {
+        if (o->pending_count + 1 >= RMM__ARENA_PENDING || o->pending_bytes + b->size >= o->pending_cap) {
             if (same && (st = rmm__so_record(&o->ss)) != RMM_SUCCESS) { /* the block stays allocated */
                 (void)rmm__addr_map_put(&o->used, (uintptr_t)ptr, b);
                 rmm__spin_unlock(&o->lock);
@@ -9440,9 +9443,17 @@ RMM__PRIVATE rmm_status rmm__arena_deallocate(rmm_resource *self, void *ptr, siz
         (void)rmm__addr_map_put(&o->used, (uintptr_t)ptr, b);
         st = rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p, bytes=%zu): the block holds %zu bytes", ptr, bytes, b->size);
     } else if (RMM__UNLIKELY(me == o && rmm__arena_by_id(o))) {
-        st = rmm__arena_park(a, o, b, stream); /* (lets the lock go) */
-        if (st == RMM_SUCCESS) rmm__san_region_unregister(a->heap, ptr);
-        return st;
+        if (RMM__LIKELY(o->pending_count + 1 < RMM__ARENA_PENDING && o->pending_bytes + size < o->pending_cap)) {
+            b->parked = o; /* pending (see rmm__arena_park) */
+            b->free_next = o->pending;
+            o->pending = b;
+            o->pending_count++;
+            o->pending_bytes += size;
+        } else {
+            st = rmm__arena_park(a, o, b, stream); /* (lets the lock go) */
+            if (st == RMM_SUCCESS) rmm__san_region_unregister(a->heap, ptr);
+            return st;
+        }
     } else {
         rmm__block_file(&o->store, &o->free, b);
     }
