@@ -8859,17 +8859,19 @@ typedef struct rmm__arena_local {
     int pins;                /* atomic: the thread caches that hold it as a foreign stream's arena */
     /* A foreign stream's arena (keyed by the stream's id): blocks freed since its last event wait
        here (out of `used`, parked = the arena, LIFO through free_next), not in `free`, until an event
-       on the stream covers them all (rmm__arena_cover); so every block in `free` was freed before
+       on the stream covers them all (rmm__arena_park); so every block in `free` was freed before
        record filed_rec of the stream's event, and once that record is seen complete an allocation
        may take from `free` with no id asked (see rmm__arena_local_for). */
     rmm__block *pending;
     size_t pending_count, pending_bytes;
-    size_t pending_cap;      /* rmm__arena_pending_cap as of the last batch filed (0: none yet) */
+    size_t pending_cap;      /* rmm__arena_pending_cap as of the last rmm__arena_park (0: call it) */
+    size_t inflight;         /* blocks a free holds out of `used` while it asks the id (rmm__arena_park) */
     uint64_t filed_rec;
     uint32_t query_skip, query_wait;
 } rmm__arena_local;
-/* Pending blocks a foreign stream's arena covers with one event: this many, or bytes past
-   rmm__arena_pending_cap. */
+/* Pending blocks a foreign stream's arena covers with one event: this many, or bytes up to
+   rmm__arena_pending_cap. RMM__ARENA_INFLIGHT marks (in parked) a block whose free is asking the id. */
+#define RMM__ARENA_INFLIGHT ((void *)(uintptr_t)1)
 #ifndef RMM__ARENA_PENDING
 #define RMM__ARENA_PENDING 256
 #endif
@@ -8992,6 +8994,7 @@ RMM__PRIVATE void rmm__arena_file_pending(rmm__arena_local *l, bool recorded) {
         rmm__block_file(&l->store, &l->free, b);
     }
     l->pending_count = l->pending_bytes = 0;
+    l->pending_cap = 0; /* (the next free refreshes it: the superblocks may have changed) */
     l->filed_rec = recorded ? l->ss.records : l->ss.records + 1;
 }
 /* Whether every block in l's free lists was freed before a record of l's event seen complete. One
@@ -9041,10 +9044,13 @@ static inline rmm__arena_local *rmm__arena_idless_local(const rmm__arena *a, rmm
    use. From the thread's cache with no lock after the first call; a foreign stream's hit costs its
    id (cuStreamGetId, about 17 ns), except for a free of a block of arena `owner` (NULL: not a
    free): a cached entry of the handle whose arena is `owner` serves without the id. A stale one
-   (its stream was destroyed and the handle given to a new stream) is safe there: the block goes to
-   the dead stream's arena, whose memory is taken again only by an allocation on that stream (asked
-   by id: never again) or after a device synchronize (rmm__arena_collect), which covers the new
-   stream's work too. A miss takes the registry lock, and fills a cache entry. O(1). */
+   (its stream was destroyed and the handle given to a new stream) is safe there: the block goes
+   pending in the dead stream's arena, and is filed there with no event (the id asked for the batch
+   does not match), so it is taken again only by an allocation on that stream (asked by id: never
+   again) or after a device synchronize (rmm__arena_collect), which covers the new stream's work
+   too; an allocation through the stale entry with no id asked (rmm__arena_idless_local) takes only
+   memory whose last use is known over. An entry whose id does not match the one asked is dropped.
+   A miss takes the registry lock, and fills a cache entry. O(1). */
 RMM__PRIVATE rmm_status rmm__arena_local_for(rmm__arena *a, rmm_stream stream, const rmm__arena_local *owner, rmm__arena_local **out) {
     uint64_t key, prekey = 0;
     bool by_thread = rmm__stream_is_legacy(stream) || rmm__stream_is_per_thread(stream), asked = false;
@@ -9343,35 +9349,27 @@ found:
 }
 /* A free of block b (out of `used`) on the foreign stream whose arena o owns it, when the batch
    may be full (the free parks it inline otherwise): b waits, pending, until one event covers a
-   batch (see rmm__arena_local). The free that finds the batch full asks
-   the stream's id (with no lock held: the event covers the batch only if the handle still names
-   o's stream), records the event and files the batch; if the handle names another stream by now,
-   the batch is filed with no event (a device synchronize covers it: rmm__arena_collect). A record
-   that fails leaves b allocated. Caller holds o's lock; it is let go on return. O(1), O(batch)
-   once per batch. */
-RMM__PRIVATE RMM__NOINLINE rmm_status rmm__arena_park(rmm__arena *a, rmm__arena_local *o, rmm__block *b, rmm_stream stream) {
-    char *ptr = b->ptr;
+   batch (see rmm__arena_local). The free that finds the batch full asks the stream's id (with o's
+   lock let go, b out of `used` and counted in flight, so a double free meanwhile is caught: the
+   event covers the batch only if the handle still names o's stream), records the event and files
+   the batch. If the handle names another stream by now, or the id or the record fails, the batch
+   is filed with no event: only an allocation that asked the id then takes from it (never known
+   done; a device synchronize covers it: rmm__arena_collect), so a free never fails here. Caller
+   holds o's lock; it is let go on return. O(1), O(batch) once per batch. */
+RMM__PRIVATE RMM__NOINLINE void rmm__arena_park(rmm__arena *a, rmm__arena_local *o, rmm__block *b, rmm_stream stream) {
     o->pending_cap = rmm__arena_pending_cap(a, o); /* (the free's inline test reads it: refreshed per batch) */
-    if (o->pending_count + 1 >= RMM__ARENA_PENDING || o->pending_bytes + b->size >= o->pending_cap) {
+    if (o->pending_count >= RMM__ARENA_PENDING || o->pending_bytes + b->size > o->pending_cap) {
         uint64_t id = 0;
         bool same;
-        rmm_status st;
-        (void)rmm__addr_map_put(&o->used, (uintptr_t)ptr, b); /* (back as it was: it fits, it was there) */
+        b->parked = RMM__ARENA_INFLIGHT;
+        o->inflight++;
         rmm__spin_unlock(&o->lock);
-        RMM_TRY(rmm__stream_unique_id(stream, &id));
-        same = id + 16 == o->ss.key;
+        same = rmm__stream_unique_id(stream, &id) == RMM_SUCCESS && id + 16 == o->ss.key;
         (void)rmm__spin_lock(&o->lock); /* (this thread held it: not a reentrant call) */
-        if ((b = (rmm__block *)rmm__addr_map_remove(&o->used, (uintptr_t)ptr)) == NULL) {
-            rmm__spin_unlock(&o->lock);
-            return rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p): freed by another thread meanwhile (a double free)", (void *)ptr);
-        }
-        if (o->pending_count + 1 >= RMM__ARENA_PENDING || o->pending_bytes + b->size >= o->pending_cap) {
-            if (same && (st = rmm__so_record(&o->ss)) != RMM_SUCCESS) { /* the block stays allocated */
-                (void)rmm__addr_map_put(&o->used, (uintptr_t)ptr, b);
-                rmm__spin_unlock(&o->lock);
-                return st;
-            }
-            rmm__arena_file_pending(o, same); /* (a stream that is gone: none will cover them; a device synchronize does) */
+        o->inflight--;
+        if (o->pending_count >= RMM__ARENA_PENDING || o->pending_bytes + b->size > o->pending_cap) {
+            if (same && rmm__so_record(&o->ss) != RMM_SUCCESS) same = false; /* (filed with no event) */
+            rmm__arena_file_pending(o, same);
         }
     }
     b->parked = o;
@@ -9380,7 +9378,6 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__arena_park(rmm__arena *a, rmm__arena_
     o->pending_count++;
     o->pending_bytes += b->size;
     rmm__spin_unlock(&o->lock);
-    return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__arena_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm__arena *a = (rmm__arena *)self;
@@ -9443,16 +9440,16 @@ RMM__PRIVATE rmm_status rmm__arena_deallocate(rmm_resource *self, void *ptr, siz
         (void)rmm__addr_map_put(&o->used, (uintptr_t)ptr, b);
         st = rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p, bytes=%zu): the block holds %zu bytes", ptr, bytes, b->size);
     } else if (RMM__UNLIKELY(me == o && rmm__arena_by_id(o))) {
-        if (RMM__LIKELY(o->pending_count + 1 < RMM__ARENA_PENDING && o->pending_bytes + size < o->pending_cap)) {
+        if (RMM__LIKELY(o->pending_count < RMM__ARENA_PENDING && o->pending_bytes + size <= o->pending_cap)) {
             b->parked = o; /* pending (see rmm__arena_park) */
             b->free_next = o->pending;
             o->pending = b;
             o->pending_count++;
             o->pending_bytes += size;
         } else {
-            st = rmm__arena_park(a, o, b, stream); /* (lets the lock go) */
-            if (st == RMM_SUCCESS) rmm__san_region_unregister(a->heap, ptr);
-            return st;
+            rmm__arena_park(a, o, b, stream); /* (lets the lock go) */
+            rmm__san_region_unregister(a->heap, ptr);
+            return RMM_SUCCESS;
         }
     } else {
         rmm__block_file(&o->store, &o->free, b);
@@ -9496,8 +9493,12 @@ RMM__PRIVATE rmm_status rmm__arena_validate(rmm__arena *a) {
         if (st == RMM_SUCCESS) {
             const rmm__block *q;
             size_t listed = 0, listed_bytes = 0;
-            for (q = l->pending; q && listed <= l->pending_count; q = q->free_next, listed++) listed_bytes += q->size;
-            if (listed != l->pending_count || listed_bytes != l->pending_bytes || w.pending_blocks != listed || (listed && !rmm__arena_by_id(l)))
+            bool marked = true;
+            for (q = l->pending; q && listed <= l->pending_count; q = q->free_next, listed++) {
+                listed_bytes += q->size;
+                if (q->parked != l || q->owner) marked = false;
+            }
+            if (!marked || listed != l->pending_count || listed_bytes != l->pending_bytes || w.pending_blocks != listed + l->inflight || (listed && !rmm__arena_by_id(l)))
                 st = rmm__fail(RMM_ERROR_CORRUPTION, "arena: an arena's pending blocks are off (%zu listed, %zu counted, %zu found in its superblocks)", listed, l->pending_count, w.pending_blocks);
         }
         rmm__spin_unlock(&l->lock);

@@ -4036,8 +4036,9 @@ TEST(arena_foreign_free_without_id) {
 /* A foreign stream's arena keeps the blocks freed on the stream pending until one event covers
    RMM__ARENA_PENDING of them (no CUDA call before that); once that event is seen complete, an
    allocation takes from the arena's free lists with no id asked; not known complete, the id is
-   asked. A free whose event cannot be recorded fails and keeps its block allocated; a pending
-   block freed again is CORRUPTION. Host backend: failures are injected. */
+   asked. A free whose event cannot be recorded still succeeds: the batch is filed with no event,
+   never known done (only an allocation that asked the id takes from it until a later event); a
+   pending block freed again is CORRUPTION. Host backend: failures are injected. */
 TEST(arena_foreign_covered_blocks_need_no_id) {
 #if defined(RMM_BACKEND_HOST)
     rmm_resource *mr = NULL;
@@ -4058,14 +4059,19 @@ TEST(arena_foreign_covered_blocks_need_no_id) {
     CHECK_OK(rmm_deallocate(mr, x, 256, f));
     CHECK(l->pending_count == 1 && l->pending && l->pending->ptr == (char *)x);
     rmm_host_backend_fail_calls("cudaEventRecord", 1, 1000, RMM_ERROR_CUDA); /* (not reached below the batch) */
-    for (i = 0; i < RMM__ARENA_PENDING - 2; i++) CHECK_OK(rmm_allocate(mr, &many[i], 256, f));
-    for (i = 0; i < RMM__ARENA_PENDING - 2; i++) CHECK_OK(rmm_deallocate(mr, many[i], 256, f));
-    CHECK(l->pending_count == RMM__ARENA_PENDING - 1 && l->ss.records == 0);
+    for (i = 0; i < RMM__ARENA_PENDING - 1; i++) CHECK_OK(rmm_allocate(mr, &many[i], 256, f));
+    for (i = 0; i < RMM__ARENA_PENDING - 1; i++) CHECK_OK(rmm_deallocate(mr, many[i], 256, f));
+    CHECK(l->pending_count == RMM__ARENA_PENDING && l->ss.records == 0);
     CHECK_OK(rmm_allocate(mr, &x, 256, f));
-    CHECK_STATUS(rmm_deallocate(mr, x, 256, f), RMM_ERROR_CUDA); /* the batch's event fails: the block stays allocated */
-    CHECK(l->pending_count == RMM__ARENA_PENDING - 1);
+    CHECK_OK(rmm_deallocate(mr, x, 256, f)); /* the batch's event fails: filed with no event, the free succeeds */
+    CHECK(l->pending_count == 1 && l->ss.records == 0 && l->filed_rec == 1 && !rmm__arena_known_done(l));
     rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    CHECK_OK(rmm_resource_validate(mr));
+    for (i = 0; i < RMM__ARENA_PENDING - 1; i++) CHECK_OK(rmm_allocate(mr, &many[i], 256, f)); /* (the id asked: from the batch) */
+    for (i = 0; i < RMM__ARENA_PENDING - 1; i++) CHECK_OK(rmm_deallocate(mr, many[i], 256, f));
+    CHECK(l->pending_count == RMM__ARENA_PENDING);
     rec = l->ss.records;
+    CHECK_OK(rmm_allocate(mr, &x, 256, f));
     CHECK_OK(rmm_deallocate(mr, x, 256, f)); /* one event covers the batch: filed; this block waits in the next */
     CHECK(l->pending_count == 1 && l->ss.records == rec + 1 && l->filed_rec == l->ss.records && l->ss.done < l->filed_rec);
     CHECK_OK(rmm_resource_validate(mr));
