@@ -4095,6 +4095,69 @@ TEST(arena_foreign_covered_blocks_need_no_id) {
 #endif
 }
 
+/* Handle reuse with pending blocks (a reviewer's case): a foreign stream f frees 300 blocks (one
+   batch covered by an event, 44 pending) and is destroyed; a new stream g gets its handle. g's
+   allocations through the thread's stale cache entry, with no id asked, never return a block
+   still pending from f; g's frees go pending in f's dead arena, and the batch they fill is filed
+   with no event (the id asked names g), so that memory is never known done; the next allocation
+   that asks the id gets g's own arena. Host backend (a destroyed stream's handle is reused at
+   once there). */
+#if defined(RMM_BACKEND_HOST)
+static int arena_in_set(void *const *set, size_t n, const void *p) {
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (set[i] == p) return 1;
+    return 0;
+}
+#endif
+TEST(arena_foreign_handle_reuse_takes_only_known_done) {
+#if defined(RMM_BACKEND_HOST)
+    enum { N = 300 };
+    rmm_resource *mr = NULL;
+    rmm_arena_desc d = rmm_arena_desc_default();
+    rmm_stream f = NULL, g = NULL, tries[64];
+    rmm__arena_local *l;
+    rmm__block *b;
+    void *p[N], *pend[N], *q[N];
+    size_t npend = 0, i;
+    int nt = 0;
+    d.arena_bytes = 64 * MiB;
+    CHECK_OK(rmm_arena_create(&mr, rmm_get_current_device_resource(), &d));
+    if (!mr) return;
+    CHECK_OK(rmm__stream_create_raw(&f, false));
+    for (i = 0; i < N; i++) CHECK_OK(rmm_allocate(mr, &p[i], 4 * KiB, f));
+    l = arena_local_of(mr, f);
+    if (!l) return;
+    for (i = 0; i < N; i++) CHECK_OK(rmm_deallocate(mr, p[i], 4 * KiB, f));
+    CHECK(l->ss.records == 1 && l->pending_count == N - RMM__ARENA_PENDING);
+    for (b = l->pending; b && npend < N; b = b->free_next) pend[npend++] = b->ptr;
+    CHECK_OK(rmm__stream_destroy_raw(f));
+    do {
+        CHECK_OK(rmm__stream_create_raw(&tries[nt], false));
+    } while (tries[nt++] != f && nt < 64);
+    g = tries[nt - 1];
+    CHECK(g == f);
+    for (i = 0; i < N; i++) {
+        rmm__arena_idless_left = 64; /* (no id asked: the stale entry) */
+        CHECK_OK(rmm_allocate(mr, &q[i], 4 * KiB, g));
+        CHECK(!arena_in_set(pend, npend, q[i]));
+    }
+    for (i = 0; i < N; i++) CHECK_OK(rmm_deallocate(mr, q[i], 4 * KiB, g));
+    (void)rmm__spin_lock(&l->lock);
+    CHECK(l->filed_rec == l->ss.records + 1 && !rmm__arena_known_done(l));
+    rmm__spin_unlock(&l->lock);
+    rmm__arena_idless_left = 64;
+    CHECK_OK(rmm_allocate(mr, &q[0], 4 * KiB, g)); /* not known done: the id is asked, the stale entry dropped */
+    CHECK(arena_local_of(mr, g) != l);
+    CHECK_OK(rmm_deallocate(mr, q[0], 4 * KiB, g));
+    CHECK_OK(rmm_resource_validate(mr));
+    rmm_resource_destroy(mr);
+    for (i = 0; i < (size_t)nt; i++) CHECK_OK(rmm__stream_destroy_raw(tries[i]));
+#else
+    harness_skip_current = 1; /* (relies on the host backend's immediate handle reuse) */
+#endif
+}
+
 /* ---- the per-device default resource ---------------------------------------------------------- */
 
 /* What rmm_get_current_device_resource() returns before any resource is set must honour alignments
@@ -4198,6 +4261,7 @@ int main(void) {
     RUN(arena_foreign_stream_cache);
     RUN(arena_foreign_free_without_id);
     RUN(arena_foreign_covered_blocks_need_no_id);
+    RUN(arena_foreign_handle_reuse_takes_only_known_done);
     RUN(arena_validate_detects_corruption);
     RUN(pool_random);
     RUN(pool_random_on_demand_with_maximum);
