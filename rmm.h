@@ -1803,7 +1803,7 @@ typedef int (*rmm__ctx_device_fn)(int *device); /* cuCtxGetDevice */
 static rmm__ctx_current_fn rmm__ctx_current;
 static rmm__ctx_device_fn rmm__ctx_device;
 /* The driver calls an eager stream's allocate and free make: cuStreamGetId (see
-   rmm__stream_unique_id), cuEventRecord and cuEventQuery (the pool's ring: rmm__pool_refresh_done).
+   rmm__stream_unique_id), cuEventRecord and cuEventQuery (the pool's ring and the arena's batches: rmm__so_refresh_done).
    They skip the runtime's wrapper around the same calls (bench/stream_identity times both). */
 typedef int (*rmm__stream_id_fn)(cudaStream_t stream, unsigned long long *id); /* cuStreamGetId */
 typedef int (*rmm__event_record_fn)(cudaEvent_t event, cudaStream_t stream);   /* cuEventRecord */
@@ -4372,6 +4372,8 @@ typedef struct rmm__sstate {
     uint64_t records;   /* records of `event` made so far (counted as each returns) */
     uint64_t done;      /* the record of that number is known complete, and so every earlier one
                            (records on one stream complete in order) */
+    uint32_t query_skip; /* rmm__so_refresh_done: attempts left before the event is asked again */
+    uint32_t query_wait; /* the skip set after the last "not done" (0: the last answer was done) */
 } rmm__sstate;
 
 typedef struct rmm__so rmm__so;
@@ -4636,6 +4638,36 @@ RMM__PRIVATE rmm_status rmm__so_record(rmm__sstate *s) {
     s->records++;
     s->dirty = false;
     return RMM_SUCCESS;
+}
+/* Asks s's event whether its last record is complete, and if so notes every record so far done:
+   true iff it learned that now. Only with no record in flight (one could be the event's last
+   record or not). A CUDA call (cuEventQuery, about 160 ns), made after 16 attempts that did not ask
+   it once the answer was no, then after 32, 64, 128 and from then on RMM__SO_QUERY_WAIT while it
+   stays no, and again after 16 once it was yes. Where the device runs behind the host, as in a
+   program whose kernels keep it busy, an event recorded a ring of frees ago is seldom complete: a
+   query per 16 attempts, each of which asks the id too, cost the pool about 10 ns an allocation
+   there (bench/random_allocations --lag), a query per 256 less than 1. Used by the pool's ring
+   (rmm__pool_take_covered) and the arena's pending batches (rmm__arena_known_done). Caller holds
+   the lock that guards s's records. */
+#ifndef RMM__SO_QUERY_WAIT
+#define RMM__SO_QUERY_WAIT 256u
+#endif
+RMM__STATIC_ASSERT(RMM__SO_QUERY_WAIT >= 16 && RMM__SO_QUERY_WAIT <= 0x80000000u, so_query_wait_is_16_to_2_pow_31);
+RMM__PRIVATE RMM__NOINLINE bool rmm__so_refresh_done(rmm__sstate *s) {
+    bool done = false;
+    if (s->busy || !s->recorded || s->done == s->records) return false;
+    if (s->query_skip) {
+        s->query_skip--;
+        return false;
+    }
+    if (rmm__event_query(s->event, &done) != RMM_SUCCESS || !done) {
+        s->query_wait = !s->query_wait ? 16u : s->query_wait >= RMM__SO_QUERY_WAIT / 2 ? (uint32_t)RMM__SO_QUERY_WAIT : s->query_wait * 2;
+        s->query_skip = s->query_wait;
+        return false;
+    }
+    s->query_wait = 0;
+    s->done = s->records;
+    return true;
 }
 /* As rmm__so_record, for a call on s's own stream holding so's lock, but the lock is let go around
    the CUDA call: with 16 threads at once a record took 4-8 us in the driver (bench/stream_identity),
@@ -5505,8 +5537,6 @@ typedef struct rmm__pstream {
     rmm__pool_ring *ring; /* eager streams after RMM__POOL_RING_AFTER frees, else NULL */
     size_t eager_frees;   /* frees that recorded an event, up to RMM__POOL_RING_AFTER */
     size_t ring_puts;     /* blocks ever put in the ring (rmm__pool_cover_unlocked) */
-    uint32_t query_skip;  /* rmm__pool_take_covered: attempts left before the event is asked again */
-    uint32_t query_wait;  /* the skip set after the last "not done" (0: the last answer was done) */
 } rmm__pstream;
 /* The blocks in s's ring (none without one). */
 static inline size_t rmm__pool_ring_held(const rmm__pstream *s) { return s->ring ? s->ring->count : 0; }
@@ -6628,34 +6658,6 @@ static inline bool rmm__pool_covered(const rmm__pstream *s, const rmm__block *b)
     uint32_t age = (uint32_t)s->ss.records - b->cover;
     return age < 0x80000000u && age >= lag;
 }
-/* Asks s's event whether its last record is complete, and if so notes every record so far done.
-   Only with no record in flight (one could be the event's last record or not). A CUDA call
-   (cuEventQuery, about 160 ns), made after 16 attempts that did not ask it once the answer was no,
-   then after 32, 64, 128 and from then on RMM__POOL_QUERY_WAIT while it stays no, and again after
-   16 once it was yes. Where the device runs behind the host, as in a program whose kernels keep it
-   busy, an event recorded a ring of frees ago is seldom complete: a query per 16 attempts, each of
-   which asks the id too, cost about 10 ns an allocation there (bench/random_allocations --lag),
-   a query per 256 less than 1. */
-#ifndef RMM__POOL_QUERY_WAIT
-#define RMM__POOL_QUERY_WAIT 256u
-#endif
-RMM__STATIC_ASSERT(RMM__POOL_QUERY_WAIT >= 16 && RMM__POOL_QUERY_WAIT <= 0x80000000u, pool_query_wait_is_16_to_2_pow_31);
-RMM__PRIVATE RMM__NOINLINE bool rmm__pool_refresh_done(rmm__pstream *s) {
-    bool done = false;
-    if (s->ss.busy || !s->ss.recorded || s->ss.done == s->ss.records) return false;
-    if (s->query_skip) {
-        s->query_skip--;
-        return false;
-    }
-    if (rmm__event_query(s->ss.event, &done) != RMM_SUCCESS || !done) {
-        s->query_wait = !s->query_wait ? 16u : s->query_wait >= RMM__POOL_QUERY_WAIT / 2 ? (uint32_t)RMM__POOL_QUERY_WAIT : s->query_wait * 2;
-        s->query_skip = s->query_wait;
-        return false;
-    }
-    s->query_wait = 0;
-    s->ss.done = s->ss.records;
-    return true;
-}
 /* An allocation on a foreign stream with no id asked: the state this thread last found for
    `stream` (its handle, and the id this thread asked last: rmm__foreign_hint_key), without making
    one, and from its quick list of `size` a block whose free is known done (rmm__pool_covered). The
@@ -6684,7 +6686,7 @@ static inline rmm__block *rmm__pool_take_covered(rmm__pool *p, rmm_stream stream
     }
     s = (rmm__pstream *)ss;
     if ((b = s->quick[k]) == NULL || ((uintptr_t)b->ptr & (alignment - 1)) != 0) return NULL; /* (rmm__pool_no_quick: all NULL) */
-    if (!rmm__pool_covered(s, b) && (would_block || !rmm__pool_refresh_done(s) || !rmm__pool_covered(s, b))) return NULL;
+    if (!rmm__pool_covered(s, b) && (would_block || !rmm__so_refresh_done(&s->ss) || !rmm__pool_covered(s, b))) return NULL;
     s->quick[k] = b->free_next;
     b->free_next = NULL;
     s->quick_bytes -= size;
@@ -8867,7 +8869,6 @@ typedef struct rmm__arena_local {
     size_t pending_cap;      /* rmm__arena_pending_cap as of the last rmm__arena_park (0: call it) */
     size_t inflight;         /* blocks a free holds out of `used` while it asks the id (rmm__arena_park) */
     uint64_t filed_rec;
-    uint32_t query_skip, query_wait;
 } rmm__arena_local;
 /* Pending blocks a foreign stream's arena covers with one event: this many, or bytes up to
    rmm__arena_pending_cap. RMM__ARENA_INFLIGHT marks (in parked) a block whose free is asking the id. */
@@ -8997,25 +8998,13 @@ RMM__PRIVATE void rmm__arena_file_pending(rmm__arena_local *l, bool recorded) {
     l->pending_cap = 0; /* (the next free refreshes it: the superblocks may have changed) */
     l->filed_rec = recorded ? l->ss.records : l->ss.records + 1;
 }
-/* Whether every block in l's free lists was freed before a record of l's event seen complete. One
-   cuEventQuery when that is not known, after 16, 32, ... up to 256 attempts while the answer is
-   no (as the pool's rmm__pool_refresh_done). Caller holds l's lock. O(1). */
+/* Whether every block in l's free lists was freed before a record of l's event seen complete:
+   asks the event when that is not known (rmm__so_refresh_done, with its backoff). Caller holds l's
+   lock. O(1). */
 RMM__PRIVATE bool rmm__arena_known_done(rmm__arena_local *l) {
-    bool done = false;
     if (l->ss.done >= l->filed_rec) return true;
-    if (!l->ss.recorded || l->ss.records < l->filed_rec) return false; /* the covering record is not made yet */
-    if (l->query_skip) {
-        l->query_skip--;
-        return false;
-    }
-    if (rmm__event_query(l->ss.event, &done) != RMM_SUCCESS || !done) {
-        l->query_wait = !l->query_wait ? 16u : l->query_wait >= 128 ? 256u : l->query_wait * 2;
-        l->query_skip = l->query_wait;
-        return false;
-    }
-    l->query_wait = 0;
-    l->ss.done = l->ss.records;
-    return l->ss.done >= l->filed_rec;
+    if (l->ss.records < l->filed_rec) return false; /* the covering record is not made yet */
+    return rmm__so_refresh_done(&l->ss) && l->ss.done >= l->filed_rec;
 }
 /* Allocations this thread may still serve from a foreign stream's arena with no id asked before it
    asks again (as the pool's RMM__IDLESS_RUN). */

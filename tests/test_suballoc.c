@@ -1027,10 +1027,10 @@ TEST(pool_foreign_covered_blocks_need_no_id) {
     CHECK(fs->ring->count == 0 && fs->quick[1024 / 256 - 1] != NULL);
     CHECK(fs->ss.done != fs->ss.records); /* not yet seen complete */
     rmm_host_backend_fail_calls("cudaStreamGetId", 1, 1000, RMM_ERROR_CUDA);
-    fs->query_skip = 1000; /* the event is not asked: the block is not known done, so the id is asked, and fails */
+    fs->ss.query_skip = 1000; /* the event is not asked: the block is not known done, so the id is asked, and fails */
     CHECK_STATUS(rmm_allocate(mr, &x, 1024, f), RMM_ERROR_CUDA);
     CHECK(x == NULL && fs->ss.done != fs->ss.records);
-    fs->query_skip = 0; /* the event is asked (and is complete): no id needed */
+    fs->ss.query_skip = 0; /* the event is asked (and is complete): no id needed */
     CHECK_OK(rmm_allocate(mr, &x, 1024, f));
     CHECK(x != NULL && fs->ss.done == fs->ss.records);
     CHECK_OK(rmm_allocate(mr, &y, 1024, f)); /* the next one: known done already */
@@ -1086,7 +1086,7 @@ TEST(pool_foreign_covered_blocks_need_no_id) {
 
 /* Where the device runs behind the host, an event recorded a ring of frees ago is seldom complete:
    the pool asks it less and less often while the answer is no (16 attempts, 32, ... up to
-   RMM__POOL_QUERY_WAIT), and every 16 again once it was yes. Host backend: cudaEventQuery is made
+   RMM__SO_QUERY_WAIT), and every 16 again once it was yes. Host backend: cudaEventQuery is made
    to fail (taken as "not done"); the calls it made are counted by the failures used up. */
 TEST(pool_foreign_event_query_backs_off) {
 #if defined(RMM_BACKEND_HOST)
@@ -1103,25 +1103,25 @@ TEST(pool_foreign_event_query_backs_off) {
     fs = cover_a_ring_of_1k(mr, f);
     if (!fs) return;
     CHECK(fs->ss.done != fs->ss.records && fs->quick_blocks > 0);
-    fs->query_skip = 0;
-    fs->query_wait = 0;
+    fs->ss.query_skip = 0;
+    fs->ss.query_wait = 0;
     rmm_host_backend_fail_calls("cudaEventQuery", 1, armed, RMM_ERROR_CUDA);
     for (i = 0; i < attempts; i++) { /* each allocation finds the top block not known done */
         CHECK_OK(rmm_allocate(mr, &x, 1024, f));
         CHECK_OK(rmm_deallocate(mr, x, 1024, f));
     }
     asked = armed - rmm__host_faults.times;
-    /* 16 + 32 + 64 + 128 + 256 attempts, then one query per RMM__POOL_QUERY_WAIT + 1: about 19 in
+    /* 16 + 32 + 64 + 128 + 256 attempts, then one query per RMM__SO_QUERY_WAIT + 1: about 19 in
        4000 (a query per 17 attempts, as before the backoff, would make about 235) */
     printf("  %zu event queries in %zu allocations that found their block not known done\n", asked, attempts);
-    CHECK(asked >= 5 + (attempts - 496) / (RMM__POOL_QUERY_WAIT + 1) && asked <= 5 + attempts / RMM__POOL_QUERY_WAIT + 1);
-    CHECK(fs->query_wait == RMM__POOL_QUERY_WAIT && fs->ss.done != fs->ss.records);
+    CHECK(asked >= 5 + (attempts - 496) / (RMM__SO_QUERY_WAIT + 1) && asked <= 5 + attempts / RMM__SO_QUERY_WAIT + 1);
+    CHECK(fs->ss.query_wait == RMM__SO_QUERY_WAIT && fs->ss.done != fs->ss.records);
     rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
-    for (i = 0; i <= RMM__POOL_QUERY_WAIT && fs->ss.done != fs->ss.records; i++) { /* complete now: seen within one wait */
+    for (i = 0; i <= RMM__SO_QUERY_WAIT && fs->ss.done != fs->ss.records; i++) { /* complete now: seen within one wait */
         CHECK_OK(rmm_allocate(mr, &x, 1024, f));
         CHECK_OK(rmm_deallocate(mr, x, 1024, f));
     }
-    CHECK(fs->query_wait == 0); /* a yes: the next no waits 16 again */
+    CHECK(fs->ss.query_wait == 0); /* a yes: the next no waits 16 again */
     CHECK_OK(rmm_pool_validate(mr));
     rmm_resource_destroy(mr);
     CHECK_OK(rmm__stream_destroy_raw(f));
@@ -4077,9 +4077,9 @@ TEST(arena_foreign_covered_blocks_need_no_id) {
     CHECK_OK(rmm_resource_validate(mr));
     rmm_host_backend_fail_calls("cudaStreamGetId", 1, 1000, RMM_ERROR_CUDA);
     rmm__arena_idless_left = 8;
-    l->query_skip = 1000; /* the event is not asked: its blocks are not known done, so the id is asked, and fails */
+    l->ss.query_skip = 1000; /* the event is not asked: its blocks are not known done, so the id is asked, and fails */
     CHECK_STATUS(rmm_allocate(mr, &x, 256, f), RMM_ERROR_CUDA);
-    l->query_skip = 0; /* asked (and complete): no id needed */
+    l->ss.query_skip = 0; /* asked (and complete): no id needed */
     x = NULL;
     CHECK_OK(rmm_allocate(mr, &x, 256, f));
     CHECK(x != NULL && l->ss.done == l->ss.records);
