@@ -8866,12 +8866,13 @@ typedef struct rmm__arena_local {
        may take from `free` with no id asked (see rmm__arena_local_for). */
     rmm__block *pending;
     size_t pending_count, pending_bytes;
-    size_t pending_cap;      /* rmm__arena_pending_cap as of the last rmm__arena_park (0: call it) */
     size_t inflight;         /* blocks a free holds out of `used` while it asks the id (rmm__arena_park) */
     uint64_t filed_rec;
 } rmm__arena_local;
-/* Pending blocks a foreign stream's arena covers with one event: this many, or bytes up to
-   rmm__arena_pending_cap. RMM__ARENA_INFLIGHT marks (in parked) a block whose free is asking the id. */
+/* Pending blocks a foreign stream's arena covers with one event (a record per batch: with 16
+   threads at once a record costs 4-8 us in the driver, so batches capped by bytes too, an eighth
+   of the arena's superblocks, made a record per 23 frees on threads16 and cost it a third).
+   RMM__ARENA_INFLIGHT marks (in parked) a block whose free is asking the id. */
 #define RMM__ARENA_INFLIGHT ((void *)(uintptr_t)1)
 #ifndef RMM__ARENA_PENDING
 #define RMM__ARENA_PENDING 256
@@ -8979,10 +8980,6 @@ RMM__PRIVATE void rmm__arena_tls_drop(rmm__arena_tls_entry *e, const rmm__arena 
 
 /* Whether l is a foreign stream's arena (keyed by its id). */
 static inline bool rmm__arena_by_id(const rmm__arena_local *l) { return !l->ss.lazy && !l->ss.reg; }
-/* The bytes of pending blocks past which l covers them: an eighth of its superblocks, at least one. */
-static inline size_t rmm__arena_pending_cap(const rmm__arena *a, const rmm__arena_local *l) {
-    return rmm__max(a->sb_bytes, RMM__ATOMIC_LOAD_RELAXED(&l->superblock_count) * a->sb_bytes / 8);
-}
 /* Files l's pending blocks into its free lists. `recorded`: an event record on l's stream made
    just now covers them; else none does yet (the next record will). Caller holds l's lock. O(pending). */
 RMM__PRIVATE void rmm__arena_file_pending(rmm__arena_local *l, bool recorded) {
@@ -8995,7 +8992,6 @@ RMM__PRIVATE void rmm__arena_file_pending(rmm__arena_local *l, bool recorded) {
         rmm__block_file(&l->store, &l->free, b);
     }
     l->pending_count = l->pending_bytes = 0;
-    l->pending_cap = 0; /* (the next free refreshes it: the superblocks may have changed) */
     l->filed_rec = recorded ? l->ss.records : l->ss.records + 1;
 }
 /* Whether every block in l's free lists was freed before a record of l's event seen complete:
@@ -9007,8 +9003,11 @@ RMM__PRIVATE bool rmm__arena_known_done(rmm__arena_local *l) {
     return rmm__so_refresh_done(&l->ss) && l->ss.done >= l->filed_rec;
 }
 /* Allocations this thread may still serve from a foreign stream's arena with no id asked before it
-   asks again (as the pool's RMM__IDLESS_RUN). */
-static RMM__TLS unsigned rmm__arena_idless_left;
+   asks again (as the pool's RMM__IDLESS_RUN); after an attempt that memory known done did not
+   serve (the device behind: nothing is known done), the next RMM__ARENA_IDLESS_SKIP ids asked
+   start no run, so such a thread takes the arena's lock once per allocation, not twice. */
+static RMM__TLS unsigned rmm__arena_idless_left, rmm__arena_idless_skip;
+#define RMM__ARENA_IDLESS_SKIP 16
 
 /* For an allocation on a foreign stream with no id asked: the arena this thread's cache has for
    the handle (its stream may be gone and the handle another stream's by now: the caller takes only
@@ -9067,7 +9066,8 @@ RMM__PRIVATE rmm_status rmm__arena_local_for(rmm__arena *a, rmm_stream stream, c
             uint64_t id = 0;
             asked = true;
             if (rmm__stream_unique_id(stream, &id) == RMM_SUCCESS) prekey = id + 16; /* (else the locked path reports it) */
-            rmm__arena_idless_left = RMM__IDLESS_RUN;
+            if (rmm__arena_idless_skip) rmm__arena_idless_skip--;
+            else rmm__arena_idless_left = RMM__IDLESS_RUN;
         }
         if (prekey && e->id == prekey) {
             *out = e->local;
@@ -9301,6 +9301,8 @@ RMM__PRIVATE rmm_status rmm__arena_allocate(rmm_resource *self, void **ptr, size
         if (RMM__UNLIKELY(!rmm__spin_lock(&l->lock))) return rmm__reentrant("arena", "allocate");
         if (rmm__arena_known_done(l) && (b = rmm__tlsf_find(&l->free, need)) != NULL) goto found;
         rmm__spin_unlock(&l->lock);
+        rmm__arena_idless_left = 0;
+        rmm__arena_idless_skip = RMM__ARENA_IDLESS_SKIP;
     }
     RMM_TRY(rmm__arena_local_for(a, stream, NULL, &l));
     for (attempt = 0;; attempt++) {
@@ -9337,7 +9339,7 @@ found:
     return RMM_SUCCESS;
 }
 /* A free of block b (out of `used`) on the foreign stream whose arena o owns it, when the batch
-   may be full (the free parks it inline otherwise): b waits, pending, until one event covers a
+   is full (the free parks it inline otherwise): b waits, pending, until one event covers a
    batch (see rmm__arena_local). The free that finds the batch full asks the stream's id (with o's
    lock let go, b out of `used` and counted in flight, so a double free meanwhile is caught: the
    event covers the batch only if the handle still names o's stream), records the event and files
@@ -9345,21 +9347,18 @@ found:
    is filed with no event: only an allocation that asked the id then takes from it (never known
    done; a device synchronize covers it: rmm__arena_collect), so a free never fails here. Caller
    holds o's lock; it is let go on return. O(1), O(batch) once per batch. */
-RMM__PRIVATE RMM__NOINLINE void rmm__arena_park(rmm__arena *a, rmm__arena_local *o, rmm__block *b, rmm_stream stream) {
-    o->pending_cap = rmm__arena_pending_cap(a, o); /* (the free's inline test reads it: refreshed per batch) */
-    if (o->pending_count >= RMM__ARENA_PENDING || o->pending_bytes + b->size > o->pending_cap) {
-        uint64_t id = 0;
-        bool same;
-        b->parked = RMM__ARENA_INFLIGHT;
-        o->inflight++;
-        rmm__spin_unlock(&o->lock);
-        same = rmm__stream_unique_id(stream, &id) == RMM_SUCCESS && id + 16 == o->ss.key;
-        (void)rmm__spin_lock(&o->lock); /* (this thread held it: not a reentrant call) */
-        o->inflight--;
-        if (o->pending_count >= RMM__ARENA_PENDING || o->pending_bytes + b->size > o->pending_cap) {
-            if (same && rmm__so_record(&o->ss) != RMM_SUCCESS) same = false; /* (filed with no event) */
-            rmm__arena_file_pending(o, same);
-        }
+RMM__PRIVATE RMM__NOINLINE void rmm__arena_park(rmm__arena_local *o, rmm__block *b, rmm_stream stream) {
+    uint64_t id = 0;
+    bool same;
+    b->parked = RMM__ARENA_INFLIGHT;
+    o->inflight++;
+    rmm__spin_unlock(&o->lock);
+    same = rmm__stream_unique_id(stream, &id) == RMM_SUCCESS && id + 16 == o->ss.key;
+    (void)rmm__spin_lock(&o->lock); /* (this thread held it: not a reentrant call) */
+    o->inflight--;
+    if (o->pending_count >= RMM__ARENA_PENDING) { /* (another free may have filed it meanwhile) */
+        if (same && rmm__so_record(&o->ss) != RMM_SUCCESS) same = false; /* (filed with no event) */
+        rmm__arena_file_pending(o, same);
     }
     b->parked = o;
     b->free_next = o->pending;
@@ -9429,14 +9428,14 @@ RMM__PRIVATE rmm_status rmm__arena_deallocate(rmm_resource *self, void *ptr, siz
         (void)rmm__addr_map_put(&o->used, (uintptr_t)ptr, b);
         st = rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p, bytes=%zu): the block holds %zu bytes", ptr, bytes, b->size);
     } else if (RMM__UNLIKELY(me == o && rmm__arena_by_id(o))) {
-        if (RMM__LIKELY(o->pending_count < RMM__ARENA_PENDING && o->pending_bytes + size <= o->pending_cap)) {
+        if (RMM__LIKELY(o->pending_count < RMM__ARENA_PENDING)) {
             b->parked = o; /* pending (see rmm__arena_park) */
             b->free_next = o->pending;
             o->pending = b;
             o->pending_count++;
             o->pending_bytes += size;
         } else {
-            rmm__arena_park(a, o, b, stream); /* (lets the lock go) */
+            rmm__arena_park(o, b, stream); /* (lets the lock go) */
             rmm__san_region_unregister(a->heap, ptr);
             return RMM_SUCCESS;
         }

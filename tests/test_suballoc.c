@@ -3994,6 +3994,7 @@ TEST(arena_foreign_free_without_id) {
     int ntries = 0, i;
     NEED_GPU();
     d.arena_bytes = 32 * MiB;
+    rmm__arena_idless_skip = 0; /* (this thread's state from earlier tests: the id asked below starts a run) */
     CHECK_OK(rmm_arena_create(&mr, rmm_get_current_device_resource(), &d));
     CHECK_OK(rmm__stream_create_raw(&f, false));
     CHECK_OK(rmm_allocate(mr, &p, 4096, f));
@@ -4038,7 +4039,9 @@ TEST(arena_foreign_free_without_id) {
    allocation takes from the arena's free lists with no id asked; not known complete, the id is
    asked. A free whose event cannot be recorded still succeeds: the batch is filed with no event,
    never known done (only an allocation that asked the id takes from it until a later event); a
-   pending block freed again is CORRUPTION. Host backend: failures are injected. */
+   pending block freed again is CORRUPTION; after an attempt with no id that failed, the thread's
+   next RMM__ARENA_IDLESS_SKIP ids asked start no run of such attempts. Host backend: failures are
+   injected. */
 TEST(arena_foreign_covered_blocks_need_no_id) {
 #if defined(RMM_BACKEND_HOST)
     rmm_resource *mr = NULL;
@@ -4079,6 +4082,8 @@ TEST(arena_foreign_covered_blocks_need_no_id) {
     rmm__arena_idless_left = 8;
     l->ss.query_skip = 1000; /* the event is not asked: its blocks are not known done, so the id is asked, and fails */
     CHECK_STATUS(rmm_allocate(mr, &x, 256, f), RMM_ERROR_CUDA);
+    CHECK(rmm__arena_idless_left == 0 && rmm__arena_idless_skip == RMM__ARENA_IDLESS_SKIP - 1); /* (the attempt failed: back off; the id asked since counts one) */
+    rmm__arena_idless_left = 8;
     l->ss.query_skip = 0; /* asked (and complete): no id needed */
     x = NULL;
     CHECK_OK(rmm_allocate(mr, &x, 256, f));
@@ -4087,6 +4092,18 @@ TEST(arena_foreign_covered_blocks_need_no_id) {
     CHECK_STATUS(rmm_deallocate(mr, x, 256, f), RMM_ERROR_CORRUPTION); /* pending: freed already */
     rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
     CHECK(l->pending_count == 2);
+    CHECK_OK(rmm_resource_validate(mr));
+    /* after an attempt that failed, RMM__ARENA_IDLESS_SKIP ids asked start no run; the next does */
+    rmm__arena_idless_left = 0;
+    rmm__arena_idless_skip = RMM__ARENA_IDLESS_SKIP;
+    for (i = 0; i < RMM__ARENA_IDLESS_SKIP; i++) {
+        CHECK_OK(rmm_allocate(mr, &x, 256, f));
+        CHECK_OK(rmm_deallocate(mr, x, 256, f));
+    }
+    CHECK(rmm__arena_idless_left == 0 && rmm__arena_idless_skip == 0);
+    CHECK_OK(rmm_allocate(mr, &x, 256, f));
+    CHECK(rmm__arena_idless_left == RMM__IDLESS_RUN);
+    CHECK_OK(rmm_deallocate(mr, x, 256, f));
     CHECK_OK(rmm_resource_validate(mr));
     rmm_resource_destroy(mr);
     CHECK_OK(rmm__stream_destroy_raw(f));
