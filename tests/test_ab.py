@@ -31,10 +31,11 @@ class AbTest(unittest.TestCase):
             self.assertGreater(float(cells[5]), 0.0)
 
     def test_folders_and_lag(self):
-        # --base and --new as folders (no git needed there)
-        r = run("--base", ROOT, "--new", ROOT, "--host", "--rounds", "1",
+        # --base and --new as folders (no git needed there), each process pinned with --taskset
+        r = run("--base", ROOT, "--new", ROOT, "--host", "--rounds", "1", "--taskset", "0",
                 "--workload", "lifo_256B", "--resource", "pool")
         self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("(taskset -c 0)", r.stdout)
         rows = [line for line in r.stdout.splitlines() if re.match(r"^\| foreign \| lifo_256B \| pool \|", line)]
         self.assertEqual(len(rows), 1, r.stdout)
         # --lag reaches the benchmark, which refuses it on the host backend: a failure, not a table
