@@ -9308,6 +9308,21 @@ RMM__PRIVATE rmm_status rmm__arena_allocate(rmm_resource *self, void **ptr, size
     for (attempt = 0;; attempt++) {
         rmm_status st;
         if (RMM__UNLIKELY(!rmm__spin_lock(&l->lock))) return rmm__reentrant("arena", "allocate");
+        if ((b = l->pending) != NULL && b->size == size && ((uintptr_t)b->ptr & (alignment - 1)) == 0) {
+            /* its own stream (the id asked): the block it freed last serves whole, as the lists'
+               LIFO would without batches (with the device behind, lifo on a foreign stream took
+               a new block each time, split and merged back per batch: 58 -> 74 ns a pair) */
+            if (RMM__UNLIKELY(!rmm__addr_map_put(&l->used, (uintptr_t)b->ptr, b))) { /* (the block stays pending) */
+                rmm__spin_unlock(&l->lock);
+                return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "arena: out of host memory for block records");
+            }
+            l->pending = b->free_next;
+            b->free_next = NULL;
+            b->parked = NULL;
+            l->pending_count--;
+            l->pending_bytes -= size;
+            goto handed;
+        }
         b = rmm__tlsf_find(&l->free, need);
         if (!b && l->pending) { /* (its own stream: its pending blocks serve before a new superblock) */
             rmm__arena_file_pending(l, false);
@@ -9327,6 +9342,7 @@ found:
         rmm__spin_unlock(&l->lock);
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "arena: out of host memory for block records");
     }
+handed:
     *ptr = b->ptr;
 #if RMM__MARGIN_ON
     b->requested = bytes;

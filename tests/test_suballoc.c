@@ -4034,6 +4034,44 @@ TEST(arena_foreign_free_without_id) {
     for (i = 0; i < ntries; i++) CHECK_OK(rmm__stream_destroy_raw(tries[i]));
 }
 
+/* A foreign stream's allocation that asked the id takes the block its stream freed last, whole,
+   out of the pending batch (its own stream: no event needed), as the lists' LIFO would; a pending
+   block of another size stays pending; an allocation with no id asked takes from the lists only. */
+TEST(arena_foreign_own_pending_serves_lifo) {
+    rmm_resource *mr = NULL;
+    rmm_arena_desc d = rmm_arena_desc_default();
+    rmm_stream f = NULL;
+    rmm__arena_local *l;
+    void *x = NULL, *y = NULL, *z = NULL;
+    NEED_GPU();
+    d.arena_bytes = 32 * MiB;
+    CHECK_OK(rmm_arena_create(&mr, rmm_get_current_device_resource(), &d));
+    if (!mr) return;
+    CHECK_OK(rmm__stream_create_raw(&f, false));
+    CHECK_OK(rmm_allocate(mr, &x, 256, f));
+    CHECK_OK(rmm_deallocate(mr, x, 256, f));
+    l = arena_local_of(mr, f);
+    CHECK(l && l->pending_count == 1);
+    if (!l) return;
+    rmm__arena_idless_left = 0; /* (the next allocation asks the id) */
+    rmm__arena_idless_skip = 0;
+    CHECK_OK(rmm_allocate(mr, &y, 256, f));
+    CHECK(y == x && l->pending_count == 0 && l->pending_bytes == 0);
+    CHECK_OK(rmm_resource_validate(mr));
+    CHECK_OK(rmm_deallocate(mr, y, 256, f));
+    rmm__arena_idless_left = 0;
+    CHECK_OK(rmm_allocate(mr, &z, 512, f)); /* another size: from the lists, y stays pending */
+    CHECK(z != NULL && z != y && l->pending_count == 1 && l->pending && l->pending->ptr == (char *)y);
+    CHECK_OK(rmm_deallocate(mr, z, 512, f));
+    CHECK(rmm__arena_idless_left > 0);
+    CHECK_OK(rmm_allocate(mr, &x, 512, f)); /* no id asked: the lists, not the pending head */
+    CHECK(x != z && l->pending_count == 2);
+    CHECK_OK(rmm_deallocate(mr, x, 512, f));
+    CHECK_OK(rmm_resource_validate(mr));
+    rmm_resource_destroy(mr);
+    CHECK_OK(rmm__stream_destroy_raw(f));
+}
+
 /* A foreign stream's arena keeps the blocks freed on the stream pending until one event covers
    RMM__ARENA_PENDING of them (no CUDA call before that); once that event is seen complete, an
    allocation takes from the arena's free lists with no id asked; not known complete, the id is
@@ -4059,23 +4097,23 @@ TEST(arena_foreign_covered_blocks_need_no_id) {
     l = arena_local_of(mr, f);
     CHECK(l && rmm__arena_by_id(l) && l->pending_count == 0);
     if (!l) return;
+    for (i = 0; i < RMM__ARENA_PENDING - 1; i++) CHECK_OK(rmm_allocate(mr, &many[i], 256, f));
     CHECK_OK(rmm_deallocate(mr, x, 256, f));
     CHECK(l->pending_count == 1 && l->pending && l->pending->ptr == (char *)x);
     rmm_host_backend_fail_calls("cudaEventRecord", 1, 1000, RMM_ERROR_CUDA); /* (not reached below the batch) */
-    for (i = 0; i < RMM__ARENA_PENDING - 1; i++) CHECK_OK(rmm_allocate(mr, &many[i], 256, f));
     for (i = 0; i < RMM__ARENA_PENDING - 1; i++) CHECK_OK(rmm_deallocate(mr, many[i], 256, f));
     CHECK(l->pending_count == RMM__ARENA_PENDING && l->ss.records == 0);
-    CHECK_OK(rmm_allocate(mr, &x, 256, f));
-    CHECK_OK(rmm_deallocate(mr, x, 256, f)); /* the batch's event fails: filed with no event, the free succeeds */
+    CHECK_OK(rmm_allocate(mr, &x, 1024, f)); /* (another size: not the pending head, which an allocation that asks the id takes) */
+    CHECK_OK(rmm_deallocate(mr, x, 1024, f)); /* the batch's event fails: filed with no event, the free succeeds */
     CHECK(l->pending_count == 1 && l->ss.records == 0 && l->filed_rec == 1 && !rmm__arena_known_done(l));
     rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
     CHECK_OK(rmm_resource_validate(mr));
-    for (i = 0; i < RMM__ARENA_PENDING - 1; i++) CHECK_OK(rmm_allocate(mr, &many[i], 256, f)); /* (the id asked: from the batch) */
-    for (i = 0; i < RMM__ARENA_PENDING - 1; i++) CHECK_OK(rmm_deallocate(mr, many[i], 256, f));
+    for (i = 0; i < RMM__ARENA_PENDING - 1; i++) CHECK_OK(rmm_allocate(mr, &many[i], 512, f)); /* (the id asked: from the batch) */
+    for (i = 0; i < RMM__ARENA_PENDING - 1; i++) CHECK_OK(rmm_deallocate(mr, many[i], 512, f));
     CHECK(l->pending_count == RMM__ARENA_PENDING);
     rec = l->ss.records;
-    CHECK_OK(rmm_allocate(mr, &x, 256, f));
-    CHECK_OK(rmm_deallocate(mr, x, 256, f)); /* one event covers the batch: filed; this block waits in the next */
+    CHECK_OK(rmm_allocate(mr, &x, 1024, f));
+    CHECK_OK(rmm_deallocate(mr, x, 1024, f)); /* one event covers the batch: filed; this block waits in the next */
     CHECK(l->pending_count == 1 && l->ss.records == rec + 1 && l->filed_rec == l->ss.records && l->ss.done < l->filed_rec);
     CHECK_OK(rmm_resource_validate(mr));
     rmm_host_backend_fail_calls("cudaStreamGetId", 1, 1000, RMM_ERROR_CUDA);
@@ -4278,6 +4316,7 @@ int main(void) {
     RUN(arena_foreign_stream_cache);
     RUN(arena_foreign_free_without_id);
     RUN(arena_foreign_covered_blocks_need_no_id);
+    RUN(arena_foreign_own_pending_serves_lifo);
     RUN(arena_foreign_handle_reuse_takes_only_known_done);
     RUN(arena_validate_detects_corruption);
     RUN(pool_random);
