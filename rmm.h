@@ -756,7 +756,8 @@ RMMDEF rmm_arena_desc rmm_arena_desc_default(void);
    its id, asked per allocation unless memory known done serves it: such a stream's frees wait in
    batches of up to 256 blocks, out of its lists, until one event on the stream covers a batch,
    and once that event is seen complete an allocation takes from its lists with no id asked, at
-   least one id per 64 allocations). Requests
+   least one id per 64 allocations; one that asked the id takes the stream's last pending block
+   whole when its size fits, and files the batch when its lists fall short). Requests
    above a superblock come from the global arena in whole superblocks. A free from another thread
    or stream, and every free of a large block, synchronizes the freeing stream on the host first
    (those blocks are reused with no event, as in RMM). On exhaustion it synchronizes the device,
