@@ -12,8 +12,13 @@ new / old. Nothing is kept but the table.
     python3 bench/ab.py --base 3f7eab3 --stream foreign,created --workload churn_small,threads16 \\
         --resource pool,arena --rounds 5
 
---base is any commit git knows; its rmm.h, rmm_cuda.h and bench/ sources are taken with `git show`
-into a temporary folder. Options --stream (default foreign), --workload (default
+--base is any commit git knows (its rmm.h, rmm_cuda.h and bench/ sources are taken with `git show`
+into a temporary folder), or a folder that holds those files (a copy made beforehand, for a
+machine the checkout reaches without .git); --new likewise names the other side (default: the
+working tree). --lag and --full pass random_allocations' own --lag (the device kept behind the
+host) and run its full length instead of --quick; --taskset CPUS runs each process on those CPUs
+(taskset -c): a single-threaded run that lands on another core or socket from one process to the
+next moves by 1.5x on the GPU machines, and pinning takes that out. Options --stream (default foreign), --workload (default
 lifo_256B,churn_small,churn_mixed,threads16), --resource (default pool,binning,arena,fixed) and
 --rounds (default 3) are random_allocations' own (each run is --quick). Exit status 0 iff every
 build and run succeeded. Python 3.8+, no dependencies; needs git and a C compiler (gcc, or $CC).
@@ -75,7 +80,11 @@ def parse(text):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description="interleaved before/after runs of random_allocations")
-    ap.add_argument("--base", required=True, help="the commit to compare the working tree against")
+    ap.add_argument("--base", required=True, help="the commit (or a folder with rmm.h and bench/) to compare against")
+    ap.add_argument("--new", default=None, help="a folder with rmm.h and bench/ to run as new (default: the working tree)")
+    ap.add_argument("--lag", action="store_true", help="random_allocations --lag: the device kept behind the host")
+    ap.add_argument("--full", action="store_true", help="full-length runs (default: --quick)")
+    ap.add_argument("--taskset", default=None, help="run each process with taskset -c CPUS (a list such as 2,3)")
     ap.add_argument("--host", action="store_true", help="build for the host backend (no GPU needed)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--stream", default="foreign")
@@ -85,13 +94,19 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.rounds < 1:
         ap.error("--rounds must be at least 1")
-    root = subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True, text=True, check=True).stdout.strip()
+    if args.new:
+        root = args.new
+    else:
+        root = subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True, text=True, check=True).stdout.strip()
     cc = os.environ.get("CC", "gcc")
     tmp = tempfile.mkdtemp(prefix="rmm_ab_")
     try:
         base_root = os.path.join(tmp, "base")
         try:
-            checkout(args.base, base_root)
+            if os.path.isdir(args.base):
+                base_root = args.base
+            else:
+                checkout(args.base, base_root)
         except subprocess.CalledProcessError as e:
             err = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or "")
             sys.stderr.write("ab: git cannot show %s: %s\n" % (args.base, err.strip()))
@@ -105,7 +120,8 @@ def main(argv=None):
         for rnd in range(args.rounds):
             for kind in kinds:
                 for which in ("old", "new"):
-                    cmd = [bins[which], "--quick", "--stream", kind, "--workload", args.workload, "--resource", args.resource]
+                    cmd = (["taskset", "-c", args.taskset] if args.taskset else []) + [bins[which]] + ([] if args.full else ["--quick"]) + (["--lag"] if args.lag else []) + \
+                        ["--stream", kind, "--workload", args.workload, "--resource", args.resource]
                     try:
                         r = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
                     except subprocess.TimeoutExpired:
@@ -118,8 +134,10 @@ def main(argv=None):
                     for key, ns in parse(r.stdout).items():
                         samples.setdefault((kind,) + key + (which,), []).append(ns)
             sys.stderr.write("ab: round %d of %d done\n" % (rnd + 1, args.rounds))
-        print("# %s (%s) against %s: random_allocations --quick, %d rounds, old and new in turn; ns per pair: median [min-max]"
-              % ("working tree", "host backend" if args.host else "CUDA", args.base, args.rounds))
+        print("# %s (%s) against %s: random_allocations%s%s%s, %d rounds, old and new in turn; ns per pair: median [min-max]"
+              % (args.new or "working tree", "host backend" if args.host else "CUDA", args.base,
+                 "" if args.full else " --quick", " --lag" if args.lag else "",
+                 " (taskset -c %s)" % args.taskset if args.taskset else "", args.rounds))
         print("| stream | workload | resource | old | new | new / old |")
         print("|---|---|---|---:|---:|---:|")
         keys = sorted({k[:3] for k in samples}, key=lambda k: (kinds.index(k[0]), ROWS.index(k[1]), k[2]))

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """tests/test_ab.py - bench/ab.py (interleaved before/after runs) on the host backend: the tree
-against HEAD gives one row per (stream, workload, resource) with a ratio; a commit git does not know
+against HEAD gives one row per (stream, workload, resource) with a ratio, folders serve as --base and
+--new (--lag reaches the benchmark); a missing --new folder fails the build; a commit git does not know
 and --rounds 0 are refused with status 2 and no table. Standard library only; needs git and gcc."""
 import os
 import re
@@ -28,6 +29,26 @@ class AbTest(unittest.TestCase):
             self.assertGreater(float(cells[3].split()[0]), 0.0)
             self.assertGreater(float(cells[4].split()[0]), 0.0)
             self.assertGreater(float(cells[5]), 0.0)
+
+    def test_folders_and_lag(self):
+        # --base and --new as folders (no git needed there), each process pinned with --taskset
+        r = run("--base", ROOT, "--new", ROOT, "--host", "--rounds", "1", "--taskset", "0",
+                "--workload", "lifo_256B", "--resource", "pool")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("(taskset -c 0)", r.stdout)
+        rows = [line for line in r.stdout.splitlines() if re.match(r"^\| foreign \| lifo_256B \| pool \|", line)]
+        self.assertEqual(len(rows), 1, r.stdout)
+        # --lag reaches the benchmark, which refuses it on the host backend: a failure, not a table
+        r = run("--base", ROOT, "--new", ROOT, "--host", "--rounds", "1", "--lag",
+                "--workload", "lifo_256B", "--resource", "pool")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("--lag needs CUDA", r.stderr)
+        self.assertNotRegex(r.stdout, r"\| foreign \| lifo_256B")
+
+    def test_missing_new_folder(self):
+        r = run("--base", "HEAD", "--new", "/no/such/folder", "--host", "--rounds", "1")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertNotIn("| stream |", r.stdout)
 
     def test_unknown_commit(self):
         r = run("--base", "no-such-commit-name", "--host")

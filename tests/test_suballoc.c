@@ -1027,10 +1027,10 @@ TEST(pool_foreign_covered_blocks_need_no_id) {
     CHECK(fs->ring->count == 0 && fs->quick[1024 / 256 - 1] != NULL);
     CHECK(fs->ss.done != fs->ss.records); /* not yet seen complete */
     rmm_host_backend_fail_calls("cudaStreamGetId", 1, 1000, RMM_ERROR_CUDA);
-    fs->query_skip = 1000; /* the event is not asked: the block is not known done, so the id is asked, and fails */
+    fs->ss.query_skip = 1000; /* the event is not asked: the block is not known done, so the id is asked, and fails */
     CHECK_STATUS(rmm_allocate(mr, &x, 1024, f), RMM_ERROR_CUDA);
     CHECK(x == NULL && fs->ss.done != fs->ss.records);
-    fs->query_skip = 0; /* the event is asked (and is complete): no id needed */
+    fs->ss.query_skip = 0; /* the event is asked (and is complete): no id needed */
     CHECK_OK(rmm_allocate(mr, &x, 1024, f));
     CHECK(x != NULL && fs->ss.done == fs->ss.records);
     CHECK_OK(rmm_allocate(mr, &y, 1024, f)); /* the next one: known done already */
@@ -1086,7 +1086,7 @@ TEST(pool_foreign_covered_blocks_need_no_id) {
 
 /* Where the device runs behind the host, an event recorded a ring of frees ago is seldom complete:
    the pool asks it less and less often while the answer is no (16 attempts, 32, ... up to
-   RMM__POOL_QUERY_WAIT), and every 16 again once it was yes. Host backend: cudaEventQuery is made
+   RMM__SO_QUERY_WAIT), and every 16 again once it was yes. Host backend: cudaEventQuery is made
    to fail (taken as "not done"); the calls it made are counted by the failures used up. */
 TEST(pool_foreign_event_query_backs_off) {
 #if defined(RMM_BACKEND_HOST)
@@ -1103,25 +1103,25 @@ TEST(pool_foreign_event_query_backs_off) {
     fs = cover_a_ring_of_1k(mr, f);
     if (!fs) return;
     CHECK(fs->ss.done != fs->ss.records && fs->quick_blocks > 0);
-    fs->query_skip = 0;
-    fs->query_wait = 0;
+    fs->ss.query_skip = 0;
+    fs->ss.query_wait = 0;
     rmm_host_backend_fail_calls("cudaEventQuery", 1, armed, RMM_ERROR_CUDA);
     for (i = 0; i < attempts; i++) { /* each allocation finds the top block not known done */
         CHECK_OK(rmm_allocate(mr, &x, 1024, f));
         CHECK_OK(rmm_deallocate(mr, x, 1024, f));
     }
     asked = armed - rmm__host_faults.times;
-    /* 16 + 32 + 64 + 128 + 256 attempts, then one query per RMM__POOL_QUERY_WAIT + 1: about 19 in
+    /* 16 + 32 + 64 + 128 + 256 attempts, then one query per RMM__SO_QUERY_WAIT + 1: about 19 in
        4000 (a query per 17 attempts, as before the backoff, would make about 235) */
     printf("  %zu event queries in %zu allocations that found their block not known done\n", asked, attempts);
-    CHECK(asked >= 5 + (attempts - 496) / (RMM__POOL_QUERY_WAIT + 1) && asked <= 5 + attempts / RMM__POOL_QUERY_WAIT + 1);
-    CHECK(fs->query_wait == RMM__POOL_QUERY_WAIT && fs->ss.done != fs->ss.records);
+    CHECK(asked >= 5 + (attempts - 496) / (RMM__SO_QUERY_WAIT + 1) && asked <= 5 + attempts / RMM__SO_QUERY_WAIT + 1);
+    CHECK(fs->ss.query_wait == RMM__SO_QUERY_WAIT && fs->ss.done != fs->ss.records);
     rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
-    for (i = 0; i <= RMM__POOL_QUERY_WAIT && fs->ss.done != fs->ss.records; i++) { /* complete now: seen within one wait */
+    for (i = 0; i <= RMM__SO_QUERY_WAIT && fs->ss.done != fs->ss.records; i++) { /* complete now: seen within one wait */
         CHECK_OK(rmm_allocate(mr, &x, 1024, f));
         CHECK_OK(rmm_deallocate(mr, x, 1024, f));
     }
-    CHECK(fs->query_wait == 0); /* a yes: the next no waits 16 again */
+    CHECK(fs->ss.query_wait == 0); /* a yes: the next no waits 16 again */
     CHECK_OK(rmm_pool_validate(mr));
     rmm_resource_destroy(mr);
     CHECK_OK(rmm__stream_destroy_raw(f));
@@ -3980,9 +3980,11 @@ TEST(arena_foreign_stream_cache) {
 }
 
 /* A free on a foreign stream into the arena the thread's cache has for its handle asks no id
-   (host backend: an armed cudaStreamGetId failure is not reached), an allocation does; after the
-   handle goes to a new stream, that stream's blocks are freed into its own arena (the dead
-   stream's stale entry, another arena, is passed over), and the arena validates. */
+   (host backend: an armed cudaStreamGetId failure is not reached), and neither does an allocation
+   that memory known done serves (rmm__arena_known_done: here the rest of a fresh superblock; the
+   block just freed waits, pending); after the handle goes to a new stream and the id is asked, the
+   dead stream's stale entry is dropped and that stream's blocks are freed into its own arena, and
+   the arena validates. */
 TEST(arena_foreign_free_without_id) {
     rmm_resource *mr = NULL;
     rmm_arena_desc d = rmm_arena_desc_default();
@@ -3992,6 +3994,7 @@ TEST(arena_foreign_free_without_id) {
     int ntries = 0, i;
     NEED_GPU();
     d.arena_bytes = 32 * MiB;
+    rmm__arena_idless_skip = 0; /* (this thread's state from earlier tests: the id asked below starts a run) */
     CHECK_OK(rmm_arena_create(&mr, rmm_get_current_device_resource(), &d));
     CHECK_OK(rmm__stream_create_raw(&f, false));
     CHECK_OK(rmm_allocate(mr, &p, 4096, f));
@@ -3999,8 +4002,12 @@ TEST(arena_foreign_free_without_id) {
 #if defined(RMM_BACKEND_HOST)
     rmm_host_backend_fail_calls("cudaStreamGetId", 1, 100, RMM_ERROR_CUDA);
     CHECK_OK(rmm_deallocate(mr, p, 4096, f)); /* the cached entry: no id */
-    CHECK_STATUS(rmm_allocate(mr, &q, 4096, f), RMM_ERROR_CUDA); /* an allocation asks it */
-    CHECK(q == NULL);
+    CHECK(lf && lf->pending_count == 1);
+    CHECK_OK(rmm_allocate(mr, &q, 4096, f)); /* known done: no id */
+    CHECK(q != NULL && q != p);
+    CHECK_OK(rmm_deallocate(mr, q, 4096, f));
+    rmm__arena_idless_left = 0; /* (the run is over: the next allocation asks the id) */
+    CHECK_STATUS(rmm_allocate(mr, &q, 4096, f), RMM_ERROR_CUDA);
     rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
 #else
     CHECK_OK(rmm_deallocate(mr, p, 4096, f));
@@ -4014,16 +4021,196 @@ TEST(arena_foreign_free_without_id) {
     } while (tries[ntries++] != f && ntries < 64);
     g = tries[ntries - 1];
     printf("  %s the destroyed stream's handle after %d creations\n", g == f ? "got" : "did not get", ntries);
+    rmm__arena_idless_left = 0; /* (the id is asked: the stale entry is dropped) */
     for (i = 0; i < 4; i++) {
         CHECK_OK(rmm_allocate(mr, &q, 8192, g));
         CHECK_OK(rmm_deallocate(mr, q, 8192, g));
     }
     lg = arena_local_of(mr, g);
     CHECK(lg != NULL && lg != lf);
-    CHECK(lg && lg->free.free_bytes > 0 && lg->used.count == 0); /* its blocks came home */
+    CHECK(lg && lg->free.free_bytes > 0 && lg->used.count == 0 && lg->pending_count == 4); /* its blocks came home (pending there) */
     CHECK_OK(rmm_resource_validate(mr));
     rmm_resource_destroy(mr);
     for (i = 0; i < ntries; i++) CHECK_OK(rmm__stream_destroy_raw(tries[i]));
+}
+
+/* A foreign stream's allocation that asked the id takes the block its stream freed last, whole,
+   out of the pending batch (its own stream: no event needed), as the lists' LIFO would; a pending
+   block of another size stays pending; an allocation with no id asked takes from the lists only. */
+TEST(arena_foreign_own_pending_serves_lifo) {
+    rmm_resource *mr = NULL;
+    rmm_arena_desc d = rmm_arena_desc_default();
+    rmm_stream f = NULL;
+    rmm__arena_local *l;
+    void *x = NULL, *y = NULL, *z = NULL;
+    NEED_GPU();
+    d.arena_bytes = 32 * MiB;
+    CHECK_OK(rmm_arena_create(&mr, rmm_get_current_device_resource(), &d));
+    if (!mr) return;
+    CHECK_OK(rmm__stream_create_raw(&f, false));
+    CHECK_OK(rmm_allocate(mr, &x, 256, f));
+    CHECK_OK(rmm_deallocate(mr, x, 256, f));
+    l = arena_local_of(mr, f);
+    CHECK(l && l->pending_count == 1);
+    if (!l) return;
+    rmm__arena_idless_left = 0; /* (the next allocation asks the id) */
+    rmm__arena_idless_skip = 0;
+    CHECK_OK(rmm_allocate(mr, &y, 256, f));
+    CHECK(y == x && l->pending_count == 0 && l->pending_bytes == 0);
+    CHECK_OK(rmm_resource_validate(mr));
+    CHECK_OK(rmm_deallocate(mr, y, 256, f));
+    rmm__arena_idless_left = 0;
+    CHECK_OK(rmm_allocate(mr, &z, 512, f)); /* another size: from the lists, y stays pending */
+    CHECK(z != NULL && z != y && l->pending_count == 1 && l->pending && l->pending->ptr == (char *)y);
+    CHECK_OK(rmm_deallocate(mr, z, 512, f));
+    CHECK(rmm__arena_idless_left > 0);
+    CHECK_OK(rmm_allocate(mr, &x, 512, f)); /* no id asked: the lists, not the pending head */
+    CHECK(x != z && l->pending_count == 2);
+    CHECK_OK(rmm_deallocate(mr, x, 512, f));
+    CHECK_OK(rmm_resource_validate(mr));
+    rmm_resource_destroy(mr);
+    CHECK_OK(rmm__stream_destroy_raw(f));
+}
+
+/* A foreign stream's arena keeps the blocks freed on the stream pending until one event covers
+   RMM__ARENA_PENDING of them (no CUDA call before that); once that event is seen complete, an
+   allocation takes from the arena's free lists with no id asked; not known complete, the id is
+   asked. A free whose event cannot be recorded still succeeds: the batch is filed with no event,
+   never known done (only an allocation that asked the id takes from it until a later event); a
+   pending block freed again is CORRUPTION; after an attempt with no id that failed, the thread's
+   next RMM__ARENA_IDLESS_SKIP ids asked start no run of such attempts. Host backend: failures are
+   injected. */
+TEST(arena_foreign_covered_blocks_need_no_id) {
+#if defined(RMM_BACKEND_HOST)
+    rmm_resource *mr = NULL;
+    rmm_arena_desc d = rmm_arena_desc_default();
+    rmm_stream f = NULL;
+    rmm__arena_local *l;
+    void *many[RMM__ARENA_PENDING], *x = NULL;
+    size_t i;
+    uint64_t rec;
+    d.arena_bytes = 64 * MiB;
+    CHECK_OK(rmm_arena_create(&mr, rmm_get_current_device_resource(), &d));
+    if (!mr) return;
+    CHECK_OK(rmm__stream_create_raw(&f, false));
+    CHECK_OK(rmm_allocate(mr, &x, 256, f));
+    l = arena_local_of(mr, f);
+    CHECK(l && rmm__arena_by_id(l) && l->pending_count == 0);
+    if (!l) return;
+    for (i = 0; i < RMM__ARENA_PENDING - 1; i++) CHECK_OK(rmm_allocate(mr, &many[i], 256, f));
+    CHECK_OK(rmm_deallocate(mr, x, 256, f));
+    CHECK(l->pending_count == 1 && l->pending && l->pending->ptr == (char *)x);
+    rmm_host_backend_fail_calls("cudaEventRecord", 1, 1000, RMM_ERROR_CUDA); /* (not reached below the batch) */
+    for (i = 0; i < RMM__ARENA_PENDING - 1; i++) CHECK_OK(rmm_deallocate(mr, many[i], 256, f));
+    CHECK(l->pending_count == RMM__ARENA_PENDING && l->ss.records == 0);
+    CHECK_OK(rmm_allocate(mr, &x, 1024, f)); /* (another size: not the pending head, which an allocation that asks the id takes) */
+    CHECK_OK(rmm_deallocate(mr, x, 1024, f)); /* the batch's event fails: filed with no event, the free succeeds */
+    CHECK(l->pending_count == 1 && l->ss.records == 0 && l->filed_rec == 1 && !rmm__arena_known_done(l));
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    CHECK_OK(rmm_resource_validate(mr));
+    for (i = 0; i < RMM__ARENA_PENDING - 1; i++) CHECK_OK(rmm_allocate(mr, &many[i], 512, f)); /* (the id asked: from the batch) */
+    for (i = 0; i < RMM__ARENA_PENDING - 1; i++) CHECK_OK(rmm_deallocate(mr, many[i], 512, f));
+    CHECK(l->pending_count == RMM__ARENA_PENDING);
+    rec = l->ss.records;
+    CHECK_OK(rmm_allocate(mr, &x, 1024, f));
+    CHECK_OK(rmm_deallocate(mr, x, 1024, f)); /* one event covers the batch: filed; this block waits in the next */
+    CHECK(l->pending_count == 1 && l->ss.records == rec + 1 && l->filed_rec == l->ss.records && l->ss.done < l->filed_rec);
+    CHECK_OK(rmm_resource_validate(mr));
+    rmm_host_backend_fail_calls("cudaStreamGetId", 1, 1000, RMM_ERROR_CUDA);
+    rmm__arena_idless_left = 8;
+    l->ss.query_skip = 1000; /* the event is not asked: its blocks are not known done, so the id is asked, and fails */
+    CHECK_STATUS(rmm_allocate(mr, &x, 256, f), RMM_ERROR_CUDA);
+    CHECK(rmm__arena_idless_left == 0 && rmm__arena_idless_skip == RMM__ARENA_IDLESS_SKIP - 1); /* (the attempt failed: back off; the id asked since counts one) */
+    rmm__arena_idless_left = 8;
+    l->ss.query_skip = 0; /* asked (and complete): no id needed */
+    x = NULL;
+    CHECK_OK(rmm_allocate(mr, &x, 256, f));
+    CHECK(x != NULL && l->ss.done == l->ss.records);
+    CHECK_OK(rmm_deallocate(mr, x, 256, f)); /* (the cached entry: no id) */
+    CHECK_STATUS(rmm_deallocate(mr, x, 256, f), RMM_ERROR_CORRUPTION); /* pending: freed already */
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    CHECK(l->pending_count == 2);
+    CHECK_OK(rmm_resource_validate(mr));
+    /* after an attempt that failed, RMM__ARENA_IDLESS_SKIP ids asked start no run; the next does */
+    rmm__arena_idless_left = 0;
+    rmm__arena_idless_skip = RMM__ARENA_IDLESS_SKIP;
+    for (i = 0; i < RMM__ARENA_IDLESS_SKIP; i++) {
+        CHECK_OK(rmm_allocate(mr, &x, 256, f));
+        CHECK_OK(rmm_deallocate(mr, x, 256, f));
+    }
+    CHECK(rmm__arena_idless_left == 0 && rmm__arena_idless_skip == 0);
+    CHECK_OK(rmm_allocate(mr, &x, 256, f));
+    CHECK(rmm__arena_idless_left == RMM__IDLESS_RUN);
+    CHECK_OK(rmm_deallocate(mr, x, 256, f));
+    CHECK_OK(rmm_resource_validate(mr));
+    rmm_resource_destroy(mr);
+    CHECK_OK(rmm__stream_destroy_raw(f));
+#else
+    harness_skip_current = 1; /* (failures are injected on the host backend only) */
+#endif
+}
+
+/* Handle reuse with pending blocks (a reviewer's case): a foreign stream f frees 300 blocks (one
+   batch covered by an event, 44 pending) and is destroyed; a new stream g gets its handle. g's
+   allocations through the thread's stale cache entry, with no id asked, never return a block
+   still pending from f; g's frees go pending in f's dead arena, and the batch they fill is filed
+   with no event (the id asked names g), so that memory is never known done; the next allocation
+   that asks the id gets g's own arena. Host backend (a destroyed stream's handle is reused at
+   once there). */
+#if defined(RMM_BACKEND_HOST)
+static int arena_in_set(void *const *set, size_t n, const void *p) {
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (set[i] == p) return 1;
+    return 0;
+}
+#endif
+TEST(arena_foreign_handle_reuse_takes_only_known_done) {
+#if defined(RMM_BACKEND_HOST)
+    enum { N = 300 };
+    rmm_resource *mr = NULL;
+    rmm_arena_desc d = rmm_arena_desc_default();
+    rmm_stream f = NULL, g = NULL, tries[64];
+    rmm__arena_local *l;
+    rmm__block *b;
+    void *p[N], *pend[N], *q[N];
+    size_t npend = 0, i;
+    int nt = 0;
+    d.arena_bytes = 64 * MiB;
+    CHECK_OK(rmm_arena_create(&mr, rmm_get_current_device_resource(), &d));
+    if (!mr) return;
+    CHECK_OK(rmm__stream_create_raw(&f, false));
+    for (i = 0; i < N; i++) CHECK_OK(rmm_allocate(mr, &p[i], 4 * KiB, f));
+    l = arena_local_of(mr, f);
+    if (!l) return;
+    for (i = 0; i < N; i++) CHECK_OK(rmm_deallocate(mr, p[i], 4 * KiB, f));
+    CHECK(l->ss.records == 1 && l->pending_count == N - RMM__ARENA_PENDING);
+    for (b = l->pending; b && npend < N; b = b->free_next) pend[npend++] = b->ptr;
+    CHECK_OK(rmm__stream_destroy_raw(f));
+    do {
+        CHECK_OK(rmm__stream_create_raw(&tries[nt], false));
+    } while (tries[nt++] != f && nt < 64);
+    g = tries[nt - 1];
+    CHECK(g == f);
+    for (i = 0; i < N; i++) {
+        rmm__arena_idless_left = 64; /* (no id asked: the stale entry) */
+        CHECK_OK(rmm_allocate(mr, &q[i], 4 * KiB, g));
+        CHECK(!arena_in_set(pend, npend, q[i]));
+    }
+    for (i = 0; i < N; i++) CHECK_OK(rmm_deallocate(mr, q[i], 4 * KiB, g));
+    (void)rmm__spin_lock(&l->lock);
+    CHECK(l->filed_rec == l->ss.records + 1 && !rmm__arena_known_done(l));
+    rmm__spin_unlock(&l->lock);
+    rmm__arena_idless_left = 64;
+    CHECK_OK(rmm_allocate(mr, &q[0], 4 * KiB, g)); /* not known done: the id is asked, the stale entry dropped */
+    CHECK(arena_local_of(mr, g) != l);
+    CHECK_OK(rmm_deallocate(mr, q[0], 4 * KiB, g));
+    CHECK_OK(rmm_resource_validate(mr));
+    rmm_resource_destroy(mr);
+    for (i = 0; i < (size_t)nt; i++) CHECK_OK(rmm__stream_destroy_raw(tries[i]));
+#else
+    harness_skip_current = 1; /* (relies on the host backend's immediate handle reuse) */
+#endif
 }
 
 /* ---- the per-device default resource ---------------------------------------------------------- */
@@ -4128,6 +4315,9 @@ int main(void) {
     RUN(arena_frees_from_another_thread);
     RUN(arena_foreign_stream_cache);
     RUN(arena_foreign_free_without_id);
+    RUN(arena_foreign_covered_blocks_need_no_id);
+    RUN(arena_foreign_own_pending_serves_lifo);
+    RUN(arena_foreign_handle_reuse_takes_only_known_done);
     RUN(arena_validate_detects_corruption);
     RUN(pool_random);
     RUN(pool_random_on_demand_with_maximum);

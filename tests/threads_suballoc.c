@@ -290,6 +290,28 @@ TEST(threads_shared_arena) {
     rmm_resource_destroy(arena);
 }
 
+/* The arena on streams the library did not make: each worker's frees wait pending in its stream's
+   arena until one event covers a batch, its allocations take memory known done with no id asked
+   (rmm__arena_idless_local); then all threads on one such stream, whose pending batch several
+   threads fill and cover. Blocks handed to another thread are freed there (a host synchronize
+   first, as always for the arena). After everything is freed the whole arena comes back. */
+TEST(threads_arena_foreign_streams) {
+    rmm_resource *arena = NULL;
+    rmm_arena_desc d = rmm_arena_desc_default();
+    NEED_GPU();
+    d.arena_bytes = 128 * MiB;
+    d.superblock_bytes = MiB;
+    CHECK_OK(rmm_arena_create(&arena, rmm_get_current_device_resource(), &d));
+    run_hammer_foreign("arena", arena, 0);
+    {
+        void *all = NULL;
+        CHECK_OK(rmm_allocate(arena, &all, 128 * MiB, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_deallocate(arena, all, 128 * MiB, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_resource_validate(arena));
+    }
+    rmm_resource_destroy(arena);
+}
+
 TEST(threads_binning_over_pool) {
     rmm_resource *pool = NULL, *bin = NULL;
     rmm_binning_desc d = rmm_binning_desc_default();
@@ -483,6 +505,7 @@ int main(void) {
     RUN(threads_pool_foreign_streams);
     RUN(threads_fixed_foreign_streams);
     RUN(threads_shared_arena);
+    RUN(threads_arena_foreign_streams);
     RUN(threads_binning_over_pool);
     RUN(threads_current_device_resource);
     return harness_main_end();
