@@ -4597,9 +4597,11 @@ RMM__PRIVATE void rmm__so_retire(rmm__so *so, rmm__sstate *s) {
         RMM_SYS_FREE(s);
     }
 }
+/* Whether s is a foreign stream's state (keyed by the stream's id): eager, and no registry entry. */
+static inline bool rmm__so_by_id(const rmm__sstate *s) { return !s->lazy && !s->reg; }
 /* A state may go once empty if its stream is gone, or is foreign (its next use makes it again). */
 RMM__PRIVATE bool rmm__so_retirable(rmm__so *so, rmm__sstate *s) {
-    return s != so->last && !s->busy && !so->ops->holds(so, s) && (rmm__so_gone(s) || (!s->lazy && !s->reg));
+    return s != so->last && !s->busy && !so->ops->holds(so, s) && (rmm__so_gone(s) || rmm__so_by_id(s));
 }
 /* The event that orders work after donor's frees: recorded now if the donor is lazy and dirty (its
    death event if it is gone); NULL when nothing was ever freed there, or its work is done. */
@@ -4801,6 +4803,20 @@ typedef struct rmm__so_mine_entry {
 } rmm__so_mine_entry;
 static RMM__TLS rmm__so_mine_entry rmm__so_mine[4];
 static inline rmm__so_mine_entry *rmm__so_mine_for(const rmm__so *so) { return &rmm__so_mine[((uintptr_t)so >> 6) & 3]; }
+/* The state keyed `key` (a foreign stream's id plus 16) whose handle is `stream`, found without
+   making one or asking the driver anything: so->last, this thread's last state in so, or the map.
+   NULL: none. For a call that takes only memory known done from it (the handle may name another
+   stream by now). Caller holds so's lock. O(1). */
+static inline rmm__sstate *rmm__so_find_keyed(rmm__so *so, rmm_stream stream, uint64_t key) {
+    rmm__sstate *s = so->last;
+    rmm__so_mine_entry *mine;
+    void **slot;
+    if (s && s->handle == stream && s->key == key) return s;
+    mine = rmm__so_mine_for(so);
+    if (mine->so == so && mine->gen == so->gen && mine->s->handle == stream && mine->s->key == key) return mine->s;
+    slot = rmm__addr_map_find(&so->map, (uintptr_t)key);
+    return slot && ((rmm__sstate *)*slot)->handle == stream ? (rmm__sstate *)*slot : NULL;
+}
 
 RMM__PRIVATE RMM__NOINLINE rmm_status rmm__so_state_slow(rmm__so *so, rmm_stream stream, uint64_t prekey, rmm__sstate **out) {
     rmm__skey k;
@@ -6646,8 +6662,6 @@ RMM__PRIVATE rmm__block *rmm__pool_refill(rmm__pool *p, rmm__pstream *s, rmm__bl
     if (donor != &s->ss) rmm__so_taken(&p->so, &s->ss, donor); /* (drops it if it can go) */
     return b;
 }
-/* Whether s is a foreign stream's state (keyed by the stream's id): eager, and no registry entry. */
-static inline bool rmm__pool_by_id(const rmm__pstream *s) { return !s->ss.lazy && !s->ss.reg; }
 /* Whether the free of b, parked on the eager stream of s, is known done: the event record that
    covers it (b->cover) is no later than the last one seen complete (s->ss.done). O(1). */
 static inline bool rmm__pool_covered(const rmm__pstream *s, const rmm__block *b) {
@@ -6670,21 +6684,11 @@ static inline bool rmm__pool_covered(const rmm__pstream *s, const rmm__block *b)
    ask the id (none found, or would_block and the event would have to be asked). O(1). */
 static inline rmm__block *rmm__pool_take_covered(rmm__pool *p, rmm_stream stream, size_t size, size_t alignment, bool *would_block, rmm__pstream **sp) {
     rmm__so *so = &p->so;
-    uint64_t key = rmm__foreign_hint_key;
-    rmm__sstate *ss = so->last;
+    rmm__sstate *ss = rmm__so_find_keyed(so, stream, rmm__foreign_hint_key);
     rmm__pstream *s;
     rmm__block *b;
     size_t k = (size >> 8) - 1;
-    if (!ss || ss->handle != stream || ss->key != key) {
-        rmm__so_mine_entry *mine = rmm__so_mine_for(so);
-        if (mine->so == so && mine->gen == so->gen && mine->s->handle == stream && mine->s->key == key) {
-            ss = mine->s;
-        } else {
-            void **slot = rmm__addr_map_find(&so->map, (uintptr_t)key);
-            if (!slot || ((rmm__sstate *)*slot)->handle != stream) return NULL;
-            ss = (rmm__sstate *)*slot;
-        }
-    }
+    if (!ss) return NULL;
     s = (rmm__pstream *)ss;
     if ((b = s->quick[k]) == NULL || ((uintptr_t)b->ptr & (alignment - 1)) != 0) return NULL; /* (rmm__pool_no_quick: all NULL) */
     if (!rmm__pool_covered(s, b) && (would_block || !rmm__so_refresh_done(&s->ss) || !rmm__pool_covered(s, b))) return NULL;
@@ -6731,7 +6735,7 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_alloc_slow(rmm__pool *p, rmm__ps
         /* its own ring, covered now, may serve it; a foreign stream's ring of fewer small blocks
            is covered only before the pool grows (below): memory taken from another stream (a
            refill) lets the ring fill, so that one event covers many blocks */
-        if (rmm__pool_ring_held(s) && (!rmm__pool_by_id(s) || s->ring->large || s->ring->count >= RMM__POOL_RING / 2)) {
+        if (rmm__pool_ring_held(s) && (!rmm__so_by_id(&s->ss) || s->ring->large || s->ring->count >= RMM__POOL_RING / 2)) {
             if ((st = rmm__pool_ring_cover(p, s)) != RMM_SUCCESS) return st;
             rmm__pool_settle(p, s);
             b = rmm__pool_find_block(s, &req, RMM__TLSF_SCAN);
@@ -6800,7 +6804,7 @@ RMM__PRIVATE rmm_status rmm__pool_alloc(rmm__pool *p, void **ptr, size_t bytes, 
     st = rmm__so_state(&p->so, stream, prekey, &ss);
     if (RMM__UNLIKELY(st != RMM_SUCCESS)) goto out;
     s = (rmm__pstream *)ss;
-    if (RMM__UNLIKELY(s->ring != NULL) && (size > RMM__POOL_QUICK_MAX || !rmm__pool_by_id(s)) && (b = rmm__pool_ring_take(s->ring, size, alignment)) != NULL) {
+    if (RMM__UNLIKELY(s->ring != NULL) && (size > RMM__POOL_QUICK_MAX || !rmm__so_by_id(&s->ss)) && (b = rmm__pool_ring_take(s->ring, size, alignment)) != NULL) {
         /* a block freed on this (eager) stream since its last event, taken back whole */
     } else if (RMM__LIKELY((b = s->recent) != NULL && b->size == size && ((uintptr_t)b->ptr & (alignment - 1)) == 0)) {
         s->recent = NULL; /* the block freed last on this stream, taken back whole */
@@ -8979,8 +8983,6 @@ RMM__PRIVATE void rmm__arena_tls_drop(rmm__arena_tls_entry *e, const rmm__arena 
     memset(e, 0, sizeof *e);
 }
 
-/* Whether l is a foreign stream's arena (keyed by its id). */
-static inline bool rmm__arena_by_id(const rmm__arena_local *l) { return !l->ss.lazy && !l->ss.reg; }
 /* Files l's pending blocks into its free lists. `recorded`: an event record on l's stream made
    just now covers them; else none does yet (the next record will). Caller holds l's lock. O(pending). */
 RMM__PRIVATE void rmm__arena_file_pending(rmm__arena_local *l, bool recorded) {
@@ -9444,7 +9446,7 @@ RMM__PRIVATE rmm_status rmm__arena_deallocate(rmm_resource *self, void *ptr, siz
     } else if (RMM__UNLIKELY(bytes > SIZE_MAX - RMM__MARGIN || !rmm__align_up(bytes + RMM__MARGIN, RMM_ALIGNMENT, &size) || size != b->size)) {
         (void)rmm__addr_map_put(&o->used, (uintptr_t)ptr, b);
         st = rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p, bytes=%zu): the block holds %zu bytes", ptr, bytes, b->size);
-    } else if (RMM__UNLIKELY(me == o && rmm__arena_by_id(o))) {
+    } else if (RMM__UNLIKELY(me == o && rmm__so_by_id(&o->ss))) {
         if (RMM__LIKELY(o->pending_count < RMM__ARENA_PENDING)) {
             b->parked = o; /* pending (see rmm__arena_park) */
             b->free_next = o->pending;
@@ -9503,7 +9505,7 @@ RMM__PRIVATE rmm_status rmm__arena_validate(rmm__arena *a) {
                 listed_bytes += q->size;
                 if (q->parked != l || q->owner) marked = false;
             }
-            if (!marked || listed != l->pending_count || listed_bytes != l->pending_bytes || w.pending_blocks != listed + l->inflight || (listed && !rmm__arena_by_id(l)))
+            if (!marked || listed != l->pending_count || listed_bytes != l->pending_bytes || w.pending_blocks != listed + l->inflight || (listed && !rmm__so_by_id(&l->ss)))
                 st = rmm__fail(RMM_ERROR_CORRUPTION, "arena: an arena's pending blocks are off (%zu listed, %zu counted, %zu found in its superblocks)", listed, l->pending_count, w.pending_blocks);
         }
         rmm__spin_unlock(&l->lock);

@@ -4095,7 +4095,7 @@ TEST(arena_foreign_covered_blocks_need_no_id) {
     CHECK_OK(rmm__stream_create_raw(&f, false));
     CHECK_OK(rmm_allocate(mr, &x, 256, f));
     l = arena_local_of(mr, f);
-    CHECK(l && rmm__arena_by_id(l) && l->pending_count == 0);
+    CHECK(l && rmm__so_by_id(&l->ss) && l->pending_count == 0);
     if (!l) return;
     for (i = 0; i < RMM__ARENA_PENDING - 1; i++) CHECK_OK(rmm_allocate(mr, &many[i], 256, f));
     CHECK_OK(rmm_deallocate(mr, x, 256, f));
