@@ -761,7 +761,9 @@ RMMDEF rmm_arena_desc rmm_arena_desc_default(void);
    above a superblock come from the global arena in whole superblocks. A free from another thread
    or stream, and every free of a large block, synchronizes the freeing stream on the host first
    (those blocks are reused with no event, as in RMM). On exhaustion it synchronizes the device,
-   returns every wholly free superblock to the global arena and retries once; then OUT_OF_MEMORY.
+   returns every wholly free superblock to the global arena and retries once; then OUT_OF_MEMORY
+   (if that synchronize fails: its status, and those superblocks stay out of every arena until a
+   later one succeeds).
    A free of a pointer it did not hand out is CORRUPTION. O(1) allocate and free. Fails at
    creation with INVALID_ARGUMENT iff out or upstream is NULL, superblock_bytes is not a multiple
    of 256 or the arena holds no superblock; with the upstream's status iff it cannot be had. */
@@ -8897,6 +8899,8 @@ typedef struct rmm__arena {
     rmm__addr_map global_used; /* superblocks lent and large blocks: pointer -> block */
     rmm__addr_map large_out;   /* every large block handed out: the pointer given -> the block's start */
     rmm__chunk global_chunk;
+    rmm__chunk *unsynced;      /* superblocks taken out of their arenas whose synchronize failed:
+                                  in no arena, lent still, until a collect synchronizes (registry lock) */
     uint64_t generation;
     struct rmm__arena *next_live; /* in rmm__arenas_live */
     void *heap; /* RMM_NVTX: the whole arena as one NVTX heap */
@@ -9159,10 +9163,14 @@ RMM__PRIVATE size_t rmm__arena_detach_free(rmm__arena_local *l, rmm__chunk **out
    device synchronize, so that the work of every block freed in them (a free on the arena's own
    stream waits for nothing) is done before another arena can borrow them. (Until 2026-11-26 the
    synchronize came first: a block freed between it and the arena's lock, its kernel still
-   running, could reach another stream at once.) Caller holds the registry lock. */
-RMM__PRIVATE size_t rmm__arena_collect(rmm__arena *a, bool gone_only) {
+   running, could reach another stream at once.) If the synchronize fails, the superblocks taken
+   out go to no arena (their owner entry cleared: a free into them is CORRUPTION) and wait in
+   a->unsynced until a later collect's synchronize succeeds (*st: that failure, else RMM_SUCCESS);
+   returns the bytes handed on. Caller holds the registry lock. */
+RMM__PRIVATE size_t rmm__arena_collect(rmm__arena *a, bool gone_only, rmm_status *st) {
     size_t i, returned = 0;
     rmm__chunk *detached = NULL, *c;
+    *st = RMM_SUCCESS;
     for (i = 0; i < a->so.count; i++) {
         rmm__arena_local *l = (rmm__arena_local *)a->so.list[i];
         if ((gone_only && !rmm__so_gone(&l->ss)) || RMM__ATOMIC_LOAD_RELAXED(&l->superblock_count) == 0) continue;
@@ -9171,8 +9179,25 @@ RMM__PRIVATE size_t rmm__arena_collect(rmm__arena *a, bool gone_only) {
         returned += rmm__arena_detach_free(l, &detached);
         rmm__spin_unlock(&l->lock);
     }
-    if (detached) {
-        (void)rmm__device_synchronize();
+    if (detached || a->unsynced) {
+        if ((*st = rmm__device_synchronize()) != RMM_SUCCESS) { /* their last work is not known done */
+            while ((c = detached) != NULL) {
+                detached = c->next;
+                RMM__ATOMIC_STORE(&a->owner[rmm__arena_index(a, c->ptr)], (rmm__arena_local *)NULL);
+                c->next = a->unsynced;
+                a->unsynced = c;
+            }
+            returned = 0;
+            RMM__LOG(RMM_LOG_LEVEL_WARN, "arena %p: a device synchronize failed: superblocks stay out of every arena until one succeeds (%s)", (void *)a, rmm_last_error());
+        }
+        for (c = a->unsynced; c && *st == RMM_SUCCESS; c = c->next) returned += c->size;
+        if (*st == RMM_SUCCESS && a->unsynced) { /* (the last of them first) */
+            for (c = a->unsynced; c->next; c = c->next) {
+            }
+            c->next = detached;
+            detached = a->unsynced;
+            a->unsynced = NULL;
+        }
         (void)rmm__spin_lock(&a->global_lock);
         while ((c = detached) != NULL) {
             detached = c->next;
@@ -9189,15 +9214,19 @@ RMM__PRIVATE size_t rmm__arena_collect(rmm__arena *a, bool gone_only) {
     return returned;
 }
 RMM__PRIVATE void rmm__arena_reclaim_gone(rmm__arena *a) {
-    size_t returned = rmm__arena_collect(a, true);
+    rmm_status st;
+    size_t returned = rmm__arena_collect(a, true, &st); /* (a failed synchronize is logged there; the caller goes on) */
     if (returned) RMM__LOG(RMM_LOG_LEVEL_DEBUG, "arena %p: %zu bytes of superblocks of exited threads and destroyed streams returned", (void *)a, returned);
 }
-/* On exhaustion: every arena's wholly free superblocks go back to the global arena. */
+/* On exhaustion: every arena's wholly free superblocks go back to the global arena. Fails with
+   the device synchronize's status if that fails (nothing is handed on then). */
 RMM__PRIVATE rmm_status rmm__arena_defragment(rmm__arena *a) {
     size_t returned;
+    rmm_status st;
     if (!rmm__spin_lock(&a->so.lock)) return rmm__reentrant("arena", "allocate");
-    returned = rmm__arena_collect(a, false);
+    returned = rmm__arena_collect(a, false, &st);
     rmm__spin_unlock(&a->so.lock);
+    if (st != RMM_SUCCESS) return st;
     RMM__LOG(RMM_LOG_LEVEL_INFO, "arena %p: defragmented, %zu bytes of superblocks returned to the global arena", (void *)a, returned);
     return RMM_SUCCESS;
 }
@@ -9523,6 +9552,11 @@ RMM__PRIVATE void rmm__arena_destroy(rmm_resource *self) {
     if (*at) *at = a->next_live;
     rmm__unlock(&rmm__arenas_lock);
     rmm__so_free(&a->so, exiting);
+    while (a->unsynced) {
+        rmm__chunk *c = a->unsynced;
+        a->unsynced = c->next;
+        RMM_SYS_FREE(c);
+    }
     if (a->base_ptr && !exiting) {
         rmm__san_heap_unregister(a->heap);
         (void)rmm__device_synchronize();
