@@ -230,11 +230,13 @@ typedef cudaMemPool_t rmm_mem_pool;
    stream's id (the driver's cuStreamGetId, about 17-22 ns on an H100 or H200) per allocation, as
    a handle may be reused unseen (the driver hands a destroyed stream's handle to the next stream
    made, while the old one's work still runs), and per free only when an event is due (the arena:
-   a free finds the stream's arena in a per-thread cache, with no lock and no id); and, once the
-   stream has made 256 frees, one event per 256 frees in the pool (per 32 of blocks above 64 KiB)
-   and per 32 to 256 in the fixed-size resource (1/16 of its blocks; so binning's bins); the event
-   is cuEventRecord, straight to the driver. The arena records none: as in RMM, a free on another
-   stream than the block's synchronizes that stream.
+   a free finds the stream's arena in a per-thread cache, with no lock); and, once the stream has
+   made 256 frees, one event per 256 frees in the pool (per 32 of blocks above 64 KiB), per 32 to
+   256 in the fixed-size resource (1/16 of its blocks; so binning's bins) and per batch of 256 in
+   the arena; the event is cuEventRecord, straight to the driver. The pool and the arena then ask
+   the id only when memory whose last use is known over does not serve the allocation (at least
+   once per 64 allocations). The arena's event orders nothing: as in RMM, a free on another stream
+   than the block's synchronizes that stream; it only tells which freed memory is known done.
    Destroy such a stream only with rmm_stream_destroy, never cudaStreamDestroy. */
 RMMDEF rmm_status rmm_stream_create(rmm_stream *out);
 /* As rmm_stream_create, but the stream synchronizes with the legacy default stream
@@ -4648,7 +4650,7 @@ RMM__PRIVATE rmm_status rmm__so_record(rmm__sstate *s) {
    true iff it learned that now. Only with no record in flight (one could be the event's last
    record or not). A CUDA call (cuEventQuery, about 160 ns), made after 16 attempts that did not ask
    it once the answer was no, then after 32, 64, 128 and from then on RMM__SO_QUERY_WAIT while it
-   stays no, and again after 16 once it was yes. Where the device runs behind the host, as in a
+   stays no; after a yes the next attempt asks at once (and a no then waits 16 again). Where the device runs behind the host, as in a
    program whose kernels keep it busy, an event recorded a ring of frees ago is seldom complete: a
    query per 16 attempts, each of which asks the id too, cost the pool about 10 ns an allocation
    there (bench/random_allocations --lag), a query per 256 less than 1. Used by the pool's ring
@@ -5030,7 +5032,9 @@ typedef struct rmm__block {
     struct rmm__tlsf *owner;                  /* the free lists holding it (free), or NULL (used) */
     struct rmm__chunk *chunk;
     void *parked; /* pool: the stream state whose recent slot or quick list holds this free block
-                     (a parked block stays in the pool's address map, owner NULL), else NULL */
+                     (a parked block stays in the pool's address map, owner NULL); arena: the
+                     arena (a stream state) whose pending batch holds it, or whose free of it is
+                     asking the id (out of `used`, owner NULL); else NULL */
     uint32_t bin;
     uint32_t cover; /* pool, a block parked on an eager stream: the number of that stream's event
                        record that covers its free, or a later one, modulo 2^32 (rmm__pool_covered) */
@@ -8866,11 +8870,14 @@ typedef struct rmm__arena_local {
     rmm__chunk *superblocks;
     size_t superblock_count; /* written under lock, read anywhere (relaxed) */
     int pins;                /* atomic: the thread caches that hold it as a foreign stream's arena */
-    /* A foreign stream's arena (keyed by the stream's id): blocks freed since its last event wait
-       here (out of `used`, parked = the arena, LIFO through free_next), not in `free`, until an event
-       on the stream covers them all (rmm__arena_park); so every block in `free` was freed before
-       record filed_rec of the stream's event, and once that record is seen complete an allocation
-       may take from `free` with no id asked (see rmm__arena_local_for). */
+    /* A foreign stream's arena (keyed by the stream's id): blocks freed on the stream since its
+       last event wait here (out of `used`, parked = the arena, LIFO through free_next), not in
+       `free`, until an event on the stream covers them all (rmm__arena_park); so every block in
+       `free` is free memory whose last use is over once record filed_rec of the stream's event is
+       complete (blocks freed on the stream before that record; blocks freed from another stream or
+       thread, whose stream was synchronized on the host; fresh superblocks), and once that record
+       is seen complete an allocation may take from `free` with no id asked (see
+       rmm__arena_idless_local). */
     rmm__block *pending;
     size_t pending_count, pending_bytes;
     size_t inflight;         /* blocks a free holds out of `used` while it asks the id (rmm__arena_park) */
@@ -8878,9 +8885,7 @@ typedef struct rmm__arena_local {
 } rmm__arena_local;
 /* Pending blocks a foreign stream's arena covers with one event (a record per batch: with 16
    threads at once a record costs 4-8 us in the driver, so batches capped by bytes too, an eighth
-   of the arena's superblocks, made a record per 23 frees on threads16 and cost it a third).
-   RMM__ARENA_INFLIGHT marks (in parked) a block whose free is asking the id. */
-#define RMM__ARENA_INFLIGHT ((void *)(uintptr_t)1)
+   of the arena's superblocks, made a record per 23 frees on threads16 and cost it a third). */
 #ifndef RMM__ARENA_PENDING
 #define RMM__ARENA_PENDING 256
 #endif
@@ -9010,17 +9015,22 @@ RMM__PRIVATE bool rmm__arena_known_done(rmm__arena_local *l) {
     return rmm__so_refresh_done(&l->ss) && l->ss.done >= l->filed_rec;
 }
 /* Allocations this thread may still serve from a foreign stream's arena with no id asked before it
-   asks again (as the pool's RMM__IDLESS_RUN); after an attempt that memory known done did not
-   serve (the device behind: nothing is known done), the next RMM__ARENA_IDLESS_SKIP ids asked
-   start no run, so such a thread takes the arena's lock once per allocation, not twice. */
+   asks again (as the pool's RMM__IDLESS_RUN; a run starts when the id is asked and answered);
+   after an attempt that found the arena's free memory not known done (the device behind), the run
+   ends and the next RMM__ARENA_IDLESS_SKIP ids asked start none, so such a thread takes the
+   arena's lock once per allocation, not twice. The event is then asked at most once per
+   attempt's backoff (rmm__so_refresh_done): with the device behind about once per 4000
+   allocations, so memory becomes known done that much later after the device catches up.
+   Per thread, for every arena: a hint, never what makes an allocation safe (rmm__arena_known_done
+   is). */
 static RMM__TLS unsigned rmm__arena_idless_left, rmm__arena_idless_skip;
 #define RMM__ARENA_IDLESS_SKIP 16
 
 /* For an allocation on a foreign stream with no id asked: the arena this thread's cache has for
    the handle (its stream may be gone and the handle another stream's by now: the caller takes only
-   memory known done from it, rmm__arena_known_done), or NULL (ask the id: none cached, or
-   RMM__IDLESS_RUN allocations were served so since the id was asked). One TLS load for streams
-   that are not foreign. O(1). */
+   memory known done from it, rmm__arena_known_done), or NULL (ask the id: none cached, or the
+   thread's run is over: RMM__IDLESS_RUN allocations served so since the id was asked, or an
+   attempt found nothing known done). One TLS load for streams that are not foreign. O(1). */
 static inline rmm__arena_local *rmm__arena_idless_local(const rmm__arena *a, rmm_stream stream) {
     uint64_t key = (uint64_t)(uintptr_t)stream | RMM__KEY_HANDLE;
     unsigned i;
@@ -9072,9 +9082,11 @@ RMM__PRIVATE rmm_status rmm__arena_local_for(rmm__arena *a, rmm_stream stream, c
         if (!asked) { /* a foreign stream's entry: the handle names it only if the id is the same */
             uint64_t id = 0;
             asked = true;
-            if (rmm__stream_unique_id(stream, &id) == RMM_SUCCESS) prekey = id + 16; /* (else the locked path reports it) */
-            if (rmm__arena_idless_skip) rmm__arena_idless_skip--;
-            else rmm__arena_idless_left = RMM__IDLESS_RUN;
+            if (rmm__stream_unique_id(stream, &id) == RMM_SUCCESS) { /* (else the locked path reports it) */
+                prekey = id + 16;
+                if (rmm__arena_idless_skip) rmm__arena_idless_skip--;
+                else rmm__arena_idless_left = RMM__IDLESS_RUN;
+            }
         }
         if (prekey && e->id == prekey) {
             *out = e->local;
@@ -9175,7 +9187,7 @@ RMM__PRIVATE size_t rmm__arena_collect(rmm__arena *a, bool gone_only, rmm_status
         rmm__arena_local *l = (rmm__arena_local *)a->so.list[i];
         if ((gone_only && !rmm__so_gone(&l->ss)) || RMM__ATOMIC_LOAD_RELAXED(&l->superblock_count) == 0) continue;
         (void)rmm__spin_lock(&l->lock);
-        rmm__arena_file_pending(l, false); /* (the synchronize below covers them) */
+        rmm__arena_file_pending(l, false); /* (no event covers them: never known done; a superblock handed on from here is covered by the synchronize below) */
         returned += rmm__arena_detach_free(l, &detached);
         rmm__spin_unlock(&l->lock);
     }
@@ -9249,8 +9261,8 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__arena_oom(rmm__arena *a, size_t bytes
         for (i = 0; i < a->so.count; i++) {
             rmm__arena_local *l = (rmm__arena_local *)a->so.list[i];
             (void)rmm__spin_lock(&l->lock);
-            f.free_total += l->free.free_bytes;
-            if (l != mine) f.free_other += l->free.free_bytes;
+            f.free_total += l->free.free_bytes + l->pending_bytes; /* (pending: freed, waiting for its batch's event) */
+            if (l != mine) f.free_other += l->free.free_bytes + l->pending_bytes;
             else f.largest_free = rmm__max(f.largest_free, rmm__tlsf_largest(&l->free));
             rmm__spin_unlock(&l->lock);
         }
@@ -9331,10 +9343,13 @@ RMM__PRIVATE rmm_status rmm__arena_allocate(rmm_resource *self, void **ptr, size
     if (need > a->sb_bytes) return rmm__arena_allocate_large(a, ptr, bytes, need, alignment, stream);
     if (RMM__UNLIKELY((l = rmm__arena_idless_local(a, stream)) != NULL)) { /* no id asked: only memory whose last use is known over */
         if (RMM__UNLIKELY(!rmm__spin_lock(&l->lock))) return rmm__reentrant("arena", "allocate");
-        if (rmm__arena_known_done(l) && (b = rmm__tlsf_find(&l->free, need)) != NULL) goto found;
+        if (!rmm__arena_known_done(l)) { /* (the device behind: back off, see rmm__arena_idless_left) */
+            rmm__arena_idless_left = 0;
+            rmm__arena_idless_skip = RMM__ARENA_IDLESS_SKIP;
+        } else if ((b = rmm__tlsf_find(&l->free, need)) != NULL) {
+            goto found;
+        }
         rmm__spin_unlock(&l->lock);
-        rmm__arena_idless_left = 0;
-        rmm__arena_idless_skip = RMM__ARENA_IDLESS_SKIP;
     }
     RMM_TRY(rmm__arena_local_for(a, stream, NULL, &l));
     for (attempt = 0;; attempt++) {
@@ -9389,7 +9404,7 @@ handed:
 /* A free of block b (out of `used`) on the foreign stream whose arena o owns it, when the batch
    is full (the free parks it inline otherwise): b waits, pending, until one event covers a
    batch (see rmm__arena_local). The free that finds the batch full asks the stream's id (with o's
-   lock let go, b out of `used` and counted in flight, so a double free meanwhile is caught: the
+   lock let go, b out of `used`, on no list and counted in flight, so a double free meanwhile is caught: the
    event covers the batch only if the handle still names o's stream), records the event and files
    the batch. If the handle names another stream by now, or the id or the record fails, the batch
    is filed with no event: only an allocation that asked the id then takes from it (never known
@@ -9398,7 +9413,7 @@ handed:
 RMM__PRIVATE RMM__NOINLINE void rmm__arena_park(rmm__arena_local *o, rmm__block *b, rmm_stream stream) {
     uint64_t id = 0;
     bool same;
-    b->parked = RMM__ARENA_INFLIGHT;
+    b->parked = o; /* (in flight: on no list, counted in o->inflight; a dump reads parked as a state) */
     o->inflight++;
     rmm__spin_unlock(&o->lock);
     same = rmm__stream_unique_id(stream, &id) == RMM_SUCCESS && id + 16 == o->ss.key;

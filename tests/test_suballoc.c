@@ -4165,7 +4165,7 @@ TEST(arena_foreign_covered_blocks_need_no_id) {
     rmm__arena_idless_left = 8;
     l->ss.query_skip = 1000; /* the event is not asked: its blocks are not known done, so the id is asked, and fails */
     CHECK_STATUS(rmm_allocate(mr, &x, 256, f), RMM_ERROR_CUDA);
-    CHECK(rmm__arena_idless_left == 0 && rmm__arena_idless_skip == RMM__ARENA_IDLESS_SKIP - 1); /* (the attempt failed: back off; the id asked since counts one) */
+    CHECK(rmm__arena_idless_left == 0 && rmm__arena_idless_skip == RMM__ARENA_IDLESS_SKIP); /* (the attempt found nothing known done: back off; the id asked since failed, and counts none) */
     rmm__arena_idless_left = 8;
     l->ss.query_skip = 0; /* asked (and complete): no id needed */
     x = NULL;

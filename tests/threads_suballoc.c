@@ -312,6 +312,59 @@ TEST(threads_arena_foreign_streams) {
     rmm_resource_destroy(arena);
 }
 
+/* A dump of the arena while a worker's frees on a foreign stream fill batch after batch: the free
+   that fills one lets the arena's lock go while it asks the stream's id, its block on no list
+   (in flight), and the dump walks that block's chunk then. (It read the block's mark as a stream
+   state, and crashed, until 2026-11-28.) */
+typedef struct dump_job {
+    rmm_resource *arena;
+    rmm_stream stream;
+    int done, stop, failures, pairs;
+} dump_job;
+static void *dump_worker(void *arg) {
+    dump_job *job = (dump_job *)arg;
+    int i;
+    for (i = 0; i < job->pairs && !RMM__ATOMIC_LOAD(&job->stop); i++) {
+        void *p = NULL;
+        if (rmm_allocate(job->arena, &p, 256, job->stream) != RMM_SUCCESS || rmm_deallocate(job->arena, p, 256, job->stream) != RMM_SUCCESS) {
+            job->failures++;
+            break;
+        }
+    }
+    RMM__ATOMIC_STORE(&job->done, 1);
+    return NULL;
+}
+TEST(threads_arena_dump_while_batches_fill) {
+    rmm_arena_desc d = rmm_arena_desc_default();
+    dump_job job;
+    pthread_t t;
+    FILE *sink;
+    long dumps = 0;
+    NEED_GPU();
+    memset(&job, 0, sizeof job);
+    d.arena_bytes = 64 * MiB;
+    d.superblock_bytes = MiB;
+    job.pairs = 2000000;
+    CHECK_OK(rmm_arena_create(&job.arena, rmm_get_current_device_resource(), &d));
+    CHECK_OK(rmm__stream_create_raw(&job.stream, false));
+    sink = fopen("/dev/null", "w");
+    CHECK(sink != NULL);
+    if (!job.arena || !sink) return;
+    CHECK(pthread_create(&t, NULL, dump_worker, &job) == 0);
+    while (!RMM__ATOMIC_LOAD(&job.done) && dumps < 20000) { /* (the old code crashed within that, 4 runs of 4) */
+        CHECK_OK(rmm_resource_dump_json(job.arena, sink));
+        dumps++;
+    }
+    RMM__ATOMIC_STORE(&job.stop, 1);
+    pthread_join(t, NULL);
+    fclose(sink);
+    printf("  %ld dumps while the worker's pairs ran (at most %d)\n", dumps, job.pairs);
+    CHECK(job.failures == 0 && dumps > 0);
+    CHECK_OK(rmm_resource_validate(job.arena));
+    rmm_resource_destroy(job.arena);
+    CHECK_OK(rmm__stream_destroy_raw(job.stream));
+}
+
 TEST(threads_binning_over_pool) {
     rmm_resource *pool = NULL, *bin = NULL;
     rmm_binning_desc d = rmm_binning_desc_default();
@@ -506,6 +559,7 @@ int main(void) {
     RUN(threads_fixed_foreign_streams);
     RUN(threads_shared_arena);
     RUN(threads_arena_foreign_streams);
+    RUN(threads_arena_dump_while_batches_fill);
     RUN(threads_binning_over_pool);
     RUN(threads_current_device_resource);
     return harness_main_end();
