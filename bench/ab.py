@@ -124,6 +124,9 @@ def main(argv=None):
                         ["--stream", kind, "--workload", args.workload, "--resource", args.resource]
                     try:
                         r = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
+                    except FileNotFoundError as e:
+                        sys.stderr.write("ab: cannot run %s: %s\n" % (cmd[0], e))
+                        return 1
                     except subprocess.TimeoutExpired:
                         sys.stderr.write("ab: %s ran past %d s\n" % (" ".join(cmd), args.timeout))
                         ok = False
