@@ -1005,6 +1005,20 @@ static rmm__pstream *cover_a_ring_of_1k(rmm_resource *mr, rmm_stream f) {
     for (i = 0; i <= RMM__POOL_RING; i++) CHECK_OK(rmm_deallocate(mr, many[i], 1024, f)); /* the last one covers the ring */
     return fs;
 }
+/* A pool of 16 MiB (its quick lists may hold a ring of 1 KiB blocks: 1/16 of it) and a foreign
+   stream whose ring of 1 KiB blocks is covered (cover_a_ring_of_1k): its state, or NULL. */
+static rmm__pstream *foreign_pool_with_covered_ring(rmm_resource **mr, rmm_stream *f) {
+    *mr = new_pool(16 * MiB, 16 * MiB);
+    if (!*mr) return NULL;
+    CHECK_OK(rmm__stream_create_raw(f, false));
+    return cover_a_ring_of_1k(*mr, *f);
+}
+/* Validates and destroys the pool of foreign_pool_with_covered_ring, and its stream. */
+static void end_foreign_pool(rmm_resource *mr, rmm_stream f) {
+    CHECK_OK(rmm_pool_validate(mr));
+    rmm_resource_destroy(mr);
+    CHECK_OK(rmm__stream_destroy_raw(f));
+}
 #endif
 
 /* A foreign stream's allocation asks no stream id when the block it takes from its quick lists was
@@ -1019,10 +1033,7 @@ TEST(pool_foreign_covered_blocks_need_no_id) {
     rmm_stream f = NULL;
     void *many[RMM__POOL_RING + 1], *x = NULL, *y = NULL, *z = NULL;
     size_t i;
-    mr = new_pool(16 * MiB, 16 * MiB); /* (its quick lists may hold a ring of 1 KiB blocks: 1/16 of it) */
-    if (!mr) return;
-    CHECK_OK(rmm__stream_create_raw(&f, false));
-    fs = cover_a_ring_of_1k(mr, f);
+    fs = foreign_pool_with_covered_ring(&mr, &f);
     if (!fs) return;
     CHECK(fs->ring->count == 0 && fs->quick[1024 / 256 - 1] != NULL);
     CHECK(fs->ss.done != fs->ss.records); /* not yet seen complete */
@@ -1076,9 +1087,7 @@ TEST(pool_foreign_covered_blocks_need_no_id) {
         fs->ss.records = records;
         fs->ss.done = done;
     }
-    CHECK_OK(rmm_pool_validate(mr));
-    rmm_resource_destroy(mr);
-    CHECK_OK(rmm__stream_destroy_raw(f));
+    end_foreign_pool(mr, f);
 #else
     harness_skip_current = 1; /* (failures are injected on the host backend only) */
 #endif
@@ -1097,10 +1106,7 @@ TEST(pool_foreign_event_query_backs_off) {
     size_t i, asked;
     const unsigned armed = 100000;
     const size_t attempts = 4000;
-    mr = new_pool(16 * MiB, 16 * MiB);
-    if (!mr) return;
-    CHECK_OK(rmm__stream_create_raw(&f, false));
-    fs = cover_a_ring_of_1k(mr, f);
+    fs = foreign_pool_with_covered_ring(&mr, &f);
     if (!fs) return;
     CHECK(fs->ss.done != fs->ss.records && fs->quick_blocks > 0);
     fs->ss.query_skip = 0;
@@ -1122,9 +1128,7 @@ TEST(pool_foreign_event_query_backs_off) {
         CHECK_OK(rmm_deallocate(mr, x, 1024, f));
     }
     CHECK(fs->ss.query_wait == 0); /* a yes: the next no waits 16 again */
-    CHECK_OK(rmm_pool_validate(mr));
-    rmm_resource_destroy(mr);
-    CHECK_OK(rmm__stream_destroy_raw(f));
+    end_foreign_pool(mr, f);
 #else
     harness_skip_current = 1; /* (failures are injected on the host backend only) */
 #endif

@@ -272,22 +272,30 @@ TEST(threads_fixed_foreign_streams) {
     rmm_resource_destroy(fixed);
 }
 
-TEST(threads_shared_arena) {
+/* An arena of 128 MiB in superblocks of 1 MiB, for the hammers below; NULL if it cannot be made. */
+static rmm_resource *hammer_arena(void) {
     rmm_resource *arena = NULL;
     rmm_arena_desc d = rmm_arena_desc_default();
-    NEED_GPU();
     d.arena_bytes = 128 * MiB;
     d.superblock_bytes = MiB;
     CHECK_OK(rmm_arena_create(&arena, rmm_get_current_device_resource(), &d));
-    run_hammer("arena", arena, 256 * KiB, 3 * MiB, 64, 0);
-    {
-        /* everything came back: the whole arena is one allocation away */
-        void *all = NULL;
-        CHECK_OK(rmm_allocate(arena, &all, 128 * MiB, RMM_STREAM_DEFAULT));
-        CHECK_OK(rmm_deallocate(arena, all, 128 * MiB, RMM_STREAM_DEFAULT));
-        CHECK_OK(rmm_resource_validate(arena));
-    }
+    return arena;
+}
+/* Everything came back: the whole of hammer_arena's arena is one allocation away; then destroys it. */
+static void check_arena_whole_and_destroy(rmm_resource *arena) {
+    void *all = NULL;
+    CHECK_OK(rmm_allocate(arena, &all, 128 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(arena, all, 128 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_resource_validate(arena));
     rmm_resource_destroy(arena);
+}
+
+TEST(threads_shared_arena) {
+    rmm_resource *arena;
+    NEED_GPU();
+    if (!(arena = hammer_arena())) return;
+    run_hammer("arena", arena, 256 * KiB, 3 * MiB, 64, 0);
+    check_arena_whole_and_destroy(arena);
 }
 
 /* The arena on streams the library did not make: each worker's frees wait pending in its stream's
@@ -296,20 +304,11 @@ TEST(threads_shared_arena) {
    threads fill and cover. Blocks handed to another thread are freed there (a host synchronize
    first, as always for the arena). After everything is freed the whole arena comes back. */
 TEST(threads_arena_foreign_streams) {
-    rmm_resource *arena = NULL;
-    rmm_arena_desc d = rmm_arena_desc_default();
+    rmm_resource *arena;
     NEED_GPU();
-    d.arena_bytes = 128 * MiB;
-    d.superblock_bytes = MiB;
-    CHECK_OK(rmm_arena_create(&arena, rmm_get_current_device_resource(), &d));
+    if (!(arena = hammer_arena())) return;
     run_hammer_foreign("arena", arena, 0);
-    {
-        void *all = NULL;
-        CHECK_OK(rmm_allocate(arena, &all, 128 * MiB, RMM_STREAM_DEFAULT));
-        CHECK_OK(rmm_deallocate(arena, all, 128 * MiB, RMM_STREAM_DEFAULT));
-        CHECK_OK(rmm_resource_validate(arena));
-    }
-    rmm_resource_destroy(arena);
+    check_arena_whole_and_destroy(arena);
 }
 
 /* A dump of the arena while a worker's frees on a foreign stream fill batch after batch: the free
