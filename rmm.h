@@ -4476,19 +4476,31 @@ typedef struct rmm__skey {
    driver call between takes it again before it moves to another core. */
 static RMM__TLS rmm_stream rmm__foreign_hint;
 static RMM__TLS uint64_t rmm__foreign_hint_key;
-/* Allocations this thread may still serve with no id asked (rmm__pool_take_covered) before it asks
-   again. A free trusts the key its thread asked last, so after a destroyed stream's handle went to
-   a new stream, that stream's frees go to the old state's ring (safe, but stranded there until a
-   device synchronize) until its thread asks the id again: after at most RMM__IDLESS_RUN
-   allocations served without it, or when that ring is full. (A thread that allocates as often as
-   it frees strands at most RMM__IDLESS_RUN blocks; one that only frees there, a ring.) */
+/* Allocations this thread may still serve with no id asked (the pool's rmm__pool_take_covered, the
+   arena's rmm__arena_idless_local) before it asks again; a run starts when an id is asked and
+   answered (rmm__idless_start). A free trusts the key its thread asked last, so after a destroyed
+   stream's handle went to a new stream, that stream's frees go to the old state's ring (safe, but
+   stranded there until a device synchronize) until its thread asks the id again: after at most
+   RMM__IDLESS_RUN allocations served without it, or when that ring is full. (A thread that
+   allocates as often as it frees strands at most RMM__IDLESS_RUN blocks; one that only frees
+   there, a ring.) rmm__idless_skip: ids still to be asked that start no run. A resource whose
+   id-less attempt costs a lock of its own (the arena) sets it to RMM__IDLESS_SKIP when an attempt
+   found nothing known done (the device behind), so such a thread takes that lock once per
+   allocation, not twice; the pool's attempt runs under the lock its allocation takes anyway, and
+   sets none. Per thread, for every resource: a hint, never what makes an allocation safe (memory
+   known done is). */
 #define RMM__IDLESS_RUN 64
-static RMM__TLS unsigned rmm__idless_left;
+#define RMM__IDLESS_SKIP 16
+static RMM__TLS unsigned rmm__idless_left, rmm__idless_skip;
+static inline void rmm__idless_start(void) {
+    if (rmm__idless_skip) rmm__idless_skip--;
+    else rmm__idless_left = RMM__IDLESS_RUN;
+}
 /* The key of `stream`, which this thread last found foreign: its id, asked now (0 if that fails). */
 static inline uint64_t rmm__so_ask_key(rmm_stream stream) {
     uint64_t id = 0;
     if (rmm__stream_unique_id(stream, &id) != RMM_SUCCESS) return 0; /* (the locked path reports it) */
-    rmm__idless_left = RMM__IDLESS_RUN;
+    rmm__idless_start();
     return rmm__foreign_hint_key = id + 16;
 }
 /* Whether this thread last found `stream` foreign (and so may ask its id for `so`). */
@@ -4537,7 +4549,7 @@ RMM__PRIVATE rmm_status rmm__so_key(const rmm__so *so, rmm_stream stream, uint64
         return RMM_SUCCESS;
     }
     RMM_TRY(rmm__stream_unique_id(stream, &id)); /* a foreign stream: told apart by its id */
-    rmm__idless_left = RMM__IDLESS_RUN;
+    rmm__idless_start();
     k->key = rmm__foreign_hint_key = id + 16;
     return RMM_SUCCESS;
 }
@@ -9014,17 +9026,13 @@ RMM__PRIVATE bool rmm__arena_known_done(rmm__arena_local *l) {
     if (l->ss.records < l->filed_rec) return false; /* the covering record is not made yet */
     return rmm__so_refresh_done(&l->ss) && l->ss.done >= l->filed_rec;
 }
-/* Allocations this thread may still serve from a foreign stream's arena with no id asked before it
-   asks again (as the pool's RMM__IDLESS_RUN; a run starts when the id is asked and answered);
-   after an attempt that found the arena's free memory not known done (the device behind), the run
-   ends and the next RMM__ARENA_IDLESS_SKIP ids asked start none, so such a thread takes the
-   arena's lock once per allocation, not twice. The event is then asked at most once per
-   attempt's backoff (rmm__so_refresh_done): with the device behind about once per 4000
-   allocations, so memory becomes known done that much later after the device catches up.
-   Per thread, for every arena: a hint, never what makes an allocation safe (rmm__arena_known_done
-   is). */
-static RMM__TLS unsigned rmm__arena_idless_left, rmm__arena_idless_skip;
-#define RMM__ARENA_IDLESS_SKIP 16
+/* A foreign stream's arena serves up to RMM__IDLESS_RUN allocations with no id asked once its
+   id was asked (the core's rmm__idless_left, shared with the pool); after an attempt that found
+   the arena's free memory not known done (the device behind), the run ends and the next
+   RMM__IDLESS_SKIP ids asked start none (rmm__idless_skip), so such a thread takes the arena's lock
+   once per allocation, not twice. The event is then asked at most once per attempt's backoff
+   (rmm__so_refresh_done): with the device behind about once per 4000 allocations, so memory
+   becomes known done that much later after the device catches up. */
 
 /* For an allocation on a foreign stream with no id asked: the arena this thread's cache has for
    the handle (its stream may be gone and the handle another stream's by now: the caller takes only
@@ -9034,11 +9042,11 @@ static RMM__TLS unsigned rmm__arena_idless_left, rmm__arena_idless_skip;
 static inline rmm__arena_local *rmm__arena_idless_local(const rmm__arena *a, rmm_stream stream) {
     uint64_t key = (uint64_t)(uintptr_t)stream | RMM__KEY_HANDLE;
     unsigned i;
-    if (RMM__LIKELY(rmm__arena_idless_left == 0)) return NULL;
+    if (RMM__LIKELY(rmm__idless_left == 0)) return NULL;
     for (i = 0; i < 4; i++) {
         const rmm__arena_tls_entry *e = &rmm__arena_tls[i];
         if (e->id && e->key == key && e->generation == a->generation) {
-            rmm__arena_idless_left--;
+            rmm__idless_left--;
             return e->local;
         }
     }
@@ -9084,8 +9092,7 @@ RMM__PRIVATE rmm_status rmm__arena_local_for(rmm__arena *a, rmm_stream stream, c
             asked = true;
             if (rmm__stream_unique_id(stream, &id) == RMM_SUCCESS) { /* (else the locked path reports it) */
                 prekey = id + 16;
-                if (rmm__arena_idless_skip) rmm__arena_idless_skip--;
-                else rmm__arena_idless_left = RMM__IDLESS_RUN;
+                rmm__idless_start();
             }
         }
         if (prekey && e->id == prekey) {
@@ -9343,9 +9350,9 @@ RMM__PRIVATE rmm_status rmm__arena_allocate(rmm_resource *self, void **ptr, size
     if (need > a->sb_bytes) return rmm__arena_allocate_large(a, ptr, bytes, need, alignment, stream);
     if (RMM__UNLIKELY((l = rmm__arena_idless_local(a, stream)) != NULL)) { /* no id asked: only memory whose last use is known over */
         if (RMM__UNLIKELY(!rmm__spin_lock(&l->lock))) return rmm__reentrant("arena", "allocate");
-        if (!rmm__arena_known_done(l)) { /* (the device behind: back off, see rmm__arena_idless_left) */
-            rmm__arena_idless_left = 0;
-            rmm__arena_idless_skip = RMM__ARENA_IDLESS_SKIP;
+        if (!rmm__arena_known_done(l)) { /* (the device behind: back off, see rmm__idless_skip) */
+            rmm__idless_left = 0;
+            rmm__idless_skip = RMM__IDLESS_SKIP;
         } else if ((b = rmm__tlsf_find(&l->free, need)) != NULL) {
             goto found;
         }
@@ -9401,6 +9408,15 @@ handed:
 #endif
     return RMM_SUCCESS;
 }
+/* Puts b (freed on o's foreign stream, out of `used`) at the top of o's pending batch. Caller
+   holds o's lock. O(1). */
+static inline void rmm__arena_pend(rmm__arena_local *o, rmm__block *b) {
+    b->parked = o;
+    b->free_next = o->pending;
+    o->pending = b;
+    o->pending_count++;
+    o->pending_bytes += b->size;
+}
 /* A free of block b (out of `used`) on the foreign stream whose arena o owns it, when the batch
    is full (the free parks it inline otherwise): b waits, pending, until one event covers a
    batch (see rmm__arena_local). The free that finds the batch full asks the stream's id (with o's
@@ -9423,11 +9439,7 @@ RMM__PRIVATE RMM__NOINLINE void rmm__arena_park(rmm__arena_local *o, rmm__block 
         if (same && rmm__so_record(&o->ss) != RMM_SUCCESS) same = false; /* (filed with no event) */
         rmm__arena_file_pending(o, same);
     }
-    b->parked = o;
-    b->free_next = o->pending;
-    o->pending = b;
-    o->pending_count++;
-    o->pending_bytes += b->size;
+    rmm__arena_pend(o, b);
     rmm__spin_unlock(&o->lock);
 }
 RMM__PRIVATE rmm_status rmm__arena_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
@@ -9492,11 +9504,7 @@ RMM__PRIVATE rmm_status rmm__arena_deallocate(rmm_resource *self, void *ptr, siz
         st = rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p, bytes=%zu): the block holds %zu bytes", ptr, bytes, b->size);
     } else if (RMM__UNLIKELY(me == o && rmm__so_by_id(&o->ss))) {
         if (RMM__LIKELY(o->pending_count < RMM__ARENA_PENDING)) {
-            b->parked = o; /* pending (see rmm__arena_park) */
-            b->free_next = o->pending;
-            o->pending = b;
-            o->pending_count++;
-            o->pending_bytes += size;
+            rmm__arena_pend(o, b);
         } else {
             rmm__arena_park(o, b, stream); /* (lets the lock go) */
             rmm__san_region_unregister(a->heap, ptr);

@@ -1053,6 +1053,12 @@ TEST(pool_foreign_covered_blocks_need_no_id) {
     /* at most RMM__IDLESS_RUN allocations with no id, then it is asked again (a free trusts the
        key its thread asked last: after a handle went to a new stream, its frees stop going to the
        old state's ring by then) */
+    rmm__foreign_hint_key = 0; /* an arena's backoff on this thread (rmm__idless_skip): the id asked starts no run */
+    rmm__idless_left = 0;
+    rmm__idless_skip = 1;
+    CHECK_OK(rmm_allocate(mr, &x, 1024, f));
+    CHECK(rmm__idless_left == 0 && rmm__idless_skip == 0);
+    CHECK_OK(rmm_deallocate(mr, x, 1024, f));
     rmm__foreign_hint_key = 0; /* (no key: the next allocation asks the id, and starts a run) */
     CHECK_OK(rmm_allocate(mr, &x, 1024, f));
     CHECK(rmm__idless_left == RMM__IDLESS_RUN);
@@ -3998,7 +4004,7 @@ TEST(arena_foreign_free_without_id) {
     int ntries = 0, i;
     NEED_GPU();
     d.arena_bytes = 32 * MiB;
-    rmm__arena_idless_skip = 0; /* (this thread's state from earlier tests: the id asked below starts a run) */
+    rmm__idless_skip = 0; /* (this thread's state from earlier tests: the id asked below starts a run) */
     CHECK_OK(rmm_arena_create(&mr, rmm_get_current_device_resource(), &d));
     CHECK_OK(rmm__stream_create_raw(&f, false));
     CHECK_OK(rmm_allocate(mr, &p, 4096, f));
@@ -4010,7 +4016,7 @@ TEST(arena_foreign_free_without_id) {
     CHECK_OK(rmm_allocate(mr, &q, 4096, f)); /* known done: no id */
     CHECK(q != NULL && q != p);
     CHECK_OK(rmm_deallocate(mr, q, 4096, f));
-    rmm__arena_idless_left = 0; /* (the run is over: the next allocation asks the id) */
+    rmm__idless_left = 0; /* (the run is over: the next allocation asks the id) */
     CHECK_STATUS(rmm_allocate(mr, &q, 4096, f), RMM_ERROR_CUDA);
     rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
 #else
@@ -4025,7 +4031,7 @@ TEST(arena_foreign_free_without_id) {
     } while (tries[ntries++] != f && ntries < 64);
     g = tries[ntries - 1];
     printf("  %s the destroyed stream's handle after %d creations\n", g == f ? "got" : "did not get", ntries);
-    rmm__arena_idless_left = 0; /* (the id is asked: the stale entry is dropped) */
+    rmm__idless_left = 0; /* (the id is asked: the stale entry is dropped) */
     for (i = 0; i < 4; i++) {
         CHECK_OK(rmm_allocate(mr, &q, 8192, g));
         CHECK_OK(rmm_deallocate(mr, q, 8192, g));
@@ -4102,17 +4108,17 @@ TEST(arena_foreign_own_pending_serves_lifo) {
     l = arena_local_of(mr, f);
     CHECK(l && l->pending_count == 1);
     if (!l) return;
-    rmm__arena_idless_left = 0; /* (the next allocation asks the id) */
-    rmm__arena_idless_skip = 0;
+    rmm__idless_left = 0; /* (the next allocation asks the id) */
+    rmm__idless_skip = 0;
     CHECK_OK(rmm_allocate(mr, &y, 256, f));
     CHECK(y == x && l->pending_count == 0 && l->pending_bytes == 0);
     CHECK_OK(rmm_resource_validate(mr));
     CHECK_OK(rmm_deallocate(mr, y, 256, f));
-    rmm__arena_idless_left = 0;
+    rmm__idless_left = 0;
     CHECK_OK(rmm_allocate(mr, &z, 512, f)); /* another size: from the lists, y stays pending */
     CHECK(z != NULL && z != y && l->pending_count == 1 && l->pending && l->pending->ptr == (char *)y);
     CHECK_OK(rmm_deallocate(mr, z, 512, f));
-    CHECK(rmm__arena_idless_left > 0);
+    CHECK(rmm__idless_left > 0);
     CHECK_OK(rmm_allocate(mr, &x, 512, f)); /* no id asked: the lists, not the pending head */
     CHECK(x != z && l->pending_count == 2);
     CHECK_OK(rmm_deallocate(mr, x, 512, f));
@@ -4127,7 +4133,7 @@ TEST(arena_foreign_own_pending_serves_lifo) {
    asked. A free whose event cannot be recorded still succeeds: the batch is filed with no event,
    never known done (only an allocation that asked the id takes from it until a later event); a
    pending block freed again is CORRUPTION; after an attempt with no id that failed, the thread's
-   next RMM__ARENA_IDLESS_SKIP ids asked start no run of such attempts. Host backend: failures are
+   next RMM__IDLESS_SKIP ids asked start no run of such attempts. Host backend: failures are
    injected. */
 TEST(arena_foreign_covered_blocks_need_no_id) {
 #if defined(RMM_BACKEND_HOST)
@@ -4166,11 +4172,11 @@ TEST(arena_foreign_covered_blocks_need_no_id) {
     CHECK(l->pending_count == 1 && l->ss.records == rec + 1 && l->filed_rec == l->ss.records && l->ss.done < l->filed_rec);
     CHECK_OK(rmm_resource_validate(mr));
     rmm_host_backend_fail_calls("cudaStreamGetId", 1, 1000, RMM_ERROR_CUDA);
-    rmm__arena_idless_left = 8;
+    rmm__idless_left = 8;
     l->ss.query_skip = 1000; /* the event is not asked: its blocks are not known done, so the id is asked, and fails */
     CHECK_STATUS(rmm_allocate(mr, &x, 256, f), RMM_ERROR_CUDA);
-    CHECK(rmm__arena_idless_left == 0 && rmm__arena_idless_skip == RMM__ARENA_IDLESS_SKIP); /* (the attempt found nothing known done: back off; the id asked since failed, and counts none) */
-    rmm__arena_idless_left = 8;
+    CHECK(rmm__idless_left == 0 && rmm__idless_skip == RMM__IDLESS_SKIP); /* (the attempt found nothing known done: back off; the id asked since failed, and counts none) */
+    rmm__idless_left = 8;
     l->ss.query_skip = 0; /* asked (and complete): no id needed */
     x = NULL;
     CHECK_OK(rmm_allocate(mr, &x, 256, f));
@@ -4180,16 +4186,16 @@ TEST(arena_foreign_covered_blocks_need_no_id) {
     rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
     CHECK(l->pending_count == 2);
     CHECK_OK(rmm_resource_validate(mr));
-    /* after an attempt that failed, RMM__ARENA_IDLESS_SKIP ids asked start no run; the next does */
-    rmm__arena_idless_left = 0;
-    rmm__arena_idless_skip = RMM__ARENA_IDLESS_SKIP;
-    for (i = 0; i < RMM__ARENA_IDLESS_SKIP; i++) {
+    /* after an attempt that failed, RMM__IDLESS_SKIP ids asked start no run; the next does */
+    rmm__idless_left = 0;
+    rmm__idless_skip = RMM__IDLESS_SKIP;
+    for (i = 0; i < RMM__IDLESS_SKIP; i++) {
         CHECK_OK(rmm_allocate(mr, &x, 256, f));
         CHECK_OK(rmm_deallocate(mr, x, 256, f));
     }
-    CHECK(rmm__arena_idless_left == 0 && rmm__arena_idless_skip == 0);
+    CHECK(rmm__idless_left == 0 && rmm__idless_skip == 0);
     CHECK_OK(rmm_allocate(mr, &x, 256, f));
-    CHECK(rmm__arena_idless_left == RMM__IDLESS_RUN);
+    CHECK(rmm__idless_left == RMM__IDLESS_RUN);
     CHECK_OK(rmm_deallocate(mr, x, 256, f));
     CHECK_OK(rmm_resource_validate(mr));
     rmm_resource_destroy(mr);
@@ -4242,7 +4248,7 @@ TEST(arena_foreign_handle_reuse_takes_only_known_done) {
     g = tries[nt - 1];
     CHECK(g == f);
     for (i = 0; i < N; i++) {
-        rmm__arena_idless_left = 64; /* (no id asked: the stale entry) */
+        rmm__idless_left = 64; /* (no id asked: the stale entry) */
         CHECK_OK(rmm_allocate(mr, &q[i], 4 * KiB, g));
         CHECK(!arena_in_set(pend, npend, q[i]));
     }
@@ -4250,7 +4256,7 @@ TEST(arena_foreign_handle_reuse_takes_only_known_done) {
     (void)rmm__spin_lock(&l->lock);
     CHECK(l->filed_rec == l->ss.records + 1 && !rmm__arena_known_done(l));
     rmm__spin_unlock(&l->lock);
-    rmm__arena_idless_left = 64;
+    rmm__idless_left = 64;
     CHECK_OK(rmm_allocate(mr, &q[0], 4 * KiB, g)); /* not known done: the id is asked, the stale entry dropped */
     CHECK(arena_local_of(mr, g) != l);
     CHECK_OK(rmm_deallocate(mr, q[0], 4 * KiB, g));
