@@ -4,8 +4,11 @@ working tree, run in turn in one session, medians per (workload, resource, strea
 
 Host-side timings on a VM move 10-50 % between processes (the same binary can come out 1.5x slower
 in one process than in the next), so one run of each build says little. This runs the two builds
-alternately, ROUNDS times each, and prints the median and the spread of every row, with the ratio
-new / old. Nothing is kept but the table.
+alternately, ROUNDS times each, and prints the median and the spread of every row, with the ratios
+new / old of the medians and of the minima, and each round's figures in run order under the table
+(on some instances a whole process runs fast or slow, about 1.5x apart: the medians then follow how
+many slow processes each side drew, and the minima, or the rounds, tell more). Nothing is kept but
+the table.
 
     python3 bench/ab.py --base 3f7eab3                       (CUDA build: run it on a GPU machine)
     python3 bench/ab.py --base HEAD~1 --host --rounds 3      (host backend: anywhere)
@@ -137,12 +140,15 @@ def main(argv=None):
                     for key, ns in parse(r.stdout).items():
                         samples.setdefault((kind,) + key + (which,), []).append(ns)
             sys.stderr.write("ab: round %d of %d done\n" % (rnd + 1, args.rounds))
-        print("# %s (%s) against %s: random_allocations%s%s%s, %d rounds, old and new in turn; ns per pair: median [min-max]"
+        print("# %s (%s) against %s: random_allocations%s%s%s, %d rounds, old and new in turn; ns per pair: median [min-max];"
+              " new / old of the medians and of the minima (a process runs wholly fast or slow on some"
+              " instances: the medians then follow how many slow processes each side drew)"
               % (args.new or "working tree", "host backend" if args.host else "CUDA", args.base,
                  "" if args.full else " --quick", " --lag" if args.lag else "",
                  " (taskset -c %s)" % args.taskset if args.taskset else "", args.rounds))
-        print("| stream | workload | resource | old | new | new / old |")
-        print("|---|---|---|---:|---:|---:|")
+        print("| stream | workload | resource | old | new | new / old | min / min |")
+        print("|---|---|---|---:|---:|---:|---:|")
+        rounds = []
         keys = sorted({k[:3] for k in samples}, key=lambda k: (kinds.index(k[0]), ROWS.index(k[1]), k[2]))
         for kind, workload, resource in keys:
             old = samples.get((kind, workload, resource, "old"), [])
@@ -150,8 +156,13 @@ def main(argv=None):
             if not old or not new:
                 continue
             mo, mn = statistics.median(old), statistics.median(new)
-            print("| %s | %s | %s | %.1f [%.1f-%.1f] | %.1f [%.1f-%.1f] | %.2f |"
-                  % (kind, workload, resource, mo, min(old), max(old), mn, min(new), max(new), mn / mo if mo else float("nan")))
+            print("| %s | %s | %s | %.1f [%.1f-%.1f] | %.1f [%.1f-%.1f] | %.2f | %.2f |"
+                  % (kind, workload, resource, mo, min(old), max(old), mn, min(new), max(new), mn / mo if mo else float("nan"),
+                     min(new) / min(old) if min(old) else float("nan")))
+            rounds.append("# rounds, %s %s %s: old %s; new %s" % (kind, workload, resource, " ".join("%.1f" % v for v in old),
+                                                                 " ".join("%.1f" % v for v in new)))
+        for line in rounds:
+            print(line)
         if not keys:
             sys.stderr.write("ab: no rows came out\n")
             ok = False

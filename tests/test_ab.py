@@ -29,6 +29,10 @@ class AbTest(unittest.TestCase):
             self.assertGreater(float(cells[3].split()[0]), 0.0)
             self.assertGreater(float(cells[4].split()[0]), 0.0)
             self.assertGreater(float(cells[5]), 0.0)
+            self.assertGreater(float(cells[6]), 0.0)
+        # each round's figure, in run order, under the table
+        per_round = [line for line in r.stdout.splitlines() if re.match(r"^# rounds, (created|foreign) lifo_256B pool: old [0-9.]+; new [0-9.]+$", line)]
+        self.assertEqual(len(per_round), 2, r.stdout)
 
     def test_folders_and_lag(self):
         # --base and --new as folders (no git needed there), each process pinned with --taskset
