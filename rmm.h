@@ -583,12 +583,12 @@ typedef struct rmm_pool_desc {
                                         device's memory. maximum_bytes then caps the physical bytes. */
     size_t virtual_extent_bytes;     /* VIRTUAL growth: new physical memory comes in extents of up to
                                         this many bytes (rounded up to the 2 MiB page), one driver
-                                        allocation and mapping each; default 0: one page. An extent is
-                                        given back only whole, so larger ones make far fewer driver calls
-                                        and hold more (README: with 128 MiB, the training and inference
-                                        replays cost 0.06-1.1 us per event instead of 0.13-22 on an
-                                        H200, at 1.014-1.37x the peak live bytes instead of
-                                        1.007-1.026x).
+                                        allocation and mapping each; default 0: two pages (4 MiB; one
+                                        page: 2 MiB). An extent is given back only whole, so larger
+                                        ones make fewer driver calls and hold more (README, an H200,
+                                        the training replays: 1.3-1.9 us per event with 128 MiB at
+                                        1.014-1.37x the peak live bytes; 8.7-23 us with the default
+                                        at 1.010-1.025x; 13.8-28.7 us with pages at 1.007-1.026x).
                                         Multiple of 256; at most 4 GiB. */
 } rmm_pool_desc;
 typedef struct rmm_pool_info {
@@ -6290,11 +6290,16 @@ RMM__PRIVATE void rmm__vm_release_spares(rmm__pool *p, size_t keep) {
    about 50 us; one extent of 64 pages 15 us to create and 46 us to set). But an extent can only be
    unmapped whole, so its idle pages cannot move while one of its pages is in use, and the pool
    holds more: on the replay traces (bench/replay, pool-virtual) extents of up to 64 pages make 6-30x
-   fewer mappings and hold 1.014-1.37x the peak live bytes, against 1.007-1.026x with pages. So the
-   default is a page (RMM__VM_EXTENT); rmm_pool_desc.virtual_extent_bytes trades memory for fewer
-   driver calls. Spare pages fill what the slack does not allow anew, a page each. */
+   fewer mappings and hold 1.014-1.37x the peak live bytes, against 1.007-1.026x with pages. Two
+   pages (RMM__VM_EXTENT, since 2026-11-28) hold what pages hold (1.012 / 1.025 / 1.024 / 1.010
+   on resnet50_train, gpt2_train, bert_encode, gpt2_generate, against 1.012 / 1.026 / 1.024 /
+   1.007) at 1.0-1.9x their speed (an H200: 8.7 / 23.1 / 4.4 / 0.11 us per event against 13.8 /
+   28.7 / 4.5 / 0.20); four pages went past 1.03 on gpt2_train (1.037), three on gpt2_generate
+   (1.055). So the default is two pages; rmm_pool_desc.virtual_extent_bytes trades memory for
+   fewer driver calls (2 MiB: a page each). Spare pages fill what the slack does not allow anew, a
+   page each. */
 #ifndef RMM__VM_EXTENT
-#define RMM__VM_EXTENT 1
+#define RMM__VM_EXTENT 2
 #endif
 RMM__PRIVATE size_t rmm__vm_fresh(const rmm__pool_vm *vm, size_t missing, size_t limit) {
     size_t held = rmm__vm_held_pages(vm), want = missing > vm->spare_count ? missing - vm->spare_count : 0;

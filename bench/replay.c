@@ -21,8 +21,9 @@
      pool-virtual    rmm_pool_create, RMM_POOL_GROWTH_VIRTUAL: one reserved address range backed by 2 MiB
                      physical pages where blocks are live; it takes nothing from upstream, so its peak
                      is rmm_pool_get_info().peak_pool_bytes (the most physical memory ever mapped)
-     pool-virtual-extent  the same with virtual_extent_bytes = 128 MiB: new memory in extents of up to
-                     64 pages, one driver allocation and mapping each (fewer driver calls, more held)
+     pool-virtual-extent  the same with virtual_extent_bytes = 128 MiB (--extent MIB: another size): new
+                     memory in extents of up to 64 pages, one driver allocation and mapping each
+                     (fewer driver calls, more held)
      binning         rmm_binning_create(2^18 .. 2^22) over an on-demand pool
      arena           rmm_arena_create with arena_bytes = 4 x peak live (rounded up to 1 GiB;
                      smaller factors are tried when that much cannot be had). Since the arena takes
@@ -430,6 +431,9 @@ static int trace_parse(FILE *f, trace *t) {
 
 /* ---- replaying -------------------------------------------------------------------------------- */
 
+/* pool-virtual-extent's extent size (--extent) */
+static size_t g_extent_mib = 128;
+
 static const char *const RESOURCES[] = {"cuda", "async", "pool", "pool-geometric", "pool-virtual", "pool-virtual-extent", "binning", "arena" PEER_NAMES};
 #define NRES ((int)(sizeof RESOURCES / sizeof RESOURCES[0]))
 
@@ -492,7 +496,7 @@ static rmm_status stack_make(const char *name, size_t arena_bytes, stack *s, cha
         d.initial_bytes = 0;
         d.growth = !strcmp(name, "pool-geometric") ? RMM_POOL_GROWTH_GEOMETRIC : RMM_POOL_GROWTH_ON_DEMAND;
         if (!strncmp(name, "pool-virtual", 12)) d.growth = RMM_POOL_GROWTH_VIRTUAL;
-        if (!strcmp(name, "pool-virtual-extent")) d.virtual_extent_bytes = (size_t)128 << 20;
+        if (!strcmp(name, "pool-virtual-extent")) d.virtual_extent_bytes = g_extent_mib << 20;
         st = rmm_pool_create(&pool, &s->counter->base, &d);
         if (st == RMM_SUCCESS && !strcmp(name, "binning")) {
             rmm_binning_desc b = rmm_binning_desc_default();
@@ -824,7 +828,8 @@ static void measure(const trace *t, const char *name, int runs, row *out) {
 }
 
 static void usage(const char *argv0) {
-    printf("usage: %s [--resource NAME[,NAME..]] [--runs N] [--name NAME] FILE|- [FILE...]\n"
+    printf("usage: %s [--resource NAME[,NAME..]] [--runs N] [--name NAME] [--extent MIB] FILE|- [FILE...]\n"
+           "  --extent MIB: pool-virtual-extent's virtual_extent_bytes in MiB, 1..4096 (default 128)\n"
            "  FILE: an RMM CSV log (Thread,Time,Action,Pointer,Size,Stream); .gz is read through gzip -dc; - is stdin\n"
            "  resources: cuda async pool pool-geometric pool-virtual pool-virtual-extent binning arena\n",
            argv0);
@@ -839,6 +844,15 @@ int main(int argc, char **argv) {
         if (!strcmp(argv[i], "--resource") && i + 1 < argc) rfilter = argv[++i];
         else if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--name") && i + 1 < argc) name = argv[++i];
+        else if (!strcmp(argv[i], "--extent") && i + 1 < argc) {
+            char *end = NULL;
+            unsigned long v = strtoul(argv[++i], &end, 10);
+            if (!end || *end || v < 1 || v > 4096) {
+                fprintf(stderr, "replay: --extent takes a size in MiB from 1 to 4096, not '%s'\n", argv[i]);
+                return 2;
+            }
+            g_extent_mib = (size_t)v;
+        }
         else if ((!strcmp(argv[i], "-") || argv[i][0] != '-') && ninputs < 64) inputs[ninputs++] = argv[i];
         else {
             usage(argv[0]);

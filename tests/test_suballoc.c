@@ -2568,6 +2568,18 @@ TEST(pool_virtual_semantics) {
     CHECK_STATUS(rmm_allocate(mr, &a, 65 * MiB, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
     CHECK_OK(rmm_pool_validate(mr));
     rmm_resource_destroy(mr);
+    /* the default extent (virtual_extent_bytes 0) is RMM__VM_EXTENT pages: a block over two fresh
+       pages maps them as one physical allocation, where 2 MiB pages made two */
+    pd.maximum_bytes = 0;
+    mr = NULL;
+    if (!new_virtual_pool(&pd, &mr)) return;
+    CHECK_OK(rmm_allocate(mr, &a, 4 * MiB, RMM_STREAM_DEFAULT));
+    CHECK(((rmm__pool *)mr)->vm.page != 2 * MiB || ((rmm__pool *)mr)->vm.creates == (RMM__VM_EXTENT >= 2 ? 1u : 2u));
+    CHECK(((rmm__pool *)mr)->vm.maps == ((rmm__pool *)mr)->vm.creates);
+    CHECK(fill(a, 4 * MiB, 5, RMM_STREAM_DEFAULT) && check(a, 4 * MiB, 5));
+    CHECK_OK(rmm_deallocate(mr, a, 4 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_validate(mr));
+    rmm_resource_destroy(mr);
 }
 
 TEST(pool_random_on_demand_with_maximum) {
