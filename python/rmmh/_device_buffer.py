@@ -63,8 +63,8 @@ class _PyBufferBase:
     def __init__(self, *, ptr=0, size=0, stream=DEFAULT_STREAM, mr=None):
         if hasattr(self, "_mr"):  # set by a first call: a second would leak its block and holds
             raise TypeError("DeviceBuffer.__init__ may be called once")  # as the extension says
-        if stream.__class__ is not Stream:
-            stream = as_stream(stream)
+        if stream.__class__ is not Stream or stream._refs is not None and not stream._refs:
+            stream = as_stream(stream)  # (raises for a stream whose C stream is gone)
         if size.__class__ is not int or not 0 <= size <= _SIZE_MAX:
             size = _lib.as_size(size)
         if _ndev == 1:

@@ -24,7 +24,7 @@ from ._errors import (
 )
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-ABI_VERSION = 4
+ABI_VERSION = 5
 
 _requested = (os.environ.get("RMMH_BACKEND") or "cuda").strip().lower()
 if _requested not in ("cuda", "host"):
@@ -112,16 +112,19 @@ rmmh_tracking_report = _fn("rmmh_tracking_report", V, V)
 rmmh_free_string = _fn("rmmh_free_string", None, V)
 rmm_limiting_adaptor_create = _fn("rmm_limiting_adaptor_create", I, VP, V, S)
 rmm_limiting_get = _fn("rmm_limiting_get", I, V, P(S), P(S))
-FAILURE_CALLBACK = ctypes.CFUNCTYPE(B, S, V)
-rmm_failure_callback_adaptor_create = _fn("rmm_failure_callback_adaptor_create", I, VP, V,
-                                          FAILURE_CALLBACK, V)
+# The Python callbacks answer through an out-pointer that rmmh.c sets to the safe answer first (no
+# retry; a failed allocation): where ctypes cannot call the Python function at all (a
+# RecursionError on entry) it leaves a returned value unset, and rmm.h would read garbage.
+FAILURE_CALLBACK = ctypes.CFUNCTYPE(None, S, P(I))  # (nbytes, retry out)
+rmmh_failure_callback_adaptor_create = _fn("rmmh_failure_callback_adaptor_create", I, VP, V,
+                                           FAILURE_CALLBACK)
 rmm_aligned_adaptor_create = _fn("rmm_aligned_adaptor_create", I, VP, V, S, S)
 rmm_thread_safe_adaptor_create = _fn("rmm_thread_safe_adaptor_create", I, VP, V)
 rmm_prefetch_adaptor_create = _fn("rmm_prefetch_adaptor_create", I, VP, V)
-ALLOCATE_CALLBACK = ctypes.CFUNCTYPE(I, VP, S, V, V)
+ALLOCATE_CALLBACK = ctypes.CFUNCTYPE(None, VP, S, V, P(I))  # (ptr out, nbytes, stream, status out)
 DEALLOCATE_CALLBACK = ctypes.CFUNCTYPE(None, V, S, V, V)
-rmm_callback_resource_create = _fn("rmm_callback_resource_create", I, VP, ALLOCATE_CALLBACK,
-                                   DEALLOCATE_CALLBACK, V)
+rmmh_callback_resource_create = _fn("rmmh_callback_resource_create", I, VP, ALLOCATE_CALLBACK,
+                                    DEALLOCATE_CALLBACK)
 
 # per-device table and devices
 rmm_get_per_device_resource = _fn("rmm_get_per_device_resource", V, I)
@@ -294,10 +297,12 @@ def created(create, *args, what=None):
     return out.value
 
 
-def error_for_destroyed(mr):
-    return RMMRuntimeError("RMM_ERROR_UNKNOWN", "%s: its C resource was already destroyed (the "
+def error_for_destroyed(obj):
+    """The error of a call on a resource or stream whose C object is gone (its finalizer ran)."""
+    what = "C stream" if type(obj).__name__ == "Stream" else "C resource"
+    return RMMRuntimeError("RMM_ERROR_UNKNOWN", "%s: its %s was already destroyed (the "
                            "object was finalized, e.g. collected in a reference cycle)"
-                           % type(mr).__name__)
+                           % (type(obj).__name__, what))
 
 
 def out_of_memory(message):

@@ -8,6 +8,7 @@ keeps it alive until it is replaced.
 """
 import atexit
 import ctypes
+import functools
 import logging
 import os
 import threading
@@ -85,8 +86,8 @@ class _PyResourceMethods:
         """
         if nbytes.__class__ is not int or not 0 <= nbytes <= _SIZE_MAX:
             nbytes = _lib.as_size(nbytes, "nbytes")
-        if stream.__class__ is not Stream:
-            stream = as_stream(stream)
+        if stream.__class__ is not Stream or stream._refs is not None and not stream._refs:
+            stream = as_stream(stream)  # (raises for a stream whose C stream is gone)
         if not nbytes:
             return 0
         if not self._refs:
@@ -106,8 +107,8 @@ class _PyResourceMethods:
             ptr = _lib.as_pointer(ptr)
         if nbytes.__class__ is not int or not 0 <= nbytes <= _SIZE_MAX:
             nbytes = _lib.as_size(nbytes, "nbytes")
-        if stream.__class__ is not Stream:
-            stream = as_stream(stream)
+        if stream.__class__ is not Stream or stream._refs is not None and not stream._refs:
+            stream = as_stream(stream)  # (raises for a stream whose C stream is gone)
         if ptr:
             if not self._refs:
                 raise _lib.error_for_destroyed(self)
@@ -143,6 +144,24 @@ class DeviceMemoryResource(_ResourceBase):
         """Wraps a C resource this object does not own (the library's default resources)."""
         self._h = handle
         self._refs = new_refs(None)
+
+    def __init_subclass__(cls, **kwargs):
+        # Every resource's __init__ runs once: a second call would make a second C resource and
+        # leak the first (and, with buffers of the first still live, free their blocks into the
+        # second). RMM's resources make theirs in __cinit__, once. The check comes before the
+        # class's own __init__ makes anything, so a first call that failed may be tried again.
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is None or getattr(init, "_rmmh_once", False):
+            return
+
+        @functools.wraps(init)
+        def __init__(self, *args, **kw):
+            if getattr(self, "_refs", None) is not None:
+                raise TypeError("%s.__init__ may be called once" % type(self).__name__)
+            init(self, *args, **kw)
+        __init__._rmmh_once = True
+        cls.__init__ = __init__
 
     @property
     def _live(self):
@@ -197,11 +216,13 @@ class DeviceMemoryResource(_ResourceBase):
         return base.value or 0, offset.value
 
     def __repr__(self):
+        # (no C call once the C resource is destroyed: a finalizer in a collected cycle may
+        # print a resource finalized before it)
         h = getattr(self, "_h", None)
+        refs = getattr(self, "_refs", None)
+        kind = "empty" if not h else "destroyed" if not refs else _lib.rmm_resource_type_name(h).decode()
         return "<%s %s at %#x>" % (type(self).__module__.replace("rmmh._memory_resource", "rmmh.mr")
-                                   + "." + type(self).__qualname__,
-                                   _lib.rmm_resource_type_name(h).decode() if h else "empty",
-                                   h or 0)
+                                   + "." + type(self).__qualname__, kind, h or 0)
 
     def __reduce__(self):
         raise TypeError("%s cannot be pickled" % type(self).__name__)
@@ -684,21 +705,24 @@ class CallbackMemoryResource(DeviceMemoryResource):
         if not callable(allocate_func) or not callable(deallocate_func):
             raise TypeError("allocate_func and deallocate_func must be callable")
 
-        def allocate(out, nbytes, stream, arg):
-            # an exception kept from an earlier call is stale now (rmm.h asks again, or this is
-            # another allocation), and rmmh calls made by allocate_func must not take it
+        def allocate(out, nbytes, stream, status):
+            # (answers through `status`, which holds "not called" until written: see
+            # _lib.ALLOCATE_CALLBACK) an exception kept from an earlier call is stale now (rmm.h
+            # asks again, or this is another allocation), and rmmh calls made by allocate_func
+            # must not take it
             _lib.clear_pending()
             try:
                 p = allocate_func(nbytes, _raw_stream(stream))
                 out[0] = _lib.as_pointer(p, "the address allocate_func returned")
             except BaseException as e:  # re-raised by the call that failed (see _lib.error)
-                status = OUT_OF_MEMORY if isinstance(e, MemoryError) else UNKNOWN
-                _lib.set_pending(e, status)
-                return status
+                code = OUT_OF_MEMORY if isinstance(e, MemoryError) else UNKNOWN
+                _lib.set_pending(e, code)
+                status[0] = code
+                return
             # rmm.h recovered from an earlier failure of this thread's allocation (a pool
             # retrying a smaller growth, a failure callback's retry): its exception is stale
             _lib.clear_pending()
-            return 0
+            status[0] = 0
 
         def deallocate(ptr, nbytes, stream, arg):
             # an exception here is reported by ctypes as unraisable (the free cannot fail)
@@ -706,7 +730,7 @@ class CallbackMemoryResource(DeviceMemoryResource):
 
         a = _lib.ALLOCATE_CALLBACK(allocate)
         d = _lib.DEALLOCATE_CALLBACK(deallocate)
-        self._own(_lib.created(_lib.rmm_callback_resource_create, a, d, None),
+        self._own(_lib.created(_lib.rmmh_callback_resource_create, a, d),
                   keep=(a, d, allocate_func, deallocate_func))
         self.__dict__.update(_allocate_func=allocate_func, _deallocate_func=deallocate_func)
 
@@ -873,24 +897,25 @@ class FailureCallbackResourceAdaptor(UpstreamResourceAdaptor):
         if not callable(callback):
             raise TypeError("callback must be callable")
 
-        def on_failure(nbytes, arg):
-            # the upstream's kept exception (a CallbackMemoryResource's) is set aside while the
-            # callback runs, so that a failing rmmh call of its own does not take it; kept again
-            # if the adaptor then fails (no retry), dropped if it retries
+        def on_failure(nbytes, retry_out):
+            # (answers through retry_out, which holds "no retry" until written: see
+            # _lib.FAILURE_CALLBACK) the upstream's kept exception (a CallbackMemoryResource's)
+            # is set aside while the callback runs, so that a failing rmmh call of its own does
+            # not take it; kept again if the adaptor then fails (no retry), dropped if it retries
             kept = _lib.stash_pending()
             try:
                 retry = bool(callback(nbytes))
             except BaseException as e:
-                # rmm.h calls the callback only on OUT_OF_MEMORY, and False makes the adaptor
+                # rmm.h calls the callback only on OUT_OF_MEMORY, and no retry makes the adaptor
                 # fail with that status: the allocation re-raises e (see _lib.error)
                 _lib.set_pending(e, OUT_OF_MEMORY)
-                return False
+                return
             if not retry:
                 _lib.restore_pending(kept)
-            return retry
+            retry_out[0] = 1 if retry else 0
 
         cb = _lib.FAILURE_CALLBACK(on_failure)
-        self._own(_lib.created(_lib.rmm_failure_callback_adaptor_create, upstream._h, cb, None),
+        self._own(_lib.created(_lib.rmmh_failure_callback_adaptor_create, upstream._h, cb),
                   ups=(upstream,), keep=(cb, callback))
         self.__dict__["_callback"] = callback
 

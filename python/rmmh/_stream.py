@@ -78,8 +78,19 @@ class Stream:
         NON_BLOCKING.
     """
     __slots__ = ("_h", "_owner", "_refs", "__weakref__")
+    # A Stream over a stream rmmh made (Stream(), a CudaStreamPool's) holds it (_refs, see
+    # _lifetime) until the Stream is finalized, so the C stream lives as long as any Stream over
+    # it. In a reference cycle being collected the finalizers run in any order, so a Stream may be
+    # used after its own finalizer and its owner's have run: its calls then raise (_live) instead
+    # of using a destroyed C stream.
 
     def __init__(self, obj=None, flags=None):
+        try:
+            self._h
+        except AttributeError:
+            pass
+        else:  # a second call would take another hold, or point the object at another stream
+            raise TypeError("Stream.__init__ may be called once")
         if obj is not None and flags is not None:
             raise ValueError("flags may only be specified when obj is None; flags cannot be "
                              "applied to an existing stream.")
@@ -90,8 +101,11 @@ class Stream:
                 raise ValueError("flags must be a CudaStreamFlags, not %r" % (flags,))
             owner = _OwningStream(flags)
             self._h, self._owner, self._refs = owner.handle, owner, owner.refs
+            self._refs.append(True)
         elif isinstance(obj, Stream):
-            self._h, self._owner, self._refs = obj._h, obj._owner, obj._refs
+            self._h, self._owner, self._refs = obj._live, obj._owner, obj._refs
+            if self._refs is not None:
+                self._refs.append(True)
         elif hasattr(obj, "__cuda_stream__"):
             proto = obj.__cuda_stream__
             try:
@@ -121,6 +135,25 @@ class Stream:
 
     _from_cudaStream_t = _from_handle
 
+    def __del__(self):
+        try:
+            refs = self._refs
+        except AttributeError:  # a failed __init__
+            return
+        if refs is not None:
+            try:
+                release(refs)
+            except Exception:  # interpreter shutdown
+                pass
+
+    @property
+    def _live(self):
+        """The handle, checked to name a stream that still exists (see above)."""
+        refs = self._refs
+        if refs is not None and not refs:
+            raise _lib.error_for_destroyed(self)
+        return self._h
+
     @property
     def handle(self):
         """The cudaStream_t value as an int (rmmh; RMM exposes it through __cuda_stream__)."""
@@ -132,7 +165,7 @@ class Stream:
 
     def synchronize(self):
         """Blocks until all work on the stream is done."""
-        _lib.check(_lib.rmm_stream_synchronize(self._h), "Stream.synchronize")
+        _lib.check(_lib.rmm_stream_synchronize(self._live), "Stream.synchronize")
 
     def is_default(self):
         """True for the default stream (handle 0) and the legacy default stream (handle 1)."""
@@ -164,8 +197,13 @@ def _destroy_stream_pool(handle):
 
 
 def _wrap(handle, owner, refs):
+    """A Stream over a stream of a CudaStreamPool, holding it (see Stream)."""
+    if refs is not None and not refs:
+        raise _lib.error_for_destroyed(owner)
     s = Stream.__new__(Stream)
     s._h, s._owner, s._refs = handle, owner, refs
+    if refs is not None:
+        refs.append(True)
     return s
 
 
@@ -191,6 +229,12 @@ class CudaStreamPool:
     __slots__ = ("_pool", "_handles", "_owners", "_refs", "_next", "__weakref__")
 
     def __init__(self, pool_size=16, flags=CudaStreamFlags.SYNC_DEFAULT):
+        try:
+            self._handles
+        except AttributeError:
+            pass
+        else:  # a second call would make a second set of streams and leak the first
+            raise TypeError("CudaStreamPool.__init__ may be called once")
         n = _lib.as_size(pool_size, "pool_size")
         if n == 0:
             raise _lib.invalid("CudaStreamPool: pool_size must be greater than zero")
@@ -279,6 +323,9 @@ def as_stream(stream):
     """A Stream from what a stream= argument may be: a Stream, or anything Stream() wraps.
     None is a TypeError, as in RMM."""
     if isinstance(stream, Stream):
+        refs = stream._refs
+        if refs is not None and not refs:
+            raise _lib.error_for_destroyed(stream)
         return stream
     if stream is None:
         raise TypeError("stream argument cannot be None. Please provide a valid Stream instance.")

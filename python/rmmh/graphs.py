@@ -25,13 +25,14 @@ from contextlib import contextmanager
 
 from . import _lib
 from ._helpers import parse_bytes
+from ._lifetime import release as _release
 from ._stream import as_stream
 
 __all__ = ["GraphPool"]
 
 # upstream resources of pools released while blocks were live or a capture was registered: the C
 # pool returns its memory to them later (its last block's free, the end of those registrations),
-# so they must outlive it (kept for the process)
+# so they must outlive it (kept for the process, with the pool's hold on their C resource)
 _kept_upstreams = []
 _registrations = [0]  # streams registered through GraphPool.capture, all pools
 
@@ -41,11 +42,17 @@ class GraphPool:
     ``reserve`` bytes (an int or a string such as "64MiB") from it now."""
 
     def __init__(self, reserve=0, upstream=None):
+        if "_upstream" in self.__dict__:  # a second call would leak the first C pool
+            raise TypeError("GraphPool.__init__ may be called once")
         from ._memory_resource import _check_mr, get_current_device_resource
         mr = get_current_device_resource() if upstream is None else _check_mr(upstream, "upstream")
         size = _lib.as_size(parse_bytes(reserve), "reserve")
         out = ctypes.c_void_p()
         _lib.check(_lib.rmm_graph_pool_create(ctypes.byref(out), mr._live, size), "GraphPool")
+        # a hold on the upstream's C resource (see _lifetime): when the collector finalizes both
+        # in one cycle, the upstream's finalizer may run first, and the pool's reserve must still
+        # have a resource to go back to
+        mr._refs.append(True)
         self._h = out.value
         self._upstream = mr
         self._registered = 0
@@ -85,9 +92,11 @@ class GraphPool:
             return
         _, used = self.info()
         _lib.check(_lib.rmm_graph_pool_destroy(self._h), "GraphPool.release")
-        if used or _registrations[0]:
-            _kept_upstreams.append(self._upstream)
         self._h = None
+        if used or _registrations[0]:
+            _kept_upstreams.append(self._upstream)  # (and the hold stays: see _kept_upstreams)
+        else:
+            _release(self._upstream._refs)  # the pool's memory went back: the hold goes
 
     def __reduce__(self):
         # a copy would share the C graph pool, and release() it twice

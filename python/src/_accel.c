@@ -96,6 +96,32 @@ static int get_handle(PyObject *obj, void **out) {
     return (*out == NULL && PyErr_Occurred()) ? -1 : 0;
 }
 
+/* Raises the "already destroyed" error of obj (a resource or a Stream); returns -1. */
+static int raise_destroyed(PyObject *obj) {
+    PyObject *e = call1(destroyed_f, obj);
+    if (e) {
+        PyErr_SetObject((PyObject *)Py_TYPE(e), e);
+        Py_DecRef(e);
+    }
+    return -1;
+}
+
+/* stream._h of a Stream whose C stream still exists (a Stream's refs list, when it has one, is
+   empty once its C stream was destroyed: a Stream used by a finalizer in a collected cycle);
+   -1 with the exception otherwise. */
+static int stream_handle(PyObject *stream, void **out) {
+    if (stream != DefaultStream) {
+        PyObject *refs = PyObject_GetAttr(stream, s_refs);
+        Py_ssize_t n;
+        if (!refs) return -1;
+        n = refs == NoneObj ? 1 : PyList_Size(refs);
+        Py_DecRef(refs);
+        if (n < 0) return -1;
+        if (n == 0) return raise_destroyed(stream);
+    }
+    return get_handle(stream, out);
+}
+
 /* Pops one hold off a refs list (see rmmh/_lifetime.py); runs the Record when it is the last. */
 static int release_refs(PyObject *refs) {
     Py_ssize_t n;
@@ -146,7 +172,12 @@ static int set_stream(Buffer *b, PyObject *stream) {
         if (!sh && PyErr_Occurred()) return -1;
         refs = PyObject_GetAttr(stream, s_refs);
         if (!refs) return -1;
-        if (refs == NoneObj) Py_CLEAR(refs);
+        if (refs == NoneObj) {
+            Py_CLEAR(refs);
+        } else if (PyList_Size(refs) <= 0) { /* its C stream was destroyed (see stream_handle) */
+            Py_DecRef(refs);
+            return PyErr_Occurred() ? -1 : raise_destroyed(stream);
+        }
     }
     Py_XDECREF(b->stream);
     Py_XDECREF(b->stream_refs);
@@ -468,14 +499,7 @@ static int live_handle(PyObject *self, void **out) {
     if (!refs) return -1;
     n = PyList_Size(refs);
     Py_DecRef(refs);
-    if (n <= 0) {
-        PyObject *e = call1(destroyed_f, self);
-        if (e) {
-            PyErr_SetObject((PyObject *)Py_TYPE(e), e);
-            Py_DecRef(e);
-        }
-        return -1;
-    }
+    if (n <= 0) return n < 0 ? -1 : raise_destroyed(self);
     return get_handle(self, out);
 }
 
@@ -501,7 +525,7 @@ static PyObject *res_allocate(PyObject *self, PyObject *const *args, Py_ssize_t 
         Py_DecRef(stream);
         return PyLong_FromLong(0);
     }
-    if (live_handle(self, &mh) < 0 || get_handle(stream, &sh) < 0) {
+    if (live_handle(self, &mh) < 0 || stream_handle(stream, &sh) < 0) {
         Py_DecRef(stream);
         return NULL;
     }
@@ -540,7 +564,7 @@ static PyObject *res_deallocate(PyObject *self, PyObject *const *args, Py_ssize_
         Py_IncRef(NoneObj);
         return NoneObj;
     }
-    if (live_handle(self, &mh) < 0 || get_handle(stream, &sh) < 0) {
+    if (live_handle(self, &mh) < 0 || stream_handle(stream, &sh) < 0) {
         Py_DecRef(stream);
         return NULL;
     }

@@ -27,7 +27,7 @@
 #define RMMH_API __attribute__((visibility("default")))
 
 /* Bumped when a helper's signature changes; the Python side refuses a library it does not know. */
-#define RMMH_ABI_VERSION 4
+#define RMMH_ABI_VERSION 5
 
 RMMH_API int rmmh_abi_version(void) { return RMMH_ABI_VERSION; }
 RMMH_API const char *rmmh_rmm_version(void) { return RMM_VERSION_STRING; }
@@ -93,6 +93,61 @@ RMMH_API int rmmh_free_nowait(rmm_resource *mr, void *ptr, size_t bytes, rmm_str
         *would_block = wb;
     }
     return (int)st;
+}
+
+/* ---- Python callbacks ---------------------------------------------------------------------- */
+
+/* rmm.h's callbacks return their answer. A Python function called through ctypes cannot always
+   give one: when ctypes cannot call it at all (a RecursionError on entry, no memory for its
+   arguments) it reports the error as unraisable and leaves the C result unset, garbage that the
+   failure-callback adaptor would read as "retry" for ever. So the Python side gets an out-pointer
+   that holds the safe answer first (no retry; an allocation that failed) and writes its own there.
+   The Python function's pointer is the callback's arg (a union: C has no cast between function and
+   object pointers). */
+typedef void (*rmmh_failure_fn)(size_t bytes, int *retry);
+typedef void (*rmmh_allocate_fn)(void **ptr, size_t bytes, rmm_stream stream, int *status);
+typedef union {
+    rmmh_failure_fn failure;
+    rmmh_allocate_fn allocate;
+    void *arg;
+} rmmh__py_fn;
+static bool rmmh__failure_trampoline(size_t bytes, void *arg) {
+    rmmh__py_fn fn;
+    int retry = 0;
+    fn.arg = arg;
+    fn.failure(bytes, &retry);
+    return retry != 0;
+}
+static rmm_status rmmh__allocate_trampoline(void **ptr, size_t bytes, rmm_stream stream, void *arg) {
+    rmmh__py_fn fn;
+    int status = -1; /* (no status: the function was not called) */
+    void *p = NULL;
+    fn.arg = arg;
+    fn.allocate(&p, bytes, stream, &status);
+    if (status == (int)RMM_SUCCESS) {
+        *ptr = p;
+        return RMM_SUCCESS;
+    }
+    if (status == -1)
+        return rmm_set_last_error(RMM_ERROR_UNKNOWN, "rmmh: the allocate function of a CallbackMemoryResource could not be called (Python printed why, as an unraisable error)");
+    return (rmm_status)status;
+}
+/* rmm_failure_callback_adaptor_create with a Python callback that answers through an out-pointer
+   (see above). Fails as rmm_failure_callback_adaptor_create (INVALID_ARGUMENT for a NULL fn). */
+RMMH_API int rmmh_failure_callback_adaptor_create(rmm_resource **out, rmm_resource *upstream, rmmh_failure_fn fn) {
+    rmmh__py_fn f;
+    if (!fn) return rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh_failure_callback_adaptor_create: the callback is NULL");
+    f.failure = fn;
+    return (int)rmm_failure_callback_adaptor_create(out, upstream, rmmh__failure_trampoline, f.arg);
+}
+/* rmm_callback_resource_create with a Python allocate function that answers through
+   out-pointers (see above); deallocate is rmm.h's own kind and gets the allocate function's
+   pointer as its arg. Fails as rmm_callback_resource_create. */
+RMMH_API int rmmh_callback_resource_create(rmm_resource **out, rmmh_allocate_fn allocate, rmm_deallocate_callback deallocate) {
+    rmmh__py_fn f;
+    if (!allocate) return rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh_callback_resource_create: the allocate function is NULL");
+    f.allocate = allocate;
+    return (int)rmm_callback_resource_create(out, rmmh__allocate_trampoline, deallocate, f.arg);
 }
 
 /* ---- streams ------------------------------------------------------------------------------ */

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import rmmh as rmm
-from conftest import requires_two_devices
+from conftest import requires_two_devices, start_child, wait_child
 
 
 def test_mr_outlives_buffer_after_being_replaced():
@@ -242,3 +242,207 @@ def test_no_c_object_outlives_its_holders():
         del base, pool, cb, stats, s, bufs
         gc.collect()
     assert len(_lifetime._live) == before
+
+
+# ---- found by the red team of 2026-11-28: each crashed or misbehaved before its fix ----------
+
+def _child_ok(code):
+    """Runs code in a new interpreter (a crash there fails the test, not the suite); its stdout."""
+    return wait_child(start_child(code), timeout=120)
+
+
+def test_repr_of_a_destroyed_resource_makes_no_c_call():
+    """repr() of a resource whose C object is gone (its finalizer ran: explicitly, or first in a
+    collected cycle whose other finalizers print it) says so; it read freed memory before (a
+    segfault)."""
+    out = _child_ok("""
+        import gc, rmmh as rmm
+        mr = rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 1 << 20)
+        class Holder:
+            def __del__(self):
+                print("in cycle:", repr(self.mr))
+        h = Holder(); h.mr = mr; h.cycle = h
+        del h, mr
+        gc.collect()
+        mr = rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 1 << 20)
+        mr.__del__()
+        print("explicit:", repr(mr))
+    """)
+    assert "in cycle: <rmmh.mr.PoolMemoryResource " in out
+    assert "explicit: <rmmh.mr.PoolMemoryResource destroyed at 0x" in out
+    mr = rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 1 << 20)
+    assert " pool at 0x" in repr(mr)
+    mr.__del__()
+    assert " destroyed at 0x" in repr(mr)
+
+
+def test_graph_pool_holds_its_upstream():
+    """A GraphPool collected in one cycle with its upstream gives its reserve back to a live C
+    resource, whatever the finalizers' order (it returned it to a destroyed one before: a
+    segfault); release() lets the hold go once the memory is back."""
+    out = _child_ok("""
+        import gc, rmmh as rmm
+        for order in range(2):
+            up = rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 1 << 20)
+            gp = rmm.GraphPool(reserve="64KiB", upstream=up)
+            class Holder: pass
+            h = Holder()
+            if order: h.up, h.gp = up, gp
+            else: h.gp, h.up = gp, up
+            h.cycle = h
+            del gp, up, h
+            gc.collect()
+        print("survived")
+    """)
+    assert "survived" in out
+    up = rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 1 << 20)
+    held = len(up._refs)
+    gp = rmm.GraphPool(reserve="64KiB", upstream=up)
+    assert len(up._refs) == held + 1
+    with pytest.raises(TypeError, match="once"):
+        gp.__init__(reserve=0, upstream=up)
+    gp.release()
+    assert len(up._refs) == held
+    with pytest.raises(ValueError, match="released"):
+        gp.info()
+
+
+@pytest.mark.parametrize("source", ["stream", "pool"])
+def test_stream_used_after_its_c_stream_is_gone_raises(source):
+    """A Stream over a stream rmmh made holds it while the Stream lives; a Stream used by a
+    finalizer after its own and its owner's finalizers ran (a collected cycle) raises
+    RMMRuntimeError instead of using the destroyed C stream."""
+    code = """
+        import gc, sys, rmmh as rmm
+        if sys.argv[1] == "stream":
+            s = rmm.Stream()
+        else:
+            pool = rmm.pylibrmm.cuda_stream_pool.CudaStreamPool(4)
+            s = pool.get_stream()
+            del pool
+        seen = []
+        class Holder:
+            def __del__(self):
+                calls = (("synchronize", self.s.synchronize),
+                         ("DeviceBuffer", lambda: rmm.DeviceBuffer(size=64, stream=self.s)),
+                         ("allocate", lambda: rmm.mr.CudaMemoryResource().allocate(64, self.s)))
+                for what, call in calls:
+                    try:
+                        call()
+                        seen.append(what + ": ran")
+                    except Exception as e:
+                        seen.append(what + ": " + type(e).__name__ + ": " + str(e))
+        h = Holder(); h.s = s; h.cycle = h
+        del s, h
+        gc.collect()
+        print("\\n".join(seen))
+    """
+    out = wait_child(start_child(code, source), timeout=120)
+    lines = out.strip().splitlines()
+    assert len(lines) == 3, out
+    for line in lines:  # the finalizers' order decides which; never a call on a destroyed stream
+        assert line.endswith(": ran") or "its C stream was already destroyed" in line, out
+    # outside a cycle: a Stream keeps its C stream whatever happens to its owner
+    s = rmm.Stream()
+    s2 = rmm.Stream(s)
+    owner = s._owner
+    held = len(owner.refs)
+    del s
+    gc.collect()
+    assert len(owner.refs) == held - 1
+    s2.synchronize()
+    pool = rmm.pylibrmm.cuda_stream_pool.CudaStreamPool(2)
+    t = pool.get_stream()
+    del pool
+    gc.collect()
+    t.synchronize()
+    rmm.DeviceBuffer(size=64, stream=t)
+
+
+def test_failure_callback_that_cannot_be_called_means_no_retry():
+    """Where ctypes cannot even start a Python callback (a RecursionError on entry) the C side
+    reads the safe answer (no retry; a failed allocation) instead of garbage (which retried for
+    ever, or not, as the stack happened to hold): at every depth the allocation fails, raising
+    (MemoryError, or near the limit RecursionError or ctypes' ArgumentError), and returns."""
+    out = _child_ok("""
+        import sys, rmmh as rmm
+        lim = rmm.mr.LimitingResourceAdaptor(rmm.mr.CudaMemoryResource(), 1024)
+        fa = rmm.mr.FailureCallbackResourceAdaptor(lim, lambda n: False)
+        cb = rmm.mr.CallbackMemoryResource(lambda n, s: lim.allocate(n, s),
+                                           lambda p, n, s: lim.deallocate(p, n, s))
+        def at_depth(d, mr):
+            return at_depth(d - 1, mr) if d else mr.allocate(4096)
+        results = set()
+        for mr in (fa, cb):
+            for k in range(1, 60):
+                try:
+                    at_depth(sys.getrecursionlimit() - k, mr)
+                    results.add("allocated")
+                except Exception as e:  # (MemoryError; near the limit RecursionError, or ctypes'
+                    results.add(type(e).__name__)  # ArgumentError when it cannot convert the arguments)
+        print(sorted(results))
+    """)
+    assert "allocated" not in out and "[" in out, out
+
+
+def test_second_init_is_refused():
+    """A second __init__ on a Stream, a resource, a CudaStreamPool or a GraphPool raises
+    TypeError and changes nothing (it made a second C object before: the first leaked, or a
+    buffer of the first freed its block into the second)."""
+    s = rmm.Stream()
+    h = s.handle
+    with pytest.raises(TypeError, match="once"):
+        s.__init__()
+    assert s.handle == h
+    up = rmm.mr.CudaMemoryResource()
+    for mr in (rmm.mr.PoolMemoryResource(up, 1 << 20), rmm.mr.StatisticsResourceAdaptor(up),
+               rmm.mr.CudaMemoryResource(), rmm.mr.FixedSizeMemoryResource(up, 1 << 16, 2)):
+        handle, refs = mr._h, mr._refs
+        b = rmm.DeviceBuffer(size=64, mr=mr)
+        with pytest.raises(TypeError, match="may be called once"):
+            type(mr).__init__(mr, up) if not isinstance(mr, rmm.mr.CudaMemoryResource) else mr.__init__()
+        assert mr._h == handle and mr._refs is refs
+        del b
+        p = mr.allocate(64)
+        mr.deallocate(p, 64)
+    pool = rmm.pylibrmm.cuda_stream_pool.CudaStreamPool(2)
+    handles = [pool.get_stream(i).handle for i in range(2)]
+    with pytest.raises(TypeError, match="once"):
+        pool.__init__(2)
+    assert [pool.get_stream(i).handle for i in range(2)] == handles
+    # a first __init__ that failed may be tried again
+    bad = rmm.mr.PoolMemoryResource.__new__(rmm.mr.PoolMemoryResource)
+    with pytest.raises(TypeError):
+        bad.__init__(None)
+    bad.__init__(up, 1 << 20)
+    assert bad.pool_size() == 1 << 20
+
+
+def test_callbacks_that_give_no_answer_get_the_safe_one():
+    """The C side of the Python callbacks presets their answer (rmmh.c's trampolines): a callback
+    that writes none, as when ctypes could not call it, means no retry for the failure callback
+    and a failed allocation (UNKNOWN, with a message) for CallbackMemoryResource's allocate."""
+    import ctypes
+    from rmmh import _errors, _lib
+    calls = []
+    lim = rmm.mr.LimitingResourceAdaptor(rmm.mr.CudaMemoryResource(), 1024)
+    no_retry = _lib.FAILURE_CALLBACK(lambda nbytes, retry_out: calls.append(nbytes))
+    out = ctypes.c_void_p()
+    _lib.check(_lib.rmmh_failure_callback_adaptor_create(ctypes.byref(out), lim._h, no_retry))
+    try:
+        assert _lib.alloc(out.value, 4096, 0) is None
+        assert calls == [4096] and _lib.rmm_last_status() == _errors.OUT_OF_MEMORY
+    finally:
+        _lib.rmm_resource_destroy(out.value)
+    no_status = _lib.ALLOCATE_CALLBACK(lambda ptr, nbytes, stream, status: calls.append(nbytes))
+    free = _lib.DEALLOCATE_CALLBACK(lambda ptr, nbytes, stream, arg: None)
+    _lib.check(_lib.rmmh_callback_resource_create(ctypes.byref(out), no_status, free))
+    try:
+        assert _lib.alloc(out.value, 512, 0) is None
+        assert calls == [4096, 512] and _lib.rmm_last_status() == _errors.UNKNOWN
+        assert "could not be called" in _lib.last_error()
+    finally:
+        _lib.rmm_resource_destroy(out.value)
+    for bad in (_lib.rmmh_failure_callback_adaptor_create(ctypes.byref(out), lim._h, _lib.FAILURE_CALLBACK()),
+                _lib.rmmh_callback_resource_create(ctypes.byref(out), _lib.ALLOCATE_CALLBACK(), free)):
+        assert bad == _errors.INVALID_ARGUMENT
