@@ -427,8 +427,8 @@ RMMDEF rmm_status rmm_resource_validate(rmm_resource *mr);
    down to the cudaMalloc-family resource at the bottom (for which it is ptr itself, offset 0).
    mr NULL: the current device resource. Fails with INVALID_ARGUMENT iff ptr, base or offset is
    NULL or ptr is not a live block of a sub-allocator on the way (nothing changes);
-   NOT_SUPPORTED for a pool with VIRTUAL growth (its blocks lie on separately mapped pages, which
-   cudaIpcGetMemHandle cannot export) and for user-defined resources, which cannot say where their
+   NOT_SUPPORTED for a pool with VIRTUAL growth (its blocks lie on pages mapped in extents of a
+   few pages each, which cudaIpcGetMemHandle cannot export) and for user-defined resources, which cannot say where their
    memory comes from. Async resources give the pointer itself: export their memory through the
    memory pool (cudaMemPoolExportPointer). Chains of any depth are followed; a graph with a cycle
    (a binning resource made its own bin, through layers) fails with INVALID_ARGUMENT after
@@ -563,9 +563,10 @@ typedef enum rmm_pool_growth {
                                       upstream, so a steady loop stops calling cudaMalloc and
                                       cudaFree after its first steps */
     RMM_POOL_GROWTH_VIRTUAL = 2    /* reserves one virtual address range (virtual_bytes) and backs it
-                                      with physical pages (2 MiB) only where blocks are live, through
-                                      CUDA's virtual memory API; a page with no live block is moved to
-                                      where it is needed when the pool would otherwise pass its peak.
+                                      with physical pages (2 MiB; in extents of up to two by default,
+                                      virtual_extent_bytes) only where blocks are live, through
+                                      CUDA's virtual memory API; an extent with no live block is moved
+                                      to where it is needed when the pool would otherwise pass its peak.
                                       One range, so no chunk boundaries: the least memory held beyond
                                       what is live. The upstream is not used (may be NULL).
                                       NOT_SUPPORTED where the device lacks virtual memory management. */
@@ -585,10 +586,11 @@ typedef struct rmm_pool_desc {
                                         this many bytes (rounded up to the 2 MiB page), one driver
                                         allocation and mapping each; default 0: two pages (4 MiB; one
                                         page: 2 MiB). An extent is given back only whole, so larger
-                                        ones make fewer driver calls and hold more (README, an H200,
-                                        the training replays: 1.3-1.9 us per event with 128 MiB at
-                                        1.014-1.37x the peak live bytes; 8.7-23 us with the default
-                                        at 1.010-1.025x; 13.8-28.7 us with pages at 1.007-1.026x).
+                                        ones make fewer driver calls and hold more (README's extent
+                                        sweep, an H200, 2026-11-28: on the training replays and
+                                        bert_encode 1.2-1.9 us per event with 128 MiB at 1.014-1.37x
+                                        the peak live bytes, 4.4-23 us with the default at
+                                        1.012-1.025x, 4.5-29 us with pages at 1.012-1.026x).
                                         Multiple of 256; at most 4 GiB. */
 } rmm_pool_desc;
 typedef struct rmm_pool_info {
@@ -6175,8 +6177,11 @@ static const rmm__backing rmm__chunks_backing = {rmm__chunks_grow, NULL, NULL, r
 
 /* Every page of the reserved range is in one of three states: mapped with a used block on it,
    mapped and idle (its blocks were freed: kept mapped, so that a block placed there again costs no
-   driver call), or unmapped. The pool also keeps spare physical pages, unmapped, so that a page can
-   be backed without cuMemCreate. It holds mapped + spare pages of the device, and keeps that within
+   driver call), or unmapped. Pages come in extents (vm->extent pages at most, two by default: see
+   rmm__vm_page_in), mapped, moved and given back whole: an extent moves only when none of its
+   pages is in use. The pool also keeps spare physical pages, unmapped, so that a page can be
+   backed without cuMemCreate (extents of one page only: a longer one that comes off the range is
+   released, and its memory made anew where it is needed). It holds mapped + spare pages of the device, and keeps that within
    1/RMM__VM_SLACK (1%) of the most pages ever in use:
    - a page a new block needs is backed by a spare page, else by a new one while the pool stays
      within the slack, else by idle pages moved from elsewhere: the longest idle ones, unmapped in a

@@ -19,8 +19,9 @@
                      memory-efficiency configuration)
      pool-geometric  rmm_pool_create, initial_bytes 0, RMM_POOL_GROWTH_GEOMETRIC (RMM's rule)
      pool-virtual    rmm_pool_create, RMM_POOL_GROWTH_VIRTUAL: one reserved address range backed by 2 MiB
-                     physical pages where blocks are live; it takes nothing from upstream, so its peak
-                     is rmm_pool_get_info().peak_pool_bytes (the most physical memory ever mapped)
+                     physical pages where blocks are live (in extents of up to two, the default since
+                     2026-11-28); it takes nothing from upstream, so its peak is
+                     rmm_pool_get_info().peak_pool_bytes (the most physical memory ever mapped)
      pool-virtual-extent  the same with virtual_extent_bytes = 128 MiB (--extent MIB: another size): new
                      memory in extents of up to 64 pages, one driver allocation and mapping each
                      (fewer driver calls, more held)
@@ -877,7 +878,8 @@ int main(int argc, char **argv) {
     }
 #endif
     print_machine("\"device\" memory is posix_memalign'ed host memory (capacity raised to 256 GiB, never touched)");
-    printf("# ns_per_event: median of %d runs; efficiency: peak_upstream / peak live (from the log)\n", runs);
+    printf("# ns_per_event: median of %d runs; efficiency: peak_upstream / peak live (from the log); pool-virtual-extent: extents of up to %zu MiB\n", runs,
+           g_extent_mib);
     rows = (row *)calloc((size_t)(ninputs * NRES), sizeof *rows);
     if (!rows) return 2;
 

@@ -299,7 +299,8 @@ def created(create, *args, what=None):
 
 def error_for_destroyed(obj):
     """The error of a call on a resource or stream whose C object is gone (its finalizer ran)."""
-    what = "C stream" if type(obj).__name__ == "Stream" else "C resource"
+    from ._stream import Stream  # (a late import: _stream imports this module)
+    what = "C stream" if isinstance(obj, Stream) else "C resource"
     return RMMRuntimeError("RMM_ERROR_UNKNOWN", "%s: its %s was already destroyed (the "
                            "object was finalized, e.g. collected in a reference cycle)"
                            % (type(obj).__name__, what))

@@ -198,8 +198,8 @@ class DeviceMemoryResource(_ResourceBase):
         needs: cudaIpcGetMemHandle(base), and the importer adds offset. rmmh only.
 
         Raises InvalidArgumentError when ptr is not a live block of a sub-allocator on the way,
-        and NotSupportedError for a pool with virtual growth (its pages are mapped one by one,
-        which CUDA IPC cannot export) and for CallbackMemoryResource (it cannot say where its
+        and NotSupportedError for a pool with virtual growth (its pages are mapped a few at a
+        time, which CUDA IPC cannot export) and for CallbackMemoryResource (it cannot say where its
         memory comes from). Async resources give (ptr, 0): export those through their memory pool
         (rmmh.ipc.export_pool).
         """
@@ -719,10 +719,10 @@ class CallbackMemoryResource(DeviceMemoryResource):
                 _lib.set_pending(e, code)
                 status[0] = code
                 return
+            status[0] = 0  # (first: the block is handed out whatever happens below)
             # rmm.h recovered from an earlier failure of this thread's allocation (a pool
             # retrying a smaller growth, a failure callback's retry): its exception is stale
             _lib.clear_pending()
-            status[0] = 0
 
         def deallocate(ptr, nbytes, stream, arg):
             # an exception here is reported by ctypes as unraisable (the free cannot fail)

@@ -199,7 +199,7 @@ def _destroy_stream_pool(handle):
 def _wrap(handle, owner, refs):
     """A Stream over a stream of a CudaStreamPool, holding it (see Stream)."""
     if refs is not None and not refs:
-        raise _lib.error_for_destroyed(owner)
+        raise _lib.error_for_destroyed(Stream.__new__(Stream))
     s = Stream.__new__(Stream)
     s._h, s._owner, s._refs = handle, owner, refs
     if refs is not None:
@@ -274,6 +274,8 @@ class CudaStreamPool:
         pool size (a Stream that keeps the pool's streams alive)."""
         if stream_id is None:
             if self._owners is None:
+                if not self._refs:  # (finalized, e.g. in a collected cycle: no C call)
+                    raise _lib.error_for_destroyed(Stream.__new__(Stream))
                 h = _lib.rmm_stream_pool_get(self._pool) or 0
                 return _wrap(h, self, self._refs)
             return self._stream(next(self._next) % len(self._handles))

@@ -136,7 +136,10 @@ static rmm_status rmmh__allocate_trampoline(void **ptr, size_t bytes, rmm_stream
    (see above). Fails as rmm_failure_callback_adaptor_create (INVALID_ARGUMENT for a NULL fn). */
 RMMH_API int rmmh_failure_callback_adaptor_create(rmm_resource **out, rmm_resource *upstream, rmmh_failure_fn fn) {
     rmmh__py_fn f;
-    if (!fn) return rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh_failure_callback_adaptor_create: the callback is NULL");
+    if (out && !fn) { /* (a NULL out: rmm.h's own message) */
+        *out = NULL;
+        return rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh_failure_callback_adaptor_create: the callback is NULL");
+    }
     f.failure = fn;
     return (int)rmm_failure_callback_adaptor_create(out, upstream, rmmh__failure_trampoline, f.arg);
 }
@@ -145,7 +148,10 @@ RMMH_API int rmmh_failure_callback_adaptor_create(rmm_resource **out, rmm_resour
    pointer as its arg. Fails as rmm_callback_resource_create. */
 RMMH_API int rmmh_callback_resource_create(rmm_resource **out, rmmh_allocate_fn allocate, rmm_deallocate_callback deallocate) {
     rmmh__py_fn f;
-    if (!allocate) return rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh_callback_resource_create: the allocate function is NULL");
+    if (out && !allocate) { /* (a NULL out: rmm.h's own message) */
+        *out = NULL;
+        return rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh_callback_resource_create: the allocate function is NULL");
+    }
     f.allocate = allocate;
     return (int)rmm_callback_resource_create(out, rmmh__allocate_trampoline, deallocate, f.arg);
 }
