@@ -521,8 +521,9 @@ class PoolMemoryResource(UpstreamResourceAdaptor):
     growth : {"geometric", "on_demand", "virtual"}
         rmmh only. "geometric" is RMM's rule; "on_demand" grows by the request (rounded to
         growth_granularity) and gives wholly free chunks back before growing past its peak;
-        "virtual" reserves one address range and maps 2 MiB pages only where blocks are live
-        (CUDA's virtual memory API; the upstream is then not used).
+        "virtual" reserves one address range and maps 2 MiB pages (two side by side in one
+        physical allocation, by default) only where blocks are live (CUDA's virtual memory API;
+        the upstream is then not used).
     growth_granularity : int | str, optional
         The on-demand step (default 2 MiB).
     streams_outlive_pool : bool
