@@ -2582,6 +2582,42 @@ TEST(pool_virtual_semantics) {
     rmm_resource_destroy(mr);
 }
 
+/* VIRTUAL growth at its maximum: an idle two-page extent that moves to where a block needs pages
+   is kept as a spare and mapped again there (RMM__VM_SPARE_PAGES), not given back to the device
+   and made anew. */
+TEST(pool_virtual_moves_two_page_extents_as_spares) {
+    rmm_resource *mr = NULL;
+    rmm_pool_desc pd = rmm_pool_desc_default();
+    rmm__pool_vm *vm;
+    void *a = NULL, *b = NULL, *d = NULL;
+    uint64_t creates;
+    NEED_GPU();
+    pd.growth = RMM_POOL_GROWTH_VIRTUAL;
+    pd.virtual_bytes = 64 * MiB;
+    pd.maximum_bytes = 8 * MiB;
+    if (!new_virtual_pool(&pd, &mr)) return;
+    vm = &((rmm__pool *)mr)->vm;
+    if (vm->page != 2 * MiB || vm->extent != 2) { /* (the counts below assume 2 MiB pages) */
+        rmm_resource_destroy(mr);
+        return;
+    }
+    CHECK_OK(rmm_allocate(mr, &a, 4 * MiB, RMM_STREAM_DEFAULT)); /* pages 0-1: one extent */
+    CHECK_OK(rmm_allocate(mr, &b, 2 * MiB - 1024, RMM_STREAM_DEFAULT)); /* page 2 */
+    CHECK(fill(b, 2 * MiB - 1024, 7, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, a, 4 * MiB, RMM_STREAM_DEFAULT)); /* pages 0-1 idle */
+    creates = vm->creates;
+    CHECK(vm->releases == 0);
+    CHECK_OK(rmm_allocate(mr, &d, 6 * MiB - 1024, RMM_STREAM_DEFAULT)); /* three pages past b: the idle extent moves */
+    CHECK(fill(d, 6 * MiB - 1024, 8, RMM_STREAM_DEFAULT) && check(d, 6 * MiB - 1024, 8) && check(b, 2 * MiB - 1024, 7));
+    CHECK(vm->unmaps == 1 && vm->releases == 0 && vm->creates == creates + 1);
+    CHECK(rmm__vm_held_pages(vm) <= 4);
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK_OK(rmm_deallocate(mr, d, 6 * MiB - 1024, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, b, 2 * MiB - 1024, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_validate(mr));
+    rmm_resource_destroy(mr);
+}
+
 TEST(pool_random_on_demand_with_maximum) {
     rmm_resource *mr = NULL;
     rmm_pool_desc pd = rmm_pool_desc_default();
@@ -4396,6 +4432,7 @@ int main(void) {
     RUN(pool_random_virtual);
     RUN(pool_virtual_semantics);
     RUN(pool_virtual_extents);
+    RUN(pool_virtual_moves_two_page_extents_as_spares);
     RUN(fixed_random);
     RUN(binning_random);
     RUN(arena_random);
