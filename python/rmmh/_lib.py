@@ -297,10 +297,12 @@ def created(create, *args, what=None):
     return out.value
 
 
-def error_for_destroyed(obj):
-    """The error of a call on a resource or stream whose C object is gone (its finalizer ran)."""
-    from ._stream import Stream  # (a late import: _stream imports this module)
-    what = "C stream" if isinstance(obj, Stream) else "C resource"
+def error_for_destroyed(obj, what=None):
+    """The error of a call on obj (a resource, a Stream, a CudaStreamPool) whose C object, `what`
+    (default: its C stream for a Stream, else its C resource), is gone (its finalizer ran)."""
+    if what is None:
+        from ._stream import Stream  # (a late import: _stream imports this module)
+        what = "C stream" if isinstance(obj, Stream) else "C resource"
     return RMMRuntimeError("RMM_ERROR_UNKNOWN", "%s: its %s was already destroyed (the "
                            "object was finalized, e.g. collected in a reference cycle)"
                            % (type(obj).__name__, what))

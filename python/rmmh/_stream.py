@@ -199,7 +199,7 @@ def _destroy_stream_pool(handle):
 def _wrap(handle, owner, refs):
     """A Stream over a stream of a CudaStreamPool, holding it (see Stream)."""
     if refs is not None and not refs:
-        raise _lib.error_for_destroyed(Stream.__new__(Stream))
+        raise _lib.error_for_destroyed(owner, "C stream")
     s = Stream.__new__(Stream)
     s._h, s._owner, s._refs = handle, owner, refs
     if refs is not None:
@@ -275,7 +275,7 @@ class CudaStreamPool:
         if stream_id is None:
             if self._owners is None:
                 if not self._refs:  # (finalized, e.g. in a collected cycle: no C call)
-                    raise _lib.error_for_destroyed(Stream.__new__(Stream))
+                    raise _lib.error_for_destroyed(self, "C stream")
                 h = _lib.rmm_stream_pool_get(self._pool) or 0
                 return _wrap(h, self, self._refs)
             return self._stream(next(self._next) % len(self._handles))
@@ -325,9 +325,7 @@ def as_stream(stream):
     """A Stream from what a stream= argument may be: a Stream, or anything Stream() wraps.
     None is a TypeError, as in RMM."""
     if isinstance(stream, Stream):
-        refs = stream._refs
-        if refs is not None and not refs:
-            raise _lib.error_for_destroyed(stream)
+        stream._live  # (raises for a stream whose C stream is gone)
         return stream
     if stream is None:
         raise TypeError("stream argument cannot be None. Please provide a valid Stream instance.")
