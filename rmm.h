@@ -6311,7 +6311,7 @@ RMM__PRIVATE void rmm__vm_release_spares(rmm__pool *p, size_t keep) {
    Fails as cuMemCreate. O(spares). */
 RMM__PRIVATE rmm_status rmm__vm_spare_for(rmm__pool *p, size_t i, size_t last, uint64_t *h, size_t *len, size_t *fresh) {
     rmm__pool_vm *vm = &p->vm;
-    size_t room = 0, j = vm->spare_n, k;
+    size_t room = 0, j = vm->spare_n, k, held;
     for (k = i; k <= last && !vm->mapped[k] && room < vm->extent; k++) room++;
     while (j-- > 0) {
         if (vm->spare_len[j] <= room) {
@@ -6324,9 +6324,9 @@ RMM__PRIVATE rmm_status rmm__vm_spare_for(rmm__pool *p, size_t i, size_t last, u
             return RMM_SUCCESS;
         }
     }
-    k = vm->spare_count;
+    held = vm->spare_count;
     rmm__vm_release_spares(p, vm->spare_count - 1); /* (the newest) */
-    *fresh += k - vm->spare_count - 1;
+    *fresh += held - vm->spare_count - 1;
     RMM_TRY(rmm__vm_create(h, vm->page, p->device));
     vm->creates++;
     *len = 1;
@@ -9264,9 +9264,10 @@ RMM__PRIVATE size_t rmm__arena_collect(rmm__arena *a, bool gone_only, rmm_status
             returned = 0;
             RMM__LOG(RMM_LOG_LEVEL_WARN, "arena %p: a device synchronize failed: superblocks stay out of every arena until one succeeds (%s)", (void *)a, rmm_last_error());
         }
-        for (c = a->unsynced; c && *st == RMM_SUCCESS; c = c->next) returned += c->size;
-        if (*st == RMM_SUCCESS && a->unsynced) { /* (the last of them first) */
-            for (c = a->unsynced; c->next; c = c->next) {
+        if (*st == RMM_SUCCESS && a->unsynced) { /* earlier collects' superblocks join them: one walk counts their bytes and finds the last */
+            for (c = a->unsynced;; c = c->next) {
+                returned += c->size;
+                if (!c->next) break;
             }
             c->next = detached;
             detached = a->unsynced;
