@@ -2618,6 +2618,51 @@ TEST(pool_virtual_moves_two_page_extents_as_spares) {
     rmm_resource_destroy(mr);
 }
 
+/* Placement inside a free block: a request whose best fit starts on unmapped pages goes to a page
+   boundary inside that block where it lies on mapped idle pages, instead of mapping pages at the
+   front (a block placed a few pages off where the same block lay in the last step moved most of
+   its pages; rmm__vm_prefer_mapped). Fails on the placement of the fronts alone: maps + 1, at 0. */
+TEST(pool_virtual_places_inside_a_free_block_on_mapped_pages) {
+    rmm_resource *mr = NULL;
+    rmm_pool_desc pd = rmm_pool_desc_default();
+    rmm__pool_vm *vm;
+    void *a = NULL, *b = NULL, *k = NULL, *x = NULL;
+    uint64_t maps, creates;
+    NEED_GPU();
+    pd.growth = RMM_POOL_GROWTH_VIRTUAL;
+    pd.virtual_bytes = 64 * MiB;
+    if (!new_virtual_pool(&pd, &mr)) return;
+    vm = &((rmm__pool *)mr)->vm;
+    if (vm->page != 2 * MiB || vm->extent != 2) { /* (the counts below assume 2 MiB pages) */
+        rmm_resource_destroy(mr);
+        return;
+    }
+    CHECK_OK(rmm_allocate(mr, &a, 4 * MiB, RMM_STREAM_DEFAULT)); /* pages 0-1 */
+    CHECK_OK(rmm_allocate(mr, &b, 8 * MiB, RMM_STREAM_DEFAULT)); /* pages 2-5 */
+    CHECK_OK(rmm_allocate(mr, &k, 1024, RMM_STREAM_DEFAULT));    /* page 6 (its extent 6-7) */
+    CHECK(fill(k, 1024, 5, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, a, 4 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, b, 8 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm__vm_unmap_idle((rmm__pool *)mr, 1, 1, 0)); /* the longest idle extent (pages 0-1) goes: the free block's front is unmapped */
+    CHECK(!vm->mapped[0] && !vm->mapped[1] && vm->mapped[2] && vm->mapped[5]);
+    maps = vm->maps;
+    creates = vm->creates;
+    CHECK_OK(rmm_allocate(mr, &x, 8 * MiB - 1024, RMM_STREAM_DEFAULT)); /* (not b's size: no reuse of the block freed last) */
+    CHECK(x == (char *)vm->base + 4 * MiB); /* pages 2-5, mapped */
+    CHECK(vm->maps == maps && vm->creates == creates);
+    CHECK(fill(x, 8 * MiB - 1024, 6, RMM_STREAM_DEFAULT) && check(x, 8 * MiB - 1024, 6) && check(k, 1024, 5));
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK_OK(rmm_allocate(mr, &a, 4 * MiB - 1024, RMM_STREAM_DEFAULT)); /* the front left free before x still serves */
+    CHECK(a == (char *)vm->base);
+    CHECK(fill(a, 4 * MiB - 1024, 4, RMM_STREAM_DEFAULT) && check(a, 4 * MiB - 1024, 4) && check(x, 8 * MiB - 1024, 6));
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK_OK(rmm_deallocate(mr, a, 4 * MiB - 1024, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, x, 8 * MiB - 1024, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, k, 1024, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_validate(mr));
+    rmm_resource_destroy(mr);
+}
+
 TEST(pool_random_on_demand_with_maximum) {
     rmm_resource *mr = NULL;
     rmm_pool_desc pd = rmm_pool_desc_default();
@@ -4433,6 +4478,7 @@ int main(void) {
     RUN(pool_virtual_semantics);
     RUN(pool_virtual_extents);
     RUN(pool_virtual_moves_two_page_extents_as_spares);
+    RUN(pool_virtual_places_inside_a_free_block_on_mapped_pages);
     RUN(fixed_random);
     RUN(binning_random);
     RUN(arena_random);
