@@ -854,7 +854,11 @@ RMMDEF rmm_status rmm_failure_callback_adaptor_create(rmm_resource **out, rmm_re
    a block it over-aligned with a size below the threshold is CORRUPTION (nothing freed); a
    smaller free of a pointer with that alignment costs a lookup in the map under its lock. */
 RMMDEF rmm_status rmm_aligned_adaptor_create(rmm_resource **out, rmm_resource *upstream, size_t alignment, size_t threshold_bytes);
-/* One mutex around every call of any resource (for user resources that are not thread-safe). */
+/* One mutex around every call of any resource (for user resources that are not thread-safe). A
+   call that reaches the adaptor again from below it on the thread that holds the mutex (its
+   upstream, or a callback that upstream makes, allocating through the adaptor) fails with
+   NOT_SUPPORTED instead of waiting for itself for ever (as the pool's and other sub-allocators'
+   locks do); RMM's thread_safe_resource_adaptor would deadlock there. */
 RMMDEF rmm_status rmm_thread_safe_adaptor_create(rmm_resource **out, rmm_resource *upstream);
 /* After each allocation, prefetches it to the device current at creation on the allocating stream
    (cudaMemPrefetchAsync; memory that is not managed, or a device without concurrent managed
@@ -10498,19 +10502,38 @@ RMM__IMPL rmm_status rmm_aligned_adaptor_create(rmm_resource **out, rmm_resource
 typedef struct rmm__locked {
     rmm__adaptor a;
     rmm__mutex lock;
+    uint64_t holder; /* the thread serial of the holder (0: none); written only by the holder */
 } rmm__locked;
+/* Takes the adaptor's lock, unless this thread holds it already: a call that reached the adaptor
+   again from below it (its upstream, or a callback that upstream made) would wait for itself for
+   ever; it gets NOT_SUPPORTED instead, as the sub-allocators' locks give (rmm__reentrant). A relaxed
+   load of the holder can read this thread's serial only if this thread wrote it. */
+static inline bool rmm__locked_take(rmm__locked *l) {
+    uint64_t me = rmm__thread_serial();
+    if (RMM__UNLIKELY(RMM__ATOMIC_LOAD_RELAXED(&l->holder) == me)) return false;
+    rmm__lock(&l->lock);
+    RMM__ATOMIC_STORE_RELAXED(&l->holder, me);
+    return true;
+}
+static inline void rmm__locked_give(rmm__locked *l) {
+    RMM__ATOMIC_STORE_RELAXED(&l->holder, (uint64_t)0);
+    rmm__unlock(&l->lock);
+}
 RMM__PRIVATE rmm_status rmm__locked_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm_status st;
-    rmm__lock(&((rmm__locked *)self)->lock);
+    if (RMM__UNLIKELY(!rmm__locked_take((rmm__locked *)self))) {
+        *ptr = NULL;
+        return rmm__reentrant("thread_safe", "allocate");
+    }
     st = RMM__FORWARD_ALLOC(self, ptr, bytes, alignment, stream);
-    rmm__unlock(&((rmm__locked *)self)->lock);
+    rmm__locked_give((rmm__locked *)self);
     return st;
 }
 RMM__PRIVATE rmm_status rmm__locked_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm_status st;
-    rmm__lock(&((rmm__locked *)self)->lock);
+    if (RMM__UNLIKELY(!rmm__locked_take((rmm__locked *)self))) return rmm__reentrant("thread_safe", "deallocate");
     st = RMM__FORWARD_FREE(self, ptr, bytes, alignment, stream);
-    rmm__unlock(&((rmm__locked *)self)->lock);
+    rmm__locked_give((rmm__locked *)self);
     return st;
 }
 RMM__PRIVATE void rmm__locked_destroy(rmm_resource *self) {

@@ -488,6 +488,29 @@ TEST(reentrant_calls_get_a_status_not_a_deadlock) {
     rmm_resource_destroy(bins);
 }
 
+/* The thread-safe adaptor's mutex, taken again by its holder from below: NOT_SUPPORTED, not a hang
+   (this test never ends on a plain mutex). The adaptor works on afterwards. */
+TEST(thread_safe_adaptor_reentered_gets_a_status_not_a_deadlock) {
+    reentrant r;
+    rmm_resource *ts = NULL;
+    void *p = NULL;
+    NEED_GPU();
+    memset(&r, 0, sizeof r);
+    r.base.vtable = &reentrant_vtable;
+    r.upstream = rmm_get_current_device_resource();
+    CHECK_OK(rmm_thread_safe_adaptor_create(&ts, &r.base));
+    r.above = ts;
+    r.mode = 1;
+    r.above_bytes = 256;
+    p = (void *)1;
+    CHECK_STATUS(rmm_allocate(ts, &p, 4096, RMM_STREAM_DEFAULT), RMM_ERROR_NOT_SUPPORTED);
+    CHECK(p == NULL && strstr(rmm_last_error(), "thread_safe: allocate") != NULL);
+    r.above = NULL;
+    CHECK_OK(rmm_allocate(ts, &p, 4096, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(ts, p, 4096, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(ts);
+}
+
 /* ---- hardening: O(1) checks instead of undefined behaviour ----------------------------------- */
 
 TEST(fixed_size_double_free_in_every_build) {
@@ -638,6 +661,7 @@ int main(void) {
     RUN(pool_never_fails_a_request_a_free_block_serves);
     RUN(binning_refuses_a_free_whose_size_routes_a_bin_block_upstream);
     RUN(reentrant_calls_get_a_status_not_a_deadlock);
+    RUN(thread_safe_adaptor_reentered_gets_a_status_not_a_deadlock);
     RUN(fixed_size_double_free_in_every_build);
     RUN(the_default_resource_is_not_destroyed);
     RUN(destroyed_and_foreign_stream_handles);
