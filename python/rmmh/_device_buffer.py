@@ -6,6 +6,7 @@ native call each way (see README, "ctypes or an extension").
 """
 import ctypes
 import os
+import threading
 import weakref
 from typing import TYPE_CHECKING
 
@@ -152,6 +153,27 @@ else:
 ACCELERATED = _Base is not _PyBufferBase
 
 
+# Two threads resizing one buffer take turns, as in RMM (whose resize and reserve hold the GIL for
+# the whole C++ call): here the allocation and the free release the GIL, so without a lock a resize
+# could copy from a block another thread had just freed, or set a size past the capacity another
+# thread had just set. Each buffer gets its lock at its first resize (made under _LOCK_GUARD), so
+# allocation pays nothing for it. Reentrant: a resource's Python callback may resize the buffer that
+# its allocation is for, on the same thread.
+_LOCK_GUARD = threading.Lock()
+
+
+def _resize_lock(buf):
+    try:
+        return buf._resize_mutex
+    except AttributeError:
+        with _LOCK_GUARD:
+            try:
+                return buf._resize_mutex
+            except AttributeError:
+                lock = buf._resize_mutex = threading.RLock()
+                return lock
+
+
 # buffer -> the streams it was recorded on (record_stream): kept alive until the buffer goes
 _recorded_streams: "weakref.WeakKeyDictionary[DeviceBuffer, list[Stream]]" = weakref.WeakKeyDictionary()
 
@@ -173,7 +195,7 @@ class DeviceBuffer(_Base):
         Where the memory comes from; default the current device's resource. The buffer keeps it
         alive.
     """
-    __slots__ = ("__weakref__",)
+    __slots__ = ("__weakref__", "_resize_mutex")
 
     # -- properties --------------------------------------------------------------------------
     @property
@@ -302,29 +324,32 @@ class DeviceBuffer(_Base):
         the buffer's stream."""
         stream = as_stream(stream)
         new_capacity = _lib.as_size(new_capacity, "new_capacity")
-        if new_capacity > self._cap:
-            self._realloc(new_capacity, stream)
-        else:
-            self._set_stream(stream)
+        with _resize_lock(self):
+            if new_capacity > self._cap:
+                self._realloc(new_capacity, stream)
+            else:
+                self._set_stream(stream)
 
     def resize(self, new_size, stream=DEFAULT_STREAM):
         """Changes the size, keeping the contents; grows by reallocating exactly new_size bytes
         when it exceeds the capacity. Makes ``stream`` the buffer's stream."""
         stream = as_stream(stream)
         new_size = _lib.as_size(new_size, "new_size")
-        if new_size > self._cap:
-            self._realloc(new_size, stream)
-        else:
-            self._set_stream(stream)
-        self._size = new_size
+        with _resize_lock(self):
+            if new_size > self._cap:
+                self._realloc(new_size, stream)
+            else:
+                self._set_stream(stream)
+            self._size = new_size
 
     def shrink_to_fit(self, stream=DEFAULT_STREAM):
         """Reallocates so that the capacity equals the size. rmmh only (RMM has it in C++)."""
         stream = as_stream(stream)
-        if self._cap != self._size:
-            self._realloc(self._size, stream)
-        else:
-            self._set_stream(stream)
+        with _resize_lock(self):
+            if self._cap != self._size:
+                self._realloc(self._size, stream)
+            else:
+                self._set_stream(stream)
 
     def prefetch(self, device=None, stream=None):
         """Prefetches managed memory to ``device`` (default the current one; cudaCpuDeviceId,

@@ -24,7 +24,7 @@ from ._errors import (
 )
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-ABI_VERSION = 5
+ABI_VERSION = 6
 
 _requested = (os.environ.get("RMMH_BACKEND") or "cuda").strip().lower()
 if _requested not in ("cuda", "host"):
@@ -173,6 +173,16 @@ rmmh_cupy_get_stream = _fn("rmmh_cupy_get_stream", V, P(I))
 rmmh_cupy_set_default_stream = _fn("rmmh_cupy_set_default_stream", None, V)
 rmmh_cupy_fail_next = _fn("rmmh_cupy_fail_next", None)
 rmmh_cupy_configure_errors = _fn("rmmh_cupy_configure_errors", I, I, V, V, V, V, V)
+rmmh_configure_gil = _fn("rmmh_configure_gil", I, V, V, V)
+# a hook called with the GIL held (CuPy's always are) releases it where the resource would wait
+# (src/rmmh_hooks.c, rmmh__allocate): CPython's functions, handed over once
+_gil_status = rmmh_configure_gil(
+    ctypes.cast(ctypes.pythonapi.PyGILState_Check, V).value,
+    ctypes.cast(ctypes.pythonapi.PyEval_SaveThread, V).value,
+    ctypes.cast(ctypes.pythonapi.PyEval_RestoreThread, V).value)
+if _gil_status:
+    raise ImportError("rmmh: rmmh_configure_gil failed (%d)" % _gil_status)
+del _gil_status
 
 # CUDA IPC (src/rmmh_hooks.c; NOT_SUPPORTED on the host backend)
 rmm_resource_allocation_base = _fn("rmm_resource_allocation_base", I, V, V, VP, P(S))

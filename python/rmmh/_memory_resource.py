@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from . import _accel_loader, _lib
 from ._errors import INVALID_ARGUMENT, NOT_SUPPORTED as _NOT_SUPPORTED, OUT_OF_MEMORY, UNKNOWN, \
-    NotSupportedError
+    NotSupportedError, error_for
 from ._helpers import parse_bytes
 from ._lifetime import Record, new_refs, release
 from ._stream import DEFAULT_STREAM, Stream, as_stream
@@ -596,6 +596,10 @@ class FixedSizeMemoryResource(UpstreamResourceAdaptor):
         upstream = self._set_upstream(upstream_mr)
         block = _lib.as_size(block_size, "block_size")
         count = _lib.as_size(blocks_to_preallocate, "blocks_to_preallocate")
+        if block == 0 or count == 0:  # (rmm.h reads 0 as its default: 1 MiB blocks, 128 at a time)
+            raise error_for(INVALID_ARGUMENT, "FixedSizeMemoryResource: %s 0: blocks of at least one "
+                            "byte, taken from upstream at least one at a time"
+                            % ("block_size" if block == 0 else "blocks_to_preallocate"))
         self._own(_lib.created(_lib.rmmh_fixed_size_create, upstream._h, block, count),
                   ups=(upstream,))
 
@@ -679,6 +683,9 @@ class ArenaMemoryResource(UpstreamResourceAdaptor):
                  superblock_size=None, streams_outlive_arena=False):
         upstream = self._set_upstream(upstream_mr)
         size = 0 if arena_size is None else _lib.as_size(parse_bytes(arena_size), "arena_size")
+        if size == 0 and arena_size is not None:  # (rmm.h reads 0 as its default: half the free memory)
+            raise error_for(INVALID_ARGUMENT, "ArenaMemoryResource: arena_size 0 is smaller than one "
+                            "superblock (None takes the default, half of the free device memory)")
         sb = 0 if superblock_size is None else _pool_size_arg(superblock_size, "superblock_size")
         self._own(_lib.created(_lib.rmmh_arena_create, upstream._h, size, sb,
                                bool(streams_outlive_arena)), ups=(upstream,))

@@ -134,11 +134,18 @@ class ImportedPool:
 
     def __init__(self, fd, close_fd=True):
         pool = ctypes.c_void_p()
+        fd = int(fd)  # (not an int: nothing to close)
         try:
-            _lib.check(_lib.rmmh_mempool_import_fd(int(fd), ctypes.byref(pool)), "ImportedPool")
-        finally:
+            _lib.check(_lib.rmmh_mempool_import_fd(fd, ctypes.byref(pool)), "ImportedPool")
+        except BaseException:
             if close_fd:
-                os.close(fd)
+                try:
+                    os.close(fd)
+                except OSError:  # (a bad fd: the import's error is the one to see)
+                    pass
+            raise
+        if close_fd:
+            os.close(fd)
         self.handle = pool.value
         self._imported = set()
 

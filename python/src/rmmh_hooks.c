@@ -282,6 +282,64 @@ static rmmh__hold *rmmh__acquire(int device) {
 
 /* Allocates `bytes` on `stream` from the resource of `device` (which must be current unless
    switch_device) and records the block. NULL on failure (rmm_last_error() says why). */
+/* ---- the GIL: a hook called with it held -------------------------------------------------- */
+/* CuPy's CFunctionAllocator calls rmmh_cupy_malloc and rmmh_cupy_free with Python's GIL held (and
+   any hook may be called from a thread that holds it). An ordinary allocation may wait: for a
+   pool's lock held by a thread whose upstream is running a Python callback (CallbackMemoryResource,
+   FailureCallbackResourceAdaptor), which needs the GIL to finish, or for a stream on which a
+   Python host function waits for it. Waiting with the GIL held would deadlock. So, as _accel.c
+   does for DeviceBuffer: a hook on a thread that holds the GIL first makes the "nowait" call (a
+   pool's common case, which waits for nothing), and where that would wait, makes the ordinary call
+   with the GIL released. rmmh._lib hands the three CPython functions over at import
+   (rmmh_configure_gil); until then, and on a thread without the GIL (PyTorch calls its allocator
+   with the GIL released), the hooks call the resource directly. */
+typedef int (*rmmh__py_gil_held)(void);
+typedef void *(*rmmh__py_save_thread)(void);
+typedef void (*rmmh__py_restore_thread)(void *);
+static struct {
+    rmmh__py_gil_held held;
+    rmmh__py_save_thread save;
+    rmmh__py_restore_thread restore;
+    int ready; /* atomic: set after the three */
+} rmmh__gil;
+/* Hands over PyGILState_Check, PyEval_SaveThread and PyEval_RestoreThread (all three, or all
+   NULL to stop). INVALID_ARGUMENT if only some are given. Call it before the hooks are in use. */
+RMMH_API int rmmh_configure_gil(void *held, void *save, void *restore) {
+    if ((held == NULL) != (save == NULL) || (save == NULL) != (restore == NULL))
+        return rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh_configure_gil: give all three functions, or none");
+    __atomic_store_n(&rmmh__gil.ready, 0, __ATOMIC_RELEASE);
+    rmmh__gil.held = (rmmh__py_gil_held)held;
+    rmmh__gil.save = (rmmh__py_save_thread)save;
+    rmmh__gil.restore = (rmmh__py_restore_thread)restore;
+    __atomic_store_n(&rmmh__gil.ready, held != NULL, __ATOMIC_RELEASE);
+    return RMM_SUCCESS;
+}
+static int rmmh__gil_held(void) { return __atomic_load_n(&rmmh__gil.ready, __ATOMIC_ACQUIRE) && rmmh__gil.held(); }
+static rmm_status rmmh__allocate(rmm_resource *mr, void **p, size_t bytes, rmm_stream stream) {
+    bool would_block = false;
+    void *ts;
+    rmm_status st;
+    if (!rmmh__gil_held()) return rmm_allocate(mr, p, bytes, stream);
+    st = rmm_allocate_nowait(mr, p, bytes, stream, &would_block);
+    if (!would_block) return st;
+    ts = rmmh__gil.save();
+    st = rmm_allocate(mr, p, bytes, stream);
+    rmmh__gil.restore(ts);
+    return st;
+}
+static rmm_status rmmh__deallocate(rmm_resource *mr, void *p, size_t bytes, rmm_stream stream) {
+    bool would_block = false;
+    void *ts;
+    rmm_status st;
+    if (!rmmh__gil_held()) return rmm_deallocate(mr, p, bytes, stream);
+    st = rmm_deallocate_nowait(mr, p, bytes, stream, &would_block);
+    if (!would_block) return st;
+    ts = rmmh__gil.save();
+    st = rmm_deallocate(mr, p, bytes, stream);
+    rmmh__gil.restore(ts);
+    return st;
+}
+
 static void *rmmh__hook_alloc(size_t bytes, int device, rmm_stream stream, int switch_device) {
     rmmh__hold *h;
     rmmh__block b;
@@ -295,7 +353,7 @@ static void *rmmh__hook_alloc(size_t bytes, int device, rmm_stream stream, int s
     if (switch_device && rmm_device_scope_enter(&g, device) != RMM_SUCCESS) goto failed; /* (rmm.h's device scope: no context made on the caller's device) */
     h = rmmh__acquire(device);
     if (!h) goto failed;
-    st = rmm_allocate(h->mr, &p, bytes, stream);
+    st = rmmh__allocate(h->mr, &p, bytes, stream);
     if (st != RMM_SUCCESS || !p) {
         if (st == RMM_SUCCESS) rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh hooks: the resource returned NULL for %zu bytes", bytes);
         __atomic_sub_fetch(&h->outstanding, 1, __ATOMIC_RELEASE);
@@ -307,7 +365,7 @@ static void *rmmh__hook_alloc(size_t bytes, int device, rmm_stream stream, int s
     b.hold = h;
     b.device = device;
     if (!rmmh__map_put(&b)) {
-        (void)rmm_deallocate(h->mr, p, bytes, stream);
+        (void)rmmh__deallocate(h->mr, p, bytes, stream);
         __atomic_sub_fetch(&h->outstanding, 1, __ATOMIC_RELEASE);
         rmm_set_last_error(RMM_ERROR_OUT_OF_MEMORY, "rmmh hooks: out of host memory for the block map");
         goto failed;
@@ -332,7 +390,7 @@ static rmm_status rmmh__hook_free(void *ptr) {
     if (!rmmh__map_take((uintptr_t)ptr, &b))
         return rmm_set_last_error(RMM_ERROR_CORRUPTION, "rmmh hooks: free of %p, which the hooks did not allocate (or freed already)", ptr);
     st = rmm_device_scope_enter(&g, b.device);
-    if (st == RMM_SUCCESS) st = rmm_deallocate(b.hold->mr, ptr, b.bytes, b.stream);
+    if (st == RMM_SUCCESS) st = rmmh__deallocate(b.hold->mr, ptr, b.bytes, b.stream);
     rmm_device_scope_leave(&g);
     if (st != RMM_SUCCESS) {
         /* the resource refused (it should not): keep the block recorded, as it is still held */

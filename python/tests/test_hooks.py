@@ -329,3 +329,45 @@ def test_cupy_malloc_raises_when_configured():
         _lib.check(_lib.rmmh_cupy_configure_errors(0, None, None, None, None, None))
     _lib.rmmh_cupy_fail_next()
     assert cupy_malloc(None, 8, 0) is None  # off again: NULL
+
+
+def test_cupy_malloc_with_the_gil_held_does_not_deadlock_on_a_callback_below_a_pool():
+    """CuPy calls rmmh_cupy_malloc and rmmh_cupy_free with the GIL held (PYFUNCTYPE here keeps it
+    too). Thread B holds the pool's lock while the pool's upstream, a Python callback, waits for
+    the GIL; the hook on thread A must not spin on that lock with the GIL held (it makes the
+    nowait call, then the ordinary one with the GIL released). Hangs without that: the test ends
+    with a timeout on the join below."""
+    base = rmm.mr.CudaMemoryResource()
+    entered, release = threading.Event(), threading.Event()
+
+    def alloc(n, stream):
+        entered.set()
+        release.wait(5)  # the GIL is let go here while the pool's lock is held
+        return base.allocate(n, stream)
+
+    cb = rmm.mr.CallbackMemoryResource(alloc, lambda p, n, s: base.deallocate(p, n, s))
+    pool = rmm.mr.PoolMemoryResource(cb, 0)
+    rmm.mr.set_current_device_resource(pool)
+    gil_malloc = ctypes.PYFUNCTYPE(V, V, S, I)(("rmmh_cupy_malloc", _lib.lib))
+    gil_free = ctypes.PYFUNCTYPE(None, V, V, I)(("rmmh_cupy_free", _lib.lib))
+    got = {}
+    b = threading.Thread(target=lambda: got.setdefault("b", rmm.DeviceBuffer(size=1 << 20)))
+    b.start()
+    assert entered.wait(10)
+    a_done = threading.Event()
+
+    def thread_a():
+        got["a"] = gil_malloc(None, 4096, 0)  # waits for the pool's lock with the GIL released
+        gil_free(None, got["a"], 0)
+        a_done.set()
+
+    a = threading.Thread(target=thread_a, daemon=True)
+    a.start()
+    assert not a_done.wait(0.3)  # A waits for the lock (B is inside the pool's growth)
+    release.set()
+    a.join(20)
+    b.join(20)
+    assert a_done.is_set() and not a.is_alive() and not b.is_alive()
+    assert got["a"] and got["b"].size == 1 << 20
+    del got
+    rmm.reinitialize()

@@ -286,3 +286,23 @@ def test_handles_pickle():
     h = ipc.IpcHandle(bytes(range(64)), 256, 1000)
     assert pickle.loads(pickle.dumps(h)) == h
 
+
+
+def test_imported_pool_reports_the_import_error_not_the_close():
+    """A bad descriptor: the import's error (NotSupportedError on the host backend, a CUDA error on
+    a GPU), not os.close's OSError over it; a descriptor that is not an int: TypeError or
+    ValueError from int(), with nothing closed. A good descriptor is closed after a failed import."""
+    with pytest.raises(rmm.RMMError) as info:
+        ipc.ImportedPool(-1)
+    assert info.value.__context__ is None
+    with pytest.raises(ValueError) as info2:
+        ipc.ImportedPool("x")
+    assert info2.value.__context__ is None
+    r, w = os.pipe()
+    try:
+        with pytest.raises(rmm.RMMError):
+            ipc.ImportedPool(r)  # not a memory pool's descriptor
+        with pytest.raises(OSError):
+            os.fstat(r)  # closed (close_fd=True)
+    finally:
+        os.close(w)

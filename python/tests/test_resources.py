@@ -245,6 +245,46 @@ def test_arena():
         mr2.allocate(1 << 25)
 
 
+def test_explicit_zero_sizes_are_errors_not_defaults():
+    """rmm.h reads 0 as its default (the arena: half the free device memory; fixed-size: 1 MiB
+    blocks, 128 at a time); an explicit 0 from Python is refused, as RMM refuses an arena smaller
+    than a superblock. None (the arena's default) still takes the default."""
+    up = rmm.mr.StatisticsResourceAdaptor(rmm.mr.CudaMemoryResource())
+    for size in (0, "0B"):
+        with pytest.raises(rmm.InvalidArgumentError, match="arena_size 0"):
+            rmm.mr.ArenaMemoryResource(up, arena_size=size)
+    with pytest.raises(rmm.InvalidArgumentError, match="block_size 0"):
+        rmm.mr.FixedSizeMemoryResource(up, block_size=0)
+    with pytest.raises(rmm.InvalidArgumentError, match="blocks_to_preallocate 0"):
+        rmm.mr.FixedSizeMemoryResource(up, block_size=4096, blocks_to_preallocate=0)
+    assert up.allocation_counts.peak_bytes == 0  # nothing was taken
+    fixed = rmm.mr.FixedSizeMemoryResource(up, block_size=4096, blocks_to_preallocate=1)
+    assert up.allocation_counts.current_bytes == 4096
+    del fixed
+
+
+def test_thread_safe_adaptor_reentered_from_its_upstream_raises():
+    """A callback below a ThreadSafeResourceAdaptor that allocates through that adaptor again
+    gets NotSupportedError (as the pool's), where a plain mutex hung for ever."""
+    base = rmm.mr.CudaMemoryResource()
+    top = None
+    seen = []
+
+    def alloc(n, stream):
+        if top is not None and not seen:
+            try:
+                top.allocate(64)
+            except rmm.NotSupportedError as e:
+                seen.append(str(e))
+        return base.allocate(n, stream)
+
+    cb = rmm.mr.CallbackMemoryResource(alloc, lambda p, n, s: base.deallocate(p, n, s))
+    top = rmm.mr.ThreadSafeResourceAdaptor(cb)
+    p = top.allocate(4096)
+    top.deallocate(p, 4096)
+    assert seen and "thread_safe: allocate" in seen[0]
+
+
 # ---- async -----------------------------------------------------------------------------------
 
 def test_async_resource_and_view():
