@@ -6286,15 +6286,24 @@ RMM__PRIVATE rmm_status rmm__vm_unmap_idle(rmm__pool *p, size_t count, size_t ke
     }
     return RMM_SUCCESS;
 }
-/* Unmaps the extents mapped at [from, to) by a page-in that failed: one-page ones join the spares,
-   longer ones are released. */
+/* Unmaps the extents mapped at [from, to) by a page-in that failed (their access not yet set):
+   they join the spares (or are released: rmm__vm_shelve). An extent whose cuMemUnmap fails stays
+   recorded as mapped and idle (the driver still maps it: its handle must be neither mapped again
+   nor released), once its access is set: a block placed there later makes no driver call. (If
+   that fails too, the pages stay recorded as mapped without access: a block there would fault.
+   Two driver failures in a row on one extent; not handled further.) */
 RMM__PRIVATE void rmm__vm_undo(rmm__pool *p, size_t from, size_t to) {
     rmm__pool_vm *vm = &p->vm;
     size_t e = from;
     while (e < to) {
         size_t len = vm->ext_len[e];
-        (void)rmm__vm_unmap(vm->base + e * vm->page, len * vm->page);
-        rmm__vm_forget(p, e, NULL);
+        if (rmm__vm_unmap(vm->base + e * vm->page, len * vm->page) == RMM_SUCCESS) {
+            vm->unmaps++;
+            rmm__vm_forget(p, e, NULL);
+        } else {
+            (void)rmm__vm_set_access(vm->base + e * vm->page, len * vm->page, p->device);
+            vm->access_calls++;
+        }
         e += len;
     }
 }
@@ -6355,6 +6364,26 @@ RMM__PRIVATE rmm_status rmm__vm_spare_for(rmm__pool *p, size_t i, size_t last, u
 #ifndef RMM__VM_EXTENT
 #define RMM__VM_EXTENT 2
 #endif
+/* After a page-in that failed: gives back the physical memory it made (spares, newest first, then
+   idle extents, longest idle first), so that the pool holds no more pages than `held_before`
+   (rmm_pool_create: a failed allocation leaves the pool's holdings as they were; memory kept would
+   starve other allocators until a trim). Best effort: a failing driver call stops it. The thread's
+   last error (the page-in's failure) is kept. */
+RMM__PRIVATE void rmm__vm_give_back_to(rmm__pool *p, size_t held_before) {
+    rmm__pool_vm *vm = &p->vm;
+    char text[512];
+    rmm_status st = rmm_last_status();
+    size_t held = rmm__vm_held_pages(vm);
+    if (held <= held_before) return;
+    rmm__copy_text(text, sizeof text, rmm_last_error());
+    rmm__vm_release_spares(p, vm->spare_count > held - held_before ? vm->spare_count - (held - held_before) : 0);
+    held = rmm__vm_held_pages(vm);
+    if (held > held_before && rmm__vm_unmap_idle(p, held - held_before, 1, 0) == RMM_SUCCESS) {
+        held = rmm__vm_held_pages(vm);
+        if (held > held_before) rmm__vm_release_spares(p, vm->spare_count > held - held_before ? vm->spare_count - (held - held_before) : 0);
+    }
+    (void)rmm__fail(st, "%s", text);
+}
 RMM__PRIVATE size_t rmm__vm_fresh(const rmm__pool_vm *vm, size_t missing, size_t limit) {
     size_t held = rmm__vm_held_pages(vm), want = missing > vm->spare_count ? missing - vm->spare_count : 0;
     size_t room = limit > held ? limit - held : 0;
@@ -6362,7 +6391,7 @@ RMM__PRIVATE size_t rmm__vm_fresh(const rmm__pool_vm *vm, size_t missing, size_t
 }
 RMM__PRIVATE rmm_status rmm__vm_page_in(rmm__pool *p, size_t first, size_t last) {
     rmm__pool_vm *vm = &p->vm;
-    size_t i, missing = 0, fresh, used_after = vm->used_pages, peak, limit, max_pages;
+    size_t i, missing = 0, fresh, used_after = vm->used_pages, peak, limit, max_pages, held_before = rmm__vm_held_pages(vm);
     rmm_status st = RMM_SUCCESS;
     for (i = first; i <= last; i++) {
         missing += !vm->mapped[i];
@@ -6451,8 +6480,12 @@ RMM__PRIVATE rmm_status rmm__vm_page_in(rmm__pool *p, size_t first, size_t last)
             vm->access_calls++;
         }
         rmm__vm_note_peak(vm);
-        if (st != RMM_SUCCESS) { /* take back what this run mapped */
+        if (st != RMM_SUCCESS) { /* take back what this run mapped, and the memory made for the block */
+            char text[512];
+            rmm__copy_text(text, sizeof text, rmm_last_error());
             rmm__vm_undo(p, run, i);
+            (void)rmm__fail(st, "%s", text); /* (a failed unmap in the undo wrote its own) */
+            rmm__vm_give_back_to(p, held_before);
             return st;
         }
     }

@@ -2663,6 +2663,51 @@ TEST(pool_virtual_places_inside_a_free_block_on_mapped_pages) {
     rmm_resource_destroy(mr);
 }
 
+/* A page-in that fails part-way (the device fills at the block's fourth page): the pool gives
+   back the memory it made for the block (rmm_pool_create: a failed allocation leaves the pool as it
+   was; it kept them as spares, and another allocator starved), and the error names the cause. An
+   undo whose cuMemUnmap fails keeps that extent recorded as mapped (it went to the spares while
+   the driver still mapped it: mapped again at another address or released while mapped, on a GPU).
+   Host backend only (capacity and failures injected). Found by a red team. */
+TEST(pool_virtual_failed_page_in_gives_back_what_it_made) {
+#if defined(RMM_BACKEND_HOST)
+    rmm_resource *mr = NULL, *cuda = NULL;
+    rmm_pool_desc pd = rmm_pool_desc_default();
+    rmm__pool_vm *vm;
+    void *p = NULL, *q = NULL;
+    size_t mapped;
+    pd.growth = RMM_POOL_GROWTH_VIRTUAL;
+    pd.virtual_bytes = 64 * MiB;
+    pd.virtual_extent_bytes = 2 * MiB; /* a page each */
+    if (!new_virtual_pool(&pd, &mr)) return;
+    vm = &((rmm__pool *)mr)->vm;
+    CHECK_OK(rmm_cuda_resource_create(&cuda));
+    rmm_host_backend_set_capacity(6 * MiB);
+    CHECK_STATUS(rmm_allocate(mr, &p, 8 * MiB, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK(strstr(rmm_last_error(), "cuMemCreate") != NULL);
+    CHECK(rmm__vm_held_pages(vm) == 0 && pool_info(mr).pool_bytes == 0);
+    CHECK_OK(rmm_allocate(cuda, &q, 5 * MiB, RMM_STREAM_DEFAULT)); /* the device is free again (the debug build's margins take a little) */
+    CHECK_OK(rmm_deallocate(cuda, q, 5 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_validate(mr));
+    /* the same with every cuMemUnmap failing (the undo's, then the give-back's): those pages stay
+       mapped, with access (with one failing call the give-back unmaps them after all) */
+    rmm_host_backend_fail_calls("cuMemUnmap", 1, 1000, RMM_ERROR_CUDA);
+    CHECK_STATUS(rmm_allocate(mr, &p, 8 * MiB, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    CHECK(strstr(rmm_last_error(), "cuMemCreate") != NULL && strstr(rmm_last_error(), "cuMemUnmap") == NULL);
+    mapped = vm->mapped_pages;
+    CHECK(mapped == 3 && vm->spare_count == 0); /* pages 0-2, which the undo could not unmap */
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK_OK(rmm_allocate(mr, &p, 2 * MiB - 4096, RMM_STREAM_DEFAULT)); /* on that page, no driver call */
+    CHECK(vm->mapped_pages == mapped && fill(p, 2 * MiB - 4096, 3, RMM_STREAM_DEFAULT) && check(p, 2 * MiB - 4096, 3));
+    CHECK_OK(rmm_deallocate(mr, p, 2 * MiB - 4096, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_validate(mr));
+    rmm_host_backend_set_capacity(RMM_HOST_BACKEND_BYTES);
+    rmm_resource_destroy(cuda);
+    rmm_resource_destroy(mr);
+#endif
+}
+
 TEST(pool_random_on_demand_with_maximum) {
     rmm_resource *mr = NULL;
     rmm_pool_desc pd = rmm_pool_desc_default();
@@ -4479,6 +4524,7 @@ int main(void) {
     RUN(pool_virtual_extents);
     RUN(pool_virtual_moves_two_page_extents_as_spares);
     RUN(pool_virtual_places_inside_a_free_block_on_mapped_pages);
+    RUN(pool_virtual_failed_page_in_gives_back_what_it_made);
     RUN(fixed_random);
     RUN(binning_random);
     RUN(arena_random);
