@@ -580,8 +580,10 @@ typedef struct rmm_pool_desc {
                                         destroyed before the pool: frees then make no CUDA call, and the
                                         event that orders another stream behind them is recorded only
                                         when that stream takes the memory. */
-    size_t virtual_bytes;            /* VIRTUAL growth: the address range reserved; default 0: twice the
-                                        device's memory. maximum_bytes then caps the physical bytes. */
+    size_t virtual_bytes;            /* VIRTUAL growth: the address range reserved (a multiple of 256,
+                                        rounded up to the page); default 0: twice the device's memory.
+                                        maximum_bytes then caps the physical bytes (0, or at least a
+                                        page: else INVALID_ARGUMENT). */
     size_t virtual_extent_bytes;     /* VIRTUAL growth: new physical memory comes in extents of up to
                                         this many bytes (rounded up to the 2 MiB page), one driver
                                         allocation and mapping each; default 0: two pages (4 MiB; one
@@ -951,7 +953,8 @@ RMMDEF void rmm_device_scope_leave(const rmm_device_scope *scope);
 /* Prefetches managed memory to `device` (RMM_CPU_DEVICE, -1: to the host) on `stream`
    (cudaMemPrefetchAsync). Memory that is not managed, NULL or 0 bytes, and a device without
    concurrent managed access are left alone (success), as RMM's DeviceBuffer.prefetch does. Fails
-   with INVALID_ARGUMENT for a device below -1, CUDA iff the runtime refuses otherwise. On the host
+   with INVALID_ARGUMENT for a device below -1 or past the last device, CUDA iff the runtime refuses
+   otherwise. On the host
    backend it checks the stream and does nothing else. */
 #define RMM_CPU_DEVICE (-1)
 RMMDEF rmm_status rmm_prefetch(const void *ptr, size_t bytes, int device, rmm_stream stream);
@@ -4227,7 +4230,10 @@ RMM__IMPL rmm_status rmm_cuda_versions(int *runtime, int *driver) {
     return st;
 }
 RMM__IMPL rmm_status rmm_prefetch(const void *ptr, size_t bytes, int device, rmm_stream stream) {
+    int count = 0;
     if (device < RMM_CPU_DEVICE) return RMM__INVALID("rmm_prefetch: device %d is neither a device nor RMM_CPU_DEVICE (-1)", device);
+    if (device >= 0 && rmm__device_count(&count) == RMM_SUCCESS && device >= count) /* (else the attribute probe below fails quietly) */
+        return RMM__INVALID("rmm_prefetch: device %d is not one of the %d devices", device, count);
     if (!ptr || bytes == 0) return RMM_SUCCESS;
     return rmm__prefetch((void *)(uintptr_t)ptr, bytes, device, stream);
 }
@@ -6735,6 +6741,8 @@ RMM__PRIVATE rmm_status rmm__vm_setup(rmm__pool *p, size_t virtual_bytes) {
     rmm__sstate *s;
     size_t f = 0, t = 0;
     RMM_TRY(rmm__vm_granularity(p->device, &vm->page));
+    if (p->desc.maximum_bytes && p->desc.maximum_bytes < vm->page)
+        return RMM__INVALID("rmm_pool_create: maximum_bytes %zu is less than one page (%zu bytes): a virtual pool could not allocate", p->desc.maximum_bytes, vm->page);
     if (virtual_bytes == 0) {
         RMM_TRY(rmm__mem_info(&f, &t));
         virtual_bytes = t * 2;
@@ -7367,6 +7375,8 @@ RMM__IMPL rmm_status rmm_pool_create(rmm_resource **out, rmm_resource *upstream,
     if (d.initial_bytes % RMM_ALIGNMENT || d.maximum_bytes % RMM_ALIGNMENT || d.growth_granularity_bytes % RMM_ALIGNMENT)
         return RMM__INVALID("rmm_pool_create: initial_bytes (%zu), maximum_bytes (%zu) and growth_granularity_bytes (%zu) must be multiples of 256",
                             d.initial_bytes, d.maximum_bytes, d.growth_granularity_bytes);
+    if (d.virtual_bytes % RMM_ALIGNMENT)
+        return RMM__INVALID("rmm_pool_create: virtual_bytes (%zu) must be a multiple of 256", d.virtual_bytes);
     if (d.virtual_extent_bytes % RMM_ALIGNMENT || d.virtual_extent_bytes > ((size_t)4 << 30))
         return RMM__INVALID("rmm_pool_create: virtual_extent_bytes (%zu) must be a multiple of 256 and at most 4 GiB", d.virtual_extent_bytes);
     if (d.maximum_bytes && d.initial_bytes > d.maximum_bytes)

@@ -542,6 +542,8 @@ TEST(platform_public_calls) {
     /* prefetch: nothing to do is success */
     CHECK_OK(rmm_prefetch(NULL, 100, 0, RMM_STREAM_DEFAULT));
     CHECK_OK(rmm_prefetch(&value, 0, RMM_CPU_DEVICE, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_prefetch(&value, 4, count, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT); /* past the last device */
+    CHECK_STATUS(rmm_prefetch(&value, 4, 5000, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
     /* a blocking stream */
     CHECK_STATUS(rmm_stream_create_blocking(NULL), RMM_ERROR_INVALID_ARGUMENT);
     CHECK_OK(rmm_stream_create_blocking(&s));

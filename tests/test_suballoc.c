@@ -2478,6 +2478,14 @@ TEST(pool_virtual_extents) {
     pd.virtual_extent_bytes = (size_t)8 << 30; /* more than 4 GiB */
     CHECK_STATUS(rmm_pool_create(&mr, NULL, &pd), RMM_ERROR_INVALID_ARGUMENT);
     pd.virtual_extent_bytes = 16 * MiB;
+    pd.virtual_bytes = 256 * MiB + 100; /* not a multiple of 256 */
+    CHECK_STATUS(rmm_pool_create(&mr, NULL, &pd), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(mr == NULL && strstr(rmm_last_error(), "virtual_bytes") != NULL);
+    pd.virtual_bytes = 256 * MiB;
+    pd.maximum_bytes = MiB; /* less than a page: it could never allocate */
+    CHECK_STATUS(rmm_pool_create(&mr, NULL, &pd), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(mr == NULL && strstr(rmm_last_error(), "less than one page") != NULL);
+    pd.maximum_bytes = 0;
     if (!new_virtual_pool(&pd, &mr)) return;
     CHECK_OK(rmm_allocate(mr, &a, 12 * MiB, RMM_STREAM_DEFAULT));
     CHECK_OK(rmm_pool_get_info(mr, &info));
