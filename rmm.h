@@ -7533,13 +7533,13 @@ RMM__PRIVATE rmm_status rmm__pool_base_step(rmm_resource *mr, const char **p, si
     rmm__pool *pool = (rmm__pool *)mr;
     const char *start = NULL;
     void **slot;
-    if (pool->backing == &rmm__vm_backing)
-        return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "rmm_resource_allocation_base: a pool with VIRTUAL growth maps its blocks on separate physical pages, which CUDA IPC cannot export as one allocation");
     if (!rmm__spin_lock(&pool->so.lock)) return rmm__reentrant("pool", "rmm_resource_allocation_base");
     slot = rmm__addr_map_find(&pool->used, (uintptr_t)*p);
     if (slot && !((rmm__block *)*slot)->parked) start = ((rmm__block *)*slot)->chunk->ptr;
     rmm__spin_unlock(&pool->so.lock);
     if (!start) return RMM__INVALID("rmm_resource_allocation_base(ptr=%p): not a live block of resource '%s'", (const void *)*p, rmm_resource_type_name(mr));
+    if (pool->backing == &rmm__vm_backing) /* (a live block: rmm_record_stream takes it; a pointer that is not one was refused above) */
+        return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "rmm_resource_allocation_base: a pool with VIRTUAL growth maps its blocks on separate physical pages, which CUDA IPC cannot export as one allocation");
     *off += (size_t)(*p - start);
     *p = start;
     *next = pool->upstream;

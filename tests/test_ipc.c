@@ -115,6 +115,11 @@ TEST(allocation_base_not_supported) {
     if (rmm_pool_create(&vpool, NULL, &pd) == RMM_SUCCESS) {
         CHECK_OK(rmm_allocate(vpool, &p, 1000, RMM_STREAM_DEFAULT));
         CHECK_STATUS(rmm_resource_allocation_base(vpool, p, &base, &offset), RMM_ERROR_NOT_SUPPORTED);
+        /* a pointer that is not a live block is refused as such, and so by rmm_record_stream too
+           (it was NOT_SUPPORTED, which rmm_record_stream took for "cannot tell") */
+        CHECK_STATUS(rmm_resource_allocation_base(vpool, (char *)p + 256, &base, &offset), RMM_ERROR_INVALID_ARGUMENT);
+        CHECK_STATUS(rmm_record_stream(vpool, (char *)p + 256, 100, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+        CHECK_OK(rmm_record_stream(vpool, p, 1000, RMM_STREAM_DEFAULT)); /* a live block: recorded */
         CHECK_OK(rmm_deallocate(vpool, p, 1000, RMM_STREAM_DEFAULT));
         rmm_resource_destroy(vpool);
     }
