@@ -5338,24 +5338,30 @@ RMM__PRIVATE rmm__block *rmm__block_file(rmm__block_store *st, rmm__tlsf *t, rmm
    it, in no bin. Carved off the front in place when the rest keeps b's bin; otherwise b leaves its
    bin and the alignment pad in front and the tail behind go back to t. NULL iff no block record
    could be had (then t is as it was). O(1). */
+RMM__PRIVATE rmm__block *rmm__block_take_at(rmm__block_store *st, rmm__tlsf *t, rmm__block *b, size_t size, size_t pad);
 RMM__PRIVATE rmm__block *rmm__block_take(rmm__block_store *st, rmm__tlsf *t, rmm__block *b, size_t size, size_t alignment) {
-    rmm__block *taken, *tail;
+    rmm__block *taken;
     bool oom = false;
     if (RMM__LIKELY(((uintptr_t)b->ptr & (alignment - 1)) == 0)) {
         taken = rmm__block_carve(st, t, b, size, &oom);
         if (taken) return taken;
         if (oom) return NULL;
+        return rmm__block_take_at(st, t, b, size, 0);
     }
+    return rmm__block_take_at(st, t, b, size, (size_t)((((uintptr_t)b->ptr + (alignment - 1)) & ~(uintptr_t)(alignment - 1)) - (uintptr_t)b->ptr));
+}
+/* Takes `size` bytes at b->ptr + pad (a multiple of 256; pad + size within b) from free block b
+   (filed in t): the bytes in front stay filed as b, those behind as a new block. Out of host
+   memory for a block record, NULL with b filed as it was (merged back). O(1). */
+RMM__PRIVATE rmm__block *rmm__block_take_at(rmm__block_store *st, rmm__tlsf *t, rmm__block *b, size_t size, size_t pad) {
+    rmm__block *tail;
+    bool oom = false;
     rmm__tlsf_remove(t, b);
-    if (RMM__UNLIKELY(alignment > RMM_ALIGNMENT)) {
-        uintptr_t aligned = ((uintptr_t)b->ptr + (alignment - 1)) & ~(uintptr_t)(alignment - 1);
-        size_t pad = (size_t)(aligned - (uintptr_t)b->ptr);
-        if (pad) {
-            rmm__block *front = b;
-            b = rmm__block_split(st, front, pad, &oom);
-            rmm__tlsf_insert(t, front);
-            if (oom) return NULL;
-        }
+    if (pad) {
+        rmm__block *front = b;
+        b = rmm__block_split(st, front, pad, &oom);
+        rmm__tlsf_insert(t, front);
+        if (oom) return NULL;
     }
     tail = rmm__block_split(st, b, size, &oom);
     if (tail) rmm__tlsf_insert(t, tail);
@@ -6521,7 +6527,8 @@ RMM__PRIVATE bool rmm__vm_mapped(const rmm__pool_vm *vm, const char *ptr, size_t
    (the block is handed back as it is). Else *at is where in the returned block to place the
    request: its front, or (from 2026-11-28) a page boundary inside it where `need` bytes lie on
    mapped pages, found by a sliding count over the block's pages below vm->map_top (at most
-   RMM__VM_SCAN pages looked at in all); the caller cuts the block there (rmm__vm_cut_at). Without
+   RMM__VM_SCAN pages looked at in all); the caller takes the request from there (rounded up to its
+   alignment, which the window's `need` includes: rmm__block_take_at). Without
    the inside, a block of hundreds of pages placed a few pages away from where the same block lay in
    the last training step (the free space before it having changed) moved most of its pages: on the
    host replay of gpt2_train 4915 mappings and 2976 unmaps, 3248 and 1324 with it, at 1.023 of the
@@ -6580,20 +6587,6 @@ RMM__PRIVATE rmm__block *rmm__vm_prefer_mapped(rmm__pool *p, rmm__block *b, size
         }
     }
     return b;
-}
-/* Cuts free block b (filed in its lists) at `at`, inside it: the front stays filed, the rest is
-   filed and returned (the request is then taken from its front, so the two stay coalesced around
-   it). Out of host memory for a block record, b as it is. O(1). */
-RMM__PRIVATE rmm__block *rmm__vm_cut_at(rmm__pool *p, rmm__block *b, char *at) {
-    rmm__tlsf *t = b->owner;
-    rmm__block *back;
-    bool oom = false;
-    rmm__tlsf_remove(t, b);
-    back = rmm__block_split(&p->store, b, (size_t)(at - b->ptr), &oom);
-    rmm__tlsf_insert(t, b);
-    if (!back) return b;
-    rmm__tlsf_insert(t, back);
-    return back;
 }
 /* A block is being handed out: back its pages and count it on each. O(pages). */
 RMM__PRIVATE rmm_status rmm__vm_commit(rmm__pool *p, const rmm__block *b) {
@@ -6940,9 +6933,13 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_alloc_slow(rmm__pool *p, rmm__ps
         b = (rmm__block *)item;
         if (b->owner != rmm__pool_lists(s, b->chunk) && rmm__pool_is_ready(s)) b = rmm__pool_refill(p, s, b, req.need);
     }
-    if (RMM__UNLIKELY(at != NULL) && at != b->ptr) b = rmm__vm_cut_at(p, b, at); /* (at: set above only for the b it names) */
     lists = b->owner;
-    b = rmm__block_take(&p->store, lists, b, size, alignment);
+    if (RMM__UNLIKELY(at != NULL) && at != b->ptr) { /* inside b (at: set above only for the b it names), at the alignment from there on */
+        uintptr_t aligned = ((uintptr_t)at + (alignment - 1)) & ~(uintptr_t)(alignment - 1);
+        b = rmm__block_take_at(&p->store, lists, b, size, (size_t)(aligned - (uintptr_t)b->ptr));
+    } else {
+        b = rmm__block_take(&p->store, lists, b, size, alignment);
+    }
     if (RMM__UNLIKELY(!b)) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of host memory for block records");
     *bp = b;
     *listsp = lists;
@@ -7355,6 +7352,8 @@ RMM__IMPL rmm_status rmm_pool_set_maximum(rmm_resource *pool, size_t maximum_byt
     if (!pool || pool->vtable != &rmm__pool_vtable)
         return RMM__INVALID("rmm_pool_set_maximum: resource '%s' is not a pool", rmm_resource_type_name(pool));
     if (maximum_bytes % RMM_ALIGNMENT) return RMM__INVALID("rmm_pool_set_maximum: %zu bytes is not a multiple of 256", maximum_bytes);
+    if (p->backing == &rmm__vm_backing && maximum_bytes && maximum_bytes < p->vm.page) /* (as rmm_pool_create) */
+        return RMM__INVALID("rmm_pool_set_maximum: %zu bytes is less than one page (%zu bytes): a virtual pool could not allocate", maximum_bytes, p->vm.page);
     if (!rmm__spin_lock(&p->so.lock)) return rmm__reentrant("pool", "rmm_pool_set_maximum");
     RMM__ATOMIC_STORE_RELAXED(&p->desc.maximum_bytes, maximum_bytes); /* (growth reads it under the lock, OOM reports before it) */
     rmm__spin_unlock(&p->so.lock);

@@ -2666,6 +2666,47 @@ TEST(pool_virtual_places_inside_a_free_block_on_mapped_pages) {
     CHECK_OK(rmm_pool_validate(mr));
     CHECK_OK(rmm_deallocate(mr, a, 4 * MiB - 1024, RMM_STREAM_DEFAULT));
     CHECK_OK(rmm_deallocate(mr, x, 8 * MiB - 1024, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK_STATUS(rmm_pool_set_maximum(mr, MiB), RMM_ERROR_INVALID_ARGUMENT); /* below a page */
+    CHECK_OK(rmm_deallocate(mr, k, 1024, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_validate(mr));
+    rmm_resource_destroy(mr);
+}
+
+/* An alignment past the page, placed inside a free block: taken at that alignment from the
+   window's page boundary, the free lists still coalesced (cutting at the boundary and then
+   padding to the alignment left two free blocks side by side: validate said CORRUPTION, and they
+   stayed split after the free; a review's find). */
+TEST(pool_virtual_inside_placement_with_a_large_alignment) {
+    rmm_resource *mr = NULL;
+    rmm_pool_desc pd = rmm_pool_desc_default();
+    rmm__pool_vm *vm;
+    void *a = NULL, *b = NULL, *k = NULL, *x = NULL;
+    uint64_t maps;
+    NEED_GPU();
+    pd.growth = RMM_POOL_GROWTH_VIRTUAL;
+    pd.virtual_bytes = 64 * MiB;
+    pd.virtual_extent_bytes = 2 * MiB; /* a page each */
+    if (!new_virtual_pool(&pd, &mr)) return;
+    vm = &((rmm__pool *)mr)->vm;
+    if (vm->page != 2 * MiB || ((uintptr_t)vm->base & (4 * MiB - 1)) != 0) { /* (the layout below assumes 2 MiB pages from a 4 MiB boundary) */
+        rmm_resource_destroy(mr);
+        return;
+    }
+    CHECK_OK(rmm_allocate(mr, &a, 2 * MiB, RMM_STREAM_DEFAULT));  /* page 0 */
+    CHECK_OK(rmm_allocate(mr, &b, 10 * MiB, RMM_STREAM_DEFAULT)); /* pages 1-5 */
+    CHECK_OK(rmm_allocate(mr, &k, 1024, RMM_STREAM_DEFAULT));     /* page 6 */
+    CHECK_OK(rmm_deallocate(mr, a, 2 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, b, 10 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm__vm_unmap_idle((rmm__pool *)mr, 1, 1, 0)); /* page 0, the longest idle */
+    CHECK(!vm->mapped[0] && vm->mapped[1]);
+    maps = vm->maps;
+    CHECK_OK(rmm_allocate_aligned(mr, &x, 2 * MiB, 4 * MiB, RMM_STREAM_DEFAULT)); /* the window starts at page 1, x at page 2 */
+    CHECK(x == (char *)vm->base + 4 * MiB && vm->maps == maps);
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK(fill(x, 2 * MiB, 9, RMM_STREAM_DEFAULT) && check(x, 2 * MiB, 9));
+    CHECK_OK(rmm_deallocate_aligned(mr, x, 2 * MiB, 4 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_validate(mr));
     CHECK_OK(rmm_deallocate(mr, k, 1024, RMM_STREAM_DEFAULT));
     CHECK_OK(rmm_pool_validate(mr));
     rmm_resource_destroy(mr);
@@ -4532,6 +4573,7 @@ int main(void) {
     RUN(pool_virtual_extents);
     RUN(pool_virtual_moves_two_page_extents_as_spares);
     RUN(pool_virtual_places_inside_a_free_block_on_mapped_pages);
+    RUN(pool_virtual_inside_placement_with_a_large_alignment);
     RUN(pool_virtual_failed_page_in_gives_back_what_it_made);
     RUN(fixed_random);
     RUN(binning_random);

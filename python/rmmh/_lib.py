@@ -173,16 +173,22 @@ rmmh_cupy_get_stream = _fn("rmmh_cupy_get_stream", V, P(I))
 rmmh_cupy_set_default_stream = _fn("rmmh_cupy_set_default_stream", None, V)
 rmmh_cupy_fail_next = _fn("rmmh_cupy_fail_next", None)
 rmmh_cupy_configure_errors = _fn("rmmh_cupy_configure_errors", I, I, V, V, V, V, V)
-rmmh_configure_gil = _fn("rmmh_configure_gil", I, V, V, V)
+rmmh_configure_gil = _fn("rmmh_configure_gil", I, V, V, V, V)
 # a hook called with the GIL held (CuPy's always are) releases it where the resource would wait
-# (src/rmmh_hooks.c, rmmh__allocate): CPython's functions, handed over once
+# (src/rmmh_hooks.c, rmmh__allocate): CPython's functions, handed over once; the GIL is held where
+# the current thread state (PyThreadState_GetUnchecked from 3.13, earlier
+# _PyThreadState_UncheckedGet) is this thread's; without them the hooks call the resource
+# directly, as before
+_current = getattr(ctypes.pythonapi, "PyThreadState_GetUnchecked", None) or \
+    getattr(ctypes.pythonapi, "_PyThreadState_UncheckedGet", None)
 _gil_status = rmmh_configure_gil(
-    ctypes.cast(ctypes.pythonapi.PyGILState_Check, V).value,
+    ctypes.cast(_current, V).value,
+    ctypes.cast(ctypes.pythonapi.PyGILState_GetThisThreadState, V).value,
     ctypes.cast(ctypes.pythonapi.PyEval_SaveThread, V).value,
-    ctypes.cast(ctypes.pythonapi.PyEval_RestoreThread, V).value)
+    ctypes.cast(ctypes.pythonapi.PyEval_RestoreThread, V).value) if _current is not None else 0
 if _gil_status:
     raise ImportError("rmmh: rmmh_configure_gil failed (%d)" % _gil_status)
-del _gil_status
+del _gil_status, _current
 
 # CUDA IPC (src/rmmh_hooks.c; NOT_SUPPORTED on the host backend)
 rmm_resource_allocation_base = _fn("rmm_resource_allocation_base", I, V, V, VP, P(S))

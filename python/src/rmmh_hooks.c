@@ -290,31 +290,43 @@ static rmmh__hold *rmmh__acquire(int device) {
    Python host function waits for it. Waiting with the GIL held would deadlock. So, as _accel.c
    does for DeviceBuffer: a hook on a thread that holds the GIL first makes the "nowait" call (a
    pool's common case, which waits for nothing), and where that would wait, makes the ordinary call
-   with the GIL released. rmmh._lib hands the three CPython functions over at import
+   with the GIL released. rmmh._lib hands the CPython functions over at import
    (rmmh_configure_gil); until then, and on a thread without the GIL (PyTorch calls its allocator
-   with the GIL released), the hooks call the resource directly. */
-typedef int (*rmmh__py_gil_held)(void);
-typedef void *(*rmmh__py_save_thread)(void);
+   with the GIL released), the hooks call the resource directly. This thread holds the GIL iff
+   the current thread state (PyThreadState_GetUnchecked, called _PyThreadState_UncheckedGet before
+   3.13; up to 3.11 that is the GIL holder's, of any thread) is this thread's own
+   (PyGILState_GetThisThreadState). PyGILState_Check alone answers 1 after the interpreter was
+   finalized and on every thread once a subinterpreter exists, and PyEval_SaveThread without the
+   GIL is a fatal error (a review's find). A thread inside a subinterpreter counts as not holding
+   it: its hooks call the resource directly, as before 2026-11-28. */
+typedef void *(*rmmh__py_state)(void);
 typedef void (*rmmh__py_restore_thread)(void *);
 static struct {
-    rmmh__py_gil_held held;
-    rmmh__py_save_thread save;
+    rmmh__py_state current, this_thread, save;
     rmmh__py_restore_thread restore;
-    int ready; /* atomic: set after the three */
+    int ready; /* atomic: set after the four */
 } rmmh__gil;
-/* Hands over PyGILState_Check, PyEval_SaveThread and PyEval_RestoreThread (all three, or all
-   NULL to stop). INVALID_ARGUMENT if only some are given. Call it before the hooks are in use. */
-RMMH_API int rmmh_configure_gil(void *held, void *save, void *restore) {
-    if ((held == NULL) != (save == NULL) || (save == NULL) != (restore == NULL))
-        return rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh_configure_gil: give all three functions, or none");
+/* Hands over PyThreadState_GetUnchecked (or _PyThreadState_UncheckedGet),
+   PyGILState_GetThisThreadState, PyEval_SaveThread and PyEval_RestoreThread (all four, or all NULL
+   to stop). INVALID_ARGUMENT if only some are given. Call it before the hooks are in use. */
+RMMH_API int rmmh_configure_gil(void *current, void *this_thread, void *save, void *restore) {
+    int given = (current != NULL) + (this_thread != NULL) + (save != NULL) + (restore != NULL);
+    if (given != 0 && given != 4)
+        return rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh_configure_gil: give all four functions, or none");
     __atomic_store_n(&rmmh__gil.ready, 0, __ATOMIC_RELEASE);
-    rmmh__gil.held = (rmmh__py_gil_held)held;
-    rmmh__gil.save = (rmmh__py_save_thread)save;
+    rmmh__gil.current = (rmmh__py_state)current;
+    rmmh__gil.this_thread = (rmmh__py_state)this_thread;
+    rmmh__gil.save = (rmmh__py_state)save;
     rmmh__gil.restore = (rmmh__py_restore_thread)restore;
-    __atomic_store_n(&rmmh__gil.ready, held != NULL, __ATOMIC_RELEASE);
+    __atomic_store_n(&rmmh__gil.ready, given == 4, __ATOMIC_RELEASE);
     return RMM_SUCCESS;
 }
-static int rmmh__gil_held(void) { return __atomic_load_n(&rmmh__gil.ready, __ATOMIC_ACQUIRE) && rmmh__gil.held(); }
+static int rmmh__gil_held(void) {
+    void *ts;
+    if (!__atomic_load_n(&rmmh__gil.ready, __ATOMIC_ACQUIRE)) return 0;
+    ts = rmmh__gil.current();
+    return ts != NULL && ts == rmmh__gil.this_thread();
+}
 static rmm_status rmmh__allocate(rmm_resource *mr, void **p, size_t bytes, rmm_stream stream) {
     bool would_block = false;
     void *ts;
