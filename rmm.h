@@ -954,8 +954,7 @@ RMMDEF void rmm_device_scope_leave(const rmm_device_scope *scope);
    (cudaMemPrefetchAsync). Memory that is not managed, NULL or 0 bytes, and a device without
    concurrent managed access are left alone (success), as RMM's DeviceBuffer.prefetch does. Fails
    with INVALID_ARGUMENT for a device below -1 or past the last device, CUDA iff the runtime refuses
-   otherwise. On the host
-   backend it checks the stream and does nothing else. */
+   otherwise. On the host backend it checks the stream and does nothing else. */
 #define RMM_CPU_DEVICE (-1)
 RMMDEF rmm_status rmm_prefetch(const void *ptr, size_t bytes, int device, rmm_stream stream);
 
@@ -6376,25 +6375,21 @@ RMM__PRIVATE rmm_status rmm__vm_spare_for(rmm__pool *p, size_t i, size_t last, u
 #ifndef RMM__VM_EXTENT
 #define RMM__VM_EXTENT 2
 #endif
+/* Releases spares, newest first, until the pool holds at most `target` pages or has none left. */
+RMM__PRIVATE void rmm__vm_release_down_to(rmm__pool *p, size_t target) {
+    rmm__pool_vm *vm = &p->vm;
+    size_t excess = rmm__vm_held_pages(vm) > target ? rmm__vm_held_pages(vm) - target : 0;
+    if (excess) rmm__vm_release_spares(p, vm->spare_count > excess ? vm->spare_count - excess : 0);
+}
 /* After a page-in that failed: gives back the physical memory it made (spares, newest first, then
    idle extents, longest idle first), so that the pool holds no more pages than `held_before`
    (rmm_pool_create: a failed allocation leaves the pool's holdings as they were; memory kept would
-   starve other allocators until a trim). Best effort: a failing driver call stops it. The thread's
-   last error (the page-in's failure) is kept. */
+   starve other allocators until a trim). Best effort: a failing driver call stops it (the caller
+   keeps the page-in's error). */
 RMM__PRIVATE void rmm__vm_give_back_to(rmm__pool *p, size_t held_before) {
-    rmm__pool_vm *vm = &p->vm;
-    char text[512];
-    rmm_status st = rmm_last_status();
-    size_t held = rmm__vm_held_pages(vm);
-    if (held <= held_before) return;
-    rmm__copy_text(text, sizeof text, rmm_last_error());
-    rmm__vm_release_spares(p, vm->spare_count > held - held_before ? vm->spare_count - (held - held_before) : 0);
-    held = rmm__vm_held_pages(vm);
-    if (held > held_before && rmm__vm_unmap_idle(p, held - held_before, 1, 0) == RMM_SUCCESS) {
-        held = rmm__vm_held_pages(vm);
-        if (held > held_before) rmm__vm_release_spares(p, vm->spare_count > held - held_before ? vm->spare_count - (held - held_before) : 0);
-    }
-    (void)rmm__fail(st, "%s", text);
+    rmm__vm_release_down_to(p, held_before);
+    if (rmm__vm_held_pages(&p->vm) > held_before && rmm__vm_unmap_idle(p, rmm__vm_held_pages(&p->vm) - held_before, 1, 0) == RMM_SUCCESS)
+        rmm__vm_release_down_to(p, held_before);
 }
 RMM__PRIVATE size_t rmm__vm_fresh(const rmm__pool_vm *vm, size_t missing, size_t limit) {
     size_t held = rmm__vm_held_pages(vm), want = missing > vm->spare_count ? missing - vm->spare_count : 0;
@@ -6496,9 +6491,8 @@ RMM__PRIVATE rmm_status rmm__vm_page_in(rmm__pool *p, size_t first, size_t last)
             char text[512];
             rmm__copy_text(text, sizeof text, rmm_last_error());
             rmm__vm_undo(p, run, i);
-            (void)rmm__fail(st, "%s", text); /* (a failed unmap in the undo wrote its own) */
             rmm__vm_give_back_to(p, held_before);
-            return st;
+            return rmm__fail(st, "%s", text); /* (the page-in's error, not a failed unmap's of the undo or the give-back) */
         }
     }
     return RMM_SUCCESS;
@@ -6566,8 +6560,8 @@ RMM__PRIVATE rmm__block *rmm__vm_prefer_mapped(rmm__pool *p, rmm__block *b, size
     unsigned fl, sl, f, seen = 0;
     size_t budget = RMM__VM_SCAN;
     char *w;
-    if (at) *at = b->ptr;
     bool inside = at != NULL && need >= p->vm.page; /* (a smaller request shares pages: inside placement moved more, host replays) */
+    if (at) *at = b->ptr;
     if ((w = rmm__vm_window(&p->vm, b, need, inside, &budget)) != NULL) {
         if (at) *at = w;
         return b;

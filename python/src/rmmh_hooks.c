@@ -280,8 +280,6 @@ static rmmh__hold *rmmh__acquire(int device) {
     }
 }
 
-/* Allocates `bytes` on `stream` from the resource of `device` (which must be current unless
-   switch_device) and records the block. NULL on failure (rmm_last_error() says why). */
 /* ---- the GIL: a hook called with it held -------------------------------------------------- */
 /* CuPy's CFunctionAllocator calls rmmh_cupy_malloc and rmmh_cupy_free with Python's GIL held (and
    any hook may be called from a thread that holds it). An ordinary allocation may wait: for a
@@ -352,6 +350,8 @@ static rmm_status rmmh__deallocate(rmm_resource *mr, void *p, size_t bytes, rmm_
     return st;
 }
 
+/* Allocates `bytes` on `stream` from the resource of `device` (which must be current unless
+   switch_device) and records the block. NULL on failure (rmm_last_error() says why). */
 static void *rmmh__hook_alloc(size_t bytes, int device, rmm_stream stream, int switch_device) {
     rmmh__hold *h;
     rmmh__block b;
