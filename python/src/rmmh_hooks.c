@@ -459,29 +459,28 @@ RMMH_API void rmmh_cupy_fail_next(void) { rmmh__cupy_fail_next = 1; }
 /* Out of memory in rmmh_cupy_malloc. CuPy does not check a NULL from a CFunctionAllocator (it would
    make a MemoryPointer at address 0), so where it propagates exceptions from its C call (Cython 3
    checks an intptr_t result of -1 for one) rmmh raises one: rmmh.allocators.cupy sets, once,
-   CPython's PyErr_SetObject, Py_BuildValue and PyGILState_Check and the exception type to raise,
-   and this returns (void *)-1 with that exception set. Mode 0 returns NULL (the Python layer then
-   checks the pointer itself). Only with the GIL held (CuPy holds it). */
+   CPython's PyErr_SetObject, Py_BuildValue and Py_DecRef and the exception type to raise, and this
+   returns (void *)-1 with that exception set. Mode 0 returns NULL (the Python layer then checks the
+   pointer itself). Only where this thread holds the GIL (CuPy holds it), as rmmh__gil_held tells
+   (until helper ABI 7 PyGILState_Check told, which answers 1 on a thread without the GIL once a
+   subinterpreter exists: the exception would have been set without the GIL); elsewhere NULL. */
 typedef void (*rmmh__py_set_object)(void *type, void *value);
 typedef void *(*rmmh__py_build_value)(const char *format, ...);
-typedef int (*rmmh__py_gil_check)(void);
 typedef void (*rmmh__py_decref)(void *obj);
 static struct {
     int raise;
     rmmh__py_set_object set_object;
     rmmh__py_build_value build_value;
-    rmmh__py_gil_check gil_check;
     rmmh__py_decref decref;
     void *type;
 } rmmh__cupy_oom;
 
-RMMH_API int rmmh_cupy_configure_errors(int raise, void *set_object, void *build_value, void *gil_check, void *decref, void *type) {
-    if (raise && (!set_object || !build_value || !gil_check || !decref || !type))
+RMMH_API int rmmh_cupy_configure_errors(int raise, void *set_object, void *build_value, void *decref, void *type) {
+    if (raise && (!set_object || !build_value || !decref || !type))
         return rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh_cupy_configure_errors: a function or the type is NULL");
     rmmh__cupy_oom.raise = 0;
     rmmh__cupy_oom.set_object = (rmmh__py_set_object)set_object;
     rmmh__cupy_oom.build_value = (rmmh__py_build_value)build_value;
-    rmmh__cupy_oom.gil_check = (rmmh__py_gil_check)gil_check;
     rmmh__cupy_oom.decref = (rmmh__py_decref)decref;
     rmmh__cupy_oom.type = type;
     rmmh__cupy_oom.raise = raise;
@@ -504,7 +503,7 @@ RMMH_API void *rmmh_cupy_malloc(void *param, size_t size, int device_id) {
         p = rmmh__hook_alloc(size, device_id, rmmh_cupy_get_stream(NULL), 0);
     }
     if (RMM__LIKELY(p != NULL)) return p;
-    if (rmmh__cupy_oom.raise && rmmh__cupy_oom.gil_check()) {
+    if (rmmh__cupy_oom.raise && rmmh__gil_held()) {
         /* value (size, status): the exception type's __init__ reads rmm_last_error() */
         void *value = rmmh__cupy_oom.build_value("(ni)", (ptrdiff_t)size, (int)rmm_last_status());
         if (value) {

@@ -313,8 +313,7 @@ def test_cupy_malloc_raises_when_configured():
     addr = lambda f: ctypes.cast(f, ctypes.c_void_p).value  # noqa: E731
     checked = ctypes.PYFUNCTYPE(V, V, S, I)(("rmmh_cupy_malloc", _lib.lib))
     _lib.check(_lib.rmmh_cupy_configure_errors(1, addr(api.PyErr_SetObject),
-                                               addr(api.Py_BuildValue),
-                                               addr(api.PyGILState_Check), addr(api.Py_DecRef),
+                                               addr(api.Py_BuildValue), addr(api.Py_DecRef),
                                                id(Failure)))
     try:
         p = checked(None, 64, 0)  # success: no exception, a pointer
@@ -326,7 +325,7 @@ def test_cupy_malloc_raises_when_configured():
         assert info.value.size == 4096 and info.value.status == 4
         assert "rmmh_cupy_fail_next" in str(info.value)
     finally:
-        _lib.check(_lib.rmmh_cupy_configure_errors(0, None, None, None, None, None))
+        _lib.check(_lib.rmmh_cupy_configure_errors(0, None, None, None, None))
     _lib.rmmh_cupy_fail_next()
     assert cupy_malloc(None, 8, 0) is None  # off again: NULL
 
@@ -404,3 +403,58 @@ def test_hooks_after_a_subinterpreter_do_not_abort():
         print("OK", flush=True)
         """, mod)
     assert "OK" in out
+
+
+def _subinterpreter_module():
+    for mod in ("_xxsubinterpreters", "_interpreters"):  # 3.8-3.12; 3.13 on
+        try:
+            __import__(mod)
+            return mod
+        except ImportError:
+            pass
+    pytest.skip("no subinterpreter module")
+
+
+def test_cupy_raise_mode_without_the_gil_returns_null_after_a_subinterpreter():
+    """The CuPy hook's raise mode sets a Python exception only where its thread holds the GIL.
+    Until helper ABI 7 it asked PyGILState_Check, which answers 1 on every thread once a
+    subinterpreter exists: a failing malloc called with the GIL released set the exception with no
+    thread state (the child crashed). A child: a subinterpreter, raise mode on, a failure with the
+    GIL released (NULL, nothing raised), then one with the GIL held (the exception)."""
+    out = run_child("""
+        import ctypes, sys
+        import rmmh
+        from rmmh import _lib
+        V, S, I = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int
+        class Failure(MemoryError):
+            def __init__(self, size, status):
+                super().__init__("failed %d" % size)
+                self.size = size
+        api = ctypes.pythonapi
+        addr = lambda f: ctypes.cast(f, ctypes.c_void_p).value
+        released = ctypes.CFUNCTYPE(V, V, S, I)(("rmmh_cupy_malloc", _lib.lib))
+        held = ctypes.PYFUNCTYPE(V, V, S, I)(("rmmh_cupy_malloc", _lib.lib))
+        __import__(sys.argv[1]).create()
+        _lib.check(_lib.rmmh_cupy_configure_errors(1, addr(api.PyErr_SetObject), addr(api.Py_BuildValue),
+                                                   addr(api.Py_DecRef), id(Failure)))
+        _lib.rmmh_cupy_fail_next()
+        assert released(None, 4096, 0) is None
+        _lib.rmmh_cupy_fail_next()
+        try:
+            held(None, 8192, 0)
+        except Failure as e:
+            assert e.size == 8192
+            print("OK", flush=True)
+        """, _subinterpreter_module())
+    assert "OK" in out
+
+
+def test_cupy_configure_errors_refuses_a_missing_function():
+    """Raise mode needs every function and the type: one missing is INVALID_ARGUMENT, and the mode
+    stays off (a failing malloc returns NULL)."""
+    api = ctypes.pythonapi
+    addr = lambda f: ctypes.cast(f, ctypes.c_void_p).value  # noqa: E731
+    st = _lib.rmmh_cupy_configure_errors(1, addr(api.PyErr_SetObject), None, addr(api.Py_DecRef), id(MemoryError))
+    assert st == 2 and "NULL" in _lib.last_error()
+    _lib.rmmh_cupy_fail_next()
+    assert cupy_malloc(None, 8, 0) is None

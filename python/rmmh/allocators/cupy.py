@@ -127,9 +127,9 @@ def _configure_raise(on):
     if on:
         _lib.check(_lib.rmmh_cupy_configure_errors(
             1, _address(api.PyErr_SetObject), _address(api.Py_BuildValue),
-            _address(api.PyGILState_Check), _address(api.Py_DecRef), id(_oom_type())))
+            _address(api.Py_DecRef), id(_oom_type())))
     else:
-        _lib.check(_lib.rmmh_cupy_configure_errors(0, None, None, None, None, None))
+        _lib.check(_lib.rmmh_cupy_configure_errors(0, None, None, None, None))
 
 
 def fast_allocator():
