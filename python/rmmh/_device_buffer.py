@@ -156,9 +156,12 @@ ACCELERATED = _Base is not _PyBufferBase
 # Two threads resizing one buffer take turns, as in RMM (whose resize and reserve hold the GIL for
 # the whole C++ call): here the allocation and the free release the GIL, so without a lock a resize
 # could copy from a block another thread had just freed, or set a size past the capacity another
-# thread had just set. Each buffer gets its lock at its first resize (made under _LOCK_GUARD), so
-# allocation pays nothing for it. Reentrant: a resource's Python callback may resize the buffer that
-# its allocation is for, on the same thread.
+# thread had just set. The copies and prefetch take the lock too and read the address and the size
+# once (since 2026-11-28): a copy that read the size again after sizing its host buffer overran
+# that buffer when a resize grew the device buffer in between, and one racing a reallocation read
+# the freed block. Each buffer gets its lock at its first resize or copy (made under _LOCK_GUARD),
+# so allocation pays nothing for it. Reentrant: a resource's Python callback may resize the buffer
+# that its allocation is for, on the same thread.
 _LOCK_GUARD = threading.Lock()
 
 
@@ -356,7 +359,8 @@ class DeviceBuffer(_Base):
         -1, for the host) on ``stream`` (default the buffer's). A no-op for other memory."""
         dev = _current_device() if device is None else _lib.as_int(device, "device")
         s = self._stream if stream is None else as_stream(stream)
-        _lib.check(_lib.rmmh_prefetch(self._ptr, self._size, dev, s._h), "prefetch")
+        with _resize_lock(self):
+            _lib.check(_lib.rmmh_prefetch(self._ptr, self._size, dev, s._h), "prefetch")
 
     def record_stream(self, stream):
         """Says that the buffer is used on ``stream`` too (PyTorch's ``Tensor.record_stream``):
@@ -372,7 +376,8 @@ class DeviceBuffer(_Base):
 
     def copy(self):
         """A deep copy: a new buffer from the same resource, on the same stream."""
-        return DeviceBuffer(ptr=self._ptr, size=self._size, stream=self._stream, mr=self._mr)
+        with _resize_lock(self):
+            return DeviceBuffer(ptr=self._ptr, size=self._size, stream=self._stream, mr=self._mr)
 
     def __copy__(self):
         return self.copy()
@@ -399,26 +404,26 @@ class DeviceBuffer(_Base):
         bytes), returned, or, if None, into a new NumPy uint8 array. With a non-default stream
         the copy is asynchronous."""
         stream = as_stream(stream)
-        if ary is None:
-            try:
-                import numpy as np
-            except ImportError:  # numpy is a dependency, but keep working without it
-                ary = bytearray(self._size)
-            else:
-                ary = np.empty((self._size,), dtype="u1")
-        with _lib.host_buffer(ary, writable=True, name="ary") as (addr, n):
-            if n < self._size:
-                raise ValueError("Argument `ary` is too small. Need space for %i bytes."
-                                 % self._size)
-            _lib.check(_lib.rmm_memcpy_async(addr, self._ptr, self._size, stream._h),
-                       "copy_to_host")
-            _sync_if_default(stream)
+        with _resize_lock(self):
+            ptr, size = self._ptr, self._size
+            if ary is None:
+                try:
+                    import numpy as np
+                except ImportError:  # numpy is a dependency, but keep working without it
+                    ary = bytearray(size)
+                else:
+                    ary = np.empty((size,), dtype="u1")
+            with _lib.host_buffer(ary, writable=True, name="ary") as (addr, n):
+                if n < size:
+                    raise ValueError("Argument `ary` is too small. Need space for %i bytes." % size)
+                _lib.check(_lib.rmm_memcpy_async(addr, ptr, size, stream._h), "copy_to_host")
+                _sync_if_default(stream)
         return ary
 
     def copy_from_host(self, ary, stream=DEFAULT_STREAM):
         """Copies ``ary`` (a buffer of at most size bytes) to the start of the buffer."""
         stream = as_stream(stream)
-        with _lib.host_buffer(ary, name="ary") as (addr, n):
+        with _resize_lock(self), _lib.host_buffer(ary, name="ary") as (addr, n):
             if n > self._size:
                 raise ValueError("Argument `ary` is too large. Need space for %i bytes." % n)
             _lib.check(_lib.rmm_memcpy_async(self._ptr, addr, n, stream._h), "copy_from_host")
@@ -430,21 +435,24 @@ class DeviceBuffer(_Base):
         ValueError naming it; see rmmh/_array_interface.py); the address itself cannot be."""
         stream = as_stream(stream)
         src, nbytes = _array_interface.read(cuda_ary)
-        if nbytes > self._size:
-            raise ValueError("Argument `hb` is too large. Need space for %i bytes." % nbytes)
-        if nbytes:
-            _lib.check(_lib.rmm_memcpy_async(self._ptr, src, nbytes, stream._h),
-                       "copy_from_device")
-            _sync_if_default(stream)
+        with _resize_lock(self):
+            if nbytes > self._size:
+                raise ValueError("Argument `hb` is too large. Need space for %i bytes." % nbytes)
+            if nbytes:
+                _lib.check(_lib.rmm_memcpy_async(self._ptr, src, nbytes, stream._h),
+                           "copy_from_device")
+                _sync_if_default(stream)
 
     def tobytes(self, stream=DEFAULT_STREAM):
         """The contents as bytes."""
         stream = as_stream(stream)
-        b = _lib.PyBytes_FromStringAndSize(None, self._size)
-        if self._size:
-            _lib.check(_lib.rmm_memcpy_async(_lib.PyBytes_AsString(b), self._ptr, self._size,
-                                             stream._h), "tobytes")
-            _lib.check(_lib.rmm_stream_synchronize(stream._h), "tobytes")
+        with _resize_lock(self):
+            ptr, size = self._ptr, self._size
+            b = _lib.PyBytes_FromStringAndSize(None, size)
+            if size:
+                _lib.check(_lib.rmm_memcpy_async(_lib.PyBytes_AsString(b), ptr, size, stream._h),
+                           "tobytes")
+                _lib.check(_lib.rmm_stream_synchronize(stream._h), "tobytes")
         return b
 
 

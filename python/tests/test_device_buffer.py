@@ -351,3 +351,72 @@ def test_threads_resizing_one_buffer_take_turns():
         assert b.size <= b.capacity()
         assert b.size in (1 << 16, 4096, 300)
         assert b.tobytes()[:256] == data
+
+
+def _grow_on_another_thread(b, n, started):
+    """Starts a thread that resizes b to n bytes and gives it 0.2 s to finish (it cannot while
+    this thread holds b's lock); the thread goes into `started`."""
+    import threading
+    t = threading.Thread(target=b.resize, args=(n,))
+    t.start()
+    t.join(0.2)
+    started.append(t)
+
+
+def test_tobytes_racing_a_resize_copies_the_size_it_made_room_for(monkeypatch):
+    """tobytes sizes its bytes object, then copies: a resize that grows the buffer in between
+    (another thread) must not make the copy longer than the bytes (before 2026-11-28 tobytes read
+    the size again for the copy, a heap overflow). The resize here runs while the bytes are being
+    made; the copy is checked before it runs."""
+    from rmmh import _lib
+    b = rmm.DeviceBuffer.to_device(bytes(range(256)) * 4)
+    started, copies = [], []
+    made, memcpy = _lib.PyBytes_FromStringAndSize, _lib.rmm_memcpy_async
+
+    def make_then_grow(p, n):
+        out = made(p, n)
+        _grow_on_another_thread(b, 1 << 20, started)
+        return out
+
+    def checked_memcpy(dst, src, n, stream):
+        copies.append(n)
+        return memcpy(dst, src, n, stream) if n <= 1024 else 2  # (never past the bytes)
+
+    monkeypatch.setattr(_lib, "PyBytes_FromStringAndSize", make_then_grow)
+    monkeypatch.setattr(_lib, "rmm_memcpy_async", checked_memcpy)
+    out = b.tobytes()
+    monkeypatch.undo()
+    for t in started:
+        t.join()
+    assert copies == [1024] and out == bytes(range(256)) * 4
+    assert b.size == 1 << 20 and b.tobytes()[:1024] == out  # the resize ran after, contents kept
+
+
+def test_copy_to_host_racing_a_resize_copies_the_size_it_checked(monkeypatch):
+    """copy_to_host checks the host buffer against the size, then copies: a resize that grows the
+    buffer in between (another thread) waits for the copy (before 2026-11-28 the check read the
+    grown size and raised, or, read after it, the copy overran the host buffer)."""
+    from rmmh import _lib
+    b = rmm.DeviceBuffer.to_device(bytes(range(200)))
+    started = []
+    real = _lib.host_buffer
+
+    class GrowOnEnter:
+        def __init__(self, *a, **k):
+            self.cm = real(*a, **k)
+
+        def __enter__(self):
+            got = self.cm.__enter__()
+            _grow_on_another_thread(b, 1 << 20, started)
+            return got
+
+        def __exit__(self, *exc):
+            return self.cm.__exit__(*exc)
+
+    monkeypatch.setattr(_lib, "host_buffer", GrowOnEnter)
+    host = bytearray(200)
+    assert b.copy_to_host(host) is host
+    monkeypatch.undo()
+    for t in started:
+        t.join()
+    assert bytes(host) == bytes(range(200)) and b.size == 1 << 20
