@@ -384,8 +384,9 @@ class DeviceBuffer(_Base):
 
     def __reduce_ex__(self, protocol):
         # pickled as host bytes; with protocol 5 the bytes may travel out of band
-        host = bytearray(self._size)
-        self.copy_to_host(host)
+        with _resize_lock(self):
+            host = bytearray(self._size)
+            self.copy_to_host(host)
         if protocol >= 5:
             import pickle
             return to_device, (pickle.PickleBuffer(host),)
