@@ -166,8 +166,10 @@ RMMDEF const char *rmm_status_string(rmm_status status);
    OUT_OF_MEMORY from the pool, arena, fixed-size resource or limiting adaptor is explained: the
    request (bytes, alignment, stream), what the resource holds and its maximum, the bytes live, the
    largest free block, the free bytes in all and in other streams' lists, the device's free memory,
-   the upstream error that started it ("cause: ...") and a verdict: "held by other streams",
-   "fragmented", "at the maximum", "device full" or "refused upstream". With RMM_DUMP_ON_OOM=PATH
+   the upstream error that started it ("cause: ...") and a verdict: "alignment" (an alignment
+   above 256 that no block meets, or that with the room to reach it asks more than the device
+   has), "held by other streams", "fragmented", "at the maximum", "device full" or "refused
+   upstream". With RMM_DUMP_ON_OOM=PATH
    in the environment the failing resource's whole state (rmm_resource_dump_json) is also written
    to PATH. The explanation costs nothing until an allocation fails. */
 RMMDEF const char *rmm_last_error(void);
@@ -3437,11 +3439,17 @@ typedef struct rmm__oom_facts {
 RMM__PRIVATE rmm_status rmm__oom_explain(rmm_resource *mr, const rmm__oom_facts *f, const char *cause_in) {
     char cause[200], maximum[48];
     const char *verdict, *dump = getenv("RMM_DUMP_ON_OOM");
-    size_t dev_free = 0, dev_total = 0, need = f->bytes;
+    size_t dev_free = 0, dev_total = 0, need = f->bytes, padded;
+    bool aligned = f->alignment > RMM_ALIGNMENT; /* an alignment past the 256 every block has */
     rmm__copy_text(cause, sizeof cause, cause_in ? cause_in : "");
     (void)rmm__align_up(f->bytes, RMM_ALIGNMENT, &need);
+    /* what a block placed at the alignment may take: the request and up to alignment - 256 bytes in front */
+    padded = !aligned ? need : need > SIZE_MAX - (f->alignment - RMM_ALIGNMENT) ? SIZE_MAX : need + (f->alignment - RMM_ALIGNMENT);
     if (rmm__mem_info(&dev_free, &dev_total) != RMM_SUCCESS) dev_free = dev_total = 0;
-    if (f->free_other >= need && f->largest_free < need) verdict = "held by other streams: free memory of this resource waits in other streams' lists";
+    if (aligned && (padded == SIZE_MAX || (dev_total && padded > dev_total)))
+        verdict = "alignment: the request with room to reach its alignment is larger than the device";
+    else if (f->free_other >= need && f->largest_free < need) verdict = "held by other streams: free memory of this resource waits in other streams' lists";
+    else if (aligned && f->largest_free >= need) verdict = "alignment: free blocks are large enough, but none at this alignment";
     else if (f->free_total >= need) verdict = "fragmented: enough is free, but no free block is large enough";
     else if ((f->maximum || f->bounded) && (f->held + need > f->maximum || f->held + need < need)) verdict = "at the maximum: the resource may not grow further";
     else if (dev_total && dev_free < need) verdict = "device full: the GPU has too little free memory";

@@ -238,6 +238,43 @@ TEST(oom_verdict_limit_zero) {
     rmm_resource_destroy(limit);
 }
 
+/* An alignment no block meets: "alignment", not "refused upstream" or "fragmented" (a red team's
+   find): the pool asked to align 100 bytes to 2^50 (the room to reach it, more than any device),
+   and an arena of 16 MiB, all free, asked for 64 MiB alignment (no superblock is placed there). */
+TEST(oom_verdict_alignment) {
+    rmm_resource *pool = NULL, *arena = NULL;
+    rmm_pool_desc pd = rmm_pool_desc_default();
+    rmm_arena_desc ad = rmm_arena_desc_default();
+    void *p = NULL;
+    rmm_status st;
+    NEED_GPU();
+    pd.initial_bytes = 16 * MiB;
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), &pd));
+    if (!pool) return;
+    CHECK_STATUS(rmm_allocate_aligned(pool, &p, 100, (size_t)1 << 50, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    printf("  %s\n", rmm_last_error());
+    CHECK(p == NULL && strstr(rmm_last_error(), "(alignment 1125899906842624") != NULL);
+    CHECK(strstr(rmm_last_error(), "Verdict: alignment: the request with room to reach its alignment is larger than the device") != NULL);
+    CHECK_OK(rmm_allocate(pool, &p, 100, RMM_STREAM_DEFAULT)); /* nothing was lost */
+    CHECK_OK(rmm_deallocate(pool, p, 100, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(pool);
+    ad.arena_bytes = 16 * MiB;
+    CHECK_OK(rmm_arena_create(&arena, rmm_get_current_device_resource(), &ad));
+    if (!arena) return;
+    p = NULL;
+    st = rmm_allocate_aligned(arena, &p, 100, 64 * MiB, RMM_STREAM_DEFAULT);
+    if (st == RMM_SUCCESS) { /* (the arena's memory happened to lie at that alignment) */
+        printf("  (the arena met the alignment: %p)\n", p);
+        CHECK(((uintptr_t)p & (64 * MiB - 1)) == 0);
+        CHECK_OK(rmm_deallocate_aligned(arena, p, 100, 64 * MiB, RMM_STREAM_DEFAULT));
+    } else {
+        printf("  %s\n", rmm_last_error());
+        CHECK(st == RMM_ERROR_OUT_OF_MEMORY && p == NULL);
+        CHECK(strstr(rmm_last_error(), "Verdict: alignment: free blocks are large enough, but none at this alignment") != NULL);
+    }
+    rmm_resource_destroy(arena);
+}
+
 /* A VIRTUAL pool at its maximum (pages, not address space, run out) explains itself like the other
    growth modes, and RMM_DUMP_ON_OOM writes its state. */
 TEST(oom_verdict_virtual_pool) {
@@ -448,6 +485,7 @@ int main(void) {
     RUN(dump_on_oom);
     RUN(oom_verdict_limit_zero);
     RUN(oom_verdict_virtual_pool);
+    RUN(oom_verdict_alignment);
     RUN(deep_adaptor_chains);
     RUN(check_corruption_needs_margins);
     RUN(user_types_take_part_in_the_walks);
