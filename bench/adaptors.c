@@ -12,6 +12,8 @@
      limiting             rmm_limiting_adaptor_create with a limit of the whole device memory
                           (never reached)
      logging+statistics   logging(buffered) over statistics over the pool
+     thread_safe          rmm_thread_safe_adaptor_create (a lock around each call, and the
+                          holder check that turns a re-entry into NOT_SUPPORTED)
    Every adaptor is made afresh (untimed) for each repetition, so each log file is truncated and
    holds one repetition only; the files are removed after each repetition and again at the end.
    Within a repetition every adaptor runs once, the starting adaptor rotating from one repetition
@@ -42,7 +44,7 @@
    Run:     make bench && build/bench/adaptors            (CUDA: about 20 s)
             build/bench/host/adaptors                     (host backend: about 15 s; --quick 2 s)
    The time is almost all in the three logging adaptors and tracking(stacks) (about 1 to 4.5 us
-   per pair); the others are within tens of ns of the pool. At most 2 workloads x 8 adaptors x
+   per pair); the others are within tens of ns of the pool. At most 2 workloads x 9 adaptors x
    reps x 1 s in any case.
    Progress goes to stderr; results to stdout.
 
@@ -87,9 +89,9 @@ static size_t rng_log_uniform(rng *r, size_t lo, size_t hi) {
 /* ---- the adaptors ------------------------------------------------------------------------ */
 
 enum { OK = 0, OOM = 1, FAIL = 2 };
-typedef enum akind { A_NONE, A_LOG_BUF, A_LOG_FLUSH, A_STATS, A_TRACK, A_TRACK_STACKS, A_LIMIT, A_LOG_STATS } akind;
+typedef enum akind { A_NONE, A_LOG_BUF, A_LOG_FLUSH, A_STATS, A_TRACK, A_TRACK_STACKS, A_LIMIT, A_LOG_STATS, A_THREAD_SAFE } akind;
 static const char *const ADAPTORS[] = {"none", "logging(buffered)", "logging(auto_flush)", "statistics", "tracking", "tracking(stacks)", "limiting",
-                                       "logging+statistics"};
+                                       "logging+statistics", "thread_safe"};
 #define NADAPT ((int)(sizeof ADAPTORS / sizeof ADAPTORS[0]))
 
 static size_t g_total_mem; /* device memory (host backend: its capacity) */
@@ -144,6 +146,9 @@ static int stack_make(akind k, rmm_resource *pool, stack *s, char *err) {
         s->stats = inner;
         st = rmm_logging_adaptor_create(&r, inner, g_log_paths[k], false);
         s->log = r;
+        break;
+    case A_THREAD_SAFE:
+        st = rmm_thread_safe_adaptor_create(&r, pool);
         break;
     }
     if (r) s->layers[s->nlayers++] = r;
