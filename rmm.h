@@ -168,7 +168,7 @@ RMMDEF const char *rmm_status_string(rmm_status status);
    largest free block, the free bytes in all and in other streams' lists, the device's free memory,
    the upstream error that started it ("cause: ...") and a verdict: "alignment" (an alignment
    above 256 that no block meets, or that with the room to reach it asks more than the device
-   has), "held by other streams", "fragmented", "at the maximum", "device full" or "refused
+   has), "address range full" (a VIRTUAL pool's reserved virtual_bytes), "held by other streams", "fragmented", "at the maximum", "device full" or "refused
    upstream". With RMM_DUMP_ON_OOM=PATH
    in the environment the failing resource's whole state (rmm_resource_dump_json) is also written
    to PATH. The explanation costs nothing until an allocation fails. */
@@ -611,8 +611,9 @@ typedef struct rmm_pool_info {
    growth_granularity_bytes 2 MiB, streams_outlive_pool false. */
 RMMDEF rmm_pool_desc rmm_pool_desc_default(void);
 /* A pool configuration from a string, in the spirit of PYTORCH_CUDA_ALLOC_CONF: key:value pairs
-   separated by commas, spaces around either ignored, applied over what *desc holds (keys not named
-   keep their values; a key named twice: the last wins). The keys, one per rmm_pool_desc field:
+   separated by commas, whitespace (spaces, tabs, line breaks) around either ignored, applied over
+   what *desc holds (keys not named keep their values; a key named twice: the last wins). The keys,
+   one per rmm_pool_desc field:
 
       initial:SIZE            initial_bytes          growth:geometric|on_demand|virtual
       maximum:SIZE|none       maximum_bytes          granularity:SIZE  growth_granularity_bytes
@@ -634,13 +635,15 @@ RMMDEF rmm_status rmm_pool_desc_from_env(rmm_pool_desc *desc);
 /* Changes a live pool's maximum_bytes (0: unbounded), as PyTorch's memory fraction does: from the
    next growth on, the pool grows only within it. Memory the pool holds beyond a lower maximum
    stays held (rmm_pool_trim gives wholly free chunks back). Fails with INVALID_ARGUMENT iff pool is
-   not a pool or the maximum is not a multiple of 256, NOT_SUPPORTED under RMM_NO_POOL.
+   not a pool, the maximum is not a multiple of 256, or a VIRTUAL pool's maximum is below one page
+   (it could back no block), NOT_SUPPORTED under RMM_NO_POOL.
    Thread-safe (takes the pool's lock). */
 RMMDEF rmm_status rmm_pool_set_maximum(rmm_resource *pool, size_t maximum_bytes);
 /* A coalescing, stream-ordered pool over `upstream` (not owned: destroy the pool first). desc NULL:
    the defaults. initial_bytes are taken from upstream now. Fails with INVALID_ARGUMENT iff out or
    upstream is NULL (allowed with VIRTUAL growth, which does not use it), a size is not a multiple of
-   256, initial_bytes > maximum_bytes, initial_bytes is set with VIRTUAL growth, or growth is not an
+   256, initial_bytes > maximum_bytes, initial_bytes is set with VIRTUAL growth, a VIRTUAL pool's
+   maximum_bytes is below one page or its virtual_extent_bytes above 4 GiB, or growth is not an
    rmm_pool_growth; with the upstream's status iff the initial allocation fails; with NOT_SUPPORTED
    iff VIRTUAL growth is asked of a device or driver without virtual memory management (the message
    says which), or CUDA/OUT_OF_MEMORY iff the address range cannot be reserved.
@@ -1082,10 +1085,15 @@ RMMDEF rmm_status rmm_device_scalar_release(rmm_device_scalar *s);
    growth and at most its maximum). rmmAlloc/rmmFree are thread-safe; rmmFree
    needs no size (this layer remembers sizes in a map). Anything but rmmInitialize,
    rmmIsInitialized and rmmGetErrorString before rmmInitialize or after rmmFinalize is
-   RMM_ERROR_NOT_INITIALIZED; rmmInitialize twice is INVALID_ARGUMENT. Errors name the file and
-   line of the RMM_ALLOC/RMM_FREE call. rmmFree of an unknown pointer: INVALID_ARGUMENT.
-   rmmGetAllocationOffset: offset from the base of the upstream allocation holding the pointer
-   (for CUDA IPC), 0 outside pool mode. rmmWriteLog: RMM's CSV plus a Location (file:line) column;
+   RMM_ERROR_NOT_INITIALIZED (before any argument is checked; since 2026-11-28, when a NULL
+   argument was INVALID_ARGUMENT, and rmmFree(NULL) SUCCESS, even then); rmmInitialize twice is
+   INVALID_ARGUMENT. Errors name the file and line of the RMM_ALLOC/RMM_FREE call. rmmFree(NULL)
+   does nothing (SUCCESS); rmmFree of an unknown pointer: INVALID_ARGUMENT. rmmFinalize gives back
+   the blocks still allocated (every mode; destroying the pool does it in pool mode), so a pointer
+   not freed before it is invalid after it. rmmGetAllocationOffset: offset from the base of the
+   upstream allocation holding the pointer (for CUDA IPC), 0 outside pool mode; NOT_SUPPORTED in
+   pool mode with virtual growth (RMM_ALLOC_CONF growth:virtual: the blocks lie on pages of their
+   own, with no upstream allocation to be an offset into). rmmWriteLog: RMM's CSV plus a Location (file:line) column;
    needs enable_logging (else INVALID_ARGUMENT); IO if the file cannot be written. */
 typedef rmm_status rmmError_t;
 #define RMM_ERROR_CUDA_ERROR RMM_ERROR_CUDA
@@ -3435,6 +3443,7 @@ typedef struct rmm__oom_facts {
     size_t held, maximum; /* maximum 0: none, unless bounded */
     bool bounded;         /* maximum applies even when it is 0 (a limiting adaptor's limit of 0) */
     size_t live, largest_free, free_total, free_other; /* free_other: in other streams' (or arenas') lists */
+    const char *verdict;  /* the resource's own verdict, or NULL: rmm__oom_explain decides */
 } rmm__oom_facts;
 RMM__PRIVATE rmm_status rmm__oom_explain(rmm_resource *mr, const rmm__oom_facts *f, const char *cause_in) {
     char cause[200], maximum[48];
@@ -3446,7 +3455,8 @@ RMM__PRIVATE rmm_status rmm__oom_explain(rmm_resource *mr, const rmm__oom_facts 
     /* what a block placed at the alignment may take: the request and up to alignment - 256 bytes in front */
     padded = !aligned ? need : need > SIZE_MAX - (f->alignment - RMM_ALIGNMENT) ? SIZE_MAX : need + (f->alignment - RMM_ALIGNMENT);
     if (rmm__mem_info(&dev_free, &dev_total) != RMM_SUCCESS) dev_free = dev_total = 0;
-    if (aligned && (padded == SIZE_MAX || (dev_total && padded > dev_total)))
+    if (f->verdict) verdict = f->verdict;
+    else if (aligned && (padded == SIZE_MAX || (dev_total && padded > dev_total)))
         verdict = "alignment: the request with room to reach its alignment is larger than the device";
     else if (f->free_other >= need && f->largest_free < need) verdict = "held by other streams: free memory of this resource waits in other streams' lists";
     else if (aligned && f->largest_free >= need) verdict = "alignment: free blocks are large enough, but none at this alignment";
@@ -6770,7 +6780,7 @@ RMM__PRIVATE rmm_status rmm__vm_setup(rmm__pool *p, size_t virtual_bytes) {
 RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_oom(rmm__pool *p, size_t bytes, size_t alignment, rmm_stream stream) {
     char cause[256];
     rmm__oom_facts f;
-    size_t i, peak = 0;
+    size_t i, peak = 0, range_largest = 0;
     rmm__copy_text(cause, sizeof cause, rmm_last_error());
     memset(&f, 0, sizeof f);
     f.who = "pool";
@@ -6782,13 +6792,21 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_oom(rmm__pool *p, size_t bytes, 
         rmm__pool_settle_all(p);
         p->backing->held(p, &f.held, &peak);
         f.live = p->used_bytes;
-        for (i = 0; i < p->so.count && p->backing != &rmm__vm_backing; i++) { /* (a virtual pool's free blocks are address space) */
+        for (i = 0; i < p->so.count; i++) {
             rmm__pstream *ps = RMM__PSTREAM(p, i);
-            size_t free_bytes = ps->free.free_bytes + ps->large.free_bytes;
+            size_t free_bytes = ps->free.free_bytes + ps->large.free_bytes, largest = rmm__max(rmm__tlsf_largest(&ps->free), rmm__tlsf_largest(&ps->large));
+            if (p->backing == &rmm__vm_backing) { /* a virtual pool's free blocks are address space, not memory */
+                range_largest = rmm__max(range_largest, largest);
+                continue;
+            }
             f.free_total += free_bytes;
             if (ps->ss.handle != stream) f.free_other += free_bytes;
-            f.largest_free = rmm__max(f.largest_free, rmm__max(rmm__tlsf_largest(&ps->free), rmm__tlsf_largest(&ps->large)));
+            f.largest_free = rmm__max(f.largest_free, largest);
         }
+        /* a virtual pool whose reserved range has no free run for the request (with the room to reach
+           its alignment): the range, not memory, ran out (a red team's find: it said "refused upstream") */
+        if (p->backing == &rmm__vm_backing && (bytes > SIZE_MAX - alignment || range_largest < bytes + (alignment > RMM_ALIGNMENT ? alignment - RMM_ALIGNMENT : 0)))
+            f.verdict = "address range full: no free run of the reserved virtual_bytes fits the request";
         rmm__spin_unlock(&p->so.lock);
     }
     return rmm__oom_explain(&p->base, &f, cause);
@@ -7316,14 +7334,24 @@ RMM__IMPL rmm_status rmm_pool_validate(rmm_resource *pool) {
     rmm__spin_unlock(&p->so.lock);
     return st;
 }
+RMM__PRIVATE void rmm__pool_info_locked(rmm__pool *p, rmm_pool_info *info);
 RMM__IMPL rmm_status rmm_pool_get_info(rmm_resource *pool, rmm_pool_info *info) {
     rmm__pool *p = (rmm__pool *)pool;
-    size_t i;
     if (!info) return RMM__NULL_OUT("rmm_pool_get_info", "info");
     if (!pool || pool->vtable != &rmm__pool_vtable)
         return RMM__INVALID("rmm_pool_get_info: resource '%s' is not a pool", rmm_resource_type_name(pool));
+    if (!rmm__spin_lock(&p->so.lock)) {
+        memset(info, 0, sizeof *info);
+        return rmm__reentrant("pool", "rmm_pool_get_info");
+    }
+    rmm__pool_info_locked(p, info);
+    rmm__spin_unlock(&p->so.lock);
+    return RMM_SUCCESS;
+}
+/* rmm_pool_get_info's figures; the caller holds p's lock. O(stream states). */
+RMM__PRIVATE void rmm__pool_info_locked(rmm__pool *p, rmm_pool_info *info) {
+    size_t i;
     memset(info, 0, sizeof *info);
-    if (!rmm__spin_lock(&p->so.lock)) return rmm__reentrant("pool", "rmm_pool_get_info");
     rmm__pool_settle_all(p);
     p->backing->held(p, &info->pool_bytes, &info->peak_pool_bytes);
     info->used_bytes = p->used_bytes;
@@ -7335,8 +7363,6 @@ RMM__IMPL rmm_status rmm_pool_get_info(rmm_resource *pool, rmm_pool_info *info) 
         info->largest_free_block = rmm__max(info->largest_free_block, rmm__tlsf_largest(&RMM__PSTREAM(p, i)->free));
         info->largest_free_block = rmm__max(info->largest_free_block, rmm__tlsf_largest(&RMM__PSTREAM(p, i)->large));
     }
-    rmm__spin_unlock(&p->so.lock);
-    return RMM_SUCCESS;
 }
 
 RMM__PRIVATE void rmm__pool_destroy(rmm_resource *self) {
@@ -7467,8 +7493,8 @@ RMM__PRIVATE rmm_status rmm__dump_pool(rmm__json *j, rmm__pool *p) {
     rmm_pool_info info;
     rmm__chunk *c;
     size_t i;
-    RMM_TRY(rmm_pool_get_info(&p->base, &info));
     if (!rmm__spin_lock(&p->so.lock)) return rmm__reentrant("pool", "rmm_resource_dump_json");
+    rmm__pool_info_locked(p, &info);
     rmm__json_open(j, "config", '{');
     rmm__json_u64(j, "initial_bytes", p->desc.initial_bytes);
     rmm__json_u64(j, "maximum_bytes", p->desc.maximum_bytes);
@@ -8091,6 +8117,9 @@ RMM__PRIVATE bool rmm__conf_is(const char *s, size_t n, const char *word) {
     }
     return word[n] == '\0';
 }
+/* Whitespace in RMM_ALLOC_CONF: a space, a tab or a line break (a value read from a file keeps its
+   newline). The locale plays no part, as isspace's would. */
+static inline bool rmm__conf_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
 /* A SIZE (digits, then an optional unit); false if it is not one or overflows. */
 RMM__PRIVATE bool rmm__conf_size(const char *v, size_t n, size_t *out) {
     static const char *const units[][4] = {{"b", "", "", ""}, {"k", "kb", "kib", ""}, {"m", "mb", "mib", ""}, {"g", "gb", "gib", ""}, {"t", "tb", "tib", ""}};
@@ -8101,7 +8130,7 @@ RMM__PRIVATE bool rmm__conf_size(const char *v, size_t n, size_t *out) {
         if (value > (SIZE_MAX - digit) / 10) return false;
         value = value * 10 + digit;
     }
-    while (i < n && v[i] == ' ') i++;
+    while (i < n && rmm__conf_space(v[i])) i++;
     if (i == n) {
         *out = value;
         return true;
@@ -8126,21 +8155,21 @@ RMM__IMPL rmm_status rmm_pool_desc_parse(rmm_pool_desc *desc, const char *conf) 
         const char *pair, *end, *colon, *key, *val;
         size_t klen, vlen, size = 0, *field;
         int plen;
-        while (*p == ' ' || *p == ',') p++;
+        while (rmm__conf_space(*p) || *p == ',') p++;
         if (!*p) break;
         pair = p;
         end = strchr(p, ',');
         if (!end) end = p + strlen(p);
         p = end;
-        while (end > pair && end[-1] == ' ') end--;
+        while (end > pair && rmm__conf_space(end[-1])) end--;
         plen = (int)(end - pair < 200 ? end - pair : 200);
         colon = (const char *)memchr(pair, ':', (size_t)(end - pair));
         if (!colon) return RMM__INVALID("rmm_pool_desc_parse: \"%.*s\" is not key:value", plen, pair);
         key = pair;
         klen = (size_t)(colon - pair);
-        while (klen && key[klen - 1] == ' ') klen--;
+        while (klen && rmm__conf_space(key[klen - 1])) klen--;
         val = colon + 1;
-        while (val < end && *val == ' ') val++;
+        while (val < end && rmm__conf_space(*val)) val++;
         vlen = (size_t)(end - val);
         field = rmm__conf_is(key, klen, "initial")       ? &d.initial_bytes
                 : rmm__conf_is(key, klen, "maximum")     ? &d.maximum_bytes
@@ -11337,6 +11366,13 @@ RMM__IMPL rmmError_t rmmFinalize(void) {
         rmm__unlock(&rmm__legacy.lock);
         return rmm__legacy_not_initialized("rmmFinalize");
     }
+    if (!rmm__legacy.pool) { /* blocks still allocated go back (destroying the pool gives back its own) */
+        size_t i;
+        for (i = 0; rmm__legacy.sizes.slots && i <= rmm__legacy.sizes.mask; i++) {
+            const rmm__addr_slot *e = &rmm__legacy.sizes.slots[i];
+            if (e->key) (void)rmm_deallocate(rmm__legacy.base, (void *)e->key, (size_t)(uintptr_t)e->value, RMM_STREAM_DEFAULT);
+        }
+    }
     rmm_resource_destroy(rmm__legacy.pool);
     rmm_resource_destroy(rmm__legacy.base);
     rmm__legacy.pool = rmm__legacy.base = NULL;
@@ -11363,12 +11399,15 @@ RMM__IMPL bool rmmIsInitialized(rmmOptions_t *options) {
 RMM__IMPL const char *rmmGetErrorString(rmmError_t error) { return rmm_status_string(error); }
 RMM__IMPL rmmError_t rmmAlloc(void **ptr, size_t bytes, rmm_stream stream, const char *file, unsigned int line) {
     rmm_status st;
-    if (!ptr) return rmm__fail(RMM_ERROR_INVALID_ARGUMENT, "rmmAlloc at %s:%u: ptr is NULL", file ? file : "?", line);
-    *ptr = NULL;
+    if (ptr) *ptr = NULL;
     rmm__lock(&rmm__legacy.lock);
     if (!rmm__legacy.initialized) {
         rmm__unlock(&rmm__legacy.lock);
         return rmm__legacy_not_initialized_at("rmmAlloc", file, line);
+    }
+    if (!ptr) {
+        rmm__unlock(&rmm__legacy.lock);
+        return rmm__fail(RMM_ERROR_INVALID_ARGUMENT, "rmmAlloc at %s:%u: ptr is NULL", file ? file : "?", line);
     }
     st = rmm_allocate(rmm__legacy_resource(), ptr, bytes, stream);
     if (st == RMM_SUCCESS && *ptr && !rmm__addr_map_put(&rmm__legacy.sizes, (uintptr_t)*ptr, (void *)(uintptr_t)bytes)) {
@@ -11389,11 +11428,14 @@ RMM__IMPL rmmError_t rmmFree(void *ptr, rmm_stream stream, const char *file, uns
     rmm_status st;
     void *size_slot;
     size_t bytes = 0;
-    if (!ptr) return RMM_SUCCESS;
     rmm__lock(&rmm__legacy.lock);
     if (!rmm__legacy.initialized) {
         rmm__unlock(&rmm__legacy.lock);
         return rmm__legacy_not_initialized_at("rmmFree", file, line);
+    }
+    if (!ptr) { /* as free(NULL) */
+        rmm__unlock(&rmm__legacy.lock);
+        return RMM_SUCCESS;
     }
     if (!rmm__addr_map_find(&rmm__legacy.sizes, (uintptr_t)ptr)) {
         rmm__unlock(&rmm__legacy.lock);
@@ -11415,9 +11457,9 @@ RMM__IMPL rmmError_t rmmGetInfo(size_t *free_bytes, size_t *total_bytes, rmm_str
 RMM__IMPL rmmError_t rmmGetAllocationOffset(ptrdiff_t *offset, void *ptr, rmm_stream stream) {
     rmm_status st = RMM_SUCCESS;
     (void)stream;
-    if (!offset) return RMM__NULL_OUT("rmmGetAllocationOffset", "offset");
     rmm__lock(&rmm__legacy.lock);
     if (!rmm__legacy.initialized) st = rmm__legacy_not_initialized("rmmGetAllocationOffset");
+    else if (!offset) st = RMM__NULL_OUT("rmmGetAllocationOffset", "offset");
     else if (!ptr || !rmm__addr_map_find(&rmm__legacy.sizes, (uintptr_t)ptr))
         st = RMM__INVALID("rmmGetAllocationOffset(%p): not allocated by rmmAlloc", ptr);
     else {
@@ -11433,11 +11475,14 @@ RMM__IMPL rmmError_t rmmWriteLog(const char *path) {
     FILE *f;
     size_t i;
     rmm_status st = RMM_SUCCESS;
-    if (!path) return RMM__NULL_OUT("rmmWriteLog", "path");
     rmm__lock(&rmm__legacy.lock);
     if (!rmm__legacy.initialized) {
         rmm__unlock(&rmm__legacy.lock);
         return rmm__legacy_not_initialized("rmmWriteLog");
+    }
+    if (!path) {
+        rmm__unlock(&rmm__legacy.lock);
+        return RMM__NULL_OUT("rmmWriteLog", "path");
     }
     if (!rmm__legacy.options.enable_logging) {
         rmm__unlock(&rmm__legacy.lock);

@@ -621,6 +621,11 @@ static void check_not_initialized(void) {
     CHECK_STATUS(rmmGetAllocationOffset(&offset, &dummy, RMM_STREAM_DEFAULT), RMM_ERROR_NOT_INITIALIZED);
     CHECK_STATUS(rmmWriteLog("/tmp/rmm_test_never_written.csv"), RMM_ERROR_NOT_INITIALIZED);
     CHECK_STATUS(rmmFinalize(), RMM_ERROR_NOT_INITIALIZED);
+    /* before any argument is looked at (a red team's find: these were INVALID_ARGUMENT or SUCCESS) */
+    CHECK_STATUS(rmmAlloc(NULL, 256, RMM_STREAM_DEFAULT, __FILE__, __LINE__), RMM_ERROR_NOT_INITIALIZED);
+    CHECK_STATUS(rmmFree(NULL, RMM_STREAM_DEFAULT, __FILE__, __LINE__), RMM_ERROR_NOT_INITIALIZED);
+    CHECK_STATUS(rmmGetAllocationOffset(NULL, &dummy, RMM_STREAM_DEFAULT), RMM_ERROR_NOT_INITIALIZED);
+    CHECK_STATUS(rmmWriteLog(NULL), RMM_ERROR_NOT_INITIALIZED);
 }
 
 TEST(legacy_before_initialize) {
@@ -673,6 +678,34 @@ TEST(legacy_initialize_finalize) {
     CHECK(got.allocation_mode == CudaDefaultAllocation && !got.enable_logging);
     CHECK_OK(rmmFinalize());
     check_not_initialized();
+}
+
+/* rmmFinalize gives back the blocks still allocated in every mode (a red team's find: outside pool
+   mode they leaked, 1 MiB and more each), and a later rmmInitialize starts afresh. */
+TEST(legacy_finalize_gives_back_what_is_still_allocated) {
+    int modes[] = {CudaDefaultAllocation, CudaManagedMemory, PoolAllocation};
+    size_t m;
+    NEED_GPU();
+    for (m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+        rmmOptions_t o = legacy_options(modes[m], (size_t)64 << 20, false);
+        size_t before = 0, after = 0, total = 0, i;
+        void *p[4];
+        rmm_status st;
+        CHECK_OK(rmm_available_device_memory(&before, &total));
+        st = rmmInitialize(&o);
+        if (st == RMM_ERROR_NOT_SUPPORTED && modes[m] == CudaManagedMemory) continue; /* (no managed memory here) */
+        CHECK_OK(st);
+        for (i = 0; i < 4; i++) CHECK_OK(RMM_ALLOC(&p[i], (size_t)4 << 20, RMM_STREAM_DEFAULT));
+        CHECK_OK(RMM_FREE(p[0], RMM_STREAM_DEFAULT));
+        CHECK_OK(rmmFinalize()); /* three blocks of 4 MiB still allocated */
+        CHECK_OK(rmm_available_device_memory(&after, &total));
+        printf("  mode %d: device free %zu before, %zu after\n", modes[m], before, after);
+        if (modes[m] != CudaManagedMemory) CHECK(after + ((size_t)1 << 20) >= before); /* (managed memory counts on the device only where it lies) */
+        CHECK_STATUS(RMM_FREE(p[1], RMM_STREAM_DEFAULT), RMM_ERROR_NOT_INITIALIZED);
+        CHECK_OK(rmmInitialize(&o));
+        CHECK_STATUS(RMM_FREE(p[1], RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT); /* a new layer does not know it */
+        CHECK_OK(rmmFinalize());
+    }
 }
 
 static void legacy_thousand_pairs(const char *what) {
@@ -932,6 +965,7 @@ int main(void) {
     RUN(host_resource_pinned);
     RUN(legacy_before_initialize);
     RUN(legacy_initialize_finalize);
+    RUN(legacy_finalize_gives_back_what_is_still_allocated);
     RUN(legacy_modes_thousand_pairs);
     RUN(legacy_allocation_offset);
     RUN(legacy_write_log);

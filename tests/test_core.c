@@ -649,6 +649,10 @@ TEST(pool_configuration_string) {
     CHECK_OK(rmm_pool_desc_parse(&d, ""));
     CHECK_OK(rmm_pool_desc_parse(&d, " , ,"));
     CHECK(d.initial_bytes == 2048);
+    /* tabs and line breaks count as spaces (a value read from a file keeps its newline; a red team's find) */
+    CHECK_OK(rmm_pool_desc_parse(&d, "\tinitial :\t4 KiB\t,\n maximum:\r\n64MiB\n"));
+    CHECK(d.initial_bytes == 4096 && d.maximum_bytes == ((size_t)64 << 20));
+    CHECK_OK(rmm_pool_desc_parse(&d, "maximum:none, initial:2kb"));
     /* bad input: INVALID_ARGUMENT naming the pair, desc unchanged */
     before = d;
     CHECK_STATUS(rmm_pool_desc_parse(NULL, "initial:1MiB"), RMM_ERROR_INVALID_ARGUMENT);

@@ -314,6 +314,22 @@ TEST(oom_verdict_virtual_pool) {
     CHECK_OK(rmm_pool_validate(pool));
     CHECK_OK(rmm_deallocate(pool, a, 3 * MiB, RMM_STREAM_DEFAULT));
     rmm_resource_destroy(pool);
+    /* the reserved range full, with no maximum: "address range full", not "refused upstream" (a
+       VIRTUAL pool has no upstream; a red team's find) */
+    pd.virtual_bytes = 4 * MiB;
+    pd.maximum_bytes = 0;
+    pool = NULL;
+    CHECK_OK(rmm_pool_create(&pool, NULL, &pd));
+    if (!pool) return;
+    CHECK_OK(rmm_allocate(pool, &a, 3 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_allocate(pool, &b, 2 * MiB, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    printf("  %s\n", rmm_last_error());
+    CHECK(strstr(rmm_last_error(), "Verdict: address range full") != NULL);
+    CHECK_OK(rmm_allocate(pool, &b, 512 * KiB, RMM_STREAM_DEFAULT)); /* what fits still comes */
+    CHECK_OK(rmm_deallocate(pool, b, 512 * KiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(pool, a, 3 * MiB, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(pool);
+    pd.virtual_bytes = 64 * MiB;
 #if defined(RMM_BACKEND_HOST)
     /* the device full (no page can be created, no maximum): explained too, the driver's error the cause */
     pd.maximum_bytes = 0;

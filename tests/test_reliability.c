@@ -420,15 +420,21 @@ typedef struct reentrant {
     rmm_resource base;
     rmm_resource *upstream;
     rmm_resource *above;      /* the resource this one is the upstream of */
-    int mode;                 /* 0: ask above for its info; 1: allocate from above */
+    int mode;                 /* 0: ask above for its info; 1: allocate from above; 2: dump above */
     size_t above_bytes;
     rmm_status seen;          /* what the call into `above` returned */
+    char message[512];        /* and its message (mode 2) */
 } reentrant;
 static rmm_status reentrant_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     reentrant *r = (reentrant *)self;
     if (r->above && r->mode == 0) {
         rmm_pool_info info;
         r->seen = rmm_pool_get_info(r->above, &info);
+    } else if (r->above && r->mode == 2) {
+        FILE *out = fopen("/dev/null", "w");
+        r->seen = out ? rmm_resource_dump_json(r->above, out) : RMM_ERROR_IO;
+        if (r->seen != RMM_SUCCESS) rmm__copy_text(r->message, sizeof r->message, rmm_last_error());
+        if (out) fclose(out);
     } else if (r->above && r->mode == 1) {
         void *p = NULL;
         rmm_resource *above = r->above;
@@ -462,6 +468,15 @@ TEST(reentrant_calls_get_a_status_not_a_deadlock) {
     CHECK_OK(rmm_allocate(pool, &p, 4096, RMM_STREAM_DEFAULT));
     CHECK(r.seen == RMM_ERROR_NOT_SUPPORTED);
     CHECK_OK(rmm_deallocate(pool, p, 4096, RMM_STREAM_DEFAULT));
+    /* the upstream dumps the pool above it: NOT_SUPPORTED, and the message names the call made (a
+       red team's find: it named rmm_pool_get_info, which the dump called inside) */
+    r.mode = 2;
+    r.seen = RMM_SUCCESS;
+    CHECK_OK(rmm_allocate(pool, &p, 16 << 20, RMM_STREAM_DEFAULT)); /* (the pool grows: its upstream is called) */
+    CHECK(r.seen == RMM_ERROR_NOT_SUPPORTED);
+    printf("  %s\n", r.message);
+    CHECK(strstr(r.message, "rmm_resource_dump_json") != NULL && strstr(r.message, "rmm_pool_get_info") == NULL);
+    CHECK_OK(rmm_deallocate(pool, p, 16 << 20, RMM_STREAM_DEFAULT));
     /* the upstream allocates from the pool above it: growth fails with that status */
     r.mode = 1;
     r.above_bytes = 256;
