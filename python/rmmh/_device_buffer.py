@@ -45,6 +45,29 @@ def _current_device():
     return d
 
 
+class _DeviceScope:
+    """Makes device `dev` current for a block (if it is a device, >= 0, and not current already),
+    and the one that was current again after."""
+    __slots__ = ("dev", "was")
+
+    def __init__(self, dev):
+        self.dev, self.was = dev, None
+
+    def __enter__(self):
+        if self.dev >= 0:
+            current = _current_device()
+            if current != self.dev:
+                _lib.check(_lib.rmm_set_device(self.dev))
+                self.was = current
+        return self
+
+    def __exit__(self, *exc):
+        if self.was is not None:
+            _lib.rmm_set_device(self.was)
+            self.was = None
+        return False
+
+
 def _alloc_failed(size=None):
     """The exception for a failed allocation of `size` bytes (rmm_last_error()'s message): a
     MemoryError for out of memory and for any CUDA error, as in RMM."""
@@ -156,12 +179,15 @@ ACCELERATED = _Base is not _PyBufferBase
 # Two threads resizing one buffer take turns, as in RMM (whose resize and reserve hold the GIL for
 # the whole C++ call): here the allocation and the free release the GIL, so without a lock a resize
 # could copy from a block another thread had just freed, or set a size past the capacity another
-# thread had just set. The copies and prefetch take the lock too and read the address and the size
-# once (since 2026-11-28): a copy that read the size again after sizing its host buffer overran
-# that buffer when a resize grew the device buffer in between, and one racing a reallocation read
-# the freed block. Each buffer gets its lock at its first resize or copy (made under _LOCK_GUARD),
-# so allocation pays nothing for it. Reentrant: a resource's Python callback may resize the buffer
-# that its allocation is for, on the same thread.
+# thread had just set. The lock guards the buffer's fields (address, size, capacity, stream) and the
+# copies out of and into its memory: the copies and prefetch read the address and size once under
+# it (since 2026-11-28: tobytes sized its bytes, then read a size another thread had grown meanwhile,
+# and overran them). It is never held across a call into the resource, which may run Python code (a
+# failure callback that spills other buffers through tobytes takes their locks): a resize allocates
+# with it let go, then swaps the block in under it if nothing changed meanwhile, else gives the block
+# back and tries again (_grow_to); copy() likewise. Each buffer gets its lock at its first resize or
+# copy (made under _LOCK_GUARD), so allocation pays nothing for it. Reentrant: a resource's Python
+# callback may resize the buffer that its allocation is for, on the same thread.
 _LOCK_GUARD = threading.Lock()
 
 
@@ -261,23 +287,6 @@ class DeviceBuffer(_Base):
         _lib.check(_lib.rmm_memcpy_async(self._ptr, src, nbytes, stream._h), "DeviceBuffer copy")
         _sync_if_default(stream)
 
-    def _set_block(self, p, nbytes, cap, stream):
-        """Swaps in a new block (allocated from self._mr with nbytes on stream): frees the old
-        one on `stream` and moves the holds."""
-        old, old_nbytes, old_stream = self._ptr, self._nbytes, self._stream
-        mr = self._mr
-        if p:
-            mr._refs.append(True)
-            if stream._refs is not None:
-                stream._refs.append(True)
-        self._ptr, self._nbytes, self._cap, self._stream = p, nbytes, cap, stream
-        if old:
-            st = _free(mr._h, old, old_nbytes, stream._h, self._dev)
-            _release(mr._refs)
-            if old_stream._refs is not None:
-                _release(old_stream._refs)
-            _lib.check(st, "freeing the old block")
-
     def _set_stream(self, stream):
         if stream is self._stream:
             return
@@ -291,35 +300,76 @@ class DeviceBuffer(_Base):
         else:
             self._stream = stream
 
-    def _realloc(self, new_cap, stream):
-        """A block of new_cap bytes on stream holding the first min(size, new_cap) bytes, made
-        with the buffer's device current (as RMM's device_buffer does), whichever is current."""
-        dev = self._dev
-        if dev >= 0:
-            current = _current_device()
-            if current != dev:
-                _lib.check(_lib.rmm_set_device(dev))
-                try:
-                    return self._realloc_here(new_cap, stream)
-                finally:
-                    _lib.rmm_set_device(current)
-        return self._realloc_here(new_cap, stream)
+    def _on_device(self):
+        """A context in which the buffer's device is current (as RMM's device_buffer makes its
+        blocks), whichever was."""
+        return _DeviceScope(self._dev)
 
-    def _realloc_here(self, new_cap, stream):
-        nbytes = new_cap
-        if not self._mr._refs:
-            raise _lib.error_for_destroyed(self._mr)
-        p = _alloc(self._mr._h, nbytes, stream._h) if new_cap else 0
-        if new_cap and p is None:
-            raise _alloc_failed(new_cap)
-        keep = min(self._size, new_cap)
-        if keep:
-            st = _lib.rmm_memcpy_async(p, self._ptr, keep, stream._h)
-            if st:
-                err = _lib.error(st, "DeviceBuffer copy")
-                _free(self._mr._h, p, nbytes, stream._h, self._dev)
-                raise err
-        self._set_block(p, nbytes if new_cap else 0, new_cap, stream)
+    def _grow_to(self, want, stream):
+        """Gives the buffer a block of want(size, capacity) bytes (want answers None where the
+        buffer needs none: its capacity serves) holding its first min(size, that) bytes, on
+        ``stream``; returns the capacity it has then. The new block is allocated with the buffer's
+        lock let go, and swapped in under it only if no other resize came in between (else it
+        goes back, and this tries again): a resource may call Python code while it allocates (a
+        failure callback that spills other buffers through tobytes, which takes their locks), so
+        the lock is never held across a call into the resource (two buffers resized at once,
+        each spilling the other, deadlocked on their locks; a red team's find)."""
+        lock = _resize_lock(self)
+        with self._on_device():
+            while True:
+                with lock:
+                    new_cap = want(self._size, self._cap)
+                    if new_cap is None:
+                        self._set_stream(stream)
+                        return self._cap
+                    seen = (self._ptr, self._cap)
+                    if not self._mr._refs:
+                        raise _lib.error_for_destroyed(self._mr)
+                p = _alloc(self._mr._h, new_cap, stream._h) if new_cap else 0
+                if new_cap and p is None:
+                    raise _alloc_failed(new_cap)
+                old = err = None
+                with lock:
+                    if (self._ptr, self._cap) == seen and want(self._size, self._cap) == new_cap:
+                        keep = min(self._size, new_cap)
+                        st = _lib.rmm_memcpy_async(p, self._ptr, keep, stream._h) if keep else 0
+                        if st:
+                            err = _lib.error(st, "DeviceBuffer copy")
+                        else:
+                            old = self._swap_block(p, new_cap, stream)
+                    # (else another resize came in between: this block goes back, and again)
+                if old is not None:
+                    self._free_block(old, stream)  # (with the lock let go: a free may call Python too)
+                    return new_cap
+                if p:
+                    _free(self._mr._h, p, new_cap, stream._h, self._dev)
+                if err is not None:
+                    raise err
+
+    def _swap_block(self, p, cap, stream):
+        """Puts block p (cap bytes from self._mr on stream) in place of the buffer's and moves the
+        holds; returns the old block as (ptr, nbytes, stream) for _free_block. Under the lock."""
+        old = (self._ptr, self._nbytes, self._stream)
+        mr = self._mr
+        if p:
+            mr._refs.append(True)
+            if stream._refs is not None:
+                stream._refs.append(True)
+        self._ptr, self._nbytes, self._cap, self._stream = p, (cap if p else 0), cap, stream
+        return old
+
+    def _free_block(self, old, stream):
+        """Frees a block _swap_block took out, on ``stream`` (after the copy queued there), and
+        lets go of its holds. Called with the buffer's lock let go."""
+        ptr, nbytes, old_stream = old
+        if not ptr:
+            return
+        mr = self._mr
+        st = _free(mr._h, ptr, nbytes, stream._h, self._dev)
+        _release(mr._refs)
+        if old_stream._refs is not None:
+            _release(old_stream._refs)
+        _lib.check(st, "freeing the old block")
 
     # -- RMM's methods ---------------------------------------------------------------------------
     def reserve(self, new_capacity, stream=DEFAULT_STREAM):
@@ -327,32 +377,24 @@ class DeviceBuffer(_Base):
         the buffer's stream."""
         stream = as_stream(stream)
         new_capacity = _lib.as_size(new_capacity, "new_capacity")
-        with _resize_lock(self):
-            if new_capacity > self._cap:
-                self._realloc(new_capacity, stream)
-            else:
-                self._set_stream(stream)
+        self._grow_to(lambda size, cap: new_capacity if new_capacity > cap else None, stream)
 
     def resize(self, new_size, stream=DEFAULT_STREAM):
         """Changes the size, keeping the contents; grows by reallocating exactly new_size bytes
         when it exceeds the capacity. Makes ``stream`` the buffer's stream."""
         stream = as_stream(stream)
         new_size = _lib.as_size(new_size, "new_size")
-        with _resize_lock(self):
-            if new_size > self._cap:
-                self._realloc(new_size, stream)
-            else:
-                self._set_stream(stream)
-            self._size = new_size
+        while True:
+            self._grow_to(lambda size, cap: new_size if new_size > cap else None, stream)
+            with _resize_lock(self):
+                if new_size <= self._cap:  # (another thread may have shrunk it meanwhile)
+                    self._size = new_size
+                    return
 
     def shrink_to_fit(self, stream=DEFAULT_STREAM):
         """Reallocates so that the capacity equals the size. rmmh only (RMM has it in C++)."""
         stream = as_stream(stream)
-        with _resize_lock(self):
-            if self._cap != self._size:
-                self._realloc(self._size, stream)
-            else:
-                self._set_stream(stream)
+        self._grow_to(lambda size, cap: size if cap != size else None, stream)
 
     def prefetch(self, device=None, stream=None):
         """Prefetches managed memory to ``device`` (default the current one; cudaCpuDeviceId,
@@ -376,8 +418,17 @@ class DeviceBuffer(_Base):
 
     def copy(self):
         """A deep copy: a new buffer from the same resource, on the same stream."""
-        with _resize_lock(self):
-            return DeviceBuffer(ptr=self._ptr, size=self._size, stream=self._stream, mr=self._mr)
+        lock = _resize_lock(self)
+        while True:
+            with lock:
+                size, stream, mr = self._size, self._stream, self._mr
+            out = DeviceBuffer(size=size, stream=stream, mr=mr)  # (the lock let go: see _grow_to)
+            with lock:
+                if self._size == size and self._stream is stream:
+                    if size:
+                        out._copy_in(self._ptr, size, stream)
+                    return out
+            del out  # resized meanwhile: again
 
     def __copy__(self):
         return self.copy()

@@ -22,6 +22,22 @@ resource still calls, or lose a count): only the Python owners are.
 # id(refs) -> refs, for every C object not yet destroyed
 _live: dict[int, list] = {}
 
+# Streams registered for CUDA-graph capture through rmmh.graphs (all graph pools), counted under
+# graphs' lock. While one is, a Record whose last holder lets go waits in _deferred, and runs when
+# the last registration has ended (rmmh.graphs.GraphPool.capture): a free, on a registered stream,
+# of memory that is not the graph pool's is made by rmm.h at rmm_capture_end, on the block's own
+# resource, which must still exist then (a buffer dropped inside a capture was its resource's last
+# holder: the resource went at once, and the deferred free crashed; a red team's find).
+captures = [0]
+_deferred: list = []
+
+
+def run_deferred():
+    """Runs the Records that waited for the captures to end (graphs calls it, under its lock, when
+    the last registration has ended)."""
+    while _deferred:
+        _deferred.pop().run_now()
+
 
 class Record:
     """What to do when the last holder lets go: destroy(*args), then release each of ups."""
@@ -35,6 +51,12 @@ class Record:
         self.key = None
 
     def run(self):
+        if captures[0]:  # a capture is registered: after its end (see captures)
+            _deferred.append(self)
+            return
+        self.run_now()
+
+    def run_now(self):
         try:
             if self.destroy is not None:
                 self.destroy(*self.args)

@@ -21,9 +21,10 @@ stream order (PyTorch's rule for shared pools), or give each its own pool. A fre
 stream, of memory from before the capture is made when the capture's registration ends.
 """
 import ctypes
+import threading
 from contextlib import contextmanager
 
-from . import _lib
+from . import _lib, _lifetime
 from ._helpers import parse_bytes
 from ._lifetime import release as _release
 from ._stream import as_stream
@@ -34,7 +35,14 @@ __all__ = ["GraphPool"]
 # pool returns its memory to them later (its last block's free, the end of those registrations),
 # so they must outlive it (kept for the process, with the pool's hold on their C resource)
 _kept_upstreams = []
-_registrations = [0]  # streams registered through GraphPool.capture, all pools
+# Held around each rmm_capture_begin and rmm_capture_end with the count of registrations
+# (_lifetime.captures, all pools), and around release()'s destroy and its reading of that count:
+# so the count is C's. (Until 2026-11-28 the count changed outside the C calls, which let the GIL
+# go: a release() in between read no registration while C had one, let the upstream go, and the
+# registration's end then returned the pool's memory to a destroyed resource; a red team's find.)
+# Reentrant: a free that rmm_capture_end makes may call a Python resource that uses a GraphPool.
+_lock = threading.RLock()
+_OUT_OF_HOST_MEMORY = 4  # RMM_ERROR_OUT_OF_MEMORY: rmm_capture_end's one failure that keeps the stream registered
 
 
 class GraphPool:
@@ -67,15 +75,21 @@ class GraphPool:
         """Registers ``stream`` (a Stream, a handle, a CuPy, Numba or PyTorch stream) for the
         block: its allocations come from this pool. Leave it after the capture has ended."""
         s = as_stream(stream)
-        _lib.check(_lib.rmm_capture_begin(self._handle(), s._h), "GraphPool.capture")
-        self._registered += 1
-        _registrations[0] += 1
+        with _lock:
+            _lib.check(_lib.rmm_capture_begin(self._handle(), s._h), "GraphPool.capture")
+            self._registered += 1
+            _lifetime.captures[0] += 1
         try:
             yield self
         finally:
-            self._registered -= 1
-            _registrations[0] -= 1
-            _lib.check(_lib.rmm_capture_end(self._h, s._h), "GraphPool.capture")
+            with _lock:
+                st = _lib.rmm_capture_end(self._h, s._h)
+                if st != _OUT_OF_HOST_MEMORY:  # (else still registered: what waits keeps waiting)
+                    self._registered -= 1
+                    _lifetime.captures[0] -= 1
+                    if not _lifetime.captures[0]:
+                        _lifetime.run_deferred()  # the deferred frees are made: what waited may go
+            _lib.check(st, "GraphPool.capture")
 
     def info(self):
         """(bytes held from upstream, bytes of live blocks)."""
@@ -88,12 +102,14 @@ class GraphPool:
         """Says the graphs that used the pool are gone: its memory returns upstream once its last
         live block is freed (now, if none is). A no-op the second time; InvalidArgumentError while
         a capture is registered."""
-        if not self._h:
-            return
-        _, used = self.info()
-        _lib.check(_lib.rmm_graph_pool_destroy(self._h), "GraphPool.release")
-        self._h = None
-        if used or _registrations[0]:
+        with _lock:
+            if not self._h:
+                return
+            _, used = self.info()
+            _lib.check(_lib.rmm_graph_pool_destroy(self._h), "GraphPool.release")
+            self._h = None
+            keep = used or _lifetime.captures[0]
+        if keep:
             _kept_upstreams.append(self._upstream)  # (and the hold stays: see _kept_upstreams)
         else:
             _release(self._upstream._refs)  # the pool's memory went back: the hold goes

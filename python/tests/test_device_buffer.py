@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import rmmh as rmm
+from conftest import run_child
 from rmmh.pylibrmm.device_buffer import (
     copy_device_to_ptr,
     copy_host_to_ptr,
@@ -420,3 +421,78 @@ def test_copy_to_host_racing_a_resize_copies_the_size_it_checked(monkeypatch):
     for t in started:
         t.join()
     assert bytes(host) == bytes(range(200)) and b.size == 1 << 20
+
+
+@pytest.mark.parametrize("op", ["copy", "resize", "reserve"])
+def test_two_buffers_spilling_each_other_from_a_failure_callback_do_not_deadlock(op):
+    """A failure callback that spills other buffers on out of memory (dask-cuda's and cuDF's
+    pattern: copy a buffer to the host): thread 1 copies or grows buffer a, thread 2 buffer b, both
+    run out of memory, and each callback copies the other's buffer out (tobytes, which takes that
+    buffer's lock). A buffer's lock is never held across a call into the resource, so both finish.
+    (On 2026-11-28, for a few commits, copy() and the resizes held it there: both threads hung, a
+    red team's find.) In a child, which a hang ends after 60 s."""
+    out = run_child("""
+        import faulthandler, sys, threading
+        import rmmh as rmm
+        M = rmm.mr
+        faulthandler.dump_traceback_later(60, exit=True)
+        op = sys.argv[1]
+        bufs, spilled = {}, []
+        both = threading.Barrier(2, timeout=5)
+        def spill(nbytes):
+            victim = bufs["b" if threading.current_thread().name == "t1" else "a"]
+            try:
+                both.wait()
+            except threading.BrokenBarrierError:
+                pass
+            spilled.append(len(victim.tobytes()))
+            return False
+        mr = M.FailureCallbackResourceAdaptor(M.LimitingResourceAdaptor(M.CudaMemoryResource(), 1 << 20), spill)
+        bufs["a"] = rmm.DeviceBuffer(size=400 << 10, mr=mr)
+        bufs["b"] = rmm.DeviceBuffer(size=400 << 10, mr=mr)  # a copy or a growth of either does not fit
+        def work(name):
+            b = bufs[name]
+            try:
+                if op == "copy":
+                    b.copy()
+                elif op == "resize":
+                    b.resize(500 << 10)
+                else:
+                    b.reserve(500 << 10)
+            except MemoryError:
+                pass
+        ts = [threading.Thread(target=work, args=(n,), name=t) for n, t in (("a", "t1"), ("b", "t2"))]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        assert spilled == [400 << 10, 400 << 10], spilled
+        assert bufs["a"].size == bufs["b"].size == 400 << 10  # nothing changed: both failed
+        print("OK", flush=True)
+        """, op)
+    assert "OK" in out
+
+
+def test_resizes_racing_keep_the_contents_and_free_what_they_lose(monkeypatch):
+    """A resize allocates with the buffer's lock let go and swaps its block in only if nothing
+    changed meanwhile: here another resize comes in during the allocation (a resource hook runs it
+    on this thread, as a callback would), so the first allocation goes back and the resize tries
+    again; the contents survive and no block is left over."""
+    from rmmh import _device_buffer as db
+    mr = rmm.mr.StatisticsResourceAdaptor(rmm.mr.CudaMemoryResource())
+    b = rmm.DeviceBuffer(size=256, mr=mr)
+    b.copy_from_host(bytes(range(256)))
+    real, calls = db._alloc, []
+
+    def alloc(h, n, s):
+        calls.append(n)
+        if len(calls) == 1:
+            b.reserve(8192)  # in between (the lock is let go during the allocation)
+        return real(h, n, s)
+
+    monkeypatch.setattr(db, "_alloc", alloc)
+    b.resize(4096)
+    monkeypatch.undo()
+    assert calls == [4096, 8192]  # (the retry found the capacity enough: no third allocation)
+    assert b.size == 4096 and b.capacity() == 8192 and b.tobytes()[:256] == bytes(range(256))
+    assert mr.allocation_counts.current_count == 1  # the first 4096-byte block went back

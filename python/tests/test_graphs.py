@@ -3,6 +3,7 @@ pool whatever resource is current, its blocks free back to it, nothing else gets
 release() returns it upstream. The capture itself is tested with PyTorch in
 test_allocators_torch.py and in C (tests/test_suballoc.c)."""
 import pytest
+from conftest import run_child
 
 import rmmh as rmm
 
@@ -83,3 +84,64 @@ def test_graph_pool_is_not_copied_or_pickled():
             make_copy(pool)
     assert pool.info()[0] >= 1 << 20
     pool.release()
+
+
+def test_a_buffer_dropped_inside_a_capture_keeps_its_resource_until_the_capture_ends():
+    """A buffer from before the capture, freed on the registered stream inside it, and its
+    resource's last holder: rmm.h makes that free at the capture's end, on the resource, so the
+    resource must last until then (its destruction waits: rmmh._lifetime.captures). Before
+    2026-11-28 the resource went at once and the end crashed (a red team's find). In a child."""
+    out = run_child("""
+        import rmmh as rmm
+        M = rmm.mr
+        s = rmm.Stream()
+        for _ in range(20):
+            mr = M.PoolMemoryResource(M.CudaMemoryResource(), initial_pool_size=1 << 20)
+            buf = rmm.DeviceBuffer(size=1000, stream=s, mr=mr)
+            del mr  # the buffer holds the resource now
+            gp = rmm.GraphPool(reserve=4096, upstream=M.CudaMemoryResource())
+            with gp.capture(s):
+                del buf  # its free waits for the capture's end; so does the resource's destruction
+                assert rmm._lifetime._deferred  # (else this tests nothing)
+            assert not rmm._lifetime._deferred
+            gp.release()
+        s.synchronize()
+        print("OK", flush=True)
+        """)
+    assert "OK" in out
+
+
+def test_release_racing_captures_on_another_thread_keeps_what_a_registration_needs():
+    """release() decides whether the upstream must outlive the C pool from the count of
+    registrations, which GraphPool.capture changes with its rmm_capture_begin and rmm_capture_end
+    under one lock with release(): the count is C's. Before 2026-11-28 it changed outside those
+    calls, and a release() in between let an upstream go that a registration's end then returned
+    the pool's memory to (the child crashed within 2000 rounds, 5 runs of 5). In a child."""
+    out = run_child("""
+        import sys, threading
+        import rmmh as rmm
+        M = rmm.mr
+        sys.setswitchinterval(1e-6)
+        s = rmm.Stream()
+        gb = rmm.GraphPool(reserve=4096, upstream=M.CudaMemoryResource())
+        stop = []
+        def capturer():
+            while not stop:
+                with gb.capture(s):
+                    pass
+        t = threading.Thread(target=capturer)
+        t.start()
+        try:
+            for i in range(2000):
+                up = M.PoolMemoryResource(M.CudaMemoryResource(), initial_pool_size=1 << 16)
+                ga = rmm.GraphPool(reserve=4096, upstream=up)
+                del up
+                ga.release()
+                del ga
+        finally:
+            stop.append(1)
+            t.join()
+        gb.release()
+        print("OK", len(rmm.graphs._kept_upstreams), flush=True)
+        """, timeout=600)
+    assert "OK" in out
