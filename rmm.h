@@ -181,7 +181,8 @@ RMMDEF rmm_status rmm_last_status(void);
    error and returns `status`, so `return rmm_set_last_error(RMM_ERROR_OUT_OF_MEMORY, "...", n);`
    reports like the library's own resources. An argument may be rmm_last_error() itself, to prefix
    the message of a call that failed beneath: rmm_set_last_error(st, "mine: %s", rmm_last_error()).
-   The message is truncated to 511 characters; fmt NULL clears it. O(message length). */
+   A message past 1023 bytes keeps its first 640 and its last 378 (where the cause usually is),
+   with " ... " between, cut on whole UTF-8 characters; fmt NULL clears it. O(message length). */
 RMMDEF rmm_status rmm_set_last_error(rmm_status status, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 2, 3)))
@@ -1612,7 +1613,7 @@ RMM__PRIVATE bool rmm__addr_map_record(rmm__addr_map *m, uintptr_t key, void *va
 /* ==== errors: status strings and the thread-local last error ========================== */
 /* ======================================================================================= */ /* >>errors */
 
-static RMM__TLS char rmm__last_error_text[512];
+static RMM__TLS char rmm__last_error_text[1024]; /* (512 until 2026-11-28: nested out-of-memory explanations with a long path passed it) */
 static RMM__TLS rmm_status rmm__last_error_status;
 
 RMM__IMPL const char *rmm_status_string(rmm_status status) {
@@ -1630,15 +1631,50 @@ RMM__IMPL const char *rmm_status_string(rmm_status status) {
     return "RMM_ERROR_(unknown status)";
 }
 RMM__IMPL const char *rmm_last_error(void) { return rmm__last_error_text; }
+/* The length of text[0, n) cut back so that it ends on a whole UTF-8 character. O(1). */
+RMM__PRIVATE size_t rmm__utf8_cut(const char *text, size_t n) {
+    size_t i = n, need;
+    unsigned char lead;
+    while (i > 0 && n - i < 3 && ((unsigned char)text[i - 1] & 0xC0) == 0x80) i--; /* continuation bytes */
+    if (i == 0 || !((unsigned char)text[i - 1] & 0x80)) return n; /* ASCII last: whole */
+    lead = (unsigned char)text[i - 1];
+    need = (lead & 0xE0) == 0xC0 ? 2 : (lead & 0xF0) == 0xE0 ? 3 : (lead & 0xF8) == 0xF0 ? 4 : 1;
+    return n - (i - 1) < need ? i - 1 : n;
+}
 /* Formats into a scratch buffer first, so an argument may be rmm_last_error() itself (a resource
-   prefixing the message of the call that failed beneath it). */
+   prefixing the message of the call that failed beneath it). A message longer than the buffer
+   keeps its head and its tail (where the cause usually is: a path's strerror, upstream's error),
+   with " ... " between, each cut on a whole UTF-8 character (a red team's find: a long non-ASCII
+   path lost the cause, and the last character was cut in two). */
+#define RMM__ERROR_HEAD 640
 RMM__PRIVATE void rmm__set_error_text(const char *fmt, va_list ap) {
     char text[sizeof rmm__last_error_text];
+    va_list again;
+    int n;
     if (!fmt) {
         rmm__last_error_text[0] = '\0';
         return;
     }
-    vsnprintf(text, sizeof text, fmt, ap);
+    va_copy(again, ap);
+    n = vsnprintf(text, sizeof text, fmt, ap);
+    if (n >= (int)sizeof text) {
+        char *full = (char *)RMM_SYS_MALLOC((size_t)n + 1);
+        size_t len = (size_t)n, head, tail, from;
+        if (full && vsnprintf(full, len + 1, fmt, again) == n) {
+            head = rmm__utf8_cut(full, RMM__ERROR_HEAD);
+            tail = sizeof text - 1 - RMM__ERROR_HEAD - 5; /* (" ... ") */
+            from = len - tail;
+            while (from < len && ((unsigned char)full[from] & 0xC0) == 0x80) from++; /* a whole character first */
+            memcpy(text, full, head);
+            memcpy(text + head, " ... ", 5);
+            memcpy(text + head + 5, full + from, len - from);
+            text[head + 5 + len - from] = '\0';
+        } else {
+            text[rmm__utf8_cut(text, sizeof text - 1)] = '\0';
+        }
+        RMM_SYS_FREE(full);
+    }
+    va_end(again);
     memcpy(rmm__last_error_text, text, sizeof text);
 }
 RMM__IMPL rmm_status rmm_set_last_error(rmm_status status, const char *fmt, ...) {

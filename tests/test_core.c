@@ -44,6 +44,42 @@ TEST(status_strings_and_last_error) {
     CHECK(strcmp(rmm_status_string(RMM_ERROR_CUDA_ERROR), "RMM_ERROR_CUDA") == 0);
 }
 
+/* Whether text is whole UTF-8 (no character cut in two). */
+static int whole_utf8(const char *text) {
+    const unsigned char *t = (const unsigned char *)text;
+    while (*t) {
+        int n = *t < 0x80 ? 1 : (*t & 0xE0) == 0xC0 ? 2 : (*t & 0xF0) == 0xE0 ? 3 : (*t & 0xF8) == 0xF0 ? 4 : 0, k;
+        if (!n) return 0;
+        for (k = 1; k < n; k++)
+            if ((t[k] & 0xC0) != 0x80) return 0;
+        t += n;
+    }
+    return 1;
+}
+/* A message past the 1023 bytes keeps its head and its tail (the cause), with " ... " between, on
+   whole UTF-8 characters (a red team's find: a long non-ASCII path lost its cause, and the last
+   character was cut in two), also when an argument is the last message itself. */
+TEST(long_messages_keep_their_cause_and_whole_characters) {
+    char path[2400];
+    size_t i, n;
+    for (i = 0; i + 2 < 2000; i += 2) {
+        path[i] = (char)0xC3; /* U+00E9, two bytes */
+        path[i + 1] = (char)0xA9;
+    }
+    path[i] = '\0';
+    for (n = 0; n < 3; n++) { /* three alignments of the cut against the characters */
+        CHECK_STATUS(rmm_set_last_error(RMM_ERROR_IO, "cannot open '%.*s%s' for writing: %s", (int)(1 + n), "/xy", path, "No such file or directory"), RMM_ERROR_IO);
+        CHECK(strlen(rmm_last_error()) <= 1023 && whole_utf8(rmm_last_error()));
+        CHECK(strncmp(rmm_last_error(), "cannot open '", 13) == 0 && strstr(rmm_last_error(), " ... ") != NULL);
+        CHECK(strstr(rmm_last_error(), "' for writing: No such file or directory") != NULL);
+    }
+    CHECK_STATUS(rmm_set_last_error(RMM_ERROR_IO, "outer: %s", rmm_last_error()), RMM_ERROR_IO); /* itself, again */
+    CHECK(strncmp(rmm_last_error(), "outer: cannot open", 18) == 0 && whole_utf8(rmm_last_error()));
+    CHECK(strstr(rmm_last_error(), "No such file or directory") != NULL);
+    CHECK_STATUS(rmm_set_last_error(RMM_ERROR_IO, "%s", "short"), RMM_ERROR_IO);
+    CHECK(strcmp(rmm_last_error(), "short") == 0);
+}
+
 TEST(last_error_is_per_thread_and_empty_at_start) {
     /* covered in test_threads (a fresh thread sees ""); here: the message names the call */
     rmm_resource *mr = NULL;
@@ -747,6 +783,7 @@ int main(void) {
     printf("backend: %s\n", RMM__BACKEND_NAME);
     RUN(status_strings_and_last_error);
     RUN(last_error_is_per_thread_and_empty_at_start);
+    RUN(long_messages_keep_their_cause_and_whole_characters);
     RUN(generic_calls_check_arguments);
     RUN(cuda_resource_alignment_and_out_of_memory);
     RUN(managed_and_pinned_resources_are_host_accessible);

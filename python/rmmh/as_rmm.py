@@ -70,11 +70,32 @@ class _RmmAliasFinder(importlib.abc.MetaPathFinder):
         except ModuleNotFoundError as e:
             if e.name != own:
                 raise
+            if not _importing():  # a probe (importlib.util.find_spec): "no such module" is None
+                return None
             raise ModuleNotFoundError(
                 "No module named %r: rmm is rmmh in this process (rmmh.install_as_rmm()) and "
                 "rmmh has no %r (see the README's \"What differs from RMM\")" % (fullname, own),
                 name=fullname) from None
         return importlib.util.spec_from_loader(fullname, _AliasLoader(module))
+
+
+def _importing():
+    """True when the finder was asked by an import statement (or importlib.import_module), not by
+    importlib.util.find_spec: a finder answers None for a module that does not exist, which a probe
+    such as ``find_spec("rmm.librmm") is None`` relies on (a red team's find: it raised), while an
+    import is better told why rmm has no such module. Read from the caller's frames (the import
+    system's _find_and_load_unlocked); where they say nothing, a probe is assumed."""
+    try:
+        frame = sys._getframe(2)
+    except (AttributeError, ValueError):
+        return False
+    for _ in range(3):
+        if frame is None:
+            return False
+        if frame.f_code.co_name == "_find_and_load_unlocked":
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _is_alias_dir(entry):

@@ -5,6 +5,8 @@ unasked. A fake RAPIDS RMM (a folder with rmm/__init__.py) stands in for an inst
 import multiprocessing
 import os
 import subprocess
+import importlib
+import importlib.util
 import sys
 import types
 
@@ -81,6 +83,17 @@ def test_missing_module_names_both(alias):
     with pytest.raises(ModuleNotFoundError, match=r"'rmm\.librmm'.*'rmmh\.librmm'") as e:
         import rmm.librmm  # noqa: F401
     assert e.value.name == "rmm.librmm"
+    with pytest.raises(ModuleNotFoundError, match=r"'rmm\.librmm'.*'rmmh\.librmm'"):
+        importlib.import_module("rmm.librmm")
+
+
+def test_a_probe_for_a_missing_module_answers_none(alias):
+    """importlib.util.find_spec answers None for a module that does not exist (a finder's
+    contract), which feature checks rely on; an import says why (above). A red team's find: the
+    probe raised ModuleNotFoundError."""
+    assert importlib.util.find_spec("rmm.librmm") is None
+    assert importlib.util.find_spec("rmm.nope") is None
+    assert importlib.util.find_spec("rmm.mr") is not None
 
 
 @pytest.mark.parametrize("name", ["rmm", "rmm.mr"])

@@ -39,6 +39,26 @@ def test_initialized_on_import_and_lifecycle(config):
     librmm.initialize()
 
 
+def test_an_array_finalizer_frees_only_in_its_own_session(config, monkeypatch):
+    """A device array's finalizer (what device_array attaches) frees its memory only in the
+    initialize()..finalize() session that allocated it: after finalize() and a new initialize()
+    the address may be another block's (a red team's find: it freed by address in any session).
+    The frees are watched, not made, for the stale one."""
+    a = librmm.rmmAlloc(4096)
+    fin = librmm._make_finalizer(a, 0)
+    librmm.finalize()  # a goes with the resources
+    librmm.initialize()
+    freed = []
+    monkeypatch.setattr(type(librmm), "rmmFree", lambda self, addr, stream=0: freed.append(addr))
+    fin()  # the old array collected now: nothing freed
+    assert freed == []
+    b = librmm.rmmAlloc(4096)
+    librmm._make_finalizer(b, 0)()  # this session's: freed
+    assert freed == [b]
+    monkeypatch.undo()
+    librmm.rmmFree(b)
+
+
 @pytest.mark.parametrize("pool,managed", [(False, False), (True, False), (True, True),
                                           (False, True)])
 def test_alloc_free_modes(config, pool, managed):

@@ -104,10 +104,17 @@ class _LibRMM:
                                bool(librmm_config.enable_logging))
         _check(_lib.rmmInitialize(ctypes.byref(opts)))
 
+    # finalize() calls made: a device array's finalizer frees its memory only in the session
+    # (initialize() .. finalize()) that allocated it (after a finalize() and a new initialize() the
+    # old address may belong to a new block; until 2026-11-28 the finalizer freed by address in
+    # any session, a red team's find)
+    _session = 0
+
     def finalize(self):
         """Frees the 2019 API's resources (memory still allocated through it is released with
         them). RMMError if not initialized."""
         _check(_lib.rmmFinalize())
+        _LibRMM._session += 1
 
     def is_initialized(self):
         """True between initialize() and finalize()."""
@@ -175,8 +182,12 @@ class _LibRMM:
 
     # -- Numba device arrays -----------------------------------------------------------------
     def _make_finalizer(self, addr, stream):
+        session = _LibRMM._session
+
         def finalizer():
-            if self.is_initialized():  # after finalize() the memory went with the resources
+            # after finalize() the memory went with the resources (and the address may be another
+            # block's by now)
+            if _LibRMM._session == session and self.is_initialized():
                 self.rmmFree(addr, stream)
         return finalizer
 
