@@ -411,10 +411,11 @@ class DeviceBuffer(_Base):
         ``stream`` alive until it is freed. A no-op for an empty buffer. An rmmh extension: RMM's
         DeviceBuffer has no such method."""
         s = as_stream(stream)
-        if not self._ptr:
-            return
-        _lib.check(_lib.rmm_record_stream(self._mr._h, self._ptr, self._nbytes, s._h), "record_stream")
-        _recorded_streams.setdefault(self, []).append(s)
+        with _resize_lock(self):  # (the block recorded is the one the buffer has: a resize takes turns)
+            if not self._ptr:
+                return
+            _lib.check(_lib.rmm_record_stream(self._mr._h, self._ptr, self._nbytes, s._h), "record_stream")
+            _recorded_streams.setdefault(self, []).append(s)
 
     def copy(self):
         """A deep copy: a new buffer from the same resource, on the same stream."""
