@@ -168,8 +168,9 @@ RMMDEF const char *rmm_status_string(rmm_status status);
    largest free block, the free bytes in all and in other streams' lists, the device's free memory,
    the upstream error that started it ("cause: ...") and a verdict: "alignment" (an alignment
    above 256 that no block meets, or that with the room to reach it asks more than the device
-   has), "address range full" (a VIRTUAL pool's reserved virtual_bytes), "held by other streams", "fragmented", "at the maximum", "device full" or "refused
-   upstream". With RMM_DUMP_ON_OOM=PATH
+   has), "address range full" (a VIRTUAL pool's reserved virtual_bytes), "held by other
+   streams", "fragmented", "at the maximum", "device full" or "refused upstream". With
+   RMM_DUMP_ON_OOM=PATH
    in the environment the failing resource's whole state (rmm_resource_dump_json) is also written
    to PATH. The explanation costs nothing until an allocation fails. */
 RMMDEF const char *rmm_last_error(void);
@@ -1094,8 +1095,9 @@ RMMDEF rmm_status rmm_device_scalar_release(rmm_device_scalar *s);
    not freed before it is invalid after it. rmmGetAllocationOffset: offset from the base of the
    upstream allocation holding the pointer (for CUDA IPC), 0 outside pool mode; NOT_SUPPORTED in
    pool mode with virtual growth (RMM_ALLOC_CONF growth:virtual: the blocks lie on pages of their
-   own, with no upstream allocation to be an offset into). rmmWriteLog: RMM's CSV plus a Location (file:line) column;
-   needs enable_logging (else INVALID_ARGUMENT); IO if the file cannot be written. */
+   own, with no upstream allocation to be an offset into). rmmWriteLog: RMM's CSV plus a
+   Location (file:line) column; needs enable_logging (else INVALID_ARGUMENT); IO if the file
+   cannot be written. */
 typedef rmm_status rmmError_t;
 #define RMM_ERROR_CUDA_ERROR RMM_ERROR_CUDA
 typedef enum rmmAllocationMode_t {
