@@ -170,9 +170,9 @@ RMMDEF const char *rmm_status_string(rmm_status status);
    above 256 that no block meets, or that with the room to reach it asks more than the device
    has), "address range full" (a VIRTUAL pool's reserved virtual_bytes), "held by other
    streams", "fragmented", "at the maximum", "device full" or "refused upstream". With
-   RMM_DUMP_ON_OOM=PATH
-   in the environment the failing resource's whole state (rmm_resource_dump_json) is also written
-   to PATH. The explanation costs nothing until an allocation fails. */
+   RMM_DUMP_ON_OOM=PATH in the environment the failing resource's whole state
+   (rmm_resource_dump_json) is also written to PATH. The explanation costs nothing until an
+   allocation fails. */
 RMMDEF const char *rmm_last_error(void);
 /* The status of the last failing call on this thread (RMM_SUCCESS before the first failure). For the
    few calls that return a pointer or a size rather than a status. O(1). */
