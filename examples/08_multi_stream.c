@@ -41,7 +41,7 @@ typedef struct worker {
     rmm_status status;
     int line;            /* where it failed */
     const char *what;
-    char message[512];   /* that thread's rmm_last_error() */
+    char message[1024];  /* that thread's rmm_last_error() (at most 1023 bytes) */
     size_t iterations, bytes_allocated, checks;
 } worker;
 

@@ -95,7 +95,7 @@ typedef struct worker {
     unsigned long long rng;
     /* results */
     int failures, allocations, frees, handed;
-    char first[640];
+    char first[1280];
 } worker;
 
 static void worker_fail(worker *w, const char *what, rmm_status st) {
@@ -389,7 +389,7 @@ typedef struct current_job {
     int index, steps, use_null;
     unsigned long long rng;
     int failures, sets, allocations;
-    char first[640];
+    char first[1280];
 } current_job;
 static void current_fail(current_job *j, const char *what, rmm_status st) {
     if (j->failures++ == 0)
