@@ -315,16 +315,16 @@ class DeviceBuffer(_Base):
         the lock is never held across a call into the resource (two buffers resized at once,
         each spilling the other, deadlocked on their locks; a red team's find)."""
         lock = _resize_lock(self)
-        with self._on_device():
-            while True:
-                with lock:
-                    new_cap = want(self._size, self._cap)
-                    if new_cap is None:
-                        self._set_stream(stream)
-                        return self._cap
-                    seen = (self._ptr, self._cap)
-                    if not self._mr._refs:
-                        raise _lib.error_for_destroyed(self._mr)
+        while True:
+            with lock:
+                new_cap = want(self._size, self._cap)
+                if new_cap is None:
+                    self._set_stream(stream)
+                    return self._cap
+                seen = (self._ptr, self._cap)
+                if not self._mr._refs:
+                    raise _lib.error_for_destroyed(self._mr)
+            with self._on_device():  # (only when a block is made: the device is asked then)
                 p = _alloc(self._mr._h, new_cap, stream._h) if new_cap else 0
                 if new_cap and p is None:
                     raise _alloc_failed(new_cap)
@@ -384,12 +384,14 @@ class DeviceBuffer(_Base):
         when it exceeds the capacity. Makes ``stream`` the buffer's stream."""
         stream = as_stream(stream)
         new_size = _lib.as_size(new_size, "new_size")
+        lock = _resize_lock(self)
         while True:
-            self._grow_to(lambda size, cap: new_size if new_size > cap else None, stream)
-            with _resize_lock(self):
-                if new_size <= self._cap:  # (another thread may have shrunk it meanwhile)
+            with lock:
+                if new_size <= self._cap:  # (the capacity serves; after a growth, unless another thread shrank it meanwhile)
+                    self._set_stream(stream)
                     self._size = new_size
                     return
+            self._grow_to(lambda size, cap: new_size if new_size > cap else None, stream)
 
     def shrink_to_fit(self, stream=DEFAULT_STREAM):
         """Reallocates so that the capacity equals the size. rmmh only (RMM has it in C++)."""
