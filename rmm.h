@@ -1666,7 +1666,7 @@ RMM__PRIVATE void rmm__set_error_text(const char *fmt, va_list ap) {
             head = rmm__utf8_cut(full, RMM__ERROR_HEAD);
             tail = sizeof text - 1 - RMM__ERROR_HEAD - 5; /* (" ... ") */
             from = len - tail;
-            while (from < len && ((unsigned char)full[from] & 0xC0) == 0x80) from++; /* a whole character first */
+            while (from < len && from < len - tail + 3 && ((unsigned char)full[from] & 0xC0) == 0x80) from++; /* a whole character first (not UTF-8: 3 bytes at most) */
             memcpy(text, full, head);
             memcpy(text + head, " ... ", 5);
             memcpy(text + head + 5, full + from, len - from);
@@ -3494,7 +3494,7 @@ RMM__PRIVATE rmm_status rmm__oom_explain(rmm_resource *mr, const rmm__oom_facts 
     padded = !aligned ? need : need > SIZE_MAX - (f->alignment - RMM_ALIGNMENT) ? SIZE_MAX : need + (f->alignment - RMM_ALIGNMENT);
     if (rmm__mem_info(&dev_free, &dev_total) != RMM_SUCCESS) dev_free = dev_total = 0;
     if (f->verdict) verdict = f->verdict;
-    else if (aligned && (padded == SIZE_MAX || (dev_total && padded > dev_total)))
+    else if (aligned && (padded == SIZE_MAX || (dev_total && padded > dev_total)) && (!dev_total || need <= dev_total)) /* (the request alone fits) */
         verdict = "alignment: the request with room to reach its alignment is larger than the device";
     else if (f->free_other >= need && f->largest_free < need) verdict = "held by other streams: free memory of this resource waits in other streams' lists";
     else if (aligned && f->largest_free >= need) verdict = "alignment: free blocks are large enough, but none at this alignment";

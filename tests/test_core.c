@@ -76,6 +76,13 @@ TEST(long_messages_keep_their_cause_and_whole_characters) {
     CHECK_STATUS(rmm_set_last_error(RMM_ERROR_IO, "outer: %s", rmm_last_error()), RMM_ERROR_IO); /* itself, again */
     CHECK(strncmp(rmm_last_error(), "outer: cannot open", 18) == 0 && whole_utf8(rmm_last_error()));
     CHECK(strstr(rmm_last_error(), "No such file or directory") != NULL);
+    /* not UTF-8 (bytes that look like continuations): the tail is kept all the same (a review's find: it was skipped whole) */
+    memset(path, 0x80, 2000);
+    path[2000] = '\0';
+    CHECK_STATUS(rmm_set_last_error(RMM_ERROR_IO, "head %s tail: the cause", path), RMM_ERROR_IO);
+    CHECK(strlen(rmm_last_error()) <= 1023 && strstr(rmm_last_error(), "tail: the cause") != NULL);
+    CHECK_STATUS(rmm_set_last_error(RMM_ERROR_IO, "head %s", path), RMM_ERROR_IO); /* the tail all such bytes */
+    CHECK(strlen(rmm_last_error()) >= 1000 && strlen(rmm_last_error()) <= 1023);
     CHECK_STATUS(rmm_set_last_error(RMM_ERROR_IO, "%s", "short"), RMM_ERROR_IO);
     CHECK(strcmp(rmm_last_error(), "short") == 0);
 }

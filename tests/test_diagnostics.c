@@ -255,6 +255,9 @@ TEST(oom_verdict_alignment) {
     printf("  %s\n", rmm_last_error());
     CHECK(p == NULL && strstr(rmm_last_error(), "(alignment 1125899906842624") != NULL);
     CHECK(strstr(rmm_last_error(), "Verdict: alignment: the request with room to reach its alignment is larger than the device") != NULL);
+    /* a request that alone is larger than the device: not the alignment's fault (a review's find) */
+    CHECK_STATUS(rmm_allocate_aligned(pool, &p, (size_t)1 << 50, 512, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK(strstr(rmm_last_error(), "Verdict: alignment") == NULL);
     CHECK_OK(rmm_allocate(pool, &p, 100, RMM_STREAM_DEFAULT)); /* nothing was lost */
     CHECK_OK(rmm_deallocate(pool, p, 100, RMM_STREAM_DEFAULT));
     rmm_resource_destroy(pool);

@@ -327,7 +327,12 @@ class DeviceBuffer(_Base):
             with self._on_device():  # (only when a block is made: the device is asked then)
                 p = _alloc(self._mr._h, new_cap, stream._h) if new_cap else 0
                 if new_cap and p is None:
-                    raise _alloc_failed(new_cap)
+                    err = _alloc_failed(new_cap)
+                    with lock:  # another thread's resize may have done what this one wanted
+                        if want(self._size, self._cap) is None:
+                            self._set_stream(stream)
+                            return self._cap
+                    raise err
                 old = err = None
                 with lock:
                     if (self._ptr, self._cap) == seen and want(self._size, self._cap) == new_cap:

@@ -33,10 +33,20 @@ _deferred: list = []
 
 
 def run_deferred():
-    """Runs the Records that waited for the captures to end (graphs calls it, under its lock, when
-    the last registration has ended)."""
+    """Runs the Records that waited for the captures to end, in the order they came (graphs calls
+    it, under its lock, when the last registration has ended); one that raises does not stop the
+    others (the first exception is raised after all ran). CPython with the GIL: a Record's check of
+    `captures` and its append are not under graphs' lock."""
+    first = None
     while _deferred:
-        _deferred.pop().run_now()
+        record = _deferred.pop(0)
+        try:
+            record.run_now()
+        except BaseException as e:  # noqa: B036  (the others still run)
+            if first is None:
+                first = e
+    if first is not None:
+        raise first
 
 
 class Record:

@@ -76,20 +76,41 @@ class GraphPool:
         block: its allocations come from this pool. Leave it after the capture has ended."""
         s = as_stream(stream)
         with _lock:
-            _lib.check(_lib.rmm_capture_begin(self._handle(), s._h), "GraphPool.capture")
-            self._registered += 1
+            # counted before C registers it: from the moment rmm_capture_begin registers the stream
+            # (it lets the GIL go), a buffer dropped on it on another thread has its free deferred,
+            # so its resource must wait (a review's find: counted after, it did not, 4 crashes in 20)
             _lifetime.captures[0] += 1
+            try:
+                _lib.check(_lib.rmm_capture_begin(self._handle(), s._h), "GraphPool.capture")
+            except BaseException:
+                self._uncount()
+                raise
+            self._registered += 1
         try:
             yield self
         finally:
             with _lock:
                 st = _lib.rmm_capture_end(self._h, s._h)
-                if st != _OUT_OF_HOST_MEMORY:  # (else still registered: what waits keeps waiting)
+                message = _lib.last_error() if st else ""
+                # OUT_OF_MEMORY: out of host memory with the stream still registered, or a deferred
+                # free that failed so after the registration ended: asked again, a registration
+                # that ended is not found (INVALID_ARGUMENT), one still there ends now or not
+                ended = st != _OUT_OF_HOST_MEMORY or _lib.rmm_capture_end(self._h, s._h) != _OUT_OF_HOST_MEMORY
+                if ended:
                     self._registered -= 1
-                    _lifetime.captures[0] -= 1
-                    if not _lifetime.captures[0]:
-                        _lifetime.run_deferred()  # the deferred frees are made: what waited may go
-            _lib.check(st, "GraphPool.capture")
+                    self._uncount()
+            if st:
+                # (the first end's message: the second call, if any, wrote its own)
+                _lib.rmm_set_last_error(st, message.replace("%", "%%").encode("utf-8", "replace"))
+                _lib.check(st, "GraphPool.capture")
+
+    @staticmethod
+    def _uncount():
+        """One registration fewer; after the last one, what waited for the captures goes (the
+        deferred frees were made by rmm_capture_end). Under _lock."""
+        _lifetime.captures[0] -= 1
+        if not _lifetime.captures[0]:
+            _lifetime.run_deferred()
 
     def info(self):
         """(bytes held from upstream, bytes of live blocks)."""

@@ -145,3 +145,87 @@ def test_release_racing_captures_on_another_thread_keeps_what_a_registration_nee
         print("OK", len(rmm.graphs._kept_upstreams), flush=True)
         """, timeout=600)
     assert "OK" in out
+
+
+def test_a_buffer_dropped_while_capture_begins_keeps_its_resource():
+    """The registrations are counted before rmm_capture_begin registers the stream: a buffer on it
+    dropped meanwhile (here by a hook right after the C call, as another thread could, the GIL
+    being let go) has its free deferred by C, and its resource waits too (a review's find: counted
+    after, the resource went at once, and the capture's end freed into it: 4 crashes in 20). In a
+    child (the old code crashed)."""
+    out = run_child("""
+        import rmmh as rmm
+        from rmmh import _lib
+        M = rmm.mr
+        s = rmm.Stream()
+        mr = M.PoolMemoryResource(M.CudaMemoryResource(), initial_pool_size=1 << 20)
+        held = {"buf": rmm.DeviceBuffer(size=1000, stream=s, mr=mr)}
+        del mr
+        real, seen = _lib.rmm_capture_begin, []
+        def begin(gp, stream):
+            st = real(gp, stream)
+            held.pop("buf")  # its free is deferred (the stream is registered): its resource must wait
+            seen.append(len(rmm._lifetime._deferred))
+            return st
+        gp = rmm.GraphPool(reserve=4096, upstream=M.CudaMemoryResource())
+        _lib.rmm_capture_begin = begin
+        with gp.capture(s):
+            pass
+        _lib.rmm_capture_begin = real
+        assert seen and seen[0] >= 1 and not rmm._lifetime._deferred, seen
+        assert rmm._lifetime.captures[0] == 0
+        gp.release()
+        s.synchronize()
+        print("OK", flush=True)
+        """)
+    assert "OK" in out
+
+
+@pytest.mark.parametrize("registered", [False, True])
+def test_an_out_of_memory_end_is_told_from_a_registration_that_stays(monkeypatch, registered):
+    """rmm_capture_end answers OUT_OF_MEMORY when host memory ran out (the stream stays registered)
+    and when a deferred free failed so after the registration ended: asked again, the first is
+    ended now (or stays), the second is not found. Either way the count drops once the
+    registration has ended (a review's find: it never dropped again, and every C object destroyed
+    later waited for ever), and the first end's error is raised."""
+    from rmmh import _lib
+    s = rmm.Stream()
+    gp = rmm.GraphPool(reserve=4096, upstream=rmm.mr.CudaMemoryResource())
+    real, calls = _lib.rmm_capture_end, []
+
+    def end(g, stream):
+        calls.append(1)
+        if len(calls) == 1:
+            if not registered:
+                real(g, stream)  # ended, then "a deferred free failed"
+            return _lib.rmm_set_last_error(4, b"injected: out of memory")
+        return real(g, stream)
+
+    monkeypatch.setattr(_lib, "rmm_capture_end", end)
+    with pytest.raises(MemoryError, match="injected"):
+        with gp.capture(s):
+            pass
+    monkeypatch.undo()
+    assert len(calls) == 2 and rmm._lifetime.captures[0] == 0 and not rmm._lifetime._deferred
+    gp.release()
+
+
+def test_deferred_destructions_run_in_order_and_all_run():
+    """What waited for the captures runs in the order it came, and one that raises does not stop
+    the others (the first exception comes after)."""
+    from rmmh import _lifetime
+    ran = []
+
+    class Fake:
+        def __init__(self, name, fail=False):
+            self.name, self.fail = name, fail
+
+        def run_now(self):
+            ran.append(self.name)
+            if self.fail:
+                raise RuntimeError(self.name)
+
+    _lifetime._deferred[:] = [Fake("a"), Fake("b", True), Fake("c", True), Fake("d")]
+    with pytest.raises(RuntimeError, match="b"):
+        _lifetime.run_deferred()
+    assert ran == ["a", "b", "c", "d"] and not _lifetime._deferred

@@ -113,8 +113,8 @@ class _LibRMM:
     def finalize(self):
         """Frees the 2019 API's resources (memory still allocated through it is released with
         them). RMMError if not initialized."""
+        _LibRMM._session += 1  # (first: a finalizer that runs meanwhile frees nothing)
         _check(_lib.rmmFinalize())
-        _LibRMM._session += 1
 
     def is_initialized(self):
         """True between initialize() and finalize()."""
