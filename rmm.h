@@ -1366,10 +1366,20 @@ RMM__PRIVATE unsigned rmm__log2_floor(uint64_t x) { return 63u - (unsigned)__bui
 RMM__PRIVATE size_t rmm__min(size_t a, size_t b) { return a < b ? a : b; }
 RMM__PRIVATE size_t rmm__max(size_t a, size_t b) { return a > b ? a : b; }
 
-/* Copies text, truncating to fit. */
+/* The length of text[0, n) cut back so that it ends on a whole UTF-8 character. O(1). */
+RMM__PRIVATE size_t rmm__utf8_cut(const char *text, size_t n) {
+    size_t i = n, need;
+    unsigned char lead;
+    while (i > 0 && n - i < 3 && ((unsigned char)text[i - 1] & 0xC0) == 0x80) i--; /* continuation bytes */
+    if (i == 0 || !((unsigned char)text[i - 1] & 0x80)) return n; /* ASCII last: whole */
+    lead = (unsigned char)text[i - 1];
+    need = (lead & 0xE0) == 0xC0 ? 2 : (lead & 0xF0) == 0xE0 ? 3 : (lead & 0xF8) == 0xF0 ? 4 : 1;
+    return n - (i - 1) < need ? i - 1 : n;
+}
+/* Copies text, truncating to fit (on a whole UTF-8 character). */
 RMM__PRIVATE void rmm__copy_text(char *dst, size_t capacity, const char *src) {
     size_t n = strlen(src);
-    if (n >= capacity) n = capacity - 1;
+    if (n >= capacity) n = rmm__utf8_cut(src, capacity - 1);
     memcpy(dst, src, n);
     dst[n] = '\0';
 }
@@ -1633,16 +1643,6 @@ RMM__IMPL const char *rmm_status_string(rmm_status status) {
     return "RMM_ERROR_(unknown status)";
 }
 RMM__IMPL const char *rmm_last_error(void) { return rmm__last_error_text; }
-/* The length of text[0, n) cut back so that it ends on a whole UTF-8 character. O(1). */
-RMM__PRIVATE size_t rmm__utf8_cut(const char *text, size_t n) {
-    size_t i = n, need;
-    unsigned char lead;
-    while (i > 0 && n - i < 3 && ((unsigned char)text[i - 1] & 0xC0) == 0x80) i--; /* continuation bytes */
-    if (i == 0 || !((unsigned char)text[i - 1] & 0x80)) return n; /* ASCII last: whole */
-    lead = (unsigned char)text[i - 1];
-    need = (lead & 0xE0) == 0xC0 ? 2 : (lead & 0xF0) == 0xE0 ? 3 : (lead & 0xF8) == 0xF0 ? 4 : 1;
-    return n - (i - 1) < need ? i - 1 : n;
-}
 /* Formats into a scratch buffer first, so an argument may be rmm_last_error() itself (a resource
    prefixing the message of the call that failed beneath it). A message longer than the buffer
    keeps its head and its tail (where the cause usually is: a path's strerror, upstream's error),
@@ -6544,7 +6544,7 @@ RMM__PRIVATE rmm_status rmm__vm_page_in(rmm__pool *p, size_t first, size_t last)
         }
         rmm__vm_note_peak(vm);
         if (st != RMM_SUCCESS) { /* take back what this run mapped, and the memory made for the block */
-            char text[512];
+            char text[sizeof rmm__last_error_text];
             rmm__copy_text(text, sizeof text, rmm_last_error());
             rmm__vm_undo(p, run, i);
             rmm__vm_give_back_to(p, held_before);
@@ -8245,7 +8245,7 @@ RMM__IMPL rmm_status rmm_pool_desc_from_env(rmm_pool_desc *desc) {
     if (!conf) return RMM_SUCCESS;
     st = rmm_pool_desc_parse(desc, conf);
     if (st != RMM_SUCCESS) {
-        char why[512];
+        char why[sizeof rmm__last_error_text];
         rmm__copy_text(why, sizeof why, rmm_last_error());
         return RMM__INVALID("RMM_ALLOC_CONF=\"%.200s\": %s", conf, why);
     }
@@ -11456,7 +11456,7 @@ RMM__IMPL rmmError_t rmmAlloc(void **ptr, size_t bytes, rmm_stream stream, const
     rmm__legacy_record(st == RMM_SUCCESS ? "allocate" : "allocate failure", *ptr, bytes, stream, file, line);
     rmm__unlock(&rmm__legacy.lock);
     if (st != RMM_SUCCESS) {
-        char why[400];
+        char why[sizeof rmm__last_error_text];
         rmm__copy_text(why, sizeof why, rmm_last_error());
         rmm__fail(st, "rmmAlloc(%zu bytes) at %s:%u: %s", bytes, file ? file : "?", line, why);
     }
