@@ -399,7 +399,11 @@ RMMDEF rmm_status rmm_allocate_nowait(rmm_resource *mr, void **ptr, size_t bytes
 RMMDEF rmm_status rmm_deallocate_nowait(rmm_resource *mr, void *ptr, size_t bytes, rmm_stream stream, bool *would_block);
 /* Destroys this layer only, never its upstream. NULL is a no-op. Not concurrent with use. The
    library-owned default resources (what rmm_get_current_device_resource returns until another is
-   set) are not destroyed: that call does nothing and sets rmm_last_status() to INVALID_ARGUMENT. */
+   set) are not destroyed: that call does nothing and sets rmm_last_status() to INVALID_ARGUMENT.
+   Nor is a resource that a free deferred to rmm_capture_end would reach (a block of it, or of a
+   resource over it, freed on a stream registered for capture): the same, until that capture's
+   end has made the free; then destroy it again. O(1), plus O(deferred frees) while captures are
+   registered. */
 RMMDEF void rmm_resource_destroy(rmm_resource *mr);
 /* true iff memory from one may be freed by the other (vtable is_equal, else identity). */
 RMMDEF bool rmm_resource_is_equal(const rmm_resource *a, const rmm_resource *b);
@@ -3169,6 +3173,7 @@ static RMM__TLS bool rmm__graph_inside;
 RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_alloc(void **ptr, size_t bytes, size_t alignment, rmm_stream stream, bool *routed);
 RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_free(rmm_resource *mr, void *ptr, size_t bytes, size_t alignment, rmm_stream stream, bool *routed);
 RMM__PRIVATE int rmm__graph_owns(const void *ptr);
+RMM__PRIVATE RMM__NOINLINE const rmm_resource *rmm__graph_defers_into(const rmm_resource *mr);
 
 RMM__IMPL rmm_status rmm_allocate_aligned(rmm_resource *mr, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm_status st;
@@ -3457,6 +3462,18 @@ RMM__IMPL rmm_status rmm_deallocate(rmm_resource *mr, void *ptr, size_t bytes, r
     return mr->vtable->deallocate(mr, ptr, bytes, RMM_ALIGNMENT, stream);
 }
 RMM__IMPL void rmm_resource_destroy(rmm_resource *mr) {
+    const rmm_resource *via;
+    if (RMM__UNLIKELY(mr && RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures) != 0) && (via = rmm__graph_defers_into(mr)) != NULL) {
+        /* a free deferred to rmm_capture_end would be made into it (or through it): not destroyed */
+        if (via == mr)
+            (void)RMM__INVALID("rmm_resource_destroy: the '%s' resource %p is not destroyed: a free of its memory waits for rmm_capture_end "
+                               "(a block freed on a stream registered for capture); destroy it after the capture ends", rmm_resource_type_name(mr), (void *)mr);
+        else
+            (void)RMM__INVALID("rmm_resource_destroy: the '%s' resource %p is not destroyed: a free through the '%s' resource %p over it waits for "
+                               "rmm_capture_end (a block freed on a stream registered for capture); destroy it after the capture ends",
+                               rmm_resource_type_name(mr), (void *)mr, rmm_resource_type_name(via), (void *)via);
+        return;
+    }
     if (mr && rmm__recorded_any()) rmm__recorded_drop_resource(mr);
     if (mr && mr->vtable && mr->vtable->destroy) mr->vtable->destroy(mr);
 }
@@ -7973,6 +7990,23 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_free(rmm_resource *mr, vo
     return RMM_SUCCESS;
 }
 
+/* For rmm_resource_destroy while captures are registered: the resource of a free deferred to
+   rmm_capture_end that is mr or reaches mr upstream (rmm_resource_get_upstream), else NULL. O(deferred
+   frees x depth of their resources' stacks). */
+RMM__PRIVATE RMM__NOINLINE const rmm_resource *rmm__graph_defers_into(const rmm_resource *mr) {
+    const rmm_graph_pool *gp;
+    const rmm_resource *hit = NULL;
+    size_t i;
+    rmm__lock(&rmm__graph_lock);
+    for (gp = rmm__graph_pools; gp && !hit; gp = gp->next)
+        for (i = 0; i < gp->ndeferred && !hit; i++) {
+            const rmm_resource *r;
+            for (r = gp->deferred[i].mr; r && r != mr; r = rmm_resource_get_upstream(r)) {}
+            if (r) hit = gp->deferred[i].mr;
+        }
+    rmm__unlock(&rmm__graph_lock);
+    return hit;
+}
 /* For rmm_record_stream: 0 iff ptr is in no graph pool, 1 iff it is a live block of one, 2 iff it
    lies in one's chunk but is not a live block's address. */
 RMM__PRIVATE int rmm__graph_owns(const void *ptr) {

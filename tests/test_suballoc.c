@@ -1684,6 +1684,48 @@ TEST(graph_pool_growth_tags_and_late_release) {
     CHECK_OK(rmm__stream_destroy_raw(s));
 }
 
+/* A resource that a free deferred to rmm_capture_end would reach (the block's own resource, or one
+   under it) is not destroyed while that free waits: rmm_resource_destroy does nothing and says so
+   (INVALID_ARGUMENT), and the capture's end makes the free into it (before, the end freed into a
+   destroyed resource: a use after free). A resource that no deferred free reaches is destroyed. */
+TEST(resource_destroy_waits_for_a_deferred_free) {
+    rmm_resource *pool = NULL, *stats = NULL, *other = NULL;
+    rmm_graph_pool *gp = NULL;
+    rmm_stream s = NULL;
+    void *a = NULL;
+    NEED_GPU();
+    CHECK_OK(rmm__stream_create_raw(&s, false));
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), NULL));
+    CHECK_OK(rmm_statistics_adaptor_create(&stats, pool));
+    CHECK_OK(rmm_pool_create(&other, rmm_get_current_device_resource(), NULL));
+    CHECK_OK(rmm_graph_pool_create(&gp, NULL, 64 * KiB));
+    if (!pool || !stats || !other || !gp) return;
+    CHECK_OK(rmm_allocate(stats, &a, 4096, s)); /* before the capture: the pool's block */
+    CHECK_OK(rmm_capture_begin(gp, s));
+    CHECK_OK(rmm_deallocate(stats, a, 4096, s)); /* deferred to the end */
+    rmm_resource_destroy(stats);
+    CHECK(rmm_last_status() == RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(rmm_last_error(), "rmm_capture_end") != NULL);
+    rmm_resource_destroy(pool); /* under the adaptor the deferred free goes through */
+    CHECK(rmm_last_status() == RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(rmm_last_error(), "statistics") != NULL);
+    (void)rmm_set_last_error(RMM_SUCCESS, NULL);
+    rmm_resource_destroy(other); /* reached by no deferred free: destroyed now */
+    CHECK(rmm_last_status() == RMM_SUCCESS);
+    CHECK_OK(rmm_capture_end(gp, s)); /* the free, into the live adaptor and pool */
+    {
+        rmm_statistics st;
+        CHECK_OK(rmm_statistics_get(stats, &st));
+        CHECK(st.bytes.value == 0 && st.count.total == 1);
+    }
+    (void)rmm_set_last_error(RMM_SUCCESS, NULL);
+    rmm_resource_destroy(stats);
+    rmm_resource_destroy(pool);
+    CHECK(rmm_last_status() == RMM_SUCCESS);
+    CHECK_OK(rmm_graph_pool_destroy(gp));
+    CHECK_OK(rmm__stream_destroy_raw(s));
+}
+
 #if defined(__CUDACC__)
 __global__ void graph_fill(int *a, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -4527,6 +4569,7 @@ int main(void) {
     RUN(pool_foreign_stream_from_two_threads);
     RUN(graph_pool_contract);
     RUN(graph_pool_growth_tags_and_late_release);
+    RUN(resource_destroy_waits_for_a_deferred_free);
 #if defined(__CUDACC__)
     RUN(pool_foreign_handover_waits_for_the_kernel);
     RUN(record_stream_orders_the_reuse);

@@ -24,7 +24,7 @@ from ._errors import (
 )
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-ABI_VERSION = 7
+ABI_VERSION = 8
 
 _requested = (os.environ.get("RMMH_BACKEND") or "cuda").strip().lower()
 if _requested not in ("cuda", "host"):
@@ -73,6 +73,7 @@ free = _fn("rmmh_free", I, V, V, V, V, I)             # (mr, ptr, bytes, stream,
 
 # resources
 rmm_resource_destroy = _fn("rmm_resource_destroy", None, V)
+rmmh_resource_destroy = _fn("rmmh_resource_destroy", I, V)  # 1: kept by rmm.h (see rmmh.c)
 rmm_resource_type_name = _fn("rmm_resource_type_name", ctypes.c_char_p, V)
 rmm_resource_is_equal = _fn("rmm_resource_is_equal", B, V, V)
 rmm_resource_validate = _fn("rmm_resource_validate", I, V)

@@ -30,16 +30,23 @@ _live: dict[int, list] = {}
 # holder: the resource went at once, and the deferred free crashed; a red team's find).
 captures = [0]
 _deferred: list = []
+# What a destroy function returns when the C library kept the object for now: rmm.h's
+# rmm_resource_destroy does nothing while a free deferred to rmm_capture_end would reach the
+# resource (a capture registered through C directly, outside rmmh.graphs, which rmmh does not
+# count). The Record waits in _deferred, holding what it holds, and is tried again by the next
+# Record that runs with no capture counted, or at the end of rmmh's last registration.
+LATER = object()
 
 
 def run_deferred():
     """Runs the Records that waited for the captures to end, in the order they came (graphs calls
     it, under its lock, when the last registration has ended); one that raises does not stop the
-    others (the first exception is raised after all ran). CPython with the GIL: a Record's check of
-    `captures` and its append are not under graphs' lock."""
+    others (the first exception is raised after all ran), and one that C keeps again waits on. CPython
+    with the GIL: a Record's check of `captures` and its append are not under graphs' lock."""
     first = None
-    while _deferred:
-        record = _deferred.pop(0)
+    batch = _deferred[:]
+    del _deferred[:len(batch)]
+    for record in batch:
         try:
             record.run_now()
         except BaseException as e:  # noqa: B036  (the others still run)
@@ -64,17 +71,23 @@ class Record:
         if captures[0]:  # a capture is registered: after its end (see captures)
             _deferred.append(self)
             return
+        if _deferred:  # C kept some (see LATER): their captures may have ended since
+            run_deferred()
         self.run_now()
 
     def run_now(self):
+        later = False
         try:
             if self.destroy is not None:
-                self.destroy(*self.args)
+                later = self.destroy(*self.args) is LATER
         finally:
-            self.keep = None
-            _live.pop(self.key, None)
-            for up in self.ups:
-                release(up)
+            if later:  # kept by C for now, with what it holds (see LATER)
+                _deferred.append(self)
+            else:
+                self.keep = None
+                _live.pop(self.key, None)
+                for up in self.ups:
+                    release(up)
 
 
 def new_refs(destroy, args=(), ups=(), keep=None):

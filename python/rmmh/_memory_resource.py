@@ -21,7 +21,7 @@ from . import _accel_loader, _lib
 from ._errors import INVALID_ARGUMENT, NOT_SUPPORTED as _NOT_SUPPORTED, OUT_OF_MEMORY, UNKNOWN, \
     NotSupportedError, error_for
 from ._helpers import parse_bytes
-from ._lifetime import Record, new_refs, release
+from ._lifetime import LATER, Record, new_refs, release
 from ._stream import DEFAULT_STREAM, Stream, as_stream
 from ._statistics_types import Statistics
 
@@ -70,7 +70,9 @@ _BIN_ALIGNMENT = 256  # rmm.h rounds bin sizes up to RMM_ALIGNMENT
 
 
 def _destroy(handle):
-    _lib.rmm_resource_destroy(handle)
+    if _lib.rmmh_resource_destroy(handle):  # kept: a free deferred to rmm_capture_end reaches it
+        return LATER
+    return None
 
 
 class _PyResourceMethods:

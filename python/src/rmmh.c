@@ -27,7 +27,7 @@
 #define RMMH_API __attribute__((visibility("default")))
 
 /* Bumped when a helper's signature changes; the Python side refuses a library it does not know. */
-#define RMMH_ABI_VERSION 7
+#define RMMH_ABI_VERSION 8
 
 RMMH_API int rmmh_abi_version(void) { return RMMH_ABI_VERSION; }
 RMMH_API const char *rmmh_rmm_version(void) { return RMM_VERSION_STRING; }
@@ -169,6 +169,22 @@ RMMH_API int rmmh_stream_create(rmm_stream *out, int non_blocking) {
 /* ---- devices ------------------------------------------------------------------------------ */
 
 /* The current device, or -1 when it cannot be read (rmm_last_status() says why). */
+/* rmm_resource_destroy for a Python finalizer: 1 iff rmm.h kept the resource (a free deferred to
+   rmm_capture_end reaches it: try again after the capture), else 0. This thread's last error and
+   status are as before the call either way: a finalizer may run inside another call that failed
+   and has yet to read them (a failure callback dropping a temporary resource). */
+RMMH_API int rmmh_resource_destroy(rmm_resource *mr) {
+    char saved[1024];
+    rmm_status before = rmm_last_status(), kept;
+    snprintf(saved, sizeof saved, "%s", rmm_last_error());
+    (void)rmm_set_last_error(RMM_SUCCESS, NULL);
+    rmm_resource_destroy(mr);
+    kept = rmm_last_status();
+    if (before != RMM_SUCCESS || saved[0]) (void)rmm_set_last_error(before, "%s", saved);
+    else (void)rmm_set_last_error(RMM_SUCCESS, NULL);
+    return kept != RMM_SUCCESS;
+}
+
 RMMH_API int rmmh_get_device(void) {
     int d = -1;
     return rmm_get_device(&d) == RMM_SUCCESS ? d : -1;

@@ -229,3 +229,33 @@ def test_deferred_destructions_run_in_order_and_all_run():
     with pytest.raises(RuntimeError, match="b"):
         _lifetime.run_deferred()
     assert ran == ["a", "b", "c", "d"] and not _lifetime._deferred
+
+
+def test_a_capture_registered_through_c_keeps_the_resource_a_deferred_free_reaches():
+    """A capture registered with rmm.h's rmm_capture_begin directly (ctypes), which rmmh does not
+    count: a buffer dropped on the stream inside it was its resource's last holder. rmm.h keeps the
+    resource (rmm_resource_destroy refuses while a deferred free reaches it) and rmmh tries again
+    later (_lifetime.LATER): the next destruction after the end destroys it. Before 2026-11-28 the
+    end freed into the destroyed resource (a use after free). In a child."""
+    out = run_child("""
+        import ctypes
+        import rmmh as rmm
+        from rmmh import _lib, _lifetime
+        M = rmm.mr
+        s = rmm.Stream()
+        gp = rmm.GraphPool(reserve=4096, upstream=M.CudaMemoryResource())
+        for _ in range(20):
+            mr = M.StatisticsResourceAdaptor(M.PoolMemoryResource(M.CudaMemoryResource(), initial_pool_size=1 << 20))
+            buf = rmm.DeviceBuffer(size=1000, stream=s, mr=mr)
+            del mr  # the buffer holds the resources now
+            _lib.check(_lib.rmm_capture_begin(gp._handle(), s.handle), "begin")
+            del buf  # its free waits for the end; rmm.h keeps the adaptor and the pool under it
+            assert _lifetime._deferred and _lifetime.captures[0] == 0
+            _lib.check(_lib.rmm_capture_end(gp._handle(), s.handle), "end")
+            M.CudaMemoryResource()  # a destruction with no capture: the kept ones go first
+            assert not _lifetime._deferred
+        gp.release()
+        s.synchronize()
+        print("OK", flush=True)
+        """)
+    assert "OK" in out
