@@ -15,6 +15,7 @@ Interface version 1: memalloc, get_memory_info, get_ipc_handle, initialize, rese
 (host allocations are Numba's own, HostOnlyCUDAMemoryManager's).
 """
 import contextlib
+import weakref
 
 from numba import cuda
 from numba.cuda import HostOnlyCUDAMemoryManager, IpcHandle, MemoryPointer
@@ -88,11 +89,17 @@ class RMMNumbaManager(HostOnlyCUDAMemoryManager):
             return MemoryPointer(self.context, _device_pointer(0), size)
         allocations = self.allocations
         allocations[ptr] = buf
+        mine = weakref.ref(buf)  # (not the buffer: a context reset frees it at once)
 
-        def finalizer(ptr=ptr, allocations=allocations, manager=self):
-            # after a context reset allocations is empty and the buffer gone already
-            buf = allocations.pop(ptr, None) if allocations else None
-            if buf is not None and manager._deferred:
+        def finalizer(ptr=ptr, allocations=allocations, manager=self, mine=mine):
+            # only its own buffer: after a context reset the address may hold a new allocation,
+            # which a pointer from before the reset must not free (RMM's finalizer frees it: a
+            # red team's find, two live arrays then shared one block)
+            buf = allocations.get(ptr)
+            if buf is None or buf is not mine():
+                return
+            del allocations[ptr]
+            if manager._deferred:
                 manager._pending.append(buf)  # freed when defer_cleanup ends
 
         return MemoryPointer(self.context, _device_pointer(ptr), size, finalizer=finalizer)
