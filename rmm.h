@@ -250,7 +250,10 @@ RMMDEF rmm_status rmm_stream_create_blocking(rmm_stream *out);
    stays ordered behind that work). The default streams, a stream destroyed already and one not
    made by rmm_stream_create are INVALID_ARGUMENT (and left alone), and so is a stream a stream pool
    handed out (rmm_stream_pool_destroy destroys those). When a resource holds state for the stream,
-   one event is recorded on it first. Thread-safe; O(1). */
+   one event is recorded on it first. CUDA iff cudaStreamDestroy fails: the library has let the
+   stream go first (its handle may be reused as soon as it is destroyed), so the stream is no longer
+   the library's: it works on as a stream from cudaStreamCreate would, and cudaStreamDestroy is what
+   destroys it then. Thread-safe; O(1). */
 RMMDEF rmm_status rmm_stream_destroy(rmm_stream stream);
 /* Blocks the host until all work on the stream is done. Fails with CUDA iff that work failed. */
 RMMDEF rmm_status rmm_stream_synchronize(rmm_stream stream);
@@ -719,9 +722,11 @@ RMMDEF rmm_fixed_size_desc rmm_fixed_size_desc_default(void);
    block_bytes * blocks_to_preallocate are taken from upstream now and again each time the blocks
    run out. Allocate and free are O(1). Requests above block_bytes fail with OUT_OF_MEMORY;
    alignments must divide the block size and the block's address (INVALID_ARGUMENT otherwise).
-   A free of a pointer that is not a block of this resource is CORRUPTION (O(log chunks)); RMM_DEBUG
-   builds also catch double frees. Fails at creation with INVALID_ARGUMENT iff out or upstream is
-   NULL or the sizes overflow, with the upstream's status iff the first chunk cannot be had. */
+   A free of a pointer that is not a block of this resource, or of a block that is free already
+   (a double free: every build, from the chunk's bitmap), is CORRUPTION (O(log chunks)). Fails at
+   creation with INVALID_ARGUMENT iff out or upstream is NULL or the sizes overflow, with
+   OUT_OF_MEMORY iff host memory for the block lists runs out, CUDA iff the current device cannot
+   be read, and with the upstream's status iff the first chunk cannot be had. */
 RMMDEF rmm_status rmm_fixed_size_create(rmm_resource **out, rmm_resource *upstream, const rmm_fixed_size_desc *desc);
 
 /* >>binning */
@@ -783,7 +788,9 @@ RMMDEF rmm_arena_desc rmm_arena_desc_default(void);
    later one succeeds).
    A free of a pointer it did not hand out is CORRUPTION. O(1) allocate and free. Fails at
    creation with INVALID_ARGUMENT iff out or upstream is NULL, superblock_bytes is not a multiple
-   of 256 or the arena holds no superblock; with the upstream's status iff it cannot be had. */
+   of 256 or the arena holds no superblock; OUT_OF_MEMORY iff host memory runs out; CUDA iff
+   arena_bytes is 0 and the device's free memory cannot be read; with the upstream's status iff
+   the arena cannot be had. */
 RMMDEF rmm_status rmm_arena_create(rmm_resource **out, rmm_resource *upstream, const rmm_arena_desc *desc);
 
 /* ======================================================================================= */
@@ -796,11 +803,14 @@ RMMDEF rmm_status rmm_arena_create(rmm_resource **out, rmm_resource *upstream, c
 
 /* Writes one CSV row per event, exactly as RMM's logging_resource_adaptor does, so RMM's replay
    benchmark and bench/replay read it: header "Thread,Time,Action,Pointer,Size,Stream"; Thread the
-   OS thread id; Time HH:MM:SS.uuuuuu local time; Action allocate | free | allocate failure; Pointer
+   OS thread id; Time HH:MM:SS.uuuuuu local time; Action allocate | free | allocate failure | free failure; Pointer
    as %p; Size the requested bytes; Stream the handle in hex without 0x. path NULL: $RMM_LOG_FILE;
    neither is INVALID_ARGUMENT; a file that cannot be opened is IO. An existing file is truncated.
    Buffered (stdio) unless auto_flush, which flushes every row. A failed allocation writes its
-   "allocate failure" row and returns the upstream's status. Cost: one formatted row under a mutex.
+   "allocate failure" row and returns the upstream's status; a free writes its row before the
+   upstream's call (once freed, the address may be logged by another thread's allocation), and a
+   "free failure" row after it if that failed (the block stays live; RMM has no such row: its
+   frees cannot fail). Cost: one formatted row under a mutex.
    Compiled out by RMM_NO_LOGGING (NOT_SUPPORTED). */
 RMMDEF rmm_status rmm_logging_adaptor_create(rmm_resource **out, rmm_resource *upstream, const char *path, bool auto_flush);
 /* The same to an open FILE (not closed by the adaptor; NULL is INVALID_ARGUMENT). Writes the header. */
@@ -875,7 +885,8 @@ RMMDEF rmm_status rmm_aligned_adaptor_create(rmm_resource **out, rmm_resource *u
 RMMDEF rmm_status rmm_thread_safe_adaptor_create(rmm_resource **out, rmm_resource *upstream);
 /* After each allocation, prefetches it to the device current at creation on the allocating stream
    (cudaMemPrefetchAsync; memory that is not managed, or a device without concurrent managed
-   access, is left alone). A failed prefetch frees the block and returns CUDA. */
+   access, is left alone). A failed prefetch frees the block and returns CUDA. Fails at creation as
+   every adaptor does, and with CUDA iff the current device cannot be read. */
 RMMDEF rmm_status rmm_prefetch_adaptor_create(rmm_resource **out, rmm_resource *upstream);
 
 typedef rmm_status (*rmm_allocate_callback)(void **ptr, size_t bytes, rmm_stream stream, void *arg);
@@ -3566,6 +3577,13 @@ RMM__PRIVATE bool rmm__overalign_holds(rmm__overalign *o, const void *aligned) {
     rmm__unlock(&o->lock);
     return held;
 }
+/* Whether ptr, freed with the default alignment, is an over-aligned block o remembers (a raw
+   pointer that was aligned already is its own aligned address: freed raw, the record stayed, and
+   a later block at that address could not be recorded). Only o's records are looked at, and
+   only for an address aligned past 256. O(1); a lock. */
+static inline bool rmm__overalign_misfreed(rmm__overalign *o, const void *ptr) {
+    return ((uintptr_t)ptr & (2 * RMM_ALIGNMENT - 1)) == 0 && rmm__overalign_holds(o, ptr);
+}
 /* The size to request from upstream for an over-aligned block; false on overflow. */
 RMM__PRIVATE bool rmm__overalign_request(size_t bytes, size_t alignment, size_t *request) {
     if (!rmm__align_up(bytes, RMM_ALIGNMENT, request)) return false;
@@ -3770,9 +3788,10 @@ RMM__PRIVATE rmm_status rmm__base_free_raw(void *raw, void *self) {
 }
 RMM__PRIVATE rmm_status rmm__base_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm__base_resource *r = (rmm__base_resource *)self;
-    (void)bytes;
     (void)stream;
     if (alignment > RMM_ALIGNMENT) return rmm__overalign_free_block(&r->overalign, ptr, alignment, self->vtable->type_name, rmm__base_free_raw, r);
+    if (RMM__UNLIKELY(rmm__overalign_misfreed(&r->overalign, ptr)))
+        return rmm__fail(RMM_ERROR_CORRUPTION, "%s: deallocate(ptr=%p, bytes=%zu): the block was allocated with an alignment above 256; free it with that alignment", self->vtable->type_name, ptr, bytes);
     return rmm__base_free_raw(ptr, r);
 }
 RMM__PRIVATE void rmm__base_destroy(rmm_resource *self) {
@@ -4408,7 +4427,9 @@ RMM__IMPL size_t rmm_stream_pool_size(const rmm_stream_pool *pool) { return pool
 RMM__IMPL void rmm_stream_pool_destroy(rmm_stream_pool *pool) {
     size_t i;
     if (!pool) return;
-    for (i = 0; i < pool->count; i++) (void)rmm__stream_destroy(pool->streams[i], true);
+    for (i = 0; i < pool->count; i++)
+        if (rmm__stream_destroy(pool->streams[i], true) != RMM_SUCCESS) /* (the stream is let go all the same: see rmm_stream_destroy) */
+            RMM__LOG(RMM_LOG_LEVEL_WARN, "rmm_stream_pool_destroy: stream %p: %s", (void *)pool->streams[i], rmm_last_error());
     RMM_SYS_FREE(pool);
 }
 
@@ -9137,9 +9158,12 @@ RMM__PRIVATE rmm_status rmm__binning_base_step(rmm_resource *mr, const char **p,
    of large blocks, since those blocks are then reused without any event (RMM's rule). On exhaustion
    the arena synchronizes the device, returns every wholly free superblock to the global arena and
    retries once; then OUT_OF_MEMORY. The arenas of threads that exited and streams that were
-   destroyed give their wholly free superblocks back (after one device synchronize for all of them)
-   and are dropped each time the number of arenas doubles, so threads and streams that come and go
-   cost bounded memory and no synchronize per newcomer. */
+   destroyed, and those of foreign streams (cudaStreamCreate: the library cannot see them go) that
+   no thread's cache holds, give their wholly free superblocks back (after one device synchronize
+   for all of them) and are dropped when they hold nothing, each time the number of arenas reaches
+   its sweep mark (32, or twice the arenas a sweep left), so threads and streams that
+   come and go cost bounded memory (a foreign stream per loop: at most 31 arenas) and no synchronize
+   per newcomer. */
 typedef struct rmm__arena_local {
     rmm__sstate ss;          /* its key, its stream or thread (gone or not) */
     rmm__spin lock;
@@ -9443,8 +9467,17 @@ RMM__PRIVATE size_t rmm__arena_detach_free(rmm__arena_local *l, rmm__chunk **out
     }
     return detached;
 }
-/* Returns every wholly free superblock of every arena (of gone ones only, if gone_only) to the
-   global arena, then drops the arenas of gone threads and streams that hold nothing. The
+/* Whether l is a foreign stream's arena that no thread's cache holds (no pin) and no call is
+   using: such a stream may be gone (the library cannot tell), so its wholly free superblocks go
+   back with the gone ones' (red team 16: each foreign stream that came and went kept its arena
+   and a superblock until the arena ran dry, up to twice the superblocks of states, 145 MB of host
+   memory for a 2 GiB arena). A live one borrows again at its next allocation. Registry lock held. */
+static inline bool rmm__arena_idle_foreign(const rmm__arena *a, rmm__arena_local *l) {
+    return rmm__so_by_id(&l->ss) && !l->ss.busy && &l->ss != a->so.last && RMM__ATOMIC_LOAD(&l->pins) == 0;
+}
+/* Returns every wholly free superblock of every arena (of gone ones and idle foreign ones
+   (rmm__arena_idle_foreign) only, if gone_only) to the global arena, then drops the arenas of gone
+   threads and streams, and of foreign streams, that hold nothing. The
    superblocks are taken out of their arenas first and handed to the global arena only after a
    device synchronize, so that the work of every block freed in them (a free on the arena's own
    stream waits for nothing) is done before another arena can borrow them. (Until 2026-11-26 the
@@ -9459,7 +9492,7 @@ RMM__PRIVATE size_t rmm__arena_collect(rmm__arena *a, bool gone_only, rmm_status
     *st = RMM_SUCCESS;
     for (i = 0; i < a->so.count; i++) {
         rmm__arena_local *l = (rmm__arena_local *)a->so.list[i];
-        if ((gone_only && !rmm__so_gone(&l->ss)) || RMM__ATOMIC_LOAD_RELAXED(&l->superblock_count) == 0) continue;
+        if ((gone_only && !rmm__so_gone(&l->ss) && !rmm__arena_idle_foreign(a, l)) || RMM__ATOMIC_LOAD_RELAXED(&l->superblock_count) == 0) continue;
         (void)rmm__spin_lock(&l->lock);
         rmm__arena_file_pending(l, false); /* (no event covers them: never known done; a superblock handed on from here is covered by the synchronize below) */
         returned += rmm__arena_detach_free(l, &detached);
@@ -9494,9 +9527,9 @@ RMM__PRIVATE size_t rmm__arena_collect(rmm__arena *a, bool gone_only, rmm_status
         }
         rmm__spin_unlock(&a->global_lock);
     }
-    for (i = a->so.count; i-- > 0;) {
+    for (i = a->so.count; i-- > 0;) { /* no superblock: no block; a foreign stream's is made again at its next use */
         rmm__arena_local *l = (rmm__arena_local *)a->so.list[i];
-        if (rmm__so_gone(&l->ss) && !rmm__arena_local_holds(&a->so, &l->ss)) rmm__so_retire(&a->so, &l->ss); /* no superblock: no block */
+        if (rmm__so_retirable(&a->so, &l->ss)) rmm__so_retire(&a->so, &l->ss);
     }
     return returned;
 }
@@ -9716,7 +9749,6 @@ RMM__PRIVATE rmm_status rmm__arena_deallocate(rmm_resource *self, void *ptr, siz
     rmm__block *b;
     size_t size = 0;
     rmm_status st = RMM_SUCCESS;
-    (void)alignment;
     if (RMM__UNLIKELY((char *)ptr < a->base_ptr || (char *)ptr >= a->base_ptr + a->arena_bytes))
         return rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p, bytes=%zu): not inside this arena", ptr, bytes);
     o = RMM__ATOMIC_LOAD(&a->owner[rmm__arena_index(a, ptr)]);
@@ -9743,9 +9775,21 @@ RMM__PRIVATE rmm_status rmm__arena_deallocate(rmm_resource *self, void *ptr, siz
         (void)rmm__spin_lock(&a->global_lock);
         /* only a pointer that was handed out frees a block (not, say, the start of one handed out
            at an aligned address inside it) */
+        void **slot;
+        size_t run = 0, off = 0;
         start = rmm__addr_map_find(&a->large_out, (uintptr_t)ptr) ? *rmm__addr_map_find(&a->large_out, (uintptr_t)ptr) : NULL;
+        slot = start ? rmm__addr_map_find(&a->global_used, (uintptr_t)start) : NULL;
+        if (slot) {
+            run = ((rmm__block *)*slot)->size;
+            off = (size_t)((char *)ptr - (char *)start);
+        }
         rmm__spin_unlock(&a->global_lock);
         if (!start) return rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p, bytes=%zu): not a block of this arena, or already freed", ptr, bytes);
+        /* the size allocated: its run of superblocks (with up to alignment - 256 bytes in front)
+           is the block's (a wrong size was freed as the right one: a red team's find) */
+        if (slot && (bytes > SIZE_MAX - RMM__MARGIN || !rmm__align_up(bytes + RMM__MARGIN, RMM_ALIGNMENT, &size) || size > run - off ||
+                     run - off - size >= a->sb_bytes + (alignment - RMM_ALIGNMENT)))
+            return rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p, bytes=%zu): the block holds %zu bytes from there; the size must be the one allocated", ptr, bytes, run - off);
         RMM_TRY(rmm__stream_sync_raw(stream)); /* reused with no event */
         (void)rmm__spin_lock(&a->global_lock);
         start = rmm__addr_map_remove(&a->large_out, (uintptr_t)ptr);
@@ -10097,8 +10141,11 @@ RMM__PRIVATE rmm_status rmm__logging_allocate(rmm_resource *self, void **ptr, si
     return st;
 }
 RMM__PRIVATE rmm_status rmm__logging_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
-    rmm__logging_row((rmm__logging *)self, "free", ptr, bytes, stream);
-    return RMM__FORWARD_FREE(self, ptr, bytes, alignment, stream);
+    rmm_status st;
+    rmm__logging_row((rmm__logging *)self, "free", ptr, bytes, stream); /* (before: once freed, another thread may get the address and log it) */
+    st = RMM__FORWARD_FREE(self, ptr, bytes, alignment, stream);
+    if (RMM__UNLIKELY(st != RMM_SUCCESS)) rmm__logging_row((rmm__logging *)self, "free failure", ptr, bytes, stream); /* the block is still live */
+    return st;
 }
 RMM__PRIVATE void rmm__logging_destroy(rmm_resource *self) {
     rmm__logging *l = (rmm__logging *)self;
@@ -10215,15 +10262,18 @@ RMM__PRIVATE void rmm__stats_count(rmm__stats *s, int64_t bytes, int64_t count) 
     rmm__counter_add(&scope->s.count, count);
     RMM__ATOMIC_SUB(&scope->active, 1);
 }
+/* bytes as the counters' int64_t: INT64_MAX at most (a user resource may grant more; cast, it
+   counted negative, and its free added to the total). */
+static inline int64_t rmm__stats_bytes(size_t bytes) { return bytes > (size_t)INT64_MAX ? INT64_MAX : (int64_t)bytes; }
 RMM__PRIVATE rmm_status rmm__stats_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     RMM_TRY(RMM__FORWARD_ALLOC(self, ptr, bytes, alignment, stream));
-    rmm__stats_count((rmm__stats *)self, (int64_t)bytes, 1);
+    rmm__stats_count((rmm__stats *)self, rmm__stats_bytes(bytes), 1);
     return RMM_SUCCESS;
 }
 /* Uncounted only once upstream has freed: a failed or refused free leaves the counts alone. */
 RMM__PRIVATE rmm_status rmm__stats_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     RMM_TRY(RMM__FORWARD_FREE(self, ptr, bytes, alignment, stream));
-    rmm__stats_count((rmm__stats *)self, -(int64_t)bytes, -1);
+    rmm__stats_count((rmm__stats *)self, -rmm__stats_bytes(bytes), -1);
     return RMM_SUCCESS;
 }
 RMM__PRIVATE void rmm__stats_destroy(rmm_resource *self) {
@@ -10489,16 +10539,18 @@ RMM__PRIVATE void rmm__limiting_uncount(rmm__limiting *l, size_t rounded) {
 }
 RMM__PRIVATE rmm_status rmm__limiting_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm__limiting *l = (rmm__limiting *)self;
-    size_t rounded, now;
+    size_t rounded, held;
     rmm_status st;
     size_t limit = RMM__ATOMIC_LOAD_RELAXED(&l->limit);
     if (!rmm__align_up(bytes, RMM_ALIGNMENT, &rounded) || rounded > limit)
         return rmm__limiting_oom(l, bytes, alignment, stream, RMM__ATOMIC_LOAD(&l->allocated), "the request alone exceeds the limit");
-    now = RMM__ATOMIC_ADD(&l->allocated, rounded);
-    if (now > limit || now < rounded) {
-        rmm__limiting_uncount(l, rounded);
-        return rmm__limiting_oom(l, bytes, alignment, stream, now - rounded, NULL);
-    }
+    /* reserved only if it fits: the count never holds more than the limit, nor a wrapped sum (an
+       add, then a take-back, let a request near SIZE_MAX wrap the count, and the clamped take-back
+       then forgot every live byte: a red team's find) */
+    held = RMM__ATOMIC_LOAD_RELAXED(&l->allocated);
+    do {
+        if (rounded > limit - rmm__min(held, limit)) return rmm__limiting_oom(l, bytes, alignment, stream, held, NULL);
+    } while (!RMM__ATOMIC_CAS(&l->allocated, &held, held + rounded));
     st = RMM__FORWARD_ALLOC(self, ptr, bytes, alignment, stream);
     if (st != RMM_SUCCESS) rmm__limiting_uncount(l, rounded);
     return st;
@@ -10546,8 +10598,12 @@ typedef struct rmm__failure_cb {
 RMM__PRIVATE rmm_status rmm__failure_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm__failure_cb *f = (rmm__failure_cb *)self;
     for (;;) {
+        char why[sizeof rmm__last_error_text];
         rmm_status st = RMM__FORWARD_ALLOC(self, ptr, bytes, alignment, stream);
-        if (st != RMM_ERROR_OUT_OF_MEMORY || !f->callback(bytes, f->arg)) return st;
+        if (st != RMM_ERROR_OUT_OF_MEMORY) return st;
+        /* the callback may make calls that fail (a spill): a "no" returns this failure's message */
+        rmm__copy_text(why, sizeof why, rmm_last_error());
+        if (!f->callback(bytes, f->arg)) return rmm_set_last_error(st, "%s", why);
     }
 }
 RMM__PRIVATE rmm_status rmm__forward_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {

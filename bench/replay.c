@@ -4,7 +4,8 @@
    Input: a log in the CSV format of RMM's logging_resource_adaptor,
        Thread,Time,Action,Pointer,Size,Stream
        1,11:15:07.384197,allocate,0x7f9fa5e00000,37632,0
-   Action is "allocate", "free" or "allocate failure" (failures are skipped); Pointer is hex with 0x
+   Action is "allocate", "free", "allocate failure" (skipped) or "free failure" (rmm.h's logging
+   adaptor, after a free that failed: the block is live again, replayed as an allocation); Pointer is hex with 0x
    (glibc %p, "(nil)" for NULL); Size is decimal bytes; Stream is hex without 0x (0: default stream;
    every other value gets a stream of its own from rmm_stream_create). The whole log is parsed into
    memory first. A hash map from logged pointer to allocation number pairs every free with its
@@ -352,6 +353,7 @@ static int trace_parse(FILE *f, trace *t) {
             t->failures++;
             continue;
         }
+        if (!strcmp(action, "free failure")) action = "allocate"; /* (the free before it did not happen: live again) */
         if (strcmp(action, "allocate") && strcmp(action, "free")) {
             t->bad_lines++;
             continue;

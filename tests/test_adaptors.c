@@ -1167,6 +1167,133 @@ TEST(limiting_roll_back_does_not_wrap) {
     rmm_resource_destroy(cb);
 }
 
+/* A refused request whose rounded size would wrap the count (a limit near SIZE_MAX, "no limit")
+   changes nothing: before, the add wrapped, the clamped take-back set the count to 0, and the
+   live bytes were forgotten (a lower limit then let them be allocated again). */
+TEST(limiting_refusal_near_size_max_keeps_the_count) {
+    rmm_resource *cuda = NULL, *lim = NULL;
+    void *p = NULL, *q = NULL;
+    size_t allocated = 0;
+    NEED_GPU();
+    CHECK_OK(rmm_cuda_resource_create(&cuda));
+    CHECK_OK(rmm_limiting_adaptor_create(&lim, cuda, SIZE_MAX));
+    if (!lim) return;
+    CHECK_OK(rmm_allocate(lim, &p, 1 << 20, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_allocate(lim, &q, SIZE_MAX - 1023, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK_OK(rmm_limiting_get(lim, &allocated, NULL));
+    CHECK(allocated == 1 << 20);
+    CHECK_OK(rmm_limiting_set_limit(lim, 1 << 20));
+    CHECK_STATUS(rmm_allocate(lim, &q, 1 << 20, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK(q == NULL);
+    CHECK_OK(rmm_deallocate(lim, p, 1 << 20, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_limiting_get(lim, &allocated, NULL));
+    CHECK(allocated == 0);
+    rmm_resource_destroy(lim);
+    rmm_resource_destroy(cuda);
+}
+
+/* A user resource that grants any size: the statistics count a request past INT64_MAX as INT64_MAX
+   (it counted negative, with peak and total 0, and its free added to the total). */
+static rmm_status huge_allocate(void **ptr, size_t bytes, rmm_stream stream, void *arg) {
+    (void)bytes;
+    (void)stream;
+    (void)arg;
+    *ptr = (void *)(uintptr_t)0x100000;
+    return RMM_SUCCESS;
+}
+static void huge_deallocate(void *ptr, size_t bytes, rmm_stream stream, void *arg) {
+    (void)ptr;
+    (void)bytes;
+    (void)stream;
+    (void)arg;
+}
+TEST(statistics_count_a_huge_request_at_int64_max) {
+    rmm_resource *cb = NULL, *st = NULL;
+    rmm_statistics s;
+    void *p = NULL;
+    size_t huge = (size_t)INT64_MAX + 4096;
+    CHECK_OK(rmm_callback_resource_create(&cb, huge_allocate, huge_deallocate, NULL));
+    CHECK_OK(rmm_statistics_adaptor_create(&st, cb));
+    if (!st) return;
+    CHECK_OK(rmm_allocate(st, &p, huge, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_statistics_get(st, &s));
+    CHECK(s.bytes.value == INT64_MAX && s.bytes.peak == INT64_MAX && s.bytes.total == INT64_MAX);
+    CHECK_OK(rmm_deallocate(st, p, huge, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_statistics_get(st, &s));
+    CHECK(s.bytes.value == 0 && s.bytes.total == INT64_MAX);
+    rmm_resource_destroy(st);
+    rmm_resource_destroy(cb);
+}
+
+/* A free that fails below the logging adaptor: its "free" row (written first) is followed by a
+   "free failure" row; a free that succeeds after it writes "free" only. */
+static rmm_status refusing_allocate(void **ptr, size_t bytes, rmm_stream stream, void *arg) {
+    (void)arg;
+    return rmm_allocate(rmm_get_current_device_resource(), ptr, bytes, stream);
+}
+static void refusing_deallocate(void *ptr, size_t bytes, rmm_stream stream, void *arg) {
+    (void)arg;
+    (void)rmm_deallocate(rmm_get_current_device_resource(), ptr, bytes, stream);
+}
+TEST(logging_marks_a_failed_free) {
+    rmm_resource *cb = NULL, *tr = NULL, *lg = NULL;
+    void *p = NULL;
+    char text[4096];
+    size_t n;
+    FILE *f = tmpfile();
+    NEED_GPU();
+    if (!f) return;
+    CHECK_OK(rmm_callback_resource_create(&cb, refusing_allocate, refusing_deallocate, NULL));
+    CHECK_OK(rmm_tracking_adaptor_create(&tr, cb, false));
+    CHECK_OK(rmm_logging_adaptor_create_file(&lg, tr, f, false));
+    if (!lg) return;
+    CHECK_OK(rmm_allocate(lg, &p, 1000, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_deallocate(lg, (char *)p + 256, 1000, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION); /* tracking refuses it */
+    CHECK_OK(rmm_deallocate(lg, p, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_logging_adaptor_flush(lg));
+    rewind(f);
+    n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    {
+        const char *first = strstr(text, ",free,"), *failed = strstr(text, ",free failure,");
+        const char *retry = failed ? strstr(failed + 1, ",free,") : NULL;
+        CHECK(first && failed && first < failed); /* the row first, then the failure */
+        CHECK(retry && strstr(retry + 1, ",free failure,") == NULL); /* the retry: a free row only */
+    }
+    rmm_resource_destroy(lg);
+    rmm_resource_destroy(tr);
+    rmm_resource_destroy(cb);
+    fclose(f);
+}
+
+/* A failure callback that makes a failing allocation of its own and then gives up: the status
+   and message are the failed request's, not the callback's own call's. */
+static rmm_resource *spill_from;
+static bool spill_and_give_up(size_t bytes, void *arg) {
+    void *p = NULL;
+    (void)bytes;
+    (void)arg;
+    (void)rmm_allocate(spill_from, &p, 777 * 1024, RMM_STREAM_DEFAULT); /* fails: a 1 KiB limit */
+    return false;
+}
+TEST(failure_callback_keeps_the_failed_request_message) {
+    rmm_resource *cuda = NULL, *lim = NULL, *fc = NULL;
+    void *p = NULL;
+    NEED_GPU();
+    CHECK_OK(rmm_cuda_resource_create(&cuda));
+    CHECK_OK(rmm_limiting_adaptor_create(&lim, cuda, 1 << 20));
+    CHECK_OK(rmm_limiting_adaptor_create(&spill_from, cuda, 1024));
+    CHECK_OK(rmm_failure_callback_adaptor_create(&fc, lim, spill_and_give_up, NULL));
+    if (!fc || !spill_from) return;
+    CHECK_STATUS(rmm_allocate(fc, &p, 4 << 20, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK(strstr(rmm_last_error(), "allocating 4194304 bytes") != NULL);
+    CHECK(strstr(rmm_last_error(), "795648") == NULL);
+    rmm_resource_destroy(fc);
+    rmm_resource_destroy(spill_from);
+    rmm_resource_destroy(lim);
+    rmm_resource_destroy(cuda);
+}
+
 /* An over-aligned block whose free is in flight (its record claimed) is not held: upstream may
    hand its address out again at once, and that block's small free must pass. */
 TEST(aligned_record_being_freed_is_not_held) {
@@ -1741,6 +1868,10 @@ int main(void) {
     RUN(adaptor_chain_log_agrees_with_statistics);
     RUN(debug_log_levels);
     RUN(debug_log_file_gets_pool_warnings);
+    RUN(limiting_refusal_near_size_max_keeps_the_count);
+    RUN(statistics_count_a_huge_request_at_int64_max);
+    RUN(logging_marks_a_failed_free);
+    RUN(failure_callback_keeps_the_failed_request_message);
     if (made_debug_log) remove(debug_log_path);
     return harness_main_end();
 }

@@ -553,6 +553,48 @@ TEST(host_resource_new_delete) {
     rmm_host_resource_destroy(NULL);
 }
 
+/* An over-aligned block freed with the default alignment is CORRUPTION and stays allocated, for
+   the pinned host resource and the device's base resources (before: a raw pointer that was aligned
+   already was freed and its record stayed, else cudaFree failed on the aligned address). */
+TEST(overaligned_block_freed_without_its_alignment_is_refused) {
+    rmm_host_resource *pinned = NULL;
+    rmm_resource *cuda = NULL;
+    void *p = NULL;
+    NEED_GPU();
+    CHECK_OK(rmm_pinned_resource_create(&pinned));
+    if (pinned) {
+        CHECK_OK(rmm_host_allocate(pinned, &p, 8192, 4096));
+        CHECK_STATUS(rmm_host_deallocate(pinned, p, 8192, 256), RMM_ERROR_CORRUPTION);
+        CHECK_OK(rmm_host_deallocate(pinned, p, 8192, 4096));
+        rmm_host_resource_destroy(pinned);
+    }
+    CHECK_OK(rmm_cuda_resource_create(&cuda));
+    if (cuda) {
+        CHECK_OK(rmm_allocate_aligned(cuda, &p, 8192, 4096, RMM_STREAM_DEFAULT));
+        CHECK_STATUS(rmm_deallocate(cuda, p, 8192, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+        CHECK_OK(rmm_deallocate_aligned(cuda, p, 8192, 4096, RMM_STREAM_DEFAULT));
+        rmm_resource_destroy(cuda);
+    }
+}
+
+/* A stream whose cudaStreamDestroy fails is CUDA, and no longer the library's (documented): a
+   second rmm_stream_destroy is INVALID_ARGUMENT, and the stream still works. */
+TEST(stream_destroy_failure_lets_the_stream_go) {
+    rmm_stream s = NULL;
+    NEED_GPU();
+    CHECK_OK(rmm_stream_create(&s));
+#if defined(RMM_BACKEND_HOST)
+    rmm_host_backend_fail_calls("cudaStreamDestroy", 1, 1, RMM_ERROR_CUDA);
+    CHECK_STATUS(rmm_stream_destroy(s), RMM_ERROR_CUDA);
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    CHECK_STATUS(rmm_stream_destroy(s), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_OK(rmm_stream_synchronize(s));
+    CHECK_OK(rmm__stream_destroy_raw(s));
+#else
+    CHECK_OK(rmm_stream_destroy(s));
+#endif
+}
+
 TEST(host_resource_pinned) {
     rmm_host_resource *mr = NULL;
     NEED_GPU();
@@ -972,5 +1014,7 @@ int main(void) {
     RUN(legacy_not_initialized_errors_name_the_call_site);
     RUN(legacy_errors_name_the_call_site);
     RUN(legacy_initial_pool_size_zero_is_half_of_total);
+    RUN(overaligned_block_freed_without_its_alignment_is_refused);
+    RUN(stream_destroy_failure_lets_the_stream_go);
     return harness_main_end();
 }

@@ -3044,6 +3044,63 @@ TEST(binning_random) {
     rmm_resource_destroy(pool);
 }
 
+/* Foreign streams that come and go (16 alive at a time, 3000 in all, each allocating and freeing a
+   block on itself): their arenas and superblocks are given back at the sweeps, so the arena keeps
+   at most 32 (before, every dead stream's arena kept a superblock until the arena ran dry: 2000 of
+   2048 lent to dead streams here, and twice that many arenas). */
+TEST(arena_foreign_streams_that_come_and_go_are_bounded) {
+    rmm_resource *mr = NULL;
+    rmm_arena_desc d = rmm_arena_desc_default();
+    rmm_stream live[16];
+    size_t most = 0, lent, i;
+    int k;
+    NEED_GPU();
+    d.arena_bytes = 512 * MiB;
+    d.superblock_bytes = 256 * KiB;
+    CHECK_OK(rmm_arena_create(&mr, rmm_get_current_device_resource(), &d));
+    if (!mr) return;
+    memset(live, 0, sizeof live);
+    for (i = 0; i < 3000; i++) {
+        rmm_stream *s = &live[i % 16];
+        void *p = NULL;
+        if (*s) CHECK_OK(rmm__stream_destroy_raw(*s));
+        *s = NULL;
+        CHECK_OK(rmm__stream_create_raw(s, false));
+        CHECK_OK(rmm_allocate(mr, &p, 4096, *s));
+        CHECK_OK(rmm_deallocate(mr, p, 4096, *s));
+        most = rmm__max(most, ((rmm__arena *)mr)->so.count);
+    }
+    CHECK(most <= 32);
+    lent = 0;
+    for (i = 0; i < ((rmm__arena *)mr)->so.count; i++) lent += ((rmm__arena_local *)((rmm__arena *)mr)->so.list[i])->superblock_count;
+    CHECK(lent <= 32);
+    CHECK_OK(rmm_resource_validate(mr));
+    for (k = 0; k < 16; k++)
+        if (live[k]) CHECK_OK(rmm__stream_destroy_raw(live[k]));
+    rmm_resource_destroy(mr);
+}
+
+/* A block larger than a superblock freed with a wrong size is CORRUPTION and stays allocated (it
+   was freed: the pool and the arena's small blocks refused it already). */
+TEST(arena_large_block_wrong_size_is_refused) {
+    rmm_resource *mr = NULL;
+    rmm_arena_desc d = rmm_arena_desc_default();
+    void *p = NULL, *q = NULL;
+    NEED_GPU();
+    d.arena_bytes = 64 * MiB;
+    d.superblock_bytes = 1 * MiB;
+    CHECK_OK(rmm_arena_create(&mr, rmm_get_current_device_resource(), &d));
+    if (!mr) return;
+    CHECK_OK(rmm_allocate(mr, &p, 3 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_deallocate(mr, p, 1000, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+    CHECK_STATUS(rmm_deallocate(mr, p, 5 * MiB, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+    CHECK_OK(rmm_deallocate(mr, p, 3 * MiB - 100, RMM_STREAM_DEFAULT)); /* (its size rounds to the same block) */
+    CHECK_OK(rmm_allocate_aligned(mr, &q, 3 * MiB, 64 * KiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate_aligned(mr, q, 3 * MiB, 64 * KiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_resource_validate(mr));
+    rmm_resource_destroy(mr);
+}
+
 TEST(arena_random) {
     rmm_resource *mr = NULL;
     rmm_arena_desc ad = rmm_arena_desc_default();
@@ -4620,6 +4677,8 @@ int main(void) {
     RUN(pool_virtual_failed_page_in_gives_back_what_it_made);
     RUN(fixed_random);
     RUN(binning_random);
+    RUN(arena_foreign_streams_that_come_and_go_are_bounded);
+    RUN(arena_large_block_wrong_size_is_refused);
     RUN(arena_random);
     RUN(default_device_resource_alignment);
     return harness_main_end();

@@ -242,6 +242,11 @@ def _read_rows(log, f, want_times, reference):
                         mismatches += 1
             elif a == "allocate failure":
                 failures.append((i, int(p[4]), live))
+            elif a == "free failure":  # rmm.h: the free logged before it failed; live again
+                size = int(p[4])
+                live_map[p[3]] = size
+                live += size
+                frees -= 1
             else:
                 raise ValueError(f"unknown action '{a}'")
             t = p[1]
