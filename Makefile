@@ -1,5 +1,8 @@
 # rmm.h - build, test, benchmark.  `make test` is what CI runs; see README.md.
-CC       ?= gcc
+# (make predefines CC as cc, which ?= would keep: gcc unless the command line or environment says)
+ifeq ($(origin CC),default)
+CC       := gcc
+endif
 CXX      ?= g++
 NVCC     ?= nvcc
 CLANG    ?= clang

@@ -15,8 +15,9 @@
    2. With two callbacks, no vtable: rmm_callback_resource_create(allocate_fn, deallocate_fn, arg),
       here forwarding to a cudaMalloc resource and counting the calls.
 
-   A user resource cannot write rmm_last_error() (that is the library's); this one returns plain
-   statuses, and the example prints the status name.
+   A user resource reports a failure with rmm_set_last_error(status, fmt, ...), which sets
+   rmm_last_error() and returns the status; this one returns plain statuses to stay short, and the
+   example prints the status name.
 
    Build and run from the repository root:
        make build/examples/host/04_custom_resource && build/examples/host/04_custom_resource
