@@ -55,6 +55,7 @@
       RMM_NO_POOL, RMM_NO_BINNING, RMM_NO_ARENA, RMM_NO_LOGGING
                           leave those features out (binning also needs fixed-size, which stays);
                           their create functions then return RMM_ERROR_NOT_SUPPORTED.
+      RMM_NO_THRUST       (nvcc, C++) leave out the Thrust/CUB allocator (rmm::thrust_allocator).
       RMM_DEBUG           extra checks: sub-allocators validate every invariant after each call.
       RMM_NVTX            (CUDA backend) marks every rmm_allocate/rmm_deallocate in Nsight Systems
                           (message "allocate: pool", payload the size), and registers the chunks
@@ -847,7 +848,7 @@ RMMDEF rmm_status rmm_statistics_pop(rmm_resource *mr, rmm_statistics *popped);
 RMMDEF rmm_status rmm_tracking_adaptor_create(rmm_resource **out, rmm_resource *upstream, bool capture_stacks);
 /* Outstanding requested bytes and allocations (either pointer may be NULL). */
 RMMDEF rmm_status rmm_tracking_get(rmm_resource *mr, size_t *outstanding_bytes, size_t *outstanding_count);
-/* Writes one line per outstanding allocation ("<ptr>: <size> B, stream <hex>") and its symbolized
+/* Writes "Outstanding allocations: N (B bytes)", then one line per outstanding allocation ("<ptr>: <size> B, stream <hex>") and its symbolized
    stack when captured. INVALID_ARGUMENT iff out is NULL or mr is not a tracking adaptor; IO iff the
    write fails. O(outstanding). */
 RMMDEF rmm_status rmm_tracking_report(rmm_resource *mr, FILE *out);
