@@ -74,6 +74,7 @@ free = _fn("rmmh_free", I, V, V, V, V, I)             # (mr, ptr, bytes, stream,
 # resources
 rmm_resource_destroy = _fn("rmm_resource_destroy", None, V)
 rmmh_resource_destroy = _fn("rmmh_resource_destroy", I, V)  # 1: kept by rmm.h (see rmmh.c)
+rmmh_hook_failures = _fn("rmmh_hook_failures", ctypes.c_ulong)  # (see rmmh_hooks.c)
 rmm_resource_type_name = _fn("rmm_resource_type_name", ctypes.c_char_p, V)
 rmm_resource_is_equal = _fn("rmm_resource_is_equal", B, V, V)
 rmm_resource_validate = _fn("rmm_resource_validate", I, V)
@@ -235,8 +236,10 @@ _tls = threading.local()
 def set_pending(exc, status):
     """Keeps an exception raised by a Python callback (CallbackMemoryResource, a failure
     callback) that C called, with the status the call into C fails with because of it: the
-    failing call that follows on this thread re-raises it if it fails with that status."""
-    _tls.pending = (exc, status)
+    failing call that follows on this thread re-raises it if it fails with that status, and if no
+    framework hook (PyTorch, CuPy) has failed on the thread since (the exception was then that
+    hook call's, which nobody in Python reads: rmmh_hook_failures)."""
+    _tls.pending = (exc, status, rmmh_hook_failures())
 
 
 def clear_pending():
@@ -267,8 +270,8 @@ def _take_pending(status):
     if pending is None:
         return None
     _tls.pending = None
-    exc, kept_status = pending
-    return exc if kept_status == status else None
+    exc, kept_status, hook_failures = pending
+    return exc if kept_status == status and hook_failures == rmmh_hook_failures() else None
 
 
 def _translate_callback_error(exc):

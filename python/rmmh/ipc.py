@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from . import _lib
 from . import _memory_resource as _mr
-from ._errors import NOT_SUPPORTED, error_for
+from ._errors import NOT_SUPPORTED, InvalidArgumentError, error_for
 
 __all__ = ["ImportedPool", "IpcHandle", "OpenedIpcMemory", "allocation_base", "export_pointer",
            "export_pool", "get_ipc_handle", "open_ipc_handle", "recv_fd", "send_fd"]
@@ -161,9 +161,16 @@ class ImportedPool:
         return ptr.value
 
     def free(self, ptr):
-        """Lets go of an imported block (before the exporter frees it)."""
-        self._imported.discard(ptr)
+        """Lets go of an imported block (before the exporter frees it). InvalidArgumentError for
+        an address this pool did not import, or let go already (the C call is a cudaFree, which
+        would free this process's own memory: a red team's find), and after close()."""
+        if not self.handle:
+            raise InvalidArgumentError("RMM_ERROR_INVALID_ARGUMENT", "ImportedPool.free: the pool is closed")
+        if ptr not in self._imported:
+            raise InvalidArgumentError("RMM_ERROR_INVALID_ARGUMENT", "ImportedPool.free(%s): not a block this pool imported, or freed already"
+                                       % (hex(ptr) if isinstance(ptr, int) else repr(ptr)))
         _lib.check(_lib.rmmh_imported_free(ptr), "ImportedPool.free")
+        self._imported.discard(ptr)
 
     def close(self):
         """Frees what is still imported and destroys the imported pool."""

@@ -114,10 +114,16 @@ static void rmmh__count_free(int device, size_t bytes) {
 /* out[6]: current bytes, current blocks, peak bytes, total bytes, total blocks, failed
    allocations of the hooks on `device` (requested sizes). INVALID_ARGUMENT for a bad device or
    NULL out. Relaxed reads: exact when no hook call is in flight. */
+/* Whether `device` exists (as torch.cuda's statistics ask: a device past the count is an error,
+   not 0 bytes). */
+static int rmmh__device_exists(int device) {
+    int count = 0;
+    return device >= 0 && device < RMM_MAX_DEVICES && rmm_get_device_count(&count) == RMM_SUCCESS && device < count;
+}
 RMMH_API int rmmh_hooks_stats(int device, int64_t *out) {
     rmmh__counters *c;
-    if (!out || device < 0 || device >= RMM_MAX_DEVICES)
-        return rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh_hooks_stats: device %d or out is invalid", device);
+    if (!out || !rmmh__device_exists(device))
+        return rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh_hooks_stats: device %d does not exist, or out is NULL", device);
     c = &rmmh__stats[device];
     out[0] = __atomic_load_n(&c->bytes, __ATOMIC_RELAXED);
     out[1] = __atomic_load_n(&c->count, __ATOMIC_RELAXED);
@@ -129,8 +135,8 @@ RMMH_API int rmmh_hooks_stats(int device, int64_t *out) {
 }
 /* Sets the peak of `device` back to its current bytes (torch.cuda.reset_peak_memory_stats). */
 RMMH_API int rmmh_hooks_reset_peak(int device) {
-    if (device < 0 || device >= RMM_MAX_DEVICES)
-        return rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh_hooks_reset_peak: device %d is invalid", device);
+    if (!rmmh__device_exists(device))
+        return rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh_hooks_reset_peak: device %d does not exist", device);
     __atomic_store_n(&rmmh__stats[device].peak_bytes, __atomic_load_n(&rmmh__stats[device].bytes, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
     return RMM_SUCCESS;
 }
@@ -352,6 +358,14 @@ static rmm_status rmmh__deallocate(rmm_resource *mr, void *p, size_t bytes, rmm_
 
 /* Allocates `bytes` on `stream` from the resource of `device` (which must be current unless
    switch_device) and records the block. NULL on failure (rmm_last_error() says why). */
+/* Failed hook calls on this thread: a Python callback's exception kept for a failure (rmmh._lib's
+   set_pending) belongs to the hook call under way when this count is what it was then; a hook
+   fails without Python reading it, so the next failing rmmh call on the thread would take a stale
+   exception (a red team's find: an unrelated out-of-memory raised the RuntimeError of an earlier
+   PyTorch allocation's callback). */
+static _Thread_local unsigned long rmmh__hook_failures;
+RMMH_API unsigned long rmmh_hook_failures(void) { return rmmh__hook_failures; }
+
 static void *rmmh__hook_alloc(size_t bytes, int device, rmm_stream stream, int switch_device) {
     rmmh__hold *h;
     rmmh__block b;
@@ -388,6 +402,7 @@ static void *rmmh__hook_alloc(size_t bytes, int device, rmm_stream stream, int s
 failed:
     if (device >= 0 && device < RMM_MAX_DEVICES) __atomic_add_fetch(&rmmh__stats[device].failed, 1, __ATOMIC_RELAXED);
     rmm_device_scope_leave(&g);
+    rmmh__hook_failures++;
     return NULL;
 }
 
@@ -407,6 +422,7 @@ static rmm_status rmmh__hook_free(void *ptr) {
     if (st != RMM_SUCCESS) {
         /* the resource refused (it should not): keep the block recorded, as it is still held */
         (void)rmmh__map_put(&b);
+        rmmh__hook_failures++;
         return st;
     }
     rmmh__count_free(b.device, b.bytes);

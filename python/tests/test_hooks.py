@@ -224,6 +224,18 @@ def test_torch_statistics_refuse_other_devices(device):
     assert ta.memory_stats("cuda") == ta.memory_stats("cuda:0") == ta.memory_stats(0)
 
 
+def test_torch_statistics_refuse_a_device_that_does_not_exist():
+    """A device past the count is an error for every statistic, as in PyTorch (all but
+    memory_stats answered 0; a red team's find)."""
+    import rmmh.allocators.torch as ta
+    n = gpu.getDeviceCount()
+    for fn in (ta.memory_stats, ta.memory_allocated, ta.max_memory_allocated, ta.reset_peak_memory_stats):
+        with pytest.raises(ValueError):
+            fn(n)
+    with pytest.raises(ValueError):
+        allocators.hook_statistics(n)
+
+
 @requires_two_devices
 def test_hooks_on_two_devices():
     rec = Recorder()
@@ -458,3 +470,30 @@ def test_cupy_configure_errors_refuses_a_missing_function():
     assert st == 2 and "NULL" in _lib.last_error()
     _lib.rmmh_cupy_fail_next()
     assert cupy_malloc(None, 8, 0) is None
+
+
+def test_a_callback_exception_of_a_failed_hook_call_is_not_raised_later():
+    """A Python callback that raised while serving a hook call (the hook returns NULL; PyTorch and
+    CuPy raise their own error): its exception belongs to that call, and a later, unrelated failure
+    on the thread raises its own error (it raised the old exception, a RuntimeError for an out of
+    memory; a red team's find)."""
+    M = rmm.mr
+
+    def alloc(n, s):
+        raise MemoryError("STALE: allocate_func of a hook call")
+
+    def spill(nbytes):
+        raise RuntimeError("STALE: a spill callback of a hook call")
+
+    for mr in (M.CallbackMemoryResource(alloc, lambda p, n, s: None),
+               M.FailureCallbackResourceAdaptor(M.LimitingResourceAdaptor(M.CudaMemoryResource(), 1000), spill)):
+        M.set_current_device_resource(mr)
+        assert not torch_alloc(5000, 0, None)
+        assert not cupy_malloc(None, 5000, 0)
+        M.set_current_device_resource(M.CudaMemoryResource())
+        with pytest.raises(MemoryError) as caught:
+            M.LimitingResourceAdaptor(M.CudaMemoryResource(), 10).allocate(100)
+        assert "STALE" not in str(caught.value) and "limiting" in str(caught.value)
+    # a failure inside a Python call still raises its callback's exception
+    with pytest.raises(RuntimeError, match="spill callback"):
+        M.FailureCallbackResourceAdaptor(M.LimitingResourceAdaptor(M.CudaMemoryResource(), 1000), spill).allocate(5000)

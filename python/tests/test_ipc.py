@@ -306,3 +306,27 @@ def test_imported_pool_reports_the_import_error_not_the_close():
             os.fstat(r)  # closed (close_fd=True)
     finally:
         os.close(w)
+
+
+def test_imported_pool_frees_only_what_it_imported(monkeypatch):
+    """ImportedPool.free's C call is a cudaFree: an address the pool did not import (this process's
+    own buffer), one freed already, and any after close() are refused before it (a red team's
+    find: a double free on the device). The pool is made as ImportedPool(fd) leaves it, and the C
+    call recorded, as the host backend has no IPC."""
+    from rmmh import _lib, ipc
+    calls = []
+    monkeypatch.setattr(_lib, "rmmh_imported_free", lambda p: calls.append(p) or 0)
+    monkeypatch.setattr(_lib, "rmmh_mempool_destroy", lambda h: 0)
+    pool = ipc.ImportedPool.__new__(ipc.ImportedPool)
+    pool.handle, pool._imported = 1234, {4096}
+    buf = rmm.DeviceBuffer(size=256)
+    with pytest.raises(rmm.InvalidArgumentError, match="not a block this pool imported"):
+        pool.free(buf.ptr)
+    pool.free(4096)
+    with pytest.raises(rmm.InvalidArgumentError, match="freed already"):
+        pool.free(4096)
+    pool._imported.add(8192)
+    pool.close()
+    with pytest.raises(rmm.InvalidArgumentError, match="closed"):
+        pool.free(8192)
+    assert calls == [4096, 8192]
