@@ -274,6 +274,18 @@ def _take_pending(status):
     return exc if kept_status == status and hook_failures == rmmh_hook_failures() else None
 
 
+def take_hook_pending(status):
+    """The kept callback exception if it was kept, with this status, during the hook call on this
+    thread that failed last and no hook call has failed since (CuPy's fast path builds its error
+    right after the hook returns), else None; the slot is empty afterwards either way."""
+    pending = getattr(_tls, "pending", None)
+    if pending is None:
+        return None
+    _tls.pending = None
+    exc, kept_status, hook_failures = pending
+    return _translate_callback_error(exc) if kept_status == status and hook_failures + 1 == rmmh_hook_failures() else None
+
+
 def _translate_callback_error(exc):
     """RMM's rule for exceptions escaping a callback: MemoryError and RuntimeError (and
     KeyboardInterrupt, SystemExit) propagate as they are; anything else becomes a RuntimeError

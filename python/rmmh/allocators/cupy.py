@@ -35,7 +35,7 @@ import threading
 
 from .. import _lib
 from .._device_buffer import DeviceBuffer
-from .._errors import OutOfMemoryError as _RMMOutOfMemoryError
+from .._errors import OUT_OF_MEMORY as _OUT_OF_MEMORY, OutOfMemoryError as _RMMOutOfMemoryError
 from .._stream import DEFAULT_STREAM, Stream, as_stream
 
 try:
@@ -90,6 +90,18 @@ def _oom_type():
         class OutOfMemoryError(cupy.cuda.memory.OutOfMemoryError, _RMMOutOfMemoryError):
             """Out of memory in rmmh's CuPy allocator: a cupy.cuda.memory.OutOfMemoryError and an
             rmmh.OutOfMemoryError (a MemoryError), with rmm.h's message."""
+
+            def __new__(cls, size, status=4):
+                # the error of the hook's status (a missing device, a CUDA error), or the
+                # exception a Python callback raised for it, as rmm_cupy_allocator raises: out of
+                # memory only where it is (CuPy frees its caches and retries on this type; a red
+                # team's find: every failure was this type)
+                cause = _lib.take_hook_pending(status)
+                if cause is None and status != _OUT_OF_MEMORY:
+                    cause = _lib.error(status, "rmmh: allocating %d bytes" % size, allocation=True)
+                if cause is not None:
+                    return cause
+                return super().__new__(cls, size, status)
 
             def __init__(self, size, status=4):
                 msg = "rmmh: out of memory allocating %d bytes" % size
