@@ -409,6 +409,12 @@ RMMDEF rmm_status rmm_deallocate_nowait(rmm_resource *mr, void *ptr, size_t byte
    end has made the free; then destroy it again. O(1), plus O(deferred frees) while captures are
    registered. */
 RMMDEF void rmm_resource_destroy(rmm_resource *mr);
+/* Whether a free deferred to rmm_capture_end would reach mr now: the block's own resource, or one
+   it reaches upstream (rmm_resource_get_upstream, and a binning resource's bins), including frees
+   an rmm_capture_end is making at the moment. rmm_resource_destroy leaves such a resource as it is.
+   false for NULL. O(1) while no capture is registered or ending, else O(deferred frees x depth of
+   their resources' stacks), with the graph lock taken once. */
+RMMDEF bool rmm_resource_awaits_capture(const rmm_resource *mr);
 /* true iff memory from one may be freed by the other (vtable is_equal, else identity). */
 RMMDEF bool rmm_resource_is_equal(const rmm_resource *a, const rmm_resource *b);
 /* The vtable's type_name ("pool", "cuda", ...); "null" for NULL. */
@@ -853,7 +859,8 @@ RMMDEF rmm_status rmm_tracking_get(rmm_resource *mr, size_t *outstanding_bytes, 
    write fails. O(outstanding). */
 RMMDEF rmm_status rmm_tracking_report(rmm_resource *mr, FILE *out);
 
-/* Caps the bytes outstanding, counted rounded up to 256 with one atomic add; reaching exactly the
+/* Caps the bytes outstanding, counted rounded up to 256 (a compare-and-swap loop reserves only what
+   fits: the count never passes the limit, even for a moment); reaching exactly the
    limit is allowed. Over it: OUT_OF_MEMORY naming the limit and the request, without calling
    upstream. The request is counted before upstream is asked, so that threads at once cannot pass
    the limit together (RMM's rule), and an upstream failure takes it back: while a request that
@@ -3186,6 +3193,7 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_alloc(void **ptr, size_t 
 RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_free(rmm_resource *mr, void *ptr, size_t bytes, size_t alignment, rmm_stream stream, bool *routed);
 RMM__PRIVATE int rmm__graph_owns(const void *ptr);
 RMM__PRIVATE RMM__NOINLINE const rmm_resource *rmm__graph_defers_into(const rmm_resource *mr);
+static size_t rmm__graph_ending; /* rmm_capture_end calls making their deferred frees now (atomic) */
 
 RMM__IMPL rmm_status rmm_allocate_aligned(rmm_resource *mr, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm_status st;
@@ -3475,7 +3483,8 @@ RMM__IMPL rmm_status rmm_deallocate(rmm_resource *mr, void *ptr, size_t bytes, r
 }
 RMM__IMPL void rmm_resource_destroy(rmm_resource *mr) {
     const rmm_resource *via;
-    if (RMM__UNLIKELY(mr && RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures) != 0) && (via = rmm__graph_defers_into(mr)) != NULL) {
+    if (RMM__UNLIKELY(mr && (RMM__ATOMIC_LOAD(&rmm__graph_captures) != 0 || RMM__ATOMIC_LOAD(&rmm__graph_ending) != 0)) &&
+        (via = rmm__graph_defers_into(mr)) != NULL) {
         /* a free deferred to rmm_capture_end would be made into it (or through it): not destroyed */
         if (via == mr)
             (void)RMM__INVALID("rmm_resource_destroy: the '%s' resource %p is not destroyed: a free of its memory waits for rmm_capture_end "
@@ -3553,10 +3562,12 @@ RMM__PRIVATE rmm_status rmm__oom_explain(rmm_resource *mr, const rmm__oom_facts 
 typedef struct rmm__overalign {
     rmm__mutex lock;
     rmm__addr_map map; /* aligned pointer -> raw pointer */
+    size_t records;    /* atomic: the map's records (read without the lock by rmm__overalign_misfreed) */
     bool ready;
 } rmm__overalign;
 RMM__PRIVATE bool rmm__overalign_init(rmm__overalign *o) {
     rmm__mutex_init(&o->lock);
+    o->records = 0;
     o->ready = rmm__addr_map_init(&o->map, 16);
     if (!o->ready) rmm__mutex_destroy(&o->lock);
     return o->ready;
@@ -3581,9 +3592,9 @@ RMM__PRIVATE bool rmm__overalign_holds(rmm__overalign *o, const void *aligned) {
 /* Whether ptr, freed with the default alignment, is an over-aligned block o remembers (a raw
    pointer that was aligned already is its own aligned address: freed raw, the record stayed, and
    a later block at that address could not be recorded). Only o's records are looked at, and
-   only for an address aligned past 256. O(1); a lock. */
+   only for an address aligned past 256 while o has any: one atomic load, else O(1) and a lock. */
 static inline bool rmm__overalign_misfreed(rmm__overalign *o, const void *ptr) {
-    return ((uintptr_t)ptr & (2 * RMM_ALIGNMENT - 1)) == 0 && rmm__overalign_holds(o, ptr);
+    return ((uintptr_t)ptr & (2 * RMM_ALIGNMENT - 1)) == 0 && RMM__ATOMIC_LOAD(&o->records) != 0 && rmm__overalign_holds(o, ptr);
 }
 /* The size to request from upstream for an over-aligned block; false on overflow. */
 RMM__PRIVATE bool rmm__overalign_request(size_t bytes, size_t alignment, size_t *request) {
@@ -3598,6 +3609,7 @@ RMM__PRIVATE bool rmm__overalign_remember(rmm__overalign *o, void *raw, size_t a
     if (!o->ready) return false;
     rmm__lock(&o->lock);
     ok = rmm__addr_map_record(&o->map, a, raw);
+    if (ok) RMM__ATOMIC_ADD(&o->records, 1);
     rmm__unlock(&o->lock);
     *aligned = (void *)a;
     return ok;
@@ -3631,6 +3643,7 @@ RMM__PRIVATE rmm_status rmm__overalign_free_block(rmm__overalign *o, void *align
     st = free_raw(raw, arg);
     rmm__lock(&o->lock);
     rmm__addr_map_settle(&o->map, (uintptr_t)aligned, raw, st == RMM_SUCCESS);
+    if (st == RMM_SUCCESS) RMM__ATOMIC_SUB(&o->records, 1);
     rmm__unlock(&o->lock);
     return st;
 }
@@ -7710,6 +7723,17 @@ typedef struct rmm__gp_deferred {
     size_t bytes, alignment;
     rmm_stream stream;
 } rmm__gp_deferred;
+/* The deferred frees an rmm_capture_end has taken off its pool's list and is making now: still
+   seen by rmm_resource_destroy (rmm__graph_defers_into) until they are made. Under the graph lock. */
+typedef struct rmm__gp_batch {
+    struct rmm__gp_batch *next;
+    size_t n;
+    rmm__gp_deferred items[1]; /* (n of them) */
+} rmm__gp_batch;
+static rmm__gp_batch *rmm__gp_ending_batches;
+/* Whether r is target or reaches it: upstream (rmm_resource_get_upstream) or, for a binning
+   resource, through its bins (defined with binning). At most 32 levels. */
+RMM__PRIVATE bool rmm__resource_reaches(const rmm_resource *r, const rmm_resource *target, int depth);
 typedef struct rmm__capture_reg {
     rmm_stream stream;
     rmm_graph_pool *gp;
@@ -8012,22 +8036,39 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_free(rmm_resource *mr, vo
     return RMM_SUCCESS;
 }
 
-/* For rmm_resource_destroy while captures are registered: the resource of a free deferred to
-   rmm_capture_end that is mr or reaches mr upstream (rmm_resource_get_upstream), else NULL. O(deferred
-   frees x depth of their resources' stacks). */
+/* For rmm_resource_destroy while captures are registered or ending: the resource of a free
+   deferred to rmm_capture_end (listed in a graph pool, or being made by an rmm_capture_end:
+   rmm__gp_ending_batches) that is mr or reaches it (rmm__resource_reaches), else NULL. The
+   resources are copied under the graph lock and walked after it (a binning resource's bins are
+   read under its own lock, which is held around upstream calls that may take the graph lock). If
+   host memory for the copy runs out, mr counts as reached (kept: nothing freed too early).
+   O(deferred frees x depth of their resources' stacks). */
 RMM__PRIVATE RMM__NOINLINE const rmm_resource *rmm__graph_defers_into(const rmm_resource *mr) {
     const rmm_graph_pool *gp;
-    const rmm_resource *hit = NULL;
-    size_t i;
+    const rmm__gp_batch *b;
+    const rmm_resource *hit = NULL, **seen;
+    size_t i, n = 0, k = 0;
     rmm__lock(&rmm__graph_lock);
-    for (gp = rmm__graph_pools; gp && !hit; gp = gp->next)
-        for (i = 0; i < gp->ndeferred && !hit; i++) {
-            const rmm_resource *r;
-            for (r = gp->deferred[i].mr; r && r != mr; r = rmm_resource_get_upstream(r)) {}
-            if (r) hit = gp->deferred[i].mr;
-        }
+    for (gp = rmm__graph_pools; gp; gp = gp->next) n += gp->ndeferred;
+    for (b = rmm__gp_ending_batches; b; b = b->next) n += b->n;
+    seen = n ? (const rmm_resource **)RMM_SYS_MALLOC(n * sizeof *seen) : NULL;
+    if (n && !seen) {
+        rmm__unlock(&rmm__graph_lock);
+        return mr;
+    }
+    for (gp = rmm__graph_pools; gp; gp = gp->next)
+        for (i = 0; i < gp->ndeferred; i++) seen[k++] = gp->deferred[i].mr;
+    for (b = rmm__gp_ending_batches; b; b = b->next)
+        for (i = 0; i < b->n; i++) seen[k++] = b->items[i].mr;
     rmm__unlock(&rmm__graph_lock);
+    for (i = 0; i < k && !hit; i++)
+        if (rmm__resource_reaches(seen[i], mr, 0)) hit = seen[i];
+    RMM_SYS_FREE((void *)seen);
     return hit;
+}
+RMM__IMPL bool rmm_resource_awaits_capture(const rmm_resource *mr) {
+    if (!mr || (RMM__ATOMIC_LOAD(&rmm__graph_captures) == 0 && RMM__ATOMIC_LOAD(&rmm__graph_ending) == 0)) return false;
+    return rmm__graph_defers_into(mr) != NULL;
 }
 /* For rmm_record_stream: 0 iff ptr is in no graph pool, 1 iff it is a live block of one, 2 iff it
    lies in one's chunk but is not a live block's address. */
@@ -8112,6 +8153,7 @@ RMM__IMPL rmm_status rmm_capture_begin(rmm_graph_pool *gp, rmm_stream stream) {
 RMM__IMPL rmm_status rmm_capture_end(rmm_graph_pool *gp, rmm_stream stream) {
     size_t at = 0, n, i, k = 0, m = 0;
     uint64_t seq;
+    rmm__gp_batch *batch = NULL;
     rmm__gp_deferred *mine = NULL;
     rmm_graph_pool *zombies = NULL;
     rmm_status st = RMM_SUCCESS;
@@ -8122,9 +8164,16 @@ RMM__IMPL rmm_status rmm_capture_end(rmm_graph_pool *gp, rmm_stream stream) {
         return RMM__INVALID("rmm_capture_end: stream %p is not registered with graph pool %p", (void *)stream, (void *)gp);
     }
     for (i = 0; i < gp->ndeferred; i++) m += gp->deferred[i].stream == stream;
-    if (m && !(mine = (rmm__gp_deferred *)RMM_SYS_MALLOC(m * sizeof *mine))) {
+    if (m && !(batch = (rmm__gp_batch *)RMM_SYS_MALLOC(sizeof *batch + (m - 1) * sizeof batch->items[0]))) {
         rmm__unlock(&rmm__graph_lock);
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_capture_end: out of host memory (stream %p stays registered)", (void *)stream);
+    }
+    if (batch) { /* (listed: rmm_resource_destroy still sees these frees until they are made) */
+        mine = batch->items;
+        batch->n = m;
+        batch->next = rmm__gp_ending_batches;
+        rmm__gp_ending_batches = batch;
+        RMM__ATOMIC_ADD(&rmm__graph_ending, 1);
     }
     for (i = 0; i < gp->ndeferred; i++) {
         if (gp->deferred[i].stream == stream) mine[k++] = gp->deferred[i];
@@ -8159,7 +8208,15 @@ RMM__IMPL rmm_status rmm_capture_end(rmm_graph_pool *gp, rmm_stream stream) {
         rmm_status one = rmm_deallocate_aligned(mine[i].mr, mine[i].ptr, mine[i].bytes, mine[i].alignment, stream);
         if (one != RMM_SUCCESS && st == RMM_SUCCESS) st = one;
     }
-    RMM_SYS_FREE(mine);
+    if (batch) {
+        rmm__gp_batch **at_batch;
+        rmm__lock(&rmm__graph_lock);
+        for (at_batch = &rmm__gp_ending_batches; *at_batch != batch; at_batch = &(*at_batch)->next) {}
+        *at_batch = batch->next;
+        RMM__ATOMIC_SUB(&rmm__graph_ending, 1);
+        rmm__unlock(&rmm__graph_lock);
+        RMM_SYS_FREE(batch);
+    }
     return st;
 }
 RMM__IMPL rmm_status rmm_graph_pool_get_info(rmm_graph_pool *gp, size_t *reserved_bytes, size_t *used_bytes) {
@@ -9090,6 +9147,24 @@ RMM__IMPL rmm_status rmm_binning_add_bin(rmm_resource *binning, size_t allocatio
     return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "rmm_binning_add_bin: compiled out by RMM_NO_BINNING");
 }
 #endif /* RMM_NO_BINNING */
+
+RMM__PRIVATE bool rmm__resource_reaches(const rmm_resource *r, const rmm_resource *target, int depth) {
+    for (; r && depth < 32; r = rmm_resource_get_upstream(r), depth++) {
+        if (r == target) return true;
+#if !defined(RMM_NO_BINNING)
+        if (r->vtable == &rmm__binning_vtable) { /* its bins (the upstream is walked next) */
+            rmm__binning *b = (rmm__binning *)(uintptr_t)r;
+            bool hit = false;
+            size_t i;
+            rmm__lock(&b->lock);
+            for (i = 0; i < b->count && !hit; i++) hit = b->bins[i].mr && rmm__resource_reaches(b->bins[i].mr, target, depth + 1);
+            rmm__unlock(&b->lock);
+            if (hit) return true;
+        }
+#endif
+    }
+    return false;
+}
 RMM__IMPL rmm_binning_desc rmm_binning_desc_default(void) {
     rmm_binning_desc d;
     d.min_size_exponent = 0;
@@ -9163,7 +9238,7 @@ RMM__PRIVATE rmm_status rmm__binning_base_step(rmm_resource *mr, const char **p,
    no thread's cache holds, give their wholly free superblocks back (after one device synchronize
    for all of them) and are dropped when they hold nothing, each time the number of arenas reaches
    its sweep mark (32, or twice the arenas a sweep left), so threads and streams that
-   come and go cost bounded memory (a foreign stream per loop: at most 31 arenas) and no synchronize
+   come and go cost bounded memory (a foreign stream per loop: at most 63 arenas) and no synchronize
    per newcomer. */
 typedef struct rmm__arena_local {
     rmm__sstate ss;          /* its key, its stream or thread (gone or not) */
@@ -9174,6 +9249,7 @@ typedef struct rmm__arena_local {
     rmm__chunk *superblocks;
     size_t superblock_count; /* written under lock, read anywhere (relaxed) */
     int pins;                /* atomic: the thread caches that hold it as a foreign stream's arena */
+    uint64_t pinned_at;      /* the arena's sweep count when a cache last took it (registry lock) */
     /* A foreign stream's arena (keyed by the stream's id): blocks freed on the stream since its
        last event wait here (out of `used`, parked = the arena, LIFO through free_next), not in
        `free`, until an event on the stream covers them all (rmm__arena_park); so every block in
@@ -9211,6 +9287,7 @@ typedef struct rmm__arena {
     rmm__chunk *unsynced;      /* superblocks taken out of their arenas whose synchronize failed:
                                   in no arena, lent still, until a collect synchronizes (registry lock) */
     uint64_t generation;
+    uint64_t sweeps;          /* rmm__arena_reclaim_gone calls so far (registry lock) */
     struct rmm__arena *next_live; /* in rmm__arenas_live */
     void *heap; /* RMM_NVTX: the whole arena as one NVTX heap */
 } rmm__arena;
@@ -9410,6 +9487,7 @@ RMM__PRIVATE rmm_status rmm__arena_local_for(rmm__arena *a, rmm_stream stream, c
             e->id = l->ss.key;
             e->reg = NULL;
             RMM__ATOMIC_ADD(&l->pins, 1);
+            l->pinned_at = a->sweeps;
         } else {
             e->id = 0;
             e->reg = l->ss.reg;
@@ -9468,13 +9546,16 @@ RMM__PRIVATE size_t rmm__arena_detach_free(rmm__arena_local *l, rmm__chunk **out
     }
     return detached;
 }
-/* Whether l is a foreign stream's arena that no thread's cache holds (no pin) and no call is
-   using: such a stream may be gone (the library cannot tell), so its wholly free superblocks go
-   back with the gone ones' (red team 16: each foreign stream that came and went kept its arena
-   and a superblock until the arena ran dry, up to twice the superblocks of states, 145 MB of host
-   memory for a 2 GiB arena). A live one borrows again at its next allocation. Registry lock held. */
+/* Whether l is a foreign stream's arena that no thread's cache holds (no pin), no call is using,
+   and no cache has taken since before the previous sweep: such a stream may be gone (the library
+   cannot tell), so its wholly free superblocks go back with the gone ones' (red team 16: each
+   foreign stream that came and went kept its arena and a superblock until the arena ran dry, up
+   to twice the superblocks of states, 145 MB of host memory for a 2 GiB arena). A live one
+   borrows again at its next allocation; one in use between two sweeps is left alone (a review's
+   find: a thread cycling over more foreign streams than its cache holds made a device synchronize
+   every 28 misses when any uncached arena went). Registry lock held. */
 static inline bool rmm__arena_idle_foreign(const rmm__arena *a, rmm__arena_local *l) {
-    return rmm__so_by_id(&l->ss) && !l->ss.busy && &l->ss != a->so.last && RMM__ATOMIC_LOAD(&l->pins) == 0;
+    return rmm__so_by_id(&l->ss) && !l->ss.busy && &l->ss != a->so.last && RMM__ATOMIC_LOAD(&l->pins) == 0 && l->pinned_at + 2 <= a->sweeps;
 }
 /* Returns every wholly free superblock of every arena (of gone ones and idle foreign ones
    (rmm__arena_idle_foreign) only, if gone_only) to the global arena, then drops the arenas of gone
@@ -9536,7 +9617,9 @@ RMM__PRIVATE size_t rmm__arena_collect(rmm__arena *a, bool gone_only, rmm_status
 }
 RMM__PRIVATE void rmm__arena_reclaim_gone(rmm__arena *a) {
     rmm_status st;
-    size_t returned = rmm__arena_collect(a, true, &st); /* (a failed synchronize is logged there; the caller goes on) */
+    size_t returned;
+    a->sweeps++;
+    returned = rmm__arena_collect(a, true, &st); /* (a failed synchronize is logged there; the caller goes on) */
     if (returned) RMM__LOG(RMM_LOG_LEVEL_DEBUG, "arena %p: %zu bytes of superblocks of exited threads and destroyed streams returned", (void *)a, returned);
 }
 /* On exhaustion: every arena's wholly free superblocks go back to the global arena. Fails with

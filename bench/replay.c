@@ -5,12 +5,14 @@
        Thread,Time,Action,Pointer,Size,Stream
        1,11:15:07.384197,allocate,0x7f9fa5e00000,37632,0
    Action is "allocate", "free", "allocate failure" (skipped) or "free failure" (rmm.h's logging
-   adaptor, after a free that failed: the block is live again, replayed as an allocation); Pointer is hex with 0x
+   adaptor, after a free that failed: a block that free took is live again, with its size,
+   replayed as an allocation; after a free that matched none, skipped); Pointer is hex with 0x
    (glibc %p, "(nil)" for NULL); Size is decimal bytes; Stream is hex without 0x (0: default stream;
    every other value gets a stream of its own from rmm_stream_create). The whole log is parsed into
    memory first. A hash map from logged pointer to allocation number pairs every free with its
    allocation while parsing, so the timed replay indexes an array and does no hashing; frees of
-   pointers the log never allocated are dropped (and counted), frees use the logged size, and
+   pointers the log never allocated are dropped (and counted), frees use the size the block was
+   allocated with (a free logged with another size is counted as a mismatch), and
    blocks still live at the end of the log are freed after timing.
 
    Resources (--resource NAME[,NAME...]; each run gets a fresh one):
@@ -329,9 +331,13 @@ static int trace_parse(FILE *f, trace *t) {
     char *line = NULL, *fields[8];
     size_t linecap = 0, live = 0, live_rounded = 0;
     ssize_t len;
-    ptr_map map;
+    ptr_map map, freed; /* freed: the slot each pointer's last matched free ended, for a "free failure" row */
     int rc = 0;
     if (!ptr_map_init(&map, 1 << 14)) return -1;
+    if (!ptr_map_init(&freed, 1 << 10)) {
+        ptr_map_free(&map);
+        return -1;
+    }
     while ((len = getline(&line, &linecap, f)) > 0) {
         int nf;
         const char *action;
@@ -353,8 +359,7 @@ static int trace_parse(FILE *f, trace *t) {
             t->failures++;
             continue;
         }
-        if (!strcmp(action, "free failure")) action = "allocate"; /* (the free before it did not happen: live again) */
-        if (strcmp(action, "allocate") && strcmp(action, "free")) {
+        if (strcmp(action, "allocate") && strcmp(action, "free") && strcmp(action, "free failure")) {
             t->bad_lines++;
             continue;
         }
@@ -373,6 +378,13 @@ static int trace_parse(FILE *f, trace *t) {
         memset(&e, 0, sizeof e);
         e.stream = (unsigned char)s;
         e.size = size;
+        if (!strcmp(action, "free failure")) { /* the free logged before it did not happen */
+            uint32_t *was = ptr ? ptr_map_find(&freed, ptr) : NULL;
+            if (!was || ptr_map_find(&map, ptr)) continue; /* its free matched no live block (counted there): nothing to undo */
+            size = e.size = t->slot_size[*was]; /* live again, with the size it was allocated with (replayed as an allocation) */
+            ptr_map_remove(&freed, ptr);
+            action = "allocate";
+        }
         if (!strcmp(action, "allocate")) {
             uint32_t *old;
             if (ptr == 0 || size == 0) { /* nothing to replay */
@@ -384,6 +396,7 @@ static int trace_parse(FILE *f, trace *t) {
                 break;
             }
             if ((old = ptr_map_find(&map, ptr)) != NULL) t->reused_live++; /* the old block's free was never logged */
+            ptr_map_remove(&freed, ptr);
             e.kind = EV_ALLOC;
             e.slot = (uint32_t)t->nslots;
             t->slot_size[t->nslots] = size;
@@ -403,15 +416,21 @@ static int trace_parse(FILE *f, trace *t) {
             uint32_t *slot = ptr ? ptr_map_find(&map, ptr) : NULL;
             if (!slot) {
                 t->unmatched_frees++;
+                if (ptr) ptr_map_remove(&freed, ptr); /* (a failure after it is this free's: nothing to undo) */
                 continue;
             }
             e.kind = EV_FREE;
             e.slot = *slot;
             if (size != t->slot_size[e.slot]) t->size_mismatches++;
+            e.size = t->slot_size[e.slot]; /* (a wrong size would only make the resource refuse the free) */
             t->free_at[e.slot] = t->n;
             live -= t->slot_size[e.slot];
             live_rounded -= round_up(t->slot_size[e.slot], RMM_ALIGNMENT);
             ptr_map_remove(&map, ptr);
+            if (!ptr_map_put(&freed, ptr, e.slot)) {
+                rc = -1;
+                break;
+            }
             t->frees++;
         }
         if (!push_event(t, e)) {
@@ -421,6 +440,7 @@ static int trace_parse(FILE *f, trace *t) {
     }
     free(line);
     ptr_map_free(&map);
+    ptr_map_free(&freed);
     if (rc == 0) {
         size_t i;
         for (i = 0; i < t->nslots; i++)

@@ -221,6 +221,19 @@ class Timeline(Base):
         self.assertIn("1 free whose Size differs", notes)
         self.assertEqual(pic.desc()["peak_live_bytes"], str(2 * MiB))
 
+    def test_free_failure_rows_undo_only_the_free_they_follow(self):
+        """rmm.h's logging adaptor writes "free failure" after a free that failed below it: a free
+        that took a live block is undone (the block live again, its own size); a failure after a
+        double free or a free of a wrong pointer undoes nothing (a review's find: it made a block)."""
+        rows = [("allocate", 0x1000, MiB), ("free", 0x1000, MiB), ("free failure", 0x1000, MiB),
+                ("allocate", 0x2000, 2 * MiB), ("free", 0x1000, MiB),                        # the retry
+                ("free", 0x1000, MiB), ("free failure", 0x1000, MiB),                        # a double free
+                ("free", 0x2100, 512), ("free failure", 0x2100, 512),                        # a wrong pointer
+                ("free", 0x2000, 99), ("free failure", 0x2000, 99)]                          # a wrong size
+        pic = self.plot("timeline", self.write("ff.csv", log_text(rows)))
+        self.assertEqual(pic.desc()["peak_live_bytes"], str(3 * MiB))
+        self.assertIn("2.0 MiB in 1 block still live at the end", " ".join(pic.texts("legend")))
+
     def test_failures_are_marked(self):
         rows = [("allocate", 0x1000, 4 * MiB), ("allocate failure", None, 64 * MiB),
                 ("allocate failure", None, 8 * MiB), ("free", 0x1000, 4 * MiB)]

@@ -203,6 +203,7 @@ def _read_rows(log, f, want_times, reference):
     times = [] if want_times else None
     tappend = times.append if want_times else None
     live_map = {}
+    last_freed = {}  # pointer -> the size its last matched free took (for a "free failure" row)
     live = peak = 0
     peak_index = -1
     peak_time = ""
@@ -219,6 +220,7 @@ def _read_rows(log, f, want_times, reference):
             a = p[2]
             if a == "allocate":
                 size = int(p[4])
+                last_freed.pop(p[3], None)
                 old = live_map.get(p[3])
                 if old is not None:
                     reused += 1
@@ -233,6 +235,10 @@ def _read_rows(log, f, want_times, reference):
             elif a == "free":
                 size = live_map.pop(p[3], None)
                 frees += 1
+                if size is not None:
+                    last_freed[p[3]] = size
+                else:  # (a failure after it is this free's: nothing to undo)
+                    last_freed.pop(p[3], None)
                 if size is None:
                     unknown += 1
                     unknown_bytes += int(p[4])
@@ -242,11 +248,12 @@ def _read_rows(log, f, want_times, reference):
                         mismatches += 1
             elif a == "allocate failure":
                 failures.append((i, int(p[4]), live))
-            elif a == "free failure":  # rmm.h: the free logged before it failed; live again
-                size = int(p[4])
-                live_map[p[3]] = size
-                live += size
-                frees -= 1
+            elif a == "free failure":  # rmm.h: the free logged before it failed
+                size = last_freed.pop(p[3], None)
+                if size is not None and p[3] not in live_map:  # that free took a live block: live again
+                    live_map[p[3]] = size
+                    live += size
+                    frees -= 1
             else:
                 raise ValueError(f"unknown action '{a}'")
             t = p[1]
