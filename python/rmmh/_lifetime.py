@@ -33,8 +33,10 @@ _deferred: list = []
 # What a destroy function returns when the C library kept the object for now: rmm.h's
 # rmm_resource_destroy does nothing while a free deferred to rmm_capture_end would reach the
 # resource (a capture registered through C directly, outside rmmh.graphs, which rmmh does not
-# count). The Record waits in _deferred, holding what it holds, and is tried again by the next
-# Record that runs with no capture counted, or at the end of rmmh's last registration.
+# count; rmmh_resource_destroy asks rmm_resource_awaits_capture first). The Record waits in
+# _deferred, holding what it holds, and is tried again when the next Record runs with no capture
+# counted (a later destruction of any resource or stream), or at the end of rmmh's last
+# registration; until then the resource lives on.
 LATER = object()
 
 
@@ -44,9 +46,11 @@ def run_deferred():
     others (the first exception is raised after all ran), and one that C keeps again waits on. CPython
     with the GIL: a Record's check of `captures` and its append are not under graphs' lock."""
     first = None
-    batch = _deferred[:]
-    del _deferred[:len(batch)]
-    for record in batch:
+    for _ in range(len(_deferred)):  # (those there now: one C keeps again goes to the end, for later)
+        try:
+            record = _deferred.pop(0)  # (atomic: two threads here never take one Record both)
+        except IndexError:
+            break
         try:
             record.run_now()
         except BaseException as e:  # noqa: B036  (the others still run)
@@ -71,9 +75,11 @@ class Record:
         if captures[0]:  # a capture is registered: after its end (see captures)
             _deferred.append(self)
             return
-        if _deferred:  # C kept some (see LATER): their captures may have ended since
-            run_deferred()
-        self.run_now()
+        try:
+            if _deferred:  # C kept some (see LATER): their captures may have ended since
+                run_deferred()
+        finally:
+            self.run_now()
 
     def run_now(self):
         later = False

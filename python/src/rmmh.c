@@ -166,25 +166,28 @@ RMMH_API int rmmh_stream_create(rmm_stream *out, int non_blocking) {
     return (int)(non_blocking ? rmm_stream_create(out) : rmm_stream_create_blocking(out));
 }
 
+/* rmm_resource_destroy for a Python finalizer: 1 iff rmm.h keeps the resource now (a free
+   deferred to rmm_capture_end would reach it: rmm_resource_awaits_capture; try again after the
+   capture), without calling the destroy; else 0, the resource destroyed, whatever the destroy
+   reported (a failing cudaFree of a pool's chunk: the resource is gone all the same). This
+   thread's last error and status are as before the call either way: a finalizer may run inside
+   another call that failed and has yet to read them (a failure callback dropping a temporary
+   resource). */
+RMMH_API int rmmh_resource_destroy(rmm_resource *mr) {
+    char saved[1024]; /* (rmm.h's last error holds at most 1023 bytes) */
+    rmm_status before;
+    if (rmm_resource_awaits_capture(mr)) return 1;
+    before = rmm_last_status();
+    snprintf(saved, sizeof saved, "%s", rmm_last_error());
+    rmm_resource_destroy(mr);
+    if (before != RMM_SUCCESS || saved[0]) (void)rmm_set_last_error(before, "%s", saved);
+    else (void)rmm_set_last_error(RMM_SUCCESS, NULL);
+    return 0;
+}
+
 /* ---- devices ------------------------------------------------------------------------------ */
 
 /* The current device, or -1 when it cannot be read (rmm_last_status() says why). */
-/* rmm_resource_destroy for a Python finalizer: 1 iff rmm.h kept the resource (a free deferred to
-   rmm_capture_end reaches it: try again after the capture), else 0. This thread's last error and
-   status are as before the call either way: a finalizer may run inside another call that failed
-   and has yet to read them (a failure callback dropping a temporary resource). */
-RMMH_API int rmmh_resource_destroy(rmm_resource *mr) {
-    char saved[1024];
-    rmm_status before = rmm_last_status(), kept;
-    snprintf(saved, sizeof saved, "%s", rmm_last_error());
-    (void)rmm_set_last_error(RMM_SUCCESS, NULL);
-    rmm_resource_destroy(mr);
-    kept = rmm_last_status();
-    if (before != RMM_SUCCESS || saved[0]) (void)rmm_set_last_error(before, "%s", saved);
-    else (void)rmm_set_last_error(RMM_SUCCESS, NULL);
-    return kept != RMM_SUCCESS;
-}
-
 RMMH_API int rmmh_get_device(void) {
     int d = -1;
     return rmm_get_device(&d) == RMM_SUCCESS ? d : -1;

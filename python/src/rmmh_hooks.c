@@ -111,15 +111,15 @@ static void rmmh__count_free(int device, size_t bytes) {
     __atomic_sub_fetch(&c->count, 1, __ATOMIC_RELAXED);
 }
 
-/* out[6]: current bytes, current blocks, peak bytes, total bytes, total blocks, failed
-   allocations of the hooks on `device` (requested sizes). INVALID_ARGUMENT for a bad device or
-   NULL out. Relaxed reads: exact when no hook call is in flight. */
 /* Whether `device` exists (as torch.cuda's statistics ask: a device past the count is an error,
    not 0 bytes). */
 static int rmmh__device_exists(int device) {
     int count = 0;
     return device >= 0 && device < RMM_MAX_DEVICES && rmm_get_device_count(&count) == RMM_SUCCESS && device < count;
 }
+/* out[6]: current bytes, current blocks, peak bytes, total bytes, total blocks, failed
+   allocations of the hooks on `device` (requested sizes). INVALID_ARGUMENT for a device that does
+   not exist or NULL out. Relaxed reads: exact when no hook call is in flight. */
 RMMH_API int rmmh_hooks_stats(int device, int64_t *out) {
     rmmh__counters *c;
     if (!out || !rmmh__device_exists(device))
@@ -356,8 +356,6 @@ static rmm_status rmmh__deallocate(rmm_resource *mr, void *p, size_t bytes, rmm_
     return st;
 }
 
-/* Allocates `bytes` on `stream` from the resource of `device` (which must be current unless
-   switch_device) and records the block. NULL on failure (rmm_last_error() says why). */
 /* Failed hook calls on this thread: a Python callback's exception kept for a failure (rmmh._lib's
    set_pending) belongs to the hook call under way when this count is what it was then; a hook
    fails without Python reading it, so the next failing rmmh call on the thread would take a stale
@@ -366,6 +364,8 @@ static rmm_status rmmh__deallocate(rmm_resource *mr, void *p, size_t bytes, rmm_
 static _Thread_local unsigned long rmmh__hook_failures;
 RMMH_API unsigned long rmmh_hook_failures(void) { return rmmh__hook_failures; }
 
+/* Allocates `bytes` on `stream` from the resource of `device` (which must be current unless
+   switch_device) and records the block. NULL on failure (rmm_last_error() says why). */
 static void *rmmh__hook_alloc(size_t bytes, int device, rmm_stream stream, int switch_device) {
     rmmh__hold *h;
     rmmh__block b;
