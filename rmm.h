@@ -310,6 +310,8 @@ RMMDEF rmm_status rmm_allocate_aligned(rmm_resource *mr, void **ptr, size_t byte
    once. NULL is a no-op. Fails with what the resource returns (CORRUPTION for a pointer it does not
    own, where the resource can tell). */
 RMMDEF rmm_status rmm_deallocate(rmm_resource *mr, void *ptr, size_t bytes, rmm_stream stream);
+/* As rmm_deallocate, for memory from rmm_allocate_aligned: with the alignment it was allocated with
+   (a block over-aligned by a base resource, freed with another, is CORRUPTION). */
 RMMDEF rmm_status rmm_deallocate_aligned(rmm_resource *mr, void *ptr, size_t bytes, size_t alignment, rmm_stream stream);
 /* Says that the block at ptr, allocated from mr (NULL: the current device resource), is used on
    `stream` too (PyTorch's Tensor.record_stream). When it is freed, on whatever stream S, the free
