@@ -28,6 +28,7 @@ rmmh.NotSupportedError on the host backend, and where the device or driver canno
 import ctypes
 import os
 import socket
+import threading
 from dataclasses import dataclass
 
 from . import _lib
@@ -128,6 +129,11 @@ def export_pointer(ptr):
     return bytes(out)
 
 
+# around ImportedPool's check of its imports, the C call and the record's change (every pool: a
+# rare path), so that two threads freeing one address make one cudaFree
+_imports_lock = threading.RLock()
+
+
 class ImportedPool:
     """A memory pool of another process, imported from its file descriptor (which this closes).
     Imported pools cannot allocate; import_pointer maps the exporter's blocks."""
@@ -157,28 +163,31 @@ class ImportedPool:
         _lib.check(_lib.rmmh_mempool_import_pointer(
             self.handle, _lib.IPC_BUFFER.from_buffer_copy(data), ctypes.byref(ptr)),
             "import_pointer")
-        self._imported.add(ptr.value)
+        with _imports_lock:
+            self._imported.add(ptr.value)
         return ptr.value
 
     def free(self, ptr):
         """Lets go of an imported block (before the exporter frees it). InvalidArgumentError for
         an address this pool did not import, or let go already (the C call is a cudaFree, which
         would free this process's own memory: a red team's find), and after close()."""
-        if not self.handle:
-            raise InvalidArgumentError("RMM_ERROR_INVALID_ARGUMENT", "ImportedPool.free: the pool is closed")
-        if ptr not in self._imported:
-            raise InvalidArgumentError("RMM_ERROR_INVALID_ARGUMENT", "ImportedPool.free(%s): not a block this pool imported, or freed already"
-                                       % (hex(ptr) if isinstance(ptr, int) else repr(ptr)))
-        _lib.check(_lib.rmmh_imported_free(ptr), "ImportedPool.free")
-        self._imported.discard(ptr)
+        with _imports_lock:
+            if not self.handle:
+                raise InvalidArgumentError("RMM_ERROR_INVALID_ARGUMENT", "ImportedPool.free: the pool is closed")
+            if ptr not in self._imported:
+                raise InvalidArgumentError("RMM_ERROR_INVALID_ARGUMENT", "ImportedPool.free(%s): not a block this pool imported, or freed already"
+                                           % (hex(ptr) if isinstance(ptr, int) else repr(ptr)))
+            _lib.check(_lib.rmmh_imported_free(ptr), "ImportedPool.free")
+            self._imported.discard(ptr)
 
     def close(self):
         """Frees what is still imported and destroys the imported pool."""
-        for ptr in list(self._imported):
-            self.free(ptr)
-        if self.handle:
-            h, self.handle = self.handle, None
-            _lib.check(_lib.rmmh_mempool_destroy(h), "ImportedPool.close")
+        with _imports_lock:
+            for ptr in list(self._imported):
+                self.free(ptr)
+            if self.handle:
+                h, self.handle = self.handle, None
+                _lib.check(_lib.rmmh_mempool_destroy(h), "ImportedPool.close")
 
     def __enter__(self):
         return self

@@ -330,3 +330,36 @@ def test_imported_pool_frees_only_what_it_imported(monkeypatch):
     with pytest.raises(rmm.InvalidArgumentError, match="closed"):
         pool.free(8192)
     assert calls == [4096, 8192]
+
+
+def test_imported_pool_free_from_two_threads_frees_once(monkeypatch):
+    """Two threads letting go of one imported address: one cudaFree, the other refused (the check
+    and the C call are one step under a lock)."""
+    import threading
+    import time
+    from rmmh import _lib, ipc
+    calls = []
+
+    def slow_free(p):
+        time.sleep(0.01)  # (a window between the check and the record's change)
+        calls.append(p)
+        return 0
+
+    monkeypatch.setattr(_lib, "rmmh_imported_free", slow_free)
+    monkeypatch.setattr(_lib, "rmmh_mempool_destroy", lambda h: 0)
+    pool = ipc.ImportedPool.__new__(ipc.ImportedPool)
+    pool.handle, pool._imported = 1234, {4096}
+    refused = []
+
+    def go():
+        try:
+            pool.free(4096)
+        except rmm.InvalidArgumentError:
+            refused.append(1)
+
+    threads = [threading.Thread(target=go) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert calls == [4096] and refused == [1]
