@@ -311,7 +311,8 @@ RMMDEF rmm_status rmm_allocate_aligned(rmm_resource *mr, void **ptr, size_t byte
    own, where the resource can tell). */
 RMMDEF rmm_status rmm_deallocate(rmm_resource *mr, void *ptr, size_t bytes, rmm_stream stream);
 /* As rmm_deallocate, for memory from rmm_allocate_aligned: with the alignment it was allocated with
-   (a block over-aligned by a base resource, freed with another, is CORRUPTION). */
+   (a block over-aligned by a base resource and freed with the default alignment is CORRUPTION;
+   other mismatches are not always detected). */
 RMMDEF rmm_status rmm_deallocate_aligned(rmm_resource *mr, void *ptr, size_t bytes, size_t alignment, rmm_stream stream);
 /* Says that the block at ptr, allocated from mr (NULL: the current device resource), is used on
    `stream` too (PyTorch's Tensor.record_stream). When it is freed, on whatever stream S, the free
@@ -432,7 +433,9 @@ RMMDEF rmm_resource *rmm_resource_get_upstream(const rmm_resource *mr);
    look through them (where a block of yours comes from is yours to say). Register each vtable once,
    before the walks meet it; registering it again replaces its function. At most 16 types: beyond
    that OUT_OF_MEMORY. INVALID_ARGUMENT for a NULL argument or a vtable of the library's own.
-   Thread-safe. */
+   get_upstream may be called with the library's graph lock held (rmm_resource_destroy and
+   rmm_resource_awaits_capture while captures are registered): it must only read, never call
+   rmm.h. Thread-safe. */
 RMMDEF rmm_status rmm_resource_register_type(const rmm_resource_vtable *vtable, rmm_resource *(*get_upstream)(const rmm_resource *mr));
 /* Checks every invariant of a library sub-allocator (pool, fixed-size, binning and its bins, arena)
    and returns CORRUPTION with a message naming the first one broken; SUCCESS for resources that keep
@@ -7734,7 +7737,8 @@ typedef struct rmm__gp_batch {
 } rmm__gp_batch;
 static rmm__gp_batch *rmm__gp_ending_batches;
 /* Whether r is target or reaches it: upstream (rmm_resource_get_upstream) or, for a binning
-   resource, through its bins (defined with binning). At most 32 levels. */
+   resource, through its bins (defined with binning; read with atomic loads, no lock). At most 32
+   levels. */
 RMM__PRIVATE bool rmm__resource_reaches(const rmm_resource *r, const rmm_resource *target, int depth);
 typedef struct rmm__capture_reg {
     rmm_stream stream;
@@ -8040,32 +8044,25 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_free(rmm_resource *mr, vo
 
 /* For rmm_resource_destroy while captures are registered or ending: the resource of a free
    deferred to rmm_capture_end (listed in a graph pool, or being made by an rmm_capture_end:
-   rmm__gp_ending_batches) that is mr or reaches it (rmm__resource_reaches), else NULL. The
-   resources are copied under the graph lock and walked after it (a binning resource's bins are
-   read under its own lock, which is held around upstream calls that may take the graph lock). If
-   host memory for the copy runs out, mr counts as reached (kept: nothing freed too early).
-   O(deferred frees x depth of their resources' stacks). */
+   rmm__gp_ending_batches) that is mr or reaches it (rmm__resource_reaches), else NULL. Walked
+   with the graph lock held, so that no resource on the way is destroyed meanwhile: each is
+   reached by a listed free, and its destroy waits for this lock to see that (a red team's find:
+   walked after the lock, a resource whose free another thread's end had just made was destroyed
+   under the walk). The walk takes no other lock. O(deferred frees x depth of their resources'
+   stacks). */
 RMM__PRIVATE RMM__NOINLINE const rmm_resource *rmm__graph_defers_into(const rmm_resource *mr) {
     const rmm_graph_pool *gp;
     const rmm__gp_batch *b;
-    const rmm_resource *hit = NULL, **seen;
-    size_t i, n = 0, k = 0;
+    const rmm_resource *hit = NULL;
+    size_t i;
     rmm__lock(&rmm__graph_lock);
-    for (gp = rmm__graph_pools; gp; gp = gp->next) n += gp->ndeferred;
-    for (b = rmm__gp_ending_batches; b; b = b->next) n += b->n;
-    seen = n ? (const rmm_resource **)RMM_SYS_MALLOC(n * sizeof *seen) : NULL;
-    if (n && !seen) {
-        rmm__unlock(&rmm__graph_lock);
-        return mr;
-    }
-    for (gp = rmm__graph_pools; gp; gp = gp->next)
-        for (i = 0; i < gp->ndeferred; i++) seen[k++] = gp->deferred[i].mr;
-    for (b = rmm__gp_ending_batches; b; b = b->next)
-        for (i = 0; i < b->n; i++) seen[k++] = b->items[i].mr;
+    for (gp = rmm__graph_pools; gp && !hit; gp = gp->next)
+        for (i = 0; i < gp->ndeferred && !hit; i++)
+            if (rmm__resource_reaches(gp->deferred[i].mr, mr, 0)) hit = gp->deferred[i].mr;
+    for (b = rmm__gp_ending_batches; b && !hit; b = b->next)
+        for (i = 0; i < b->n && !hit; i++)
+            if (rmm__resource_reaches(b->items[i].mr, mr, 0)) hit = b->items[i].mr;
     rmm__unlock(&rmm__graph_lock);
-    for (i = 0; i < k && !hit; i++)
-        if (rmm__resource_reaches(seen[i], mr, 0)) hit = seen[i];
-    RMM_SYS_FREE((void *)seen);
     return hit;
 }
 RMM__IMPL bool rmm_resource_awaits_capture(const rmm_resource *mr) {
@@ -8986,7 +8983,7 @@ RMM__PRIVATE rmm_status rmm__binning_bin_resource(rmm__binning *b, rmm__bin *bin
     }
     bin->maker = me;
     rmm__unlock(&b->lock);
-    d.block_bytes = bin->bytes;
+    d.block_bytes = bin->bytes + RMM__MARGIN; /* (a debug margin builds its blocks larger: a request of the bin's size fits) */
     d.blocks_to_preallocate = rmm__max(1, (2 * RMM__MIB) / bin->bytes);
     st = rmm_fixed_size_create(&r, b->upstream, &d);
     rmm__lock(&b->lock);
@@ -9154,14 +9151,14 @@ RMM__PRIVATE bool rmm__resource_reaches(const rmm_resource *r, const rmm_resourc
     for (; r && depth < 32; r = rmm_resource_get_upstream(r), depth++) {
         if (r == target) return true;
 #if !defined(RMM_NO_BINNING)
-        if (r->vtable == &rmm__binning_vtable) { /* its bins (the upstream is walked next) */
+        if (r->vtable == &rmm__binning_vtable) { /* its bins (fixed since its first allocation; a lazy one's
+                                                    resource is stored atomically), then the upstream */
             rmm__binning *b = (rmm__binning *)(uintptr_t)r;
-            bool hit = false;
             size_t i;
-            rmm__lock(&b->lock);
-            for (i = 0; i < b->count && !hit; i++) hit = b->bins[i].mr && rmm__resource_reaches(b->bins[i].mr, target, depth + 1);
-            rmm__unlock(&b->lock);
-            if (hit) return true;
+            for (i = 0; i < b->count; i++) {
+                const rmm_resource *bin = RMM__ATOMIC_LOAD(&b->bins[i].mr);
+                if (bin && rmm__resource_reaches(bin, target, depth + 1)) return true;
+            }
         }
 #endif
     }

@@ -135,6 +135,16 @@ TEST(binning_bins_and_upstream_overrun) {
     overrun_is_caught(bins, 700, 0, RMM_STREAM_DEFAULT);  /* a fixed-size bin */
     overrun_is_caught(bins, 9000, 3, RMM_STREAM_DEFAULT); /* another bin */
     overrun_is_caught(bins, 1 * MiB, 0, RMM_STREAM_DEFAULT); /* past the bins: the pool's block */
+    { /* a request of a bin's exact size fits its blocks, margin and all (a red team's find: the
+         bins' blocks were the bin's size, and such requests failed with OUT_OF_MEMORY) */
+        size_t sizes[] = {1024, 4096, 16384, 1000, 4000};
+        size_t i;
+        for (i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+            void *p = NULL;
+            CHECK_OK(rmm_allocate(bins, &p, sizes[i], RMM_STREAM_DEFAULT));
+            CHECK_OK(rmm_deallocate(bins, p, sizes[i], RMM_STREAM_DEFAULT));
+        }
+    }
     rmm_resource_destroy(bins);
     rmm_resource_destroy(pool);
 }

@@ -150,9 +150,78 @@ TEST(streams_come_and_go_on_many_threads) {
     rmm_resource_destroy(pool);
 }
 
+/* rmm_resource_awaits_capture (and rmm_resource_destroy's check) walks the resources of the
+   deferred frees while another thread ends its capture and destroys the resource whose free it
+   has just made: the walk holds the graph lock, so no resource on its way goes meanwhile (a red
+   team's find: the walk ran after the lock, on a destroyed statistics adaptor; ASan and TSan). */
+static rmm_resource *walk_base, *walk_unrelated;
+static rmm_graph_pool *walk_gp1;
+static rmm_stream walk_s1;
+static int walk_go, walk_stop;
+static void *walk_churn(void *arg) {
+    int i;
+    (void)arg;
+    while (!__atomic_load_n(&walk_go, __ATOMIC_ACQUIRE)) {}
+    for (i = 0; i < 1000; i++) {
+        rmm_resource *r = NULL;
+        void *p = NULL;
+        if (rmm_statistics_adaptor_create(&r, walk_base) != RMM_SUCCESS) break;
+        (void)rmm_allocate(r, &p, 256, walk_s1);
+        (void)rmm_capture_begin(walk_gp1, walk_s1);
+        (void)rmm_deallocate(r, p, 256, walk_s1); /* deferred */
+        (void)rmm_capture_end(walk_gp1, walk_s1); /* made now */
+        rmm_resource_destroy(r);                  /* allowed now */
+    }
+    __atomic_store_n(&walk_stop, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+static void *walk_query(void *arg) {
+    (void)arg;
+    while (!__atomic_load_n(&walk_stop, __ATOMIC_ACQUIRE)) (void)rmm_resource_awaits_capture(walk_unrelated);
+    return NULL;
+}
+TEST(capture_walks_see_no_resource_go) {
+    rmm_resource *deep[8], *top;
+    rmm_graph_pool *gp2 = NULL;
+    rmm_stream s2 = NULL;
+    void *ps[2048];
+    int i;
+    pthread_t a, b;
+    NEED_GPU();
+    CHECK_OK(rmm_cuda_resource_create(&walk_base));
+    CHECK_OK(rmm_cuda_resource_create(&walk_unrelated));
+    CHECK_OK(rmm__stream_create_raw(&walk_s1, false));
+    CHECK_OK(rmm__stream_create_raw(&s2, false));
+    top = walk_base;
+    for (i = 0; i < 8; i++) {
+        CHECK_OK(rmm_statistics_adaptor_create(&deep[i], top));
+        top = deep[i];
+    }
+    CHECK_OK(rmm_graph_pool_create(&walk_gp1, walk_base, 1 << 20));
+    CHECK_OK(rmm_graph_pool_create(&gp2, walk_base, 1 << 20));
+    for (i = 0; i < 2048; i++) CHECK_OK(rmm_allocate(top, &ps[i], 256, s2));
+    CHECK_OK(rmm_capture_begin(gp2, s2));
+    for (i = 0; i < 2048; i++) CHECK_OK(rmm_deallocate(top, ps[i], 256, s2)); /* a long list to walk */
+    CHECK(rmm_resource_awaits_capture(walk_base) && !rmm_resource_awaits_capture(walk_unrelated));
+    pthread_create(&a, NULL, walk_churn, NULL);
+    pthread_create(&b, NULL, walk_query, NULL);
+    __atomic_store_n(&walk_go, 1, __ATOMIC_RELEASE);
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+    CHECK_OK(rmm_capture_end(gp2, s2));
+    for (i = 7; i >= 0; i--) rmm_resource_destroy(deep[i]);
+    CHECK_OK(rmm_graph_pool_destroy(walk_gp1));
+    CHECK_OK(rmm_graph_pool_destroy(gp2));
+    rmm_resource_destroy(walk_unrelated);
+    rmm_resource_destroy(walk_base);
+    CHECK_OK(rmm__stream_destroy_raw(walk_s1));
+    CHECK_OK(rmm__stream_destroy_raw(s2));
+}
+
 int main(void) {
     HARNESS_INIT();
     RUN(statistics_push_and_pop_lose_no_counts);
     RUN(streams_come_and_go_on_many_threads);
+    RUN(capture_walks_see_no_resource_go);
     return harness_main_end();
 }
