@@ -1227,14 +1227,6 @@ TEST(statistics_count_a_huge_request_at_int64_max) {
 
 /* A free that fails below the logging adaptor: its "free" row (written first) is followed by a
    "free failure" row; a free that succeeds after it writes "free" only. */
-static rmm_status refusing_allocate(void **ptr, size_t bytes, rmm_stream stream, void *arg) {
-    (void)arg;
-    return rmm_allocate(rmm_get_current_device_resource(), ptr, bytes, stream);
-}
-static void refusing_deallocate(void *ptr, size_t bytes, rmm_stream stream, void *arg) {
-    (void)arg;
-    (void)rmm_deallocate(rmm_get_current_device_resource(), ptr, bytes, stream);
-}
 TEST(logging_marks_a_failed_free) {
     rmm_resource *cb = NULL, *tr = NULL, *lg = NULL;
     void *p = NULL;
@@ -1243,7 +1235,7 @@ TEST(logging_marks_a_failed_free) {
     FILE *f = tmpfile();
     NEED_GPU();
     if (!f) return;
-    CHECK_OK(rmm_callback_resource_create(&cb, refusing_allocate, refusing_deallocate, NULL));
+    CHECK_OK(rmm_callback_resource_create(&cb, cb_alloc_plain, cb_free_plain, NULL));
     CHECK_OK(rmm_tracking_adaptor_create(&tr, cb, false));
     CHECK_OK(rmm_logging_adaptor_create_file(&lg, tr, f, false));
     if (!lg) return;

@@ -263,27 +263,24 @@ def restore_pending(pending):
         _tls.pending = pending
 
 
-def _take_pending(status):
-    """The kept exception if the failing status is the one it was kept with, else None; the slot
-    is empty afterwards either way (an exception kept for another failure is stale)."""
+def _take_pending(status, hook_failures_since=0):
+    """The kept exception if the failing status is the one it was kept with and exactly
+    hook_failures_since hook calls have failed on the thread since, else None; the slot is empty
+    afterwards either way (an exception kept for another failure is stale)."""
     pending = getattr(_tls, "pending", None)
     if pending is None:
         return None
     _tls.pending = None
     exc, kept_status, hook_failures = pending
-    return exc if kept_status == status and hook_failures == rmmh_hook_failures() else None
+    return exc if kept_status == status and hook_failures + hook_failures_since == rmmh_hook_failures() else None
 
 
 def take_hook_pending(status):
     """The kept callback exception if it was kept, with this status, during the hook call on this
     thread that failed last and no hook call has failed since (CuPy's fast path builds its error
     right after the hook returns), else None; the slot is empty afterwards either way."""
-    pending = getattr(_tls, "pending", None)
-    if pending is None:
-        return None
-    _tls.pending = None
-    exc, kept_status, hook_failures = pending
-    return _translate_callback_error(exc) if kept_status == status and hook_failures + 1 == rmmh_hook_failures() else None
+    pending = _take_pending(status, hook_failures_since=1)
+    return None if pending is None else _translate_callback_error(pending)
 
 
 def _translate_callback_error(exc):
