@@ -839,7 +839,8 @@ typedef struct rmm_statistics {
 /* Counts requested bytes and allocations (current value, peak, total) with atomics: no lock on
    allocate or free. Counted after a successful upstream allocation and uncounted after a successful
    upstream free (a failed or refused free changes nothing); frees count against the innermost
-   scope, as in RMM. */
+   scope, as in RMM. A request past INT64_MAX bytes counts as INT64_MAX, and a total stays at
+   INT64_MAX once it gets there. */
 RMMDEF rmm_status rmm_statistics_adaptor_create(rmm_resource **out, rmm_resource *upstream);
 /* The innermost scope's counters. INVALID_ARGUMENT iff out is NULL or mr is not a statistics adaptor. */
 RMMDEF rmm_status rmm_statistics_get(rmm_resource *mr, rmm_statistics *out);
@@ -10323,10 +10324,16 @@ typedef struct rmm__stats {
     rmm__stats_scope scopes[RMM__STATS_MAX_DEPTH];
     rmm__mutex scope_lock; /* push and pop only */
 } rmm__stats;
+/* Adds n >= 0 to a total, which stays at INT64_MAX once past it (a long-lived program may move
+   that many bytes: 9.2 EB, about 107 days at 1 TB/s). The add wraps (the __atomic builtins wrap),
+   and the store puts it back: a read between the two sees it negative. */
+static inline void rmm__total_add(int64_t *total, int64_t n) {
+    if (RMM__UNLIKELY(RMM__ATOMIC_ADD_RELAXED(total, n) < 0)) RMM__ATOMIC_STORE_RELAXED(total, INT64_MAX);
+}
 RMM__PRIVATE void rmm__counter_add(rmm_counter *c, int64_t n) {
     int64_t now = RMM__ATOMIC_ADD_RELAXED(&c->value, n), peak;
     if (n <= 0) return;
-    RMM__ATOMIC_ADD_RELAXED(&c->total, n);
+    rmm__total_add(&c->total, n);
     peak = RMM__ATOMIC_LOAD_RELAXED(&c->peak);
     while (now > peak && !RMM__ATOMIC_CAS_WEAK_RELAXED(&c->peak, &peak, now)) {
     }
@@ -10412,7 +10419,7 @@ RMM__PRIVATE void rmm__counter_fold(rmm_counter *outer, const rmm_counter *inner
     while (folded_peak > peak && !RMM__ATOMIC_CAS_WEAK_RELAXED(&outer->peak, &peak, folded_peak)) {
     }
     RMM__ATOMIC_ADD_RELAXED(&outer->value, inner->value);
-    RMM__ATOMIC_ADD_RELAXED(&outer->total, inner->total);
+    rmm__total_add(&outer->total, inner->total);
 }
 RMM__IMPL rmm_status rmm_statistics_pop(rmm_resource *mr, rmm_statistics *popped) {
     rmm__stats *s = (rmm__stats *)mr;

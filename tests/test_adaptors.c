@@ -1225,6 +1225,36 @@ TEST(statistics_count_a_huge_request_at_int64_max) {
     rmm_resource_destroy(cb);
 }
 
+/* Totals stay at INT64_MAX once past it, in a scope and folded out of one (they wrapped negative). */
+TEST(statistics_totals_stay_at_int64_max) {
+    rmm_resource *cb = NULL, *st = NULL;
+    rmm_statistics s, popped;
+    void *p = NULL;
+    const size_t half = (size_t)INT64_MAX / 2 + 4096;
+    int i;
+    CHECK_OK(rmm_callback_resource_create(&cb, huge_allocate, huge_deallocate, NULL));
+    CHECK_OK(rmm_statistics_adaptor_create(&st, cb));
+    if (!st) return;
+    for (i = 0; i < 3; i++) { /* one live at a time: only the totals go past */
+        CHECK_OK(rmm_allocate(st, &p, half, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_deallocate(st, p, half, RMM_STREAM_DEFAULT));
+    }
+    CHECK_OK(rmm_statistics_get(st, &s));
+    CHECK(s.bytes.value == 0 && s.bytes.peak == (int64_t)half && s.bytes.total == INT64_MAX);
+    CHECK(s.count.value == 0 && s.count.total == 3);
+    CHECK_OK(rmm_statistics_push(st));
+    for (i = 0; i < 2; i++) {
+        CHECK_OK(rmm_allocate(st, &p, half, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_deallocate(st, p, half, RMM_STREAM_DEFAULT));
+    }
+    CHECK_OK(rmm_statistics_pop(st, &popped));
+    CHECK(popped.bytes.total == INT64_MAX && popped.count.total == 2);
+    CHECK_OK(rmm_statistics_get(st, &s)); /* the fold of INT64_MAX into INT64_MAX */
+    CHECK(s.bytes.value == 0 && s.bytes.total == INT64_MAX && s.count.total == 5);
+    rmm_resource_destroy(st);
+    rmm_resource_destroy(cb);
+}
+
 /* A free that fails below the logging adaptor: its "free" row (written first) is followed by a
    "free failure" row; a free that succeeds after it writes "free" only. */
 TEST(logging_marks_a_failed_free) {
@@ -1862,6 +1892,7 @@ int main(void) {
     RUN(debug_log_file_gets_pool_warnings);
     RUN(limiting_refusal_near_size_max_keeps_the_count);
     RUN(statistics_count_a_huge_request_at_int64_max);
+    RUN(statistics_totals_stay_at_int64_max);
     RUN(logging_marks_a_failed_free);
     RUN(failure_callback_keeps_the_failed_request_message);
     if (made_debug_log) remove(debug_log_path);
