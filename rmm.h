@@ -1029,7 +1029,10 @@ RMMDEF rmm_status rmm_mem_pool_destroy_imported(rmm_mem_pool pool);
    Every function fails with INVALID_ARGUMENT for a NULL container, and with the resource's status
    (OUT_OF_MEMORY...) when an allocation fails: then the container is exactly as it was (size,
    capacity, data, contents and stream). After release the container is empty (data NULL, size and
-   capacity 0) and may be released again. Not thread-safe (one container, one user at a time). */
+   capacity 0) and may be released again. A zeroed rmm_device_buffer is empty too: its first
+   allocation (resize, reserve) takes the current device and resource and keeps them. A failed
+   create leaves an empty buffer of the resource and device it resolved (zeroed if it resolved
+   none). Not thread-safe (one container, one user at a time). */
 typedef struct rmm_device_buffer {
     void *data;
     size_t size;
@@ -1074,23 +1077,35 @@ RMMDEF rmm_status rmm_device_uvector_release(rmm_device_uvector *v);
 
 /* Declares typed helpers, e.g. RMM_DEVICE_UVECTOR_TYPED(f32, float) gives
    rmm_device_uvector_f32_create(v, count, stream, mr), _set(v, index, float value, stream) and
-   _get(v, index, float *out, stream). Use at file scope. */
-#define RMM_DEVICE_UVECTOR_TYPED(suffix, T)                                                                   \
-    static inline rmm_status rmm_device_uvector_##suffix##_create(rmm_device_uvector *v, size_t count,        \
-                                                                  rmm_stream stream, rmm_resource *mr) {     \
-        return rmm_device_uvector_create(v, sizeof(T), count, stream, mr);                                   \
-    }                                                                                                         \
-    static inline rmm_status rmm_device_uvector_##suffix##_set(rmm_device_uvector *v, size_t index, T value,  \
-                                                               rmm_stream stream) {                           \
-        if (v && v->element_size != sizeof(T)) return RMM_ERROR_INVALID_ARGUMENT;                            \
-        /* synchronous: the host value must outlive the copy */                                               \
-        rmm_status st_ = rmm_device_uvector_set_element_async(v, index, &value, stream);                     \
-        return st_ != RMM_SUCCESS ? st_ : rmm_stream_synchronize(stream);                                    \
-    }                                                                                                         \
-    static inline rmm_status rmm_device_uvector_##suffix##_get(const rmm_device_uvector *v, size_t index,     \
-                                                               T *out, rmm_stream stream) {                   \
-        if (v && v->element_size != sizeof(T)) return RMM_ERROR_INVALID_ARGUMENT;                            \
-        return rmm_device_uvector_get_element(v, index, out, stream);                                        \
+   _get(v, index, float *out, stream), which refuse a uvector of another element size
+   (INVALID_ARGUMENT, with a message). Use at file scope. */
+#if defined(__GNUC__) || defined(__clang__)
+#define RMM__TYPED_UNUSED __attribute__((unused)) /* (nvcc warns of unused static functions) */
+#else
+#define RMM__TYPED_UNUSED
+#endif
+#define RMM_DEVICE_UVECTOR_TYPED(suffix, T)                                                                                  \
+    static inline RMM__TYPED_UNUSED rmm_status rmm_device_uvector_##suffix##_create(                                         \
+        rmm_device_uvector *v, size_t count, rmm_stream stream, rmm_resource *mr) {                                          \
+        return rmm_device_uvector_create(v, sizeof(T), count, stream, mr);                                                   \
+    }                                                                                                                        \
+    static inline RMM__TYPED_UNUSED rmm_status rmm_device_uvector_##suffix##_set(                                            \
+        rmm_device_uvector *v, size_t index, T value, rmm_stream stream) {                                                   \
+        if (v && v->element_size != sizeof(T))                                                                               \
+            return rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT,                                                            \
+                                      "rmm_device_uvector_" #suffix "_set: elements of %zu bytes, not sizeof(" #T ") = %zu", \
+                                      v->element_size, sizeof(T));                                                           \
+        /* synchronous: the host value must outlive the copy */                                                              \
+        rmm_status st_ = rmm_device_uvector_set_element_async(v, index, &value, stream);                                     \
+        return st_ != RMM_SUCCESS ? st_ : rmm_stream_synchronize(stream);                                                    \
+    }                                                                                                                        \
+    static inline RMM__TYPED_UNUSED rmm_status rmm_device_uvector_##suffix##_get(                                            \
+        const rmm_device_uvector *v, size_t index, T *out, rmm_stream stream) {                                              \
+        if (v && v->element_size != sizeof(T))                                                                               \
+            return rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT,                                                            \
+                                      "rmm_device_uvector_" #suffix "_get: elements of %zu bytes, not sizeof(" #T ") = %zu", \
+                                      v->element_size, sizeof(T));                                                           \
+        return rmm_device_uvector_get_element(v, index, out, stream);                                                        \
     }
 
 typedef struct rmm_device_scalar {
@@ -3203,7 +3218,7 @@ static size_t rmm__graph_ending; /* rmm_capture_end calls making their deferred 
 
 RMM__IMPL rmm_status rmm_allocate_aligned(rmm_resource *mr, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm_status st;
-    if (RMM__UNLIKELY(!ptr)) return RMM__NULL_OUT("rmm_allocate", "ptr");
+    if (RMM__UNLIKELY(!ptr)) return RMM__NULL_OUT("rmm_allocate_aligned", "ptr");
     *ptr = NULL;
     if (RMM__UNLIKELY(!rmm__is_pow2(alignment)))
         return RMM__INVALID("rmm_allocate_aligned(bytes=%zu, alignment=%zu): alignment is not a power of two", bytes, alignment);
@@ -3617,7 +3632,7 @@ RMM__PRIVATE bool rmm__overalign_remember(rmm__overalign *o, void *raw, size_t a
     ok = rmm__addr_map_record(&o->map, a, raw);
     if (ok) RMM__ATOMIC_ADD(&o->records, 1);
     rmm__unlock(&o->lock);
-    *aligned = (void *)a;
+    if (ok) *aligned = (void *)a; /* (a failed call leaves *aligned alone: the caller frees raw) */
     return ok;
 }
 /* The raw pointer behind an over-aligned one (NULL if `aligned` is not one). */
@@ -3886,8 +3901,9 @@ RMM__PRIVATE rmm_status rmm__async_allocate(rmm_resource *self, void **ptr, size
 RMM__PRIVATE rmm_status rmm__async_free_raw(void *raw, void *stream) { return rmm__free_async(raw, *(rmm_stream *)stream); }
 RMM__PRIVATE rmm_status rmm__async_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm__async_resource *r = (rmm__async_resource *)self;
-    (void)bytes;
     if (alignment > RMM_ALIGNMENT) return rmm__overalign_free_block(&r->overalign, ptr, alignment, self->vtable->type_name, rmm__async_free_raw, &stream);
+    if (RMM__UNLIKELY(rmm__overalign_misfreed(&r->overalign, ptr)))
+        return rmm__fail(RMM_ERROR_CORRUPTION, "%s: deallocate(ptr=%p, bytes=%zu): the block was allocated with an alignment above 256; free it with that alignment", self->vtable->type_name, ptr, bytes);
     return rmm__free_async(ptr, stream);
 }
 RMM__PRIVATE bool rmm__async_is_equal(const rmm_resource *self, const rmm_resource *other);
@@ -11232,43 +11248,57 @@ RMM__PRIVATE rmm_status rmm__container_free(rmm_resource *mr, int device, void *
     return st;
 }
 /* Moves the first `keep` bytes into a new allocation of `capacity` bytes on `stream`. On failure
-   the buffer is untouched. */
+   the buffer is untouched. A buffer with no resource (a zeroed struct) takes the current device
+   and resource here and keeps them on success, so that its release frees where it allocated. */
 RMM__PRIVATE rmm_status rmm__buffer_realloc(rmm_device_buffer *b, size_t capacity, size_t keep, rmm_stream stream) {
     void *fresh = NULL;
-    rmm_status st = rmm__container_alloc(b->mr, b->device, &fresh, capacity, stream);
-    if (st != RMM_SUCCESS) return st;
+    rmm_resource *mr = b->mr;
+    int device = b->device;
+    rmm_status st;
+    if (!mr) {
+        RMM_TRY(rmm__get_device(&device));
+        if ((mr = rmm__resolve(NULL)) == NULL) return rmm_last_status();
+    }
+    if ((st = rmm__container_alloc(mr, device, &fresh, capacity, stream)) != RMM_SUCCESS) return st;
     if (keep) {
         rmm__device_guard g;
-        st = rmm__device_enter(&g, b->device);
+        st = rmm__device_enter(&g, device);
         if (st == RMM_SUCCESS) {
             st = rmm__memcpy_async(fresh, b->data, keep, stream);
             rmm__device_leave(&g);
         }
         if (st != RMM_SUCCESS) {
-            (void)rmm__container_free(b->mr, b->device, fresh, capacity, stream);
+            (void)rmm__container_free(mr, device, fresh, capacity, stream);
             return st;
         }
     }
     st = rmm__container_free(b->mr, b->device, b->data, b->capacity, stream);
     if (st != RMM_SUCCESS) {
-        (void)rmm__container_free(b->mr, b->device, fresh, capacity, stream);
+        (void)rmm__container_free(mr, device, fresh, capacity, stream);
         return st;
     }
     b->data = fresh;
     b->capacity = capacity;
     b->stream = stream;
+    b->mr = mr;
+    b->device = device;
     return RMM_SUCCESS;
 }
 RMM__IMPL rmm_status rmm_device_buffer_create(rmm_device_buffer *b, size_t size, rmm_stream stream, rmm_resource *mr) {
     rmm_device_buffer fresh;
     if (!b) return RMM__NULL_OUT("rmm_device_buffer_create", "b");
+    rmm_status st;
     memset(&fresh, 0, sizeof fresh);
     memset(b, 0, sizeof *b);
     fresh.stream = stream;
     RMM_TRY(rmm__get_device(&fresh.device));
     fresh.mr = rmm__resolve(mr);
     if (!fresh.mr) return rmm_last_status();
-    RMM_TRY(rmm__container_alloc(fresh.mr, fresh.device, &fresh.data, size, stream));
+    if ((st = rmm__container_alloc(fresh.mr, fresh.device, &fresh.data, size, stream)) != RMM_SUCCESS) {
+        fresh.data = NULL;
+        *b = fresh; /* empty, of that resource and device */
+        return st;
+    }
     fresh.size = fresh.capacity = size;
     *b = fresh;
     return RMM_SUCCESS;
@@ -11337,6 +11367,8 @@ RMM__PRIVATE rmm_device_buffer rmm__uvector_view(const rmm_device_uvector *v) {
 }
 RMM__PRIVATE void rmm__uvector_store(rmm_device_uvector *v, const rmm_device_buffer *b) {
     v->data = b->data;
+    v->mr = b->mr; /* (a zeroed resource is taken at the first allocation) */
+    v->device = b->device;
     v->size = b->size / v->element_size;
     v->capacity = b->capacity / v->element_size;
     v->stream = b->stream;
@@ -11395,16 +11427,18 @@ RMM__IMPL rmm_status rmm_device_uvector_set_stream(rmm_device_uvector *v, rmm_st
 }
 RMM__IMPL rmm_status rmm_device_uvector_set_element_async(rmm_device_uvector *v, size_t index, const void *value, rmm_stream stream) {
     size_t bytes = 0;
-    RMM_TRY(rmm__uvector_bytes(v, index, &bytes, "rmm_device_uvector_set_element_async"));
+    RMM_TRY(rmm__uvector_bytes(v, 0, &bytes, "rmm_device_uvector_set_element_async"));
     if (!value) return RMM__NULL_OUT("rmm_device_uvector_set_element_async", "value");
     if (index >= v->size) return RMM__INVALID("rmm_device_uvector_set_element_async: index %zu is out of range (size %zu)", index, v->size);
+    bytes = index * v->element_size; /* (below size: no overflow) */
     return rmm__memcpy_async((char *)v->data + bytes, value, v->element_size, stream);
 }
 RMM__IMPL rmm_status rmm_device_uvector_get_element(const rmm_device_uvector *v, size_t index, void *value, rmm_stream stream) {
     size_t bytes = 0;
-    RMM_TRY(rmm__uvector_bytes(v, index, &bytes, "rmm_device_uvector_get_element"));
+    RMM_TRY(rmm__uvector_bytes(v, 0, &bytes, "rmm_device_uvector_get_element"));
     if (!value) return RMM__NULL_OUT("rmm_device_uvector_get_element", "value");
     if (index >= v->size) return RMM__INVALID("rmm_device_uvector_get_element: index %zu is out of range (size %zu)", index, v->size);
+    bytes = index * v->element_size; /* (below size: no overflow) */
     RMM_TRY(rmm__memcpy_async(value, (const char *)v->data + bytes, v->element_size, stream));
     return rmm__stream_sync_raw(stream);
 }
@@ -11644,7 +11678,7 @@ RMM__IMPL rmmError_t rmmAlloc(void **ptr, size_t bytes, rmm_stream stream, const
 }
 RMM__IMPL rmmError_t rmmFree(void *ptr, rmm_stream stream, const char *file, unsigned int line) {
     rmm_status st;
-    void *size_slot;
+    void **size_slot;
     size_t bytes = 0;
     rmm__lock(&rmm__legacy.lock);
     if (!rmm__legacy.initialized) {
@@ -11655,16 +11689,22 @@ RMM__IMPL rmmError_t rmmFree(void *ptr, rmm_stream stream, const char *file, uns
         rmm__unlock(&rmm__legacy.lock);
         return RMM_SUCCESS;
     }
-    if (!rmm__addr_map_find(&rmm__legacy.sizes, (uintptr_t)ptr)) {
+    if ((size_slot = rmm__addr_map_find(&rmm__legacy.sizes, (uintptr_t)ptr)) == NULL) {
         rmm__unlock(&rmm__legacy.lock);
         return rmm__fail(RMM_ERROR_INVALID_ARGUMENT, "rmmFree(%p) at %s:%u: not allocated by rmmAlloc, or already freed", ptr, file ? file : "?", line);
     }
-    size_slot = rmm__addr_map_remove(&rmm__legacy.sizes, (uintptr_t)ptr);
-    bytes = (size_t)(uintptr_t)size_slot;
+    bytes = (size_t)(uintptr_t)*size_slot;
     st = rmm_deallocate(rmm__legacy_resource(), ptr, bytes, stream);
-    if (st != RMM_SUCCESS) (void)rmm__addr_map_put(&rmm__legacy.sizes, (uintptr_t)ptr, size_slot);
-    else rmm__legacy_record("free", ptr, bytes, stream, file, line);
+    if (st == RMM_SUCCESS) { /* (a failed free stays recorded: it may be retried) */
+        (void)rmm__addr_map_remove(&rmm__legacy.sizes, (uintptr_t)ptr);
+        rmm__legacy_record("free", ptr, bytes, stream, file, line);
+    }
     rmm__unlock(&rmm__legacy.lock);
+    if (st != RMM_SUCCESS) {
+        char why[sizeof rmm__last_error_text];
+        rmm__copy_text(why, sizeof why, rmm_last_error());
+        rmm__fail(st, "rmmFree(%p) at %s:%u: %s", ptr, file ? file : "?", line, why);
+    }
     return st;
 }
 RMM__IMPL rmmError_t rmmGetInfo(size_t *free_bytes, size_t *total_bytes, rmm_stream stream) {

@@ -34,11 +34,17 @@ struct rmm_host_resource {
     const rmm_host_resource_vtable *vtable;
 };
 
-/* Allocates host memory. bytes == 0 succeeds with *ptr = NULL. Fails with INVALID_ARGUMENT iff mr
-   or ptr is NULL or alignment is not a power of two; OUT_OF_MEMORY iff the memory is not there.
-   Thread-safe; the cost is that of malloc or cudaMallocHost. */
+/* Allocates host memory. bytes == 0 succeeds with *ptr = NULL; *ptr is NULL after every failure.
+   Fails with INVALID_ARGUMENT iff mr or ptr is NULL or alignment is not a power of two;
+   OUT_OF_MEMORY iff the memory (or host memory for an over-aligned block's record) is not there;
+   CUDA iff cudaMallocHost fails otherwise (the pinned resource: no usable device, for one); a
+   user-defined resource with what its allocate returns. Thread-safe; the cost is that of malloc
+   or cudaMallocHost. */
 RMMDEF rmm_status rmm_host_allocate(rmm_host_resource *mr, void **ptr, size_t bytes, size_t alignment);
-/* Frees memory from rmm_host_allocate with the same bytes and alignment. NULL is a no-op. */
+/* Frees memory from rmm_host_allocate with the same bytes and alignment. NULL is a no-op. Fails
+   with INVALID_ARGUMENT iff mr is NULL or alignment is not a power of two; CORRUPTION iff the
+   pinned resource finds the block was not allocated with that alignment (it stays allocated);
+   CUDA iff cudaFreeHost fails; a user-defined resource with what its deallocate returns. */
 RMMDEF rmm_status rmm_host_deallocate(rmm_host_resource *mr, void *ptr, size_t bytes, size_t alignment);
 /* posix_memalign / free. Fails with INVALID_ARGUMENT iff out is NULL. */
 RMMDEF rmm_status rmm_new_delete_resource_create(rmm_host_resource **out);
@@ -67,9 +73,11 @@ RMM__PRIVATE rmm_status rmm__host_check(rmm_host_resource *mr, void *ptr_or_out,
 }
 RMM__IMPL rmm_status rmm_host_allocate(rmm_host_resource *mr, void **ptr, size_t bytes, size_t alignment) {
     RMM_TRY(rmm__host_check(mr, ptr, &alignment, "rmm_host_allocate"));
+    rmm_status st;
     *ptr = NULL;
     if (bytes == 0) return RMM_SUCCESS;
-    return mr->vtable->allocate(mr, ptr, bytes, alignment);
+    if ((st = mr->vtable->allocate(mr, ptr, bytes, alignment)) != RMM_SUCCESS) *ptr = NULL; /* (whatever the resource left there) */
+    return st;
 }
 RMM__IMPL rmm_status rmm_host_deallocate(rmm_host_resource *mr, void *ptr, size_t bytes, size_t alignment) {
     if (!ptr) return RMM_SUCCESS;

@@ -541,6 +541,102 @@ static void check_host_resource(rmm_host_resource *mr) {
     }
 }
 
+/* A zeroed buffer, and one whose create failed, free where they allocated: the first allocation
+   keeps the resource and device it took (before: mr stayed NULL, and the release freed into the
+   resource current then, a pool's block into cudaFree). */
+TEST(zeroed_and_failed_buffers_keep_their_resource) {
+    rmm_resource *st = NULL, *lim = NULL, *old;
+    rmm_device_buffer b;
+    rmm_device_uvector v;
+    rmm_statistics s;
+    size_t used = 0;
+    NEED_GPU();
+    CHECK_OK(rmm_statistics_adaptor_create(&st, rmm_get_current_device_resource()));
+    if (!st) return;
+    memset(&b, 0, sizeof b);
+    old = rmm_set_current_device_resource(st);
+    CHECK_OK(rmm_device_buffer_resize(&b, 1000, RMM_STREAM_DEFAULT));
+    (void)rmm_set_current_device_resource(old);
+    CHECK(b.mr == st && b.device == current_device() && b.size == 1000);
+    CHECK_OK(rmm_statistics_get(st, &s));
+    CHECK(s.bytes.value == 1000);
+    CHECK_OK(rmm_device_buffer_reserve(&b, 3000, RMM_STREAM_DEFAULT)); /* st again, not the current one */
+    CHECK_OK(rmm_device_buffer_release(&b));
+    CHECK_OK(rmm_statistics_get(st, &s));
+    CHECK(s.bytes.value == 0 && s.count.value == 0 && s.count.total == 2);
+    /* a failed create: an empty buffer of its resource */
+    CHECK_OK(rmm_limiting_adaptor_create(&lim, st, 4096));
+    if (lim) {
+        CHECK_STATUS(rmm_device_buffer_create(&b, 8192, RMM_STREAM_DEFAULT, lim), RMM_ERROR_OUT_OF_MEMORY);
+        CHECK(b.data == NULL && b.size == 0 && b.capacity == 0 && b.mr == lim);
+        CHECK_OK(rmm_device_buffer_resize(&b, 2048, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_limiting_get(lim, &used, NULL));
+        CHECK(used >= 2048);
+        CHECK_OK(rmm_device_buffer_release(&b));
+        CHECK_OK(rmm_limiting_get(lim, &used, NULL));
+        CHECK(used == 0);
+        rmm_resource_destroy(lim);
+    }
+    /* a uvector made by hand with no resource keeps the one it allocated from */
+    memset(&v, 0, sizeof v);
+    v.element_size = 4;
+    old = rmm_set_current_device_resource(st);
+    CHECK_OK(rmm_device_uvector_resize(&v, 10, RMM_STREAM_DEFAULT));
+    (void)rmm_set_current_device_resource(old);
+    CHECK(v.mr == st && v.size == 10);
+    CHECK_OK(rmm_device_uvector_release(&v));
+    CHECK_OK(rmm_statistics_get(st, &s));
+    CHECK(s.bytes.value == 0);
+    rmm_resource_destroy(st);
+}
+
+/* The typed helpers' refusal of another element size sets a message and the last status; an index
+   far out of range is reported as out of range. */
+TEST(uvector_refusals_say_why) {
+    rmm_device_uvector w;
+    float fv = 0.0f;
+    NEED_GPU();
+    CHECK_OK(rmm_device_uvector_i64_create(&w, 4, RMM_STREAM_DEFAULT, NULL));
+    (void)rmm_set_last_error(RMM_SUCCESS, "%s", "");
+    CHECK_STATUS(rmm_device_uvector_f32_get(&w, 0, &fv, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(rmm_last_status() == RMM_ERROR_INVALID_ARGUMENT && strstr(rmm_last_error(), "f32_get") && strstr(rmm_last_error(), "8 bytes"));
+    (void)rmm_set_last_error(RMM_SUCCESS, "%s", "");
+    CHECK_STATUS(rmm_device_uvector_f32_set(&w, 0, 1.0f, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(rmm_last_status() == RMM_ERROR_INVALID_ARGUMENT && strstr(rmm_last_error(), "f32_set"));
+    CHECK_STATUS(rmm_device_uvector_get_element(&w, SIZE_MAX / 4, &fv, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(rmm_last_error(), "out of range") != NULL);
+    CHECK_STATUS(rmm_device_uvector_set_element_async(&w, SIZE_MAX / 4, &fv, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(rmm_last_error(), "out of range") != NULL);
+    CHECK_STATUS(rmm_allocate_aligned(rmm_get_current_device_resource(), NULL, 8, 256, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(rmm_last_error(), "rmm_allocate_aligned") != NULL);
+    CHECK_OK(rmm_device_uvector_release(&w));
+}
+
+/* rmm_host_allocate leaves *ptr NULL after any failure, whatever the resource wrote there. */
+static char scribble_target[64];
+static rmm_status scribble_allocate(rmm_host_resource *self, void **ptr, size_t bytes, size_t alignment) {
+    (void)self;
+    (void)bytes;
+    (void)alignment;
+    *ptr = scribble_target;
+    return rmm_set_last_error(RMM_ERROR_OUT_OF_MEMORY, "scribble: no memory");
+}
+static rmm_status scribble_deallocate(rmm_host_resource *self, void *ptr, size_t bytes, size_t alignment) {
+    (void)self;
+    (void)ptr;
+    (void)bytes;
+    (void)alignment;
+    return RMM_SUCCESS;
+}
+static const rmm_host_resource_vtable scribble_vtable = {"scribble", scribble_allocate, scribble_deallocate, NULL};
+TEST(host_allocate_failure_leaves_ptr_null) {
+    rmm_host_resource mr;
+    void *p = NULL;
+    mr.vtable = &scribble_vtable;
+    CHECK_STATUS(rmm_host_allocate(&mr, &p, 100, 64), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK(p == NULL);
+}
+
 TEST(host_resource_new_delete) {
     rmm_host_resource *mr = NULL;
     CHECK_STATUS(rmm_new_delete_resource_create(NULL), RMM_ERROR_INVALID_ARGUMENT);
@@ -569,6 +665,13 @@ TEST(overaligned_block_freed_without_its_alignment_is_refused) {
         rmm_host_resource_destroy(pinned);
     }
     CHECK_OK(rmm_cuda_resource_create(&cuda));
+    if (cuda) {
+        CHECK_OK(rmm_allocate_aligned(cuda, &p, 8192, 4096, RMM_STREAM_DEFAULT));
+        CHECK_STATUS(rmm_deallocate(cuda, p, 8192, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+        CHECK_OK(rmm_deallocate_aligned(cuda, p, 8192, 4096, RMM_STREAM_DEFAULT));
+        rmm_resource_destroy(cuda);
+    }
+    CHECK_OK(rmm_async_resource_create(&cuda, NULL)); /* the async family (before: not refused) */
     if (cuda) {
         CHECK_OK(rmm_allocate_aligned(cuda, &p, 8192, 4096, RMM_STREAM_DEFAULT));
         CHECK_STATUS(rmm_deallocate(cuda, p, 8192, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
@@ -950,6 +1053,16 @@ TEST(legacy_errors_name_the_call_site) {
         CHECK(last_error_names(line));
         line = __LINE__; CHECK_STATUS(RMM_FREE(&dummy, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
         CHECK(last_error_names(line));
+#if defined(RMM_BACKEND_HOST)
+        if (m == 0) { /* a free the resource fails: named too, and the block stays for a retry */
+            CHECK_OK(RMM_ALLOC(&p, 4096, RMM_STREAM_DEFAULT));
+            rmm_host_backend_fail_calls("cudaFree", 1, 1, RMM_ERROR_CUDA);
+            line = __LINE__; CHECK_STATUS(RMM_FREE(p, RMM_STREAM_DEFAULT), RMM_ERROR_CUDA);
+            rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+            CHECK(last_error_names(line) && strstr(rmm_last_error(), "injected") != NULL);
+            CHECK_OK(RMM_FREE(p, RMM_STREAM_DEFAULT));
+        }
+#endif
         /* the process keeps working */
         CHECK_OK(RMM_ALLOC(&p, 4096, RMM_STREAM_DEFAULT));
         CHECK_OK(RMM_FREE(p, RMM_STREAM_DEFAULT));
@@ -1004,6 +1117,9 @@ int main(void) {
     RUN(failed_operations_leave_containers_unchanged);
     RUN(containers_use_their_device);
     RUN(host_resource_new_delete);
+    RUN(zeroed_and_failed_buffers_keep_their_resource);
+    RUN(uvector_refusals_say_why);
+    RUN(host_allocate_failure_leaves_ptr_null);
     RUN(host_resource_pinned);
     RUN(legacy_before_initialize);
     RUN(legacy_initialize_finalize);
