@@ -9843,6 +9843,22 @@ RMM__PRIVATE RMM__NOINLINE void rmm__arena_park(rmm__arena_local *o, rmm__block 
     rmm__arena_pend(o, b);
     rmm__spin_unlock(&o->lock);
 }
+/* *out: the arena that holds ptr's superblock, locked, or NULL (none holds it, or it is a large
+   block's). Read under the registry lock, which every retirement of an arena holds; an arena loses
+   no superblock while its lock is held, so it stays once the registry lock goes. For a free that
+   this thread's cache does not pin to the owner. NOT_SUPPORTED iff reentered from below the
+   arena. O(1), two locks. */
+RMM__PRIVATE rmm_status rmm__arena_lock_owner(rmm__arena *a, const void *ptr, rmm__arena_local **out) {
+    rmm__arena_local *o;
+    *out = NULL;
+    if (RMM__UNLIKELY(!rmm__spin_lock(&a->so.lock))) return rmm__reentrant("arena", "deallocate");
+    o = RMM__ATOMIC_LOAD(&a->owner[rmm__arena_index(a, ptr)]);
+    if (o == RMM__ARENA_LARGE) o = NULL;
+    if (o) (void)rmm__spin_lock(&o->lock);
+    rmm__spin_unlock(&a->so.lock);
+    *out = o;
+    return RMM_SUCCESS;
+}
 RMM__PRIVATE rmm_status rmm__arena_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm__arena *a = (rmm__arena *)self;
     rmm__arena_local *o, *me = NULL;
@@ -9862,7 +9878,7 @@ RMM__PRIVATE rmm_status rmm__arena_deallocate(rmm_resource *self, void *ptr, siz
             if (slot) slot = rmm__addr_map_find(&a->global_used, (uintptr_t)*slot);
             if (slot) requested = ((rmm__block *)*slot)->requested - (size_t)((char *)ptr - ((rmm__block *)*slot)->ptr);
             rmm__spin_unlock(&a->global_lock);
-        } else if (rmm__spin_lock(&o->lock)) {
+        } else if (rmm__arena_lock_owner(a, ptr, &o) == RMM_SUCCESS && o) { /* (o read with no lock may be gone) */
             slot = rmm__addr_map_find(&o->used, (uintptr_t)ptr);
             if (slot) requested = ((rmm__block *)*slot)->requested;
             rmm__spin_unlock(&o->lock);
@@ -9906,8 +9922,17 @@ RMM__PRIVATE rmm_status rmm__arena_deallocate(rmm_resource *self, void *ptr, siz
     }
     if (RMM__UNLIKELY(!o)) return rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p, bytes=%zu): not a block of this arena, or already freed", ptr, bytes);
     RMM_TRY(rmm__arena_local_for(a, stream, o, &me));
-    if (me != o) RMM_TRY(rmm__stream_sync_raw(stream)); /* the owner's stream will reuse it without an event */
-    if (RMM__UNLIKELY(!rmm__spin_lock(&o->lock))) return rmm__reentrant("arena", "deallocate");
+    if (me != o) {
+        RMM_TRY(rmm__stream_sync_raw(stream)); /* the owner's stream will reuse it without an event */
+        /* o, read with no lock and not pinned, may have been retired meanwhile (a double free:
+           its superblock wholly free, a sweep took it, this call's own miss in local_for among
+           them; red team 17): the owner again, under the registry lock */
+        RMM_TRY(rmm__arena_lock_owner(a, ptr, &o));
+        if (RMM__UNLIKELY(!o))
+            return rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p, bytes=%zu): not a block of this arena, or already freed", ptr, bytes);
+    } else if (RMM__UNLIKELY(!rmm__spin_lock(&o->lock))) { /* (o is me: pinned by this thread's cache) */
+        return rmm__reentrant("arena", "deallocate");
+    }
     b = (rmm__block *)rmm__addr_map_remove(&o->used, (uintptr_t)ptr);
     if (RMM__UNLIKELY(!b)) {
         st = rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p, bytes=%zu): not a block of this arena, or already freed", ptr, bytes);

@@ -1,7 +1,8 @@
 /* Threaded reliability tests, run under TSan as well: statistics scopes pushed and popped while
    other threads allocate (every allocation counts in exactly one scope), and streams that come and
    go on many threads over one pool, one fixed-size resource and one arena (per-stream state stays
-   bounded, nothing overlaps, every pattern survives). */
+   bounded, nothing overlaps, every pattern survives), and double frees into arenas that a sweep
+   retires meanwhile (refused, one free taken per block, every byte back). */
 #define RMM_IMPLEMENTATION
 #include "../rmm.h"
 #include "harness.h"
@@ -218,10 +219,202 @@ TEST(capture_walks_see_no_resource_go) {
     CHECK_OK(rmm__stream_destroy_raw(s2));
 }
 
+/* Double frees meet the sweeps that give back idle arenas. A free finds its block's arena in the
+   owner table with no lock held and takes that arena's lock later; a sweep (a registry miss at the
+   sweep mark, or the defragment of an allocation that found no room) meanwhile takes a wholly free
+   superblock out of a foreign stream's arena that no cache pins and retires the arena, now holding
+   nothing: kept as a spare (its maps freed) or freed. A free of a block freed already (or of a
+   block nobody allocated) in that window must be refused with CORRUPTION without reading the
+   retired arena, and no block may be taken back twice. */
+
+/* The window made deterministic: the double free's own registry miss (a stream new to the arena,
+   at the sweep mark) is the sweep that retires the arena the free found in the owner table. */
+TEST(a_double_free_whose_miss_sweeps_its_arena_is_refused) {
+    enum { MAX_STREAMS = 512 };
+    rmm_resource *arena = NULL;
+    rmm_arena_desc ad = rmm_arena_desc_default();
+    rmm__arena *a;
+    rmm__arena_local *o;
+    rmm_stream f = NULL, h = NULL, others[MAX_STREAMS];
+    void *p = NULL, *whole = NULL;
+    uint64_t sweeps;
+    size_t idx;
+    int n, i;
+    NEED_GPU();
+    ad.arena_bytes = 64 << 20;
+    ad.superblock_bytes = 64 << 10;
+    CHECK_OK(rmm_arena_create(&arena, rmm_get_current_device_resource(), &ad));
+    if (!arena) return;
+    a = (rmm__arena *)arena;
+    CHECK_OK(rmm__stream_create_raw(&f, false));
+    CHECK_OK(rmm_allocate(arena, &p, 1000, f));
+    CHECK_OK(rmm_deallocate(arena, p, 1000, f)); /* the one legitimate free: the superblock is wholly free */
+    idx = rmm__arena_index(a, p);
+    o = a->owner[idx];
+    /* a block on each of other foreign streams (all alive: no handle is reused): this thread's cache
+       lets f's arena go, and sweeps come, until the next registry miss sweeps with f's arena idle
+       (not pinned, not taken by a cache since before the previous sweep) */
+    for (n = 0; n < MAX_STREAMS && !(a->so.count + 1 >= a->so.sweep_at && o->pins == 0 && o->pinned_at + 2 <= a->sweeps + 1); n++) {
+        void *q = NULL;
+        CHECK_OK(rmm__stream_create_raw(&others[n], false));
+        CHECK_OK(rmm_allocate(arena, &q, 256, others[n]));
+        CHECK_OK(rmm_deallocate(arena, q, 256, others[n]));
+    }
+    CHECK(a->owner[idx] == o);
+    sweeps = a->sweeps;
+    CHECK_OK(rmm__stream_create_raw(&h, false));
+    CHECK_STATUS(rmm_deallocate(arena, p, 1000, h), RMM_ERROR_CORRUPTION); /* its registry miss sweeps */
+    printf("  %d other streams; the double free swept (%llu -> %llu sweeps) and the superblock %s\n", n, (unsigned long long)sweeps,
+           (unsigned long long)a->sweeps, a->owner[idx] ? "stayed" : "went back");
+    CHECK(a->sweeps == sweeps + 1 && a->owner[idx] == NULL); /* the window was reached */
+    CHECK_STATUS(rmm_deallocate(arena, p, 1000, f), RMM_ERROR_CORRUPTION);
+    CHECK_OK(rmm_resource_validate(arena));
+    CHECK_OK(rmm_allocate(arena, &whole, ad.arena_bytes, RMM_STREAM_DEFAULT)); /* every byte came back */
+    if (whole) CHECK_OK(rmm_deallocate(arena, whole, ad.arena_bytes, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(arena);
+    for (i = 0; i < n; i++) CHECK_OK(rmm__stream_destroy_raw(others[i]));
+    CHECK_OK(rmm__stream_destroy_raw(h));
+    CHECK_OK(rmm__stream_destroy_raw(f));
+}
+
+/* Many threads: each allocates blocks on foreign streams of their own (made, used once, destroyed),
+   then every block is freed by two threads at once (one free only may be taken), and both go on
+   double-freeing it, each free on a fresh stream (a registry miss, which may sweep), until a sweep
+   gave its superblock back; in odd rounds another thread forces defragments too (allocations
+   larger than the arena) and validates the arena meanwhile. */
+#define DF_BLOCKS 12
+#define DF_PASSES 64
+typedef struct df_block {
+    void *p;
+    size_t bytes;
+    int taken, refused, other; /* atomic: frees that returned SUCCESS, CORRUPTION, anything else */
+} df_block;
+static df_block df_blocks[THREADS][DF_BLOCKS];
+static rmm_resource *df_arena;
+static int df_arrived, df_done, df_failures;
+static long long df_straddles, df_sweeper_calls;
+static size_t df_arena_bytes;
+static int df_fresh_free(df_block *b) {
+    rmm_stream s = NULL;
+    rmm_status st;
+    if (rmm__stream_create_raw(&s, false) != RMM_SUCCESS) {
+        __atomic_add_fetch(&df_failures, 1, __ATOMIC_RELAXED);
+        return 0;
+    }
+    st = rmm_deallocate(df_arena, b->p, b->bytes, s);
+    if (rmm__stream_destroy_raw(s) != RMM_SUCCESS) __atomic_add_fetch(&df_failures, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(st == RMM_SUCCESS ? &b->taken : st == RMM_ERROR_CORRUPTION ? &b->refused : &b->other, 1, __ATOMIC_RELAXED);
+    return 1;
+}
+static rmm__arena_local *df_owner(const df_block *b) {
+    rmm__arena *a = (rmm__arena *)df_arena;
+    return __atomic_load_n(&a->owner[rmm__arena_index(a, b->p)], __ATOMIC_ACQUIRE);
+}
+static void *df_worker(void *arg) {
+    int w = (int)(intptr_t)arg, i, pass;
+    unsigned seed = (unsigned)w * 2654435761u + 7u;
+    df_block *mine = df_blocks[w], *next = df_blocks[(w + 1) % THREADS];
+    rmm_stream made[DF_BLOCKS];
+    for (i = 0; i < DF_BLOCKS; i++) { /* an arena per block: its stream is destroyed once all are made */
+        seed = seed * 1103515245u + 12345u;
+        mine[i].p = NULL;
+        mine[i].bytes = 256 + (seed >> 8) % 8000;
+        mine[i].taken = mine[i].refused = mine[i].other = 0;
+        if (rmm__stream_create_raw(&made[i], false) != RMM_SUCCESS) {
+            made[i] = NULL;
+            __atomic_add_fetch(&df_failures, 1, __ATOMIC_RELAXED);
+        } else if (rmm_allocate(df_arena, &mine[i].p, mine[i].bytes, made[i]) != RMM_SUCCESS) {
+            mine[i].p = NULL;
+            __atomic_add_fetch(&df_failures, 1, __ATOMIC_RELAXED);
+        }
+    }
+    for (i = 0; i < DF_BLOCKS; i++)
+        if (made[i] && rmm__stream_destroy_raw(made[i]) != RMM_SUCCESS) __atomic_add_fetch(&df_failures, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&df_arrived, 1, __ATOMIC_ACQ_REL); /* no allocation from here: no address is handed out again */
+    while (__atomic_load_n(&df_arrived, __ATOMIC_ACQUIRE) < THREADS) sched_yield();
+    for (i = 0; i < DF_BLOCKS; i++) { /* each block freed by its thread and the one before, at once */
+        df_block *first = (i + w) & 1 ? &mine[i] : &next[i], *second = first == &mine[i] ? &next[i] : &mine[i];
+        if (first->p) (void)df_fresh_free(first);
+        if (second->p) (void)df_fresh_free(second);
+    }
+    for (pass = 0; pass < DF_PASSES; pass++) { /* double frees until the sweeps gave every superblock back */
+        int left = 0;
+        for (i = 0; i < 2 * DF_BLOCKS; i++) {
+            df_block *b = i < DF_BLOCKS ? &mine[i] : &next[i - DF_BLOCKS];
+            if (!b->p || !df_owner(b)) continue;
+            left++;
+            if (df_fresh_free(b) && !df_owner(b)) __atomic_add_fetch(&df_straddles, 1, __ATOMIC_RELAXED); /* given back during that free */
+        }
+        if (!left) break;
+    }
+    for (i = 0; i < 2 * DF_BLOCKS; i++) { /* and once more each: refused at the owner table now, or at its arena */
+        df_block *b = i < DF_BLOCKS ? &mine[i] : &next[i - DF_BLOCKS];
+        if (b->p) (void)df_fresh_free(b);
+    }
+    return NULL;
+}
+static void *df_sweeper(void *arg) {
+    (void)arg;
+    while (!__atomic_load_n(&df_done, __ATOMIC_ACQUIRE)) {
+        void *q = NULL;
+        if (rmm_allocate(df_arena, &q, df_arena_bytes * 2, RMM_STREAM_DEFAULT) != RMM_ERROR_OUT_OF_MEMORY || q) /* defragments first */
+            __atomic_add_fetch(&df_failures, 1, __ATOMIC_RELAXED);
+        if (rmm_resource_validate(df_arena) != RMM_SUCCESS) __atomic_add_fetch(&df_failures, 1, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&df_sweeper_calls, 1, __ATOMIC_RELAXED);
+    }
+    return NULL;
+}
+TEST(double_frees_race_sweeps_of_idle_foreign_arenas) {
+    rmm_arena_desc ad = rmm_arena_desc_default();
+    pthread_t threads[THREADS], sweeper;
+    void *whole = NULL;
+    int round, rounds = harness_long() ? 40 : 8, i, j, wrong = 0, level;
+    long long refusals = 0;
+    rmm__arena *a;
+    NEED_GPU();
+    ad.arena_bytes = df_arena_bytes = 32 << 20;
+    ad.superblock_bytes = 64 << 10;
+    CHECK_OK(rmm_arena_create(&df_arena, rmm_get_current_device_resource(), &ad));
+    if (!df_arena) return;
+    a = (rmm__arena *)df_arena;
+    level = rmm_set_log_level(RMM_LOG_LEVEL_ERROR); /* (each forced defragment logs itself and its out of memory) */
+    df_failures = 0;
+    df_straddles = df_sweeper_calls = 0;
+    for (round = 0; round < rounds; round++) {
+        __atomic_store_n(&df_arrived, 0, __ATOMIC_RELEASE);
+        __atomic_store_n(&df_done, 0, __ATOMIC_RELEASE);
+        if (round & 1) CHECK(pthread_create(&sweeper, NULL, df_sweeper, NULL) == 0);
+        for (i = 0; i < THREADS; i++) CHECK(pthread_create(&threads[i], NULL, df_worker, (void *)(intptr_t)i) == 0);
+        for (i = 0; i < THREADS; i++) pthread_join(threads[i], NULL);
+        __atomic_store_n(&df_done, 1, __ATOMIC_RELEASE);
+        if (round & 1) pthread_join(sweeper, NULL);
+        for (i = 0; i < THREADS; i++)
+            for (j = 0; j < DF_BLOCKS; j++) {
+                const df_block *b = &df_blocks[i][j];
+                if (b->p && (b->taken != 1 || b->other != 0 || b->refused < 2)) wrong++; /* one free taken, every other refused */
+                refusals += b->refused;
+            }
+    }
+    rmm_set_log_level(level);
+    printf("  %d rounds: %lld double frees refused, %lld of them during the sweep that gave their superblock back; %lld forced defragments; %zu arenas, %llu sweeps\n",
+           rounds, refusals, df_straddles, df_sweeper_calls, a->so.count, (unsigned long long)a->sweeps);
+    CHECK(df_failures == 0);
+    CHECK(wrong == 0);
+    CHECK(a->unsynced == NULL);
+    CHECK_OK(rmm_resource_validate(df_arena));
+    CHECK_OK(rmm_allocate(df_arena, &whole, ad.arena_bytes, RMM_STREAM_DEFAULT)); /* every byte came back */
+    if (whole) CHECK_OK(rmm_deallocate(df_arena, whole, ad.arena_bytes, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_resource_validate(df_arena));
+    rmm_resource_destroy(df_arena);
+    df_arena = NULL;
+}
+
 int main(void) {
     HARNESS_INIT();
     RUN(statistics_push_and_pop_lose_no_counts);
     RUN(streams_come_and_go_on_many_threads);
     RUN(capture_walks_see_no_resource_go);
+    RUN(a_double_free_whose_miss_sweeps_its_arena_is_refused);
+    RUN(double_frees_race_sweeps_of_idle_foreign_arenas);
     return harness_main_end();
 }
