@@ -91,6 +91,8 @@ class _PyBufferBase:
             stream = as_stream(stream)  # (raises for a stream whose C stream is gone)
         if size.__class__ is not int or not 0 <= size <= _SIZE_MAX:
             size = _lib.as_size(size)
+        if ptr is not None and (ptr.__class__ is not int or not 0 <= ptr <= _SIZE_MAX):
+            ptr = _lib.as_pointer(ptr, "ptr")  # (checked whether or not it is used: RMM's uintptr_t)
         if _ndev == 1:
             dev = -1  # one device: nothing to read or switch, the device is 0
         else:
@@ -421,21 +423,25 @@ class DeviceBuffer(_Base):
         with _resize_lock(self):  # (the block recorded is the one the buffer has: a resize takes turns)
             if not self._ptr:
                 return
-            _lib.check(_lib.rmm_record_stream(self._mr._h, self._ptr, self._nbytes, s._h), "record_stream")
+            with self._on_device():
+                _lib.check(_lib.rmm_record_stream(self._mr._h, self._ptr, self._nbytes, s._h),
+                           "record_stream")
             _recorded_streams.setdefault(self, []).append(s)
 
     def copy(self):
-        """A deep copy: a new buffer from the same resource, on the same stream."""
+        """A deep copy: a new buffer from the same resource, on the same stream and device
+        (made current for the copy, whichever is: the resource is that device's)."""
         lock = _resize_lock(self)
         while True:
             with lock:
                 size, stream, mr = self._size, self._stream, self._mr
-            out = DeviceBuffer(size=size, stream=stream, mr=mr)  # (the lock let go: see _grow_to)
-            with lock:
-                if self._size == size and self._stream is stream:
-                    if size:
-                        out._copy_in(self._ptr, size, stream)
-                    return out
+            with self._on_device():  # (red team 17: the buffer's resource with another device current)
+                out = DeviceBuffer(size=size, stream=stream, mr=mr)  # (the lock let go: see _grow_to)
+                with lock:
+                    if self._size == size and self._stream is stream:
+                        if size:
+                            out._copy_in(self._ptr, size, stream)
+                        return out
             del out  # resized meanwhile: again
 
     def __copy__(self):
@@ -460,9 +466,10 @@ class DeviceBuffer(_Base):
         return to_device(b, stream)
 
     def copy_to_host(self, ary=None, stream=DEFAULT_STREAM):
-        """Copies the buffer to host memory: into ``ary`` (a writable buffer of at least size
-        bytes), returned, or, if None, into a new NumPy uint8 array. With a non-default stream
-        the copy is asynchronous."""
+        """Copies the buffer to host memory: into ``ary`` (a writable one-dimensional buffer of
+        unsigned bytes, format 'B', of at least size bytes, as RMM requires: ValueError
+        otherwise), returned, or, if None, into a new NumPy uint8 array. With a non-default
+        stream the copy is asynchronous."""
         stream = as_stream(stream)
         with _resize_lock(self):
             ptr, size = self._ptr, self._size
@@ -473,7 +480,7 @@ class DeviceBuffer(_Base):
                     ary = bytearray(size)
                 else:
                     ary = np.empty((size,), dtype="u1")
-            with _lib.host_buffer(ary, writable=True, name="ary") as (addr, n):
+            with _lib.host_buffer(ary, writable=True, name="ary", bytes_1d=True) as (addr, n):
                 if n < size:
                     raise ValueError("Argument `ary` is too small. Need space for %i bytes." % size)
                 _lib.check(_lib.rmm_memcpy_async(addr, ptr, size, stream._h), "copy_to_host")
@@ -481,9 +488,10 @@ class DeviceBuffer(_Base):
         return ary
 
     def copy_from_host(self, ary, stream=DEFAULT_STREAM):
-        """Copies ``ary`` (a buffer of at most size bytes) to the start of the buffer."""
+        """Copies ``ary`` (a one-dimensional buffer of unsigned bytes, format 'B', of at most
+        size bytes, as RMM requires: ValueError otherwise) to the start of the buffer."""
         stream = as_stream(stream)
-        with _resize_lock(self), _lib.host_buffer(ary, name="ary") as (addr, n):
+        with _resize_lock(self), _lib.host_buffer(ary, name="ary", bytes_1d=True) as (addr, n):
             if n > self._size:
                 raise ValueError("Argument `ary` is too large. Need space for %i bytes." % n)
             _lib.check(_lib.rmm_memcpy_async(self._ptr, addr, n, stream._h), "copy_from_host")
@@ -537,20 +545,22 @@ def to_device(b, stream=DEFAULT_STREAM):
 
 
 def copy_ptr_to_host(db, hb, stream=DEFAULT_STREAM):
-    """Copies len(hb) bytes from the device address ``db`` into the writable host buffer ``hb``.
-    The address is not checked: it must be valid for that many bytes."""
+    """Copies len(hb) bytes from the device address ``db`` into the writable host buffer ``hb``
+    (one-dimensional unsigned bytes, format 'B', as RMM requires: ValueError otherwise). The
+    address is not checked: it must be valid for that many bytes."""
     stream = as_stream(stream)
     db = _lib.as_pointer(db, "db")
-    with _lib.host_buffer(hb, writable=True, name="hb") as (addr, n):
+    with _lib.host_buffer(hb, writable=True, name="hb", bytes_1d=True) as (addr, n):
         _lib.check(_lib.rmm_memcpy_async(addr, db, n, stream._h), "copy_ptr_to_host")
         _sync_if_default(stream)
 
 
 def copy_host_to_ptr(hb, db, stream=DEFAULT_STREAM):
-    """Copies the host buffer ``hb`` to the device address ``db`` (not checked)."""
+    """Copies the host buffer ``hb`` (one-dimensional unsigned bytes, format 'B', as RMM
+    requires: ValueError otherwise) to the device address ``db`` (not checked)."""
     stream = as_stream(stream)
     db = _lib.as_pointer(db, "db")
-    with _lib.host_buffer(hb, name="hb") as (addr, n):
+    with _lib.host_buffer(hb, name="hb", bytes_1d=True) as (addr, n):
         _lib.check(_lib.rmm_memcpy_async(db, addr, n, stream._h), "copy_host_to_ptr")
         _sync_if_default(stream)
 

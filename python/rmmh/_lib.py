@@ -24,7 +24,7 @@ from ._errors import (
 )
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-ABI_VERSION = 8
+ABI_VERSION = 9
 
 _requested = (os.environ.get("RMMH_BACKEND") or "cuda").strip().lower()
 if _requested not in ("cuda", "host"):
@@ -75,6 +75,7 @@ free = _fn("rmmh_free", I, V, V, V, V, I)             # (mr, ptr, bytes, stream,
 rmm_resource_destroy = _fn("rmm_resource_destroy", None, V)
 rmmh_resource_destroy = _fn("rmmh_resource_destroy", I, V)  # 1: kept by rmm.h (see rmmh.c)
 rmmh_hook_failures = _fn("rmmh_hook_failures", ctypes.c_ulong)  # (see rmmh_hooks.c)
+rmmh_alloc_calls = _fn("rmmh_alloc_calls", ctypes.c_ulong)  # (see rmmh.c)
 rmm_resource_type_name = _fn("rmm_resource_type_name", ctypes.c_char_p, V)
 rmm_resource_is_equal = _fn("rmm_resource_is_equal", B, V, V)
 rmm_resource_validate = _fn("rmm_resource_validate", I, V)
@@ -236,10 +237,12 @@ _tls = threading.local()
 def set_pending(exc, status):
     """Keeps an exception raised by a Python callback (CallbackMemoryResource, a failure
     callback) that C called, with the status the call into C fails with because of it: the
-    failing call that follows on this thread re-raises it if it fails with that status, and if no
+    failing call that follows on this thread re-raises it if it fails with that status, if no
     framework hook (PyTorch, CuPy) has failed on the thread since (the exception was then that
-    hook call's, which nobody in Python reads: rmmh_hook_failures)."""
-    _tls.pending = (exc, status, rmmh_hook_failures())
+    hook call's, which nobody in Python reads: rmmh_hook_failures), and if no allocation call has
+    begun on the thread since (the call under way succeeded all the same, a pool retrying a
+    smaller growth: rmmh_alloc_calls)."""
+    _tls.pending = (exc, status, rmmh_hook_failures(), rmmh_alloc_calls())
 
 
 def clear_pending():
@@ -258,21 +261,25 @@ def stash_pending():
 
 
 def restore_pending(pending):
-    """Keeps again what stash_pending took (None: nothing)."""
+    """Keeps again what stash_pending took (None: nothing), for the call under way now (the
+    calls made meanwhile, by a failure callback, do not make it stale)."""
     if pending is not None:
-        _tls.pending = pending
+        _tls.pending = (pending[0], pending[1], rmmh_hook_failures(), rmmh_alloc_calls())
 
 
 def _take_pending(status, hook_failures_since=0):
-    """The kept exception if the failing status is the one it was kept with and exactly
-    hook_failures_since hook calls have failed on the thread since, else None; the slot is empty
-    afterwards either way (an exception kept for another failure is stale)."""
+    """The kept exception if the failing status is the one it was kept with, no allocation call
+    has begun on the thread since, and exactly hook_failures_since hook calls have failed on the
+    thread since, else None; the slot is empty afterwards either way (an exception kept for
+    another failure is stale)."""
     pending = getattr(_tls, "pending", None)
     if pending is None:
         return None
     _tls.pending = None
-    exc, kept_status, hook_failures = pending
-    return exc if kept_status == status and hook_failures + hook_failures_since == rmmh_hook_failures() else None
+    exc, kept_status, hook_failures, alloc_calls = pending
+    if kept_status != status or alloc_calls != rmmh_alloc_calls():
+        return None
+    return exc if hook_failures + hook_failures_since == rmmh_hook_failures() else None
 
 
 def take_hook_pending(status):
@@ -319,6 +326,7 @@ def check(status, what=None):
 
 def created(create, *args, what=None):
     """Calls an rmm_X_create(&out, ...) function; returns the new resource pointer or raises."""
+    clear_pending()  # (a create's upstream allocation is no rmmh_alloc: an older one is stale)
     out = ctypes.c_void_p()
     st = create(ctypes.byref(out), *args)
     if st:
@@ -422,8 +430,8 @@ def host_buffer(obj, writable=False, name="buffer", bytes_1d=False):
     """(address, nbytes) of a C-contiguous buffer-protocol object, held for the block.
 
     TypeError if obj does not support the buffer protocol (or is None), ValueError if it is not
-    C-contiguous or, with writable, read-only, or, with bytes_1d (RMM's rule for to_device), not
-    one-dimensional unsigned bytes (format "B")."""
+    C-contiguous or, with writable, read-only, or, with bytes_1d (RMM's rule for to_device and
+    the host copies), not one-dimensional unsigned bytes (format "B")."""
     if obj is None or isinstance(obj, str):
         raise TypeError("%s must be a bytes-like object (a buffer), not %s"
                         % (name, type(obj).__name__))

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from . import _accel_loader, _lib
-from ._errors import INVALID_ARGUMENT, NOT_SUPPORTED as _NOT_SUPPORTED, OUT_OF_MEMORY, UNKNOWN, \
-    NotSupportedError, error_for
+from ._errors import INVALID_ARGUMENT, IO as _IO, NOT_SUPPORTED as _NOT_SUPPORTED, OUT_OF_MEMORY, \
+    UNKNOWN, NotSupportedError, error_for
 from ._helpers import parse_bytes
 from ._lifetime import LATER, Record, new_refs, release
 from ._stream import DEFAULT_STREAM, Stream, as_stream
@@ -1147,9 +1147,13 @@ def _initialize(pool_allocator=False, managed_memory=False, initial_pool_size=No
     default."""
     upstream = ManagedMemoryResource if managed_memory else CudaMemoryResource
     if pool_allocator:
+        # checked as PoolMemoryResource checks them, before any resource changes (a red team's
+        # find: a size that is no multiple of 256, or negative, raised with every device reset)
         kwargs = dict(
-            initial_pool_size=None if initial_pool_size is None else parse_bytes(initial_pool_size),
-            maximum_pool_size=None if maximum_pool_size is None else parse_bytes(maximum_pool_size))
+            initial_pool_size=None if initial_pool_size is None
+            else _pool_size_arg(initial_pool_size, "initial_pool_size"),
+            maximum_pool_size=None if maximum_pool_size is None
+            else _pool_size_arg(maximum_pool_size, "maximum_pool_size"))
         if (kwargs["initial_pool_size"] is not None and kwargs["maximum_pool_size"] is not None
                 and kwargs["initial_pool_size"] > kwargs["maximum_pool_size"]):
             raise _lib.invalid("Initial pool size exceeds the maximum pool size")
@@ -1185,6 +1189,12 @@ def _initialize(pool_allocator=False, managed_memory=False, initial_pool_size=No
                          "or RMM_LOG_FILE environment variable")
     if logging and log_file_name is not None:
         log_file_name = _log_file_name_arg(log_file_name)  # checked before any resource changes
+    if logging:
+        # each device's log is <stem>.dev<N><suffix> (_append_id): its directory must take a new
+        # file, checked before any resource changes (rmm.h opens it with the adaptor)
+        folder = os.path.dirname(os.path.abspath(log_file_name or os.getenv("RMM_LOG_FILE")))
+        if not os.path.isdir(folder) or not os.access(folder, os.W_OK | os.X_OK):
+            raise error_for(_IO, "reinitialize: cannot write a log file in %r" % folder)
 
     original = _lib.rmmh_get_device()
     if original < 0 or _lib.rmmh_device_count() == 0:

@@ -258,6 +258,19 @@ static int buffer_init(PyObject *self, PyObject *args, PyObject *kwds) {
             if (n == (size_t)-1 && PyErr_Occurred()) goto fail_stream;
         }
     }
+    /* ptr: an address, checked whether or not it is used (RMM's uintptr_t; a red team's find:
+       a string or -5 passed with size 0 was accepted) */
+    if (ptr != NULL && ptr != NoneObj) {
+        size_t addr = 0;
+        if (PyLong_Check(ptr)) addr = PyLong_AsSize_t(ptr);
+        if (!PyLong_Check(ptr) || (addr == (size_t)-1 && PyErr_Occurred())) {
+            PyObject *checked;
+            PyErr_Clear();
+            checked = call1(as_pointer_f, ptr); /* raises TypeError, OverflowError, NegativeSizeError */
+            if (!checked) goto fail_stream;
+            Py_DecRef(checked);
+        }
+    }
     /* device and resource */
     if (ndev < 0) ndev = rmmh_device_count_p();
     if (ndev == 1) {

@@ -27,7 +27,7 @@
 #define RMMH_API __attribute__((visibility("default")))
 
 /* Bumped when a helper's signature changes; the Python side refuses a library it does not know. */
-#define RMMH_ABI_VERSION 8
+#define RMMH_ABI_VERSION 9
 
 RMMH_API int rmmh_abi_version(void) { return RMMH_ABI_VERSION; }
 RMMH_API const char *rmmh_rmm_version(void) { return RMM_VERSION_STRING; }
@@ -41,11 +41,21 @@ RMMH_API const char *rmmh_backend(void) {
 
 /* ---- the hot path ------------------------------------------------------------------------- */
 
+/* Allocation calls begun on this thread (rmmh_alloc, rmmh_alloc_nowait, the framework hooks' calls).
+   A Python callback's exception kept for a failure (rmmh._lib's set_pending) belongs to the call
+   under way when this count is what it was then: an allocation that succeeded all the same (a pool
+   that retried a smaller growth after its failure callback raised) leaves it to no one, and the
+   next call counts past it (a red team's find: an unrelated out-of-memory raised the old
+   RuntimeError). One thread-local add per call. */
+static _Thread_local unsigned long rmmh__alloc_calls;
+RMMH_API unsigned long rmmh_alloc_calls(void) { return rmmh__alloc_calls; }
+
 /* rmm_allocate without an out-pointer: the block, or NULL on failure (rmm_last_status() says
    why). bytes must be > 0. A resource that reports success with NULL (a user callback) is turned
    into INVALID_ARGUMENT, so NULL always means failure. */
 RMMH_API void *rmmh_alloc(rmm_resource *mr, size_t bytes, rmm_stream stream) {
     void *p = NULL;
+    rmmh__alloc_calls++;
     if (rmm_allocate(mr, &p, bytes, stream) != RMM_SUCCESS) return NULL;
     if (!p && bytes) rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh: the resource returned NULL for %zu bytes", bytes);
     return p;
@@ -73,6 +83,7 @@ RMMH_API int rmmh_free(rmm_resource *mr, void *ptr, size_t bytes, rmm_stream str
 RMMH_API void *rmmh_alloc_nowait(rmm_resource *mr, size_t bytes, rmm_stream stream, int *would_block) {
     void *p = NULL;
     bool wb = true;
+    rmmh__alloc_calls++;
     /* (no resource or no bytes: the ordinary call decides) */
     if (!mr || !bytes || rmm_allocate_nowait(mr, &p, bytes, stream, &wb) != RMM_SUCCESS) p = NULL;
     *would_block = wb;

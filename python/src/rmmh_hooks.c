@@ -372,6 +372,7 @@ static void *rmmh__hook_alloc(size_t bytes, int device, rmm_stream stream, int s
     void *p = NULL;
     rmm_device_scope g = {0, false};
     rmm_status st;
+    rmmh__alloc_calls++; /* (see rmmh_alloc_calls) */
     if (device < 0 || device >= RMM_MAX_DEVICES) {
         rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh hooks: device %d is out of range", device);
         return NULL;

@@ -522,3 +522,34 @@ def test_a_resize_that_finds_no_memory_after_another_did_its_work_succeeds(monke
     monkeypatch.undo()
     assert calls == [4096, 4096] and b.size == 4096 and b.capacity() == 4096
     assert b.tobytes()[:256] == bytes(range(256))
+
+
+def test_host_copies_take_one_dimensional_bytes_only():
+    """copy_to_host, copy_from_host, copy_ptr_to_host and copy_host_to_ptr take a 1-D buffer of
+    unsigned bytes, as RMM's unsigned char[::1] (red team 17: any format went through, and a
+    buffer of PyObject pointers took raw bytes: a segfault at its first use)."""
+    import ctypes
+    b = rmm.DeviceBuffer.to_device(b"\x41" * 16)
+    for bad in (np.zeros(2, "f8"), np.zeros((4, 4), "u1"), (ctypes.py_object * 2)(1, 2)):
+        with pytest.raises(ValueError, match="unsigned bytes"):
+            b.copy_to_host(bad)
+        with pytest.raises(ValueError, match="unsigned bytes"):
+            b.copy_from_host(bad)
+        with pytest.raises(ValueError, match="unsigned bytes"):
+            rmm.pylibrmm.device_buffer.copy_ptr_to_host(b.ptr, bad)
+        with pytest.raises(ValueError, match="unsigned bytes"):
+            rmm.pylibrmm.device_buffer.copy_host_to_ptr(bad, b.ptr)
+    out = np.zeros(16, "u1")
+    assert b.copy_to_host(out) is out and bytes(out) == b"\x41" * 16
+    b.copy_from_host(bytearray(b"xy"))
+    assert b.tobytes()[:3] == b"xyA"
+
+
+@pytest.mark.parametrize("ptr,error", [(-5, (OverflowError, ValueError)), ("garbage", TypeError),
+                                       (1.5, TypeError), (np.arange(4, dtype="u1"), TypeError)])
+def test_ptr_is_checked_whether_or_not_it_is_used(ptr, error):
+    """DeviceBuffer(ptr=...) checks the address also with size 0 (RMM's uintptr_t), and an
+    array is a TypeError, not NumPy's truth-value ValueError."""
+    for size in (0, 16):
+        with pytest.raises(error):
+            rmm.DeviceBuffer(ptr=ptr, size=size)

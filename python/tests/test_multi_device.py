@@ -79,3 +79,33 @@ def test_streams_and_buffers_per_device():
     assert p0.info().used_bytes == p1.info().used_bytes == 0
     p0.validate()
     p1.validate()
+
+
+def test_copy_and_record_stream_use_the_buffers_device():
+    """copy() allocates from the buffer's resource with the buffer's device current (as resize
+    does), and the copy belongs to that device; record_stream too (red team 17: the resource of
+    device 1 was called with device 0 current)."""
+    seen = []
+    base = rmm.mr.CudaMemoryResource()
+
+    def alloc(n, s):
+        seen.append(("alloc", gpu.getDevice()))
+        return base.allocate(n)
+
+    def free(p, n, s):
+        seen.append(("free", gpu.getDevice()))
+        base.deallocate(p, n)
+
+    mr1 = on_device(1, rmm.mr.CallbackMemoryResource, alloc, free)
+    rmm.mr.set_per_device_resource(1, mr1)
+    try:
+        b = on_device(1, rmm.DeviceBuffer.to_device, b"on device 1")
+        assert gpu.getDevice() == 0
+        c = b.copy()
+        assert c.mr is mr1 and c._dev == b._dev == 1
+        assert c.tobytes() == b"on device 1" and gpu.getDevice() == 0
+        b.record_stream(rmm.pylibrmm.stream.Stream())
+        del b, c
+        assert seen and all(d == 1 for _, d in seen), seen
+    finally:
+        rmm.mr.set_per_device_resource(1, rmm.mr.CudaMemoryResource())

@@ -342,3 +342,19 @@ def test_unsupported_export_handle_message_is_rmms():
     assert isinstance(e.value, rmm.NotSupportedError)
     assert str(e.value).endswith("Requested IPC memory handle type not supported")
     assert "RMM_EXPORT_FABRIC" in str(e.value)  # rmm.h's reason first
+
+
+@pytest.mark.parametrize("kwargs", [dict(pool_allocator=True, initial_pool_size=1000),
+                                    dict(pool_allocator=True, initial_pool_size=-256),
+                                    dict(pool_allocator=True, maximum_pool_size=1000),
+                                    dict(logging=True, log_file_name="/nonexistent/dir/rmm.csv")])
+def test_reinitialize_checks_its_arguments_before_any_resource_changes(kwargs):
+    """A bad size or a log file that cannot be written raises, and every device keeps its
+    resource (red team 17: the previous pool was gone when the call raised)."""
+    rmm.reinitialize(pool_allocator=True, initial_pool_size="4MiB")
+    before = rmm.mr.get_current_device_resource()
+    assert isinstance(before, rmm.mr.PoolMemoryResource)
+    with pytest.raises((ValueError, RuntimeError)):
+        rmm.reinitialize(**kwargs)
+    assert rmm.mr.get_current_device_resource() is before
+    rmm.reinitialize()
