@@ -155,7 +155,7 @@ static void csv_read(FILE *f, csv_file *out) {
     memset(out, 0, sizeof *out);
     if (!fgets(line, sizeof line, f)) return;
     csv_strip(line);
-    snprintf(out->header, sizeof out->header, "%s", line);
+    snprintf(out->header, sizeof out->header, "%.*s", (int)sizeof out->header - 1, line); /* (cut to fit: newer gcc warns at -O2) */
     out->have_header = 1;
     while (out->nrows < CSV_MAX_ROWS && fgets(line, sizeof line, f)) {
         csv_strip(line);
@@ -566,7 +566,7 @@ static int parse_event(const csv_row *r, log_event *e) {
     char *end = NULL;
     memset(e, 0, sizeof *e);
     if (r->nf != 6 || !all_digits(r->f[0], 0) || !is_time(r->f[1])) return 0;
-    snprintf(e->action, sizeof e->action, "%s", r->f[2]);
+    snprintf(e->action, sizeof e->action, "%.*s", (int)sizeof e->action - 1, r->f[2]);
     if (strcmp(r->f[3], "(nil)") == 0) e->ptr = NULL;
     else if (sscanf(r->f[3], "%p", &e->ptr) != 1) return 0;
     e->bytes = (size_t)strtoull(r->f[4], &end, 10);
