@@ -645,7 +645,8 @@ RMMDEF rmm_pool_desc rmm_pool_desc_default(void);
    TB mean the same binary units, as PyTorch's configuration reads "mb"), case-insensitive, and a
    multiple of 256 bytes. Example: "initial:1GiB, maximum:8GiB, growth:on_demand". Fails with
    INVALID_ARGUMENT iff desc or conf is NULL, or a pair has an unknown key, a missing or bad value,
-   or a size that is not a multiple of 256 (the message names the pair); *desc is then unchanged.
+   a size that is not a multiple of 256, or an extent past 4 GiB (the message names the pair);
+   *desc is then unchanged.
    An empty string changes nothing. The cross-field rules (initial <= maximum, ...) are
    rmm_pool_create's. O(length); thread-safe. */
 RMMDEF rmm_status rmm_pool_desc_parse(rmm_pool_desc *desc, const char *conf);
@@ -679,7 +680,9 @@ RMMDEF rmm_status rmm_pool_set_maximum(rmm_resource *pool, size_t maximum_bytes)
    allocation costs the same with 10 or 100,000 live streams. Best fit to within 1/32 of a power of two, O(1): two bitmaps over size bins and
    a scan of at most 16 blocks of the request's bin. Blocks never coalesce across upstream chunks.
    Every power-of-two alignment is honoured. Fails with OUT_OF_MEMORY (message: request, pool size,
-   maximum) iff the maximum or the upstream is exhausted; the pool is unchanged then. VIRTUAL growth
+   maximum) iff the maximum or the upstream is exhausted; the pool is unchanged then, except that
+   ON_DEMAND and VIRTUAL growth may have given idle memory back first to make room, when the
+   upstream or the device then refused (a request the maximum refuses gives nothing back). VIRTUAL growth
    maps pages as a block needs them (driver calls, and a device synchronize when it moves idle
    pages): far slower when it does, and never otherwise.
    Free: O(1) (an address hash and neighbour links); CORRUPTION iff the pointer was not handed out
@@ -840,7 +843,7 @@ typedef struct rmm_statistics {
    allocate or free. Counted after a successful upstream allocation and uncounted after a successful
    upstream free (a failed or refused free changes nothing); frees count against the innermost
    scope, as in RMM. A request past INT64_MAX bytes counts as INT64_MAX, and a total stays at
-   INT64_MAX once it gets there. */
+   INT64_MAX once it gets there (a read racing the add that passes it may see it negative). */
 RMMDEF rmm_status rmm_statistics_adaptor_create(rmm_resource **out, rmm_resource *upstream);
 /* The innermost scope's counters. INVALID_ARGUMENT iff out is NULL or mr is not a statistics adaptor. */
 RMMDEF rmm_status rmm_statistics_get(rmm_resource *mr, rmm_statistics *out);
@@ -4194,6 +4197,7 @@ typedef struct rmm__sreg {
     rmm__event death;     /* recorded on the stream as it was destroyed, when anyone held state */
     bool complete;        /* destroyed without a death event: it was synchronized instead */
     bool pooled;          /* made by rmm_stream_pool_create: only the pool destroys it */
+    uint64_t serial;      /* a thread's entry: the key of its thread-keyed states (process-unique) */
 } rmm__sreg;
 #define RMM__SREG_SHARDS 16
 static struct rmm__sreg_shard {
@@ -4289,14 +4293,21 @@ static pthread_key_t rmm__thread_key;
 static pthread_once_t rmm__thread_key_once = PTHREAD_ONCE_INIT;
 static bool rmm__thread_key_ok;
 static RMM__TLS rmm__sreg *rmm__thread_sreg;
-static void (*rmm__thread_exit_hook)(void); /* the arena's: drops its thread cache's references */
+static void (*rmm__thread_exit_hook)(void); /* atomic; the arena's: drops its thread cache's references */
+/* The key destructor. The thread's entry goes (its states are gone ones now), and so does the
+   thread's pointer to it: a key destructor of the program's that runs after this one and uses the
+   library gets a new entry (new keys, and the key set again, so that this runs again: glibc makes up
+   to PTHREAD_DESTRUCTOR_ITERATIONS rounds). Before, it used the freed entry (a red team's find). */
 RMM__PRIVATE void rmm__thread_exit(void *arg) {
     rmm__sreg *r = (rmm__sreg *)arg;
-    if (rmm__thread_exit_hook) rmm__thread_exit_hook();
+    void (*hook)(void) = RMM__ATOMIC_LOAD(&rmm__thread_exit_hook);
+    if (hook) hook();
+    if (rmm__thread_sreg == r) rmm__thread_sreg = NULL;
     RMM__ATOMIC_STORE(&r->alive, 0);
     rmm__sreg_unref(r);
 }
 RMM__PRIVATE void rmm__thread_key_init(void) { rmm__thread_key_ok = pthread_key_create(&rmm__thread_key, rmm__thread_exit) == 0; }
+static uint64_t rmm__thread_reg_serials; /* atomic: the serials of thread entries handed out */
 /* The calling thread's entry (no reference added), or NULL if host memory ran out. */
 RMM__PRIVATE rmm__sreg *rmm__thread_reg(void) {
     rmm__sreg *r = rmm__thread_sreg;
@@ -4307,9 +4318,16 @@ RMM__PRIVATE rmm__sreg *rmm__thread_reg(void) {
     r->handle = RMM_STREAM_PER_THREAD;
     r->alive = 1;
     r->refs = 1;
+    r->serial = RMM__ATOMIC_ADD(&rmm__thread_reg_serials, 1);
     if (!rmm__thread_key_ok || pthread_setspecific(rmm__thread_key, r) != 0) r->refs = 2; /* no exit hook: it stays alive */
     rmm__thread_sreg = r;
     return r;
+}
+/* The serial of the calling thread's entry (rmm__so_key's key for its thread-keyed states), or 0
+   if host memory ran out (the state's lookup then fails as OUT_OF_MEMORY). */
+static inline uint64_t rmm__thread_reg_serial(void) {
+    rmm__sreg *r = rmm__thread_reg();
+    return r ? r->serial : 0;
 }
 
 RMM__PRIVATE rmm_status rmm__stream_create(rmm_stream *out, bool blocking, const char *fn) {
@@ -4663,9 +4681,9 @@ RMM__PRIVATE rmm_status rmm__so_key(const rmm__so *so, rmm_stream stream, uint64
     uint64_t id = 0;
     memset(k, 0, sizeof *k);
     if (rmm__stream_is_per_thread(stream) || (so->by_thread && rmm__stream_is_legacy(stream))) {
-        k->key = RMM__KEY_THREAD | rmm__thread_serial();
         k->reg = rmm__thread_reg();
         if (!k->reg) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "%s: out of host memory for stream state", so->who);
+        k->key = RMM__KEY_THREAD | k->reg->serial; /* (the entry's, not the thread's: see rmm__thread_exit) */
         RMM__ATOMIC_ADD(&k->reg->refs, 1);
         return RMM_SUCCESS;
     }
@@ -5781,6 +5799,7 @@ typedef struct rmm__backing {
 
 /* VIRTUAL growth: one reserved range (the pool's only chunk), backed page by page (see below) */
 typedef struct rmm__pool_vm {
+    bool at_maximum;               /* the last page-in failed at the maximum (rmm__pool_oom's verdict) */
     char *base;
     size_t reserved, page, pages;
     uint32_t *users;               /* used blocks overlapping each page */
@@ -6227,6 +6246,15 @@ RMM__PRIVATE void rmm__pool_release_free_chunks(rmm__pool *p, rmm__pstream *s, s
         RMM__LOG(RMM_LOG_LEVEL_DEBUG, "pool %p: released a free chunk before growing (now %zu bytes)", (void *)p, p->pool_bytes);
     }
 }
+/* The bytes of the chunks wholly free on s: what rmm__pool_release_free_chunks may give back (after
+   rmm__pool_settle). O(chunks). */
+RMM__PRIVATE size_t rmm__pool_free_chunk_bytes(const rmm__pool *p, rmm__pstream *s) {
+    const rmm__chunk *c;
+    size_t bytes = 0;
+    for (c = p->chunks; c; c = c->next)
+        if (c->first->owner == rmm__pool_lists(s, c) && c->first->size == c->size) bytes += c->size;
+    return bytes;
+}
 /* Grows the pool by at least `need` bytes, by RMM's rules (research 1.6) or on demand. */
 RMM__PRIVATE rmm_status rmm__chunks_grow(rmm__pool *p, rmm__pstream *s, const rmm__pool_req *req) {
     size_t need = req->need, max = p->desc.maximum_bytes, try_bytes, min_bytes = need;
@@ -6237,6 +6265,14 @@ RMM__PRIVATE rmm_status rmm__chunks_grow(rmm__pool *p, rmm__pstream *s, const rm
     else rmm__copy_text(maximum, sizeof maximum, "no maximum");
     if (p->desc.growth == RMM_POOL_GROWTH_ON_DEMAND) {
         if (!rmm__round_up(need, p->desc.growth_granularity_bytes, &try_bytes)) try_bytes = need;
+        if (max) { /* a request the maximum refuses even with the free chunks gone keeps them (a red team's find) */
+            size_t keep;
+            rmm__pool_settle(p, s);
+            keep = p->pool_bytes - rmm__pool_free_chunk_bytes(p, s);
+            if (need > max || keep > max - need)
+                return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of memory allocating %zu bytes: the pool holds %zu bytes of its %s, with %zu in use",
+                                 need, p->pool_bytes, maximum, p->used_bytes);
+        }
         rmm__pool_release_free_chunks(p, s, try_bytes);
         if (max && try_bytes > max - rmm__min(max, p->pool_bytes)) try_bytes = need;
     } else if (max) {
@@ -6530,6 +6566,7 @@ RMM__PRIVATE rmm_status rmm__vm_page_in(rmm__pool *p, size_t first, size_t last)
     rmm__pool_vm *vm = &p->vm;
     size_t i, missing = 0, fresh, used_after = vm->used_pages, peak, limit, max_pages, held_before = rmm__vm_held_pages(vm);
     rmm_status st = RMM_SUCCESS;
+    vm->at_maximum = false;
     for (i = first; i <= last; i++) {
         missing += !vm->mapped[i];
         used_after += vm->users[i] == 0;
@@ -6539,6 +6576,11 @@ RMM__PRIVATE rmm_status rmm__vm_page_in(rmm__pool *p, size_t first, size_t last)
     max_pages = p->desc.maximum_bytes ? p->desc.maximum_bytes / vm->page : SIZE_MAX;
     if (limit > max_pages) limit = max_pages;
     /* within the slack: new physical pages; beyond it, idle ones moved here */
+    if (used_after > max_pages) { /* never fits: refused before any page moves (a red team's find: idle extents went first) */
+        vm->at_maximum = true;
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of memory: %zu pages would be in use, past the maximum of %zu (%zu bytes)",
+                         used_after, max_pages, p->desc.maximum_bytes);
+    }
     fresh = rmm__vm_fresh(vm, missing, limit);
     if (vm->spare_count + fresh < missing) {
         size_t want = missing - vm->spare_count - fresh;
@@ -6547,9 +6589,11 @@ RMM__PRIVATE rmm_status rmm__vm_page_in(rmm__pool *p, size_t first, size_t last)
         fresh = rmm__vm_fresh(vm, missing, limit); /* (released extents made room) */
         if (vm->spare_count + fresh < missing) { /* nothing idle to move: past the slack, up to the maximum */
             size_t short_by = missing - vm->spare_count - fresh;
-            if (rmm__vm_held_pages(vm) + fresh + short_by > max_pages)
+            if (rmm__vm_held_pages(vm) + fresh + short_by > max_pages) {
+                vm->at_maximum = true;
                 return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of memory: %zu bytes of pages held of the maximum %zu, none idle",
                                  rmm__vm_held_pages(vm) * vm->page, p->desc.maximum_bytes);
+            }
             fresh += short_by;
         }
     }
@@ -6919,6 +6963,9 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_oom(rmm__pool *p, size_t bytes, 
            its alignment): the range, not memory, ran out (a red team's find: it said "refused upstream") */
         if (p->backing == &rmm__vm_backing && (bytes > SIZE_MAX - alignment || range_largest < bytes + (alignment > RMM_ALIGNMENT ? alignment - RMM_ALIGNMENT : 0)))
             f.verdict = "address range full: no free run of the reserved virtual_bytes fits the request";
+        else if (p->backing == &rmm__vm_backing) /* (no upstream: the maximum, in whole pages, or the driver; a red team's find) */
+            f.verdict = p->vm.at_maximum ? "at the maximum: the pages the request needs (whole pages) would pass it"
+                                         : "driver refused: physical memory could not be made or mapped";
         rmm__spin_unlock(&p->so.lock);
     }
     return rmm__oom_explain(&p->base, &f, cause);
@@ -8359,6 +8406,8 @@ RMM__IMPL rmm_status rmm_pool_desc_parse(rmm_pool_desc *desc, const char *conf) 
                 return RMM__INVALID("rmm_pool_desc_parse: \"%.*s\": the value is not a size (a whole number with an optional unit B, KiB, MiB, GiB, TiB)", plen, pair);
             if (size % RMM_ALIGNMENT)
                 return RMM__INVALID("rmm_pool_desc_parse: \"%.*s\": %zu bytes is not a multiple of 256", plen, pair, size);
+            if (field == &d.virtual_extent_bytes && size > ((size_t)4 << 30)) /* (rmm_pool_create's bound, checked here too) */
+                return RMM__INVALID("rmm_pool_desc_parse: \"%.*s\": an extent is at most 4 GiB", plen, pair);
             *field = size;
         } else {
             return RMM__INVALID("rmm_pool_desc_parse: \"%.*s\": unknown key (initial, maximum, growth, granularity, virtual, extent, streams_outlive)", plen, pair);
@@ -9457,7 +9506,7 @@ RMM__PRIVATE rmm_status rmm__arena_local_for(rmm__arena *a, rmm_stream stream, c
     rmm__arena_local *l;
     rmm_status st;
     unsigned i;
-    key = by_thread ? (RMM__KEY_THREAD | rmm__thread_serial()) : ((uint64_t)(uintptr_t)stream | RMM__KEY_HANDLE);
+    key = by_thread ? (RMM__KEY_THREAD | rmm__thread_reg_serial()) : ((uint64_t)(uintptr_t)stream | RMM__KEY_HANDLE);
     for (i = 0; i < 4; i++) {
         rmm__arena_tls_entry *e = &rmm__arena_tls[i];
         if (e->generation != a->generation || e->key != key) continue;
@@ -9847,14 +9896,19 @@ RMM__PRIVATE RMM__NOINLINE void rmm__arena_park(rmm__arena_local *o, rmm__block 
    block's). Read under the registry lock, which every retirement of an arena holds; an arena loses
    no superblock while its lock is held, so it stays once the registry lock goes. For a free that
    this thread's cache does not pin to the owner. NOT_SUPPORTED iff reentered from below the
-   arena. O(1), two locks. */
+   arena (either lock held by this thread). O(1), two locks; the registry lock is held while the
+   arena's is waited for (held across an event record at most: a few microseconds; such a free
+   has synchronized its stream already). */
 RMM__PRIVATE rmm_status rmm__arena_lock_owner(rmm__arena *a, const void *ptr, rmm__arena_local **out) {
     rmm__arena_local *o;
     *out = NULL;
     if (RMM__UNLIKELY(!rmm__spin_lock(&a->so.lock))) return rmm__reentrant("arena", "deallocate");
     o = RMM__ATOMIC_LOAD(&a->owner[rmm__arena_index(a, ptr)]);
     if (o == RMM__ARENA_LARGE) o = NULL;
-    if (o) (void)rmm__spin_lock(&o->lock);
+    if (o && RMM__UNLIKELY(!rmm__spin_lock(&o->lock))) {
+        rmm__spin_unlock(&a->so.lock);
+        return rmm__reentrant("arena", "deallocate");
+    }
     rmm__spin_unlock(&a->so.lock);
     *out = o;
     return RMM_SUCCESS;
@@ -9878,10 +9932,13 @@ RMM__PRIVATE rmm_status rmm__arena_deallocate(rmm_resource *self, void *ptr, siz
             if (slot) slot = rmm__addr_map_find(&a->global_used, (uintptr_t)*slot);
             if (slot) requested = ((rmm__block *)*slot)->requested - (size_t)((char *)ptr - ((rmm__block *)*slot)->ptr);
             rmm__spin_unlock(&a->global_lock);
-        } else if (rmm__arena_lock_owner(a, ptr, &o) == RMM_SUCCESS && o) { /* (o read with no lock may be gone) */
-            slot = rmm__addr_map_find(&o->used, (uintptr_t)ptr);
-            if (slot) requested = ((rmm__block *)*slot)->requested;
-            rmm__spin_unlock(&o->lock);
+        } else {
+            RMM_TRY(rmm__arena_lock_owner(a, ptr, &o)); /* (o read with no lock may be gone) */
+            if (o) {
+                slot = rmm__addr_map_find(&o->used, (uintptr_t)ptr);
+                if (slot) requested = ((rmm__block *)*slot)->requested;
+                rmm__spin_unlock(&o->lock);
+            }
         }
         if (requested != SIZE_MAX) RMM_TRY(rmm__margin_check("arena", ptr, requested, stream));
     }
@@ -10066,7 +10123,7 @@ RMM__IMPL rmm_status rmm_arena_create(rmm_resource **out, rmm_resource *upstream
     a->sb_bytes = d.superblock_bytes;
     a->sb_count = d.arena_bytes / d.superblock_bytes;
     a->generation = RMM__ATOMIC_ADD(&rmm__arena_generations, 1);
-    rmm__thread_exit_hook = rmm__arena_tls_release;
+    RMM__ATOMIC_STORE(&rmm__thread_exit_hook, &rmm__arena_tls_release);
     rmm__lock(&rmm__arenas_lock);
     a->next_live = rmm__arenas_live;
     rmm__arenas_live = a;
@@ -11311,8 +11368,8 @@ RMM__PRIVATE rmm_status rmm__buffer_realloc(rmm_device_buffer *b, size_t capacit
 }
 RMM__IMPL rmm_status rmm_device_buffer_create(rmm_device_buffer *b, size_t size, rmm_stream stream, rmm_resource *mr) {
     rmm_device_buffer fresh;
-    if (!b) return RMM__NULL_OUT("rmm_device_buffer_create", "b");
     rmm_status st;
+    if (!b) return RMM__NULL_OUT("rmm_device_buffer_create", "b");
     memset(&fresh, 0, sizeof fresh);
     memset(b, 0, sizeof *b);
     fresh.stream = stream;

@@ -72,9 +72,9 @@ RMM__PRIVATE rmm_status rmm__host_check(rmm_host_resource *mr, void *ptr_or_out,
     return RMM_SUCCESS;
 }
 RMM__IMPL rmm_status rmm_host_allocate(rmm_host_resource *mr, void **ptr, size_t bytes, size_t alignment) {
-    RMM_TRY(rmm__host_check(mr, ptr, &alignment, "rmm_host_allocate"));
     rmm_status st;
-    *ptr = NULL;
+    if (ptr) *ptr = NULL;
+    RMM_TRY(rmm__host_check(mr, ptr, &alignment, "rmm_host_allocate"));
     if (bytes == 0) return RMM_SUCCESS;
     if ((st = mr->vtable->allocate(mr, ptr, bytes, alignment)) != RMM_SUCCESS) *ptr = NULL; /* (whatever the resource left there) */
     return st;

@@ -635,6 +635,12 @@ TEST(host_allocate_failure_leaves_ptr_null) {
     mr.vtable = &scribble_vtable;
     CHECK_STATUS(rmm_host_allocate(&mr, &p, 100, 64), RMM_ERROR_OUT_OF_MEMORY);
     CHECK(p == NULL);
+    p = scribble_target; /* and a refusal of the arguments */
+    CHECK_STATUS(rmm_host_allocate(NULL, &p, 100, 64), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(p == NULL);
+    p = scribble_target;
+    CHECK_STATUS(rmm_host_allocate(&mr, &p, 100, 3), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(p == NULL);
 }
 
 TEST(host_resource_new_delete) {

@@ -805,6 +805,67 @@ TEST(pool_streams_outlive_pool) {
     pool_stream_semantics(true);
 }
 
+/* A request the maximum refuses whatever the pool gives back leaves the pool as it was: ON_DEMAND
+   growth gave a wholly free chunk back to its upstream first, VIRTUAL growth an idle extent (and
+   said "refused upstream", having none); a red team's finds. And the parser takes an extent only
+   up to create's 4 GiB. */
+TEST(pool_refusal_at_the_maximum_gives_nothing_back) {
+    rmm_resource *cuda = NULL, *mr = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    rmm_pool_info before, after;
+    void *x = NULL, *y = NULL, *z = NULL, *w = NULL;
+    size_t page;
+    NEED_GPU();
+    CHECK_OK(rmm_cuda_resource_create(&cuda));
+    d.growth = RMM_POOL_GROWTH_ON_DEMAND;
+    d.maximum_bytes = 16 * MiB;
+    CHECK_OK(rmm_pool_create(&mr, cuda, &d));
+    if (mr) {
+        CHECK_OK(rmm_allocate(mr, &x, 4 * MiB, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_allocate(mr, &y, 4 * MiB, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_allocate(mr, &z, 4 * MiB, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_deallocate(mr, x, 4 * MiB, RMM_STREAM_DEFAULT)); /* its chunk wholly free */
+        before = pool_info(mr);
+        CHECK_STATUS(rmm_allocate(mr, &w, 10 * MiB, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY); /* 8 + 10 > 16 */
+        after = pool_info(mr);
+        CHECK(w == NULL && after.pool_bytes == before.pool_bytes && after.upstream_chunks == before.upstream_chunks);
+        CHECK(strstr(rmm_last_error(), "at the maximum") != NULL);
+        CHECK_OK(rmm_deallocate(mr, y, 4 * MiB, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_deallocate(mr, z, 4 * MiB, RMM_STREAM_DEFAULT));
+        rmm_resource_destroy(mr);
+        mr = NULL;
+    }
+    d = rmm_pool_desc_default();
+    d.growth = RMM_POOL_GROWTH_VIRTUAL;
+    CHECK_OK(rmm_pool_create(&mr, NULL, &d)); /* (for the page size) */
+    page = mr ? ((rmm__pool *)mr)->vm.page : 0;
+    if (mr) rmm_resource_destroy(mr);
+    mr = NULL;
+    d.virtual_bytes = 32 * page;
+    d.virtual_extent_bytes = 3 * page;
+    d.maximum_bytes = 10 * page;
+    CHECK_OK(rmm_pool_create(&mr, NULL, &d));
+    if (mr) {
+        CHECK_OK(rmm_allocate(mr, &x, 3 * page, RMM_STREAM_DEFAULT)); /* pages 0-2: one extent */
+        CHECK_OK(rmm_allocate(mr, &y, 256, RMM_STREAM_DEFAULT));      /* page 3 */
+        CHECK_OK(rmm_deallocate(mr, x, 3 * page, RMM_STREAM_DEFAULT)); /* pages 0-2 idle */
+        before = pool_info(mr);
+        w = NULL;
+        CHECK_STATUS(rmm_allocate(mr, &w, 10 * page, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY); /* 11 pages in use */
+        after = pool_info(mr);
+        CHECK(w == NULL && after.pool_bytes == before.pool_bytes);
+        CHECK(strstr(rmm_last_error(), "Verdict: at the maximum") != NULL);
+        CHECK_OK(rmm_pool_validate(mr));
+        CHECK_OK(rmm_deallocate(mr, y, 256, RMM_STREAM_DEFAULT));
+        rmm_resource_destroy(mr);
+    }
+    d = rmm_pool_desc_default();
+    CHECK_STATUS(rmm_pool_desc_parse(&d, "extent:8GiB"), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(d.virtual_extent_bytes == rmm_pool_desc_default().virtual_extent_bytes);
+    CHECK_OK(rmm_pool_desc_parse(&d, "extent:4GiB"));
+    rmm_resource_destroy(cuda);
+}
+
 /* RMM bug cuml#2632: a stream destroyed while the pool holds memory freed on it. */
 TEST(pool_streams_destroyed_while_holding_memory) {
     rmm_resource *mr = NULL;
@@ -4701,6 +4762,7 @@ int main(void) {
     RUN(pool_nowait_calls);
     RUN(pool_multi_stream);
     RUN(pool_streams_outlive_pool);
+    RUN(pool_refusal_at_the_maximum_gives_nothing_back);
     RUN(pool_streams_destroyed_while_holding_memory);
     RUN(pool_per_thread_default_stream);
     RUN(pool_create_fails_before_its_registry);

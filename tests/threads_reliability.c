@@ -269,8 +269,8 @@ TEST(a_double_free_whose_miss_sweeps_its_arena_is_refused) {
     CHECK(a->sweeps == sweeps + 1 && a->owner[idx] == NULL); /* the window was reached */
     CHECK_STATUS(rmm_deallocate(arena, p, 1000, f), RMM_ERROR_CORRUPTION);
     CHECK_OK(rmm_resource_validate(arena));
-    CHECK_OK(rmm_allocate(arena, &whole, ad.arena_bytes, RMM_STREAM_DEFAULT)); /* every byte came back */
-    if (whole) CHECK_OK(rmm_deallocate(arena, whole, ad.arena_bytes, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(arena, &whole, ad.arena_bytes - RMM__MARGIN, RMM_STREAM_DEFAULT)); /* every byte came back */
+    if (whole) CHECK_OK(rmm_deallocate(arena, whole, ad.arena_bytes - RMM__MARGIN, RMM_STREAM_DEFAULT));
     rmm_resource_destroy(arena);
     for (i = 0; i < n; i++) CHECK_OK(rmm__stream_destroy_raw(others[i]));
     CHECK_OK(rmm__stream_destroy_raw(h));
@@ -402,11 +402,65 @@ TEST(double_frees_race_sweeps_of_idle_foreign_arenas) {
     CHECK(wrong == 0);
     CHECK(a->unsynced == NULL);
     CHECK_OK(rmm_resource_validate(df_arena));
-    CHECK_OK(rmm_allocate(df_arena, &whole, ad.arena_bytes, RMM_STREAM_DEFAULT)); /* every byte came back */
-    if (whole) CHECK_OK(rmm_deallocate(df_arena, whole, ad.arena_bytes, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(df_arena, &whole, ad.arena_bytes - RMM__MARGIN, RMM_STREAM_DEFAULT)); /* every byte came back */
+    if (whole) CHECK_OK(rmm_deallocate(df_arena, whole, ad.arena_bytes - RMM__MARGIN, RMM_STREAM_DEFAULT));
     CHECK_OK(rmm_resource_validate(df_arena));
     rmm_resource_destroy(df_arena);
     df_arena = NULL;
+}
+
+/* A key destructor of the program's that runs after the library's (a key made later: glibc runs
+   them in the order made) uses the library on the exiting thread: it gets a new thread entry (the
+   library's destructor freed the old one; before, the thread still pointed at it:
+   heap-use-after-free, and an arena pinned for good by a foreign stream used there). Then its
+   memory goes back as any exited thread's. */
+static rmm_resource *late_arena;
+static pthread_key_t late_key;
+static int late_calls, late_failures;
+static void late_destructor(void *arg) {
+    rmm_stream f = NULL;
+    void *p = NULL, *q = NULL;
+    (void)arg;
+    __atomic_add_fetch(&late_calls, 1, __ATOMIC_RELAXED);
+    if (rmm_allocate(late_arena, &p, 256, RMM_STREAM_DEFAULT) != RMM_SUCCESS || rmm_deallocate(late_arena, p, 256, RMM_STREAM_DEFAULT) != RMM_SUCCESS ||
+        rmm__stream_create_raw(&f, false) != RMM_SUCCESS || rmm_allocate(late_arena, &q, 256, f) != RMM_SUCCESS ||
+        rmm_deallocate(late_arena, q, 256, f) != RMM_SUCCESS || rmm__stream_destroy_raw(f) != RMM_SUCCESS)
+        __atomic_add_fetch(&late_failures, 1, __ATOMIC_RELAXED);
+}
+static void *late_thread(void *arg) {
+    rmm_stream f = NULL;
+    void *p = NULL;
+    (void)arg;
+    (void)pthread_setspecific(late_key, (void *)1);
+    /* a foreign stream only: the thread's entry is made, and no stream state holds it */
+    if (rmm__stream_create_raw(&f, false) != RMM_SUCCESS || rmm_allocate(late_arena, &p, 256, f) != RMM_SUCCESS ||
+        rmm_deallocate(late_arena, p, 256, f) != RMM_SUCCESS || rmm__stream_destroy_raw(f) != RMM_SUCCESS)
+        __atomic_add_fetch(&late_failures, 1, __ATOMIC_RELAXED);
+    return NULL;
+}
+TEST(the_library_works_in_a_later_thread_exit_destructor) {
+    rmm_arena_desc d = rmm_arena_desc_default();
+    pthread_t t[4];
+    void *p = NULL;
+    int i;
+    NEED_GPU();
+    d.arena_bytes = 8 << 20;
+    d.superblock_bytes = 1 << 20;
+    CHECK_OK(rmm_arena_create(&late_arena, rmm_get_current_device_resource(), &d));
+    if (!late_arena) return;
+    CHECK_OK(rmm_allocate(late_arena, &p, 256, RMM_STREAM_DEFAULT)); /* the library's key is made by now */
+    CHECK_OK(rmm_deallocate(late_arena, p, 256, RMM_STREAM_DEFAULT));
+    CHECK(pthread_key_create(&late_key, late_destructor) == 0);
+    for (i = 0; i < 4; i++) CHECK(pthread_create(&t[i], NULL, late_thread, NULL) == 0);
+    for (i = 0; i < 4; i++) pthread_join(t[i], NULL);
+    CHECK(late_calls == 4 && late_failures == 0);
+    CHECK_OK(rmm_resource_validate(late_arena));
+    CHECK_OK(rmm_allocate(late_arena, &p, d.arena_bytes - RMM__MARGIN, RMM_STREAM_DEFAULT)); /* the exited threads' memory came back */
+    if (p) CHECK_OK(rmm_deallocate(late_arena, p, d.arena_bytes - RMM__MARGIN, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_resource_validate(late_arena));
+    (void)pthread_key_delete(late_key);
+    rmm_resource_destroy(late_arena);
+    late_arena = NULL;
 }
 
 int main(void) {
@@ -416,5 +470,6 @@ int main(void) {
     RUN(capture_walks_see_no_resource_go);
     RUN(a_double_free_whose_miss_sweeps_its_arena_is_refused);
     RUN(double_frees_race_sweeps_of_idle_foreign_arenas);
+    RUN(the_library_works_in_a_later_thread_exit_destructor);
     return harness_main_end();
 }
