@@ -423,9 +423,7 @@ class DeviceBuffer(_Base):
         with _resize_lock(self):  # (the block recorded is the one the buffer has: a resize takes turns)
             if not self._ptr:
                 return
-            with self._on_device():
-                _lib.check(_lib.rmm_record_stream(self._mr._h, self._ptr, self._nbytes, s._h),
-                           "record_stream")
+            _lib.check(_lib.rmm_record_stream(self._mr._h, self._ptr, self._nbytes, s._h), "record_stream")
             _recorded_streams.setdefault(self, []).append(s)
 
     def copy(self):
@@ -460,16 +458,16 @@ class DeviceBuffer(_Base):
     @staticmethod
     def to_device(b, stream=DEFAULT_STREAM):
         """A new buffer holding a copy of ``b``: a one-dimensional, C-contiguous buffer of
-        unsigned bytes (format 'B': bytes, bytearray, memoryview, a NumPy uint8 array), as in
-        RMM. TypeError if b is not a buffer, ValueError for another format or shape (view other
+        unsigned bytes (format 'B', 'c' or '?': bytes, bytearray, memoryview, a NumPy uint8
+        array), as in RMM. TypeError if b is not a buffer, ValueError for another format or shape (view other
         arrays as bytes first: ``a.ravel().view('u1')``)."""
         return to_device(b, stream)
 
     def copy_to_host(self, ary=None, stream=DEFAULT_STREAM):
         """Copies the buffer to host memory: into ``ary`` (a writable one-dimensional buffer of
-        unsigned bytes, format 'B', of at least size bytes, as RMM requires: ValueError
-        otherwise), returned, or, if None, into a new NumPy uint8 array. With a non-default
-        stream the copy is asynchronous."""
+        unsigned bytes, format 'B', 'c' or '?', of at least size bytes, as RMM requires:
+        ValueError otherwise), returned, or, if None, into a new NumPy uint8 array. With a
+        non-default stream the copy is asynchronous."""
         stream = as_stream(stream)
         with _resize_lock(self):
             ptr, size = self._ptr, self._size
@@ -488,8 +486,8 @@ class DeviceBuffer(_Base):
         return ary
 
     def copy_from_host(self, ary, stream=DEFAULT_STREAM):
-        """Copies ``ary`` (a one-dimensional buffer of unsigned bytes, format 'B', of at most
-        size bytes, as RMM requires: ValueError otherwise) to the start of the buffer."""
+        """Copies ``ary`` (a one-dimensional buffer of unsigned bytes, format 'B', 'c' or '?', of
+        at most size bytes, as RMM requires: ValueError otherwise) to the start of the buffer."""
         stream = as_stream(stream)
         with _resize_lock(self), _lib.host_buffer(ary, name="ary", bytes_1d=True) as (addr, n):
             if n > self._size:
@@ -533,7 +531,7 @@ def _itemsize(typestr):
 
 def to_device(b, stream=DEFAULT_STREAM):
     """A new DeviceBuffer holding a copy of the host buffer ``b``, a one-dimensional C-contiguous
-    buffer of unsigned bytes (format 'B'), as in RMM: ValueError otherwise, TypeError if b is
+    buffer of unsigned bytes (format 'B', 'c' or '?'), as in RMM: ValueError otherwise, TypeError if b is
     not a buffer."""
     stream = as_stream(stream)
     with _lib.host_buffer(b, name="b", bytes_1d=True) as (addr, n):
@@ -546,7 +544,8 @@ def to_device(b, stream=DEFAULT_STREAM):
 
 def copy_ptr_to_host(db, hb, stream=DEFAULT_STREAM):
     """Copies len(hb) bytes from the device address ``db`` into the writable host buffer ``hb``
-    (one-dimensional unsigned bytes, format 'B', as RMM requires: ValueError otherwise). The
+    (one-dimensional unsigned bytes, format 'B', 'c' or '?', as RMM requires: ValueError
+    otherwise). The
     address is not checked: it must be valid for that many bytes."""
     stream = as_stream(stream)
     db = _lib.as_pointer(db, "db")
@@ -556,8 +555,8 @@ def copy_ptr_to_host(db, hb, stream=DEFAULT_STREAM):
 
 
 def copy_host_to_ptr(hb, db, stream=DEFAULT_STREAM):
-    """Copies the host buffer ``hb`` (one-dimensional unsigned bytes, format 'B', as RMM
-    requires: ValueError otherwise) to the device address ``db`` (not checked)."""
+    """Copies the host buffer ``hb`` (one-dimensional unsigned bytes, format 'B', 'c' or '?', as
+    RMM requires: ValueError otherwise) to the device address ``db`` (not checked)."""
     stream = as_stream(stream)
     db = _lib.as_pointer(db, "db")
     with _lib.host_buffer(hb, name="hb", bytes_1d=True) as (addr, n):

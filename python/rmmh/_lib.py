@@ -241,7 +241,8 @@ def set_pending(exc, status):
     framework hook (PyTorch, CuPy) has failed on the thread since (the exception was then that
     hook call's, which nobody in Python reads: rmmh_hook_failures), and if no allocation call has
     begun on the thread since (the call under way succeeded all the same, a pool retrying a
-    smaller growth: rmmh_alloc_calls)."""
+    smaller growth: rmmh_alloc_calls). (So an allocation that a finalizer makes in between, a
+    rare case, turns the callback's exception into rmm.h's own error for the failure.)"""
     _tls.pending = (exc, status, rmmh_hook_failures(), rmmh_alloc_calls())
 
 
@@ -422,7 +423,10 @@ PyBytes_AsString.argtypes = (ctypes.py_object,)
 PyBytes_AsString.restype = ctypes.c_void_p
 
 
-_BYTE_FORMATS = (None, b"B", b"@B", b"=B", b"<B", b">B", b"!B")
+# what Cython's unsigned char[::1] (RMM's type for host buffers) takes: one-byte items of format
+# B, c or ? (a review's find: ctypes.create_string_buffer's 'c' was refused), with or without a
+# byte-order prefix; not b (signed), not wider items, not objects
+_BYTE_FORMATS = (None,) + tuple(p + c for p in (b"", b"@", b"=", b"<", b">", b"!") for c in (b"B", b"c", b"?"))
 
 
 @contextmanager
@@ -431,7 +435,8 @@ def host_buffer(obj, writable=False, name="buffer", bytes_1d=False):
 
     TypeError if obj does not support the buffer protocol (or is None), ValueError if it is not
     C-contiguous or, with writable, read-only, or, with bytes_1d (RMM's rule for to_device and
-    the host copies), not one-dimensional unsigned bytes (format "B")."""
+    the host copies), not one-dimensional unsigned bytes (format "B", "c" or "?", as Cython's
+    unsigned char[::1])."""
     if obj is None or isinstance(obj, str):
         raise TypeError("%s must be a bytes-like object (a buffer), not %s"
                         % (name, type(obj).__name__))
@@ -446,8 +451,8 @@ def host_buffer(obj, writable=False, name="buffer", bytes_1d=False):
     try:
         if bytes_1d and (view.ndim != 1 or view.format not in _BYTE_FORMATS):
             raise ValueError(
-                "%s must be a one-dimensional buffer of unsigned bytes (format 'B', as RMM "
-                "requires), not %d-dimensional with format %r; pass e.g. "
+                "%s must be a one-dimensional buffer of unsigned bytes (format 'B', 'c' or '?', "
+                "as RMM requires), not %d-dimensional with format %r; pass e.g. "
                 "memoryview(%s).cast('B') or a NumPy array's .ravel().view('u1')"
                 % (name, view.ndim, (view.format or b"B").decode("ascii", "replace"), name))
         yield view.buf or 0, view.len

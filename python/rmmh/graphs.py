@@ -56,6 +56,7 @@ class GraphPool:
         mr = get_current_device_resource() if upstream is None else _check_mr(upstream, "upstream")
         size = _lib.as_size(parse_bytes(reserve), "reserve")
         out = ctypes.c_void_p()
+        _lib.clear_pending()  # (its reserve is no rmmh_alloc: an older callback exception is stale)
         _lib.check(_lib.rmm_graph_pool_create(ctypes.byref(out), mr._live, size), "GraphPool")
         # a hold on the upstream's C resource (see _lifetime): when the collector finalizes both
         # in one cycle, the upstream's finalizer may run first, and the pool's reserve must still

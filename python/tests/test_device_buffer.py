@@ -543,6 +543,14 @@ def test_host_copies_take_one_dimensional_bytes_only():
     assert b.copy_to_host(out) is out and bytes(out) == b"\x41" * 16
     b.copy_from_host(bytearray(b"xy"))
     assert b.tobytes()[:3] == b"xyA"
+    # what Cython's unsigned char[::1] takes too: one-byte 'c' and '?' items (a review's find)
+    chars = ctypes.create_string_buffer(16)
+    assert b.copy_to_host(chars) is chars and chars.raw[:3] == b"xyA"
+    b.copy_from_host(memoryview(bytearray(b"pq")).cast("c"))
+    flags = np.zeros(16, "?")
+    b.copy_to_host(flags)
+    assert flags.all()
+    assert rmm.DeviceBuffer.to_device(chars).tobytes()[:3] == b"xyA" and b.tobytes()[:3] == b"pqA"
 
 
 @pytest.mark.parametrize("ptr,error", [(-5, (OverflowError, ValueError)), ("garbage", TypeError),

@@ -81,10 +81,10 @@ def test_streams_and_buffers_per_device():
     p1.validate()
 
 
-def test_copy_and_record_stream_use_the_buffers_device():
+def test_copy_uses_the_buffers_device():
     """copy() allocates from the buffer's resource with the buffer's device current (as resize
-    does), and the copy belongs to that device; record_stream too (red team 17: the resource of
-    device 1 was called with device 0 current)."""
+    does), and the copy belongs to that device (red team 17: the resource of device 1 was called
+    with device 0 current)."""
     seen = []
     base = rmm.mr.CudaMemoryResource()
 
@@ -104,7 +104,6 @@ def test_copy_and_record_stream_use_the_buffers_device():
         c = b.copy()
         assert c.mr is mr1 and c._dev == b._dev == 1
         assert c.tobytes() == b"on device 1" and gpu.getDevice() == 0
-        b.record_stream(rmm.pylibrmm.stream.Stream())
         del b, c
         assert seen and all(d == 1 for _, d in seen), seen
     finally:
