@@ -6224,19 +6224,23 @@ RMM__PRIVATE rmm_status rmm__pool_release_chunk(rmm__pool *p, rmm__chunk *c, rmm
     RMM_SYS_FREE(c);
     return RMM_SUCCESS;
 }
-/* ON_DEMAND growth by `grow` bytes: when that would lift the pool above its own peak, first gives
-   wholly free chunks held in s's lists back to upstream until it would not (or none are left).
+/* ON_DEMAND growth by `grow` bytes (for a request of `need`): when that would lift the pool above
+   its own peak, or a maximum lowered below the peak leaves no room for `need`, first gives wholly
+   free chunks held in s's lists back to upstream until it would not (or none are left).
    Below the peak, free chunks are kept for reuse: the peak, which is what the memory costs, stays
    the same, and a steady workload stops calling cudaMalloc and cudaFree. The frees are ordered
    on s, so the upstream free on s needs no wait. The chunk given back is the smallest wholly free
    one that makes room alone (a bigger one is likely wanted again whole: GPT-2 training gave back
    its 785 MiB chunk to grow one of 393 MiB, and grew it back next step), else the largest: fewest
    calls. O(chunks) per chunk given back. */
-RMM__PRIVATE void rmm__pool_release_free_chunks(rmm__pool *p, rmm__pstream *s, size_t grow) {
+RMM__PRIVATE void rmm__pool_release_free_chunks(rmm__pool *p, rmm__pstream *s, size_t grow, size_t need) {
     rmm__chunk *c, *victim;
+    size_t max = p->desc.maximum_bytes; /* (need <= max here: rmm__chunks_grow checked) */
     rmm__pool_settle(p, s);
-    while (p->pool_bytes + grow > p->peak_pool_bytes) {
-        size_t excess = p->pool_bytes + grow - p->peak_pool_bytes;
+    /* past the peak; or, below a peak that a lowered maximum (rmm_pool_set_maximum) now cuts, past
+       what leaves room for the request (a review's find: it stopped at the peak and then refused) */
+    while (p->pool_bytes + grow > p->peak_pool_bytes || (max && p->pool_bytes > max - need)) {
+        size_t excess = p->pool_bytes + grow > p->peak_pool_bytes ? p->pool_bytes + grow - p->peak_pool_bytes : p->pool_bytes - (max - need);
         victim = NULL;
         for (c = p->chunks; c; c = c->next) {
             if (c->first->owner != rmm__pool_lists(s, c) || c->first->size != c->size) continue; /* not wholly free on s */
@@ -6273,7 +6277,7 @@ RMM__PRIVATE rmm_status rmm__chunks_grow(rmm__pool *p, rmm__pstream *s, const rm
                 return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of memory allocating %zu bytes: the pool holds %zu bytes of its %s, with %zu in use",
                                  need, p->pool_bytes, maximum, p->used_bytes);
         }
-        rmm__pool_release_free_chunks(p, s, try_bytes);
+        rmm__pool_release_free_chunks(p, s, try_bytes, need);
         if (max && try_bytes > max - rmm__min(max, p->pool_bytes)) try_bytes = need;
     } else if (max) {
         size_t remaining = max > p->pool_bytes ? rmm__align_down(max - p->pool_bytes, RMM_ALIGNMENT) : 0;
@@ -6576,7 +6580,8 @@ RMM__PRIVATE rmm_status rmm__vm_page_in(rmm__pool *p, size_t first, size_t last)
     max_pages = p->desc.maximum_bytes ? p->desc.maximum_bytes / vm->page : SIZE_MAX;
     if (limit > max_pages) limit = max_pages;
     /* within the slack: new physical pages; beyond it, idle ones moved here */
-    if (used_after > max_pages) { /* never fits: refused before any page moves (a red team's find: idle extents went first) */
+    if (used_after > rmm__max(max_pages, held_before)) { /* never fits: refused before any page moves (a red team's find:
+                                                              idle extents went first; held pages serve past a lowered maximum) */
         vm->at_maximum = true;
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of memory: %zu pages would be in use, past the maximum of %zu (%zu bytes)",
                          used_after, max_pages, p->desc.maximum_bytes);

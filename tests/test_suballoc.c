@@ -807,8 +807,8 @@ TEST(pool_streams_outlive_pool) {
 
 /* A request the maximum refuses whatever the pool gives back leaves the pool as it was: ON_DEMAND
    growth gave a wholly free chunk back to its upstream first, VIRTUAL growth an idle extent (and
-   said "refused upstream", having none); a red team's finds. And the parser takes an extent only
-   up to create's 4 GiB. */
+   said "refused upstream", having none); a red team's finds. Below a lowered maximum, held memory
+   still serves (a review's). And the parser takes an extent only up to create's 4 GiB. */
 TEST(pool_refusal_at_the_maximum_gives_nothing_back) {
     rmm_resource *cuda = NULL, *mr = NULL;
     rmm_pool_desc d = rmm_pool_desc_default();
@@ -856,7 +856,52 @@ TEST(pool_refusal_at_the_maximum_gives_nothing_back) {
         CHECK(w == NULL && after.pool_bytes == before.pool_bytes);
         CHECK(strstr(rmm_last_error(), "Verdict: at the maximum") != NULL);
         CHECK_OK(rmm_pool_validate(mr));
+#if defined(RMM_BACKEND_HOST)
+        rmm_host_backend_fail_calls("cuMemCreate", 1, 100, RMM_ERROR_OUT_OF_MEMORY); /* the driver, not the maximum */
+        w = NULL;
+        CHECK_STATUS(rmm_allocate(mr, &w, 5 * page, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+        rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+        CHECK(w == NULL && strstr(rmm_last_error(), "Verdict: driver refused") != NULL);
+#endif
         CHECK_OK(rmm_deallocate(mr, y, 256, RMM_STREAM_DEFAULT));
+        rmm_resource_destroy(mr);
+        mr = NULL;
+    }
+    /* a maximum lowered below what the pool holds (review finds): held memory still serves */
+    d = rmm_pool_desc_default();
+    d.growth = RMM_POOL_GROWTH_VIRTUAL;
+    d.virtual_bytes = 64 * page;
+    d.virtual_extent_bytes = page;
+    CHECK_OK(rmm_pool_create(&mr, NULL, &d));
+    if (mr) {
+        void *v[8];
+        int i;
+        for (i = 0; i < 8; i++) CHECK_OK(rmm_allocate(mr, &v[i], page, RMM_STREAM_DEFAULT));
+        for (i = 0; i < 8; i += 2) CHECK_OK(rmm_deallocate(mr, v[i], page, RMM_STREAM_DEFAULT)); /* 4 pages idle */
+        CHECK_OK(rmm_pool_set_maximum(mr, 4 * page));
+        w = NULL;
+        CHECK_OK(rmm_allocate(mr, &w, 2 * page, RMM_STREAM_DEFAULT)); /* idle pages move: no growth */
+        if (w) CHECK_OK(rmm_deallocate(mr, w, 2 * page, RMM_STREAM_DEFAULT));
+        for (i = 1; i < 8; i += 2) CHECK_OK(rmm_deallocate(mr, v[i], page, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_pool_validate(mr));
+        rmm_resource_destroy(mr);
+        mr = NULL;
+    }
+    d = rmm_pool_desc_default();
+    d.growth = RMM_POOL_GROWTH_ON_DEMAND;
+    CHECK_OK(rmm_pool_create(&mr, cuda, &d));
+    if (mr) {
+        void *v[4];
+        int i;
+        for (i = 0; i < 4; i++) CHECK_OK(rmm_allocate(mr, &v[i], 4 * MiB, RMM_STREAM_DEFAULT));
+        for (i = 0; i < 3; i++) CHECK_OK(rmm_deallocate(mr, v[i], 4 * MiB, RMM_STREAM_DEFAULT)); /* 12 MiB wholly free */
+        CHECK_OK(rmm_pool_set_maximum(mr, 10 * MiB));
+        w = NULL;
+        CHECK_OK(rmm_allocate(mr, &w, 6 * MiB, RMM_STREAM_DEFAULT)); /* 4 + 6 fits: chunks go back first */
+        CHECK(pool_info(mr).pool_bytes <= 10 * MiB);
+        if (w) CHECK_OK(rmm_deallocate(mr, w, 6 * MiB, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_deallocate(mr, v[3], 4 * MiB, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_pool_validate(mr));
         rmm_resource_destroy(mr);
     }
     d = rmm_pool_desc_default();

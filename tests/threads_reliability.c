@@ -416,25 +416,44 @@ TEST(double_frees_race_sweeps_of_idle_foreign_arenas) {
    memory goes back as any exited thread's. */
 static rmm_resource *late_arena;
 static pthread_key_t late_key;
-static int late_calls, late_failures;
+static int late_calls, late_failures, late_keyed;
+/* Whether the arena holds a state of the calling thread's live entry, keyed by its serial. */
+static int late_state_of_live_entry(void) {
+    rmm__arena *a = (rmm__arena *)late_arena;
+    rmm__sreg *r = rmm__thread_sreg;
+    size_t i;
+    int found = 0;
+    if (!r || !__atomic_load_n(&r->alive, __ATOMIC_ACQUIRE) || !rmm__spin_lock(&a->so.lock)) return 0;
+    for (i = 0; i < a->so.count; i++)
+        if (a->so.list[i]->key == (RMM__KEY_THREAD | r->serial) && a->so.list[i]->reg == r) found = 1;
+    rmm__spin_unlock(&a->so.lock);
+    return found;
+}
 static void late_destructor(void *arg) {
     rmm_stream f = NULL;
     void *p = NULL, *q = NULL;
     (void)arg;
     __atomic_add_fetch(&late_calls, 1, __ATOMIC_RELAXED);
-    if (rmm_allocate(late_arena, &p, 256, RMM_STREAM_DEFAULT) != RMM_SUCCESS || rmm_deallocate(late_arena, p, 256, RMM_STREAM_DEFAULT) != RMM_SUCCESS ||
-        rmm__stream_create_raw(&f, false) != RMM_SUCCESS || rmm_allocate(late_arena, &q, 256, f) != RMM_SUCCESS ||
-        rmm_deallocate(late_arena, q, 256, f) != RMM_SUCCESS || rmm__stream_destroy_raw(f) != RMM_SUCCESS)
+    if (rmm_allocate(late_arena, &p, 256, RMM_STREAM_DEFAULT) != RMM_SUCCESS)
+        __atomic_add_fetch(&late_failures, 1, __ATOMIC_RELAXED);
+    else if (late_state_of_live_entry()) /* (not the exited entry's state: a new entry, its own key) */
+        __atomic_add_fetch(&late_keyed, 1, __ATOMIC_RELAXED);
+    if ((p && rmm_deallocate(late_arena, p, 256, RMM_STREAM_DEFAULT) != RMM_SUCCESS) || rmm__stream_create_raw(&f, false) != RMM_SUCCESS ||
+        rmm_allocate(late_arena, &q, 256, f) != RMM_SUCCESS || rmm_deallocate(late_arena, q, 256, f) != RMM_SUCCESS || rmm__stream_destroy_raw(f) != RMM_SUCCESS)
         __atomic_add_fetch(&late_failures, 1, __ATOMIC_RELAXED);
 }
 static void *late_thread(void *arg) {
     rmm_stream f = NULL;
     void *p = NULL;
-    (void)arg;
     (void)pthread_setspecific(late_key, (void *)1);
-    /* a foreign stream only: the thread's entry is made, and no stream state holds it */
+    /* even threads: a foreign stream only, so the thread's entry is made and no stream state holds
+       it (it is freed at exit); odd ones: the default stream too, so a state of the exited entry
+       stays (a gone one) */
     if (rmm__stream_create_raw(&f, false) != RMM_SUCCESS || rmm_allocate(late_arena, &p, 256, f) != RMM_SUCCESS ||
         rmm_deallocate(late_arena, p, 256, f) != RMM_SUCCESS || rmm__stream_destroy_raw(f) != RMM_SUCCESS)
+        __atomic_add_fetch(&late_failures, 1, __ATOMIC_RELAXED);
+    if (((intptr_t)arg & 1) &&
+        (rmm_allocate(late_arena, &p, 256, RMM_STREAM_DEFAULT) != RMM_SUCCESS || rmm_deallocate(late_arena, p, 256, RMM_STREAM_DEFAULT) != RMM_SUCCESS))
         __atomic_add_fetch(&late_failures, 1, __ATOMIC_RELAXED);
     return NULL;
 }
@@ -451,9 +470,9 @@ TEST(the_library_works_in_a_later_thread_exit_destructor) {
     CHECK_OK(rmm_allocate(late_arena, &p, 256, RMM_STREAM_DEFAULT)); /* the library's key is made by now */
     CHECK_OK(rmm_deallocate(late_arena, p, 256, RMM_STREAM_DEFAULT));
     CHECK(pthread_key_create(&late_key, late_destructor) == 0);
-    for (i = 0; i < 4; i++) CHECK(pthread_create(&t[i], NULL, late_thread, NULL) == 0);
+    for (i = 0; i < 4; i++) CHECK(pthread_create(&t[i], NULL, late_thread, (void *)(intptr_t)i) == 0);
     for (i = 0; i < 4; i++) pthread_join(t[i], NULL);
-    CHECK(late_calls == 4 && late_failures == 0);
+    CHECK(late_calls == 4 && late_failures == 0 && late_keyed == 4);
     CHECK_OK(rmm_resource_validate(late_arena));
     CHECK_OK(rmm_allocate(late_arena, &p, d.arena_bytes - RMM__MARGIN, RMM_STREAM_DEFAULT)); /* the exited threads' memory came back */
     if (p) CHECK_OK(rmm_deallocate(late_arena, p, d.arena_bytes - RMM__MARGIN, RMM_STREAM_DEFAULT));

@@ -423,9 +423,10 @@ PyBytes_AsString.argtypes = (ctypes.py_object,)
 PyBytes_AsString.restype = ctypes.c_void_p
 
 
-# what Cython's unsigned char[::1] (RMM's type for host buffers) takes: one-byte items of format
-# B, c or ? (a review's find: ctypes.create_string_buffer's 'c' was refused), with or without a
-# byte-order prefix; not b (signed), not wider items, not objects
+# RMM's type for host buffers is Cython's unsigned char[::1], which takes one-byte items of format
+# B, c or ? (a review's find: ctypes.create_string_buffer's 'c' was refused); here with any
+# byte-order prefix (Cython refuses a non-native one, which means nothing for one byte); not b
+# (signed), not wider items, not objects
 _BYTE_FORMATS = (None,) + tuple(p + c for p in (b"", b"@", b"=", b"<", b">", b"!") for c in (b"B", b"c", b"?"))
 
 

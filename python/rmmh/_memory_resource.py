@@ -649,7 +649,6 @@ class BinningMemoryResource(UpstreamResourceAdaptor):
                                "usable bin size" % size)
         rounded = (size + _BIN_ALIGNMENT - 1) & -_BIN_ALIGNMENT
         # rmm.h replaces a bin of a size that has one (and destroys the one it made itself)
-        _lib.clear_pending()  # (a bin it makes may allocate: an older callback exception is stale)
         _lib.check(_lib.rmm_binning_add_bin(self._live, size,
                                             bin_resource._h if bin_resource else None))
         if bin_resource is not None:
