@@ -207,12 +207,28 @@ static PyObject *buffer_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
     return (PyObject *)b;
 }
 
+/* A size_t argument; anything but a non-negative int that fits goes to Python's check (which
+   raises the same exceptions as the fallback). */
+static int size_arg(PyObject *o, PyObject *name, PyObject *checker, size_t *out) {
+    PyObject *checked;
+    if (PyLong_Check(o)) {
+        *out = PyLong_AsSize_t(o);
+        if (!(*out == (size_t)-1 && PyErr_Occurred())) return 0;
+        PyErr_Clear();
+    }
+    checked = PyObject_CallFunctionObjArgs(checker, o, name, NULL);
+    if (!checked) return -1;
+    *out = PyLong_AsSize_t(checked);
+    Py_DecRef(checked);
+    return (*out == (size_t)-1 && PyErr_Occurred()) ? -1 : 0;
+}
+
 /* DeviceBuffer(*, ptr=0, size=0, stream=DEFAULT_STREAM, mr=None): see rmmh/_device_buffer.py. */
 static int buffer_init(PyObject *self, PyObject *args, PyObject *kwds) {
     Buffer *b = (Buffer *)self;
     PyObject *ptr = NULL, *size = NULL, *stream = NULL, *mr = NULL, *key, *value, *refs;
     Py_ssize_t pos = 0;
-    size_t n = 0, nbytes;
+    size_t n = 0, nbytes, addr = 0;
     int dev, d;
     void *mh, *sh, *p;
 
@@ -246,31 +262,10 @@ static int buffer_init(PyObject *self, PyObject *args, PyObject *kwds) {
         return -1;
     }
     /* size */
-    if (size != NULL) {
-        if (PyLong_Check(size)) n = PyLong_AsSize_t(size);
-        if (!PyLong_Check(size) || (n == (size_t)-1 && PyErr_Occurred())) {
-            PyObject *checked;
-            PyErr_Clear();
-            checked = call1(as_size_f, size); /* raises TypeError, NegativeSizeError, OverflowError */
-            if (!checked) goto fail_stream;
-            n = PyLong_AsSize_t(checked);
-            Py_DecRef(checked);
-            if (n == (size_t)-1 && PyErr_Occurred()) goto fail_stream;
-        }
-    }
+    if (size != NULL && size_arg(size, s_size, as_size_f, &n) < 0) goto fail_stream; /* TypeError, NegativeSizeError, OverflowError */
     /* ptr: an address, checked whether or not it is used (RMM's uintptr_t; a red team's find:
        a string or -5 passed with size 0 was accepted) */
-    if (ptr != NULL && ptr != NoneObj) {
-        size_t addr = 0;
-        if (PyLong_Check(ptr)) addr = PyLong_AsSize_t(ptr);
-        if (!PyLong_Check(ptr) || (addr == (size_t)-1 && PyErr_Occurred())) {
-            PyObject *checked;
-            PyErr_Clear();
-            checked = call1(as_pointer_f, ptr); /* raises TypeError, OverflowError, NegativeSizeError */
-            if (!checked) goto fail_stream;
-            Py_DecRef(checked);
-        }
-    }
+    if (ptr != NULL && ptr != NoneObj && size_arg(ptr, s_ptr, as_pointer_f, &addr) < 0) goto fail_stream;
     /* device and resource */
     if (ndev < 0) ndev = rmmh_device_count_p();
     if (ndev == 1) {
@@ -477,22 +472,6 @@ static int parse_args(const char *fn, PyObject *const *args, Py_ssize_t nargs, P
         out[k] = args[nargs + i];
     }
     return 0;
-}
-
-/* A size_t argument; anything but a non-negative int that fits goes to Python's check (which
-   raises the same exceptions as the fallback). */
-static int size_arg(PyObject *o, PyObject *name, PyObject *checker, size_t *out) {
-    PyObject *checked;
-    if (PyLong_Check(o)) {
-        *out = PyLong_AsSize_t(o);
-        if (!(*out == (size_t)-1 && PyErr_Occurred())) return 0;
-        PyErr_Clear();
-    }
-    checked = PyObject_CallFunctionObjArgs(checker, o, name, NULL);
-    if (!checked) return -1;
-    *out = PyLong_AsSize_t(checked);
-    Py_DecRef(checked);
-    return (*out == (size_t)-1 && PyErr_Occurred()) ? -1 : 0;
 }
 
 /* The stream argument as a new reference to a Stream. */
