@@ -6224,6 +6224,8 @@ RMM__PRIVATE rmm_status rmm__pool_release_chunk(rmm__pool *p, rmm__chunk *c, rmm
     RMM_SYS_FREE(c);
     return RMM_SUCCESS;
 }
+/* Whether chunk c is one free block filed in s's lists. O(1). */
+static inline bool rmm__pool_chunk_free_on(const rmm__chunk *c, rmm__pstream *s) { return c->first->owner == rmm__pool_lists(s, c) && c->first->size == c->size; }
 /* ON_DEMAND growth by `grow` bytes (for a request of `need`): when that would lift the pool above
    its own peak, or a maximum lowered below the peak leaves no room for `need`, first gives wholly
    free chunks held in s's lists back to upstream until it would not (or none are left).
@@ -6243,7 +6245,7 @@ RMM__PRIVATE void rmm__pool_release_free_chunks(rmm__pool *p, rmm__pstream *s, s
         size_t excess = p->pool_bytes + grow > p->peak_pool_bytes ? p->pool_bytes + grow - p->peak_pool_bytes : p->pool_bytes - (max - need);
         victim = NULL;
         for (c = p->chunks; c; c = c->next) {
-            if (c->first->owner != rmm__pool_lists(s, c) || c->first->size != c->size) continue; /* not wholly free on s */
+            if (!rmm__pool_chunk_free_on(c, s)) continue;
             if (!victim || (victim->size >= excess ? c->size >= excess && c->size < victim->size : c->size > victim->size)) victim = c;
         }
         if (!victim || rmm__pool_release_chunk(p, victim, s->ss.handle) != RMM_SUCCESS) break;
@@ -6256,7 +6258,7 @@ RMM__PRIVATE size_t rmm__pool_free_chunk_bytes(const rmm__pool *p, rmm__pstream 
     const rmm__chunk *c;
     size_t bytes = 0;
     for (c = p->chunks; c; c = c->next)
-        if (c->first->owner == rmm__pool_lists(s, c) && c->first->size == c->size) bytes += c->size;
+        if (rmm__pool_chunk_free_on(c, s)) bytes += c->size;
     return bytes;
 }
 /* Grows the pool by at least `need` bytes, by RMM's rules (research 1.6) or on demand. */
@@ -6269,16 +6271,13 @@ RMM__PRIVATE rmm_status rmm__chunks_grow(rmm__pool *p, rmm__pstream *s, const rm
     else rmm__copy_text(maximum, sizeof maximum, "no maximum");
     if (p->desc.growth == RMM_POOL_GROWTH_ON_DEMAND) {
         if (!rmm__round_up(need, p->desc.growth_granularity_bytes, &try_bytes)) try_bytes = need;
-        if (max) { /* a request the maximum refuses even with the free chunks gone keeps them (a red team's find) */
-            size_t keep;
-            rmm__pool_settle(p, s);
-            keep = p->pool_bytes - rmm__pool_free_chunk_bytes(p, s);
-            if (need > max || keep > max - need)
-                return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of memory allocating %zu bytes: the pool holds %zu bytes of its %s, with %zu in use",
-                                 need, p->pool_bytes, maximum, p->used_bytes);
+        if (max) rmm__pool_settle(p, s);
+        if (max && (need > max || p->pool_bytes - rmm__pool_free_chunk_bytes(p, s) > max - need)) {
+            try_bytes = 0; /* the maximum refuses it even with the free chunks gone: they stay (a red team's find) */
+        } else {
+            rmm__pool_release_free_chunks(p, s, try_bytes, need);
+            if (max && try_bytes > max - rmm__min(max, p->pool_bytes)) try_bytes = need;
         }
-        rmm__pool_release_free_chunks(p, s, try_bytes, need);
-        if (max && try_bytes > max - rmm__min(max, p->pool_bytes)) try_bytes = need;
     } else if (max) {
         size_t remaining = max > p->pool_bytes ? rmm__align_down(max - p->pool_bytes, RMM_ALIGNMENT) : 0;
         try_bytes = need <= remaining ? rmm__max(need, rmm__align_down(remaining / 2, RMM_ALIGNMENT)) : 0;
