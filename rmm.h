@@ -6936,8 +6936,9 @@ RMM__PRIVATE rmm_status rmm__vm_setup(rmm__pool *p, size_t virtual_bytes) {
 }
 
 /* ---- allocate and free ---- */
-/* An allocation found no room and could not grow: says why (rmm__oom_explain). */
-RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_oom(rmm__pool *p, size_t bytes, size_t alignment, rmm_stream stream) {
+/* An allocation found no room and could not grow: says why (rmm__oom_explain). at_maximum: a virtual
+   pool's page-in for it failed at the maximum (vm.at_maximum as the allocation's lock saw it). */
+RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_oom(rmm__pool *p, size_t bytes, size_t alignment, rmm_stream stream, bool at_maximum) {
     char cause[256];
     rmm__oom_facts f;
     size_t i, peak = 0, range_largest = 0;
@@ -6968,7 +6969,7 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_oom(rmm__pool *p, size_t bytes, 
         if (p->backing == &rmm__vm_backing && (bytes > SIZE_MAX - alignment || range_largest < bytes + (alignment > RMM_ALIGNMENT ? alignment - RMM_ALIGNMENT : 0)))
             f.verdict = "address range full: no free run of the reserved virtual_bytes fits the request";
         else if (p->backing == &rmm__vm_backing) /* (no upstream: the maximum, in whole pages, or the driver; a red team's find) */
-            f.verdict = p->vm.at_maximum ? "at the maximum: the pages the request needs (whole pages) would pass it"
+            f.verdict = at_maximum ? "at the maximum: the pages the request needs (whole pages) would pass it"
                                          : "driver refused: physical memory could not be made or mapped";
         rmm__spin_unlock(&p->so.lock);
     }
@@ -7148,7 +7149,7 @@ RMM__PRIVATE rmm_status rmm__pool_alloc(rmm__pool *p, void **ptr, size_t bytes, 
     rmm__block *b;
     size_t size;
     rmm_status st;
-    bool explain = false, mapped = true; /* mapped: b is in p->used already (it was parked) */
+    bool explain = false, at_maximum, mapped = true; /* mapped: b is in p->used already (it was parked) */
     uint64_t prekey;
     if (RMM__UNLIKELY(bytes > SIZE_MAX - RMM__MARGIN || !rmm__align_up(bytes + RMM__MARGIN, RMM_ALIGNMENT, &size) || size > SIZE_MAX - alignment))
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of memory allocating %zu bytes: larger than any pool", bytes);
@@ -7211,8 +7212,9 @@ taken:
     if (RMM__UNLIKELY(ss != &s->ss)) rmm__so_taken(&p->so, &s->ss, ss);
     RMM__POOL_DEBUG_CHECK(p);
 out:
+    at_maximum = explain && p->vm.at_maximum; /* (read under the lock: another thread's page-in resets it) */
     rmm__spin_unlock(&p->so.lock);
-    if (RMM__UNLIKELY(explain)) return rmm__pool_oom(p, bytes, alignment, stream);
+    if (RMM__UNLIKELY(explain)) return rmm__pool_oom(p, bytes, alignment, stream, at_maximum);
     return st;
 }
 
