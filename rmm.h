@@ -676,7 +676,11 @@ RMMDEF rmm_status rmm_pool_set_maximum(rmm_resource *pool, size_t maximum_bytes)
    stream's own free lists (no CUDA call), then a block freed on another stream behind a
    cudaStreamWaitEvent (never a host synchronization; a stream that has freed before takes 32 MiB
    of that block, or the request if larger, into its own lists, so that its next requests are
-   served there), then other streams' lists merged into this one, then growth. Only streams that hold free memory are looked at, so a new stream's first
+   served there), then other streams' lists merged into this one, then growth (from upstream on the
+   stream at hand, which then records an event, or for a created or default stream marks that one
+   is due: memory from a stream-ordered upstream, such as another pool, is ordered after that
+   stream's work only, so other streams take it behind that event; a record that fails gives the
+   memory back and fails the allocation with its status). Only streams that hold free memory are looked at, so a new stream's first
    allocation costs the same with 10 or 100,000 live streams. Best fit to within 1/32 of a power of two, O(1): two bitmaps over size bins and
    a scan of at most 16 blocks of the request's bin. Blocks never coalesce across upstream chunks.
    Every power-of-two alignment is honoured. Fails with OUT_OF_MEMORY (message: request, pool size,
@@ -735,7 +739,10 @@ RMMDEF rmm_fixed_size_desc rmm_fixed_size_desc_default(void);
    the top of its free stack is its own until then, as the pool's ring: see rmm_pool_create; the
    stream's id is asked per allocation).
    block_bytes * blocks_to_preallocate are taken from upstream now and again each time the blocks
-   run out. Allocate and free are O(1). Requests above block_bytes fail with OUT_OF_MEMORY;
+   run out (on the stream at hand, which records an event after the growth: memory from a
+   stream-ordered upstream, such as a pool, is ordered after that stream's work only, so other
+   streams take it behind that event; a record that fails gives the chunk back and fails the
+   allocation with its status). Allocate and free are O(1). Requests above block_bytes fail with OUT_OF_MEMORY;
    alignments must divide the block size and the block's address (INVALID_ARGUMENT otherwise).
    A free of a pointer that is not a block of this resource, or of a block that is free already
    (a double free: every build, from the chunk's bitmap), is CORRUPTION (O(log chunks)). Fails at
@@ -801,11 +808,14 @@ RMMDEF rmm_arena_desc rmm_arena_desc_default(void);
    returns every wholly free superblock to the global arena and retries once; then OUT_OF_MEMORY
    (if that synchronize fails: its status, and those superblocks stay out of every arena until a
    later one succeeds).
-   A free of a pointer it did not hand out is CORRUPTION. O(1) allocate and free. Fails at
+   A free of a pointer it did not hand out is CORRUPTION. O(1) allocate and free. Creation takes
+   the arena on the legacy default stream and, unless upstream is a cudaMalloc, managed or pinned
+   resource, synchronizes that stream once (memory from a stream-ordered upstream, such as a pool,
+   is ordered after its work only, and the arena hands it to any stream). Fails at
    creation with INVALID_ARGUMENT iff out or upstream is NULL, superblock_bytes is not a multiple
    of 256 or the arena holds no superblock; OUT_OF_MEMORY iff host memory runs out; CUDA iff
-   arena_bytes is 0 and the device's free memory cannot be read; with the upstream's status iff
-   the arena cannot be had. */
+   arena_bytes is 0 and the device's free memory cannot be read, or that synchronize fails (the
+   memory goes back); with the upstream's status iff the arena cannot be had. */
 RMMDEF rmm_status rmm_arena_create(rmm_resource **out, rmm_resource *upstream, const rmm_arena_desc *desc);
 
 /* ======================================================================================= */
@@ -4882,6 +4892,15 @@ static inline rmm_status rmm__so_freed(rmm__sstate *s) {
     }
     return rmm__so_record(s);
 }
+/* After memory came from the upstream on s's stream (a growth), holding the lock: a stream-ordered
+   upstream (a pool under a pool, a binning resource's bins over one, an async resource) orders it
+   after s's work so far only (it may be a block s's stream freed there with a kernel still writing
+   into it), as if s had freed it just now. So another stream takes it only behind s: lazy streams are
+   marked, the others record now (a red team's find, 2026-11-28: a fixed-size chunk grown on a
+   foreign stream was filed as free for any stream behind an event recorded before the growth, or
+   none, and a binning resource's bins over a pool handed such memory to other streams with no
+   wait). One event per growth; none for a lazy stream until another stream takes from it. */
+static inline rmm_status rmm__so_grown(rmm__sstate *s) { return rmm__so_freed(s); }
 /* Makes taker's future work wait for the work donor had queued before its frees. */
 RMM__PRIVATE rmm_status rmm__so_wait(rmm__sstate *taker, rmm__sstate *donor) {
     rmm__event e = NULL;
@@ -6302,7 +6321,8 @@ RMM__PRIVATE rmm_status rmm__chunks_grow(rmm__pool *p, rmm__pstream *s, const rm
                          rmm_resource_type_name(p->upstream), rmm_status_string(st), rmm_last_error());
     }
     p->grows++;
-    st = rmm__pool_add_chunk(p, s, ptr, try_bytes, true, req->large);
+    st = rmm__so_grown(&s->ss); /* (before the chunk is filed: a record that fails leaves the pool as it was) */
+    if (st == RMM_SUCCESS) st = rmm__pool_add_chunk(p, s, ptr, try_bytes, true, req->large);
     if (st != RMM_SUCCESS) {
         (void)rmm_deallocate(p->upstream, ptr, try_bytes, s->ss.handle);
         return st;
@@ -7595,6 +7615,7 @@ RMM__IMPL rmm_status rmm_pool_create(rmm_resource **out, rmm_resource *upstream,
         st = rmm__so_state(&p->so, RMM__LEGACY_HANDLE, 0, &s);
         if (st == RMM_SUCCESS) st = rmm_allocate(upstream, &ptr, d.initial_bytes, RMM_STREAM_DEFAULT);
         if (st == RMM_SUCCESS) {
+            (void)rmm__so_grown(s); /* (the legacy stream's state is lazy: it only marks it) */
             st = rmm__pool_add_chunk(p, (rmm__pstream *)s, ptr, d.initial_bytes, true, false);
             if (st != RMM_SUCCESS) (void)rmm_deallocate(upstream, ptr, d.initial_bytes, RMM_STREAM_DEFAULT);
         }
@@ -8596,6 +8617,7 @@ RMM__PRIVATE rmm_status rmm__fixed_grow_in(rmm__so *so, rmm__sstate *ss, const v
     }
     {
         rmm_status st = rmm_allocate(f->upstream, &ptr, f->chunk_bytes, s->ss.handle);
+        if (st == RMM_SUCCESS && (st = rmm__so_grown(&s->ss)) != RMM_SUCCESS) (void)rmm_deallocate(f->upstream, ptr, f->chunk_bytes, s->ss.handle);
         if (st != RMM_SUCCESS) {
             RMM_SYS_FREE(c->free_bits);
 #if RMM__MARGIN_ON
@@ -8610,7 +8632,8 @@ RMM__PRIVATE rmm_status rmm__fixed_grow_in(rmm__so *so, rmm__sstate *ss, const v
     for (at = f->chunk_count; at > 0 && f->chunks[at - 1]->ptr > c->ptr; at--) f->chunks[at] = f->chunks[at - 1];
     f->chunks[at] = c;
     f->chunk_count++;
-    if (s->covered != s->count) { /* new blocks go below the uncovered ones: they are free for anyone */
+    if (!s->ss.lazy) s->covered = s->count; /* the record rmm__so_grown made covers what s freed before it */
+    if (s->covered != s->count) { /* new blocks go below the uncovered ones: they are free for anyone (behind s's event) */
         memmove(s->stack + s->covered + f->blocks_per_chunk, s->stack + s->covered, (s->count - s->covered) * sizeof *s->stack);
     }
     for (i = f->blocks_per_chunk; i-- > 0;) {
@@ -10116,6 +10139,15 @@ RMM__IMPL rmm_status rmm_arena_create(rmm_resource **out, rmm_resource *upstream
        superblock: 2 GiB for 64 GiB of 256-byte superblocks) */
     st = rmm_allocate(upstream, &base, d.arena_bytes, RMM_STREAM_DEFAULT);
     if (st != RMM_SUCCESS) return st;
+    /* The arena hands its memory to any stream with no wait. From a stream-ordered upstream (a pool,
+       an async resource, adaptors over them) it is ordered after the legacy stream's work only: wait
+       for that once here (a red team's find, 2026-11-28). cudaMalloc, managed and pinned memory is
+       not stream-ordered. */
+    if (upstream->vtable != &rmm__cuda_vtable && upstream->vtable != &rmm__managed_vtable && upstream->vtable != &rmm__pinned_vtable &&
+        (st = rmm__stream_sync_raw(RMM_STREAM_DEFAULT)) != RMM_SUCCESS) {
+        (void)rmm_deallocate(upstream, base, d.arena_bytes, RMM_STREAM_DEFAULT);
+        return st;
+    }
     a = (rmm__arena *)rmm__calloc(1, sizeof *a);
     if (!a) {
         (void)rmm_deallocate(upstream, base, d.arena_bytes, RMM_STREAM_DEFAULT);

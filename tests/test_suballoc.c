@@ -2141,6 +2141,60 @@ TEST(pool_foreign_handover_waits_for_the_kernel) {
 }
 /* rmm_record_stream on the device: a block allocated on a, written late (300 ms) by a kernel on b,
    recorded for b, freed on a and taken back at once by a: a's memset must land after the kernel. */
+/* The device side of growth_from_a_stream_ordered_upstream_is_recorded: a kernel on foreign stream
+   x writes a pool block for 300 ms; the block is freed on x (x may reuse it at once); a fixed-size
+   resource, then a binning resource, over the pool grows on x and gets that memory; stream t takes
+   a block of the new chunk. t's memset must run after the kernel: a block handed over early shows
+   the kernel's bytes. */
+TEST(growth_from_a_pool_waits_for_the_kernel) {
+    int kind;
+    const unsigned long long late = 300ull * 1000 * 1000;
+    NEED_GPU();
+    for (kind = 0; kind < 2; kind++) {
+        rmm_resource *pool = NULL, *mr = NULL;
+        rmm_stream x = NULL, t = NULL;
+        void *big = NULL, *held[4096], *b = NULL;
+        size_t nh = 0, i, bigbytes = kind ? 2 * MiB : 64 * KiB, block = 1024;
+        int found = 0, ok;
+        CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), NULL));
+        if (kind == 0) {
+            rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
+            fd.block_bytes = block;
+            fd.blocks_to_preallocate = 64;
+            CHECK_OK(rmm_fixed_size_create(&mr, pool, &fd));
+        } else {
+            rmm_binning_desc bd = rmm_binning_desc_default();
+            bd.min_size_exponent = 10;
+            bd.max_size_exponent = 10; /* one bin of 1 KiB blocks (chunks of about 2 MiB) */
+            CHECK_OK(rmm_binning_create(&mr, pool, &bd));
+        }
+        CHECK_OK(rmm__stream_create_raw(&x, false));
+        CHECK_OK(rmm__stream_create_raw(&t, false));
+        if (!mr || !x || !t) return;
+        CHECK_OK(rmm_allocate(pool, &big, bigbytes, x));
+        late_write<<<1, 256, 0, (cudaStream_t)x>>>((unsigned char *)big, bigbytes, 0xAA, late);
+        CHECK(cudaGetLastError() == cudaSuccess);
+        CHECK_OK(rmm_deallocate(pool, big, bigbytes, x));
+        while (nh < 4096 && !found) { /* until a block comes from the memory the kernel writes */
+            CHECK_OK(rmm_allocate(mr, &held[nh], block, x));
+            found = held[nh] && overlaps(held[nh], big, bigbytes);
+            nh++;
+        }
+        CHECK(found); /* (else the test tests nothing) */
+        CHECK_OK(rmm_allocate(mr, &b, block, t));
+        CHECK(b && overlaps(b, big, bigbytes));
+        CHECK(cudaMemsetAsync(b, 0x55, block, (cudaStream_t)t) == cudaSuccess);
+        ok = check_every_byte(b, block, 0x55);
+        CHECK(ok);
+        printf("  %s over a pool: stream t's memset %s the kernel\n", kind ? "binning" : "fixed-size", ok ? "ran after" : "was overwritten by");
+        CHECK_OK(rmm_deallocate(mr, b, block, t));
+        for (i = 0; i < nh; i++) CHECK_OK(rmm_deallocate(mr, held[i], block, x));
+        rmm_resource_destroy(mr);
+        rmm_resource_destroy(pool);
+        CHECK_OK(rmm__stream_destroy_raw(x));
+        CHECK_OK(rmm__stream_destroy_raw(t));
+    }
+}
 TEST(record_stream_orders_the_reuse) {
     rmm_resource *mr = NULL;
     rmm_stream a = NULL, b = NULL;
@@ -3601,6 +3655,83 @@ TEST(fixed_foreign_stream_ring) {
     CHECK_OK(rmm__stream_destroy_raw(g));
 }
 
+/* Memory a sub-allocator takes from a stream-ordered upstream (a pool) on stream X is ordered after
+   X's work only: the pool may hand X a block X freed there with a kernel still writing into it. So
+   before another stream takes it, X must record an event after the growth (a red team's find,
+   2026-11-28: the fixed-size resource filed such a chunk as free for any stream behind an event
+   recorded before the growth, or none; so did every bin of a binning resource over a pool). Here:
+   the growth's record is there (a revert leaves X's state with no record), a record that fails
+   gives the chunk back, and an arena over a pool waits for the legacy stream once at creation
+   (cudaMalloc, managed or pinned memory needs no wait). The device test with a kernel still
+   writing is growth_from_a_pool_waits_for_the_kernel. */
+TEST(growth_from_a_stream_ordered_upstream_is_recorded) {
+    rmm_resource *pool = NULL, *fixed = NULL, *inner = NULL, *arena = NULL;
+    rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
+    rmm_pool_desc pd = rmm_pool_desc_default();
+    rmm_arena_desc ad = rmm_arena_desc_default();
+    rmm_stream x = NULL;
+    void *p[128], *big = NULL;
+    size_t i, chunks;
+    uint64_t records;
+    rmm_pool_info info;
+    NEED_GPU();
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), NULL));
+    fd.block_bytes = 1024;
+    fd.blocks_to_preallocate = 64; /* chunks of 64 KiB, the first from the pool on the legacy stream */
+    CHECK_OK(rmm_fixed_size_create(&fixed, pool, &fd));
+    CHECK_OK(rmm__stream_create_raw(&x, false));
+    CHECK(((rmm__fixed *)fixed)->chunk_count == 1);
+    CHECK(((rmm__fstream *)((rmm__fixed *)fixed)->so.last)->ss.dirty); /* the legacy state: marked, as if it had freed the chunk */
+    for (i = 0; i < 64; i++) CHECK_OK(rmm_allocate(fixed, &p[i], 1024, x)); /* the first chunk */
+    CHECK(((rmm__fixed *)fixed)->chunk_count == 1);
+    records = ((rmm__fstream *)((rmm__fixed *)fixed)->so.last)->ss.records; /* x's state */
+    CHECK_OK(rmm_allocate(fixed, &p[64], 1024, x)); /* grows on x */
+    CHECK(((rmm__fixed *)fixed)->chunk_count == 2);
+    CHECK(((rmm__fstream *)((rmm__fixed *)fixed)->so.last)->ss.records == records + 1); /* x freed nothing here: the growth recorded */
+    /* a record that fails: the chunk goes back to the pool, the allocation fails, nothing else moves */
+    for (i = 65; i < 128; i++) CHECK_OK(rmm_allocate(fixed, &p[i], 1024, x)); /* the second chunk */
+#if defined(RMM_BACKEND_HOST)
+    CHECK_OK(rmm_pool_get_info(pool, &info));
+    chunks = ((rmm__fixed *)fixed)->chunk_count;
+    rmm_host_backend_fail_calls("cudaEventRecord", 1, 1, RMM_ERROR_CUDA);
+    CHECK_STATUS(rmm_allocate(fixed, &big, 1024, x), RMM_ERROR_CUDA);
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    CHECK(big == NULL && ((rmm__fixed *)fixed)->chunk_count == chunks);
+    {
+        rmm_pool_info after;
+        CHECK_OK(rmm_pool_get_info(pool, &after));
+        CHECK(after.used_bytes == info.used_bytes);
+    }
+    CHECK_OK(rmm_resource_validate(fixed));
+#else
+    (void)info;
+    (void)chunks;
+#endif
+    rmm_resource_destroy(fixed); /* (its blocks go back with it) */
+    /* a pool over the pool: its growth on x records too */
+    CHECK_OK(rmm_pool_create(&inner, pool, &pd));
+    CHECK_OK(rmm_allocate(inner, &big, MiB, x));
+    CHECK(pool_last_state(inner)->ss.records == 1);
+    CHECK_OK(rmm_deallocate(inner, big, MiB, x));
+    rmm_resource_destroy(inner);
+    /* an arena over a pool synchronizes the legacy stream once at creation; over cudaMalloc it does not */
+    ad.arena_bytes = 4 * MiB;
+#if defined(RMM_BACKEND_HOST)
+    rmm_host_backend_fail_calls("cudaStreamSynchronize", 1, 1, RMM_ERROR_CUDA);
+    CHECK_STATUS(rmm_arena_create(&arena, pool, &ad), RMM_ERROR_CUDA);
+    CHECK(arena == NULL);
+    CHECK_OK(rmm_pool_get_info(pool, &info));
+    CHECK(info.used_bytes == 0); /* its memory went back */
+    CHECK_OK(rmm_arena_create(&arena, rmm_get_current_device_resource(), &ad)); /* the rule is still armed: no synchronize here */
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    rmm_resource_destroy(arena);
+#endif
+    CHECK_OK(rmm_arena_create(&arena, pool, &ad));
+    rmm_resource_destroy(arena);
+    CHECK_OK(rmm__stream_destroy_raw(x));
+    rmm_resource_destroy(pool);
+}
+
 TEST(fixed_validate_detects_corruption) {
     rmm_resource *mr = NULL;
     rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
@@ -4827,6 +4958,7 @@ int main(void) {
     RUN(resource_destroy_waits_through_bins_and_during_the_end);
 #if defined(__CUDACC__)
     RUN(pool_foreign_handover_waits_for_the_kernel);
+    RUN(growth_from_a_pool_waits_for_the_kernel);
     RUN(record_stream_orders_the_reuse);
     RUN(arena_foreign_handle_reuse_waits_for_the_kernel);
     RUN(graph_capture_replays_with_pool_memory);
@@ -4839,6 +4971,7 @@ int main(void) {
     RUN(fixed_create_errors_and_defaults);
     RUN(fixed_reuse_growth_and_bad_frees);
     RUN(fixed_foreign_stream_ring);
+    RUN(growth_from_a_stream_ordered_upstream_is_recorded);
     RUN(fixed_validate_detects_corruption);
     RUN(binning_create_and_add_bin_errors);
     RUN(binning_lazy_bins_and_upstream);
