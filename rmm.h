@@ -954,7 +954,7 @@ RMMDEF void rmm_flush_log(void);
    at process exit. The table lives only in the RMM_IMPLEMENTATION translation unit (use one per
    process, or a shared library built with `make lib`). Get is one atomic load after the first call;
    get and set are thread-safe against each other. Returns NULL only if the device cannot be read
-   (rmm_last_status() says why). */
+   (rmm_last_status() says why; a create given that NULL as its upstream says so too). */
 RMMDEF rmm_resource *rmm_get_current_device_resource(void);
 /* Makes mr the current device's resource (NULL: back to the default) and returns the previous one
    (the default if none was set), for scoped restore. The caller keeps ownership of mr and must not
@@ -1760,6 +1760,18 @@ static rmm_status rmm__fail(rmm_status status, const char *fmt, ...) {
 }
 #define RMM__INVALID(...) rmm__fail(RMM_ERROR_INVALID_ARGUMENT, __VA_ARGS__)
 #define RMM__NULL_OUT(fn, name) rmm__fail(RMM_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", fn, name)
+/* Whether this thread's last rmm_get_current_device_resource() found no device (and so returned NULL;
+   its failure is the thread's last error, unless a later failure replaced it). */
+static RMM__TLS bool rmm__current_unreadable;
+/* A create's NULL upstream. If it is likely the NULL of a failed rmm_get_current_device_resource()
+   (the usual `rmm_pool_create(&pool, rmm_get_current_device_resource(), ...)` on a machine with no
+   usable GPU), the message keeps that call's cause instead of hiding it. */
+RMM__PRIVATE rmm_status rmm__null_upstream(const char *fn) {
+    char cause[512];
+    if (!rmm__current_unreadable) return RMM__NULL_OUT(fn, "upstream");
+    rmm__copy_text(cause, sizeof cause, rmm__last_error_text);
+    return rmm__fail(RMM_ERROR_INVALID_ARGUMENT, "%s: upstream is NULL (rmm_get_current_device_resource() found no device: %s)", fn, cause);
+}
 
 /* ======================================================================================= */
 /* ==== platform: every CUDA call of the library passes through here ==================== */
@@ -4145,7 +4157,11 @@ RMM__IMPL rmm_resource *rmm_set_per_device_resource(int device, rmm_resource *mr
 }
 RMM__IMPL rmm_resource *rmm_get_current_device_resource(void) {
     int device;
-    if (rmm__get_device(&device) != RMM_SUCCESS) return NULL;
+    if (RMM__UNLIKELY(rmm__get_device(&device) != RMM_SUCCESS)) {
+        rmm__current_unreadable = true;
+        return NULL;
+    }
+    if (RMM__UNLIKELY(rmm__current_unreadable)) rmm__current_unreadable = false;
     return rmm_get_per_device_resource(device);
 }
 RMM__IMPL rmm_resource *rmm_set_current_device_resource(rmm_resource *mr) {
@@ -7580,7 +7596,7 @@ RMM__IMPL rmm_status rmm_pool_create(rmm_resource **out, rmm_resource *upstream,
     rmm_status st;
     if (!out) return RMM__NULL_OUT("rmm_pool_create", "out");
     *out = NULL;
-    if (!upstream && d.growth != RMM_POOL_GROWTH_VIRTUAL) return RMM__NULL_OUT("rmm_pool_create", "upstream");
+    if (!upstream && d.growth != RMM_POOL_GROWTH_VIRTUAL) return rmm__null_upstream("rmm_pool_create");
     if (d.growth == RMM_POOL_GROWTH_VIRTUAL && d.initial_bytes)
         return RMM__INVALID("rmm_pool_create: initial_bytes (%zu) is not used with RMM_POOL_GROWTH_VIRTUAL; pass 0", d.initial_bytes);
     if (d.growth_granularity_bytes == 0) d.growth_granularity_bytes = RMM__POOL_GRANULARITY;
@@ -8876,7 +8892,7 @@ RMM__IMPL rmm_status rmm_fixed_size_create(rmm_resource **out, rmm_resource *ups
     rmm_status st;
     if (!out) return RMM__NULL_OUT("rmm_fixed_size_create", "out");
     *out = NULL;
-    if (!upstream) return RMM__NULL_OUT("rmm_fixed_size_create", "upstream");
+    if (!upstream) return rmm__null_upstream("rmm_fixed_size_create");
     if (d.block_bytes == 0) d.block_bytes = RMM__MIB;
     if (d.blocks_to_preallocate == 0) d.blocks_to_preallocate = 128;
     if (!rmm__align_up(d.block_bytes, RMM_ALIGNMENT, &d.block_bytes) || d.blocks_to_preallocate > SIZE_MAX / d.block_bytes)
@@ -9184,7 +9200,7 @@ RMM__IMPL rmm_status rmm_binning_create(rmm_resource **out, rmm_resource *upstre
     int e;
     if (!out) return RMM__NULL_OUT("rmm_binning_create", "out");
     *out = NULL;
-    if (!upstream) return RMM__NULL_OUT("rmm_binning_create", "upstream");
+    if (!upstream) return rmm__null_upstream("rmm_binning_create");
     if (!(d.min_size_exponent == 0 && d.max_size_exponent == 0) &&
         (d.min_size_exponent < 0 || d.max_size_exponent < d.min_size_exponent || d.max_size_exponent > 40))
         return RMM__INVALID("rmm_binning_create: exponents %d..%d must satisfy 0 <= min <= max <= 40", d.min_size_exponent, d.max_size_exponent);
@@ -10124,7 +10140,7 @@ RMM__IMPL rmm_status rmm_arena_create(rmm_resource **out, rmm_resource *upstream
     rmm_status st;
     if (!out) return RMM__NULL_OUT("rmm_arena_create", "out");
     *out = NULL;
-    if (!upstream) return RMM__NULL_OUT("rmm_arena_create", "upstream");
+    if (!upstream) return rmm__null_upstream("rmm_arena_create");
     if (d.superblock_bytes == 0) d.superblock_bytes = RMM__MIB;
     if (d.superblock_bytes % RMM_ALIGNMENT) return RMM__INVALID("rmm_arena_create: superblock_bytes %zu is not a multiple of 256", d.superblock_bytes);
     if (d.arena_bytes == 0) {
@@ -10306,7 +10322,7 @@ RMM__PRIVATE rmm_status rmm__adaptor_new(rmm_resource **out, rmm_resource *upstr
     rmm__adaptor *a = NULL;
     if (!out) return RMM__NULL_OUT(fn, "out");
     *out = NULL;
-    if (!upstream) return RMM__NULL_OUT(fn, "upstream");
+    if (!upstream) return rmm__null_upstream(fn);
     a = (rmm__adaptor *)rmm__calloc(1, size);
     if (!a) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
     a->base.vtable = vt;
@@ -10400,7 +10416,7 @@ RMM__IMPL rmm_status rmm_logging_adaptor_create(rmm_resource **out, rmm_resource
     FILE *f;
     if (!out) return RMM__NULL_OUT("rmm_logging_adaptor_create", "out");
     *out = NULL;
-    if (!upstream) return RMM__NULL_OUT("rmm_logging_adaptor_create", "upstream");
+    if (!upstream) return rmm__null_upstream("rmm_logging_adaptor_create");
     if (!path || !*path) {
         path = getenv("RMM_LOG_FILE");
         if (!path || !*path)

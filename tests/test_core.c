@@ -420,6 +420,26 @@ TEST(current_and_per_device_resources) {
 }
 
 #if defined(RMM_BACKEND_HOST)
+/* The README's first program on a machine without a usable GPU: rmm_get_current_device_resource()
+   returns NULL, and the create given that NULL must say why (it said only "upstream is NULL",
+   hiding that no device could be read). A NULL passed on purpose keeps the plain message. */
+TEST(null_upstream_from_an_unreadable_device_keeps_the_cause) {
+    rmm_resource *pool = NULL, *cur;
+    rmm_host_backend_fail_calls("cudaGetDevice", 1, 1, RMM_ERROR_CUDA);
+    cur = rmm_get_current_device_resource();
+    CHECK(cur == NULL);
+    CHECK_STATUS(rmm_pool_create(&pool, cur, NULL), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(pool == NULL);
+    CHECK(strstr(rmm_last_error(), "rmm_pool_create: upstream is NULL (rmm_get_current_device_resource() found no device") != NULL);
+    CHECK(strstr(rmm_last_error(), "cudaGetDevice() failed") != NULL);
+    CHECK_STATUS(rmm_arena_create(&pool, NULL, NULL), RMM_ERROR_INVALID_ARGUMENT); /* the same cause, for every create */
+    CHECK(strstr(rmm_last_error(), "cudaGetDevice() failed") != NULL);
+    cur = rmm_get_current_device_resource(); /* readable again: a NULL now is the caller's */
+    CHECK(cur != NULL);
+    CHECK_STATUS(rmm_pool_create(&pool, NULL, NULL), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(strcmp(rmm_last_error(), "rmm_pool_create: upstream is NULL") == 0);
+}
+
 /* A thread whose cudaGetDevice reads device 0 but which never used it (no context there) calls
    into a resource of device 1: the library makes device 1 current and does not set device 0 back,
    which would create a context on device 0 that nobody asked for (hundreds of MiB on a GPU). Once
@@ -800,6 +820,7 @@ int main(void) {
     RUN(current_and_per_device_resources);
 #if defined(RMM_BACKEND_HOST)
     RUN(device_guard_creates_no_context);
+    RUN(null_upstream_from_an_unreadable_device_keeps_the_cause);
 #endif
     RUN(device_memory_queries);
     RUN(streams_and_stream_pools);
