@@ -40,9 +40,11 @@ $(BUILD)/cuda/%: tests/%.c $(HEADERS)
 $(BUILD)/nvcc/%: tests/%.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(NVCC) -x cu -g -O2 -I. $< -o $@
+# -fno-builtin: at -O1 gcc writes a fixed-size memset or memcpy inline, where TSan does not see it
+# (a red team's find: a push's memset racing a reader went unreported)
 $(BUILD)/tsan/%: tests/%.c $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -g -O1 -fsanitize=thread -DRMM_BACKEND_HOST $< -o $@ -lpthread
+	$(CC) -std=c11 -g -O1 -fno-builtin -fsanitize=thread -DRMM_BACKEND_HOST $< -o $@ -lpthread
 $(BUILD)/fuzz/%: tests/%.c rmm.h
 	@mkdir -p $(dir $@)
 	$(CLANG) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -DRMM_BACKEND_HOST $< -o $@ -lpthread

@@ -170,10 +170,12 @@ RMMDEF const char *rmm_status_string(rmm_status status);
    the upstream error that started it ("cause: ...") and a verdict: "alignment" (an alignment
    above 256 that no block meets, or that with the room to reach it asks more than the device
    has), "address range full" (a VIRTUAL pool's reserved virtual_bytes), "held by other
-   streams", "fragmented", "at the maximum", "device full" or "refused upstream". With
-   RMM_DUMP_ON_OOM=PATH in the environment the failing resource's whole state
-   (rmm_resource_dump_json) is also written to PATH. The explanation costs nothing until an
-   allocation fails. */
+   streams", "fragmented", "at the maximum", "driver refused" (a VIRTUAL pool's pages could not be
+   made or mapped), "device full" or "refused upstream". With RMM_DUMP_ON_OOM=PATH in the
+   environment the failing resource's whole state (rmm_resource_dump_json) is also written to PATH
+   (to PATH.<pid>.<n>.tmp first, then renamed over PATH: with several threads failing at once PATH
+   holds one whole dump, the last renamed). The explanation costs nothing until an allocation
+   fails. */
 RMMDEF const char *rmm_last_error(void);
 /* The status of the last failing call on this thread (RMM_SUCCESS before the first failure). For the
    few calls that return a pointer or a size rather than a status. O(1). */
@@ -855,7 +857,11 @@ typedef struct rmm_statistics {
    scope, as in RMM. A request past INT64_MAX bytes counts as INT64_MAX, and a total stays at
    INT64_MAX once it gets there (a read racing the add that passes it may see it negative). */
 RMMDEF rmm_status rmm_statistics_adaptor_create(rmm_resource **out, rmm_resource *upstream);
-/* The innermost scope's counters. INVALID_ARGUMENT iff out is NULL or mr is not a statistics adaptor. */
+/* The innermost scope's counters, read under the lock push and pop take (a push running beside it
+   zeroed the scope being read: a red team's find). Each counter is read with atomic loads while
+   allocations count on: a peak below its value, or a total below its peak (updates between their
+   adds), reads as the value (the peak), which the updates in flight reach.
+   INVALID_ARGUMENT iff out is NULL or mr is not a statistics adaptor. */
 RMMDEF rmm_status rmm_statistics_get(rmm_resource *mr, rmm_statistics *out);
 /* Starts a nested scope with zeroed counters (at most 63 deep, else INVALID_ARGUMENT). */
 RMMDEF rmm_status rmm_statistics_push(rmm_resource *mr);
@@ -3588,11 +3594,18 @@ RMM__PRIVATE rmm_status rmm__oom_explain(rmm_resource *mr, const rmm__oom_facts 
     else verdict = "refused upstream: a resource below (a limit, a user resource) said no";
     if (f->maximum || f->bounded) snprintf(maximum, sizeof maximum, "a maximum of %zu", f->maximum);
     else rmm__copy_text(maximum, sizeof maximum, "no maximum");
-    if (dump && *dump) {
-        FILE *out = fopen(dump, "w");
+    if (dump && *dump) { /* written aside, then renamed over PATH: threads failing at once each
+                            replace it whole (one fopen of PATH each left one dump with the tail of
+                            a longer one: a red team's find) */
+        static uint64_t dumps;
+        char tmp[4096];
+        FILE *out = NULL;
+        int n = snprintf(tmp, sizeof tmp, "%s.%ld.%llu.tmp", dump, (long)getpid(), (unsigned long long)RMM__ATOMIC_ADD(&dumps, 1));
+        if (n > 0 && (size_t)n < sizeof tmp) out = fopen(tmp, "w");
         if (out) {
-            (void)rmm_resource_dump_json(mr, out);
-            fclose(out);
+            bool written = rmm_resource_dump_json(mr, out) == RMM_SUCCESS;
+            written = fclose(out) == 0 && written;
+            if (!written || rename(tmp, dump) != 0) (void)remove(tmp);
         }
     }
     return rmm__fail(RMM_ERROR_OUT_OF_MEMORY,
@@ -3722,6 +3735,10 @@ RMM__PRIVATE void rmm__json_close(rmm__json *j, char bracket) {
 RMM__PRIVATE void rmm__json_u64(rmm__json *j, const char *key, uint64_t v) {
     rmm__json_key(j, key);
     fprintf(j->f, "%llu", (unsigned long long)v);
+}
+RMM__PRIVATE void rmm__json_i64(rmm__json *j, const char *key, int64_t v) {
+    rmm__json_key(j, key);
+    fprintf(j->f, "%lld", (long long)v);
 }
 RMM__PRIVATE void rmm__json_bool(rmm__json *j, const char *key, bool v) {
     rmm__json_key(j, key);
@@ -10534,6 +10551,8 @@ RMM__PRIVATE void rmm__stats_read(const rmm_counter *c, rmm_counter *out) {
     out->value = RMM__ATOMIC_LOAD_RELAXED(&c->value);
     out->peak = RMM__ATOMIC_LOAD_RELAXED(&c->peak);
     out->total = RMM__ATOMIC_LOAD_RELAXED(&c->total);
+    if (out->peak < out->value) out->peak = out->value; /* (rmm__counter_add raises the peak after the value, */
+    if (out->total < out->peak) out->total = out->peak; /* and the total after the value: each is reached once the adds in flight land) */
 }
 #define RMM__STATS_CHECK(mr, fn) \
     if (!(mr) || (mr)->vtable != &rmm__stats_vtable) return RMM__INVALID("%s: resource '%s' is not a statistics adaptor", fn, rmm_resource_type_name(mr))
@@ -10542,10 +10561,17 @@ RMM__IMPL rmm_status rmm_statistics_get(rmm_resource *mr, rmm_statistics *out) {
     rmm_statistics *top;
     if (!out) return RMM__NULL_OUT("rmm_statistics_get", "out");
     RMM__STATS_CHECK(mr, "rmm_statistics_get");
+    rmm__lock(&s->scope_lock);
     top = &s->scopes[RMM__ATOMIC_LOAD(&s->depth)].s;
     rmm__stats_read(&top->bytes, &out->bytes);
     rmm__stats_read(&top->count, &out->count);
+    rmm__unlock(&s->scope_lock);
     return RMM_SUCCESS;
+}
+static inline void rmm__counter_zero(rmm_counter *c) {
+    RMM__ATOMIC_STORE_RELAXED(&c->value, 0);
+    RMM__ATOMIC_STORE_RELAXED(&c->peak, 0);
+    RMM__ATOMIC_STORE_RELAXED(&c->total, 0);
 }
 RMM__IMPL rmm_status rmm_statistics_push(rmm_resource *mr) {
     rmm__stats *s = (rmm__stats *)mr;
@@ -10557,7 +10583,8 @@ RMM__IMPL rmm_status rmm_statistics_push(rmm_resource *mr) {
         rmm__stats_scope *inner = &s->scopes[s->depth + 1];
         /* an update that read the old depth may still enter here; it backs out once it sees depth */
         while (RMM__ATOMIC_LOAD(&inner->active)) sched_yield();
-        memset(&inner->s, 0, sizeof inner->s);
+        rmm__counter_zero(&inner->s.bytes); /* (atomic stores: readers and backing-out updates load them atomically) */
+        rmm__counter_zero(&inner->s.count);
         RMM__ATOMIC_STORE_SEQ_CST(&s->depth, s->depth + 1);
     }
     rmm__unlock(&s->scope_lock);
@@ -11088,12 +11115,16 @@ RMM__PRIVATE rmm_status rmm__adaptor_dump(rmm__json *j, rmm_resource *mr, int ne
 RMM__PRIVATE rmm_status rmm__stats_dump(rmm__json *j, rmm_resource *mr, int nesting) {
     static const char *const keys[] = {"bytes", "peak_bytes", "total_bytes", "count", "peak_count", "total_count"};
     rmm_statistics s;
-    uint64_t v[6];
+    int64_t v[6];
+    size_t i;
     (void)nesting;
     (void)rmm_statistics_get(mr, &s);
-    v[0] = (uint64_t)s.bytes.value, v[1] = (uint64_t)s.bytes.peak, v[2] = (uint64_t)s.bytes.total;
-    v[3] = (uint64_t)s.count.value, v[4] = (uint64_t)s.count.peak, v[5] = (uint64_t)s.count.total;
-    return rmm__json_counters(j, keys, v, 6);
+    v[0] = s.bytes.value, v[1] = s.bytes.peak, v[2] = s.bytes.total;
+    v[3] = s.count.value, v[4] = s.count.peak, v[5] = s.count.total;
+    rmm__json_open(j, "counters", '{'); /* signed: a scope's value is negative after it freed what an outer scope allocated (RMM's rule) */
+    for (i = 0; i < 6; i++) rmm__json_i64(j, keys[i], v[i]);
+    rmm__json_close(j, '}');
+    return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__tracking_dump(rmm__json *j, rmm_resource *mr, int nesting) {
     static const char *const keys[] = {"outstanding_bytes", "outstanding_count"};

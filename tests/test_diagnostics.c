@@ -334,7 +334,7 @@ TEST(oom_verdict_virtual_pool) {
     rmm_resource_destroy(pool);
     pd.virtual_bytes = 64 * MiB;
 #if defined(RMM_BACKEND_HOST)
-    /* the device full (no page can be created, no maximum): explained too, the driver's error the cause */
+    /* no page can be created (no maximum): "driver refused", the driver's error the cause */
     pd.maximum_bytes = 0;
     pool = NULL;
     CHECK_OK(rmm_pool_create(&pool, NULL, &pd));
@@ -344,13 +344,61 @@ TEST(oom_verdict_virtual_pool) {
     rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
     printf("  %s\n", rmm_last_error());
     CHECK(strstr(rmm_last_error(), "pool: out of memory allocating 1048576 bytes") != NULL);
-    CHECK(strstr(rmm_last_error(), "Verdict: ") != NULL);
+    CHECK(strstr(rmm_last_error(), "Verdict: driver refused") != NULL);
     CHECK(strstr(rmm_last_error(), "cause: cuMemCreate") != NULL);
     CHECK_OK(rmm_allocate(pool, &b, MiB, RMM_STREAM_DEFAULT)); /* nothing was lost */
     CHECK_OK(rmm_deallocate(pool, b, MiB, RMM_STREAM_DEFAULT));
     CHECK_OK(rmm_pool_validate(pool));
     rmm_resource_destroy(pool);
 #endif
+}
+
+#if defined(RMM_BACKEND_HOST)
+/* A pool over the device resource asking more than the (simulated, 4 GiB) device holds: "device
+   full", with cudaMalloc's error as the cause (no injection needed). */
+TEST(oom_verdict_device_full) {
+    rmm_resource *pool = NULL;
+    void *p = NULL;
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), NULL));
+    CHECK_STATUS(rmm_allocate(pool, &p, (size_t)5 << 30, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    printf("  %s\n", rmm_last_error());
+    CHECK(p == NULL);
+    CHECK(strstr(rmm_last_error(), "Verdict: device full") != NULL);
+    CHECK(strstr(rmm_last_error(), "cudaMalloc") != NULL);
+    rmm_resource_destroy(pool);
+}
+#endif
+
+/* A scope that frees what an outer one allocated counts negative (RMM's rule); the dump writes the
+   signed value (it wrote 18446744073709550616 for -1000: a red team's find). */
+TEST(statistics_dump_writes_negative_counts) {
+    rmm_resource *stats = NULL;
+    void *p = NULL;
+    char path[128], text[4096];
+    FILE *f;
+    size_t n;
+    int valid;
+    NEED_GPU();
+    CHECK_OK(rmm_statistics_adaptor_create(&stats, rmm_get_current_device_resource()));
+    CHECK_OK(rmm_allocate(stats, &p, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_statistics_push(stats));
+    CHECK_OK(rmm_deallocate(stats, p, 1000, RMM_STREAM_DEFAULT));
+    f = temp_file(path, sizeof path, "stats");
+    CHECK(f != NULL);
+    if (!f) return;
+    CHECK_OK(rmm_resource_dump_json(stats, f));
+    fclose(f);
+    f = fopen(path, "r");
+    n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f) fclose(f);
+    text[n] = '\0';
+    CHECK(strstr(text, "\"bytes\":-1000") != NULL);
+    CHECK(strstr(text, "\"count\":-1") != NULL);
+    valid = dump_is_valid(path, "statistics");
+    if (valid >= 0) CHECK(valid == 1);
+    remove(path);
+    CHECK_OK(rmm_statistics_pop(stats, NULL));
+    rmm_resource_destroy(stats);
 }
 
 /* 70 statistics adaptors over the device resource: the dump is one valid document, and the base of
@@ -505,6 +553,10 @@ int main(void) {
     RUN(oom_verdict_limit_zero);
     RUN(oom_verdict_virtual_pool);
     RUN(oom_verdict_alignment);
+#if defined(RMM_BACKEND_HOST)
+    RUN(oom_verdict_device_full);
+#endif
+    RUN(statistics_dump_writes_negative_counts);
     RUN(deep_adaptor_chains);
     RUN(check_corruption_needs_margins);
     RUN(user_types_take_part_in_the_walks);

@@ -10,6 +10,7 @@
 #include <pthread.h>
 
 #define THREADS 8
+#define MiB ((size_t)1 << 20)
 
 typedef struct stats_arg {
     rmm_resource *mr;
@@ -33,13 +34,26 @@ static void *stats_worker(void *p) {
         if (live[i] && rmm_deallocate(a->mr, live[i], 1000 + (size_t)i, RMM_STREAM_DEFAULT) != RMM_SUCCESS) a->failures++;
     return NULL;
 }
+/* A reader of the innermost scope while scopes come and go: every snapshot must be consistent
+   (before the fix, push zeroed the scope a reader was reading, with a plain memset: TSan's report,
+   and snapshots with a peak below the value). */
+static void *stats_reader(void *p) {
+    stats_arg *a = (stats_arg *)p;
+    rmm_statistics s;
+    while (!__atomic_load_n(&stats_stop, __ATOMIC_RELAXED)) {
+        if (rmm_statistics_get(a->mr, &s) != RMM_SUCCESS) a->failures++;
+        else if (s.bytes.peak < s.bytes.value || s.count.peak < s.count.value || s.count.total < s.count.peak) a->failures++;
+        a->allocations++; /* (reads) */
+    }
+    return NULL;
+}
 /* Before the fix, pop folded the popped scope with plain reads and writes racing the atomic adds
    of allocations, and an update that entered the scope being popped was lost: about 20% of counts
    were lost in such a run. */
 TEST(statistics_push_and_pop_lose_no_counts) {
     rmm_resource *pool = NULL, *stats = NULL;
-    stats_arg args[THREADS];
-    pthread_t threads[THREADS];
+    stats_arg args[THREADS], reader;
+    pthread_t threads[THREADS], reader_thread;
     rmm_statistics s;
     long long allocations = 0;
     int i, pops = 0, failures = 0;
@@ -54,6 +68,9 @@ TEST(statistics_push_and_pop_lose_no_counts) {
         args[i].failures = 0;
         CHECK(pthread_create(&threads[i], NULL, stats_worker, &args[i]) == 0);
     }
+    reader.mr = stats;
+    reader.allocations = reader.failures = 0;
+    CHECK(pthread_create(&reader_thread, NULL, stats_reader, &reader) == 0);
     for (i = 0; i < 2000; i++) { /* scopes come and go while the workers count */
         if (rmm_statistics_push(stats) != RMM_SUCCESS) failures++;
         if (rmm_statistics_push(stats) != RMM_SUCCESS) failures++;
@@ -66,6 +83,10 @@ TEST(statistics_push_and_pop_lose_no_counts) {
         allocations += args[i].allocations;
         failures += args[i].failures;
     }
+    __atomic_store_n(&stats_stop, 1, __ATOMIC_RELAXED);
+    pthread_join(reader_thread, NULL);
+    printf("  a reader's %lld snapshots: %d inconsistent or failed\n", (long long)reader.allocations, reader.failures);
+    CHECK(reader.failures == 0);
     CHECK(failures == 0);
     CHECK_OK(rmm_statistics_get(stats, &s));
     printf("  %lld allocations over %d pops: outer scope count total %lld, value %lld, bytes %lld\n", allocations, pops,
@@ -73,6 +94,95 @@ TEST(statistics_push_and_pop_lose_no_counts) {
     CHECK(s.count.total == allocations);
     CHECK(s.count.value == 0 && s.bytes.value == 0);
     rmm_resource_destroy(stats);
+    rmm_resource_destroy(pool);
+}
+
+/* RMM_DUMP_ON_OOM with threads failing at once: the file is one whole JSON document, and no
+   temporary file is left (before the fix each thread opened PATH with "w" and wrote its dump over
+   the others': a dump followed by the tail of a longer one, a red team's find; this test saw it in
+   about one run in six on a 2-core machine, so it runs four rounds). */
+typedef struct oom_arg {
+    rmm_resource *mr;
+    int failures, unexpected;
+    unsigned seed;
+} oom_arg;
+static void *oom_worker(void *p) {
+    oom_arg *a = (oom_arg *)p;
+    void *held[64];
+    size_t sizes[64];
+    int i, n = 0;
+    for (i = 0; i < 400; i++) { /* random sizes; on a failure, everything held goes (so dumps differ) */
+        void *q = NULL;
+        size_t size;
+        rmm_status st;
+        a->seed = a->seed * 1103515245u + 12345u;
+        size = 1000 + (a->seed >> 8) % (512 * 1024);
+        st = rmm_allocate(a->mr, &q, size, RMM_STREAM_DEFAULT);
+        if (st == RMM_SUCCESS && n < 64) {
+            sizes[n] = size;
+            held[n++] = q;
+        } else if (st == RMM_SUCCESS) {
+            if (rmm_deallocate(a->mr, q, size, RMM_STREAM_DEFAULT) != RMM_SUCCESS) a->unexpected++;
+        } else {
+            if (st == RMM_ERROR_OUT_OF_MEMORY) a->failures++;
+            else a->unexpected++;
+            while (n > 0) {
+                n--;
+                if (rmm_deallocate(a->mr, held[n], sizes[n], RMM_STREAM_DEFAULT) != RMM_SUCCESS) a->unexpected++;
+            }
+        }
+    }
+    while (n > 0) {
+        n--;
+        if (rmm_deallocate(a->mr, held[n], sizes[n], RMM_STREAM_DEFAULT) != RMM_SUCCESS) a->unexpected++;
+    }
+    return NULL;
+}
+TEST(dump_on_oom_from_many_threads_is_one_document) {
+    rmm_resource *pool = NULL, *limit = NULL;
+    oom_arg args[2 * THREADS];
+    pthread_t threads[2 * THREADS];
+    char path[256], text[1 << 16], cmd[512];
+    FILE *f;
+    size_t n, i;
+    int t, round, depth = 0, closed_early = 0, failures = 0, unexpected = 0;
+    NEED_GPU();
+    snprintf(path, sizeof path, "/tmp/rmm_threads_oom_%ld.json", (long)getpid());
+    CHECK(setenv("RMM_DUMP_ON_OOM", path, 1) == 0);
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), NULL));
+    CHECK_OK(rmm_limiting_adaptor_create(&limit, pool, 8 * MiB));
+    for (round = 0; round < 4; round++) {
+        depth = closed_early = failures = unexpected = 0;
+        for (t = 0; t < 2 * THREADS; t++) {
+            args[t].mr = limit;
+            args[t].failures = args[t].unexpected = 0;
+            args[t].seed = 7u + 31u * (unsigned)t + 1000u * (unsigned)round;
+            CHECK(pthread_create(&threads[t], NULL, oom_worker, &args[t]) == 0);
+        }
+        for (t = 0; t < 2 * THREADS; t++) {
+            pthread_join(threads[t], NULL);
+            failures += args[t].failures;
+            unexpected += args[t].unexpected;
+        }
+        CHECK(unexpected == 0);
+        f = fopen(path, "r");
+        CHECK(f != NULL);
+        n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+        if (f) fclose(f);
+        text[n] = '\0';
+        while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == ' ')) text[--n] = '\0';
+        for (i = 0; i < n; i++) { /* braces close exactly at the end (names hold no braces) */
+            if (text[i] == '{') depth++;
+            else if (text[i] == '}' && --depth == 0 && i + 1 != n) closed_early = 1;
+        }
+        printf("  %d out-of-memory failures on %d threads; the dump: %zu bytes, %s\n", failures, 2 * THREADS, n, closed_early || depth ? "NOT one document" : "one document");
+        CHECK(n > 0 && text[0] == '{' && depth == 0 && !closed_early);
+        snprintf(cmd, sizeof cmd, "ls %s.*.tmp >/dev/null 2>&1", path);
+        CHECK(system(cmd) != 0); /* no temporary file left */
+        remove(path);
+    }
+    unsetenv("RMM_DUMP_ON_OOM");
+    rmm_resource_destroy(limit);
     rmm_resource_destroy(pool);
 }
 
@@ -485,6 +595,7 @@ TEST(the_library_works_in_a_later_thread_exit_destructor) {
 int main(void) {
     HARNESS_INIT();
     RUN(statistics_push_and_pop_lose_no_counts);
+    RUN(dump_on_oom_from_many_threads_is_one_document);
     RUN(streams_come_and_go_on_many_threads);
     RUN(capture_walks_see_no_resource_go);
     RUN(a_double_free_whose_miss_sweeps_its_arena_is_refused);
