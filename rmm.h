@@ -306,7 +306,9 @@ struct rmm_resource {
    work on `stream` at once. Cost and thread safety: those of the resource. */
 RMMDEF rmm_status rmm_allocate(rmm_resource *mr, void **ptr, size_t bytes, rmm_stream stream);
 /* As rmm_allocate with an alignment: a power of two; values below 256 are raised to 256. Anything
-   else is INVALID_ARGUMENT. */
+   else is INVALID_ARGUMENT. A pointer the resource returns that is not so aligned (a resource of
+   the user's that ignores the alignment) is freed back to it and the call fails with
+   INVALID_ARGUMENT: an alignment is honoured or refused, never ignored. */
 RMMDEF rmm_status rmm_allocate_aligned(rmm_resource *mr, void **ptr, size_t bytes, size_t alignment, rmm_stream stream);
 /* Frees memory from rmm_allocate with the same mr, bytes and a stream on which it may be reused at
    once. NULL is a no-op. Fails with what the resource returns (CORRUPTION for a pointer it does not
@@ -3264,6 +3266,13 @@ RMM__IMPL rmm_status rmm_allocate_aligned(rmm_resource *mr, void **ptr, size_t b
     if (RMM__UNLIKELY(!mr)) return rmm_last_status();
     st = mr->vtable->allocate(mr, ptr, bytes, alignment, stream);
     if (RMM__UNLIKELY(st != RMM_SUCCESS)) *ptr = NULL;
+    else if (RMM__UNLIKELY(((uintptr_t)*ptr & (alignment - 1)) != 0)) { /* a resource of the user's that ignored it: never handed on (a docs audit's find) */
+        void *got = *ptr;
+        *ptr = NULL;
+        (void)mr->vtable->deallocate(mr, got, bytes, alignment, stream);
+        st = RMM__INVALID("rmm_allocate_aligned(bytes=%zu, alignment=%zu): resource '%s' returned %p, not so aligned (given back)", bytes, alignment,
+                          rmm_resource_type_name(mr), got);
+    }
     rmm__nvtx_mark(mr, st == RMM_SUCCESS ? 0 : 2, bytes);
     return st;
 }

@@ -26,6 +26,40 @@ static rmm_status counting_deallocate(rmm_resource *self, void *ptr, size_t byte
     return rmm_deallocate_aligned(c->upstream, ptr, bytes, alignment, stream);
 }
 static const rmm_resource_vtable counting_vtable = {"counting", counting_allocate, counting_deallocate, NULL, NULL};
+/* A user resource that ignores the alignment it is asked for: it hands out 256 bytes into a block
+   aligned to 4096 (so never aligned to 512 or more). */
+static rmm_status sloppy_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    counting_resource *c = (counting_resource *)self;
+    (void)alignment;
+    c->allocations++;
+    return rmm_allocate_aligned(c->upstream, ptr, bytes + 256, 4096, stream) == RMM_SUCCESS ? (*ptr = (char *)*ptr + 256, RMM_SUCCESS) : rmm_last_status();
+}
+static rmm_status sloppy_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    counting_resource *c = (counting_resource *)self;
+    (void)alignment;
+    c->deallocations++;
+    return rmm_deallocate_aligned(c->upstream, (char *)ptr - 256, bytes + 256, 4096, stream);
+}
+static const rmm_resource_vtable sloppy_vtable = {"sloppy", sloppy_allocate, sloppy_deallocate, NULL, NULL};
+
+/* rmm_allocate_aligned never hands on a pointer that is not aligned as asked: a resource that
+   ignored the alignment gets the block back and the call fails (it returned SUCCESS and the
+   misaligned pointer: a docs audit's find). */
+TEST(an_ignored_alignment_is_refused_not_handed_on) {
+    counting_resource c;
+    void *p = (void *)1;
+    NEED_GPU();
+    memset(&c, 0, sizeof c);
+    c.base.vtable = &sloppy_vtable;
+    c.upstream = rmm_get_current_device_resource();
+    CHECK_STATUS(rmm_allocate_aligned(&c.base, &p, 1000, 4096, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(p == NULL);
+    CHECK(strstr(rmm_last_error(), "resource 'sloppy' returned") != NULL && strstr(rmm_last_error(), "not so aligned (given back)") != NULL);
+    CHECK(c.allocations == 1 && c.deallocations == 1); /* given back */
+    CHECK_OK(rmm_allocate_aligned(&c.base, &p, 1000, 256, RMM_STREAM_DEFAULT)); /* what it honours passes */
+    CHECK(p != NULL && ((uintptr_t)p & 255) == 0);
+    CHECK_OK(rmm_deallocate(&c.base, p, 1000, RMM_STREAM_DEFAULT));
+}
 
 TEST(status_strings_and_last_error) {
     void *p = NULL;
@@ -812,6 +846,7 @@ int main(void) {
     RUN(last_error_is_per_thread_and_empty_at_start);
     RUN(long_messages_keep_their_cause_and_whole_characters);
     RUN(generic_calls_check_arguments);
+    RUN(an_ignored_alignment_is_refused_not_handed_on);
     RUN(cuda_resource_alignment_and_out_of_memory);
     RUN(managed_and_pinned_resources_are_host_accessible);
     RUN(async_resource);
