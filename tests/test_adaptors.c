@@ -1856,6 +1856,40 @@ TEST(debug_log_file_gets_pool_warnings) {
     rmm_resource_destroy(cuda);
 }
 
+/* A tracking adaptor destroyed with allocations outstanding says so in the debug log (destroy
+   returns nothing; it was silent: a red team's find). */
+TEST(tracking_destroyed_with_outstanding_allocations_warns) {
+    rmm_resource *cuda = NULL, *track = NULL;
+    void *p = NULL;
+    const char *path = getenv("RMM_DEBUG_LOG_FILE");
+    char text[1 << 15];
+    FILE *f;
+    size_t n;
+    long before;
+    int old;
+    NEED_GPU();
+    if (!path || !*path) return;
+    old = rmm_set_log_level(RMM_LOG_LEVEL_WARN);
+    CHECK_OK(rmm_cuda_resource_create(&cuda));
+    CHECK_OK(rmm_tracking_adaptor_create(&track, cuda, false));
+    CHECK_OK(rmm_allocate(track, &p, 1000, RMM_STREAM_DEFAULT));
+    rmm_flush_log();
+    before = file_size(path);
+    rmm_resource_destroy(track); /* p leaks into cuda, which frees nothing at destroy */
+    rmm_flush_log();
+    f = fopen(path, "r");
+    CHECK(f != NULL);
+    if (!f) return;
+    if (before > 0) fseek(f, before, SEEK_SET);
+    n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    CHECK(strstr(text, "destroyed with 1 outstanding allocations (1000 bytes)") != NULL);
+    CHECK_OK(rmm_deallocate(cuda, p, 1000, RMM_STREAM_DEFAULT));
+    rmm_set_log_level(old);
+    rmm_resource_destroy(cuda);
+}
+
 int main(void) {
     int made_debug_log = 0;
     /* the debug log file is chosen at first use: make sure it is one this test can find */
@@ -1890,6 +1924,7 @@ int main(void) {
     RUN(adaptor_chain_log_agrees_with_statistics);
     RUN(debug_log_levels);
     RUN(debug_log_file_gets_pool_warnings);
+    RUN(tracking_destroyed_with_outstanding_allocations_warns);
     RUN(limiting_refusal_near_size_max_keeps_the_count);
     RUN(statistics_count_a_huge_request_at_int64_max);
     RUN(statistics_totals_stay_at_int64_max);
