@@ -413,8 +413,9 @@ RMMDEF rmm_status rmm_deallocate_nowait(rmm_resource *mr, void *ptr, size_t byte
    set) are not destroyed: that call does nothing and sets rmm_last_status() to INVALID_ARGUMENT.
    Nor is a resource that a free deferred to rmm_capture_end would reach (a block of it, or of a
    resource over it, freed on a stream registered for capture): the same, until that capture's
-   end has made the free; then destroy it again. O(1), plus O(deferred frees) while captures are
-   registered. */
+   end has made the free; then destroy it again. O(1), plus, while a capture is registered or
+   ending, the walk of rmm_resource_awaits_capture (O(deferred frees x depth of their resources'
+   stacks), under the graph lock). */
 RMMDEF void rmm_resource_destroy(rmm_resource *mr);
 /* Whether a free deferred to rmm_capture_end would reach mr now: the block's own resource, or one
    it reaches upstream (rmm_resource_get_upstream, and a binning resource's bins), including frees
@@ -660,7 +661,8 @@ RMMDEF rmm_status rmm_pool_desc_parse(rmm_pool_desc *desc, const char *conf);
 RMMDEF rmm_status rmm_pool_desc_from_env(rmm_pool_desc *desc);
 /* Changes a live pool's maximum_bytes (0: unbounded), as PyTorch's memory fraction does: from the
    next growth on, the pool grows only within it. Memory the pool holds beyond a lower maximum
-   stays held (rmm_pool_trim gives wholly free chunks back). Fails with INVALID_ARGUMENT iff pool is
+   stays held until the pool needs to grow (an ON_DEMAND pool then gives wholly free chunks back
+   to make room under it; rmm_pool_trim gives them back at once). Fails with INVALID_ARGUMENT iff pool is
    not a pool, the maximum is not a multiple of 256, or a VIRTUAL pool's maximum is below one page
    (it could back no block), NOT_SUPPORTED under RMM_NO_POOL.
    Thread-safe (takes the pool's lock). */
@@ -967,8 +969,12 @@ RMMDEF void rmm_flush_log(void);
    (rmm_last_status() says why; a create given that NULL as its upstream says so too). */
 RMMDEF rmm_resource *rmm_get_current_device_resource(void);
 /* Makes mr the current device's resource (NULL: back to the default) and returns the previous one
-   (the default if none was set), for scoped restore. The caller keeps ownership of mr and must not
-   destroy it while it is set. Returns NULL iff the device cannot be read. */
+   (the default if none was set), for scoped restore. The caller keeps ownership of mr and may
+   destroy it only once it is no longer set and every call that may be using it has returned: a
+   call with a NULL resource resolves the current one at entry and uses it to the end, and a
+   pointer from rmm_get_current_device_resource stays what it was after a set. Memory goes back
+   through the resource it came from (a free through NULL after a set reaches the new one, which
+   refuses it). Returns NULL iff the device cannot be read. */
 RMMDEF rmm_resource *rmm_set_current_device_resource(rmm_resource *mr);
 /* As above for a given device. An invalid device id returns NULL with rmm_last_status()
    INVALID_ARGUMENT. */
@@ -1054,8 +1060,9 @@ RMMDEF rmm_status rmm_mem_pool_destroy_imported(rmm_mem_pool pool);
    capacity, data, contents and stream). After release the container is empty (data NULL, size and
    capacity 0) and may be released again. A zeroed rmm_device_buffer is empty too: its first
    allocation (resize, reserve) takes the current device and resource and keeps them. A failed
-   create leaves an empty buffer of the resource and device it resolved (zeroed if it resolved
-   none). Not thread-safe (one container, one user at a time). */
+   rmm_device_buffer create (_create, _create_from, _copy) leaves an empty buffer of the resource
+   and device it resolved (zeroed if it resolved none); a failed uvector or scalar create leaves
+   the struct zeroed. Not thread-safe (one container, one user at a time). */
 typedef struct rmm_device_buffer {
     void *data;
     size_t size;
