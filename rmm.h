@@ -572,6 +572,32 @@ RMMDEF void rmm_host_backend_set_capacity(size_t bytes);
    "cuMemAddressReserve", "cuMemCreate", "cuMemMap", "cuMemSetAccess", "cuMemUnmap". One rule at a time for the whole
    process; call NULL or times 0 disarms. Thread-safe; one relaxed load per call while disarmed. */
 RMMDEF void rmm_host_backend_fail_calls(const char *call, unsigned nth, unsigned times, rmm_status status);
+/* Host backend only, for tests of stream order: a model of the device's queues. Without one, host
+   work runs when it is enqueued, so every event is complete when recorded and no early hand-over
+   can show. With one, the backend reports every event record, query, synchronize and destroy,
+   every cudaStreamWaitEvent, stream and device synchronize (cudaFree's implicit one too), every
+   copy or fill enqueued and every unmap of VMM pages, and an event is complete only when the
+   model's event_query says so (tests/stream_order.c keeps vector clocks and checks each allocation
+   against the last use of its bytes). Streams are told apart by rmm_host_backend_stream_serial
+   (unique in the process; handles are reused at once). Every member must be set. Set it before any
+   resource or stream is made and leave it set; NULL restores the default. */
+typedef struct rmm_host_stream_model {
+    void *user;
+    void (*event_record)(void *user, const void *event, rmm_stream stream);
+    bool (*event_query)(void *user, const void *event); /* complete? (true for an event never recorded) */
+    void (*event_synchronize)(void *user, const void *event);
+    void (*event_destroy)(void *user, const void *event);
+    void (*stream_wait_event)(void *user, rmm_stream stream, const void *event);
+    void (*stream_synchronize)(void *user, rmm_stream stream);
+    void (*device_synchronize)(void *user);
+    void (*stream_work)(void *user, rmm_stream stream); /* a copy or fill enqueued on it */
+    void (*unmap)(void *user, const void *va, size_t bytes);
+} rmm_host_stream_model;
+RMMDEF void rmm_host_backend_set_stream_model(const rmm_host_stream_model *model);
+/* A number that names `stream` for the life of the process (what cuStreamGetId gives on a GPU): the
+   handle's value for the legacy (0, 1) and per-thread (2) default streams, else a serial from 16 that
+   a stream made again at the same address does not share. 0 for a handle that is not a live stream. */
+RMMDEF uint64_t rmm_host_backend_stream_serial(rmm_stream stream);
 #endif
 
 /* ======================================================================================= */
@@ -2451,6 +2477,9 @@ static int rmm__host_context[RMM_HOST_BACKEND_DEVICES];
 static rmm__mutex rmm__host_streams_lock = RMM__MUTEX_INIT;
 static rmm__addr_map rmm__host_streams;       /* every stream record ever made */
 static struct rmm__host_stream *rmm__host_spare_streams;
+static const rmm_host_stream_model *rmm__host_model; /* (rmm_host_backend_set_stream_model) */
+#define RMM__HOST_MODEL() ((const rmm_host_stream_model *)RMM__ATOMIC_LOAD(&rmm__host_model))
+RMM__IMPL void rmm_host_backend_set_stream_model(const rmm_host_stream_model *model) { RMM__ATOMIC_STORE(&rmm__host_model, model); }
 
 RMM__IMPL void rmm_host_backend_set_capacity(size_t bytes) { RMM__ATOMIC_STORE(&rmm__host_capacity, bytes); }
 
@@ -2560,7 +2589,11 @@ RMM__PRIVATE rmm_status rmm__host_free_counted(void *ptr, const char *call) {
     return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__dev_malloc(void **ptr, size_t bytes) { return rmm__host_malloc_counted(ptr, bytes, "cudaMalloc"); }
-RMM__PRIVATE rmm_status rmm__dev_free(void *ptr) { return rmm__host_free_counted(ptr, "cudaFree"); }
+RMM__PRIVATE rmm_status rmm__dev_free(void *ptr) {
+    const rmm_host_stream_model *m = RMM__HOST_MODEL();
+    if (m && ptr) m->device_synchronize(m->user); /* (cudaFree synchronizes the device) */
+    return rmm__host_free_counted(ptr, "cudaFree");
+}
 RMM__PRIVATE rmm_status rmm__managed_malloc(void **ptr, size_t bytes) { return rmm__host_malloc_counted(ptr, bytes, "cudaMallocManaged"); }
 RMM__PRIVATE rmm_status rmm__pinned_malloc(void **ptr, size_t bytes) {
     void *raw = NULL;
@@ -2608,7 +2641,9 @@ RMM__PRIVATE rmm_status rmm__mem_info(size_t *free_bytes, size_t *total_bytes) {
     return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__device_synchronize(void) {
+    const rmm_host_stream_model *m = RMM__HOST_MODEL();
     RMM__HOST_FAULT("cudaDeviceSynchronize");
+    if (m) m->device_synchronize(m->user);
     return RMM_SUCCESS;
 }
 /* Host work runs when it is enqueued, so events are complete as soon as they are recorded. */
@@ -2621,27 +2656,36 @@ RMM__PRIVATE rmm_status rmm__event_create(rmm__event *event) {
     *event = e;
     return RMM_SUCCESS;
 }
-RMM__PRIVATE void rmm__event_destroy(rmm__event event) { RMM_SYS_FREE(event); }
+RMM__PRIVATE void rmm__event_destroy(rmm__event event) {
+    const rmm_host_stream_model *m = RMM__HOST_MODEL();
+    if (m && event) m->event_destroy(m->user, event);
+    RMM_SYS_FREE(event);
+}
 RMM__PRIVATE rmm_status rmm__event_record(rmm__event event, rmm_stream stream) {
-    (void)event;
+    const rmm_host_stream_model *m = RMM__HOST_MODEL();
     RMM__HOST_FAULT("cudaEventRecord");
-    return rmm__host_stream_check(stream, "cudaEventRecord");
+    RMM_TRY(rmm__host_stream_check(stream, "cudaEventRecord"));
+    if (m) m->event_record(m->user, event, stream);
+    return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__event_synchronize(rmm__event event) {
-    (void)event;
+    const rmm_host_stream_model *m = RMM__HOST_MODEL();
     RMM__HOST_FAULT("cudaEventSynchronize");
+    if (m) m->event_synchronize(m->user, event);
     return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__event_query(rmm__event event, bool *done) {
-    (void)event;
+    const rmm_host_stream_model *m = RMM__HOST_MODEL();
     RMM__HOST_FAULT("cudaEventQuery");
-    *done = true;
+    *done = m ? m->event_query(m->user, event) : true;
     return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__stream_wait_event(rmm_stream stream, rmm__event event) {
-    (void)event;
+    const rmm_host_stream_model *m = RMM__HOST_MODEL();
     RMM__HOST_FAULT("cudaStreamWaitEvent");
-    return rmm__host_stream_check(stream, "cudaStreamWaitEvent");
+    RMM_TRY(rmm__host_stream_check(stream, "cudaStreamWaitEvent"));
+    if (m) m->stream_wait_event(m->user, stream, event);
+    return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__stream_create_raw(rmm_stream *stream, bool blocking) {
     struct rmm__host_stream *s;
@@ -2681,8 +2725,21 @@ RMM__PRIVATE rmm_status rmm__stream_destroy_raw(rmm_stream stream) {
     return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__stream_sync_raw(rmm_stream stream) {
+    const rmm_host_stream_model *m = RMM__HOST_MODEL();
     RMM__HOST_FAULT("cudaStreamSynchronize");
-    return rmm__host_stream_check(stream, "cudaStreamSynchronize");
+    RMM_TRY(rmm__host_stream_check(stream, "cudaStreamSynchronize"));
+    if (m) m->stream_synchronize(m->user, stream);
+    return RMM_SUCCESS;
+}
+RMM__IMPL uint64_t rmm_host_backend_stream_serial(rmm_stream stream) {
+    uint64_t id = 0;
+    bool live;
+    if ((uintptr_t)stream <= 2) return (uint64_t)(uintptr_t)stream;
+    rmm__lock(&rmm__host_streams_lock);
+    live = rmm__host_streams.slots && rmm__addr_map_find(&rmm__host_streams, (uintptr_t)stream) && stream->magic == RMM__HOST_STREAM_MAGIC;
+    if (live) id = stream->id;
+    rmm__unlock(&rmm__host_streams_lock);
+    return id;
 }
 RMM__PRIVATE rmm_status rmm__stream_unique_id(rmm_stream stream, uint64_t *id) {
     RMM__HOST_FAULT("cudaStreamGetId");
@@ -2703,12 +2760,14 @@ RMM__PRIVATE rmm_status rmm__capture_mode_exchange(int *mode) {
 RMM__PRIVATE rmm_status rmm__memcpy_async(void *dst, const void *src, size_t bytes, rmm_stream stream) {
     RMM__HOST_FAULT("cudaMemcpyAsync");
     RMM_TRY(rmm__host_stream_check(stream, "cudaMemcpyAsync"));
+    if (RMM__HOST_MODEL()) RMM__HOST_MODEL()->stream_work(RMM__HOST_MODEL()->user, stream);
     if (bytes) memmove(dst, src, bytes);
     return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__memset_async(void *dst, int value, size_t bytes, rmm_stream stream) {
     RMM__HOST_FAULT("cudaMemsetAsync");
     RMM_TRY(rmm__host_stream_check(stream, "cudaMemsetAsync"));
+    if (RMM__HOST_MODEL()) RMM__HOST_MODEL()->stream_work(RMM__HOST_MODEL()->user, stream);
     if (bytes) memset(dst, value, bytes);
     return RMM_SUCCESS;
 }
@@ -2930,6 +2989,7 @@ RMM__PRIVATE rmm_status rmm__vm_set_access(char *va, size_t bytes, int device) {
 RMM__PRIVATE rmm_status rmm__vm_unmap(char *va, size_t bytes) {
     void *p;
     RMM__HOST_FAULT("cuMemUnmap");
+    if (RMM__HOST_MODEL()) RMM__HOST_MODEL()->unmap(RMM__HOST_MODEL()->user, va, bytes);
     p = mmap(va, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
     if (p == MAP_FAILED) return rmm__fail(RMM_ERROR_CUDA, "cuMemUnmap(bytes=%zu) failed: mmap: %s", bytes, strerror(errno));
     return RMM_SUCCESS;

@@ -1,0 +1,830 @@
+/* tests/test_stream_order.c - stream order checked on the host backend: no block reaches a stream
+   before the work that last used it on another stream is done or ordered before it.
+
+   On the host backend as shipped, work runs when it is enqueued, so every event is complete when it
+   is recorded and an early hand-over cannot show. This program sets a model of the device's queues
+   (rmm_host_backend_set_stream_model): each stream has work enqueued and work done, work completes
+   only when the test says so (or on a synchronize, an event synchronize, or cudaFree's implicit
+   device synchronize), an event is complete only when its stream has done the work before its
+   record, and cudaStreamWaitEvent orders the waiting stream's later work after it (vector clocks).
+   A destroyed stream's work stays pending, and a new stream made at the same handle is another
+   stream. Every block handed out is checked against the last use of its bytes (per 256 bytes): the
+   same stream, or work done, or ordered before the allocating stream. A "kernel" is a unit of work
+   enqueued on a stream that touches a block.
+
+   The drivers: growth from a stream-ordered upstream (the fixed-size resource, binning and a pool
+   over a pool; a red team's find of 2026-11-28), handle reuse right after a ring's worth of frees,
+   a random program per resource kind (foreign, created and default streams, frees on other streams
+   behind the user's own event or synchronize, streams destroyed with work pending, the device
+   falling behind, trims, out of memory), three threads on their own and one shared stream, and a
+   resource of the test's own that ignores stream order, which the checker must catch (a clean run
+   means something). Host backend only: a CUDA build skips every case, saying why.
+
+   (The model and drivers began as a red team's harness, /work/notes/redteam18-order.md; its first
+   model dropped waits when two streams waited on each other's earlier work, which showed as false
+   violations with threads: completion here is in order and re-entrant.) */
+#define RMM_IMPLEMENTATION
+#include "../rmm.h"
+#include "harness.h"
+#include <pthread.h>
+
+#define KiB ((size_t)1 << 10)
+#define MiB ((size_t)1 << 20)
+
+#if defined(RMM_BACKEND_HOST)
+/* ---- the model ------------------------------------------------------------------------------ */
+#define MAXU 4096 /* streams ever made in one run, plus the default ones */
+typedef struct mwait {
+    uint64_t at; /* the wait's own place in its stream */
+    uint32_t u;  /* ... on stream u's work up to t */
+    uint64_t t;
+} mwait;
+typedef struct mstream {
+    uint64_t enq, done;
+    uint32_t *vc; /* vc[v]: the work of stream v this stream's later work is ordered after */
+    mwait *waits;
+    size_t nwaits, capwaits;
+} mstream;
+typedef struct mevent {
+    const void *key;
+    int recorded;
+    uint32_t u;
+    uint64_t t;
+    uint32_t *vc;
+    struct mevent *next;
+} mevent;
+typedef struct gslot {
+    uintptr_t g; /* granule + 1; 0: empty */
+    uint32_t u;
+    uint64_t t;
+} gslot;
+static mstream ms[MAXU];
+static uint32_t maxu = 3; /* uids 1 (legacy) and 2 (per-thread) are fixed */
+static mevent *ev_buckets[1024];
+static pthread_mutex_t mmu = PTHREAD_MUTEX_INITIALIZER;
+static unsigned long m_records, m_queries, m_queries_no, m_waits, m_syncs;
+
+static uint32_t *vc_of(uint32_t u) {
+    if (!ms[u].vc && !(ms[u].vc = (uint32_t *)calloc(MAXU, sizeof(uint32_t)))) abort();
+    return ms[u].vc;
+}
+/* serial -> uid, made afresh by model_reset (between cases, with all work done) */
+#define UMAP 16384
+static struct {
+    uint64_t serial;
+    uint32_t u;
+} umap[UMAP];
+static uint32_t uid_locked(rmm_stream stream) {
+    uint64_t serial = rmm_host_backend_stream_serial(stream);
+    size_t i;
+    if (serial <= 1) return 1; /* the legacy default stream (0 and 1) */
+    if (serial == 2) return 2; /* per-thread default streams: one, a simplification */
+    for (i = (size_t)(serial * 0x9E3779B97F4A7C15ull >> 50) & (UMAP - 1); umap[i].serial; i = (i + 1) & (UMAP - 1))
+        if (umap[i].serial == serial) return umap[i].u;
+    if (maxu == MAXU) {
+        fprintf(stderr, "stream_order: more than %d streams in one case\n", MAXU);
+        abort();
+    }
+    umap[i].serial = serial;
+    umap[i].u = maxu++;
+    return umap[i].u;
+}
+/* Completes stream u's work up to n, in order: a wait completes the work it waits for first.
+   Re-entrant: two streams may wait on each other's earlier work. */
+static void complete_locked(uint32_t u, uint64_t n) {
+    mstream *s = &ms[u];
+    if (n > s->enq) n = s->enq;
+    while (s->done < n) {
+        if (s->nwaits && s->waits[0].at <= n) {
+            mwait w = s->waits[0];
+            memmove(s->waits, s->waits + 1, (s->nwaits - 1) * sizeof *s->waits);
+            s->nwaits--;
+            if (w.at - 1 > s->done) s->done = w.at - 1;
+            complete_locked(w.u, w.t);
+            if (w.at > s->done) s->done = w.at;
+        } else {
+            s->done = n;
+        }
+    }
+}
+static uint64_t enqueue_locked(uint32_t u) {
+    ms[u].enq++;
+    vc_of(u)[u] = (uint32_t)ms[u].enq;
+    return ms[u].enq;
+}
+static void wait_locked(uint32_t w, uint32_t u, uint64_t t, const uint32_t *evc) {
+    mstream *s = &ms[w];
+    uint32_t i, *vc;
+    uint64_t at = enqueue_locked(w);
+    vc = vc_of(w);
+    for (i = 0; i < maxu; i++)
+        if (evc[i] > vc[i]) vc[i] = evc[i];
+    if (s->nwaits == s->capwaits) {
+        s->capwaits = s->capwaits ? 2 * s->capwaits : 16;
+        if (!(s->waits = (mwait *)realloc(s->waits, s->capwaits * sizeof *s->waits))) abort();
+    }
+    s->waits[s->nwaits].at = at;
+    s->waits[s->nwaits].u = u;
+    s->waits[s->nwaits].t = t;
+    s->nwaits++;
+}
+static mevent **ev_slot(const void *key) {
+    mevent **p = &ev_buckets[((uintptr_t)key >> 4) & 1023];
+    while (*p && (*p)->key != key) p = &(*p)->next;
+    return p;
+}
+static mevent *ev_get(const void *key) {
+    mevent **p = ev_slot(key);
+    if (!*p) {
+        if (!(*p = (mevent *)calloc(1, sizeof **p)) || !((*p)->vc = (uint32_t *)calloc(MAXU, sizeof(uint32_t)))) abort();
+        (*p)->key = key;
+    }
+    return *p;
+}
+static void m_event_record(void *user, const void *event, rmm_stream stream) {
+    mevent *e;
+    uint32_t u;
+    (void)user;
+    pthread_mutex_lock(&mmu);
+    m_records++;
+    e = ev_get(event);
+    u = uid_locked(stream);
+    e->recorded = 1;
+    e->u = u;
+    e->t = ms[u].enq;
+    memcpy(e->vc, vc_of(u), maxu * sizeof(uint32_t));
+    pthread_mutex_unlock(&mmu);
+}
+static bool m_event_query(void *user, const void *event) {
+    mevent *e;
+    bool done;
+    (void)user;
+    pthread_mutex_lock(&mmu);
+    m_queries++;
+    e = *ev_slot(event);
+    done = !e || !e->recorded || ms[e->u].done >= e->t;
+    if (!done) m_queries_no++;
+    pthread_mutex_unlock(&mmu);
+    return done;
+}
+static void m_event_synchronize(void *user, const void *event) {
+    mevent *e;
+    (void)user;
+    pthread_mutex_lock(&mmu);
+    m_syncs++;
+    e = *ev_slot(event);
+    if (e && e->recorded) complete_locked(e->u, e->t);
+    pthread_mutex_unlock(&mmu);
+}
+static void m_event_destroy(void *user, const void *event) {
+    mevent **p, *e;
+    (void)user;
+    pthread_mutex_lock(&mmu);
+    p = ev_slot(event);
+    if ((e = *p) != NULL) {
+        *p = e->next;
+        free(e->vc);
+        free(e);
+    }
+    pthread_mutex_unlock(&mmu);
+}
+static void m_stream_wait_event(void *user, rmm_stream stream, const void *event) {
+    mevent *e;
+    (void)user;
+    pthread_mutex_lock(&mmu);
+    m_waits++;
+    e = *ev_slot(event);
+    if (e && e->recorded) {
+        uint32_t w = uid_locked(stream);
+        if (w != e->u) wait_locked(w, e->u, e->t, e->vc);
+    }
+    pthread_mutex_unlock(&mmu);
+}
+static void m_stream_synchronize(void *user, rmm_stream stream) {
+    uint32_t u;
+    (void)user;
+    pthread_mutex_lock(&mmu);
+    m_syncs++;
+    u = uid_locked(stream);
+    complete_locked(u, ms[u].enq);
+    pthread_mutex_unlock(&mmu);
+}
+static void complete_all(void) {
+    uint32_t u;
+    pthread_mutex_lock(&mmu);
+    for (u = 0; u < maxu; u++) complete_locked(u, ms[u].enq);
+    pthread_mutex_unlock(&mmu);
+}
+static void m_device_synchronize(void *user) {
+    (void)user;
+    m_syncs++;
+    complete_all();
+}
+static uint64_t enqueue(rmm_stream stream) {
+    uint64_t t;
+    pthread_mutex_lock(&mmu);
+    t = enqueue_locked(uid_locked(stream));
+    pthread_mutex_unlock(&mmu);
+    return t;
+}
+static void m_stream_work(void *user, rmm_stream stream) {
+    (void)user;
+    (void)enqueue(stream);
+}
+static void chk_unmapped(const void *va, size_t bytes);
+static void m_unmap(void *user, const void *va, size_t bytes) {
+    (void)user;
+    chk_unmapped(va, bytes);
+}
+static const rmm_host_stream_model model = {NULL, m_event_record, m_event_query, m_event_synchronize, m_event_destroy,
+                                            m_stream_wait_event, m_stream_synchronize, m_device_synchronize, m_stream_work, m_unmap};
+/* The device makes progress: some of a random stream's work completes. */
+static void progress(uint64_t r) {
+    uint32_t u;
+    pthread_mutex_lock(&mmu);
+    u = (uint32_t)(r % maxu);
+    if (ms[u].enq > ms[u].done) complete_locked(u, ms[u].done + 1 + (r >> 20) % (ms[u].enq - ms[u].done));
+    pthread_mutex_unlock(&mmu);
+}
+/* The user makes `waiter` wait for everything enqueued on `on` so far (an event of the user's). */
+static void user_wait(rmm_stream waiter, rmm_stream on) {
+    uint32_t w, u;
+    pthread_mutex_lock(&mmu);
+    w = uid_locked(waiter);
+    u = uid_locked(on);
+    if (w != u) wait_locked(w, u, ms[u].enq, vc_of(u));
+    pthread_mutex_unlock(&mmu);
+}
+/* Between cases: all work done, then the model starts afresh (streams get new uids on their next
+   use, events forget their records, which are complete, and the last uses are dropped, which are
+   done), so that no case runs out of stream numbers. Only while no other thread calls in. */
+static gslot *gmap;
+static void model_reset(void) {
+    uint32_t u;
+    size_t i;
+    mevent *e;
+    complete_all();
+    pthread_mutex_lock(&mmu);
+    for (u = 0; u < maxu; u++) {
+        free(ms[u].vc);
+        free(ms[u].waits);
+        memset(&ms[u], 0, sizeof ms[u]);
+    }
+    maxu = 3;
+    memset(umap, 0, sizeof umap);
+    for (i = 0; i < 1024; i++)
+        for (e = ev_buckets[i]; e; e = e->next) e->recorded = 0;
+    if (gmap) memset(gmap, 0, ((size_t)1 << 21) * sizeof *gmap);
+    pthread_mutex_unlock(&mmu);
+}
+
+/* ---- the checker ---------------------------------------------------------------------------- */
+#define GBITS 21
+static long violations, checks;
+static const char *where = "";
+static gslot *gfind(uintptr_t g, int make) {
+    size_t i = (size_t)((g * 0x9E3779B97F4A7C15ull) >> (64 - GBITS));
+    if (!gmap && !(gmap = (gslot *)calloc((size_t)1 << GBITS, sizeof *gmap))) abort();
+    for (;; i = (i + 1) & (((size_t)1 << GBITS) - 1)) {
+        if (gmap[i].g == g) return &gmap[i];
+        if (gmap[i].g == 0) {
+            if (!make) return NULL;
+            gmap[i].g = g;
+            return &gmap[i];
+        }
+    }
+}
+static size_t span(size_t n) { return (n + 255) & ~(size_t)255; }
+/* [p, p + n) was just handed to `stream`: every granule's last use must be done or ordered before
+   the stream's later work. */
+static void chk_got(const void *p, size_t n, rmm_stream stream) {
+    uintptr_t g, g0 = (uintptr_t)p >> 8, g1 = ((uintptr_t)p + span(n)) >> 8;
+    uint32_t au;
+    pthread_mutex_lock(&mmu);
+    au = uid_locked(stream);
+    checks++;
+    for (g = g0; g < g1; g++) {
+        gslot *s = gfind(g + 1, 0);
+        if (s && s->u != au && ms[s->u].done < s->t && vc_of(au)[s->u] < s->t) {
+            if (violations < 5)
+                printf("  VIOLATION (%s): %p+%zu handed to stream %u, but its byte %p was last used by stream %u at work %llu (done %llu)\n", where, p,
+                       n, au, (void *)(g << 8), s->u, (unsigned long long)s->t, (unsigned long long)ms[s->u].done);
+            violations++;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&mmu);
+}
+/* A kernel on `stream` touches [p, p + n). */
+static void chk_use(const void *p, size_t n, rmm_stream stream) {
+    uintptr_t g, g0 = (uintptr_t)p >> 8, g1 = ((uintptr_t)p + span(n)) >> 8;
+    uint32_t u;
+    uint64_t t;
+    pthread_mutex_lock(&mmu);
+    u = uid_locked(stream);
+    t = enqueue_locked(u);
+    for (g = g0; g < g1; g++) {
+        gslot *s = gfind(g + 1, 1);
+        s->u = u;
+        s->t = t;
+    }
+    pthread_mutex_unlock(&mmu);
+}
+/* Pages unmapped: no work may still use them. */
+static void chk_unmapped(const void *va, size_t bytes) {
+    uintptr_t g, g0 = (uintptr_t)va >> 8, g1 = ((uintptr_t)va + bytes) >> 8;
+    pthread_mutex_lock(&mmu);
+    for (g = g0; g < g1; g++) {
+        gslot *s = gfind(g + 1, 0);
+        if (s && ms[s->u].done < s->t) {
+            if (violations < 5) printf("  VIOLATION (%s): pages %p+%zu unmapped while stream %u's work %llu still uses them\n", where, va, bytes, s->u, (unsigned long long)s->t);
+            violations++;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&mmu);
+}
+static rmm_stream foreign(void) { /* as cudaStreamCreate */
+    rmm_stream s = NULL;
+    if (rmm__stream_create_raw(&s, false) != RMM_SUCCESS) abort();
+    return s;
+}
+static void destroy(rmm_stream s) {
+    if (rmm__stream_destroy_raw(s) != RMM_SUCCESS) abort();
+}
+/* allocate, check, use */
+static rmm_status alloc_use(rmm_resource *mr, void **p, size_t n, rmm_stream s) {
+    rmm_status st = rmm_allocate(mr, p, n, s);
+    if (st == RMM_SUCCESS && *p) {
+        chk_got(*p, n, s);
+        chk_use(*p, n, s);
+    }
+    return st;
+}
+static int free_ok(rmm_resource *mr, void *p, size_t n, rmm_stream s) {
+    rmm_status st = rmm_deallocate(mr, p, n, s);
+    if (st != RMM_SUCCESS) printf("  free failed: %s\n", rmm_last_error());
+    return st == RMM_SUCCESS;
+}
+
+/* ---- the resources -------------------------------------------------------------------------- */
+enum { POOL, POOL_ON_DEMAND, POOL_VIRTUAL, BINNING, FIXED, ARENA, KINDS };
+static const char *const kind_name[KINDS] = {"pool", "pool (on demand)", "pool (virtual)", "binning over a pool", "fixed-size", "arena"};
+static void make(int kind, rmm_resource **mr, rmm_resource **pool, size_t maximum) {
+    *mr = *pool = NULL;
+    if (kind <= BINNING) {
+        rmm_pool_desc d = rmm_pool_desc_default();
+        d.maximum_bytes = maximum;
+        if (kind == POOL_ON_DEMAND) d.growth = RMM_POOL_GROWTH_ON_DEMAND;
+        if (kind == POOL_VIRTUAL) {
+            d.growth = RMM_POOL_GROWTH_VIRTUAL;
+            d.virtual_bytes = 4 * maximum;
+        }
+        CHECK_OK(rmm_pool_create(pool, kind == POOL_VIRTUAL ? NULL : rmm_get_current_device_resource(), &d));
+        *mr = *pool;
+    }
+    if (kind == BINNING) {
+        rmm_binning_desc bd = rmm_binning_desc_default();
+        bd.min_size_exponent = 8;
+        bd.max_size_exponent = 16;
+        CHECK_OK(rmm_binning_create(mr, *pool, &bd));
+    }
+    if (kind == FIXED) {
+        rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
+        fd.block_bytes = 64 * KiB;
+        fd.blocks_to_preallocate = 64;
+        CHECK_OK(rmm_fixed_size_create(mr, rmm_get_current_device_resource(), &fd));
+    }
+    if (kind == ARENA) {
+        rmm_arena_desc ad = rmm_arena_desc_default();
+        ad.arena_bytes = maximum / 2;
+        ad.superblock_bytes = 256 * KiB;
+        CHECK_OK(rmm_arena_create(mr, rmm_get_current_device_resource(), &ad));
+    }
+}
+static void unmake(rmm_resource *mr, rmm_resource *pool) {
+    if (mr) rmm_resource_destroy(mr);
+    if (pool && pool != mr) rmm_resource_destroy(pool);
+}
+
+/* ---- a resource of the test's own that ignores stream order: the checker must catch it -------- */
+typedef struct careless {
+    rmm_resource base;
+    void *free_list[64];
+    int nfree;
+} careless;
+static rmm_status careless_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    careless *c = (careless *)self;
+    (void)alignment;
+    (void)stream;
+    if (bytes > 4096) return RMM_ERROR_OUT_OF_MEMORY;
+    if (c->nfree) {
+        *ptr = c->free_list[--c->nfree]; /* whichever stream freed it, with no wait */
+        return RMM_SUCCESS;
+    }
+    return rmm_allocate(NULL, ptr, 4096, RMM_STREAM_DEFAULT);
+}
+static rmm_status careless_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    careless *c = (careless *)self;
+    (void)bytes;
+    (void)alignment;
+    (void)stream;
+    if (c->nfree == 64) return rmm_deallocate(NULL, ptr, 4096, RMM_STREAM_DEFAULT);
+    c->free_list[c->nfree++] = ptr;
+    return RMM_SUCCESS;
+}
+static const rmm_resource_vtable careless_vtable = {"careless", careless_allocate, careless_deallocate, NULL, NULL};
+
+TEST(the_checker_catches_a_resource_that_ignores_stream_order) {
+    careless c;
+    rmm_stream a = foreign(), b = foreign();
+    void *p = NULL, *q = NULL;
+    long before = violations;
+    memset(&c, 0, sizeof c);
+    c.base.vtable = &careless_vtable;
+    where = "careless";
+    CHECK_OK(alloc_use(&c.base, &p, 1000, a)); /* a kernel on a, never done */
+    CHECK(free_ok(&c.base, p, 1000, a));
+    CHECK_OK(alloc_use(&c.base, &q, 1000, b)); /* handed to b at once */
+    CHECK(q == p);
+    CHECK(violations == before + 1);
+    violations = before; /* (expected: not counted against the library) */
+    model_reset();
+    CHECK(free_ok(&c.base, q, 1000, b));
+    while (c.nfree) CHECK_OK(rmm_deallocate(NULL, c.free_list[--c.nfree], 4096, RMM_STREAM_DEFAULT));
+    destroy(a);
+    destroy(b);
+}
+
+/* Growth from a pool on stream x: x's kernel still writes the pool block the growth reuses; stream t
+   then takes memory of that chunk (the fixed-size resource, a binning resource's bin, a pool over
+   the pool). */
+TEST(growth_from_a_pool_on_one_stream_is_ordered_for_others) {
+    int kind;
+    for (kind = 0; kind < 3; kind++) {
+        rmm_resource *pool = NULL, *mr = NULL;
+        rmm_stream x = foreign(), t = foreign();
+        void *big = NULL, *held[4096], *b = NULL;
+        size_t nh = 0, i, bigbytes = kind == 0 ? 64 * KiB : kind == 1 ? 2 * MiB : 32 * MiB, block = kind == 2 ? 4 * KiB : 1 * KiB;
+        int found = 0;
+        long before = violations;
+        where = kind == 0 ? "growth: fixed-size over a pool" : kind == 1 ? "growth: binning over a pool" : "growth: pool over a pool";
+        CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), NULL));
+        if (kind == 0) {
+            rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
+            fd.block_bytes = block;
+            fd.blocks_to_preallocate = 64;
+            CHECK_OK(rmm_fixed_size_create(&mr, pool, &fd));
+        } else if (kind == 1) {
+            rmm_binning_desc bd = rmm_binning_desc_default();
+            bd.min_size_exponent = 10;
+            bd.max_size_exponent = 10;
+            CHECK_OK(rmm_binning_create(&mr, pool, &bd));
+        } else {
+            CHECK_OK(rmm_pool_create(&mr, pool, NULL));
+        }
+        CHECK_OK(alloc_use(pool, &big, bigbytes, x)); /* x's kernel, not done */
+        CHECK(free_ok(pool, big, bigbytes, x));
+        while (nh < 4096 && !found) {
+            CHECK_OK(alloc_use(mr, &held[nh], block, x));
+            found = (char *)held[nh] >= (char *)big && (char *)held[nh] < (char *)big + bigbytes;
+            nh++;
+        }
+        CHECK(found);
+        CHECK_OK(alloc_use(mr, &b, block, t));
+        CHECK(violations == before);
+        model_reset();
+        CHECK(free_ok(mr, b, block, t));
+        for (i = 0; i < nh; i++) CHECK(free_ok(mr, held[i], block, x));
+        unmake(mr, pool);
+        destroy(x);
+        destroy(t);
+    }
+}
+
+/* A stream destroyed with its work pending right after a ring's worth of frees; the next stream
+   gets its handle and allocates at once (inside the id-less run the old one started). */
+TEST(handle_reuse_after_many_frees_waits_for_the_old_stream) {
+    static const int kinds[] = {POOL, BINNING, FIXED, ARENA};
+    int ki;
+    for (ki = 0; ki < 4; ki++) {
+        rmm_resource *mr = NULL, *pool = NULL;
+        rmm_stream s = foreign();
+        size_t n = kinds[ki] == FIXED ? 64 * KiB : 256;
+        int round, i;
+        long before = violations;
+        where = kind_name[kinds[ki]];
+        make(kinds[ki], &mr, &pool, 64 * MiB);
+        for (round = 0; round < 24 && mr; round++) {
+            void *p[600], *q = NULL;
+            int k = 1 + round * 37 % 600;
+            for (i = 0; i < k; i++) CHECK_OK(alloc_use(mr, &p[i], n, s));
+            for (i = 0; i < k; i++) CHECK(free_ok(mr, p[i], n, s));
+            if (round % 3 == 0) progress((uint64_t)round * 7919);
+            if (round % 5 == 1) { /* s done up to half its work */
+                uint32_t u;
+                pthread_mutex_lock(&mmu);
+                u = uid_locked(s);
+                complete_locked(u, ms[u].enq / 2);
+                pthread_mutex_unlock(&mmu);
+            }
+            destroy(s);
+            s = foreign();
+            for (i = 0; i < 100; i++) {
+                CHECK_OK(alloc_use(mr, &q, n, s));
+                CHECK(free_ok(mr, q, n, s));
+            }
+        }
+        CHECK(violations == before);
+        model_reset();
+        unmake(mr, pool);
+        destroy(s);
+    }
+}
+
+/* A random program per resource kind, on one thread. */
+#define NS 8 /* stream slots: 0 the legacy default stream, 1 created by the library, 2.. foreign */
+#define MAXLIVE 256
+typedef struct blk {
+    void *p;
+    size_t n;
+    int slot;
+} blk;
+static uint64_t rs;
+static uint64_t rnd(void) {
+    rs ^= rs << 13;
+    rs ^= rs >> 7;
+    rs ^= rs << 17;
+    return rs;
+}
+static size_t pick_size(int kind) {
+    static const size_t small[] = {256, 512, 768, 1024, 4096, 8192, 65536, 65536 + 256};
+    uint64_t r = rnd() % 100;
+    if (kind == FIXED) return r < 80 ? 64 * KiB : (size_t)(rnd() % (64 * KiB)) + 1;
+    if (r < 70) return small[rnd() % 8];
+    if (r < 85) return (size_t)(rnd() % 65536) + 1;
+    if (r < 97) return (size_t)(rnd() % (1 << 20)) + 65537;
+    return (size_t)(rnd() % (4 << 20)) + 1;
+}
+static void random_program(int kind, uint64_t seed, long ops) {
+    rmm_resource *mr = NULL, *pool = NULL;
+    rmm_stream S[NS];
+    blk live[MAXLIVE];
+    int nlive = 0, i, cur = 2, run = 0, behind = 0;
+    long op;
+    rmm_status st;
+    rs = seed * 2654435761u + 1;
+    S[0] = RMM_STREAM_DEFAULT;
+    CHECK_OK(rmm_stream_create(&S[1]));
+    for (i = 2; i < NS; i++) S[i] = foreign();
+    make(kind, &mr, &pool, 32 * MiB);
+    if (!mr) return;
+#define FREE_BLOCK(i_, slot_)                                                          \
+    do {                                                                               \
+        int k_ = (i_), to_ = (slot_);                                                  \
+        blk b_ = live[k_];                                                             \
+        nlive--;                                                                       \
+        live[k_] = live[nlive];                                                        \
+        if (to_ != b_.slot) { /* the user orders the freeing stream after the uses */  \
+            if (rnd() & 1) user_wait(S[to_], S[b_.slot]);                              \
+            else CHECK_OK(rmm_stream_synchronize(S[b_.slot]));                         \
+        }                                                                              \
+        CHECK(free_ok(mr, b_.p, b_.n, S[to_]));                                        \
+    } while (0)
+    for (op = 0; op < ops; op++) {
+        uint64_t r = rnd() % 1000;
+        if (run-- <= 0) {
+            cur = (rnd() % 10) < 8 ? 2 + (int)(rnd() % (NS - 2)) : (int)(rnd() % 2);
+            run = (int)(rnd() % 300);
+        }
+        if (op % 5000 == 0) behind = (rnd() % 3) == 0; /* the device falls behind for a while */
+        if (r < 420) {
+            size_t n = pick_size(kind);
+            void *p = NULL;
+            if (nlive == MAXLIVE) {
+                FREE_BLOCK((int)(rnd() % (uint64_t)nlive), live[0].slot);
+                continue;
+            }
+            st = alloc_use(mr, &p, n, S[cur]);
+            if (st == RMM_ERROR_OUT_OF_MEMORY) {
+                if (nlive) FREE_BLOCK((int)(rnd() % (uint64_t)nlive), cur);
+                continue;
+            }
+            CHECK_OK(st);
+            if (st != RMM_SUCCESS) break;
+            live[nlive].p = p;
+            live[nlive].n = n;
+            live[nlive].slot = cur;
+            nlive++;
+        } else if (r < 800) {
+            if (nlive) {
+                int k = (int)(rnd() % (uint64_t)nlive);
+                FREE_BLOCK(k, (rnd() % 20) ? live[k].slot : (int)(rnd() % NS));
+            }
+        } else if (r < 850) {
+            if (nlive) {
+                int k = (int)(rnd() % (uint64_t)nlive);
+                chk_use(live[k].p, live[k].n, S[live[k].slot]);
+            }
+        } else if (r < 940) {
+            if (!behind) {
+                progress(rnd());
+                progress(rnd());
+                progress(rnd());
+            }
+        } else if (r < 955) {
+            if (!behind) {
+                CHECK_OK(rmm_stream_synchronize(S[rnd() % NS]));
+            } else if (nlive && cur >= 2 && (rnd() & 3) == 0) { /* the current stream destroyed inside its run */
+                user_wait(S[1], S[cur]);
+                for (i = 0; i < nlive; i++)
+                    if (live[i].slot == cur) live[i].slot = 1;
+                destroy(S[cur]);
+                S[cur] = foreign();
+            }
+        } else if (r < 958) {
+            if (!behind) complete_all();
+        } else if (r < 975) { /* a foreign stream destroyed with work pending; another (often at its handle) */
+            int s = 2 + (int)(rnd() % (NS - 2)), o = 2 + (int)(rnd() % (NS - 2));
+            if (o == s) o = 1;
+            user_wait(S[o], S[s]);
+            for (i = 0; i < nlive; i++)
+                if (live[i].slot == s) live[i].slot = o;
+            destroy(S[s]);
+            S[s] = foreign();
+            if (rnd() & 1) {
+                cur = s;
+                run = 200;
+            }
+            if (rnd() % 4 == 0) { /* many streams come and go (the sweeps) */
+                int k;
+                for (k = 0; k < 40; k++) {
+                    rmm_stream t = foreign();
+                    void *p = NULL;
+                    size_t n = pick_size(kind);
+                    if (alloc_use(mr, &p, n, t) == RMM_SUCCESS && p) CHECK(free_ok(mr, p, n, t));
+                    destroy(t);
+                }
+            }
+        } else if (r < 980) {
+            size_t released;
+            if (pool && (rnd() % 4) == 0) CHECK_OK(rmm_pool_trim(pool, &released));
+        } else if (r < 990) { /* a burst of one size on the current stream (rings, id-less runs) */
+            int k;
+            size_t n = kind == FIXED ? 64 * KiB : 256 * (size_t)(1 + rnd() % 4);
+            for (k = 0; k < 300; k++) {
+                void *p = NULL;
+                if (alloc_use(mr, &p, n, S[cur]) == RMM_SUCCESS && p) CHECK(free_ok(mr, p, n, S[cur]));
+                if (!behind && (rnd() % 50) == 0) progress(rnd());
+            }
+        } else {
+            CHECK_OK(rmm_resource_validate(mr));
+        }
+    }
+    while (nlive) FREE_BLOCK(nlive - 1, live[nlive - 1].slot);
+#undef FREE_BLOCK
+    model_reset();
+    unmake(mr, pool);
+    CHECK_OK(rmm_stream_destroy(S[1]));
+    for (i = 2; i < NS; i++) destroy(S[i]);
+}
+TEST(random_programs_on_every_kind_of_resource) {
+    int kind;
+    long before = violations;
+    for (kind = 0; kind < KINDS; kind++) {
+        long v = violations;
+        where = kind_name[kind];
+        random_program(kind, 7 + (uint64_t)kind, 5000);
+        printf("  %s: %s\n", kind_name[kind], violations == v ? "no early hand-over" : "EARLY HAND-OVER");
+    }
+    CHECK(violations == before);
+}
+
+/* Three threads: 0 and 1 share a foreign stream besides their own two, which each thread destroys
+   (with work pending) and makes again, so handles move between threads. */
+typedef struct targ {
+    int id, kind;
+    uint64_t rs;
+    rmm_resource *mr, *pool;
+    rmm_stream own[2];
+    blk live[128];
+    int n, failures;
+} targ;
+static rmm_stream shared;
+static pthread_mutex_t streams_mu = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t trnd(targ *t) {
+    t->rs ^= t->rs << 13;
+    t->rs ^= t->rs >> 7;
+    t->rs ^= t->rs << 17;
+    return t->rs;
+}
+static void *thread_program(void *arg) {
+    targ *t = (targ *)arg;
+    static const size_t small[] = {256, 512, 1024, 4096, 65536};
+    long op;
+    int i;
+    for (i = 0; i < 2; i++) {
+        pthread_mutex_lock(&streams_mu);
+        t->own[i] = foreign();
+        pthread_mutex_unlock(&streams_mu);
+    }
+    for (op = 0; op < 4000; op++) {
+        uint64_t r = trnd(t) % 100;
+        int slot = (t->id < 2 && (trnd(t) & 1)) ? 2 : (int)(trnd(t) % 2);
+        rmm_stream st_of_slot = slot < 2 ? t->own[slot] : shared;
+        if (r < 45 && t->n < 128) {
+            void *p = NULL;
+            size_t n = t->kind == FIXED ? 64 * KiB : (trnd(t) % 10) < 8 ? small[trnd(t) % 5] : (size_t)(trnd(t) % 300000) + 1;
+            rmm_status st = alloc_use(t->mr, &p, n, st_of_slot);
+            if (st == RMM_SUCCESS) {
+                t->live[t->n].p = p;
+                t->live[t->n].n = n;
+                t->live[t->n].slot = slot;
+                t->n++;
+            } else if (st != RMM_ERROR_OUT_OF_MEMORY) {
+                t->failures++;
+            }
+        } else if (r < 90 && t->n) {
+            int k = (int)(trnd(t) % (uint64_t)t->n);
+            blk b = t->live[k];
+            t->live[k] = t->live[--t->n];
+            if (!free_ok(t->mr, b.p, b.n, b.slot < 2 ? t->own[b.slot] : shared)) t->failures++;
+        } else if (r < 96) {
+            progress(trnd(t));
+        } else if (r < 99) { /* one of my streams destroyed with work pending; its blocks go to my other one */
+            int s = (int)(trnd(t) % 2), o = 1 - s;
+            user_wait(t->own[o], t->own[s]);
+            for (i = 0; i < t->n; i++)
+                if (t->live[i].slot == s) t->live[i].slot = o;
+            pthread_mutex_lock(&streams_mu);
+            destroy(t->own[s]);
+            t->own[s] = foreign();
+            pthread_mutex_unlock(&streams_mu);
+        } else if (t->pool && (trnd(t) % 8) == 0) {
+            size_t released;
+            if (rmm_pool_trim(t->pool, &released) != RMM_SUCCESS) t->failures++;
+        }
+    }
+    while (t->n) {
+        blk b = t->live[--t->n];
+        if (!free_ok(t->mr, b.p, b.n, b.slot < 2 ? t->own[b.slot] : shared)) t->failures++;
+    }
+    return NULL;
+}
+TEST(three_threads_with_shared_and_reused_streams) {
+    int kind, i;
+    long before = violations;
+    for (kind = 0; kind < KINDS; kind++) {
+        rmm_resource *mr = NULL, *pool = NULL;
+        pthread_t tid[3];
+        targ ts[3];
+        long v = violations;
+        where = kind_name[kind];
+        make(kind, &mr, &pool, 48 * MiB);
+        if (!mr) continue;
+        shared = foreign();
+        for (i = 0; i < 3; i++) {
+            memset(&ts[i], 0, sizeof ts[i]);
+            ts[i].id = i;
+            ts[i].kind = kind;
+            ts[i].rs = 7919u * (uint64_t)(kind + 1) + 104729u * (uint64_t)i + 1;
+            ts[i].mr = mr;
+            ts[i].pool = pool;
+            CHECK(pthread_create(&tid[i], NULL, thread_program, &ts[i]) == 0);
+        }
+        for (i = 0; i < 3; i++) {
+            pthread_join(tid[i], NULL);
+            CHECK(ts[i].failures == 0);
+        }
+        model_reset();
+        printf("  %s: %s\n", kind_name[kind], violations == v ? "no early hand-over" : "EARLY HAND-OVER");
+        unmake(mr, pool);
+        for (i = 0; i < 3; i++) {
+            destroy(ts[i].own[0]);
+            destroy(ts[i].own[1]);
+        }
+        destroy(shared);
+    }
+    CHECK(violations == before);
+}
+#endif
+
+int main(void) {
+    HARNESS_INIT();
+#if defined(RMM_BACKEND_HOST)
+    rmm_host_backend_set_capacity((size_t)2 << 30);
+    rmm_host_backend_set_stream_model(&model);
+    rmm_set_log_level(RMM_LOG_LEVEL_OFF); /* (out-of-memory warnings are expected) */
+    RUN(the_checker_catches_a_resource_that_ignores_stream_order);
+    RUN(growth_from_a_pool_on_one_stream_is_ordered_for_others);
+    RUN(handle_reuse_after_many_frees_waits_for_the_old_stream);
+    RUN(random_programs_on_every_kind_of_resource);
+    RUN(three_threads_with_shared_and_reused_streams);
+    printf("  %ld allocations checked; the model saw %lu event records, %lu queries (%lu not done), %lu waits, %lu synchronizes\n", checks, m_records,
+           m_queries, m_queries_no, m_waits, m_syncs);
+#else
+    printf("the stream-order model needs the host backend (RMM_BACKEND_HOST): every case skipped\n");
+    harness_skipped = 5;
+#endif
+    return harness_main_end();
+}
