@@ -173,9 +173,9 @@ RMMDEF const char *rmm_status_string(rmm_status status);
    streams", "fragmented", "at the maximum", "driver refused" (a VIRTUAL pool's pages could not be
    made or mapped), "device full" or "refused upstream". With RMM_DUMP_ON_OOM=PATH in the
    environment the failing resource's whole state (rmm_resource_dump_json) is also written to PATH
-   (to PATH.<pid>.<n>.tmp first, then renamed over PATH: with several threads failing at once PATH
-   holds one whole dump, the last renamed). The explanation costs nothing until an allocation
-   fails. */
+   (to a temporary file first, then copied to PATH under a process-wide lock: with several threads
+   failing at once PATH holds one whole dump, the last). The explanation costs nothing until an
+   allocation fails. */
 RMMDEF const char *rmm_last_error(void);
 /* The status of the last failing call on this thread (RMM_SUCCESS before the first failure). For the
    few calls that return a pointer or a size rather than a status. O(1). */
@@ -3639,6 +3639,30 @@ RMM__IMPL const char *rmm_resource_type_name(const rmm_resource *mr) {
     return mr->vtable && mr->vtable->type_name ? mr->vtable->type_name : "unnamed";
 }
 
+/* RMM_DUMP_ON_OOM's file: the dump goes to a tmpfile() first (taking the resources' locks), then is
+   copied to PATH under a process-wide lock, so that threads failing at once each write PATH whole
+   (each opening PATH itself left one dump with the tail of a longer one: a red team's find; a
+   rename over PATH, the first mend, replaced a symlink or a device such as /dev/stderr with a
+   regular file: a review's find). PATH is opened as fopen(PATH, "w") does: symlinks followed,
+   devices written. Best effort: nothing is written if the temporary file cannot be made. */
+static rmm__mutex rmm__oom_dump_lock = RMM__MUTEX_INIT;
+RMM__PRIVATE void rmm__dump_on_oom(rmm_resource *mr, const char *path) {
+    FILE *tmp = tmpfile(), *out;
+    char buf[4096];
+    size_t n;
+    if (!tmp) return;
+    if (rmm_resource_dump_json(mr, tmp) == RMM_SUCCESS && fflush(tmp) == 0) {
+        rewind(tmp);
+        rmm__lock(&rmm__oom_dump_lock); /* (a leaf: held for the copy only, no resource lock taken under it) */
+        if ((out = fopen(path, "w")) != NULL) {
+            while ((n = fread(buf, 1, sizeof buf, tmp)) > 0)
+                if (fwrite(buf, 1, n, out) != n) break;
+            fclose(out);
+        }
+        rmm__unlock(&rmm__oom_dump_lock);
+    }
+    fclose(tmp);
+}
 /* Out of memory, explained: what a sub-allocator or adaptor knows when it runs out, and a verdict,
    in rmm_last_error(); with RMM_DUMP_ON_OOM=PATH in the environment, the resource's whole state
    (rmm_resource_dump_json) is written to PATH as well. Runs only on the out-of-memory path. */
@@ -3672,20 +3696,7 @@ RMM__PRIVATE rmm_status rmm__oom_explain(rmm_resource *mr, const rmm__oom_facts 
     else verdict = "refused upstream: a resource below (a limit, a user resource) said no";
     if (f->maximum || f->bounded) snprintf(maximum, sizeof maximum, "a maximum of %zu", f->maximum);
     else rmm__copy_text(maximum, sizeof maximum, "no maximum");
-    if (dump && *dump) { /* written aside, then renamed over PATH: threads failing at once each
-                            replace it whole (one fopen of PATH each left one dump with the tail of
-                            a longer one: a red team's find) */
-        static uint64_t dumps;
-        char tmp[4096];
-        FILE *out = NULL;
-        int n = snprintf(tmp, sizeof tmp, "%s.%ld.%llu.tmp", dump, (long)getpid(), (unsigned long long)RMM__ATOMIC_ADD(&dumps, 1));
-        if (n > 0 && (size_t)n < sizeof tmp) out = fopen(tmp, "w");
-        if (out) {
-            bool written = rmm_resource_dump_json(mr, out) == RMM_SUCCESS;
-            written = fclose(out) == 0 && written;
-            if (!written || rename(tmp, dump) != 0) (void)remove(tmp);
-        }
-    }
+    if (dump && *dump) rmm__dump_on_oom(mr, dump);
     return rmm__fail(RMM_ERROR_OUT_OF_MEMORY,
                      "%s: out of memory allocating %zu bytes (alignment %zu, stream %p). Verdict: %s. It holds %zu bytes (%s), %zu live; "
                      "largest free block %zu, free %zu in all, %zu of it in other streams' lists; device free %zu of %zu%s%s%s",

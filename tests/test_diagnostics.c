@@ -6,6 +6,7 @@
 #define RMM_IMPLEMENTATION
 #include "../rmm.h"
 #include "harness.h"
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -194,6 +195,23 @@ TEST(dump_on_oom) {
             fclose(f);
             CHECK(n > 0);
         }
+    }
+    /* PATH a symlink: the dump goes to its target and the link stays a link (the first mend of the
+       threads' torn dumps renamed a file over PATH, which replaced a link, or a device such as
+       /dev/stderr, with a regular file: a review's find) */
+    {
+        char link_path[160];
+        struct stat st;
+        snprintf(link_path, sizeof link_path, "%s.link", path);
+        remove(path);
+        CHECK(symlink(path, link_path) == 0);
+        CHECK(setenv("RMM_DUMP_ON_OOM", link_path, 1) == 0);
+        CHECK_STATUS(rmm_allocate(pool, &a, 2 * MiB, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+        unsetenv("RMM_DUMP_ON_OOM");
+        CHECK(lstat(link_path, &st) == 0 && S_ISLNK(st.st_mode));
+        valid = dump_is_valid(path, "pool");
+        if (valid >= 0) CHECK(valid == 1);
+        remove(link_path);
     }
     remove(path);
     rmm_resource_destroy(pool);
