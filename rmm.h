@@ -709,10 +709,11 @@ RMMDEF rmm_status rmm_pool_set_maximum(rmm_resource *pool, size_t maximum_bytes)
    cudaStreamWaitEvent (never a host synchronization; a stream that has freed before takes 32 MiB
    of that block, or the request if larger, into its own lists, so that its next requests are
    served there), then other streams' lists merged into this one, then growth (from upstream on the
-   stream at hand, which then records an event, or for a created or default stream marks that one
-   is due: memory from a stream-ordered upstream, such as another pool, is ordered after that
-   stream's work only, so other streams take it behind that event; a record that fails gives the
-   memory back and fails the allocation with its status). Only streams that hold free memory are looked at, so a new stream's first
+   stream at hand; over a stream-ordered upstream, such as another pool, whose memory is ordered
+   after that stream's work only, the stream then records an event, or for a created or default
+   stream marks that one is due, so other streams take it behind that event; a record that fails
+   gives the memory back and fails the allocation with its status; none over a cudaMalloc, managed
+   or pinned resource). Only streams that hold free memory are looked at, so a new stream's first
    allocation costs the same with 10 or 100,000 live streams. Best fit to within 1/32 of a power of two, O(1): two bitmaps over size bins and
    a scan of at most 16 blocks of the request's bin. Blocks never coalesce across upstream chunks.
    Every power-of-two alignment is honoured. Fails with OUT_OF_MEMORY (message: request, pool size,
@@ -771,10 +772,10 @@ RMMDEF rmm_fixed_size_desc rmm_fixed_size_desc_default(void);
    the top of its free stack is its own until then, as the pool's ring: see rmm_pool_create; the
    stream's id is asked per allocation).
    block_bytes * blocks_to_preallocate are taken from upstream now and again each time the blocks
-   run out (on the stream at hand, which records an event after the growth: memory from a
-   stream-ordered upstream, such as a pool, is ordered after that stream's work only, so other
-   streams take it behind that event; a record that fails gives the chunk back and fails the
-   allocation with its status). Allocate and free are O(1). Requests above block_bytes fail with OUT_OF_MEMORY;
+   run out (on the stream at hand; over a stream-ordered upstream, such as a pool, whose memory is
+   ordered after that stream's work only, the stream then records an event, so other streams take
+   it behind that event; a record that fails gives the chunk back and fails the allocation with its
+   status). Allocate and free are O(1). Requests above block_bytes fail with OUT_OF_MEMORY;
    alignments must divide the block size and the block's address (INVALID_ARGUMENT otherwise).
    A free of a pointer that is not a block of this resource, or of a block that is free already
    (a double free: every build, from the chunk's bitmap), is CORRUPTION (O(log chunks)). Fails at
@@ -5021,8 +5022,13 @@ static inline rmm_status rmm__so_freed(rmm__sstate *s) {
    marked, the others record now (a red team's find, 2026-11-28: a fixed-size chunk grown on a
    foreign stream was filed as free for any stream behind an event recorded before the growth, or
    none, and a binning resource's bins over a pool handed such memory to other streams with no
-   wait). One event per growth; none for a lazy stream until another stream takes from it. */
-static inline rmm_status rmm__so_grown(rmm__sstate *s) { return rmm__so_freed(s); }
+   wait). One event per growth; none for a lazy stream until another stream takes from it; none when
+   the upstream is a cudaMalloc, managed or pinned resource, whose memory is not stream-ordered (a
+   review's find: the waits were needless there). */
+static inline bool rmm__upstream_ordered(const rmm_resource *upstream) {
+    return upstream->vtable != &rmm__cuda_vtable && upstream->vtable != &rmm__managed_vtable && upstream->vtable != &rmm__pinned_vtable;
+}
+static inline rmm_status rmm__so_grown(rmm__sstate *s, const rmm_resource *upstream) { return rmm__upstream_ordered(upstream) ? rmm__so_freed(s) : RMM_SUCCESS; }
 /* Makes taker's future work wait for the work donor had queued before its frees. */
 RMM__PRIVATE rmm_status rmm__so_wait(rmm__sstate *taker, rmm__sstate *donor) {
     rmm__event e = NULL;
@@ -6442,13 +6448,13 @@ RMM__PRIVATE rmm_status rmm__chunks_grow(rmm__pool *p, rmm__pstream *s, const rm
         return rmm__fail(st, "pool: growing by %zu bytes for a request of %zu failed: the upstream '%s' returned %s: %s", try_bytes, need,
                          rmm_resource_type_name(p->upstream), rmm_status_string(st), rmm_last_error());
     }
-    p->grows++;
-    st = rmm__so_grown(&s->ss); /* (before the chunk is filed: a record that fails leaves the pool as it was) */
+    st = rmm__so_grown(&s->ss, p->upstream); /* (before the chunk is filed: a record that fails leaves the pool as it was) */
     if (st == RMM_SUCCESS) st = rmm__pool_add_chunk(p, s, ptr, try_bytes, true, req->large);
     if (st != RMM_SUCCESS) {
         (void)rmm_deallocate(p->upstream, ptr, try_bytes, s->ss.handle);
         return st;
     }
+    p->grows++;
     RMM__LOG(RMM_LOG_LEVEL_DEBUG, "pool %p: grew by %zu bytes to %zu bytes for a request of %zu", (void *)p, try_bytes, p->pool_bytes, need);
     return RMM_SUCCESS;
 }
@@ -7737,7 +7743,7 @@ RMM__IMPL rmm_status rmm_pool_create(rmm_resource **out, rmm_resource *upstream,
         st = rmm__so_state(&p->so, RMM__LEGACY_HANDLE, 0, &s);
         if (st == RMM_SUCCESS) st = rmm_allocate(upstream, &ptr, d.initial_bytes, RMM_STREAM_DEFAULT);
         if (st == RMM_SUCCESS) {
-            (void)rmm__so_grown(s); /* (the legacy stream's state is lazy: it only marks it) */
+            (void)rmm__so_grown(s, upstream); /* (the legacy stream's state is lazy: it only marks it) */
             st = rmm__pool_add_chunk(p, (rmm__pstream *)s, ptr, d.initial_bytes, true, false);
             if (st != RMM_SUCCESS) (void)rmm_deallocate(upstream, ptr, d.initial_bytes, RMM_STREAM_DEFAULT);
         }
@@ -8739,7 +8745,7 @@ RMM__PRIVATE rmm_status rmm__fixed_grow_in(rmm__so *so, rmm__sstate *ss, const v
     }
     {
         rmm_status st = rmm_allocate(f->upstream, &ptr, f->chunk_bytes, s->ss.handle);
-        if (st == RMM_SUCCESS && (st = rmm__so_grown(&s->ss)) != RMM_SUCCESS) (void)rmm_deallocate(f->upstream, ptr, f->chunk_bytes, s->ss.handle);
+        if (st == RMM_SUCCESS && (st = rmm__so_grown(&s->ss, f->upstream)) != RMM_SUCCESS) (void)rmm_deallocate(f->upstream, ptr, f->chunk_bytes, s->ss.handle);
         if (st != RMM_SUCCESS) {
             RMM_SYS_FREE(c->free_bits);
 #if RMM__MARGIN_ON
@@ -8754,7 +8760,7 @@ RMM__PRIVATE rmm_status rmm__fixed_grow_in(rmm__so *so, rmm__sstate *ss, const v
     for (at = f->chunk_count; at > 0 && f->chunks[at - 1]->ptr > c->ptr; at--) f->chunks[at] = f->chunks[at - 1];
     f->chunks[at] = c;
     f->chunk_count++;
-    if (!s->ss.lazy) s->covered = s->count; /* the record rmm__so_grown made covers what s freed before it */
+    if (!s->ss.lazy && rmm__upstream_ordered(f->upstream)) s->covered = s->count; /* the record rmm__so_grown made covers what s freed before it */
     if (s->covered != s->count) { /* new blocks go below the uncovered ones: they are free for anyone (behind s's event) */
         memmove(s->stack + s->covered + f->blocks_per_chunk, s->stack + s->covered, (s->count - s->covered) * sizeof *s->stack);
     }
@@ -10265,8 +10271,7 @@ RMM__IMPL rmm_status rmm_arena_create(rmm_resource **out, rmm_resource *upstream
        an async resource, adaptors over them) it is ordered after the legacy stream's work only: wait
        for that once here (a red team's find, 2026-11-28). cudaMalloc, managed and pinned memory is
        not stream-ordered. */
-    if (upstream->vtable != &rmm__cuda_vtable && upstream->vtable != &rmm__managed_vtable && upstream->vtable != &rmm__pinned_vtable &&
-        (st = rmm__stream_sync_raw(RMM_STREAM_DEFAULT)) != RMM_SUCCESS) {
+    if (rmm__upstream_ordered(upstream) && (st = rmm__stream_sync_raw(RMM_STREAM_DEFAULT)) != RMM_SUCCESS) {
         (void)rmm_deallocate(upstream, base, d.arena_bytes, RMM_STREAM_DEFAULT);
         return st;
     }

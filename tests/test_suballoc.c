@@ -3691,18 +3691,27 @@ TEST(growth_from_a_stream_ordered_upstream_is_recorded) {
     /* a record that fails: the chunk goes back to the pool, the allocation fails, nothing else moves */
     for (i = 65; i < 128; i++) CHECK_OK(rmm_allocate(fixed, &p[i], 1024, x)); /* the second chunk */
 #if defined(RMM_BACKEND_HOST)
+    CHECK_OK(rmm_allocate(pool, &big, 64 * KiB, x)); /* the pool's x state keeps a block of the chunk's size, */
+    CHECK_OK(rmm_deallocate(pool, big, 64 * KiB, x));
+    big = NULL;
     CHECK_OK(rmm_pool_get_info(pool, &info));
     chunks = ((rmm__fixed *)fixed)->chunk_count;
-    rmm_host_backend_fail_calls("cudaEventRecord", 1, 1, RMM_ERROR_CUDA);
+    records = ((rmm__fstream *)((rmm__fixed *)fixed)->so.last)->ss.records;
+    rmm_host_backend_fail_calls("cudaEventRecord", 1, 1, RMM_ERROR_CUDA); /* so the first record is the fixed-size resource's */
     CHECK_STATUS(rmm_allocate(fixed, &big, 1024, x), RMM_ERROR_CUDA);
     rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    CHECK(strstr(rmm_last_error(), "cudaEventRecord") != NULL);
     CHECK(big == NULL && ((rmm__fixed *)fixed)->chunk_count == chunks);
+    CHECK(((rmm__fstream *)((rmm__fixed *)fixed)->so.last)->ss.records == records); /* x's fixed state: its record failed */
     {
         rmm_pool_info after;
         CHECK_OK(rmm_pool_get_info(pool, &after));
         CHECK(after.used_bytes == info.used_bytes);
     }
     CHECK_OK(rmm_resource_validate(fixed));
+    CHECK_OK(rmm_allocate(fixed, &big, 1024, x)); /* the next try grows */
+    CHECK(((rmm__fixed *)fixed)->chunk_count == chunks + 1);
+    CHECK_OK(rmm_deallocate(fixed, big, 1024, x));
 #else
     (void)info;
     (void)chunks;
