@@ -1804,17 +1804,15 @@ static rmm_status rmm__fail(rmm_status status, const char *fmt, ...) {
 }
 #define RMM__INVALID(...) rmm__fail(RMM_ERROR_INVALID_ARGUMENT, __VA_ARGS__)
 #define RMM__NULL_OUT(fn, name) rmm__fail(RMM_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", fn, name)
-/* Whether this thread's last rmm_get_current_device_resource() found no device (and so returned NULL;
-   its failure is the thread's last error, unless a later failure replaced it). */
-static RMM__TLS bool rmm__current_unreadable;
+/* Why this thread's last rmm_get_current_device_resource() found no device (and so returned NULL),
+   its message as it failed; empty when it found one. */
+static RMM__TLS char rmm__current_unreadable[256];
 /* A create's NULL upstream. If it is likely the NULL of a failed rmm_get_current_device_resource()
    (the usual `rmm_pool_create(&pool, rmm_get_current_device_resource(), ...)` on a machine with no
    usable GPU), the message keeps that call's cause instead of hiding it. */
 RMM__PRIVATE rmm_status rmm__null_upstream(const char *fn) {
-    char cause[512];
-    if (!rmm__current_unreadable) return RMM__NULL_OUT(fn, "upstream");
-    rmm__copy_text(cause, sizeof cause, rmm__last_error_text);
-    return rmm__fail(RMM_ERROR_INVALID_ARGUMENT, "%s: upstream is NULL (rmm_get_current_device_resource() found no device: %s)", fn, cause);
+    if (!rmm__current_unreadable[0]) return RMM__NULL_OUT(fn, "upstream");
+    return rmm__fail(RMM_ERROR_INVALID_ARGUMENT, "%s: upstream is NULL (rmm_get_current_device_resource() found no device: %s)", fn, rmm__current_unreadable);
 }
 
 /* ======================================================================================= */
@@ -4265,10 +4263,10 @@ RMM__IMPL rmm_resource *rmm_set_per_device_resource(int device, rmm_resource *mr
 RMM__IMPL rmm_resource *rmm_get_current_device_resource(void) {
     int device;
     if (RMM__UNLIKELY(rmm__get_device(&device) != RMM_SUCCESS)) {
-        rmm__current_unreadable = true;
+        rmm__copy_text(rmm__current_unreadable, sizeof rmm__current_unreadable, rmm_last_error()); /* (its cause, kept as it was) */
         return NULL;
     }
-    if (RMM__UNLIKELY(rmm__current_unreadable)) rmm__current_unreadable = false;
+    if (RMM__UNLIKELY(rmm__current_unreadable[0])) rmm__current_unreadable[0] = '\0';
     return rmm_get_per_device_resource(device);
 }
 RMM__IMPL rmm_resource *rmm_set_current_device_resource(rmm_resource *mr) {

@@ -466,8 +466,10 @@ TEST(null_upstream_from_an_unreadable_device_keeps_the_cause) {
     CHECK(pool == NULL);
     CHECK(strstr(rmm_last_error(), "rmm_pool_create: upstream is NULL (rmm_get_current_device_resource() found no device") != NULL);
     CHECK(strstr(rmm_last_error(), "cudaGetDevice() failed") != NULL);
-    CHECK_STATUS(rmm_arena_create(&pool, NULL, NULL), RMM_ERROR_INVALID_ARGUMENT); /* the same cause, for every create */
+    CHECK_STATUS(rmm_arena_create(&pool, NULL, NULL), RMM_ERROR_INVALID_ARGUMENT); /* the same cause, for every create, */
     CHECK(strstr(rmm_last_error(), "cudaGetDevice() failed") != NULL);
+    CHECK(strstr(rmm_last_error(), "upstream is NULL (rmm_get_current_device_resource() found no device: cudaGetDevice") != NULL); /* not nested */
+    CHECK(strstr(strstr(rmm_last_error(), "found no device") + 1, "found no device") == NULL);
     cur = rmm_get_current_device_resource(); /* readable again: a NULL now is the caller's */
     CHECK(cur != NULL);
     CHECK_STATUS(rmm_pool_create(&pool, NULL, NULL), RMM_ERROR_INVALID_ARGUMENT);
