@@ -576,11 +576,14 @@ RMMDEF void rmm_host_backend_fail_calls(const char *call, unsigned nth, unsigned
    work runs when it is enqueued, so every event is complete when recorded and no early hand-over
    can show. With one, the backend reports every event record, query, synchronize and destroy,
    every cudaStreamWaitEvent, stream and device synchronize (cudaFree's implicit one too), every
-   copy or fill enqueued and every unmap of VMM pages, and an event is complete only when the
-   model's event_query says so (tests/stream_order.c keeps vector clocks and checks each allocation
-   against the last use of its bytes). Streams are told apart by rmm_host_backend_stream_serial
-   (unique in the process; handles are reused at once). Every member must be set. Set it before any
-   resource or stream is made and leave it set; NULL restores the default. */
+   copy, fill or prefetch enqueued and every unmap of VMM pages, and an event is complete only when
+   the model's event_query says so (tests/test_stream_order.c keeps vector clocks and checks each
+   allocation against the last use of its bytes). Streams are told apart by
+   rmm_host_backend_stream_serial (unique in the process; handles are reused at once); the
+   per-thread default stream is the calling thread's, as in CUDA, and synchronizes implicitly with
+   the legacy one. The host backend's async resources (cudaMallocFromPoolAsync) are not reported.
+   Every member must be set. Set it before any resource or stream is made and leave it set; NULL
+   restores the default. */
 typedef struct rmm_host_stream_model {
     void *user;
     void (*event_record)(void *user, const void *event, rmm_stream stream);
@@ -590,13 +593,15 @@ typedef struct rmm_host_stream_model {
     void (*stream_wait_event)(void *user, rmm_stream stream, const void *event);
     void (*stream_synchronize)(void *user, rmm_stream stream);
     void (*device_synchronize)(void *user);
-    void (*stream_work)(void *user, rmm_stream stream); /* a copy or fill enqueued on it */
+    void (*stream_work)(void *user, rmm_stream stream); /* a copy, fill or prefetch enqueued on it */
     void (*unmap)(void *user, const void *va, size_t bytes);
 } rmm_host_stream_model;
 RMMDEF void rmm_host_backend_set_stream_model(const rmm_host_stream_model *model);
-/* A number that names `stream` for the life of the process (what cuStreamGetId gives on a GPU): the
-   handle's value for the legacy (0, 1) and per-thread (2) default streams, else a serial from 16 that
-   a stream made again at the same address does not share. 0 for a handle that is not a live stream. */
+/* A number that names `stream` for the life of the process (what cuStreamGetId gives on a GPU for a
+   stream made by cudaStreamCreate): the handle's value for the legacy (0, 1) and per-thread (2)
+   default streams (the per-thread one is each calling thread's own stream: a model tells threads
+   apart itself), else a serial from 16 that a stream made again at the same address does not
+   share. 0 for a handle that is not a live stream. */
 RMMDEF uint64_t rmm_host_backend_stream_serial(rmm_stream stream);
 #endif
 
@@ -2775,7 +2780,9 @@ RMM__PRIVATE rmm_status rmm__prefetch(void *ptr, size_t bytes, int device, rmm_s
     (void)bytes;
     (void)device;
     RMM__HOST_FAULT("cudaMemPrefetchAsync");
-    return rmm__host_stream_check(stream, "cudaMemPrefetchAsync");
+    RMM_TRY(rmm__host_stream_check(stream, "cudaMemPrefetchAsync"));
+    if (RMM__HOST_MODEL()) RMM__HOST_MODEL()->stream_work(RMM__HOST_MODEL()->user, stream);
+    return RMM_SUCCESS;
 }
 /* The simulated devices' attributes: an H100-like discrete GPU with the capabilities this backend
    implements (see rmm_device_get_attribute); any other attribute is 0. */

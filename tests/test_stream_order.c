@@ -16,9 +16,12 @@
    over a pool; a red team's find of 2026-11-28), handle reuse right after a ring's worth of frees,
    a random program per resource kind (foreign, created and default streams, frees on other streams
    behind the user's own event or synchronize, streams destroyed with work pending, the device
-   falling behind, trims, out of memory), three threads on their own and one shared stream, and a
-   resource of the test's own that ignores stream order, which the checker must catch (a clean run
-   means something). Host backend only: a CUDA build skips every case, saying why.
+   falling behind, trims, out of memory), three threads on their own and one shared stream, threads
+   on their per-thread default streams that exit with work pending, and a resource of the test's own
+   that ignores stream order, which the checker must catch (a clean run means something). Per-thread
+   default streams are one stream per thread and synchronize implicitly with the legacy default
+   stream, as CUDA's do; the other streams are non-blocking. Host backend only: a CUDA build skips
+   every case, saying why.
 
    (The model and drivers began as a red team's harness, /work/notes/redteam18-order.md; its first
    model dropped waits when two streams waited on each other's earlier work, which showed as false
@@ -41,6 +44,7 @@ typedef struct mwait {
 } mwait;
 typedef struct mstream {
     uint64_t enq, done;
+    int blocking; /* a per-thread default stream: synchronizes with the legacy one */
     uint32_t *vc; /* vc[v]: the work of stream v this stream's later work is ordered after */
     mwait *waits;
     size_t nwaits, capwaits;
@@ -59,7 +63,7 @@ typedef struct gslot {
     uint64_t t;
 } gslot;
 static mstream ms[MAXU];
-static uint32_t maxu = 3; /* uids 1 (legacy) and 2 (per-thread) are fixed */
+static uint32_t maxu = 3; /* uid 1: the legacy default stream; 0 and 2 unused */
 static mevent *ev_buckets[1024];
 static pthread_mutex_t mmu = PTHREAD_MUTEX_INITIALIZER;
 static unsigned long m_records, m_queries, m_queries_no, m_waits, m_syncs;
@@ -74,19 +78,31 @@ static struct {
     uint64_t serial;
     uint32_t u;
 } umap[UMAP];
-static uint32_t uid_locked(rmm_stream stream) {
-    uint64_t serial = rmm_host_backend_stream_serial(stream);
-    size_t i;
-    if (serial <= 1) return 1; /* the legacy default stream (0 and 1) */
-    if (serial == 2) return 2; /* per-thread default streams: one, a simplification */
-    for (i = (size_t)(serial * 0x9E3779B97F4A7C15ull >> 50) & (UMAP - 1); umap[i].serial; i = (i + 1) & (UMAP - 1))
-        if (umap[i].serial == serial) return umap[i].u;
+static uint64_t generation = 1;                 /* model_reset's count */
+static RMM__TLS uint64_t my_generation, my_uid; /* this thread's per-thread default stream */
+static uint32_t new_uid_locked(void) {
     if (maxu == MAXU) {
         fprintf(stderr, "stream_order: more than %d streams in one case\n", MAXU);
         abort();
     }
+    return maxu++;
+}
+static uint32_t uid_locked(rmm_stream stream) {
+    uint64_t serial = rmm_host_backend_stream_serial(stream);
+    size_t i;
+    if (serial <= 1) return 1; /* the legacy default stream (0 and 1) */
+    if (serial == 2) {         /* the calling thread's own default stream, as CUDA's cudaStreamPerThread */
+        if (my_generation != generation) {
+            my_generation = generation;
+            my_uid = new_uid_locked();
+            ms[my_uid].blocking = 1;
+        }
+        return (uint32_t)my_uid;
+    }
+    for (i = (size_t)(serial * 0x9E3779B97F4A7C15ull >> 50) & (UMAP - 1); umap[i].serial; i = (i + 1) & (UMAP - 1))
+        if (umap[i].serial == serial) return umap[i].u;
     umap[i].serial = serial;
-    umap[i].u = maxu++;
+    umap[i].u = new_uid_locked();
     return umap[i].u;
 }
 /* Completes stream u's work up to n, in order: a wait completes the work it waits for first.
@@ -107,15 +123,15 @@ static void complete_locked(uint32_t u, uint64_t n) {
         }
     }
 }
-static uint64_t enqueue_locked(uint32_t u) {
+static uint64_t enqueue_raw(uint32_t u) {
     ms[u].enq++;
     vc_of(u)[u] = (uint32_t)ms[u].enq;
     return ms[u].enq;
 }
-static void wait_locked(uint32_t w, uint32_t u, uint64_t t, const uint32_t *evc) {
+static void wait_raw(uint32_t w, uint32_t u, uint64_t t, const uint32_t *evc) {
     mstream *s = &ms[w];
     uint32_t i, *vc;
-    uint64_t at = enqueue_locked(w);
+    uint64_t at = enqueue_raw(w);
     vc = vc_of(w);
     for (i = 0; i < maxu; i++)
         if (evc[i] > vc[i]) vc[i] = evc[i];
@@ -127,6 +143,27 @@ static void wait_locked(uint32_t w, uint32_t u, uint64_t t, const uint32_t *evc)
     s->waits[s->nwaits].u = u;
     s->waits[s->nwaits].t = t;
     s->nwaits++;
+}
+/* CUDA's implicit synchronization: work on the legacy default stream (uid 1) waits for the work
+   already on every blocking stream, and work on a blocking stream waits for the legacy stream's.
+   The blocking streams here are the per-thread default streams (the tests' other streams are made
+   non-blocking, as the library's and cudaStreamCreateWithFlags(cudaStreamNonBlocking) are). */
+static void implicit_locked(uint32_t u) {
+    uint32_t v;
+    if (u == 1) {
+        for (v = 3; v < maxu; v++)
+            if (ms[v].blocking && ms[v].enq > vc_of(1)[v]) wait_raw(1, v, ms[v].enq, vc_of(v));
+    } else if (ms[u].blocking && ms[1].enq > vc_of(u)[1]) {
+        wait_raw(u, 1, ms[1].enq, vc_of(1));
+    }
+}
+static uint64_t enqueue_locked(uint32_t u) {
+    implicit_locked(u);
+    return enqueue_raw(u);
+}
+static void wait_locked(uint32_t w, uint32_t u, uint64_t t, const uint32_t *evc) {
+    implicit_locked(w);
+    wait_raw(w, u, t, evc);
 }
 static mevent **ev_slot(const void *key) {
     mevent **p = &ev_buckets[((uintptr_t)key >> 4) & 1023];
@@ -149,6 +186,7 @@ static void m_event_record(void *user, const void *event, rmm_stream stream) {
     m_records++;
     e = ev_get(event);
     u = uid_locked(stream);
+    implicit_locked(u); /* (the record is work on that stream) */
     e->recorded = 1;
     e->u = u;
     e->t = ms[u].enq;
@@ -217,7 +255,9 @@ static void complete_all(void) {
 }
 static void m_device_synchronize(void *user) {
     (void)user;
+    pthread_mutex_lock(&mmu);
     m_syncs++;
+    pthread_mutex_unlock(&mmu);
     complete_all();
 }
 static uint64_t enqueue(rmm_stream stream) {
@@ -271,6 +311,7 @@ static void model_reset(void) {
         memset(&ms[u], 0, sizeof ms[u]);
     }
     maxu = 3;
+    generation++;
     memset(umap, 0, sizeof umap);
     for (i = 0; i < 1024; i++)
         for (e = ev_buckets[i]; e; e = e->next) e->recorded = 0;
@@ -305,7 +346,8 @@ static void chk_got(const void *p, size_t n, rmm_stream stream) {
     checks++;
     for (g = g0; g < g1; g++) {
         gslot *s = gfind(g + 1, 0);
-        if (s && s->u != au && ms[s->u].done < s->t && vc_of(au)[s->u] < s->t) {
+        if (s && s->u != au && ms[s->u].done < s->t && vc_of(au)[s->u] < s->t &&
+            !((au == 1 && ms[s->u].blocking) || (s->u == 1 && ms[au].blocking))) { /* (implicit synchronization orders those) */
             if (violations < 5)
                 printf("  VIOLATION (%s): %p+%zu handed to stream %u, but its byte %p was last used by stream %u at work %llu (done %llu)\n", where, p,
                        n, au, (void *)(g << 8), s->u, (unsigned long long)s->t, (unsigned long long)ms[s->u].done);
@@ -807,6 +849,69 @@ TEST(three_threads_with_shared_and_reused_streams) {
     }
     CHECK(violations == before);
 }
+
+/* Threads allocate and free on their per-thread default streams (cudaStreamPerThread: each thread's
+   own stream), some blocks handed to the main thread, which frees them on its own default stream
+   after waiting for the thread's (the user's event); the threads exit with their work pending, and
+   the main thread's allocations take their memory only behind it. */
+typedef struct ptarg {
+    rmm_resource *mr;
+    void *handed[8];
+    size_t handed_bytes;
+    int failures;
+    unsigned seed;
+} ptarg;
+static void *per_thread_program(void *arg) {
+    ptarg *a = (ptarg *)arg;
+    void *p[64];
+    size_t n = a->handed_bytes;
+    int round, i;
+    for (round = 0; round < 30; round++) {
+        for (i = 0; i < 64; i++)
+            if (alloc_use(a->mr, &p[i], n, RMM_STREAM_PER_THREAD) != RMM_SUCCESS) a->failures++;
+        for (i = 0; i < 64; i++)
+            if (!free_ok(a->mr, p[i], n, RMM_STREAM_PER_THREAD)) a->failures++;
+        if ((round & 3) == 0) progress(a->seed = a->seed * 1103515245u + 12345u);
+    }
+    for (i = 0; i < 8; i++) /* kept for the main thread */
+        if (alloc_use(a->mr, &a->handed[i], n, RMM_STREAM_PER_THREAD) != RMM_SUCCESS) a->failures++;
+    user_wait(RMM_STREAM_DEFAULT, RMM_STREAM_PER_THREAD); /* the user's event: main's stream after this thread's */
+    return NULL;
+}
+TEST(per_thread_default_streams_of_threads_that_exit) {
+    static const int kinds[] = {POOL, BINNING, FIXED, ARENA};
+    int ki, i, k;
+    long before = violations;
+    for (ki = 0; ki < 4; ki++) {
+        rmm_resource *mr = NULL, *pool = NULL;
+        pthread_t tid[4];
+        ptarg ta[4];
+        size_t n = kinds[ki] == FIXED ? 64 * KiB : 4096;
+        where = kind_name[kinds[ki]];
+        make(kinds[ki], &mr, &pool, 64 * MiB);
+        if (!mr) continue;
+        for (i = 0; i < 4; i++) {
+            memset(&ta[i], 0, sizeof ta[i]);
+            ta[i].mr = mr;
+            ta[i].handed_bytes = n;
+            ta[i].seed = 17u * (unsigned)(i + 1);
+            CHECK(pthread_create(&tid[i], NULL, per_thread_program, &ta[i]) == 0);
+        }
+        for (i = 0; i < 4; i++) {
+            pthread_join(tid[i], NULL); /* its stream's work still pending */
+            CHECK(ta[i].failures == 0);
+            for (k = 0; k < 8; k++) CHECK(free_ok(mr, ta[i].handed[k], n, RMM_STREAM_DEFAULT));
+        }
+        for (k = 0; k < 200; k++) { /* the main thread takes the exited threads' memory */
+            void *q = NULL;
+            CHECK_OK(alloc_use(mr, &q, n, k & 1 ? RMM_STREAM_DEFAULT : RMM_STREAM_PER_THREAD));
+            CHECK(free_ok(mr, q, n, k & 1 ? RMM_STREAM_DEFAULT : RMM_STREAM_PER_THREAD));
+        }
+        model_reset();
+        unmake(mr, pool);
+    }
+    CHECK(violations == before);
+}
 #endif
 
 int main(void) {
@@ -820,11 +925,12 @@ int main(void) {
     RUN(handle_reuse_after_many_frees_waits_for_the_old_stream);
     RUN(random_programs_on_every_kind_of_resource);
     RUN(three_threads_with_shared_and_reused_streams);
+    RUN(per_thread_default_streams_of_threads_that_exit);
     printf("  %ld allocations checked; the model saw %lu event records, %lu queries (%lu not done), %lu waits, %lu synchronizes\n", checks, m_records,
            m_queries, m_queries_no, m_waits, m_syncs);
 #else
     printf("the stream-order model needs the host backend (RMM_BACKEND_HOST): every case skipped\n");
-    harness_skipped = 5;
+    harness_skipped = 6;
 #endif
     return harness_main_end();
 }
