@@ -306,9 +306,11 @@ struct rmm_resource {
    work on `stream` at once. Cost and thread safety: those of the resource. */
 RMMDEF rmm_status rmm_allocate(rmm_resource *mr, void **ptr, size_t bytes, rmm_stream stream);
 /* As rmm_allocate with an alignment: a power of two; values below 256 are raised to 256. Anything
-   else is INVALID_ARGUMENT. A pointer the resource returns that is not so aligned (a resource of
-   the user's that ignores the alignment) is freed back to it and the call fails with
-   INVALID_ARGUMENT: an alignment is honoured or refused, never ignored. */
+   else is INVALID_ARGUMENT. A pointer the resource returns that is not so aligned (to the
+   alignment after that raise: a resource of the user's that ignores the alignment, or gives less
+   than the 256 every resource owes) is freed back to it and the call fails with INVALID_ARGUMENT:
+   an alignment is honoured or refused, never ignored. (rmm_allocate, the fast path, does not check
+   the 256.) */
 RMMDEF rmm_status rmm_allocate_aligned(rmm_resource *mr, void **ptr, size_t bytes, size_t alignment, rmm_stream stream);
 /* Frees memory from rmm_allocate with the same mr, bytes and a stream on which it may be reused at
    once. NULL is a no-op. Fails with what the resource returns (CORRUPTION for a pointer it does not
