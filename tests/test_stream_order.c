@@ -730,14 +730,15 @@ static void random_program(int kind, uint64_t seed, long ops) {
     CHECK_OK(rmm_stream_destroy(S[1]));
     for (i = 2; i < NS; i++) destroy(S[i]);
 }
+/* One seed per kind; `make test-long` (RMM_TEST_LONG=1) runs ten. */
 TEST(random_programs_on_every_kind_of_resource) {
-    int kind;
+    int kind, seed, seeds = getenv("RMM_TEST_LONG") && strcmp(getenv("RMM_TEST_LONG"), "1") == 0 ? 10 : 1;
     long before = violations;
     for (kind = 0; kind < KINDS; kind++) {
         long v = violations;
         where = kind_name[kind];
-        random_program(kind, 7 + (uint64_t)kind, 5000);
-        printf("  %s: %s\n", kind_name[kind], violations == v ? "no early hand-over" : "EARLY HAND-OVER");
+        for (seed = 0; seed < seeds; seed++) random_program(kind, 7 + (uint64_t)kind + 1000 * (uint64_t)seed, 5000);
+        printf("  %s: %d program%s, %s\n", kind_name[kind], seeds, seeds > 1 ? "s" : "", violations == v ? "no early hand-over" : "EARLY HAND-OVER");
     }
     CHECK(violations == before);
 }
@@ -813,9 +814,11 @@ static void *thread_program(void *arg) {
     }
     return NULL;
 }
+/* One round per kind; `make test-long` runs five. */
 TEST(three_threads_with_shared_and_reused_streams) {
-    int kind, i;
+    int kind, i, round, rounds = getenv("RMM_TEST_LONG") && strcmp(getenv("RMM_TEST_LONG"), "1") == 0 ? 5 : 1;
     long before = violations;
+    for (round = 0; round < rounds; round++)
     for (kind = 0; kind < KINDS; kind++) {
         rmm_resource *mr = NULL, *pool = NULL;
         pthread_t tid[3];
@@ -829,7 +832,7 @@ TEST(three_threads_with_shared_and_reused_streams) {
             memset(&ts[i], 0, sizeof ts[i]);
             ts[i].id = i;
             ts[i].kind = kind;
-            ts[i].rs = 7919u * (uint64_t)(kind + 1) + 104729u * (uint64_t)i + 1;
+            ts[i].rs = 7919u * (uint64_t)(kind + 1) + 104729u * (uint64_t)i + 1 + 1000003u * (uint64_t)round;
             ts[i].mr = mr;
             ts[i].pool = pool;
             CHECK(pthread_create(&tid[i], NULL, thread_program, &ts[i]) == 0);
