@@ -2486,6 +2486,11 @@ static struct rmm__host_stream *rmm__host_spare_streams;
 static const rmm_host_stream_model *rmm__host_model; /* (rmm_host_backend_set_stream_model) */
 #define RMM__HOST_MODEL() ((const rmm_host_stream_model *)RMM__ATOMIC_LOAD(&rmm__host_model))
 RMM__IMPL void rmm_host_backend_set_stream_model(const rmm_host_stream_model *model) { RMM__ATOMIC_STORE(&rmm__host_model, model); }
+/* Tells the model (if any) of work enqueued on `stream`: a copy, fill or prefetch. */
+static inline void rmm__host_model_work(rmm_stream stream) {
+    const rmm_host_stream_model *m = RMM__HOST_MODEL();
+    if (m) m->stream_work(m->user, stream);
+}
 
 RMM__IMPL void rmm_host_backend_set_capacity(size_t bytes) { RMM__ATOMIC_STORE(&rmm__host_capacity, bytes); }
 
@@ -2532,13 +2537,18 @@ RMM__PRIVATE bool rmm__host_fault(const char *call, rmm_status *status) {
     } while (0)
 
 /* SUCCESS iff `stream` is a special handle or a live stream record. */
-RMM__PRIVATE rmm_status rmm__host_stream_check(rmm_stream stream, const char *call) {
-    bool live;
-    if ((uintptr_t)stream <= 2) return RMM_SUCCESS;
+/* The id of `stream`, a stream made by rmm__stream_create_raw and not destroyed; 0 if it is not
+   one. (Not for the default handles, 0-2.) */
+RMM__PRIVATE uint64_t rmm__host_stream_live_id(rmm_stream stream) {
+    uint64_t id = 0;
     rmm__lock(&rmm__host_streams_lock);
-    live = rmm__host_streams.slots && rmm__addr_map_find(&rmm__host_streams, (uintptr_t)stream) && stream->magic == RMM__HOST_STREAM_MAGIC;
+    if (rmm__host_streams.slots && rmm__addr_map_find(&rmm__host_streams, (uintptr_t)stream) && stream->magic == RMM__HOST_STREAM_MAGIC) id = stream->id;
     rmm__unlock(&rmm__host_streams_lock);
-    if (!live) return rmm__fail(RMM_ERROR_CUDA, "%s(stream=%p) failed: cudaErrorInvalidResourceHandle (invalid resource handle)", call, (void *)stream);
+    return id;
+}
+RMM__PRIVATE rmm_status rmm__host_stream_check(rmm_stream stream, const char *call) {
+    if ((uintptr_t)stream <= 2) return RMM_SUCCESS;
+    if (rmm__host_stream_live_id(stream) == 0) return rmm__fail(RMM_ERROR_CUDA, "%s(stream=%p) failed: cudaErrorInvalidResourceHandle (invalid resource handle)", call, (void *)stream);
     return RMM_SUCCESS;
 }
 
@@ -2738,14 +2748,7 @@ RMM__PRIVATE rmm_status rmm__stream_sync_raw(rmm_stream stream) {
     return RMM_SUCCESS;
 }
 RMM__IMPL uint64_t rmm_host_backend_stream_serial(rmm_stream stream) {
-    uint64_t id = 0;
-    bool live;
-    if ((uintptr_t)stream <= 2) return (uint64_t)(uintptr_t)stream;
-    rmm__lock(&rmm__host_streams_lock);
-    live = rmm__host_streams.slots && rmm__addr_map_find(&rmm__host_streams, (uintptr_t)stream) && stream->magic == RMM__HOST_STREAM_MAGIC;
-    if (live) id = stream->id;
-    rmm__unlock(&rmm__host_streams_lock);
-    return id;
+    return (uintptr_t)stream <= 2 ? (uint64_t)(uintptr_t)stream : rmm__host_stream_live_id(stream);
 }
 RMM__PRIVATE rmm_status rmm__stream_unique_id(rmm_stream stream, uint64_t *id) {
     RMM__HOST_FAULT("cudaStreamGetId");
@@ -2766,14 +2769,14 @@ RMM__PRIVATE rmm_status rmm__capture_mode_exchange(int *mode) {
 RMM__PRIVATE rmm_status rmm__memcpy_async(void *dst, const void *src, size_t bytes, rmm_stream stream) {
     RMM__HOST_FAULT("cudaMemcpyAsync");
     RMM_TRY(rmm__host_stream_check(stream, "cudaMemcpyAsync"));
-    if (RMM__HOST_MODEL()) RMM__HOST_MODEL()->stream_work(RMM__HOST_MODEL()->user, stream);
+    rmm__host_model_work(stream);
     if (bytes) memmove(dst, src, bytes);
     return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__memset_async(void *dst, int value, size_t bytes, rmm_stream stream) {
     RMM__HOST_FAULT("cudaMemsetAsync");
     RMM_TRY(rmm__host_stream_check(stream, "cudaMemsetAsync"));
-    if (RMM__HOST_MODEL()) RMM__HOST_MODEL()->stream_work(RMM__HOST_MODEL()->user, stream);
+    rmm__host_model_work(stream);
     if (bytes) memset(dst, value, bytes);
     return RMM_SUCCESS;
 }
@@ -2783,7 +2786,7 @@ RMM__PRIVATE rmm_status rmm__prefetch(void *ptr, size_t bytes, int device, rmm_s
     (void)device;
     RMM__HOST_FAULT("cudaMemPrefetchAsync");
     RMM_TRY(rmm__host_stream_check(stream, "cudaMemPrefetchAsync"));
-    if (RMM__HOST_MODEL()) RMM__HOST_MODEL()->stream_work(RMM__HOST_MODEL()->user, stream);
+    rmm__host_model_work(stream);
     return RMM_SUCCESS;
 }
 /* The simulated devices' attributes: an H100-like discrete GPU with the capabilities this backend
@@ -2997,7 +3000,10 @@ RMM__PRIVATE rmm_status rmm__vm_set_access(char *va, size_t bytes, int device) {
 RMM__PRIVATE rmm_status rmm__vm_unmap(char *va, size_t bytes) {
     void *p;
     RMM__HOST_FAULT("cuMemUnmap");
-    if (RMM__HOST_MODEL()) RMM__HOST_MODEL()->unmap(RMM__HOST_MODEL()->user, va, bytes);
+    {
+        const rmm_host_stream_model *m = RMM__HOST_MODEL();
+        if (m) m->unmap(m->user, va, bytes);
+    }
     p = mmap(va, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
     if (p == MAP_FAILED) return rmm__fail(RMM_ERROR_CUDA, "cuMemUnmap(bytes=%zu) failed: mmap: %s", bytes, strerror(errno));
     return RMM_SUCCESS;
