@@ -1704,7 +1704,12 @@ RMM__PRIVATE void *rmm__addr_map_remove(rmm__addr_map *m, uintptr_t key) {
    caller frees upstream without holding its lock, then settles: on success the record goes, on
    failure it is unmarked, as if the free had never been tried. If the upstream free succeeded and
    another thread got the same address back (and recorded it) before the settle, the record is that
-   thread's: settle leaves it alone. Caller holds the owner's lock for claim and settle. O(1). */
+   thread's: settle leaves it alone, unless that thread's own free has claimed it by then with the
+   same value. Values that cannot repeat rule that out: the tracking adaptor's are entries it keeps
+   alive until their free settles. The over-aligned blocks' raw pointers can repeat: there a free
+   stalled across another thread's allocation and claim of the same block removes that claim, and
+   only if that second free then fails upstream is its record lost (a retry of it is refused).
+   Caller holds the owner's lock for claim and settle. O(1). */
 #define RMM__CLAIMED ((uintptr_t)1)
 typedef enum { RMM__CLAIM_ABSENT, RMM__CLAIM_TAKEN, RMM__CLAIM_BUSY } rmm__claim_result;
 RMM__PRIVATE rmm__claim_result rmm__addr_map_claim(rmm__addr_map *m, uintptr_t key, void **value) {
@@ -10742,6 +10747,8 @@ typedef struct rmm__track_entry {
     size_t bytes;
     rmm_stream stream;
     int frames;
+    bool replaced; /* its free is in flight and the address came back meanwhile: the record is gone,
+                      the entry stays that free's to release (so its address cannot be reused under it) */
     void *stack[1]; /* frames entries when stacks are captured */
 } rmm__track_entry;
 typedef struct rmm__tracking {
@@ -10767,6 +10774,7 @@ RMM__PRIVATE rmm_status rmm__tracking_allocate(rmm_resource *self, void **ptr, s
     e->bytes = bytes;
     e->stream = stream;
     e->frames = n;
+    e->replaced = false;
     if (n > 0) memcpy(e->stack, frames, (size_t)n * sizeof(void *));
     {
         rmm_status st = RMM__FORWARD_ALLOC(self, ptr, bytes, alignment, stream);
@@ -10778,13 +10786,15 @@ RMM__PRIVATE rmm_status rmm__tracking_allocate(rmm_resource *self, void **ptr, s
     rmm__lock(&t->lock);
     {
         /* a record still claimed by a free in flight (whose upstream free succeeded, since the address
-           came back) is stale: it is replaced, and that free's settle leaves this record alone */
+           came back) is stale: it is replaced and marked, and that free releases its entry. Freeing the
+           entry here would let malloc hand its address to a later record of this address, which the
+           stalled free would then take for its own (and settle another free's claim) */
         void **stale = rmm__addr_map_find(&t->live, (uintptr_t)*ptr);
         rmm__track_entry *old = stale && ((uintptr_t)*stale & RMM__CLAIMED) ? (rmm__track_entry *)((uintptr_t)*stale & ~RMM__CLAIMED) : NULL;
         ok = rmm__addr_map_record(&t->live, (uintptr_t)*ptr, e);
         if (ok && old) {
             t->bytes -= old->bytes;
-            RMM_SYS_FREE(old);
+            old->replaced = true;
         }
     }
     if (ok) t->bytes += bytes;
@@ -10803,7 +10813,7 @@ RMM__PRIVATE rmm_status rmm__tracking_deallocate(rmm_resource *self, void *ptr, 
     rmm__track_entry *e;
     rmm__claim_result c;
     rmm_status st;
-    bool settled_mine;
+    bool replaced;
     rmm__lock(&t->lock);
     c = rmm__addr_map_claim(&t->live, (uintptr_t)ptr, &value);
     rmm__unlock(&t->lock);
@@ -10817,15 +10827,15 @@ RMM__PRIVATE rmm_status rmm__tracking_deallocate(rmm_resource *self, void *ptr, 
     }
     st = RMM__FORWARD_FREE(self, ptr, bytes, alignment, stream);
     rmm__lock(&t->lock);
-    {
-        void **slot = rmm__addr_map_find(&t->live, (uintptr_t)ptr);
-        settled_mine = slot && *slot == (void *)((uintptr_t)e | RMM__CLAIMED);
+    /* replaced: a new allocation at this address took the slot (and counted these bytes out). Else the
+       slot still holds this claim: e is alive, so no other entry can have its address */
+    replaced = e->replaced;
+    if (!replaced) {
+        rmm__addr_map_settle(&t->live, (uintptr_t)ptr, e, st == RMM_SUCCESS);
+        if (st == RMM_SUCCESS) t->bytes -= e->bytes;
     }
-    rmm__addr_map_settle(&t->live, (uintptr_t)ptr, e, st == RMM_SUCCESS);
-    if (st == RMM_SUCCESS && settled_mine) t->bytes -= e->bytes;
     rmm__unlock(&t->lock);
-    /* not settled here: a new allocation at this address replaced the record and freed it */
-    if (st == RMM_SUCCESS && settled_mine) RMM_SYS_FREE(e);
+    if (st == RMM_SUCCESS || replaced) RMM_SYS_FREE(e);
     return st;
 }
 RMM__PRIVATE void rmm__tracking_destroy(rmm_resource *self) {

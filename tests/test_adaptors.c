@@ -979,6 +979,120 @@ TEST(tracking_foreign_free_and_upstream_failure) {
     CHECK(f.allocs_ok == f.frees && f.outstanding_bytes == 0);
 }
 
+/* A resource whose frees can be held at a gate: the free gives the block back (so the next allocation
+   of that size may return it), says so, waits to be let go, and returns the status it was armed with.
+   Blocks are fake addresses, one per size: the tracker never touches them. */
+typedef struct gate_resource {
+    rmm_resource base;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int armed;           /* the next free stops at the gate */
+    rmm_status armed_status;
+    int inside, released; /* frees that reached the gate; frees let go */
+} gate_resource;
+static rmm_status gate_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    (void)self, (void)alignment, (void)stream;
+    *ptr = (void *)(uintptr_t)(0x10000 + bytes * 16);
+    return RMM_SUCCESS;
+}
+static rmm_status gate_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    gate_resource *g = (gate_resource *)self;
+    rmm_status st = RMM_SUCCESS;
+    int ticket;
+    (void)ptr, (void)bytes, (void)alignment, (void)stream;
+    pthread_mutex_lock(&g->lock);
+    if (g->armed) {
+        g->armed = 0;
+        st = g->armed_status;
+        ticket = ++g->inside;
+        pthread_cond_broadcast(&g->cond);
+        while (g->released < ticket) pthread_cond_wait(&g->cond, &g->lock);
+    }
+    pthread_mutex_unlock(&g->lock);
+    return st;
+}
+static const rmm_resource_vtable gate_vtable = {"gate", gate_allocate, gate_deallocate, NULL, NULL};
+static void gate_arm(gate_resource *g, rmm_status st) {
+    pthread_mutex_lock(&g->lock);
+    g->armed = 1;
+    g->armed_status = st;
+    pthread_mutex_unlock(&g->lock);
+}
+static void gate_wait_inside(gate_resource *g, int n) {
+    pthread_mutex_lock(&g->lock);
+    while (g->inside < n) pthread_cond_wait(&g->cond, &g->lock);
+    pthread_mutex_unlock(&g->lock);
+}
+static void gate_release(gate_resource *g) {
+    pthread_mutex_lock(&g->lock);
+    g->released++;
+    pthread_cond_broadcast(&g->cond);
+    pthread_mutex_unlock(&g->lock);
+}
+typedef struct gate_free_arg {
+    rmm_resource *mr;
+    void *ptr;
+    size_t bytes;
+    rmm_status status;
+} gate_free_arg;
+static void *gate_free_thread(void *arg) {
+    gate_free_arg *a = (gate_free_arg *)arg;
+    a->status = rmm_deallocate(a->mr, a->ptr, a->bytes, RMM_STREAM_DEFAULT);
+    return NULL;
+}
+
+/* A free stalled after its upstream free, across the same address handed out, freed, handed out
+   again and claimed by a second free: the stalled free must settle only its own record. Before the
+   mend it settled the second free's claim whenever malloc had given the newer record the stalled
+   one's entry address (glibc's per-thread cache does so in the order below; ASan's quarantine never
+   does): the second free, failing upstream, then lost its record and its block could not be freed. */
+TEST(tracking_stalled_free_settles_only_its_own_record) {
+    gate_resource g;
+    rmm_resource *tr = NULL;
+    void *x = NULL, *y = NULL;
+    size_t bytes = 0, count = 0;
+    gate_free_arg a, b;
+    pthread_t ta, tb;
+    memset(&g, 0, sizeof g);
+    g.base.vtable = &gate_vtable;
+    pthread_mutex_init(&g.lock, NULL);
+    pthread_cond_init(&g.cond, NULL);
+    CHECK_OK(rmm_tracking_adaptor_create(&tr, &g.base, false));
+    CHECK_OK(rmm_allocate(tr, &x, 256, RMM_STREAM_DEFAULT));
+    /* A: frees x upstream and stalls before settling */
+    a.mr = tr, a.ptr = x, a.bytes = 256, a.status = RMM_ERROR_UNKNOWN;
+    gate_arm(&g, RMM_SUCCESS);
+    CHECK(pthread_create(&ta, NULL, gate_free_thread, &a) == 0);
+    gate_wait_inside(&g, 1);
+    /* x comes back (its record claimed by A is replaced), is freed, then y and x are handed out again:
+       with malloc's last-in-first-out reuse, x's new record gets the entry address A holds */
+    CHECK_OK(rmm_allocate(tr, &x, 256, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(tr, x, 256, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(tr, &y, 512, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(tr, &x, 256, RMM_STREAM_DEFAULT));
+    /* B: claims x's record, fails upstream, and stalls */
+    b.mr = tr, b.ptr = x, b.bytes = 256, b.status = RMM_ERROR_UNKNOWN;
+    gate_arm(&g, RMM_ERROR_CUDA);
+    CHECK(pthread_create(&tb, NULL, gate_free_thread, &b) == 0);
+    gate_wait_inside(&g, 2);
+    gate_release(&g); /* A settles while B's claim stands */
+    pthread_join(ta, NULL);
+    gate_release(&g);
+    pthread_join(tb, NULL);
+    CHECK(a.status == RMM_SUCCESS);
+    CHECK(b.status == RMM_ERROR_CUDA);
+    /* B's free failed: x is still allocated and tracked, and can be freed */
+    CHECK_OK(rmm_tracking_get(tr, &bytes, &count));
+    CHECK(count == 2 && bytes == 768);
+    CHECK_OK(rmm_deallocate(tr, x, 256, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(tr, y, 512, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_tracking_get(tr, &bytes, &count));
+    CHECK(count == 0 && bytes == 0);
+    rmm_resource_destroy(tr);
+    pthread_cond_destroy(&g.cond);
+    pthread_mutex_destroy(&g.lock);
+}
+
 /* ---- limiting ------------------------------------------------------------------------------ */
 
 TEST(limiting_adaptor) {
@@ -1909,6 +2023,7 @@ int main(void) {
     RUN(statistics_errors);
     RUN(tracking_outstanding_and_report);
     RUN(tracking_foreign_free_and_upstream_failure);
+    RUN(tracking_stalled_free_settles_only_its_own_record);
     RUN(limiting_adaptor);
     RUN(failure_callback_adaptor);
     RUN(aligned_adaptor);
