@@ -9488,7 +9488,8 @@ typedef struct rmm__arena_local {
     rmm__addr_map used;
     rmm__chunk *superblocks;
     size_t superblock_count; /* written under lock, read anywhere (relaxed) */
-    int pins;                /* atomic: the thread caches that hold it as a foreign stream's arena */
+    int pins;                /* atomic: the thread caches that hold it as a foreign stream's arena, and the
+                                frees waiting for its lock (rmm__arena_lock_owner) */
     uint64_t pinned_at;      /* the arena's sweep count when a cache last took it (registry lock) */
     /* A foreign stream's arena (keyed by the stream's id): blocks freed on the stream since its
        last event wait here (out of `used`, parked = the arena, LIFO through free_next), not in
@@ -10069,20 +10070,37 @@ RMM__PRIVATE RMM__NOINLINE void rmm__arena_park(rmm__arena_local *o, rmm__block 
 }
 /* *out: the arena that holds ptr's superblock, locked, or NULL (none holds it, or it is a large
    block's). Read under the registry lock, which every retirement of an arena holds; an arena loses
-   no superblock while its lock is held, so it stays once the registry lock goes. For a free that
-   this thread's cache does not pin to the owner. NOT_SUPPORTED iff reentered from below the
-   arena (either lock held by this thread). O(1), two locks; the registry lock is held while the
-   arena's is waited for (held across an event record at most: a few microseconds; such a free
-   has synchronized its stream already). */
+   no superblock while its lock is held, so it stays once the registry lock goes. If the arena's lock
+   is busy (held across an event record or query: microseconds), the arena is pinned (no sweep
+   retires it or takes its idle superblocks) and its lock is waited for with the registry lock let
+   go, so other threads' misses, sweeps and frees do not queue behind this one (review 17's LOW 5);
+   the owner is then read again (the superblock may have gone meanwhile: a double free). For a free
+   that this thread's cache does not pin to the owner. NOT_SUPPORTED iff reentered from below the
+   arena (either lock held by this thread). O(1): two locks, an atomic pin and unpin if contended. */
 RMM__PRIVATE rmm_status rmm__arena_lock_owner(rmm__arena *a, const void *ptr, rmm__arena_local **out) {
     rmm__arena_local *o;
+    size_t idx = rmm__arena_index(a, ptr);
+    bool locked;
     *out = NULL;
-    if (RMM__UNLIKELY(!rmm__spin_lock(&a->so.lock))) return rmm__reentrant("arena", "deallocate");
-    o = RMM__ATOMIC_LOAD(&a->owner[rmm__arena_index(a, ptr)]);
-    if (o == RMM__ARENA_LARGE) o = NULL;
-    if (o && RMM__UNLIKELY(!rmm__spin_lock(&o->lock))) {
+    for (;;) {
+        if (RMM__UNLIKELY(!rmm__spin_lock(&a->so.lock))) return rmm__reentrant("arena", "deallocate");
+        o = RMM__ATOMIC_LOAD(&a->owner[idx]);
+        if (o == RMM__ARENA_LARGE) o = NULL;
+        if (!o || rmm__spin_trylock(&o->lock)) break;
+        if (RMM__UNLIKELY(RMM__ATOMIC_LOAD_RELAXED(&o->lock.holder) == rmm__thread_serial())) {
+            rmm__spin_unlock(&a->so.lock);
+            return rmm__reentrant("arena", "deallocate");
+        }
+        RMM__ATOMIC_ADD(&o->pins, 1); /* (under the registry lock, where retirements look) */
         rmm__spin_unlock(&a->so.lock);
-        return rmm__reentrant("arena", "deallocate");
+        locked = rmm__spin_lock(&o->lock);
+        RMM__ATOMIC_SUB(&o->pins, 1); /* (locked, o keeps the superblocks it holds) */
+        if (RMM__UNLIKELY(!locked)) return rmm__reentrant("arena", "deallocate");
+        if (RMM__LIKELY(RMM__ATOMIC_LOAD(&a->owner[idx]) == o)) {
+            *out = o;
+            return RMM_SUCCESS;
+        }
+        rmm__spin_unlock(&o->lock); /* the superblock went meanwhile: look again */
     }
     rmm__spin_unlock(&a->so.lock);
     *out = o;

@@ -4510,6 +4510,55 @@ TEST(arena_frees_from_another_thread) {
     rmm_resource_destroy(mr);
 }
 
+/* A free from another thread whose owner arena is busy waits for that arena's lock with the
+   registry lock let go, the arena pinned meanwhile (review 17's LOW 5): other threads' misses,
+   sweeps and frees do not queue behind it. */
+TEST(arena_cross_thread_free_waits_without_the_registry_lock) {
+    rmm_resource *mr = NULL;
+    rmm_arena_desc d = rmm_arena_desc_default();
+    rmm__arena *a;
+    rmm__arena_local *o;
+    arena_job job;
+    pthread_t t;
+    int waited_ms = 0, pinned = 0, registry_free = 0;
+    NEED_GPU();
+    d.arena_bytes = 32 * MiB;
+    CHECK_OK(rmm_arena_create(&mr, rmm_get_current_device_resource(), &d));
+    a = (rmm__arena *)mr;
+    memset(&job, 0, sizeof job);
+    job.mr = mr;
+    job.n = 1;
+    job.bytes[0] = 5000;
+    CHECK_OK(rmm_allocate(mr, &job.p[0], job.bytes[0], RMM_STREAM_DEFAULT));
+    o = RMM__ATOMIC_LOAD(&a->owner[rmm__arena_index(a, job.p[0])]);
+    CHECK(o != NULL && o != RMM__ARENA_LARGE);
+    if (!o || o == RMM__ARENA_LARGE) {
+        rmm_resource_destroy(mr);
+        return;
+    }
+    CHECK(RMM__ATOMIC_LOAD(&o->pins) == 0);
+    CHECK(rmm__spin_lock(&o->lock)); /* the owner busy, as across an event record */
+    CHECK(pthread_create(&t, NULL, arena_free_all, &job) == 0);
+    while (waited_ms < 5000 && !(pinned = RMM__ATOMIC_LOAD(&o->pins) > 0)) {
+        usleep(1000);
+        waited_ms++;
+    }
+    CHECK(pinned); /* the free waits, its owner pinned */
+    if (pinned && rmm__spin_trylock(&a->so.lock)) { /* and the registry is free meanwhile */
+        registry_free = 1;
+        rmm__spin_unlock(&a->so.lock);
+    }
+    CHECK(registry_free);
+    rmm__spin_unlock(&o->lock);
+    pthread_join(t, NULL);
+    CHECK(job.failures == 0);
+    CHECK(RMM__ATOMIC_LOAD(&o->pins) == 0);
+    CHECK_OK(rmm_resource_validate(mr));
+    /* the block was freed: a second free of it is refused */
+    CHECK_STATUS(rmm_deallocate(mr, job.p[0], job.bytes[0], RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+    rmm_resource_destroy(mr);
+}
+
 /* ---- the arena on foreign streams: the thread's cache, keyed by handle and id ---------------- */
 
 /* The calling thread's arena for `stream` (the cache, else the registry), or NULL. */
@@ -4995,6 +5044,7 @@ int main(void) {
     RUN(arena_large_alignment);
     RUN(arena_exhaustion_defragments_then_fails);
     RUN(arena_frees_from_another_thread);
+    RUN(arena_cross_thread_free_waits_without_the_registry_lock);
     RUN(arena_foreign_stream_cache);
     RUN(arena_foreign_free_without_id);
     RUN(arena_foreign_covered_blocks_need_no_id);
