@@ -1700,37 +1700,42 @@ RMM__PRIVATE void *rmm__addr_map_remove(rmm__addr_map *m, uintptr_t key) {
 }
 
 /* Two-phase removal, for an adaptor whose record must outlive a failed upstream free: claim marks
-   the record "being freed" (bit 0 of the value: values are pointers aligned to at least 2), the
-   caller frees upstream without holding its lock, then settles: on success the record goes, on
-   failure it is unmarked, as if the free had never been tried. If the upstream free succeeded and
-   another thread got the same address back (and recorded it) before the settle, the record is that
-   thread's: settle leaves it alone, unless that thread's own free has claimed it by then with the
-   same value. Values that cannot repeat rule that out: the tracking adaptor's are entries it keeps
-   alive until their free settles. The over-aligned blocks' raw pointers can repeat: there a free
-   stalled across another thread's allocation and claim of the same block removes that claim, and
-   only if that second free then fails upstream is its record lost (a retry of it is refused).
-   Caller holds the owner's lock for claim and settle. O(1). */
+   the record "being freed", the caller frees upstream without holding its lock, then settles: on
+   success the record goes, on failure it is restored, as if the free had never been tried. While
+   claimed, the slot holds the address of the claim (an rmm__claim in the freeing call's frame, which
+   keeps the record's value) with bit 0 set: no other claim has that address while the call runs. So
+   if the upstream free succeeded and another thread got the same address back (and recorded it)
+   before the settle, settle leaves that thread's record alone, even once that thread's own free has
+   claimed it with the same value (comparing values could not tell: a review's find, session 19).
+   Caller holds the owner's lock for claim and settle, and for reading a claimed slot's value
+   (rmm__slot_value). O(1). */
 #define RMM__CLAIMED ((uintptr_t)1)
+typedef struct rmm__claim {
+    void *value;
+} rmm__claim;
 typedef enum { RMM__CLAIM_ABSENT, RMM__CLAIM_TAKEN, RMM__CLAIM_BUSY } rmm__claim_result;
-RMM__PRIVATE rmm__claim_result rmm__addr_map_claim(rmm__addr_map *m, uintptr_t key, void **value) {
+static inline bool rmm__slot_claimed(const void *v) { return ((uintptr_t)v & RMM__CLAIMED) != 0; }
+/* A slot's value, claimed or not. */
+static inline void *rmm__slot_value(void *v) { return rmm__slot_claimed(v) ? ((rmm__claim *)((uintptr_t)v & ~RMM__CLAIMED))->value : v; }
+RMM__PRIVATE rmm__claim_result rmm__addr_map_claim(rmm__addr_map *m, uintptr_t key, rmm__claim *c) {
     void **slot = rmm__addr_map_find(m, key);
     if (!slot) return RMM__CLAIM_ABSENT;
-    if ((uintptr_t)*slot & RMM__CLAIMED) return RMM__CLAIM_BUSY; /* a free of it is in flight */
-    *value = *slot;
-    *slot = (void *)((uintptr_t)*slot | RMM__CLAIMED);
+    if (rmm__slot_claimed(*slot)) return RMM__CLAIM_BUSY; /* a free of it is in flight */
+    c->value = *slot;
+    *slot = (void *)((uintptr_t)c | RMM__CLAIMED);
     return RMM__CLAIM_TAKEN;
 }
-RMM__PRIVATE void rmm__addr_map_settle(rmm__addr_map *m, uintptr_t key, void *value, bool freed) {
+RMM__PRIVATE void rmm__addr_map_settle(rmm__addr_map *m, uintptr_t key, const rmm__claim *c, bool freed) {
     void **slot = rmm__addr_map_find(m, key);
-    if (!slot || *slot != (void *)((uintptr_t)value | RMM__CLAIMED)) return; /* recorded anew meanwhile */
+    if (!slot || *slot != (void *)((uintptr_t)c | RMM__CLAIMED)) return; /* recorded anew meanwhile */
     if (freed) rmm__addr_map_remove(m, key);
-    else *slot = value;
+    else *slot = c->value;
 }
 /* Records key -> value for a block just handed out: a record still claimed by a free in flight is
    stale (its upstream free succeeded, or this address could not have come back) and is replaced. */
 RMM__PRIVATE bool rmm__addr_map_record(rmm__addr_map *m, uintptr_t key, void *value) {
     void **slot = rmm__addr_map_find(m, key);
-    if (slot && !((uintptr_t)*slot & RMM__CLAIMED)) return false; /* live already: upstream misbehaves */
+    if (slot && !rmm__slot_claimed(*slot)) return false; /* live already: upstream misbehaves */
     return rmm__addr_map_put(m, key, value);
 }
 
@@ -3752,7 +3757,7 @@ RMM__PRIVATE bool rmm__overalign_holds(rmm__overalign *o, const void *aligned) {
     if (!o->ready) return false;
     rmm__lock(&o->lock);
     slot = rmm__addr_map_find(&o->map, (uintptr_t)aligned);
-    held = slot && !((uintptr_t)*slot & RMM__CLAIMED); /* (a claimed one is being freed: upstream may hand the address out again) */
+    held = slot && !rmm__slot_claimed(*slot); /* (a claimed one is being freed: upstream may hand the address out again) */
     rmm__unlock(&o->lock);
     return held;
 }
@@ -3787,7 +3792,7 @@ RMM__PRIVATE void *rmm__overalign_raw(rmm__overalign *o, const void *aligned) {
     if (!o->ready) return NULL;
     rmm__lock(&o->lock);
     slot = rmm__addr_map_find(&o->map, (uintptr_t)aligned);
-    if (slot) raw = (void *)((uintptr_t)*slot & ~RMM__CLAIMED);
+    if (slot) raw = rmm__slot_value(*slot);
     rmm__unlock(&o->lock);
     return raw;
 }
@@ -3796,20 +3801,20 @@ RMM__PRIVATE void *rmm__overalign_raw(rmm__overalign *o, const void *aligned) {
    iff `aligned` is not recorded or a free of it is already in flight. */
 RMM__PRIVATE rmm_status rmm__overalign_free_block(rmm__overalign *o, void *aligned, size_t alignment, const char *who,
                                                   rmm_status (*free_raw)(void *raw, void *arg), void *arg) {
-    void *raw = NULL;
+    rmm__claim claim;
     rmm__claim_result c = RMM__CLAIM_ABSENT;
     rmm_status st;
     if (o->ready) {
         rmm__lock(&o->lock);
-        c = rmm__addr_map_claim(&o->map, (uintptr_t)aligned, &raw);
+        c = rmm__addr_map_claim(&o->map, (uintptr_t)aligned, &claim);
         rmm__unlock(&o->lock);
     }
     if (c != RMM__CLAIM_TAKEN)
         return rmm__fail(RMM_ERROR_CORRUPTION, "%s: deallocate(ptr=%p, alignment=%zu): not an allocation of this resource with that alignment%s", who, aligned,
                          alignment, c == RMM__CLAIM_BUSY ? " (a free of it is in flight)" : "");
-    st = free_raw(raw, arg);
+    st = free_raw(claim.value, arg);
     rmm__lock(&o->lock);
-    rmm__addr_map_settle(&o->map, (uintptr_t)aligned, raw, st == RMM_SUCCESS);
+    rmm__addr_map_settle(&o->map, (uintptr_t)aligned, &claim, st == RMM_SUCCESS);
     if (st == RMM_SUCCESS) RMM__ATOMIC_SUB(&o->records, 1);
     rmm__unlock(&o->lock);
     return st;
@@ -10766,7 +10771,7 @@ typedef struct rmm__track_entry {
     rmm_stream stream;
     int frames;
     bool replaced; /* its free is in flight and the address came back meanwhile: the record is gone,
-                      the entry stays that free's to release (so its address cannot be reused under it) */
+                      the entry stays that free's to release */
     void *stack[1]; /* frames entries when stacks are captured */
 } rmm__track_entry;
 typedef struct rmm__tracking {
@@ -10804,11 +10809,9 @@ RMM__PRIVATE rmm_status rmm__tracking_allocate(rmm_resource *self, void **ptr, s
     rmm__lock(&t->lock);
     {
         /* a record still claimed by a free in flight (whose upstream free succeeded, since the address
-           came back) is stale: it is replaced and marked, and that free releases its entry. Freeing the
-           entry here would let malloc hand its address to a later record of this address, which the
-           stalled free would then take for its own (and settle another free's claim) */
+           came back) is stale: it is replaced and its entry marked; that free releases the entry */
         void **stale = rmm__addr_map_find(&t->live, (uintptr_t)*ptr);
-        rmm__track_entry *old = stale && ((uintptr_t)*stale & RMM__CLAIMED) ? (rmm__track_entry *)((uintptr_t)*stale & ~RMM__CLAIMED) : NULL;
+        rmm__track_entry *old = stale && rmm__slot_claimed(*stale) ? (rmm__track_entry *)rmm__slot_value(*stale) : NULL;
         ok = rmm__addr_map_record(&t->live, (uintptr_t)*ptr, e);
         if (ok && old) {
             t->bytes -= old->bytes;
@@ -10827,18 +10830,18 @@ RMM__PRIVATE rmm_status rmm__tracking_allocate(rmm_resource *self, void **ptr, s
 /* The record is claimed, not removed, while upstream frees: a failed free leaves it as it was. */
 RMM__PRIVATE rmm_status rmm__tracking_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm__tracking *t = (rmm__tracking *)self;
-    void *value = NULL;
+    rmm__claim claim;
     rmm__track_entry *e;
     rmm__claim_result c;
     rmm_status st;
     bool replaced;
     rmm__lock(&t->lock);
-    c = rmm__addr_map_claim(&t->live, (uintptr_t)ptr, &value);
+    c = rmm__addr_map_claim(&t->live, (uintptr_t)ptr, &claim);
     rmm__unlock(&t->lock);
     if (c != RMM__CLAIM_TAKEN)
         return rmm__fail(RMM_ERROR_CORRUPTION, "tracking: deallocate(ptr=%p, bytes=%zu): %s; not passed upstream", ptr, bytes,
                          c == RMM__CLAIM_BUSY ? "a free of it is in flight on another thread" : "not handed out by this adaptor");
-    e = (rmm__track_entry *)value;
+    e = (rmm__track_entry *)claim.value;
     if (e->bytes != bytes) {
         RMM__LOG(RMM_LOG_LEVEL_ERROR, "tracking: %p freed with %zu bytes but allocated with %zu; freeing %zu", ptr, bytes, e->bytes, e->bytes);
         bytes = e->bytes;
@@ -10846,10 +10849,10 @@ RMM__PRIVATE rmm_status rmm__tracking_deallocate(rmm_resource *self, void *ptr, 
     st = RMM__FORWARD_FREE(self, ptr, bytes, alignment, stream);
     rmm__lock(&t->lock);
     /* replaced: a new allocation at this address took the slot (and counted these bytes out). Else the
-       slot still holds this claim: e is alive, so no other entry can have its address */
+       slot still holds this claim */
     replaced = e->replaced;
     if (!replaced) {
-        rmm__addr_map_settle(&t->live, (uintptr_t)ptr, e, st == RMM_SUCCESS);
+        rmm__addr_map_settle(&t->live, (uintptr_t)ptr, &claim, st == RMM_SUCCESS);
         if (st == RMM_SUCCESS) t->bytes -= e->bytes;
     }
     rmm__unlock(&t->lock);
@@ -10862,7 +10865,7 @@ RMM__PRIVATE void rmm__tracking_destroy(rmm_resource *self) {
     if (t->live.count) /* the leak finder's last word (destroy returns no status) */
         RMM__LOG(RMM_LOG_LEVEL_WARN, "tracking %p: destroyed with %zu outstanding allocations (%zu bytes)", (void *)t, t->live.count, t->bytes);
     for (i = 0; i <= t->live.mask; i++)
-        if (t->live.slots[i].key) RMM_SYS_FREE((void *)((uintptr_t)t->live.slots[i].value & ~RMM__CLAIMED));
+        if (t->live.slots[i].key) RMM_SYS_FREE(rmm__slot_value(t->live.slots[i].value));
     rmm__addr_map_free(&t->live);
     rmm__mutex_destroy(&t->lock);
     RMM_SYS_FREE(t);
@@ -10901,7 +10904,7 @@ RMM__IMPL rmm_status rmm_tracking_report(rmm_resource *mr, FILE *out) {
     rmm__lock(&t->lock);
     fprintf(out, "Outstanding allocations: %zu (%zu bytes)\n", t->live.count, t->bytes);
     for (i = 0; i <= t->live.mask; i++) {
-        rmm__track_entry *e = (rmm__track_entry *)((uintptr_t)t->live.slots[i].value & ~RMM__CLAIMED);
+        rmm__track_entry *e = (rmm__track_entry *)rmm__slot_value(t->live.slots[i].value);
         if (!t->live.slots[i].key) continue;
         fprintf(out, "%p: %zu B, stream %llx\n", (void *)t->live.slots[i].key, e->bytes, (unsigned long long)(uintptr_t)e->stream);
 #if RMM__HAVE_BACKTRACE

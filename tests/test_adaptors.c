@@ -1093,6 +1093,49 @@ TEST(tracking_stalled_free_settles_only_its_own_record) {
     pthread_mutex_destroy(&g.lock);
 }
 
+/* The same for an over-aligned block of the aligned adaptor, whose records' values (the raw
+   pointers) repeat whenever upstream hands the same address out again: the stalled free compared
+   values, so it settled the second free's claim, and that free, failing upstream, lost its record
+   (a retry was refused as not an allocation of this resource). */
+TEST(aligned_stalled_free_settles_only_its_own_claim) {
+    gate_resource g;
+    rmm_resource *al = NULL;
+    void *x = NULL, *again = NULL;
+    gate_free_arg a, b;
+    pthread_t ta, tb;
+    memset(&g, 0, sizeof g);
+    g.base.vtable = &gate_vtable;
+    pthread_mutex_init(&g.lock, NULL);
+    pthread_cond_init(&g.cond, NULL);
+    CHECK_OK(rmm_aligned_adaptor_create(&al, &g.base, 4096, 1024));
+    CHECK_OK(rmm_allocate(al, &x, 8192, RMM_STREAM_DEFAULT));
+    CHECK(((uintptr_t)x & 4095) == 0);
+    /* A: frees x upstream and stalls before settling */
+    a.mr = al, a.ptr = x, a.bytes = 8192, a.status = RMM_ERROR_UNKNOWN;
+    gate_arm(&g, RMM_SUCCESS);
+    CHECK(pthread_create(&ta, NULL, gate_free_thread, &a) == 0);
+    gate_wait_inside(&g, 1);
+    /* the same raw block comes back: the same aligned address, recorded anew */
+    CHECK_OK(rmm_allocate(al, &again, 8192, RMM_STREAM_DEFAULT));
+    CHECK(again == x);
+    /* B: claims that record, fails upstream, and stalls */
+    b.mr = al, b.ptr = x, b.bytes = 8192, b.status = RMM_ERROR_UNKNOWN;
+    gate_arm(&g, RMM_ERROR_CUDA);
+    CHECK(pthread_create(&tb, NULL, gate_free_thread, &b) == 0);
+    gate_wait_inside(&g, 2);
+    gate_release(&g); /* A settles while B's claim stands */
+    pthread_join(ta, NULL);
+    gate_release(&g);
+    pthread_join(tb, NULL);
+    CHECK(a.status == RMM_SUCCESS);
+    CHECK(b.status == RMM_ERROR_CUDA);
+    /* B's free failed: x is still an over-aligned block of the adaptor, and can be freed */
+    CHECK_OK(rmm_deallocate(al, x, 8192, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(al);
+    pthread_cond_destroy(&g.cond);
+    pthread_mutex_destroy(&g.lock);
+}
+
 /* ---- limiting ------------------------------------------------------------------------------ */
 
 TEST(limiting_adaptor) {
@@ -1435,7 +1478,8 @@ TEST(failure_callback_keeps_the_failed_request_message) {
 TEST(aligned_record_being_freed_is_not_held) {
     rmm_resource *cuda = NULL, *al = NULL;
     rmm__aligned *a;
-    void *p = NULL, *raw = NULL;
+    void *p = NULL;
+    rmm__claim claim;
     NEED_GPU();
     CHECK_OK(rmm_cuda_resource_create(&cuda));
     CHECK_OK(rmm_aligned_adaptor_create(&al, cuda, 4096, 65536));
@@ -1443,11 +1487,11 @@ TEST(aligned_record_being_freed_is_not_held) {
     CHECK_OK(rmm_allocate(al, &p, 100000, RMM_STREAM_DEFAULT));
     CHECK(rmm__overalign_holds(&a->map, p));
     rmm__lock(&a->map.lock);
-    CHECK(rmm__addr_map_claim(&a->map.map, (uintptr_t)p, &raw) == RMM__CLAIM_TAKEN); /* a free under way */
+    CHECK(rmm__addr_map_claim(&a->map.map, (uintptr_t)p, &claim) == RMM__CLAIM_TAKEN); /* a free under way */
     rmm__unlock(&a->map.lock);
     CHECK(!rmm__overalign_holds(&a->map, p));
     rmm__lock(&a->map.lock);
-    rmm__addr_map_settle(&a->map.map, (uintptr_t)p, raw, false); /* (that free failed: live again) */
+    rmm__addr_map_settle(&a->map.map, (uintptr_t)p, &claim, false); /* (that free failed: live again) */
     rmm__unlock(&a->map.lock);
     CHECK(rmm__overalign_holds(&a->map, p));
     CHECK_OK(rmm_deallocate(al, p, 100000, RMM_STREAM_DEFAULT));
@@ -2024,6 +2068,7 @@ int main(void) {
     RUN(tracking_outstanding_and_report);
     RUN(tracking_foreign_free_and_upstream_failure);
     RUN(tracking_stalled_free_settles_only_its_own_record);
+    RUN(aligned_stalled_free_settles_only_its_own_claim);
     RUN(limiting_adaptor);
     RUN(failure_callback_adaptor);
     RUN(aligned_adaptor);
