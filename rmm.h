@@ -1707,8 +1707,8 @@ RMM__PRIVATE void *rmm__addr_map_remove(rmm__addr_map *m, uintptr_t key) {
    if the upstream free succeeded and another thread got the same address back (and recorded it)
    before the settle, settle leaves that thread's record alone, even once that thread's own free has
    claimed it with the same value (comparing values could not tell: a review's find, session 19).
-   Caller holds the owner's lock for claim and settle, and for reading a claimed slot's value
-   (rmm__slot_value). O(1). */
+   Values are pointers aligned to at least 2 (bit 0 tells a claim). Caller holds the owner's lock
+   for claim and settle, and for reading a claimed slot's value (rmm__slot_value). O(1). */
 #define RMM__CLAIMED ((uintptr_t)1)
 typedef struct rmm__claim {
     void *value;
