@@ -948,7 +948,9 @@ RMMDEF rmm_status rmm_failure_callback_adaptor_create(rmm_resource **out, rmm_re
    raised to 256; else INVALID_ARGUMENT) by asking upstream for alignment - 256 extra bytes and
    remembering the original pointer in a map; smaller requests pass straight through. A free of
    a block it over-aligned with a size below the threshold is CORRUPTION (nothing freed); a
-   smaller free of a pointer with that alignment costs a lookup in the map under its lock. */
+   smaller free of a pointer with that alignment costs a lookup in the map under its lock. An
+   upstream block not aligned as the adaptor asked (a user resource that ignores alignments) is
+   given back and the allocation fails with INVALID_ARGUMENT: the block could not hold the request. */
 RMMDEF rmm_status rmm_aligned_adaptor_create(rmm_resource **out, rmm_resource *upstream, size_t alignment, size_t threshold_bytes);
 /* One mutex around every call of any resource (for user resources that are not thread-safe). A
    call that reaches the adaptor again from below it on the thread that holds the mutex (its
@@ -11051,6 +11053,11 @@ RMM__PRIVATE rmm_status rmm__aligned_allocate(rmm_resource *self, void **ptr, si
     if (!rmm__overalign_request(bytes, al->alignment, &request))
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "aligned: allocate(bytes=%zu) overflows with alignment %zu", bytes, al->alignment);
     RMM_TRY(RMM__FORWARD_ALLOC(self, &raw, request, alignment, stream));
+    if (RMM__UNLIKELY(((uintptr_t)raw & (alignment - 1)) != 0)) { /* the request's size counts on it: the block could end past raw's */
+        (void)RMM__FORWARD_FREE(self, raw, request, alignment, stream);
+        return RMM__INVALID("aligned: upstream '%s' returned %p for alignment %zu, not so aligned (given back)", rmm_resource_type_name(RMM__UP(self)), raw,
+                            alignment);
+    }
     if (!rmm__overalign_remember(&al->map, raw, al->alignment, ptr)) {
         (void)RMM__FORWARD_FREE(self, raw, request, alignment, stream);
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "aligned: out of host memory");

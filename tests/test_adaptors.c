@@ -1136,6 +1136,48 @@ TEST(aligned_stalled_free_settles_only_its_own_claim) {
     pthread_mutex_destroy(&g.lock);
 }
 
+/* An upstream that ignores the alignment it is asked for (16 bytes past one it honours): the
+   adaptor's request is sized for a block aligned as asked, so an over-aligned block in a sloppy one
+   could end past it. It is given back and the allocation refused. */
+typedef struct sloppy16_resource {
+    rmm_resource base;
+    int allocs, frees;
+    void *last_free;
+} sloppy16_resource;
+static rmm_status sloppy16_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    sloppy16_resource *r = (sloppy16_resource *)self;
+    (void)bytes, (void)alignment, (void)stream;
+    r->allocs++;
+    *ptr = (void *)(uintptr_t)0x100010; /* (never touched) */
+    return RMM_SUCCESS;
+}
+static rmm_status sloppy16_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    sloppy16_resource *r = (sloppy16_resource *)self;
+    (void)bytes, (void)alignment, (void)stream;
+    r->frees++;
+    r->last_free = ptr;
+    return RMM_SUCCESS;
+}
+static const rmm_resource_vtable sloppy16_vtable = {"sloppy16", sloppy16_allocate, sloppy16_deallocate, NULL, NULL};
+TEST(aligned_refuses_an_upstream_that_ignores_alignment) {
+    sloppy16_resource r;
+    rmm_resource *al = NULL;
+    void *p = (void *)&r;
+    memset(&r, 0, sizeof r);
+    r.base.vtable = &sloppy16_vtable;
+    CHECK_OK(rmm_aligned_adaptor_create(&al, &r.base, 4096, 1024));
+    poison_last_error();
+    CHECK_STATUS(rmm_allocate(al, &p, 8192, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(p == NULL);
+    CHECK(strstr(rmm_last_error(), "not so aligned") != NULL);
+    CHECK(r.allocs == 1 && r.frees == 1 && r.last_free == (void *)(uintptr_t)0x100010); /* given back */
+    /* below the threshold the call passes straight through, as any call to upstream */
+    CHECK_OK(rmm_allocate(al, &p, 512, RMM_STREAM_DEFAULT));
+    CHECK(p == (void *)(uintptr_t)0x100010);
+    CHECK_OK(rmm_deallocate(al, p, 512, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(al);
+}
+
 /* ---- limiting ------------------------------------------------------------------------------ */
 
 TEST(limiting_adaptor) {
@@ -2069,6 +2111,7 @@ int main(void) {
     RUN(tracking_foreign_free_and_upstream_failure);
     RUN(tracking_stalled_free_settles_only_its_own_record);
     RUN(aligned_stalled_free_settles_only_its_own_claim);
+    RUN(aligned_refuses_an_upstream_that_ignores_alignment);
     RUN(limiting_adaptor);
     RUN(failure_callback_adaptor);
     RUN(aligned_adaptor);
