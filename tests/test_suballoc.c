@@ -4571,6 +4571,7 @@ typedef struct arena_cache_job {
     rmm_stream stream;
     rmm__arena_local *local;
     int go_on; /* atomic: the thread waits for it before it exits */
+    int ready; /* atomic: local and failures are set */
     int failures;
 } arena_cache_job;
 /* allocates and frees on job->stream (filling this thread's cache), then waits for go_on */
@@ -4579,6 +4580,7 @@ static void *arena_cache_use(void *arg) {
     void *p = NULL;
     if (rmm_allocate(job->mr, &p, 4096, job->stream) != RMM_SUCCESS || rmm_deallocate(job->mr, p, 4096, job->stream) != RMM_SUCCESS) job->failures++;
     job->local = arena_local_of(job->mr, job->stream);
+    RMM__ATOMIC_STORE(&job->ready, 1);
     while (!RMM__ATOMIC_LOAD(&job->go_on)) usleep(1000);
     return NULL;
 }
@@ -4632,7 +4634,7 @@ TEST(arena_foreign_stream_cache) {
     job.mr = mr;
     job.stream = s4[0];
     CHECK(pthread_create(&t, NULL, arena_cache_use, &job) == 0);
-    while (!job.local && !job.failures) usleep(1000);
+    while (!RMM__ATOMIC_LOAD(&job.ready)) usleep(1000);
     CHECK(job.failures == 0 && job.local == arena_local_of(mr, s4[0]));
     CHECK(job.local && RMM__ATOMIC_LOAD(&job.local->pins) >= 1);
     RMM__ATOMIC_STORE(&job.go_on, 1);
@@ -4644,7 +4646,7 @@ TEST(arena_foreign_stream_cache) {
     job.mr = other;
     job.stream = s4[1];
     CHECK(pthread_create(&t, NULL, arena_cache_use, &job) == 0);
-    while (!job.local && !job.failures) usleep(1000);
+    while (!RMM__ATOMIC_LOAD(&job.ready)) usleep(1000);
     CHECK(job.failures == 0);
     rmm_resource_destroy(other);
     RMM__ATOMIC_STORE(&job.go_on, 1);
