@@ -4455,7 +4455,10 @@ static void (*rmm__thread_exit_hook)(void); /* atomic; the arena's: drops its th
 /* The key destructor. The thread's entry goes (its states are gone ones now), and so does the
    thread's pointer to it: a key destructor of the program's that runs after this one and uses the
    library gets a new entry (new keys, and the key set again, so that this runs again: glibc makes up
-   to PTHREAD_DESTRUCTOR_ITERATIONS rounds). Before, it used the freed entry (a red team's find). */
+   to PTHREAD_DESTRUCTOR_ITERATIONS rounds). Before, it used the freed entry (a red team's find).
+   A program destructor that first uses the library in the last of those rounds gets an entry whose
+   destructor never runs: that entry, and the arena cache references and pins made then, stay until
+   the resources go (bounded: one entry and a few arena states per such thread). */
 RMM__PRIVATE void rmm__thread_exit(void *arg) {
     rmm__sreg *r = (rmm__sreg *)arg;
     void (*hook)(void) = RMM__ATOMIC_LOAD(&rmm__thread_exit_hook);
