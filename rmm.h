@@ -325,10 +325,17 @@ RMMDEF rmm_status rmm_deallocate_aligned(rmm_resource *mr, void *ptr, size_t byt
    first records an event on each recorded stream and makes S wait for it (cudaStreamWaitEvent, no
    host wait): S's later work, and any stream that later takes the block behind S, run after the
    work queued on the recorded streams up to the free. (PyTorch keeps such a block out of use and
-   polls its events instead; here S itself is ordered after those streams.) Each recorded stream
-   must still exist when the block is freed; recording a stream twice records it once. A free of a
-   recorded block that cannot make its events fails with CUDA's status and frees nothing (a retry
-   may succeed); rmm_deallocate_nowait refuses it (would_block). Fails with INVALID_ARGUMENT iff ptr
+   polls its events instead; here S itself is ordered after those streams.) The record holds for
+   the free of that block through mr or any resource on mr's upstream chain or over it (a block
+   allocated through an adaptor may be recorded through what is under it, or through NULL, and the
+   other way round). A foreign recorded stream must still exist when the block is freed (if no event
+   can be recorded on it, the free synchronizes the device, and logs a warning); a library stream
+   (rmm_stream_create, a stream pool) destroyed since is waited for through the event its destroy
+   recorded. RMM_STREAM_PER_THREAD names the recording thread's stream: a free on that thread
+   waits for it with an event, a free on another thread (which cannot name it) synchronizes the
+   device. Recording a stream twice records it once. A free of a recorded block that cannot make
+   its events fails with CUDA's status and frees nothing (a retry may succeed);
+   rmm_deallocate_nowait refuses it (would_block). Fails with INVALID_ARGUMENT iff ptr
    is NULL or is not a live block of a sub-allocator on mr's chain (as rmm_resource_allocation_base
    tells; the cudaMalloc-family resources and user resources cannot tell, and the arena accepts any
    address inside it: there, pass the pointer the allocation returned, or the record never meets
@@ -3404,48 +3411,81 @@ RMM__IMPL rmm_status rmm_allocate(rmm_resource *mr, void **ptr, size_t bytes, rm
     return st;
 }
 /* ---- record_stream: blocks used on more streams than their own ---- */
-/* (mr, ptr) -> the streams recorded for it, in one map under one lock; rmm__recorded_count is
-   the number of entries, read with one relaxed load by every free. */
+/* A stream recorded for a block, as it was when recorded: the handle, and, where a handle alone
+   does not name one stream for good, the registry entry that does (>>streams; defined there):
+   a library stream's entry (its handle may go to a new stream once it is destroyed), or, for a
+   per-thread default stream, the recording thread's entry (the handle names each thread's own). */
+struct rmm__sreg;
+typedef struct rmm__rec_stream {
+    rmm_stream handle;
+    struct rmm__sreg *reg; /* with a reference; NULL for a foreign stream or the legacy stream */
+    bool per_thread;
+} rmm__rec_stream;
+RMM__PRIVATE rmm_status rmm__rec_stream_make(rmm_stream stream, rmm__rec_stream *out);
+RMM__PRIVATE void rmm__rec_stream_drop(rmm__rec_stream *rs);
+RMM__PRIVATE rmm_status rmm__rec_stream_order(const rmm__rec_stream *rs, rmm_stream stream, bool *sync);
+/* (mr, ptr) -> the streams recorded for it through mr, in one map under one lock; rmm__recorded_count
+   is the number of entries, read with one relaxed load by every free. */
 typedef struct rmm__recorded {
     rmm_resource *mr;
     void *ptr;
-    struct rmm__recorded *next; /* another resource's block at the same address */
+    struct rmm__recorded *next; /* another resource's record at the same address (or, once taken by a
+                                   free, the next entry it took) */
     size_t count, cap;
-    rmm_stream *streams;
+    rmm__rec_stream *streams;
 } rmm__recorded;
 static rmm__mutex rmm__recorded_lock = RMM__MUTEX_INIT;
 static rmm__addr_map rmm__recorded_map;
 static size_t rmm__recorded_count;
-/* The entry of (mr, ptr) and the link that points to it, or NULL. Caller holds the lock. */
-RMM__PRIVATE rmm__recorded *rmm__recorded_find(rmm_resource *mr, void *ptr, rmm__recorded ***link) {
+/* The entry of (mr, ptr), or NULL. Caller holds the lock. */
+RMM__PRIVATE rmm__recorded *rmm__recorded_find(rmm_resource *mr, void *ptr) {
     void **slot = rmm__recorded_map.slots ? rmm__addr_map_find(&rmm__recorded_map, (uintptr_t)ptr) : NULL;
-    rmm__recorded **at = (rmm__recorded **)slot, *r;
-    for (r = at ? *at : NULL; r; at = &r->next, r = r->next)
-        if (r->mr == mr) {
-            if (link) *link = at;
-            return r;
-        }
+    rmm__recorded *r;
+    for (r = slot ? (rmm__recorded *)*slot : NULL; r; r = r->next)
+        if (r->mr == mr) return r;
     return NULL;
 }
-/* Adds `stream` to r's streams unless it is there; false iff host memory ran out. Caller holds the lock. */
-RMM__PRIVATE bool rmm__recorded_add(rmm__recorded *r, rmm_stream stream) {
+/* Whether `to` is on from's upstream chain (from itself included). O(chain). */
+RMM__PRIVATE bool rmm__chain_reaches(const rmm_resource *from, const rmm_resource *to) {
+    int steps;
+    for (steps = 0; from && steps < RMM_MAX_RESOURCE_STEPS; steps++, from = rmm_resource_get_upstream(from))
+        if (from == to) return true;
+    return false;
+}
+/* Whether a free through mr frees what a record through r_mr named: the same resource, or one on the
+   other's upstream chain (a block allocated through an adaptor and recorded through what is under
+   it, or the other way round, or the current resource: red team 19). */
+RMM__PRIVATE bool rmm__recorded_related(const rmm_resource *r_mr, const rmm_resource *mr) {
+    return r_mr == mr || rmm__chain_reaches(mr, r_mr) || rmm__chain_reaches(r_mr, mr);
+}
+RMM__PRIVATE bool rmm__rec_stream_same(const rmm__rec_stream *a, const rmm__rec_stream *b) {
+    return a->handle == b->handle && a->reg == b->reg && a->per_thread == b->per_thread;
+}
+/* Adds *rs to r's streams (the reference moves to r), or drops it if r has that stream already;
+   false iff host memory ran out (rs untouched). Caller holds the lock. */
+RMM__PRIVATE bool rmm__recorded_add(rmm__recorded *r, rmm__rec_stream *rs) {
     size_t i;
     for (i = 0; i < r->count; i++)
-        if (r->streams[i] == stream) return true;
+        if (rmm__rec_stream_same(&r->streams[i], rs)) {
+            rmm__rec_stream_drop(rs);
+            return true;
+        }
     if (r->count == r->cap) {
         size_t cap = r->cap ? r->cap * 2 : 4;
-        rmm_stream *grown = (rmm_stream *)RMM_SYS_REALLOC(r->streams, cap * sizeof *grown);
+        rmm__rec_stream *grown = (rmm__rec_stream *)RMM_SYS_REALLOC(r->streams, cap * sizeof *grown);
         if (!grown) return false;
         r->streams = grown;
         r->cap = cap;
     }
-    r->streams[r->count++] = stream;
+    r->streams[r->count++] = *rs;
+    rs->reg = NULL;
     return true;
 }
 RMM__IMPL rmm_status rmm_record_stream(rmm_resource *mr, void *ptr, size_t bytes, rmm_stream stream) {
     void *base = NULL;
     size_t offset = 0;
     rmm__recorded *r;
+    rmm__rec_stream rs;
     rmm_status st;
     (void)bytes;
     if (!ptr) return RMM__NULL_OUT("rmm_record_stream", "ptr");
@@ -3459,97 +3499,114 @@ RMM__IMPL rmm_status rmm_record_stream(rmm_resource *mr, void *ptr, size_t bytes
     st = rmm_resource_allocation_base(mr, ptr, &base, &offset);
     if (st == RMM_ERROR_INVALID_ARGUMENT)
         return RMM__INVALID("rmm_record_stream(ptr=%p): not a live block of resource '%s' (%s)", ptr, rmm_resource_type_name(mr), rmm_last_error());
+    RMM_TRY(rmm__rec_stream_make(stream, &rs));
     rmm__lock(&rmm__recorded_lock);
-    r = rmm__recorded_find(mr, ptr, NULL);
+    r = rmm__recorded_find(mr, ptr);
     if (!r) {
         void **slot;
         r = (rmm__recorded *)rmm__calloc(1, sizeof *r);
         if (!r || (!rmm__recorded_map.slots && !rmm__addr_map_init(&rmm__recorded_map, 64))) {
             RMM_SYS_FREE(r);
-            rmm__unlock(&rmm__recorded_lock);
-            return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_record_stream: out of host memory");
+            r = NULL;
+        } else {
+            r->mr = mr;
+            r->ptr = ptr;
+            slot = rmm__addr_map_find(&rmm__recorded_map, (uintptr_t)ptr);
+            if (slot) { /* another resource's record at this address: chained */
+                r->next = (rmm__recorded *)*slot;
+                *slot = r;
+            } else if (!rmm__addr_map_put(&rmm__recorded_map, (uintptr_t)ptr, r)) {
+                RMM_SYS_FREE(r);
+                r = NULL;
+            }
+            if (r) RMM__ATOMIC_ADD(&rmm__recorded_count, 1);
         }
-        r->mr = mr;
-        r->ptr = ptr;
-        slot = rmm__addr_map_find(&rmm__recorded_map, (uintptr_t)ptr);
-        if (slot) { /* another resource's block at this address: chained */
-            r->next = (rmm__recorded *)*slot;
-            *slot = r;
-        } else if (!rmm__addr_map_put(&rmm__recorded_map, (uintptr_t)ptr, r)) {
-            RMM_SYS_FREE(r);
-            rmm__unlock(&rmm__recorded_lock);
-            return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_record_stream: out of host memory");
-        }
-        RMM__ATOMIC_ADD(&rmm__recorded_count, 1);
     }
-    if (!rmm__recorded_add(r, stream)) {
-        rmm__unlock(&rmm__recorded_lock); /* (an entry made now stays, empty: harmless) */
+    if (!r || !rmm__recorded_add(r, &rs)) { /* (an entry made now stays, empty: harmless) */
+        rmm__unlock(&rmm__recorded_lock);
+        rmm__rec_stream_drop(&rs);
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_record_stream: out of host memory");
     }
     rmm__unlock(&rmm__recorded_lock);
     return RMM_SUCCESS;
 }
-/* Unlinks the entry of (mr, ptr) (which the caller then owns), or NULL. Caller holds the lock. */
+/* Unlinks every entry at ptr that a free through mr frees (rmm__recorded_related), as a list through
+   next that the caller then owns, or NULL. Caller holds the lock. */
 RMM__PRIVATE rmm__recorded *rmm__recorded_unlink(rmm_resource *mr, void *ptr) {
-    rmm__recorded *r, **link = NULL;
-    void **slot;
-    r = rmm__recorded_find(mr, ptr, &link);
-    if (!r) return NULL;
-    *link = r->next;
-    r->next = NULL;
-    slot = rmm__addr_map_find(&rmm__recorded_map, (uintptr_t)ptr);
-    if (slot && !*slot) (void)rmm__addr_map_remove(&rmm__recorded_map, (uintptr_t)ptr);
-    RMM__ATOMIC_SUB(&rmm__recorded_count, 1);
-    return r;
+    rmm__recorded *r, **at, *taken = NULL;
+    void **slot = rmm__recorded_map.slots ? rmm__addr_map_find(&rmm__recorded_map, (uintptr_t)ptr) : NULL;
+    if (!slot) return NULL;
+    at = (rmm__recorded **)slot;
+    while ((r = *at) != NULL) {
+        if (!rmm__recorded_related(r->mr, mr)) {
+            at = &r->next;
+            continue;
+        }
+        *at = r->next;
+        r->next = taken;
+        taken = r;
+        RMM__ATOMIC_SUB(&rmm__recorded_count, 1);
+    }
+    if (!*slot) (void)rmm__addr_map_remove(&rmm__recorded_map, (uintptr_t)ptr);
+    return taken;
 }
+/* Frees a list of entries from rmm__recorded_unlink, dropping their references. */
 RMM__PRIVATE void rmm__recorded_release(rmm__recorded *r) {
-    if (r) RMM_SYS_FREE(r->streams);
-    RMM_SYS_FREE(r);
+    while (r) {
+        rmm__recorded *next = r->next;
+        size_t i;
+        for (i = 0; i < r->count; i++) rmm__rec_stream_drop(&r->streams[i]);
+        RMM_SYS_FREE(r->streams);
+        RMM_SYS_FREE(r);
+        r = next;
+    }
 }
-/* Puts back an entry taken by rmm__recorded_unlink (its free failed): merged into one recorded for
-   the same block meanwhile, else linked again (out of host memory: dropped). */
-RMM__PRIVATE void rmm__recorded_restore(rmm__recorded *r) {
-    rmm__recorded *now;
+/* Puts back a list taken by rmm__recorded_unlink (its free failed): each entry merged into one
+   recorded for the same (mr, block) meanwhile, else linked again (out of host memory: dropped). */
+RMM__PRIVATE void rmm__recorded_restore(rmm__recorded *list) {
+    rmm__recorded *r, *now;
     void **slot;
     size_t i;
     rmm__lock(&rmm__recorded_lock);
-    now = rmm__recorded_find(r->mr, r->ptr, NULL);
-    if (now) {
-        for (i = 0; i < r->count && rmm__recorded_add(now, r->streams[i]); i++) {}
-        rmm__recorded_release(r);
-    } else if ((slot = rmm__addr_map_find(&rmm__recorded_map, (uintptr_t)r->ptr)) != NULL) {
-        r->next = (rmm__recorded *)*slot;
-        *slot = r;
-        RMM__ATOMIC_ADD(&rmm__recorded_count, 1);
-    } else if (rmm__addr_map_put(&rmm__recorded_map, (uintptr_t)r->ptr, r)) {
-        RMM__ATOMIC_ADD(&rmm__recorded_count, 1);
-    } else {
-        rmm__recorded_release(r);
+    while ((r = list) != NULL) {
+        list = r->next;
+        r->next = NULL;
+        now = rmm__recorded_find(r->mr, r->ptr);
+        if (now) { /* (each stream added moves its reference; out of host memory, the rest are dropped) */
+            for (i = 0; i < r->count && rmm__recorded_add(now, &r->streams[i]); i++) {}
+            rmm__recorded_release(r);
+        } else if ((slot = rmm__addr_map_find(&rmm__recorded_map, (uintptr_t)r->ptr)) != NULL) {
+            r->next = (rmm__recorded *)*slot;
+            *slot = r;
+            RMM__ATOMIC_ADD(&rmm__recorded_count, 1);
+        } else if (rmm__addr_map_put(&rmm__recorded_map, (uintptr_t)r->ptr, r)) {
+            RMM__ATOMIC_ADD(&rmm__recorded_count, 1);
+        } else {
+            rmm__recorded_release(r);
+        }
     }
     rmm__unlock(&rmm__recorded_lock);
 }
-/* Before the free of (mr, ptr) on `stream`: takes its entry (*taken, or NULL), and makes `stream`
-   wait for an event recorded on each of its streams. On failure the entry is put back. The entry
-   leaves the map before the free, so a record made for the block once it is handed out again (by
-   another thread, right after the free) is a new entry, never this one. */
+/* Before the free of ptr through mr on `stream`: takes the entries recorded for that block
+   (*taken, a list, or NULL), and makes `stream` wait for an event recorded on each of their
+   streams, or, where a stream cannot be named from this thread (another thread's per-thread
+   stream) or an event cannot be recorded on a foreign stream (destroyed, against the contract),
+   synchronizes the device once. On failure the entries are put back. The entries leave the map
+   before the free, so a record made for the block once it is handed out again (by another
+   thread, right after the free) is a new entry, never one of these. */
 RMM__PRIVATE RMM__NOINLINE rmm_status rmm__recorded_order(rmm_resource *mr, void *ptr, rmm_stream stream, rmm__recorded **taken) {
     rmm__recorded *r;
     rmm_status st = RMM_SUCCESS;
+    bool sync = false;
     size_t i;
     rmm__lock(&rmm__recorded_lock);
-    r = rmm__recorded_unlink(mr, ptr);
+    *taken = rmm__recorded_unlink(mr, ptr);
     rmm__unlock(&rmm__recorded_lock);
-    *taken = r;
-    for (i = 0; r && i < r->count && st == RMM_SUCCESS; i++) {
-        rmm__event e = NULL;
-        if (r->streams[i] == stream) continue;
-        st = rmm__event_create(&e);
-        if (st == RMM_SUCCESS) st = rmm__event_record(e, r->streams[i]);
-        if (st == RMM_SUCCESS) st = rmm__stream_wait_event(stream, e);
-        rmm__event_destroy(e); /* (the wait holds what it needs) */
-    }
-    if (st != RMM_SUCCESS && r) {
-        rmm__recorded_restore(r);
+    for (r = *taken; r && st == RMM_SUCCESS; r = r->next)
+        for (i = 0; i < r->count && st == RMM_SUCCESS; i++) st = rmm__rec_stream_order(&r->streams[i], stream, &sync);
+    if (st == RMM_SUCCESS && sync) st = rmm__device_synchronize();
+    if (st != RMM_SUCCESS && *taken) {
+        rmm__recorded_restore(*taken);
         *taken = NULL;
     }
     return st;
@@ -3570,6 +3627,7 @@ RMM__PRIVATE void rmm__recorded_drop_resource(rmm_resource *mr) {
                 continue;
             }
             *at = r->next;
+            r->next = NULL;
             rmm__recorded_release(r);
             RMM__ATOMIC_SUB(&rmm__recorded_count, 1);
         }
@@ -3581,11 +3639,14 @@ RMM__PRIVATE void rmm__recorded_drop_resource(rmm_resource *mr) {
 }
 /* true iff some block is recorded (one relaxed load): the free then looks its pointer up. */
 static inline bool rmm__recorded_any(void) { return RMM__UNLIKELY(RMM__ATOMIC_LOAD_RELAXED(&rmm__recorded_count) != 0); }
-/* true iff (mr, ptr) is recorded. */
+/* true iff a free of ptr through mr would find recorded streams. */
 RMM__PRIVATE bool rmm__recorded_has(rmm_resource *mr, void *ptr) {
-    bool has;
+    bool has = false;
+    void **slot;
+    rmm__recorded *r;
     rmm__lock(&rmm__recorded_lock);
-    has = rmm__recorded_find(mr, ptr, NULL) != NULL;
+    slot = rmm__recorded_map.slots ? rmm__addr_map_find(&rmm__recorded_map, (uintptr_t)ptr) : NULL;
+    for (r = slot ? (rmm__recorded *)*slot : NULL; r && !has; r = r->next) has = rmm__recorded_related(r->mr, mr);
     rmm__unlock(&rmm__recorded_lock);
     return has;
 }
@@ -4489,6 +4550,72 @@ RMM__PRIVATE rmm__sreg *rmm__thread_reg(void) {
 static inline uint64_t rmm__thread_reg_serial(void) {
     rmm__sreg *r = rmm__thread_reg();
     return r ? r->serial : 0;
+}
+
+/* A recorded stream (rmm_record_stream, >>alloc): the entry that tells which stream the handle
+   names, with a reference. OUT_OF_MEMORY iff this thread's entry cannot be made. O(1). */
+RMM__PRIVATE rmm_status rmm__rec_stream_make(rmm_stream stream, rmm__rec_stream *out) {
+    out->handle = stream;
+    out->reg = NULL;
+    out->per_thread = rmm__stream_is_per_thread(stream);
+    if (out->per_thread) {
+        out->reg = rmm__thread_reg();
+        if (!out->reg) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_record_stream: out of host memory");
+        RMM__ATOMIC_ADD(&out->reg->refs, 1);
+    } else if (!rmm__stream_is_legacy(stream)) {
+        out->reg = rmm__sreg_find(stream); /* a library stream's, or NULL: a foreign one */
+    }
+    return RMM_SUCCESS;
+}
+RMM__PRIVATE void rmm__rec_stream_drop(rmm__rec_stream *rs) {
+    rmm__sreg_unref(rs->reg);
+    rs->reg = NULL;
+}
+/* Makes `stream` wait for an event recorded now on the stream rs names, or sets *sync where only a
+   device synchronize can order it: another thread's per-thread stream (it cannot be named from
+   this thread, and its thread may have exited), a library stream destroyed with no death event and
+   not synchronized, or a foreign stream on which no event can be recorded (destroyed, against
+   rmm_record_stream's contract: the free would otherwise fail for good; logged). A library stream
+   destroyed since is waited for through its death event. Nothing to do for the free's own stream. */
+RMM__PRIVATE rmm_status rmm__rec_stream_order(const rmm__rec_stream *rs, rmm_stream stream, bool *sync) {
+    rmm__event e = NULL;
+    rmm_status st = RMM_SUCCESS;
+    if (rs->per_thread) {
+        if (rs->reg != rmm__thread_reg()) { /* (NULL out of host memory: not this thread's either) */
+            *sync = true;
+            return RMM_SUCCESS;
+        }
+        if (rmm__stream_is_per_thread(stream)) return RMM_SUCCESS; /* this thread's: the free's own */
+    } else if (rs->reg) { /* a library stream: alive, or waited for through its death event */
+        (void)rmm__spin_lock(&rs->reg->lock);
+        if (!rmm__sreg_alive(rs->reg)) {
+            if (rs->reg->death) st = rmm__stream_wait_event(stream, rs->reg->death);
+            else if (!rs->reg->complete) *sync = true;
+        } else if (rs->handle != stream) {
+            st = rmm__event_create(&e);
+            if (st == RMM_SUCCESS) st = rmm__event_record(e, rs->handle);
+            if (st == RMM_SUCCESS) st = rmm__stream_wait_event(stream, e);
+        }
+        rmm__spin_unlock(&rs->reg->lock);
+        rmm__event_destroy(e); /* (the wait holds what it needs) */
+        return st;
+    } else if (rs->handle == stream) {
+        return RMM_SUCCESS;
+    }
+    st = rmm__event_create(&e);
+    if (st == RMM_SUCCESS) {
+        st = rmm__event_record(e, rs->handle);
+        if (st != RMM_SUCCESS && !rs->per_thread && !rmm__stream_is_legacy(rs->handle)) {
+            RMM__LOG(RMM_LOG_LEVEL_WARN, "rmm_record_stream: no event could be recorded on recorded stream %p (%s): the free synchronizes the device",
+                     (void *)rs->handle, rmm_last_error());
+            *sync = true;
+            st = RMM_SUCCESS;
+        } else if (st == RMM_SUCCESS) {
+            st = rmm__stream_wait_event(stream, e);
+        }
+    }
+    rmm__event_destroy(e);
+    return st;
 }
 
 RMM__PRIVATE rmm_status rmm__stream_create(rmm_stream *out, bool blocking, const char *fn) {

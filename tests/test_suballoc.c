@@ -2332,6 +2332,167 @@ TEST(record_stream_contract) {
     CHECK_OK(rmm__stream_destroy_raw(b));
 }
 
+/* A record made through one resource holds for the free through another on the same chain (red team
+   19: it was keyed by the resource, so the free found nothing, waited for nothing, and the entry
+   stayed for the address's next owner). On the host backend the free's wait is seen by failing it. */
+TEST(record_stream_holds_along_the_resource_chain) {
+    rmm_resource *mr = NULL, *st = NULL, *before;
+    rmm_stream a = NULL, b = NULL;
+    void *p = NULL;
+    int v;
+    NEED_GPU();
+    mr = new_pool(4 * MiB, 0);
+    if (!mr) return;
+    CHECK_OK(rmm_statistics_adaptor_create(&st, mr));
+    CHECK_OK(rmm_stream_create(&a));
+    CHECK_OK(rmm__stream_create_raw(&b, false));
+    before = rmm_get_current_device_resource();
+    for (v = 0; v < 3; v++) { /* record through the pool, free through the adaptor; the other way; record through NULL */
+        rmm_resource *use = v == 1 ? mr : st, *rec = v == 0 ? mr : v == 1 ? st : NULL;
+        if (v == 2) rmm_set_current_device_resource(mr);
+        CHECK_OK(rmm_allocate(use, &p, 4096, a));
+        CHECK_OK(rmm_record_stream(rec, p, 4096, b));
+        CHECK(rmm__recorded_count == 1);
+#if defined(RMM_BACKEND_HOST)
+        rmm_host_backend_fail_calls("cudaStreamWaitEvent", 1, 1, RMM_ERROR_CUDA);
+        CHECK_STATUS(rmm_deallocate(use, p, 4096, a), RMM_ERROR_CUDA); /* it waits for b: nothing freed, still recorded */
+        rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+        CHECK(rmm__recorded_count == 1);
+#endif
+        CHECK_OK(rmm_deallocate(use, p, 4096, a));
+        CHECK(rmm__recorded_count == 0); /* taken by the free: nothing left for the address's next owner */
+        if (v == 2) rmm_set_current_device_resource(before);
+    }
+    /* a record through an unrelated resource is not the free's */
+    {
+        rmm_resource *other = new_pool(4 * MiB, 0), *ost = NULL;
+        void *q = NULL;
+        CHECK(other != NULL);
+        if (other) {
+            CHECK_OK(rmm_statistics_adaptor_create(&ost, other));
+            CHECK_OK(rmm_allocate(st, &p, 4096, a));
+            CHECK_OK(rmm_allocate(ost, &q, 4096, a));
+            CHECK_OK(rmm_record_stream(other, q, 4096, b));
+            CHECK_OK(rmm_deallocate(st, p, 4096, a));
+            CHECK(rmm__recorded_count == 1);
+            CHECK_OK(rmm_deallocate(ost, q, 4096, a));
+            CHECK(rmm__recorded_count == 0);
+            rmm_resource_destroy(ost);
+            rmm_resource_destroy(other);
+        }
+    }
+    rmm_resource_destroy(st);
+    rmm_resource_destroy(mr);
+    CHECK_OK(rmm_stream_destroy(a));
+    CHECK_OK(rmm__stream_destroy_raw(b));
+}
+
+typedef struct record_ptds_job {
+    rmm_resource *mr;
+    void *p;
+    size_t n;
+    rmm_status status;
+} record_ptds_job;
+static void *record_ptds_thread(void *arg) {
+    record_ptds_job *j = (record_ptds_job *)arg;
+#if defined(__CUDACC__)
+    late_write<<<1, 256, 0, cudaStreamPerThread>>>((unsigned char *)j->p, j->n, 0xAA, 300ull * 1000 * 1000);
+    if (cudaGetLastError() != cudaSuccess) j->status = RMM_ERROR_CUDA;
+    else
+#endif
+        j->status = rmm_record_stream(j->mr, j->p, j->n, RMM_STREAM_PER_THREAD);
+    return NULL;
+}
+/* RMM_STREAM_PER_THREAD names the recording thread's stream. A free on another thread cannot name
+   it: it synchronizes the device (red team 19: it recorded its event on its own thread's stream,
+   and a free on the per-thread handle skipped the wait). On a free on the recording thread, an
+   event on the handle. nvcc: the recording thread's kernel writes the block for 300 ms; the block's
+   next owner's memset must land after it. */
+TEST(record_stream_per_thread_stream_of_another_thread) {
+    rmm_resource *mr = NULL;
+    rmm_stream a = NULL;
+    void *q = NULL;
+    record_ptds_job job;
+    pthread_t t;
+    int round;
+    NEED_GPU();
+    mr = new_pool(4 * MiB, 0);
+    if (!mr) return;
+    CHECK_OK(rmm_stream_create(&a));
+    for (round = 0; round < 2; round++) { /* freed on a created stream; on this thread's per-thread stream */
+        rmm_stream on = round == 0 ? a : RMM_STREAM_PER_THREAD;
+        memset(&job, 0, sizeof job);
+        job.mr = mr;
+        job.n = 64 * KiB;
+        CHECK_OK(rmm_allocate(mr, &job.p, job.n, on));
+        CHECK(pthread_create(&t, NULL, record_ptds_thread, &job) == 0);
+        pthread_join(t, NULL); /* (the thread may exit: its stream's work goes on) */
+        CHECK_OK(job.status);
+#if defined(RMM_BACKEND_HOST)
+        rmm_host_backend_fail_calls("cudaDeviceSynchronize", 1, 1, RMM_ERROR_CUDA);
+        CHECK_STATUS(rmm_deallocate(mr, job.p, job.n, on), RMM_ERROR_CUDA); /* it synchronizes the device: nothing freed */
+        rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+#endif
+        CHECK_OK(rmm_deallocate(mr, job.p, job.n, on));
+        CHECK_OK(rmm_allocate(mr, &q, job.n, on));
+        CHECK(q == job.p); /* (else the test tests less) */
+#if defined(__CUDACC__)
+        CHECK(q && cudaMemsetAsync(q, 0x55, job.n, (cudaStream_t)on) == cudaSuccess);
+        CHECK(q && check_every_byte(q, job.n, 0x55));
+#endif
+        CHECK_OK(rmm_deallocate(mr, q, job.n, on));
+    }
+    /* recorded and freed on this thread's per-thread stream: nothing to wait for; on a created one, an event */
+    CHECK_OK(rmm_allocate(mr, &q, 4096, a));
+    CHECK_OK(rmm_record_stream(mr, q, 4096, RMM_STREAM_PER_THREAD));
+#if defined(RMM_BACKEND_HOST)
+    rmm_host_backend_fail_calls("cudaStreamWaitEvent", 1, 1, RMM_ERROR_CUDA);
+    CHECK_STATUS(rmm_deallocate(mr, q, 4096, a), RMM_ERROR_CUDA);
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+#endif
+    CHECK_OK(rmm_deallocate(mr, q, 4096, a));
+    rmm_resource_destroy(mr);
+    CHECK_OK(rmm_stream_destroy(a));
+}
+
+/* A recorded stream destroyed before the free: a library stream is waited for through the event its
+   destroy recorded; a foreign one, destroyed against the contract, costs a device synchronize
+   (logged) where the free failed for good (red team 19). */
+TEST(record_stream_of_a_destroyed_stream) {
+    rmm_resource *mr = NULL;
+    rmm_stream a = NULL, lib = NULL, f = NULL;
+    void *p = NULL;
+    int old;
+    NEED_GPU();
+    mr = new_pool(4 * MiB, 0);
+    if (!mr) return;
+    CHECK_OK(rmm_stream_create(&a));
+    CHECK_OK(rmm_stream_create(&lib));
+    CHECK_OK(rmm_allocate(mr, &p, 4096, a));
+    CHECK_OK(rmm_record_stream(mr, p, 4096, lib));
+    CHECK_OK(rmm_stream_destroy(lib));
+    CHECK_OK(rmm_deallocate(mr, p, 4096, a));
+    CHECK(rmm__recorded_count == 0);
+#if defined(RMM_BACKEND_HOST) /* (on a GPU an event on a destroyed stream's handle is undefined) */
+    CHECK_OK(rmm__stream_create_raw(&f, false));
+    CHECK_OK(rmm_allocate(mr, &p, 4096, a));
+    CHECK_OK(rmm_record_stream(mr, p, 4096, f));
+    CHECK_OK(rmm__stream_destroy_raw(f));
+    old = rmm_set_log_level(RMM_LOG_LEVEL_OFF); /* (the warning) */
+    rmm_host_backend_fail_calls("cudaDeviceSynchronize", 1, 1, RMM_ERROR_CUDA);
+    CHECK_STATUS(rmm_deallocate(mr, p, 4096, a), RMM_ERROR_CUDA); /* the synchronize it falls back on failed: still recorded */
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    CHECK(rmm__recorded_count == 1);
+    CHECK_OK(rmm_deallocate(mr, p, 4096, a));
+    rmm_set_log_level(old);
+    CHECK(rmm__recorded_count == 0);
+#else
+    (void)old, (void)f;
+#endif
+    rmm_resource_destroy(mr);
+    CHECK_OK(rmm_stream_destroy(a));
+}
+
 TEST(pool_per_thread_default_stream) {
     rmm_resource *mr = NULL;
     void *p = NULL, *q = NULL;
@@ -5003,6 +5164,9 @@ int main(void) {
     RUN(pool_per_thread_default_stream);
     RUN(pool_create_fails_before_its_registry);
     RUN(record_stream_contract);
+    RUN(record_stream_holds_along_the_resource_chain);
+    RUN(record_stream_per_thread_stream_of_another_thread);
+    RUN(record_stream_of_a_destroyed_stream);
     RUN(pool_foreign_stream_ring);
     RUN(pool_foreign_covered_blocks_need_no_id);
     RUN(pool_foreign_event_query_backs_off);
