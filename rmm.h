@@ -325,25 +325,30 @@ RMMDEF rmm_status rmm_deallocate_aligned(rmm_resource *mr, void *ptr, size_t byt
    first records an event on each recorded stream and makes S wait for it (cudaStreamWaitEvent, no
    host wait): S's later work, and any stream that later takes the block behind S, run after the
    work queued on the recorded streams up to the free. (PyTorch keeps such a block out of use and
-   polls its events instead; here S itself is ordered after those streams.) The record holds for
-   the free of that block through mr or any resource on mr's upstream chain or over it (a block
-   allocated through an adaptor may be recorded through what is under it, or through NULL, and the
-   other way round). A foreign recorded stream must still exist when the block is freed (if no event
-   can be recorded on it, the free synchronizes the device, and logs a warning); a library stream
-   (rmm_stream_create, a stream pool) destroyed since is waited for through the event its destroy
-   recorded. RMM_STREAM_PER_THREAD names the recording thread's stream: a free on that thread
-   waits for it with an event, a free on another thread (which cannot name it) synchronizes the
-   device. Recording a stream twice records it once. A free of a recorded block that cannot make
-   its events fails with CUDA's status and frees nothing (a retry may succeed);
-   rmm_deallocate_nowait refuses it (would_block). Fails with INVALID_ARGUMENT iff ptr
+   polls its events instead; here S itself is ordered after those streams.) `stream` must be a
+   stream of the device current at this call (its events are made there, whatever device the free
+   runs with). The record holds for the free of that block through mr or any resource within 32
+   layers of it on mr's upstream chain or over it (a block allocated through an adaptor may be
+   recorded through what is under it, or through NULL, and the other way round); an adaptor
+   destroyed in between hands its records to its upstream. A foreign recorded stream must still
+   exist when the block is freed (if no event can be recorded on it, the free synchronizes the
+   stream's device, a host wait, and logs a warning); a library stream (rmm_stream_create, a stream
+   pool) destroyed since is waited for through the event its destroy recorded.
+   RMM_STREAM_PER_THREAD names the recording thread's stream: a free on that thread waits for it
+   with an event, a free on another thread (which cannot name it) synchronizes its device (a host
+   wait for all of that device's work). Recording a stream twice records it once. A free of a
+   recorded block that cannot make its events fails with CUDA's status and frees nothing (a retry
+   may succeed); rmm_deallocate_nowait refuses it (would_block). Fails with INVALID_ARGUMENT iff ptr
    is NULL or is not a live block of a sub-allocator on mr's chain (as rmm_resource_allocation_base
    tells; the cudaMalloc-family resources and user resources cannot tell, and the arena accepts any
    address inside it: there, pass the pointer the allocation returned, or the record never meets
    its free),
-   OUT_OF_MEMORY iff host memory runs out (nothing recorded). Thread-safe (one global lock). Cost:
-   O(1) amortized; while any block is recorded every free pays one relaxed load and a lock with a
-   hash lookup, and with none recorded, one relaxed load. A graph pool's block (>>graph) records
-   nothing and succeeds: its reuse follows the capture's rules. */
+   OUT_OF_MEMORY iff host memory runs out (nothing recorded); the device query's status. Thread-safe
+   (one global lock; a user type's get_upstream is called outside it). Cost: O(1) amortized plus a
+   walk of mr's chain; while any block is recorded every free pays one relaxed load and a lock with
+   a hash lookup (a free at a recorded address: a walk of its resource's chain, a second lock, and
+   per recorded stream an event record and a wait), and with none recorded, one relaxed load. A graph pool's
+   block (>>graph) records nothing and succeeds: its reuse follows the capture's rules. */
 RMMDEF rmm_status rmm_record_stream(rmm_resource *mr, void *ptr, size_t bytes, rmm_stream stream);
 
 /* ---- CUDA-graph capture: graph-private pools ---- >>graph
@@ -957,7 +962,7 @@ RMMDEF rmm_status rmm_failure_callback_adaptor_create(rmm_resource **out, rmm_re
    a block it over-aligned with a size below the threshold is CORRUPTION (nothing freed); a
    smaller free of a pointer with that alignment costs a lookup in the map under its lock. An
    upstream block not aligned as the adaptor asked (a user resource that ignores alignments) is
-   given back and the allocation fails with INVALID_ARGUMENT: the block could not hold the request. */
+   given back and the allocation fails with INVALID_ARGUMENT: the block may not hold the request. */
 RMMDEF rmm_status rmm_aligned_adaptor_create(rmm_resource **out, rmm_resource *upstream, size_t alignment, size_t threshold_bytes);
 /* One mutex around every call of any resource (for user resources that are not thread-safe). A
    call that reaches the adaptor again from below it on the thread that holds the mutex (its
@@ -3420,10 +3425,14 @@ typedef struct rmm__rec_stream {
     rmm_stream handle;
     struct rmm__sreg *reg; /* with a reference; NULL for a foreign stream or the legacy stream */
     bool per_thread;
+    int device; /* current at the record: the stream's (its events are made there) */
 } rmm__rec_stream;
 RMM__PRIVATE rmm_status rmm__rec_stream_make(rmm_stream stream, rmm__rec_stream *out);
 RMM__PRIVATE void rmm__rec_stream_drop(rmm__rec_stream *rs);
-RMM__PRIVATE rmm_status rmm__rec_stream_order(const rmm__rec_stream *rs, rmm_stream stream, bool *sync);
+RMM__PRIVATE rmm_status rmm__rec_stream_order(const rmm__rec_stream *rs, rmm_stream stream, int *synced);
+RMM__PRIVATE bool rmm__passes_through(const rmm_resource *mr);
+/* How far up a chain of resources a record reaches (a user's graph with a cycle stops there). */
+#define RMM__REC_CHAIN 32
 /* (mr, ptr) -> the streams recorded for it through mr, in one map under one lock; rmm__recorded_count
    is the number of entries, read with one relaxed load by every free. */
 typedef struct rmm__recorded {
@@ -3433,6 +3442,8 @@ typedef struct rmm__recorded {
                                    free, the next entry it took) */
     size_t count, cap;
     rmm__rec_stream *streams;
+    int chain_len;
+    rmm_resource *chain[RMM__REC_CHAIN]; /* mr and what is under it, as the record found them */
 } rmm__recorded;
 static rmm__mutex rmm__recorded_lock = RMM__MUTEX_INIT;
 static rmm__addr_map rmm__recorded_map;
@@ -3445,21 +3456,27 @@ RMM__PRIVATE rmm__recorded *rmm__recorded_find(rmm_resource *mr, void *ptr) {
         if (r->mr == mr) return r;
     return NULL;
 }
-/* Whether `to` is on from's upstream chain (from itself included). O(chain). */
-RMM__PRIVATE bool rmm__chain_reaches(const rmm_resource *from, const rmm_resource *to) {
-    int steps;
-    for (steps = 0; from && steps < RMM_MAX_RESOURCE_STEPS; steps++, from = rmm_resource_get_upstream(from))
-        if (from == to) return true;
+/* mr and the resources under it (rmm_resource_get_upstream), up to RMM__REC_CHAIN: their count.
+   Called without rmm__recorded_lock (a user type's get_upstream may call the library). */
+RMM__PRIVATE int rmm__chain_of(rmm_resource *mr, rmm_resource **chain) {
+    int n = 0;
+    for (; mr && n < RMM__REC_CHAIN; mr = rmm_resource_get_upstream(mr)) chain[n++] = mr;
+    return n;
+}
+RMM__PRIVATE bool rmm__chain_has(rmm_resource *const *chain, int n, const rmm_resource *mr) {
+    int i;
+    for (i = 0; i < n; i++)
+        if (chain[i] == mr) return true;
     return false;
 }
-/* Whether a free through mr frees what a record through r_mr named: the same resource, or one on the
-   other's upstream chain (a block allocated through an adaptor and recorded through what is under
-   it, or the other way round, or the current resource: red team 19). */
-RMM__PRIVATE bool rmm__recorded_related(const rmm_resource *r_mr, const rmm_resource *mr) {
-    return r_mr == mr || rmm__chain_reaches(mr, r_mr) || rmm__chain_reaches(r_mr, mr);
+/* Whether a free through chain[0] (its chain) frees what r recorded: the same resource, or one on
+   the other's chain (a block allocated through an adaptor and recorded through what is under it,
+   or the other way round, or through the current resource: red team 19). */
+RMM__PRIVATE bool rmm__recorded_related(const rmm__recorded *r, rmm_resource *const *chain, int n) {
+    return rmm__chain_has(chain, n, r->mr) || rmm__chain_has(r->chain, r->chain_len, chain[0]);
 }
 RMM__PRIVATE bool rmm__rec_stream_same(const rmm__rec_stream *a, const rmm__rec_stream *b) {
-    return a->handle == b->handle && a->reg == b->reg && a->per_thread == b->per_thread;
+    return a->handle == b->handle && a->reg == b->reg && a->per_thread == b->per_thread && a->device == b->device;
 }
 /* Adds *rs to r's streams (the reference moves to r), or drops it if r has that stream already;
    false iff host memory ran out (rs untouched). Caller holds the lock. */
@@ -3486,6 +3503,8 @@ RMM__IMPL rmm_status rmm_record_stream(rmm_resource *mr, void *ptr, size_t bytes
     size_t offset = 0;
     rmm__recorded *r;
     rmm__rec_stream rs;
+    rmm_resource *chain[RMM__REC_CHAIN];
+    int n;
     rmm_status st;
     (void)bytes;
     if (!ptr) return RMM__NULL_OUT("rmm_record_stream", "ptr");
@@ -3499,6 +3518,7 @@ RMM__IMPL rmm_status rmm_record_stream(rmm_resource *mr, void *ptr, size_t bytes
     st = rmm_resource_allocation_base(mr, ptr, &base, &offset);
     if (st == RMM_ERROR_INVALID_ARGUMENT)
         return RMM__INVALID("rmm_record_stream(ptr=%p): not a live block of resource '%s' (%s)", ptr, rmm_resource_type_name(mr), rmm_last_error());
+    n = rmm__chain_of(mr, chain);
     RMM_TRY(rmm__rec_stream_make(stream, &rs));
     rmm__lock(&rmm__recorded_lock);
     r = rmm__recorded_find(mr, ptr);
@@ -3511,6 +3531,8 @@ RMM__IMPL rmm_status rmm_record_stream(rmm_resource *mr, void *ptr, size_t bytes
         } else {
             r->mr = mr;
             r->ptr = ptr;
+            r->chain_len = n;
+            memcpy(r->chain, chain, (size_t)n * sizeof *chain);
             slot = rmm__addr_map_find(&rmm__recorded_map, (uintptr_t)ptr);
             if (slot) { /* another resource's record at this address: chained */
                 r->next = (rmm__recorded *)*slot;
@@ -3530,15 +3552,24 @@ RMM__IMPL rmm_status rmm_record_stream(rmm_resource *mr, void *ptr, size_t bytes
     rmm__unlock(&rmm__recorded_lock);
     return RMM_SUCCESS;
 }
-/* Unlinks every entry at ptr that a free through mr frees (rmm__recorded_related), as a list through
-   next that the caller then owns, or NULL. Caller holds the lock. */
-RMM__PRIVATE rmm__recorded *rmm__recorded_unlink(rmm_resource *mr, void *ptr) {
+/* Whether any record is kept at ptr (a lock and a hash lookup). */
+RMM__PRIVATE bool rmm__recorded_at(void *ptr) {
+    bool at;
+    rmm__lock(&rmm__recorded_lock);
+    at = rmm__recorded_map.slots && rmm__addr_map_find(&rmm__recorded_map, (uintptr_t)ptr) != NULL;
+    rmm__unlock(&rmm__recorded_lock);
+    return at;
+}
+/* Unlinks every entry at ptr that a free through chain[0] (its chain, n long) frees
+   (rmm__recorded_related), as a list through next that the caller then owns, or NULL. Caller holds
+   the lock. */
+RMM__PRIVATE rmm__recorded *rmm__recorded_unlink(rmm_resource *const *chain, int n, void *ptr) {
     rmm__recorded *r, **at, *taken = NULL;
     void **slot = rmm__recorded_map.slots ? rmm__addr_map_find(&rmm__recorded_map, (uintptr_t)ptr) : NULL;
     if (!slot) return NULL;
     at = (rmm__recorded **)slot;
     while ((r = *at) != NULL) {
-        if (!rmm__recorded_related(r->mr, mr)) {
+        if (!rmm__recorded_related(r, chain, n)) {
             at = &r->next;
             continue;
         }
@@ -3591,34 +3622,56 @@ RMM__PRIVATE void rmm__recorded_restore(rmm__recorded *list) {
    (*taken, a list, or NULL), and makes `stream` wait for an event recorded on each of their
    streams, or, where a stream cannot be named from this thread (another thread's per-thread
    stream) or an event cannot be recorded on a foreign stream (destroyed, against the contract),
-   synchronizes the device once. On failure the entries are put back. The entries leave the map
+   synchronizes that stream's device (once per device and free). On failure the entries are put back. The entries leave the map
    before the free, so a record made for the block once it is handed out again (by another
    thread, right after the free) is a new entry, never one of these. */
 RMM__PRIVATE RMM__NOINLINE rmm_status rmm__recorded_order(rmm_resource *mr, void *ptr, rmm_stream stream, rmm__recorded **taken) {
     rmm__recorded *r;
+    rmm_resource *chain[RMM__REC_CHAIN];
+    int n, synced = -1;
     rmm_status st = RMM_SUCCESS;
-    bool sync = false;
     size_t i;
+    *taken = NULL;
+    if (!rmm__recorded_at(ptr)) return RMM_SUCCESS; /* (most frees: nothing at this address, no chain walked) */
+    n = rmm__chain_of(mr, chain);
     rmm__lock(&rmm__recorded_lock);
-    *taken = rmm__recorded_unlink(mr, ptr);
+    *taken = rmm__recorded_unlink(chain, n, ptr);
     rmm__unlock(&rmm__recorded_lock);
     for (r = *taken; r && st == RMM_SUCCESS; r = r->next)
-        for (i = 0; i < r->count && st == RMM_SUCCESS; i++) st = rmm__rec_stream_order(&r->streams[i], stream, &sync);
-    if (st == RMM_SUCCESS && sync) st = rmm__device_synchronize();
+        for (i = 0; i < r->count && st == RMM_SUCCESS; i++) st = rmm__rec_stream_order(&r->streams[i], stream, &synced);
     if (st != RMM_SUCCESS && *taken) {
         rmm__recorded_restore(*taken);
         *taken = NULL;
     }
     return st;
 }
-/* Drops the entries of a resource being destroyed (their blocks can no longer be freed). */
+/* Merges r into the entry of (r->mr, r->ptr) in the list at *head if there is one (r is released),
+   else puts it at the head. Caller holds the lock. */
+RMM__PRIVATE void rmm__recorded_rejoin(rmm__recorded **head, rmm__recorded *r) {
+    rmm__recorded *now;
+    size_t i;
+    for (now = *head; now && now->mr != r->mr; now = now->next) {}
+    if (now) { /* (each stream added moves its reference; out of host memory, the rest are dropped) */
+        r->next = NULL;
+        for (i = 0; i < r->count && rmm__recorded_add(now, &r->streams[i]); i++) {}
+        rmm__recorded_release(r);
+        RMM__ATOMIC_SUB(&rmm__recorded_count, 1);
+        return;
+    }
+    r->next = *head;
+    *head = r;
+}
+/* A resource is being destroyed: the entries recorded through it go. Those of an adaptor that
+   passes blocks through (its blocks are its upstream's, at the same address, and may still be freed
+   there: review 19) are handed to its upstream; a sub-allocator's blocks can no longer be freed. */
 RMM__PRIVATE void rmm__recorded_drop_resource(rmm_resource *mr) {
     size_t i, n = 0, k;
     uintptr_t *emptied;
+    bool pass = rmm__passes_through(mr);
     rmm__lock(&rmm__recorded_lock);
     emptied = rmm__recorded_map.slots ? (uintptr_t *)rmm__calloc(rmm__recorded_map.count + 1, sizeof *emptied) : NULL;
     for (i = 0; rmm__recorded_map.slots && i <= rmm__recorded_map.mask; i++) {
-        rmm__recorded **at, *r;
+        rmm__recorded **at, *r, *handed = NULL;
         if (!rmm__recorded_map.slots[i].key) continue;
         at = (rmm__recorded **)&rmm__recorded_map.slots[i].value;
         while ((r = *at) != NULL) {
@@ -3627,9 +3680,21 @@ RMM__PRIVATE void rmm__recorded_drop_resource(rmm_resource *mr) {
                 continue;
             }
             *at = r->next;
-            r->next = NULL;
-            rmm__recorded_release(r);
-            RMM__ATOMIC_SUB(&rmm__recorded_count, 1);
+            if (pass && r->chain_len > 1) {
+                r->chain_len--;
+                memmove(r->chain, r->chain + 1, (size_t)r->chain_len * sizeof *r->chain);
+                r->mr = r->chain[0];
+                r->next = handed;
+                handed = r;
+            } else {
+                r->next = NULL;
+                rmm__recorded_release(r);
+                RMM__ATOMIC_SUB(&rmm__recorded_count, 1);
+            }
+        }
+        while ((r = handed) != NULL) {
+            handed = r->next;
+            rmm__recorded_rejoin((rmm__recorded **)&rmm__recorded_map.slots[i].value, r);
         }
         if (!rmm__recorded_map.slots[i].value && emptied) emptied[n++] = rmm__recorded_map.slots[i].key;
     }
@@ -3644,9 +3709,13 @@ RMM__PRIVATE bool rmm__recorded_has(rmm_resource *mr, void *ptr) {
     bool has = false;
     void **slot;
     rmm__recorded *r;
+    rmm_resource *chain[RMM__REC_CHAIN];
+    int n;
+    if (!rmm__recorded_at(ptr)) return false;
+    n = rmm__chain_of(mr, chain);
     rmm__lock(&rmm__recorded_lock);
     slot = rmm__recorded_map.slots ? rmm__addr_map_find(&rmm__recorded_map, (uintptr_t)ptr) : NULL;
-    for (r = slot ? (rmm__recorded *)*slot : NULL; r && !has; r = r->next) has = rmm__recorded_related(r->mr, mr);
+    for (r = slot ? (rmm__recorded *)*slot : NULL; r && !has; r = r->next) has = rmm__recorded_related(r, chain, n);
     rmm__unlock(&rmm__recorded_lock);
     return has;
 }
@@ -4553,11 +4622,13 @@ static inline uint64_t rmm__thread_reg_serial(void) {
 }
 
 /* A recorded stream (rmm_record_stream, >>alloc): the entry that tells which stream the handle
-   names, with a reference. OUT_OF_MEMORY iff this thread's entry cannot be made. O(1). */
+   names, with a reference, and the current device. OUT_OF_MEMORY iff this thread's entry cannot be
+   made; the device query's status. O(1). */
 RMM__PRIVATE rmm_status rmm__rec_stream_make(rmm_stream stream, rmm__rec_stream *out) {
     out->handle = stream;
     out->reg = NULL;
     out->per_thread = rmm__stream_is_per_thread(stream);
+    RMM_TRY(rmm__get_device(&out->device));
     if (out->per_thread) {
         out->reg = rmm__thread_reg();
         if (!out->reg) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_record_stream: out of host memory");
@@ -4571,50 +4642,67 @@ RMM__PRIVATE void rmm__rec_stream_drop(rmm__rec_stream *rs) {
     rmm__sreg_unref(rs->reg);
     rs->reg = NULL;
 }
-/* Makes `stream` wait for an event recorded now on the stream rs names, or sets *sync where only a
-   device synchronize can order it: another thread's per-thread stream (it cannot be named from
-   this thread, and its thread may have exited), a library stream destroyed with no death event and
-   not synchronized, or a foreign stream on which no event can be recorded (destroyed, against
-   rmm_record_stream's contract: the free would otherwise fail for good; logged). A library stream
-   destroyed since is waited for through its death event. Nothing to do for the free's own stream. */
-RMM__PRIVATE rmm_status rmm__rec_stream_order(const rmm__rec_stream *rs, rmm_stream stream, bool *sync) {
+/* Synchronizes `device` (a host wait for all its work) unless this free did already. */
+RMM__PRIVATE rmm_status rmm__rec_stream_sync(int device, int *synced) {
+    rmm__device_guard g;
+    rmm_status st;
+    if (*synced == device) return RMM_SUCCESS;
+    RMM_TRY(rmm__device_enter(&g, device));
+    st = rmm__device_synchronize();
+    rmm__device_leave(&g);
+    if (st == RMM_SUCCESS) *synced = device;
+    return st;
+}
+/* Makes `stream` wait for an event recorded now, on rs's device, on the stream rs names; or
+   synchronizes rs's device where nothing else can order it: another thread's per-thread stream (it
+   cannot be named from this thread, and its thread may have exited), a library stream destroyed
+   with no death event and not synchronized, or a stream on which no event can be recorded (a
+   foreign one destroyed, against rmm_record_stream's contract: the free would otherwise fail for
+   good; logged). A library stream destroyed since is waited for through its death event. Nothing
+   to do for the free's own stream. *synced: the device this free synchronized already (-1: none). */
+RMM__PRIVATE rmm_status rmm__rec_stream_order(const rmm__rec_stream *rs, rmm_stream stream, int *synced) {
+    rmm__device_guard g;
     rmm__event e = NULL;
     rmm_status st = RMM_SUCCESS;
+    bool sync = false;
     if (rs->per_thread) {
-        if (rs->reg != rmm__thread_reg()) { /* (NULL out of host memory: not this thread's either) */
-            *sync = true;
-            return RMM_SUCCESS;
+        if (rs->reg != rmm__thread_reg()) return rmm__rec_stream_sync(rs->device, synced); /* (NULL out of host memory: not this thread's either) */
+        if (rmm__stream_is_per_thread(stream)) {
+            int now = -1;
+            if (rmm__get_device(&now) == RMM_SUCCESS && now == rs->device) return RMM_SUCCESS; /* this thread's, on its device: the free's own */
         }
-        if (rmm__stream_is_per_thread(stream)) return RMM_SUCCESS; /* this thread's: the free's own */
-    } else if (rs->reg) { /* a library stream: alive, or waited for through its death event */
+    } else if (rs->handle == stream && !rs->reg) {
+        return RMM_SUCCESS; /* (a foreign or the legacy stream: the free's own) */
+    }
+    RMM_TRY(rmm__device_enter(&g, rs->device));
+    if (rs->reg && !rs->per_thread) { /* a library stream: alive, or waited for through its death event */
         (void)rmm__spin_lock(&rs->reg->lock);
         if (!rmm__sreg_alive(rs->reg)) {
             if (rs->reg->death) st = rmm__stream_wait_event(stream, rs->reg->death);
-            else if (!rs->reg->complete) *sync = true;
+            else sync = !rs->reg->complete;
         } else if (rs->handle != stream) {
             st = rmm__event_create(&e);
             if (st == RMM_SUCCESS) st = rmm__event_record(e, rs->handle);
             if (st == RMM_SUCCESS) st = rmm__stream_wait_event(stream, e);
         }
         rmm__spin_unlock(&rs->reg->lock);
-        rmm__event_destroy(e); /* (the wait holds what it needs) */
-        return st;
-    } else if (rs->handle == stream) {
-        return RMM_SUCCESS;
-    }
-    st = rmm__event_create(&e);
-    if (st == RMM_SUCCESS) {
-        st = rmm__event_record(e, rs->handle);
-        if (st != RMM_SUCCESS && !rs->per_thread && !rmm__stream_is_legacy(rs->handle)) {
-            RMM__LOG(RMM_LOG_LEVEL_WARN, "rmm_record_stream: no event could be recorded on recorded stream %p (%s): the free synchronizes the device",
-                     (void *)rs->handle, rmm_last_error());
-            *sync = true;
-            st = RMM_SUCCESS;
-        } else if (st == RMM_SUCCESS) {
-            st = rmm__stream_wait_event(stream, e);
+    } else {
+        st = rmm__event_create(&e);
+        if (st == RMM_SUCCESS) {
+            st = rmm__event_record(e, rs->handle);
+            if (st != RMM_SUCCESS) {
+                RMM__LOG(RMM_LOG_LEVEL_WARN, "rmm_record_stream: no event could be recorded on recorded stream %p (%s): the free synchronizes device %d",
+                         (void *)rs->handle, rmm_last_error(), rs->device);
+                sync = true;
+                st = RMM_SUCCESS;
+            } else {
+                st = rmm__stream_wait_event(stream, e);
+            }
         }
     }
-    rmm__event_destroy(e);
+    rmm__event_destroy(e); /* (the wait holds what it needs) */
+    rmm__device_leave(&g);
+    if (st == RMM_SUCCESS && sync) st = rmm__rec_stream_sync(rs->device, synced);
     return st;
 }
 
@@ -10231,13 +10319,17 @@ RMM__PRIVATE rmm_status rmm__arena_lock_owner(rmm__arena *a, const void *ptr, rm
         RMM__ATOMIC_ADD(&o->pins, 1); /* (under the registry lock, where retirements look) */
         rmm__spin_unlock(&a->so.lock);
         locked = rmm__spin_lock(&o->lock);
-        RMM__ATOMIC_SUB(&o->pins, 1); /* (locked, o keeps the superblocks it holds) */
-        if (RMM__UNLIKELY(!locked)) return rmm__reentrant("arena", "deallocate");
+        if (RMM__UNLIKELY(!locked)) {
+            RMM__ATOMIC_SUB(&o->pins, 1);
+            return rmm__reentrant("arena", "deallocate");
+        }
         if (RMM__LIKELY(RMM__ATOMIC_LOAD(&a->owner[idx]) == o)) {
+            RMM__ATOMIC_SUB(&o->pins, 1); /* (o holds the superblock, and keeps it while locked) */
             *out = o;
             return RMM_SUCCESS;
         }
-        rmm__spin_unlock(&o->lock); /* the superblock went meanwhile: look again */
+        rmm__spin_unlock(&o->lock); /* the superblock went meanwhile (a double free): o may hold none now, */
+        RMM__ATOMIC_SUB(&o->pins, 1); /* so it is unpinned only once this call is done with it; look again */
     }
     rmm__spin_unlock(&a->so.lock);
     *out = o;
@@ -11496,6 +11588,12 @@ RMM__PRIVATE const rmm__desc *rmm__describe(const rmm_resource *mr) {
     for (i = 0; i < n; i++)
         if (rmm__user_descs[i].vtable == mr->vtable) return &rmm__user_descs[i];
     return NULL;
+}
+/* Whether mr hands its upstream's blocks through at the same address (every forwarding adaptor but
+   the aligned one), so a block recorded through it may still be freed below it once it is gone. */
+RMM__PRIVATE bool rmm__passes_through(const rmm_resource *mr) {
+    const rmm__desc *d = rmm__describe(mr);
+    return d && d->base_step == rmm__adaptor_base_step;
 }
 RMM__IMPL rmm_status rmm_resource_register_type(const rmm_resource_vtable *vtable, rmm_resource *(*get_upstream)(const rmm_resource *mr)) {
     size_t i, n;

@@ -2332,6 +2332,17 @@ TEST(record_stream_contract) {
     CHECK_OK(rmm__stream_destroy_raw(b));
 }
 
+/* A user's resource that hands out one address (never touched) to everyone. */
+static rmm_status same_address_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    (void)self, (void)bytes, (void)alignment, (void)stream;
+    *ptr = (void *)(uintptr_t)0x7000000;
+    return RMM_SUCCESS;
+}
+static rmm_status same_address_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    (void)self, (void)ptr, (void)bytes, (void)alignment, (void)stream;
+    return RMM_SUCCESS;
+}
+static const rmm_resource_vtable same_address_vtable = {"same_address", same_address_allocate, same_address_deallocate, NULL, NULL};
 /* A record made through one resource holds for the free through another on the same chain (red team
    19: it was keyed by the resource, so the free found nothing, waited for nothing, and the entry
    stayed for the address's next owner). On the host backend the free's wait is seen by failing it. */
@@ -2363,25 +2374,54 @@ TEST(record_stream_holds_along_the_resource_chain) {
         CHECK(rmm__recorded_count == 0); /* taken by the free: nothing left for the address's next owner */
         if (v == 2) rmm_set_current_device_resource(before);
     }
-    /* a record through an unrelated resource is not the free's */
-    {
-        rmm_resource *other = new_pool(4 * MiB, 0), *ost = NULL;
-        void *q = NULL;
-        CHECK(other != NULL);
-        if (other) {
-            CHECK_OK(rmm_statistics_adaptor_create(&ost, other));
-            CHECK_OK(rmm_allocate(st, &p, 4096, a));
-            CHECK_OK(rmm_allocate(ost, &q, 4096, a));
-            CHECK_OK(rmm_record_stream(other, q, 4096, b));
-            CHECK_OK(rmm_deallocate(st, p, 4096, a));
-            CHECK(rmm__recorded_count == 1);
-            CHECK_OK(rmm_deallocate(ost, q, 4096, a));
-            CHECK(rmm__recorded_count == 0);
-            rmm_resource_destroy(ost);
-            rmm_resource_destroy(other);
-        }
-    }
+    /* an adaptor destroyed between the record and the free hands its records to its upstream */
+    CHECK_OK(rmm_allocate(mr, &p, 4096, a));
+    CHECK_OK(rmm_record_stream(st, p, 4096, b));
     rmm_resource_destroy(st);
+    st = NULL;
+    CHECK(rmm__recorded_count == 1);
+#if defined(RMM_BACKEND_HOST)
+    rmm_host_backend_fail_calls("cudaStreamWaitEvent", 1, 1, RMM_ERROR_CUDA);
+    CHECK_STATUS(rmm_deallocate(mr, p, 4096, a), RMM_ERROR_CUDA); /* it still waits for b */
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    /* the current device cannot be read: the record fails, and so does the free (nothing freed) */
+    {
+        void *q = NULL;
+        CHECK_OK(rmm_allocate(mr, &q, 4096, a));
+        rmm_host_backend_fail_calls("cudaGetDevice", 1, 1, RMM_ERROR_CUDA);
+        CHECK_STATUS(rmm_record_stream(mr, q, 4096, b), RMM_ERROR_CUDA);
+        rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+        CHECK(rmm__recorded_count == 1);
+        CHECK_OK(rmm_deallocate(mr, q, 4096, a));
+        rmm_host_backend_fail_calls("cudaGetDevice", 1, 1, RMM_ERROR_CUDA);
+        CHECK_STATUS(rmm_deallocate(mr, p, 4096, a), RMM_ERROR_CUDA);
+        rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+        CHECK(rmm__recorded_count == 1);
+    }
+#endif
+    CHECK_OK(rmm_deallocate(mr, p, 4096, a));
+    CHECK(rmm__recorded_count == 0);
+    /* a record through an unrelated resource that hands out the same address is not the free's */
+    {
+        rmm_resource f1, f2;
+        void *q = NULL;
+        f1.vtable = &same_address_vtable;
+        f2.vtable = &same_address_vtable;
+        CHECK_OK(rmm_allocate(&f1, &p, 4096, a));
+        CHECK_OK(rmm_allocate(&f2, &q, 4096, a));
+        CHECK(p == q);
+        CHECK_OK(rmm_record_stream(&f1, p, 4096, b));
+#if defined(RMM_BACKEND_HOST)
+        rmm_host_backend_fail_calls("cudaStreamWaitEvent", 1, 1, RMM_ERROR_CUDA);
+#endif
+        CHECK_OK(rmm_deallocate(&f2, q, 4096, a)); /* not f1's record: no wait */
+#if defined(RMM_BACKEND_HOST)
+        rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+#endif
+        CHECK(rmm__recorded_count == 1);
+        CHECK_OK(rmm_deallocate(&f1, p, 4096, a));
+        CHECK(rmm__recorded_count == 0);
+    }
     rmm_resource_destroy(mr);
     CHECK_OK(rmm_stream_destroy(a));
     CHECK_OK(rmm__stream_destroy_raw(b));
@@ -2460,9 +2500,8 @@ TEST(record_stream_per_thread_stream_of_another_thread) {
    (logged) where the free failed for good (red team 19). */
 TEST(record_stream_of_a_destroyed_stream) {
     rmm_resource *mr = NULL;
-    rmm_stream a = NULL, lib = NULL, f = NULL;
+    rmm_stream a = NULL, lib = NULL;
     void *p = NULL;
-    int old;
     NEED_GPU();
     mr = new_pool(4 * MiB, 0);
     if (!mr) return;
@@ -2474,6 +2513,8 @@ TEST(record_stream_of_a_destroyed_stream) {
     CHECK_OK(rmm_deallocate(mr, p, 4096, a));
     CHECK(rmm__recorded_count == 0);
 #if defined(RMM_BACKEND_HOST) /* (on a GPU an event on a destroyed stream's handle is undefined) */
+    rmm_stream f = NULL;
+    int old;
     CHECK_OK(rmm__stream_create_raw(&f, false));
     CHECK_OK(rmm_allocate(mr, &p, 4096, a));
     CHECK_OK(rmm_record_stream(mr, p, 4096, f));
@@ -2486,8 +2527,6 @@ TEST(record_stream_of_a_destroyed_stream) {
     CHECK_OK(rmm_deallocate(mr, p, 4096, a));
     rmm_set_log_level(old);
     CHECK(rmm__recorded_count == 0);
-#else
-    (void)old, (void)f;
 #endif
     rmm_resource_destroy(mr);
     CHECK_OK(rmm_stream_destroy(a));
