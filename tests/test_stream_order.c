@@ -896,6 +896,83 @@ static void *thread_program(void *arg) {
     return NULL;
 }
 /* One round per kind; `make test-long` runs five. */
+/* rmm_record_stream: a block used on a recorded stream too, freed on its own. Each sub-allocator
+   must give it to no stream before the recorded stream's work up to the free is done: recorded as
+   the per-thread default stream of another thread (freed on a created stream, and on the freeing
+   thread's per-thread stream), recorded through the pool under the adaptor it was allocated through
+   (and the other way round), and a library stream recorded and destroyed before the free with its
+   work pending (red team 19). */
+typedef struct record_thread_arg {
+    rmm_resource *rec;
+    void *p;
+    size_t n;
+    pthread_barrier_t *bar;
+} record_thread_arg;
+static void *record_on_own_stream(void *arg) {
+    record_thread_arg *a = (record_thread_arg *)arg;
+    chk_use(a->p, a->n, RMM_STREAM_PER_THREAD); /* this thread's kernel, not done */
+    CHECK_OK(rmm_record_stream(a->rec, a->p, a->n, RMM_STREAM_PER_THREAD));
+    pthread_barrier_wait(a->bar);
+    pthread_barrier_wait(a->bar); /* (alive while the block is freed and taken again) */
+    return NULL;
+}
+TEST(record_stream_orders_every_recorded_stream) {
+    static const int kinds[] = {POOL, BINNING, FIXED, ARENA};
+    long before = violations;
+    size_t k;
+    int c;
+    for (k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+        for (c = 0; c < 5; c++) {
+            rmm_resource *mr = NULL, *pool = NULL, *st = NULL, *use, *rec;
+            rmm_stream x = NULL, lib = NULL, on;
+            void *p = NULL, *q = NULL;
+            const size_t n = 4096;
+            where = c < 2 ? "record_stream: another thread's per-thread stream" : c < 4 ? "record_stream: through another resource of the chain" : "record_stream: a destroyed library stream";
+            make(kinds[k], &mr, &pool, 32 * MiB);
+            if (!mr) continue;
+            CHECK_OK(rmm_statistics_adaptor_create(&st, mr));
+            CHECK_OK(rmm_stream_create(&x));
+            on = c == 1 ? RMM_STREAM_PER_THREAD : x;
+            use = c == 2 ? st : mr;
+            rec = c == 2 ? mr : c == 3 ? st : mr;
+            CHECK_OK(alloc_use(use, &p, n, on));
+            if (c < 2) {
+                pthread_barrier_t bar;
+                pthread_t t;
+                record_thread_arg a;
+                a.rec = rec, a.p = p, a.n = n, a.bar = &bar;
+                pthread_barrier_init(&bar, NULL, 2);
+                CHECK(pthread_create(&t, NULL, record_on_own_stream, &a) == 0);
+                pthread_barrier_wait(&bar);
+                CHECK(free_ok(use, p, n, on));
+                CHECK_OK(alloc_use(use, &q, n, on)); /* on's own memory back at once: behind the other thread's kernel */
+                pthread_barrier_wait(&bar);
+                pthread_join(t, NULL);
+                pthread_barrier_destroy(&bar);
+            } else {
+                rmm_stream r = c == 4 ? NULL : foreign();
+                if (c == 4) CHECK_OK(rmm_stream_create(&lib));
+                chk_use(p, n, c == 4 ? lib : r); /* used on the recorded stream, not done */
+                CHECK_OK(rmm_record_stream(rec, p, n, c == 4 ? lib : r));
+                if (c == 4) CHECK_OK(rmm_stream_destroy(lib)); /* its work goes on */
+                CHECK(free_ok(use, p, n, on));
+                CHECK_OK(alloc_use(use, &q, n, on));
+                if (r) {
+                    model_reset();
+                    destroy(r);
+                }
+            }
+            model_reset();
+            CHECK(q == NULL || free_ok(use, q, n, on));
+            rmm_resource_destroy(st);
+            unmake(mr, pool);
+            CHECK_OK(rmm_stream_destroy(x));
+        }
+    }
+    printf("  %s\n", violations == before ? "no early hand-over" : "EARLY HAND-OVER");
+    CHECK(violations == before);
+}
+
 TEST(three_threads_with_shared_and_reused_streams) {
     int kind, i, round, rounds = getenv("RMM_TEST_LONG") && strcmp(getenv("RMM_TEST_LONG"), "1") == 0 ? 5 : 1;
     long before = violations;
@@ -1009,6 +1086,7 @@ int main(void) {
     RUN(handle_reuse_after_many_frees_waits_for_the_old_stream);
     RUN(random_programs_on_every_kind_of_resource);
     RUN(random_programs_with_streams_that_outlive_the_resource);
+    RUN(record_stream_orders_every_recorded_stream);
     RUN(three_threads_with_shared_and_reused_streams);
     RUN(per_thread_default_streams_of_threads_that_exit);
     printf("  %ld allocations checked; the model saw %lu event records, %lu queries (%lu not done), %lu waits, %lu synchronizes\n", checks, m_records,
