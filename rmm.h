@@ -4671,8 +4671,9 @@ RMM__PRIVATE rmm_status rmm__rec_stream_order(const rmm__rec_stream *rs, rmm_str
             int now = -1;
             if (rmm__get_device(&now) == RMM_SUCCESS && now == rs->device) return RMM_SUCCESS; /* this thread's, on its device: the free's own */
         }
-    } else if (rs->handle == stream && !rs->reg) {
-        return RMM_SUCCESS; /* (a foreign or the legacy stream: the free's own) */
+    } else if (rs->handle == stream && !rs->reg) { /* a foreign stream: the free's own; the legacy one: if on this device */
+        int now = -1;
+        if (!rmm__stream_is_legacy(stream) || (rmm__get_device(&now) == RMM_SUCCESS && now == rs->device)) return RMM_SUCCESS;
     }
     RMM_TRY(rmm__device_enter(&g, rs->device));
     if (rs->reg && !rs->per_thread) { /* a library stream: alive, or waited for through its death event */

@@ -2427,6 +2427,33 @@ TEST(record_stream_holds_along_the_resource_chain) {
     CHECK_OK(rmm__stream_destroy_raw(b));
 }
 
+/* The legacy stream's handle names each device's own: recorded on one device and freed on the
+   handle with another current, the free waits for it; on the same device it is the free's own.
+   Host backend (two devices; the wait is seen by failing it). */
+TEST(record_stream_legacy_stream_of_another_device) {
+#if defined(RMM_BACKEND_HOST) && RMM_HOST_BACKEND_DEVICES > 1
+    rmm_resource f;
+    void *p = NULL;
+    f.vtable = &same_address_vtable;
+    CHECK_OK(rmm__set_device(1));
+    CHECK_OK(rmm_allocate(&f, &p, 4096, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_record_stream(&f, p, 4096, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm__set_device(0));
+    rmm_host_backend_fail_calls("cudaStreamWaitEvent", 1, 1, RMM_ERROR_CUDA);
+    CHECK_STATUS(rmm_deallocate(&f, p, 4096, RMM_STREAM_DEFAULT), RMM_ERROR_CUDA); /* device 1's legacy stream: waited for */
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    CHECK(rmm__recorded_count == 1);
+    CHECK_OK(rmm__set_device(1));
+    rmm_host_backend_fail_calls("cudaStreamWaitEvent", 1, 1, RMM_ERROR_CUDA);
+    CHECK_OK(rmm_deallocate(&f, p, 4096, RMM_STREAM_DEFAULT)); /* its own: no wait */
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    CHECK(rmm__recorded_count == 0);
+    CHECK_OK(rmm__set_device(0));
+#else
+    harness_skip_current = 1; /* (two devices, and the failure injected: the host backend) */
+#endif
+}
+
 typedef struct record_ptds_job {
     rmm_resource *mr;
     void *p;
@@ -5204,6 +5231,7 @@ int main(void) {
     RUN(pool_create_fails_before_its_registry);
     RUN(record_stream_contract);
     RUN(record_stream_holds_along_the_resource_chain);
+    RUN(record_stream_legacy_stream_of_another_device);
     RUN(record_stream_per_thread_stream_of_another_thread);
     RUN(record_stream_of_a_destroyed_stream);
     RUN(pool_foreign_stream_ring);
