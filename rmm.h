@@ -3046,6 +3046,7 @@ RMM__PRIVATE rmm_status rmm__vm_unmap(char *va, size_t bytes) {
 typedef rmm_device_scope rmm__device_guard; /* the public rmm_device_scope */
 RMM__PRIVATE rmm_status rmm__device_enter(rmm__device_guard *g, int device) {
     g->switched = false;
+    g->previous = device; /* (what a failed query leaves: nothing to restore) */
     RMM_TRY(rmm__get_device(&g->previous));
     if (g->previous != device && device >= 0) {
         RMM_TRY(rmm__set_device(device));
