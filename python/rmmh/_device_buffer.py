@@ -416,14 +416,16 @@ class DeviceBuffer(_Base):
     def record_stream(self, stream):
         """Says that the buffer is used on ``stream`` too (PyTorch's ``Tensor.record_stream``):
         when it is freed, its own stream first waits for the work queued on ``stream`` until then,
-        so nothing reuses the memory early (rmm.h's ``rmm_record_stream``). The buffer keeps
+        so nothing reuses the memory early (rmm.h's ``rmm_record_stream``). ``stream`` is taken to
+        be a stream of the buffer's device (made current for the record). The buffer keeps
         ``stream`` alive until it is freed. A no-op for an empty buffer. An rmmh extension: RMM's
         DeviceBuffer has no such method."""
         s = as_stream(stream)
         with _resize_lock(self):  # (the block recorded is the one the buffer has: a resize takes turns)
             if not self._ptr:
                 return
-            _lib.check(_lib.rmm_record_stream(self._mr._h, self._ptr, self._nbytes, s._h), "record_stream")
+            with self._on_device():  # (the record's events are made on the device current at it)
+                _lib.check(_lib.rmm_record_stream(self._mr._h, self._ptr, self._nbytes, s._h), "record_stream")
             _recorded_streams.setdefault(self, []).append(s)
 
     def copy(self):
