@@ -688,7 +688,7 @@ static void random_program(int kind, uint64_t seed, long ops, bool outlive) {
         if (to_ != b_.slot) { /* the user orders the freeing stream after the uses */  \
             if (rnd() & 1) user_wait(S[to_], S[b_.slot]);                              \
             else CHECK_OK(rmm_stream_synchronize(S[b_.slot]));                         \
-            if (outlive) chk_use(b_.p, b_.n, S[to_]); /* and uses it there too */      \
+            chk_use(b_.p, b_.n, S[to_]); /* and uses it there too */                   \
         }                                                                              \
         CHECK(free_ok(mr, b_.p, b_.n, S[to_]));                                        \
     } while (0)
@@ -698,7 +698,7 @@ static void random_program(int kind, uint64_t seed, long ops, bool outlive) {
             cur = (rnd() % 10) < 8 ? 2 + (int)(rnd() % (NS - 2)) : (int)(rnd() % 2);
             run = (int)(rnd() % 300);
         }
-        if (op % (outlive ? 250 : 5000) == 0) behind = (rnd() % 3) == 0; /* the device falls behind for a while */
+        if (op % 250 == 0) behind = (rnd() % 3) == 0; /* the device falls behind for a while */
         if (r < 420) {
             size_t n = pick_size(kind);
             void *p = NULL;
