@@ -4663,7 +4663,7 @@ RMM__PRIVATE rmm_status rmm__rec_stream_sync(int device, int *synced) {
    to do for the free's own stream. *synced: the device this free synchronized already (-1: none). */
 RMM__PRIVATE rmm_status rmm__rec_stream_order(const rmm__rec_stream *rs, rmm_stream stream, int *synced) {
     rmm__device_guard g;
-    rmm__event e = NULL;
+    rmm__event e = NULL, wait_on = NULL;
     rmm_status st = RMM_SUCCESS;
     bool sync = false;
     if (rs->per_thread) {
@@ -4676,16 +4676,16 @@ RMM__PRIVATE rmm_status rmm__rec_stream_order(const rmm__rec_stream *rs, rmm_str
         int now = -1;
         if (!rmm__stream_is_legacy(stream) || (rmm__get_device(&now) == RMM_SUCCESS && now == rs->device)) return RMM_SUCCESS;
     }
-    RMM_TRY(rmm__device_enter(&g, rs->device));
+    RMM_TRY(rmm__device_enter(&g, rs->device)); /* (the event is made and recorded there; the free's stream waits from the caller's device) */
     if (rs->reg && !rs->per_thread) { /* a library stream: alive, or waited for through its death event */
         (void)rmm__spin_lock(&rs->reg->lock);
         if (!rmm__sreg_alive(rs->reg)) {
-            if (rs->reg->death) st = rmm__stream_wait_event(stream, rs->reg->death);
+            if (rs->reg->death) wait_on = rs->reg->death; /* (kept while this record holds its reference) */
             else sync = !rs->reg->complete;
         } else if (rs->handle != stream) {
             st = rmm__event_create(&e);
             if (st == RMM_SUCCESS) st = rmm__event_record(e, rs->handle);
-            if (st == RMM_SUCCESS) st = rmm__stream_wait_event(stream, e);
+            if (st == RMM_SUCCESS) wait_on = e;
         }
         rmm__spin_unlock(&rs->reg->lock);
     } else {
@@ -4698,12 +4698,13 @@ RMM__PRIVATE rmm_status rmm__rec_stream_order(const rmm__rec_stream *rs, rmm_str
                 sync = true;
                 st = RMM_SUCCESS;
             } else {
-                st = rmm__stream_wait_event(stream, e);
+                wait_on = e;
             }
         }
     }
-    rmm__event_destroy(e); /* (the wait holds what it needs) */
     rmm__device_leave(&g);
+    if (st == RMM_SUCCESS && wait_on) st = rmm__stream_wait_event(stream, wait_on); /* (a handle such as 0 names the caller's device's stream) */
+    rmm__event_destroy(e); /* (the wait holds what it needs) */
     if (st == RMM_SUCCESS && sync) st = rmm__rec_stream_sync(rs->device, synced);
     return st;
 }
