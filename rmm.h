@@ -330,7 +330,9 @@ RMMDEF rmm_status rmm_deallocate_aligned(rmm_resource *mr, void *ptr, size_t byt
    runs with). The record holds for the free of that block through mr or any resource within 32
    layers of it on mr's upstream chain or over it (a block allocated through an adaptor may be
    recorded through what is under it, or through NULL, and the other way round); an adaptor
-   destroyed in between hands its records to its upstream. A foreign recorded stream must still
+   destroyed in between hands its records to its upstream (the aligned adaptor: those of blocks it
+   did not over-align; a user's registered type: none), and a sub-allocator destroyed drops those of
+   its blocks, also the ones made through a resource over it. A foreign recorded stream must still
    exist when the block is freed (if no event can be recorded on it, the free synchronizes the
    stream's device, a host wait, and logs a warning); a library stream (rmm_stream_create, a stream
    pool) destroyed since is waited for through the event its destroy recorded.
@@ -3431,7 +3433,8 @@ typedef struct rmm__rec_stream {
 RMM__PRIVATE rmm_status rmm__rec_stream_make(rmm_stream stream, rmm__rec_stream *out);
 RMM__PRIVATE void rmm__rec_stream_drop(rmm__rec_stream *rs);
 RMM__PRIVATE rmm_status rmm__rec_stream_order(const rmm__rec_stream *rs, rmm_stream stream, int *synced);
-RMM__PRIVATE bool rmm__passes_through(const rmm_resource *mr);
+RMM__PRIVATE int rmm__passes_through(const rmm_resource *mr);
+RMM__PRIVATE bool rmm__aligned_passes(rmm_resource *mr, const void *ptr);
 /* How far up a chain of resources a record reaches (a user's graph with a cycle stops there). */
 #define RMM__REC_CHAIN 32
 /* (mr, ptr) -> the streams recorded for it through mr, in one map under one lock; rmm__recorded_count
@@ -3623,7 +3626,7 @@ RMM__PRIVATE void rmm__recorded_restore(rmm__recorded *list) {
    (*taken, a list, or NULL), and makes `stream` wait for an event recorded on each of their
    streams, or, where a stream cannot be named from this thread (another thread's per-thread
    stream) or an event cannot be recorded on a foreign stream (destroyed, against the contract),
-   synchronizes that stream's device (once per device and free). On failure the entries are put back. The entries leave the map
+   synchronizes that stream's device (not again if the one before synchronized it). On failure the entries are put back. The entries leave the map
    before the free, so a record made for the block once it is handed out again (by another
    thread, right after the free) is a new entry, never one of these. */
 RMM__PRIVATE RMM__NOINLINE rmm_status rmm__recorded_order(rmm_resource *mr, void *ptr, rmm_stream stream, rmm__recorded **taken) {
@@ -3662,13 +3665,14 @@ RMM__PRIVATE void rmm__recorded_rejoin(rmm__recorded **head, rmm__recorded *r) {
     r->next = *head;
     *head = r;
 }
-/* A resource is being destroyed: the entries recorded through it go. Those of an adaptor that
-   passes blocks through (its blocks are its upstream's, at the same address, and may still be freed
-   there: review 19) are handed to its upstream; a sub-allocator's blocks can no longer be freed. */
+/* A resource is being destroyed: the entries recorded through it, or through a resource over it
+   (whose blocks are its blocks), go. Those recorded through an adaptor that passes the block
+   through (its blocks are its upstream's, at the same address, and may still be freed there:
+   review 19; the aligned adaptor for what it did not over-align) are handed to its upstream. */
 RMM__PRIVATE void rmm__recorded_drop_resource(rmm_resource *mr) {
     size_t i, n = 0, k;
     uintptr_t *emptied;
-    bool pass = rmm__passes_through(mr);
+    int pass = rmm__passes_through(mr);
     rmm__lock(&rmm__recorded_lock);
     emptied = rmm__recorded_map.slots ? (uintptr_t *)rmm__calloc(rmm__recorded_map.count + 1, sizeof *emptied) : NULL;
     for (i = 0; rmm__recorded_map.slots && i <= rmm__recorded_map.mask; i++) {
@@ -3676,12 +3680,12 @@ RMM__PRIVATE void rmm__recorded_drop_resource(rmm_resource *mr) {
         if (!rmm__recorded_map.slots[i].key) continue;
         at = (rmm__recorded **)&rmm__recorded_map.slots[i].value;
         while ((r = *at) != NULL) {
-            if (r->mr != mr) {
+            if (!rmm__chain_has(r->chain, r->chain_len, mr)) {
                 at = &r->next;
                 continue;
             }
             *at = r->next;
-            if (pass && r->chain_len > 1) {
+            if (r->mr == mr && r->chain_len > 1 && (pass == 1 || (pass == 2 && rmm__aligned_passes(mr, r->ptr)))) {
                 r->chain_len--;
                 memmove(r->chain, r->chain + 1, (size_t)r->chain_len * sizeof *r->chain);
                 r->mr = r->chain[0];
@@ -11265,6 +11269,8 @@ typedef struct rmm__aligned {
     size_t alignment, threshold;
     rmm__overalign map;
 } rmm__aligned;
+/* Whether the aligned adaptor mr handed out ptr as its upstream's block (it did not over-align it). */
+RMM__PRIVATE bool rmm__aligned_passes(rmm_resource *mr, const void *ptr) { return !rmm__overalign_holds(&((rmm__aligned *)mr)->map, ptr); }
 /* Over-aligns iff the request reaches the threshold and the adaptor's alignment exceeds the one
    asked for; otherwise the call passes straight through. Both sides decide the same way. */
 RMM__PRIVATE bool rmm__aligned_applies(const rmm__aligned *al, size_t bytes, size_t alignment) {
@@ -11592,11 +11598,12 @@ RMM__PRIVATE const rmm__desc *rmm__describe(const rmm_resource *mr) {
         if (rmm__user_descs[i].vtable == mr->vtable) return &rmm__user_descs[i];
     return NULL;
 }
-/* Whether mr hands its upstream's blocks through at the same address (every forwarding adaptor but
-   the aligned one), so a block recorded through it may still be freed below it once it is gone. */
-RMM__PRIVATE bool rmm__passes_through(const rmm_resource *mr) {
+/* Whether mr hands its upstream's blocks through at the same address, so a block recorded through
+   it may still be freed below it once it is gone: 1 every forwarding adaptor but the aligned one,
+   2 the aligned one (for what it did not over-align: rmm__aligned_passes), 0 no. */
+RMM__PRIVATE int rmm__passes_through(const rmm_resource *mr) {
     const rmm__desc *d = rmm__describe(mr);
-    return d && d->base_step == rmm__adaptor_base_step;
+    return !d ? 0 : d->base_step == rmm__adaptor_base_step ? 1 : d->base_step == rmm__aligned_base_step ? 2 : 0;
 }
 RMM__IMPL rmm_status rmm_resource_register_type(const rmm_resource_vtable *vtable, rmm_resource *(*get_upstream)(const rmm_resource *mr)) {
     size_t i, n;

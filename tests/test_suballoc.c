@@ -2401,6 +2401,43 @@ TEST(record_stream_holds_along_the_resource_chain) {
 #endif
     CHECK_OK(rmm_deallocate(mr, p, 4096, a));
     CHECK(rmm__recorded_count == 0);
+    /* the aligned adaptor hands over the records of blocks it passed through, not of those it over-aligned */
+    {
+        rmm_resource *al = NULL;
+        void *big = NULL;
+        CHECK_OK(rmm_aligned_adaptor_create(&al, mr, 4096, 65536));
+        CHECK_OK(rmm_allocate(al, &p, 4096, a));     /* below the threshold: the pool's block */
+        CHECK_OK(rmm_allocate(al, &big, 100000, a)); /* over-aligned inside a pool block */
+        CHECK_OK(rmm_record_stream(al, p, 4096, b));
+        CHECK_OK(rmm_record_stream(al, big, 100000, b));
+        CHECK(rmm__recorded_count == 2);
+        CHECK_OK(rmm_deallocate(al, big, 100000, a));
+        CHECK(rmm__recorded_count == 1);
+        rmm_resource_destroy(al);
+        CHECK(rmm__recorded_count == 1);
+#if defined(RMM_BACKEND_HOST)
+        rmm_host_backend_fail_calls("cudaStreamWaitEvent", 1, 1, RMM_ERROR_CUDA);
+        CHECK_STATUS(rmm_deallocate(mr, p, 4096, a), RMM_ERROR_CUDA); /* it still waits for b */
+        rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+#endif
+        CHECK_OK(rmm_deallocate(mr, p, 4096, a));
+        CHECK(rmm__recorded_count == 0);
+    }
+    /* a pool destroyed with a block recorded through an adaptor over it: the record goes with it */
+    {
+        rmm_resource *p2 = new_pool(4 * MiB, 0), *st2 = NULL;
+        CHECK(p2 != NULL);
+        if (p2) {
+            CHECK_OK(rmm_statistics_adaptor_create(&st2, p2));
+            CHECK_OK(rmm_allocate(st2, &p, 4096, a));
+            CHECK_OK(rmm_record_stream(st2, p, 4096, b));
+            CHECK(rmm__recorded_count == 1);
+            CHECK_OK(rmm_stream_synchronize(b));
+            rmm_resource_destroy(p2); /* (the adaptor is left with no upstream: it is only destroyed) */
+            CHECK(rmm__recorded_count == 0);
+            rmm_resource_destroy(st2);
+        }
+    }
     /* a record through an unrelated resource that hands out the same address is not the free's */
     {
         rmm_resource f1, f2;
@@ -2451,6 +2488,79 @@ TEST(record_stream_legacy_stream_of_another_device) {
     CHECK_OK(rmm__set_device(0));
 #else
     harness_skip_current = 1; /* (two devices, and the failure injected: the host backend) */
+#endif
+}
+
+#if defined(RMM_BACKEND_HOST)
+/* A minimal stream model (rmm_host_backend_set_stream_model) that notes the waits on one event:
+   which stream waited, with which device current. Events complete at once. */
+static rmm_stream devwait_watch;
+static const void *devwait_event;
+static int devwait_waits, devwait_device;
+static void devwait_record(void *u, const void *e, rmm_stream s) {
+    (void)u;
+    if (s == devwait_watch) devwait_event = e;
+}
+static bool devwait_query(void *u, const void *e) { return (void)u, (void)e, true; }
+static void devwait_esync(void *u, const void *e) { (void)u, (void)e; }
+static void devwait_edestroy(void *u, const void *e) {
+    (void)u;
+    if (e == devwait_event) devwait_event = NULL;
+}
+static void devwait_wait(void *u, rmm_stream s, const void *e) {
+    (void)u, (void)s;
+    if (e && e == devwait_event) {
+        devwait_waits++;
+        devwait_device = rmm__host_current_device;
+    }
+}
+static void devwait_ssync(void *u, rmm_stream s) { (void)u, (void)s; }
+static void devwait_dsync(void *u) { (void)u; }
+static void devwait_work(void *u, rmm_stream s) { (void)u, (void)s; }
+static void devwait_unmap(void *u, const void *va, size_t n) { (void)u, (void)va, (void)n; }
+static const rmm_host_stream_model devwait_model = {NULL, devwait_record, devwait_query, devwait_esync, devwait_edestroy, devwait_wait,
+                                                    devwait_ssync, devwait_dsync, devwait_work, devwait_unmap};
+#endif
+/* A stream recorded on device 1, the block freed on device 0 on a default-stream handle: the event is
+   made on device 1, and the free's own stream, device 0's, waits for it (with the device guard in, the
+   handle named device 1's stream: review 19b's HIGH). Host backend (two devices, a model of its own). */
+TEST(record_stream_wait_is_the_free_devices_stream) {
+#if defined(RMM_BACKEND_HOST) && RMM_HOST_BACKEND_DEVICES > 1
+    rmm_stream b = NULL, cases[4][2];
+    int c;
+    CHECK_OK(rmm__set_device(1));
+    CHECK_OK(rmm__stream_create_raw(&b, false)); /* a foreign stream of device 1 */
+    cases[0][0] = b, cases[0][1] = RMM_STREAM_DEFAULT;
+    cases[1][0] = b, cases[1][1] = RMM_STREAM_PER_THREAD;
+    cases[2][0] = RMM_STREAM_DEFAULT, cases[2][1] = RMM_STREAM_DEFAULT;
+    cases[3][0] = RMM_STREAM_PER_THREAD, cases[3][1] = RMM_STREAM_PER_THREAD;
+    rmm_host_backend_set_stream_model(&devwait_model);
+    for (c = 0; c < 4; c++) {
+        rmm_resource *mr;
+        void *p = NULL;
+        CHECK_OK(rmm__set_device(0));
+        mr = new_pool(4 * MiB, 0);
+        if (!mr) continue;
+        CHECK_OK(rmm_allocate(mr, &p, 4096, cases[c][1]));
+        CHECK_OK(rmm__set_device(1));
+        devwait_watch = cases[c][0];
+        CHECK_OK(rmm_record_stream(mr, p, 4096, cases[c][0]));
+        CHECK_OK(rmm__set_device(0));
+        devwait_waits = 0;
+        devwait_device = -1;
+        CHECK_OK(rmm_deallocate(mr, p, 4096, cases[c][1]));
+        CHECK(devwait_waits == 1);
+        CHECK(devwait_device == 0); /* the handle names the current device's stream */
+        CHECK(rmm__host_current_device == 0);
+        rmm_resource_destroy(mr);
+        devwait_watch = NULL;
+    }
+    rmm_host_backend_set_stream_model(NULL);
+    CHECK_OK(rmm__set_device(1));
+    CHECK_OK(rmm__stream_destroy_raw(b));
+    CHECK_OK(rmm__set_device(0));
+#else
+    harness_skip_current = 1; /* (two devices and a stream model: the host backend) */
 #endif
 }
 
@@ -5232,6 +5342,7 @@ int main(void) {
     RUN(record_stream_contract);
     RUN(record_stream_holds_along_the_resource_chain);
     RUN(record_stream_legacy_stream_of_another_device);
+    RUN(record_stream_wait_is_the_free_devices_stream);
     RUN(record_stream_per_thread_stream_of_another_thread);
     RUN(record_stream_of_a_destroyed_stream);
     RUN(pool_foreign_stream_ring);
