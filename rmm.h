@@ -3598,22 +3598,17 @@ RMM__PRIVATE void rmm__recorded_release(rmm__recorded *r) {
 }
 /* Puts back a list taken by rmm__recorded_unlink (its free failed): each entry merged into one
    recorded for the same (mr, block) meanwhile, else linked again (out of host memory: dropped). */
+RMM__PRIVATE void rmm__recorded_rejoin(rmm__recorded **head, rmm__recorded *r);
 RMM__PRIVATE void rmm__recorded_restore(rmm__recorded *list) {
-    rmm__recorded *r, *now;
+    rmm__recorded *r;
     void **slot;
-    size_t i;
     rmm__lock(&rmm__recorded_lock);
     while ((r = list) != NULL) {
         list = r->next;
         r->next = NULL;
-        now = rmm__recorded_find(r->mr, r->ptr);
-        if (now) { /* (each stream added moves its reference; out of host memory, the rest are dropped) */
-            for (i = 0; i < r->count && rmm__recorded_add(now, &r->streams[i]); i++) {}
-            rmm__recorded_release(r);
-        } else if ((slot = rmm__addr_map_find(&rmm__recorded_map, (uintptr_t)r->ptr)) != NULL) {
-            r->next = (rmm__recorded *)*slot;
-            *slot = r;
-            RMM__ATOMIC_ADD(&rmm__recorded_count, 1);
+        if ((slot = rmm__addr_map_find(&rmm__recorded_map, (uintptr_t)r->ptr)) != NULL) {
+            RMM__ATOMIC_ADD(&rmm__recorded_count, 1); /* (counted again; a merge counts it out) */
+            rmm__recorded_rejoin((rmm__recorded **)slot, r);
         } else if (rmm__addr_map_put(&rmm__recorded_map, (uintptr_t)r->ptr, r)) {
             RMM__ATOMIC_ADD(&rmm__recorded_count, 1);
         } else {
@@ -4647,6 +4642,11 @@ RMM__PRIVATE void rmm__rec_stream_drop(rmm__rec_stream *rs) {
     rmm__sreg_unref(rs->reg);
     rs->reg = NULL;
 }
+/* Whether `device` is the current one (false if that cannot be read). */
+static inline bool rmm__device_is_current(int device) {
+    int now = -1;
+    return rmm__get_device(&now) == RMM_SUCCESS && now == device;
+}
 /* Synchronizes `device` (a host wait for all its work) unless this free did already. */
 RMM__PRIVATE rmm_status rmm__rec_stream_sync(int device, int *synced) {
     rmm__device_guard g;
@@ -4672,13 +4672,9 @@ RMM__PRIVATE rmm_status rmm__rec_stream_order(const rmm__rec_stream *rs, rmm_str
     bool sync = false;
     if (rs->per_thread) {
         if (rs->reg != rmm__thread_reg()) return rmm__rec_stream_sync(rs->device, synced); /* (NULL out of host memory: not this thread's either) */
-        if (rmm__stream_is_per_thread(stream)) {
-            int now = -1;
-            if (rmm__get_device(&now) == RMM_SUCCESS && now == rs->device) return RMM_SUCCESS; /* this thread's, on its device: the free's own */
-        }
+        if (rmm__stream_is_per_thread(stream) && rmm__device_is_current(rs->device)) return RMM_SUCCESS; /* this thread's, on its device: the free's own */
     } else if (rs->handle == stream && !rs->reg) { /* a foreign stream: the free's own; the legacy one: if on this device */
-        int now = -1;
-        if (!rmm__stream_is_legacy(stream) || (rmm__get_device(&now) == RMM_SUCCESS && now == rs->device)) return RMM_SUCCESS;
+        if (!rmm__stream_is_legacy(stream) || rmm__device_is_current(rs->device)) return RMM_SUCCESS;
     }
     RMM_TRY(rmm__device_enter(&g, rs->device)); /* (the event is made and recorded there; the free's stream waits from the caller's device) */
     if (rs->reg && !rs->per_thread) { /* a library stream: alive, or waited for through its death event */
