@@ -1040,6 +1040,32 @@ static void *gate_free_thread(void *arg) {
     a->status = rmm_deallocate(a->mr, a->ptr, a->bytes, RMM_STREAM_DEFAULT);
     return NULL;
 }
+static void gate_init(gate_resource *g) {
+    memset(g, 0, sizeof *g);
+    g->base.vtable = &gate_vtable;
+    pthread_mutex_init(&g->lock, NULL);
+    pthread_cond_init(&g->cond, NULL);
+}
+static void gate_fini(gate_resource *g) {
+    pthread_cond_destroy(&g->cond);
+    pthread_mutex_destroy(&g->lock);
+}
+/* Frees ptr through mr on a thread of its own, whose upstream free returns `st` and then stops at
+   the gate (the n-th to reach it); returns once it is there. */
+static int gate_start_free(gate_resource *g, gate_free_arg *a, pthread_t *t, rmm_resource *mr, void *ptr, size_t bytes, rmm_status st, int n) {
+    a->mr = mr, a->ptr = ptr, a->bytes = bytes, a->status = RMM_ERROR_UNKNOWN;
+    gate_arm(g, st);
+    if (pthread_create(t, NULL, gate_free_thread, a) != 0) return 0;
+    gate_wait_inside(g, n);
+    return 1;
+}
+/* Lets the first free settle while the second's claim stands, then the second. */
+static void gate_settle_both(gate_resource *g, pthread_t first, pthread_t second) {
+    gate_release(g);
+    pthread_join(first, NULL);
+    gate_release(g);
+    pthread_join(second, NULL);
+}
 
 /* A free stalled after its upstream free, across the same address handed out, freed, handed out
    again and claimed by a second free: the stalled free must settle only its own record. Before the
@@ -1053,17 +1079,11 @@ TEST(tracking_stalled_free_settles_only_its_own_record) {
     size_t bytes = 0, count = 0;
     gate_free_arg a, b;
     pthread_t ta, tb;
-    memset(&g, 0, sizeof g);
-    g.base.vtable = &gate_vtable;
-    pthread_mutex_init(&g.lock, NULL);
-    pthread_cond_init(&g.cond, NULL);
+    gate_init(&g);
     CHECK_OK(rmm_tracking_adaptor_create(&tr, &g.base, false));
     CHECK_OK(rmm_allocate(tr, &x, 256, RMM_STREAM_DEFAULT));
     /* A: frees x upstream and stalls before settling */
-    a.mr = tr, a.ptr = x, a.bytes = 256, a.status = RMM_ERROR_UNKNOWN;
-    gate_arm(&g, RMM_SUCCESS);
-    CHECK(pthread_create(&ta, NULL, gate_free_thread, &a) == 0);
-    gate_wait_inside(&g, 1);
+    CHECK(gate_start_free(&g, &a, &ta, tr, x, 256, RMM_SUCCESS, 1));
     /* x comes back (its record claimed by A is replaced), is freed, then y and x are handed out again:
        with malloc's last-in-first-out reuse, x's new record gets the entry address A holds */
     CHECK_OK(rmm_allocate(tr, &x, 256, RMM_STREAM_DEFAULT));
@@ -1071,14 +1091,8 @@ TEST(tracking_stalled_free_settles_only_its_own_record) {
     CHECK_OK(rmm_allocate(tr, &y, 512, RMM_STREAM_DEFAULT));
     CHECK_OK(rmm_allocate(tr, &x, 256, RMM_STREAM_DEFAULT));
     /* B: claims x's record, fails upstream, and stalls */
-    b.mr = tr, b.ptr = x, b.bytes = 256, b.status = RMM_ERROR_UNKNOWN;
-    gate_arm(&g, RMM_ERROR_CUDA);
-    CHECK(pthread_create(&tb, NULL, gate_free_thread, &b) == 0);
-    gate_wait_inside(&g, 2);
-    gate_release(&g); /* A settles while B's claim stands */
-    pthread_join(ta, NULL);
-    gate_release(&g);
-    pthread_join(tb, NULL);
+    CHECK(gate_start_free(&g, &b, &tb, tr, x, 256, RMM_ERROR_CUDA, 2));
+    gate_settle_both(&g, ta, tb); /* A settles while B's claim stands */
     CHECK(a.status == RMM_SUCCESS);
     CHECK(b.status == RMM_ERROR_CUDA);
     /* B's free failed: x is still allocated and tracked, and can be freed */
@@ -1089,8 +1103,7 @@ TEST(tracking_stalled_free_settles_only_its_own_record) {
     CHECK_OK(rmm_tracking_get(tr, &bytes, &count));
     CHECK(count == 0 && bytes == 0);
     rmm_resource_destroy(tr);
-    pthread_cond_destroy(&g.cond);
-    pthread_mutex_destroy(&g.lock);
+    gate_fini(&g);
 }
 
 /* The same for an over-aligned block of the aligned adaptor, whose records' values (the raw
@@ -1103,37 +1116,24 @@ TEST(aligned_stalled_free_settles_only_its_own_claim) {
     void *x = NULL, *again = NULL;
     gate_free_arg a, b;
     pthread_t ta, tb;
-    memset(&g, 0, sizeof g);
-    g.base.vtable = &gate_vtable;
-    pthread_mutex_init(&g.lock, NULL);
-    pthread_cond_init(&g.cond, NULL);
+    gate_init(&g);
     CHECK_OK(rmm_aligned_adaptor_create(&al, &g.base, 4096, 1024));
     CHECK_OK(rmm_allocate(al, &x, 8192, RMM_STREAM_DEFAULT));
     CHECK(((uintptr_t)x & 4095) == 0);
     /* A: frees x upstream and stalls before settling */
-    a.mr = al, a.ptr = x, a.bytes = 8192, a.status = RMM_ERROR_UNKNOWN;
-    gate_arm(&g, RMM_SUCCESS);
-    CHECK(pthread_create(&ta, NULL, gate_free_thread, &a) == 0);
-    gate_wait_inside(&g, 1);
+    CHECK(gate_start_free(&g, &a, &ta, al, x, 8192, RMM_SUCCESS, 1));
     /* the same raw block comes back: the same aligned address, recorded anew */
     CHECK_OK(rmm_allocate(al, &again, 8192, RMM_STREAM_DEFAULT));
     CHECK(again == x);
     /* B: claims that record, fails upstream, and stalls */
-    b.mr = al, b.ptr = x, b.bytes = 8192, b.status = RMM_ERROR_UNKNOWN;
-    gate_arm(&g, RMM_ERROR_CUDA);
-    CHECK(pthread_create(&tb, NULL, gate_free_thread, &b) == 0);
-    gate_wait_inside(&g, 2);
-    gate_release(&g); /* A settles while B's claim stands */
-    pthread_join(ta, NULL);
-    gate_release(&g);
-    pthread_join(tb, NULL);
+    CHECK(gate_start_free(&g, &b, &tb, al, x, 8192, RMM_ERROR_CUDA, 2));
+    gate_settle_both(&g, ta, tb); /* A settles while B's claim stands */
     CHECK(a.status == RMM_SUCCESS);
     CHECK(b.status == RMM_ERROR_CUDA);
     /* B's free failed: x is still an over-aligned block of the adaptor, and can be freed */
     CHECK_OK(rmm_deallocate(al, x, 8192, RMM_STREAM_DEFAULT));
     rmm_resource_destroy(al);
-    pthread_cond_destroy(&g.cond);
-    pthread_mutex_destroy(&g.lock);
+    gate_fini(&g);
 }
 
 /* An upstream that ignores the alignment it is asked for (16 bytes past one it honours): the
