@@ -127,7 +127,7 @@ def adaptors(d):
     rows = csv_rows(os.path.join(d, "adaptors.log"))
     added = {(r["workload"], r["adaptor"]): float(r["added_ns_per_event"]) for r in rows if r.get("status") == "ok"}
     out = ["| adaptor | lifo 256 B | churn_small |", "|---|---:|---:|"]
-    for a in ("limiting", "statistics", "tracking", "tracking(stacks)", "logging(buffered)", "logging(auto_flush)"):
+    for a in ("limiting", "statistics", "tracking", "tracking(stacks)", "logging(buffered)", "logging(auto_flush)", "thread_safe"):
         out.append("| %s | %s | %s |" % (a, fmt(added.get(("lifo_256B", a)), 0), fmt(added.get(("churn_small", a)), 0)))
     return out
 
