@@ -2578,21 +2578,29 @@ RMM__PRIVATE rmm_status rmm__host_stream_check(rmm_stream stream, const char *ca
     return RMM_SUCCESS;
 }
 
-/* Every live "device" allocation, so that a free of anything else fails as cudaFree does
-   (cudaErrorInvalidValue) instead of reading a header that is not there. */
+/* Every live "device" and pinned allocation with its kind, so that a free of anything else (another
+   kind's block among them: cudaFree of a cudaHostAlloc pointer, cudaFreeHost of a cudaMalloc one)
+   fails as CUDA's does (cudaErrorInvalidValue) instead of reading a header that is not there or
+   freeing an address malloc never gave (a red team's find: the kinds shared the map untold, and a
+   free of the other kind aborted the process). */
+#define RMM__HOST_COUNTED ((void *)(uintptr_t)1) /* cudaMalloc, cudaMallocManaged: a header before the block */
+#define RMM__HOST_PINNED ((void *)(uintptr_t)2)  /* cudaHostAlloc: the block as posix_memalign gave it */
 static rmm__mutex rmm__host_live_lock = RMM__MUTEX_INIT;
 static rmm__addr_map rmm__host_live;
-RMM__PRIVATE bool rmm__host_live_add(void *p) {
+RMM__PRIVATE bool rmm__host_live_add(void *p, void *kind) {
     bool ok;
     rmm__lock(&rmm__host_live_lock);
-    ok = (rmm__host_live.slots || rmm__addr_map_init(&rmm__host_live, 1024)) && rmm__addr_map_put(&rmm__host_live, (uintptr_t)p, p);
+    ok = (rmm__host_live.slots || rmm__addr_map_init(&rmm__host_live, 1024)) && rmm__addr_map_put(&rmm__host_live, (uintptr_t)p, kind);
     rmm__unlock(&rmm__host_live_lock);
     return ok;
 }
-RMM__PRIVATE bool rmm__host_live_remove(void *p) {
-    bool found;
+/* Forgets p if it is a live allocation of `kind`; false (nothing changed) otherwise. */
+RMM__PRIVATE bool rmm__host_live_remove(void *p, void *kind) {
+    bool found = false;
+    void **slot;
     rmm__lock(&rmm__host_live_lock);
-    found = rmm__host_live.slots && rmm__addr_map_remove(&rmm__host_live, (uintptr_t)p) != NULL;
+    if (rmm__host_live.slots && (slot = rmm__addr_map_find(&rmm__host_live, (uintptr_t)p)) != NULL && *slot == kind)
+        found = rmm__addr_map_remove(&rmm__host_live, (uintptr_t)p) != NULL;
     rmm__unlock(&rmm__host_live_lock);
     return found;
 }
@@ -2610,7 +2618,7 @@ RMM__PRIVATE rmm_status rmm__host_malloc_counted(void **ptr, size_t bytes, const
                          call, bytes, RMM__ATOMIC_LOAD(&rmm__host_capacity));
     }
     memcpy(raw, &total, sizeof total);
-    if (!rmm__host_live_add((char *)raw + RMM__HOST_HEADER)) {
+    if (!rmm__host_live_add((char *)raw + RMM__HOST_HEADER, RMM__HOST_COUNTED)) {
         RMM__ATOMIC_SUB(&rmm__host_used, total);
         free(raw);
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "%s(bytes=%zu) failed: host out of memory for the backend's records", call, bytes);
@@ -2623,7 +2631,7 @@ RMM__PRIVATE rmm_status rmm__host_free_counted(void *ptr, const char *call) {
     char *raw;
     RMM__HOST_FAULT(call);
     if (!ptr) return RMM_SUCCESS;
-    if (!rmm__host_live_remove(ptr)) return rmm__fail(RMM_ERROR_CUDA, "%s(ptr=%p) failed: cudaErrorInvalidValue (not an allocation, or freed already)", call, ptr);
+    if (!rmm__host_live_remove(ptr, RMM__HOST_COUNTED)) return rmm__fail(RMM_ERROR_CUDA, "%s(ptr=%p) failed: cudaErrorInvalidValue (not an allocation, or freed already)", call, ptr);
     raw = (char *)ptr - RMM__HOST_HEADER;
     memcpy(&total, raw, sizeof total);
     RMM__ATOMIC_SUB(&rmm__host_used, total);
@@ -2642,7 +2650,7 @@ RMM__PRIVATE rmm_status rmm__pinned_malloc(void **ptr, size_t bytes) {
     RMM__HOST_FAULT("cudaHostAlloc");
     if (posix_memalign(&raw, 256, bytes) != 0)
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "cudaHostAlloc(bytes=%zu) failed: cudaErrorMemoryAllocation (out of memory)", bytes);
-    if (!rmm__host_live_add(raw)) {
+    if (!rmm__host_live_add(raw, RMM__HOST_PINNED)) {
         free(raw);
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "cudaHostAlloc(bytes=%zu) failed: host out of memory for the backend's records", bytes);
     }
@@ -2651,7 +2659,7 @@ RMM__PRIVATE rmm_status rmm__pinned_malloc(void **ptr, size_t bytes) {
 }
 RMM__PRIVATE rmm_status rmm__pinned_free(void *ptr) {
     RMM__HOST_FAULT("cudaFreeHost");
-    if (ptr && !rmm__host_live_remove(ptr)) return rmm__fail(RMM_ERROR_CUDA, "cudaFreeHost(ptr=%p) failed: cudaErrorInvalidValue (not an allocation, or freed already)", ptr);
+    if (ptr && !rmm__host_live_remove(ptr, RMM__HOST_PINNED)) return rmm__fail(RMM_ERROR_CUDA, "cudaFreeHost(ptr=%p) failed: cudaErrorInvalidValue (not an allocation, or freed already)", ptr);
     free(ptr);
     return RMM_SUCCESS;
 }

@@ -193,6 +193,33 @@ TEST(cuda_resource_alignment_and_out_of_memory) {
     rmm_resource_destroy(mr);
 }
 
+/* The host backend's cudaFree refuses a cudaHostAlloc block and its cudaFreeHost a cudaMalloc one
+   (cudaErrorInvalidValue, as CUDA's), and the block stays live for its own free: the two kinds
+   shared the backend's table untold, and either free of the other kind freed an address malloc
+   never gave (the process aborted; a red team's find, through rmmh). */
+TEST(host_backend_frees_refuse_the_other_kinds_blocks) {
+#if defined(RMM_BACKEND_HOST)
+    rmm_resource *cuda = NULL, *pinned = NULL;
+    void *d = NULL, *h = NULL;
+    CHECK_OK(rmm_cuda_resource_create(&cuda));
+    CHECK_OK(rmm_pinned_host_resource_create(&pinned));
+    if (!cuda || !pinned) goto out;
+    CHECK_OK(rmm_allocate(cuda, &d, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(pinned, &h, 1000, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_deallocate(pinned, d, 1000, RMM_STREAM_DEFAULT), RMM_ERROR_CUDA);
+    CHECK(strstr(rmm_last_error(), "cudaFreeHost") != NULL && strstr(rmm_last_error(), "cudaErrorInvalidValue") != NULL);
+    CHECK_STATUS(rmm_deallocate(cuda, h, 1000, RMM_STREAM_DEFAULT), RMM_ERROR_CUDA);
+    CHECK(strstr(rmm_last_error(), "cudaFree") != NULL && strstr(rmm_last_error(), "cudaErrorInvalidValue") != NULL);
+    CHECK_OK(rmm_deallocate(cuda, d, 1000, RMM_STREAM_DEFAULT)); /* each still its own resource's */
+    CHECK_OK(rmm_deallocate(pinned, h, 1000, RMM_STREAM_DEFAULT));
+out:
+    rmm_resource_destroy(pinned);
+    rmm_resource_destroy(cuda);
+#else
+    harness_skip_current = 1; /* (the host backend's emulation of CUDA's frees) */
+#endif
+}
+
 TEST(managed_and_pinned_resources_are_host_accessible) {
     rmm_resource *managed = NULL, *pinned = NULL;
     unsigned char *p = NULL;
@@ -850,6 +877,7 @@ int main(void) {
     RUN(generic_calls_check_arguments);
     RUN(an_ignored_alignment_is_refused_not_handed_on);
     RUN(cuda_resource_alignment_and_out_of_memory);
+    RUN(host_backend_frees_refuse_the_other_kinds_blocks);
     RUN(managed_and_pinned_resources_are_host_accessible);
     RUN(async_resource);
     RUN(async_managed_resource);
