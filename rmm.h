@@ -350,7 +350,12 @@ RMMDEF rmm_status rmm_deallocate_aligned(rmm_resource *mr, void *ptr, size_t byt
    walk of mr's chain; while any block is recorded every free pays one relaxed load and a lock with
    a hash lookup (a free at a recorded address: a walk of its resource's chain, a second lock, and
    per recorded stream an event record and a wait), and with none recorded, one relaxed load. A graph pool's
-   block (>>graph) records nothing and succeeds: its reuse follows the capture's rules. */
+   block (>>graph) records nothing and succeeds: its reuse follows the capture's rules. While a
+   recorded stream is registered for graph capture (rmm_capture_begin), the free of the block is
+   deferred to that registration's rmm_capture_end and made then on the free's stream (an event
+   recorded on the capturing stream would be captured, and the free's stream, waiting on it, would
+   join the capture); such a free on RMM_STREAM_PER_THREAD, which rmm_capture_end could not name,
+   fails with INVALID_ARGUMENT and frees nothing. */
 RMMDEF rmm_status rmm_record_stream(rmm_resource *mr, void *ptr, size_t bytes, rmm_stream stream);
 
 /* ---- CUDA-graph capture: graph-private pools ---- >>graph
@@ -360,12 +365,22 @@ RMMDEF rmm_status rmm_record_stream(rmm_resource *mr, void *ptr, size_t bytes, r
    rmm_allocate (and _aligned) on that stream, whatever the resource named, is served by the graph
    pool, and every free of a graph pool's block, on any stream, at any time, returns it there; no
    other work ever gets it. Inside a capture the pool makes no CUDA call, so it never invalidates it
-   (global, thread-local or relaxed mode): no synchronization, no event, no cudaMalloc. A block freed
+   (global, thread-local or relaxed mode): no synchronization, no event, no cudaMalloc. Nor do calls
+   on other streams touch a registered stream: memory a library stream (lazy, >>streams) freed
+   before its capture began, whose ordering event would have to be recorded on it now, is passed
+   over while it is registered (the resource takes other memory, or grows), and the free of a block
+   recorded on it (rmm_record_stream) is deferred to its rmm_capture_end. RMM_STREAM_PER_THREAD (and
+   handle 0 in per-thread-default-stream builds) names the calling thread's own stream on the
+   current device, here as in CUDA: its registration is that thread's, for that device, and
+   rmm_capture_end of it must come from the same thread with the same device current. A block freed
    during a capture is reused only by its freeing stream until the last capture on the pool ends
    (PyTorch's rule for graph pools); then every free block may serve the next capture. Graphs that
    share a pool may reuse each other's freed blocks: launch them one at a time, in one stream order,
    or give each graph its own pool. Memory comes back when rmm_graph_pool_destroy says the graphs are
-   gone. Allocations it serves bypass the named resource and its adaptors (statistics, logging).
+   gone (while captures registered before the destroy run, once they have ended; a capture
+   registered after it may still run then: those calls are made with the thread's capture mode
+   relaxed). Allocations it serves bypass the named resource and its adaptors (statistics,
+   logging).
 
    Creates a graph pool over `upstream` (NULL: the current device resource), taking reserve_bytes
    (rounded up to 256; 0: none) from it now, outside any capture, on a stream of its own that it
@@ -387,15 +402,20 @@ RMMDEF rmm_status rmm_graph_pool_create(rmm_graph_pool **out, rmm_resource *upst
    other work while the graph still uses its address; as in PyTorch, the graph must not use such a
    block after its free). Call it before or right after cudaStreamBeginCapture, for every stream
    that joins the capture; do not end the registration (nor destroy gp) while an allocation on the
-   stream is under way in another thread. No CUDA call. Fails with INVALID_ARGUMENT iff gp is NULL
-   or destroyed, or stream is registered already (with any pool); OUT_OF_MEMORY iff host memory
-   runs out. O(captures underway). */
+   stream is under way in another thread. No CUDA call (for RMM_STREAM_PER_THREAD, one
+   cudaGetDevice: the registration is this thread's stream on the current device). Fails with
+   INVALID_ARGUMENT iff gp is NULL or destroyed, or stream is registered already (with any pool);
+   OUT_OF_MEMORY iff host memory runs out; CUDA iff cudaGetDevice fails. O(captures underway). */
 RMMDEF rmm_status rmm_capture_begin(rmm_graph_pool *gp, rmm_stream stream);
 /* Ends the registration of `stream`: call it after cudaStreamEndCapture. The frees deferred on the
-   stream are made now, on it (their first failure is returned; the registration ends anyway).
+   stream are made now, on it, and those of blocks recorded on it, on the streams they were freed on
+   (their first failure is returned, each failure is logged at ERROR with its pointer, size and
+   resource, and its block stays allocated: free it again; the registration ends anyway).
    When gp's last registered stream ends, its free blocks are open to every stream of the next
-   capture. INVALID_ARGUMENT iff gp is NULL or stream is not registered with gp; OUT_OF_MEMORY iff
-   host memory runs out (still registered). O(captures underway + deferred frees). */
+   capture. INVALID_ARGUMENT iff gp is NULL or stream is not registered with gp (for
+   RMM_STREAM_PER_THREAD: by this thread, for the current device); OUT_OF_MEMORY iff
+   host memory runs out (still registered); CUDA iff cudaGetDevice fails (RMM_STREAM_PER_THREAD;
+   still registered). O(captures underway + deferred frees). */
 RMMDEF rmm_status rmm_capture_end(rmm_graph_pool *gp, rmm_stream stream);
 /* The bytes gp holds from upstream and the bytes of its live blocks (either may be NULL).
    INVALID_ARGUMENT iff gp is NULL or destroyed (while it still exists: see rmm_graph_pool_destroy). */
@@ -439,7 +459,10 @@ RMMDEF void rmm_resource_destroy(rmm_resource *mr);
    false for NULL. O(1) while no capture is registered or ending, else O(deferred frees x depth of
    their resources' stacks), with the graph lock taken once. */
 RMMDEF bool rmm_resource_awaits_capture(const rmm_resource *mr);
-/* true iff memory from one may be freed by the other (vtable is_equal, else identity). */
+/* true iff memory from one may be freed by the other (vtable is_equal, else identity); a block
+   allocated with an alignment above RMM_ALIGNMENT from one of the cudaMalloc-family resources (cuda,
+   managed, pinned, async) is freed only by the resource that allocated it (each keeps the records
+   of its over-aligned blocks: the other refuses the free with CORRUPTION, freeing nothing). */
 RMMDEF bool rmm_resource_is_equal(const rmm_resource *a, const rmm_resource *b);
 /* The vtable's type_name ("pool", "cuda", ...); "null" for NULL. */
 RMMDEF const char *rmm_resource_type_name(const rmm_resource *mr);
@@ -585,7 +608,8 @@ RMMDEF void rmm_host_backend_set_capacity(size_t bytes);
    "cudaEventQuery", "cudaStreamWaitEvent", "cudaStreamCreateWithFlags", "cudaStreamDestroy",
    "cudaStreamSynchronize", "cudaStreamGetId", "cudaMemcpyAsync", "cudaMemsetAsync",
    "cudaMemPrefetchAsync", "cudaDeviceSynchronize", "cudaMemGetInfo", "cudaGetDevice", "cudaSetDevice",
-   "cuMemAddressReserve", "cuMemCreate", "cuMemMap", "cuMemSetAccess", "cuMemUnmap". One rule at a time for the whole
+   "cuMemAddressReserve", "cuMemCreate", "cuMemMap", "cuMemSetAccess", "cuMemUnmap",
+   "cudaThreadExchangeStreamCaptureMode". One rule at a time for the whole
    process; call NULL or times 0 disarms. Thread-safe; one relaxed load per call while disarmed. */
 RMMDEF void rmm_host_backend_fail_calls(const char *call, unsigned nth, unsigned times, rmm_status status);
 /* Host backend only, for tests of stream order: a model of the device's queues. Without one, host
@@ -3365,7 +3389,22 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_alloc(void **ptr, size_t 
 RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_free(rmm_resource *mr, void *ptr, size_t bytes, size_t alignment, rmm_stream stream, bool *routed);
 RMM__PRIVATE int rmm__graph_owns(const void *ptr);
 RMM__PRIVATE RMM__NOINLINE const rmm_resource *rmm__graph_defers_into(const rmm_resource *mr);
+RMM__PRIVATE RMM__NOINLINE bool rmm__graph_key_registered(uint64_t key);
+RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_defer_recorded(rmm_resource *mr, void *ptr, size_t bytes, size_t alignment, rmm_stream stream, uint64_t key,
+                                                                bool *ended);
 static size_t rmm__graph_ending; /* rmm_capture_end calls making their deferred frees now (atomic) */
+/* How graph capture tells streams apart (registrations, routing, deferred frees, the tags of blocks
+   freed during a capture): a stream's handle, except the per-thread default stream
+   (RMM_STREAM_PER_THREAD, and handle 0 in per-thread builds), which names the calling thread's own
+   stream on the current device: RMM__GKEY_THREAD with that thread's entry serial and the device.
+   (Until 2026-11-29 the handle itself: a red team found that one thread's capture of its
+   per-thread stream took other threads' allocations on theirs, handing them blocks its graph still
+   used, and deferred their frees to its own stream.) rmm__graph_key_of: the same from a stream's
+   parts (a recorded stream's: rmm__rec_stream). */
+#define RMM__GKEY_THREAD ((uint64_t)1 << 63)
+static inline uint64_t rmm__graph_key_of(rmm_stream handle, bool per_thread, uint64_t thread_serial, int device) {
+    return per_thread ? RMM__GKEY_THREAD | (thread_serial << 16) | ((uint64_t)(unsigned)device & 0xffffu) : (uint64_t)(uintptr_t)handle;
+}
 
 RMM__IMPL rmm_status rmm_allocate_aligned(rmm_resource *mr, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm_status st;
@@ -3441,6 +3480,7 @@ typedef struct rmm__rec_stream {
 RMM__PRIVATE rmm_status rmm__rec_stream_make(rmm_stream stream, rmm__rec_stream *out);
 RMM__PRIVATE void rmm__rec_stream_drop(rmm__rec_stream *rs);
 RMM__PRIVATE rmm_status rmm__rec_stream_order(const rmm__rec_stream *rs, rmm_stream stream, int *synced);
+RMM__PRIVATE uint64_t rmm__rec_stream_key(const rmm__rec_stream *rs);
 RMM__PRIVATE int rmm__passes_through(const rmm_resource *mr);
 RMM__PRIVATE bool rmm__aligned_passes(rmm_resource *mr, const void *ptr);
 /* How far up a chain of resources a record reaches (a user's graph with a cycle stops there). */
@@ -3631,19 +3671,33 @@ RMM__PRIVATE void rmm__recorded_restore(rmm__recorded *list) {
    stream) or an event cannot be recorded on a foreign stream (destroyed, against the contract),
    synchronizes that stream's device (not again if the one before synchronized it). On failure the entries are put back. The entries leave the map
    before the free, so a record made for the block once it is handed out again (by another
-   thread, right after the free) is a new entry, never one of these. */
-RMM__PRIVATE RMM__NOINLINE rmm_status rmm__recorded_order(rmm_resource *mr, void *ptr, rmm_stream stream, rmm__recorded **taken) {
+   thread, right after the free) is a new entry, never one of these. Where a recorded stream is
+   registered for graph capture, nothing is ordered: the entries are put back, and *capture_key is
+   that stream's key (rmm__graph_defer_recorded then defers the free), else RMM__GKEY_NONE. */
+#define RMM__GKEY_NONE (~(uint64_t)0)
+RMM__PRIVATE RMM__NOINLINE rmm_status rmm__recorded_order(rmm_resource *mr, void *ptr, rmm_stream stream, rmm__recorded **taken, uint64_t *capture_key) {
     rmm__recorded *r;
     rmm_resource *chain[RMM__REC_CHAIN];
     int n, synced = -1;
     rmm_status st = RMM_SUCCESS;
     size_t i;
     *taken = NULL;
+    *capture_key = RMM__GKEY_NONE;
     if (!rmm__recorded_at(ptr)) return RMM_SUCCESS; /* (most frees: nothing at this address, no chain walked) */
     n = rmm__chain_of(mr, chain);
     rmm__lock(&rmm__recorded_lock);
     *taken = rmm__recorded_unlink(chain, n, ptr);
     rmm__unlock(&rmm__recorded_lock);
+    if (*taken && RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures) != 0) {
+        for (r = *taken; r && *capture_key == RMM__GKEY_NONE; r = r->next)
+            for (i = 0; i < r->count && *capture_key == RMM__GKEY_NONE; i++)
+                if (rmm__graph_key_registered(rmm__rec_stream_key(&r->streams[i]))) *capture_key = rmm__rec_stream_key(&r->streams[i]);
+        if (*capture_key != RMM__GKEY_NONE) {
+            rmm__recorded_restore(*taken);
+            *taken = NULL;
+            return RMM_SUCCESS;
+        }
+    }
     for (r = *taken; r && st == RMM_SUCCESS; r = r->next)
         for (i = 0; i < r->count && st == RMM_SUCCESS; i++) st = rmm__rec_stream_order(&r->streams[i], stream, &synced);
     if (st != RMM_SUCCESS && *taken) {
@@ -3733,7 +3787,18 @@ static inline rmm_status rmm__free_recorded(rmm_resource *mr, void *ptr, size_t 
     rmm__recorded *taken = NULL;
     rmm_status st;
     if (rmm__recorded_any()) {
-        RMM_TRY(rmm__recorded_order(mr, ptr, stream, &taken));
+        uint64_t key;
+        int tries;
+        for (tries = 0;; tries++) { /* (a free deferred to a capture's end: rmm__graph_defer_recorded) */
+            bool ended = false;
+            RMM_TRY(rmm__recorded_order(mr, ptr, stream, &taken, &key));
+            if (RMM__LIKELY(key == RMM__GKEY_NONE)) break;
+            if (tries == 8)
+                return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "deallocate(ptr=%p): a stream recorded for the block kept beginning and ending graph "
+                                 "captures while it was freed (nothing freed: try again)", ptr);
+            st = rmm__graph_defer_recorded(mr, ptr, bytes, alignment, stream, key, &ended);
+            if (!ended) return st;
+        }
     }
     st = mr->vtable->deallocate(mr, ptr, bytes, alignment, stream);
     if (RMM__UNLIKELY(taken != NULL)) {
@@ -4632,6 +4697,10 @@ static inline uint64_t rmm__thread_reg_serial(void) {
 /* A recorded stream (rmm_record_stream, >>alloc): the entry that tells which stream the handle
    names, with a reference, and the current device. OUT_OF_MEMORY iff this thread's entry cannot be
    made; the device query's status. O(1). */
+/* The recorded stream's key for graph capture (rmm__graph_key, as the recording thread had it). */
+RMM__PRIVATE uint64_t rmm__rec_stream_key(const rmm__rec_stream *rs) {
+    return rmm__graph_key_of(rs->handle, rs->per_thread, rs->per_thread && rs->reg ? rs->reg->serial : 0, rs->device);
+}
 RMM__PRIVATE rmm_status rmm__rec_stream_make(rmm_stream stream, rmm__rec_stream *out) {
     out->handle = stream;
     out->reg = NULL;
@@ -5283,6 +5352,14 @@ static inline bool rmm__upstream_ordered(const rmm_resource *upstream) {
     return upstream->vtable != &rmm__cuda_vtable && upstream->vtable != &rmm__managed_vtable && upstream->vtable != &rmm__pinned_vtable;
 }
 static inline rmm_status rmm__so_grown(rmm__sstate *s, const rmm_resource *upstream) { return rmm__upstream_ordered(upstream) ? rmm__so_freed(s) : RMM_SUCCESS; }
+/* Whether taking memory from donor d would record d's event on a stream registered for graph
+   capture (a lazy stream with frees no event covers yet): that record would be captured, and the
+   taker, waiting on it, would join the capture (a red team's find). rmm__so_acquire passes such a
+   donor over while the registration lasts. One relaxed load while no capture is registered, else
+   the graph lock (a leaf) when d is lazy and dirty. */
+static inline bool rmm__so_donor_capturing(const rmm__sstate *d) {
+    return RMM__UNLIKELY(RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures) != 0) && d->lazy && d->dirty && rmm__graph_key_registered((uint64_t)(uintptr_t)d->handle);
+}
 /* Makes taker's future work wait for the work donor had queued before its frees. */
 RMM__PRIVATE rmm_status rmm__so_wait(rmm__sstate *taker, rmm__sstate *donor) {
     rmm__event e = NULL;
@@ -5498,7 +5575,7 @@ RMM__PRIVATE rmm_status rmm__so_acquire(rmm__so *so, rmm__sstate *s, const void 
     for (i = 0; i < RMM__SO_CANDIDATES;) {
         rmm__sstate *d = RMM__SO_CANDIDATE(i);
         void *found;
-        if (d == s) {
+        if (d == s || rmm__so_donor_capturing(d)) {
             i++;
             continue;
         }
@@ -5518,6 +5595,10 @@ RMM__PRIVATE rmm_status rmm__so_acquire(rmm__so *so, rmm__sstate *s, const void 
     }
     for (i = 0; i < RMM__SO_CANDIDATES;) { /* merge other streams' lists into s */
         rmm__sstate *d = RMM__SO_CANDIDATE(i);
+        if (d != s && rmm__so_donor_capturing(d)) {
+            i++;
+            continue;
+        }
         if (d == s || !ops->holds(so, d)) {
             if (d != s && tracked) rmm__so_unlist(so, d); /* holders[i] is now another state */
             else i++;
@@ -6712,12 +6793,14 @@ RMM__PRIVATE rmm_status rmm__chunks_grow(rmm__pool *p, rmm__pstream *s, const rm
     RMM__LOG(RMM_LOG_LEVEL_DEBUG, "pool %p: grew by %zu bytes to %zu bytes for a request of %zu", (void *)p, try_bytes, p->pool_bytes, need);
     return RMM_SUCCESS;
 }
-/* Waits on the host for every stream holding free blocks of chunk c; false if c has a used block. */
+/* Waits on the host for every stream holding free blocks of chunk c; false if c has a used block,
+   or a free one whose stream's event would have to be recorded inside a graph capture
+   (rmm__so_donor_capturing: the chunk stays until that capture ends). */
 RMM__PRIVATE bool rmm__pool_chunk_free(rmm__chunk *c, rmm_status *st) {
     rmm__block *b;
     *st = RMM_SUCCESS;
     for (b = c->first; b; b = b->phys_next)
-        if (!b->owner) return false;
+        if (!b->owner || rmm__so_donor_capturing(&RMM__PSTREAM_OF(b->owner)->ss)) return false;
     for (b = c->first; b; b = b->phys_next) {
         *st = rmm__so_host_wait(&RMM__PSTREAM_OF(b->owner)->ss);
         if (*st != RMM_SUCCESS) return false;
@@ -8168,8 +8251,8 @@ typedef struct rmm__gp_range {
     char *addr;
     size_t size;
     size_t chunk;    /* never merged across chunks (separate upstream allocations) */
-    rmm_stream tag;  /* if tagged: the only stream that may take it until the captures end */
-    bool tagged;     /* (a flag, not a NULL tag: NULL is the legacy default stream) */
+    uint64_t tag;    /* if tagged: the key (rmm__graph_key) of the only stream that may take it until the captures end */
+    bool tagged;     /* (a flag, not a 0 tag: 0 is the legacy default stream's key) */
 } rmm__gp_range;
 typedef struct rmm__gp_chunk {
     char *base;
@@ -8199,7 +8282,8 @@ typedef struct rmm__gp_deferred {
     rmm_resource *mr;
     void *ptr;
     size_t bytes, alignment;
-    rmm_stream stream;
+    rmm_stream stream; /* made on it */
+    uint64_t key;      /* when the registration of this key (rmm__graph_key) ends */
 } rmm__gp_deferred;
 /* The deferred frees an rmm_capture_end has taken off its pool's list and is making now: still
    seen by rmm_resource_destroy (rmm__graph_defers_into) until they are made. Under the graph lock. */
@@ -8214,7 +8298,7 @@ static rmm__gp_batch *rmm__gp_ending_batches;
    levels. */
 RMM__PRIVATE bool rmm__resource_reaches(const rmm_resource *r, const rmm_resource *target, int depth);
 typedef struct rmm__capture_reg {
-    rmm_stream stream;
+    uint64_t key; /* the stream's (rmm__graph_key) */
     rmm_graph_pool *gp;
     uint64_t seq; /* registrations are numbered in the order they begin */
 } rmm__capture_reg;
@@ -8225,6 +8309,18 @@ static rmm_graph_pool *rmm__graph_zombies; /* gone, their memory not yet returne
 static rmm__capture_reg *rmm__captures;
 static size_t rmm__captures_cap;
 
+/* The key of `stream` for the calling thread. Fails as cudaGetDevice, or with OUT_OF_MEMORY when
+   the thread's entry cannot be made (host memory); no call for a stream that is not per-thread. O(1). */
+RMM__PRIVATE rmm_status rmm__graph_key(rmm_stream stream, uint64_t *key) {
+    rmm__sreg *r;
+    int device = 0;
+    *key = (uint64_t)(uintptr_t)stream;
+    if (!rmm__stream_is_per_thread(stream)) return RMM_SUCCESS;
+    RMM_TRY(rmm__get_device(&device));
+    if ((r = rmm__thread_reg()) == NULL) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "graph pool: out of host memory for this thread's stream entry");
+    *key = rmm__graph_key_of(stream, true, r->serial, device);
+    return RMM_SUCCESS;
+}
 /* Grows an array of `size`-byte items to hold `need`; false when host memory runs out. */
 RMM__PRIVATE bool rmm__gp_reserve(void **items, size_t *cap, size_t need, size_t size) {
     size_t n = *cap ? *cap : 8;
@@ -8240,7 +8336,7 @@ RMM__PRIVATE bool rmm__gp_reserve(void **items, size_t *cap, size_t need, size_t
 /* Puts [addr, addr+size) of `chunk` back among the free ranges with `tag`, merged with equal
    neighbours. The caller made room for one more range. */
 #define RMM__GP_SAME(r, chunk_, tagged_, tag_) ((r).chunk == (chunk_) && (r).tagged == (tagged_) && (!(tagged_) || (r).tag == (tag_)))
-RMM__PRIVATE void rmm__gp_put(rmm_graph_pool *gp, char *addr, size_t size, size_t chunk, bool tagged, rmm_stream tag) {
+RMM__PRIVATE void rmm__gp_put(rmm_graph_pool *gp, char *addr, size_t size, size_t chunk, bool tagged, uint64_t tag) {
     size_t i = 0;
     rmm__gp_range *f = gp->free;
     while (i < gp->nfree && f[i].addr < addr) i++;
@@ -8262,7 +8358,7 @@ RMM__PRIVATE void rmm__gp_put(rmm_graph_pool *gp, char *addr, size_t size, size_
     f[i].addr = addr;
     f[i].size = size;
     f[i].chunk = chunk;
-    f[i].tag = tagged ? tag : NULL;
+    f[i].tag = tagged ? tag : 0;
     f[i].tagged = tagged;
     gp->nfree++;
 }
@@ -8271,15 +8367,15 @@ RMM__PRIVATE void rmm__gp_open(rmm_graph_pool *gp) {
     size_t i, n = 0;
     for (i = 0; i < gp->nfree; i++) {
         rmm__gp_range r = gp->free[i];
-        r.tag = NULL;
+        r.tag = 0;
         r.tagged = false;
         if (n > 0 && gp->free[n - 1].chunk == r.chunk && gp->free[n - 1].addr + gp->free[n - 1].size == r.addr) gp->free[n - 1].size += r.size;
         else gp->free[n++] = r;
     }
     gp->nfree = n;
 }
-/* The best-fitting free range that `stream` may take for bytes at alignment; carves the block. */
-RMM__PRIVATE bool rmm__gp_take(rmm_graph_pool *gp, size_t bytes, size_t alignment, rmm_stream stream, void **ptr) {
+/* The best-fitting free range that the stream of `key` may take for bytes at alignment; carves the block. */
+RMM__PRIVATE bool rmm__gp_take(rmm_graph_pool *gp, size_t bytes, size_t alignment, uint64_t key, void **ptr) {
     size_t i, best = SIZE_MAX, best_size = SIZE_MAX;
     char *start = NULL;
     rmm__gp_range r;
@@ -8287,7 +8383,7 @@ RMM__PRIVATE bool rmm__gp_take(rmm_graph_pool *gp, size_t bytes, size_t alignmen
         rmm__gp_range *f = &gp->free[i];
         uintptr_t a = ((uintptr_t)f->addr + alignment - 1) & ~(uintptr_t)(alignment - 1);
         size_t lead = (size_t)(a - (uintptr_t)f->addr);
-        if (f->tagged && f->tag != stream) continue;
+        if (f->tagged && f->tag != key) continue;
         if (lead > f->size || f->size - lead < bytes || f->size >= best_size) continue;
         best = i;
         best_size = f->size;
@@ -8341,15 +8437,21 @@ RMM__PRIVATE bool rmm__gp_add_chunk(rmm_graph_pool *gp, void *p, size_t bytes) {
         return false;
     gp->chunks[gp->nchunks].base = (char *)p;
     gp->chunks[gp->nchunks].size = bytes;
-    rmm__gp_put(gp, (char *)p, bytes, gp->nchunks, false, NULL);
+    rmm__gp_put(gp, (char *)p, bytes, gp->nchunks, false, 0);
     gp->nchunks++;
     gp->held += bytes;
     return true;
 }
-/* Returns every chunk of gp upstream and frees it. Called with no lock held, and no capture
-   registered (or gp never listed): these are CUDA calls. */
+/* Returns every chunk of gp upstream and frees it. Called with no lock held: these are CUDA calls.
+   No capture registered before gp went is still running then, but one registered since may be (a
+   zombie goes at the end of the last registration it waited for): the calls are made with this
+   thread's capture mode relaxed, as rmm__gp_fetch's (a red team's find: in global mode, a
+   cudaFree made then would fail and invalidate that capture). */
 RMM__PRIVATE void rmm__gp_release_memory(rmm_graph_pool *gp) {
     size_t i;
+    int mode = RMM__CAPTURE_RELAXED;
+    bool relaxed = rmm__capture_mode_exchange(&mode) == RMM_SUCCESS;
+    if (!relaxed) RMM__LOG(RMM_LOG_LEVEL_WARN, "graph pool %p: this thread's capture mode could not be relaxed to return its memory: %s", (void *)gp, rmm_last_error());
     rmm__graph_inside = true;
     for (i = 0; i < gp->nchunks; i++) {
         if (rmm_deallocate(gp->upstream, gp->chunks[i].base, gp->chunks[i].size, gp->stream) != RMM_SUCCESS)
@@ -8361,6 +8463,8 @@ RMM__PRIVATE void rmm__gp_release_memory(rmm_graph_pool *gp) {
         (void)rmm__stream_sync_raw(gp->stream);
         (void)rmm__stream_destroy_raw(gp->stream);
     }
+    if (relaxed && rmm__capture_mode_exchange(&mode) != RMM_SUCCESS)
+        RMM__LOG(RMM_LOG_LEVEL_ERROR, "graph pool %p: this thread's capture mode could not be set back to %d: %s", (void *)gp, mode, rmm_last_error());
     RMM_SYS_FREE(gp->chunks);
     RMM_SYS_FREE(gp->free);
     RMM_SYS_FREE(gp->live);
@@ -8387,21 +8491,75 @@ RMM__PRIVATE void rmm__gp_retire(rmm_graph_pool *gp, rmm_graph_pool **now) {
         *now = gp;
     }
 }
-RMM__PRIVATE rmm_graph_pool *rmm__graph_registered(rmm_stream stream, size_t *at) {
+/* The graph pool the stream of `key` is registered with (*at: its registration), or NULL. Under
+   rmm__graph_lock. O(captures underway). */
+RMM__PRIVATE rmm_graph_pool *rmm__graph_registered(uint64_t key, size_t *at) {
     size_t i, n = (size_t)RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures);
     for (i = 0; i < n; i++) {
-        if (rmm__captures[i].stream != stream) continue;
+        if (rmm__captures[i].key != key) continue;
         if (at) *at = i;
         return rmm__captures[i].gp;
     }
     return NULL;
 }
+/* Whether the stream of `key` (rmm__graph_key) is registered for capture now. Takes the graph lock,
+   a leaf (nothing under it takes another lock). O(captures underway). */
+RMM__PRIVATE RMM__NOINLINE bool rmm__graph_key_registered(uint64_t key) {
+    bool yes;
+    if (RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures) == 0) return false;
+    rmm__lock(&rmm__graph_lock);
+    yes = rmm__graph_registered(key, NULL) != NULL;
+    rmm__unlock(&rmm__graph_lock);
+    return yes;
+}
+/* The free of a block recorded (rmm_record_stream) on the stream of `key`, registered for capture
+   (rmm__recorded_order found it): deferred to the end of that registration, to be made then on
+   `stream`. Made now, the free would record an event on the capturing stream (captured, not run)
+   and make `stream` wait for it, and `stream` would join the capture (a red team's find; PyTorch
+   defers such frees too). *ended: the registration ended meanwhile (nothing done: free it now).
+   INVALID_ARGUMENT (nothing freed) iff `stream` is the per-thread default stream: rmm_capture_end,
+   perhaps on another thread, could not name it. OUT_OF_MEMORY iff host memory runs out (nothing
+   freed). O(captures underway). */
+RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_defer_recorded(rmm_resource *mr, void *ptr, size_t bytes, size_t alignment, rmm_stream stream, uint64_t key,
+                                                                bool *ended) {
+    rmm_graph_pool *gp;
+    rmm__gp_deferred *d;
+    *ended = false;
+    if (rmm__stream_is_per_thread(stream))
+        return RMM__INVALID("deallocate(ptr=%p) on the per-thread default stream: a stream recorded for the block (rmm_record_stream) is being captured "
+                            "into a CUDA graph; free it on another stream, or after rmm_capture_end (nothing freed)", ptr);
+    rmm__lock(&rmm__graph_lock);
+    if ((gp = rmm__graph_registered(key, NULL)) == NULL) {
+        rmm__unlock(&rmm__graph_lock);
+        *ended = true;
+        return RMM_SUCCESS;
+    }
+    if (!rmm__gp_reserve((void **)&gp->deferred, &gp->deferred_cap, gp->ndeferred + 1, sizeof *gp->deferred)) {
+        rmm__unlock(&rmm__graph_lock);
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "graph pool: out of host memory to defer the free of %p until the capture of a stream recorded for it ends "
+                         "(the block stays allocated)", ptr);
+    }
+    d = &gp->deferred[gp->ndeferred++];
+    d->mr = mr;
+    d->ptr = ptr;
+    d->bytes = bytes;
+    d->alignment = alignment;
+    d->stream = stream;
+    d->key = key;
+    rmm__unlock(&rmm__graph_lock);
+    return RMM_SUCCESS;
+}
 RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_alloc(void **ptr, size_t bytes, size_t alignment, rmm_stream stream, bool *routed) {
     rmm_graph_pool *gp;
-    rmm_status st = RMM_SUCCESS;
+    uint64_t key = 0;
+    rmm_status st = rmm__graph_key(stream, &key);
     size_t need;
+    if (st != RMM_SUCCESS) { /* (the per-thread stream's device or entry: it may be registered, so the allocation fails) */
+        *routed = true;
+        return st;
+    }
     rmm__lock(&rmm__graph_lock);
-    gp = rmm__graph_registered(stream, NULL);
+    gp = rmm__graph_registered(key, NULL);
     *routed = gp != NULL;
     if (!gp) {
         rmm__unlock(&rmm__graph_lock);
@@ -8416,7 +8574,7 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_alloc(void **ptr, size_t 
         rmm__unlock(&rmm__graph_lock);
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "graph pool: out of host memory for its lists");
     }
-    if (!rmm__gp_take(gp, need, alignment, stream, ptr)) {
+    if (!rmm__gp_take(gp, need, alignment, key, ptr)) {
         /* a new chunk, fetched with the lock released (the upstream's calls may route back here);
            the stream stays registered with gp meanwhile unless its owner ends that concurrently */
         size_t chunk = need + (alignment > RMM_ALIGNMENT ? alignment : 0);
@@ -8433,7 +8591,7 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_alloc(void **ptr, size_t 
         rmm__unlock(&rmm__graph_lock);
         st = rmm__gp_fetch(gp, chunk, false, &p);
         rmm__lock(&rmm__graph_lock);
-        if (st == RMM_SUCCESS && rmm__graph_registered(stream, NULL) != gp) { /* (the caller ended it meanwhile: a misuse) */
+        if (st == RMM_SUCCESS && rmm__graph_registered(key, NULL) != gp) { /* (the caller ended it meanwhile: a misuse) */
             rmm__unlock(&rmm__graph_lock);
             rmm__graph_inside = true;
             (void)rmm_deallocate(up, p, chunk, own);
@@ -8449,7 +8607,7 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_alloc(void **ptr, size_t 
         if (st == RMM_SUCCESS && (!rmm__gp_reserve((void **)&gp->live, &gp->live_cap, gp->nlive + 1, sizeof *gp->live) ||
                                   !rmm__gp_reserve((void **)&gp->free, &gp->free_cap, gp->nfree + 2, sizeof *gp->free)))
             st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "graph pool: out of host memory for its lists (the new chunk stays in the pool)");
-        if (st == RMM_SUCCESS && !rmm__gp_take(gp, need, alignment, stream, ptr))
+        if (st == RMM_SUCCESS && !rmm__gp_take(gp, need, alignment, key, ptr))
             st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "graph pool: %zu bytes did not fit in a new chunk", need);
     }
     if (st == RMM_SUCCESS) {
@@ -8468,13 +8626,21 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_alloc(void **ptr, size_t 
 RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_free(rmm_resource *mr, void *ptr, size_t bytes, size_t alignment, rmm_stream stream, bool *routed) {
     rmm_graph_pool *gp, *gone = NULL;
     size_t i, c = 0;
+    uint64_t key = (uint64_t)(uintptr_t)stream; /* (while no capture is registered: only the tag's, never read) */
+    if (RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures) != 0) {
+        rmm_status st = rmm__graph_key(stream, &key);
+        if (st != RMM_SUCCESS) { /* (the per-thread stream's device or entry: it may be registered, so nothing is freed) */
+            *routed = true;
+            return st;
+        }
+    }
     rmm__lock(&rmm__graph_lock);
     for (gp = rmm__graph_pools; gp; gp = gp->next) {
         for (c = 0; c < gp->nchunks; c++)
             if ((char *)ptr >= gp->chunks[c].base && (char *)ptr < gp->chunks[c].base + gp->chunks[c].size) break;
         if (c < gp->nchunks) break;
     }
-    if (!gp && (gp = rmm__graph_registered(stream, NULL)) != NULL) {
+    if (!gp && (gp = rmm__graph_registered(key, NULL)) != NULL) {
         rmm__gp_deferred *d;
         if (!rmm__gp_reserve((void **)&gp->deferred, &gp->deferred_cap, gp->ndeferred + 1, sizeof *gp->deferred)) {
             rmm__unlock(&rmm__graph_lock);
@@ -8487,6 +8653,7 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_free(rmm_resource *mr, vo
         d->bytes = bytes;
         d->alignment = alignment;
         d->stream = stream;
+        d->key = key;
         rmm__unlock(&rmm__graph_lock);
         *routed = true;
         return RMM_SUCCESS;
@@ -8506,7 +8673,7 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_free(rmm_resource *mr, vo
         rmm__unlock(&rmm__graph_lock);
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "graph pool: out of host memory for its lists (the block stays allocated)");
     }
-    rmm__gp_put(gp, gp->live[i].base, gp->live[i].size, c, gp->captures > 0, stream);
+    rmm__gp_put(gp, gp->live[i].base, gp->live[i].size, c, gp->captures > 0, key);
     gp->used -= gp->live[i].size;
     gp->live[i] = gp->live[--gp->nlive];
     if (gp->released && gp->nlive == 0) rmm__gp_retire(gp, &gone);
@@ -8599,13 +8766,15 @@ RMM__IMPL rmm_status rmm_graph_pool_create(rmm_graph_pool **out, rmm_resource *u
 }
 RMM__IMPL rmm_status rmm_capture_begin(rmm_graph_pool *gp, rmm_stream stream) {
     size_t n;
+    uint64_t key = 0;
     if (!gp) return RMM__NULL_OUT("rmm_capture_begin", "gp");
+    RMM_TRY(rmm__graph_key(stream, &key));
     rmm__lock(&rmm__graph_lock);
     if (gp->released) {
         rmm__unlock(&rmm__graph_lock);
         return RMM__INVALID("rmm_capture_begin: graph pool %p was destroyed", (void *)gp);
     }
-    if (rmm__graph_registered(stream, NULL)) {
+    if (rmm__graph_registered(key, NULL)) {
         rmm__unlock(&rmm__graph_lock);
         return RMM__INVALID("rmm_capture_begin: stream %p is registered with a graph pool already (rmm_capture_end it first)", (void *)stream);
     }
@@ -8614,7 +8783,7 @@ RMM__IMPL rmm_status rmm_capture_begin(rmm_graph_pool *gp, rmm_stream stream) {
         rmm__unlock(&rmm__graph_lock);
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_capture_begin: out of host memory");
     }
-    rmm__captures[n].stream = stream;
+    rmm__captures[n].key = key;
     rmm__captures[n].gp = gp;
     rmm__captures[n].seq = rmm__capture_seq++;
     gp->captures++;
@@ -8629,13 +8798,15 @@ RMM__IMPL rmm_status rmm_capture_end(rmm_graph_pool *gp, rmm_stream stream) {
     rmm__gp_deferred *mine = NULL;
     rmm_graph_pool *zombies = NULL;
     rmm_status st = RMM_SUCCESS;
+    uint64_t key = 0;
     if (!gp) return RMM__NULL_OUT("rmm_capture_end", "gp");
+    RMM_TRY(rmm__graph_key(stream, &key));
     rmm__lock(&rmm__graph_lock);
-    if (rmm__graph_registered(stream, &at) != gp) {
+    if (rmm__graph_registered(key, &at) != gp) {
         rmm__unlock(&rmm__graph_lock);
         return RMM__INVALID("rmm_capture_end: stream %p is not registered with graph pool %p", (void *)stream, (void *)gp);
     }
-    for (i = 0; i < gp->ndeferred; i++) m += gp->deferred[i].stream == stream;
+    for (i = 0; i < gp->ndeferred; i++) m += gp->deferred[i].key == key;
     if (m && !(batch = (rmm__gp_batch *)RMM_SYS_MALLOC(sizeof *batch + (m - 1) * sizeof batch->items[0]))) {
         rmm__unlock(&rmm__graph_lock);
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_capture_end: out of host memory (stream %p stays registered)", (void *)stream);
@@ -8648,7 +8819,7 @@ RMM__IMPL rmm_status rmm_capture_end(rmm_graph_pool *gp, rmm_stream stream) {
         RMM__ATOMIC_ADD(&rmm__graph_ending, 1);
     }
     for (i = 0; i < gp->ndeferred; i++) {
-        if (gp->deferred[i].stream == stream) mine[k++] = gp->deferred[i];
+        if (gp->deferred[i].key == key) mine[k++] = gp->deferred[i];
         else gp->deferred[i - k] = gp->deferred[i];
     }
     gp->ndeferred -= k;
@@ -8676,9 +8847,15 @@ RMM__IMPL rmm_status rmm_capture_end(rmm_graph_pool *gp, rmm_stream stream) {
         zombies = z->next;
         rmm__gp_release_memory(z);
     }
-    for (i = 0; i < k; i++) { /* the frees deferred by the capture, now on the ended stream */
-        rmm_status one = rmm_deallocate_aligned(mine[i].mr, mine[i].ptr, mine[i].bytes, mine[i].alignment, stream);
-        if (one != RMM_SUCCESS && st == RMM_SUCCESS) st = one;
+    for (i = 0; i < k; i++) { /* the frees deferred by the capture, now on their streams (the ended one, or a stream
+                                 whose block was recorded on it: rmm__graph_defer_recorded) */
+        rmm_status one = rmm_deallocate_aligned(mine[i].mr, mine[i].ptr, mine[i].bytes, mine[i].alignment, mine[i].stream);
+        if (one != RMM_SUCCESS) {
+            RMM__LOG(RMM_LOG_LEVEL_ERROR, "rmm_capture_end: the deferred free of %p (%zu bytes, resource '%s' %p, stream %p) failed and the block stays allocated "
+                     "(free it again): %s", mine[i].ptr, mine[i].bytes, rmm_resource_type_name(mine[i].mr), (void *)mine[i].mr, (void *)mine[i].stream,
+                     rmm_last_error());
+            if (st == RMM_SUCCESS) st = one;
+        }
     }
     if (batch) {
         rmm__gp_batch **at_batch;

@@ -1899,6 +1899,254 @@ TEST(resource_destroy_waits_through_bins_and_during_the_end) {
     CHECK_OK(rmm__stream_destroy_raw(s));
 }
 
+/* ---- graph capture and the per-thread default stream, and calls that must not touch a capturing
+   stream (red team 20) ---- */
+typedef struct capture_peer_job {
+    rmm_resource *pool;
+    rmm_graph_pool *gp, *gp2;
+    void *graph_block, *got, *before;
+    size_t gp_used_before, gp_used_after, pool_used_before, pool_used_after;
+    rmm_status begin2, end_other, free_before;
+    bool awaits;
+} capture_peer_job;
+/* Another thread, while the main thread's per-thread stream is registered: its own per-thread
+   stream is another stream. */
+static void *capture_peer_thread(void *arg) {
+    capture_peer_job *j = (capture_peer_job *)arg;
+    rmm_pool_info info;
+    (void)rmm_graph_pool_get_info(j->gp, NULL, &j->gp_used_before);
+    if (rmm_allocate(j->pool, &j->got, 1 * MiB, RMM_STREAM_PER_THREAD) != RMM_SUCCESS) j->got = NULL;
+    (void)rmm_graph_pool_get_info(j->gp, NULL, &j->gp_used_after);
+    j->end_other = rmm_capture_end(j->gp, RMM_STREAM_PER_THREAD); /* not this thread's registration */
+    j->begin2 = rmm_capture_begin(j->gp2, RMM_STREAM_PER_THREAD);
+    if (j->begin2 == RMM_SUCCESS) (void)rmm_capture_end(j->gp2, RMM_STREAM_PER_THREAD);
+    (void)rmm_pool_get_info(j->pool, &info);
+    j->pool_used_before = info.used_bytes;
+    j->free_before = rmm_deallocate(j->pool, j->before, 4096, RMM_STREAM_PER_THREAD); /* not deferred: its stream is not registered */
+    j->awaits = rmm_resource_awaits_capture(j->pool);
+    (void)rmm_pool_get_info(j->pool, &info);
+    j->pool_used_after = info.used_bytes;
+    if (j->got) (void)rmm_deallocate(j->pool, j->got, 1 * MiB, RMM_STREAM_PER_THREAD);
+    return NULL;
+}
+/* RMM_STREAM_PER_THREAD names each thread's own stream on each device: a registration of it is
+   the registering thread's (red team 20's HIGH: the handle was compared, so another thread's
+   allocations on its own per-thread stream came from the graph pool, among them a block the
+   capture had freed and its graph still used, its frees were deferred to the capture and made on
+   the capturing thread's stream, and it could not register its own). */
+TEST(graph_capture_per_thread_stream_is_each_threads_own) {
+    rmm_resource *pool = NULL;
+    rmm_graph_pool *gp = NULL, *gp2 = NULL;
+    capture_peer_job job;
+    pthread_t t;
+    size_t used = 0;
+    NEED_GPU();
+    pool = new_pool(64 * MiB, 0);
+    if (!pool) return;
+    CHECK_OK(rmm_graph_pool_create(&gp, pool, 4 * MiB));
+    CHECK_OK(rmm_graph_pool_create(&gp2, pool, 4 * MiB));
+    if (!gp || !gp2) goto out;
+    memset(&job, 0, sizeof job);
+    job.pool = pool;
+    job.gp = gp;
+    job.gp2 = gp2;
+    CHECK_OK(rmm_allocate(pool, &job.before, 4096, RMM_STREAM_DEFAULT)); /* a block from before the capture */
+    CHECK_OK(rmm_capture_begin(gp, RMM_STREAM_PER_THREAD));
+    CHECK_STATUS(rmm_capture_begin(gp2, RMM_STREAM_PER_THREAD), RMM_ERROR_INVALID_ARGUMENT); /* this thread's: registered */
+    CHECK_OK(rmm_allocate(pool, &job.graph_block, 1 * MiB, RMM_STREAM_PER_THREAD)); /* from gp */
+    CHECK_OK(rmm_graph_pool_get_info(gp, NULL, &used));
+    CHECK(used == 1 * MiB);
+    CHECK_OK(rmm_deallocate(pool, job.graph_block, 1 * MiB, RMM_STREAM_PER_THREAD)); /* freed in the capture: this thread's stream's */
+    CHECK(pthread_create(&t, NULL, capture_peer_thread, &job) == 0);
+    pthread_join(t, NULL);
+    CHECK(job.got != NULL && job.got != job.graph_block);
+    CHECK(job.gp_used_before == 0 && job.gp_used_after == 0); /* the pool served it */
+    CHECK(job.end_other == RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(job.begin2 == RMM_SUCCESS);
+    CHECK(job.free_before == RMM_SUCCESS && !job.awaits && job.pool_used_after + 4096 == job.pool_used_before);
+#if defined(RMM_BACKEND_HOST) && RMM_HOST_BACKEND_DEVICES > 1
+    { /* device 1's per-thread stream is another stream too */
+        rmm_resource *pool1;
+        void *p = NULL;
+        CHECK_OK(rmm__set_device(1));
+        pool1 = new_pool(8 * MiB, 0);
+        if (pool1) {
+            CHECK_OK(rmm_allocate(pool1, &p, 4096, RMM_STREAM_PER_THREAD));
+            CHECK_OK(rmm_graph_pool_get_info(gp, NULL, &used));
+            CHECK(used == 0);
+            {
+                void *base = NULL;
+                size_t off = 1;
+                CHECK_OK(rmm_resource_allocation_base(pool1, p, &base, &off)); /* pool1's own block */
+                CHECK(base == p && off == 0);
+            }
+            CHECK_OK(rmm_capture_begin(gp2, RMM_STREAM_PER_THREAD));
+            CHECK_OK(rmm_capture_end(gp2, RMM_STREAM_PER_THREAD));
+            CHECK_STATUS(rmm_capture_end(gp, RMM_STREAM_PER_THREAD), RMM_ERROR_INVALID_ARGUMENT); /* registered on device 0 */
+            CHECK_OK(rmm_deallocate(pool1, p, 4096, RMM_STREAM_PER_THREAD));
+            rmm_resource_destroy(pool1);
+        }
+        CHECK_OK(rmm__set_device(0));
+    }
+#endif
+    CHECK_OK(rmm_capture_end(gp, RMM_STREAM_PER_THREAD));
+out:
+    if (gp) CHECK_OK(rmm_graph_pool_destroy(gp));
+    if (gp2) CHECK_OK(rmm_graph_pool_destroy(gp2));
+    rmm_resource_destroy(pool);
+}
+
+#if defined(RMM_BACKEND_HOST)
+/* A stream model (rmm_host_backend_set_stream_model) that counts what is done to one stream while
+   it captures: event records on it, and waits of other streams on those events. Events complete at
+   once. */
+static rmm_stream capwatch_stream;
+static bool capwatch_on;
+static const void *capwatch_event;
+static int capwatch_records, capwatch_waits;
+static void capwatch_record(void *u, const void *e, rmm_stream s) {
+    (void)u;
+    if (capwatch_on && s == capwatch_stream) {
+        capwatch_records++;
+        capwatch_event = e;
+    }
+}
+static bool capwatch_query(void *u, const void *e) { return (void)u, (void)e, true; }
+static void capwatch_esync(void *u, const void *e) { (void)u, (void)e; }
+static void capwatch_edestroy(void *u, const void *e) {
+    (void)u;
+    if (e == capwatch_event) capwatch_event = NULL;
+}
+static void capwatch_wait(void *u, rmm_stream s, const void *e) {
+    (void)u;
+    if (capwatch_on && e && e == capwatch_event && s != capwatch_stream) capwatch_waits++;
+}
+static void capwatch_ssync(void *u, rmm_stream s) { (void)u, (void)s; }
+static void capwatch_dsync(void *u) { (void)u; }
+static void capwatch_work(void *u, rmm_stream s) { (void)u, (void)s; }
+static void capwatch_unmap(void *u, const void *va, size_t n) { (void)u, (void)va, (void)n; }
+static const rmm_host_stream_model capwatch_model = {NULL, capwatch_record, capwatch_query, capwatch_esync, capwatch_edestroy, capwatch_wait,
+                                                     capwatch_ssync, capwatch_dsync, capwatch_work, capwatch_unmap};
+#endif
+/* While stream s is registered for capture, calls on other streams record no event on s (red team
+   20: one recorded there would be captured, not run, and the stream waiting on it would join the
+   capture): memory a library stream (lazy: its event is recorded when another stream takes its
+   memory) freed before the capture is passed over; the free of a block recorded on s
+   (rmm_record_stream) is deferred to s's rmm_capture_end and made then on its own stream, and
+   refused on the per-thread default stream (rmm_capture_end could not name it). Host backend (a
+   stream model of its own). */
+TEST(graph_capture_records_nothing_on_the_capturing_stream) {
+#if defined(RMM_BACKEND_HOST)
+    rmm_resource *cuda = NULL, *mr = NULL;
+    rmm_graph_pool *gp = NULL;
+    rmm_stream s = NULL, t = NULL;
+    int kind;
+    CHECK_OK(rmm_cuda_resource_create(&cuda));
+    CHECK_OK(rmm_stream_create(&s));
+    CHECK_OK(rmm_stream_create(&t));
+    CHECK_OK(rmm_graph_pool_create(&gp, cuda, 1 * MiB));
+    if (!cuda || !s || !t || !gp) goto out;
+    rmm_host_backend_set_stream_model(&capwatch_model);
+    capwatch_stream = s;
+    for (kind = 0; kind < 3; kind++) { /* pool, pool with streams_outlive_pool, fixed-size */
+        void *x = NULL, *y = NULL, *z = NULL;
+        rmm_pool_info info;
+        size_t before;
+        mr = NULL;
+        if (kind < 2) {
+            rmm_pool_desc d = rmm_pool_desc_default();
+            d.initial_bytes = 1 * MiB;
+            d.streams_outlive_pool = kind == 1;
+            CHECK_OK(rmm_pool_create(&mr, cuda, &d));
+        } else {
+            rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
+            fd.block_bytes = 1 * MiB;
+            fd.blocks_to_preallocate = 1;
+            CHECK_OK(rmm_fixed_size_create(&mr, cuda, &fd));
+        }
+        if (!mr) continue;
+        CHECK_OK(rmm_allocate(mr, &x, 1 * MiB, s));
+        CHECK_OK(rmm_deallocate(mr, x, 1 * MiB, s)); /* s's free: no event yet (s is lazy) */
+        CHECK_OK(rmm_capture_begin(gp, s));
+        capwatch_on = true;
+        capwatch_records = capwatch_waits = 0;
+        CHECK_OK(rmm_allocate(mr, &y, 1 * MiB, t)); /* s's block passed over: the resource grows */
+        CHECK(y != x);
+        CHECK(capwatch_records == 0 && capwatch_waits == 0);
+        if (kind == 0) {
+            CHECK_OK(rmm_record_stream(mr, y, 1 * MiB, s));
+            CHECK_OK(rmm_pool_get_info(mr, &info));
+            before = info.used_bytes;
+            CHECK_OK(rmm_deallocate(mr, y, 1 * MiB, t)); /* deferred */
+            CHECK(capwatch_records == 0 && capwatch_waits == 0);
+            CHECK(rmm_resource_awaits_capture(mr));
+            CHECK_OK(rmm_pool_get_info(mr, &info));
+            CHECK(info.used_bytes == before);
+            CHECK_OK(rmm_allocate(mr, &z, 4096, t));
+            CHECK_OK(rmm_record_stream(mr, z, 4096, s));
+            CHECK_STATUS(rmm_deallocate(mr, z, 4096, RMM_STREAM_PER_THREAD), RMM_ERROR_INVALID_ARGUMENT); /* nothing freed */
+            CHECK(capwatch_records == 0 && capwatch_waits == 0);
+            capwatch_on = false;
+            CHECK_OK(rmm_capture_end(gp, s)); /* the deferred free, now: s's event, and t waits for it */
+            CHECK(capwatch_records == 0);
+            CHECK(!rmm_resource_awaits_capture(mr));
+            CHECK_OK(rmm_pool_get_info(mr, &info));
+            CHECK(info.used_bytes + 1 * MiB == before + 4096); /* (z is still live) */
+            CHECK_OK(rmm_deallocate(mr, z, 4096, RMM_STREAM_PER_THREAD)); /* the capture ended: freed */
+        } else {
+            capwatch_on = false;
+            CHECK_OK(rmm_capture_end(gp, s));
+            CHECK_OK(rmm_deallocate(mr, y, 1 * MiB, t));
+        }
+        rmm_resource_destroy(mr);
+    }
+    rmm_host_backend_set_stream_model(NULL);
+out:
+    capwatch_stream = NULL;
+    if (gp) CHECK_OK(rmm_graph_pool_destroy(gp));
+    if (t) CHECK_OK(rmm_stream_destroy(t));
+    if (s) CHECK_OK(rmm_stream_destroy(s));
+    rmm_resource_destroy(cuda);
+#else
+    harness_skip_current = 1; /* (a stream model: the host backend) */
+#endif
+}
+/* A graph pool destroyed while capture A is registered goes when A ends; a capture B registered
+   since may still run then: its memory is returned with this thread's capture mode relaxed (red
+   team 20: the calls were made in the thread's own mode, where a global-mode capture forbids a
+   cudaFree). Seen through the mode exchange's injected failure, which the release takes (so the
+   graph pool made next fetches its reserve unharmed). Host backend (failures injected). */
+TEST(graph_pool_zombie_release_relaxes_the_capture_mode) {
+#if defined(RMM_BACKEND_HOST)
+    rmm_resource *cuda = NULL;
+    rmm_graph_pool *gp = NULL, *gp2 = NULL, *gp3 = NULL;
+    rmm_stream a = NULL, b = NULL;
+    CHECK_OK(rmm_cuda_resource_create(&cuda));
+    CHECK_OK(rmm__stream_create_raw(&a, false));
+    CHECK_OK(rmm__stream_create_raw(&b, false));
+    CHECK_OK(rmm_graph_pool_create(&gp, cuda, 1 * MiB));
+    CHECK_OK(rmm_graph_pool_create(&gp2, cuda, 1 * MiB));
+    if (!cuda || !a || !b || !gp || !gp2) goto out;
+    CHECK_OK(rmm_capture_begin(gp2, a)); /* capture A */
+    CHECK_OK(rmm_graph_pool_destroy(gp)); /* a zombie until A ends */
+    CHECK_OK(rmm_capture_begin(gp2, b)); /* capture B, after the destroy */
+    rmm_host_backend_fail_calls("cudaThreadExchangeStreamCaptureMode", 1, 1, RMM_SUCCESS);
+    CHECK_OK(rmm_capture_end(gp2, a)); /* gp's memory returns now, B still registered: the mode is exchanged */
+    CHECK_OK(rmm_graph_pool_create(&gp3, cuda, 1 * MiB)); /* (its fetch exchanges the mode: the failure was taken above) */
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    CHECK_OK(rmm_capture_end(gp2, b));
+out:
+    if (gp3) CHECK_OK(rmm_graph_pool_destroy(gp3));
+    if (gp2) CHECK_OK(rmm_graph_pool_destroy(gp2));
+    if (b) CHECK_OK(rmm__stream_destroy_raw(b));
+    if (a) CHECK_OK(rmm__stream_destroy_raw(a));
+    rmm_resource_destroy(cuda);
+#else
+    harness_skip_current = 1; /* (failures injected: the host backend) */
+#endif
+}
+
+
 #if defined(__CUDACC__)
 __global__ void graph_fill(int *a, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -5358,6 +5606,9 @@ int main(void) {
     RUN(graph_pool_growth_tags_and_late_release);
     RUN(resource_destroy_waits_for_a_deferred_free);
     RUN(resource_destroy_waits_through_bins_and_during_the_end);
+    RUN(graph_capture_per_thread_stream_is_each_threads_own);
+    RUN(graph_capture_records_nothing_on_the_capturing_stream);
+    RUN(graph_pool_zombie_release_relaxes_the_capture_mode);
 #if defined(__CUDACC__)
     RUN(pool_foreign_handover_waits_for_the_kernel);
     RUN(growth_from_a_pool_waits_for_the_kernel);
