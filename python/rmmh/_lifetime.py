@@ -21,6 +21,19 @@ resource still calls, or lose a count): only the Python owners are.
 
 # id(refs) -> refs, for every C object not yet destroyed
 _live: dict[int, list] = {}
+# At interpreter exit the modules' globals become garbage, _live among them: the collector would then
+# clear the callbacks its Records keep (a function's globals go NULL) while a buffer freed later in
+# the same collection still calls one through C, and the process crashed on its way out (a red
+# team's find: a DeviceBuffer of a CallbackMemoryResource alive at exit). One reference the
+# collector cannot see makes _live a root: it and what it holds are never garbage (the dict lives
+# as long as the process). Where ctypes.pythonapi is missing (not CPython), nothing is done.
+try:
+    import ctypes as _ctypes
+
+    _ctypes.pythonapi.Py_IncRef(_ctypes.py_object(_live))
+    del _ctypes
+except (ImportError, AttributeError):  # pragma: no cover
+    pass
 
 # Streams registered for CUDA-graph capture through rmmh.graphs (all graph pools), counted under
 # graphs' lock. While one is, a Record whose last holder lets go waits in _deferred, and runs when

@@ -448,3 +448,27 @@ def test_callbacks_that_give_no_answer_get_the_safe_one():
     for bad in (_lib.rmmh_failure_callback_adaptor_create(ctypes.byref(out), lim._h, _lib.FAILURE_CALLBACK()),
                 _lib.rmmh_callback_resource_create(ctypes.byref(out), _lib.ALLOCATE_CALLBACK(), free)):
         assert bad == _errors.INVALID_ARGUMENT
+
+
+# ---- found by the red team of 2026-11-29 ------------------------------------------------------
+
+@pytest.mark.parametrize("over", ["callback", "statistics"])
+def test_callback_buffer_alive_at_exit(over):
+    """A DeviceBuffer whose free calls a CallbackMemoryResource's Python deallocate (directly, or
+    through a C adaptor) still alive when the interpreter exits: the exit is clean. The collector
+    cleared the callbacks _lifetime keeps (their globals went NULL) and the buffer's free, later
+    in the same collection, called one: a segfault with the C extension."""
+    out = _child_ok("""
+        import rmmh as rmm
+        base = rmm.mr.CudaMemoryResource()
+        freed = []
+        cb = rmm.mr.CallbackMemoryResource(lambda n, s: base.allocate(n, s),
+                                           lambda p, n, s: freed.append(p))
+        mr = cb if %r == "callback" else rmm.mr.StatisticsResourceAdaptor(cb)
+        buf = rmm.DeviceBuffer(size=100, mr=mr)
+
+        class Holder:
+            kept = rmm.DeviceBuffer(size=200, mr=mr)
+        print("exiting", rmm.ACCELERATED)
+    """ % over)
+    assert out.startswith("exiting")
