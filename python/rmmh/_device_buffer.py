@@ -7,7 +7,6 @@ native call each way (see README, "ctypes or an extension").
 import ctypes
 import os
 import threading
-import weakref
 from typing import TYPE_CHECKING
 
 from . import _accel_loader, _array_interface, _lib
@@ -82,7 +81,7 @@ def _sync_if_default(stream):
 class _PyBufferBase:
     """DeviceBuffer's state, constructor and deallocator in Python: the fallback of
     rmmh._accel.BufferBase (src/_accel.c), with the same contract."""
-    __slots__ = ("_ptr", "_size", "_cap", "_nbytes", "_mr", "_stream", "_dev")
+    __slots__ = ("_ptr", "_size", "_cap", "_nbytes", "_mr", "_stream", "_dev", "_recorded")
 
     def __init__(self, *, ptr=0, size=0, stream=DEFAULT_STREAM, mr=None):
         if hasattr(self, "_mr"):  # set by a first call: a second would leak its block and holds
@@ -91,8 +90,8 @@ class _PyBufferBase:
             stream = as_stream(stream)  # (raises for a stream whose C stream is gone)
         if size.__class__ is not int or not 0 <= size <= _SIZE_MAX:
             size = _lib.as_size(size)
-        if ptr is not None and (ptr.__class__ is not int or not 0 <= ptr <= _SIZE_MAX):
-            ptr = _lib.as_pointer(ptr, "ptr")  # (checked whether or not it is used: RMM's uintptr_t)
+        if ptr.__class__ is not int or not 0 <= ptr <= _SIZE_MAX:
+            ptr = _lib.as_pointer(ptr, "ptr")  # (checked whether or not it is used, None too: RMM's uintptr_t)
         if _ndev == 1:
             dev = -1  # one device: nothing to read or switch, the device is 0
         else:
@@ -203,10 +202,6 @@ def _resize_lock(buf):
             except AttributeError:
                 lock = buf._resize_mutex = threading.RLock()
                 return lock
-
-
-# buffer -> the streams it was recorded on (record_stream): kept alive until the buffer goes
-_recorded_streams: "weakref.WeakKeyDictionary[DeviceBuffer, list[Stream]]" = weakref.WeakKeyDictionary()
 
 
 class DeviceBuffer(_Base):
@@ -426,7 +421,13 @@ class DeviceBuffer(_Base):
                 return
             with self._on_device():  # (the record's events are made on the device current at it)
                 _lib.check(_lib.rmm_record_stream(self._mr._h, self._ptr, self._nbytes, s._h), "record_stream")
-            _recorded_streams.setdefault(self, []).append(s)
+            # kept in the buffer, released only after its block is freed (the extension's
+            # deallocator, or __del__, frees first); a weak-keyed table let them go before the free
+            recorded = getattr(self, "_recorded", None)
+            if recorded is None:
+                self._recorded = [s]
+            else:
+                recorded.append(s)
 
     def copy(self):
         """A deep copy: a new buffer from the same resource, on the same stream and device

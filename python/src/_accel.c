@@ -158,6 +158,9 @@ typedef struct {
        collector has cleared the Python objects' attributes (a cycle being collected) */
     void *mr_handle, *stream_handle;
     PyObject *mr_refs, *stream_refs; /* NULL: none (the default streams own nothing) */
+    /* the streams of record_stream (a list), released only after the block is freed: a weak-keyed
+       table lost them before (the weak references are cleared first; a red team's find) */
+    PyObject *recorded;
 } Buffer;
 
 /* Sets b->stream (taking the reference) and its cached handle and refs; -1 with an exception. */
@@ -193,6 +196,8 @@ static int buffer_traverse(PyObject *self, visitproc visit, void *arg) {
     Py_VISIT(b->stream_refs);
     Py_VISIT(b->mr);
     Py_VISIT(b->stream);
+    /* (b->recorded is not visited: to the collector the list is then held from outside, so it is
+       never cleared with a collected cycle before this buffer's block is freed) */
     Py_VISIT((PyObject *)Py_TYPE(self));
     return 0;
 }
@@ -265,7 +270,7 @@ static int buffer_init(PyObject *self, PyObject *args, PyObject *kwds) {
     if (size != NULL && size_arg(size, s_size, as_size_f, &n) < 0) goto fail_stream; /* TypeError, NegativeSizeError, OverflowError */
     /* ptr: an address, checked whether or not it is used (RMM's uintptr_t; a red team's find:
        a string or -5 passed with size 0 was accepted) */
-    if (ptr != NULL && ptr != NoneObj && size_arg(ptr, s_ptr, as_pointer_f, &addr) < 0) goto fail_stream;
+    if (ptr != NULL && size_arg(ptr, s_ptr, as_pointer_f, &addr) < 0) goto fail_stream; /* (None too: RMM's uintptr_t) */
     /* device and resource */
     if (ndev < 0) ndev = rmmh_device_count_p();
     if (ndev == 1) {
@@ -388,6 +393,7 @@ static void buffer_dealloc(PyObject *self) {
     Py_XDECREF(b->stream_refs);
     Py_XDECREF(b->mr);
     Py_XDECREF(b->stream);
+    Py_XDECREF(b->recorded); /* (after the free above) */
     tp_free(self);
     Py_DecRef((PyObject *)tp);
 }
@@ -416,8 +422,27 @@ static int buffer_set_stream(PyObject *self, PyObject *value, void *closure) {
     }
     return 0;
 }
+/* _recorded: the streams record_stream keeps alive until the block is freed (None: none) */
+static PyObject *buffer_get_recorded(PyObject *self, void *closure) {
+    Buffer *b = (Buffer *)self;
+    PyObject *r = b->recorded ? b->recorded : NoneObj;
+    (void)closure;
+    Py_IncRef(r);
+    return r;
+}
+static int buffer_set_recorded(PyObject *self, PyObject *value, void *closure) {
+    Buffer *b = (Buffer *)self;
+    PyObject *old = b->recorded;
+    (void)closure;
+    if (value == NoneObj) value = NULL;
+    if (value) Py_IncRef(value);
+    b->recorded = value;
+    Py_XDECREF(old);
+    return 0;
+}
 static PyGetSetDef buffer_getset[] = {
     {"_stream", buffer_get_stream, buffer_set_stream, NULL, NULL},
+    {"_recorded", buffer_get_recorded, buffer_set_recorded, NULL, NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

@@ -327,6 +327,48 @@ def test_record_stream():
         rmm._lib.check(rmm._lib.rmm_record_stream(mr._h, ptr, 1000, s2._h), "record_stream")
 
 
+def test_ptr_none_is_a_type_error():
+    """ptr is an address (RMM's uintptr_t): None is a TypeError, as in RMM (it was taken as 0)."""
+    with pytest.raises(TypeError):
+        rmm.DeviceBuffer(ptr=None, size=4)
+    with pytest.raises(TypeError):
+        rmm.DeviceBuffer(ptr=None)
+
+
+@pytest.mark.parametrize("dies_in", ["refcount", "cycle"])
+def test_record_stream_keeps_the_stream_until_the_free(dies_in):
+    """The streams record_stream keeps are let go only after the block is freed (rmm.h records an
+    event on each at the free): a weak-keyed table let them go first, with the extension always and
+    without it when the buffer died in a collected cycle (red team 20)."""
+    import gc
+    events = []
+    base = rmm.mr.CudaMemoryResource()
+    cb = rmm.mr.CallbackMemoryResource(lambda n, s: base.allocate(n, s),
+                                       lambda p, n, s: (events.append("freed"), base.deallocate(p, n, s)))
+    real = rmm.Stream()
+
+    class Foreign:  # a stream of another library, held only by the record
+        def __cuda_stream__(self):
+            return (0, real.handle)
+
+        def __del__(self):
+            events.append("stream let go")
+
+    class Node:
+        pass
+
+    b = rmm.DeviceBuffer(size=256, mr=cb)
+    b.record_stream(Foreign())
+    assert events == []
+    if dies_in == "cycle":
+        n = Node()
+        n.b, n.me = b, n
+        del n
+    del b
+    gc.collect()
+    assert events == ["freed", "stream let go"]
+
+
 def test_threads_resizing_one_buffer_take_turns():
     """Two threads resizing one buffer (RMM's resize holds the GIL for the whole C++ call; rmmh's
     allocation and free release it): the size never passes the capacity, and the contents of the
