@@ -42,7 +42,10 @@ _kept_upstreams = []
 # registration's end then returned the pool's memory to a destroyed resource; a red team's find.)
 # Reentrant: a free that rmm_capture_end makes may call a Python resource that uses a GraphPool.
 _lock = threading.RLock()
-_OUT_OF_HOST_MEMORY = 4  # RMM_ERROR_OUT_OF_MEMORY: rmm_capture_end's one failure that keeps the stream registered
+# rmm_capture_end's failures that may keep the stream registered: RMM_ERROR_OUT_OF_MEMORY (host
+# memory), RMM_ERROR_CUDA (the current device unread, for the per-thread default stream); either
+# may also be a deferred free's, made after the registration ended
+_MAY_STAY_REGISTERED = (4, 1)
 
 
 class GraphPool:
@@ -93,10 +96,10 @@ class GraphPool:
             with _lock:
                 st = _lib.rmm_capture_end(self._h, s._h)
                 message = _lib.last_error() if st else ""
-                # OUT_OF_MEMORY: out of host memory with the stream still registered, or a deferred
-                # free that failed so after the registration ended: asked again, a registration
-                # that ended is not found (INVALID_ARGUMENT), one still there ends now or not
-                ended = st != _OUT_OF_HOST_MEMORY or _lib.rmm_capture_end(self._h, s._h) != _OUT_OF_HOST_MEMORY
+                # OUT_OF_MEMORY or CUDA: the stream still registered, or a deferred free that failed
+                # so after the registration ended: asked again, a registration that ended is not
+                # found (INVALID_ARGUMENT), one still there ends now or not
+                ended = st not in _MAY_STAY_REGISTERED or _lib.rmm_capture_end(self._h, s._h) not in _MAY_STAY_REGISTERED
                 if ended:
                     self._registered -= 1
                     self._uncount()

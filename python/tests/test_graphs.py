@@ -181,13 +181,15 @@ def test_a_buffer_dropped_while_capture_begins_keeps_its_resource():
     assert "OK" in out
 
 
+@pytest.mark.parametrize("status", [4, 1])
 @pytest.mark.parametrize("registered", [False, True])
-def test_an_out_of_memory_end_is_told_from_a_registration_that_stays(monkeypatch, registered):
-    """rmm_capture_end answers OUT_OF_MEMORY when host memory ran out (the stream stays registered)
-    and when a deferred free failed so after the registration ended: asked again, the first is
-    ended now (or stays), the second is not found. Either way the count drops once the
-    registration has ended (a review's find: it never dropped again, and every C object destroyed
-    later waited for ever), and the first end's error is raised."""
+def test_an_out_of_memory_end_is_told_from_a_registration_that_stays(monkeypatch, registered, status):
+    """rmm_capture_end answers OUT_OF_MEMORY when host memory ran out, and CUDA when the current
+    device could not be read (a per-thread stream's registration: since 2026-11-29), the stream
+    staying registered, and either when a deferred free failed so after the registration ended:
+    asked again, the first is ended now (or stays), the second is not found. Either way the count
+    drops once the registration has ended (a review's find: it never dropped again, and every C
+    object destroyed later waited for ever), and the first end's error is raised."""
     from rmmh import _lib
     s = rmm.Stream()
     gp = rmm.GraphPool(reserve=4096, upstream=rmm.mr.CudaMemoryResource())
@@ -198,11 +200,11 @@ def test_an_out_of_memory_end_is_told_from_a_registration_that_stays(monkeypatch
         if len(calls) == 1:
             if not registered:
                 real(g, stream)  # ended, then "a deferred free failed"
-            return _lib.rmm_set_last_error(4, b"injected: out of memory")
+            return _lib.rmm_set_last_error(status, b"injected: a failure")
         return real(g, stream)
 
     monkeypatch.setattr(_lib, "rmm_capture_end", end)
-    with pytest.raises(MemoryError, match="injected"):
+    with pytest.raises(MemoryError if status == 4 else rmm.RMMError, match="injected"):
         with gp.capture(s):
             pass
     monkeypatch.undo()
