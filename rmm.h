@@ -352,10 +352,12 @@ RMMDEF rmm_status rmm_deallocate_aligned(rmm_resource *mr, void *ptr, size_t byt
    per recorded stream an event record and a wait), and with none recorded, one relaxed load. A graph pool's
    block (>>graph) records nothing and succeeds: its reuse follows the capture's rules. While a
    recorded stream is registered for graph capture (rmm_capture_begin), the free of the block is
-   deferred to that registration's rmm_capture_end and made then on the free's stream (an event
-   recorded on the capturing stream would be captured, and the free's stream, waiting on it, would
-   join the capture); such a free on RMM_STREAM_PER_THREAD, which rmm_capture_end could not name,
-   fails with INVALID_ARGUMENT and frees nothing. */
+   deferred to that registration's rmm_capture_end (an event recorded on the capturing stream would
+   be captured, and the free's stream, waiting on it, would join the capture): the free records an
+   event on its own stream (which may then be destroyed), and the end makes the free on the ended
+   stream behind that event; CUDA iff that event cannot be made (nothing freed), NOT_SUPPORTED
+   (nothing freed: try again) iff the recorded stream's registrations began and ended eight times
+   while the free looked. */
 RMMDEF rmm_status rmm_record_stream(rmm_resource *mr, void *ptr, size_t bytes, rmm_stream stream);
 
 /* ---- CUDA-graph capture: graph-private pools ---- >>graph
@@ -369,7 +371,8 @@ RMMDEF rmm_status rmm_record_stream(rmm_resource *mr, void *ptr, size_t bytes, r
    on other streams touch a registered stream: memory a library stream (lazy, >>streams) freed
    before its capture began, whose ordering event would have to be recorded on it now, is passed
    over while it is registered (the resource takes other memory, or grows), and the free of a block
-   recorded on it (rmm_record_stream) is deferred to its rmm_capture_end. RMM_STREAM_PER_THREAD (and
+   recorded on it (rmm_record_stream) is deferred to its rmm_capture_end, made then on it behind an
+   event recorded on the free's stream at the free. RMM_STREAM_PER_THREAD (and
    handle 0 in per-thread-default-stream builds) names the calling thread's own stream on the
    current device, here as in CUDA: its registration is that thread's, for that device, and
    rmm_capture_end of it must come from the same thread with the same device current. A block freed
@@ -408,8 +411,8 @@ RMMDEF rmm_status rmm_graph_pool_create(rmm_graph_pool **out, rmm_resource *upst
    OUT_OF_MEMORY iff host memory runs out; CUDA iff cudaGetDevice fails. O(captures underway). */
 RMMDEF rmm_status rmm_capture_begin(rmm_graph_pool *gp, rmm_stream stream);
 /* Ends the registration of `stream`: call it after cudaStreamEndCapture. The frees deferred on the
-   stream are made now, on it, and those of blocks recorded on it, on the streams they were freed on
-   (their first failure is returned, each failure is logged at ERROR with its pointer, size and
+   stream are made now, on it (those of blocks recorded on it behind the streams they were freed on:
+   rmm_record_stream; their first failure is returned, each failure is logged at ERROR with its pointer, size and
    resource, and its block stays allocated: free it again; the registration ends anyway).
    When gp's last registered stream ends, its free blocks are open to every stream of the next
    capture. INVALID_ARGUMENT iff gp is NULL or stream is not registered with gp (for
@@ -5355,10 +5358,12 @@ static inline rmm_status rmm__so_grown(rmm__sstate *s, const rmm_resource *upstr
 /* Whether taking memory from donor d would record d's event on a stream registered for graph
    capture (a lazy stream with frees no event covers yet): that record would be captured, and the
    taker, waiting on it, would join the capture (a red team's find). rmm__so_acquire passes such a
-   donor over while the registration lasts. One relaxed load while no capture is registered, else
-   the graph lock (a leaf) when d is lazy and dirty. */
+   donor over while the registration lasts. A donor whose stream is gone records nothing (its death
+   event orders it): never passed over, whatever stream has its handle now (a review's find). One
+   relaxed load while no capture is registered, else the graph lock when d is lazy and dirty. */
 static inline bool rmm__so_donor_capturing(const rmm__sstate *d) {
-    return RMM__UNLIKELY(RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures) != 0) && d->lazy && d->dirty && rmm__graph_key_registered((uint64_t)(uintptr_t)d->handle);
+    return RMM__UNLIKELY(RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures) != 0) && d->lazy && d->dirty && !rmm__so_gone(d) &&
+           rmm__graph_key_registered((uint64_t)(uintptr_t)d->handle);
 }
 /* Makes taker's future work wait for the work donor had queued before its frees. */
 RMM__PRIVATE rmm_status rmm__so_wait(rmm__sstate *taker, rmm__sstate *donor) {
@@ -8282,8 +8287,10 @@ typedef struct rmm__gp_deferred {
     rmm_resource *mr;
     void *ptr;
     size_t bytes, alignment;
-    rmm_stream stream; /* made on it */
-    uint64_t key;      /* when the registration of this key (rmm__graph_key) ends */
+    uint64_t key;        /* made when the registration of this key (rmm__graph_key) ends, on its stream */
+    rmm__event after;    /* NULL, or (a free of a block recorded on that stream, made on another
+                            stream: rmm__graph_defer_recorded) an event recorded on the free's stream
+                            at the free, which the ended stream waits for first */
 } rmm__gp_deferred;
 /* The deferred frees an rmm_capture_end has taken off its pool's list and is making now: still
    seen by rmm_resource_destroy (rmm__graph_defers_into) until they are made. Under the graph lock. */
@@ -8309,16 +8316,24 @@ static rmm_graph_pool *rmm__graph_zombies; /* gone, their memory not yet returne
 static rmm__capture_reg *rmm__captures;
 static size_t rmm__captures_cap;
 
+/* The serial of this thread's first entry (rmm__thread_reg), kept for its graph keys: a key
+   destructor of the program that runs after the library's (which lets the entry go) may still end
+   the thread's capture (a review's find: it got a new entry and serial, and the registration could
+   never be ended). 0: not read yet. */
+static RMM__TLS uint64_t rmm__graph_thread_serial;
 /* The key of `stream` for the calling thread. Fails as cudaGetDevice, or with OUT_OF_MEMORY when
    the thread's entry cannot be made (host memory); no call for a stream that is not per-thread. O(1). */
 RMM__PRIVATE rmm_status rmm__graph_key(rmm_stream stream, uint64_t *key) {
-    rmm__sreg *r;
     int device = 0;
     *key = (uint64_t)(uintptr_t)stream;
     if (!rmm__stream_is_per_thread(stream)) return RMM_SUCCESS;
     RMM_TRY(rmm__get_device(&device));
-    if ((r = rmm__thread_reg()) == NULL) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "graph pool: out of host memory for this thread's stream entry");
-    *key = rmm__graph_key_of(stream, true, r->serial, device);
+    if (!rmm__graph_thread_serial) {
+        rmm__sreg *r = rmm__thread_reg();
+        if (!r) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "graph pool: out of host memory for this thread's stream entry");
+        rmm__graph_thread_serial = r->serial;
+    }
+    *key = rmm__graph_key_of(stream, true, rmm__graph_thread_serial, device);
     return RMM_SUCCESS;
 }
 /* Grows an array of `size`-byte items to hold `need`; false when host memory runs out. */
@@ -8502,8 +8517,9 @@ RMM__PRIVATE rmm_graph_pool *rmm__graph_registered(uint64_t key, size_t *at) {
     }
     return NULL;
 }
-/* Whether the stream of `key` (rmm__graph_key) is registered for capture now. Takes the graph lock,
-   a leaf (nothing under it takes another lock). O(captures underway). */
+/* Whether the stream of `key` (rmm__graph_key) is registered for capture now. Takes the graph lock
+   (which nothing holds while taking another lock of the library; under it, only a user type's
+   get_upstream runs: rmm__graph_defers_into). O(captures underway). */
 RMM__PRIVATE RMM__NOINLINE bool rmm__graph_key_registered(uint64_t key) {
     bool yes;
     if (RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures) == 0) return false;
@@ -8513,29 +8529,43 @@ RMM__PRIVATE RMM__NOINLINE bool rmm__graph_key_registered(uint64_t key) {
     return yes;
 }
 /* The free of a block recorded (rmm_record_stream) on the stream of `key`, registered for capture
-   (rmm__recorded_order found it): deferred to the end of that registration, to be made then on
-   `stream`. Made now, the free would record an event on the capturing stream (captured, not run)
-   and make `stream` wait for it, and `stream` would join the capture (a red team's find; PyTorch
-   defers such frees too). *ended: the registration ended meanwhile (nothing done: free it now).
-   INVALID_ARGUMENT (nothing freed) iff `stream` is the per-thread default stream: rmm_capture_end,
-   perhaps on another thread, could not name it. OUT_OF_MEMORY iff host memory runs out (nothing
-   freed). O(captures underway). */
+   (rmm__recorded_order found it), made on `stream`: deferred to the end of that registration. Made
+   now, the free would record an event on the capturing stream (captured, not run) and make `stream`
+   wait for it, and `stream` would join the capture (a red team's find; PyTorch defers such frees
+   too). An event recorded on `stream` now (it is not capturing: a free on a registered stream is
+   deferred before this) keeps `stream`'s part, and rmm_capture_end makes the free on the ended
+   stream, which waits for that event first: `stream` may be destroyed, or its handle reused, once
+   this returns (a review's find: the free was made later on the handle). *ended: the registration
+   ended meanwhile (nothing done: free it now). OUT_OF_MEMORY iff host memory runs out, CUDA iff
+   the event cannot be made or recorded (nothing freed either way). O(captures underway). */
 RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_defer_recorded(rmm_resource *mr, void *ptr, size_t bytes, size_t alignment, rmm_stream stream, uint64_t key,
                                                                 bool *ended) {
     rmm_graph_pool *gp;
     rmm__gp_deferred *d;
+    rmm__event after = NULL;
     *ended = false;
-    if (rmm__stream_is_per_thread(stream))
-        return RMM__INVALID("deallocate(ptr=%p) on the per-thread default stream: a stream recorded for the block (rmm_record_stream) is being captured "
-                            "into a CUDA graph; free it on another stream, or after rmm_capture_end (nothing freed)", ptr);
+    if (!rmm__graph_key_registered(key)) { /* (ended meanwhile: no event made for nothing) */
+        *ended = true;
+        return RMM_SUCCESS;
+    }
+    RMM_TRY(rmm__event_create(&after));
+    {
+        rmm_status st = rmm__event_record(after, stream);
+        if (st != RMM_SUCCESS) {
+            rmm__event_destroy(after);
+            return st;
+        }
+    }
     rmm__lock(&rmm__graph_lock);
     if ((gp = rmm__graph_registered(key, NULL)) == NULL) {
         rmm__unlock(&rmm__graph_lock);
+        rmm__event_destroy(after);
         *ended = true;
         return RMM_SUCCESS;
     }
     if (!rmm__gp_reserve((void **)&gp->deferred, &gp->deferred_cap, gp->ndeferred + 1, sizeof *gp->deferred)) {
         rmm__unlock(&rmm__graph_lock);
+        rmm__event_destroy(after);
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "graph pool: out of host memory to defer the free of %p until the capture of a stream recorded for it ends "
                          "(the block stays allocated)", ptr);
     }
@@ -8544,8 +8574,8 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_defer_recorded(rmm_resource *mr
     d->ptr = ptr;
     d->bytes = bytes;
     d->alignment = alignment;
-    d->stream = stream;
     d->key = key;
+    d->after = after;
     rmm__unlock(&rmm__graph_lock);
     return RMM_SUCCESS;
 }
@@ -8652,8 +8682,8 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_free(rmm_resource *mr, vo
         d->ptr = ptr;
         d->bytes = bytes;
         d->alignment = alignment;
-        d->stream = stream;
         d->key = key;
+        d->after = NULL;
         rmm__unlock(&rmm__graph_lock);
         *routed = true;
         return RMM_SUCCESS;
@@ -8847,13 +8877,17 @@ RMM__IMPL rmm_status rmm_capture_end(rmm_graph_pool *gp, rmm_stream stream) {
         zombies = z->next;
         rmm__gp_release_memory(z);
     }
-    for (i = 0; i < k; i++) { /* the frees deferred by the capture, now on their streams (the ended one, or a stream
-                                 whose block was recorded on it: rmm__graph_defer_recorded) */
-        rmm_status one = rmm_deallocate_aligned(mine[i].mr, mine[i].ptr, mine[i].bytes, mine[i].alignment, mine[i].stream);
+    for (i = 0; i < k; i++) { /* the frees deferred by the capture, now on the ended stream (behind the stream a
+                                 recorded block was freed on: rmm__graph_defer_recorded) */
+        rmm_status one = RMM_SUCCESS;
+        if (mine[i].after) {
+            one = rmm__stream_wait_event(stream, mine[i].after);
+            rmm__event_destroy(mine[i].after);
+        }
+        if (one == RMM_SUCCESS) one = rmm_deallocate_aligned(mine[i].mr, mine[i].ptr, mine[i].bytes, mine[i].alignment, stream);
         if (one != RMM_SUCCESS) {
-            RMM__LOG(RMM_LOG_LEVEL_ERROR, "rmm_capture_end: the deferred free of %p (%zu bytes, resource '%s' %p, stream %p) failed and the block stays allocated "
-                     "(free it again): %s", mine[i].ptr, mine[i].bytes, rmm_resource_type_name(mine[i].mr), (void *)mine[i].mr, (void *)mine[i].stream,
-                     rmm_last_error());
+            RMM__LOG(RMM_LOG_LEVEL_ERROR, "rmm_capture_end: the deferred free of %p (%zu bytes, resource '%s' %p) failed and the block stays allocated "
+                     "(free it again): %s", mine[i].ptr, mine[i].bytes, rmm_resource_type_name(mine[i].mr), (void *)mine[i].mr, rmm_last_error());
             if (st == RMM_SUCCESS) st = one;
         }
     }

@@ -2000,16 +2000,17 @@ out:
 /* A stream model (rmm_host_backend_set_stream_model) that counts what is done to one stream while
    it captures: event records on it, and waits of other streams on those events. Events complete at
    once. */
-static rmm_stream capwatch_stream;
+static rmm_stream capwatch_stream, capwatch_free_stream;
 static bool capwatch_on;
-static const void *capwatch_event;
-static int capwatch_records, capwatch_waits;
+static const void *capwatch_event, *capwatch_free_events[4];
+static int capwatch_records, capwatch_waits, capwatch_nfree, capwatch_end_waits;
 static void capwatch_record(void *u, const void *e, rmm_stream s) {
     (void)u;
     if (capwatch_on && s == capwatch_stream) {
         capwatch_records++;
         capwatch_event = e;
     }
+    if (capwatch_on && s == capwatch_free_stream && capwatch_nfree < 4) capwatch_free_events[capwatch_nfree++] = e;
 }
 static bool capwatch_query(void *u, const void *e) { return (void)u, (void)e, true; }
 static void capwatch_esync(void *u, const void *e) { (void)u, (void)e; }
@@ -2018,8 +2019,11 @@ static void capwatch_edestroy(void *u, const void *e) {
     if (e == capwatch_event) capwatch_event = NULL;
 }
 static void capwatch_wait(void *u, rmm_stream s, const void *e) {
+    int i;
     (void)u;
     if (capwatch_on && e && e == capwatch_event && s != capwatch_stream) capwatch_waits++;
+    for (i = 0; i < capwatch_nfree; i++)
+        if (e == capwatch_free_events[i] && s == capwatch_stream) capwatch_end_waits++; /* the ended stream behind the free's */
 }
 static void capwatch_ssync(void *u, rmm_stream s) { (void)u, (void)s; }
 static void capwatch_dsync(void *u) { (void)u; }
@@ -2032,9 +2036,9 @@ static const rmm_host_stream_model capwatch_model = {NULL, capwatch_record, capw
    20: one recorded there would be captured, not run, and the stream waiting on it would join the
    capture): memory a library stream (lazy: its event is recorded when another stream takes its
    memory) freed before the capture is passed over; the free of a block recorded on s
-   (rmm_record_stream) is deferred to s's rmm_capture_end and made then on its own stream, and
-   refused on the per-thread default stream (rmm_capture_end could not name it). Host backend (a
-   stream model of its own). */
+   (rmm_record_stream) is deferred to s's rmm_capture_end and made then on s, behind an event
+   recorded on the free's stream at the free (which may be destroyed meanwhile, or be the per-thread
+   default stream). Host backend (a stream model of its own). */
 TEST(graph_capture_records_nothing_on_the_capturing_stream) {
 #if defined(RMM_BACKEND_HOST)
     rmm_resource *cuda = NULL, *mr = NULL;
@@ -2074,25 +2078,33 @@ TEST(graph_capture_records_nothing_on_the_capturing_stream) {
         CHECK(y != x);
         CHECK(capwatch_records == 0 && capwatch_waits == 0);
         if (kind == 0) {
+            rmm_stream u = NULL;
+            CHECK_OK(rmm_stream_create(&u));
             CHECK_OK(rmm_record_stream(mr, y, 1 * MiB, s));
             CHECK_OK(rmm_pool_get_info(mr, &info));
             before = info.used_bytes;
-            CHECK_OK(rmm_deallocate(mr, y, 1 * MiB, t)); /* deferred */
+            capwatch_nfree = capwatch_end_waits = 0;
+            capwatch_free_stream = u;
+            CHECK_OK(rmm_deallocate(mr, y, 1 * MiB, u)); /* deferred, behind an event on u */
+            CHECK(capwatch_nfree == 1);
+            CHECK_OK(rmm_stream_destroy(u)); /* u may go once its free returned (a review's find: the end freed on its handle) */
             CHECK(capwatch_records == 0 && capwatch_waits == 0);
             CHECK(rmm_resource_awaits_capture(mr));
             CHECK_OK(rmm_pool_get_info(mr, &info));
             CHECK(info.used_bytes == before);
             CHECK_OK(rmm_allocate(mr, &z, 4096, t));
             CHECK_OK(rmm_record_stream(mr, z, 4096, s));
-            CHECK_STATUS(rmm_deallocate(mr, z, 4096, RMM_STREAM_PER_THREAD), RMM_ERROR_INVALID_ARGUMENT); /* nothing freed */
+            capwatch_free_stream = RMM_STREAM_PER_THREAD;
+            CHECK_OK(rmm_deallocate(mr, z, 4096, RMM_STREAM_PER_THREAD)); /* deferred too */
+            CHECK(capwatch_nfree == 2);
             CHECK(capwatch_records == 0 && capwatch_waits == 0);
+            CHECK_OK(rmm_capture_end(gp, s)); /* both frees, now, on s, behind u's and this thread's streams */
             capwatch_on = false;
-            CHECK_OK(rmm_capture_end(gp, s)); /* the deferred free, now: s's event, and t waits for it */
-            CHECK(capwatch_records == 0);
+            capwatch_free_stream = NULL;
+            CHECK(capwatch_end_waits == 2);
             CHECK(!rmm_resource_awaits_capture(mr));
             CHECK_OK(rmm_pool_get_info(mr, &info));
-            CHECK(info.used_bytes + 1 * MiB == before + 4096); /* (z is still live) */
-            CHECK_OK(rmm_deallocate(mr, z, 4096, RMM_STREAM_PER_THREAD)); /* the capture ended: freed */
+            CHECK(info.used_bytes + 1 * MiB == before);
         } else {
             capwatch_on = false;
             CHECK_OK(rmm_capture_end(gp, s));
@@ -2145,6 +2157,69 @@ out:
     harness_skip_current = 1; /* (failures injected: the host backend) */
 #endif
 }
+
+static rmm_graph_pool *capture_dtor_gp;
+static pthread_key_t capture_dtor_key;
+static rmm_status capture_dtor_end = RMM_ERROR_NOT_SUPPORTED;
+static void capture_dtor(void *v) {
+    (void)v;
+    capture_dtor_end = rmm_capture_end(capture_dtor_gp, RMM_STREAM_PER_THREAD);
+}
+static void *capture_dtor_thread(void *arg) {
+    void *p = NULL;
+    (void)arg;
+    if (rmm_allocate(rmm_get_current_device_resource(), &p, 256, RMM_STREAM_PER_THREAD) == RMM_SUCCESS) /* the library's thread entry and key first */
+        (void)rmm_deallocate(rmm_get_current_device_resource(), p, 256, RMM_STREAM_PER_THREAD);
+    if (rmm_capture_begin(capture_dtor_gp, RMM_STREAM_PER_THREAD) != RMM_SUCCESS) return NULL;
+    if (pthread_key_create(&capture_dtor_key, capture_dtor) == 0) (void)pthread_setspecific(capture_dtor_key, (void *)1);
+    return NULL; /* the capture is ended by the key destructor at thread exit, after the library's */
+}
+/* Two review finds (2026-11-29): (1) a pthread key destructor of the program that runs after the
+   library's (which lets the thread's entry go) still ends the thread's per-thread-stream
+   registration (it computed a new key, and the registration could never end, nor the graph pool
+   go); (2) memory a destroyed library stream freed (ordered by its death event: nothing to record)
+   is not passed over while a new stream that got its handle is registered (a pool at its maximum
+   failed an allocation it could serve). */
+TEST(graph_capture_thread_exit_and_dead_donors) {
+    rmm_resource *pool = NULL;
+    rmm_graph_pool *gp = NULL;
+    rmm_stream t = NULL, s = NULL, u = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    pthread_t th;
+    void *p = NULL, *q = NULL;
+    NEED_GPU();
+    CHECK_OK(rmm_graph_pool_create(&capture_dtor_gp, NULL, 1 * MiB));
+    if (!capture_dtor_gp) return;
+    CHECK(pthread_create(&th, NULL, capture_dtor_thread, NULL) == 0);
+    pthread_join(th, NULL);
+    CHECK_OK(capture_dtor_end);
+    CHECK(rmm__graph_captures == 0);
+    CHECK_OK(rmm_graph_pool_destroy(capture_dtor_gp));
+    capture_dtor_gp = NULL;
+    (void)pthread_key_delete(capture_dtor_key);
+
+    d.initial_bytes = d.maximum_bytes = 1 * MiB;
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), &d));
+    CHECK_OK(rmm_graph_pool_create(&gp, NULL, 1 * MiB));
+    CHECK_OK(rmm_stream_create(&u));
+    CHECK_OK(rmm_stream_create(&t));
+    if (!pool || !gp || !u || !t) goto out;
+    CHECK_OK(rmm_allocate(pool, &p, 1 * MiB, t));
+    CHECK_OK(rmm_deallocate(pool, p, 1 * MiB, t)); /* t's state: lazy, dirty */
+    CHECK_OK(rmm_stream_destroy(t));               /* its death event orders that memory */
+    CHECK_OK(rmm_stream_create(&s));               /* (the host backend gives it t's handle: handles are reused at once) */
+    CHECK_OK(rmm_capture_begin(gp, s));
+    CHECK_OK(rmm_allocate(pool, &q, 1 * MiB, u));  /* the dead stream's memory serves it */
+    CHECK(q == p);
+    CHECK_OK(rmm_deallocate(pool, q, 1 * MiB, u));
+    CHECK_OK(rmm_capture_end(gp, s));
+out:
+    if (s) CHECK_OK(rmm_stream_destroy(s));
+    if (u) CHECK_OK(rmm_stream_destroy(u));
+    if (gp) CHECK_OK(rmm_graph_pool_destroy(gp));
+    rmm_resource_destroy(pool);
+}
+
 
 
 #if defined(__CUDACC__)
@@ -5609,6 +5684,7 @@ int main(void) {
     RUN(graph_capture_per_thread_stream_is_each_threads_own);
     RUN(graph_capture_records_nothing_on_the_capturing_stream);
     RUN(graph_pool_zombie_release_relaxes_the_capture_mode);
+    RUN(graph_capture_thread_exit_and_dead_donors);
 #if defined(__CUDACC__)
     RUN(pool_foreign_handover_waits_for_the_kernel);
     RUN(growth_from_a_pool_waits_for_the_kernel);
