@@ -78,10 +78,28 @@ def _sync_if_default(stream):
         _lib.check(_lib.rmm_stream_synchronize(stream._h))
 
 
+# The streams of record_stream, by buffer id, for the fallback below: held from here, they are never
+# garbage with a buffer that dies in a collected cycle, and __del__ lets them go after its free (a
+# slot was visited by the collector, and a stream finalized by weakref.finalize, as Numba's, went
+# before the free: a review's find). The extension keeps them in its struct, unvisited.
+_py_recorded: dict = {}
+
+
 class _PyBufferBase:
     """DeviceBuffer's state, constructor and deallocator in Python: the fallback of
     rmmh._accel.BufferBase (src/_accel.c), with the same contract."""
-    __slots__ = ("_ptr", "_size", "_cap", "_nbytes", "_mr", "_stream", "_dev", "_recorded")
+    __slots__ = ("_ptr", "_size", "_cap", "_nbytes", "_mr", "_stream", "_dev")
+
+    @property
+    def _recorded(self):
+        return _py_recorded.get(id(self))
+
+    @_recorded.setter
+    def _recorded(self, streams):
+        if streams is None:
+            _py_recorded.pop(id(self), None)
+        else:
+            _py_recorded[id(self)] = streams
 
     def __init__(self, *, ptr=0, size=0, stream=DEFAULT_STREAM, mr=None):
         if hasattr(self, "_mr"):  # set by a first call: a second would leak its block and holds
@@ -131,7 +149,7 @@ class _PyBufferBase:
         try:
             p = self._ptr
         except AttributeError:
-            return
+            return  # (never made: nothing recorded either)
         if p:
             self._ptr = 0
             try:
@@ -147,6 +165,8 @@ class _PyBufferBase:
                         token.run()
             except Exception:  # interpreter shutdown: the process is going away
                 pass
+        if _py_recorded:
+            _py_recorded.pop(id(self), None)  # (after the free)
 
 
 def _bind_accelerator():
@@ -413,7 +433,9 @@ class DeviceBuffer(_Base):
         when it is freed, its own stream first waits for the work queued on ``stream`` until then,
         so nothing reuses the memory early (rmm.h's ``rmm_record_stream``). ``stream`` is taken to
         be a stream of the buffer's device (made current for the record). The buffer keeps
-        ``stream`` alive until it is freed. A no-op for an empty buffer. An rmmh extension: RMM's
+        ``stream`` alive until it is freed, held where the garbage collector does not look (so
+        that it is never let go before the free): a stream object that refers back to the buffer
+        keeps both alive for good. A no-op for an empty buffer. An rmmh extension: RMM's
         DeviceBuffer has no such method."""
         s = as_stream(stream)
         with _resize_lock(self):  # (the block recorded is the one the buffer has: a resize takes turns)

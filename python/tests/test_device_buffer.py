@@ -335,12 +335,17 @@ def test_ptr_none_is_a_type_error():
         rmm.DeviceBuffer(ptr=None)
 
 
+@pytest.mark.parametrize("stream_first", [False, True])
+@pytest.mark.parametrize("finalizer", ["__del__", "weakref.finalize"])
 @pytest.mark.parametrize("dies_in", ["refcount", "cycle"])
-def test_record_stream_keeps_the_stream_until_the_free(dies_in):
+def test_record_stream_keeps_the_stream_until_the_free(dies_in, finalizer, stream_first):
     """The streams record_stream keeps are let go only after the block is freed (rmm.h records an
     event on each at the free): a weak-keyed table let them go first, with the extension always and
-    without it when the buffer died in a collected cycle (red team 20)."""
+    without it when the buffer died in a collected cycle (red team 20); then, without the extension,
+    a slot the collector visited let a stream finalized by weakref.finalize (as Numba's) or made
+    before the buffer go first in a cycle (review 20). Both finalizer kinds, both orders."""
     import gc
+    import weakref
     events = []
     base = rmm.mr.CudaMemoryResource()
     cb = rmm.mr.CallbackMemoryResource(lambda n, s: base.allocate(n, s),
@@ -351,14 +356,22 @@ def test_record_stream_keeps_the_stream_until_the_free(dies_in):
         def __cuda_stream__(self):
             return (0, real.handle)
 
-        def __del__(self):
-            events.append("stream let go")
+    if finalizer == "__del__":
+        Foreign.__del__ = lambda self: events.append("stream let go")
 
     class Node:
         pass
 
+    def make_stream():
+        f = Foreign()
+        if finalizer == "weakref.finalize":
+            weakref.finalize(f, events.append, "stream let go")
+        return f
+
+    f = make_stream() if stream_first else None
     b = rmm.DeviceBuffer(size=256, mr=cb)
-    b.record_stream(Foreign())
+    b.record_stream(f if f is not None else make_stream())
+    del f
     assert events == []
     if dies_in == "cycle":
         n = Node()
