@@ -353,11 +353,13 @@ RMMDEF rmm_status rmm_deallocate_aligned(rmm_resource *mr, void *ptr, size_t byt
    block (>>graph) records nothing and succeeds: its reuse follows the capture's rules. While a
    recorded stream is registered for graph capture (rmm_capture_begin), the free of the block is
    deferred to that registration's rmm_capture_end (an event recorded on the capturing stream would
-   be captured, and the free's stream, waiting on it, would join the capture): the free records an
-   event on its own stream (which may then be destroyed), and the end makes the free on the ended
-   stream behind that event; CUDA iff that event cannot be made (nothing freed), NOT_SUPPORTED
-   (nothing freed: try again) iff the recorded stream's registrations began and ended eight times
-   while the free looked. */
+   be captured, and the free's stream, waiting on it, would join the capture): the free's stream
+   waits now for the block's recorded streams that are not registered and records an event (it may
+   then be destroyed), and the end makes the free on the ended stream behind that event (a free on
+   the legacy stream, which a capture of a blocking stream forbids touching, does nothing until the
+   end and is made then on it); CUDA iff a wait or that event cannot be made (nothing freed),
+   NOT_SUPPORTED (nothing freed: try again) iff the recorded stream's registrations began and ended
+   eight times while the free looked. */
 RMMDEF rmm_status rmm_record_stream(rmm_resource *mr, void *ptr, size_t bytes, rmm_stream stream);
 
 /* ---- CUDA-graph capture: graph-private pools ---- >>graph
@@ -372,7 +374,7 @@ RMMDEF rmm_status rmm_record_stream(rmm_resource *mr, void *ptr, size_t bytes, r
    before its capture began, whose ordering event would have to be recorded on it now, is passed
    over while it is registered (the resource takes other memory, or grows), and the free of a block
    recorded on it (rmm_record_stream) is deferred to its rmm_capture_end, made then on it behind an
-   event recorded on the free's stream at the free. RMM_STREAM_PER_THREAD (and
+   event recorded on the free's stream at the free (rmm_record_stream says more). RMM_STREAM_PER_THREAD (and
    handle 0 in per-thread-default-stream builds) names the calling thread's own stream on the
    current device, here as in CUDA: its registration is that thread's, for that device, and
    rmm_capture_end of it must come from the same thread with the same device current. A block freed
@@ -412,8 +414,9 @@ RMMDEF rmm_status rmm_graph_pool_create(rmm_graph_pool **out, rmm_resource *upst
 RMMDEF rmm_status rmm_capture_begin(rmm_graph_pool *gp, rmm_stream stream);
 /* Ends the registration of `stream`: call it after cudaStreamEndCapture. The frees deferred on the
    stream are made now, on it (those of blocks recorded on it behind the streams they were freed on:
-   rmm_record_stream; their first failure is returned, each failure is logged at ERROR with its pointer, size and
-   resource, and its block stays allocated: free it again; the registration ends anyway).
+   rmm_record_stream). Their first failure is returned; each failure is logged at ERROR with its
+   pointer, size and resource, and its block stays allocated (free it again, on the stream it was
+   freed on); the registration ends anyway.
    When gp's last registered stream ends, its free blocks are open to every stream of the next
    capture. INVALID_ARGUMENT iff gp is NULL or stream is not registered with gp (for
    RMM_STREAM_PER_THREAD: by this thread, for the current device); OUT_OF_MEMORY iff
@@ -3478,7 +3481,8 @@ typedef struct rmm__rec_stream {
     rmm_stream handle;
     struct rmm__sreg *reg; /* with a reference; NULL for a foreign stream or the legacy stream */
     bool per_thread;
-    int device; /* current at the record: the stream's (its events are made there) */
+    bool ordered; /* (rmm__recorded_order, a deferred free: its free's stream waits for it already) */
+    int device;   /* current at the record: the stream's (its events are made there) */
 } rmm__rec_stream;
 RMM__PRIVATE rmm_status rmm__rec_stream_make(rmm_stream stream, rmm__rec_stream *out);
 RMM__PRIVATE void rmm__rec_stream_drop(rmm__rec_stream *rs);
@@ -3668,6 +3672,21 @@ RMM__PRIVATE void rmm__recorded_restore(rmm__recorded *list) {
     }
     rmm__unlock(&rmm__recorded_lock);
 }
+/* The list without its entries that hold no stream (released). */
+RMM__PRIVATE rmm__recorded *rmm__recorded_prune(rmm__recorded *list) {
+    rmm__recorded *keep = NULL, *r;
+    while ((r = list) != NULL) {
+        list = r->next;
+        r->next = NULL;
+        if (r->count == 0) {
+            rmm__recorded_release(r);
+        } else {
+            r->next = keep;
+            keep = r;
+        }
+    }
+    return keep;
+}
 /* Before the free of ptr through mr on `stream`: takes the entries recorded for that block
    (*taken, a list, or NULL), and makes `stream` wait for an event recorded on each of their
    streams, or, where a stream cannot be named from this thread (another thread's per-thread
@@ -3675,8 +3694,12 @@ RMM__PRIVATE void rmm__recorded_restore(rmm__recorded *list) {
    synchronizes that stream's device (not again if the one before synchronized it). On failure the entries are put back. The entries leave the map
    before the free, so a record made for the block once it is handed out again (by another
    thread, right after the free) is a new entry, never one of these. Where a recorded stream is
-   registered for graph capture, nothing is ordered: the entries are put back, and *capture_key is
-   that stream's key (rmm__graph_defer_recorded then defers the free), else RMM__GKEY_NONE. */
+   registered for graph capture, *capture_key is that stream's key (rmm__graph_defer_recorded then
+   defers the free to its end), else RMM__GKEY_NONE: `stream` then waits now for the recorded
+   streams that are not registered, which are forgotten, and the entries are put back with the
+   registered ones (a review's find: all were looked up at the end by handle, where a stream
+   destroyed meanwhile ordered nothing, or the stream that got its handle); a free on the legacy
+   stream, which a capture of a blocking stream forbids touching, puts every entry back. */
 #define RMM__GKEY_NONE (~(uint64_t)0)
 RMM__PRIVATE RMM__NOINLINE rmm_status rmm__recorded_order(rmm_resource *mr, void *ptr, rmm_stream stream, rmm__recorded **taken, uint64_t *capture_key) {
     rmm__recorded *r;
@@ -3696,9 +3719,27 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__recorded_order(rmm_resource *mr, void
             for (i = 0; i < r->count && *capture_key == RMM__GKEY_NONE; i++)
                 if (rmm__graph_key_registered(rmm__rec_stream_key(&r->streams[i]))) *capture_key = rmm__rec_stream_key(&r->streams[i]);
         if (*capture_key != RMM__GKEY_NONE) {
-            rmm__recorded_restore(*taken);
+            if (!rmm__stream_is_legacy(stream)) {
+                for (r = *taken; r && st == RMM_SUCCESS; r = r->next)
+                    for (i = 0; i < r->count && st == RMM_SUCCESS; i++)
+                        if (!rmm__graph_key_registered(rmm__rec_stream_key(&r->streams[i]))) {
+                            st = rmm__rec_stream_order(&r->streams[i], stream, &synced);
+                            r->streams[i].ordered = st == RMM_SUCCESS;
+                        }
+                for (r = *taken; r; r = r->next) { /* forgotten if all went well, else all kept */
+                    size_t k = 0;
+                    for (i = 0; i < r->count; i++) {
+                        if (st == RMM_SUCCESS && r->streams[i].ordered) rmm__rec_stream_drop(&r->streams[i]);
+                        else r->streams[k++] = r->streams[i];
+                    }
+                    for (i = 0; i < k; i++) r->streams[i].ordered = false;
+                    r->count = k;
+                }
+            }
+            rmm__recorded_restore(rmm__recorded_prune(*taken));
             *taken = NULL;
-            return RMM_SUCCESS;
+            if (st != RMM_SUCCESS) *capture_key = RMM__GKEY_NONE;
+            return st;
         }
     }
     for (r = *taken; r && st == RMM_SUCCESS; r = r->next)
@@ -4707,6 +4748,7 @@ RMM__PRIVATE uint64_t rmm__rec_stream_key(const rmm__rec_stream *rs) {
 RMM__PRIVATE rmm_status rmm__rec_stream_make(rmm_stream stream, rmm__rec_stream *out) {
     out->handle = stream;
     out->reg = NULL;
+    out->ordered = false;
     out->per_thread = rmm__stream_is_per_thread(stream);
     RMM_TRY(rmm__get_device(&out->device));
     if (out->per_thread) {
@@ -8291,6 +8333,9 @@ typedef struct rmm__gp_deferred {
     rmm__event after;    /* NULL, or (a free of a block recorded on that stream, made on another
                             stream: rmm__graph_defer_recorded) an event recorded on the free's stream
                             at the free, which the ended stream waits for first */
+    bool on_legacy;      /* (such a free on the legacy stream, untouchable in the capture of a blocking
+                            stream: made on `legacy`, which is never destroyed, with no event) */
+    rmm_stream legacy;
 } rmm__gp_deferred;
 /* The deferred frees an rmm_capture_end has taken off its pool's list and is making now: still
    seen by rmm_resource_destroy (rmm__graph_defers_into) until they are made. Under the graph lock. */
@@ -8535,9 +8580,11 @@ RMM__PRIVATE RMM__NOINLINE bool rmm__graph_key_registered(uint64_t key) {
    too). An event recorded on `stream` now (it is not capturing: a free on a registered stream is
    deferred before this) keeps `stream`'s part, and rmm_capture_end makes the free on the ended
    stream, which waits for that event first: `stream` may be destroyed, or its handle reused, once
-   this returns (a review's find: the free was made later on the handle). *ended: the registration
-   ended meanwhile (nothing done: free it now). OUT_OF_MEMORY iff host memory runs out, CUDA iff
-   the event cannot be made or recorded (nothing freed either way). O(captures underway). */
+   this returns (a review's find: the free was made later on the handle). A free on the legacy
+   stream (never destroyed; touching it while a blocking stream captures is an error) records
+   nothing and is made at the end on it. *ended: the registration ended meanwhile (nothing done:
+   free it now). OUT_OF_MEMORY iff host memory runs out, CUDA iff the event cannot be made or
+   recorded (nothing freed either way). O(captures underway). */
 RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_defer_recorded(rmm_resource *mr, void *ptr, size_t bytes, size_t alignment, rmm_stream stream, uint64_t key,
                                                                 bool *ended) {
     rmm_graph_pool *gp;
@@ -8548,13 +8595,10 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_defer_recorded(rmm_resource *mr
         *ended = true;
         return RMM_SUCCESS;
     }
-    RMM_TRY(rmm__event_create(&after));
-    {
-        rmm_status st = rmm__event_record(after, stream);
-        if (st != RMM_SUCCESS) {
-            rmm__event_destroy(after);
-            return st;
-        }
+    if (!rmm__stream_is_legacy(stream)) {
+        rmm_status st = rmm__event_create(&after);
+        if (st == RMM_SUCCESS && (st = rmm__event_record(after, stream)) != RMM_SUCCESS) rmm__event_destroy(after);
+        RMM_TRY(st);
     }
     rmm__lock(&rmm__graph_lock);
     if ((gp = rmm__graph_registered(key, NULL)) == NULL) {
@@ -8576,6 +8620,8 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_defer_recorded(rmm_resource *mr
     d->alignment = alignment;
     d->key = key;
     d->after = after;
+    d->on_legacy = rmm__stream_is_legacy(stream);
+    d->legacy = stream;
     rmm__unlock(&rmm__graph_lock);
     return RMM_SUCCESS;
 }
@@ -8684,6 +8730,8 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_free(rmm_resource *mr, vo
         d->alignment = alignment;
         d->key = key;
         d->after = NULL;
+        d->on_legacy = false;
+        d->legacy = NULL;
         rmm__unlock(&rmm__graph_lock);
         *routed = true;
         return RMM_SUCCESS;
@@ -8884,10 +8932,11 @@ RMM__IMPL rmm_status rmm_capture_end(rmm_graph_pool *gp, rmm_stream stream) {
             one = rmm__stream_wait_event(stream, mine[i].after);
             rmm__event_destroy(mine[i].after);
         }
-        if (one == RMM_SUCCESS) one = rmm_deallocate_aligned(mine[i].mr, mine[i].ptr, mine[i].bytes, mine[i].alignment, stream);
+        if (one == RMM_SUCCESS)
+            one = rmm_deallocate_aligned(mine[i].mr, mine[i].ptr, mine[i].bytes, mine[i].alignment, mine[i].on_legacy ? mine[i].legacy : stream);
         if (one != RMM_SUCCESS) {
             RMM__LOG(RMM_LOG_LEVEL_ERROR, "rmm_capture_end: the deferred free of %p (%zu bytes, resource '%s' %p) failed and the block stays allocated "
-                     "(free it again): %s", mine[i].ptr, mine[i].bytes, rmm_resource_type_name(mine[i].mr), (void *)mine[i].mr, rmm_last_error());
+                     "(free it again, on the stream it was freed on): %s", mine[i].ptr, mine[i].bytes, rmm_resource_type_name(mine[i].mr), (void *)mine[i].mr, rmm_last_error());
             if (st == RMM_SUCCESS) st = one;
         }
     }

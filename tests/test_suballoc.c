@@ -2000,12 +2000,14 @@ out:
 /* A stream model (rmm_host_backend_set_stream_model) that counts what is done to one stream while
    it captures: event records on it, and waits of other streams on those events. Events complete at
    once. */
-static rmm_stream capwatch_stream, capwatch_free_stream;
+static rmm_stream capwatch_stream, capwatch_free_stream, capwatch_other;
 static bool capwatch_on;
-static const void *capwatch_event, *capwatch_free_events[4];
-static int capwatch_records, capwatch_waits, capwatch_nfree, capwatch_end_waits;
+static const void *capwatch_event, *capwatch_free_events[4], *capwatch_other_event;
+static int capwatch_records, capwatch_waits, capwatch_nfree, capwatch_end_waits, capwatch_legacy, capwatch_other_waits, capwatch_dsyncs;
 static void capwatch_record(void *u, const void *e, rmm_stream s) {
     (void)u;
+    if (capwatch_on && (uintptr_t)s <= 1) capwatch_legacy++; /* (the legacy stream: 0 or cudaStreamLegacy) */
+    if (capwatch_on && s == capwatch_other && s) capwatch_other_event = e;
     if (capwatch_on && s == capwatch_stream) {
         capwatch_records++;
         capwatch_event = e;
@@ -2024,9 +2026,14 @@ static void capwatch_wait(void *u, rmm_stream s, const void *e) {
     if (capwatch_on && e && e == capwatch_event && s != capwatch_stream) capwatch_waits++;
     for (i = 0; i < capwatch_nfree; i++)
         if (e == capwatch_free_events[i] && s == capwatch_stream) capwatch_end_waits++; /* the ended stream behind the free's */
+    if (capwatch_on && (uintptr_t)s <= 1) capwatch_legacy++;
+    if (capwatch_on && e && e == capwatch_other_event && s != capwatch_other) capwatch_other_waits++;
 }
 static void capwatch_ssync(void *u, rmm_stream s) { (void)u, (void)s; }
-static void capwatch_dsync(void *u) { (void)u; }
+static void capwatch_dsync(void *u) {
+    (void)u;
+    if (capwatch_on) capwatch_dsyncs++;
+}
 static void capwatch_work(void *u, rmm_stream s) { (void)u, (void)s; }
 static void capwatch_unmap(void *u, const void *va, size_t n) { (void)u, (void)va, (void)n; }
 static const rmm_host_stream_model capwatch_model = {NULL, capwatch_record, capwatch_query, capwatch_esync, capwatch_edestroy, capwatch_wait,
@@ -2098,11 +2105,38 @@ TEST(graph_capture_records_nothing_on_the_capturing_stream) {
             CHECK_OK(rmm_deallocate(mr, z, 4096, RMM_STREAM_PER_THREAD)); /* deferred too */
             CHECK(capwatch_nfree == 2);
             CHECK(capwatch_records == 0 && capwatch_waits == 0);
-            CHECK_OK(rmm_capture_end(gp, s)); /* both frees, now, on s, behind u's and this thread's streams */
+            { /* re-review 20: on the legacy stream, which a capture of a blocking stream forbids touching,
+                 nothing is done before the end; a block recorded on s and on a stream r that is not
+                 registered: the free's stream waits for r now, and r may go before the end */
+                void *w = NULL, *v = NULL;
+                rmm_stream r = NULL, f = NULL;
+                CHECK_OK(rmm_allocate(mr, &w, 4096, t));
+                CHECK_OK(rmm_record_stream(mr, w, 4096, s));
+                capwatch_free_stream = NULL;
+                capwatch_legacy = 0;
+                CHECK_OK(rmm_deallocate(mr, w, 4096, RMM_STREAM_DEFAULT));
+                CHECK(capwatch_legacy == 0);
+                CHECK_OK(rmm__stream_create_raw(&r, false));
+                CHECK_OK(rmm__stream_create_raw(&f, false));
+                CHECK_OK(rmm_allocate(mr, &v, 4096, t));
+                CHECK_OK(rmm_record_stream(mr, v, 4096, s));
+                CHECK_OK(rmm_record_stream(mr, v, 4096, r));
+                capwatch_other = r;
+                capwatch_other_waits = 0;
+                CHECK_OK(rmm_deallocate(mr, v, 4096, f));
+                CHECK(capwatch_other_waits == 1); /* f waited for r at the free */
+                capwatch_other = NULL;
+                CHECK_OK(rmm__stream_destroy_raw(r));
+                CHECK_OK(rmm__stream_destroy_raw(f));
+            }
+            capwatch_dsyncs = 0;
+            CHECK_OK(rmm_capture_end(gp, s)); /* the frees, now, on s, behind u's and this thread's streams */
             capwatch_on = false;
             capwatch_free_stream = NULL;
             CHECK(capwatch_end_waits == 2);
+            CHECK(capwatch_dsyncs == 0); /* (r, gone, is not looked up at the end) */
             CHECK(!rmm_resource_awaits_capture(mr));
+            CHECK(rmm__recorded_count == 0);
             CHECK_OK(rmm_pool_get_info(mr, &info));
             CHECK(info.used_bytes + 1 * MiB == before);
         } else {
