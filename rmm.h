@@ -8562,6 +8562,24 @@ RMM__PRIVATE rmm_graph_pool *rmm__graph_registered(uint64_t key, size_t *at) {
     }
     return NULL;
 }
+/* Lists in gp a free deferred to the end of the registration of `key` (rmm__gp_deferred says what
+   after, on_legacy and legacy mean); false when host memory runs out (nothing listed). Under
+   rmm__graph_lock. O(1) amortized. */
+RMM__PRIVATE bool rmm__gp_defer(rmm_graph_pool *gp, rmm_resource *mr, void *ptr, size_t bytes, size_t alignment, uint64_t key, rmm__event after,
+                                bool on_legacy, rmm_stream legacy) {
+    rmm__gp_deferred *d;
+    if (!rmm__gp_reserve((void **)&gp->deferred, &gp->deferred_cap, gp->ndeferred + 1, sizeof *gp->deferred)) return false;
+    d = &gp->deferred[gp->ndeferred++];
+    d->mr = mr;
+    d->ptr = ptr;
+    d->bytes = bytes;
+    d->alignment = alignment;
+    d->key = key;
+    d->after = after;
+    d->on_legacy = on_legacy;
+    d->legacy = legacy;
+    return true;
+}
 /* Whether the stream of `key` (rmm__graph_key) is registered for capture now. Takes the graph lock
    (which nothing holds while taking another lock of the library; under it, only a user type's
    get_upstream runs: rmm__graph_defers_into). O(captures underway). */
@@ -8588,7 +8606,6 @@ RMM__PRIVATE RMM__NOINLINE bool rmm__graph_key_registered(uint64_t key) {
 RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_defer_recorded(rmm_resource *mr, void *ptr, size_t bytes, size_t alignment, rmm_stream stream, uint64_t key,
                                                                 bool *ended) {
     rmm_graph_pool *gp;
-    rmm__gp_deferred *d;
     rmm__event after = NULL;
     *ended = false;
     if (!rmm__graph_key_registered(key)) { /* (ended meanwhile: no event made for nothing) */
@@ -8607,21 +8624,12 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_defer_recorded(rmm_resource *mr
         *ended = true;
         return RMM_SUCCESS;
     }
-    if (!rmm__gp_reserve((void **)&gp->deferred, &gp->deferred_cap, gp->ndeferred + 1, sizeof *gp->deferred)) {
+    if (!rmm__gp_defer(gp, mr, ptr, bytes, alignment, key, after, rmm__stream_is_legacy(stream), stream)) {
         rmm__unlock(&rmm__graph_lock);
         rmm__event_destroy(after);
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "graph pool: out of host memory to defer the free of %p until the capture of a stream recorded for it ends "
                          "(the block stays allocated)", ptr);
     }
-    d = &gp->deferred[gp->ndeferred++];
-    d->mr = mr;
-    d->ptr = ptr;
-    d->bytes = bytes;
-    d->alignment = alignment;
-    d->key = key;
-    d->after = after;
-    d->on_legacy = rmm__stream_is_legacy(stream);
-    d->legacy = stream;
     rmm__unlock(&rmm__graph_lock);
     return RMM_SUCCESS;
 }
@@ -8717,21 +8725,11 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_free(rmm_resource *mr, vo
         if (c < gp->nchunks) break;
     }
     if (!gp && (gp = rmm__graph_registered(key, NULL)) != NULL) {
-        rmm__gp_deferred *d;
-        if (!rmm__gp_reserve((void **)&gp->deferred, &gp->deferred_cap, gp->ndeferred + 1, sizeof *gp->deferred)) {
+        if (!rmm__gp_defer(gp, mr, ptr, bytes, alignment, key, NULL, false, NULL)) {
             rmm__unlock(&rmm__graph_lock);
             *routed = true;
             return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "graph pool: out of host memory to defer the free of %p until the capture ends (the block stays allocated)", ptr);
         }
-        d = &gp->deferred[gp->ndeferred++];
-        d->mr = mr;
-        d->ptr = ptr;
-        d->bytes = bytes;
-        d->alignment = alignment;
-        d->key = key;
-        d->after = NULL;
-        d->on_legacy = false;
-        d->legacy = NULL;
         rmm__unlock(&rmm__graph_lock);
         *routed = true;
         return RMM_SUCCESS;
