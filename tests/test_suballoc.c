@@ -1151,11 +1151,25 @@ TEST(pool_foreign_covered_blocks_need_no_id) {
     CHECK_OK(rmm_allocate(mr, &x, 1024, f));
     CHECK(x != NULL && fs->ss.done == fs->ss.records);
     CHECK_OK(rmm_allocate(mr, &y, 1024, f)); /* the next one: known done already */
-    CHECK_STATUS(rmm_allocate(mr, &z, 2048, f), RMM_ERROR_CUDA); /* no block of that size: the id is asked */
+    /* no block of that size in the quick lists: cut from the free lists, whose every block was
+       freed before a record seen complete, with no id asked (since 2026-11-29) */
+    CHECK(fs->filed_rec <= fs->ss.done);
+    CHECK_OK(rmm_allocate(mr, &z, 2048, f));
+    CHECK_OK(rmm_deallocate(mr, z, 2048, f)); /* (into the ring) */
+    /* the lists hold memory that only a record not made yet covers (memory taken from another
+       stream, behind a wait on this one): the id is asked */
+    {
+        uint64_t filed = fs->filed_rec;
+        fs->filed_rec = rmm__pool_next_rec(fs);
+        z = NULL;
+        CHECK_STATUS(rmm_allocate(mr, &z, 2048, f), RMM_ERROR_CUDA);
+        CHECK(z == NULL);
+        fs->filed_rec = filed;
+    }
     rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
     CHECK_OK(rmm_deallocate(mr, y, 1024, f));
     CHECK_OK(rmm_deallocate(mr, x, 1024, f));
-    CHECK(fs->ring->count == 2 && fs->ss.done == fs->ss.records); /* (into the ring, no id asked: the free trusts the last one) */
+    CHECK(fs->ring->count == 3 && fs->ss.done == fs->ss.records); /* (into the ring, no id asked: the free trusts the last one) */
     /* at most RMM__IDLESS_RUN allocations with no id, then it is asked again (a free trusts the
        key its thread asked last: after a handle went to a new stream, its frees stop going to the
        old state's ring by then) */
@@ -1521,6 +1535,10 @@ TEST(pool_foreign_streams_with_rings_come_and_go) {
     for (i = 0; i < 80; i++) {
         rmm_stream s = NULL;
         CHECK_OK(rmm__stream_create_raw(&s, false));
+        /* (s may have the handle of the stream destroyed last: until this thread asks the id again,
+           after at most RMM__IDLESS_RUN allocations, s's frees go to that stream's ring; here its
+           run of allocations with no id is made to end at once, so that s earns a ring of its own) */
+        rmm__idless_left = 0;
         earn_ring(mr, s);
         CHECK_OK(rmm_allocate(mr, &x, 1024, s));
         CHECK_OK(rmm_deallocate(mr, x, 1024, s)); /* left in its ring */
