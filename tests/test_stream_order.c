@@ -554,6 +554,62 @@ TEST(growth_from_a_pool_on_one_stream_is_ordered_for_others) {
     }
 }
 
+/* A foreign stream f takes memory another stream g still uses (behind a wait on g, into f's own
+   free lists: a refill), and is destroyed; a new stream gets f's handle and allocates at once,
+   inside the id-less run f's thread started (the pool's rmm__pool_take_listed, since 2026-11-29):
+   f's lists are known done only once a record made after that wait is seen complete, so the new
+   stream must not be handed that memory before g's work is done. Fails when the refill leaves f's
+   lists marked done (checked by taking rmm__pool_filed out of rmm__pool_refill). */
+TEST(handle_reuse_after_a_refill_waits_for_the_donor) {
+    rmm_resource *mr = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    rmm_stream f = foreign(), g = foreign(), h;
+    void *x = NULL, *y = NULL, *z = NULL, *small[RMM__POOL_RING_AFTER], *q[8];
+    size_t i, n = 0;
+    uint32_t u;
+    long before = violations;
+    where = "pool: a refill, then handle reuse";
+    d.initial_bytes = d.maximum_bytes = 16 * MiB;
+    CHECK_OK(rmm_pool_create(&mr, rmm_get_current_device_resource(), &d));
+    if (!mr) return;
+    /* f earns its lists and its ring (an event per free for its first frees), all its work done
+       and seen done (an allocation asks the event), so that nothing but the refill below can
+       keep its lists from being known done */
+    for (i = 0; i < RMM__POOL_RING_AFTER; i++) CHECK_OK(alloc_use(mr, &small[i], 256, f));
+    for (i = 0; i < RMM__POOL_RING_AFTER; i++) CHECK(free_ok(mr, small[i], 256, f));
+    pthread_mutex_lock(&mmu);
+    u = uid_locked(f);
+    complete_locked(u, ms[u].enq);
+    pthread_mutex_unlock(&mmu);
+    CHECK_OK(alloc_use(mr, &z, 256, f));
+    CHECK(free_ok(mr, z, 256, f)); /* (into its ring) */
+    pthread_mutex_lock(&mmu);
+    complete_locked(u, ms[u].enq);
+    pthread_mutex_unlock(&mmu);
+    /* g uses most of the pool and frees it: its kernel is not done */
+    CHECK_OK(alloc_use(mr, &x, 14 * MiB, g));
+    CHECK(free_ok(mr, x, 14 * MiB, g));
+    /* f's request only g's free block serves: f waits for g, and takes it into its lists */
+    CHECK_OK(alloc_use(mr, &y, 3 * MiB, f));
+    CHECK(y != NULL && (char *)y >= (char *)x && (char *)y < (char *)x + 14 * MiB);
+    destroy(f);
+    h = foreign();
+    printf("  the new stream %s the destroyed stream's handle\n", h == f ? "got" : "did not get");
+    for (i = 0; i < 8; i++) { /* sizes neither quick lists nor recent slots hold */
+        if (alloc_use(mr, &q[i], (size_t)(i + 1) * 256 * KiB + 4096, h) != RMM_SUCCESS) break;
+        n++;
+    }
+    CHECK(n > 0);
+    CHECK(violations == before);
+    model_reset();
+    for (i = 0; i < n; i++) CHECK(free_ok(mr, q[i], (i + 1) * 256 * KiB + 4096, h));
+    CHECK(free_ok(mr, y, 3 * MiB, h));
+    CHECK_OK(rmm_pool_validate(mr));
+    rmm_resource_destroy(mr);
+    destroy(g);
+    destroy(h);
+}
+
 /* A stream destroyed with its work pending right after a ring's worth of frees; the next stream
    gets its handle and allocates at once (inside the id-less run the old one started). */
 TEST(handle_reuse_after_many_frees_waits_for_the_old_stream) {
@@ -1084,6 +1140,7 @@ int main(void) {
     RUN(the_checker_catches_a_resource_that_ignores_stream_order);
     RUN(growth_from_a_pool_on_one_stream_is_ordered_for_others);
     RUN(handle_reuse_after_many_frees_waits_for_the_old_stream);
+    RUN(handle_reuse_after_a_refill_waits_for_the_donor);
     RUN(random_programs_on_every_kind_of_resource);
     RUN(random_programs_with_streams_that_outlive_the_resource);
     RUN(record_stream_orders_every_recorded_stream);
