@@ -7602,8 +7602,9 @@ static inline bool rmm__pool_covered(const rmm__pstream *s, const rmm__block *b)
    per allocation, is asked only when the top block of the size is not known done (a block freed
    since the stream's last event completed; an event covers up to RMM__POOL_RING frees) and the
    free lists cannot serve either (rmm__pool_take_listed), and (the caller counts) after
-   RMM__IDLESS_RUN allocations served without it. NULL: try the lists (none found, or would_block
-   and the event would have to be asked). O(1). */
+   RMM__IDLESS_RUN allocations served without it. NULL: ask the id if *sp was set (the quick list
+   has a block of the size, not known done, or would_block and the event would have to be asked),
+   else try the lists (no state found, or no block of the size in its quick list). O(1). */
 static inline rmm__block *rmm__pool_take_covered(rmm__pool *p, rmm_stream stream, size_t size, size_t alignment, bool *would_block, rmm__pstream **sp) {
     rmm__so *so = &p->so;
     rmm__sstate *ss = rmm__so_find_keyed(so, stream, rmm__foreign_hint_key);
@@ -7613,13 +7614,13 @@ static inline rmm__block *rmm__pool_take_covered(rmm__pool *p, rmm_stream stream
     if (!ss) return NULL;
     s = (rmm__pstream *)ss;
     if ((b = s->quick[k]) == NULL || ((uintptr_t)b->ptr & (alignment - 1)) != 0) return NULL; /* (rmm__pool_no_quick: all NULL) */
+    *sp = s; /* (NULL returned with *sp set: the quick list holds the size, the lists are not tried) */
     if (!rmm__pool_covered(s, b) && (would_block || !rmm__so_refresh_done(&s->ss) || !rmm__pool_covered(s, b))) return NULL;
     s->quick[k] = b->free_next;
     b->free_next = NULL;
     s->quick_bytes -= size;
     s->quick_blocks--;
     so->last = ss;
-    *sp = s;
     return b;
 }
 /* The second try of an allocation on a foreign stream with no id asked (after
@@ -7763,12 +7764,13 @@ RMM__PRIVATE rmm_status rmm__pool_alloc(rmm__pool *p, void **ptr, size_t bytes, 
     prekey = 0;
     if (rmm__so_hinted(&p->so, stream)) {
         if (rmm__foreign_hint_key && rmm__idless_left) { /* memory whose last use is known over: whichever stream the handle names now may have it, no id asked */
+            s = NULL;
             if (size - 1 < RMM__POOL_QUICK_MAX && (b = rmm__pool_take_covered(p, stream, size, alignment, would_block, &s)) != NULL) {
                 rmm__idless_left--;
                 ss = &s->ss;
                 goto taken;
             }
-            {
+            if (s == NULL) {
                 rmm__tlsf *from = NULL; /* (lists itself stays out of memory: see the slow path below) */
                 if ((b = rmm__pool_take_listed(p, stream, size, alignment, would_block, &s, &from)) != NULL) {
                     rmm__idless_left--;
