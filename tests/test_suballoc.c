@@ -2514,6 +2514,46 @@ TEST(pool_foreign_handover_waits_for_the_kernel) {
     CHECK_OK(rmm__stream_destroy_raw(h));
     if (h3) CHECK_OK(rmm__stream_destroy_raw(h3));
 }
+/* The hard case for a foreign stream's allocation from its free lists with no id asked (since
+   2026-11-29): a kernel still writes (300 ms) into a large block freed on foreign stream f, whose
+   event, recorded after the kernel, covers it in f's free lists; f is destroyed and a new stream
+   (with f's handle, if the driver gives it) allocates that size inside f's thread's id-less run. The
+   lists are not known done while the kernel runs, so the id is asked and the new stream waits for
+   f's event: its memset lands after the kernel's bytes. (Fails if the lists are taken as known done
+   with no event seen complete.) */
+TEST(pool_foreign_listed_handover_waits_for_the_kernel) {
+    rmm_resource *mr = NULL;
+    rmm_stream f = NULL, h = NULL;
+    rmm__pstream *fs;
+    void *pb = NULL, *q = NULL;
+    const size_t n = 1280 * KiB; /* more than half the pool (any block of n overlaps pb), more than
+                                    the ring's budget (a free of it records an event at once) */
+    const unsigned long long late = 300ull * 1000 * 1000;
+    NEED_GPU();
+    mr = new_pool(2 * MiB, 2 * MiB);
+    if (!mr) return;
+    CHECK_OK(rmm__stream_create_raw(&f, false));
+    earn_ring(mr, f);
+    fs = pool_last_state(mr);
+    CHECK_OK(rmm_allocate(mr, &pb, n, f));
+    late_write<<<1, 256, 0, (cudaStream_t)f>>>((unsigned char *)pb, n, 0xAA, late);
+    CHECK(cudaGetLastError() == cudaSuccess);
+    CHECK_OK(rmm_deallocate(mr, pb, n, f)); /* an event after the kernel covers it, in f's lists */
+    CHECK(fs == pool_last_state(mr) && fs->filed_rec == fs->ss.records && fs->ss.done < fs->ss.records);
+    CHECK(rmm__addr_map_find(&((rmm__pool *)mr)->used, (uintptr_t)pb) == NULL); /* (filed, not parked) */
+    CHECK_OK(rmm__stream_destroy_raw(f)); /* the kernel goes on */
+    CHECK_OK(rmm__stream_create_raw(&h, false));
+    printf("  the new stream %s the destroyed stream's handle\n", h == f ? "got" : "did not get");
+    rmm__idless_left = RMM__IDLESS_RUN; /* (inside the run: the allocation tries f's lists with no id) */
+    CHECK_OK(rmm_allocate(mr, &q, n, h)); /* (f's state may be gone after it: not read again) */
+    CHECK(q && overlaps(q, pb, n));
+    CHECK(q && cudaMemsetAsync(q, 0x55, n, (cudaStream_t)h) == cudaSuccess);
+    CHECK(q && check_every_byte(q, n, 0x55));
+    if (q) CHECK_OK(rmm_deallocate(mr, q, n, h));
+    CHECK_OK(rmm_pool_validate(mr));
+    rmm_resource_destroy(mr);
+    CHECK_OK(rmm__stream_destroy_raw(h));
+}
 /* rmm_record_stream on the device: a block allocated on a, written late (300 ms) by a kernel on b,
    recorded for b, freed on a and taken back at once by a: a's memset must land after the kernel. */
 /* The device side of growth_from_a_stream_ordered_upstream_is_recorded: a kernel on foreign stream
@@ -5739,6 +5779,7 @@ int main(void) {
     RUN(graph_capture_thread_exit_and_dead_donors);
 #if defined(__CUDACC__)
     RUN(pool_foreign_handover_waits_for_the_kernel);
+    RUN(pool_foreign_listed_handover_waits_for_the_kernel);
     RUN(growth_from_a_pool_waits_for_the_kernel);
     RUN(record_stream_orders_the_reuse);
     RUN(arena_foreign_handle_reuse_waits_for_the_kernel);
