@@ -5203,13 +5203,17 @@ RMM__PRIVATE rmm_status rmm__so_key(const rmm__so *so, rmm_stream stream, uint64
         k->lazy = k->by_handle = true;
         return RMM_SUCCESS;
     }
-    rmm__foreign_hint = stream;
+    /* (the hint names the stream only together with its key: set after the id is known, since a
+       query that failed left them naming another stream and this one's handle, and a free on this
+       stream that trusted that key went to the other stream's ring: a review's find, 2026-11-29) */
     if (prekey) {
+        rmm__foreign_hint = stream;
         k->key = rmm__foreign_hint_key = prekey; /* its id, asked just now (or cached, for a free) */
         return RMM_SUCCESS;
     }
     RMM_TRY(rmm__stream_unique_id(stream, &id)); /* a foreign stream: told apart by its id */
     rmm__idless_start();
+    rmm__foreign_hint = stream;
     k->key = rmm__foreign_hint_key = id + 16;
     return RMM_SUCCESS;
 }
@@ -5425,21 +5429,24 @@ RMM__PRIVATE rmm_status rmm__so_host_wait(rmm__sstate *s) {
     RMM_TRY(rmm__so_donor_event(s, &e));
     return e ? rmm__event_synchronize(e) : RMM_SUCCESS;
 }
-/* true iff the work s had queued before its frees is known to be done (no wait needed). */
+/* Set while this thread makes a "nowait" call (rmm_allocate_nowait): it must make no CUDA call but
+   a foreign stream's id, so rmm__so_unstick does nothing then and rmm__so_settled asks no event (a
+   later ordinary call does both; a sweep in a nowait call asked 30 events until 2026-11-29). */
+static RMM__TLS bool rmm__in_nowait;
+/* true iff the work s had queued before its frees is known to be done (no wait needed); false,
+   asking nothing, where that would take a CUDA call in a "nowait" call. */
 RMM__PRIVATE bool rmm__so_settled(rmm__sstate *s) {
     rmm__event e = NULL;
     bool done = false;
     if (s->lazy && !rmm__so_gone(s)) return false; /* a live lazy stream: work may follow any time */
     if (rmm__so_donor_event(s, &e) != RMM_SUCCESS) return false;
     if (!e) return true;
+    if (rmm__in_nowait) return false;
     return rmm__event_query(e, &done) == RMM_SUCCESS && done;
 }
 
 /* Drops states that can go, and merges into `current` the memory of states whose stream is gone or
    foreign and whose work is done. O(states); runs when their number doubles. */
-/* Set while this thread makes a "nowait" call (rmm_allocate_nowait): it must not wait for the
-   device, so rmm__so_unstick does nothing then (a later ordinary call does it). */
-static RMM__TLS bool rmm__in_nowait;
 /* Covers, with one device synchronize, the memory no event covers in states whose stream may be
    gone (foreign streams, exited threads): only a call on that stream could cover it otherwise.
    O(states), and the synchronize when one such state holds some. true iff it synchronized. */
@@ -6267,7 +6274,7 @@ typedef struct rmm__pstream {
     size_t eager_frees;   /* frees that recorded an event, up to RMM__POOL_RING_AFTER */
     size_t ring_puts;     /* blocks ever put in the ring (rmm__pool_cover_unlocked) */
     uint64_t filed_rec;   /* an eager stream: every block in `free` and `large` was last used before
-                             record filed_rec of its event (rmm__pool_filed; see rmm__pool_take_covered) */
+                             record filed_rec of its event (rmm__pool_filed; see rmm__pool_take_listed) */
 } rmm__pstream;
 /* An eager stream's free lists, on filing blocks whose last use is over once record `rec` of s's
    event is complete: their record is raised to it (never lowered while a block is listed; the
@@ -7624,7 +7631,7 @@ static inline rmm__block *rmm__pool_take_covered(rmm__pool *p, rmm_stream stream
     return b;
 }
 /* The second try of an allocation on a foreign stream with no id asked (after
-   rmm__pool_take_covered, for a size of the quick lists): a block cut from the free lists of the
+   rmm__pool_take_covered, for a size of the quick lists, or first, for a larger one): a block cut from the free lists of the
    same state, when neither its quick list nor its recent slot has a block of the size, if all its lists hold is known done
    (s->filed_rec seen complete; the event asked unless would_block) and its ring holds no block of the size
    (which the stream takes back from there, once the id is asked); *listsp the lists it came from.
@@ -7811,9 +7818,9 @@ RMM__PRIVATE rmm_status rmm__pool_alloc(rmm__pool *p, void **ptr, size_t bytes, 
 taken:
     b->parked = NULL;
     if (RMM__UNLIKELY(p->backing->commit != NULL) && (st = p->backing->commit(p, b)) != RMM_SUCCESS) {
+        rmm__pstream *to = mapped ? s : RMM__PSTREAM_OF(lists);
         explain = st == RMM_ERROR_OUT_OF_MEMORY; /* pages could not be backed: the maximum, or the device is full */
         if (mapped) (void)rmm__addr_map_remove(&p->used, (uintptr_t)b->ptr);
-        rmm__pstream *to = mapped ? s : RMM__PSTREAM_OF(lists);
         rmm__pool_filed(to, rmm__pool_next_rec(to));
         rmm__block_file(&p->store, mapped ? rmm__pool_lists(s, b->chunk) : lists, b);
         goto out;

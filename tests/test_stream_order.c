@@ -610,6 +610,107 @@ TEST(handle_reuse_after_a_refill_waits_for_the_donor) {
     destroy(h);
 }
 
+/* A pool over a pool: memory a foreign stream f freed to the lower pool while its kernel still runs
+   comes to the upper pool's state for f by growth on f; f is destroyed and a new stream with its
+   handle allocates from the upper pool inside the id-less run. The upper pool's lists hold that
+   memory as covered by f's next record only (rmm__pool_add_chunk), never by one seen complete.
+   Fails without that (a review's find, 2026-11-29). */
+TEST(growth_then_handle_reuse_waits_for_the_old_stream) {
+    rmm_resource *lower = NULL, *upper = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    rmm_stream f = foreign(), h;
+    void *big = NULL, *x = NULL, *a = NULL, *q = NULL;
+    long before = violations;
+    where = "pool over a pool: growth, then handle reuse";
+    CHECK_OK(rmm_pool_create(&lower, rmm_get_current_device_resource(), NULL));
+    d.initial_bytes = 0;
+    CHECK_OK(rmm_pool_create(&upper, lower, &d));
+    if (!lower || !upper) return;
+    CHECK_OK(alloc_use(upper, &big, 4 * MiB, RMM_STREAM_DEFAULT)); /* (kept) */
+    CHECK_OK(alloc_use(lower, &x, 16 * MiB, f));                   /* f's kernel, not done */
+    CHECK(free_ok(lower, x, 16 * MiB, f));
+    CHECK_OK(alloc_use(upper, &a, 256 * KiB, f)); /* the upper pool grows on f: x's memory */
+    CHECK(a && (char *)a >= (char *)x && (char *)a < (char *)x + 16 * MiB); /* (else the test tests nothing) */
+    destroy(f);
+    h = foreign();
+    printf("  the new stream %s the destroyed stream's handle\n", h == f ? "got" : "did not get");
+    CHECK_OK(alloc_use(upper, &q, 512 * KiB, h));
+    CHECK(violations == before);
+    model_reset();
+    if (q) CHECK(free_ok(upper, q, 512 * KiB, h));
+    if (a) CHECK(free_ok(upper, a, 256 * KiB, h));
+    if (big) CHECK(free_ok(upper, big, 4 * MiB, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(upper);
+    rmm_resource_destroy(lower);
+    destroy(h);
+}
+
+/* An id query that fails on a new foreign stream y must not leave this thread's hint naming y with
+   the key of the stream it asked before (x): a free on y that trusted it went to x's ring, and x
+   took the block back while y's kernel still used it (a review's find, 2026-11-29, present since
+   the hint was kept per thread). */
+TEST(a_failed_id_query_sends_no_free_to_another_streams_ring) {
+    rmm_resource *mr = NULL;
+    rmm_stream x = foreign(), y = foreign();
+    void *p = NULL, *q = NULL, *r = NULL;
+    int i;
+    long before = violations;
+    where = "a failed id query";
+    CHECK_OK(rmm_pool_create(&mr, rmm_get_current_device_resource(), NULL));
+    if (!mr) return;
+    for (i = 0; i < RMM__POOL_RING_AFTER + 2; i++) { /* x earns its ring */
+        CHECK_OK(alloc_use(mr, &p, 256, x));
+        CHECK(free_ok(mr, p, 256, x));
+    }
+    CHECK_OK(alloc_use(mr, &p, 128 * KiB, x));
+    user_wait(y, x);
+    chk_use(p, 128 * KiB, y); /* y's kernel on x's block, not done */
+    rmm_host_backend_fail_calls("cudaStreamGetId", 1, 1, RMM_ERROR_CUDA);
+    CHECK_STATUS(rmm_allocate(mr, &r, 256, y), RMM_ERROR_CUDA);
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    CHECK(free_ok(mr, p, 128 * KiB, y)); /* freed on y, where it was used last */
+    CHECK_OK(alloc_use(mr, &q, 128 * KiB, x));
+    CHECK(violations == before);
+    model_reset();
+    if (q) CHECK(free_ok(mr, q, 128 * KiB, x));
+    rmm_resource_destroy(mr);
+    destroy(x);
+    destroy(y);
+}
+
+/* A "nowait" allocation (rmm_allocate_nowait) makes no CUDA call beyond a foreign stream's id, even
+   when the state it makes for a new stream brings the sweep of the pool's states: the sweep then
+   asks no event (a review's find, 2026-11-29: 30 event queries in one such call). */
+TEST(a_nowait_call_that_sweeps_makes_no_cuda_call) {
+    rmm_resource *mr = NULL;
+    rmm_stream st[31], n;
+    void *ps[31], *p = NULL;
+    unsigned long queries, records, waits, syncs;
+    size_t states;
+    bool wb = false;
+    int i;
+    CHECK_OK(rmm_pool_create(&mr, rmm_get_current_device_resource(), NULL));
+    if (!mr) return;
+    for (i = 0; i < 31; i++) {
+        st[i] = foreign();
+        CHECK_OK(alloc_use(mr, &ps[i], 4096, st[i]));
+    }
+    for (i = 0; i < 31; i++) CHECK(free_ok(mr, ps[i], 4096, st[i]));
+    n = foreign();
+    states = ((rmm__pool *)mr)->so.count;
+    CHECK(states + 1 >= ((rmm__pool *)mr)->so.sweep_at); /* (the next state brings a sweep: else the test tests nothing) */
+    queries = m_queries, records = m_records, waits = m_waits, syncs = m_syncs;
+    CHECK_OK(rmm_allocate_nowait(mr, &p, 4096, n, &wb));
+    printf("  during the call: %lu event queries, %lu records, %lu waits, %lu synchronizes; %zu states before, %zu after\n", m_queries - queries,
+           m_records - records, m_waits - waits, m_syncs - syncs, states, ((rmm__pool *)mr)->so.count);
+    CHECK(m_queries == queries && m_records == records && m_waits == waits && m_syncs == syncs);
+    if (p) CHECK_OK(rmm_deallocate(mr, p, 4096, n));
+    model_reset();
+    rmm_resource_destroy(mr);
+    for (i = 0; i < 31; i++) destroy(st[i]);
+    destroy(n);
+}
+
 /* A stream destroyed with its work pending right after a ring's worth of frees; the next stream
    gets its handle and allocates at once (inside the id-less run the old one started). */
 TEST(handle_reuse_after_many_frees_waits_for_the_old_stream) {
@@ -1141,6 +1242,9 @@ int main(void) {
     RUN(growth_from_a_pool_on_one_stream_is_ordered_for_others);
     RUN(handle_reuse_after_many_frees_waits_for_the_old_stream);
     RUN(handle_reuse_after_a_refill_waits_for_the_donor);
+    RUN(growth_then_handle_reuse_waits_for_the_old_stream);
+    RUN(a_failed_id_query_sends_no_free_to_another_streams_ring);
+    RUN(a_nowait_call_that_sweeps_makes_no_cuda_call);
     RUN(random_programs_on_every_kind_of_resource);
     RUN(random_programs_with_streams_that_outlive_the_resource);
     RUN(record_stream_orders_every_recorded_stream);
@@ -1150,7 +1254,7 @@ int main(void) {
            m_queries, m_queries_no, m_waits, m_syncs);
 #else
     printf("the stream-order model needs the host backend (RMM_BACKEND_HOST): every case skipped\n");
-    harness_skipped = 8;
+    harness_skipped = 12;
 #endif
     return harness_main_end();
 }
