@@ -6487,6 +6487,16 @@ static inline size_t rmm__pool_ring_budget(const rmm__pool *p) { return rmm__max
 /* The bucket of a large size: Fibonacci hashing of size / 256 (sizes that are multiples of 2 MiB,
    common in real work, spread over all 64). */
 static inline unsigned rmm__pool_ring_hash(size_t size) { return (unsigned)(((uint64_t)(size >> 8) * 0x9E3779B97F4A7C15ull) >> 58); }
+/* The link to the newest block of `size` bytes (larger than the quick lists' sizes) at `alignment`
+   in ring r's bucket, or NULL. O(1) expected: a walk of the bucket. */
+static inline rmm__block **rmm__pool_ring_find_large(rmm__pool_ring *r, size_t size, size_t alignment) {
+    unsigned j = rmm__pool_ring_hash(size);
+    rmm__block **at;
+    if (!(r->buckets & ((uint64_t)1 << j))) return NULL;
+    for (at = &r->bucket[j]; *at; at = &(*at)->free_next)
+        if ((*at)->size == size && ((uintptr_t)(*at)->ptr & (alignment - 1)) == 0) return at;
+    return NULL;
+}
 /* A block of `size` bytes (aligned) from s's ring, newest first, or NULL. O(1); a large size walks
    its bucket (O(1) expected), an alignment past 256 its size's list. */
 static inline rmm__block *rmm__pool_ring_take(rmm__pool_ring *r, size_t size, size_t alignment) {
@@ -6507,31 +6517,24 @@ static inline rmm__block *rmm__pool_ring_take(rmm__pool_ring *r, size_t size, si
         r->bytes -= size;
         return b;
     }
-    j = rmm__pool_ring_hash(size);
-    for (at = &r->bucket[j]; *at; at = &(*at)->free_next) {
+    if ((at = rmm__pool_ring_find_large(r, size, alignment)) != NULL) {
         rmm__block *b = *at;
-        if (b->size == size && ((uintptr_t)b->ptr & (alignment - 1)) == 0) {
-            *at = b->free_next;
-            b->free_next = NULL;
-            if (!r->bucket[j]) r->buckets &= ~((uint64_t)1 << j);
-            r->large--;
-            r->large_bytes -= size;
-            r->count--;
-            r->bytes -= size;
-            return b;
-        }
+        j = rmm__pool_ring_hash(size);
+        *at = b->free_next;
+        b->free_next = NULL;
+        if (!r->bucket[j]) r->buckets &= ~((uint64_t)1 << j);
+        r->large--;
+        r->large_bytes -= size;
+        r->count--;
+        r->bytes -= size;
+        return b;
     }
     return NULL;
 }
-/* Whether ring r holds a block of `size` bytes, larger than the quick lists' sizes (which its
-   stream takes back, once its id is asked, rather than cut another from its lists). O(1) expected. */
-static inline bool rmm__pool_ring_holds_large(const rmm__pool_ring *r, size_t size) {
-    const rmm__block *b;
-    if (!(r->buckets & ((uint64_t)1 << rmm__pool_ring_hash(size)))) return false;
-    for (b = r->bucket[rmm__pool_ring_hash(size)]; b; b = b->free_next)
-        if (b->size == size) return true;
-    return false;
-}
+/* Whether ring r holds a block of `size` bytes at `alignment`, larger than the quick lists' sizes
+   (which its stream takes back, once its id is asked, rather than cut another from its lists).
+   O(1) expected. */
+static inline bool rmm__pool_ring_holds_large(rmm__pool_ring *r, size_t size, size_t alignment) { return rmm__pool_ring_find_large(r, size, alignment) != NULL; }
 /* Whether ring r has room for a block of `size` bytes: RMM__POOL_RING blocks (RMM__POOL_RING_LARGE
    past the quick lists' sizes) and rmm__pool_ring_budget bytes. */
 static inline bool rmm__pool_ring_room(const rmm__pool *p, const rmm__pool_ring *r, size_t size) {
@@ -6713,6 +6716,16 @@ static inline bool rmm__pool_at_peak(const rmm__pool *p, size_t need) {
     size_t step;
     if (!rmm__round_up(need, p->desc.growth_granularity_bytes, &step)) return true;
     return step > p->peak_pool_bytes - p->pool_bytes;
+}
+/* The request an allocation of `size` bytes (a multiple of 256) at `alignment` makes of the lists:
+   room for the alignment, large or not (p->large_bytes), and, ON_DEMAND at its peak, `any` free
+   block that fits serves before growth would swap chunks with upstream (see RMM__POOL_LARGE). O(1). */
+static inline void rmm__pool_req_for(const rmm__pool *p, size_t size, size_t alignment, rmm__pool_req *req) {
+    req->need = size + (alignment - RMM_ALIGNMENT);
+    req->large = req->need >= p->large_bytes;
+    req->any = p->large_bytes != SIZE_MAX && rmm__pool_at_peak(p, req->need);
+    req->slack = req->large ? p->desc.growth_granularity_bytes : 0;
+    req->no_grow = false;
 }
 /* Growth for req. ON_DEMAND keeps small requests out of dedicated chunks and large ones out of poor
    fits only while the pool can grow within its peak (at the peak req is `any` from the start: see
@@ -7657,12 +7670,8 @@ RMM__PRIVATE RMM__NOINLINE rmm__block *rmm__pool_take_listed(rmm__pool *p, rmm_s
     if ((size - 1 < RMM__POOL_QUICK_MAX && s->quick[(size >> 8) - 1] != NULL) || (s->recent && s->recent->size == size)) return NULL;
     if (s->ss.done < s->filed_rec && (would_block || s->ss.records < s->filed_rec || !rmm__so_refresh_done(&s->ss) || s->ss.done < s->filed_rec))
         return NULL; /* (the record that covers the lists is not made yet, or not seen complete) */
-    if (size > RMM__POOL_QUICK_MAX && s->ring && rmm__pool_ring_holds_large(s->ring, size)) return NULL;
-    req.need = size + (alignment - RMM_ALIGNMENT);
-    req.large = req.need >= p->large_bytes;
-    req.any = p->large_bytes != SIZE_MAX && rmm__pool_at_peak(p, req.need);
-    req.slack = req.large ? p->desc.growth_granularity_bytes : 0;
-    req.no_grow = false;
+    if (size > RMM__POOL_QUICK_MAX && s->ring && rmm__pool_ring_holds_large(s->ring, size, alignment)) return NULL;
+    rmm__pool_req_for(p, size, alignment, &req);
     if ((b = rmm__pool_find_block(s, &req, RMM__TLSF_SCAN)) == NULL) return NULL;
     *listsp = b->owner;
     if ((b = rmm__block_take(&p->store, b->owner, b, size, alignment)) == NULL) return NULL; /* (out of host memory: the id's path reports it) */
@@ -7686,13 +7695,7 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_alloc_slow(rmm__pool *p, rmm__ps
     char *at = NULL; /* VIRTUAL: where in b to place the request (rmm__vm_prefer_mapped) */
     void *item;
     rmm_status st;
-    req.need = size + (alignment - RMM_ALIGNMENT);
-    req.large = req.need >= p->large_bytes;
-    /* ON_DEMAND at its peak: any free block that fits serves before growth would swap chunks with
-       upstream (see RMM__POOL_LARGE) */
-    req.any = p->large_bytes != SIZE_MAX && rmm__pool_at_peak(p, req.need);
-    req.slack = req.large ? p->desc.growth_granularity_bytes : 0;
-    req.no_grow = false;
+    rmm__pool_req_for(p, size, alignment, &req);
     rmm__pool_settle_recent(p, s);
     b = rmm__pool_find_block(s, &req, RMM__TLSF_SCAN);
     if (RMM__UNLIKELY(!b && s->quick_blocks) && !would_block && rmm__pool_flush_quick(p, s, req.need)) /* parked blocks, coalesced, may serve it */
