@@ -371,36 +371,71 @@ RMMH_API char *rmmh_tracking_report(rmm_resource *mr) {
 RMMH_API void rmmh_free_string(char *text) { free(text); }
 
 /* ---- system memory: malloc'd memory as a device resource (RMM's SystemMemoryResource) ----- */
-/* Usable by kernels only where the GPU can access pageable memory (HMM, ATS, Grace Hopper). */
+/* Usable by kernels only where the GPU can access pageable memory (HMM, ATS, Grace Hopper). The
+   live blocks are kept in a map (address -> bytes) under a mutex, so that a free of an address this
+   resource did not hand out, or freed already, or with another size, is RMM_ERROR_CORRUPTION with
+   the block kept, not free() of a bad pointer (a red team's find, 2026-11-29: a double free from
+   Python aborted the process; RMM's C++ resource calls free() unchecked). O(1) a call. */
 typedef struct rmmh__system {
     rmm_resource base;
+    rmm__mutex lock;
+    rmm__addr_map live;
 } rmmh__system;
 static rmm_status rmmh__system_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
-    (void)self;
+    rmmh__system *s = (rmmh__system *)self;
+    bool put;
     (void)stream;
     if (posix_memalign(ptr, alignment, bytes) != 0) {
         *ptr = NULL;
         return rmm_set_last_error(RMM_ERROR_OUT_OF_MEMORY, "system: posix_memalign(bytes=%zu, alignment=%zu) failed: out of memory", bytes, alignment);
     }
+    rmm__lock(&s->lock);
+    put = rmm__addr_map_put(&s->live, (uintptr_t)*ptr, (void *)(uintptr_t)bytes); /* (bytes > 0: rmm_allocate hands out nothing for 0) */
+    rmm__unlock(&s->lock);
+    if (!put) {
+        free(*ptr);
+        *ptr = NULL;
+        return rmm_set_last_error(RMM_ERROR_OUT_OF_MEMORY, "system: out of host memory for the table of live blocks");
+    }
     return RMM_SUCCESS;
 }
 static rmm_status rmmh__system_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
-    (void)self;
-    (void)bytes;
+    rmmh__system *s = (rmmh__system *)self;
+    void **slot;
+    size_t held = 0;
+    rmm_status st;
     (void)alignment;
+    rmm__lock(&s->lock);
+    slot = rmm__addr_map_find(&s->live, (uintptr_t)ptr);
+    if (slot) held = (size_t)(uintptr_t)*slot;
+    if (slot && held == bytes) (void)rmm__addr_map_remove(&s->live, (uintptr_t)ptr); /* (taken out first: a second free of it fails) */
+    rmm__unlock(&s->lock);
+    if (!slot)
+        return rmm_set_last_error(RMM_ERROR_CORRUPTION, "system: deallocate(ptr=%p, bytes=%zu): not allocated by this resource, or already freed", ptr, bytes);
+    if (held != bytes)
+        return rmm_set_last_error(RMM_ERROR_CORRUPTION, "system: deallocate(ptr=%p, bytes=%zu): the block holds %zu bytes; the size must be the one allocated", ptr, bytes, held);
     /* stream-ordered like RMM's: the memory may still be in use by work on the stream */
-    rmm_status st = rmm_stream_synchronize(stream);
+    st = rmm_stream_synchronize(stream);
     free(ptr);
     return st;
 }
-static void rmmh__system_destroy(rmm_resource *self) { free(self); }
+static void rmmh__system_destroy(rmm_resource *self) {
+    rmmh__system *s = (rmmh__system *)self;
+    rmm__addr_map_free(&s->live); /* (blocks still live stay malloc'd: the caller's to free, as RMM's) */
+    rmm__mutex_destroy(&s->lock);
+    free(self);
+}
 static const rmm_resource_vtable rmmh__system_vtable = {"system", rmmh__system_allocate, rmmh__system_deallocate, NULL, rmmh__system_destroy};
 RMMH_API int rmmh_system_resource_create(rmm_resource **out) {
     rmmh__system *s;
     if (!out) return rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh_system_resource_create: out is NULL");
     s = (rmmh__system *)calloc(1, sizeof *s);
     *out = NULL;
-    if (!s) return rmm_set_last_error(RMM_ERROR_OUT_OF_MEMORY, "rmmh_system_resource_create: out of host memory");
+    if (!s || !rmm__addr_map_init(&s->live, 64)) {
+        free(s);
+        return rmm_set_last_error(RMM_ERROR_OUT_OF_MEMORY, "rmmh_system_resource_create: out of host memory");
+    }
+    rmm__mutex_init(&s->lock);
     s->base.vtable = &rmmh__system_vtable;
     *out = &s->base;
     return RMM_SUCCESS;

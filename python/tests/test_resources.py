@@ -46,6 +46,25 @@ def test_base_resources(make):
     exercise(mr)
 
 
+def test_system_resource_refuses_bad_frees():
+    """A free of an address the system resource did not hand out, or freed already, or with another
+    size raises CorruptionError, the block kept (red team of 2026-11-29: free() of the bad pointer
+    aborted or crashed the process). Host-side calls only (posix_memalign and free): no kernel."""
+    mr = rmm.mr.SystemMemoryResource()
+    p = mr.allocate(64)
+    mr.deallocate(p, 64)
+    with pytest.raises(rmm.CorruptionError, match="not allocated by this resource, or already freed"):
+        mr.deallocate(p, 64)  # a double free
+    with pytest.raises(rmm.CorruptionError, match="not allocated by this resource"):
+        mr.deallocate(0x12345600, 64)
+    q = mr.allocate(100)
+    with pytest.raises(rmm.CorruptionError, match="the block holds 100 bytes"):
+        mr.deallocate(q, 99)
+    mr.deallocate(q, 100)  # kept: the right free still works
+    with pytest.raises(rmm.CorruptionError):
+        mr.deallocate(q, 100)
+
+
 def test_type_names():
     cuda = rmm.mr.CudaMemoryResource()
     assert cuda.type_name == "cuda"
