@@ -126,3 +126,14 @@ def release(refs):
     token = refs.pop()
     if token is not True:
         token.run()
+
+
+def release_once(obj, refs, flag="_released"):
+    """obj's finalizer letting go of the one hold obj has on refs, at most once: the finalizer called
+    again by hand (obj.__del__()) must not drop a hold another holder took (a red team's find,
+    2026-11-29: a second mr.__del__() destroyed a pool a buffer still used, and the buffer's free
+    went to freed memory). obj has an attribute (or slot) named `flag`."""
+    if refs is None or getattr(obj, flag, False):
+        return
+    setattr(obj, flag, True)
+    release(refs)

@@ -21,7 +21,7 @@ from . import _accel_loader, _lib
 from ._errors import INVALID_ARGUMENT, IO as _IO, NOT_SUPPORTED as _NOT_SUPPORTED, OUT_OF_MEMORY, \
     UNKNOWN, NotSupportedError, error_for
 from ._helpers import parse_bytes
-from ._lifetime import LATER, Record, new_refs, release
+from ._lifetime import LATER, Record, new_refs, release_once
 from ._stream import DEFAULT_STREAM, Stream, as_stream
 from ._statistics_types import Statistics
 
@@ -176,9 +176,10 @@ class DeviceMemoryResource(_ResourceBase):
         return self._h
 
     def __del__(self):
-        # runs once per object (PEP 442); buffers and adaptors may still hold self._refs
+        # once per object (PEP 442, and release_once for a call by hand); buffers and adaptors
+        # may still hold self._refs
         try:
-            release(self._refs)
+            release_once(self, self._refs)
         except Exception:  # never set (a failed __init__), or interpreter shutdown
             pass
 

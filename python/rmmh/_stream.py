@@ -18,7 +18,7 @@ import weakref
 from enum import IntEnum
 
 from . import _lib
-from ._lifetime import new_refs, release
+from ._lifetime import new_refs, release_once
 
 _DEFAULT_HANDLES = (0, 1, 2)
 # host backend: the handles rmm_stream_create made and that are still alive, each to its owner
@@ -39,7 +39,7 @@ def _destroy_stream(handle):
 class _OwningStream:
     """Owns one stream from rmm_stream_create; destroyed when the last holder lets go (the
     Stream objects wrapping it and the buffers with blocks freed on it, see _lifetime)."""
-    __slots__ = ("handle", "refs", "__weakref__")
+    __slots__ = ("handle", "refs", "_released", "__weakref__")
 
     def __init__(self, flags=CudaStreamFlags.SYNC_DEFAULT):
         self.handle = _lib.created(_lib.rmmh_stream_create,
@@ -50,8 +50,8 @@ class _OwningStream:
 
     def __del__(self):
         try:
-            release(self.refs)
-        except Exception:  # interpreter shutdown
+            release_once(self, self.refs)
+        except Exception:  # a failed __init__, or interpreter shutdown
             pass
 
 
@@ -77,7 +77,7 @@ class Stream:
         For a new stream only (a ValueError with obj): SYNC_DEFAULT (the default) or
         NON_BLOCKING.
     """
-    __slots__ = ("_h", "_owner", "_refs", "__weakref__")
+    __slots__ = ("_h", "_owner", "_refs", "_released", "__weakref__")
     # A Stream over a stream rmmh made (Stream(), a CudaStreamPool's) holds it (_refs, see
     # _lifetime) until the Stream is finalized, so the C stream lives as long as any Stream over
     # it. In a reference cycle being collected the finalizers run in any order, so a Stream may be
@@ -142,7 +142,7 @@ class Stream:
             return
         if refs is not None:
             try:
-                release(refs)
+                release_once(self, refs)
             except Exception:  # interpreter shutdown
                 pass
 
@@ -226,7 +226,7 @@ class CudaStreamPool:
     streams only, so a SYNC_DEFAULT pool on the CUDA backend is a set of streams made one by one
     (rmmh_stream_create), handed out the same way.
     """
-    __slots__ = ("_pool", "_handles", "_owners", "_refs", "_next", "__weakref__")
+    __slots__ = ("_pool", "_handles", "_owners", "_refs", "_next", "_released", "__weakref__")
 
     def __init__(self, pool_size=16, flags=CudaStreamFlags.SYNC_DEFAULT):
         try:
@@ -258,8 +258,7 @@ class CudaStreamPool:
 
     def __del__(self):
         try:
-            if self._refs is not None:
-                release(self._refs)
+            release_once(self, self._refs)
         except Exception:  # a failed __init__, or interpreter shutdown
             pass
 

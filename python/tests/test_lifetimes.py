@@ -246,6 +246,44 @@ def test_no_c_object_outlives_its_holders():
 
 # ---- found by the red team of 2026-11-28: each crashed or misbehaved before its fix ----------
 
+def test_finalizer_called_again_by_hand_drops_no_other_hold():
+    """A resource's, a stream's and a stream pool's __del__ called again by hand lets go of the
+    object's own hold once only (red team of 2026-11-29: the second mr.__del__() popped the hold
+    of a buffer, the C pool was destroyed under it, and the buffer's free used freed memory)."""
+    code = """
+import gc, rmmh as rmm
+pool = rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 1 << 20)
+b = rmm.DeviceBuffer(size=100, mr=pool)
+pool.__del__(); pool.__del__(); pool.__del__()
+assert pool.pool_size() == 1 << 20  # still alive: b holds it
+del b
+up = rmm.mr.CudaMemoryResource()
+pool2 = rmm.mr.PoolMemoryResource(up, 1 << 20)
+up.__del__(); up.__del__()
+c = rmm.DeviceBuffer(size=1 << 21, mr=pool2)  # growth: the upstream is alive
+del c, pool2
+gc.collect()
+s = rmm.Stream()
+mr2 = rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 1 << 20)
+b2 = rmm.DeviceBuffer(size=100, stream=s, mr=mr2)
+s.__del__(); s.__del__(); s.__del__()
+b2.copy_to_host()
+del b2
+gc.collect()
+assert mr2.info().used_bytes == 0, mr2.info()  # the free on s went through: s was alive
+sp = rmm.pylibrmm.cuda_stream_pool.CudaStreamPool(2)
+st = sp.get_stream()
+b3 = rmm.DeviceBuffer(size=100, stream=st, mr=mr2)
+sp.__del__(); sp.__del__()
+del b3
+gc.collect()
+assert mr2.info().used_bytes == 0, mr2.info()
+print("ok")
+"""
+    assert _child_ok(code).strip().endswith("ok")
+
+
+
 def _child_ok(code):
     """Runs code in a new interpreter (a crash there fails the test, not the suite); its stdout."""
     return wait_child(start_child(code), timeout=120)
