@@ -1173,6 +1173,16 @@ def _initialize(pool_allocator=False, managed_memory=False, initial_pool_size=No
             pool_args = dict(growth=growth, growth_granularity=fields[3] or None,
                              streams_outlive_pool=bool(fields[4]), virtual_size=fields[5] or None)
             initial, maximum = fields[0], fields[1] or None
+            # the combinations PoolMemoryResource refuses, refused before any resource changes (a
+            # red team's find, 2026-11-29: growth:virtual with an initial size raised with every
+            # device's resource reset)
+            if growth == "virtual" and initial not in (unset, 0):
+                raise _lib.invalid(
+                    "reinitialize: RMM_ALLOC_CONF=%r asks growth:virtual, which takes no initial "
+                    "pool size, and initial_pool_size or initial: gives %d bytes" % (conf, initial))
+            if initial != unset and maximum is not None and initial > maximum:
+                raise _lib.invalid("reinitialize: RMM_ALLOC_CONF=%r: the initial pool size (%d) "
+                                   "exceeds the maximum (%d)" % (conf, initial, maximum))
 
         def make():
             if not conf:
@@ -1206,6 +1216,13 @@ def _initialize(pool_allocator=False, managed_memory=False, initial_pool_size=No
     elif isinstance(devices, int):
         devices = [devices]
     devices = [_lib.as_int(d, "device") for d in devices]
+    if logging:
+        # each device's own file too: an existing directory or a file that cannot be written
+        # raised with every device's resource reset (a red team's find, 2026-11-29)
+        for device in devices:
+            path = os.path.abspath(_append_id(log_file_name or os.getenv("RMM_LOG_FILE"), device))
+            if os.path.isdir(path) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+                raise error_for(_IO, "reinitialize: cannot write the log file %r" % path)
     with _table_lock:
         for d in list(_per_device_mrs):
             _reset_per_device_resource(d)

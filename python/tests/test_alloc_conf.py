@@ -105,3 +105,21 @@ def test_limiting_set_allocation_limit():
     lim.deallocate(lim.allocate(256), 256)
     with pytest.raises((ValueError, TypeError)):
         lim.set_allocation_limit(-1)
+
+
+@pytest.mark.parametrize("conf, kwargs", [
+    ("growth:virtual", dict(initial_pool_size=64 * MiB)),
+    ("growth:virtual,initial:8MiB", {}),
+    ("initial:64MiB,maximum:8MiB", {}),
+])
+def test_a_conf_the_pool_refuses_leaves_the_resources_alone(monkeypatch, restore, conf, kwargs):
+    """A configuration whose parts are each valid but together refused by the pool (growth:virtual
+    with an initial size; an initial size above the maximum) raises before any device's resource
+    changes (red team of 2026-11-29: the previous pool was gone when the call raised)."""
+    rmm.reinitialize(pool_allocator=True, initial_pool_size=2 * MiB)
+    before = rmm.mr.get_current_device_resource()
+    monkeypatch.setenv("RMM_ALLOC_CONF", conf)
+    with pytest.raises(ValueError) as e:
+        rmm.reinitialize(pool_allocator=True, **kwargs)
+    assert "RMM_ALLOC_CONF" in str(e.value)
+    assert rmm.mr.get_current_device_resource() is before

@@ -358,3 +358,16 @@ def test_reinitialize_checks_its_arguments_before_any_resource_changes(kwargs):
         rmm.reinitialize(**kwargs)
     assert rmm.mr.get_current_device_resource() is before
     rmm.reinitialize()
+
+
+def test_reinitialize_checks_each_devices_log_file_first(tmp_path):
+    """A device's log file that is a directory raises before any resource changes (red team of
+    2026-11-29: the writable folder passed the check, the adaptor's open failed with every device's
+    resource reset)."""
+    (tmp_path / "rmm.dev0.csv").mkdir()
+    rmm.reinitialize(pool_allocator=True, initial_pool_size="4MiB")
+    before = rmm.mr.get_current_device_resource()
+    with pytest.raises(RuntimeError, match="rmm.dev0.csv"):
+        rmm.reinitialize(logging=True, log_file_name=str(tmp_path / "rmm.csv"))
+    assert rmm.mr.get_current_device_resource() is before
+    rmm.reinitialize()
