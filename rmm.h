@@ -1791,6 +1791,9 @@ RMM__PRIVATE bool rmm__addr_map_record(rmm__addr_map *m, uintptr_t key, void *va
 
 static RMM__TLS char rmm__last_error_text[1024]; /* (512 until 2026-11-28: nested out-of-memory explanations with a long path passed it) */
 static RMM__TLS rmm_status rmm__last_error_status;
+/* Counts this thread's failures recorded (rmm__fail, rmm_set_last_error): a caller of user code
+   tells whether that code recorded its own (rmm__callback_allocate). */
+static RMM__TLS unsigned long rmm__last_error_serial;
 
 RMM__IMPL const char *rmm_status_string(rmm_status status) {
     switch (status) {
@@ -1849,6 +1852,7 @@ RMM__IMPL rmm_status rmm_set_last_error(rmm_status status, const char *fmt, ...)
     rmm__set_error_text(fmt, ap);
     va_end(ap);
     rmm__last_error_status = status;
+    rmm__last_error_serial++;
     return status;
 }
 RMM__IMPL rmm_status rmm_last_status(void) { return rmm__last_error_status; }
@@ -1863,6 +1867,7 @@ static rmm_status rmm__fail(rmm_status status, const char *fmt, ...) {
     rmm__set_error_text(fmt, ap);
     va_end(ap);
     rmm__last_error_status = status;
+    rmm__last_error_serial++;
     return status;
 }
 #define RMM__INVALID(...) rmm__fail(RMM_ERROR_INVALID_ARGUMENT, __VA_ARGS__)
@@ -11800,6 +11805,7 @@ typedef struct rmm__callback_res {
 } rmm__callback_res;
 RMM__PRIVATE rmm_status rmm__callback_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm__callback_res *c = (rmm__callback_res *)self;
+    unsigned long serial = rmm__last_error_serial;
     rmm_status st = c->allocate(ptr, bytes, stream, c->arg);
     if (st == RMM_SUCCESS && *ptr == NULL)
         return RMM__INVALID("callback: the allocate callback reported success for %zu bytes but returned NULL", bytes);
@@ -11809,7 +11815,10 @@ RMM__PRIVATE rmm_status rmm__callback_allocate(rmm_resource *self, void **ptr, s
         *ptr = NULL;
         return RMM__INVALID("callback: the allocate callback returned %p, not aligned to %zu", misaligned, alignment);
     }
-    if (st != RMM_SUCCESS && rmm__last_error_status != st)
+    /* the callback's own message where it recorded one for this status, else ours (until
+       2026-11-29 a matching status alone was taken for one: a callback that failed with no
+       message left an earlier, unrelated failure's text: red team 21) */
+    if (st != RMM_SUCCESS && (rmm__last_error_serial == serial || rmm__last_error_status != st))
         rmm__fail(st, "callback: the allocate callback failed with %s for %zu bytes", rmm_status_string(st), bytes);
     return st;
 }

@@ -1908,6 +1908,15 @@ TEST(callback_resource) {
     p = (void *)&s;
     CHECK_STATUS(rmm_allocate(cb, &p, 1000, stream), RMM_ERROR_OUT_OF_MEMORY);
     CHECK(p == NULL);
+    CHECK(strstr(rmm_last_error(), "callback") && strstr(rmm_last_error(), "for 1000 bytes"));
+    /* a callback that fails with no message of its own: this request's message, not the text of an
+       earlier failure with the same status (red team 21: "for 1000 bytes" again, or another
+       resource's out-of-memory explanation) */
+    CHECK_STATUS(rmm_allocate(cb, &p, 2000, stream), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK(strstr(rmm_last_error(), "callback") && strstr(rmm_last_error(), "for 2000 bytes"));
+    (void)rmm_set_last_error(RMM_ERROR_OUT_OF_MEMORY, "an unrelated failure");
+    CHECK_STATUS(rmm_allocate(cb, &p, 3000, stream), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK(strstr(rmm_last_error(), "for 3000 bytes") != NULL);
     s.fail_status = RMM_ERROR_CUDA;
     CHECK_STATUS(rmm_allocate(cb, &p, 1000, stream), RMM_ERROR_CUDA);
     CHECK(s.frees == 1);
@@ -1931,7 +1940,7 @@ TEST(callback_resource) {
                 refused++;
             }
         }
-        CHECK(s.allocs - s.frees == 2); /* the two failing-mode calls never handed anything out */
+        CHECK(s.allocs - s.frees == 4); /* the four failing-mode calls never handed anything out */
         (void)refused;
     }
     rmm_resource_destroy(cb);
