@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 
 from . import _accel_loader, _array_interface, _lib
 from . import _memory_resource as _mrmod
-from ._lifetime import release as _release
+from ._lifetime import _deferred_frees, defer_free as _defer_free, release as _release, \
+    run_deferred_frees as _run_deferred_frees
 from ._stream import DEFAULT_STREAM, Stream, as_stream
 
 __all__ = ["DeviceBuffer", "copy_device_to_ptr", "copy_host_to_ptr", "copy_ptr_to_host",
@@ -136,6 +137,8 @@ class _PyBufferBase:
             self._ptr = p
             self._nbytes = nbytes
             refs.append(True)
+            if _deferred_frees:  # frees refused inside an upstream call, which is over by now
+                _run_deferred_frees()
             refs = stream._refs
             if refs is not None:
                 refs.append(True)
@@ -154,7 +157,13 @@ class _PyBufferBase:
             self._ptr = 0
             try:
                 mr, stream = self._mr, self._stream
-                _free(mr._h, p, self._nbytes, stream._h, self._dev)
+                if _free(mr._h, p, self._nbytes, stream._h, self._dev) and _lib.last_failure_reentered():
+                    # refused from inside the resource's own upstream (Python's collector ran
+                    # there): made later, the holds and the recorded streams kept until then
+                    # (_lifetime.defer_free)
+                    _defer_free(mr._h, p, self._nbytes, stream._h, self._dev, mr._refs, stream._refs,
+                                (mr, stream, _py_recorded.pop(id(self), None) if _py_recorded else None))
+                    return
                 token = mr._refs.pop()
                 if token is not True:
                     token.run()
@@ -182,6 +191,7 @@ def _bind_accelerator():
         "destroyed": _lib.error_for_destroyed,
         "get_per_device_resource": _get_per_device_resource, "current_device": _current_device,
         "alloc_failed": _alloc_failed, "check_mr": _mrmod._check_mr,
+        "defer_free": _defer_free, "run_deferred_frees": _run_deferred_frees,
     })
     global _alloc, _free  # resize/reserve use the extension's calls too
     _alloc, _free = accel.alloc, accel.free

@@ -24,7 +24,7 @@ from ._errors import (
 )
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-ABI_VERSION = 9
+ABI_VERSION = 10
 
 _requested = (os.environ.get("RMMH_BACKEND") or "cuda").strip().lower()
 if _requested not in ("cuda", "host"):
@@ -70,6 +70,7 @@ rmm_set_last_error = _fn("rmm_set_last_error", I, I, ctypes.c_char_p)
 # hot path: every argument a c_void_p (sizes too), which ctypes converts fastest
 alloc = _fn("rmmh_alloc", V, V, V, V)                 # (mr, bytes, stream) -> ptr or None
 free = _fn("rmmh_free", I, V, V, V, V, I)             # (mr, ptr, bytes, stream, device) -> status
+last_failure_reentered = _fn("rmmh_last_failure_reentered", I)  # see rmmh._lifetime.defer_free
 
 # resources
 rmm_resource_destroy = _fn("rmm_resource_destroy", None, V)

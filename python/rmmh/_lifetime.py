@@ -137,3 +137,45 @@ def release_once(obj, refs, flag="_released"):
         return
     setattr(obj, flag, True)
     release(refs)
+
+
+# ---- frees a resource refused from inside its own upstream ----------------------------------
+# A pool (or another resource with a lock) calls its upstream with its lock held; when that upstream
+# is Python code (a CallbackMemoryResource), Python's garbage collector may run inside it and
+# collect a buffer of that same pool, whose free the pool then refuses (it must not be re-entered
+# from below itself: rmm.h's rmm__reentrant). Such a free is kept here, with the buffer's holds on
+# its resource and stream, and made once the outer call is over: at the next allocation of a
+# DeviceBuffer (either path), or by run_deferred_frees(). Until 2026-11-29 it was dropped and the
+# block stayed allocated for good (red team 21: 20 blocks lost, a chunk that trim could never give
+# back).
+_deferred_frees: list = []
+
+
+def defer_free(mr_h, ptr, nbytes, stream_h, device, mr_refs, stream_refs, keep=None):
+    """Keeps the free of (ptr, nbytes) on the stream with handle stream_h, from the resource with
+    handle mr_h, for later. The caller's holds on mr_refs and stream_refs (None: none) stay until
+    run_deferred_frees makes the free and lets go of them; `keep` (the Python objects, and the
+    streams record_stream recorded for the block) lives until then. Handles and refs, not the
+    objects' attributes: a buffer collected in a cycle may see those cleared."""
+    _deferred_frees.append((mr_h, ptr, nbytes, stream_h, device, mr_refs, stream_refs, keep))
+    return None
+
+
+def run_deferred_frees():
+    """Makes each deferred free once: one refused again (its resource still inside the call that
+    ran the collector) stays for the next try; one refused for another reason is dropped, as a
+    finalizer's failed free is. Returns how many are left."""
+    from . import _lib
+    for _ in range(len(_deferred_frees)):
+        try:
+            item = _deferred_frees.pop(0)
+        except IndexError:  # (another thread took the last)
+            break
+        mr_h, ptr, nbytes, stream_h, device, mr_refs, stream_refs, _keep = item
+        if _lib.free(mr_h, ptr, nbytes, stream_h, device) and _lib.last_failure_reentered():
+            _deferred_frees.append(item)
+            continue
+        release(mr_refs)
+        if stream_refs is not None:
+            release(stream_refs)
+    return len(_deferred_frees)

@@ -41,6 +41,8 @@ static alloc_fn rmmh_alloc_p;
 static free_fn rmmh_free_p;
 static alloc_nowait_fn rmmh_alloc_nowait_p; /* optional (NULL: always release the GIL) */
 static free_nowait_fn rmmh_free_nowait_p;
+typedef int (*reentered_fn)(void);
+static reentered_fn rmmh_last_failure_reentered_p; /* optional (NULL: a refused free is dropped, as before) */
 
 /* Allocation and free: first librmmh's nowait call with the GIL held (a pool's common case, which
    waits for nothing); where that would have to wait, the ordinary call with the GIL released (it
@@ -75,7 +77,11 @@ static int ndev = -1; /* read at the first allocation: importing must not initia
 
 static PyObject *StreamType, *DefaultStream, *MRType, *PerDevice, *TrueObj, *NoneObj;
 static PyObject *as_stream_f, *as_size_f, *get_per_device_resource_f, *current_device_f,
-    *alloc_failed_f, *check_mr_f, *as_pointer_f, *error_f, *destroyed_f;
+    *alloc_failed_f, *check_mr_f, *as_pointer_f, *error_f, *destroyed_f, *defer_free_f, *run_deferred_f;
+/* Set when a buffer's free was deferred (rmmh._lifetime.defer_free: refused from inside its
+   resource's own upstream, where the collector ran); the next allocation makes the deferred frees.
+   Written and read with the GIL held. */
+static int deferred_pending;
 static PyObject *s_h, *s_refs, *s_run, *s_copy_in, *s_ptr, *s_size, *s_stream, *s_mr, *s_nbytes;
 static int bound; /* bind_objects() was called: the Python objects above are set */
 
@@ -344,6 +350,15 @@ static int buffer_init(PyObject *self, PyObject *args, PyObject *kwds) {
     }
     b->ptr = (unsigned long long)(uintptr_t)p;
     b->nbytes = nbytes;
+    if (deferred_pending) { /* frees refused inside an upstream call, which is over by now */
+        PyObject *et, *ev, *tb, *left;
+        PyErr_Fetch(&et, &ev, &tb);
+        left = PyObject_CallObject(run_deferred_f, NULL);
+        deferred_pending = !left || PyLong_AsLong(left) != 0;
+        Py_XDECREF(left);
+        PyErr_Clear(); /* (the allocation succeeded: its caller gets the buffer) */
+        PyErr_Restore(et, ev, tb);
+    }
     if (ptr != NULL && ptr != NoneObj) {
         int truth = PyObject_IsTrue(ptr);
         if (truth < 0) return -1;
@@ -381,10 +396,22 @@ static void buffer_dealloc(PyObject *self) {
         }
         if (b->mr_refs) {
             void *p = (void *)(uintptr_t)b->ptr;
-            (void)accel_free(b->mr_handle, p, (size_t)b->nbytes, b->stream_handle, b->dev);
+            int st = accel_free(b->mr_handle, p, (size_t)b->nbytes, b->stream_handle, b->dev);
+            PyObject *kept = NULL;
             b->ptr = 0;
-            (void)release_refs(b->mr_refs);
-            (void)release_refs(b->stream_refs);
+            if (st != 0 && rmmh_last_failure_reentered_p && defer_free_f && rmmh_last_failure_reentered_p()) {
+                /* refused from inside the resource's own upstream (the collector ran there): made
+                   later, the holds and what the block needs kept until then (see defer_free) */
+                kept = PyObject_CallFunction(defer_free_f, "KKKKiOOO", (unsigned long long)(uintptr_t)b->mr_handle, (unsigned long long)(uintptr_t)p,
+                                             b->nbytes, (unsigned long long)(uintptr_t)b->stream_handle, b->dev, b->mr_refs,
+                                             b->stream_refs ? b->stream_refs : NoneObj, b->recorded ? b->recorded : NoneObj);
+                if (kept) deferred_pending = 1;
+            }
+            if (!kept) {
+                (void)release_refs(b->mr_refs);
+                (void)release_refs(b->stream_refs);
+            }
+            Py_XDECREF(kept);
         }
         PyErr_Clear(); /* a destructor cannot raise; the process goes on */
         PyErr_Restore(et, ev, tb);
@@ -710,6 +737,7 @@ static PyObject *py_bind_library(PyObject *self, PyObject *args) {
     rmmh_free_p = (free_fn)dlsym(handle, "rmmh_free");
     rmmh_alloc_nowait_p = (alloc_nowait_fn)dlsym(handle, "rmmh_alloc_nowait");
     rmmh_free_nowait_p = (free_nowait_fn)dlsym(handle, "rmmh_free_nowait");
+    rmmh_last_failure_reentered_p = (reentered_fn)dlsym(handle, "rmmh_last_failure_reentered");
     rmmh_get_device_p = (int_fn)dlsym(handle, "rmmh_get_device");
     rmmh_device_count_p = (int_fn)dlsym(handle, "rmmh_device_count");
     if (!abi_fn || abi_fn() != abi || !rmmh_alloc_p || !rmmh_free_p || !rmmh_get_device_p || !rmmh_device_count_p) {
@@ -736,7 +764,8 @@ static PyObject *py_bind_objects(PyObject *self, PyObject *args) {
         !(destroyed_f = ns_get(ns, "destroyed")) ||
         !(get_per_device_resource_f = ns_get(ns, "get_per_device_resource")) ||
         !(current_device_f = ns_get(ns, "current_device")) || !(alloc_failed_f = ns_get(ns, "alloc_failed")) ||
-        !(check_mr_f = ns_get(ns, "check_mr")))
+        !(check_mr_f = ns_get(ns, "check_mr")) || !(defer_free_f = ns_get(ns, "defer_free")) ||
+        !(run_deferred_f = ns_get(ns, "run_deferred_frees")))
         return NULL;
     if (!(s_h = intern("_h")) || !(s_refs = intern("_refs")) || !(s_run = intern("run")) ||
         !(s_copy_in = intern("_copy_in")) || !(s_ptr = intern("ptr")) || !(s_size = intern("size")) ||

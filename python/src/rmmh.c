@@ -26,8 +26,9 @@
 
 #define RMMH_API __attribute__((visibility("default")))
 
-/* Bumped when a helper's signature changes; the Python side refuses a library it does not know. */
-#define RMMH_ABI_VERSION 9
+/* Bumped when a helper's signature changes or a helper is added that the Python side calls (10:
+   rmmh_last_failure_reentered); the Python side refuses a library it does not know. */
+#define RMMH_ABI_VERSION 10
 
 RMMH_API int rmmh_abi_version(void) { return RMMH_ABI_VERSION; }
 RMMH_API const char *rmmh_rmm_version(void) { return RMM_VERSION_STRING; }
@@ -72,6 +73,15 @@ RMMH_API int rmmh_free(rmm_resource *mr, void *ptr, size_t bytes, rmm_stream str
     st = rmm_deallocate(mr, ptr, bytes, stream);
     rmm_device_scope_leave(&scope);
     return (int)st;
+}
+
+/* Whether this thread's last failure was a resource refusing a call made from inside its own
+   upstream while it held its lock (rmm.h's rmm__reentrant, whose message says "own upstream"):
+   the free of a buffer that Python's garbage collector collected while a pool's Python upstream (a
+   CallbackMemoryResource) ran. rmmh defers such a free until the outer call is over
+   (rmmh._lifetime.defer_free) instead of losing the block. */
+RMMH_API int rmmh_last_failure_reentered(void) {
+    return rmm_last_status() == RMM_ERROR_NOT_SUPPORTED && strstr(rmm_last_error(), "own upstream") != NULL;
 }
 
 /* "Nowait" calls, which the extension makes with the GIL held: on a pool (not virtual) they never

@@ -246,6 +246,41 @@ def test_no_c_object_outlives_its_holders():
 
 # ---- found by the red team of 2026-11-28: each crashed or misbehaved before its fix ----------
 
+def test_a_free_the_collector_makes_inside_a_pools_upstream_is_made_after():
+    """A pool calls its upstream with its lock held; Python's collector running inside a Python
+    upstream (CallbackMemoryResource) frees a buffer of that pool, which the pool refuses (no
+    re-entry from below). The free is deferred, its holds kept, and made once the outer call is
+    over (red team of 2026-11-29: every such block stayed allocated for good, and the chunk holding
+    them could never be trimmed)."""
+    from rmmh import _lifetime
+    base = rmm.mr.CudaMemoryResource()
+    seen = []
+
+    def alloc(n, s):
+        gc.collect()  # collects the cycle below, whose buffer is one of this pool's
+        seen.append(len(_lifetime._deferred_frees))
+        return base.allocate(n, s)
+
+    cb = rmm.mr.CallbackMemoryResource(alloc, lambda p, n, s: base.deallocate(p, n, s))
+    pool = rmm.mr.PoolMemoryResource(cb, 0, growth="on_demand")
+    stream = rmm.Stream()
+
+    class Node:
+        pass
+    for i in range(6):
+        node = Node()
+        node.buf = rmm.DeviceBuffer(size=1000, mr=pool, stream=stream if i % 2 else rmm.DEFAULT_STREAM)
+        node.me = node
+        del node
+        big = rmm.DeviceBuffer(size=(4 << 20) * (i + 1), mr=pool)  # grows: the upstream runs
+        del big
+    assert max(seen) > 0  # frees were refused inside the upstream and deferred
+    assert not _lifetime._deferred_frees  # and made after
+    assert pool.info().used_bytes == 0
+    pool.trim()
+    assert pool.info().pool_bytes == 0
+
+
 def test_finalizer_called_again_by_hand_drops_no_other_hold():
     """A resource's, a stream's and a stream pool's __del__ called again by hand lets go of the
     object's own hold once only (red team of 2026-11-29: the second mr.__del__() popped the hold
