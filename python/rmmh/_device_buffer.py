@@ -131,17 +131,22 @@ class _PyBufferBase:
                 raise _lib.error_for_destroyed(mr)
             nbytes = size  # exactly the size, as RMM: rounding is the resource's business
             p = _alloc(mr._h, nbytes, stream._h)
+            if p is None and _deferred_frees:  # frees refused inside an upstream call may serve it
+                _run_deferred_frees()
+                p = _alloc(mr._h, nbytes, stream._h)
+                if p is not None:
+                    _lib.clear_pending()  # (a Python upstream's exception from the first try is stale)
             if p is None:
                 self._ptr = 0
                 raise _alloc_failed(size)
             self._ptr = p
             self._nbytes = nbytes
             refs.append(True)
-            if _deferred_frees:  # frees refused inside an upstream call, which is over by now
-                _run_deferred_frees()
             refs = stream._refs
             if refs is not None:
                 refs.append(True)
+            if _deferred_frees:  # frees refused inside an upstream call (over by now, or kept)
+                _run_deferred_frees()
             if ptr:
                 self._copy_in(ptr, size, stream)
         else:
@@ -192,6 +197,7 @@ def _bind_accelerator():
         "get_per_device_resource": _get_per_device_resource, "current_device": _current_device,
         "alloc_failed": _alloc_failed, "check_mr": _mrmod._check_mr,
         "defer_free": _defer_free, "run_deferred_frees": _run_deferred_frees,
+        "clear_pending": _lib.clear_pending,
     })
     global _alloc, _free  # resize/reserve use the extension's calls too
     _alloc, _free = accel.alloc, accel.free

@@ -164,7 +164,10 @@ def defer_free(mr_h, ptr, nbytes, stream_h, device, mr_refs, stream_refs, keep=N
 def run_deferred_frees():
     """Makes each deferred free once: one refused again (its resource still inside the call that
     ran the collector) stays for the next try; one refused for another reason is dropped, as a
-    finalizer's failed free is. Returns how many are left."""
+    finalizer's failed free is. Returns how many are left. Runs after a DeviceBuffer allocation
+    (and before its retry when it failed), and before a pool's trim(). An exception raised here
+    (KeyboardInterrupt) loses the free it was making, with its holds: whether the free was made
+    cannot be told then, and a free made twice could free another allocation's block."""
     from . import _lib
     for _ in range(len(_deferred_frees)):
         try:

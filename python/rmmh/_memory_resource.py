@@ -17,7 +17,7 @@ import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from . import _accel_loader, _lib
+from . import _accel_loader, _lib, _lifetime
 from ._errors import INVALID_ARGUMENT, IO as _IO, NOT_SUPPORTED as _NOT_SUPPORTED, OUT_OF_MEMORY, \
     UNKNOWN, NotSupportedError, error_for
 from ._helpers import parse_bytes
@@ -583,6 +583,8 @@ class PoolMemoryResource(UpstreamResourceAdaptor):
     def trim(self):
         """Gives every wholly free upstream chunk back (after waiting for the streams that freed
         into it); returns the bytes released. rmmh only."""
+        if _lifetime._deferred_frees:  # (frees refused inside an upstream call: made first)
+            _lifetime.run_deferred_frees()
         released = ctypes.c_size_t()
         _lib.check(_lib.rmm_pool_trim(self._live, ctypes.byref(released)))
         return released.value

@@ -77,7 +77,8 @@ static int ndev = -1; /* read at the first allocation: importing must not initia
 
 static PyObject *StreamType, *DefaultStream, *MRType, *PerDevice, *TrueObj, *NoneObj;
 static PyObject *as_stream_f, *as_size_f, *get_per_device_resource_f, *current_device_f,
-    *alloc_failed_f, *check_mr_f, *as_pointer_f, *error_f, *destroyed_f, *defer_free_f, *run_deferred_f;
+    *alloc_failed_f, *check_mr_f, *as_pointer_f, *error_f, *destroyed_f, *defer_free_f, *run_deferred_f,
+    *clear_pending_f;
 /* Set when a buffer's free was deferred (rmmh._lifetime.defer_free: refused from inside its
    resource's own upstream, where the collector ran); the next allocation makes the deferred frees.
    Written and read with the GIL held. */
@@ -235,6 +236,18 @@ static int size_arg(PyObject *o, PyObject *name, PyObject *checker, size_t *out)
 }
 
 /* DeviceBuffer(*, ptr=0, size=0, stream=DEFAULT_STREAM, mr=None): see rmmh/_device_buffer.py. */
+/* Makes the deferred frees (rmmh._lifetime.run_deferred_frees); deferred_pending stays set while
+   some are left. An exception there is not the caller's (its allocation is fine): dropped. */
+static void run_deferred(void) {
+    PyObject *et, *ev, *tb, *left;
+    PyErr_Fetch(&et, &ev, &tb);
+    left = PyObject_CallObject(run_deferred_f, NULL);
+    deferred_pending = !left || PyLong_AsLong(left) != 0;
+    Py_XDECREF(left);
+    PyErr_Clear();
+    PyErr_Restore(et, ev, tb);
+}
+
 static int buffer_init(PyObject *self, PyObject *args, PyObject *kwds) {
     Buffer *b = (Buffer *)self;
     PyObject *ptr = NULL, *size = NULL, *stream = NULL, *mr = NULL, *key, *value, *refs;
@@ -333,6 +346,15 @@ static int buffer_init(PyObject *self, PyObject *args, PyObject *kwds) {
     b->mr_refs = refs; /* owned by the buffer from here */
     nbytes = n; /* exactly the size, as RMM's device_buffer asks: rounding is the resource's business */
     p = accel_alloc(mh, nbytes, sh);
+    if (!p && deferred_pending) { /* frees refused inside an upstream call may serve it */
+        run_deferred();
+        p = accel_alloc(mh, nbytes, sh);
+        if (p) { /* (a Python upstream's exception from the first try is stale) */
+            PyObject *r = PyObject_CallObject(clear_pending_f, NULL);
+            Py_XDECREF(r);
+            PyErr_Clear();
+        }
+    }
     if (!p) { /* alloc_failed(size) returns the exception (rmm_last_error()'s message) */
         PyObject *sz = PyLong_FromSize_t(n), *e = NULL;
         if (sz) e = PyObject_CallFunctionObjArgs(alloc_failed_f, sz, NULL);
@@ -350,15 +372,7 @@ static int buffer_init(PyObject *self, PyObject *args, PyObject *kwds) {
     }
     b->ptr = (unsigned long long)(uintptr_t)p;
     b->nbytes = nbytes;
-    if (deferred_pending) { /* frees refused inside an upstream call, which is over by now */
-        PyObject *et, *ev, *tb, *left;
-        PyErr_Fetch(&et, &ev, &tb);
-        left = PyObject_CallObject(run_deferred_f, NULL);
-        deferred_pending = !left || PyLong_AsLong(left) != 0;
-        Py_XDECREF(left);
-        PyErr_Clear(); /* (the allocation succeeded: its caller gets the buffer) */
-        PyErr_Restore(et, ev, tb);
-    }
+    if (deferred_pending) run_deferred(); /* frees refused inside an upstream call (over by now, or kept) */
     if (ptr != NULL && ptr != NoneObj) {
         int truth = PyObject_IsTrue(ptr);
         if (truth < 0) return -1;
@@ -402,10 +416,12 @@ static void buffer_dealloc(PyObject *self) {
             if (st != 0 && rmmh_last_failure_reentered_p && defer_free_f && rmmh_last_failure_reentered_p()) {
                 /* refused from inside the resource's own upstream (the collector ran there): made
                    later, the holds and what the block needs kept until then (see defer_free) */
-                kept = PyObject_CallFunction(defer_free_f, "KKKKiOOO", (unsigned long long)(uintptr_t)b->mr_handle, (unsigned long long)(uintptr_t)p,
+                kept = PyObject_CallFunction(defer_free_f, "KKKKiOO(OOO)", (unsigned long long)(uintptr_t)b->mr_handle, (unsigned long long)(uintptr_t)p,
                                              b->nbytes, (unsigned long long)(uintptr_t)b->stream_handle, b->dev, b->mr_refs,
-                                             b->stream_refs ? b->stream_refs : NoneObj, b->recorded ? b->recorded : NoneObj);
+                                             b->stream_refs ? b->stream_refs : NoneObj, b->mr, b->stream ? b->stream : NoneObj,
+                                             b->recorded ? b->recorded : NoneObj);
                 if (kept) deferred_pending = 1;
+                PyErr_Clear(); /* (a failed call: no Python runs below with its exception set) */
             }
             if (!kept) {
                 (void)release_refs(b->mr_refs);
@@ -765,7 +781,7 @@ static PyObject *py_bind_objects(PyObject *self, PyObject *args) {
         !(get_per_device_resource_f = ns_get(ns, "get_per_device_resource")) ||
         !(current_device_f = ns_get(ns, "current_device")) || !(alloc_failed_f = ns_get(ns, "alloc_failed")) ||
         !(check_mr_f = ns_get(ns, "check_mr")) || !(defer_free_f = ns_get(ns, "defer_free")) ||
-        !(run_deferred_f = ns_get(ns, "run_deferred_frees")))
+        !(run_deferred_f = ns_get(ns, "run_deferred_frees")) || !(clear_pending_f = ns_get(ns, "clear_pending")))
         return NULL;
     if (!(s_h = intern("_h")) || !(s_refs = intern("_refs")) || !(s_run = intern("run")) ||
         !(s_copy_in = intern("_copy_in")) || !(s_ptr = intern("ptr")) || !(s_size = intern("size")) ||

@@ -281,6 +281,44 @@ def test_a_free_the_collector_makes_inside_a_pools_upstream_is_made_after():
     assert pool.info().pool_bytes == 0
 
 
+def test_deferred_frees_serve_a_failed_allocation_and_trim():
+    """A free deferred inside a pool's Python upstream is made before a failed allocation is tried
+    again (the memory it needs may be that block), and before trim (review of 2026-11-29: only a
+    successful allocation made them, so an allocation that needed the block failed for good, and
+    trim could not give its chunk back)."""
+    from rmmh import _lifetime
+    MiB = 1 << 20
+    base = rmm.mr.LimitingResourceAdaptor(rmm.mr.CudaMemoryResource(), 12 * MiB)
+
+    def alloc(n, s):
+        gc.collect()
+        return base.allocate(n, s)
+    pool = rmm.mr.PoolMemoryResource(
+        rmm.mr.CallbackMemoryResource(alloc, lambda p, n, s: base.deallocate(p, n, s)), 0,
+        growth="on_demand")
+
+    class Node:
+        pass
+    node = Node()
+    node.buf = rmm.DeviceBuffer(size=8 * MiB, mr=pool)
+    node.me = node
+    del node
+    b = rmm.DeviceBuffer(size=8 * MiB, mr=pool)  # the growth is refused; the retry has the block
+    assert not _lifetime._deferred_frees and pool.info().used_bytes == 8 * MiB
+    del b
+    assert pool.info().used_bytes == 0
+    pool.trim()  # (empty: the next allocations grow)
+    node = Node()
+    node.buf = rmm.DeviceBuffer(size=1 * MiB, mr=pool)
+    node.me = node
+    del node
+    pool.allocate(4 * MiB)  # grows: the collector frees node's buffer there (deferred); a leak
+    assert len(_lifetime._deferred_frees) == 1
+    pool.trim()
+    assert not _lifetime._deferred_frees
+    assert pool.info().used_bytes == 4 * MiB
+
+
 def test_finalizer_called_again_by_hand_drops_no_other_hold():
     """A resource's, a stream's and a stream pool's __del__ called again by hand lets go of the
     object's own hold once only (red team of 2026-11-29: the second mr.__del__() popped the hold
