@@ -179,6 +179,12 @@ class DeviceMemoryResource(_ResourceBase):
         # once per object (PEP 442, and release_once for a call by hand); buffers and adaptors
         # may still hold self._refs
         try:
+            if _is_current(self) or any(mr is self for mr in _hook_held):
+                # a call by hand while the per-device table or the frameworks' hooks, which hold
+                # the object and no hold of its C resource, still reach it: the finalizer of its
+                # last reference lets go (a red team's find, 2026-11-29: the C pool was destroyed
+                # under the table, and the next hook allocation used freed memory)
+                return
             release_once(self, self._refs)
         except Exception:  # never set (a failed __init__), or interpreter shutdown
             pass

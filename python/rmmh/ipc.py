@@ -26,6 +26,7 @@ Importers must free what they imported before the exporter frees the block. Ever
 rmmh.NotSupportedError on the host backend, and where the device or driver cannot export.
 """
 import ctypes
+import numbers
 import os
 import socket
 import threading
@@ -140,7 +141,12 @@ class ImportedPool:
 
     def __init__(self, fd, close_fd=True):
         pool = ctypes.c_void_p()
-        fd = int(fd)  # (not an int: nothing to close)
+        if isinstance(fd, bool) or not isinstance(fd, numbers.Integral):
+            # (not an int: nothing to close; int() of a float or a numeric string closed an
+            # unrelated descriptor: a red team's find, 2026-11-29)
+            raise TypeError("ImportedPool: fd must be an int (a file descriptor), not %s"
+                            % type(fd).__name__)
+        fd = int(fd)
         try:
             _lib.check(_lib.rmmh_mempool_import_fd(fd, ctypes.byref(pool)), "ImportedPool")
         except BaseException:

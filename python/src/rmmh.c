@@ -19,6 +19,7 @@
 #include "rmm_cuda.h"
 #pragma GCC visibility pop
 
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,19 +133,52 @@ typedef union {
     rmmh_allocate_fn allocate;
     void *arg;
 } rmmh__py_fn;
+/* A CallbackMemoryResource's two Python functions (the callback resource's arg; freed with it,
+   by rmmh_resource_destroy). */
+typedef struct rmmh__py_pair {
+    rmmh_allocate_fn allocate;
+    rmm_deallocate_callback deallocate;
+} rmmh__py_pair;
+
+/* Whether the Python interpreter that loaded librmmh has finalized (its Py_IsInitialized() says 0,
+   from just after the atexit functions on). From then on no Python function may be called through
+   ctypes, which would make a thread state in a freed interpreter: a framework's C++ static
+   destructor or C atexit handler freeing a tensor of a CallbackMemoryResource then segfaulted (a
+   red team's find, 2026-11-29). So the trampolines below answer without calling: an allocation
+   fails (NOT_SUPPORTED), a free leaves the block (the process is ending), a failure callback says
+   no retry. Looked up once, when the first such resource is made (with the GIL held); false outside
+   a Python process. */
+typedef int (*rmmh__int_fn)(void);
+static union {
+    rmmh__int_fn fn;
+    void *sym;
+} rmmh__py_is_initialized;
+static void rmmh__look_for_python(void) {
+    void *self;
+    if (rmmh__py_is_initialized.sym) return;
+    self = dlopen(NULL, RTLD_NOW); /* (the program and what it loaded globally: python3, libpython) */
+    if (self) {
+        rmmh__py_is_initialized.sym = dlsym(self, "Py_IsInitialized");
+        dlclose(self);
+    }
+}
+static bool rmmh__python_gone(void) { return rmmh__py_is_initialized.sym && !rmmh__py_is_initialized.fn(); }
+
 static bool rmmh__failure_trampoline(size_t bytes, void *arg) {
     rmmh__py_fn fn;
     int retry = 0;
+    if (rmmh__python_gone()) return false;
     fn.arg = arg;
     fn.failure(bytes, &retry);
     return retry != 0;
 }
 static rmm_status rmmh__allocate_trampoline(void **ptr, size_t bytes, rmm_stream stream, void *arg) {
-    rmmh__py_fn fn;
+    const rmmh__py_pair *pair = (const rmmh__py_pair *)arg;
     int status = -1; /* (no status: the function was not called) */
     void *p = NULL;
-    fn.arg = arg;
-    fn.allocate(&p, bytes, stream, &status);
+    if (rmmh__python_gone())
+        return rmm_set_last_error(RMM_ERROR_NOT_SUPPORTED, "rmmh: a CallbackMemoryResource's allocate function cannot be called: the Python interpreter has finalized");
+    pair->allocate(&p, bytes, stream, &status);
     if (status == (int)RMM_SUCCESS) {
         *ptr = p;
         return RMM_SUCCESS;
@@ -162,19 +196,42 @@ RMMH_API int rmmh_failure_callback_adaptor_create(rmm_resource **out, rmm_resour
         return rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh_failure_callback_adaptor_create: the callback is NULL");
     }
     f.failure = fn;
+    rmmh__look_for_python();
     return (int)rmm_failure_callback_adaptor_create(out, upstream, rmmh__failure_trampoline, f.arg);
 }
+static void rmmh__deallocate_trampoline(void *ptr, size_t bytes, rmm_stream stream, void *arg) {
+    const rmmh__py_pair *pair = (const rmmh__py_pair *)arg;
+    if (rmmh__python_gone()) return; /* (the block stays: the process is ending) */
+    pair->deallocate(ptr, bytes, stream, NULL);
+}
 /* rmm_callback_resource_create with a Python allocate function that answers through
-   out-pointers (see above); deallocate is rmm.h's own kind and gets the allocate function's
-   pointer as its arg. Fails as rmm_callback_resource_create. */
+   out-pointers (see above) and a deallocate of rmm.h's own kind (called with arg NULL), both
+   through trampolines that call nothing once the interpreter has finalized. Fails as
+   rmm_callback_resource_create, and OUT_OF_MEMORY for the pair's few bytes. */
 RMMH_API int rmmh_callback_resource_create(rmm_resource **out, rmmh_allocate_fn allocate, rmm_deallocate_callback deallocate) {
-    rmmh__py_fn f;
-    if (out && !allocate) { /* (a NULL out: rmm.h's own message) */
+    rmmh__py_pair *pair;
+    int st;
+    if (out && (!allocate || !deallocate)) { /* (a NULL out: rmm.h's own message) */
         *out = NULL;
-        return rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh_callback_resource_create: the allocate function is NULL");
+        return rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh_callback_resource_create: the %s function is NULL", allocate ? "deallocate" : "allocate");
     }
-    f.allocate = allocate;
-    return (int)rmm_callback_resource_create(out, rmmh__allocate_trampoline, deallocate, f.arg);
+    if (!out) return (int)rmm_callback_resource_create(out, rmmh__allocate_trampoline, rmmh__deallocate_trampoline, NULL);
+    pair = (rmmh__py_pair *)calloc(1, sizeof *pair);
+    if (!pair) {
+        *out = NULL;
+        return rmm_set_last_error(RMM_ERROR_OUT_OF_MEMORY, "rmmh_callback_resource_create: out of host memory");
+    }
+    pair->allocate = allocate;
+    pair->deallocate = deallocate;
+    rmmh__look_for_python();
+    st = (int)rmm_callback_resource_create(out, rmmh__allocate_trampoline, rmmh__deallocate_trampoline, pair);
+    if (st != RMM_SUCCESS) free(pair);
+    return st;
+}
+/* The pair of an rmmh callback resource (freed after the resource), else NULL. */
+static void *rmmh__callback_pair(rmm_resource *mr) {
+    const rmm__callback_res *c = (const rmm__callback_res *)mr;
+    return mr && mr->vtable == &rmm__callback_vtable && c->allocate == rmmh__allocate_trampoline ? c->arg : NULL;
 }
 
 /* ---- streams ------------------------------------------------------------------------------ */
@@ -197,10 +254,13 @@ RMMH_API int rmmh_stream_create(rmm_stream *out, int non_blocking) {
 RMMH_API int rmmh_resource_destroy(rmm_resource *mr) {
     char saved[1024]; /* (rmm.h's last error holds at most 1023 bytes) */
     rmm_status before;
+    void *pair;
     if (rmm_resource_awaits_capture(mr)) return 1;
+    pair = rmmh__callback_pair(mr);
     before = rmm_last_status();
     snprintf(saved, sizeof saved, "%s", rmm_last_error());
     rmm_resource_destroy(mr);
+    free(pair);
     if (before != RMM_SUCCESS || saved[0]) (void)rmm_set_last_error(before, "%s", saved);
     else (void)rmm_set_last_error(RMM_SUCCESS, NULL);
     return 0;

@@ -364,6 +364,7 @@ static rmm_status rmmh__deallocate(rmm_resource *mr, void *p, size_t bytes, rmm_
 static _Thread_local unsigned long rmmh__hook_failures;
 RMMH_API unsigned long rmmh_hook_failures(void) { return rmmh__hook_failures; }
 
+static void rmmh__hook_settle(void);
 /* Allocates `bytes` on `stream` from the resource of `device` (which must be current unless
    switch_device) and records the block. NULL on failure (rmm_last_error() says why). */
 static void *rmmh__hook_alloc(size_t bytes, int device, rmm_stream stream, int switch_device) {
@@ -373,6 +374,7 @@ static void *rmmh__hook_alloc(size_t bytes, int device, rmm_stream stream, int s
     rmm_device_scope g = {0, false};
     rmm_status st;
     rmmh__alloc_calls++; /* (see rmmh_alloc_calls) */
+    rmmh__hook_settle();
     if (device < 0 || device >= RMM_MAX_DEVICES) {
         rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "rmmh hooks: device %d is out of range", device);
         return NULL;
@@ -407,28 +409,89 @@ failed:
     return NULL;
 }
 
-/* Frees a block the hooks handed out, on its stream, with its device current, to the resource it
-   came from (even if another is current now). A pointer they did not hand out is left alone
-   (rmm_last_status() CORRUPTION). Returns the status. */
-static rmm_status rmmh__hook_free(void *ptr) {
-    rmmh__block b;
+/* Frees taken from the map that the resource refused because they came from inside its own
+   upstream (rmmh_last_failure_reentered: Python's collector freeing a CuPy array or a tensor while
+   a pool's Python upstream ran with the pool's lock held). Until 2026-11-29 such a block went back
+   to the map, where nobody would free it again: it and its resource were held for good (a red
+   team's find). Now it waits here, its hold kept, and the next hook call on any thread makes it
+   (rmmh__hook_settle). A growing array under a mutex; rmmh__deferred_n is read without it first. */
+static rmm__mutex rmmh__deferred_lock = RMM__MUTEX_INIT;
+static rmmh__block *rmmh__deferred;
+static size_t rmmh__deferred_cap, rmmh__deferred_len, rmmh__deferred_n; /* (n: atomic copy of len) */
+static bool rmmh__defer(const rmmh__block *b) {
+    bool ok = true;
+    rmm__lock(&rmmh__deferred_lock);
+    if (rmmh__deferred_len == rmmh__deferred_cap) {
+        size_t cap = rmmh__deferred_cap ? 2 * rmmh__deferred_cap : 16;
+        rmmh__block *grown = (rmmh__block *)realloc(rmmh__deferred, cap * sizeof *grown);
+        if (grown) {
+            rmmh__deferred = grown;
+            rmmh__deferred_cap = cap;
+        } else {
+            ok = false;
+        }
+    }
+    if (ok) {
+        rmmh__deferred[rmmh__deferred_len++] = *b;
+        __atomic_store_n(&rmmh__deferred_n, rmmh__deferred_len, __ATOMIC_RELEASE);
+    }
+    rmm__unlock(&rmmh__deferred_lock);
+    return ok;
+}
+static rmm_status rmmh__hook_free_block(rmmh__block *b);
+/* Makes the deferred frees (each once: one refused again is deferred again). O(deferred); one
+   atomic load when there are none. Keeps the thread's last error. */
+static void rmmh__hook_settle(void) {
+    rmmh__block *batch;
+    size_t n, i;
+    rmm_status before;
+    char saved[1024];
+    if (RMM__LIKELY(__atomic_load_n(&rmmh__deferred_n, __ATOMIC_ACQUIRE) == 0)) return;
+    rmm__lock(&rmmh__deferred_lock);
+    batch = rmmh__deferred;
+    n = rmmh__deferred_len;
+    rmmh__deferred = NULL;
+    rmmh__deferred_cap = rmmh__deferred_len = 0;
+    __atomic_store_n(&rmmh__deferred_n, 0, __ATOMIC_RELEASE);
+    rmm__unlock(&rmmh__deferred_lock);
+    before = rmm_last_status();
+    snprintf(saved, sizeof saved, "%s", rmm_last_error());
+    for (i = 0; i < n; i++) (void)rmmh__hook_free_block(&batch[i]);
+    free(batch);
+    if (before != RMM_SUCCESS || saved[0]) (void)rmm_set_last_error(before, "%s", saved);
+    else (void)rmm_set_last_error(RMM_SUCCESS, NULL);
+}
+
+/* Frees block b, taken from the map, on its stream, with its device current, to the resource it
+   came from (even if another is current now). A refusal from inside the resource's own upstream
+   defers it (rmmh__defer: RMM_SUCCESS); another refusal puts it back in the map, still held.
+   Returns the status. */
+static rmm_status rmmh__hook_free_block(rmmh__block *b) {
     rmm_status st;
     rmm_device_scope g = {0, false};
-    if (!ptr) return RMM_SUCCESS;
-    if (!rmmh__map_take((uintptr_t)ptr, &b))
-        return rmm_set_last_error(RMM_ERROR_CORRUPTION, "rmmh hooks: free of %p, which the hooks did not allocate (or freed already)", ptr);
-    st = rmm_device_scope_enter(&g, b.device);
-    if (st == RMM_SUCCESS) st = rmmh__deallocate(b.hold->mr, ptr, b.bytes, b.stream);
+    st = rmm_device_scope_enter(&g, b->device);
+    if (st == RMM_SUCCESS) st = rmmh__deallocate(b->hold->mr, (void *)b->ptr, b->bytes, b->stream);
     rmm_device_scope_leave(&g);
     if (st != RMM_SUCCESS) {
+        if (rmmh_last_failure_reentered() && rmmh__defer(b)) return RMM_SUCCESS;
         /* the resource refused (it should not): keep the block recorded, as it is still held */
-        (void)rmmh__map_put(&b);
+        (void)rmmh__map_put(b);
         rmmh__hook_failures++;
         return st;
     }
-    rmmh__count_free(b.device, b.bytes);
-    __atomic_sub_fetch(&b.hold->outstanding, 1, __ATOMIC_RELEASE);
+    rmmh__count_free(b->device, b->bytes);
+    __atomic_sub_fetch(&b->hold->outstanding, 1, __ATOMIC_RELEASE);
     return RMM_SUCCESS;
+}
+/* Frees a block the hooks handed out (rmmh__hook_free_block). A pointer they did not hand out is
+   left alone (rmm_last_status() CORRUPTION). Returns the status. */
+static rmm_status rmmh__hook_free(void *ptr) {
+    rmmh__block b;
+    rmmh__hook_settle();
+    if (!ptr) return RMM_SUCCESS;
+    if (!rmmh__map_take((uintptr_t)ptr, &b))
+        return rmm_set_last_error(RMM_ERROR_CORRUPTION, "rmmh hooks: free of %p, which the hooks did not allocate (or freed already)", ptr);
+    return rmmh__hook_free_block(&b);
 }
 
 /* ---- PyTorch: CUDAPluggableAllocator -------------------------------------------------------- */
@@ -522,7 +585,7 @@ RMMH_API void *rmmh_cupy_malloc(void *param, size_t size, int device_id) {
     if (RMM__LIKELY(p != NULL)) return p;
     if (rmmh__cupy_oom.raise && rmmh__gil_held()) {
         /* value (size, status): the exception type's __init__ reads rmm_last_error() */
-        void *value = rmmh__cupy_oom.build_value("(ni)", (ptrdiff_t)size, (int)rmm_last_status());
+        void *value = rmmh__cupy_oom.build_value("(Ki)", (unsigned long long)size, (int)rmm_last_status()); /* (K: sizes of 2^63 and up stay positive) */
         if (value) {
             rmmh__cupy_oom.set_object(rmmh__cupy_oom.type, value);
             rmmh__cupy_oom.decref(value);

@@ -5,6 +5,9 @@ hold its blocks, count, and survive threads swapping resources under them. The f
 themselves are in test_hooks_gpu.py."""
 import ctypes
 import gc
+import os
+import shutil
+import subprocess
 import threading
 import weakref
 
@@ -336,6 +339,10 @@ def test_cupy_malloc_raises_when_configured():
             checked(None, 4096, 0)
         assert info.value.size == 4096 and info.value.status == 4
         assert "rmmh_cupy_fail_next" in str(info.value)
+        for huge in (1 << 63, (1 << 64) - 1):  # (a red team's find: reported as negative)
+            with pytest.raises(Failure) as info:
+                checked(None, huge, 0)
+            assert info.value.size == huge
     finally:
         _lib.check(_lib.rmmh_cupy_configure_errors(0, None, None, None, None))
     _lib.rmmh_cupy_fail_next()
@@ -497,3 +504,140 @@ def test_a_callback_exception_of_a_failed_hook_call_is_not_raised_later():
     # a failure inside a Python call still raises its callback's exception
     with pytest.raises(RuntimeError, match="spill callback"):
         M.FailureCallbackResourceAdaptor(M.LimitingResourceAdaptor(M.CudaMemoryResource(), 1000), spill).allocate(5000)
+
+
+# ---- red team of 2026-11-29 --------------------------------------------------------------------
+
+def test_a_tabled_resources_finalizer_called_by_hand_leaves_the_hooks_a_live_resource():
+    """mr.__del__() called by hand while mr is the device's resource (the C table reaches it) or
+    held for the hooks' blocks lets go of nothing: the hooks' next allocation and free use a live
+    resource (a red team's find: the C pool was destroyed under the table; heap-use-after-free in
+    the next hook allocation)."""
+    out = run_child("""
+        import ctypes
+        import rmmh as rmm, rmmh.allocators as A
+        from rmmh import _lib
+        V, S, I = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int
+        alloc = ctypes.CFUNCTYPE(V, S, I, V)(("rmmh_torch_alloc", _lib.lib))
+        free = ctypes.CFUNCTYPE(None, V, S, I, V)(("rmmh_torch_free", _lib.lib))
+        pool = rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 1 << 20)
+        rmm.mr.set_current_device_resource(pool)
+        pool.__del__()
+        p = alloc(4096, 0, None)
+        assert p and pool.info().used_bytes == 4096
+        rmm.reinitialize()  # pool is now held for the hooks' block
+        assert any(m is pool for m in A.held_resources())
+        pool.__del__()
+        free(p, 4096, 0, None)
+        assert pool.info().used_bytes == 0 and A.lookup(p) is None
+        print("OK", flush=True)
+        """)
+    assert "OK" in out
+
+
+SHIM = r"""
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+static void *(*A)(size_t, int, void *);
+static void (*F)(void *, size_t, int, void *);
+static void *block;
+static void late(void) { /* after Py_Finalize; with SHIM_ALLOC_FIRST an allocation the limit refuses first */
+    void *p = getenv("SHIM_ALLOC_FIRST") ? A(8192, 0, NULL) : NULL;
+    F(block, 4096, 0, NULL);
+    fprintf(stdout, "late free made; late alloc %s\n", (p || A(100, 0, NULL)) ? "gave a block" : "gave NULL");
+    fflush(stdout);
+}
+int shim_init(const char *lib) {
+    void *h = dlopen(lib, RTLD_NOW | RTLD_NOLOAD);
+    if (!h) return 0;
+    *(void **)&A = dlsym(h, "rmmh_torch_alloc");
+    *(void **)&F = dlsym(h, "rmmh_torch_free");
+    block = A(4096, 0, NULL);
+    atexit(late);
+    return block != NULL;
+}
+"""
+
+
+@pytest.mark.parametrize("kind", ["callback", "failure_callback"])
+def test_hooks_called_after_finalization_call_no_python(tmp_path, kind):
+    """A framework's C atexit handler (or C++ static destructor) frees a tensor and allocates after
+    Py_Finalize: a resource whose callbacks are Python functions does not call them then (the free
+    leaves the block, the allocation fails) instead of making a thread state in a freed
+    interpreter (a red team's find: a segfault at exit)."""
+    cc = shutil.which(os.environ.get("CC", "gcc"))
+    if not cc:
+        pytest.skip("no C compiler")
+    shim = tmp_path / "late_shim.so"
+    src = tmp_path / "late_shim.c"
+    src.write_text(SHIM)
+    subprocess.run([cc, "-fPIC", "-shared", str(src), "-o", str(shim), "-ldl"], check=True,
+                   capture_output=True)
+    out = run_child("""
+        import ctypes, sys
+        import rmmh as rmm
+        from rmmh import _lib
+        base = rmm.mr.CudaMemoryResource()
+        if sys.argv[1] == "callback":
+            mr = rmm.mr.CallbackMemoryResource(lambda n, s: base.allocate(n, s),
+                                               lambda p, n, s: base.deallocate(p, n, s))
+        else:
+            limited = rmm.mr.LimitingResourceAdaptor(base, 4096)
+            mr = rmm.mr.FailureCallbackResourceAdaptor(limited, lambda n: False)
+        rmm.mr.set_current_device_resource(mr)
+        shim = ctypes.CDLL(sys.argv[2])
+        assert shim.shim_init(_lib.LIBRARY_PATH.encode())
+        print("exiting", flush=True)
+        """, kind, str(shim), env=dict(os.environ, SHIM_ALLOC_FIRST="1") if kind != "callback" else None)
+    assert out.startswith("exiting") and "late free made" in out
+
+
+def test_a_hook_free_refused_inside_a_pools_python_upstream_is_made_later():
+    """CuPy frees an array the collector collects while a pool's Python upstream runs with the
+    pool's lock held; the pool refuses that free (no re-entry from below). The hooks keep it and
+    make it at their next call, so neither the block nor the pool is held for good (a red team's
+    find, 2026-11-29: the block went back to the hooks' map, and the pool stayed held after
+    reinitialize)."""
+    class Array:  # a CuPy array in a reference cycle
+        def __init__(self, n):
+            self.ptr = checked_malloc(None, n, 0)
+            self.me = self
+
+        def __del__(self):
+            checked_free(None, self.ptr, 0)
+
+    checked_malloc = ctypes.PYFUNCTYPE(V, V, S, I)(("rmmh_cupy_malloc", _lib.lib))  # GIL held
+    checked_free = ctypes.PYFUNCTYPE(None, V, V, I)(("rmmh_cupy_free", _lib.lib))
+    base = rmm.mr.CudaMemoryResource()
+    refused = []
+
+    def upstream_alloc(n, s):
+        before = allocators.live_blocks()
+        gc.collect()  # frees `a` (below) from inside the pool's upstream
+        refused.append(allocators.live_blocks() < before)  # (taken from the map, not freed)
+        return base.allocate(n, s)
+
+    cb = rmm.mr.CallbackMemoryResource(upstream_alloc, lambda p, n, s: base.deallocate(p, n, s))
+    pool = rmm.mr.PoolMemoryResource(cb, 0, growth="on_demand")
+    rmm.mr.set_current_device_resource(pool)
+    gc.disable()
+    try:
+        a = Array(4096)
+        del a  # garbage (a cycle), not collected yet
+        b = Array(1 << 22)  # the pool grows: the collector runs in its upstream
+        b.me = None
+        del b
+    finally:
+        gc.enable()
+    assert any(refused)  # a's free was made there, and refused by the pool
+    c = Array(64)  # the next hook call makes it
+    c.me = None
+    del c
+    gc.collect()
+    assert allocators.live_blocks() == 0 and pool.info().used_bytes == 0
+    assert allocators.hook_statistics(0).current_bytes == 0
+    rmm.reinitialize()
+    del pool, cb
+    gc.collect()
+    assert allocators.held_resources() == []

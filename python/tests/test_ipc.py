@@ -290,16 +290,22 @@ def test_handles_pickle():
 
 def test_imported_pool_reports_the_import_error_not_the_close():
     """A bad descriptor: the import's error (NotSupportedError on the host backend, a CUDA error on
-    a GPU), not os.close's OSError over it; a descriptor that is not an int: TypeError or
-    ValueError from int(), with nothing closed. A good descriptor is closed after a failed import."""
+    a GPU), not os.close's OSError over it; a descriptor that is not an int: TypeError, with
+    nothing closed (a red team's find, 2026-11-29: int() of 3.9 or "4" closed descriptors 3 and
+    4). A good descriptor is closed after a failed import."""
     with pytest.raises(rmm.RMMError) as info:
         ipc.ImportedPool(-1)
     assert info.value.__context__ is None
-    with pytest.raises(ValueError) as info2:
+    with pytest.raises(TypeError) as info2:
         ipc.ImportedPool("x")
     assert info2.value.__context__ is None
     r, w = os.pipe()
     try:
+        for bad in (float(r) + 0.9, str(w), True):
+            with pytest.raises(TypeError):
+                ipc.ImportedPool(bad)
+        os.fstat(r)  # both still open
+        os.fstat(w)
         with pytest.raises(rmm.RMMError):
             ipc.ImportedPool(r)  # not a memory pool's descriptor
         with pytest.raises(OSError):
