@@ -5,8 +5,11 @@
    table lives here, once per process: Python (through ctypes) and the framework hooks that load
    the same library share it.
 
-   The helpers below use only rmm.h's public API: no rmm__ name and no CUDA call of their own (the
-   device attribute, prefetch, version, stream and IPC calls are rmm.h's, through its platform layer).
+   The helpers below use rmm.h's public API and make no CUDA call of their own (the device
+   attribute, prefetch, version, stream and IPC calls are rmm.h's, through its platform layer); the
+   few rmm__ names they use are rmm.h's host-side utilities (a mutex, the address map: the system
+   resource's table of live blocks, the hooks' deferred frees) and the callback resource's record
+   (to free the Python functions' pair with it).
    They exist for two reasons: to give ctypes calls without out-pointers on the hot path (an
    out-pointer costs a byref() per call), and to take descriptor fields as scalars so the Python
    side never mirrors a C struct layout. Every helper returns an rmm_status (0 is success) unless
