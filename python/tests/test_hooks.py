@@ -17,7 +17,7 @@ import rmmh as rmm
 from rmmh import _lib
 from rmmh._cuda import gpu
 import rmmh.allocators as allocators
-from conftest import HOST, requires_two_devices, run_child
+from conftest import HOST, child_env, requires_two_devices, run_child
 
 V, S, I = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int
 # the signatures PyTorch (CUDAPluggableAllocator.h) and CuPy (memory.pyx) call them with
@@ -589,7 +589,7 @@ def test_hooks_called_after_finalization_call_no_python(tmp_path, kind):
         shim = ctypes.CDLL(sys.argv[2])
         assert shim.shim_init(_lib.LIBRARY_PATH.encode())
         print("exiting", flush=True)
-        """, kind, str(shim), env=dict(os.environ, SHIM_ALLOC_FIRST="1") if kind != "callback" else None)
+        """, kind, str(shim), env=dict(child_env(), SHIM_ALLOC_FIRST="1") if kind != "callback" else None)
     assert out.startswith("exiting") and "late free made" in out
 
 
