@@ -319,6 +319,77 @@ def test_deferred_frees_serve_a_failed_allocation_and_trim():
     assert pool.info().used_bytes == 4 * MiB
 
 
+def test_a_deferred_free_keeps_its_recorded_stream_until_it_is_made():
+    """A buffer that recorded another stream (record_stream), collected inside a pool's Python
+    upstream: its deferred free keeps that stream alive until the free is made (the free waits
+    for it), then lets it go."""
+    import weakref
+    from rmmh import _lifetime
+    base = rmm.mr.CudaMemoryResource()
+    seen = []
+
+    def alloc(n, s):
+        gc.collect()
+        if _lifetime._deferred_frees:
+            seen.append(other_ref() is not None)  # deferred, and the recorded stream alive
+        return base.allocate(n, s)
+    pool = rmm.mr.PoolMemoryResource(
+        rmm.mr.CallbackMemoryResource(alloc, lambda p, n, s: base.deallocate(p, n, s)), 0,
+        growth="on_demand")
+    other = rmm.Stream()
+    other_ref = weakref.ref(other)
+
+    class Node:
+        pass
+    node = Node()
+    node.buf = rmm.DeviceBuffer(size=1000, mr=pool)
+    node.buf.record_stream(other)
+    node.me = node
+    del node, other
+    big = rmm.DeviceBuffer(size=8 << 20, mr=pool)  # grows: the collector runs in the upstream
+    del big
+    assert seen == [True]
+    assert not _lifetime._deferred_frees and pool.info().used_bytes == 0
+    gc.collect()
+    assert other_ref() is None  # let go once the free was made
+
+
+def test_a_system_resource_used_by_threads_keeps_its_table_exact():
+    """SystemMemoryResource's table of live blocks under threads allocating and freeing at once:
+    every free is accepted once, a second free of each is refused (CorruptionError)."""
+    mr = rmm.mr.SystemMemoryResource()
+    errors, ptrs = [], []
+    lock = threading.Lock()
+
+    def work(seed):
+        rng = random.Random(seed)
+        mine = []
+        try:
+            for _ in range(2000):
+                if mine and rng.random() < 0.5:
+                    p, n = mine.pop(rng.randrange(len(mine)))
+                    mr.deallocate(p, n)
+                    with lock:
+                        ptrs.append((p, n))
+                else:
+                    n = rng.randrange(1, 4096)
+                    mine.append((mr.allocate(n), n))
+            for p, n in mine:
+                mr.deallocate(p, n)
+        except Exception as e:  # (any error fails the test below)
+            errors.append(e)
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    p = mr.allocate(64)
+    mr.deallocate(p, 64)
+    with pytest.raises(rmm.CorruptionError):
+        mr.deallocate(p, 64)
+
+
 def test_finalizer_called_again_by_hand_drops_no_other_hold():
     """A resource's, a stream's and a stream pool's __del__ called again by hand lets go of the
     object's own hold once only (red team of 2026-11-29: the second mr.__del__() popped the hold
