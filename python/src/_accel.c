@@ -42,7 +42,7 @@ static free_fn rmmh_free_p;
 static alloc_nowait_fn rmmh_alloc_nowait_p; /* optional (NULL: always release the GIL) */
 static free_nowait_fn rmmh_free_nowait_p;
 typedef int (*reentered_fn)(void);
-static reentered_fn rmmh_last_failure_reentered_p; /* optional (NULL: a refused free is dropped, as before) */
+static reentered_fn rmmh_last_failure_reentered_p;
 
 /* Allocation and free: first librmmh's nowait call with the GIL held (a pool's common case, which
    waits for nothing); where that would have to wait, the ordinary call with the GIL released (it
@@ -235,7 +235,6 @@ static int size_arg(PyObject *o, PyObject *name, PyObject *checker, size_t *out)
     return (*out == (size_t)-1 && PyErr_Occurred()) ? -1 : 0;
 }
 
-/* DeviceBuffer(*, ptr=0, size=0, stream=DEFAULT_STREAM, mr=None): see rmmh/_device_buffer.py. */
 /* Makes the deferred frees (rmmh._lifetime.run_deferred_frees); deferred_pending stays set while
    some are left. An exception there is not the caller's (its allocation is fine): dropped. */
 static void run_deferred(void) {
@@ -248,6 +247,7 @@ static void run_deferred(void) {
     PyErr_Restore(et, ev, tb);
 }
 
+/* DeviceBuffer(*, ptr=0, size=0, stream=DEFAULT_STREAM, mr=None): see rmmh/_device_buffer.py. */
 static int buffer_init(PyObject *self, PyObject *args, PyObject *kwds) {
     Buffer *b = (Buffer *)self;
     PyObject *ptr = NULL, *size = NULL, *stream = NULL, *mr = NULL, *key, *value, *refs;
@@ -413,7 +413,7 @@ static void buffer_dealloc(PyObject *self) {
             int st = accel_free(b->mr_handle, p, (size_t)b->nbytes, b->stream_handle, b->dev);
             PyObject *kept = NULL;
             b->ptr = 0;
-            if (st != 0 && rmmh_last_failure_reentered_p && defer_free_f && rmmh_last_failure_reentered_p()) {
+            if (st != 0 && rmmh_last_failure_reentered_p()) {
                 /* refused from inside the resource's own upstream (the collector ran there): made
                    later, the holds and what the block needs kept until then (see defer_free) */
                 kept = PyObject_CallFunction(defer_free_f, "KKKKiOO(OOO)", (unsigned long long)(uintptr_t)b->mr_handle, (unsigned long long)(uintptr_t)p,
@@ -756,7 +756,8 @@ static PyObject *py_bind_library(PyObject *self, PyObject *args) {
     rmmh_last_failure_reentered_p = (reentered_fn)dlsym(handle, "rmmh_last_failure_reentered");
     rmmh_get_device_p = (int_fn)dlsym(handle, "rmmh_get_device");
     rmmh_device_count_p = (int_fn)dlsym(handle, "rmmh_device_count");
-    if (!abi_fn || abi_fn() != abi || !rmmh_alloc_p || !rmmh_free_p || !rmmh_get_device_p || !rmmh_device_count_p) {
+    if (!abi_fn || abi_fn() != abi || !rmmh_alloc_p || !rmmh_free_p || !rmmh_get_device_p || !rmmh_device_count_p ||
+        !rmmh_last_failure_reentered_p) {
         PyErr_SetString(PyExc_ImportError, "rmmh._accel: librmmh lacks the helpers this build expects");
         return NULL;
     }

@@ -247,6 +247,21 @@ RMMH_API int rmmh_stream_create(rmm_stream *out, int non_blocking) {
     return (int)(non_blocking ? rmm_stream_create(out) : rmm_stream_create_blocking(out));
 }
 
+/* This thread's last error and status, kept across work whose own failures are not the caller's
+   (a finalizer's destroy, the hooks' deferred frees) and put back after it. */
+typedef struct rmmh__saved_error {
+    rmm_status status;
+    char text[1024]; /* (rmm.h's last error holds at most 1023 bytes) */
+} rmmh__saved_error;
+static void rmmh__error_save(rmmh__saved_error *e) {
+    e->status = rmm_last_status();
+    snprintf(e->text, sizeof e->text, "%s", rmm_last_error());
+}
+static void rmmh__error_restore(const rmmh__saved_error *e) {
+    if (e->status != RMM_SUCCESS || e->text[0]) (void)rmm_set_last_error(e->status, "%s", e->text);
+    else (void)rmm_set_last_error(RMM_SUCCESS, NULL);
+}
+
 /* rmm_resource_destroy for a Python finalizer: 1 iff rmm.h keeps the resource now (a free
    deferred to rmm_capture_end would reach it: rmm_resource_awaits_capture; try again after the
    capture), without calling the destroy; else 0, the resource destroyed, whatever the destroy
@@ -255,17 +270,14 @@ RMMH_API int rmmh_stream_create(rmm_stream *out, int non_blocking) {
    another call that failed and has yet to read them (a failure callback dropping a temporary
    resource). */
 RMMH_API int rmmh_resource_destroy(rmm_resource *mr) {
-    char saved[1024]; /* (rmm.h's last error holds at most 1023 bytes) */
-    rmm_status before;
+    rmmh__saved_error saved;
     void *pair;
     if (rmm_resource_awaits_capture(mr)) return 1;
     pair = rmmh__callback_pair(mr);
-    before = rmm_last_status();
-    snprintf(saved, sizeof saved, "%s", rmm_last_error());
+    rmmh__error_save(&saved);
     rmm_resource_destroy(mr);
     free(pair);
-    if (before != RMM_SUCCESS || saved[0]) (void)rmm_set_last_error(before, "%s", saved);
-    else (void)rmm_set_last_error(RMM_SUCCESS, NULL);
+    rmmh__error_restore(&saved);
     return 0;
 }
 

@@ -444,8 +444,7 @@ static rmm_status rmmh__hook_free_block(rmmh__block *b);
 static void rmmh__hook_settle(void) {
     rmmh__block *batch;
     size_t n, i;
-    rmm_status before;
-    char saved[1024];
+    rmmh__saved_error saved;
     if (RMM__LIKELY(__atomic_load_n(&rmmh__deferred_n, __ATOMIC_ACQUIRE) == 0)) return;
     rmm__lock(&rmmh__deferred_lock);
     batch = rmmh__deferred;
@@ -454,12 +453,10 @@ static void rmmh__hook_settle(void) {
     rmmh__deferred_cap = rmmh__deferred_len = 0;
     __atomic_store_n(&rmmh__deferred_n, 0, __ATOMIC_RELEASE);
     rmm__unlock(&rmmh__deferred_lock);
-    before = rmm_last_status();
-    snprintf(saved, sizeof saved, "%s", rmm_last_error());
+    rmmh__error_save(&saved);
     for (i = 0; i < n; i++) (void)rmmh__hook_free_block(&batch[i]);
     free(batch);
-    if (before != RMM_SUCCESS || saved[0]) (void)rmm_set_last_error(before, "%s", saved);
-    else (void)rmm_set_last_error(RMM_SUCCESS, NULL);
+    rmmh__error_restore(&saved);
 }
 
 /* Frees block b, taken from the map, on its stream, with its device current, to the resource it
