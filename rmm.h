@@ -1794,6 +1794,9 @@ static RMM__TLS rmm_status rmm__last_error_status;
 /* Counts this thread's failures recorded (rmm__fail, rmm_set_last_error): a caller of user code
    tells whether that code recorded its own (rmm__callback_allocate). */
 static RMM__TLS unsigned long rmm__last_error_serial;
+/* The serial of this thread's last failure that was a resource refusing a call made from inside
+   its own upstream (rmm__reentrant); 0: none yet. */
+static RMM__TLS unsigned long rmm__reentrant_serial;
 
 RMM__IMPL const char *rmm_status_string(rmm_status status) {
     switch (status) {
@@ -5708,12 +5711,23 @@ RMM__PRIVATE void rmm__so_free(rmm__so *so, bool exiting) {
     rmm__addr_map_free(&so->map);
     memset(so, 0, sizeof *so);
 }
+/* The failure of a call that reached a resource again from below itself (its own upstream, or a
+   callback it made), which refused it: NOT_SUPPORTED, marked so that rmm__last_failure_reentrant
+   tells it apart from other NOT_SUPPORTED failures without reading the message. */
+RMM__PRIVATE rmm_status rmm__reentrant_mark(rmm_status st) {
+    rmm__reentrant_serial = rmm__last_error_serial;
+    return st;
+}
+/* Whether this thread's last failure was such a refusal (a binding's garbage collector that frees
+   a buffer while the resource's upstream runs in it defers that free instead of losing the block:
+   rmmh). Any later failure, and rmm_set_last_error, make it false. O(1). */
+static inline bool rmm__last_failure_reentrant(void) { return rmm__reentrant_serial != 0 && rmm__reentrant_serial == rmm__last_error_serial; }
 /* The common message for a resource reached again from its own upstream while it holds its lock. */
 RMM__PRIVATE rmm_status rmm__reentrant(const char *who, const char *call) {
-    return rmm__fail(RMM_ERROR_NOT_SUPPORTED,
-                     "%s: %s was called from inside this resource's own upstream (or a callback it made), while it holds its lock; "
-                     "a resource must not be reached again from below itself",
-                     who, call);
+    return rmm__reentrant_mark(rmm__fail(RMM_ERROR_NOT_SUPPORTED,
+                                         "%s: %s was called from inside this resource's own upstream (or a callback it made), while it holds its lock; "
+                                         "a resource must not be reached again from below itself",
+                                         who, call));
 }
 
 #if !defined(RMM_NO_POOL) || !defined(RMM_NO_ARENA)
@@ -9811,8 +9825,10 @@ RMM__PRIVATE rmm_status rmm__binning_bin_resource(rmm__binning *b, rmm__bin *bin
         if (r || bin->maker == 0) break;
         if (bin->maker == me) {
             rmm__unlock(&b->lock);
-            return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "binning: the bin of %zu bytes is being made by this thread: its upstream allocated %zu bytes from this "
-                             "binning resource again (a resource must not be reached again from below itself)", bin->bytes, bin->bytes);
+            return rmm__reentrant_mark(rmm__fail(RMM_ERROR_NOT_SUPPORTED,
+                                                 "binning: the bin of %zu bytes is being made by this thread: its upstream allocated %zu bytes from this "
+                                                 "binning resource again (a resource must not be reached again from below itself)",
+                                                 bin->bytes, bin->bytes));
         }
         rmm__unlock(&b->lock);
         sched_yield(); /* another thread is making it */

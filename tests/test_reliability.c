@@ -423,6 +423,7 @@ typedef struct reentrant {
     int mode;                 /* 0: ask above for its info; 1: allocate from above; 2: dump above */
     size_t above_bytes;
     rmm_status seen;          /* what the call into `above` returned */
+    bool marked;              /* and whether rmm__last_failure_reentrant said so right after it */
     char message[512];        /* and its message (mode 2) */
 } reentrant;
 static rmm_status reentrant_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
@@ -430,6 +431,7 @@ static rmm_status reentrant_allocate(rmm_resource *self, void **ptr, size_t byte
     if (r->above && r->mode == 0) {
         rmm_pool_info info;
         r->seen = rmm_pool_get_info(r->above, &info);
+        r->marked = rmm__last_failure_reentrant();
     } else if (r->above && r->mode == 2) {
         FILE *out = fopen("/dev/null", "w");
         r->seen = out ? rmm_resource_dump_json(r->above, out) : RMM_ERROR_IO;
@@ -440,6 +442,7 @@ static rmm_status reentrant_allocate(rmm_resource *self, void **ptr, size_t byte
         rmm_resource *above = r->above;
         r->above = NULL; /* once: the nested call does not come back again */
         r->seen = rmm_allocate(above, &p, r->above_bytes, stream);
+        r->marked = rmm__last_failure_reentrant();
         r->above = above;
         if (r->seen == RMM_SUCCESS) (void)rmm_deallocate(above, p, r->above_bytes, stream);
         if (r->seen != RMM_SUCCESS) return r->seen;
@@ -466,8 +469,12 @@ TEST(reentrant_calls_get_a_status_not_a_deadlock) {
     r.mode = 0;
     r.seen = RMM_SUCCESS;
     CHECK_OK(rmm_allocate(pool, &p, 4096, RMM_STREAM_DEFAULT));
-    CHECK(r.seen == RMM_ERROR_NOT_SUPPORTED);
+    CHECK(r.seen == RMM_ERROR_NOT_SUPPORTED && r.marked); /* (marked: told apart from other NOT_SUPPORTED failures by a flag, not the message) */
     CHECK_OK(rmm_deallocate(pool, p, 4096, RMM_STREAM_DEFAULT));
+    /* any later failure clears the mark, a user's message that reads the same included */
+    CHECK(rmm__last_failure_reentrant());
+    CHECK_STATUS(rmm_set_last_error(RMM_ERROR_NOT_SUPPORTED, "%s", "mine: called from inside this resource's own upstream"), RMM_ERROR_NOT_SUPPORTED);
+    CHECK(!rmm__last_failure_reentrant());
     /* the upstream dumps the pool above it: NOT_SUPPORTED, and the message names the call made (a
        red team's find: it named rmm_pool_get_info, which the dump called inside) */
     r.mode = 2;
@@ -480,8 +487,9 @@ TEST(reentrant_calls_get_a_status_not_a_deadlock) {
     /* the upstream allocates from the pool above it: growth fails with that status */
     r.mode = 1;
     r.above_bytes = 256;
+    r.marked = false;
     CHECK_STATUS(rmm_allocate(pool, &p, 64 << 20, RMM_STREAM_DEFAULT), RMM_ERROR_NOT_SUPPORTED);
-    CHECK(strstr(rmm_last_error(), "upstream") != NULL);
+    CHECK(strstr(rmm_last_error(), "upstream") != NULL && r.marked);
     r.above = NULL;
     CHECK_OK(rmm_pool_validate(pool));
     rmm_resource_destroy(pool);
@@ -496,7 +504,9 @@ TEST(reentrant_calls_get_a_status_not_a_deadlock) {
     CHECK(r.seen == RMM_SUCCESS);
     CHECK_OK(rmm_deallocate(bins, p, 1000, RMM_STREAM_DEFAULT));
     r.above_bytes = 2000; /* the same bin (2 KiB) it is being made for */
+    r.marked = false;
     CHECK_STATUS(rmm_allocate(bins, &p, 2000, RMM_STREAM_DEFAULT), RMM_ERROR_NOT_SUPPORTED);
+    CHECK(r.marked);
     r.above = NULL;
     CHECK_OK(rmm_allocate(bins, &p, 2000, RMM_STREAM_DEFAULT)); /* and it can be made afterwards */
     CHECK_OK(rmm_deallocate(bins, p, 2000, RMM_STREAM_DEFAULT));
@@ -519,7 +529,7 @@ TEST(thread_safe_adaptor_reentered_gets_a_status_not_a_deadlock) {
     r.above_bytes = 256;
     p = (void *)1;
     CHECK_STATUS(rmm_allocate(ts, &p, 4096, RMM_STREAM_DEFAULT), RMM_ERROR_NOT_SUPPORTED);
-    CHECK(p == NULL && strstr(rmm_last_error(), "thread_safe: allocate") != NULL);
+    CHECK(p == NULL && strstr(rmm_last_error(), "thread_safe: allocate") != NULL && r.marked);
     r.above = NULL;
     CHECK_OK(rmm_allocate(ts, &p, 4096, RMM_STREAM_DEFAULT));
     CHECK_OK(rmm_deallocate(ts, p, 4096, RMM_STREAM_DEFAULT));

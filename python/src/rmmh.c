@@ -80,13 +80,12 @@ RMMH_API int rmmh_free(rmm_resource *mr, void *ptr, size_t bytes, rmm_stream str
 }
 
 /* Whether this thread's last failure was a resource refusing a call made from inside its own
-   upstream while it held its lock (rmm.h's rmm__reentrant, whose message says "own upstream"):
-   the free of a buffer that Python's garbage collector collected while a pool's Python upstream (a
-   CallbackMemoryResource) ran. rmmh defers such a free until the outer call is over
-   (rmmh._lifetime.defer_free) instead of losing the block. */
-RMMH_API int rmmh_last_failure_reentered(void) {
-    return rmm_last_status() == RMM_ERROR_NOT_SUPPORTED && strstr(rmm_last_error(), "own upstream") != NULL;
-}
+   upstream while it held its lock (rmm.h's rmm__reentrant marks it: rmm__last_failure_reentrant;
+   until 2026-11-29 this searched the message for "own upstream", which a user's resource could
+   write too): the free of a buffer that Python's garbage collector collected while a pool's Python
+   upstream (a CallbackMemoryResource) ran. rmmh defers such a free until the outer call is over
+   (rmmh._lifetime.defer_free) instead of losing the block. O(1). */
+RMMH_API int rmmh_last_failure_reentered(void) { return rmm__last_failure_reentrant(); }
 
 /* "Nowait" calls, which the extension makes with the GIL held: on a pool (not virtual) they never
    wait for a lock, the device or an upstream (rmm.h's rmm_allocate_nowait / rmm_deallocate_nowait);
@@ -251,15 +250,18 @@ RMMH_API int rmmh_stream_create(rmm_stream *out, int non_blocking) {
    (a finalizer's destroy, the hooks' deferred frees) and put back after it. */
 typedef struct rmmh__saved_error {
     rmm_status status;
+    bool reentrant; /* rmm__last_failure_reentrant: kept too (rmmh_last_failure_reentered) */
     char text[1024]; /* (rmm.h's last error holds at most 1023 bytes) */
 } rmmh__saved_error;
 static void rmmh__error_save(rmmh__saved_error *e) {
     e->status = rmm_last_status();
+    e->reentrant = rmm__last_failure_reentrant();
     snprintf(e->text, sizeof e->text, "%s", rmm_last_error());
 }
 static void rmmh__error_restore(const rmmh__saved_error *e) {
     if (e->status != RMM_SUCCESS || e->text[0]) (void)rmm_set_last_error(e->status, "%s", e->text);
     else (void)rmm_set_last_error(RMM_SUCCESS, NULL);
+    if (e->reentrant) (void)rmm__reentrant_mark(e->status);
 }
 
 /* rmm_resource_destroy for a Python finalizer: 1 iff rmm.h keeps the resource now (a free
