@@ -499,7 +499,8 @@ RMMDEF rmm_status rmm_resource_validate(rmm_resource *mr);
    the bin of a binning resource, an adaptor's upstream, the raw block behind an over-aligned one,
    down to the cudaMalloc-family resource at the bottom (for which it is ptr itself, offset 0).
    mr NULL: the current device resource. Fails with INVALID_ARGUMENT iff ptr, base or offset is
-   NULL or ptr is not a live block of a sub-allocator on the way (nothing changes);
+   NULL or ptr is not a live block of a sub-allocator on the way (nothing changes but the outputs:
+   on every failure with base and offset not NULL, *base is NULL and *offset 0);
    NOT_SUPPORTED for a pool with VIRTUAL growth (its blocks lie on pages mapped in extents of a
    few pages each, which cudaIpcGetMemHandle cannot export) and for user-defined resources, which cannot say where their
    memory comes from. Async resources give the pointer itself: export their memory through the
@@ -934,7 +935,7 @@ typedef struct rmm_statistics {
     rmm_counter bytes, count;
 } rmm_statistics;
 /* Counts requested bytes and allocations (current value, peak, total) with atomics: no lock on
-   allocate or free. Counted after a successful upstream allocation and uncounted after a successful
+   allocate or free (but while a pop folds a scope: a few atomic operations). Counted after a successful upstream allocation and uncounted after a successful
    upstream free (a failed or refused free changes nothing); frees count against the innermost
    scope, as in RMM. A request past INT64_MAX bytes counts as INT64_MAX, and a total stays at
    INT64_MAX once it gets there (a read racing the add that passes it may see it negative). */
@@ -951,7 +952,11 @@ RMMDEF rmm_status rmm_statistics_push(rmm_resource *mr);
    RMM does: peak = max(peak, value + inner.peak), value += inner.value, total += inner.total.
    Popping the outermost scope is INVALID_ARGUMENT. An allocation or free in flight on another
    thread during a push or pop counts in exactly one scope, the inner or the outer: pop waits (it
-   yields) for updates already inside the popped scope to finish. */
+   yields) for updates already inside the popped scope to finish, and updates that come meanwhile
+   wait for the fold, so that no peak ever counts a value that was not outstanding (until
+   2026-11-29 they counted in the outer scope before the fold, whose value then lacked the popped
+   scope's: with frees of outer blocks in the popped scope, peaks above anything outstanding; a red
+   team's find). */
 RMMDEF rmm_status rmm_statistics_pop(rmm_resource *mr, rmm_statistics *popped);
 
 /* Keeps every outstanding allocation (address, requested size, stream, and with capture_stacks a
@@ -1141,8 +1146,9 @@ RMMDEF rmm_status rmm_mem_pool_destroy_imported(rmm_mem_pool pool);
    capacity 0) and may be released again. A zeroed rmm_device_buffer is empty too: its first
    allocation (resize, reserve) takes the current device and resource and keeps them. A failed
    rmm_device_buffer create (_create, _create_from, _copy) leaves an empty buffer of the resource
-   and device it resolved (zeroed if it resolved none); a failed uvector or scalar create leaves
-   the struct zeroed. Not thread-safe (one container, one user at a time). */
+   and device it resolved (zeroed if it resolved none), but for _copy with dst == src, which is
+   refused with the buffer as it was (it is live); a failed uvector or scalar create leaves the
+   struct zeroed. Not thread-safe (one container, one user at a time). */
 typedef struct rmm_device_buffer {
     void *data;
     size_t size;
@@ -1246,7 +1252,9 @@ RMMDEF rmm_status rmm_device_scalar_release(rmm_device_scalar *s);
    INVALID_ARGUMENT. Errors name the file and line of the RMM_ALLOC/RMM_FREE call. rmmFree(NULL)
    does nothing (SUCCESS); rmmFree of an unknown pointer: INVALID_ARGUMENT. rmmFinalize gives back
    the blocks still allocated (every mode; destroying the pool does it in pool mode), so a pointer
-   not freed before it is invalid after it. rmmGetAllocationOffset: offset from the base of the
+   not freed before it is invalid after it; if such a block's free fails (outside pool mode), it
+   still finalizes, and returns that failure's status, the message counting the blocks lost (and
+   a warning in the debug log). rmmGetAllocationOffset: offset from the base of the
    upstream allocation holding the pointer (for CUDA IPC), 0 outside pool mode; NOT_SUPPORTED in
    pool mode with virtual growth (RMM_ALLOC_CONF growth:virtual: the blocks lie on pages of their
    own, with no upstream allocation to be an offset into). rmmWriteLog: RMM's CSV plus a
@@ -11230,9 +11238,12 @@ RMM__IMPL rmm_status rmm_logging_adaptor_flush(rmm_resource *mr) {
 /* ---- statistics: bytes and counts with nested scopes, lock-free on the hot path ---- */
 #define RMM__STATS_MAX_DEPTH 64
 /* A scope's counters and the number of updates in flight on it. An update enters the innermost
-   scope (and checks that it still is innermost), counts, and leaves; pop makes the outer scope
-   innermost first, then waits until no update is left in the popped one before folding it, so
-   every allocation counts in exactly one scope. */
+   scope (and checks that it still is innermost), counts, and leaves; pop marks the depth folding
+   (RMM__STATS_FOLDING: updates wait), waits until no update is left in the popped scope (or in
+   the outer one, from before the push), folds it while nothing counts, then makes the outer scope
+   innermost, so every allocation counts in exactly one scope and the fold sees the outer scope's
+   value as it is. */
+#define RMM__STATS_FOLDING 0x10000
 typedef struct rmm__stats_scope {
     rmm_statistics s;
     int active;
@@ -11260,8 +11271,14 @@ RMM__PRIVATE void rmm__counter_add(rmm_counter *c, int64_t n) {
 /* Counts one allocation (+) or free (-) of `bytes` in the innermost scope. Lock-free. */
 RMM__PRIVATE void rmm__stats_count(rmm__stats *s, int64_t bytes, int64_t count) {
     rmm__stats_scope *scope;
+    unsigned spins = 0;
     for (;;) {
         int d = RMM__ATOMIC_LOAD_SEQ_CST(&s->depth);
+        if (RMM__UNLIKELY(d & RMM__STATS_FOLDING)) { /* a pop folds: wait for it (a few atomics) */
+            if (++spins < 1024) rmm__cpu_relax();
+            else sched_yield();
+            continue;
+        }
         scope = &s->scopes[d];
         RMM__ATOMIC_ADD_SEQ_CST(&scope->active, 1);
         if (RMM__ATOMIC_LOAD_SEQ_CST(&s->depth) == d) break;
@@ -11352,7 +11369,7 @@ RMM__PRIVATE void rmm__counter_fold(rmm_counter *outer, const rmm_counter *inner
 }
 RMM__IMPL rmm_status rmm_statistics_pop(rmm_resource *mr, rmm_statistics *popped) {
     rmm__stats *s = (rmm__stats *)mr;
-    rmm__stats_scope *inner;
+    rmm__stats_scope *inner, *outer;
     rmm_statistics folded;
     RMM__STATS_CHECK(mr, "rmm_statistics_pop");
     rmm__lock(&s->scope_lock);
@@ -11361,13 +11378,16 @@ RMM__IMPL rmm_status rmm_statistics_pop(rmm_resource *mr, rmm_statistics *popped
         return RMM__INVALID("rmm_statistics_pop: the outermost scope cannot be popped");
     }
     inner = &s->scopes[s->depth];
-    RMM__ATOMIC_STORE_SEQ_CST(&s->depth, s->depth - 1);
-    /* updates that entered the popped scope before the store finish there first */
-    while (RMM__ATOMIC_LOAD(&inner->active)) sched_yield();
+    outer = &s->scopes[s->depth - 1];
+    RMM__ATOMIC_STORE_SEQ_CST(&s->depth, s->depth | RMM__STATS_FOLDING);
+    /* updates that entered the popped scope before the store (or the outer one, before the push
+       that made the popped one) finish first; those after it wait */
+    while (RMM__ATOMIC_LOAD(&inner->active) || RMM__ATOMIC_LOAD(&outer->active)) sched_yield();
     rmm__stats_read(&inner->s.bytes, &folded.bytes);
     rmm__stats_read(&inner->s.count, &folded.count);
-    rmm__counter_fold(&s->scopes[s->depth].s.bytes, &folded.bytes);
-    rmm__counter_fold(&s->scopes[s->depth].s.count, &folded.count);
+    rmm__counter_fold(&outer->s.bytes, &folded.bytes);
+    rmm__counter_fold(&outer->s.count, &folded.count);
+    RMM__ATOMIC_STORE_SEQ_CST(&s->depth, (int)(outer - s->scopes));
     rmm__unlock(&s->scope_lock);
     if (popped) *popped = folded;
     return RMM_SUCCESS;
@@ -11401,7 +11421,7 @@ RMM__PRIVATE rmm_status rmm__tracking_allocate(rmm_resource *self, void **ptr, s
     rmm__track_entry *e;
     void *frames[RMM__TRACK_FRAMES];
     int n = 0;
-    bool ok;
+    bool ok, live;
 #if RMM__HAVE_BACKTRACE
     if (t->capture_stacks) n = backtrace(frames, RMM__TRACK_FRAMES);
 #else
@@ -11427,6 +11447,7 @@ RMM__PRIVATE rmm_status rmm__tracking_allocate(rmm_resource *self, void **ptr, s
            came back) is stale: it is replaced and its entry marked; that free releases the entry */
         void **stale = rmm__addr_map_find(&t->live, (uintptr_t)*ptr);
         rmm__track_entry *old = stale && rmm__slot_claimed(*stale) ? (rmm__track_entry *)rmm__slot_value(*stale) : NULL;
+        live = stale && !old;
         ok = rmm__addr_map_record(&t->live, (uintptr_t)*ptr, e);
         if (ok && old) {
             t->bytes -= old->bytes;
@@ -11438,7 +11459,10 @@ RMM__PRIVATE rmm_status rmm__tracking_allocate(rmm_resource *self, void **ptr, s
     if (!ok) {
         (void)RMM__FORWARD_FREE(self, *ptr, bytes, alignment, stream);
         RMM_SYS_FREE(e);
-        return rmm__fail(RMM_ERROR_CORRUPTION, "tracking: upstream returned %p, which is already tracked, or host memory ran out", *ptr);
+        /* (host memory for the map is OUT_OF_MEMORY, which a failure callback above may retry; it
+           was CORRUPTION with the live case until a red team's find, 2026-11-29) */
+        if (live) return rmm__fail(RMM_ERROR_CORRUPTION, "tracking: upstream returned %p, which is already tracked (live): the upstream handed it out twice", *ptr);
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "tracking: out of host memory for the record of %p (%zu bytes; given back upstream)", *ptr, bytes);
     }
     return RMM_SUCCESS;
 }
@@ -12258,7 +12282,10 @@ RMM__IMPL rmm_status rmm_device_buffer_create_from(rmm_device_buffer *b, const v
 }
 RMM__IMPL rmm_status rmm_device_buffer_copy(rmm_device_buffer *dst, const rmm_device_buffer *src, rmm_stream stream, rmm_resource *mr) {
     if (!dst) return RMM__NULL_OUT("rmm_device_buffer_copy", "dst");
-    if (!src) return RMM__NULL_OUT("rmm_device_buffer_copy", "src");
+    if (!src) { /* (as _create_from's NULL src: a failed create leaves the struct zeroed; a red team's find) */
+        memset(dst, 0, sizeof *dst);
+        return RMM__NULL_OUT("rmm_device_buffer_copy", "src");
+    }
     if (dst == src) return RMM__INVALID("rmm_device_buffer_copy: dst and src are the same buffer");
     return rmm_device_buffer_create_from(dst, src->data, src->size, stream, mr);
 }
@@ -12553,16 +12580,29 @@ RMM__IMPL rmmError_t rmmInitialize(rmmOptions_t *options) {
     return st;
 }
 RMM__IMPL rmmError_t rmmFinalize(void) {
+    rmm_status st = RMM_SUCCESS;
     rmm__lock(&rmm__legacy.lock);
     if (!rmm__legacy.initialized) {
         rmm__unlock(&rmm__legacy.lock);
         return rmm__legacy_not_initialized("rmmFinalize");
     }
     if (!rmm__legacy.pool) { /* blocks still allocated go back (destroying the pool gives back its own) */
-        size_t i;
+        size_t i, lost = 0, lost_bytes = 0, blocks = rmm__legacy.sizes.count;
+        char first[320];
         for (i = 0; rmm__legacy.sizes.slots && i <= rmm__legacy.sizes.mask; i++) {
             const rmm__addr_slot *e = &rmm__legacy.sizes.slots[i];
-            if (e->key) (void)rmm_deallocate(rmm__legacy.base, (void *)e->key, (size_t)(uintptr_t)e->value, RMM_STREAM_DEFAULT);
+            rmm_status failed;
+            if (!e->key || (failed = rmm_deallocate(rmm__legacy.base, (void *)e->key, (size_t)(uintptr_t)e->value, RMM_STREAM_DEFAULT)) == RMM_SUCCESS) continue;
+            if (lost++ == 0) {
+                st = failed;
+                snprintf(first, sizeof first, "%p (%zu bytes): %s", (void *)e->key, (size_t)(uintptr_t)e->value, rmm_last_error());
+            }
+            lost_bytes += (size_t)(uintptr_t)e->value;
+        }
+        if (lost) { /* (finalized all the same: the layer forgets them, as a retry could not reach them; a red team's find, 2026-11-29: this was SUCCESS) */
+            (void)rmm__fail(st, "rmmFinalize: %zu of the %zu blocks still allocated (%zu bytes) could not be given back, lost; the first, %s", lost, blocks,
+                            lost_bytes, first);
+            RMM__LOG(RMM_LOG_LEVEL_WARN, "%s", rmm_last_error());
         }
     }
     rmm_resource_destroy(rmm__legacy.pool);
@@ -12578,7 +12618,7 @@ RMM__IMPL rmmError_t rmmFinalize(void) {
     rmm__legacy.log_count = rmm__legacy.log_cap = 0;
     rmm__legacy.initialized = false;
     rmm__unlock(&rmm__legacy.lock);
-    return RMM_SUCCESS;
+    return st;
 }
 RMM__IMPL bool rmmIsInitialized(rmmOptions_t *options) {
     bool yes;

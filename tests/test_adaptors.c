@@ -4,6 +4,18 @@
    the debug log. Most cases run over a fault-injecting user resource that can fail the Nth call and
    records what reached it. Built on the host backend (ASan/UBSan) and on the CUDA runtime (gcc
    -lcudart and nvcc). */
+/* Host memory that runs out on purpose: while host_fail_from is not 0, the library's requests of
+   at least that many bytes fail (RMM_SYS_*: tracking_host_out_of_memory_is_out_of_memory). The
+   feature macros rmm.h would set come first, as stdlib.h is included before it. */
+#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE 1
+#include <stdlib.h>
+static size_t host_fail_from;
+static void *test_sys_malloc(size_t n) { return host_fail_from && n >= host_fail_from ? NULL : malloc(n); }
+static void *test_sys_realloc(void *p, size_t n) { return host_fail_from && n >= host_fail_from ? NULL : realloc(p, n); }
+#define RMM_SYS_MALLOC(n) test_sys_malloc(n)
+#define RMM_SYS_REALLOC(p, n) test_sys_realloc(p, n)
+#define RMM_SYS_FREE(p) free(p)
 #define RMM_IMPLEMENTATION
 #include "../rmm.h"
 #include "harness.h"
@@ -1072,6 +1084,71 @@ static void gate_settle_both(gate_resource *g, pthread_t first, pthread_t second
    mend it settled the second free's claim whenever malloc had given the newer record the stalled
    one's entry address (glibc's per-thread cache does so in the order below; ASan's quarantine never
    does): the second free, failing upstream, then lost its record and its block could not be freed. */
+/* The tracking adaptor out of host memory for its map: OUT_OF_MEMORY (a failure callback above it
+   is asked, and its retry succeeds), the block given back upstream, the counts unchanged; a block
+   the upstream hands out while it is live is CORRUPTION (a red team's find, 2026-11-29: both were
+   CORRUPTION, so the callback was never asked). */
+static bool free_host_memory(size_t bytes, void *arg) {
+    (void)bytes;
+    ++*(int *)arg;
+    host_fail_from = 0;
+    return true;
+}
+static rmm_status twice_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    (void)self, (void)bytes, (void)alignment, (void)stream;
+    *ptr = (void *)(uintptr_t)0x100000; /* the same address every time */
+    return RMM_SUCCESS;
+}
+static rmm_status twice_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    (void)self, (void)ptr, (void)bytes, (void)alignment, (void)stream;
+    return RMM_SUCCESS;
+}
+static const rmm_resource_vtable twice_vtable = {"twice", twice_allocate, twice_deallocate, NULL, NULL};
+TEST(tracking_host_out_of_memory_is_out_of_memory) {
+    fault_resource f;
+    rmm_resource *tr = NULL, *fc = NULL, twice = {&twice_vtable};
+    void *p[256], *q = NULL, *r = NULL;
+    size_t bytes = 0, count = 0, i, n = 0;
+    int asked = 0, frees;
+    rmm_status st = RMM_SUCCESS;
+    NEED_GPU();
+    fault_init(&f, NULL);
+    CHECK_OK(rmm_tracking_adaptor_create(&tr, &f.base, false));
+    CHECK_OK(rmm_failure_callback_adaptor_create(&fc, tr, free_host_memory, &asked));
+    if (!tr || !fc) return;
+    /* straight on the tracker: fails when its map must grow, with OUT_OF_MEMORY */
+    host_fail_from = 1024; /* (the map's slot array; a record is smaller) */
+    for (n = 0; n < 256; n++) {
+        frees = f.frees;
+        if ((st = rmm_allocate(tr, &p[n], 256, RMM_STREAM_DEFAULT)) != RMM_SUCCESS) break;
+    }
+    CHECK(n > 0 && n < 256);
+    CHECK(st == RMM_ERROR_OUT_OF_MEMORY && strstr(rmm_last_error(), "out of host memory") != NULL);
+    CHECK(f.frees == frees + 1); /* the block went back upstream */
+    CHECK_OK(rmm_tracking_get(tr, &bytes, &count));
+    CHECK(count == n && bytes == n * 256);
+    /* through a failure callback: asked, and the retry (host memory back) succeeds */
+    st = rmm_allocate(fc, &p[n], 256, RMM_STREAM_DEFAULT);
+    CHECK(st == RMM_SUCCESS && asked == 1 && host_fail_from == 0);
+    host_fail_from = 0; /* (whatever happened: the cases after this one need host memory) */
+    if (st == RMM_SUCCESS) n++;
+    CHECK_OK(rmm_tracking_get(tr, &bytes, &count));
+    CHECK(count == n && bytes == n * 256);
+    for (i = 0; i < n; i++) CHECK_OK(rmm_deallocate(fc, p[i], 256, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(fc);
+    rmm_resource_destroy(tr);
+    /* an upstream that hands out a live block again: CORRUPTION, and the live record stays */
+    CHECK_OK(rmm_tracking_adaptor_create(&tr, &twice, false));
+    if (!tr) return;
+    CHECK_OK(rmm_allocate(tr, &q, 256, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_allocate(tr, &r, 256, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+    CHECK(r == NULL && strstr(rmm_last_error(), "already tracked") != NULL);
+    CHECK_OK(rmm_tracking_get(tr, &bytes, &count));
+    CHECK(count == 1 && bytes == 256);
+    CHECK_OK(rmm_deallocate(tr, q, 256, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(tr);
+}
+
 TEST(tracking_stalled_free_settles_only_its_own_record) {
     gate_resource g;
     rmm_resource *tr = NULL;
@@ -2118,6 +2195,7 @@ int main(void) {
     RUN(statistics_errors);
     RUN(tracking_outstanding_and_report);
     RUN(tracking_foreign_free_and_upstream_failure);
+    RUN(tracking_host_out_of_memory_is_out_of_memory);
     RUN(tracking_stalled_free_settles_only_its_own_record);
     RUN(aligned_stalled_free_settles_only_its_own_claim);
     RUN(aligned_refuses_an_upstream_that_ignores_alignment);

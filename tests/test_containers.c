@@ -90,6 +90,15 @@ TEST(buffer_create_copy_and_read_back) {
     CHECK(z.data == NULL);
     CHECK_STATUS(rmm_device_buffer_copy(NULL, &b, RMM_STREAM_DEFAULT, NULL), RMM_ERROR_INVALID_ARGUMENT);
     CHECK_STATUS(rmm_device_buffer_copy(&z, NULL, RMM_STREAM_DEFAULT, NULL), RMM_ERROR_INVALID_ARGUMENT);
+    { /* a failed create leaves the struct zeroed, whatever it held (uninitialized memory): its
+         release is then a no-op (a red team's find: a NULL src left it as it was, and the release
+         freed a garbage pointer) */
+        rmm_device_buffer junk;
+        memset(&junk, 0xAB, sizeof junk);
+        CHECK_STATUS(rmm_device_buffer_copy(&junk, NULL, RMM_STREAM_DEFAULT, NULL), RMM_ERROR_INVALID_ARGUMENT);
+        CHECK(junk.data == NULL && junk.size == 0 && junk.capacity == 0 && junk.mr == NULL);
+        CHECK_OK(rmm_device_buffer_release(&junk));
+    }
     CHECK_STATUS(rmm_device_buffer_copy(&b, &b, RMM_STREAM_DEFAULT, NULL), RMM_ERROR_INVALID_ARGUMENT);
     CHECK(b.data != NULL && b.size == 1000 && device_holds_pattern(b.data, 1000, 1));
 
@@ -832,7 +841,8 @@ TEST(legacy_initialize_finalize) {
 }
 
 /* rmmFinalize gives back the blocks still allocated in every mode (a red team's find: outside pool
-   mode they leaked, 1 MiB and more each), and a later rmmInitialize starts afresh. */
+   mode they leaked, 1 MiB and more each), and a later rmmInitialize starts afresh; a free that fails
+   there is reported (host backend: an injected cudaFree failure). */
 TEST(legacy_finalize_gives_back_what_is_still_allocated) {
     int modes[] = {CudaDefaultAllocation, CudaManagedMemory, PoolAllocation};
     size_t m;
@@ -857,6 +867,26 @@ TEST(legacy_finalize_gives_back_what_is_still_allocated) {
         CHECK_STATUS(RMM_FREE(p[1], RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT); /* a new layer does not know it */
         CHECK_OK(rmmFinalize());
     }
+#if defined(RMM_BACKEND_HOST)
+    { /* a block whose free fails at rmmFinalize: finalized all the same, and the failure's status
+         comes back with the blocks lost counted (a red team's find, 2026-11-29: SUCCESS, and
+         nothing said) */
+        rmmOptions_t o = legacy_options(CudaDefaultAllocation, 0, false);
+        void *q[2];
+        CHECK_OK(rmmInitialize(&o));
+        CHECK_OK(RMM_ALLOC(&q[0], 4096, RMM_STREAM_DEFAULT));
+        CHECK_OK(RMM_ALLOC(&q[1], 8192, RMM_STREAM_DEFAULT));
+        rmm_host_backend_fail_calls("cudaFree", 1, 1, RMM_ERROR_CUDA);
+        CHECK_STATUS(rmmFinalize(), RMM_ERROR_CUDA);
+        rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+        printf("  %s\n", rmm_last_error());
+        CHECK(strstr(rmm_last_error(), "rmmFinalize: 1 of the 2 blocks still allocated") != NULL && strstr(rmm_last_error(), "cudaFree") != NULL);
+        CHECK(!rmmIsInitialized(NULL));
+        CHECK_STATUS(RMM_FREE(q[0], RMM_STREAM_DEFAULT), RMM_ERROR_NOT_INITIALIZED);
+        CHECK_OK(rmmInitialize(&o)); /* and a new layer starts afresh */
+        CHECK_OK(rmmFinalize());
+    }
+#endif
 }
 
 static void legacy_thousand_pairs(const char *what) {

@@ -1,5 +1,6 @@
 /* Threaded reliability tests, run under TSan as well: statistics scopes pushed and popped while
-   other threads allocate (every allocation counts in exactly one scope), and streams that come and
+   other threads allocate (every allocation counts in exactly one scope, no peak above what was
+   outstanding), and streams that come and
    go on many threads over one pool, one fixed-size resource and one arena (per-stream state stays
    bounded, nothing overlaps, every pattern survives), and double frees into arenas that a sweep
    retires meanwhile (refused, one free taken per block, every byte back). */
@@ -94,8 +95,58 @@ TEST(statistics_push_and_pop_lose_no_counts) {
            (long long)s.count.total, (long long)s.count.value, (long long)s.bytes.value);
     CHECK(s.count.total == allocations);
     CHECK(s.count.value == 0 && s.bytes.value == 0);
+    CHECK(s.count.peak <= 4 * THREADS && s.bytes.peak <= 4006 * THREADS); /* (see statistics_peaks_count_only_what_was_outstanding) */
     rmm_resource_destroy(stats);
     rmm_resource_destroy(pool);
+}
+
+/* Scopes pushed and popped while 4 threads each hold at most one block (they free before they
+   allocate again): no peak of the outer scope above the 4 blocks and 2560 bytes ever outstanding.
+   Until 2026-11-29 updates that came during a pop counted in the outer scope before the fold,
+   whose value then lacked the popped scope's net value (negative when the popped scope freed outer
+   blocks): peaks of 5-6 blocks and 4352 bytes, in 6 to 14 of 20 rounds on a 2-core machine (a red
+   team's find). Ten rounds. */
+static int peak_stop;
+static void *peak_worker(void *p) {
+    rmm_resource *mr = ((rmm_resource **)p)[0];
+    size_t bytes = (size_t)(uintptr_t)((rmm_resource **)p)[1];
+    void *q;
+    while (!__atomic_load_n(&peak_stop, __ATOMIC_RELAXED))
+        if (rmm_allocate(mr, &q, bytes, RMM_STREAM_DEFAULT) == RMM_SUCCESS) (void)rmm_deallocate(mr, q, bytes, RMM_STREAM_DEFAULT);
+    return NULL;
+}
+TEST(statistics_peaks_count_only_what_was_outstanding) {
+    int round, over = 0;
+    NEED_GPU();
+    for (round = 0; round < 10; round++) {
+        rmm_resource *stats = NULL, *args[4][2];
+        pthread_t t[4];
+        rmm_statistics s;
+        int i;
+        CHECK_OK(rmm_statistics_adaptor_create(&stats, rmm_get_current_device_resource()));
+        if (!stats) return;
+        __atomic_store_n(&peak_stop, 0, __ATOMIC_RELAXED);
+        for (i = 0; i < 4; i++) {
+            args[i][0] = stats;
+            args[i][1] = (rmm_resource *)(uintptr_t)(256 * (size_t)(i + 1));
+            CHECK(pthread_create(&t[i], NULL, peak_worker, args[i]) == 0);
+        }
+        for (i = 0; i < 20000; i++) {
+            CHECK_OK(rmm_statistics_push(stats));
+            CHECK_OK(rmm_statistics_pop(stats, NULL));
+        }
+        __atomic_store_n(&peak_stop, 1, __ATOMIC_RELAXED);
+        for (i = 0; i < 4; i++) pthread_join(t[i], NULL);
+        CHECK_OK(rmm_statistics_get(stats, &s));
+        if (s.count.peak > 4 || s.bytes.peak > 2560) {
+            printf("  round %d: outer peak %lld blocks, %lld bytes (at most 4 and 2560 outstanding)\n", round, (long long)s.count.peak,
+                   (long long)s.bytes.peak);
+            over++;
+        }
+        CHECK(s.count.value == 0 && s.bytes.value == 0);
+        rmm_resource_destroy(stats);
+    }
+    CHECK(over == 0);
 }
 
 /* RMM_DUMP_ON_OOM with threads failing at once: the file is one whole JSON document, and no
@@ -602,6 +653,7 @@ TEST(the_library_works_in_a_later_thread_exit_destructor) {
 int main(void) {
     HARNESS_INIT();
     RUN(statistics_push_and_pop_lose_no_counts);
+    RUN(statistics_peaks_count_only_what_was_outstanding);
     RUN(dump_on_oom_from_many_threads_is_one_document);
     RUN(streams_come_and_go_on_many_threads);
     RUN(capture_walks_see_no_resource_go);
