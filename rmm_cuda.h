@@ -41,8 +41,9 @@ struct rmm_host_resource {
    user-defined resource with what its allocate returns. Thread-safe; the cost is that of malloc
    or cudaMallocHost. */
 RMMDEF rmm_status rmm_host_allocate(rmm_host_resource *mr, void **ptr, size_t bytes, size_t alignment);
-/* Frees memory from rmm_host_allocate with the same bytes and alignment. NULL is a no-op. Fails
-   with INVALID_ARGUMENT iff mr is NULL or alignment is not a power of two; CORRUPTION iff the
+/* Frees memory from rmm_host_allocate with the same bytes and alignment. A NULL ptr is a no-op
+   (SUCCESS, with nothing else checked). Fails with INVALID_ARGUMENT iff mr is NULL or alignment is
+   not a power of two; CORRUPTION iff the
    pinned resource finds the block was not allocated with that alignment (it stays allocated);
    CUDA iff cudaFreeHost fails; a user-defined resource with what its deallocate returns. */
 RMMDEF rmm_status rmm_host_deallocate(rmm_host_resource *mr, void *ptr, size_t bytes, size_t alignment);
