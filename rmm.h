@@ -946,7 +946,9 @@ RMMDEF rmm_status rmm_statistics_adaptor_create(rmm_resource **out, rmm_resource
    adds), reads as the value (the peak), which the updates in flight reach.
    INVALID_ARGUMENT iff out is NULL or mr is not a statistics adaptor. */
 RMMDEF rmm_status rmm_statistics_get(rmm_resource *mr, rmm_statistics *out);
-/* Starts a nested scope with zeroed counters (at most 63 deep, else INVALID_ARGUMENT). */
+/* Starts a nested scope with zeroed counters: at most 16,383 deep (RMM's stack has no limit), else
+   INVALID_ARGUMENT; OUT_OF_MEMORY iff host memory for a block of 64 more scopes runs out (a push
+   makes one at each 64th level first reached; they are kept until the adaptor goes). */
 RMMDEF rmm_status rmm_statistics_push(rmm_resource *mr);
 /* Ends the innermost scope, returns its counters in *popped (may be NULL) and folds them outward as
    RMM does: peak = max(peak, value + inner.peak), value += inner.value, total += inner.total.
@@ -11236,7 +11238,13 @@ RMM__IMPL rmm_status rmm_logging_adaptor_flush(rmm_resource *mr) {
 #endif /* RMM_NO_LOGGING */
 
 /* ---- statistics: bytes and counts with nested scopes, lock-free on the hot path ---- */
-#define RMM__STATS_MAX_DEPTH 64
+/* Scopes live in blocks of RMM__STATS_BLOCK, made as pushes first reach them and kept until the
+   adaptor goes (an update reads a block with no lock: it never moves), up to RMM__STATS_BLOCKS
+   blocks: 16,383 nested scopes (63 until 2026-11-29, when a recursive function under rmmh's
+   profiler failed at depth 64, where RMM has no limit; a red team's find). */
+#define RMM__STATS_BLOCK 64
+#define RMM__STATS_BLOCKS 256
+#define RMM__STATS_MAX_DEPTH (RMM__STATS_BLOCK * RMM__STATS_BLOCKS)
 /* A scope's counters and the number of updates in flight on it. An update enters the innermost
    scope (and checks that it still is innermost), counts, and leaves; pop marks the depth folding
    (RMM__STATS_FOLDING: updates wait), waits until no update is left in the popped scope (or in
@@ -11251,9 +11259,11 @@ typedef struct rmm__stats_scope {
 typedef struct rmm__stats {
     rmm__adaptor a;
     int depth; /* index of the innermost scope */
-    rmm__stats_scope scopes[RMM__STATS_MAX_DEPTH];
+    rmm__stats_scope *blocks[RMM__STATS_BLOCKS]; /* scope d: blocks[d / 64][d % 64]; [0] made with the adaptor */
     rmm__mutex scope_lock; /* push and pop only */
 } rmm__stats;
+RMM__STATIC_ASSERT(RMM__STATS_MAX_DEPTH <= RMM__STATS_FOLDING, stats_depth_below_the_folding_bit);
+static inline rmm__stats_scope *rmm__stats_scope_at(rmm__stats *s, int d) { return &s->blocks[(unsigned)d / RMM__STATS_BLOCK][(unsigned)d % RMM__STATS_BLOCK]; }
 /* Adds n >= 0 to a total, which stays at INT64_MAX once past it (a long-lived program may move
    that many bytes: 9.2 EB, about 107 days at 1 TB/s). The add wraps (the __atomic builtins wrap),
    and the store puts it back: a read between the two sees it negative. */
@@ -11279,7 +11289,7 @@ RMM__PRIVATE void rmm__stats_count(rmm__stats *s, int64_t bytes, int64_t count) 
             else sched_yield();
             continue;
         }
-        scope = &s->scopes[d];
+        scope = rmm__stats_scope_at(s, d);
         RMM__ATOMIC_ADD_SEQ_CST(&scope->active, 1);
         if (RMM__ATOMIC_LOAD_SEQ_CST(&s->depth) == d) break;
         RMM__ATOMIC_SUB(&scope->active, 1); /* popped or pushed meanwhile */
@@ -11303,13 +11313,20 @@ RMM__PRIVATE rmm_status rmm__stats_deallocate(rmm_resource *self, void *ptr, siz
     return RMM_SUCCESS;
 }
 RMM__PRIVATE void rmm__stats_destroy(rmm_resource *self) {
-    rmm__mutex_destroy(&((rmm__stats *)self)->scope_lock);
+    rmm__stats *s = (rmm__stats *)self;
+    size_t i;
+    for (i = 0; i < RMM__STATS_BLOCKS; i++) RMM_SYS_FREE(s->blocks[i]);
+    rmm__mutex_destroy(&s->scope_lock);
     RMM_SYS_FREE(self);
 }
 static const rmm_resource_vtable rmm__stats_vtable = {"statistics", rmm__stats_allocate, rmm__stats_deallocate, NULL, rmm__stats_destroy};
 RMM__IMPL rmm_status rmm_statistics_adaptor_create(rmm_resource **out, rmm_resource *upstream) {
     rmm__adaptor *a = NULL;
     RMM_TRY(rmm__adaptor_new(out, upstream, sizeof(rmm__stats), &rmm__stats_vtable, "rmm_statistics_adaptor_create", &a));
+    if (!(((rmm__stats *)a)->blocks[0] = (rmm__stats_scope *)rmm__calloc(RMM__STATS_BLOCK, sizeof(rmm__stats_scope)))) {
+        RMM_SYS_FREE(a);
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_statistics_adaptor_create: out of host memory");
+    }
     rmm__mutex_init(&((rmm__stats *)a)->scope_lock);
     *out = &a->base;
     return RMM_SUCCESS;
@@ -11329,7 +11346,7 @@ RMM__IMPL rmm_status rmm_statistics_get(rmm_resource *mr, rmm_statistics *out) {
     if (!out) return RMM__NULL_OUT("rmm_statistics_get", "out");
     RMM__STATS_CHECK(mr, "rmm_statistics_get");
     rmm__lock(&s->scope_lock);
-    top = &s->scopes[RMM__ATOMIC_LOAD(&s->depth)].s;
+    top = &rmm__stats_scope_at(s, RMM__ATOMIC_LOAD(&s->depth))->s;
     rmm__stats_read(&top->bytes, &out->bytes);
     rmm__stats_read(&top->count, &out->count);
     rmm__unlock(&s->scope_lock);
@@ -11346,8 +11363,11 @@ RMM__IMPL rmm_status rmm_statistics_push(rmm_resource *mr) {
     RMM__STATS_CHECK(mr, "rmm_statistics_push");
     rmm__lock(&s->scope_lock);
     if (s->depth + 1 >= RMM__STATS_MAX_DEPTH) st = RMM__INVALID("rmm_statistics_push: more than %d nested scopes", RMM__STATS_MAX_DEPTH - 1);
+    else if (!s->blocks[(s->depth + 1) / RMM__STATS_BLOCK] &&
+             !(s->blocks[(s->depth + 1) / RMM__STATS_BLOCK] = (rmm__stats_scope *)rmm__calloc(RMM__STATS_BLOCK, sizeof(rmm__stats_scope))))
+        st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_statistics_push: out of host memory for scopes %d and up", s->depth + 1);
     else {
-        rmm__stats_scope *inner = &s->scopes[s->depth + 1];
+        rmm__stats_scope *inner = rmm__stats_scope_at(s, s->depth + 1);
         /* an update that read the old depth may still enter here; it backs out once it sees depth */
         while (RMM__ATOMIC_LOAD(&inner->active)) sched_yield();
         rmm__counter_zero(&inner->s.bytes); /* (atomic stores: readers and backing-out updates load them atomically) */
@@ -11377,8 +11397,8 @@ RMM__IMPL rmm_status rmm_statistics_pop(rmm_resource *mr, rmm_statistics *popped
         rmm__unlock(&s->scope_lock);
         return RMM__INVALID("rmm_statistics_pop: the outermost scope cannot be popped");
     }
-    inner = &s->scopes[s->depth];
-    outer = &s->scopes[s->depth - 1];
+    inner = rmm__stats_scope_at(s, s->depth);
+    outer = rmm__stats_scope_at(s, s->depth - 1);
     RMM__ATOMIC_STORE_SEQ_CST(&s->depth, s->depth | RMM__STATS_FOLDING);
     /* updates that entered the popped scope before the store (or the outer one, before the push
        that made the popped one) finish first; those after it wait */
@@ -11387,7 +11407,7 @@ RMM__IMPL rmm_status rmm_statistics_pop(rmm_resource *mr, rmm_statistics *popped
     rmm__stats_read(&inner->s.count, &folded.count);
     rmm__counter_fold(&outer->s.bytes, &folded.bytes);
     rmm__counter_fold(&outer->s.count, &folded.count);
-    RMM__ATOMIC_STORE_SEQ_CST(&s->depth, (int)(outer - s->scopes));
+    RMM__ATOMIC_STORE_SEQ_CST(&s->depth, (s->depth & ~RMM__STATS_FOLDING) - 1);
     rmm__unlock(&s->scope_lock);
     if (popped) *popped = folded;
     return RMM_SUCCESS;

@@ -784,33 +784,47 @@ TEST(statistics_push_pop_folding) {
     CHECK(f.allocs_ok == f.frees && f.outstanding_bytes == 0);
 }
 
+/* 16,383 nested scopes (RMM's stack has no limit; 63 until 2026-11-29: a recursive function under
+   rmmh's profiler failed at depth 64, a red team's find), an allocation in each; the next push is
+   INVALID_ARGUMENT; a block of scopes that host memory cannot hold is OUT_OF_MEMORY, and nothing
+   changes; everything folds into the outermost scope. */
 TEST(statistics_nesting_limit) {
     fault_resource f;
     rmm_resource *st = NULL;
     rmm_statistics s;
-    void *p[70];
+    void **p;
     int depth, i;
+    const int most = RMM__STATS_MAX_DEPTH - 1;
     NEED_GPU();
+    CHECK(most == 16383);
+    p = (void **)calloc((size_t)most, sizeof *p);
+    if (!p) return;
     fault_init(&f, NULL);
     CHECK_OK(rmm_statistics_adaptor_create(&st, &f.base));
-    /* 63 nested scopes, one allocation in each */
-    for (depth = 0; depth < 63; depth++) {
+    for (depth = 0; depth < most; depth++) {
+        if (depth == 63) { /* the second block of scopes: host memory runs out first */
+            host_fail_from = 1024;
+            CHECK_STATUS(rmm_statistics_push(st), RMM_ERROR_OUT_OF_MEMORY);
+            host_fail_from = 0;
+            CHECK(((rmm__stats *)st)->depth == 63);
+        }
         CHECK_OK(rmm_statistics_push(st));
         CHECK_OK(rmm_allocate(st, &p[depth], 256, RMM_STREAM_DEFAULT));
     }
     CHECK_STATUS(rmm_statistics_push(st), RMM_ERROR_INVALID_ARGUMENT);
     CHECK_OK(rmm_statistics_get(st, &s));
     CHECK(counter_is(&s.count, 1, 1, 1));
-    for (i = 0; i < 63; i++) CHECK_OK(rmm_statistics_pop(st, NULL));
+    for (i = 0; i < most; i++) CHECK_OK(rmm_statistics_pop(st, NULL));
     CHECK_STATUS(rmm_statistics_pop(st, NULL), RMM_ERROR_INVALID_ARGUMENT);
     /* everything folded into the outermost scope */
     CHECK_OK(rmm_statistics_get(st, &s));
-    CHECK(counter_is(&s.count, 63, 63, 63));
-    CHECK(counter_is(&s.bytes, 63 * 256, 63 * 256, 63 * 256));
-    for (i = 0; i < 63; i++) CHECK_OK(rmm_deallocate(st, p[i], 256, RMM_STREAM_DEFAULT));
+    CHECK(counter_is(&s.count, most, most, most));
+    CHECK(counter_is(&s.bytes, (int64_t)most * 256, (int64_t)most * 256, (int64_t)most * 256));
+    for (i = 0; i < most; i++) CHECK_OK(rmm_deallocate(st, p[i], 256, RMM_STREAM_DEFAULT));
     CHECK_OK(rmm_statistics_get(st, &s));
-    CHECK(counter_is(&s.count, 0, 63, 63));
+    CHECK(counter_is(&s.count, 0, most, most));
     rmm_resource_destroy(st);
+    free(p);
     CHECK(f.allocs_ok == f.frees && f.outstanding_bytes == 0);
 }
 
