@@ -496,6 +496,11 @@ class DeviceBuffer(_Base):
             return to_device, (pickle.PickleBuffer(host),)
         return to_device, (bytes(host),)
 
+    def __reduce__(self):
+        # RMM defines __reduce__ (to_device of the host bytes); a serializer that calls it
+        # directly got object.__reduce__, which failed (a red team's find)
+        return self.__reduce_ex__(2)
+
     @staticmethod
     def to_device(b, stream=DEFAULT_STREAM):
         """A new buffer holding a copy of ``b``: a one-dimensional, C-contiguous buffer of

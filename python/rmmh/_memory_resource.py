@@ -825,7 +825,9 @@ class StatisticsResourceAdaptor(UpstreamResourceAdaptor):
         return s
 
     def push_counters(self):
-        """Starts a nested scope with zeroed counters; returns the statistics before the push."""
+        """Starts a nested scope with zeroed counters; returns the statistics before the push.
+        At most 16,383 nested scopes (rmm.h's limit; RMM's stack has none): past them,
+        InvalidArgumentError."""
         before = self.allocation_counts
         _lib.check(_lib.rmm_statistics_push(self._live))
         return before
@@ -1224,13 +1226,11 @@ def _initialize(pool_allocator=False, managed_memory=False, initial_pool_size=No
     elif isinstance(devices, int):
         devices = [devices]
     devices = [_lib.as_int(d, "device") for d in devices]
+    # a device that does not exist, refused before any resource changes (a red team's find,
+    # 2026-11-29: every device was reset, and the devices before it in the list set up)
+    _check_devices(devices, "reinitialize")
     if logging:
-        # each device's own file too: an existing directory or a file that cannot be written
-        # raised with every device's resource reset (a red team's find, 2026-11-29)
-        for device in devices:
-            path = os.path.abspath(_append_id(log_file_name or os.getenv("RMM_LOG_FILE"), device))
-            if os.path.isdir(path) or (os.path.exists(path) and not os.access(path, os.W_OK)):
-                raise error_for(_IO, "reinitialize: cannot write the log file %r" % path)
+        _check_log_files(log_file_name or os.getenv("RMM_LOG_FILE"), devices, "reinitialize")
     with _table_lock:
         for d in list(_per_device_mrs):
             _reset_per_device_resource(d)
@@ -1243,6 +1243,26 @@ def _initialize(pool_allocator=False, managed_memory=False, initial_pool_size=No
                 set_per_device_resource(device, mr)
         finally:
             _set_device(original)
+
+
+def _check_devices(devices, who):
+    """Raises InvalidArgumentError if one of `devices` does not exist."""
+    count = _lib.rmmh_device_count()
+    for device in devices:
+        if not 0 <= device < count:
+            raise _lib.invalid("%s: device %d does not exist (%d devices)" % (who, device, count))
+
+
+def _check_log_files(log_file_name, devices, who):
+    """Raises rmmh's IO error if a device's log file (<stem>.dev<N><suffix>) is an existing
+    directory or a file that cannot be written (a red team's find, 2026-11-29: it raised with
+    every device's resource reset)."""
+    if log_file_name is None:
+        return  # (the adaptor raises RMM's error for a missing name)
+    for device in devices:
+        path = os.path.abspath(_append_id(log_file_name, device))
+        if os.path.isdir(path) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+            raise error_for(_IO, "%s: cannot write the log file %r" % (who, path))
 
 
 def _flush_logs():
@@ -1260,17 +1280,22 @@ def enable_logging(log_file_name=None):
     with _table_lock:
         devices = list(_per_device_mrs) or [0]
         original = _current_device()
-        for device in devices:
-            mr = get_per_device_resource(device)
-            if isinstance(mr, LoggingResourceAdaptor):
-                continue
+        # every device's adaptor made before any is installed, each file checked first: all
+        # devices log, or none changes (a red team's find, 2026-11-29: a later device's file that
+        # could not be opened left the earlier devices wrapped)
+        todo = [d for d in devices if not isinstance(get_per_device_resource(d), LoggingResourceAdaptor)]
+        _check_log_files(log_file_name or os.getenv("RMM_LOG_FILE"), todo, "enable_logging")
+        made = []
+        for device in todo:
             if device != original:
                 _set_device(device)  # the file name and the adaptor are the device's
             try:
-                set_per_device_resource(device, LoggingResourceAdaptor(mr, log_file_name))
+                made.append((device, LoggingResourceAdaptor(get_per_device_resource(device), log_file_name)))
             finally:
                 if device != original:
                     _set_device(original)
+        for device, adaptor in made:
+            set_per_device_resource(device, adaptor)
 
 
 def disable_logging():

@@ -131,6 +131,8 @@ def test_copy(make_copy):
 def test_pickle(hb):
     db = rmm.DeviceBuffer.to_device(hb)
     assert pickle.loads(pickle.dumps(db)).tobytes() == hb
+    fn, args = db.__reduce__()  # RMM's __reduce__, called directly (red team 23: it raised)
+    assert fn(*args).tobytes() == hb
     buffers = []
     blob = pickle.dumps(db, protocol=5, buffer_callback=buffers.append)
     assert len(buffers) == 1 and bytes(buffers[0]) == hb  # out of band

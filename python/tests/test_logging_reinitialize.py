@@ -148,6 +148,26 @@ def test_reinitialize_logging(tmp_path):
     assert rows[0]["Size"] == "100" and rows[0]["Pointer"] == rows[1]["Pointer"]
 
 
+def test_enable_logging_changes_every_device_or_none(tmp_path):
+    """The last device's log file cannot be opened (a directory): enable_logging raises with no
+    device's resource changed and no log file made (red team 23: the devices before it were left
+    logging)."""
+    count = rmm._cuda.gpu.getDeviceCount()
+    kept = {}
+    for d in range(count):
+        kept[d] = rmm.mr.CudaMemoryResource()
+        rmm.mr.set_per_device_resource(d, kept[d])
+    base = str(tmp_path / "rmm.csv")
+    (tmp_path / ("rmm.dev%d.csv" % (count - 1))).mkdir()
+    try:
+        with pytest.raises(RuntimeError, match="rmm.dev%d.csv" % (count - 1)):
+            rmm.enable_logging(log_file_name=base)
+        assert all(rmm.mr.get_per_device_resource(d) is kept[d] for d in range(count))
+        assert os.listdir(tmp_path) == ["rmm.dev%d.csv" % (count - 1)]  # (the directory only)
+    finally:
+        rmm.reinitialize()
+
+
 def test_enable_disable_logging(tmp_path):
     base = str(tmp_path / "rmm_log.csv")
     rmm.enable_logging(log_file_name=base)
@@ -220,7 +240,8 @@ def test_valid_logging_levels(level):
 
 
 def test_verbose_levels_warn():
-    with pytest.warns(UserWarning, match="will not log"):
+    # named as RMM names it, so that RMM's warning filters match (red team 23: "will not log 0")
+    with pytest.warns(UserWarning, match="^RMM will not log level_enum.trace[.]"):
         rmm.set_logging_level(rmm.level_enum.trace)
     rmm.set_logging_level(rmm.level_enum.info)
     assert rmm.should_log(rmm.level_enum.error)

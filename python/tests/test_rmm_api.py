@@ -360,6 +360,19 @@ def test_reinitialize_checks_its_arguments_before_any_resource_changes(kwargs):
     rmm.reinitialize()
 
 
+def test_reinitialize_refuses_a_device_that_does_not_exist():
+    """A device id past the device count raises before any resource changes (red team 23: every
+    device was reset, and the devices before it in the list set up)."""
+    count = rmm._cuda.gpu.getDeviceCount()
+    rmm.reinitialize(pool_allocator=True, initial_pool_size="4MiB")
+    before = rmm.mr.get_current_device_resource()
+    for devices in ([0, count], [count + 5], [-1]):
+        with pytest.raises(ValueError, match="does not exist"):
+            rmm.reinitialize(devices=devices)
+        assert rmm.mr.get_current_device_resource() is before
+    rmm.reinitialize()
+
+
 def test_reinitialize_checks_each_devices_log_file_first(tmp_path):
     """A device's log file that is a directory raises before any resource changes (red team of
     2026-11-29: the writable folder passed the check, the adaptor's open failed with every device's

@@ -190,6 +190,26 @@ def test_profiler_context_needs_a_name_and_is_a_noop_when_disabled():
     assert records.records == {}  # statistics not enabled
 
 
+def test_scopes_nest_deeper_than_63(stats_mr):
+    """Scopes nest as deep as a recursive profiled function goes (red team 23: the 64th push
+    raised, where RMM's stack has no limit); rmm.h's limit is 16,383."""
+    records = ProfilerRecords()
+
+    @profiler(records=records, name="walk")
+    def walk(n):
+        b = rmm.DeviceBuffer(size=16)
+        return (1 if n == 0 else 1 + walk(n - 1)[0]), b
+
+    assert walk(199)[0] == 200
+    assert records.records["walk"].num_calls == 200
+    for _ in range(300):
+        stats_mr.push_counters()
+    for _ in range(300):
+        stats_mr.pop_counters()
+    with pytest.raises(IndexError):
+        stats_mr.pop_counters()
+
+
 def test_profiler_propagates_exceptions(stats_mr):
     @profiler(records=ProfilerRecords())
     def boom():
