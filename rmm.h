@@ -174,8 +174,9 @@ RMMDEF const char *rmm_status_string(rmm_status status);
    made or mapped), "device full" or "refused upstream". With RMM_DUMP_ON_OOM=PATH in the
    environment the failing resource's whole state (rmm_resource_dump_json) is also written to PATH
    (to a temporary file first, then copied to PATH under a process-wide lock: with several threads
-   failing at once PATH holds one whole dump, the last). The explanation costs nothing until an
-   allocation fails. */
+   failing at once PATH holds one whole dump, the last); if PATH cannot be written, the message
+   ends with "RMM_DUMP_ON_OOM: nothing written to 'PATH': " and the reason (and the debug log
+   warns). The explanation costs nothing until an allocation fails. */
 RMMDEF const char *rmm_last_error(void);
 /* The status of the last failing call on this thread (RMM_SUCCESS before the first failure). For the
    few calls that return a pointer or a size rather than a status. O(1). */
@@ -1260,7 +1261,8 @@ RMMDEF rmm_status rmm_device_scalar_release(rmm_device_scalar *s);
    upstream allocation holding the pointer (for CUDA IPC), 0 outside pool mode; NOT_SUPPORTED in
    pool mode with virtual growth (RMM_ALLOC_CONF growth:virtual: the blocks lie on pages of their
    own, with no upstream allocation to be an offset into). rmmWriteLog: RMM's CSV plus a
-   Location (file:line) column; needs enable_logging (else INVALID_ARGUMENT); IO if the file
+   Location (file:line) column, quoted as CSV quotes where the file name has a comma, a quote or a
+   line break; needs enable_logging (else INVALID_ARGUMENT); IO if the file
    cannot be written. */
 typedef rmm_status rmmError_t;
 #define RMM_ERROR_CUDA_ERROR RMM_ERROR_CUDA
@@ -1546,6 +1548,20 @@ RMM__PRIVATE void rmm__copy_text(char *dst, size_t capacity, const char *src) {
     if (n >= capacity) n = rmm__utf8_cut(src, capacity - 1);
     memcpy(dst, src, n);
     dst[n] = '\0';
+}
+/* The cause of an out-of-memory (the upstream's message) for its explanation: as rmm__copy_text
+   into RMM__CAUSE_MAX bytes, with " ..." where it was cut (a red team's find: cut at 199 bytes with
+   no mark, a limiting adaptor's verdict below a pool lost its end). */
+#define RMM__CAUSE_MAX 512
+RMM__PRIVATE void rmm__copy_cause(char *dst, const char *src) {
+    size_t n = strlen(src);
+    if (n < RMM__CAUSE_MAX) {
+        memcpy(dst, src, n + 1);
+        return;
+    }
+    n = rmm__utf8_cut(src, RMM__CAUSE_MAX - 5);
+    memcpy(dst, src, n);
+    memcpy(dst + n, " ...", 5);
 }
 RMM__PRIVATE void *rmm__calloc(size_t count, size_t size) {
     void *p;
@@ -3935,24 +3951,37 @@ RMM__IMPL const char *rmm_resource_type_name(const rmm_resource *mr) {
    (each opening PATH itself left one dump with the tail of a longer one: a red team's find; a
    rename over PATH, the first mend, replaced a symlink or a device such as /dev/stderr with a
    regular file: a review's find). PATH is opened as fopen(PATH, "w") does: symlinks followed,
-   devices written. Best effort: nothing is written if the temporary file cannot be made. */
+   devices written. Best effort: returns 0, or the errno of what failed (EIO where none is known),
+   which the explanation reports (a red team's find: a PATH that could not be written was passed
+   over without a word). */
 static rmm__mutex rmm__oom_dump_lock = RMM__MUTEX_INIT;
-RMM__PRIVATE void rmm__dump_on_oom(rmm_resource *mr, const char *path) {
-    FILE *tmp = tmpfile(), *out;
+RMM__PRIVATE int rmm__dump_on_oom(rmm_resource *mr, const char *path) {
+    FILE *tmp, *out;
     char buf[4096];
     size_t n;
-    if (!tmp) return;
+    int err = 0;
+    errno = 0;
+    if ((tmp = tmpfile()) == NULL) return errno ? errno : EIO;
     if (rmm_resource_dump_json(mr, tmp) == RMM_SUCCESS && fflush(tmp) == 0) {
         rewind(tmp);
         rmm__lock(&rmm__oom_dump_lock); /* (a leaf: held for the copy only, no resource lock taken under it) */
+        errno = 0;
         if ((out = fopen(path, "w")) != NULL) {
             while ((n = fread(buf, 1, sizeof buf, tmp)) > 0)
-                if (fwrite(buf, 1, n, out) != n) break;
-            fclose(out);
+                if (fwrite(buf, 1, n, out) != n) {
+                    err = errno ? errno : EIO;
+                    break;
+                }
+            if (fclose(out) != 0 && !err) err = errno ? errno : EIO;
+        } else {
+            err = errno ? errno : EIO;
         }
         rmm__unlock(&rmm__oom_dump_lock);
+    } else {
+        err = EIO;
     }
     fclose(tmp);
+    return err;
 }
 /* Out of memory, explained: what a sub-allocator or adaptor knows when it runs out, and a verdict,
    in rmm_last_error(); with RMM_DUMP_ON_OOM=PATH in the environment, the resource's whole state
@@ -3967,11 +3996,11 @@ typedef struct rmm__oom_facts {
     const char *verdict;  /* the resource's own verdict, or NULL: rmm__oom_explain decides */
 } rmm__oom_facts;
 RMM__PRIVATE rmm_status rmm__oom_explain(rmm_resource *mr, const rmm__oom_facts *f, const char *cause_in) {
-    char cause[200], maximum[48];
+    char cause[RMM__CAUSE_MAX], maximum[48], dumped[200] = "";
     const char *verdict, *dump = getenv("RMM_DUMP_ON_OOM");
     size_t dev_free = 0, dev_total = 0, need = f->bytes, padded;
     bool aligned = f->alignment > RMM_ALIGNMENT; /* an alignment past the 256 every block has */
-    rmm__copy_text(cause, sizeof cause, cause_in ? cause_in : "");
+    rmm__copy_cause(cause, cause_in ? cause_in : "");
     (void)rmm__align_up(f->bytes, RMM_ALIGNMENT, &need);
     /* what a block placed at the alignment may take: the request and up to alignment - 256 bytes in front */
     padded = !aligned ? need : need > SIZE_MAX - (f->alignment - RMM_ALIGNMENT) ? SIZE_MAX : need + (f->alignment - RMM_ALIGNMENT);
@@ -3982,17 +4011,26 @@ RMM__PRIVATE rmm_status rmm__oom_explain(rmm_resource *mr, const rmm__oom_facts 
     else if (f->free_other >= need && f->largest_free < need) verdict = "held by other streams: free memory of this resource waits in other streams' lists";
     else if (aligned && f->largest_free >= need) verdict = "alignment: free blocks are large enough, but none at this alignment";
     else if (f->free_total >= need) verdict = "fragmented: enough is free, but no free block is large enough";
-    else if ((f->maximum || f->bounded) && (f->held + need > f->maximum || f->held + need < need)) verdict = "at the maximum: the resource may not grow further";
+    else if ((f->maximum || f->bounded) && (f->held + padded > f->maximum || f->held + padded < padded)) /* (with the room an alignment needs: a red team's find) */
+        verdict = "at the maximum: the resource may not grow further";
     else if (dev_total && dev_free < need) verdict = "device full: the GPU has too little free memory";
     else verdict = "refused upstream: a resource below (a limit, a user resource) said no";
     if (f->maximum || f->bounded) snprintf(maximum, sizeof maximum, "a maximum of %zu", f->maximum);
     else rmm__copy_text(maximum, sizeof maximum, "no maximum");
-    if (dump && *dump) rmm__dump_on_oom(mr, dump);
+    if (dump && *dump) {
+        int err = rmm__dump_on_oom(mr, dump);
+        if (err) {
+            char path[96];
+            rmm__copy_text(path, sizeof path, dump);
+            snprintf(dumped, sizeof dumped, "; RMM_DUMP_ON_OOM: nothing written to '%s'%s: %s", path, strlen(dump) >= sizeof path ? "..." : "", strerror(err));
+            RMM__LOG(RMM_LOG_LEVEL_WARN, "%s: out of memory: RMM_DUMP_ON_OOM: could not write the dump to '%s': %s", f->who, dump, strerror(err));
+        }
+    }
     return rmm__fail(RMM_ERROR_OUT_OF_MEMORY,
                      "%s: out of memory allocating %zu bytes (alignment %zu, stream %p). Verdict: %s. It holds %zu bytes (%s), %zu live; "
                      "largest free block %zu, free %zu in all, %zu of it in other streams' lists; device free %zu of %zu%s%s%s",
                      f->who, f->bytes, f->alignment, (void *)f->stream, verdict, f->held, maximum, f->live, f->largest_free, f->free_total, f->free_other,
-                     dev_free, dev_total, cause[0] ? "; cause: " : "", cause, "");
+                     dev_free, dev_total, cause[0] ? "; cause: " : "", cause, dumped);
 }
 
 /* Over-aligned allocations from resources whose upstream call only promises 256 bytes: ask for
@@ -4128,14 +4166,37 @@ RMM__PRIVATE void rmm__json_ptr(rmm__json *j, const char *key, const void *p) {
     rmm__json_key(j, key);
     fprintf(j->f, "\"0x%llx\"", (unsigned long long)(uintptr_t)p);
 }
+/* The length of the well-formed UTF-8 character at s (RFC 3629: no overlong forms, no surrogates,
+   at most U+10FFFF), or 0. */
+static inline size_t rmm__utf8_char(const unsigned char *s) {
+    unsigned char c = s[0];
+    size_t n, i;
+    if (c >= 0xC2 && c <= 0xDF) n = 2;
+    else if (c >= 0xE0 && c <= 0xEF) n = 3;
+    else if (c >= 0xF0 && c <= 0xF4) n = 4;
+    else return 0;
+    for (i = 1; i < n; i++)
+        if ((s[i] & 0xC0) != 0x80) return 0;
+    if ((c == 0xE0 && s[1] < 0xA0) || (c == 0xED && s[1] >= 0xA0) || (c == 0xF0 && s[1] < 0x90) || (c == 0xF4 && s[1] >= 0x90)) return 0;
+    return n;
+}
+/* A JSON string: UTF-8 characters as they are, control characters and bytes that are not UTF-8
+   as \u00XX (until 2026-11-29 every byte past 0x7e was escaped alone: a name "café" read back as
+   "cafÃ©", a red team's find). */
 RMM__PRIVATE void rmm__json_str(rmm__json *j, const char *key, const char *s) {
     rmm__json_key(j, key);
     fputc('"', j->f);
-    for (; s && *s; s++) {
+    while (s && *s) {
         unsigned char c = (unsigned char)*s;
+        size_t n;
         if (c == '"' || c == '\\') fprintf(j->f, "\\%c", c);
-        else if (c < 0x20 || c >= 0x7f) fprintf(j->f, "\\u%04x", c);
+        else if (c >= 0x80 && (n = rmm__utf8_char((const unsigned char *)s)) != 0) {
+            fwrite(s, 1, n, j->f);
+            s += n;
+            continue;
+        } else if (c < 0x20 || c >= 0x7f) fprintf(j->f, "\\u%04x", c);
         else fputc(c, j->f);
+        s++;
     }
     fputc('"', j->f);
 }
@@ -7552,10 +7613,10 @@ RMM__PRIVATE rmm_status rmm__vm_setup(rmm__pool *p, size_t virtual_bytes) {
 /* An allocation found no room and could not grow: says why (rmm__oom_explain). at_maximum: a virtual
    pool's page-in for it failed at the maximum (vm.at_maximum as the allocation's lock saw it). */
 RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_oom(rmm__pool *p, size_t bytes, size_t alignment, rmm_stream stream, bool at_maximum) {
-    char cause[256];
+    char cause[RMM__CAUSE_MAX];
     rmm__oom_facts f;
     size_t i, peak = 0, range_largest = 0;
-    rmm__copy_text(cause, sizeof cause, rmm_last_error());
+    rmm__copy_cause(cause, rmm_last_error());
     memset(&f, 0, sizeof f);
     f.who = "pool";
     f.bytes = bytes;
@@ -9173,7 +9234,7 @@ RMM__IMPL rmm_status rmm_pool_desc_parse(rmm_pool_desc *desc, const char *conf) 
         if (!end) end = p + strlen(p);
         p = end;
         while (end > pair && rmm__conf_space(end[-1])) end--;
-        plen = (int)(end - pair < 200 ? end - pair : 200);
+        plen = (int)(end - pair < 200 ? end - pair : (ptrdiff_t)rmm__utf8_cut(pair, 200)); /* (a whole character: a red team's find) */
         colon = (const char *)memchr(pair, ':', (size_t)(end - pair));
         if (!colon) return RMM__INVALID("rmm_pool_desc_parse: \"%.*s\" is not key:value", plen, pair);
         key = pair;
@@ -9222,7 +9283,7 @@ RMM__IMPL rmm_status rmm_pool_desc_from_env(rmm_pool_desc *desc) {
     if (st != RMM_SUCCESS) {
         char why[sizeof rmm__last_error_text];
         rmm__copy_text(why, sizeof why, rmm_last_error());
-        return RMM__INVALID("RMM_ALLOC_CONF=\"%.200s\": %s", conf, why);
+        return RMM__INVALID("RMM_ALLOC_CONF=\"%.*s\": %s", (int)(strlen(conf) <= 200 ? strlen(conf) : rmm__utf8_cut(conf, 200)), conf, why);
     }
     return RMM_SUCCESS;
 }
@@ -9466,10 +9527,10 @@ RMM__PRIVATE rmm_status rmm__fixed_allocate(rmm_resource *self, void **ptr, size
             st = rmm__so_acquire(&f->so, ss, &bytes, &from_state, &item);
         if (st != RMM_SUCCESS) {
             if (st == RMM_ERROR_OUT_OF_MEMORY) { /* every stream's lists were empty: nothing is free */
-                char cause[256];
+                char cause[RMM__CAUSE_MAX];
                 rmm__oom_facts fa;
                 memset(&fa, 0, sizeof fa);
-                rmm__copy_text(cause, sizeof cause, rmm_last_error());
+                rmm__copy_cause(cause, rmm_last_error());
                 fa.who = "fixed_size";
                 fa.bytes = bytes;
                 fa.alignment = alignment;
@@ -12755,8 +12816,18 @@ RMM__IMPL rmmError_t rmmWriteLog(const char *path) {
     fputs("Thread,Time,Action,Pointer,Size,Stream,Location\n", f);
     for (i = 0; i < rmm__legacy.log_count; i++) {
         const rmm__legacy_event *e = &rmm__legacy.log[i];
-        fprintf(f, "%llu,%s,%s,%p,%zu,%llx,%s:%u\n", (unsigned long long)e->thread, e->when, e->action, e->ptr, e->bytes,
-                (unsigned long long)(uintptr_t)e->stream, e->file, e->line);
+        fprintf(f, "%llu,%s,%s,%p,%zu,%llx,", (unsigned long long)e->thread, e->when, e->action, e->ptr, e->bytes, (unsigned long long)(uintptr_t)e->stream);
+        if (strpbrk(e->file, ",\"\r\n")) { /* quoted as CSV quotes (RFC 4180): a file name with a comma or a line break split the row (a red team's find) */
+            const char *c;
+            fputc('"', f);
+            for (c = e->file; *c; c++) {
+                if (*c == '"') fputc('"', f);
+                fputc(*c, f);
+            }
+            fprintf(f, ":%u\"\n", e->line);
+        } else {
+            fprintf(f, "%s:%u\n", e->file, e->line);
+        }
     }
     if (ferror(f)) st = rmm__fail(RMM_ERROR_IO, "rmmWriteLog: writing '%s' failed", path);
     if (fclose(f) != 0 && st == RMM_SUCCESS) st = rmm__fail(RMM_ERROR_IO, "rmmWriteLog: closing '%s' failed", path);

@@ -1044,6 +1044,20 @@ TEST(legacy_write_log) {
     }
     CHECK(rows == 4 && ok_rows == 4);
     CHECK_OK(RMM_FREE(q, RMM_STREAM_DEFAULT));
+    /* a call site whose file name has a comma, a quote and a line break: one quoted field (a red
+       team's find: the row split) */
+    CHECK_OK(rmmAlloc(&p, 256, RMM_STREAM_DEFAULT, "src/a,\"b\"\nc.c", 7));
+    CHECK_OK(rmmFree(p, RMM_STREAM_DEFAULT, "plain.c", 8));
+    CHECK_OK(rmmWriteLog(path));
+    f = fopen(path, "r");
+    CHECK(f != NULL);
+    if (f) {
+        char all[8192];
+        size_t n = fread(all, 1, sizeof all - 1, f);
+        all[n] = '\0';
+        fclose(f);
+        CHECK(strstr(all, ",\"src/a,\"\"b\"\"\nc.c:7\"\n") != NULL && strstr(all, ",plain.c:8\n") != NULL);
+    }
     CHECK_OK(rmmFinalize());
     /* without enable_logging */
     o = legacy_options(CudaDefaultAllocation, 0, false);

@@ -217,6 +217,102 @@ TEST(dump_on_oom) {
     rmm_resource_destroy(pool);
 }
 
+/* Red team 23's diagnostics finds, each checked here:
+   - a request whose alignment padding passes the pool's maximum is "at the maximum" (it was
+     blamed on a resource below);
+   - the explanation keeps up to 511 bytes of its cause, and marks a cut (199, unmarked: a limiting
+     adaptor's verdict below a pool was lost);
+   - RMM_DUMP_ON_OOM that cannot be written is said in the message;
+   - a dump's type name in UTF-8 is written as it is (each byte was escaped alone);
+   - RMM_ALLOC_CONF's messages cut a long value on a whole UTF-8 character. */
+static rmm_status utf8_alloc(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    (void)self, (void)ptr, (void)bytes, (void)alignment, (void)stream;
+    return rmm_set_last_error(RMM_ERROR_OUT_OF_MEMORY, "%s", "a user resource said no, for a reason it explains at length: the tenant's quota "
+                                                               "on this cluster is used up by jobs submitted earlier today; END-OF-REASON");
+}
+static rmm_status utf8_free(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    (void)self, (void)ptr, (void)bytes, (void)alignment, (void)stream;
+    return RMM_SUCCESS;
+}
+static bool all_utf8(const char *text) {
+    const unsigned char *s = (const unsigned char *)text;
+    while (*s) {
+        size_t n = *s < 0x80 ? 1 : rmm__utf8_char(s);
+        if (!n) return false;
+        s += n;
+    }
+    return true;
+}
+TEST(diagnostics_say_what_happened) {
+    rmm_resource *pool = NULL, *lim = NULL, user = {NULL};
+    rmm_pool_desc pd = rmm_pool_desc_default();
+    static const rmm_resource_vtable user_vt = {"caf\xc3\xa9_\xe2\x82\xac", utf8_alloc, utf8_free, NULL, NULL}; /* "café_€" */
+    char dir[160], conf[400];
+    void *a = NULL;
+    FILE *f;
+    size_t n, i;
+    NEED_GPU();
+    /* the maximum with the alignment's padding */
+    pd.maximum_bytes = 8 * MiB;
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), &pd));
+    CHECK_STATUS(rmm_allocate_aligned(pool, &a, 4 * MiB, (size_t)1 << 30, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK(strstr(rmm_last_error(), "Verdict: at the maximum") != NULL);
+    /* RMM_DUMP_ON_OOM a directory: nothing written, and the message says so */
+    snprintf(dir, sizeof dir, "/tmp/rmm_test_dumpdir_%d", (int)getpid());
+    CHECK(mkdir(dir, 0700) == 0);
+    CHECK(setenv("RMM_DUMP_ON_OOM", dir, 1) == 0);
+    CHECK_STATUS(rmm_allocate(pool, &a, 16 * MiB, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    unsetenv("RMM_DUMP_ON_OOM");
+    CHECK(strstr(rmm_last_error(), "RMM_DUMP_ON_OOM: nothing written to") != NULL && strstr(rmm_last_error(), dir) != NULL);
+    rmdir(dir);
+    rmm_resource_destroy(pool);
+    /* the cause in full: a pool over a limiting adaptor keeps the adaptor's verdict; a pool over a
+       user resource its whole reason */
+    CHECK_OK(rmm_limiting_adaptor_create(&lim, rmm_get_current_device_resource(), 4 * MiB));
+    CHECK_OK(rmm_pool_create(&pool, lim, NULL));
+    CHECK_STATUS(rmm_allocate(pool, &a, 16 * MiB, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK(strstr(rmm_last_error(), "cause: ") != NULL && strstr(strstr(rmm_last_error(), "cause: "), "Verdict: at the maximum") != NULL);
+    rmm_resource_destroy(pool);
+    rmm_resource_destroy(lim);
+    user.vtable = &user_vt;
+    pd = rmm_pool_desc_default();
+    pd.initial_bytes = 0;
+    CHECK_OK(rmm_pool_create(&pool, &user, &pd));
+    CHECK_STATUS(rmm_allocate(pool, &a, 1000, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK(strstr(rmm_last_error(), "END-OF-REASON") != NULL);
+    /* the user type's name in the dump, as it is */
+    {
+        char all[8192];
+        f = tmpfile();
+        CHECK(f != NULL);
+        if (f) {
+            CHECK_OK(rmm_resource_dump_json(pool, f));
+            rewind(f);
+            n = fread(all, 1, sizeof all - 1, f);
+            all[n] = '\0';
+            fclose(f);
+            CHECK(strstr(all, "\"caf\xc3\xa9_\xe2\x82\xac\"") != NULL && all_utf8(all));
+        }
+    }
+    rmm_resource_destroy(pool);
+    /* a long RMM_ALLOC_CONF value of two-byte characters: the messages stay UTF-8 */
+    n = (size_t)sprintf(conf, "bogus:");
+    while (n < 300) {
+        conf[n++] = (char)0xc3;
+        conf[n++] = (char)0xa9;
+    }
+    conf[n] = '\0';
+    for (i = 0; i < 2; i++) { /* (an odd and an even cut) */
+        pd = rmm_pool_desc_default();
+        CHECK_STATUS(rmm_pool_desc_parse(&pd, conf + i), RMM_ERROR_INVALID_ARGUMENT);
+        CHECK(all_utf8(rmm_last_error()));
+        CHECK(setenv("RMM_ALLOC_CONF", conf + i, 1) == 0);
+        CHECK_STATUS(rmm_pool_desc_from_env(&pd), RMM_ERROR_INVALID_ARGUMENT);
+        unsetenv("RMM_ALLOC_CONF");
+        CHECK(all_utf8(rmm_last_error()));
+    }
+}
+
 /* A fixed-size resource whose upstream refuses a second chunk: every block is in use, so the
    verdict blames upstream, and the message keeps what upstream said. */
 TEST(oom_verdict_fixed_size_refused_upstream) {
@@ -568,6 +664,7 @@ int main(void) {
     RUN(oom_verdict_held_by_other_streams);
     RUN(oom_verdict_fixed_size_refused_upstream);
     RUN(dump_on_oom);
+    RUN(diagnostics_say_what_happened);
     RUN(oom_verdict_limit_zero);
     RUN(oom_verdict_virtual_pool);
     RUN(oom_verdict_alignment);
