@@ -936,9 +936,10 @@ typedef struct rmm_statistics {
     rmm_counter bytes, count;
 } rmm_statistics;
 /* Counts requested bytes and allocations (current value, peak, total) with atomics: no lock on
-   allocate or free (but while a pop folds a scope: a few atomic operations). Counted after a successful upstream allocation and uncounted after a successful
-   upstream free (a failed or refused free changes nothing); frees count against the innermost
-   scope, as in RMM. A request past INT64_MAX bytes counts as INT64_MAX, and a total stays at
+   allocate or free, but while a pop folds a scope an update that comes then waits for the pop,
+   which waits for the updates already counting in the two scopes. Counted after a successful
+   upstream allocation and uncounted after a successful upstream free (a failed or refused free
+   changes nothing); frees count against the innermost scope, as in RMM. A request past INT64_MAX bytes counts as INT64_MAX, and a total stays at
    INT64_MAX once it gets there (a read racing the add that passes it may see it negative). */
 RMMDEF rmm_status rmm_statistics_adaptor_create(rmm_resource **out, rmm_resource *upstream);
 /* The innermost scope's counters, read under the lock push and pop take (a push running beside it
@@ -11298,7 +11299,7 @@ RMM__IMPL rmm_status rmm_logging_adaptor_flush(rmm_resource *mr) {
 }
 #endif /* RMM_NO_LOGGING */
 
-/* ---- statistics: bytes and counts with nested scopes, lock-free on the hot path ---- */
+/* ---- statistics: bytes and counts with nested scopes, with no lock on the hot path (but a wait while a pop folds) ---- */
 /* Scopes live in blocks of RMM__STATS_BLOCK, made as pushes first reach them and kept until the
    adaptor goes (an update reads a block with no lock: it never moves), up to RMM__STATS_BLOCKS
    blocks: 16,383 nested scopes (63 until 2026-11-29, when a recursive function under rmmh's
@@ -11339,13 +11340,14 @@ RMM__PRIVATE void rmm__counter_add(rmm_counter *c, int64_t n) {
     while (now > peak && !RMM__ATOMIC_CAS_WEAK_RELAXED(&c->peak, &peak, now)) {
     }
 }
-/* Counts one allocation (+) or free (-) of `bytes` in the innermost scope. Lock-free. */
+/* Counts one allocation (+) or free (-) of `bytes` in the innermost scope. No lock; while a pop
+   folds, it waits for the pop (which waits for the updates already counting in its two scopes). */
 RMM__PRIVATE void rmm__stats_count(rmm__stats *s, int64_t bytes, int64_t count) {
     rmm__stats_scope *scope;
     unsigned spins = 0;
     for (;;) {
         int d = RMM__ATOMIC_LOAD_SEQ_CST(&s->depth);
-        if (RMM__UNLIKELY(d & RMM__STATS_FOLDING)) { /* a pop folds: wait for it (a few atomics) */
+        if (RMM__UNLIKELY(d & RMM__STATS_FOLDING)) { /* a pop folds: wait for it */
             if (++spins < 1024) rmm__cpu_relax();
             else sched_yield();
             continue;
@@ -11430,7 +11432,7 @@ RMM__IMPL rmm_status rmm_statistics_push(rmm_resource *mr) {
     else {
         rmm__stats_scope *inner = rmm__stats_scope_at(s, s->depth + 1);
         /* an update that read the old depth may still enter here; it backs out once it sees depth */
-        while (RMM__ATOMIC_LOAD(&inner->active)) sched_yield();
+        while (RMM__ATOMIC_LOAD_SEQ_CST(&inner->active)) sched_yield();
         rmm__counter_zero(&inner->s.bytes); /* (atomic stores: readers and backing-out updates load them atomically) */
         rmm__counter_zero(&inner->s.count);
         RMM__ATOMIC_STORE_SEQ_CST(&s->depth, s->depth + 1);
@@ -11463,7 +11465,9 @@ RMM__IMPL rmm_status rmm_statistics_pop(rmm_resource *mr, rmm_statistics *popped
     RMM__ATOMIC_STORE_SEQ_CST(&s->depth, s->depth | RMM__STATS_FOLDING);
     /* updates that entered the popped scope before the store (or the outer one, before the push
        that made the popped one) finish first; those after it wait */
-    while (RMM__ATOMIC_LOAD(&inner->active) || RMM__ATOMIC_LOAD(&outer->active)) sched_yield();
+    /* (seq_cst, as the updates' increment of active and load of depth: with acquire loads a weakly
+       ordered machine may see active 0 while an update still sees the old depth; a review's find) */
+    while (RMM__ATOMIC_LOAD_SEQ_CST(&inner->active) || RMM__ATOMIC_LOAD_SEQ_CST(&outer->active)) sched_yield();
     rmm__stats_read(&inner->s.bytes, &folded.bytes);
     rmm__stats_read(&inner->s.count, &folded.count);
     rmm__counter_fold(&outer->s.bytes, &folded.bytes);
@@ -12677,6 +12681,7 @@ RMM__IMPL rmmError_t rmmFinalize(void) {
             if (lost++ == 0) {
                 st = failed;
                 snprintf(first, sizeof first, "%p (%zu bytes): %s", (void *)e->key, (size_t)(uintptr_t)e->value, rmm_last_error());
+                first[rmm__utf8_cut(first, strlen(first))] = '\0'; /* (a cut on a whole character) */
             }
             lost_bytes += (size_t)(uintptr_t)e->value;
         }
