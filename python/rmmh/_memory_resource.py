@@ -1254,15 +1254,35 @@ def _check_devices(devices, who):
 
 
 def _check_log_files(log_file_name, devices, who):
-    """Raises rmmh's IO error if a device's log file (<stem>.dev<N><suffix>) is an existing
-    directory or a file that cannot be written (a red team's find, 2026-11-29: it raised with
-    every device's resource reset)."""
+    """Raises rmmh's IO error if a device's log file (<stem>.dev<N><suffix>) cannot be opened for
+    writing (a red team's find, 2026-11-29: it raised with every device's resource reset): each is
+    opened to append, which truncates nothing, and those this made are removed again if one
+    fails (a review's find: a dangling link passed a check by os.path, and the adaptor's open of
+    the next device's file failed after the first device's file was truncated). Returns the paths
+    it made, for the caller to remove if what follows fails."""
+    made = []
     if log_file_name is None:
-        return  # (the adaptor raises RMM's error for a missing name)
+        return made  # (the adaptor raises RMM's error for a missing name)
     for device in devices:
         path = os.path.abspath(_append_id(log_file_name, device))
-        if os.path.isdir(path) or (os.path.exists(path) and not os.access(path, os.W_OK)):
-            raise error_for(_IO, "%s: cannot write the log file %r" % (who, path))
+        existed = os.path.lexists(path)
+        try:
+            with open(path, "a"):
+                pass
+        except OSError as e:
+            _remove_files(made)
+            raise error_for(_IO, "%s: cannot write the log file %r: %s" % (who, path, e.strerror or e)) from None
+        if not existed:
+            made.append(path)
+    return made
+
+
+def _remove_files(paths):
+    for path in paths:
+        try:
+            os.remove(path)
+        except OSError:
+            pass
 
 
 def _flush_logs():
@@ -1284,16 +1304,23 @@ def enable_logging(log_file_name=None):
         # devices log, or none changes (a red team's find, 2026-11-29: a later device's file that
         # could not be opened left the earlier devices wrapped)
         todo = [d for d in devices if not isinstance(get_per_device_resource(d), LoggingResourceAdaptor)]
-        _check_log_files(log_file_name or os.getenv("RMM_LOG_FILE"), todo, "enable_logging")
+        created = _check_log_files(log_file_name or os.getenv("RMM_LOG_FILE"), todo, "enable_logging")
         made = []
-        for device in todo:
-            if device != original:
-                _set_device(device)  # the file name and the adaptor are the device's
-            try:
-                made.append((device, LoggingResourceAdaptor(get_per_device_resource(device), log_file_name)))
-            finally:
+        try:
+            for device in todo:
                 if device != original:
-                    _set_device(original)
+                    _set_device(device)  # the file name and the adaptor are the device's
+                try:
+                    made.append((device, LoggingResourceAdaptor(get_per_device_resource(device), log_file_name)))
+                finally:
+                    if device != original:
+                        _set_device(original)
+        except BaseException:
+            for _, adaptor in made:  # (closed now, not when the collector gets to them)
+                adaptor.__del__()
+            del made[:]
+            _remove_files(created)
+            raise
         for device, adaptor in made:
             set_per_device_resource(device, adaptor)
 

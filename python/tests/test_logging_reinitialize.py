@@ -164,6 +164,20 @@ def test_enable_logging_changes_every_device_or_none(tmp_path):
             rmm.enable_logging(log_file_name=base)
         assert all(rmm.mr.get_per_device_resource(d) is kept[d] for d in range(count))
         assert os.listdir(tmp_path) == ["rmm.dev%d.csv" % (count - 1)]  # (the directory only)
+        # the last file a dangling link (os.path's checks pass it; the open fails): raised before
+        # any file was truncated, and no file left that was not there (a review's find: the first
+        # device's log was emptied and left open)
+        (tmp_path / ("rmm.dev%d.csv" % (count - 1))).rmdir()
+        os.symlink(str(tmp_path / "no" / "such" / "dir"), str(tmp_path / ("rmm.dev%d.csv" % (count - 1))))
+        if count > 1:
+            (tmp_path / "rmm.dev0.csv").write_text("yesterday's log\n")
+        before = sorted(os.listdir(tmp_path))
+        with pytest.raises(RuntimeError, match="rmm.dev%d.csv" % (count - 1)):
+            rmm.enable_logging(log_file_name=base)
+        assert all(rmm.mr.get_per_device_resource(d) is kept[d] for d in range(count))
+        assert sorted(os.listdir(tmp_path)) == before
+        if count > 1:
+            assert (tmp_path / "rmm.dev0.csv").read_text() == "yesterday's log\n"
     finally:
         rmm.reinitialize()
 
