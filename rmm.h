@@ -2098,6 +2098,8 @@ RMM__PRIVATE void rmm__driver_load(void) {
 RMM__PRIVATE rmm_status rmm__get_device(int *device) {
     void *ctx = NULL;
     int d = -1;
+    *device = 0; /* (a store the compiler sees: gcc -O3 warned that callers might read it unset, as
+                    cudaGetDevice's write is out of its sight; a review's find) */
     (void)pthread_once(&rmm__driver_once, rmm__driver_load);
     if (RMM__LIKELY(rmm__ctx_device != NULL) && rmm__ctx_current(&ctx) == 0 && ctx && rmm__ctx_device(&d) == 0 && d >= 0) {
         *device = d;
@@ -2733,6 +2735,7 @@ RMM__PRIVATE rmm_status rmm__device_count(int *count) {
     return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__get_device(int *device) {
+    *device = 0; /* (set on an injected failure too, as the CUDA backend's) */
     RMM__HOST_FAULT("cudaGetDevice");
     *device = rmm__host_current_device;
     return RMM_SUCCESS;

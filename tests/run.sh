@@ -78,6 +78,11 @@ done
 job check cpu "compile/c++17 host"           $CXX -std=c++17 $W -DRMM_BACKEND_HOST -c "$log_dir/compile_check.cpp" -o /dev/null
 job check cpu "compile/c++17 cuda"           $CXX -std=c++17 $W $CI -c "$log_dir/compile_check.cpp" -o /dev/null
 job check cpu "compile/nvcc"                 $NVCC -x cu -Xcompiler -Wall,-Wextra,-Wconversion,-Wundef,-Werror -Xcompiler -isystem -Xcompiler "$CUDA_HOME/include" -c "$src" -o /dev/null
+# -O3 and -Os see further than the -O2 in $W (gcc 12 at -O3 warned maybe-uninitialized: a review's find)
+for o in -O3 -Os; do
+    job check cpu "compile/c11 $o host"      $CC -std=c11 $W $o -DRMM_BACKEND_HOST -c "$src" -o /dev/null
+    job check cpu "compile/c11 $o cuda"      $CC -std=c11 $W $o $CI -c "$src" -o /dev/null
+done
 job check cpu "compile/c99 RMM_STATIC"       $CC -std=c99 $W $CI -DRMM_STATIC -c "$src" -o /dev/null
 job check cpu "compile/c99 RMM_DEBUG"        $CC -std=c99 $W $CI -DRMM_DEBUG -c "$src" -o /dev/null
 job check cpu "compile/c99 RMM_NVTX"         $CC -std=c99 $W $CI -DRMM_NVTX -c "$src" -o /dev/null
