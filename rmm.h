@@ -1566,7 +1566,9 @@ RMM__PRIVATE void rmm__copy_cause(char *dst, const char *src) {
 }
 RMM__PRIVATE void *rmm__calloc(size_t count, size_t size) {
     void *p;
-    if (size != 0 && count > SIZE_MAX / size) return NULL;
+    /* (at most PTRDIFF_MAX bytes, the largest object there can be: gcc 13 at -O3 saw a request
+       up to SIZE_MAX reach malloc, and failed -Werror=alloc-size-larger-than) */
+    if (size != 0 && count > (size_t)PTRDIFF_MAX / size) return NULL;
     p = RMM_SYS_MALLOC(count * size);
     if (p) memset(p, 0, count * size);
     return p;
