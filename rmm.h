@@ -3957,24 +3957,35 @@ RMM__IMPL const char *rmm_resource_type_name(const rmm_resource *mr) {
    (each opening PATH itself left one dump with the tail of a longer one: a red team's find; a
    rename over PATH, the first mend, replaced a symlink or a device such as /dev/stderr with a
    regular file: a review's find). PATH is opened as fopen(PATH, "w") does: symlinks followed,
-   devices written. Best effort: returns 0, or the errno of what failed (EIO where none is known),
-   which the explanation reports (a red team's find: a PATH that could not be written was passed
-   over without a word). */
+   devices written. Best effort: returns true, or false with what failed in why[0..n) (the errno's
+   text, or the dump's own message when rmm_resource_dump_json failed: a resource reached from
+   inside its own upstream, a graph with a cycle), which the explanation reports (a red team's
+   find: a PATH that could not be written was passed over without a word; until 2026-11-29 a
+   failed dump was reported as EIO). */
 static rmm__mutex rmm__oom_dump_lock = RMM__MUTEX_INIT;
-RMM__PRIVATE int rmm__dump_on_oom(rmm_resource *mr, const char *path) {
+RMM__PRIVATE bool rmm__dump_on_oom(rmm_resource *mr, const char *path, char *why, size_t n) {
     FILE *tmp, *out;
     char buf[4096];
-    size_t n;
+    size_t got;
     int err = 0;
     errno = 0;
-    if ((tmp = tmpfile()) == NULL) return errno ? errno : EIO;
-    if (rmm_resource_dump_json(mr, tmp) == RMM_SUCCESS && fflush(tmp) == 0) {
+    if ((tmp = tmpfile()) == NULL) {
+        rmm__copy_text(why, n, strerror(errno ? errno : EIO));
+        return false;
+    }
+    if (rmm_resource_dump_json(mr, tmp) != RMM_SUCCESS) {
+        rmm__copy_text(why, n, rmm_last_error()); /* (before anything else can fail on this thread) */
+        fclose(tmp);
+        return false;
+    }
+    if (fflush(tmp) != 0) err = errno ? errno : EIO;
+    if (!err) {
         rewind(tmp);
         rmm__lock(&rmm__oom_dump_lock); /* (a leaf: held for the copy only, no resource lock taken under it) */
         errno = 0;
         if ((out = fopen(path, "w")) != NULL) {
-            while ((n = fread(buf, 1, sizeof buf, tmp)) > 0)
-                if (fwrite(buf, 1, n, out) != n) {
+            while ((got = fread(buf, 1, sizeof buf, tmp)) > 0)
+                if (fwrite(buf, 1, got, out) != got) {
                     err = errno ? errno : EIO;
                     break;
                 }
@@ -3983,11 +3994,10 @@ RMM__PRIVATE int rmm__dump_on_oom(rmm_resource *mr, const char *path) {
             err = errno ? errno : EIO;
         }
         rmm__unlock(&rmm__oom_dump_lock);
-    } else {
-        err = EIO;
     }
     fclose(tmp);
-    return err;
+    if (err) rmm__copy_text(why, n, strerror(err));
+    return err == 0;
 }
 /* Out of memory, explained: what a sub-allocator or adaptor knows when it runs out, and a verdict,
    in rmm_last_error(); with RMM_DUMP_ON_OOM=PATH in the environment, the resource's whole state
@@ -4002,7 +4012,7 @@ typedef struct rmm__oom_facts {
     const char *verdict;  /* the resource's own verdict, or NULL: rmm__oom_explain decides */
 } rmm__oom_facts;
 RMM__PRIVATE rmm_status rmm__oom_explain(rmm_resource *mr, const rmm__oom_facts *f, const char *cause_in) {
-    char cause[RMM__CAUSE_MAX], maximum[48], dumped[200] = "";
+    char cause[RMM__CAUSE_MAX], maximum[48], dumped[416] = ""; /* (a path of 95 bytes and a reason of 255) */
     const char *verdict, *dump = getenv("RMM_DUMP_ON_OOM");
     size_t dev_free = 0, dev_total = 0, need = f->bytes, padded;
     bool aligned = f->alignment > RMM_ALIGNMENT; /* an alignment past the 256 every block has */
@@ -4024,12 +4034,12 @@ RMM__PRIVATE rmm_status rmm__oom_explain(rmm_resource *mr, const rmm__oom_facts 
     if (f->maximum || f->bounded) snprintf(maximum, sizeof maximum, "a maximum of %zu", f->maximum);
     else rmm__copy_text(maximum, sizeof maximum, "no maximum");
     if (dump && *dump) {
-        int err = rmm__dump_on_oom(mr, dump);
-        if (err) {
+        char why[256];
+        if (!rmm__dump_on_oom(mr, dump, why, sizeof why)) {
             char path[96];
             rmm__copy_text(path, sizeof path, dump);
-            snprintf(dumped, sizeof dumped, "; RMM_DUMP_ON_OOM: nothing written to '%s'%s: %s", path, strlen(dump) >= sizeof path ? "..." : "", strerror(err));
-            RMM__LOG(RMM_LOG_LEVEL_WARN, "%s: out of memory: RMM_DUMP_ON_OOM: could not write the dump to '%s': %s", f->who, dump, strerror(err));
+            snprintf(dumped, sizeof dumped, "; RMM_DUMP_ON_OOM: nothing written to '%s'%s: %s", path, strlen(dump) >= sizeof path ? "..." : "", why);
+            RMM__LOG(RMM_LOG_LEVEL_WARN, "%s: out of memory: RMM_DUMP_ON_OOM: could not write the dump to '%s': %s", f->who, dump, why);
         }
     }
     return rmm__fail(RMM_ERROR_OUT_OF_MEMORY,

@@ -217,6 +217,56 @@ TEST(dump_on_oom) {
     rmm_resource_destroy(pool);
 }
 
+/* A dump that fails at an out-of-memory is reported with its own reason (it was "Input/output
+   error"): pool q, over a statistics adaptor over pool p, runs out of memory inside p's upstream,
+   while p holds its lock, so q's dump reaches p from inside p's own upstream and is refused. */
+static rmm_resource *g_inner_pool;
+static char g_inner_msg[1024];
+static rmm_status inner_alloc(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    void *q = NULL;
+    (void)self, (void)ptr, (void)bytes, (void)alignment, (void)stream;
+    if (g_inner_pool && rmm_allocate(g_inner_pool, &q, 2 * MiB, RMM_STREAM_DEFAULT) != RMM_SUCCESS) snprintf(g_inner_msg, sizeof g_inner_msg, "%s", rmm_last_error());
+    return rmm_set_last_error(RMM_ERROR_OUT_OF_MEMORY, "%s", "the inner resource says no");
+}
+static rmm_status inner_free(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    (void)self, (void)ptr, (void)bytes, (void)alignment, (void)stream;
+    return RMM_SUCCESS;
+}
+TEST(dump_on_oom_says_why_the_dump_failed) {
+    static const rmm_resource_vtable vt = {"inner_user", inner_alloc, inner_free, NULL, NULL};
+    rmm_resource user = {NULL}, *p = NULL, *stats = NULL, *q = NULL;
+    rmm_pool_desc pd = rmm_pool_desc_default();
+    char path[128];
+    void *a = NULL;
+    FILE *f;
+    user.vtable = &vt;
+    f = temp_file(path, sizeof path, "oomdump_why");
+    CHECK(f != NULL);
+    if (!f) return;
+    fclose(f);
+    pd.initial_bytes = 0;
+    CHECK_OK(rmm_pool_create(&p, &user, &pd));
+    CHECK_OK(rmm_statistics_adaptor_create(&stats, p));
+    pd.maximum_bytes = MiB;
+    CHECK_OK(rmm_pool_create(&q, stats, &pd));
+    g_inner_pool = q;
+    g_inner_msg[0] = '\0';
+    CHECK(setenv("RMM_DUMP_ON_OOM", path, 1) == 0);
+    CHECK_STATUS(rmm_allocate(p, &a, 1000, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    unsetenv("RMM_DUMP_ON_OOM");
+    g_inner_pool = NULL;
+    CHECK(strstr(g_inner_msg, "Verdict: at the maximum") != NULL);
+    CHECK(strstr(g_inner_msg, "RMM_DUMP_ON_OOM: nothing written to") != NULL);
+    CHECK(strstr(g_inner_msg, "own upstream") != NULL);
+    CHECK(strstr(g_inner_msg, "Input/output error") == NULL);
+    CHECK(strstr(rmm_last_error(), "RMM_DUMP_ON_OOM: nothing written") == NULL); /* p's own dump was written */
+    CHECK(dump_is_valid(path, "pool") != 0);
+    remove(path);
+    rmm_resource_destroy(q);
+    rmm_resource_destroy(stats);
+    rmm_resource_destroy(p);
+}
+
 /* Red team 23's diagnostics finds, each checked here:
    - a request whose alignment padding passes the pool's maximum is "at the maximum" (it was
      blamed on a resource below);
@@ -665,6 +715,7 @@ int main(void) {
     RUN(oom_verdict_fixed_size_refused_upstream);
     RUN(dump_on_oom);
     RUN(diagnostics_say_what_happened);
+    RUN(dump_on_oom_says_why_the_dump_failed);
     RUN(oom_verdict_limit_zero);
     RUN(oom_verdict_virtual_pool);
     RUN(oom_verdict_alignment);
