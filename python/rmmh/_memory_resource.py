@@ -1229,11 +1229,13 @@ def _initialize(pool_allocator=False, managed_memory=False, initial_pool_size=No
     # a device that does not exist, refused before any resource changes (a red team's find,
     # 2026-11-29: every device was reset, and the devices before it in the list set up)
     _check_devices(devices, "reinitialize")
+    created = []
     if logging:
-        _check_log_files(log_file_name or os.getenv("RMM_LOG_FILE"), devices, "reinitialize")
+        created = _check_log_files(log_file_name or os.getenv("RMM_LOG_FILE"), devices, "reinitialize")
     with _table_lock:
         for d in list(_per_device_mrs):
             _reset_per_device_resource(d)
+        set_up = []
         try:
             for device in devices:
                 _set_device(device)
@@ -1241,6 +1243,15 @@ def _initialize(pool_allocator=False, managed_memory=False, initial_pool_size=No
                 if logging:
                     mr = LoggingResourceAdaptor(mr, log_file_name)
                 set_per_device_resource(device, mr)
+                set_up.append(device)
+        except BaseException:
+            # the empty log files the check made for devices left without a logging adaptor go
+            # (they stayed behind when, say, a pool too large for the device raised: 2026-11-29)
+            if created:
+                name = log_file_name or os.getenv("RMM_LOG_FILE")
+                kept = {os.path.abspath(_append_id(name, d)) for d in set_up}
+                _remove_files([path for path in created if path not in kept])
+            raise
         finally:
             _set_device(original)
 

@@ -182,6 +182,24 @@ def test_enable_logging_changes_every_device_or_none(tmp_path):
         rmm.reinitialize()
 
 
+def test_reinitialize_that_fails_leaves_no_empty_log_file(tmp_path):
+    """A pool too large for the device: reinitialize raises, and the log file its check made for
+    the device (which got no logging adaptor) is gone again; a file that was there stays."""
+    too_large = 1 << 60
+    try:
+        with pytest.raises(MemoryError):
+            rmm.reinitialize(pool_allocator=True, initial_pool_size=too_large, logging=True,
+                             log_file_name=str(tmp_path / "rmm.csv"))
+        assert os.listdir(tmp_path) == []
+        (tmp_path / "rmm.dev0.csv").write_text("yesterday's log\n")
+        with pytest.raises(MemoryError):
+            rmm.reinitialize(pool_allocator=True, initial_pool_size=too_large, logging=True,
+                             log_file_name=str(tmp_path / "rmm.csv"))
+        assert (tmp_path / "rmm.dev0.csv").read_text() == "yesterday's log\n"
+    finally:
+        rmm.reinitialize()
+
+
 def test_enable_disable_logging(tmp_path):
     base = str(tmp_path / "rmm_log.csv")
     rmm.enable_logging(log_file_name=base)
