@@ -52,6 +52,12 @@ class RMMError(Exception):
             if isinstance(errcode, str) else errcode
         super().__init__(msg)
 
+    def __reduce__(self):
+        # the message through pickle and copy: Exception's own reduce passes args, (msg,), to
+        # __init__(errcode, msg), which lost it (a red team's find, 2026-11-29: an out-of-memory
+        # error from a worker process arrived as OutOfMemoryError(''))
+        return (type(self), (self.errcode, str(self)), self.__dict__)
+
 
 class OutOfMemoryError(RMMError, MemoryError):
     """Device memory, a pool maximum or a limit is exhausted. A MemoryError, as in RMM."""

@@ -25,6 +25,28 @@ def test_hierarchy():
     assert rmm.rmm.RMMError is rmm.RMMError
 
 
+def test_errors_keep_their_message_through_pickle_and_copy():
+    """An error from a worker process (Dask, ProcessPoolExecutor) reaches the caller pickled: the
+    message, status and type stay (red team 24: they arrived with an empty message)."""
+    import copy
+    import pickle
+
+    from rmmh import librmm_cffi
+    from rmmh._cuda.gpu import CUDARuntimeError
+    errors = [_errors.error_for(status, "message %d" % status) for status in (1, 2, 3, 4, 5, 6, 7, 8, 99)]
+    errors += [_errors.error_for(1, "message alloc", allocation=True),
+               CUDARuntimeError(2, "device 5 does not exist"),
+               librmm_cffi.RMMError("RMM_ERROR_NOT_INITIALIZED", "not initialized")]
+    with pytest.raises(MemoryError) as raised:
+        rmm.mr.LimitingResourceAdaptor(rmm.mr.CudaMemoryResource(), 1 << 20).allocate(2 << 20)
+    errors.append(raised.value)
+    for e in errors:
+        for other in (pickle.loads(pickle.dumps(e)), copy.copy(e)):
+            assert type(other) is type(e)
+            assert str(other) == str(e) and str(e)
+            assert (other.errcode, other.status) == (e.errcode, e.status)
+
+
 def test_oom_message_is_rmm_h_s():
     mr = rmm.mr.LimitingResourceAdaptor(rmm.mr.CudaMemoryResource(), 1 << 20)
     with pytest.raises(rmm.OutOfMemoryError, match="limit"):

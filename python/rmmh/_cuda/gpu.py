@@ -14,6 +14,9 @@ class CUDARuntimeError(CUDAError):
         super().__init__("RMM_ERROR_CUDA", msg)
         self.status = status
 
+    def __reduce__(self):
+        return (type(self), (self.status, str(self)), self.__dict__)
+
 
 def getDevice():
     """The current device."""
