@@ -128,6 +128,159 @@ def release(refs):
         token.run()
 
 
+# ---- owners the garbage collector finalizes -------------------------------------------------------
+# A resource's Python callables (a CallbackMemoryResource's functions, a failure callback) live on
+# the resource object, where the collector sees them; its finalizer hands them to its Record,
+# which keeps them (a root, through _live) until the C object goes. (Until 2026-11-29 the Records
+# held them from the start: callables that referred back to their owner, bound methods, made a
+# cycle that was never freed, with the owner's buffers and the resource's memory: a red team's
+# find.)
+# When the collector frees a cycle it runs every finalizer in it, in no set order, then clears
+# the objects that are still garbage: those that the callables handed to the Records do not reach.
+# A resource finalized there does not let go of its C object at once, as a callback called later
+# in the same collection (a buffer's free) may still use it: its hold waits until the collection
+# ends (gc.callbacks, _settle_gc_held). Then the owners the collection freed let go first (no
+# callback reaches them; destroying them may call callbacks, whose resources are all still there);
+# then those the Records' callables still reach, each only once no Record whose callables reach
+# it is left, except the Records it holds itself (it goes before them: an adaptor over a callback
+# resource). Where the callables reach too much to follow, what is left lets go when it is freed
+# later (weakref.finalize), as safe as before but not freed when the callables reach their owner.
+# A finalizer outside a collection lets go at once.
+_collecting = [False]
+_gc_held: list = []
+_REACH_LIMIT = 100000  # the most objects _reach follows from the callables
+
+
+def defer_if_collecting(obj, refs):
+    """In a collection, keeps obj's finalizer's hold on refs until it ends (see above): True."""
+    if not _collecting[0]:
+        return False
+    _gc_held.append((_weakref.ref(obj), refs))
+    return True
+
+
+def _holds(record, refs):
+    """Whether a Record holds refs through its upstreams."""
+    seen, todo = set(), list(record.ups)
+    while todo:
+        r = todo.pop()
+        if r is refs:
+            return True
+        if not r or id(r) in seen:
+            continue
+        seen.add(id(r))
+        if isinstance(r[0], Record):
+            todo.extend(r[0].ups)
+    return False
+
+
+def _reach(keep):
+    """The ids of the objects the callables in keep reach (closures, defaults, bound objects and
+    what those hold; not modules, classes or functions' globals), or None past _REACH_LIMIT."""
+    import types
+    skip = (types.ModuleType, type, types.CodeType, types.FrameType)
+    modules = {id(vars(m)) for m in list(_sys.modules.values()) if m is not None}
+    seen, todo = set(), [keep]
+    while todo:
+        o = todo.pop()
+        if id(o) in seen or isinstance(o, skip) or id(o) in modules:
+            continue
+        seen.add(id(o))
+        if len(seen) > _REACH_LIMIT:
+            return None
+        if isinstance(o, types.FunctionType):
+            todo.extend(c.cell_contents for c in (o.__closure__ or ()) if _has_contents(c))
+            todo.extend(o.__defaults__ or ())
+            todo.extend((o.__kwdefaults__ or {}).values())
+        else:
+            todo.extend(_gc.get_referents(o))
+    return seen
+
+
+def _has_contents(cell):
+    try:
+        cell.cell_contents
+        return True
+    except ValueError:  # (an empty cell)
+        return False
+
+
+def _settle_gc_held():
+    """After a collection: lets go of the holds its finalizers kept, in the order above (one
+    whose destruction raises does not stop the others)."""
+    while _gc_held:
+        items = _gc_held[:]
+        del _gc_held[:len(items)]
+        alive = []
+        for ref, refs in items:  # freed by the collection: no callable reaches them
+            if ref() is None:
+                _release_quietly(refs)
+            else:
+                alive.append((ref(), refs))
+        reaches = []  # (refs of a Record with callables, the ids they reach)
+        for _, refs in alive:
+            if refs and isinstance(refs[0], Record) and refs[0].keep is not None:
+                ids = _reach(refs[0].keep)
+                if ids is None:
+                    reaches = None
+                    break
+                reaches.append((refs, ids))
+        while alive and reaches is not None:
+            left = []
+            for obj, refs in alive:
+                record = refs[0] if refs else None
+                if any(k is not refs and k and id(obj) in ids and not (isinstance(record, Record) and _holds(record, k))
+                       for k, ids in reaches):
+                    left.append((obj, refs))  # a callable still reaches it: later
+                else:
+                    _release_quietly(refs)
+            if len(left) == len(alive):
+                # callables that reach each other (each reaches the other's owner): a Record
+                # with callables and no holder but its owner goes first (destroying its C
+                # object calls nothing) unless the callables of a Record that something still
+                # holds (so may still be called) reach it
+                free = [(obj, refs) for obj, refs in left
+                        if len(refs) == 1 and isinstance(refs[0], Record) and refs[0].keep is not None
+                        and not any(k is not refs and len(k) > 1 and id(obj) in ids for k, ids in reaches)]
+                if not free:
+                    break
+                for obj, refs in free:
+                    _release_quietly(refs)
+                left = [(obj, refs) for obj, refs in left if not any(refs is r for _, r in free)]
+            alive = left
+        for obj, refs in alive:  # (reached by callables whose Records wait for each other)
+            try:
+                _weakref.finalize(obj, release, refs).atexit = False
+            except Exception:  # noqa: S110
+                pass
+
+
+def _release_quietly(refs):
+    try:
+        release(refs)
+    except Exception:  # noqa: S110  (a finalizer's release: nowhere to raise to)
+        pass
+
+
+def _gc_phase(phase, info):
+    if phase == "start":
+        _collecting[0] = True
+    else:
+        _collecting[0] = False
+        if _gc_held:
+            _settle_gc_held()
+
+
+import gc as _gc  # noqa: E402
+import sys as _sys  # noqa: E402
+import weakref as _weakref  # noqa: E402
+
+try:
+    _gc.callbacks.append(_gc_phase)
+except AttributeError:  # pragma: no cover
+    pass
+
+
 def release_once(obj, refs, flag="_released"):
     """obj's finalizer letting go of the one hold obj has on refs, at most once: the finalizer called
     again by hand (obj.__del__()) must not drop a hold another holder took (a red team's find,

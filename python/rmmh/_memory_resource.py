@@ -142,6 +142,16 @@ class DeviceMemoryResource(_ResourceBase):
         self._h = handle
         self._refs = new_refs(_destroy, (handle,), [u._refs for u in ups], keep)
 
+    def _keep_callbacks(self, keep):
+        """Keeps the Python objects the C resource calls (ctypes thunks, the user's callables) on
+        this object, where the garbage collector sees them, while it lives; its finalizer hands
+        them to the Record, which keeps them for the holders left (buffers, hooks, adaptors'
+        Records) until the C resource is destroyed (see _lifetime's "owners the garbage
+        collector finalizes"). At interpreter exit they move to the Record too (_keep_at_exit):
+        the frees made during shutdown still call them."""
+        self.__dict__["_keep"] = keep
+        _callback_owners.add(self)
+
     def _borrow(self, handle):
         """Wraps a C resource this object does not own (the library's default resources)."""
         self._h = handle
@@ -185,7 +195,15 @@ class DeviceMemoryResource(_ResourceBase):
                 # last reference lets go (a red team's find, 2026-11-29: the C pool was destroyed
                 # under the table, and the next hook allocation used freed memory)
                 return
-            release_once(self, self._refs)
+            refs = self._refs
+            if refs and not getattr(self, "_released", False):
+                keep = self.__dict__.get("_keep")
+                if keep is not None:
+                    refs[0].keep = keep  # (see _keep_callbacks)
+                if _lifetime.defer_if_collecting(self, refs):
+                    self._released = True  # (let go of when the collection ends)
+                    return
+            release_once(self, refs)
         except Exception:  # never set (a failed __init__), or interpreter shutdown
             pass
 
@@ -749,8 +767,8 @@ class CallbackMemoryResource(DeviceMemoryResource):
 
         a = _lib.ALLOCATE_CALLBACK(allocate)
         d = _lib.DEALLOCATE_CALLBACK(deallocate)
-        self._own(_lib.created(_lib.rmmh_callback_resource_create, a, d),
-                  keep=(a, d, allocate_func, deallocate_func))
+        self._own(_lib.created(_lib.rmmh_callback_resource_create, a, d))
+        self._keep_callbacks((a, d, allocate_func, deallocate_func))
         self.__dict__.update(_allocate_func=allocate_func, _deallocate_func=deallocate_func)
 
 
@@ -937,7 +955,8 @@ class FailureCallbackResourceAdaptor(UpstreamResourceAdaptor):
 
         cb = _lib.FAILURE_CALLBACK(on_failure)
         self._own(_lib.created(_lib.rmmh_failure_callback_adaptor_create, upstream._h, cb),
-                  ups=(upstream,), keep=(cb, callback))
+                  ups=(upstream,))
+        self._keep_callbacks((cb, callback))
         self.__dict__["_callback"] = callback
 
 
@@ -1046,6 +1065,8 @@ def _reset_per_device_resource(device):
 # table while that count is not zero stays here, alive, until the count drops to zero: the next
 # table change, a garbage collection, or rmmh.allocators.release_held_resources() lets it go.
 _hook_held: list[DeviceMemoryResource] = []
+# The live resources whose C object calls Python (see DeviceMemoryResource._keep_callbacks)
+_callback_owners: "weakref.WeakSet[DeviceMemoryResource]" = weakref.WeakSet()
 _gc_sweep_installed = False
 
 
@@ -1096,6 +1117,13 @@ def _keep_at_exit():
     resource. Destroying it first would be a use after free; leaking it costs nothing, since the
     process is ending and its device memory goes with it. Resources the hooks hold nothing of
     are destroyed as usual (a logging adaptor still closes its file)."""
+    try:
+        for mr in list(_callback_owners):  # the callables shutdown's frees still call: rooted
+            refs = mr._refs
+            if refs and getattr(refs[0], "keep", True) is None:
+                refs[0].keep = mr.__dict__.get("_keep")
+    except Exception:  # never fail the interpreter's exit
+        pass
     try:
         with _table_lock:
             candidates = list(_per_device_mrs.values()) + list(_hook_held)

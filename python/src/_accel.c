@@ -396,11 +396,9 @@ fail_stream:
     return -1;
 }
 
-static void buffer_dealloc(PyObject *self) {
-    Buffer *b = (Buffer *)self;
-    PyTypeObject *tp = Py_TYPE(self);
-    freefunc tp_free = (freefunc)PyType_GetSlot(tp, Py_tp_free);
-    PyObject_GC_UnTrack(self);
+/* Frees the buffer's block (once: ptr is 0 after) and lets go of its holds; never raises. From
+   the finalizer and from dealloc, whichever comes first. */
+static void buffer_release_block(Buffer *b) {
     if (b->ptr && b->mr) {
         PyObject *et, *ev, *tb;
         PyErr_Fetch(&et, &ev, &tb);
@@ -432,6 +430,21 @@ static void buffer_dealloc(PyObject *self) {
         PyErr_Clear(); /* a destructor cannot raise; the process goes on */
         PyErr_Restore(et, ev, tb);
     }
+}
+
+/* The finalizer: the garbage collector runs it for a buffer in a collected cycle before it
+   clears anything, so the free still finds a callback resource's Python callables (a buffer that
+   freed only in dealloc did so after the clearing began: a red team's find, 2026-11-29). A
+   buffer that dies by its count is freed by dealloc, or by this when DeviceBuffer's dealloc calls
+   it first. */
+static void buffer_finalize(PyObject *self) { buffer_release_block((Buffer *)self); }
+
+static void buffer_dealloc(PyObject *self) {
+    Buffer *b = (Buffer *)self;
+    PyTypeObject *tp = Py_TYPE(self);
+    freefunc tp_free = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+    PyObject_GC_UnTrack(self);
+    buffer_release_block(b);
     Py_XDECREF(b->mr_refs);
     Py_XDECREF(b->stream_refs);
     Py_XDECREF(b->mr);
@@ -502,6 +515,7 @@ static PyType_Slot buffer_slots[] = {
     {Py_tp_new, (void *)buffer_new},
     {Py_tp_init, (void *)buffer_init},
     {Py_tp_dealloc, (void *)buffer_dealloc},
+    {Py_tp_finalize, (void *)buffer_finalize},
     {Py_tp_traverse, (void *)buffer_traverse},
     {Py_tp_members, (void *)buffer_members},
     {Py_tp_getset, (void *)buffer_getset},

@@ -96,6 +96,7 @@ typedef struct PyModuleDef {
 #define Py_tp_members 72
 #define Py_tp_getset 73
 #define Py_tp_free 74
+#define Py_tp_finalize 80
 #define PYTHON_ABI_VERSION 3
 #define PyMODINIT_FUNC __attribute__((visibility("default"))) PyObject *
 

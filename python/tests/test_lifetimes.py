@@ -67,16 +67,53 @@ class Holder:
         pass
 
 
+class _Owner:
+    """A callback resource over `up` whose callables are bound methods of this object."""
+
+    def __init__(self, up):
+        self.up = up
+        self.mr = rmm.mr.CallbackMemoryResource(self.alloc, self.free)
+
+    def alloc(self, nbytes, stream):
+        return self.up.allocate(nbytes, stream)
+
+    def free(self, ptr, nbytes, stream):
+        self.up.deallocate(ptr, nbytes, stream)
+
+
+class _SpillOwner:
+    """A failure-callback adaptor over `up` whose callback is a bound method of this object."""
+
+    def __init__(self, up):
+        self.mr = rmm.mr.FailureCallbackResourceAdaptor(up, self.on_oom)
+
+    def on_oom(self, nbytes):
+        return False
+
+
 @pytest.mark.filterwarnings("error::pytest.PytestUnraisableExceptionWarning")
 @pytest.mark.parametrize("seed", range(20))
 def test_cycles_of_resources_buffers_and_streams(seed):
     """Random chains of adaptors, buffers and streams in one garbage cycle: whatever order the
     collector finalizes them in, each C object goes after its users, and the Python callbacks a
-    C resource calls (with what they use, the `up` of the lambdas) live as long as it does."""
+    C resource calls (with what they use, the `up` of the lambdas) live as long as it does; also
+    when the callables are bound methods of objects that hold the whole chain and some buffers."""
     rng = random.Random(seed)
     base = rmm.mr.CudaMemoryResource()
     chain = [base]
+    owners = []  # objects whose bound methods a resource calls, holding the chain (red team 24)
+
+    def owned(up):
+        owners.append(_Owner(up))
+        return owners[-1].mr
+
+    def spilled(up):
+        owners.append(_SpillOwner(up))
+        return owners[-1].mr
+
     makers = [
+        owned,
+        spilled,
         lambda up: rmm.mr.PoolMemoryResource(up, 0),
         lambda up: rmm.mr.StatisticsResourceAdaptor(up),
         lambda up: rmm.mr.TrackingResourceAdaptor(up),
@@ -100,11 +137,68 @@ def test_cycles_of_resources_buffers_and_streams(seed):
             bufs.append(rmm.DeviceBuffer(size=rng.randrange(1, 4000), mr=mr, stream=s))
         except MemoryError:  # e.g. binning bins over a fixed-size upstream of smaller blocks
             pass
-    objects = chain + streams + bufs
+    for o in owners:
+        o.chain, o.bufs = list(chain), [b for b in bufs if rng.random() < 0.3]
+    objects = chain + streams + bufs + owners
     rng.shuffle(objects)
     Holder(*objects)
-    del objects, chain, streams, bufs, mr, s, base
+    del objects, chain, streams, bufs, mr, s, base, owners
     gc.collect()
+
+
+class _SelfAllocator:
+    """A user resource whose callbacks are its own bound methods, with buffers of its own and a
+    pool over it."""
+
+    def __init__(self, base):
+        self.base = base
+        self.mr = rmm.mr.CallbackMemoryResource(self.alloc, self.free)
+        self.scratch = rmm.DeviceBuffer(size=1 << 20, mr=self.mr)
+        self.pool = rmm.mr.PoolMemoryResource(self.mr, 1 << 20)  # (its destruction calls self.free)
+        self.pooled = rmm.DeviceBuffer(size=1000, mr=self.pool)
+
+    def alloc(self, nbytes, stream):
+        return self.base.allocate(nbytes, stream)
+
+    def free(self, ptr, nbytes, stream):
+        self.base.deallocate(ptr, nbytes, stream)
+
+
+class _Spiller:
+    """A pool behind a failure callback that is a bound method of the pool's owner."""
+
+    def __init__(self, base):
+        self.pool = rmm.mr.PoolMemoryResource(base, 1 << 20)
+        self.mr = rmm.mr.FailureCallbackResourceAdaptor(self.pool, self.on_oom)
+        self.kept = rmm.DeviceBuffer(size=1000, mr=self.mr)
+
+    def on_oom(self, nbytes):
+        return False
+
+
+@pytest.mark.filterwarnings("error::pytest.PytestUnraisableExceptionWarning")
+@pytest.mark.parametrize("owner", [_SelfAllocator, _Spiller])
+def test_callbacks_that_refer_to_their_owner_are_collected(owner):
+    """A callback resource (or failure-callback adaptor) whose callables are bound methods of the
+    object that holds it makes a cycle: the collector frees it, with the owner's buffers, the C
+    resources and their memory (red team 24: the callables were rooted, and nothing was ever
+    freed). Two collections: the first frees the buffers and lets the cycle's owner go, the
+    second what the callables kept."""
+    from rmmh import _lifetime
+    import weakref
+    gc.collect()
+    base = rmm.mr.StatisticsResourceAdaptor(rmm.mr.CudaMemoryResource())
+    live = len(_lifetime._live)
+    refs = []
+    for _ in range(5):
+        o = owner(base)
+        refs.append(weakref.ref(o.mr))
+        del o
+    gc.collect()
+    gc.collect()
+    assert all(r() is None for r in refs)
+    assert base.allocation_counts.current_bytes == 0 and base.allocation_counts.current_count == 0
+    assert len(_lifetime._live) == live
 
 
 def test_stream_outlives_buffers():
@@ -627,6 +721,37 @@ def test_callbacks_that_give_no_answer_get_the_safe_one():
     for bad in (_lib.rmmh_failure_callback_adaptor_create(ctypes.byref(out), lim._h, _lib.FAILURE_CALLBACK()),
                 _lib.rmmh_callback_resource_create(ctypes.byref(out), _lib.ALLOCATE_CALLBACK(), free)):
         assert bad == _errors.INVALID_ARGUMENT
+
+
+@pytest.mark.parametrize("garbage", [False, True])
+def test_owner_cycle_at_exit(garbage):
+    """A callback resource whose callables are bound methods of its owner, with a buffer and a
+    pool over it, alive at exit or left as garbage no collection has freed: the exit is clean."""
+    out = _child_ok("""
+        import gc
+        import rmmh as rmm
+        gc.disable()
+        base = rmm.mr.CudaMemoryResource()
+
+        class Owner:
+            def __init__(self):
+                self.mr = rmm.mr.CallbackMemoryResource(self.alloc, self.free)
+                self.pool = rmm.mr.PoolMemoryResource(self.mr, 1 << 20)
+                self.bufs = [rmm.DeviceBuffer(size=100, mr=self.mr),
+                             rmm.DeviceBuffer(size=100, mr=self.pool)]
+
+            def alloc(self, n, s):
+                return base.allocate(n, s)
+
+            def free(self, p, n, s):
+                base.deallocate(p, n, s)
+
+        owners = [Owner() for _ in range(3)]
+        if %r:
+            del owners
+        print("exiting", rmm.ACCELERATED)
+    """ % garbage)
+    assert out.startswith("exiting")
 
 
 # ---- found by the red team of 2026-11-29 ------------------------------------------------------
