@@ -497,7 +497,8 @@ RMMDEF rmm_status rmm_resource_validate(rmm_resource *mr);
    pointer mr handed out), which is what cudaIpcGetMemHandle must be given, and ptr's offset in it,
    so that another process opening that handle finds the block at its base + offset. Follows the
    chain down: a pool's upstream chunk, a fixed-size resource's chunk, the arena's one allocation,
-   the bin of a binning resource, an adaptor's upstream, the raw block behind an over-aligned one,
+   the bin of a binning resource (NOT_SUPPORTED for a block it cannot place when one of its bins
+   is a user-defined resource and nothing below its upstream holds the block), an adaptor's upstream, the raw block behind an over-aligned one,
    down to the cudaMalloc-family resource at the bottom (for which it is ptr itself, offset 0).
    mr NULL: the current device resource. Fails with INVALID_ARGUMENT iff ptr, base or offset is
    NULL or ptr is not a live block of a sub-allocator on the way (nothing changes but the outputs:
@@ -846,8 +847,9 @@ RMMDEF rmm_binning_desc rmm_binning_desc_default(void);
 /* Routes each request to the smallest bin that holds it (O(log bins)); larger requests, and
    alignments above 256, go to upstream. Frees are routed the same way by size, so the size must
    be exact: a block of one of the bins freed with a size that routes it upstream is CORRUPTION,
-   in every build, for the library's own bins and for a user's bin that is a pool or a fixed-size
-   resource, or one under at most 16 adaptors, unless this resource's upstream reaches it too
+   in every build, for the library's own bins and for a user's bin that is a pool, a fixed-size
+   resource, an arena or a binning resource, or one under at most 16 adaptors, unless this
+   resource's upstream reaches it too
    (O(bins x (layers + log chunks)), on frees routed upstream only); a size that routes it to
    another bin is that bin's to refuse. A bin
    made lazily whose upstream allocates from this binning resource again works for other sizes;
@@ -4256,6 +4258,7 @@ typedef struct rmm__desc {
     rmm_status (*base_step)(rmm_resource *mr, const char **p, size_t *off, rmm_resource **next);
     rmm_status (*live)(rmm_resource *mr, rmm__live_list *live); /* (RMM_DEBUG_MARGIN) its live blocks */
 } rmm__desc;
+RMM__PRIVATE const rmm__desc *rmm__describe(const rmm_resource *mr);
 
 /* Each adaptor's "counters": n named values (none for those that keep none). */
 RMM__PRIVATE rmm_status rmm__json_counters(rmm__json *j, const char *const *keys, const uint64_t *values, size_t n) {
@@ -9974,30 +9977,42 @@ RMM__PRIVATE bool rmm__below(rmm_resource *from, const rmm_resource *r) {
     bool found = false;
     return rmm__graph_walk(from, r, 0, &steps, "binning: deallocate", &found) != RMM_SUCCESS || found;
 }
+/* Whether arena mr's one allocation holds ptr (defined with the arena; false without it). O(1). */
+RMM__PRIVATE bool rmm__arena_holds(rmm_resource *mr, const void *ptr);
 /* The bin holding ptr, or NULL: a library-made bin, or a user's bin whose first sub-allocator
-   (through at most 16 adaptors) is a fixed-size resource or a pool that holds ptr and that the
-   binning resource's own upstream does not reach (all its blocks would look held). O(bins x
-   (layers + log chunks)), and a walk below upstream when a user's bin holds ptr: only for frees
-   routed upstream. */
-RMM__PRIVATE rmm__bin *rmm__binning_owner(rmm__binning *b, const void *ptr) {
+   (through at most 16 adaptors) holds ptr and is not reached by the binning resource's own
+   upstream too (all its blocks would look held): a fixed-size resource or a pool (their records),
+   an arena (its one allocation's range), or a binning resource (one of its bins holds ptr, at
+   most RMM_MAX_BIN_NESTING deep; else its upstream is looked at as the layer below). Until
+   2026-11-29 arena and binning bins were passed over ("they check their own frees"), but a free
+   routed upstream never reaches them: an arena bin's block freed with a size above the bins went
+   upstream and freed the arena's whole allocation (a red team's find). O(bins x (layers + log
+   chunks)) per level, and a walk below upstream when a user's bin holds ptr: only for frees routed
+   upstream and rmm_resource_allocation_base. */
+RMM__PRIVATE rmm__bin *rmm__binning_owner_at(rmm__binning *b, const void *ptr, int nesting) {
     size_t i;
     for (i = 0; i < b->count; i++) {
         rmm_resource *mr = RMM__ATOMIC_LOAD(&b->bins[i].mr);
         int layers;
         for (layers = 0; mr && layers < 16; layers++, mr = rmm_resource_get_upstream(mr)) {
-            bool fixed = mr->vtable == &rmm__fixed_vtable, pool = false;
+            bool fixed = mr->vtable == &rmm__fixed_vtable, pool = false, held;
 #if !defined(RMM_NO_POOL)
             pool = mr->vtable == &rmm__pool_vtable;
 #endif
-            if (fixed || pool) {
-                if (rmm__suballocator_holds(mr, ptr) && (b->bins[i].owned || !rmm__below(b->upstream, mr))) return &b->bins[i];
+            if (fixed || pool || strcmp(rmm_resource_type_name(mr), "arena") == 0) {
+                held = fixed || pool ? rmm__suballocator_holds(mr, ptr) : rmm__arena_holds(mr, ptr);
+                if (held && (b->bins[i].owned || !rmm__below(b->upstream, mr))) return &b->bins[i];
                 break;
             }
-            if (mr->vtable == &rmm__binning_vtable || strcmp(rmm_resource_type_name(mr), "arena") == 0) break; /* (they check their own frees) */
+            if (mr->vtable == &rmm__binning_vtable) {
+                if (mr == &b->base || nesting >= RMM_MAX_BIN_NESTING) break; /* (a cycle, or too deep to look) */
+                if (rmm__binning_owner_at((rmm__binning *)mr, ptr, nesting + 1) && (b->bins[i].owned || !rmm__below(b->upstream, mr))) return &b->bins[i];
+            }
         }
     }
     return NULL;
 }
+RMM__PRIVATE rmm__bin *rmm__binning_owner(rmm__binning *b, const void *ptr) { return rmm__binning_owner_at(b, ptr, 0); }
 /* Frees are routed by size like allocations. A size that routes a block of one of the bins (the
    library's own, or a user's pool or fixed-size resource, through adaptors) to upstream is
    CORRUPTION (upstream would free memory the bin holds, a whole chunk); one that routes it to
@@ -10155,10 +10170,57 @@ RMM__PRIVATE rmm_status rmm__binning_dump_mr(rmm__json *j, rmm_resource *mr, int
 }
 /* A bin's block is the bin's; anything else went to upstream (a user bin's blocks are not told
    apart: upstream is asked). */
+/* Whether mr is a sub-allocator rmm__binning_owner can look into. */
+RMM__PRIVATE bool rmm__binning_seen_into(rmm_resource *mr) {
+    bool pool = false;
+#if !defined(RMM_NO_POOL)
+    pool = mr->vtable == &rmm__pool_vtable;
+#endif
+    return pool || mr->vtable == &rmm__fixed_vtable || mr->vtable == &rmm__binning_vtable || strcmp(rmm_resource_type_name(mr), "arena") == 0;
+}
+/* The resource on mr's chain (through at most 16 layers) that can say nothing of where its memory
+   comes from (a user's resource), before any sub-allocator: NULL if none. */
+RMM__PRIVATE rmm_resource *rmm__binning_opaque(rmm_resource *mr) {
+    int layers;
+    for (layers = 0; mr && layers < 16; layers++, mr = rmm_resource_get_upstream(mr)) {
+        const rmm__desc *d;
+        if (rmm__binning_seen_into(mr)) return NULL;
+        d = rmm__describe(mr);
+        if (!d || !d->base_step) return mr;
+    }
+    return NULL;
+}
+/* Whether the first sub-allocator on mr's chain (through at most 16 layers) holds ptr: false when
+   the chain has none (its bottom would say "ptr itself" of any pointer). */
+RMM__PRIVATE bool rmm__binning_held_below(rmm_resource *mr, const void *ptr) {
+    int layers;
+    for (layers = 0; mr && layers < 16; layers++, mr = rmm_resource_get_upstream(mr)) {
+        if (mr->vtable == &rmm__binning_vtable) {
+            if (rmm__binning_owner((rmm__binning *)mr, ptr)) return true;
+            continue; /* (else its upstream served it, if anything on this chain did) */
+        }
+        if (rmm__binning_seen_into(mr)) return strcmp(rmm_resource_type_name(mr), "arena") == 0 ? rmm__arena_holds(mr, ptr) : rmm__suballocator_holds(mr, ptr);
+    }
+    return false;
+}
+/* A block of one of the bins goes on through that bin; any other through upstream, unless a bin
+   the owner check cannot look into (a user's resource) might hold it and nothing below upstream
+   says it is upstream's: NOT_SUPPORTED then (until 2026-11-29 upstream's bottom answered "ptr
+   itself, offset 0" for a user bin's block: a red team's find). */
 RMM__PRIVATE rmm_status rmm__binning_base_step(rmm_resource *mr, const char **p, size_t *off, rmm_resource **next) {
-    rmm__bin *owner = rmm__binning_owner((rmm__binning *)mr, *p);
+    rmm__binning *b = (rmm__binning *)mr;
+    rmm__bin *owner = rmm__binning_owner(b, *p);
+    size_t i;
     (void)off;
-    *next = owner ? owner->mr : ((rmm__binning *)mr)->upstream;
+    if (!owner && !rmm__binning_held_below(b->upstream, *p)) {
+        for (i = 0; i < b->count; i++) {
+            rmm_resource *bin = RMM__ATOMIC_LOAD(&b->bins[i].mr), *opaque = bin ? rmm__binning_opaque(bin) : NULL;
+            if (opaque)
+                return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "rmm_resource_allocation_base(ptr=%p): binning: its bin of %zu bytes, resource '%s', cannot say whether it holds ptr or where its memory comes from",
+                                 (const void *)*p, b->bins[i].bytes, rmm_resource_type_name(opaque));
+        }
+    }
+    *next = owner ? owner->mr : b->upstream;
     return RMM_SUCCESS;
 }
 #endif
@@ -11159,6 +11221,15 @@ RMM__PRIVATE rmm_status rmm__arena_live(rmm_resource *mr, rmm__live_list *live) 
 #else
 #define rmm__arena_live NULL
 #endif
+RMM__PRIVATE bool rmm__arena_holds(rmm_resource *mr, const void *ptr) {
+    const rmm__arena *a = (const rmm__arena *)mr;
+    return mr->vtable == &rmm__arena_vtable && (const char *)ptr >= a->base_ptr && (const char *)ptr < a->base_ptr + a->arena_bytes;
+}
+#else
+RMM__PRIVATE bool rmm__arena_holds(rmm_resource *mr, const void *ptr) {
+    (void)mr, (void)ptr;
+    return false;
+}
 #endif
 
 /* ======================================================================================= */

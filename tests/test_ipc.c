@@ -125,6 +125,56 @@ TEST(allocation_base_not_supported) {
     }
 }
 
+/* Through a binning resource (red team 24): a block of an arena bin has the arena's allocation as
+   its base (it had itself, offset 0, from the upstream below); one of a user's bin, which cannot
+   say where its memory comes from, is NOT_SUPPORTED, and so is a block from upstream while such a
+   bin is there and nothing below upstream holds the block; a pool below upstream that holds it
+   says so. */
+TEST(allocation_base_through_binning_bins) {
+    rmm_resource *arena = NULL, *bins = NULL, *user = NULL, *bins2 = NULL, *pool = NULL;
+    rmm_arena_desc ad = rmm_arena_desc_default();
+    rmm_pool_desc pd = rmm_pool_desc_default();
+    void *p = NULL, *q = NULL, *big = NULL, *base = NULL, *abase = NULL;
+    size_t offset = 0, aoffset = 0;
+    NEED_GPU();
+    ad.arena_bytes = 4 * MiB;
+    CHECK_OK(rmm_arena_create(&arena, rmm_get_current_device_resource(), &ad));
+    CHECK_OK(rmm_binning_create(&bins, rmm_get_current_device_resource(), NULL));
+    CHECK_OK(rmm_binning_add_bin(bins, 64 << 10, arena));
+    CHECK_OK(rmm_allocate(bins, &p, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(bins, &q, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_resource_allocation_base(arena, q, &abase, &aoffset));
+    CHECK_OK(rmm_resource_allocation_base(bins, q, &base, &offset));
+    CHECK(base == abase && offset == aoffset && offset > 0);
+    check_base(bins, q, rmm_get_current_device_resource());
+    CHECK_OK(rmm_deallocate(bins, p, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(bins, q, 1000, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(bins);
+    rmm_resource_destroy(arena);
+    CHECK_OK(rmm_callback_resource_create(&user, user_alloc, user_free, rmm_get_current_device_resource()));
+    CHECK_OK(rmm_binning_create(&bins, rmm_get_current_device_resource(), NULL));
+    CHECK_OK(rmm_binning_add_bin(bins, 64 << 10, user));
+    CHECK_OK(rmm_allocate(bins, &p, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(bins, &big, MiB, RMM_STREAM_DEFAULT));
+    base = (void *)&offset;
+    CHECK_STATUS(rmm_resource_allocation_base(bins, p, &base, &offset), RMM_ERROR_NOT_SUPPORTED);
+    CHECK(base == NULL && offset == 0 && strstr(rmm_last_error(), "cannot say") != NULL);
+    CHECK_STATUS(rmm_resource_allocation_base(bins, big, &base, &offset), RMM_ERROR_NOT_SUPPORTED);
+    CHECK_OK(rmm_deallocate(bins, p, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(bins, big, MiB, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(bins);
+    pd.initial_bytes = 4 * MiB;
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), &pd));
+    CHECK_OK(rmm_binning_create(&bins2, pool, NULL));
+    CHECK_OK(rmm_binning_add_bin(bins2, 64 << 10, user));
+    CHECK_OK(rmm_allocate(bins2, &big, MiB, RMM_STREAM_DEFAULT)); /* from upstream, the pool */
+    check_base(bins2, big, rmm_get_current_device_resource());
+    CHECK_OK(rmm_deallocate(bins2, big, MiB, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(bins2);
+    rmm_resource_destroy(pool);
+    rmm_resource_destroy(user);
+}
+
 /* The legacy offset (rmmGetAllocationOffset) comes from the same walk. */
 TEST(legacy_allocation_offset) {
     rmmOptions_t o;
@@ -148,6 +198,7 @@ int main(void) {
     HARNESS_INIT();
     RUN(allocation_base_through_every_sub_allocator);
     RUN(allocation_base_not_supported);
+    RUN(allocation_base_through_binning_bins);
     RUN(legacy_allocation_offset);
     return harness_main_end();
 }

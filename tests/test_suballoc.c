@@ -4810,6 +4810,42 @@ TEST(binning_user_pool_bin_wrong_size_free) {
     rmm_resource_destroy(pool);
 }
 
+/* A block of an arena bin, or of a binning resource's bin, freed with a size that routes it
+   upstream is CORRUPTION (red team 24: upstream freed the arena's whole allocation, which the
+   arena went on handing out); freed right, it goes back to its bin. */
+TEST(binning_arena_and_nested_bins_wrong_size_free) {
+    rmm_resource *arena = NULL, *bins = NULL, *inner = NULL;
+    rmm_arena_desc ad = rmm_arena_desc_default();
+    rmm_binning_desc bd = rmm_binning_desc_default();
+    void *p = NULL, *q = NULL, *r = NULL;
+    NEED_GPU();
+    ad.arena_bytes = 4 * MiB;
+    bd.min_size_exponent = 18;
+    bd.max_size_exponent = 22;
+    CHECK_OK(rmm_arena_create(&arena, rmm_get_current_device_resource(), &ad));
+    CHECK_OK(rmm_binning_create(&inner, rmm_get_current_device_resource(), &bd)); /* 256 KiB .. 4 MiB fixed-size bins */
+    CHECK_OK(rmm_binning_create(&bins, rmm_get_current_device_resource(), NULL));
+    CHECK_OK(rmm_binning_add_bin(bins, 64 << 10, arena));
+    CHECK_OK(rmm_binning_add_bin(bins, 512 << 10, inner));
+    CHECK_OK(rmm_allocate(bins, &p, 1000, RMM_STREAM_DEFAULT));      /* the arena's */
+    CHECK_OK(rmm_allocate(bins, &q, 300 << 10, RMM_STREAM_DEFAULT)); /* inner's 512 KiB bin */
+    CHECK_STATUS(rmm_deallocate(bins, p, MiB, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+    CHECK(strstr(rmm_last_error(), "the block belongs to the bin of 65536 bytes") != NULL);
+    CHECK_STATUS(rmm_deallocate(bins, q, 8 * MiB, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+    CHECK_OK(rmm_resource_validate(arena));
+    CHECK_OK(rmm_allocate(bins, &r, 2000, RMM_STREAM_DEFAULT)); /* the arena still whole: usable */
+    CHECK_OK(rmm_deallocate(bins, r, 2000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(bins, p, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(bins, q, 300 << 10, RMM_STREAM_DEFAULT));
+    /* a block from upstream, freed with its size, is no bin's */
+    CHECK_OK(rmm_allocate(bins, &r, 2 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(bins, r, 2 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_resource_validate(bins));
+    rmm_resource_destroy(bins);
+    rmm_resource_destroy(inner);
+    rmm_resource_destroy(arena);
+}
+
 TEST(binning_create_and_add_bin_errors) {
     counting_resource up;
     rmm_resource *mr = (rmm_resource *)&up;
@@ -5800,6 +5836,7 @@ int main(void) {
     RUN(binning_over_a_pool);
     RUN(binning_add_bin_refuses_a_cycle);
     RUN(binning_user_pool_bin_wrong_size_free);
+    RUN(binning_arena_and_nested_bins_wrong_size_free);
     RUN(arena_create_errors);
     RUN(arena_asks_upstream_before_its_bookkeeping);
     RUN(arena_small_large_and_bad_frees);
