@@ -6739,16 +6739,22 @@ RMM__PRIVATE bool rmm__pool_state_init(rmm__so *so, rmm__sstate *s) {
     return true;
 }
 /* Makes s's bin tables and quick lists, so that free blocks can be filed or parked there; false
-   iff host memory ran out (s keeps what it has). O(1); once per state until rmm__pool_unready. */
+   iff host memory ran out, with s as it was: the empty tables it made go again (a table without
+   the quick lists is what rmm_pool_validate calls corrupt: a red team's find, 2026-11-29). O(1);
+   once per state until rmm__pool_unready. */
 RMM__PRIVATE RMM__NOINLINE bool rmm__pool_ready(rmm__pool *p, rmm__pstream *s) {
-    if (!rmm__tlsf_ready(&s->free)) return false;
-    if (p->large_bytes != SIZE_MAX && !rmm__tlsf_ready(&s->large)) return false;
-    if (s->quick == rmm__pool_no_quick) {
-        rmm__block **q = (rmm__block **)rmm__calloc(RMM__POOL_QUICK_CLASSES, sizeof *q);
-        if (!q) return false;
-        s->quick = q;
+    bool had_free = s->free.heads != NULL, had_large = s->large.heads != NULL;
+    if (rmm__tlsf_ready(&s->free) && (p->large_bytes == SIZE_MAX || rmm__tlsf_ready(&s->large))) {
+        rmm__block **q;
+        if (s->quick != rmm__pool_no_quick) return true;
+        if ((q = (rmm__block **)rmm__calloc(RMM__POOL_QUICK_CLASSES, sizeof *q)) != NULL) {
+            s->quick = q;
+            return true;
+        }
     }
-    return true;
+    if (!had_free && s->free.heads) rmm__tlsf_unready(&s->free);
+    if (!had_large && s->large.heads) rmm__tlsf_unready(&s->large);
+    return false;
 }
 static inline bool rmm__pool_is_ready(const rmm__pstream *s) { return s->quick != rmm__pool_no_quick; }
 /* As rmm__pool_ring_cover, for a free on s's own stream, but the pool's lock is let go around the

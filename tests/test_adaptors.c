@@ -5,14 +5,17 @@
    records what reached it. Built on the host backend (ASan/UBSan) and on the CUDA runtime (gcc
    -lcudart and nvcc). */
 /* Host memory that runs out on purpose: while host_fail_from is not 0, the library's requests of
-   at least that many bytes fail (RMM_SYS_*: tracking_host_out_of_memory_is_out_of_memory). The
+   at least that many bytes fail (RMM_SYS_*: tracking_host_out_of_memory_is_out_of_memory), and
+   host_fail_nth fails one request, the nth from now. The
    feature macros rmm.h would set come first, as stdlib.h is included before it. */
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE 1
 #include <stdlib.h>
 static size_t host_fail_from;
-static void *test_sys_malloc(size_t n) { return host_fail_from && n >= host_fail_from ? NULL : malloc(n); }
-static void *test_sys_realloc(void *p, size_t n) { return host_fail_from && n >= host_fail_from ? NULL : realloc(p, n); }
+static int host_fail_nth; /* not 0: the library's nth request from now fails */
+static int host_fails(size_t n) { return (host_fail_from && n >= host_fail_from) || (host_fail_nth && --host_fail_nth == 0); }
+static void *test_sys_malloc(size_t n) { return host_fails(n) ? NULL : malloc(n); }
+static void *test_sys_realloc(void *p, size_t n) { return host_fails(n) ? NULL : realloc(p, n); }
 #define RMM_SYS_MALLOC(n) test_sys_malloc(n)
 #define RMM_SYS_REALLOC(p, n) test_sys_realloc(p, n)
 #define RMM_SYS_FREE(p) free(p)
@@ -2158,6 +2161,39 @@ TEST(debug_log_file_gets_pool_warnings) {
 
 /* A tracking adaptor destroyed with allocations outstanding says so in the debug log (destroy
    returns nothing; it was silent: a red team's find). */
+/* A pool's first free on a stream makes that stream's free-list tables; when host memory runs out
+   for one of them the free fails with OUT_OF_MEMORY and leaves the pool as it was (red team 24:
+   the tables made before the failure stayed without the quick lists, which validate called
+   corrupt, and an RMM_DEBUG build aborted at the next call); the free then succeeds. */
+TEST(pool_free_out_of_host_memory_changes_nothing) {
+    int n, failed = 0;
+    NEED_GPU();
+    for (n = 1; n <= 6; n++) {
+        rmm_resource *pool = NULL;
+        rmm_stream s = NULL;
+        void *p = NULL, *q = NULL;
+        rmm_status st;
+        CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), NULL));
+        CHECK_OK(rmm_stream_create(&s));
+        CHECK_OK(rmm_allocate(pool, &p, 1000, RMM_STREAM_DEFAULT));
+        host_fail_nth = n;
+        st = rmm_deallocate(pool, p, 1000, s);
+        host_fail_nth = 0;
+        CHECK(st == RMM_SUCCESS || st == RMM_ERROR_OUT_OF_MEMORY);
+        CHECK_OK(rmm_pool_validate(pool));
+        CHECK_OK(rmm_allocate(pool, &q, 512, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_deallocate(pool, q, 512, RMM_STREAM_DEFAULT));
+        if (st != RMM_SUCCESS) {
+            failed++;
+            CHECK_OK(rmm_deallocate(pool, p, 1000, s)); /* the block stayed allocated: freed now */
+        }
+        CHECK_OK(rmm_pool_validate(pool));
+        CHECK_OK(rmm_stream_destroy(s));
+        rmm_resource_destroy(pool);
+    }
+    CHECK(failed >= 2); /* (the tables and the quick lists each failed once) */
+}
+
 TEST(tracking_destroyed_with_outstanding_allocations_warns) {
     rmm_resource *cuda = NULL, *track = NULL;
     void *p = NULL;
@@ -2229,6 +2265,7 @@ int main(void) {
     RUN(debug_log_levels);
     RUN(debug_log_file_gets_pool_warnings);
     RUN(tracking_destroyed_with_outstanding_allocations_warns);
+    RUN(pool_free_out_of_host_memory_changes_nothing);
     RUN(limiting_refusal_near_size_max_keeps_the_count);
     RUN(statistics_count_a_huge_request_at_int64_max);
     RUN(statistics_totals_stay_at_int64_max);
