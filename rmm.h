@@ -830,7 +830,8 @@ RMMDEF rmm_fixed_size_desc rmm_fixed_size_desc_default(void);
    ordered after that stream's work only, the stream then records an event, so other streams take
    it behind that event; a record that fails gives the chunk back and fails the allocation with its
    status). Allocate and free are O(1). Requests above block_bytes fail with OUT_OF_MEMORY;
-   alignments must divide the block size and the block's address (INVALID_ARGUMENT otherwise).
+   alignments must divide the block size and the block's address (INVALID_ARGUMENT otherwise; a
+   chunk taken from upstream for the request whose base is aligned to less goes back at once).
    A free of a pointer that is not a block of this resource, or of a block that is free already
    (a double free: every build, from the chunk's bitmap), is CORRUPTION (O(log chunks)). Fails at
    creation with INVALID_ARGUMENT iff out or upstream is NULL or the sizes overflow, with
@@ -9363,6 +9364,7 @@ typedef struct rmm__fixed {
     rmm__fchunk **chunks; /* sorted by address */
     size_t chunk_count, chunk_cap;
     size_t used_blocks;
+    size_t grow_alignment; /* under the lock: the alignment of the allocation acquiring a block (a new chunk that cannot meet it goes back) */
 } rmm__fixed;
 /* How many blocks an eager stream may park uncovered on its stack (see rmm__fstream). O(1). */
 static inline size_t rmm__fixed_ring_cap(const rmm__fixed *f) {
@@ -9473,7 +9475,15 @@ RMM__PRIVATE rmm_status rmm__fixed_grow_in(rmm__so *so, rmm__sstate *ss, const v
     }
     {
         rmm_status st = rmm_allocate(f->upstream, &ptr, f->chunk_bytes, s->ss.handle);
-        if (st == RMM_SUCCESS && (st = rmm__so_grown(&s->ss, f->upstream)) != RMM_SUCCESS) (void)rmm_deallocate(f->upstream, ptr, f->chunk_bytes, s->ss.handle);
+        if (st == RMM_SUCCESS && f->grow_alignment > RMM_ALIGNMENT && ((uintptr_t)ptr & (f->grow_alignment - 1)) != 0) {
+            /* every block of a chunk is aligned as its base (the alignment divides the block
+               size): this one cannot serve the request, and goes back (it was kept, a chunk
+               per failed call: a red team's find, 2026-11-29) */
+            (void)rmm_deallocate(f->upstream, ptr, f->chunk_bytes, s->ss.handle);
+            st = RMM__INVALID("fixed_size: the next block is not aligned to %zu bytes (a new chunk from upstream is aligned to less)", f->grow_alignment);
+        } else if (st == RMM_SUCCESS && (st = rmm__so_grown(&s->ss, f->upstream)) != RMM_SUCCESS) {
+            (void)rmm_deallocate(f->upstream, ptr, f->chunk_bytes, s->ss.handle);
+        }
         if (st != RMM_SUCCESS) {
             RMM_SYS_FREE(c->free_bits);
 #if RMM__MARGIN_ON
@@ -9547,9 +9557,11 @@ RMM__PRIVATE rmm_status rmm__fixed_allocate(rmm_resource *self, void **ptr, size
     if (RMM__UNLIKELY(st != RMM_SUCCESS)) goto out;
     s = from = (rmm__fstream *)ss;
     if (RMM__UNLIKELY(s->count == 0)) {
+        f->grow_alignment = alignment;
         st = rmm__so_acquire(&f->so, ss, &bytes, &from_state, &item);
         if (st == RMM_ERROR_OUT_OF_MEMORY && rmm__so_unstick(&f->so, ss, true)) /* other streams' uncovered blocks, covered by a synchronize */
             st = rmm__so_acquire(&f->so, ss, &bytes, &from_state, &item);
+        f->grow_alignment = 0;
         if (st != RMM_SUCCESS) {
             if (st == RMM_ERROR_OUT_OF_MEMORY) { /* every stream's lists were empty: nothing is free */
                 char cause[RMM__CAUSE_MAX];

@@ -4676,6 +4676,40 @@ TEST(fixed_create_errors_and_defaults) {
     rmm_resource_destroy(mr);
 }
 
+/* An over-aligned request a new chunk cannot meet (its blocks are aligned as its base) fails with
+   INVALID_ARGUMENT and gives that chunk back: the upstream holds what it held (red team 24: each
+   such call kept one more chunk). A base that happens to be aligned serves it. */
+TEST(fixed_over_aligned_request_takes_no_chunk) {
+    rmm_resource *trk = NULL, *fx = NULL;
+    rmm_fixed_size_desc d = rmm_fixed_size_desc_default();
+    void *a = NULL, *p = NULL;
+    size_t bytes = 0, count = 0, bytes0 = 0, count0 = 0;
+    rmm_status st;
+    int i;
+    NEED_GPU();
+    CHECK_OK(rmm_tracking_adaptor_create(&trk, rmm_get_current_device_resource(), false));
+    d.block_bytes = MiB;
+    d.blocks_to_preallocate = 1;
+    CHECK_OK(rmm_fixed_size_create(&fx, trk, &d));
+    CHECK_OK(rmm_allocate(fx, &a, 1000, RMM_STREAM_DEFAULT)); /* the only block */
+    CHECK_OK(rmm_tracking_get(trk, &bytes0, &count0));
+    for (i = 0; i < 3; i++) {
+        st = rmm_allocate_aligned(fx, &p, 1000, MiB, RMM_STREAM_DEFAULT);
+        CHECK_OK(rmm_tracking_get(trk, &bytes, &count));
+        if (st == RMM_SUCCESS) {
+            CHECK(((uintptr_t)p & (MiB - 1)) == 0 && count == count0 + 1);
+            CHECK_OK(rmm_deallocate_aligned(fx, p, 1000, MiB, RMM_STREAM_DEFAULT));
+            break;
+        }
+        CHECK(st == RMM_ERROR_INVALID_ARGUMENT && p == NULL && strstr(rmm_last_error(), "not aligned") != NULL);
+        CHECK(count == count0 && bytes == bytes0);
+    }
+    CHECK_OK(rmm_resource_validate(fx));
+    CHECK_OK(rmm_deallocate(fx, a, 1000, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(fx);
+    rmm_resource_destroy(trk);
+}
+
 TEST(fixed_reuse_growth_and_bad_frees) {
     counting_resource up;
     rmm_resource *mr = NULL;
@@ -5828,6 +5862,7 @@ int main(void) {
     RUN(pool_growth_retries_only_out_of_memory);
     RUN(fixed_create_errors_and_defaults);
     RUN(fixed_reuse_growth_and_bad_frees);
+    RUN(fixed_over_aligned_request_takes_no_chunk);
     RUN(fixed_foreign_stream_ring);
     RUN(growth_from_a_stream_ordered_upstream_is_recorded);
     RUN(fixed_validate_detects_corruption);
