@@ -808,7 +808,8 @@ RMMDEF rmm_status rmm_pool_get_info(rmm_resource *pool, rmm_pool_info *info);
    the work of the streams that freed into it, and the free-list tables of streams left holding no
    free block. *released_bytes (may be NULL) says how much. Fails
    with INVALID_ARGUMENT iff pool is not a pool; with the upstream's or CUDA's status if a wait or a
-   free fails (what was released so far stays released). O(blocks). Thread-safe. */
+   free fails (what was released so far stays released; the chunks a failed wait was to cover stay
+   too). O(blocks). Thread-safe. */
 RMMDEF rmm_status rmm_pool_trim(rmm_resource *pool, size_t *released_bytes);
 /* Checks every invariant (contiguity, coalescing, bins and bitmaps, the address map, accounting).
    CORRUPTION with a message naming the first broken one; INVALID_ARGUMENT iff not a pool.
@@ -4783,6 +4784,8 @@ RMM__PRIVATE void rmm__sreg_bury(rmm__sreg *r) {
             rmm__event_destroy(r->death);
             r->death = NULL;
             r->complete = rmm__stream_sync_raw(r->handle) == RMM_SUCCESS;
+            if (!r->complete) /* (the memory freed on it then waits for a device synchronize: rmm__so_donor_event) */
+                RMM__LOG(RMM_LOG_LEVEL_WARN, "rmm_stream_destroy(stream=%p): neither an event nor a synchronize could order its work: %s", (void *)r->handle, rmm_last_error());
         }
     }
     RMM__ATOMIC_STORE(&r->alive, 0);
@@ -5138,6 +5141,7 @@ typedef struct rmm__sstate {
                            (records on one stream complete in order) */
     uint32_t query_skip; /* rmm__so_refresh_done: attempts left before the event is asked again */
     uint32_t query_wait; /* the skip set after the last "not done" (0: the last answer was done) */
+    struct rmm__sstate *doomed_next; /* rmm__so.doomed's chain */
 } rmm__sstate;
 
 typedef struct rmm__so rmm__so;
@@ -5181,6 +5185,7 @@ struct rmm__so {
                                 is retired (see rmm__so_mine) */
     rmm__sstate *spares[RMM__SO_SPARES]; /* retired states kept with their events, for reuse */
     size_t spare_count;
+    rmm__sstate *doomed;     /* retired inside nowait calls, still to bury (rmm__so_bury_doomed) */
     /* With track_holders the slow path looks only at `holders`: a superset of the states that hold
        free memory (the resource lists a state when it may have gained some; a state found empty
        leaves), so a stream's first allocation costs O(holders), not O(states). holders_lost: a
@@ -5357,6 +5362,31 @@ RMM__PRIVATE void rmm__so_relist(rmm__so *so) {
 }
 
 /* Removes s from the list and map and frees it (or keeps it as a spare). s holds no memory. */
+/* Set while this thread makes a "nowait" call (rmm_allocate_nowait): it must make no CUDA call but
+   a foreign stream's id, so rmm__so_unstick does nothing then, rmm__so_settled asks no event and
+   rmm__so_retire destroys no event (a later ordinary call does all three; a sweep in a nowait call
+   asked 30 events until 2026-11-29, and destroyed 26: red teams' finds). */
+static RMM__TLS bool rmm__in_nowait;
+/* Lets go of a retired state's stream reference and keeps it as a spare, or destroys its event
+   and frees it. */
+RMM__PRIVATE void rmm__so_bury(rmm__so *so, rmm__sstate *s) {
+    rmm__sreg_unref(s->reg);
+    s->reg = NULL;
+    if (so->spare_count < RMM__SO_SPARES) {
+        so->spares[so->spare_count++] = s;
+    } else {
+        rmm__event_destroy(s->event);
+        RMM_SYS_FREE(s);
+    }
+}
+/* Buries the states retired during nowait calls (outside one only). O(those states). */
+RMM__PRIVATE RMM__NOINLINE void rmm__so_bury_doomed(rmm__so *so) {
+    while (so->doomed) {
+        rmm__sstate *s = so->doomed;
+        so->doomed = s->doomed_next;
+        rmm__so_bury(so, s);
+    }
+}
 RMM__PRIVATE void rmm__so_retire(rmm__so *so, rmm__sstate *s) {
     size_t i = s->index;
     RMM_ASSERT(so->list[i] == s);
@@ -5366,15 +5396,13 @@ RMM__PRIVATE void rmm__so_retire(rmm__so *so, rmm__sstate *s) {
     if (so->last == s) so->last = NULL;
     so->gen = RMM__ATOMIC_ADD(&rmm__so_gens, 1); /* (threads' cached states of so are checked again) */
     rmm__so_unlist(so, s);
-    rmm__sreg_unref(s->reg);
-    s->reg = NULL;
     so->ops->fini(so, s);
-    if (so->spare_count < RMM__SO_SPARES) {
-        so->spares[so->spare_count++] = s;
-    } else {
-        rmm__event_destroy(s->event);
-        RMM_SYS_FREE(s);
+    if (RMM__UNLIKELY(rmm__in_nowait)) { /* (its event, or its dead stream's, would be destroyed: later) */
+        s->doomed_next = so->doomed;
+        so->doomed = s;
+        return;
     }
+    rmm__so_bury(so, s);
 }
 /* Whether s is a foreign stream's state (keyed by the stream's id): eager, and no registry entry. */
 static inline bool rmm__so_by_id(const rmm__sstate *s) { return !s->lazy && !s->reg; }
@@ -5406,6 +5434,15 @@ RMM__PRIVATE rmm_status rmm__so_donor_event(rmm__sstate *d, rmm__event *event) {
         RMM_TRY(st);
         if (!alive) {
             *event = d->reg->death; /* recorded after everything the stream ever did */
+            if (RMM__UNLIKELY(!*event && !d->reg->complete)) {
+                /* destroyed with neither a death event nor a finished synchronize (both CUDA
+                   calls failed): only a device synchronize orders what it freed (its memory went
+                   to other streams unordered until 2026-11-29: a red team's find) */
+                RMM_TRY(rmm__device_synchronize());
+                (void)rmm__spin_lock(&d->reg->lock);
+                d->reg->complete = true;
+                rmm__spin_unlock(&d->reg->lock);
+            }
             return RMM_SUCCESS;
         }
     }
@@ -5528,10 +5565,6 @@ RMM__PRIVATE rmm_status rmm__so_host_wait(rmm__sstate *s) {
     RMM_TRY(rmm__so_donor_event(s, &e));
     return e ? rmm__event_synchronize(e) : RMM_SUCCESS;
 }
-/* Set while this thread makes a "nowait" call (rmm_allocate_nowait): it must make no CUDA call but
-   a foreign stream's id, so rmm__so_unstick does nothing then and rmm__so_settled asks no event (a
-   later ordinary call does both; a sweep in a nowait call asked 30 events until 2026-11-29). */
-static RMM__TLS bool rmm__in_nowait;
 /* true iff the work s had queued before its frees is known to be done (no wait needed); false,
    asking nothing, where that would take a CUDA call in a "nowait" call. */
 RMM__PRIVATE bool rmm__so_settled(rmm__sstate *s) {
@@ -5548,12 +5581,14 @@ RMM__PRIVATE bool rmm__so_settled(rmm__sstate *s) {
    foreign and whose work is done. O(states); runs when their number doubles. */
 /* Covers, with one device synchronize, the memory no event covers in states whose stream may be
    gone (foreign streams, exited threads): only a call on that stream could cover it otherwise.
-   O(states), and the synchronize when one such state holds some. true iff it synchronized. */
-RMM__PRIVATE bool rmm__so_unstick(rmm__so *so, rmm__sstate *current, bool all) {
+   O(states), and the synchronize when one such state holds some. true iff it synchronized;
+   *failed (may be NULL) is the synchronize's status (SUCCESS when none was needed or made). */
+RMM__PRIVATE bool rmm__so_unstick_status(rmm__so *so, rmm__sstate *current, bool all, rmm_status *failed) {
     size_t i;
     bool any = false;
     rmm__device_guard g;
     rmm_status st;
+    if (failed) *failed = RMM_SUCCESS;
     if (!so->ops || !so->ops->stuck || rmm__in_nowait) return false; /* (a resource whose creation failed early has no ops) */
     for (i = 0; i < so->count && !any; i++) {
         rmm__sstate *d = so->list[i];
@@ -5566,11 +5601,15 @@ RMM__PRIVATE bool rmm__so_unstick(rmm__so *so, rmm__sstate *current, bool all) {
         st = rmm__device_synchronize();
         rmm__device_leave(&g);
     }
-    if (st != RMM_SUCCESS) return false;
+    if (st != RMM_SUCCESS) {
+        if (failed) *failed = st;
+        return false;
+    }
     for (i = 0; i < so->count; i++)
         if (!so->list[i]->lazy && so->ops->stuck(so, so->list[i])) so->ops->unstick(so, so->list[i]);
     return true;
 }
+RMM__PRIVATE bool rmm__so_unstick(rmm__so *so, rmm__sstate *current, bool all) { return rmm__so_unstick_status(so, current, all, NULL); }
 RMM__PRIVATE void rmm__so_sweep(rmm__so *so, rmm__sstate *current) {
     size_t i = so->count;
     (void)rmm__so_unstick(so, current, false);
@@ -5629,6 +5668,7 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__so_state_slow(rmm__so *so, rmm_stream
     void **slot;
     rmm__sstate *s;
     rmm__so_mine_entry *mine = rmm__so_mine_for(so);
+    if (RMM__UNLIKELY(so->doomed != NULL) && !rmm__in_nowait) rmm__so_bury_doomed(so);
     if (mine->so == so && mine->gen == so->gen && rmm__so_names(mine->s, stream, prekey)) {
         *out = so->last = mine->s;
         return RMM_SUCCESS;
@@ -5791,6 +5831,13 @@ RMM__PRIVATE void rmm__so_free(rmm__so *so, bool exiting) {
         so->ops->fini(so, s);
         rmm__sreg_unref(s->reg);
         if (!exiting) rmm__event_destroy(s->event); /* else leaked: no CUDA at exit */
+        RMM_SYS_FREE(s);
+    }
+    while (so->doomed) {
+        rmm__sstate *s = so->doomed;
+        so->doomed = s->doomed_next;
+        rmm__sreg_unref(s->reg);
+        if (!exiting) rmm__event_destroy(s->event);
         RMM_SYS_FREE(s);
     }
     for (i = 0; i < so->spare_count; i++) {
@@ -7140,6 +7187,21 @@ RMM__PRIVATE void rmm__vm_forget(rmm__pool *p, size_t e, size_t *follow) {
     vm->ext_len[e] = 0;
     rmm__vm_shelve(p, vm->handle[e], len);
 }
+/* The pages rmm__vm_unmap_idle could move keeping [keep_first, keep_last], those of idle extents no
+   block uses: *to_spares in extents that would join the spares, *to_release in longer ones.
+   O(idle pages). */
+RMM__PRIVATE void rmm__vm_movable(rmm__pool *p, size_t keep_first, size_t keep_last, size_t *to_spares, size_t *to_release) {
+    rmm__pool_vm *vm = &p->vm;
+    size_t j;
+    *to_spares = *to_release = 0;
+    for (j = vm->idle_tail; j != SIZE_MAX; j = vm->idle_prev[j]) {
+        size_t e = vm->ext_first[j], len = vm->ext_len[e];
+        if (vm->ext_used[e] == 0 && (keep_first > keep_last || e + len - 1 < keep_first || e > keep_last)) {
+            if (len <= RMM__VM_SPARE_PAGES) ++*to_spares;
+            else ++*to_release;
+        }
+    }
+}
 /* Unmaps idle extents, longest idle first, until `count` pages have gone (an extent goes whole, and
    only when every page of it is idle and none lies in [keep_first, keep_last]): a one-page extent
    joins the spares, a longer one is released (its physical memory fits only a run as long). The
@@ -7287,8 +7349,26 @@ RMM__PRIVATE rmm_status rmm__vm_page_in(rmm__pool *p, size_t first, size_t last)
     }
     fresh = rmm__vm_fresh(vm, missing, limit);
     if (vm->spare_count + fresh < missing) {
-        size_t want = missing - vm->spare_count - fresh;
+        size_t want = missing - vm->spare_count - fresh, to_spares, to_release, spares_best, held_best, room_best;
         size_t batch = rmm__max(want, peak / (4 * RMM__VM_SLACK)); /* refill a few spares with the same synchronize */
+        /* with every idle extent no block uses moved (each move helps: a spare more, or a page
+           less held), would the request fit? If not, nothing moves (idle extents were released
+           first, for a request the maximum then refused, until 2026-11-29: a red team's find);
+           if only through the maximum's room, every such extent moves */
+        rmm__vm_movable(p, first, last, &to_spares, &to_release);
+        spares_best = vm->spare_count + to_spares;
+        held_best = held_before - to_release;
+        room_best = limit > held_best ? limit - held_best : 0;
+        if (spares_best + rmm__min(missing > spares_best ? missing - spares_best : 0, room_best) < missing) {
+            if (missing - spares_best > (max_pages > held_best ? max_pages - held_best : 0)) {
+                vm->at_maximum = true;
+                return rmm__fail(RMM_ERROR_OUT_OF_MEMORY,
+                                 "pool: out of memory: %zu pages to map; %zu bytes of pages held of the maximum %zu, %zu pages of them spare and %zu idle "
+                                 "in extents no block uses (the only idle ones that can move)",
+                                 missing, held_before * vm->page, p->desc.maximum_bytes, vm->spare_count, to_spares + to_release);
+            }
+            batch = to_spares + to_release;
+        }
         RMM_TRY(rmm__vm_unmap_idle(p, batch, first, last));
         fresh = rmm__vm_fresh(vm, missing, limit); /* (released extents made room) */
         if (vm->spare_count + fresh < missing) { /* nothing idle to move: past the slack, up to the maximum */
@@ -8117,14 +8197,18 @@ RMM__IMPL rmm_status rmm_deallocate_nowait(rmm_resource *mr, void *ptr, size_t b
 RMM__IMPL rmm_status rmm_pool_trim(rmm_resource *pool, size_t *released_bytes) {
     rmm__pool *p = (rmm__pool *)pool;
     size_t released = 0, i;
-    rmm_status st;
+    rmm_status st, waited;
+    char cause[RMM__CAUSE_MAX];
     if (released_bytes) *released_bytes = 0;
     if (!pool || pool->vtable != &rmm__pool_vtable)
         return RMM__INVALID("rmm_pool_trim: resource '%s' is not a pool", rmm_resource_type_name(pool));
     if (!rmm__spin_lock(&p->so.lock)) return rmm__reentrant("pool", "rmm_pool_trim");
-    (void)rmm__so_unstick(&p->so, NULL, true); /* eager streams' rings: a device synchronize covers them */
+    (void)rmm__so_unstick_status(&p->so, NULL, true, &waited); /* eager streams' rings: a device synchronize covers them */
+    if (waited != RMM_SUCCESS) rmm__copy_cause(cause, rmm_last_error());
     rmm__pool_settle_all(p);
     st = p->backing->trim(p, &released);
+    if (st == RMM_SUCCESS && waited != RMM_SUCCESS) /* (their chunks stay; what else was free went: a red team's find, 2026-11-29) */
+        st = rmm__fail(waited, "rmm_pool_trim: the chunks of streams' uncovered frees were kept, as the device synchronize that covers them failed: %s", cause);
     for (i = 0; i < p->so.count; i++) { /* states left with no free block give their tables back */
         rmm__pstream *s = RMM__PSTREAM(p, i);
         if (rmm__pool_is_ready(s) && !rmm__pool_holds(&p->so, &s->ss)) rmm__pool_unready(s);

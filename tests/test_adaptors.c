@@ -2194,6 +2194,162 @@ TEST(pool_free_out_of_host_memory_changes_nothing) {
     CHECK(failed >= 2); /* (the tables and the quick lists each failed once) */
 }
 
+#if defined(RMM_BACKEND_HOST)
+/* Red team 24's stream-order finds, with a stream model that counts what reaches "CUDA" and in
+   which, where told, nothing completes. */
+static int sm_in_nowait, sm_destroys_in_nowait, sm_waits, sm_syncs, sm_dsyncs, sm_behind;
+static void sm_record(void *u, const void *e, rmm_stream s) { (void)u, (void)e, (void)s; }
+static bool sm_query(void *u, const void *e) { (void)u, (void)e; return !sm_behind; }
+static void sm_esync(void *u, const void *e) { (void)u, (void)e; sm_syncs++; }
+static void sm_edestroy(void *u, const void *e) { (void)u, (void)e; sm_destroys_in_nowait += sm_in_nowait; }
+static void sm_wait(void *u, rmm_stream s, const void *e) { (void)u, (void)s, (void)e; sm_waits++; }
+static void sm_ssync(void *u, rmm_stream s) { (void)u, (void)s; sm_syncs++; }
+static void sm_dsync(void *u) { (void)u; sm_dsyncs++; }
+static void sm_work(void *u, rmm_stream s) { (void)u, (void)s; }
+static void sm_unmap(void *u, const void *va, size_t n) { (void)u, (void)va, (void)n; }
+#define MiB ((size_t)1 << 20)
+static rmm_host_stream_model sm_model = {NULL, sm_record, sm_query, sm_esync, sm_edestroy, sm_wait, sm_ssync, sm_dsync, sm_work, sm_unmap};
+
+/* A trim whose device synchronize (covering a foreign stream's ring) fails says so (it returned
+   SUCCESS, having released nothing); the next trim releases the chunk. */
+TEST(pool_trim_reports_a_failed_synchronize) {
+    rmm_resource *pool = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    rmm_pool_info info;
+    rmm_stream f = NULL;
+    size_t released = 1, i;
+    void *x = NULL;
+    d.initial_bytes = 4 * MiB;
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), &d));
+    CHECK_OK(rmm__stream_create_raw(&f, false)); /* foreign */
+    for (i = 0; i < RMM__POOL_RING_AFTER + 1; i++) { /* the stream earns its ring */
+        CHECK_OK(rmm_allocate(pool, &x, 256, f));
+        CHECK_OK(rmm_deallocate(pool, x, 256, f));
+    }
+    CHECK_OK(rmm_allocate(pool, &x, MiB / 2, f));
+    CHECK_OK(rmm_deallocate(pool, x, MiB / 2, f)); /* in the ring: no event covers it */
+    rmm_host_backend_fail_calls("cudaDeviceSynchronize", 1, 1, RMM_ERROR_CUDA);
+    CHECK_STATUS(rmm_pool_trim(pool, &released), RMM_ERROR_CUDA);
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    CHECK(released == 0 && strstr(rmm_last_error(), "cudaDeviceSynchronize") != NULL);
+    CHECK_OK(rmm_pool_get_info(pool, &info));
+    CHECK(info.pool_bytes == 4 * MiB);
+    CHECK_OK(rmm_pool_trim(pool, &released));
+    CHECK(released == 4 * MiB);
+    CHECK_OK(rmm_pool_validate(pool));
+    rmm_resource_destroy(pool);
+    CHECK_OK(rmm__stream_destroy_raw(f));
+}
+
+/* A nowait call destroys no event: the states a sweep retires inside it are buried by the next
+   ordinary call (26 cudaEventDestroy calls were made inside one nowait call). */
+TEST(nowait_calls_destroy_no_event) {
+    rmm_resource *pool = NULL;
+    rmm_stream f[33];
+    void *xs[32], *x = NULL;
+    bool wb = false;
+    size_t i, released = 0;
+    rmm_host_backend_set_stream_model(&sm_model);
+    sm_destroys_in_nowait = 0;
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), NULL));
+    for (i = 0; i < 33; i++) CHECK_OK(rmm__stream_create_raw(&f[i], false));
+    for (i = 0; i < 31; i++) CHECK_OK(rmm_allocate(pool, &xs[i], 256, f[i]));
+    for (i = 0; i < 31; i++) CHECK_OK(rmm_deallocate(pool, xs[i], 256, f[i])); /* an event each */
+    CHECK_OK(rmm_pool_trim(pool, &released)); /* the states stay, empty */
+    sm_in_nowait = 1;
+    CHECK_OK(rmm_allocate_nowait(pool, &x, 256, f[31], &wb));
+    sm_in_nowait = 0;
+    CHECK(wb && x == NULL);
+    CHECK(sm_destroys_in_nowait == 0);
+    CHECK_OK(rmm_allocate(pool, &x, 256, f[32])); /* an ordinary call buries them */
+    CHECK_OK(rmm_deallocate(pool, x, 256, f[32]));
+    CHECK_OK(rmm_pool_validate(pool));
+    rmm_resource_destroy(pool);
+    for (i = 0; i < 33; i++) CHECK_OK(rmm__stream_destroy_raw(f[i]));
+    rmm_host_backend_set_stream_model(NULL);
+}
+
+/* A virtual pool asked for what its maximum refuses however many idle pages move gives nothing
+   back first (an idle extent was released to the device, then the request refused). Maximum 8
+   pages of 2 MiB, extents of 4: a block on page 0 keeps its extent's idle pages in place, so 5
+   more pages cannot be had. */
+TEST(virtual_pool_refused_by_its_maximum_gives_nothing_back) {
+    rmm_resource *pool = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    rmm_pool_info info;
+    void *x = NULL, *y = NULL, *z = NULL, *w = NULL;
+    rmm__pool *p;
+    uint64_t releases, unmaps;
+    size_t align;
+    uintptr_t at = 0;
+    d.growth = RMM_POOL_GROWTH_VIRTUAL;
+    d.virtual_bytes = 1024 * MiB;
+    d.maximum_bytes = 16 * MiB;
+    d.virtual_extent_bytes = 8 * MiB;
+    CHECK_OK(rmm_pool_create(&pool, NULL, &d));
+    if (!pool) return;
+    p = (rmm__pool *)pool;
+    CHECK(p->vm.page == 2 * MiB);
+    CHECK_OK(rmm_allocate(pool, &x, 8 * MiB, RMM_STREAM_DEFAULT)); /* extent A: pages 0-3 */
+    CHECK_OK(rmm_allocate(pool, &y, 8 * MiB, RMM_STREAM_DEFAULT)); /* extent B: pages 4-7 */
+    CHECK_OK(rmm_deallocate(pool, x, 8 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(pool, y, 8 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(pool, &z, 2 * MiB, RMM_STREAM_DEFAULT)); /* page 0 */
+    CHECK((char *)z == p->vm.base);
+    for (align = 32 * MiB; align <= 256 * MiB; align *= 2) { /* 5 pages on unmapped ones, past page 7 */
+        at = ((uintptr_t)p->vm.base + 2 * MiB + align - 1) & ~(uintptr_t)(align - 1);
+        if (at - (uintptr_t)p->vm.base >= 16 * MiB) break;
+    }
+    releases = p->vm.releases;
+    unmaps = p->vm.unmaps;
+    if (align <= 256 * MiB) {
+        CHECK_STATUS(rmm_allocate_aligned(pool, &w, 10 * MiB, align, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+        CHECK(strstr(rmm_last_error(), "idle in extents no block uses") != NULL);
+        CHECK_OK(rmm_pool_get_info(pool, &info));
+        CHECK(info.pool_bytes == 16 * MiB && p->vm.releases == releases && p->vm.unmaps == unmaps);
+    }
+    CHECK_OK(rmm_pool_validate(pool));
+    CHECK_OK(rmm_deallocate(pool, z, 2 * MiB, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(pool);
+}
+
+/* A library stream destroyed when neither its death event nor a synchronize can be had: the memory
+   freed on it goes to another stream behind a device synchronize (it went with no ordering). */
+TEST(stream_destroyed_without_death_event_orders_its_memory) {
+    int broken;
+    rmm_host_backend_set_stream_model(&sm_model);
+    sm_behind = 1;
+    for (broken = 0; broken < 2; broken++) {
+        rmm_resource *pool = NULL;
+        rmm_pool_desc d = rmm_pool_desc_default();
+        rmm_stream s = NULL, t = NULL;
+        void *a = NULL, *b = NULL;
+        d.initial_bytes = 4 * MiB;
+        CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), &d));
+        CHECK_OK(rmm_stream_create(&s));
+        CHECK_OK(rmm_stream_create(&t));
+        CHECK_OK(rmm_allocate(pool, &a, 4 * MiB, s));
+        CHECK_OK(rmm_deallocate(pool, a, 4 * MiB, s));
+        if (broken) { /* the death event's host memory, then the stream's synchronize */
+            host_fail_from = 16;
+            rmm_host_backend_fail_calls("cudaStreamSynchronize", 1, 1, RMM_ERROR_CUDA);
+        }
+        CHECK_OK(rmm_stream_destroy(s));
+        host_fail_from = 0;
+        rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+        sm_waits = sm_syncs = sm_dsyncs = 0;
+        CHECK_OK(rmm_allocate(pool, &b, 4 * MiB, t)); /* s's block */
+        CHECK(b == a && sm_waits + sm_syncs + sm_dsyncs > 0);
+        if (broken) CHECK(sm_dsyncs > 0);
+        CHECK_OK(rmm_deallocate(pool, b, 4 * MiB, t));
+        rmm_resource_destroy(pool);
+        CHECK_OK(rmm_stream_destroy(t));
+    }
+    sm_behind = 0;
+    rmm_host_backend_set_stream_model(NULL);
+}
+#endif
+
 TEST(tracking_destroyed_with_outstanding_allocations_warns) {
     rmm_resource *cuda = NULL, *track = NULL;
     void *p = NULL;
@@ -2266,6 +2422,12 @@ int main(void) {
     RUN(debug_log_file_gets_pool_warnings);
     RUN(tracking_destroyed_with_outstanding_allocations_warns);
     RUN(pool_free_out_of_host_memory_changes_nothing);
+#if defined(RMM_BACKEND_HOST)
+    RUN(pool_trim_reports_a_failed_synchronize);
+    RUN(nowait_calls_destroy_no_event);
+    RUN(stream_destroyed_without_death_event_orders_its_memory);
+    RUN(virtual_pool_refused_by_its_maximum_gives_nothing_back);
+#endif
     RUN(limiting_refusal_near_size_max_keeps_the_count);
     RUN(statistics_count_a_huge_request_at_int64_max);
     RUN(statistics_totals_stay_at_int64_max);
