@@ -1261,6 +1261,9 @@ def _initialize(pool_allocator=False, managed_memory=False, initial_pool_size=No
     if logging:
         created = _check_log_files(log_file_name or os.getenv("RMM_LOG_FILE"), devices, "reinitialize")
     with _table_lock:
+        # the resources set now, weakly: reset first, so that a new pool can have the memory an
+        # old one gives back, as RMM does; put back on failure where something else kept them
+        previous = {d: weakref.ref(mr) for d, mr in _per_device_mrs.items()}
         for d in list(_per_device_mrs):
             _reset_per_device_resource(d)
         set_up = []
@@ -1273,12 +1276,20 @@ def _initialize(pool_allocator=False, managed_memory=False, initial_pool_size=No
                 set_per_device_resource(device, mr)
                 set_up.append(device)
         except BaseException:
-            # the empty log files the check made for devices left without a logging adaptor go
-            # (they stayed behind when, say, a pool too large for the device raised: 2026-11-29)
-            if created:
-                name = log_file_name or os.getenv("RMM_LOG_FILE")
-                kept = {os.path.abspath(_append_id(name, d)) for d in set_up}
-                _remove_files([path for path in created if path not in kept])
+            # a resource that cannot be made (a pool too large for the device): the devices set
+            # up here go back to their defaults and the resources set before that still live come
+            # back (every device was left reset, and the earlier ones of the list set up, until
+            # 2026-11-29: a red team's find); the empty log files the check made go
+            for d in set_up:
+                _reset_per_device_resource(d)
+            for d, ref in previous.items():
+                old = ref()
+                if old is not None:
+                    try:
+                        set_per_device_resource(d, old)
+                    except Exception:  # noqa: S110  (finalized meanwhile: the default stays)
+                        pass
+            _remove_files(created)
             raise
         finally:
             _set_device(original)

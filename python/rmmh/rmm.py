@@ -14,6 +14,13 @@ def reinitialize(pool_allocator=False, managed_memory=False, initial_pool_size=N
     Calls the registered hooks first, newest first. Using memory from the previous resources
     afterwards is safe in rmmh (buffers keep their resource alive) but keeps that memory held.
 
+    Bad arguments raise before any resource changes. Every device's resource is reset before the
+    new ones are made (as in RMM: a new pool can have the memory an old one gives back); when one
+    cannot be made (a pool too large for the device: MemoryError), the devices set up by this
+    call go back to their defaults and each resource set before it that is still alive elsewhere
+    (held by the caller, a buffer or an adaptor) is set again (rmmh only: RMM leaves the devices
+    reset).
+
     Parameters
     ----------
     pool_allocator : bool

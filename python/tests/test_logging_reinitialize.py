@@ -200,6 +200,25 @@ def test_reinitialize_that_fails_leaves_no_empty_log_file(tmp_path):
         rmm.reinitialize()
 
 
+def test_reinitialize_that_fails_puts_back_what_lives():
+    """A pool too large for the device: reinitialize raises MemoryError with the resource set
+    before it back in place when something still holds it (red team 24: every device was left
+    reset); one that nothing else held is gone, and the device has its default."""
+    mine = rmm.mr.StatisticsResourceAdaptor(rmm.mr.CudaMemoryResource())
+    rmm.mr.set_per_device_resource(0, mine)
+    try:
+        with pytest.raises(MemoryError):
+            rmm.reinitialize(pool_allocator=True, initial_pool_size=1 << 60)
+        assert rmm.mr.get_per_device_resource(0) is mine
+        rmm.mr.set_per_device_resource(0, rmm.mr.StatisticsResourceAdaptor(rmm.mr.CudaMemoryResource()))
+        with pytest.raises(MemoryError):
+            rmm.reinitialize(pool_allocator=True, initial_pool_size=1 << 60)
+        assert isinstance(rmm.mr.get_per_device_resource(0), rmm.mr.CudaMemoryResource)
+        rmm.DeviceBuffer(size=100)  # (usable)
+    finally:
+        rmm.reinitialize()
+
+
 def test_enable_disable_logging(tmp_path):
     base = str(tmp_path / "rmm_log.csv")
     rmm.enable_logging(log_file_name=base)
