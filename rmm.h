@@ -5437,7 +5437,9 @@ RMM__PRIVATE rmm_status rmm__so_donor_event(rmm__sstate *d, rmm__event *event) {
             if (RMM__UNLIKELY(!*event && !d->reg->complete)) {
                 /* destroyed with neither a death event nor a finished synchronize (both CUDA
                    calls failed): only a device synchronize orders what it freed (its memory went
-                   to other streams unordered until 2026-11-29: a red team's find) */
+                   to other streams unordered until 2026-11-29: a red team's find); never inside
+                   a nowait call (rmm__so_settled then says not settled: a review's find) */
+                if (rmm__in_nowait) return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "the memory of a destroyed stream waits for a device synchronize: not in a nowait call");
                 RMM_TRY(rmm__device_synchronize());
                 (void)rmm__spin_lock(&d->reg->lock);
                 d->reg->complete = true;

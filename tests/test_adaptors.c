@@ -2159,8 +2159,6 @@ TEST(debug_log_file_gets_pool_warnings) {
     rmm_resource_destroy(cuda);
 }
 
-/* A tracking adaptor destroyed with allocations outstanding says so in the debug log (destroy
-   returns nothing; it was silent: a red team's find). */
 /* A pool's first free on a stream makes that stream's free-list tables; when host memory runs out
    for one of them the free fails with OUT_OF_MEMORY and leaves the pool as it was (red team 24:
    the tables made before the failure stayed without the quick lists, which validate called
@@ -2348,8 +2346,53 @@ TEST(stream_destroyed_without_death_event_orders_its_memory) {
     sm_behind = 0;
     rmm_host_backend_set_stream_model(NULL);
 }
+
+/* ... and that device synchronize is never made inside a nowait call, where a sweep meets such a
+   state (the review of the mend above found one there, with the pool's lock held). */
+static int sm_dsyncs_in_nowait;
+static void sm_dsync_nowait(void *u) { (void)u; sm_dsyncs_in_nowait += sm_in_nowait; }
+TEST(nowait_calls_make_no_device_synchronize) {
+    rmm_resource *pool = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    rmm_stream s = NULL, f[40];
+    rmm_host_stream_model m = sm_model;
+    void *a = NULL, *xs[40], *x = NULL;
+    bool wb = false;
+    size_t i;
+    m.device_synchronize = sm_dsync_nowait;
+    rmm_host_backend_set_stream_model(&m);
+    sm_behind = 1;
+    sm_dsyncs_in_nowait = 0;
+    d.initial_bytes = 4 * MiB;
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), &d));
+    CHECK_OK(rmm_stream_create(&s));
+    CHECK_OK(rmm_allocate(pool, &a, 4096, s));
+    CHECK_OK(rmm_deallocate(pool, a, 4096, s));
+    for (i = 0; i < 40; i++) CHECK_OK(rmm__stream_create_raw(&f[i], false));
+    for (i = 0; i < 39 && ((rmm__pool *)pool)->so.count + 1 < ((rmm__pool *)pool)->so.sweep_at; i++) { /* the next state sweeps */
+        CHECK_OK(rmm_allocate(pool, &xs[i], 256, f[i]));
+        CHECK_OK(rmm_deallocate(pool, xs[i], 256, f[i]));
+    }
+    host_fail_from = 16;
+    rmm_host_backend_fail_calls("cudaStreamSynchronize", 1, 1, RMM_ERROR_CUDA);
+    CHECK_OK(rmm_stream_destroy(s));
+    host_fail_from = 0;
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    sm_in_nowait = 1;
+    CHECK_OK(rmm_allocate_nowait(pool, &x, 256, f[39], &wb));
+    sm_in_nowait = 0;
+    CHECK(sm_dsyncs_in_nowait == 0);
+    if (x) CHECK_OK(rmm_deallocate(pool, x, 256, f[39]));
+    CHECK_OK(rmm_pool_validate(pool));
+    rmm_resource_destroy(pool);
+    for (i = 0; i < 40; i++) CHECK_OK(rmm__stream_destroy_raw(f[i]));
+    sm_behind = 0;
+    rmm_host_backend_set_stream_model(NULL);
+}
 #endif
 
+/* A tracking adaptor destroyed with allocations outstanding says so in the debug log (destroy
+   returns nothing; it was silent: a red team's find). */
 TEST(tracking_destroyed_with_outstanding_allocations_warns) {
     rmm_resource *cuda = NULL, *track = NULL;
     void *p = NULL;
@@ -2426,6 +2469,7 @@ int main(void) {
     RUN(pool_trim_reports_a_failed_synchronize);
     RUN(nowait_calls_destroy_no_event);
     RUN(stream_destroyed_without_death_event_orders_its_memory);
+    RUN(nowait_calls_make_no_device_synchronize);
     RUN(virtual_pool_refused_by_its_maximum_gives_nothing_back);
 #endif
     RUN(limiting_refusal_near_size_max_keeps_the_count);
