@@ -55,7 +55,10 @@ class RMMError(Exception):
     def __reduce__(self):
         # the message through pickle and copy: Exception's own reduce passes args, (msg,), to
         # __init__(errcode, msg), which lost it (a red team's find, 2026-11-29: an out-of-memory
-        # error from a worker process arrived as OutOfMemoryError(''))
+        # error from a worker process arrived as OutOfMemoryError('')); a user's subclass with
+        # an __init__ of its own keeps Exception's
+        if type(self).__init__ is not RMMError.__init__:
+            return super().__reduce__()
         return (type(self), (self.errcode, str(self)), self.__dict__)
 
 

@@ -175,84 +175,100 @@ def _holds(record, refs):
 
 
 def _reach(keep):
-    """The ids of the objects the callables in keep reach (closures, defaults, bound objects and
-    what those hold; not modules, classes or functions' globals), or None past _REACH_LIMIT."""
-    import types
-    skip = (types.ModuleType, type, types.CodeType, types.FrameType)
-    modules = {id(vars(m)) for m in list(_sys.modules.values()) if m is not None}
+    """The ids of the objects the callables in keep reach, as the collector sees them (everything
+    gc.get_referents gives, but modules and their dicts, which outlive any collection), or None past
+    _REACH_LIMIT. An over-approximation: following less would let a resource the callables use go
+    first (a review's find: a class attribute, a function attribute)."""
+    modules = set()
+    for m in list(_sys.modules.values()):
+        d = getattr(m, "__dict__", None)
+        if isinstance(d, dict):
+            modules.add(id(d))
     seen, todo = set(), [keep]
     while todo:
         o = todo.pop()
-        if id(o) in seen or isinstance(o, skip) or id(o) in modules:
+        if id(o) in seen or id(o) in modules or isinstance(o, _types.ModuleType):
             continue
         seen.add(id(o))
         if len(seen) > _REACH_LIMIT:
             return None
-        if isinstance(o, types.FunctionType):
-            todo.extend(c.cell_contents for c in (o.__closure__ or ()) if _has_contents(c))
-            todo.extend(o.__defaults__ or ())
-            todo.extend((o.__kwdefaults__ or {}).values())
-        else:
-            todo.extend(_gc.get_referents(o))
+        todo.extend(_gc.get_referents(o))
     return seen
-
-
-def _has_contents(cell):
-    try:
-        cell.cell_contents
-        return True
-    except ValueError:  # (an empty cell)
-        return False
 
 
 def _settle_gc_held():
     """After a collection: lets go of the holds its finalizers kept, in the order above (one
-    whose destruction raises does not stop the others)."""
+    whose destruction raises does not stop the others; should the ordering itself fail, what is
+    left lets go when its owner is freed)."""
     while _gc_held:
         items = _gc_held[:]
         del _gc_held[:len(items)]
-        alive = []
-        for ref, refs in items:  # freed by the collection: no callable reaches them
-            if ref() is None:
-                _release_quietly(refs)
+        done = set()  # id(refs) of the holds let go of, or handed to a weakref.finalize
+        try:
+            _settle(items, done)
+        except BaseException:  # noqa: B036  (nowhere to raise to: nothing is lost)
+            for ref, refs in items:
+                if id(refs) not in done:
+                    _let_go_later(ref(), refs)
+
+
+def _let_go_later(obj, refs):
+    """Lets go of refs now if its owner is gone, else when the owner is freed."""
+    if obj is None:
+        _release_quietly(refs)
+    else:
+        try:
+            _weakref.finalize(obj, release, refs).atexit = False
+        except Exception:  # noqa: S110
+            pass
+
+
+def _settle(items, done):
+    """_settle_gc_held's work for one batch of (weak owner, refs); adds to done what it handled."""
+    alive = []
+    for ref, refs in items:  # freed by the collection: no callable reaches them
+        obj = ref()
+        if obj is None:
+            done.add(id(refs))
+            _release_quietly(refs)
+        else:
+            alive.append((obj, refs))
+    reaches = []  # (refs of a Record with callables, the ids they reach)
+    for _, refs in alive:
+        if refs and isinstance(refs[0], Record) and refs[0].keep is not None:
+            ids = _reach(refs[0].keep)
+            if ids is None:
+                reaches = None
+                break
+            reaches.append((refs, ids))
+    while alive and reaches is not None:
+        left = []
+        for obj, refs in alive:
+            record = refs[0] if refs else None
+            if any(k is not refs and k and id(obj) in ids and not (isinstance(record, Record) and _holds(record, k))
+                   for k, ids in reaches):
+                left.append((obj, refs))  # a callable still reaches it: later
             else:
-                alive.append((ref(), refs))
-        reaches = []  # (refs of a Record with callables, the ids they reach)
-        for _, refs in alive:
-            if refs and isinstance(refs[0], Record) and refs[0].keep is not None:
-                ids = _reach(refs[0].keep)
-                if ids is None:
-                    reaches = None
-                    break
-                reaches.append((refs, ids))
-        while alive and reaches is not None:
-            left = []
-            for obj, refs in alive:
-                record = refs[0] if refs else None
-                if any(k is not refs and k and id(obj) in ids and not (isinstance(record, Record) and _holds(record, k))
-                       for k, ids in reaches):
-                    left.append((obj, refs))  # a callable still reaches it: later
-                else:
-                    _release_quietly(refs)
-            if len(left) == len(alive):
-                # callables that reach each other (each reaches the other's owner): a Record
-                # with callables and no holder but its owner goes first (destroying its C
-                # object calls nothing) unless the callables of a Record that something still
-                # holds (so may still be called) reach it
-                free = [(obj, refs) for obj, refs in left
-                        if len(refs) == 1 and isinstance(refs[0], Record) and refs[0].keep is not None
-                        and not any(k is not refs and len(k) > 1 and id(obj) in ids for k, ids in reaches)]
-                if not free:
-                    break
-                for obj, refs in free:
-                    _release_quietly(refs)
-                left = [(obj, refs) for obj, refs in left if not any(refs is r for _, r in free)]
-            alive = left
-        for obj, refs in alive:  # (reached by callables whose Records wait for each other)
-            try:
-                _weakref.finalize(obj, release, refs).atexit = False
-            except Exception:  # noqa: S110
-                pass
+                done.add(id(refs))
+                _release_quietly(refs)
+        if len(left) == len(alive):
+            # callables that reach each other (each reaches the other's owner): a Record with
+            # callables and no holder but its owner goes first (destroying its C object calls
+            # nothing) unless the callables of a Record that something still holds (so may still
+            # be called) reach it
+            free = [(obj, refs) for obj, refs in left
+                    if len(refs) == 1 and isinstance(refs[0], Record) and refs[0].keep is not None
+                    and not any(k is not refs and len(k) > 1 and id(obj) in ids for k, ids in reaches)]
+            if not free:
+                break
+            for obj, refs in free:
+                done.add(id(refs))
+                _release_quietly(refs)
+            left = [(obj, refs) for obj, refs in left if not any(refs is r for _, r in free)]
+        alive = left
+    for obj, refs in alive:  # (reached by callables whose Records wait for each other)
+        done.add(id(refs))
+        _let_go_later(obj, refs)
 
 
 def _release_quietly(refs):
@@ -273,6 +289,7 @@ def _gc_phase(phase, info):
 
 import gc as _gc  # noqa: E402
 import sys as _sys  # noqa: E402
+import types as _types  # noqa: E402
 import weakref as _weakref  # noqa: E402
 
 try:

@@ -426,6 +426,7 @@ static void buffer_release_block(Buffer *b) {
                 (void)release_refs(b->stream_refs);
             }
             Py_XDECREF(kept);
+            b->size = b->cap = b->nbytes = 0; /* (a buffer another finalizer brings back is empty) */
         }
         PyErr_Clear(); /* a destructor cannot raise; the process goes on */
         PyErr_Restore(et, ev, tb);

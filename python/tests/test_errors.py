@@ -46,6 +46,17 @@ def test_errors_keep_their_message_through_pickle_and_copy():
             assert str(other) == str(e) and str(e)
             assert (other.errcode, other.status) == (e.errcode, e.status)
 
+    class MyError(rmm.RMMError):  # a user's error with an __init__ of its own pickles as before
+        def __init__(self, detail):
+            super().__init__("RMM_ERROR_UNKNOWN", detail)
+
+    globals()["MyError"] = MyError
+    MyError.__qualname__ = "MyError"
+    try:
+        assert str(pickle.loads(pickle.dumps(MyError("boom")))) == "boom"
+    finally:
+        del globals()["MyError"]
+
 
 def test_oom_message_is_rmm_h_s():
     mr = rmm.mr.LimitingResourceAdaptor(rmm.mr.CudaMemoryResource(), 1 << 20)

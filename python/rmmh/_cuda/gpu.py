@@ -15,6 +15,8 @@ class CUDARuntimeError(CUDAError):
         self.status = status
 
     def __reduce__(self):
+        if type(self).__init__ is not CUDARuntimeError.__init__:  # (a subclass's own __init__)
+            return super(CUDAError, self).__reduce__()
         return (type(self), (self.status, str(self)), self.__dict__)
 
 
