@@ -14,7 +14,8 @@ holders on different threads need no lock. The hot path (a DeviceBuffer's alloca
 inlines hold and release: one append and one pop.
 
 Every refs list is also kept in _live until its Record has run. The lists, their Records and
-what the Records keep (the Python callbacks a C resource calls) are therefore never part of the
+what the Records keep (the Python callbacks a C resource calls, handed over by the resource's
+finalizer: see "owners the garbage collector finalizes" below) are therefore never part of the
 garbage the collector clears when it breaks a cycle (clearing would drop a callback the C
 resource still calls, or lose a count): only the Python owners are.
 """
