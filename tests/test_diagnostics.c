@@ -239,6 +239,7 @@ TEST(dump_on_oom_says_why_the_dump_failed) {
     char path[128];
     void *a = NULL;
     FILE *f;
+    NEED_GPU();
     user.vtable = &vt;
     f = temp_file(path, sizeof path, "oomdump_why");
     CHECK(f != NULL);
