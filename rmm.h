@@ -5361,7 +5361,6 @@ RMM__PRIVATE void rmm__so_relist(rmm__so *so) {
     }
 }
 
-/* Removes s from the list and map and frees it (or keeps it as a spare). s holds no memory. */
 /* Set while this thread makes a "nowait" call (rmm_allocate_nowait): it must make no CUDA call but
    a foreign stream's id, so rmm__so_unstick does nothing then, rmm__so_settled asks no event and
    rmm__so_retire destroys no event (a later ordinary call does all three; a sweep in a nowait call
@@ -5387,6 +5386,8 @@ RMM__PRIVATE RMM__NOINLINE void rmm__so_bury_doomed(rmm__so *so) {
         rmm__so_bury(so, s);
     }
 }
+/* Removes s from the list and map and frees it (or keeps it as a spare; inside a nowait call, puts
+   it on so->doomed). s holds no memory. */
 RMM__PRIVATE void rmm__so_retire(rmm__so *so, rmm__sstate *s) {
     size_t i = s->index;
     RMM_ASSERT(so->list[i] == s);
@@ -10054,10 +10055,16 @@ RMM__PRIVATE rmm_status rmm__binning_allocate(rmm_resource *self, void **ptr, si
     RMM_TRY(rmm__binning_bin_resource(b, bin, &mr));
     return mr->vtable->allocate(mr, ptr, bytes, alignment, stream);
 }
-/* Whether ptr lies in memory that sub-allocator mr (a fixed-size resource, or a pool's live or
-   parked block) holds; false for other resources and when its lock is this thread's already. */
+/* Whether mr is an arena, and whether its one allocation holds ptr (defined with the arena; false
+   without it). O(1). */
+RMM__PRIVATE bool rmm__is_arena(const rmm_resource *mr);
+RMM__PRIVATE bool rmm__arena_holds(rmm_resource *mr, const void *ptr);
+/* Whether ptr lies in memory that sub-allocator mr (a fixed-size resource, a pool's live or parked
+   block, an arena's one allocation) holds; false for other resources and when its lock is this
+   thread's already. */
 RMM__PRIVATE bool rmm__suballocator_holds(rmm_resource *mr, const void *ptr) {
     bool owns = false;
+    if (rmm__is_arena(mr)) return rmm__arena_holds(mr, ptr);
     if (mr->vtable == &rmm__fixed_vtable) {
         if (!rmm__spin_lock(&((rmm__fixed *)mr)->so.lock)) return false;
         owns = rmm__fixed_owns((rmm__fixed *)mr, ptr);
@@ -10081,8 +10088,14 @@ RMM__PRIVATE bool rmm__below(rmm_resource *from, const rmm_resource *r) {
     bool found = false;
     return rmm__graph_walk(from, r, 0, &steps, "binning: deallocate", &found) != RMM_SUCCESS || found;
 }
-/* Whether arena mr's one allocation holds ptr (defined with the arena; false without it). O(1). */
-RMM__PRIVATE bool rmm__arena_holds(rmm_resource *mr, const void *ptr);
+/* Whether mr is a sub-allocator rmm__binning_owner can look into. */
+RMM__PRIVATE bool rmm__binning_seen_into(const rmm_resource *mr) {
+    bool pool = false;
+#if !defined(RMM_NO_POOL)
+    pool = mr->vtable == &rmm__pool_vtable;
+#endif
+    return pool || mr->vtable == &rmm__fixed_vtable || mr->vtable == &rmm__binning_vtable || rmm__is_arena(mr);
+}
 /* The bin holding ptr, or NULL: a library-made bin, or a user's bin whose first sub-allocator
    (through at most 16 adaptors) holds ptr and is not reached by the binning resource's own
    upstream too (all its blocks would look held): a fixed-size resource or a pool (their records),
@@ -10099,18 +10112,12 @@ RMM__PRIVATE rmm__bin *rmm__binning_owner_at(rmm__binning *b, const void *ptr, i
         rmm_resource *mr = RMM__ATOMIC_LOAD(&b->bins[i].mr);
         int layers;
         for (layers = 0; mr && layers < 16; layers++, mr = rmm_resource_get_upstream(mr)) {
-            bool fixed = mr->vtable == &rmm__fixed_vtable, pool = false, held;
-#if !defined(RMM_NO_POOL)
-            pool = mr->vtable == &rmm__pool_vtable;
-#endif
-            if (fixed || pool || strcmp(rmm_resource_type_name(mr), "arena") == 0) {
-                held = fixed || pool ? rmm__suballocator_holds(mr, ptr) : rmm__arena_holds(mr, ptr);
-                if (held && (b->bins[i].owned || !rmm__below(b->upstream, mr))) return &b->bins[i];
-                break;
-            }
             if (mr->vtable == &rmm__binning_vtable) {
                 if (mr == &b->base || nesting >= RMM_MAX_BIN_NESTING) break; /* (a cycle, or too deep to look) */
                 if (rmm__binning_owner_at((rmm__binning *)mr, ptr, nesting + 1) && (b->bins[i].owned || !rmm__below(b->upstream, mr))) return &b->bins[i];
+            } else if (rmm__binning_seen_into(mr)) {
+                if (rmm__suballocator_holds(mr, ptr) && (b->bins[i].owned || !rmm__below(b->upstream, mr))) return &b->bins[i];
+                break;
             }
         }
     }
@@ -10272,16 +10279,6 @@ RMM__PRIVATE rmm_status rmm__binning_dump_mr(rmm__json *j, rmm_resource *mr, int
     rmm__json_close(j, ']');
     return st;
 }
-/* A bin's block is the bin's; anything else went to upstream (a user bin's blocks are not told
-   apart: upstream is asked). */
-/* Whether mr is a sub-allocator rmm__binning_owner can look into. */
-RMM__PRIVATE bool rmm__binning_seen_into(rmm_resource *mr) {
-    bool pool = false;
-#if !defined(RMM_NO_POOL)
-    pool = mr->vtable == &rmm__pool_vtable;
-#endif
-    return pool || mr->vtable == &rmm__fixed_vtable || mr->vtable == &rmm__binning_vtable || strcmp(rmm_resource_type_name(mr), "arena") == 0;
-}
 /* The resource on mr's chain (through at most 16 layers) that can say nothing of where its memory
    comes from (a user's resource), before any sub-allocator: NULL if none. */
 RMM__PRIVATE rmm_resource *rmm__binning_opaque(rmm_resource *mr) {
@@ -10303,7 +10300,7 @@ RMM__PRIVATE bool rmm__binning_held_below(rmm_resource *mr, const void *ptr) {
             if (rmm__binning_owner((rmm__binning *)mr, ptr)) return true;
             continue; /* (else its upstream served it, if anything on this chain did) */
         }
-        if (rmm__binning_seen_into(mr)) return strcmp(rmm_resource_type_name(mr), "arena") == 0 ? rmm__arena_holds(mr, ptr) : rmm__suballocator_holds(mr, ptr);
+        if (rmm__binning_seen_into(mr)) return rmm__suballocator_holds(mr, ptr);
     }
     return false;
 }
@@ -11325,11 +11322,16 @@ RMM__PRIVATE rmm_status rmm__arena_live(rmm_resource *mr, rmm__live_list *live) 
 #else
 #define rmm__arena_live NULL
 #endif
+RMM__PRIVATE bool rmm__is_arena(const rmm_resource *mr) { return mr->vtable == &rmm__arena_vtable; }
 RMM__PRIVATE bool rmm__arena_holds(rmm_resource *mr, const void *ptr) {
     const rmm__arena *a = (const rmm__arena *)mr;
-    return mr->vtable == &rmm__arena_vtable && (const char *)ptr >= a->base_ptr && (const char *)ptr < a->base_ptr + a->arena_bytes;
+    return rmm__is_arena(mr) && (const char *)ptr >= a->base_ptr && (const char *)ptr < a->base_ptr + a->arena_bytes;
 }
 #else
+RMM__PRIVATE bool rmm__is_arena(const rmm_resource *mr) {
+    (void)mr;
+    return false;
+}
 RMM__PRIVATE bool rmm__arena_holds(rmm_resource *mr, const void *ptr) {
     (void)mr, (void)ptr;
     return false;
