@@ -1608,11 +1608,26 @@ RMM__PRIVATE uint64_t rmm__thread_serial(void) {
    ns per pair), a backoff of at most 16 / 256 / 1024 / 4096 pauses against that: pool on created
    streams 690-744 -> 648-708 / 397-461 / 344-458 / 293-403, on foreign ones 1315-1330 -> 1024-1188
    / 514-698 / 532-605 / 430-447; the fixed-size resource 606-621 -> 592-643 / 185-213 / 137-144 /
-   90-102 (created). Longer backoff trades a waiter's latency for the lock's throughput. It remembers its holder,
+   90-102 (created). Longer backoff trades a waiter's latency for the lock's throughput: a waiter
+   that sleeps through a release lets the holder take the lock again with the pool's lines still
+   in its cache. Since 2026-11-29 the cap is 4096 pauses (it was 1024), and a waiter past
+   RMM__SPIN_YIELD_AFTER keeps pausing between its yields (it used to yield alone, so that long
+   waiters looked at the lock each time sched_yield returned, taking its line from the holder).
+   threads16 on one H200 host (bench/random_allocations --reps 3, medians of 3 interleaved rounds,
+   ns per pair), old -> new: pool on foreign streams 308 -> 237, on created ones 198 -> 147;
+   fixed-size 145 -> 101 and 115 -> 80; binning 434 -> 382 and 443 -> 341; 32 threads on the 16
+   cores (created streams) pool 368 -> 220, fixed-size 112 -> 81. Tried beside it: the later
+   yield alone (65536 pauses) gave 10-13 %; a cap of 16384 with the yield after 65536 gave a
+   little more (233 and 138 for the pool) for four times the gap between a waiter's looks, which
+   a waiter pays after every long hold (a growth's upstream call, for one): a pause took 19.5 ns
+   on that host, so looks at most 80 us apart now, 20 us before, 320 us with 16384. The threads share the
+   lock less evenly (pool, foreign streams: the first of 16 threads done after 24-55 ms, against
+   44-79), but each thread's own work ends sooner: the slowest thread's 65-82 ms against 75-107.
+   Uncontended calls never get here. It remembers its holder,
    so a thread that tries to take it again (a resource reached again from its own upstream) is told
    so instead of spinning forever: rmm__spin_lock returns false then, and the lock is not taken. */
 #ifndef RMM__SPIN_BACKOFF
-#define RMM__SPIN_BACKOFF 1024
+#define RMM__SPIN_BACKOFF 4096
 #endif
 #ifndef RMM__SPIN_YIELD_AFTER
 #define RMM__SPIN_YIELD_AFTER 8192
@@ -1637,7 +1652,8 @@ RMM__PRIVATE bool rmm__spin_lock_slow(rmm__spin *l, uint64_t me) {
                 for (k = 0; k < backoff; k++) rmm__cpu_relax();
                 waited += backoff;
                 backoff = backoff * 2 < RMM__SPIN_BACKOFF ? backoff * 2 : RMM__SPIN_BACKOFF;
-            } else {
+            } else { /* (still paused between yields: a yield returns at once when no other thread waits for the core) */
+                for (k = 0; k < backoff; k++) rmm__cpu_relax();
                 sched_yield();
             }
         }
