@@ -5432,11 +5432,14 @@ RMM__PRIVATE bool rmm__so_retirable(rmm__so *so, rmm__sstate *s) {
 RMM__PRIVATE rmm_status rmm__so_donor_event(rmm__sstate *d, rmm__event *event) {
     *event = NULL;
     if (d->lazy && d->dirty) {
-        bool alive = true;
+        bool alive = true, complete = false;
+        rmm__event death = NULL;
         rmm_status st = RMM_SUCCESS;
-        if (d->reg) {
+        if (d->reg) { /* (death and complete read under the entry's lock: another resource's donor_event may set complete) */
             (void)rmm__spin_lock(&d->reg->lock);
             alive = rmm__sreg_alive(d->reg);
+            death = d->reg->death;
+            complete = d->reg->complete;
         }
         if (alive) {
             if (!d->event) st = rmm__event_create(&d->event);
@@ -5450,13 +5453,15 @@ RMM__PRIVATE rmm_status rmm__so_donor_event(rmm__sstate *d, rmm__event *event) {
         if (d->reg) rmm__spin_unlock(&d->reg->lock);
         RMM_TRY(st);
         if (!alive) {
-            *event = d->reg->death; /* recorded after everything the stream ever did */
-            if (RMM__UNLIKELY(!*event && !d->reg->complete)) {
+            *event = death; /* recorded after everything the stream ever did (set before the entry died, never changed after) */
+            if (RMM__UNLIKELY(!death && !complete)) {
                 /* destroyed with neither a death event nor a finished synchronize (both CUDA
                    calls failed): only a device synchronize orders what it freed (its memory went
                    to other streams unordered until 2026-11-29: a red team's find); never inside
-                   a nowait call (rmm__so_settled then says not settled: a review's find) */
-                if (rmm__in_nowait) return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "the memory of a destroyed stream waits for a device synchronize: not in a nowait call");
+                   a nowait call (rmm__so_settled then says not settled: a review's find), whose
+                   caller reports nothing of it: no error is recorded then (it was, and a nowait
+                   call that returned SUCCESS left it in rmm_last_error: a red team's find) */
+                if (rmm__in_nowait) return RMM_ERROR_NOT_SUPPORTED;
                 RMM_TRY(rmm__device_synchronize());
                 (void)rmm__spin_lock(&d->reg->lock);
                 d->reg->complete = true;

@@ -4,6 +4,16 @@
    go on many threads over one pool, one fixed-size resource and one arena (per-stream state stays
    bounded, nothing overlaps, every pattern survives), and double frees into arenas that a sweep
    retires meanwhile (refused, one free taken per block, every byte back). */
+/* Host memory that runs out on purpose while host_fail_from is not 0: the library's requests of at
+   least that many bytes fail (set only while no other thread runs). */
+#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE 1
+#include <stdlib.h>
+static size_t host_fail_from;
+static void *test_sys_malloc(size_t n) { return __atomic_load_n(&host_fail_from, __ATOMIC_RELAXED) && n >= host_fail_from ? NULL : malloc(n); }
+#define RMM_SYS_MALLOC(n) test_sys_malloc(n)
+#define RMM_SYS_REALLOC(p, n) realloc((p), (n))
+#define RMM_SYS_FREE(p) free(p)
 #define RMM_IMPLEMENTATION
 #include "../rmm.h"
 #include "harness.h"
@@ -650,8 +660,82 @@ TEST(the_library_works_in_a_later_thread_exit_destructor) {
     late_arena = NULL;
 }
 
+#ifdef RMM_BACKEND_HOST
+/* Two pools hold memory freed on one library stream destroyed with neither a death event nor a
+   synchronize; two threads take it at once, one from each pool. Each pool's hand-over reads the
+   stream's entry (its death event, and whether a device synchronize has covered it) under the
+   entry's lock: the reading thread read `complete` with no lock while the other wrote it (TSan; a
+   red team's find). The device synchronize is slow here, so that the two overlap. */
+static int dsync_slow_count;
+static void dsync_slow(void *u) {
+    struct timespec ts = {0, 20 * 1000 * 1000};
+    (void)u;
+    __atomic_add_fetch(&dsync_slow_count, 1, __ATOMIC_RELAXED);
+    nanosleep(&ts, NULL);
+}
+static void m_none_e(void *u, const void *e) { (void)u; (void)e; }
+static void m_none_se(void *u, const void *e, rmm_stream s) { (void)u; (void)e; (void)s; }
+static bool m_done(void *u, const void *e) { (void)u; (void)e; return true; }
+static void m_none_es(void *u, rmm_stream s, const void *e) { (void)u; (void)s; (void)e; }
+static void m_none_s(void *u, rmm_stream s) { (void)u; (void)s; }
+static void m_none_va(void *u, const void *va, size_t n) { (void)u; (void)va; (void)n; }
+static const rmm_host_stream_model slow_dsync_model = {NULL, m_none_se, m_done, m_none_e, m_none_e, m_none_es, m_none_s, dsync_slow, m_none_s, m_none_va};
+static rmm_resource *hand_pools[2];
+static pthread_barrier_t hand_bar;
+static int hand_failures;
+static void *hand_taker(void *arg) {
+    int i = (int)(intptr_t)arg;
+    rmm_stream t = NULL;
+    void *p = NULL;
+    if (rmm__stream_create_raw(&t, false) != RMM_SUCCESS) __atomic_add_fetch(&hand_failures, 1, __ATOMIC_RELAXED);
+    pthread_barrier_wait(&hand_bar);
+    if (t && rmm_allocate(hand_pools[i], &p, 4 * MiB, t) != RMM_SUCCESS) __atomic_add_fetch(&hand_failures, 1, __ATOMIC_RELAXED); /* the dead stream's block */
+    if (p && rmm_deallocate(hand_pools[i], p, 4 * MiB, t) != RMM_SUCCESS) __atomic_add_fetch(&hand_failures, 1, __ATOMIC_RELAXED);
+    if (t) (void)rmm__stream_destroy_raw(t);
+    return NULL;
+}
+TEST(two_pools_hand_over_a_stream_destroyed_without_death_event) {
+    rmm_stream dead = NULL;
+    pthread_t th[2];
+    void *p = NULL;
+    int i;
+    rmm_host_backend_set_stream_model(&slow_dsync_model);
+    dsync_slow_count = hand_failures = 0;
+    for (i = 0; i < 2; i++) {
+        rmm_pool_desc d = rmm_pool_desc_default();
+        d.initial_bytes = d.maximum_bytes = 4 * MiB;
+        hand_pools[i] = NULL;
+        CHECK_OK(rmm_pool_create(&hand_pools[i], rmm_get_current_device_resource(), &d));
+    }
+    CHECK_OK(rmm_stream_create(&dead));
+    for (i = 0; i < 2; i++) {
+        CHECK_OK(rmm_allocate(hand_pools[i], &p, 4 * MiB, dead));
+        CHECK_OK(rmm_deallocate(hand_pools[i], p, 4 * MiB, dead));
+    }
+    __atomic_store_n(&host_fail_from, 16, __ATOMIC_RELAXED); /* the death event's host memory */
+    rmm_host_backend_fail_calls("cudaStreamSynchronize", 1, 1, RMM_ERROR_CUDA);
+    CHECK_OK(rmm_stream_destroy(dead));
+    __atomic_store_n(&host_fail_from, 0, __ATOMIC_RELAXED);
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    pthread_barrier_init(&hand_bar, NULL, 2);
+    for (i = 0; i < 2; i++) CHECK(pthread_create(&th[i], NULL, hand_taker, (void *)(intptr_t)i) == 0);
+    for (i = 0; i < 2; i++) pthread_join(th[i], NULL);
+    pthread_barrier_destroy(&hand_bar);
+    CHECK(hand_failures == 0);
+    CHECK(dsync_slow_count >= 2); /* each pool's hand-over waited for the device */
+    for (i = 0; i < 2; i++) {
+        CHECK_OK(rmm_pool_validate(hand_pools[i]));
+        rmm_resource_destroy(hand_pools[i]);
+    }
+    rmm_host_backend_set_stream_model(NULL);
+}
+#endif
+
 int main(void) {
     HARNESS_INIT();
+#ifdef RMM_BACKEND_HOST
+    RUN(two_pools_hand_over_a_stream_destroyed_without_death_event);
+#endif
     RUN(statistics_push_and_pop_lose_no_counts);
     RUN(statistics_peaks_count_only_what_was_outstanding);
     RUN(dump_on_oom_from_many_threads_is_one_document);
