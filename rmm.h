@@ -757,7 +757,7 @@ RMMDEF rmm_status rmm_pool_set_maximum(rmm_resource *pool, size_t maximum_bytes)
    says which), or CUDA/OUT_OF_MEMORY iff the address range cannot be reserved.
 
    Allocation: a block of the same size freed last on this stream (up to 1 MiB) or parked there (up
-   to 64 KiB; at most 16 MiB and 1/16 of the pool per stream, free memory not yet coalesced, which
+   to 64 KiB; at most 32 MiB and 1/16 of the pool per stream, free memory not yet coalesced, which
    the pool files whenever it looks further, so it never causes growth or a failure), then the
    stream's own free lists (no CUDA call), then a block freed on another stream behind a
    cudaStreamWaitEvent (never a host synchronization; a stream that has freed before takes 32 MiB
@@ -6369,9 +6369,16 @@ RMM__PRIVATE void rmm__live_from_map(rmm__live_list *l, const rmm__addr_map *m) 
    - the last block of at most RMM__POOL_RECENT_MAX bytes freed on the stream waits in its `recent`
      slot (the allocate-free-allocate pattern of most programs);
    - blocks of at most RMM__POOL_QUICK_MAX bytes wait in exact-size LIFO "quick" lists (one per
-     256-byte size), up to RMM__POOL_QUICK_BYTES (16 MiB) per stream and 1/16 of the pool, so that a
+     256-byte size), up to RMM__POOL_QUICK_BYTES (32 MiB) per stream and 1/16 of the pool, so that a
      workload that keeps freeing and allocating blocks of a few hundred sizes (the steady state of
      most programs) mostly skips the TLSF lists; a block that does not fit the budget is filed.
+     (16 MiB until 2026-11-29. churn_small, 1000 live blocks of 256 B-64 KiB, about 12 MiB, needs
+     more than that to keep its free blocks parked, and more again on a foreign stream, whose ring
+     holds up to 256 of them away from the lists: valgrind on the host backend, instructions per
+     pair 422 -> 360 on a foreign stream and 315 -> 294 on a created one, 64 MiB little more (353
+     and 295). The replays of bench/traces (bench/replay, valgrind, the calls' instructions):
+     gpt2_generate 283 -> 267 million in an on-demand pool, 198 -> 190 in a geometric one;
+     resnet50_train, gpt2_train and bert_encode the same; the efficiency of all four the same.)
    Parked blocks are free memory held back from coalescing, as glibc's fastbins and tcache hold
    theirs: every walk over the pool (steal, merge, growth, trim, info, out-of-memory reports) and
    every search of the lists that comes up empty files them first (rmm__pool_settle), so they never
@@ -6383,7 +6390,7 @@ RMM__PRIVATE void rmm__live_from_map(rmm__live_list *l, const rmm__addr_map *m) 
 #define RMM__POOL_QUICK_CLASSES (RMM__POOL_QUICK_MAX >> 8)
 RMM__STATIC_ASSERT(RMM__POOL_QUICK_MAX % 256 == 0 && RMM__POOL_QUICK_MAX >= 256, pool_quick_classes_are_256_byte_steps);
 #ifndef RMM__POOL_QUICK_BYTES
-#define RMM__POOL_QUICK_BYTES ((size_t)16 << 20)
+#define RMM__POOL_QUICK_BYTES ((size_t)32 << 20)
 #endif
 /* The ring of an eager stream (a foreign stream, or a thread's default stream: one the library
    cannot record an event on later, from another call, as it may be gone by then). Instead of an
