@@ -119,6 +119,10 @@ else notes+=("plot cases skipped: ${PYTHON:-python3} is not installed"); fi
 if command -v "${PYTHON:-python3}" >/dev/null 2>&1 && git -C "$(dirname "$0")/.." rev-parse HEAD >/dev/null 2>&1; then
     job run cpu "bench/ab" env CC="$CC" "${PYTHON:-python3}" tests/test_ab.py
 else notes+=("bench/ab cases skipped: needs ${PYTHON:-python3} and a git checkout"); fi
+# bench/replay on the host backend: the virtual pool's efficiency on bench/traces (deterministic there)
+if command -v "${PYTHON:-python3}" >/dev/null 2>&1 && [ -x "$BUILD/bench/host/replay" ]; then
+    job run cpu "bench/replay" env REPLAY="$BUILD/bench/host/replay" "${PYTHON:-python3}" tests/test_replay.py
+else notes+=("bench/replay cases skipped: needs ${PYTHON:-python3} and $BUILD/bench/host/replay (make bench)"); fi
 
 # python: the rmmh package's pytest suite (python/tests) on the host backend, with its C
 # accelerator and with ctypes alone, and on the CUDA backend where there is a GPU. conftest.py

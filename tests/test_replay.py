@@ -1,0 +1,62 @@
+"""bench/replay on the host backend: the virtual pool's memory efficiency on the traces in
+bench/traces (peak physical pages mapped / peak live bytes). On the host backend a replay is
+deterministic (no timing enters a placement or a page move), so these bounds are exact checks of
+what the README's replay table states, run where there is no GPU. The bounds sit just above the
+figures of 2026-11-29 (the default, two-page extents: 1.012 / 1.023 / 1.027 / 1.015; 128 MiB
+extents: 1.017 / 1.081 / 1.216 / 1.018, in the order below); the virtual-growth target is 1.03 for
+the default. The one with 128 MiB extents on bert_encode caught a rule that moved every idle
+extent whenever a request went past the slack (1.266). REPLAY names the binary (default
+build/bench/host/replay)."""
+import os
+import subprocess
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from unittest_main import main  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPLAY = os.environ.get("REPLAY", os.path.join(ROOT, "build", "bench", "host", "replay"))
+TRACES = ("resnet50_train", "gpt2_train", "bert_encode", "gpt2_generate")
+BOUNDS = {  # resource -> trace -> most efficiency allowed
+    "pool-virtual": {"resnet50_train": 1.015, "gpt2_train": 1.025, "bert_encode": 1.03, "gpt2_generate": 1.02},
+    "pool-virtual-extent": {"resnet50_train": 1.02, "gpt2_train": 1.085, "bert_encode": 1.22, "gpt2_generate": 1.02},
+}
+
+
+def replay(resources):
+    """{(trace, resource): efficiency} from one replay of every trace."""
+    cmd = [REPLAY, "--runs", "1", "--resource", ",".join(resources)]
+    cmd += [os.path.join(ROOT, "bench", "traces", t + ".csv.gz") for t in TRACES]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    if out.returncode != 0:
+        raise AssertionError("%s failed (%d): %s" % (" ".join(cmd), out.returncode, out.stderr[-2000:]))
+    got = {}
+    for line in out.stdout.splitlines():
+        f = line.split(",")
+        if len(f) > 6 and f[0] == "csv" and f[1] != "trace" and f[3] == "ok":
+            got[(f[1], f[2])] = float(f[6])
+    return got
+
+
+@unittest.skipUnless(os.access(REPLAY, os.X_OK), "no host replay binary (make bench builds it)")
+class VirtualEfficiency(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.got = replay(sorted(BOUNDS))
+
+    def check(self, resource):
+        for trace, bound in BOUNDS[resource].items():
+            with self.subTest(trace=trace):
+                self.assertIn((trace, resource), self.got, "no result for %s on %s" % (resource, trace))
+                self.assertLessEqual(self.got[(trace, resource)], bound, "%s on %s" % (resource, trace))
+
+    def test_default_two_page_extents(self):
+        self.check("pool-virtual")
+
+    def test_128_mib_extents(self):
+        self.check("pool-virtual-extent")
+
+
+if __name__ == "__main__":
+    main(__name__)
