@@ -1601,8 +1601,9 @@ RMM__PRIVATE uint64_t rmm__thread_serial(void) {
    uncontended (a pthread mutex costs several times that on the allocate/free fast path). Under
    contention a waiter watches the lock with plain reads, backing off exponentially (up to
    RMM__SPIN_BACKOFF pauses between looks, so the waiters do not all rush it at each release) and
-   yields the processor only after about RMM__SPIN_YIELD_AFTER pauses (a long wait: the holder may
-   have been preempted). Yielding early made things worse: with 16 threads on one pool, waiters
+   yields the processor only once it has waited RMM__SPIN_YIELD_AFTER pauses (counted in whole
+   steps of the backoff, so up to about twice that: a long wait, the holder may have been
+   preempted). Yielding early made things worse: with 16 threads on one pool, waiters
    that yielded after 128 pauses woke late for a lock released in well under a microsecond, and the
    waits averaged 18-29 us. On an H200 host (16 cores, bench/random_allocations --workload threads16,
    ns per pair), a backoff of at most 16 / 256 / 1024 / 4096 pauses against that: pool on created
@@ -1617,10 +1618,11 @@ RMM__PRIVATE uint64_t rmm__thread_serial(void) {
    ns per pair), old -> new: pool on foreign streams 308 -> 237, on created ones 198 -> 147;
    fixed-size 145 -> 101 and 115 -> 80; binning 434 -> 382 and 443 -> 341; 32 threads on the 16
    cores (created streams) pool 368 -> 220, fixed-size 112 -> 81. Tried beside it: the later
-   yield alone (65536 pauses) gave 10-13 %; a cap of 16384 with the yield after 65536 gave a
-   little more (233 and 138 for the pool) for four times the gap between a waiter's looks, which
-   a waiter pays after every long hold (a growth's upstream call, for one): a pause took 19.5 ns
-   on that host, so looks at most 80 us apart now, 20 us before, 320 us with 16384. The threads share the
+   yield alone (65536 pauses) gave 10-13 %; a cap of 16384 with the yield after 65536 gave more
+   (pool 233 and 138, fixed-size 97 and 72, binning 357 and 290) for four times the gap between a
+   waiter's looks, which a waiter pays after every long hold (a growth's upstream call, for one):
+   a pause took 19.5 ns on that host, so looks at most 80 us apart now (and a yield, past
+   RMM__SPIN_YIELD_AFTER), 20 us before, 320 us with 16384. (The 32-thread figures: one run each.) The threads share the
    lock less evenly (pool, foreign streams: the first of 16 threads done after 24-55 ms, against
    44-79), but each thread's own work ends sooner: the slowest thread's 65-82 ms against 75-107.
    Uncontended calls never get here. It remembers its holder,
@@ -1632,6 +1634,8 @@ RMM__PRIVATE uint64_t rmm__thread_serial(void) {
 #ifndef RMM__SPIN_YIELD_AFTER
 #define RMM__SPIN_YIELD_AFTER 8192
 #endif
+RMM__STATIC_ASSERT(RMM__SPIN_BACKOFF >= 1 && RMM__SPIN_BACKOFF <= (1 << 24) && RMM__SPIN_YIELD_AFTER >= RMM__SPIN_BACKOFF && RMM__SPIN_YIELD_AFTER <= (1 << 30),
+                   spin_backoff_settings_pause_between_looks);
 typedef struct rmm__spin {
     int held;
     uint64_t holder; /* thread serial of the holder, 0 when free */
@@ -5574,6 +5578,7 @@ static inline bool rmm__so_donor_capturing(const rmm__sstate *d) {
 /* Makes taker's future work wait for the work donor had queued before its frees. */
 RMM__PRIVATE rmm_status rmm__so_wait(rmm__sstate *taker, rmm__sstate *donor) {
     rmm__event e = NULL;
+    RMM_ASSERT(!rmm__in_nowait); /* (rmm__so_donor_event's bare refusal there: no message) */
     RMM_TRY(rmm__so_donor_event(donor, &e));
     if (!e) return RMM_SUCCESS;
     RMM_TRY(rmm__stream_wait_event(taker->handle, e));
@@ -5586,6 +5591,7 @@ RMM__PRIVATE rmm_status rmm__so_wait(rmm__sstate *taker, rmm__sstate *donor) {
 /* Blocks the host until the work s had queued before its frees is done. */
 RMM__PRIVATE rmm_status rmm__so_host_wait(rmm__sstate *s) {
     rmm__event e = NULL;
+    RMM_ASSERT(!rmm__in_nowait);
     RMM_TRY(rmm__so_donor_event(s, &e));
     return e ? rmm__event_synchronize(e) : RMM_SUCCESS;
 }

@@ -2379,7 +2379,7 @@ TEST(nowait_calls_make_no_device_synchronize) {
     host_fail_from = 0;
     rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
     sm_in_nowait = 1;
-    rmm_set_last_error(RMM_SUCCESS, "%s", "");
+    (void)rmm_set_last_error(RMM_SUCCESS, "%s", "");
     CHECK_OK(rmm_allocate_nowait(pool, &x, 256, f[39], &wb));
     sm_in_nowait = 0;
     CHECK(sm_dsyncs_in_nowait == 0);

@@ -2,8 +2,9 @@
    other threads allocate (every allocation counts in exactly one scope, no peak above what was
    outstanding), and streams that come and
    go on many threads over one pool, one fixed-size resource and one arena (per-stream state stays
-   bounded, nothing overlaps, every pattern survives), and double frees into arenas that a sweep
-   retires meanwhile (refused, one free taken per block, every byte back). */
+   bounded, nothing overlaps, every pattern survives), double frees into arenas that a sweep
+   retires meanwhile (refused, one free taken per block, every byte back), and two pools handing
+   over at once the memory of a stream destroyed without its death event (host backend). */
 /* Host memory that runs out on purpose while host_fail_from is not 0: the library's requests of at
    least that many bytes fail (set only while no other thread runs). */
 #define _POSIX_C_SOURCE 200809L
@@ -665,13 +666,15 @@ TEST(the_library_works_in_a_later_thread_exit_destructor) {
    synchronize; two threads take it at once, one from each pool. Each pool's hand-over reads the
    stream's entry (its death event, and whether a device synchronize has covered it) under the
    entry's lock: the reading thread read `complete` with no lock while the other wrote it (TSan; a
-   red team's find). The device synchronize is slow here, so that the two overlap. */
+   red team's find). The model's device synchronize waits for the other thread's (at most 2 s), so
+   that the two overlap. */
 static int dsync_slow_count;
 static void dsync_slow(void *u) {
-    struct timespec ts = {0, 20 * 1000 * 1000};
+    struct timespec ts = {0, 1000 * 1000};
+    int waited;
     (void)u;
     __atomic_add_fetch(&dsync_slow_count, 1, __ATOMIC_RELAXED);
-    nanosleep(&ts, NULL);
+    for (waited = 0; waited < 2000 && __atomic_load_n(&dsync_slow_count, __ATOMIC_RELAXED) < 2; waited++) nanosleep(&ts, NULL);
 }
 static void m_none_e(void *u, const void *e) { (void)u; (void)e; }
 static void m_none_se(void *u, const void *e, rmm_stream s) { (void)u; (void)e; (void)s; }
@@ -681,14 +684,18 @@ static void m_none_s(void *u, rmm_stream s) { (void)u; (void)s; }
 static void m_none_va(void *u, const void *va, size_t n) { (void)u; (void)va; (void)n; }
 static const rmm_host_stream_model slow_dsync_model = {NULL, m_none_se, m_done, m_none_e, m_none_e, m_none_es, m_none_s, dsync_slow, m_none_s, m_none_va};
 static rmm_resource *hand_pools[2];
-static pthread_barrier_t hand_bar;
+static int hand_go; /* 1: take; -1: give up (a thread could not be started) */
 static int hand_failures;
 static void *hand_taker(void *arg) {
     int i = (int)(intptr_t)arg;
     rmm_stream t = NULL;
     void *p = NULL;
     if (rmm__stream_create_raw(&t, false) != RMM_SUCCESS) __atomic_add_fetch(&hand_failures, 1, __ATOMIC_RELAXED);
-    pthread_barrier_wait(&hand_bar);
+    while (__atomic_load_n(&hand_go, __ATOMIC_ACQUIRE) == 0) sched_yield();
+    if (__atomic_load_n(&hand_go, __ATOMIC_ACQUIRE) < 0) {
+        if (t) (void)rmm__stream_destroy_raw(t);
+        return NULL;
+    }
     if (t && rmm_allocate(hand_pools[i], &p, 4 * MiB, t) != RMM_SUCCESS) __atomic_add_fetch(&hand_failures, 1, __ATOMIC_RELAXED); /* the dead stream's block */
     if (p && rmm_deallocate(hand_pools[i], p, 4 * MiB, t) != RMM_SUCCESS) __atomic_add_fetch(&hand_failures, 1, __ATOMIC_RELAXED);
     if (t) (void)rmm__stream_destroy_raw(t);
@@ -697,6 +704,7 @@ static void *hand_taker(void *arg) {
 TEST(two_pools_hand_over_a_stream_destroyed_without_death_event) {
     rmm_stream dead = NULL;
     pthread_t th[2];
+    bool started[2] = {false, false};
     void *p = NULL;
     int i;
     rmm_host_backend_set_stream_model(&slow_dsync_model);
@@ -717,10 +725,14 @@ TEST(two_pools_hand_over_a_stream_destroyed_without_death_event) {
     CHECK_OK(rmm_stream_destroy(dead));
     __atomic_store_n(&host_fail_from, 0, __ATOMIC_RELAXED);
     rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
-    pthread_barrier_init(&hand_bar, NULL, 2);
-    for (i = 0; i < 2; i++) CHECK(pthread_create(&th[i], NULL, hand_taker, (void *)(intptr_t)i) == 0);
-    for (i = 0; i < 2; i++) pthread_join(th[i], NULL);
-    pthread_barrier_destroy(&hand_bar);
+    hand_go = 0;
+    for (i = 0; i < 2; i++) {
+        started[i] = pthread_create(&th[i], NULL, hand_taker, (void *)(intptr_t)i) == 0;
+        CHECK(started[i]);
+    }
+    __atomic_store_n(&hand_go, started[0] && started[1] ? 1 : -1, __ATOMIC_RELEASE);
+    for (i = 0; i < 2; i++)
+        if (started[i]) pthread_join(th[i], NULL);
     CHECK(hand_failures == 0);
     CHECK(dsync_slow_count >= 2); /* each pool's hand-over waited for the device */
     for (i = 0; i < 2; i++) {
