@@ -1912,6 +1912,30 @@ RMM__IMPL rmm_status rmm_set_last_error(rmm_status status, const char *fmt, ...)
     return status;
 }
 RMM__IMPL rmm_status rmm_last_status(void) { return rmm__last_error_status; }
+/* A failure the library swallows (an internal call whose failure it works around and the public
+   call then succeeds) must not stay behind as the thread's last error, which names the last failing
+   call: the caller keeps the record before and puts it back after (text, status and re-entrance
+   mark; the serial moves on, as serials are compared to tell new failures). O(1) but a copy of the
+   message (1 KiB): for slow paths. */
+typedef struct rmm__kept_error {
+    unsigned long serial;
+    rmm_status status;
+    bool reentrant;
+    char text[sizeof rmm__last_error_text];
+} rmm__kept_error;
+RMM__PRIVATE void rmm__error_keep(rmm__kept_error *k) {
+    k->serial = rmm__last_error_serial;
+    k->status = rmm__last_error_status;
+    k->reentrant = rmm__reentrant_serial != 0 && rmm__reentrant_serial == rmm__last_error_serial;
+    memcpy(k->text, rmm__last_error_text, sizeof k->text);
+}
+RMM__PRIVATE void rmm__error_back(const rmm__kept_error *k) {
+    if (rmm__last_error_serial == k->serial) return; /* nothing recorded meanwhile */
+    memcpy(rmm__last_error_text, k->text, sizeof k->text);
+    rmm__last_error_status = k->status;
+    rmm__last_error_serial++;
+    if (k->reentrant) rmm__reentrant_serial = rmm__last_error_serial;
+}
 
 static void rmm__log_write(int level, const char *fmt, ...) RMM__PRINTF(2, 3) RMM__UNUSED;
 
@@ -5599,12 +5623,19 @@ RMM__PRIVATE rmm_status rmm__so_host_wait(rmm__sstate *s) {
    asking nothing, where that would take a CUDA call in a "nowait" call. */
 RMM__PRIVATE bool rmm__so_settled(rmm__sstate *s) {
     rmm__event e = NULL;
-    bool done = false;
+    rmm__kept_error kept;
+    bool done = false, complete = false;
     if (s->lazy && !rmm__so_gone(s)) return false; /* a live lazy stream: work may follow any time */
-    if (rmm__so_donor_event(s, &e) != RMM_SUCCESS) return false;
-    if (!e) return true;
-    if (rmm__in_nowait) return false;
-    return rmm__event_query(e, &done) == RMM_SUCCESS && done;
+    /* (a failure here only means "not settled": it leaves no error behind, as the call that swept
+       succeeds; a failed device synchronize of a stream destroyed without its death event stayed
+       in rmm_last_status: review 25) */
+    rmm__error_keep(&kept);
+    if (rmm__so_donor_event(s, &e) == RMM_SUCCESS) {
+        if (!e) done = true;
+        else if (!rmm__in_nowait && rmm__event_query(e, &complete) == RMM_SUCCESS) done = complete;
+    }
+    rmm__error_back(&kept);
+    return done;
 }
 
 /* Drops states that can go, and merges into `current` the memory of states whose stream is gone or

@@ -2393,6 +2393,43 @@ TEST(nowait_calls_make_no_device_synchronize) {
     sm_behind = 0;
     rmm_host_backend_set_stream_model(NULL);
 }
+/* ... and outside a nowait call, where that sweep makes the device synchronize and it fails, the
+   allocation still succeeds (the state is only not settled) and leaves no failure behind in
+   rmm_last_status (it left RMM_ERROR_CUDA: review 25). */
+TEST(sweep_failing_to_settle_leaves_no_error) {
+    rmm_resource *pool = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    rmm_stream s = NULL, f[40];
+    void *a = NULL, *xs[40], *x = NULL;
+    size_t i;
+    rmm_host_backend_set_stream_model(&sm_model);
+    sm_behind = 1;
+    d.initial_bytes = 4 * MiB;
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), &d));
+    CHECK_OK(rmm_stream_create(&s));
+    CHECK_OK(rmm_allocate(pool, &a, 4096, s));
+    CHECK_OK(rmm_deallocate(pool, a, 4096, s));
+    for (i = 0; i < 40; i++) CHECK_OK(rmm__stream_create_raw(&f[i], false));
+    for (i = 0; i < 39 && ((rmm__pool *)pool)->so.count + 1 < ((rmm__pool *)pool)->so.sweep_at; i++) { /* the next state sweeps */
+        CHECK_OK(rmm_allocate(pool, &xs[i], 256, f[i]));
+        CHECK_OK(rmm_deallocate(pool, xs[i], 256, f[i]));
+    }
+    host_fail_from = 16; /* s's death event, then its synchronize */
+    rmm_host_backend_fail_calls("cudaStreamSynchronize", 1, 1, RMM_ERROR_CUDA);
+    CHECK_OK(rmm_stream_destroy(s));
+    host_fail_from = 0;
+    rmm_host_backend_fail_calls("cudaDeviceSynchronize", 1, 1, RMM_ERROR_CUDA);
+    (void)rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "%s", "an earlier failure");
+    CHECK_OK(rmm_allocate(pool, &x, 256, f[39]));
+    CHECK(rmm_last_status() == RMM_ERROR_INVALID_ARGUMENT && strcmp(rmm_last_error(), "an earlier failure") == 0);
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    if (x) CHECK_OK(rmm_deallocate(pool, x, 256, f[39]));
+    CHECK_OK(rmm_pool_validate(pool));
+    rmm_resource_destroy(pool);
+    for (i = 0; i < 40; i++) CHECK_OK(rmm__stream_destroy_raw(f[i]));
+    sm_behind = 0;
+    rmm_host_backend_set_stream_model(NULL);
+}
 #endif
 
 /* A tracking adaptor destroyed with allocations outstanding says so in the debug log (destroy
@@ -2475,6 +2512,7 @@ int main(void) {
     RUN(stream_destroyed_without_death_event_orders_its_memory);
     RUN(nowait_calls_make_no_device_synchronize);
     RUN(virtual_pool_refused_by_its_maximum_gives_nothing_back);
+    RUN(sweep_failing_to_settle_leaves_no_error);
 #endif
     RUN(limiting_refusal_near_size_max_keeps_the_count);
     RUN(statistics_count_a_huge_request_at_int64_max);
