@@ -2347,37 +2347,54 @@ TEST(stream_destroyed_without_death_event_orders_its_memory) {
     rmm_host_backend_set_stream_model(NULL);
 }
 
-/* ... and that device synchronize is never made inside a nowait call, where a sweep meets such a
-   state (the review of the mend above found one there, with the pool's lock held). */
-static int sm_dsyncs_in_nowait;
-static void sm_dsync_nowait(void *u) { (void)u; sm_dsyncs_in_nowait += sm_in_nowait; }
-TEST(nowait_calls_make_no_device_synchronize) {
+/* For the two tests below: a pool whose next new stream state sweeps, holding the memory of a library
+   stream destroyed with neither its death event nor a synchronize (both failed), and 40 foreign
+   streams (f[39] not used yet). The caller has set the stream model. */
+static rmm_resource *pool_with_dead_stream_before_sweep(rmm_stream f[40]) {
     rmm_resource *pool = NULL;
     rmm_pool_desc d = rmm_pool_desc_default();
-    rmm_stream s = NULL, f[40];
-    rmm_host_stream_model m = sm_model;
-    void *a = NULL, *xs[40], *x = NULL;
-    bool wb = false;
+    rmm_stream s = NULL;
+    void *a = NULL, *x = NULL;
     size_t i;
-    m.device_synchronize = sm_dsync_nowait;
-    rmm_host_backend_set_stream_model(&m);
-    sm_behind = 1;
-    sm_dsyncs_in_nowait = 0;
     d.initial_bytes = 4 * MiB;
     CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), &d));
     CHECK_OK(rmm_stream_create(&s));
     CHECK_OK(rmm_allocate(pool, &a, 4096, s));
     CHECK_OK(rmm_deallocate(pool, a, 4096, s));
     for (i = 0; i < 40; i++) CHECK_OK(rmm__stream_create_raw(&f[i], false));
-    for (i = 0; i < 39 && ((rmm__pool *)pool)->so.count + 1 < ((rmm__pool *)pool)->so.sweep_at; i++) { /* the next state sweeps */
-        CHECK_OK(rmm_allocate(pool, &xs[i], 256, f[i]));
-        CHECK_OK(rmm_deallocate(pool, xs[i], 256, f[i]));
+    for (i = 0; i < 39 && pool && ((rmm__pool *)pool)->so.count + 1 < ((rmm__pool *)pool)->so.sweep_at; i++) { /* the next state sweeps */
+        CHECK_OK(rmm_allocate(pool, &x, 256, f[i]));
+        CHECK_OK(rmm_deallocate(pool, x, 256, f[i]));
     }
-    host_fail_from = 16;
+    host_fail_from = 16; /* s's death event, then its synchronize */
     rmm_host_backend_fail_calls("cudaStreamSynchronize", 1, 1, RMM_ERROR_CUDA);
     CHECK_OK(rmm_stream_destroy(s));
     host_fail_from = 0;
     rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    return pool;
+}
+static void pool_with_dead_stream_end(rmm_resource *pool, rmm_stream f[40]) {
+    size_t i;
+    CHECK_OK(rmm_pool_validate(pool));
+    rmm_resource_destroy(pool);
+    for (i = 0; i < 40; i++) CHECK_OK(rmm__stream_destroy_raw(f[i]));
+}
+/* The device synchronize a stream destroyed that way needs is never made inside a nowait call,
+   where a sweep meets its state (the review of the mend above found one there, with the pool's
+   lock held). */
+static int sm_dsyncs_in_nowait;
+static void sm_dsync_nowait(void *u) { (void)u; sm_dsyncs_in_nowait += sm_in_nowait; }
+TEST(nowait_calls_make_no_device_synchronize) {
+    rmm_resource *pool;
+    rmm_stream f[40];
+    rmm_host_stream_model m = sm_model;
+    void *x = NULL;
+    bool wb = false;
+    m.device_synchronize = sm_dsync_nowait;
+    rmm_host_backend_set_stream_model(&m);
+    sm_behind = 1;
+    sm_dsyncs_in_nowait = 0;
+    pool = pool_with_dead_stream_before_sweep(f);
     sm_in_nowait = 1;
     (void)rmm_set_last_error(RMM_SUCCESS, "%s", "");
     CHECK_OK(rmm_allocate_nowait(pool, &x, 256, f[39], &wb));
@@ -2387,9 +2404,7 @@ TEST(nowait_calls_make_no_device_synchronize) {
        waits for a device synchronize", which it did not report: a red team's find) */
     CHECK(rmm_last_status() == RMM_SUCCESS && strstr(rmm_last_error(), "destroyed stream") == NULL);
     if (x) CHECK_OK(rmm_deallocate(pool, x, 256, f[39]));
-    CHECK_OK(rmm_pool_validate(pool));
-    rmm_resource_destroy(pool);
-    for (i = 0; i < 40; i++) CHECK_OK(rmm__stream_destroy_raw(f[i]));
+    pool_with_dead_stream_end(pool, f);
     sm_behind = 0;
     rmm_host_backend_set_stream_model(NULL);
 }
@@ -2397,36 +2412,19 @@ TEST(nowait_calls_make_no_device_synchronize) {
    allocation still succeeds (the state is only not settled) and leaves no failure behind in
    rmm_last_status (it left RMM_ERROR_CUDA: review 25). */
 TEST(sweep_failing_to_settle_leaves_no_error) {
-    rmm_resource *pool = NULL;
-    rmm_pool_desc d = rmm_pool_desc_default();
-    rmm_stream s = NULL, f[40];
-    void *a = NULL, *xs[40], *x = NULL;
-    size_t i;
+    rmm_resource *pool;
+    rmm_stream f[40];
+    void *x = NULL;
     rmm_host_backend_set_stream_model(&sm_model);
     sm_behind = 1;
-    d.initial_bytes = 4 * MiB;
-    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), &d));
-    CHECK_OK(rmm_stream_create(&s));
-    CHECK_OK(rmm_allocate(pool, &a, 4096, s));
-    CHECK_OK(rmm_deallocate(pool, a, 4096, s));
-    for (i = 0; i < 40; i++) CHECK_OK(rmm__stream_create_raw(&f[i], false));
-    for (i = 0; i < 39 && ((rmm__pool *)pool)->so.count + 1 < ((rmm__pool *)pool)->so.sweep_at; i++) { /* the next state sweeps */
-        CHECK_OK(rmm_allocate(pool, &xs[i], 256, f[i]));
-        CHECK_OK(rmm_deallocate(pool, xs[i], 256, f[i]));
-    }
-    host_fail_from = 16; /* s's death event, then its synchronize */
-    rmm_host_backend_fail_calls("cudaStreamSynchronize", 1, 1, RMM_ERROR_CUDA);
-    CHECK_OK(rmm_stream_destroy(s));
-    host_fail_from = 0;
+    pool = pool_with_dead_stream_before_sweep(f);
     rmm_host_backend_fail_calls("cudaDeviceSynchronize", 1, 1, RMM_ERROR_CUDA);
     (void)rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "%s", "an earlier failure");
     CHECK_OK(rmm_allocate(pool, &x, 256, f[39]));
     CHECK(rmm_last_status() == RMM_ERROR_INVALID_ARGUMENT && strcmp(rmm_last_error(), "an earlier failure") == 0);
     rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
     if (x) CHECK_OK(rmm_deallocate(pool, x, 256, f[39]));
-    CHECK_OK(rmm_pool_validate(pool));
-    rmm_resource_destroy(pool);
-    for (i = 0; i < 40; i++) CHECK_OK(rmm__stream_destroy_raw(f[i]));
+    pool_with_dead_stream_end(pool, f);
     sm_behind = 0;
     rmm_host_backend_set_stream_model(NULL);
 }
