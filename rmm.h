@@ -5486,10 +5486,9 @@ RMM__PRIVATE rmm_status rmm__so_donor_event(rmm__sstate *d, rmm__event *event) {
                 /* destroyed with neither a death event nor a finished synchronize (both CUDA
                    calls failed): only a device synchronize orders what it freed (its memory went
                    to other streams unordered until 2026-11-29: a red team's find); never inside
-                   a nowait call (rmm__so_settled then says not settled: a review's find), whose
-                   caller reports nothing of it: no error is recorded then (it was, and a nowait
-                   call that returned SUCCESS left it in rmm_last_error: a red team's find) */
-                if (rmm__in_nowait) return RMM_ERROR_NOT_SUPPORTED;
+                   a nowait call (rmm__so_settled then says not settled, and leaves no error
+                   behind: a review's find) */
+                if (rmm__in_nowait) return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "the memory of a destroyed stream waits for a device synchronize: not in a nowait call");
                 RMM_TRY(rmm__device_synchronize());
                 (void)rmm__spin_lock(&d->reg->lock);
                 d->reg->complete = true;
@@ -5602,7 +5601,7 @@ static inline bool rmm__so_donor_capturing(const rmm__sstate *d) {
 /* Makes taker's future work wait for the work donor had queued before its frees. */
 RMM__PRIVATE rmm_status rmm__so_wait(rmm__sstate *taker, rmm__sstate *donor) {
     rmm__event e = NULL;
-    RMM_ASSERT(!rmm__in_nowait); /* (rmm__so_donor_event's bare refusal there: no message) */
+    RMM_ASSERT(!rmm__in_nowait); /* (it records an event: a CUDA call) */
     RMM_TRY(rmm__so_donor_event(donor, &e));
     if (!e) return RMM_SUCCESS;
     RMM_TRY(rmm__stream_wait_event(taker->handle, e));
