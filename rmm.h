@@ -68,6 +68,8 @@
                           CORRUPTION naming the block and the first byte written past its end. The
                           one feature that writes into managed memory (stream-ordered memsets, and a
                           stream synchronize per free): for debugging only. Zero cost when off.
+                          A margin whose fill cannot be queued (a broken stream) leaves that block
+                          unchecked, logged at WARN; the allocation still succeeds.
       RMM_LOG_LEVEL       the most verbose debug-log level compiled in (default RMM_LOG_LEVEL_INFO).
       RMM_ASSERT(x)       the library's internal assertion (default: assert from <assert.h>).
       RMM_SYS_MALLOC(n), RMM_SYS_REALLOC(p,n), RMM_SYS_FREE(p)
@@ -278,7 +280,8 @@ RMMDEF rmm_stream rmm_stream_pool_get(rmm_stream_pool *pool);
 RMMDEF rmm_stream rmm_stream_pool_get_at(rmm_stream_pool *pool, size_t index);
 /* The number of streams; 0 for NULL. */
 RMMDEF size_t rmm_stream_pool_size(const rmm_stream_pool *pool);
-/* Destroys every stream and the pool. NULL is a no-op. */
+/* Destroys every stream and the pool. NULL is a no-op. A stream that cannot be destroyed is logged
+   at WARN, its failure is the thread's last error (rmm_last_status), and the rest go on. */
 RMMDEF void rmm_stream_pool_destroy(rmm_stream_pool *pool);
 
 /* ======================================================================================= */
@@ -458,7 +461,10 @@ RMMDEF rmm_status rmm_deallocate_nowait(rmm_resource *mr, void *ptr, size_t byte
    resource over it, freed on a stream registered for capture): the same, until that capture's
    end has made the free; then destroy it again. O(1), plus, while a capture is registered or
    ending, the walk of rmm_resource_awaits_capture (O(deferred frees x depth of their resources'
-   stacks), under the graph lock). */
+   stacks), under the graph lock). It returns nothing: a CUDA failure on the way (memory that could
+   not be given back upstream, a device synchronize before its streams' memory goes) leaves that
+   failure as the thread's last error (rmm_last_status), and the destroy goes on with the rest.
+   Other calls that succeed leave no failure of theirs behind. */
 RMMDEF void rmm_resource_destroy(rmm_resource *mr);
 /* Whether a free deferred to rmm_capture_end would reach mr now: the block's own resource, or one
    it reaches upstream (rmm_resource_get_upstream, and a binning resource's bins), including frees
@@ -1101,7 +1107,10 @@ RMMDEF rmm_status rmm_cuda_versions(int *runtime, int *driver);
    used CUDA reads device 0, and setting that back would create a context on device 0 (hundreds of
    MiB) nobody asked for; such a thread stays on `device`. enter fails with INVALID_ARGUMENT iff
    scope is NULL, CUDA iff cudaGetDevice or cudaSetDevice fails (a device that does not exist);
-   after a failed enter, leave does nothing. One cudaGetDevice when the device is current already. */
+   after a failed enter, leave does nothing. One cudaGetDevice when the device is current already.
+   leave returns nothing: if its cudaSetDevice fails (a broken context), that failure is the thread's
+   last error (rmm_last_status) and the thread stays on `device`. The library's own calls instead log
+   a failed restore at WARN and keep their result (their work is done). */
 typedef struct rmm_device_scope {
     int previous;  /* the caller's device */
     bool switched; /* whether enter changed the device */
@@ -1915,29 +1924,32 @@ RMM__IMPL rmm_status rmm_last_status(void) { return rmm__last_error_status; }
 /* A failure the library swallows (an internal call whose failure it works around and the public
    call then succeeds) must not stay behind as the thread's last error, which names the last failing
    call: the caller keeps the record before and puts it back after (text, status and re-entrance
-   mark; the serial moves on, as serials are compared to tell new failures). O(1) but a copy of the
-   message (1 KiB): for slow paths. */
+   mark; the serial moves on, as serials are compared to tell new failures). O(length of the
+   message), up to 1 KiB: a copy of the text and its length. */
 typedef struct rmm__kept_error {
     unsigned long serial;
     rmm_status status;
     bool reentrant;
+    size_t length; /* the text's, with its NUL */
     char text[sizeof rmm__last_error_text];
 } rmm__kept_error;
 RMM__PRIVATE void rmm__error_keep(rmm__kept_error *k) {
     k->serial = rmm__last_error_serial;
     k->status = rmm__last_error_status;
     k->reentrant = rmm__reentrant_serial != 0 && rmm__reentrant_serial == rmm__last_error_serial;
-    memcpy(k->text, rmm__last_error_text, sizeof k->text);
+    k->length = strlen(rmm__last_error_text) + 1; /* (always NUL-terminated within the buffer) */
+    memcpy(k->text, rmm__last_error_text, k->length);
 }
 RMM__PRIVATE void rmm__error_back(const rmm__kept_error *k) {
     if (rmm__last_error_serial == k->serial) return; /* nothing recorded meanwhile */
-    memcpy(rmm__last_error_text, k->text, sizeof k->text);
+    memcpy(rmm__last_error_text, k->text, k->length);
     rmm__last_error_status = k->status;
     rmm__last_error_serial++;
     if (k->reentrant) rmm__reentrant_serial = rmm__last_error_serial;
 }
 
 static void rmm__log_write(int level, const char *fmt, ...) RMM__PRINTF(2, 3) RMM__UNUSED;
+#define RMM__LOG(level, ...) do { if ((level) >= RMM_LOG_LEVEL) rmm__log_write((level), __VA_ARGS__); } while (0)
 
 /* Records a failure on this thread and returns its status. */
 static rmm_status rmm__fail(rmm_status status, const char *fmt, ...) RMM__PRINTF(2, 3);
@@ -3170,7 +3182,10 @@ RMM__PRIVATE rmm_status rmm__vm_unmap(char *va, size_t bytes) {
    from cudaGetDevice, and setting that back would create a context on device 0 (hundreds of MiB)
    that nobody asked for; such a thread is left on `device` instead (PyTorch's MaybeSetDevice rule
    leaves the CUDA runtime there too). A thread that relies on the implicit device 0 after such a
-   call should set it itself. */
+   call should set it itself. A failed restore (cudaSetDevice fails only with a broken context) does
+   not change the call's result: its work is done (memory handed out or freed, which a failure would
+   leave the caller to redo or lose). It is logged at WARN, leaves no failure as the thread's last
+   error, and leaves the thread on `device`. */
 typedef rmm_device_scope rmm__device_guard; /* the public rmm_device_scope */
 RMM__PRIVATE rmm_status rmm__device_enter(rmm__device_guard *g, int device) {
     g->switched = false;
@@ -3182,15 +3197,26 @@ RMM__PRIVATE rmm_status rmm__device_enter(rmm__device_guard *g, int device) {
     }
     return RMM_SUCCESS;
 }
+RMM__PRIVATE rmm_status rmm__device_restore(const rmm__device_guard *g) {
+    if (g->switched && rmm__device_context_active(g->previous)) return rmm__set_device(g->previous);
+    return RMM_SUCCESS;
+}
 RMM__PRIVATE void rmm__device_leave(const rmm__device_guard *g) {
-    if (g->switched && rmm__device_context_active(g->previous)) (void)rmm__set_device(g->previous);
+    if (g->switched) {
+        rmm__kept_error kept;
+        rmm__error_keep(&kept);
+        if (rmm__device_restore(g) != RMM_SUCCESS) {
+            RMM__LOG(RMM_LOG_LEVEL_WARN, "the caller's device %d could not be restored (%s): the thread stays on the device the library switched to", g->previous, rmm_last_error());
+            rmm__error_back(&kept);
+        }
+    }
 }
 RMM__IMPL rmm_status rmm_device_scope_enter(rmm_device_scope *scope, int device) {
     if (!scope) return RMM__NULL_OUT("rmm_device_scope_enter", "scope");
     return rmm__device_enter(scope, device); /* (a failure leaves switched false: leave does nothing) */
 }
 RMM__IMPL void rmm_device_scope_leave(const rmm_device_scope *scope) {
-    if (scope) rmm__device_leave(scope);
+    if (scope) (void)rmm__device_restore(scope); /* (the caller's own call: a failure is its last error) */
 }
 
 /* Debug margins (RMM_DEBUG_MARGIN): N bytes after each block, filled with a pattern when the block is
@@ -3204,8 +3230,18 @@ RMM__IMPL void rmm_device_scope_leave(const rmm_device_scope *scope) {
 #endif
 #define RMM__MARGIN_BYTE 0xFD
 #if RMM__MARGIN_ON
-RMM__PRIVATE rmm_status rmm__margin_set(void *ptr, size_t bytes, rmm_stream stream) {
-    return rmm__memset_async((char *)ptr + bytes, RMM__MARGIN_BYTE, RMM__MARGIN, stream);
+/* Fills a block's margin. False if the fill could not be queued (a broken stream or context): the
+   allocation still succeeds (its block is handed out), the caller marks the block unchecked
+   (requested SIZE_MAX: its free and rmm_resource_check_corruption skip it, where an unwritten margin
+   would read as a false CORRUPTION and keep the block allocated), the failure is logged at WARN and
+   not left as the thread's last error. */
+RMM__PRIVATE bool rmm__margin_set(void *ptr, size_t bytes, rmm_stream stream) {
+    rmm__kept_error kept;
+    rmm__error_keep(&kept);
+    if (rmm__memset_async((char *)ptr + bytes, RMM__MARGIN_BYTE, RMM__MARGIN, stream) == RMM_SUCCESS) return true;
+    RMM__LOG(RMM_LOG_LEVEL_WARN, "RMM_DEBUG_MARGIN: the margin of block %p of %zu bytes could not be filled (%s): the block is not checked", ptr, bytes, rmm_last_error());
+    rmm__error_back(&kept);
+    return false;
 }
 /* Reads the margin of a block back (after the work queued on `stream`) and checks it: CORRUPTION
    naming the block and the first byte written past its end. */
@@ -3465,7 +3501,6 @@ static void rmm__log_write(int level, const char *fmt, ...) {
     }
     rmm__unlock(&rmm__log_lock);
 }
-#define RMM__LOG(level, ...) do { if ((level) >= RMM_LOG_LEVEL) rmm__log_write((level), __VA_ARGS__); } while (0)
 
 /* ======================================================================================= */
 /* ==== resource: generic calls ========================================================= */
@@ -4277,6 +4312,7 @@ typedef struct rmm__live_list {
     bool oom;
 } rmm__live_list;
 RMM__PRIVATE void rmm__live_add(rmm__live_list *l, const char *ptr, size_t requested) {
+    if (requested == SIZE_MAX) return; /* (a block whose margin could not be filled: unchecked) */
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 64;
         rmm__live_block *grown = (rmm__live_block *)RMM_SYS_REALLOC(l->v, cap * sizeof *grown);
@@ -4824,12 +4860,16 @@ RMM__PRIVATE void rmm__sreg_mark_pooled(rmm_stream h) {
 RMM__PRIVATE void rmm__sreg_bury(rmm__sreg *r) {
     (void)rmm__spin_lock(&r->lock);
     if (RMM__ATOMIC_LOAD(&r->refs) > 1) {
+        rmm__kept_error kept;
+        rmm__error_keep(&kept);
         if (rmm__event_create(&r->death) != RMM_SUCCESS || rmm__event_record(r->death, r->handle) != RMM_SUCCESS) {
             rmm__event_destroy(r->death);
             r->death = NULL;
             r->complete = rmm__stream_sync_raw(r->handle) == RMM_SUCCESS;
             if (!r->complete) /* (the memory freed on it then waits for a device synchronize: rmm__so_donor_event) */
                 RMM__LOG(RMM_LOG_LEVEL_WARN, "rmm_stream_destroy(stream=%p): neither an event nor a synchronize could order its work: %s", (void *)r->handle, rmm_last_error());
+            else
+                rmm__error_back(&kept); /* (the synchronize did the event's work: the destroy succeeds, with no failure left behind) */
         }
     }
     RMM__ATOMIC_STORE(&r->alive, 0);
@@ -4913,7 +4953,12 @@ RMM__PRIVATE void rmm__rec_stream_drop(rmm__rec_stream *rs) {
 /* Whether `device` is the current one (false if that cannot be read). */
 static inline bool rmm__device_is_current(int device) {
     int now = -1;
-    return rmm__get_device(&now) == RMM_SUCCESS && now == device;
+    rmm__kept_error kept;
+    bool is;
+    rmm__error_keep(&kept);
+    is = rmm__get_device(&now) == RMM_SUCCESS && now == device;
+    rmm__error_back(&kept); /* (a predicate: "no" when the device cannot be read, and the caller takes the general way) */
+    return is;
 }
 /* Synchronizes `device` (a host wait for all its work) unless this free did already. */
 RMM__PRIVATE rmm_status rmm__rec_stream_sync(int device, int *synced) {
@@ -4959,10 +5004,13 @@ RMM__PRIVATE rmm_status rmm__rec_stream_order(const rmm__rec_stream *rs, rmm_str
     } else {
         st = rmm__event_create(&e);
         if (st == RMM_SUCCESS) {
+            rmm__kept_error kept;
+            rmm__error_keep(&kept);
             st = rmm__event_record(e, rs->handle);
             if (st != RMM_SUCCESS) {
                 RMM__LOG(RMM_LOG_LEVEL_WARN, "rmm_record_stream: no event could be recorded on recorded stream %p (%s): the free synchronizes device %d",
                          (void *)rs->handle, rmm_last_error(), rs->device);
+                rmm__error_back(&kept); /* (worked around: the synchronize below orders it) */
                 sync = true;
                 st = RMM_SUCCESS;
             } else {
@@ -5524,13 +5572,18 @@ RMM__PRIVATE rmm_status rmm__so_record(rmm__sstate *s) {
 #endif
 RMM__STATIC_ASSERT(RMM__SO_QUERY_WAIT >= 16 && RMM__SO_QUERY_WAIT <= 0x80000000u, so_query_wait_is_16_to_2_pow_31);
 RMM__PRIVATE RMM__NOINLINE bool rmm__so_refresh_done(rmm__sstate *s) {
+    rmm__kept_error kept;
+    rmm_status st;
     bool done = false;
     if (s->busy || !s->recorded || s->done == s->records) return false;
     if (s->query_skip) {
         s->query_skip--;
         return false;
     }
-    if (rmm__event_query(s->event, &done) != RMM_SUCCESS || !done) {
+    rmm__error_keep(&kept); /* (a failed query reads as "not yet": the caller takes other memory, and no failure stays behind; the copy is of the last message's length) */
+    st = rmm__event_query(s->event, &done);
+    rmm__error_back(&kept);
+    if (st != RMM_SUCCESS || !done) {
         s->query_wait = !s->query_wait ? 16u : s->query_wait >= RMM__SO_QUERY_WAIT / 2 ? (uint32_t)RMM__SO_QUERY_WAIT : s->query_wait * 2;
         s->query_skip = s->query_wait;
         return false;
@@ -5672,7 +5725,14 @@ RMM__PRIVATE bool rmm__so_unstick_status(rmm__so *so, rmm__sstate *current, bool
 RMM__PRIVATE bool rmm__so_unstick(rmm__so *so, rmm__sstate *current, bool all) { return rmm__so_unstick_status(so, current, all, NULL); }
 RMM__PRIVATE void rmm__so_sweep(rmm__so *so, rmm__sstate *current) {
     size_t i = so->count;
-    (void)rmm__so_unstick(so, current, false);
+    rmm__kept_error kept;
+    rmm_status failed;
+    rmm__error_keep(&kept); /* (the sweep serves the call that runs it, which goes on whatever it finds) */
+    (void)rmm__so_unstick_status(so, current, false, &failed);
+    if (failed != RMM_SUCCESS) {
+        RMM__LOG(RMM_LOG_LEVEL_WARN, "%s: a device synchronize to free gone streams' memory failed (%s): that memory stays with them", so->who, rmm_last_error());
+        rmm__error_back(&kept);
+    }
     while (i-- > 0) {
         rmm__sstate *d = so->list[i];
         bool gone = rmm__so_gone(d);
@@ -5963,7 +6023,7 @@ typedef struct rmm__block {
     uint32_t cover; /* pool, a block parked on an eager stream: the number of that stream's event
                        record that covers its free, or a later one, modulo 2^32 (rmm__pool_covered) */
 #if RMM__MARGIN_ON
-    size_t requested; /* RMM_DEBUG_MARGIN: the bytes asked for; the margin follows them */
+    size_t requested; /* RMM_DEBUG_MARGIN: the bytes asked for; the margin follows them (SIZE_MAX: the margin could not be filled, unchecked) */
 #endif
 } rmm__block;
 
@@ -7049,6 +7109,7 @@ static inline bool rmm__pool_chunk_free_on(const rmm__chunk *c, rmm__pstream *s)
 RMM__PRIVATE void rmm__pool_release_free_chunks(rmm__pool *p, rmm__pstream *s, size_t grow, size_t need) {
     rmm__chunk *c, *victim;
     size_t max = p->desc.maximum_bytes; /* (need <= max here: rmm__chunks_grow checked) */
+    rmm__kept_error kept;
     rmm__pool_settle(p, s);
     /* past the peak; or, below a peak that a lowered maximum (rmm_pool_set_maximum) now cuts, past
        what leaves room for the request (a review's find: it stopped at the peak and then refused) */
@@ -7059,7 +7120,13 @@ RMM__PRIVATE void rmm__pool_release_free_chunks(rmm__pool *p, rmm__pstream *s, s
             if (!rmm__pool_chunk_free_on(c, s)) continue;
             if (!victim || (victim->size >= excess ? c->size >= excess && c->size < victim->size : c->size > victim->size)) victim = c;
         }
-        if (!victim || rmm__pool_release_chunk(p, victim, s->ss.handle) != RMM_SUCCESS) break;
+        if (!victim) break;
+        rmm__error_keep(&kept);
+        if (rmm__pool_release_chunk(p, victim, s->ss.handle) != RMM_SUCCESS) { /* (best effort: the pool keeps the chunk and grows) */
+            RMM__LOG(RMM_LOG_LEVEL_WARN, "pool %p: a free chunk of %zu bytes could not be given back before growing (%s): the pool keeps it", (void *)p, victim->size, rmm_last_error());
+            rmm__error_back(&kept);
+            break;
+        }
         RMM__LOG(RMM_LOG_LEVEL_DEBUG, "pool %p: released a free chunk before growing (now %zu bytes)", (void *)p, p->pool_bytes);
     }
 }
@@ -7640,7 +7707,12 @@ RMM__PRIVATE rmm_status rmm__vm_commit(rmm__pool *p, const rmm__block *b) {
         vm->window_ops = 0;
         if (rmm__vm_held_pages(vm) > vm->recent_peak + vm->recent_peak / 8 + 8) {
             size_t keep = vm->recent_peak + vm->recent_peak / 32, held = rmm__vm_held_pages(vm), excess = held > keep ? held - keep : 0;
-            (void)rmm__vm_shrink(p, vm->idle_count > excess ? vm->idle_count - excess : 0, NULL);
+            rmm__kept_error kept;
+            rmm__error_keep(&kept);
+            if (rmm__vm_shrink(p, vm->idle_count > excess ? vm->idle_count - excess : 0, NULL) != RMM_SUCCESS) { /* (best effort: the pages stay mapped, tried again next window) */
+                RMM__LOG(RMM_LOG_LEVEL_WARN, "pool %p: idle pages could not be unmapped (%s): the pool keeps them", (void *)p, rmm_last_error());
+                rmm__error_back(&kept);
+            }
         }
     }
     if (vm->used_pages > vm->window_peak) vm->window_peak = vm->used_pages;
@@ -8108,8 +8180,7 @@ taken:
     rmm__san_region_register(b->chunk->user, b->ptr, bytes);
     *ptr = b->ptr;
 #if RMM__MARGIN_ON
-    b->requested = bytes;
-    (void)rmm__margin_set(b->ptr, bytes, stream);
+    b->requested = rmm__margin_set(b->ptr, bytes, stream) ? bytes : SIZE_MAX;
 #endif
     if (RMM__UNLIKELY(ss != &s->ss)) rmm__so_taken(&p->so, &s->ss, ss);
     RMM__POOL_DEBUG_CHECK(p);
@@ -8145,8 +8216,8 @@ RMM__PRIVATE rmm_status rmm__pool_free(rmm__pool *p, void *ptr, size_t bytes, rm
         if (!rmm__spin_lock(&p->so.lock)) return rmm__reentrant("pool", "deallocate");
         slot = rmm__addr_map_find(&p->used, (uintptr_t)ptr);
         if (slot && !((rmm__block *)*slot)->parked) {
-            live = true;
             requested = ((rmm__block *)*slot)->requested;
+            live = requested != SIZE_MAX; /* (SIZE_MAX: its margin could not be filled) */
         }
         rmm__spin_unlock(&p->so.lock);
         if (live) RMM_TRY(rmm__margin_check("pool", ptr, requested, stream)); /* a block written past stays allocated */
@@ -8859,8 +8930,14 @@ RMM__PRIVATE rmm_status rmm__gp_fetch(rmm_graph_pool *gp, size_t bytes, bool cre
     }
     rmm__in_nowait = nowait;
     rmm__graph_inside = false;
-    if (rmm__capture_mode_exchange(&mode) != RMM_SUCCESS)
-        RMM__LOG(RMM_LOG_LEVEL_ERROR, "graph pool %p: this thread's capture mode could not be set back to %d: %s", (void *)gp, mode, rmm_last_error());
+    {
+        rmm__kept_error kept;
+        rmm__error_keep(&kept);
+        if (rmm__capture_mode_exchange(&mode) != RMM_SUCCESS) { /* (as a failed device restore, rmm__device_leave: the memory is fetched; logged, and no failure left behind) */
+            RMM__LOG(RMM_LOG_LEVEL_ERROR, "graph pool %p: this thread's capture mode could not be set back to %d: %s", (void *)gp, mode, rmm_last_error());
+            rmm__error_back(&kept);
+        }
+    }
     if (st == RMM_SUCCESS) *out = p;
     return st;
 }
@@ -8884,7 +8961,10 @@ RMM__PRIVATE bool rmm__gp_add_chunk(rmm_graph_pool *gp, void *p, size_t bytes) {
 RMM__PRIVATE void rmm__gp_release_memory(rmm_graph_pool *gp) {
     size_t i;
     int mode = RMM__CAPTURE_RELAXED;
-    bool relaxed = rmm__capture_mode_exchange(&mode) == RMM_SUCCESS;
+    rmm__kept_error kept;
+    bool relaxed;
+    rmm__error_keep(&kept); /* (every failure below is logged: the call that releases, a free or a destroy, succeeds and leaves none behind) */
+    relaxed = rmm__capture_mode_exchange(&mode) == RMM_SUCCESS;
     if (!relaxed) RMM__LOG(RMM_LOG_LEVEL_WARN, "graph pool %p: this thread's capture mode could not be relaxed to return its memory: %s", (void *)gp, rmm_last_error());
     rmm__graph_inside = true;
     for (i = 0; i < gp->nchunks; i++) {
@@ -8894,11 +8974,14 @@ RMM__PRIVATE void rmm__gp_release_memory(rmm_graph_pool *gp) {
     }
     rmm__graph_inside = false;
     if (gp->stream) {
-        (void)rmm__stream_sync_raw(gp->stream);
-        (void)rmm__stream_destroy_raw(gp->stream);
+        bool synced = rmm__stream_sync_raw(gp->stream) == RMM_SUCCESS;
+        bool destroyed = rmm__stream_destroy_raw(gp->stream) == RMM_SUCCESS; /* (either way) */
+        if (!synced || !destroyed)
+            RMM__LOG(RMM_LOG_LEVEL_WARN, "graph pool %p: its stream could not be synchronized or destroyed: %s", (void *)gp, rmm_last_error());
     }
     if (relaxed && rmm__capture_mode_exchange(&mode) != RMM_SUCCESS)
         RMM__LOG(RMM_LOG_LEVEL_ERROR, "graph pool %p: this thread's capture mode could not be set back to %d: %s", (void *)gp, mode, rmm_last_error());
+    rmm__error_back(&kept);
     RMM_SYS_FREE(gp->chunks);
     RMM_SYS_FREE(gp->free);
     RMM_SYS_FREE(gp->live);
@@ -9753,8 +9836,7 @@ RMM__PRIVATE rmm_status rmm__fixed_allocate(rmm_resource *self, void **ptr, size
     *ptr = rmm__fentry_ptr(f, e);
     rmm__san_region_register(e.chunk->heap, *ptr, bytes);
 #if RMM__MARGIN_ON
-    e.chunk->requested[e.index] = bytes;
-    (void)rmm__margin_set(*ptr, bytes, stream);
+    e.chunk->requested[e.index] = rmm__margin_set(*ptr, bytes, stream) ? bytes : SIZE_MAX;
 #endif
     rmm__so_taken(&f->so, ss, &from->ss);
 out:
@@ -10793,10 +10875,13 @@ RMM__PRIVATE size_t rmm__arena_collect(rmm__arena *a, bool gone_only, rmm_status
     return returned;
 }
 RMM__PRIVATE void rmm__arena_reclaim_gone(rmm__arena *a) {
+    rmm__kept_error kept;
     rmm_status st;
     size_t returned;
     a->sweeps++;
+    rmm__error_keep(&kept);
     returned = rmm__arena_collect(a, true, &st); /* (a failed synchronize is logged there; the caller goes on) */
+    rmm__error_back(&kept);
     if (returned) RMM__LOG(RMM_LOG_LEVEL_DEBUG, "arena %p: %zu bytes of superblocks of exited threads and destroyed streams returned", (void *)a, returned);
 }
 /* On exhaustion: every arena's wholly free superblocks go back to the global arena. Fails with
@@ -10859,13 +10944,19 @@ RMM__PRIVATE rmm_status rmm__arena_allocate_large(rmm__arena *a, void **ptr, siz
         rmm__spin_unlock(&a->global_lock);
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "arena: out of host memory");
     }
+#if RMM__MARGIN_ON
+    b->requested = bytes + (size_t)(aligned - (uintptr_t)b->ptr); /* from the block's start */
+#endif
     rmm__spin_unlock(&a->global_lock);
     RMM__ATOMIC_STORE(&a->owner[rmm__arena_index(a, (void *)aligned)], RMM__ARENA_LARGE);
     rmm__san_region_register(a->heap, (void *)aligned, bytes);
     *ptr = (void *)aligned;
 #if RMM__MARGIN_ON
-    b->requested = bytes + (size_t)(aligned - (uintptr_t)b->ptr); /* from the block's start */
-    (void)rmm__margin_set((void *)aligned, bytes, stream);
+    if (!rmm__margin_set((void *)aligned, bytes, stream)) {
+        (void)rmm__spin_lock(&a->global_lock);
+        b->requested = SIZE_MAX;
+        rmm__spin_unlock(&a->global_lock);
+    }
 #else
     (void)stream;
 #endif
@@ -10966,7 +11057,11 @@ handed:
     rmm__spin_unlock(&l->lock);
     rmm__san_region_register(a->heap, *ptr, bytes);
 #if RMM__MARGIN_ON
-    (void)rmm__margin_set(*ptr, bytes, stream);
+    if (!rmm__margin_set(*ptr, bytes, stream)) {
+        (void)rmm__spin_lock(&l->lock); /* (l stays while this thread's cache holds it) */
+        b->requested = SIZE_MAX;
+        rmm__spin_unlock(&l->lock);
+    }
 #endif
     return RMM_SUCCESS;
 }
@@ -10989,11 +11084,13 @@ static inline void rmm__arena_pend(rmm__arena_local *o, rmm__block *b) {
    done; a device synchronize covers it: rmm__arena_collect), so a free never fails here. Caller
    holds o's lock; it is let go on return. O(1), O(batch) once per batch. */
 RMM__PRIVATE RMM__NOINLINE void rmm__arena_park(rmm__arena_local *o, rmm__block *b, rmm_stream stream) {
+    rmm__kept_error kept;
     uint64_t id = 0;
     bool same;
     b->parked = o; /* (in flight: on no list, counted in o->inflight; a dump reads parked as a state) */
     o->inflight++;
     rmm__spin_unlock(&o->lock);
+    rmm__error_keep(&kept); /* (the free succeeds whatever fails below: no failure stays behind) */
     same = rmm__stream_unique_id(stream, &id) == RMM_SUCCESS && id + 16 == o->ss.key;
     (void)rmm__spin_lock(&o->lock); /* (this thread held it: not a reentrant call) */
     o->inflight--;
@@ -11003,6 +11100,7 @@ RMM__PRIVATE RMM__NOINLINE void rmm__arena_park(rmm__arena_local *o, rmm__block 
     }
     rmm__arena_pend(o, b);
     rmm__spin_unlock(&o->lock);
+    rmm__error_back(&kept);
 }
 /* *out: the arena that holds ptr's superblock, locked, or NULL (none holds it, or it is a large
    block's). Read under the registry lock, which every retirement of an arena holds; an arena loses
@@ -11063,7 +11161,7 @@ RMM__PRIVATE rmm_status rmm__arena_deallocate(rmm_resource *self, void *ptr, siz
             (void)rmm__spin_lock(&a->global_lock);
             slot = rmm__addr_map_find(&a->large_out, (uintptr_t)ptr);
             if (slot) slot = rmm__addr_map_find(&a->global_used, (uintptr_t)*slot);
-            if (slot) requested = ((rmm__block *)*slot)->requested - (size_t)((char *)ptr - ((rmm__block *)*slot)->ptr);
+            if (slot && ((rmm__block *)*slot)->requested != SIZE_MAX) requested = ((rmm__block *)*slot)->requested - (size_t)((char *)ptr - ((rmm__block *)*slot)->ptr);
             rmm__spin_unlock(&a->global_lock);
         } else {
             RMM_TRY(rmm__arena_lock_owner(a, ptr, &o)); /* (o read with no lock may be gone) */
@@ -11383,7 +11481,8 @@ RMM__PRIVATE rmm_status rmm__arena_live(rmm_resource *mr, rmm__live_list *live) 
         void **slot;
         if (!a->large_out.slots[i].key) continue;
         slot = rmm__addr_map_find(&a->global_used, (uintptr_t)a->large_out.slots[i].value);
-        if (slot) rmm__live_add(live, (const char *)a->large_out.slots[i].key, ((rmm__block *)*slot)->requested - (size_t)((const char *)a->large_out.slots[i].key - ((rmm__block *)*slot)->ptr));
+        if (slot && ((rmm__block *)*slot)->requested != SIZE_MAX)
+            rmm__live_add(live, (const char *)a->large_out.slots[i].key, ((rmm__block *)*slot)->requested - (size_t)((const char *)a->large_out.slots[i].key - ((rmm__block *)*slot)->ptr));
     }
     rmm__spin_unlock(&a->global_lock);
     rmm__spin_unlock(&a->so.lock);

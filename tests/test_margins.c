@@ -4,7 +4,9 @@
    byte; the block stays allocated until the margin is repaired; writes inside the block, and sizes
    that are not multiples of anything, are not flagged. The bad writes are made with
    rmm_memset_async (the host backend and the CUDA runtime alike) and, under nvcc, by a kernel.
-   Built on the host backend (ASan/UBSan) and on the CUDA runtime (gcc -lcudart and nvcc). */
+   A margin that cannot be filled leaves its block unchecked, with no false CORRUPTION (host
+   backend, injected). Built on the host backend (ASan/UBSan) and on the CUDA runtime (gcc -lcudart
+   and nvcc). */
 #define RMM_DEBUG_MARGIN 64
 #define RMM_IMPLEMENTATION
 #include "../rmm.h"
@@ -187,6 +189,52 @@ TEST(plain_resources_have_nothing_to_check) {
     CHECK_OK(rmm_resource_check_corruption(NULL));
 }
 
+#if defined(RMM_BACKEND_HOST)
+/* A margin whose fill cannot be queued (cudaMemsetAsync fails: a broken stream) leaves its block
+   unchecked: the allocation succeeds with no failure left as the last error, and neither the free
+   nor check_corruption reports the unwritten margin as CORRUPTION (before: a false CORRUPTION, and
+   the block could not be freed; audit 25). The next block is checked again. */
+static void unfilled_margin_is_not_corruption(rmm_resource *mr, size_t bytes) {
+    static const char earlier[] = "earlier";
+    void *p = NULL, *q = NULL;
+    /* a larger block first, zeroed: the next block, likely at its address, has zeros under its margin */
+    CHECK_OK(rmm_allocate(mr, &p, bytes + 2 * RMM_DEBUG_MARGIN, RMM_STREAM_DEFAULT));
+    if (p) CHECK_OK(rmm_memset_async(p, 0, bytes + 2 * RMM_DEBUG_MARGIN, RMM_STREAM_DEFAULT));
+    if (p) CHECK_OK(rmm_deallocate(mr, p, bytes + 2 * RMM_DEBUG_MARGIN, RMM_STREAM_DEFAULT));
+    (void)rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "%s", earlier);
+    rmm_host_backend_fail_calls("cudaMemsetAsync", 1, 1, RMM_ERROR_CUDA);
+    p = NULL;
+    CHECK_OK(rmm_allocate(mr, &p, bytes, RMM_STREAM_DEFAULT));
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    CHECK(strcmp(rmm_last_error(), earlier) == 0 && rmm_last_status() == RMM_ERROR_INVALID_ARGUMENT);
+    if (!p) return;
+    CHECK_OK(rmm_allocate(mr, &q, bytes, RMM_STREAM_DEFAULT)); /* a block with its margin */
+    CHECK_OK(rmm_resource_check_corruption(mr));
+    CHECK_OK(rmm_deallocate(mr, p, bytes, RMM_STREAM_DEFAULT));
+    if (q) {
+        CHECK_OK(poke(q, bytes, 0x11, RMM_STREAM_DEFAULT)); /* still checked */
+        CHECK_STATUS(rmm_deallocate(mr, q, bytes, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+        CHECK_OK(repair(q, bytes, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_deallocate(mr, q, bytes, RMM_STREAM_DEFAULT));
+    }
+}
+TEST(a_margin_that_cannot_be_filled_leaves_its_block_unchecked) {
+    rmm_resource *pool = NULL, *fixed = NULL, *arena = NULL;
+    rmm_arena_desc ad = rmm_arena_desc_default();
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), NULL));
+    CHECK_OK(rmm_fixed_size_create(&fixed, rmm_get_current_device_resource(), NULL));
+    ad.arena_bytes = 64 * MiB;
+    CHECK_OK(rmm_arena_create(&arena, rmm_get_current_device_resource(), &ad));
+    if (pool) unfilled_margin_is_not_corruption(pool, 1000);
+    if (fixed) unfilled_margin_is_not_corruption(fixed, 1000);
+    if (arena) unfilled_margin_is_not_corruption(arena, 1000);    /* a small block */
+    if (arena) unfilled_margin_is_not_corruption(arena, 8 * MiB); /* a large one */
+    rmm_resource_destroy(arena);
+    rmm_resource_destroy(fixed);
+    rmm_resource_destroy(pool);
+}
+#endif
+
 #if defined(__CUDACC__) && !defined(RMM_BACKEND_HOST)
 /* an off-by-one loop bound, the bug margins exist to catch */
 __global__ void fill_one_too_many(unsigned char *p, size_t n) {
@@ -220,6 +268,9 @@ int main(void) {
     RUN(adaptors_are_looked_through);
     RUN(many_live_blocks_one_bad);
     RUN(plain_resources_have_nothing_to_check);
+#if defined(RMM_BACKEND_HOST)
+    RUN(a_margin_that_cannot_be_filled_leaves_its_block_unchecked);
+#endif
 #if defined(__CUDACC__) && !defined(RMM_BACKEND_HOST)
     RUN(kernel_writes_past_the_end);
 #endif

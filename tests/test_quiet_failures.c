@@ -1,0 +1,347 @@
+/* A call that succeeds leaves no failure behind. rmm_last_status() and rmm_last_error() name the
+   thread's last failing call; where the library works around an internal failure (an event that
+   could not be made, so it synchronizes instead; a query that failed, read as "not yet"; memory
+   that could not be given back, so the pool keeps it; a device or capture mode that could not be
+   restored, logged) and the public call then succeeds, the record of the call before stays as it
+   was. Each case here injects one failure into a simulated CUDA call (host backend) at a place
+   audit 25 found swallowed, checks that the call succeeds, and checks that the last error is still
+   the one set before it; every case failed on the code before (the last error named the injected
+   call). One test runs on every build, the GPU included: ordinary work on library, foreign and
+   per-thread streams, the graph pool and record_stream leaves the record alone. The debug margin's
+   cases are in test_margins.c. */
+#define RMM_IMPLEMENTATION
+#include "../rmm.h"
+#include "harness.h"
+#include <string.h>
+
+#define KiB ((size_t)1 << 10)
+#define MiB ((size_t)1 << 20)
+
+static const char earlier[] = "an earlier failure of the caller's";
+/* sets the last error to a known record */
+static void mark(void) { (void)rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "%s", earlier); }
+/* whether the record is still the one mark() set */
+static int untouched(void) { return rmm_last_status() == RMM_ERROR_INVALID_ARGUMENT && strcmp(rmm_last_error(), earlier) == 0; }
+#define CHECK_UNTOUCHED()                                                                   \
+    do {                                                                                    \
+        CHECK(untouched());                                                                 \
+        if (!untouched()) printf("  (the last error is now %s: %s)\n", rmm_status_string(rmm_last_status()), rmm_last_error()); \
+    } while (0)
+
+/* ---- every build: ordinary work leaves the record alone ------------------------------------ */
+TEST(ordinary_work_leaves_the_last_error_alone) {
+    rmm_resource *pool = NULL, *arena = NULL, *fixed = NULL;
+    rmm_pool_desc pd = rmm_pool_desc_default();
+    rmm_arena_desc ad = rmm_arena_desc_default();
+    rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
+    rmm_graph_pool *gp = NULL;
+    rmm_stream lib = NULL, foreign = NULL;
+    rmm_resource *mrs[3];
+    void *p[64];
+    int m, k, i;
+    NEED_GPU();
+    pd.initial_bytes = 16 * MiB;
+    ad.arena_bytes = 64 * MiB;
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), &pd));
+    CHECK_OK(rmm_arena_create(&arena, rmm_get_current_device_resource(), &ad));
+    CHECK_OK(rmm_fixed_size_create(&fixed, rmm_get_current_device_resource(), &fd));
+    CHECK_OK(rmm_stream_create(&lib));
+    CHECK_OK(rmm__stream_create_raw(&foreign, false)); /* cudaStreamCreate: the program's own */
+    if (!pool || !arena || !fixed || !lib || !foreign) goto done;
+    mrs[0] = pool;
+    mrs[1] = arena;
+    mrs[2] = fixed;
+    mark();
+    for (m = 0; m < 3; m++) {
+        rmm_stream streams[4];
+        int s;
+        streams[0] = lib;
+        streams[1] = foreign;
+        streams[2] = RMM_STREAM_PER_THREAD;
+        streams[3] = RMM_STREAM_DEFAULT;
+        for (s = 0; s < 4; s++)
+            for (k = 0; k < 40; k++) { /* rounds enough for rings, batches and event queries */
+                size_t bytes = m == 2 ? 256 : 256 * (size_t)(1 + k % 7);
+                for (i = 0; i < 64; i++) CHECK_OK(rmm_allocate(mrs[m], &p[i], bytes, streams[s]));
+                for (i = 0; i < 64; i++) CHECK_OK(rmm_deallocate(mrs[m], p[i], bytes, streams[s]));
+            }
+    }
+    CHECK_UNTOUCHED();
+    /* a block used on another stream, freed on its own; a library stream destroyed with state in a pool */
+    CHECK_OK(rmm_allocate(pool, &p[0], 4 * KiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_record_stream(pool, p[0], 4 * KiB, foreign));
+    CHECK_OK(rmm_deallocate(pool, p[0], 4 * KiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_stream_destroy(lib));
+    lib = NULL;
+    CHECK_OK(rmm_allocate(pool, &p[0], 4 * KiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(pool, p[0], 4 * KiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_graph_pool_create(&gp, rmm_get_current_device_resource(), MiB));
+    if (gp) CHECK_OK(rmm_graph_pool_destroy(gp));
+    CHECK_UNTOUCHED();
+done:
+    if (lib) CHECK_OK(rmm_stream_destroy(lib));
+    if (foreign) CHECK_OK(rmm__stream_destroy_raw(foreign));
+    rmm_resource_destroy(fixed);
+    rmm_resource_destroy(arena);
+    rmm_resource_destroy(pool);
+}
+
+#if defined(RMM_BACKEND_HOST)
+static void no_faults(void) { rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS); }
+static void fail(const char *call, unsigned nth, unsigned times) { rmm_host_backend_fail_calls(call, nth, times, RMM_ERROR_CUDA); }
+
+/* audit 25, 1: the guard that makes a resource's device current could not set the caller's back */
+TEST(a_failed_device_restore_is_logged_not_left_behind) {
+    rmm_resource *mr1 = rmm_get_per_device_resource(1);
+    void *p = NULL;
+    int now = -1;
+    CHECK(mr1 != NULL);
+    if (!mr1) return;
+    CHECK_OK(rmm__set_device(1)); /* both contexts active: the guard restores */
+    CHECK_OK(rmm__set_device(0));
+    mark();
+    fail("cudaSetDevice", 2, 1); /* the restore */
+    CHECK_OK(rmm_allocate(mr1, &p, KiB, RMM_STREAM_DEFAULT));
+    no_faults();
+    CHECK_UNTOUCHED();
+    CHECK_OK(rmm__get_device(&now));
+    CHECK(now == 1); /* as documented: the thread stays on the resource's device */
+    CHECK_OK(rmm__set_device(0));
+    if (p) CHECK_OK(rmm_deallocate(mr1, p, KiB, RMM_STREAM_DEFAULT));
+    /* the public scope's own restore is the caller's call: its failure is the last error */
+    {
+        rmm_device_scope scope;
+        CHECK_OK(rmm_device_scope_enter(&scope, 1));
+        mark();
+        fail("cudaSetDevice", 1, 1);
+        rmm_device_scope_leave(&scope);
+        no_faults();
+        CHECK(rmm_last_status() == RMM_ERROR_CUDA);
+        CHECK(strstr(rmm_last_error(), "cudaSetDevice") != NULL);
+        CHECK_OK(rmm__set_device(0));
+    }
+}
+
+/* audit 25, 2: a destroyed stream's death event could not be made; a synchronize did its work */
+TEST(a_stream_destroy_that_synchronizes_instead_of_an_event) {
+    const char *calls[2] = {"cudaEventCreateWithFlags", "cudaEventRecord"};
+    int c;
+    for (c = 0; c < 2; c++) {
+        rmm_resource *pool = NULL;
+        rmm_pool_desc d = rmm_pool_desc_default();
+        rmm_stream s = NULL;
+        void *p = NULL;
+        CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), &d));
+        CHECK_OK(rmm_stream_create(&s));
+        if (!pool || !s) return;
+        CHECK_OK(rmm_allocate(pool, &p, KiB, s));
+        CHECK_OK(rmm_deallocate(pool, p, KiB, s)); /* the pool holds state for s */
+        mark();
+        fail(calls[c], 1, 1);
+        CHECK_OK(rmm_stream_destroy(s));
+        no_faults();
+        CHECK_UNTOUCHED();
+        CHECK_OK(rmm_allocate(pool, &p, KiB, RMM_STREAM_DEFAULT)); /* s's memory serves another stream */
+        CHECK_OK(rmm_deallocate(pool, p, KiB, RMM_STREAM_DEFAULT));
+        rmm_resource_destroy(pool);
+    }
+}
+
+/* audit 25, 3 and 4: a free of a block recorded on another stream */
+TEST(record_stream_frees_that_work_around_a_failure) {
+    rmm_resource *pool = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    rmm_stream foreign = NULL, own[2];
+    void *p = NULL;
+    int i;
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), &d));
+    CHECK_OK(rmm__stream_create_raw(&foreign, false));
+    if (!pool || !foreign) return;
+    /* 3: no event can be recorded on the recorded (foreign) stream: the free synchronizes */
+    CHECK_OK(rmm_allocate(pool, &p, KiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_record_stream(pool, p, KiB, foreign));
+    mark();
+    fail("cudaEventRecord", 1, 1);
+    CHECK_OK(rmm_deallocate(pool, p, KiB, RMM_STREAM_DEFAULT));
+    no_faults();
+    CHECK_UNTOUCHED();
+    /* 4: whether the recorded stream's device is current cannot be read: the general way */
+    own[0] = RMM_STREAM_PER_THREAD;
+    own[1] = RMM_STREAM_LEGACY;
+    for (i = 0; i < 2; i++) {
+        CHECK_OK(rmm_allocate(pool, &p, KiB, own[i]));
+        CHECK_OK(rmm_record_stream(pool, p, KiB, own[i]));
+        mark();
+        fail("cudaGetDevice", 1, 1);
+        CHECK_OK(rmm_deallocate(pool, p, KiB, own[i]));
+        no_faults();
+        CHECK_UNTOUCHED();
+    }
+    CHECK_OK(rmm__stream_destroy_raw(foreign));
+    rmm_resource_destroy(pool);
+}
+
+/* audit 25, 6 and 7: event queries of a foreign stream's frees fail (read as "not yet"); the
+   arena's stream id at a batch's filing fails (filed with no event) */
+static void loop_with_failing(rmm_resource *mr, rmm_stream s, const char *call, int fixed_sizes) {
+    void *p[64];
+    int k, i, clean = 1;
+    for (k = 0; k < 40 && clean; k++) {
+        size_t a = fixed_sizes ? 256 : 256 * (size_t)(1 + k % 7), b = fixed_sizes ? 256 : 256 * (size_t)(1 + (k + 3) % 7);
+        for (i = 0; i < 64; i++) CHECK_OK(rmm_allocate(mr, &p[i], a, s));
+        mark();
+        fail(call, 1, 1000000);
+        for (i = 0; i < 64; i++) CHECK_OK(rmm_deallocate(mr, p[i], a, s));
+        for (i = 0; i < 64; i++) CHECK_OK(rmm_allocate(mr, &p[i], b, s));
+        no_faults();
+        clean = untouched();
+        for (i = 0; i < 64; i++) CHECK_OK(rmm_deallocate(mr, p[i], b, s));
+    }
+    CHECK(clean);
+    if (!clean) printf("  (%s, round %d: the last error is %s)\n", call, k - 1, rmm_last_error());
+}
+TEST(foreign_stream_queries_that_fail_read_as_not_yet) {
+    rmm_resource *mr = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    rmm_arena_desc ad = rmm_arena_desc_default();
+    rmm_stream foreign = NULL;
+    void *p[600];
+    int i;
+    CHECK_OK(rmm__stream_create_raw(&foreign, false));
+    if (!foreign) return;
+    CHECK_OK(rmm_pool_create(&mr, rmm_get_current_device_resource(), &d));
+    if (mr) loop_with_failing(mr, foreign, "cudaEventQuery", 0);
+    rmm_resource_destroy(mr);
+    mr = NULL;
+    ad.arena_bytes = 64 * MiB;
+    CHECK_OK(rmm_arena_create(&mr, rmm_get_current_device_resource(), &ad));
+    if (mr) {
+        loop_with_failing(mr, foreign, "cudaEventQuery", 0);
+        for (i = 0; i < 600; i++) CHECK_OK(rmm_allocate(mr, &p[i], 256, foreign));
+        mark();
+        fail("cudaStreamGetId", 1, 1000000); /* past the first batch of parked frees */
+        for (i = 0; i < 600; i++) CHECK_OK(rmm_deallocate(mr, p[i], 256, foreign));
+        no_faults();
+        CHECK_UNTOUCHED();
+    }
+    rmm_resource_destroy(mr);
+    CHECK_OK(rmm__stream_destroy_raw(foreign));
+}
+
+/* audit 25, 8 and 9: memory a pool would give back, kept when that fails */
+TEST(memory_that_cannot_be_given_back_is_kept_quietly) {
+    rmm_resource *pool = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    void *a = NULL, *big[40];
+    int i, k, clean = 1;
+    /* 8: an on-demand pool past its peak gives a free chunk back before growing */
+    d.growth = RMM_POOL_GROWTH_ON_DEMAND;
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), &d));
+    if (!pool) return;
+    CHECK_OK(rmm_allocate(pool, &a, 4 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(pool, a, 4 * MiB, RMM_STREAM_DEFAULT));
+    mark();
+    fail("cudaFree", 1, 1);
+    CHECK_OK(rmm_allocate(pool, &a, 8 * MiB, RMM_STREAM_DEFAULT));
+    no_faults();
+    CHECK_UNTOUCHED();
+    CHECK_OK(rmm_deallocate(pool, a, 8 * MiB, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(pool);
+    /* 9: a virtual pool's hysteresis unmaps idle pages every 4096 allocations */
+    d = rmm_pool_desc_default();
+    d.growth = RMM_POOL_GROWTH_VIRTUAL;
+    d.virtual_bytes = (size_t)1 << 30;
+    pool = NULL;
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), &d));
+    if (!pool) return;
+    for (i = 0; i < 40; i++) CHECK_OK(rmm_allocate(pool, &big[i], 4 * MiB, RMM_STREAM_DEFAULT));
+    for (i = 0; i < 40; i++) CHECK_OK(rmm_deallocate(pool, big[i], 4 * MiB, RMM_STREAM_DEFAULT));
+    mark();
+    fail("cuMemUnmap", 1, 1000000);
+    for (k = 0; k < 3 * 4096 && clean; k++) {
+        CHECK_OK(rmm_allocate(pool, &a, KiB, RMM_STREAM_DEFAULT));
+        clean = untouched();
+        CHECK_OK(rmm_deallocate(pool, a, KiB, RMM_STREAM_DEFAULT));
+    }
+    no_faults();
+    CHECK(clean);
+    CHECK_OK(rmm_allocate(pool, &a, KiB, RMM_STREAM_DEFAULT)); /* still serves */
+    CHECK_OK(rmm_deallocate(pool, a, KiB, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(pool);
+}
+
+/* audit 25, 10: the arena's sweep of gone streams cannot synchronize; the allocation goes on */
+TEST(an_arena_sweep_that_cannot_synchronize) {
+    rmm_resource *arena = NULL;
+    rmm_arena_desc ad = rmm_arena_desc_default();
+    rmm_stream s[200];
+    void *p = NULL;
+    int i, f, clean = 1;
+    ad.arena_bytes = 256 * MiB;
+    for (f = 0; f < 2 && clean; f++) {
+        CHECK_OK(rmm_arena_create(&arena, rmm_get_current_device_resource(), &ad));
+        if (!arena) return;
+        for (i = 0; i < 200; i++) {
+            if (f) CHECK_OK(rmm__stream_create_raw(&s[i], false));
+            else CHECK_OK(rmm_stream_create(&s[i]));
+        }
+        mark();
+        fail("cudaDeviceSynchronize", 1, 1000000);
+        for (i = 0; i < 200 && clean; i++) {
+            CHECK_OK(rmm_allocate(arena, &p, KiB, s[i]));
+            CHECK_OK(rmm_deallocate(arena, p, KiB, s[i]));
+            if (f) CHECK_OK(rmm__stream_destroy_raw(s[i]));
+            else CHECK_OK(rmm_stream_destroy(s[i]));
+            clean = untouched();
+        }
+        no_faults();
+        CHECK(clean);
+        if (!clean) printf("  (%s streams, #%d: %s)\n", f ? "foreign" : "library", i - 1, rmm_last_error());
+        for (; i < 200; i++) {
+            if (f) CHECK_OK(rmm__stream_destroy_raw(s[i]));
+            else CHECK_OK(rmm_stream_destroy(s[i]));
+        }
+        rmm_resource_destroy(arena);
+        arena = NULL;
+    }
+}
+
+/* audit 25, 11 and 12: the graph pool's capture-mode restore, and its release of memory */
+TEST(graph_pool_failures_that_are_logged) {
+    rmm_graph_pool *gp = NULL;
+    const char *calls[4] = {"cudaStreamSynchronize", "cudaStreamDestroy", "cudaFree", "cudaThreadExchangeStreamCaptureMode"};
+    int c;
+    mark();
+    fail("cudaThreadExchangeStreamCaptureMode", 2, 1); /* the restore after fetching the reserve */
+    CHECK_OK(rmm_graph_pool_create(&gp, rmm_get_current_device_resource(), MiB));
+    no_faults();
+    CHECK_UNTOUCHED();
+    if (gp) CHECK_OK(rmm_graph_pool_destroy(gp));
+    for (c = 0; c < 4; c++) {
+        gp = NULL;
+        CHECK_OK(rmm_graph_pool_create(&gp, rmm_get_current_device_resource(), MiB));
+        if (!gp) continue;
+        mark();
+        fail(calls[c], 1, 1);
+        CHECK_OK(rmm_graph_pool_destroy(gp)); /* no live block: it releases at once */
+        no_faults();
+        CHECK_UNTOUCHED();
+        if (!untouched()) printf("  (%s failing)\n", calls[c]);
+    }
+}
+#endif
+
+int main(void) {
+    HARNESS_INIT();
+    RUN(ordinary_work_leaves_the_last_error_alone);
+#if defined(RMM_BACKEND_HOST)
+    RUN(a_failed_device_restore_is_logged_not_left_behind);
+    RUN(a_stream_destroy_that_synchronizes_instead_of_an_event);
+    RUN(record_stream_frees_that_work_around_a_failure);
+    RUN(foreign_stream_queries_that_fail_read_as_not_yet);
+    RUN(memory_that_cannot_be_given_back_is_kept_quietly);
+    RUN(an_arena_sweep_that_cannot_synchronize);
+    RUN(graph_pool_failures_that_are_logged);
+#endif
+    return harness_main_end();
+}
