@@ -1947,6 +1947,15 @@ RMM__PRIVATE void rmm__error_back(const rmm__kept_error *k) {
     rmm__last_error_serial++;
     if (k->reentrant) rmm__reentrant_serial = rmm__last_error_serial;
 }
+/* A clean-up on a failure path (memory handed back after a later step failed): its own failure, if
+   any, does not replace the failure the call reports, which stays the thread's last error. */
+#define RMM__CLEANUP(call)                 \
+    do {                                   \
+        rmm__kept_error rmm__cleanup_kept; \
+        rmm__error_keep(&rmm__cleanup_kept); \
+        (void)(call);                      \
+        rmm__error_back(&rmm__cleanup_kept); \
+    } while (0)
 
 static void rmm__log_write(int level, const char *fmt, ...) RMM__PRINTF(2, 3) RMM__UNUSED;
 #define RMM__LOG(level, ...) do { if ((level) >= RMM_LOG_LEVEL) rmm__log_write((level), __VA_ARGS__); } while (0)
@@ -5032,7 +5041,7 @@ RMM__PRIVATE rmm_status rmm__stream_create(rmm_stream *out, bool blocking, const
     RMM_TRY(rmm__stream_create_raw(&s, blocking));
     st = rmm__sreg_add(s);
     if (st != RMM_SUCCESS) {
-        (void)rmm__stream_destroy_raw(s);
+        RMM__CLEANUP(rmm__stream_destroy_raw(s));
         return st;
     }
     *out = s;
@@ -5146,7 +5155,7 @@ RMM__IMPL rmm_status rmm_stream_pool_create(rmm_stream_pool **out, size_t count)
     for (i = 0; i < count; i++) {
         rmm_status st = rmm_stream_create(&p->streams[i]);
         if (st != RMM_SUCCESS) {
-            while (i-- > 0) (void)rmm__stream_destroy(p->streams[i], true);
+            while (i-- > 0) RMM__CLEANUP(rmm__stream_destroy(p->streams[i], true));
             RMM_SYS_FREE(p);
             return st;
         }
@@ -7182,7 +7191,7 @@ RMM__PRIVATE rmm_status rmm__chunks_grow(rmm__pool *p, rmm__pstream *s, const rm
     st = rmm__so_grown(&s->ss, p->upstream); /* (before the chunk is filed: a record that fails leaves the pool as it was) */
     if (st == RMM_SUCCESS) st = rmm__pool_add_chunk(p, s, ptr, try_bytes, true, req->large);
     if (st != RMM_SUCCESS) {
-        (void)rmm_deallocate(p->upstream, ptr, try_bytes, s->ss.handle);
+        RMM__CLEANUP(rmm_deallocate(p->upstream, ptr, try_bytes, s->ss.handle));
         return st;
     }
     p->grows++;
@@ -8574,7 +8583,7 @@ RMM__IMPL rmm_status rmm_pool_create(rmm_resource **out, rmm_resource *upstream,
         if (st == RMM_SUCCESS) {
             (void)rmm__so_grown(s, upstream); /* (the legacy stream's state is lazy: it only marks it) */
             st = rmm__pool_add_chunk(p, (rmm__pstream *)s, ptr, d.initial_bytes, true, false);
-            if (st != RMM_SUCCESS) (void)rmm_deallocate(upstream, ptr, d.initial_bytes, RMM_STREAM_DEFAULT);
+            if (st != RMM_SUCCESS) RMM__CLEANUP(rmm_deallocate(upstream, ptr, d.initial_bytes, RMM_STREAM_DEFAULT));
         }
     }
     if (st != RMM_SUCCESS) {
@@ -8926,7 +8935,7 @@ RMM__PRIVATE rmm_status rmm__gp_fetch(rmm_graph_pool *gp, size_t bytes, bool cre
     st = rmm_allocate(gp->upstream, &p, bytes, gp->stream);
     if (st == RMM_SUCCESS) {
         st = rmm__stream_sync_raw(gp->stream);
-        if (st != RMM_SUCCESS) (void)rmm_deallocate(gp->upstream, p, bytes, gp->stream);
+        if (st != RMM_SUCCESS) RMM__CLEANUP(rmm_deallocate(gp->upstream, p, bytes, gp->stream));
     }
     rmm__in_nowait = nowait;
     rmm__graph_inside = false;
@@ -9281,7 +9290,7 @@ RMM__IMPL rmm_status rmm_graph_pool_create(rmm_graph_pool **out, rmm_resource *u
     if (reserve) st = rmm__gp_fetch(gp, reserve, true, &p);
     if (st == RMM_SUCCESS && p && !rmm__gp_add_chunk(gp, p, reserve)) {
         rmm__graph_inside = true;
-        (void)rmm_deallocate(upstream, p, reserve, gp->stream);
+        RMM__CLEANUP(rmm_deallocate(upstream, p, reserve, gp->stream));
         rmm__graph_inside = false;
         st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_graph_pool_create: out of host memory");
     }
@@ -9722,7 +9731,7 @@ RMM__PRIVATE rmm_status rmm__fixed_grow_in(rmm__so *so, rmm__sstate *ss, const v
             (void)rmm_deallocate(f->upstream, ptr, f->chunk_bytes, s->ss.handle);
             st = RMM__INVALID("fixed_size: the next block is not aligned to %zu bytes (a new chunk from upstream is aligned to less)", f->grow_alignment);
         } else if (st == RMM_SUCCESS && (st = rmm__so_grown(&s->ss, f->upstream)) != RMM_SUCCESS) {
-            (void)rmm_deallocate(f->upstream, ptr, f->chunk_bytes, s->ss.handle);
+            RMM__CLEANUP(rmm_deallocate(f->upstream, ptr, f->chunk_bytes, s->ss.handle));
         }
         if (st != RMM_SUCCESS) {
             RMM_SYS_FREE(c->free_bits);
@@ -11346,7 +11355,7 @@ RMM__IMPL rmm_status rmm_arena_create(rmm_resource **out, rmm_resource *upstream
        for that once here (a red team's find, 2026-11-28). cudaMalloc, managed and pinned memory is
        not stream-ordered. */
     if (rmm__upstream_ordered(upstream) && (st = rmm__stream_sync_raw(RMM_STREAM_DEFAULT)) != RMM_SUCCESS) {
-        (void)rmm_deallocate(upstream, base, d.arena_bytes, RMM_STREAM_DEFAULT);
+        RMM__CLEANUP(rmm_deallocate(upstream, base, d.arena_bytes, RMM_STREAM_DEFAULT));
         return st;
     }
     a = (rmm__arena *)rmm__calloc(1, sizeof *a);
@@ -12678,13 +12687,13 @@ RMM__PRIVATE rmm_status rmm__buffer_realloc(rmm_device_buffer *b, size_t capacit
             rmm__device_leave(&g);
         }
         if (st != RMM_SUCCESS) {
-            (void)rmm__container_free(mr, device, fresh, capacity, stream);
+            RMM__CLEANUP(rmm__container_free(mr, device, fresh, capacity, stream));
             return st;
         }
     }
     st = rmm__container_free(b->mr, b->device, b->data, b->capacity, stream);
     if (st != RMM_SUCCESS) {
-        (void)rmm__container_free(mr, device, fresh, capacity, stream);
+        RMM__CLEANUP(rmm__container_free(mr, device, fresh, capacity, stream));
         return st;
     }
     b->data = fresh;
@@ -12723,7 +12732,7 @@ RMM__IMPL rmm_status rmm_device_buffer_create_from(rmm_device_buffer *b, const v
     RMM_TRY(rmm_device_buffer_create(b, size, stream, mr));
     if (size == 0) return RMM_SUCCESS;
     st = rmm__memcpy_async(b->data, src, size, stream);
-    if (st != RMM_SUCCESS) (void)rmm_device_buffer_release(b);
+    if (st != RMM_SUCCESS) RMM__CLEANUP(rmm_device_buffer_release(b));
     return st;
 }
 RMM__IMPL rmm_status rmm_device_buffer_copy(rmm_device_buffer *dst, const rmm_device_buffer *src, rmm_stream stream, rmm_resource *mr) {

@@ -7,8 +7,9 @@
    audit 25 found swallowed, checks that the call succeeds, and checks that the last error is still
    the one set before it; every case failed on the code before (the last error named the injected
    call). One test runs on every build, the GPU included: ordinary work on library, foreign and
-   per-thread streams, the graph pool and record_stream leaves the record alone. The debug margin's
-   cases are in test_margins.c. */
+   per-thread streams, the graph pool and record_stream leaves the record alone. And a call that
+   fails names its own failure, not that of a clean-up on its way out. The debug margin's cases are
+   in test_margins.c. */
 #define RMM_IMPLEMENTATION
 #include "../rmm.h"
 #include "harness.h"
@@ -329,6 +330,42 @@ TEST(graph_pool_failures_that_are_logged) {
         if (!untouched()) printf("  (%s failing)\n", calls[c]);
     }
 }
+
+/* A clean-up on a failure path (memory given back after a later step failed) that fails too leaves
+   the call's own failure as the last error, the one it returns (before: the clean-up's). */
+static int refuse_frees;
+static rmm_status refusing_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    (void)self;
+    return rmm_allocate_aligned(rmm_get_current_device_resource(), ptr, bytes, alignment, stream);
+}
+static rmm_status refusing_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    (void)self;
+    if (refuse_frees > 0) {
+        refuse_frees--;
+        return rmm_set_last_error(RMM_ERROR_CUDA, "refusing: free refused on purpose");
+    }
+    return rmm_deallocate_aligned(rmm_get_current_device_resource(), ptr, bytes, alignment, stream);
+}
+static const rmm_resource_vtable refusing_vtable = {"refusing", refusing_allocate, refusing_deallocate, NULL, NULL};
+TEST(a_failed_clean_up_leaves_the_call_s_own_failure) {
+    rmm_resource refusing;
+    rmm_device_buffer b;
+    char src[256];
+    rmm_status st;
+    memset(&refusing, 0, sizeof refusing);
+    refusing.vtable = &refusing_vtable;
+    memset(src, 7, sizeof src);
+    fail("cudaMemcpyAsync", 1, 1); /* the copy fails; the buffer's release, a free, is refused too */
+    refuse_frees = 1;
+    st = rmm_device_buffer_create_from(&b, src, sizeof src, RMM_STREAM_DEFAULT, &refusing);
+    no_faults();
+    CHECK(st == RMM_ERROR_CUDA);
+    CHECK(rmm_last_status() == st);
+    CHECK(strstr(rmm_last_error(), "cudaMemcpyAsync") != NULL);
+    if (!strstr(rmm_last_error(), "cudaMemcpyAsync")) printf("  (the last error is %s)\n", rmm_last_error());
+    CHECK(refuse_frees == 0); /* the release was made */
+    refuse_frees = 0;
+}
 #endif
 
 int main(void) {
@@ -342,6 +379,7 @@ int main(void) {
     RUN(memory_that_cannot_be_given_back_is_kept_quietly);
     RUN(an_arena_sweep_that_cannot_synchronize);
     RUN(graph_pool_failures_that_are_logged);
+    RUN(a_failed_clean_up_leaves_the_call_s_own_failure);
 #endif
     return harness_main_end();
 }
