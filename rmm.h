@@ -399,7 +399,9 @@ RMMDEF rmm_status rmm_record_stream(rmm_resource *mr, void *ptr, size_t bytes, r
    synchronize, and the pool synchronizes its own stream; any other upstream (a pool among them: the
    memory it would take from another stream may need an event recorded on that stream, perhaps the
    capturing one) makes the allocation fail with OUT_OF_MEMORY, saying to give a larger reserve;
-   the capture stays valid either way. Fails with INVALID_ARGUMENT iff out is NULL or reserve_bytes
+   the capture stays valid either way. If the thread's capture mode cannot be set back after such a
+   call (a broken context), the memory is kept, the thread stays in relaxed mode, and that is logged
+   at ERROR with no failure left as the thread's last error. Fails with INVALID_ARGUMENT iff out is NULL or reserve_bytes
    overflows when rounded; OUT_OF_MEMORY or CUDA as upstream or the stream's creation fails
    (nothing made). Thread-safe: one global lock for every graph pool, never held while calling
    upstream. */
@@ -624,7 +626,8 @@ RMMDEF void rmm_host_backend_set_capacity(size_t bytes);
    "cudaStreamSynchronize", "cudaStreamGetId", "cudaMemcpyAsync", "cudaMemsetAsync",
    "cudaMemPrefetchAsync", "cudaDeviceSynchronize", "cudaMemGetInfo", "cudaGetDevice", "cudaSetDevice",
    "cuMemAddressReserve", "cuMemCreate", "cuMemMap", "cuMemSetAccess", "cuMemUnmap",
-   "cudaThreadExchangeStreamCaptureMode". One rule at a time for the whole
+   "cudaThreadExchangeStreamCaptureMode". `call` may name several, separated by '|' (up to 159
+   characters): the calls of any of them count, in the order made. One rule at a time for the whole
    process; call NULL or times 0 disarms. Thread-safe; one relaxed load per call while disarmed. */
 RMMDEF void rmm_host_backend_fail_calls(const char *call, unsigned nth, unsigned times, rmm_status status);
 /* Host backend only, for tests of stream order: a model of the device's queues. Without one, host
@@ -1108,15 +1111,17 @@ RMMDEF rmm_status rmm_cuda_versions(int *runtime, int *driver);
    MiB) nobody asked for; such a thread stays on `device`. enter fails with INVALID_ARGUMENT iff
    scope is NULL, CUDA iff cudaGetDevice or cudaSetDevice fails (a device that does not exist);
    after a failed enter, leave does nothing. One cudaGetDevice when the device is current already.
-   leave returns nothing: if its cudaSetDevice fails (a broken context), that failure is the thread's
-   last error (rmm_last_status) and the thread stays on `device`. The library's own calls instead log
-   a failed restore at WARN and keep their result (their work is done). */
+   leave fails with CUDA iff its cudaSetDevice fails (a broken context): the thread then stays on
+   `device`. (It returned void until 2026-11-29; a call that ignores the status compiles as before.)
+   The library's own calls, and containers, whose restore fails likewise leave the thread on the
+   device they switched to, but keep their result (their work is done: memory handed out or freed),
+   log the failure at WARN, and leave no failure as the thread's last error. */
 typedef struct rmm_device_scope {
     int previous;  /* the caller's device */
     bool switched; /* whether enter changed the device */
 } rmm_device_scope;
 RMMDEF rmm_status rmm_device_scope_enter(rmm_device_scope *scope, int device);
-RMMDEF void rmm_device_scope_leave(const rmm_device_scope *scope);
+RMMDEF rmm_status rmm_device_scope_leave(const rmm_device_scope *scope);
 /* Prefetches managed memory to `device` (RMM_CPU_DEVICE, -1: to the host) on `stream`
    (cudaMemPrefetchAsync). Memory that is not managed, NULL or 0 bytes, and a device without
    concurrent managed access are left alone (success), as RMM's DeviceBuffer.prefetch does. Fails
@@ -1891,6 +1896,7 @@ RMM__PRIVATE void rmm__set_error_text(const char *fmt, va_list ap) {
     }
     va_copy(again, ap);
     n = vsnprintf(text, sizeof text, fmt, ap);
+    if (n < 0) text[0] = '\0'; /* (an encoding error leaves the buffer unspecified; the record is always terminated) */
     if (n >= (int)sizeof text) {
         char *full = (char *)RMM_SYS_MALLOC((size_t)n + 1);
         size_t len = (size_t)n, head, tail, from;
@@ -1923,20 +1929,21 @@ RMM__IMPL rmm_status rmm_set_last_error(rmm_status status, const char *fmt, ...)
 RMM__IMPL rmm_status rmm_last_status(void) { return rmm__last_error_status; }
 /* A failure the library swallows (an internal call whose failure it works around and the public
    call then succeeds) must not stay behind as the thread's last error, which names the last failing
-   call: the caller keeps the record before and puts it back after (text, status and re-entrance
-   mark; the serial moves on, as serials are compared to tell new failures). O(length of the
-   message), up to 1 KiB: a copy of the text and its length. */
+   call: the caller keeps the record before and puts it back after, as it was (text, status, serial
+   and re-entrance mark: a caller that compares serials to tell a new failure, as the callback
+   resource does, sees none; a serial moved on made it take an earlier, unrelated message for its
+   callback's, review 26). Keeps and backs nest as the calls do. O(length of the message), up to
+   1 KiB: a copy of the text and its length. */
 typedef struct rmm__kept_error {
-    unsigned long serial;
+    unsigned long serial, reentrant_serial;
     rmm_status status;
-    bool reentrant;
     size_t length; /* the text's, with its NUL */
     char text[sizeof rmm__last_error_text];
 } rmm__kept_error;
 RMM__PRIVATE void rmm__error_keep(rmm__kept_error *k) {
     k->serial = rmm__last_error_serial;
+    k->reentrant_serial = rmm__reentrant_serial;
     k->status = rmm__last_error_status;
-    k->reentrant = rmm__reentrant_serial != 0 && rmm__reentrant_serial == rmm__last_error_serial;
     k->length = strlen(rmm__last_error_text) + 1; /* (always NUL-terminated within the buffer) */
     memcpy(k->text, rmm__last_error_text, k->length);
 }
@@ -1944,8 +1951,8 @@ RMM__PRIVATE void rmm__error_back(const rmm__kept_error *k) {
     if (rmm__last_error_serial == k->serial) return; /* nothing recorded meanwhile */
     memcpy(rmm__last_error_text, k->text, k->length);
     rmm__last_error_status = k->status;
-    rmm__last_error_serial++;
-    if (k->reentrant) rmm__reentrant_serial = rmm__last_error_serial;
+    rmm__last_error_serial = k->serial;
+    rmm__reentrant_serial = k->reentrant_serial;
 }
 /* A clean-up on a failure path (memory handed back after a later step failed): its own failure, if
    any, does not replace the failure the call reports, which stays the thread's last error. */
@@ -2662,7 +2669,7 @@ RMM__IMPL void rmm_host_backend_set_capacity(size_t bytes) { RMM__ATOMIC_STORE(&
 static struct {
     rmm__mutex lock;
     int armed;
-    char call[64];
+    char call[160];
     unsigned skip, times;
     rmm_status status;
 } rmm__host_faults = {RMM__MUTEX_INIT, 0, "", 0, 0, RMM_SUCCESS};
@@ -2675,12 +2682,23 @@ RMM__IMPL void rmm_host_backend_fail_calls(const char *call, unsigned nth, unsig
     RMM__ATOMIC_STORE(&rmm__host_faults.armed, rmm__host_faults.times > 0);
     rmm__unlock(&rmm__host_faults.lock);
 }
+/* Whether `name` is one of the '|'-separated names of `list`. O(length of list). */
+RMM__PRIVATE bool rmm__name_listed(const char *list, const char *name) {
+    size_t n = strlen(name);
+    for (;;) {
+        const char *bar = strchr(list, '|');
+        size_t len = bar ? (size_t)(bar - list) : strlen(list);
+        if (len == n && memcmp(list, name, n) == 0) return true;
+        if (!bar) return false;
+        list = bar + 1;
+    }
+}
 /* true (and *status set) iff this call of `call` is to fail. One relaxed load when nothing is armed. */
 RMM__PRIVATE bool rmm__host_fault(const char *call, rmm_status *status) {
     bool hit = false;
     if (RMM__LIKELY(!RMM__ATOMIC_LOAD_RELAXED(&rmm__host_faults.armed))) return false;
     rmm__lock(&rmm__host_faults.lock);
-    if (rmm__host_faults.times > 0 && strcmp(rmm__host_faults.call, call) == 0) {
+    if (rmm__host_faults.times > 0 && rmm__name_listed(rmm__host_faults.call, call)) {
         if (rmm__host_faults.skip > 0) {
             rmm__host_faults.skip--;
         } else {
@@ -3224,9 +3242,7 @@ RMM__IMPL rmm_status rmm_device_scope_enter(rmm_device_scope *scope, int device)
     if (!scope) return RMM__NULL_OUT("rmm_device_scope_enter", "scope");
     return rmm__device_enter(scope, device); /* (a failure leaves switched false: leave does nothing) */
 }
-RMM__IMPL void rmm_device_scope_leave(const rmm_device_scope *scope) {
-    if (scope) (void)rmm__device_restore(scope); /* (the caller's own call: a failure is its last error) */
-}
+RMM__IMPL rmm_status rmm_device_scope_leave(const rmm_device_scope *scope) { return scope ? rmm__device_restore(scope) : RMM_SUCCESS; }
 
 /* Debug margins (RMM_DEBUG_MARGIN): N bytes after each block, filled with a pattern when the block is
    handed out and checked when it is freed (and by rmm_resource_check_corruption). */
@@ -4877,8 +4893,7 @@ RMM__PRIVATE void rmm__sreg_bury(rmm__sreg *r) {
             r->complete = rmm__stream_sync_raw(r->handle) == RMM_SUCCESS;
             if (!r->complete) /* (the memory freed on it then waits for a device synchronize: rmm__so_donor_event) */
                 RMM__LOG(RMM_LOG_LEVEL_WARN, "rmm_stream_destroy(stream=%p): neither an event nor a synchronize could order its work: %s", (void *)r->handle, rmm_last_error());
-            else
-                rmm__error_back(&kept); /* (the synchronize did the event's work: the destroy succeeds, with no failure left behind) */
+            rmm__error_back(&kept); /* (worked around either way, a synchronize or a later device synchronize: the destroy's own result stands, with no failure left behind) */
         }
     }
     RMM__ATOMIC_STORE(&r->alive, 0);
@@ -5081,8 +5096,14 @@ RMM__IMPL rmm_status rmm_cuda_versions(int *runtime, int *driver) {
 RMM__IMPL rmm_status rmm_prefetch(const void *ptr, size_t bytes, int device, rmm_stream stream) {
     int count = 0;
     if (device < RMM_CPU_DEVICE) return RMM__INVALID("rmm_prefetch: device %d is neither a device nor RMM_CPU_DEVICE (-1)", device);
-    if (device >= 0 && rmm__device_count(&count) == RMM_SUCCESS && device >= count) /* (else the attribute probe below fails quietly) */
-        return RMM__INVALID("rmm_prefetch: device %d is not one of the %d devices", device, count);
+    if (device >= 0) {
+        rmm__kept_error kept;
+        bool known;
+        rmm__error_keep(&kept);
+        known = rmm__device_count(&count) == RMM_SUCCESS;
+        rmm__error_back(&kept); /* (a count that cannot be read checks nothing: the attribute probe below fails quietly) */
+        if (known && device >= count) return RMM__INVALID("rmm_prefetch: device %d is not one of the %d devices", device, count);
+    }
     if (!ptr || bytes == 0) return RMM_SUCCESS;
     return rmm__prefetch((void *)(uintptr_t)ptr, bytes, device, stream);
 }
@@ -10953,22 +10974,15 @@ RMM__PRIVATE rmm_status rmm__arena_allocate_large(rmm__arena *a, void **ptr, siz
         rmm__spin_unlock(&a->global_lock);
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "arena: out of host memory");
     }
-#if RMM__MARGIN_ON
-    b->requested = bytes + (size_t)(aligned - (uintptr_t)b->ptr); /* from the block's start */
+#if RMM__MARGIN_ON /* (filled before the lock goes: a check_corruption meanwhile must not read it unfilled) */
+    b->requested = rmm__margin_set((void *)aligned, bytes, stream) ? bytes + (size_t)(aligned - (uintptr_t)b->ptr) /* from the block's start */ : SIZE_MAX;
+#else
+    (void)stream;
 #endif
     rmm__spin_unlock(&a->global_lock);
     RMM__ATOMIC_STORE(&a->owner[rmm__arena_index(a, (void *)aligned)], RMM__ARENA_LARGE);
     rmm__san_region_register(a->heap, (void *)aligned, bytes);
     *ptr = (void *)aligned;
-#if RMM__MARGIN_ON
-    if (!rmm__margin_set((void *)aligned, bytes, stream)) {
-        (void)rmm__spin_lock(&a->global_lock);
-        b->requested = SIZE_MAX;
-        rmm__spin_unlock(&a->global_lock);
-    }
-#else
-    (void)stream;
-#endif
     return RMM_SUCCESS;
 }
 /* Adds a superblock to l. Caller holds l's lock. */
@@ -11061,17 +11075,10 @@ found:
 handed:
     *ptr = b->ptr;
 #if RMM__MARGIN_ON
-    b->requested = bytes;
+    b->requested = rmm__margin_set(*ptr, bytes, stream) ? bytes : SIZE_MAX; /* (filled before the lock goes, as the pool's: a check_corruption meanwhile must not read it unfilled) */
 #endif
     rmm__spin_unlock(&l->lock);
     rmm__san_region_register(a->heap, *ptr, bytes);
-#if RMM__MARGIN_ON
-    if (!rmm__margin_set(*ptr, bytes, stream)) {
-        (void)rmm__spin_lock(&l->lock); /* (l stays while this thread's cache holds it) */
-        b->requested = SIZE_MAX;
-        rmm__spin_unlock(&l->lock);
-    }
-#endif
     return RMM_SUCCESS;
 }
 /* Puts b (freed on o's foreign stream, out of `used`) at the top of o's pending batch. Caller

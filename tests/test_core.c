@@ -653,16 +653,16 @@ TEST(platform_public_calls) {
 #endif
     /* device scope */
     CHECK_STATUS(rmm_device_scope_enter(NULL, 0), RMM_ERROR_INVALID_ARGUMENT);
-    rmm_device_scope_leave(NULL); /* a no-op */
+    CHECK_OK(rmm_device_scope_leave(NULL)); /* a no-op */
     CHECK_OK(rmm_device_scope_enter(&scope, -1));
     CHECK(!scope.switched && scope.previous == device);
-    rmm_device_scope_leave(&scope);
+    CHECK_OK(rmm_device_scope_leave(&scope));
     CHECK_OK(rmm_device_scope_enter(&scope, device));
     CHECK(!scope.switched);
-    rmm_device_scope_leave(&scope);
+    CHECK_OK(rmm_device_scope_leave(&scope));
     CHECK_STATUS(rmm_device_scope_enter(&scope, count + 5), RMM_ERROR_CUDA); /* as cudaSetDevice fails */
     CHECK(!scope.switched);
-    rmm_device_scope_leave(&scope);
+    CHECK_OK(rmm_device_scope_leave(&scope)); /* (nothing to restore) */
     CHECK_OK(rmm_get_device(&value));
     CHECK(value == device);
     /* prefetch: nothing to do is success */

@@ -115,12 +115,49 @@ TEST(a_failed_device_restore_is_logged_not_left_behind) {
         CHECK_OK(rmm_device_scope_enter(&scope, 1));
         mark();
         fail("cudaSetDevice", 1, 1);
-        rmm_device_scope_leave(&scope);
+        CHECK_STATUS(rmm_device_scope_leave(&scope), RMM_ERROR_CUDA);
         no_faults();
         CHECK(rmm_last_status() == RMM_ERROR_CUDA);
         CHECK(strstr(rmm_last_error(), "cudaSetDevice") != NULL);
         CHECK_OK(rmm__set_device(0));
     }
+}
+
+/* review 26: a callback resource whose callback fails with no message of its own gets one made for
+   it; a library call inside the callback that worked around a failure (keep and back) must not make
+   an earlier, unrelated message pass for the callback's (a serial moved on by the back did) */
+static rmm_status detour_alloc(void **ptr, size_t bytes, rmm_stream stream, void *arg) {
+    rmm_resource *mr1 = (rmm_resource *)arg;
+    void *q = NULL;
+    (void)ptr;
+    (void)bytes;
+    (void)stream;
+    fail("cudaSetDevice", 2, 1); /* device 1's resource from device 0: its restore fails, worked around */
+    if (rmm_allocate(mr1, &q, 256, RMM_STREAM_DEFAULT) == RMM_SUCCESS) CHECK_OK(rmm_deallocate(mr1, q, 256, RMM_STREAM_DEFAULT));
+    no_faults();
+    (void)rmm__set_device(0);
+    return RMM_ERROR_OUT_OF_MEMORY; /* no message */
+}
+static void detour_free(void *ptr, size_t bytes, rmm_stream stream, void *arg) {
+    (void)ptr;
+    (void)bytes;
+    (void)stream;
+    (void)arg;
+}
+TEST(a_callback_failing_after_a_worked_around_call_gets_its_own_message) {
+    rmm_resource *mr1 = rmm_get_per_device_resource(1), *cb = NULL;
+    void *p = NULL;
+    CHECK(mr1 != NULL);
+    if (!mr1) return;
+    CHECK_OK(rmm__set_device(1));
+    CHECK_OK(rmm__set_device(0));
+    CHECK_OK(rmm_callback_resource_create(&cb, detour_alloc, detour_free, mr1));
+    if (!cb) return;
+    (void)rmm_set_last_error(RMM_ERROR_OUT_OF_MEMORY, "%s", "stale: an earlier, unrelated failure");
+    CHECK_STATUS(rmm_allocate(cb, &p, 256, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK(strstr(rmm_last_error(), "stale") == NULL);
+    if (strstr(rmm_last_error(), "stale")) printf("  (the last error is %s)\n", rmm_last_error());
+    rmm_resource_destroy(cb);
 }
 
 /* audit 25, 2: a destroyed stream's death event could not be made; a synchronize did its work */
@@ -143,6 +180,25 @@ TEST(a_stream_destroy_that_synchronizes_instead_of_an_event) {
         no_faults();
         CHECK_UNTOUCHED();
         CHECK_OK(rmm_allocate(pool, &p, KiB, RMM_STREAM_DEFAULT)); /* s's memory serves another stream */
+        CHECK_OK(rmm_deallocate(pool, p, KiB, RMM_STREAM_DEFAULT));
+        rmm_resource_destroy(pool);
+    }
+    { /* neither the event nor the synchronize (review 26): the memory waits for a device synchronize */
+        rmm_resource *pool = NULL;
+        rmm_pool_desc d = rmm_pool_desc_default();
+        rmm_stream s = NULL;
+        void *p = NULL;
+        CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), &d));
+        CHECK_OK(rmm_stream_create(&s));
+        if (!pool || !s) return;
+        CHECK_OK(rmm_allocate(pool, &p, KiB, s));
+        CHECK_OK(rmm_deallocate(pool, p, KiB, s));
+        mark();
+        fail("cudaEventCreateWithFlags|cudaStreamSynchronize", 1, 2);
+        CHECK_OK(rmm_stream_destroy(s));
+        no_faults();
+        CHECK_UNTOUCHED();
+        CHECK_OK(rmm_allocate(pool, &p, KiB, RMM_STREAM_DEFAULT));
         CHECK_OK(rmm_deallocate(pool, p, KiB, RMM_STREAM_DEFAULT));
         rmm_resource_destroy(pool);
     }
@@ -271,6 +327,40 @@ TEST(memory_that_cannot_be_given_back_is_kept_quietly) {
     rmm_resource_destroy(pool);
 }
 
+/* review 26: a pool's sweep of gone streams' states synchronizes the device for the rings of
+   foreign streams gone (rmm__so_sweep); that failing, every allocation still succeeds and leaves
+   the record alone (failed at stream #30 on the code before) */
+TEST(a_pool_sweep_that_cannot_synchronize) {
+    rmm_resource *pool = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    size_t i, k;
+    void *x = NULL;
+    int clean = 1;
+    d.initial_bytes = 4 * MiB;
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), &d));
+    if (!pool) return;
+    for (i = 0; i < 80 && clean; i++) {
+        rmm_stream s = NULL;
+        CHECK_OK(rmm__stream_create_raw(&s, false));
+        if (!s) break;
+        rmm__idless_left = 0;
+        mark();
+        fail("cudaDeviceSynchronize", 1, 1000000);
+        for (k = 0; k < RMM__POOL_RING_AFTER; k++) { /* (earns a ring) */
+            CHECK_OK(rmm_allocate(pool, &x, 256, s));
+            CHECK_OK(rmm_deallocate(pool, x, 256, s));
+        }
+        CHECK_OK(rmm_allocate(pool, &x, KiB, s));
+        CHECK_OK(rmm_deallocate(pool, x, KiB, s)); /* left in its ring */
+        no_faults();
+        clean = untouched();
+        if (!clean) printf("  (stream #%zu: the last error is %s)\n", i, rmm_last_error());
+        CHECK_OK(rmm__stream_destroy_raw(s));
+    }
+    CHECK(clean);
+    rmm_resource_destroy(pool);
+}
+
 /* audit 25, 10: the arena's sweep of gone streams cannot synchronize; the allocation goes on */
 TEST(an_arena_sweep_that_cannot_synchronize) {
     rmm_resource *arena = NULL;
@@ -373,10 +463,12 @@ int main(void) {
     RUN(ordinary_work_leaves_the_last_error_alone);
 #if defined(RMM_BACKEND_HOST)
     RUN(a_failed_device_restore_is_logged_not_left_behind);
+    RUN(a_callback_failing_after_a_worked_around_call_gets_its_own_message);
     RUN(a_stream_destroy_that_synchronizes_instead_of_an_event);
     RUN(record_stream_frees_that_work_around_a_failure);
     RUN(foreign_stream_queries_that_fail_read_as_not_yet);
     RUN(memory_that_cannot_be_given_back_is_kept_quietly);
+    RUN(a_pool_sweep_that_cannot_synchronize);
     RUN(an_arena_sweep_that_cannot_synchronize);
     RUN(graph_pool_failures_that_are_logged);
     RUN(a_failed_clean_up_leaves_the_call_s_own_failure);
