@@ -166,7 +166,12 @@ typedef enum rmm_status {
 RMMDEF const char *rmm_status_string(rmm_status status);
 /* The message of the last failing call on this thread: which call, the CUDA error name, the sizes.
    Never NULL: "" before the first failure. A success does not clear it (like errno). O(1).
-   OUT_OF_MEMORY from the pool, arena, fixed-size resource or limiting adaptor is explained: the
+   A call that succeeds leaves it as it was, even where the library worked around a failure inside
+   it (an event that could not be made, so it synchronized; memory it could not give back, so it
+   kept it; a device it could not restore: those are logged at WARN); a call that fails leaves its
+   own failure, the status it returns, not that of a clean-up on its way out. The exceptions are
+   the calls that return nothing: rmm_resource_destroy and rmm_stream_pool_destroy leave a
+   failure of theirs here (see each). OUT_OF_MEMORY from the pool, arena, fixed-size resource or limiting adaptor is explained: the
    request (bytes, alignment, stream), what the resource holds and its maximum, the bytes live, the
    largest free block, the free bytes in all and in other streams' lists, the device's free memory,
    the upstream error that started it ("cause: ...") and a verdict: "alignment" (an alignment
