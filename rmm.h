@@ -559,7 +559,10 @@ RMMDEF rmm_status rmm_resource_dump_json(rmm_resource *mr, FILE *out);
 /* With RMM_DEBUG_MARGIN: checks the margin after every live block of mr (NULL: the current device
    resource) and of every sub-allocator under it, after a device synchronize. CORRUPTION naming the
    first block written past its end and the first byte overwritten; SUCCESS if none. Without
-   RMM_DEBUG_MARGIN: NOT_SUPPORTED. O(live blocks) device-to-host copies: for debugging. */
+   RMM_DEBUG_MARGIN: NOT_SUPPORTED. O(live blocks) device-to-host copies: for debugging. Concurrent
+   allocations are fine (a block is listed only once its margin is filled); concurrent frees of
+   mr's blocks are not: a block freed and its memory handed out again between the listing and the
+   read may read as written past (a false CORRUPTION). */
 RMMDEF rmm_status rmm_resource_check_corruption(rmm_resource *mr);
 
 /* ======================================================================================= */
@@ -632,7 +635,7 @@ RMMDEF void rmm_host_backend_set_capacity(size_t bytes);
    "cudaMemPrefetchAsync", "cudaDeviceSynchronize", "cudaMemGetInfo", "cudaGetDevice", "cudaSetDevice",
    "cuMemAddressReserve", "cuMemCreate", "cuMemMap", "cuMemSetAccess", "cuMemUnmap",
    "cudaThreadExchangeStreamCaptureMode". `call` may name several, separated by '|' (up to 159
-   characters): the calls of any of them count, in the order made. One rule at a time for the whole
+   characters; names past that are ignored): the calls of any of them count, in the order made. One rule at a time for the whole
    process; call NULL or times 0 disarms. Thread-safe; one relaxed load per call while disarmed. */
 RMMDEF void rmm_host_backend_fail_calls(const char *call, unsigned nth, unsigned times, rmm_status status);
 /* Host backend only, for tests of stream order: a model of the device's queues. Without one, host
@@ -1960,13 +1963,22 @@ RMM__PRIVATE void rmm__error_back(const rmm__kept_error *k) {
     rmm__reentrant_serial = k->reentrant_serial;
 }
 /* A clean-up on a failure path (memory handed back after a later step failed): its own failure, if
-   any, does not replace the failure the call reports, which stays the thread's last error. */
-#define RMM__CLEANUP(call)                 \
-    do {                                   \
-        rmm__kept_error rmm__cleanup_kept; \
-        rmm__error_keep(&rmm__cleanup_kept); \
-        (void)(call);                      \
-        rmm__error_back(&rmm__cleanup_kept); \
+   any, does not replace the failure the call reports, which stays the thread's last error; it is
+   logged at WARN (what it could not give back is lost). RMM__CLEANUP_VOID: for a clean-up that
+   returns nothing (a half-made resource's destroy, which logs what it must). */
+#define RMM__CLEANUP(call)                                                                                                \
+    do {                                                                                                                  \
+        rmm__kept_error rmm__cleanup_kept;                                                                                \
+        rmm__error_keep(&rmm__cleanup_kept);                                                                              \
+        if ((call) != RMM_SUCCESS) RMM__LOG(RMM_LOG_LEVEL_WARN, "a clean-up after a failure failed too (%s): %s", #call, rmm_last_error()); \
+        rmm__error_back(&rmm__cleanup_kept);                                                                              \
+    } while (0)
+#define RMM__CLEANUP_VOID(call)                \
+    do {                                       \
+        rmm__kept_error rmm__cleanup_kept;     \
+        rmm__error_keep(&rmm__cleanup_kept);   \
+        call;                                  \
+        rmm__error_back(&rmm__cleanup_kept);   \
     } while (0)
 
 static void rmm__log_write(int level, const char *fmt, ...) RMM__PRINTF(2, 3) RMM__UNUSED;
@@ -2681,6 +2693,11 @@ static struct {
 RMM__IMPL void rmm_host_backend_fail_calls(const char *call, unsigned nth, unsigned times, rmm_status status) {
     rmm__lock(&rmm__host_faults.lock);
     rmm__copy_text(rmm__host_faults.call, sizeof rmm__host_faults.call, call ? call : "");
+    if (call && strlen(call) >= sizeof rmm__host_faults.call) { /* (cut at the last whole name: a cut one could name another call) */
+        char *bar = strrchr(rmm__host_faults.call, '|');
+        if (bar) *bar = '\0';
+        else rmm__host_faults.call[0] = '\0';
+    }
     rmm__host_faults.skip = nth > 0 ? nth - 1 : 0;
     rmm__host_faults.times = call ? times : 0;
     rmm__host_faults.status = status == RMM_SUCCESS ? RMM_ERROR_CUDA : status;
@@ -8613,7 +8630,7 @@ RMM__IMPL rmm_status rmm_pool_create(rmm_resource **out, rmm_resource *upstream,
         }
     }
     if (st != RMM_SUCCESS) {
-        rmm__pool_destroy(&p->base); /* frees the range too, if it was reserved */
+        RMM__CLEANUP_VOID(rmm__pool_destroy(&p->base)); /* frees the range too, if it was reserved */
         return st;
     }
     *out = &p->base;
@@ -9316,7 +9333,7 @@ RMM__IMPL rmm_status rmm_graph_pool_create(rmm_graph_pool **out, rmm_resource *u
     if (reserve) st = rmm__gp_fetch(gp, reserve, true, &p);
     if (st == RMM_SUCCESS && p && !rmm__gp_add_chunk(gp, p, reserve)) {
         rmm__graph_inside = true;
-        RMM__CLEANUP(rmm_deallocate(upstream, p, reserve, gp->stream));
+        (void)rmm_deallocate(upstream, p, reserve, gp->stream); /* (the failure below is the call's) */
         rmm__graph_inside = false;
         st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_graph_pool_create: out of host memory");
     }
@@ -10038,7 +10055,7 @@ RMM__IMPL rmm_status rmm_fixed_size_create(rmm_resource **out, rmm_resource *ups
     if (st == RMM_SUCCESS) st = rmm__so_state(&f->so, RMM__LEGACY_HANDLE, 0, &s);
     if (st == RMM_SUCCESS) st = rmm__fixed_grow_in(&f->so, s, NULL);
     if (st != RMM_SUCCESS) {
-        rmm__fixed_destroy(&f->base);
+        RMM__CLEANUP_VOID(rmm__fixed_destroy(&f->base));
         return st;
     }
     *out = &f->base;
@@ -10798,7 +10815,7 @@ RMM__PRIVATE rmm_status rmm__arena_local_for(rmm__arena *a, rmm_stream stream, c
 RMM__PRIVATE rmm__block *rmm__arena_global_take(rmm__arena *a, size_t bytes) {
     rmm__block *b, *tail;
     bool oom;
-    (void)rmm__spin_lock(&a->global_lock); /* held around no call that could come back here */
+    (void)rmm__spin_lock(&a->global_lock); /* held around no call that could come back here (rmm__arena_allocate_large's margin fill, RMM_DEBUG_MARGIN, is a CUDA call and a log under it: neither comes back) */
     b = rmm__tlsf_find_scan(&a->global_free, bytes, SIZE_MAX);
     if (b) {
         rmm__tlsf_remove(&a->global_free, b);
@@ -12744,7 +12761,10 @@ RMM__IMPL rmm_status rmm_device_buffer_create_from(rmm_device_buffer *b, const v
     RMM_TRY(rmm_device_buffer_create(b, size, stream, mr));
     if (size == 0) return RMM_SUCCESS;
     st = rmm__memcpy_async(b->data, src, size, stream);
-    if (st != RMM_SUCCESS) RMM__CLEANUP(rmm_device_buffer_release(b));
+    if (st != RMM_SUCCESS) {
+        RMM__CLEANUP(rmm_device_buffer_release(b));
+        memset(b, 0, sizeof *b); /* (a failed create leaves an empty buffer; a block the release could not free is lost, and logged) */
+    }
     return st;
 }
 RMM__IMPL rmm_status rmm_device_buffer_copy(rmm_device_buffer *dst, const rmm_device_buffer *src, rmm_stream stream, rmm_resource *mr) {

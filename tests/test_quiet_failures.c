@@ -339,7 +339,7 @@ TEST(a_pool_sweep_that_cannot_synchronize) {
     d.initial_bytes = 4 * MiB;
     CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), &d));
     if (!pool) return;
-    for (i = 0; i < 80 && clean; i++) {
+    for (i = 0; i < 40 && clean; i++) { /* (the sweep runs when the states double: at the 32nd) */
         rmm_stream s = NULL;
         CHECK_OK(rmm__stream_create_raw(&s, false));
         if (!s) break;
@@ -454,7 +454,24 @@ TEST(a_failed_clean_up_leaves_the_call_s_own_failure) {
     CHECK(strstr(rmm_last_error(), "cudaMemcpyAsync") != NULL);
     if (!strstr(rmm_last_error(), "cudaMemcpyAsync")) printf("  (the last error is %s)\n", rmm_last_error());
     CHECK(refuse_frees == 0); /* the release was made */
+    CHECK(b.data == NULL && b.size == 0 && b.capacity == 0); /* a failed create leaves an empty buffer (the block it could not free is lost, logged) */
     refuse_frees = 0;
+}
+
+/* A re-entrance refusal worked around inside a keep/back window: after the back, a later,
+   unrelated failure does not read as re-entrant (the mark is restored with the record; review 26b) */
+TEST(the_re_entrance_mark_is_restored_with_the_record) {
+    rmm__kept_error k;
+    mark();
+    rmm__error_keep(&k);
+    (void)rmm__reentrant("pool", "allocate");
+    rmm__error_back(&k);
+    CHECK_UNTOUCHED();
+    CHECK(!rmm__last_failure_reentrant());
+    (void)rmm__fail(RMM_ERROR_CUDA, "%s", "a later, unrelated failure");
+    CHECK(!rmm__last_failure_reentrant());
+    (void)rmm__reentrant("pool", "allocate"); /* and a refusal still reads as one */
+    CHECK(rmm__last_failure_reentrant());
 }
 #endif
 
@@ -472,6 +489,7 @@ int main(void) {
     RUN(an_arena_sweep_that_cannot_synchronize);
     RUN(graph_pool_failures_that_are_logged);
     RUN(a_failed_clean_up_leaves_the_call_s_own_failure);
+    RUN(the_re_entrance_mark_is_restored_with_the_record);
 #endif
     return harness_main_end();
 }

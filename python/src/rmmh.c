@@ -75,7 +75,7 @@ RMMH_API int rmmh_free(rmm_resource *mr, void *ptr, size_t bytes, rmm_stream str
     rmm_status st;
     if (device < 0 || rmm_device_scope_enter(&scope, device) != RMM_SUCCESS) return (int)rmm_deallocate(mr, ptr, bytes, stream);
     st = rmm_deallocate(mr, ptr, bytes, stream);
-    rmm_device_scope_leave(&scope);
+    rmm__device_leave(&scope); /* (the library's rule: a failed restore is logged, and the result stands with no failure left behind) */
     return (int)st;
 }
 
@@ -247,22 +247,13 @@ RMMH_API int rmmh_stream_create(rmm_stream *out, int non_blocking) {
 }
 
 /* This thread's last error and status, kept across work whose own failures are not the caller's
-   (a finalizer's destroy, the hooks' deferred frees) and put back after it. */
-typedef struct rmmh__saved_error {
-    rmm_status status;
-    bool reentrant; /* rmm__last_failure_reentrant: kept too (rmmh_last_failure_reentered) */
-    char text[1024]; /* (rmm.h's last error holds at most 1023 bytes) */
-} rmmh__saved_error;
-static void rmmh__error_save(rmmh__saved_error *e) {
-    e->status = rmm_last_status();
-    e->reentrant = rmm__last_failure_reentrant();
-    snprintf(e->text, sizeof e->text, "%s", rmm_last_error());
-}
-static void rmmh__error_restore(const rmmh__saved_error *e) {
-    if (e->status != RMM_SUCCESS || e->text[0]) (void)rmm_set_last_error(e->status, "%s", e->text);
-    else (void)rmm_set_last_error(RMM_SUCCESS, NULL);
-    if (e->reentrant) (void)rmm__reentrant_mark(e->status);
-}
+   (a finalizer's destroy, the hooks' deferred frees) and put back after it as they were: rmm.h's
+   own keep and back, which restore the serial and the re-entrance mark too (review 26b: a
+   restore through rmm_set_last_error moved the serial on, and a callback resource whose Python
+   callback failed with no message then took an earlier, unrelated one for its own). */
+typedef rmm__kept_error rmmh__saved_error;
+static void rmmh__error_save(rmmh__saved_error *e) { rmm__error_keep(e); }
+static void rmmh__error_restore(const rmmh__saved_error *e) { rmm__error_back(e); }
 
 /* rmm_resource_destroy for a Python finalizer: 1 iff rmm.h keeps the resource now (a free
    deferred to rmm_capture_end would reach it: rmm_resource_awaits_capture; try again after the

@@ -400,11 +400,11 @@ static void *rmmh__hook_alloc(size_t bytes, int device, rmm_stream stream, int s
         goto failed;
     }
     rmmh__count_alloc(device, bytes);
-    rmm_device_scope_leave(&g);
+    rmm__device_leave(&g);
     return p;
 failed:
     if (device >= 0 && device < RMM_MAX_DEVICES) __atomic_add_fetch(&rmmh__stats[device].failed, 1, __ATOMIC_RELAXED);
-    rmm_device_scope_leave(&g);
+    rmm__device_leave(&g);
     rmmh__hook_failures++;
     return NULL;
 }
@@ -468,7 +468,7 @@ static rmm_status rmmh__hook_free_block(rmmh__block *b) {
     rmm_device_scope g = {0, false};
     st = rmm_device_scope_enter(&g, b->device);
     if (st == RMM_SUCCESS) st = rmmh__deallocate(b->hold->mr, (void *)b->ptr, b->bytes, b->stream);
-    rmm_device_scope_leave(&g);
+    rmm__device_leave(&g);
     if (st != RMM_SUCCESS) {
         if (rmmh_last_failure_reentered() && rmmh__defer(b)) return RMM_SUCCESS;
         /* the resource refused (it should not): keep the block recorded, as it is still held */
