@@ -456,6 +456,42 @@ TEST(a_failed_clean_up_leaves_the_call_s_own_failure) {
     CHECK(refuse_frees == 0); /* the release was made */
     CHECK(b.data == NULL && b.size == 0 && b.capacity == 0); /* a failed create leaves an empty buffer (the block it could not free is lost, logged) */
     refuse_frees = 0;
+    { /* an arena whose range, taken on a stream-ordered upstream, cannot be synchronized */
+        rmm_resource *arena = NULL;
+        rmm_arena_desc ad = rmm_arena_desc_default();
+        ad.arena_bytes = 16 * MiB;
+        fail("cudaStreamSynchronize", 1, 1);
+        refuse_frees = 1;
+        st = rmm_arena_create(&arena, &refusing, &ad);
+        no_faults();
+        CHECK(st == RMM_ERROR_CUDA && arena == NULL);
+        CHECK(strstr(rmm_last_error(), "cudaStreamSynchronize") != NULL);
+        if (!strstr(rmm_last_error(), "cudaStreamSynchronize")) printf("  (arena: the last error is %s)\n", rmm_last_error());
+        CHECK(refuse_frees == 0);
+        refuse_frees = 0;
+        if (arena) rmm_resource_destroy(arena);
+    }
+    { /* a pool's growth on a foreign stream whose event, recorded for the new chunk, fails */
+        rmm_resource *pool = NULL;
+        rmm_pool_desc d = rmm_pool_desc_default();
+        rmm_stream foreign = NULL;
+        void *p = NULL;
+        d.initial_bytes = 0; /* (no other stream holds memory: the allocation grows at once) */
+        CHECK_OK(rmm_pool_create(&pool, &refusing, &d));
+        CHECK_OK(rmm__stream_create_raw(&foreign, false));
+        if (pool && foreign) {
+            fail("cudaEventRecord", 1, 1);
+            refuse_frees = 1;
+            CHECK_STATUS(rmm_allocate(pool, &p, 8 * MiB, foreign), RMM_ERROR_CUDA);
+            no_faults();
+            CHECK(strstr(rmm_last_error(), "cudaEventRecord") != NULL);
+            if (!strstr(rmm_last_error(), "cudaEventRecord")) printf("  (pool: the last error is %s)\n", rmm_last_error());
+            CHECK(refuse_frees == 0);
+            refuse_frees = 0;
+        }
+        if (foreign) CHECK_OK(rmm__stream_destroy_raw(foreign));
+        rmm_resource_destroy(pool);
+    }
 }
 
 /* A re-entrance refusal worked around inside a keep/back window: after the back, a later,
