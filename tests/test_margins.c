@@ -192,6 +192,30 @@ TEST(plain_resources_have_nothing_to_check) {
     CHECK_OK(rmm_resource_check_corruption(NULL));
 }
 
+/* Nowait calls make no CUDA call: with margins (a fill at the allocation, a read at the free) the
+   pool's refuse with *would_block, as the header says (rmm__pool_lock refuses them; review 26b
+   thought the allocation's fill reachable: this checks that it is not) */
+TEST(nowait_calls_refuse_with_margins) {
+    rmm_resource *pool = NULL;
+    void *p = (void *)1, *q = NULL;
+    bool would_block = false;
+    NEED_GPU();
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), NULL));
+    if (!pool) return;
+    CHECK_OK(rmm_allocate(pool, &q, 1000, RMM_STREAM_DEFAULT)); /* (a block of the size free on the stream: a nowait call could take it) */
+    CHECK_OK(rmm_deallocate(pool, q, 1000, RMM_STREAM_DEFAULT));
+    q = NULL;
+    CHECK_OK(rmm_allocate_nowait(pool, &p, 1000, RMM_STREAM_DEFAULT, &would_block));
+    CHECK(would_block && p == NULL);
+    if (p) CHECK_OK(rmm_deallocate(pool, p, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(pool, &q, 1000, RMM_STREAM_DEFAULT));
+    would_block = false;
+    CHECK_OK(rmm_deallocate_nowait(pool, q, 1000, RMM_STREAM_DEFAULT, &would_block));
+    CHECK(would_block);
+    if (would_block) CHECK_OK(rmm_deallocate(pool, q, 1000, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(pool);
+}
+
 #if defined(RMM_BACKEND_HOST)
 /* A margin whose fill cannot be queued (cudaMemsetAsync fails: a broken stream) leaves its block
    unchecked: the allocation succeeds with no failure left as the last error, and neither the free
@@ -311,6 +335,7 @@ int main(void) {
     RUN(adaptors_are_looked_through);
     RUN(many_live_blocks_one_bad);
     RUN(plain_resources_have_nothing_to_check);
+    RUN(nowait_calls_refuse_with_margins);
 #if defined(RMM_BACKEND_HOST)
     RUN(a_margin_that_cannot_be_filled_leaves_its_block_unchecked);
     RUN(arena_blocks_are_filled_before_a_check_can_see_them);
