@@ -5586,8 +5586,8 @@ RMM__PRIVATE rmm_status rmm__so_donor_event(rmm__sstate *d, rmm__event *event) {
                 /* destroyed with neither a death event nor a finished synchronize (both CUDA
                    calls failed): only a device synchronize orders what it freed (its memory went
                    to other streams unordered until 2026-11-29: a red team's find); never inside
-                   a nowait call (rmm__so_settled then says not settled, and leaves no error
-                   behind: a review's find) */
+                   a nowait call (rmm__so_settled then says not settled, and the sweep that asked
+                   leaves no error behind: a review's find) */
                 if (rmm__in_nowait) return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "the memory of a destroyed stream waits for a device synchronize: not in a nowait call");
                 RMM_TRY(rmm__device_synchronize());
                 (void)rmm__spin_lock(&d->reg->lock);
@@ -5727,18 +5727,13 @@ RMM__PRIVATE rmm_status rmm__so_host_wait(rmm__sstate *s) {
    asking nothing, where that would take a CUDA call in a "nowait" call. */
 RMM__PRIVATE bool rmm__so_settled(rmm__sstate *s) {
     rmm__event e = NULL;
-    rmm__kept_error kept;
     bool done = false, complete = false;
     if (s->lazy && !rmm__so_gone(s)) return false; /* a live lazy stream: work may follow any time */
-    /* (a failure here only means "not settled": it leaves no error behind, as the call that swept
-       succeeds; a failed device synchronize of a stream destroyed without its death event stayed
-       in rmm_last_status: review 25) */
-    rmm__error_keep(&kept);
+    /* (a failure here only means "not settled"; the sweep, its caller, leaves no failure behind) */
     if (rmm__so_donor_event(s, &e) == RMM_SUCCESS) {
         if (!e) done = true;
         else if (!rmm__in_nowait && rmm__event_query(e, &complete) == RMM_SUCCESS) done = complete;
     }
-    rmm__error_back(&kept);
     return done;
 }
 
@@ -5779,12 +5774,13 @@ RMM__PRIVATE void rmm__so_sweep(rmm__so *so, rmm__sstate *current) {
     size_t i = so->count;
     rmm__kept_error kept;
     rmm_status failed;
-    rmm__error_keep(&kept); /* (the sweep serves the call that runs it, which goes on whatever it finds) */
+    /* the sweep serves the call that runs it, which goes on whatever the sweep finds: no failure of
+       the sweep's stays behind (a failed device synchronize of a stream destroyed without its
+       death event stayed in rmm_last_status: review 25; the unstick's: review 26) */
+    rmm__error_keep(&kept);
     (void)rmm__so_unstick_status(so, current, false, &failed);
-    if (failed != RMM_SUCCESS) {
+    if (failed != RMM_SUCCESS)
         RMM__LOG(RMM_LOG_LEVEL_WARN, "%s: a device synchronize to free gone streams' memory failed (%s): that memory stays with them", so->who, rmm_last_error());
-        rmm__error_back(&kept);
-    }
     while (i-- > 0) {
         rmm__sstate *d = so->list[i];
         bool gone = rmm__so_gone(d);
@@ -5800,6 +5796,7 @@ RMM__PRIVATE void rmm__so_sweep(rmm__so *so, rmm__sstate *current) {
         rmm__so_retire(so, d);
     }
     so->sweep_at = rmm__max(32, so->count * 2);
+    rmm__error_back(&kept);
 }
 
 /* Whether state s, known to be alive, serves a call on `stream` with this prekey without a lookup:
