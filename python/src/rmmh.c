@@ -246,14 +246,11 @@ RMMH_API int rmmh_stream_create(rmm_stream *out, int non_blocking) {
     return (int)(non_blocking ? rmm_stream_create(out) : rmm_stream_create_blocking(out));
 }
 
-/* This thread's last error and status, kept across work whose own failures are not the caller's
-   (a finalizer's destroy, the hooks' deferred frees) and put back after it as they were: rmm.h's
-   own keep and back, which restore the serial and the re-entrance mark too (review 26b: a
-   restore through rmm_set_last_error moved the serial on, and a callback resource whose Python
-   callback failed with no message then took an earlier, unrelated one for its own). */
-typedef rmm__kept_error rmmh__saved_error;
-static void rmmh__error_save(rmmh__saved_error *e) { rmm__error_keep(e); }
-static void rmmh__error_restore(const rmmh__saved_error *e) { rmm__error_back(e); }
+/* This thread's last error and status are kept across work whose own failures are not the
+   caller's (a finalizer's destroy, the hooks' deferred frees) and put back after it as they were,
+   with rmm.h's rmm__error_keep and rmm__error_back (serial and re-entrance mark included: a restore
+   through rmm_set_last_error moved the serial on, and a callback resource whose Python callback
+   failed with no message then took an earlier, unrelated one for its own; review 26b). */
 
 /* rmm_resource_destroy for a Python finalizer: 1 iff rmm.h keeps the resource now (a free
    deferred to rmm_capture_end would reach it: rmm_resource_awaits_capture; try again after the
@@ -263,14 +260,14 @@ static void rmmh__error_restore(const rmmh__saved_error *e) { rmm__error_back(e)
    another call that failed and has yet to read them (a failure callback dropping a temporary
    resource). */
 RMMH_API int rmmh_resource_destroy(rmm_resource *mr) {
-    rmmh__saved_error saved;
+    rmm__kept_error saved;
     void *pair;
     if (rmm_resource_awaits_capture(mr)) return 1;
     pair = rmmh__callback_pair(mr);
-    rmmh__error_save(&saved);
+    rmm__error_keep(&saved);
     rmm_resource_destroy(mr);
     free(pair);
-    rmmh__error_restore(&saved);
+    rmm__error_back(&saved);
     return 0;
 }
 

@@ -444,7 +444,7 @@ static rmm_status rmmh__hook_free_block(rmmh__block *b);
 static void rmmh__hook_settle(void) {
     rmmh__block *batch;
     size_t n, i;
-    rmmh__saved_error saved;
+    rmm__kept_error saved;
     if (RMM__LIKELY(__atomic_load_n(&rmmh__deferred_n, __ATOMIC_ACQUIRE) == 0)) return;
     rmm__lock(&rmmh__deferred_lock);
     batch = rmmh__deferred;
@@ -453,10 +453,10 @@ static void rmmh__hook_settle(void) {
     rmmh__deferred_cap = rmmh__deferred_len = 0;
     __atomic_store_n(&rmmh__deferred_n, 0, __ATOMIC_RELEASE);
     rmm__unlock(&rmmh__deferred_lock);
-    rmmh__error_save(&saved);
+    rmm__error_keep(&saved);
     for (i = 0; i < n; i++) (void)rmmh__hook_free_block(&batch[i]);
     free(batch);
-    rmmh__error_restore(&saved);
+    rmm__error_back(&saved);
 }
 
 /* Frees block b, taken from the map, on its stream, with its device current, to the resource it
