@@ -841,9 +841,8 @@ typedef struct rmm_fixed_size_desc {
 RMMDEF rmm_fixed_size_desc rmm_fixed_size_desc_default(void);
 /* Blocks of one size, stream-ordered like the pool (per-stream LIFO lists, events, stealing; on a
    foreign stream, after 256 frees, one event per 32 to 256 frees (1/16 of the resource's blocks):
-   what it freed since its last event is its own until then, as the pool's ring: see
-   rmm_pool_create; it allocates blocks its earlier events covered first, and asks the stream's id
-   only when the next such block is not known done, and at least once per 64 allocations).
+   the top of its free stack is its own until then, as the pool's ring: see rmm_pool_create; the
+   stream's id is asked per allocation).
    block_bytes * blocks_to_preallocate are taken from upstream now and again each time the blocks
    run out (on the stream at hand; over a stream-ordered upstream, such as a pool, whose memory is
    ordered after that stream's work only, the stream then records an event, so other streams take
@@ -853,8 +852,7 @@ RMMDEF rmm_fixed_size_desc rmm_fixed_size_desc_default(void);
    chunk taken from upstream for the request whose base is aligned to less goes back at once).
    A free of a pointer that is not a block of this resource, or of a block that is free already
    (a double free: every build, from the chunk's bitmap), is CORRUPTION (O(log chunks)). Fails at
-   creation with INVALID_ARGUMENT iff out or upstream is NULL, the sizes overflow or
-   blocks_to_preallocate is above UINT32_MAX, with
+   creation with INVALID_ARGUMENT iff out or upstream is NULL or the sizes overflow, with
    OUT_OF_MEMORY iff host memory for the block lists runs out, CUDA iff the current device cannot
    be read, and with the upstream's status iff the first chunk cannot be had. */
 RMMDEF rmm_status rmm_fixed_size_create(rmm_resource **out, rmm_resource *upstream, const rmm_fixed_size_desc *desc);
@@ -9623,8 +9621,7 @@ typedef struct rmm__fchunk {
 } rmm__fchunk;
 typedef struct rmm__fentry {
     rmm__fchunk *chunk;
-    uint32_t index; /* (rmm_fixed_size_create refuses chunks of more than UINT32_MAX blocks) */
-    uint32_t cover; /* in a covered part: the low 32 bits of the record that covers it (rmm__fixed_known_done) */
+    size_t index;
 } rmm__fentry;
 /* Per stream: a LIFO stack of free blocks. stack[0, covered) is free memory any stream may take
    behind the state's event; above it sit the blocks an eager stream (foreign, or a thread's default
@@ -9635,24 +9632,10 @@ typedef struct rmm__fentry {
    whole stack (recorded with the lock let go, as the pool's: rmm__pool_cover_unlocked); a stack
    whose stream may be gone is covered by a device synchronize (rmm__so_unstick). Lazy streams:
    covered == count. (Until 2026-11-26 the cap was 32 blocks at any size: an event per 32 frees on
-   churn_small.)
-   A foreign stream (rmm__so_by_id) takes no id for an allocation the top of its covered part serves
-   when that block is known done (each covered entry carries the number of the record that covers
-   it, rmm__fixed_known_done, as the pool's blocks do: rmm__pool_take_covered), and its allocations
-   that asked the id take the covered top too, before the blocks it freed since its last event: so
-   those fill up to the cap and one event covers them, where taking the top back at once left about
-   one uncovered block on the stack on lifo and none ever known done (tried on 2026-11-28: 401,613
-   of 403,008 id-less attempts missed). The uncovered ones serve the stream itself once its covered
-   part is empty. (Since 2026-11-30: until then the id was asked per allocation on a foreign stream.) */
+   churn_small.) */
 #ifndef RMM__FIXED_RING
 #define RMM__FIXED_RING 256
 #endif
-/* A foreign stream whose covered part is empty records the event that covers what it freed at its
-   next free once that is this many blocks or more, whether or not the cap is reached: its
-   allocations then take those with no id asked (the stack of a stream that holds exactly the cap
-   would park and take back its own blocks with the id asked forever); with fewer, it goes on
-   taking its own back with the id asked, not an event per free. */
-#define RMM__FIXED_COVER_AT 16
 typedef struct rmm__fstream {
     rmm__sstate ss;
     rmm__fentry *stack; /* free blocks, LIFO */
@@ -9688,22 +9671,6 @@ static inline bool rmm__fchunk_is_free(const rmm__fchunk *c, size_t i) { return 
 static inline void rmm__fchunk_mark(rmm__fchunk *c, size_t i, bool free_now) {
     if (free_now) c->free_bits[i >> 6] |= (uint64_t)1 << (i & 63);
     else c->free_bits[i >> 6] &= ~((uint64_t)1 << (i & 63));
-}
-/* Whether e, in the covered part of s's stack, is known done: the record that covers it (e.cover) is
-   no later than the last one seen complete (exact while within 2^31 records of now; older or
-   future counts as not done: the id is asked then). As rmm__pool_covered. O(1). */
-static inline bool rmm__fixed_known_done(const rmm__fstream *s, rmm__fentry e) {
-    uint64_t lag = s->ss.records - s->ss.done;
-    uint32_t age = (uint32_t)s->ss.records - e.cover;
-    return age < 0x80000000u && age >= lag;
-}
-/* Stack entries [from, to) of s become covered by a record already made (covered by s->ss.records,
-   `made`) or, for memory that is covered in another way (another stream's event that s waits
-   for, a device synchronize, a chunk from upstream), by s's next record: known done only once that
-   one is seen complete (conservative: that record follows s's wait). O(to - from). */
-static inline void rmm__fixed_set_cover(rmm__fstream *s, size_t from, size_t to, bool made) {
-    uint32_t rec = (uint32_t)(s->ss.records + (made ? 0 : 1));
-    for (; from < to; from++) s->stack[from].cover = rec;
 }
 RMM__PRIVATE bool rmm__fixed_reserve(rmm__fstream *s, size_t extra) {
     if (s->count + extra > s->cap) {
@@ -9747,33 +9714,25 @@ RMM__PRIVATE bool rmm__fixed_stuck(rmm__so *so, rmm__sstate *s) {
     return ((rmm__fstream *)s)->count > ((rmm__fstream *)s)->covered;
 }
 RMM__PRIVATE void rmm__fixed_unstick(rmm__so *so, rmm__sstate *s) {
-    rmm__fstream *fs = (rmm__fstream *)s;
     (void)so;
-    rmm__fixed_set_cover(fs, fs->covered, fs->count, false);
-    fs->covered = fs->count;
+    ((rmm__fstream *)s)->covered = ((rmm__fstream *)s)->count;
 }
-/* Moves the top n of the donor's covered blocks into the taker's covered part (below the taker's
-   own uncovered ones), the taker waiting for the donor already; out of host memory, what fits.
-   Returns how many moved. O(blocks moved + both uncovered parts). */
-RMM__PRIVATE size_t rmm__fixed_move(rmm__fstream *taker, rmm__fstream *donor, size_t n) {
-    size_t above;
+/* Moves the donor's covered blocks into the taker's covered part (below the taker's own uncovered
+   ones); out of host memory, what fits. O(blocks moved + uncovered). */
+RMM__PRIVATE void rmm__fixed_absorb(rmm__so *so, rmm__sstate *taker_state, rmm__sstate *donor_state) {
+    rmm__fstream *taker = (rmm__fstream *)taker_state, *donor = (rmm__fstream *)donor_state;
+    size_t n = donor->covered, above;
+    (void)so;
     if (!rmm__fixed_reserve(taker, n)) n = rmm__min(taker->cap - taker->count, n);
-    if (n == 0) return 0;
+    if (n == 0) return;
     above = taker->count - taker->covered;
     memmove(taker->stack + taker->covered + n, taker->stack + taker->covered, above * sizeof *taker->stack);
     memcpy(taker->stack + taker->covered, donor->stack + donor->covered - n, n * sizeof *taker->stack);
-    rmm__fixed_set_cover(taker, taker->covered, taker->covered + n, false); /* (the donor's record numbers mean nothing here) */
     taker->count += n;
     taker->covered += n;
     memmove(donor->stack + donor->covered - n, donor->stack + donor->covered, (donor->count - donor->covered) * sizeof *donor->stack);
     donor->count -= n;
     donor->covered -= n;
-    return n;
-}
-/* Moves the donor's covered blocks into the taker's covered part (rmm__fixed_move). */
-RMM__PRIVATE void rmm__fixed_absorb(rmm__so *so, rmm__sstate *taker_state, rmm__sstate *donor_state) {
-    (void)so;
-    (void)rmm__fixed_move((rmm__fstream *)taker_state, (rmm__fstream *)donor_state, ((rmm__fstream *)donor_state)->covered);
 }
 /* Adds a chunk of blocks_per_chunk blocks from upstream to s. */
 RMM__PRIVATE rmm_status rmm__fixed_grow_in(rmm__so *so, rmm__sstate *ss, const void *req) {
@@ -9781,7 +9740,7 @@ RMM__PRIVATE rmm_status rmm__fixed_grow_in(rmm__so *so, rmm__sstate *ss, const v
     rmm__fstream *s = (rmm__fstream *)ss;
     rmm__fchunk *c;
     void *ptr = NULL;
-    size_t i, at, was_covered, words = (f->blocks_per_chunk + 63) / 64;
+    size_t i, at, words = (f->blocks_per_chunk + 63) / 64;
     (void)req;
     if (f->chunk_count == f->chunk_cap) {
         size_t cap = f->chunk_cap ? f->chunk_cap * 2 : 8;
@@ -9828,7 +9787,6 @@ RMM__PRIVATE rmm_status rmm__fixed_grow_in(rmm__so *so, rmm__sstate *ss, const v
     for (at = f->chunk_count; at > 0 && f->chunks[at - 1]->ptr > c->ptr; at--) f->chunks[at] = f->chunks[at - 1];
     f->chunks[at] = c;
     f->chunk_count++;
-    was_covered = s->covered;
     if (!s->ss.lazy && rmm__upstream_ordered(f->upstream)) s->covered = s->count; /* the record rmm__so_grown made covers what s freed before it */
     if (s->covered != s->count) { /* new blocks go below the uncovered ones: they are free for anyone (behind s's event) */
         memmove(s->stack + s->covered + f->blocks_per_chunk, s->stack + s->covered, (s->count - s->covered) * sizeof *s->stack);
@@ -9836,14 +9794,12 @@ RMM__PRIVATE rmm_status rmm__fixed_grow_in(rmm__so *so, rmm__sstate *ss, const v
     for (i = f->blocks_per_chunk; i-- > 0;) {
         rmm__fentry e;
         e.chunk = c;
-        e.index = (uint32_t)i;
-        e.cover = 0;
+        e.index = i;
         rmm__fchunk_mark(c, i, true);
         s->stack[s->covered + (f->blocks_per_chunk - 1 - i)] = e;
     }
     s->count += f->blocks_per_chunk;
     s->covered += f->blocks_per_chunk;
-    rmm__fixed_set_cover(s, was_covered, s->covered, false);
     RMM__LOG(RMM_LOG_LEVEL_DEBUG, "fixed_size %p: grew by %zu blocks of %zu bytes", (void *)f, f->blocks_per_chunk, f->block_bytes);
     return RMM_SUCCESS;
 }
@@ -9861,23 +9817,6 @@ RMM__PRIVATE rmm__fchunk *rmm__fixed_chunk_of(const rmm__fixed *f, const void *p
     if (lo == 0 || (uintptr_t)ptr - (uintptr_t)f->chunks[lo - 1]->ptr >= f->chunk_bytes) return NULL;
     return f->chunks[lo - 1];
 }
-/* An allocation on a foreign stream with no id asked: the state this thread last found for `stream`
-   (its handle, and the id this thread asked last: rmm__foreign_hint_key), without making one, if
-   the top of its covered part is known done (its event asked if need be: rmm__so_refresh_done) and
-   meets the alignment. The handle may name another stream by now; that stream may take such a
-   block all the same, as nothing still uses it (as rmm__pool_take_covered). NULL: ask the id.
-   Caller holds the lock. O(1). */
-static inline rmm__fstream *rmm__fixed_idless(rmm__fixed *f, rmm_stream stream, size_t alignment) {
-    rmm__sstate *ss = rmm__so_find_keyed(&f->so, stream, rmm__foreign_hint_key);
-    rmm__fstream *s = (rmm__fstream *)ss;
-    rmm__fentry e;
-    if (!ss || s->covered == 0) return NULL;
-    e = s->stack[s->covered - 1];
-    if (alignment > RMM_ALIGNMENT && ((uintptr_t)rmm__fentry_ptr(f, e) & (alignment - 1)) != 0) return NULL;
-    if (!rmm__fixed_known_done(s, e) && (!rmm__so_refresh_done(ss) || !rmm__fixed_known_done(s, e))) return NULL;
-    f->so.last = ss;
-    return s;
-}
 /* true iff ptr is the start of a block of one of f's chunks (wherever it is). Caller holds the lock. */
 RMM__PRIVATE bool rmm__fixed_owns(const rmm__fixed *f, const void *ptr) {
     const rmm__fchunk *c = rmm__fixed_chunk_of(f, ptr);
@@ -9886,7 +9825,7 @@ RMM__PRIVATE bool rmm__fixed_owns(const rmm__fixed *f, const void *ptr) {
 RMM__PRIVATE rmm_status rmm__fixed_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm__fixed *f = (rmm__fixed *)self;
     rmm__sstate *ss, *from_state;
-    rmm__fstream *s, *from, *donor;
+    rmm__fstream *s, *from;
     rmm__fentry e;
     void *item;
     rmm_status st;
@@ -9902,20 +9841,10 @@ RMM__PRIVATE rmm_status rmm__fixed_allocate(rmm_resource *self, void **ptr, size
     if (RMM__UNLIKELY(alignment > RMM_ALIGNMENT && (f->block_bytes % alignment != 0)))
         return RMM__INVALID("fixed_size: alignment %zu does not divide the block size %zu", alignment, f->block_bytes);
     if (RMM__UNLIKELY(!rmm__spin_lock(&f->so.lock))) return rmm__reentrant("fixed_size", "allocate");
-    prekey = 0;
-    if (rmm__so_hinted(&f->so, stream)) {
-        if (rmm__foreign_hint_key && rmm__idless_left && (s = rmm__fixed_idless(f, stream, alignment)) != NULL) {
-            rmm__idless_left--; /* a block known done, no id asked */
-            ss = &s->ss;
-            from = donor = s;
-            at = s->covered - 1;
-            goto take;
-        }
-        prekey = rmm__so_ask_key(stream); /* (under the lock: see rmm__so_prekey) */
-    }
+    prekey = rmm__so_prekey(&f->so, stream); /* (under the lock: see rmm__so_prekey) */
     st = rmm__so_state(&f->so, stream, prekey, &ss);
     if (RMM__UNLIKELY(st != RMM_SUCCESS)) goto out;
-    s = from = donor = (rmm__fstream *)ss;
+    s = from = (rmm__fstream *)ss;
     if (RMM__UNLIKELY(s->count == 0)) {
         f->grow_alignment = alignment;
         st = rmm__so_acquire(&f->so, ss, &bytes, &from_state, &item);
@@ -9939,26 +9868,16 @@ RMM__PRIVATE rmm_status rmm__fixed_allocate(rmm_resource *self, void **ptr, size
             }
             goto out;
         }
-        from = donor = (rmm__fstream *)from_state;
-        /* a foreign stream, waiting for another stream now, takes a refill of up to a ring's worth
-           of its covered blocks (the top one serves this request): so that its own covered part
-           serves while what it frees fills up to one event's worth (see rmm__fstream); one block at
-           a time left it a stack of about one block. The rest stays with the donor. */
-        if (from != s && rmm__so_by_id(ss) && rmm__fixed_move(s, from, rmm__min(from->covered, rmm__fixed_ring_cap(f))) > 0) from = s;
+        from = (rmm__fstream *)from_state;
     }
-    /* another stream's: a covered one; a foreign stream's own: a covered one too while there is one
-       (see rmm__fstream) */
-    at = from != s ? from->covered - 1 : s->covered && rmm__so_by_id(ss) ? s->covered - 1 : s->count - 1;
-take:
+    at = from == s ? from->count - 1 : from->covered - 1; /* another stream's: a covered one */
     e = from->stack[at];
     /* blocks of a chunk are aligned only as far as its base; re-check big alignments */
     if (RMM__UNLIKELY(alignment > RMM_ALIGNMENT && ((uintptr_t)rmm__fentry_ptr(f, e) & (alignment - 1)) != 0)) {
         st = RMM__INVALID("fixed_size: the next block is not aligned to %zu bytes", alignment);
         goto out;
     }
-    /* the top entry fills the hole: at is the covered part's top, or the stack's (the uncovered
-       part's order does not matter) */
-    if (RMM__UNLIKELY(at + 1 < from->count)) from->stack[at] = from->stack[from->count - 1];
+    if (RMM__UNLIKELY(at + 1 < from->count)) memmove(from->stack + at, from->stack + at + 1, (from->count - at - 1) * sizeof *from->stack);
     from->count--;
     if (from->covered > at) from->covered--;
     rmm__fchunk_mark(e.chunk, e.index, false);
@@ -9968,7 +9887,7 @@ take:
 #if RMM__MARGIN_ON
     e.chunk->requested[e.index] = rmm__margin_set(*ptr, bytes, stream) ? bytes : SIZE_MAX;
 #endif
-    rmm__so_taken(&f->so, ss, &donor->ss);
+    rmm__so_taken(&f->so, ss, &from->ss);
 out:
     rmm__spin_unlock(&f->so.lock);
     return st;
@@ -10008,14 +9927,12 @@ again:
                          c && offset % f->block_bytes == 0 ? "the block is free already (a double free)" : "not a block of this resource");
     }
     e.chunk = c;
-    e.index = (uint32_t)(offset / f->block_bytes);
-    e.cover = 0;
+    e.index = offset / f->block_bytes;
     st = rmm__so_state(&f->so, stream, prekey, &ss);
     s = (rmm__fstream *)ss;
     if (st == RMM_SUCCESS && !rmm__fixed_reserve(s, 1)) st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory for block lists");
     if (st == RMM_SUCCESS) { /* an eager stream parks it uncovered (see rmm__fstream), or records an event */
-        park = !ss->lazy && s->eager_frees >= RMM__SO_RING_AFTER && s->count - s->covered < rmm__fixed_ring_cap(f) &&
-               (s->covered || s->count < RMM__FIXED_COVER_AT || !rmm__so_by_id(ss));
+        park = !ss->lazy && s->eager_frees >= RMM__SO_RING_AFTER && s->count - s->covered < rmm__fixed_ring_cap(f);
         if (!park && !ss->lazy && cached) { /* an event on the handle covers the stack only if the handle still names s's stream */
             rmm__spin_unlock(&f->so.lock);
             rmm__foreign_hint_key = 0;
@@ -10037,10 +9954,7 @@ again:
     rmm__fchunk_mark(c, e.index, true);
     s->stack[s->count++] = e;
     s->pushes++;
-    if (!park) { /* lazy, or just recorded: the event covers the whole stack */
-        if (!ss->lazy) rmm__fixed_set_cover(s, s->covered, s->count, true);
-        s->covered = s->count;
-    }
+    if (!park) s->covered = s->count; /* lazy, or just recorded: the event covers the whole stack */
     rmm__san_region_unregister(c->heap, ptr);
     f->used_blocks--;
     rmm__spin_unlock(&f->so.lock);
@@ -10123,8 +10037,6 @@ RMM__IMPL rmm_status rmm_fixed_size_create(rmm_resource **out, rmm_resource *ups
     if (d.blocks_to_preallocate == 0) d.blocks_to_preallocate = 128;
     if (!rmm__align_up(d.block_bytes, RMM_ALIGNMENT, &d.block_bytes) || d.blocks_to_preallocate > SIZE_MAX / d.block_bytes)
         return RMM__INVALID("rmm_fixed_size_create: %zu blocks of %zu bytes overflow", d.blocks_to_preallocate, d.block_bytes);
-    if (d.blocks_to_preallocate > UINT32_MAX) /* (a block's index is 32 bits: 2^32 blocks of 256 bytes are 1 TiB) */
-        return RMM__INVALID("rmm_fixed_size_create: %zu blocks per chunk: at most %lu", d.blocks_to_preallocate, (unsigned long)UINT32_MAX);
     rmm__ensure_exit_hook();
     f = (rmm__fixed *)rmm__calloc(1, sizeof *f);
     if (!f) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_fixed_size_create: out of host memory");

@@ -1002,18 +1002,6 @@ static void earn_ring(rmm_resource *mr, rmm_stream stream) {
     }
 }
 
-/* Whether the top of s's stack is the block at ptr. */
-static bool fs_top_is(const rmm__fixed *f, const rmm__fstream *s, const void *ptr) { return s->count && rmm__fentry_ptr(f, s->stack[s->count - 1]) == (const char *)ptr; }
-/* Whether the block at ptr sits in the uncovered part of some stream's stack. */
-static bool fixed_parked(rmm__fixed *f, const void *ptr) {
-    size_t i, j;
-    for (i = 0; i < f->so.count; i++) {
-        const rmm__fstream *s = RMM__FSTREAM(f, i);
-        for (j = s->covered; j < s->count; j++)
-            if (rmm__fentry_ptr(f, s->stack[j]) == (const char *)ptr) return true;
-    }
-    return false;
-}
 /* A stream the library did not make records an event per free for its first RMM__POOL_RING_AFTER
    frees, then parks its frees in a ring, with one event per RMM__POOL_RING frees. Blocks of the
    quick lists' sizes stay in the ring until that event (so that, once it is seen complete, they can
@@ -2687,77 +2675,6 @@ TEST(arena_foreign_handle_reuse_waits_for_the_kernel) {
     rmm_resource_destroy(mr);
     for (i = 0; i < ntries; i++) CHECK_OK(rmm__stream_destroy_raw(tries[i])); /* (f's handle, if one has it, names that one now) */
 }
-/* The fixed-size resource's hard case since 2026-11-30, when a foreign stream began to take the top of
-   its covered stack with no id asked once that block's event is seen complete: a kernel still
-   writes (300 ms) into a block freed on foreign stream a; an event recorded after the kernel covers
-   it; a is destroyed and a new stream (with a's handle, if the driver gives it) allocates inside
-   the thread's id-less run, until it gets that block. The event is not complete while the kernel
-   runs, so the id is asked and the new stream waits for a's event: its memset lands after the
-   kernel's bytes. (Fails if covered blocks are taken as known done with no event seen complete.) */
-TEST(fixed_foreign_handle_reuse_waits_for_the_kernel) {
-    rmm_resource *mr = NULL;
-    rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
-    rmm__fixed *f;
-    rmm__fstream *fs;
-    rmm_stream a = NULL, h, tries[64];
-    void *p = NULL, *x = NULL, *held[64], **q;
-    const size_t n = 64 * KiB, most = 1100;
-    size_t i, nq = 0, covered_at = 0;
-    int ntries = 0, overlapped = 0, parked;
-    NEED_GPU();
-    fd.block_bytes = n;
-    fd.blocks_to_preallocate = 1024; /* (rmm__fixed_ring_cap: 64) */
-    q = (void **)calloc(most, sizeof *q);
-    CHECK(q != NULL);
-    CHECK_OK(rmm_fixed_size_create(&mr, rmm_get_current_device_resource(), &fd));
-    if (!mr || !q) {
-        free(q);
-        if (mr) rmm_resource_destroy(mr);
-        return;
-    }
-    f = (rmm__fixed *)mr;
-    CHECK_OK(rmm__stream_create_raw(&a, false));
-    rmm__foreign_hint_key = 0; /* (a's id asked at once: see fixed_foreign_stream_ring) */
-    earn_ring(mr, a);
-    fs = (rmm__fstream *)f->so.last;
-    CHECK_OK(rmm_allocate(mr, &p, n, a));
-    late_write<<<1, 256, 0, (cudaStream_t)a>>>((unsigned char *)p, n, 0xAA, 300ull * 1000 * 1000);
-    CHECK(cudaGetLastError() == cudaSuccess);
-    CHECK_OK(rmm_deallocate(mr, p, n, a)); /* parked: no event yet */
-    parked = fixed_parked(f, p);
-    CHECK(parked);
-    /* frees of a's until an event (after the kernel) covers the stack */
-    for (i = 0; i < 64 && fs->covered != fs->count; i++) CHECK_OK(rmm_allocate(mr, &held[i], n, a));
-    while (i > 0 && fs->covered != fs->count) CHECK_OK(rmm_deallocate(mr, held[--i], n, a));
-    while (i > 0) CHECK_OK(rmm_deallocate(mr, held[--i], n, a));
-    for (i = 0; i < fs->covered; i++)
-        if (rmm__fentry_ptr(f, fs->stack[i]) == (const char *)p) covered_at = i + 1;
-    CHECK(covered_at != 0 && fs->ss.done != fs->ss.records); /* (covered, not seen complete: else the test tests nothing) */
-    /* a's id asked just now starts the thread's id-less run */
-    CHECK_OK(rmm_allocate(mr, &x, n, a));
-    CHECK_OK(rmm_deallocate(mr, x, n, a));
-    CHECK_OK(rmm__stream_destroy_raw(a)); /* the kernel goes on */
-    do {
-        CHECK_OK(rmm__stream_create_raw(&tries[ntries], false));
-    } while (tries[ntries++] != a && ntries < 64);
-    h = tries[ntries - 1];
-    printf("  %s the destroyed stream's handle after %d creations (id-less run: %u left)\n", h == a ? "got" : "did not get", ntries, rmm__idless_left);
-    while (nq < most && !overlapped) {
-        CHECK_OK(rmm_allocate(mr, &q[nq], n, h));
-        if (!q[nq]) break;
-        if (overlaps(q[nq], p, n)) overlapped = 1;
-        CHECK(cudaMemsetAsync(q[nq], 0x55, n, (cudaStream_t)h) == cudaSuccess);
-        nq++;
-    }
-    printf("  the new stream got the block after %zu allocations\n", nq);
-    CHECK(overlapped); /* (else the test tests nothing) */
-    for (i = 0; i < nq; i++) CHECK(check_every_byte(q[i], n, 0x55));
-    for (i = 0; i < nq; i++) CHECK_OK(rmm_deallocate(mr, q[i], n, h));
-    CHECK_OK(rmm_resource_validate(mr));
-    rmm_resource_destroy(mr);
-    for (i = 0; i < (size_t)ntries; i++) CHECK_OK(rmm__stream_destroy_raw(tries[i]));
-    free(q);
-}
 #endif
 
 /* A pool whose creation fails before its stream registry is made (the device cannot be read) is
@@ -4397,33 +4314,18 @@ TEST(fixed_foreign_stream_ring) {
     CHECK_OK(rmm_deallocate(mr, many[RMM__SO_RING], 4096, a)); /* one event covers the stack */
     CHECK(fs->covered == fs->count);
     CHECK_OK(rmm_resource_validate(mr));
-    /* the stream takes covered blocks first (since 2026-11-30: so that its frees fill up and one
-       event covers them, after which it takes them with no id asked), and its own uncovered ones
-       at once when no covered one is left; another stream takes a covered block, never those */
+    /* reuse by the same stream at once; another stream takes a covered block, never that one */
     CHECK_OK(rmm_allocate(mr, &x, 4096, a));
     CHECK_OK(rmm_deallocate(mr, x, 4096, a));
     CHECK(fs->count - fs->covered == 1);
     CHECK_OK(rmm_allocate(mr, &y, 4096, a));
-    CHECK(y != x && fs->count - fs->covered == 1 && fs_top_is(f, fs, x));
+    CHECK(y == x);
     CHECK_OK(rmm_deallocate(mr, y, 4096, a));
-    CHECK(fs->count - fs->covered == 2);
     for (i = 0; i < 8; i++) {
         void *z = NULL;
         CHECK_OK(rmm_allocate(mr, &z, 4096, g));
-        CHECK(z != x && z != y);
+        CHECK(z != y);
         CHECK_OK(rmm_deallocate(mr, z, 4096, g));
-    }
-    {
-        void *held[64], *z = NULL;
-        size_t nh = 0, k;
-        while (fs->covered > 0 && nh < 64) CHECK_OK(rmm_allocate(mr, &held[nh++], 4096, a));
-        CHECK(fs->covered == 0 && fs->count == 2);
-        for (k = 0; k < nh; k++) CHECK(held[k] != x && held[k] != y);
-        CHECK_OK(rmm_allocate(mr, &z, 4096, a)); /* its own, at once: no growth, no wait */
-        CHECK(z == x || z == y);
-        CHECK(f->chunk_count == 1);
-        CHECK_OK(rmm_deallocate(mr, z, 4096, a));
-        for (k = 0; k < nh; k++) CHECK_OK(rmm_deallocate(mr, held[k], 4096, a));
     }
     CHECK_OK(rmm_resource_validate(mr));
     CHECK_OK(rmm_deallocate(mr, first, 4096, g));
@@ -4431,13 +4333,10 @@ TEST(fixed_foreign_stream_ring) {
     for (i = 0; i < 60; i++) {
         rmm_stream s = NULL;
         CHECK_OK(rmm__stream_create_raw(&s, false));
-        rmm__foreign_hint_key = 0; /* (s's id asked at once: a new stream with a destroyed one's handle otherwise takes known-done
-                                      blocks of the old state with no id asked, and its frees trust the old id, for up to
-                                      RMM__IDLESS_RUN allocations, so earn_ring's frees would be split between the two states) */
         earn_ring(mr, s);
         CHECK_OK(rmm_allocate(mr, &x, 4096, s));
         CHECK_OK(rmm_deallocate(mr, x, 4096, s));
-        CHECK(fixed_parked(f, x));
+        CHECK(((rmm__fstream *)f->so.last)->count > ((rmm__fstream *)f->so.last)->covered);
         CHECK_OK(rmm__stream_destroy_raw(s));
         most = f->so.count > most ? f->so.count : most;
     }
@@ -4506,88 +4405,6 @@ TEST(fixed_foreign_stream_ring) {
         if (b) CHECK_OK(rmm__stream_destroy_raw(b));
     }
     CHECK_OK(rmm__stream_destroy_raw(g));
-}
-
-/* A foreign stream's allocation from a fixed-size resource takes the top of its covered part with
-   no id asked once the record that covers that block is seen complete (since 2026-11-30; the id
-   was asked per allocation before), at most RMM__IDLESS_RUN times in a row. Host backend: the id
-   query is made to fail, which shows where it is asked. */
-TEST(fixed_foreign_covered_blocks_need_no_id) {
-#if defined(RMM_BACKEND_HOST)
-    rmm_resource *mr = NULL;
-    rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
-    rmm__fixed *f;
-    rmm__fstream *fs;
-    rmm_stream a = NULL;
-    void *x = NULL, *z = NULL, *many[RMM__IDLESS_RUN];
-    size_t i;
-    fd.block_bytes = 4096;
-    fd.blocks_to_preallocate = 4096; /* (the stack may park 256 uncovered: rmm__fixed_ring_cap) */
-    CHECK_OK(rmm_fixed_size_create(&mr, rmm_get_current_device_resource(), &fd));
-    if (!mr) return;
-    f = (rmm__fixed *)mr;
-    CHECK_OK(rmm__stream_create_raw(&a, false));
-    earn_ring(mr, a);
-    fs = (rmm__fstream *)f->so.last;
-    CHECK(fs && rmm__so_by_id(&fs->ss) && fs->covered == fs->count && fs->count > RMM__IDLESS_RUN + 2);
-    if (!fs || fs->count <= RMM__IDLESS_RUN + 2) goto done;
-    CHECK(fs->stack[fs->covered - 1].cover == (uint32_t)fs->ss.records); /* (the last free's record covers the top) */
-    /* that record not seen complete, and its event not asked: the id is asked (and fails) */
-    fs->ss.done = fs->ss.records - 1;
-    fs->ss.query_skip = 1000;
-    rmm_host_backend_fail_calls("cudaStreamGetId", 1, 1000, RMM_ERROR_CUDA);
-    CHECK_STATUS(rmm_allocate(mr, &x, 4096, a), RMM_ERROR_CUDA);
-    CHECK(x == NULL);
-    /* the event asked (complete on the host backend): no id needed */
-    fs->ss.query_skip = 0;
-    CHECK_OK(rmm_allocate(mr, &x, 4096, a));
-    CHECK(x != NULL && fs->ss.done == fs->ss.records);
-    CHECK_OK(rmm_deallocate(mr, x, 4096, a)); /* parked, no id asked: the free trusts the last one */
-    CHECK(fs->count - fs->covered == 1);
-    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
-    /* a run of RMM__IDLESS_RUN allocations with no id, then it is asked again */
-    rmm__foreign_hint_key = 0; /* (no key: the next allocation asks the id, and starts a run) */
-    CHECK_OK(rmm_allocate(mr, &x, 4096, a));
-    CHECK(rmm__idless_left == RMM__IDLESS_RUN);
-    rmm_host_backend_fail_calls("cudaStreamGetId", 1, 1000, RMM_ERROR_CUDA);
-    for (i = 0; i < RMM__IDLESS_RUN; i++) CHECK_OK(rmm_allocate(mr, &many[i], 4096, a));
-    CHECK_STATUS(rmm_allocate(mr, &z, 4096, a), RMM_ERROR_CUDA);
-    CHECK(z == NULL);
-    for (i = 0; i < RMM__IDLESS_RUN; i++) CHECK_OK(rmm_deallocate(mr, many[i], 4096, a));
-    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
-    CHECK_OK(rmm_deallocate(mr, x, 4096, a));
-    /* a covered block whose record is far ahead of the last seen complete (2^31 and more) is not
-       taken as known done (the record counts are 64-bit; an entry keeps the low 32 bits); nor one
-       that waits for the next record (memory from another stream, a synchronize or upstream) */
-    {
-        uint64_t records = fs->ss.records, done = fs->ss.done;
-        rmm__fentry e = fs->stack[0];
-        fs->ss.done = fs->ss.records;
-        e.cover = (uint32_t)fs->ss.records;
-        CHECK(rmm__fixed_known_done(fs, e));
-        e.cover = (uint32_t)(fs->ss.records + 1);
-        CHECK(!rmm__fixed_known_done(fs, e));
-        e.cover = (uint32_t)fs->ss.records;
-        fs->ss.records += ((uint64_t)1 << 31) + 16;
-        fs->ss.done = fs->ss.records - ((uint64_t)1 << 31) - 8; /* far behind: nothing counts as done */
-        CHECK(!rmm__fixed_known_done(fs, e));
-        fs->ss.records = records;
-        fs->ss.done = done;
-    }
-    /* the absorbed and the grown wait for the stream's next record */
-    {
-        size_t was = fs->count;
-        uint64_t records = fs->ss.records;
-        rmm__fixed_unstick(&f->so, &fs->ss);
-        CHECK(fs->covered == was && fs->stack[was - 1].cover == (uint32_t)(records + 1));
-    }
-    CHECK_OK(rmm_resource_validate(mr));
-done:
-    rmm_resource_destroy(mr);
-    CHECK_OK(rmm__stream_destroy_raw(a));
-#else
-    harness_skip_current = 1; /* (failures are injected on the host backend only) */
-#endif
 }
 
 /* Memory a sub-allocator takes from a stream-ordered upstream (a pool) on stream X is ordered after
@@ -6036,7 +5853,6 @@ int main(void) {
     RUN(growth_from_a_pool_waits_for_the_kernel);
     RUN(record_stream_orders_the_reuse);
     RUN(arena_foreign_handle_reuse_waits_for_the_kernel);
-    RUN(fixed_foreign_handle_reuse_waits_for_the_kernel);
     RUN(graph_capture_replays_with_pool_memory);
 #endif
 #if defined(RMM_BACKEND_HOST)
@@ -6048,7 +5864,6 @@ int main(void) {
     RUN(fixed_reuse_growth_and_bad_frees);
     RUN(fixed_over_aligned_request_takes_no_chunk);
     RUN(fixed_foreign_stream_ring);
-    RUN(fixed_foreign_covered_blocks_need_no_id);
     RUN(growth_from_a_stream_ordered_upstream_is_recorded);
     RUN(fixed_validate_detects_corruption);
     RUN(binning_create_and_add_bin_errors);
