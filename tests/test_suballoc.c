@@ -1002,6 +1002,16 @@ static void earn_ring(rmm_resource *mr, rmm_stream stream) {
     }
 }
 
+/* Whether the block at ptr sits in the uncovered part of some stream's stack. */
+static bool fixed_parked(rmm__fixed *f, const void *ptr) {
+    size_t i, j;
+    for (i = 0; i < f->so.count; i++) {
+        const rmm__fstream *s = RMM__FSTREAM(f, i);
+        for (j = s->covered; j < s->count; j++)
+            if (rmm__fentry_ptr(f, s->stack[j]) == (const char *)ptr) return true;
+    }
+    return false;
+}
 /* A stream the library did not make records an event per free for its first RMM__POOL_RING_AFTER
    frees, then parks its frees in a ring, with one event per RMM__POOL_RING frees. Blocks of the
    quick lists' sizes stay in the ring until that event (so that, once it is seen complete, they can
@@ -2674,6 +2684,79 @@ TEST(arena_foreign_handle_reuse_waits_for_the_kernel) {
     CHECK_OK(rmm_resource_validate(mr));
     rmm_resource_destroy(mr);
     for (i = 0; i < ntries; i++) CHECK_OK(rmm__stream_destroy_raw(tries[i])); /* (f's handle, if one has it, names that one now) */
+}
+/* The fixed-size resource's hard case: a kernel still writes (300 ms) into a block freed on foreign
+   stream a; an event recorded after the kernel covers it; a is destroyed and a new stream (with a's
+   handle, if the driver gives it) allocates, inside the thread's id-less run (the pool's and the
+   arena's), until it gets that block. It must wait for a's event: its memset lands after the
+   kernel's bytes. (Fails if the block is handed over with no wait: if a covered block were taken
+   as known done with no event seen complete, say, as in the id-less route tried on 2026-11-30.) */
+TEST(fixed_foreign_handle_reuse_waits_for_the_kernel) {
+    rmm_resource *mr = NULL;
+    rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
+    rmm__fixed *f;
+    rmm__fstream *fs;
+    rmm_stream a = NULL, h, tries[64];
+    void *p = NULL, *x = NULL, *held[80], **q;
+    const size_t n = 64 * KiB, most = 1100;
+    size_t i, nq = 0, covered_at = 0;
+    int ntries = 0, overlapped = 0, parked;
+    NEED_GPU();
+    fd.block_bytes = n;
+    fd.blocks_to_preallocate = 1024; /* (rmm__fixed_ring_cap: 64) */
+    q = (void **)calloc(most, sizeof *q);
+    CHECK(q != NULL);
+    CHECK_OK(rmm_fixed_size_create(&mr, rmm_get_current_device_resource(), &fd));
+    if (!mr || !q) {
+        free(q);
+        if (mr) rmm_resource_destroy(mr);
+        return;
+    }
+    f = (rmm__fixed *)mr;
+    CHECK_OK(rmm__stream_create_raw(&a, false));
+    rmm__foreign_hint_key = 0; /* (a's id asked at once: see fixed_foreign_stream_ring) */
+    earn_ring(mr, a);
+    fs = (rmm__fstream *)f->so.last;
+    CHECK_OK(rmm_allocate(mr, &p, n, a));
+    for (i = 0; i < 80; i++) CHECK_OK(rmm_allocate(mr, &held[i], n, a));
+    late_write<<<1, 256, 0, (cudaStream_t)a>>>((unsigned char *)p, n, 0xAA, 300ull * 1000 * 1000);
+    CHECK(cudaGetLastError() == cudaSuccess);
+    CHECK_OK(rmm_deallocate(mr, p, n, a)); /* parked: no event yet */
+    parked = fixed_parked(f, p);
+    CHECK(parked);
+    /* frees of a's until an event (after the kernel) covers the stack: at most the cap (64) park */
+    for (i = 0; i < 80; i++) {
+        CHECK_OK(rmm_deallocate(mr, held[i], n, a));
+        if (!covered_at)
+            for (nq = 0; nq < fs->covered; nq++)
+                if (rmm__fentry_ptr(f, fs->stack[nq]) == (const char *)p) covered_at = nq + 1;
+    }
+    nq = 0;
+    CHECK(covered_at != 0 && fs->ss.done != fs->ss.records); /* (covered, not seen complete: else the test tests nothing) */
+    /* a's id asked just now starts the thread's id-less run */
+    CHECK_OK(rmm_allocate(mr, &x, n, a));
+    CHECK_OK(rmm_deallocate(mr, x, n, a));
+    CHECK_OK(rmm__stream_destroy_raw(a)); /* the kernel goes on */
+    do {
+        CHECK_OK(rmm__stream_create_raw(&tries[ntries], false));
+    } while (tries[ntries++] != a && ntries < 64);
+    h = tries[ntries - 1];
+    printf("  %s the destroyed stream's handle after %d creations (id-less run: %u left)\n", h == a ? "got" : "did not get", ntries, rmm__idless_left);
+    while (nq < most && !overlapped) {
+        CHECK_OK(rmm_allocate(mr, &q[nq], n, h));
+        if (!q[nq]) break;
+        if (overlaps(q[nq], p, n)) overlapped = 1;
+        CHECK(cudaMemsetAsync(q[nq], 0x55, n, (cudaStream_t)h) == cudaSuccess);
+        nq++;
+    }
+    printf("  the new stream got the block after %zu allocations\n", nq);
+    CHECK(overlapped); /* (else the test tests nothing) */
+    for (i = 0; i < nq; i++) CHECK(check_every_byte(q[i], n, 0x55));
+    for (i = 0; i < nq; i++) CHECK_OK(rmm_deallocate(mr, q[i], n, h));
+    CHECK_OK(rmm_resource_validate(mr));
+    rmm_resource_destroy(mr);
+    for (i = 0; i < (size_t)ntries; i++) CHECK_OK(rmm__stream_destroy_raw(tries[i]));
+    free(q);
 }
 #endif
 
@@ -5853,6 +5936,7 @@ int main(void) {
     RUN(growth_from_a_pool_waits_for_the_kernel);
     RUN(record_stream_orders_the_reuse);
     RUN(arena_foreign_handle_reuse_waits_for_the_kernel);
+    RUN(fixed_foreign_handle_reuse_waits_for_the_kernel);
     RUN(graph_capture_replays_with_pool_memory);
 #endif
 #if defined(RMM_BACKEND_HOST)
