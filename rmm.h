@@ -559,10 +559,12 @@ RMMDEF rmm_status rmm_resource_dump_json(rmm_resource *mr, FILE *out);
 /* With RMM_DEBUG_MARGIN: checks the margin after every live block of mr (NULL: the current device
    resource) and of every sub-allocator under it, after a device synchronize. CORRUPTION naming the
    first block written past its end and the first byte overwritten; SUCCESS if none. Without
-   RMM_DEBUG_MARGIN: NOT_SUPPORTED. O(live blocks) device-to-host copies: for debugging. Concurrent
-   allocations are fine (a block is listed only once its margin is filled); concurrent frees of
-   mr's blocks are not: a block freed and its memory handed out again between the listing and the
-   read may read as written past (a false CORRUPTION). */
+   RMM_DEBUG_MARGIN: NOT_SUPPORTED. O(live blocks) device-to-host copies: for debugging. Safe
+   beside other threads' allocations and frees: a block is listed only once its margin is filled,
+   and a margin found written is reported only if the block is still listed live at the same size
+   before and after a second read that finds it written too (a block freed and its memory handed
+   out again between the listing and the read, then written by its new owner, is not reported;
+   each such confirmation lists the resource's live blocks twice more). */
 RMMDEF rmm_status rmm_resource_check_corruption(rmm_resource *mr);
 
 /* ======================================================================================= */
@@ -12635,9 +12637,44 @@ RMM__IMPL rmm_status rmm_resource_dump_json(rmm_resource *mr, FILE *out) {
     return st;
 }
 
+#if RMM__MARGIN_ON
+/* Whether mr still lists block b live at the same size (*st: the listing's failure, if any).
+   O(live blocks). */
+RMM__PRIVATE bool rmm__live_has(rmm_resource *mr, const rmm__desc *d, rmm__live_block b, rmm_status *st) {
+    rmm__live_list l;
+    size_t i;
+    bool found = false;
+    memset(&l, 0, sizeof l);
+    *st = d->live(mr, &l);
+    if (*st == RMM_SUCCESS && l.oom) *st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_resource_check_corruption: out of host memory");
+    for (i = 0; i < l.n && !found; i++) found = l.v[i].ptr == b.ptr && l.v[i].requested == b.requested;
+    RMM_SYS_FREE(l.v);
+    return found;
+}
+/* The margin of listed block b read as written past (the last failure says so): CORRUPTION, with
+   a second read's message, iff b is still listed live at the same size before and after that
+   read, which finds it written too; else SUCCESS, with the record as it was before the first read
+   (the block was freed meanwhile, and its memory may have gone to a larger block whose owner wrote
+   there: a review's find, 2026-11-29). Another failure (a listing, the synchronize, the read) is
+   returned as it is. Two listings, a synchronize and a read: for a mismatch only. */
+RMM__PRIVATE rmm_status rmm__margin_confirm(rmm_resource *mr, const rmm__desc *d, rmm__live_block b, const rmm__kept_error *before) {
+    rmm_status st = RMM_SUCCESS;
+    if (!d || !d->live) return RMM_ERROR_CORRUPTION;
+    if (!rmm__live_has(mr, d, b, &st)) goto unconfirmed;
+    if ((st = rmm__device_synchronize()) != RMM_SUCCESS) return st; /* (a fill queued meanwhile is done) */
+    st = rmm__margin_check(rmm_resource_type_name(mr), b.ptr, b.requested, RMM_STREAM_DEFAULT);
+    if (st != RMM_ERROR_CORRUPTION) goto unconfirmed;
+    if (rmm__live_has(mr, d, b, &st)) return RMM_ERROR_CORRUPTION; /* (the second read's message stands) */
+unconfirmed:
+    if (st != RMM_SUCCESS && st != RMM_ERROR_CORRUPTION) return st;
+    rmm__error_back(before);
+    return RMM_SUCCESS;
+}
+#endif
 RMM__IMPL rmm_status rmm_resource_check_corruption(rmm_resource *mr) {
 #if RMM__MARGIN_ON
     rmm__live_list live;
+    rmm__kept_error kept;
     rmm_status st = RMM_SUCCESS;
     size_t i;
     memset(&live, 0, sizeof live);
@@ -12647,6 +12684,7 @@ RMM__IMPL rmm_status rmm_resource_check_corruption(rmm_resource *mr) {
         size_t steps = 0;
         RMM_TRY(rmm__graph_check(mr, 0, &steps, "rmm_resource_check_corruption")); /* bounds the recursion into children */
     }
+    rmm__error_keep(&kept); /* (a mismatch not confirmed leaves the record as it was: rmm__margin_confirm) */
     for (; mr && st == RMM_SUCCESS; mr = rmm_resource_get_upstream(mr)) {
         const rmm__desc *d = rmm__describe(mr);
         size_t n = d && d->child_count ? d->child_count(mr) : 0;
@@ -12658,7 +12696,10 @@ RMM__IMPL rmm_status rmm_resource_check_corruption(rmm_resource *mr) {
         if (st == RMM_SUCCESS && d && d->live) st = d->live(mr, &live);
         if (st == RMM_SUCCESS && live.oom) st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_resource_check_corruption: out of host memory");
         if (st == RMM_SUCCESS && live.n) st = rmm__device_synchronize();
-        for (i = 0; i < live.n && st == RMM_SUCCESS; i++) st = rmm__margin_check(rmm_resource_type_name(mr), live.v[i].ptr, live.v[i].requested, RMM_STREAM_DEFAULT);
+        for (i = 0; i < live.n && st == RMM_SUCCESS; i++) {
+            st = rmm__margin_check(rmm_resource_type_name(mr), live.v[i].ptr, live.v[i].requested, RMM_STREAM_DEFAULT);
+            if (st == RMM_ERROR_CORRUPTION) st = rmm__margin_confirm(mr, d, live.v[i], &kept);
+        }
     }
     RMM_SYS_FREE(live.v);
     return st;
