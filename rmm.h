@@ -635,7 +635,7 @@ RMMDEF void rmm_host_backend_set_capacity(size_t bytes);
    "cudaEventQuery", "cudaStreamWaitEvent", "cudaStreamCreateWithFlags", "cudaStreamDestroy",
    "cudaStreamSynchronize", "cudaStreamGetId", "cudaMemcpyAsync", "cudaMemsetAsync",
    "cudaMemPrefetchAsync", "cudaDeviceSynchronize", "cudaMemGetInfo", "cudaGetDevice", "cudaSetDevice",
-   "cuMemAddressReserve", "cuMemCreate", "cuMemMap", "cuMemSetAccess", "cuMemUnmap",
+   "cudaGetDeviceCount", "cuMemAddressReserve", "cuMemCreate", "cuMemMap", "cuMemSetAccess", "cuMemUnmap",
    "cudaThreadExchangeStreamCaptureMode". `call` may name several, separated by '|' (up to 159
    characters; names past that are ignored): the calls of any of them count, in the order made. One rule at a time for the whole
    process; call NULL or times 0 disarms. Thread-safe; one relaxed load per call while disarmed. */
@@ -2844,6 +2844,8 @@ RMM__PRIVATE rmm_status rmm__pinned_free(void *ptr) {
     return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__device_count(int *count) {
+    *count = 0; /* (as the CUDA backend's on failure) */
+    RMM__HOST_FAULT("cudaGetDeviceCount");
     *count = RMM_HOST_BACKEND_DEVICES;
     return RMM_SUCCESS;
 }

@@ -481,6 +481,22 @@ TEST(a_failed_clean_up_leaves_the_call_s_own_failure) {
 
 /* A re-entrance refusal worked around inside a keep/back window: after the back, a later,
    unrelated failure does not read as re-entrant (the mark is restored with the record; review 26b) */
+/* rmm_prefetch checks its device against the device count; a count that cannot be read checks
+   nothing and leaves no failure behind (review 26b's L6: the wrap had no test). */
+TEST(a_prefetch_whose_device_count_fails_leaves_no_failure) {
+    int count = -1;
+    mark();
+    rmm_host_backend_fail_calls("cudaGetDeviceCount", 1, 1, RMM_ERROR_CUDA);
+    CHECK_OK(rmm_prefetch(NULL, 0, 0, RMM_STREAM_DEFAULT));
+    CHECK(rmm__device_count(&count) == RMM_SUCCESS && count == RMM_HOST_BACKEND_DEVICES); /* (the failure was used up: the count was asked) */
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    CHECK_UNTOUCHED();
+    CHECK_STATUS(rmm_prefetch(NULL, 0, RMM_HOST_BACKEND_DEVICES, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT); /* (read: checked) */
+    rmm_host_backend_fail_calls("cudaGetDeviceCount", 1, 1, RMM_ERROR_CUDA);
+    CHECK_STATUS(rmm__device_count(&count), RMM_ERROR_CUDA);
+    CHECK(count == 0);
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+}
 TEST(the_re_entrance_mark_is_restored_with_the_record) {
     rmm__kept_error k;
     mark();
@@ -511,6 +527,7 @@ int main(void) {
     RUN(graph_pool_failures_that_are_logged);
     RUN(a_failed_clean_up_leaves_the_call_s_own_failure);
     RUN(the_re_entrance_mark_is_restored_with_the_record);
+    RUN(a_prefetch_whose_device_count_fails_leaves_no_failure);
 #endif
     return harness_main_end();
 }
