@@ -561,10 +561,10 @@ RMMDEF rmm_status rmm_resource_dump_json(rmm_resource *mr, FILE *out);
    first block written past its end and the first byte overwritten; SUCCESS if none. Without
    RMM_DEBUG_MARGIN: NOT_SUPPORTED. O(live blocks) device-to-host copies: for debugging. Safe
    beside other threads' allocations and frees: a block is listed only once its margin is filled,
-   and a margin found written is reported only if the block is still listed live at the same size
-   before and after a second read that finds it written too (a block freed and its memory handed
-   out again between the listing and the read, then written by its new owner, is not reported;
-   each such confirmation lists the resource's live blocks twice more). */
+   and a margin found written is reported only if the same allocation of that block is still
+   listed after the read (a block freed and its memory handed out again between the listing and
+   the read, then written by its new owner, is not reported; each such confirmation lists the
+   resource's live blocks once more). */
 RMMDEF rmm_status rmm_resource_check_corruption(rmm_resource *mr);
 
 /* ======================================================================================= */
@@ -3286,6 +3286,11 @@ RMM__IMPL rmm_status rmm_device_scope_leave(const rmm_device_scope *scope) { ret
    (requested SIZE_MAX: its free and rmm_resource_check_corruption skip it, where an unwritten margin
    would read as a false CORRUPTION and keep the block allocated), the failure is logged at WARN and
    not left as the thread's last error. */
+static uint64_t rmm__margin_serials;
+/* A number no other margin fill in the process has had: a block's allocation's identity for
+   rmm_resource_check_corruption (a block freed and its memory handed out again gets another).
+   One relaxed atomic add. */
+static inline uint64_t rmm__margin_serial(void) { return RMM__ATOMIC_ADD_RELAXED(&rmm__margin_serials, 1); }
 RMM__PRIVATE bool rmm__margin_set(void *ptr, size_t bytes, rmm_stream stream) {
     rmm__kept_error kept;
     rmm__error_keep(&kept);
@@ -4356,13 +4361,14 @@ RMM__PRIVATE rmm_status rmm__dump_node(rmm__json *j, rmm_resource *mr, int depth
 typedef struct rmm__live_block {
     const char *ptr;
     size_t requested;
+    uint64_t serial; /* its allocation's rmm__margin_serial */
 } rmm__live_block;
 typedef struct rmm__live_list {
     rmm__live_block *v;
     size_t n, cap;
     bool oom;
 } rmm__live_list;
-RMM__PRIVATE void rmm__live_add(rmm__live_list *l, const char *ptr, size_t requested) {
+RMM__PRIVATE void rmm__live_add(rmm__live_list *l, const char *ptr, size_t requested, uint64_t serial) {
     if (requested == SIZE_MAX) return; /* (a block whose margin could not be filled: unchecked) */
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 64;
@@ -4376,6 +4382,7 @@ RMM__PRIVATE void rmm__live_add(rmm__live_list *l, const char *ptr, size_t reque
     }
     l->v[l->n].ptr = ptr;
     l->v[l->n].requested = requested;
+    l->v[l->n].serial = serial;
     l->n++;
 }
 typedef struct rmm__desc {
@@ -6077,6 +6084,7 @@ typedef struct rmm__block {
                        record that covers its free, or a later one, modulo 2^32 (rmm__pool_covered) */
 #if RMM__MARGIN_ON
     size_t requested; /* RMM_DEBUG_MARGIN: the bytes asked for; the margin follows them (SIZE_MAX: the margin could not be filled, unchecked) */
+    uint64_t serial;  /* RMM_DEBUG_MARGIN: its allocation's rmm__margin_serial */
 #endif
 } rmm__block;
 
@@ -6503,7 +6511,7 @@ RMM__PRIVATE void rmm__live_from_map(rmm__live_list *l, const rmm__addr_map *m) 
     size_t i;
     for (i = 0; m->slots && i <= m->mask; i++)
         if (m->slots[i].key && !((const rmm__block *)m->slots[i].value)->parked) /* (a parked block is free) */
-            rmm__live_add(l, ((const rmm__block *)m->slots[i].value)->ptr, ((const rmm__block *)m->slots[i].value)->requested);
+            rmm__live_add(l, ((const rmm__block *)m->slots[i].value)->ptr, ((const rmm__block *)m->slots[i].value)->requested, ((const rmm__block *)m->slots[i].value)->serial);
 }
 #endif
 
@@ -8234,6 +8242,7 @@ taken:
     *ptr = b->ptr;
 #if RMM__MARGIN_ON
     b->requested = rmm__margin_set(b->ptr, bytes, stream) ? bytes : SIZE_MAX;
+    b->serial = rmm__margin_serial();
 #endif
     if (RMM__UNLIKELY(ss != &s->ss)) rmm__so_taken(&p->so, &s->ss, ss);
     RMM__POOL_DEBUG_CHECK(p);
@@ -9621,6 +9630,7 @@ typedef struct rmm__fchunk {
     uint64_t *free_bits;
 #if RMM__MARGIN_ON
     size_t *requested; /* RMM_DEBUG_MARGIN: the bytes asked for, per block */
+    uint64_t *serial;  /* RMM_DEBUG_MARGIN: per block, its allocation's rmm__margin_serial */
 #endif
 } rmm__fchunk;
 typedef struct rmm__fentry {
@@ -9757,7 +9767,8 @@ RMM__PRIVATE rmm_status rmm__fixed_grow_in(rmm__so *so, rmm__sstate *ss, const v
     c = (rmm__fchunk *)rmm__calloc(1, sizeof *c);
     if (c) c->free_bits = (uint64_t *)rmm__calloc(words, sizeof(uint64_t));
 #if RMM__MARGIN_ON
-    if (c && c->free_bits && !(c->requested = (size_t *)rmm__calloc(f->blocks_per_chunk, sizeof(size_t)))) {
+    if (c && c->free_bits && (!(c->requested = (size_t *)rmm__calloc(f->blocks_per_chunk, sizeof(size_t))) || !(c->serial = (uint64_t *)rmm__calloc(f->blocks_per_chunk, sizeof(uint64_t))))) {
+        RMM_SYS_FREE(c->requested);
         RMM_SYS_FREE(c->free_bits);
         c->free_bits = NULL;
     }
@@ -9781,6 +9792,7 @@ RMM__PRIVATE rmm_status rmm__fixed_grow_in(rmm__so *so, rmm__sstate *ss, const v
             RMM_SYS_FREE(c->free_bits);
 #if RMM__MARGIN_ON
             RMM_SYS_FREE(c->requested);
+            RMM_SYS_FREE(c->serial);
 #endif
             RMM_SYS_FREE(c);
             return st;
@@ -9890,6 +9902,7 @@ RMM__PRIVATE rmm_status rmm__fixed_allocate(rmm_resource *self, void **ptr, size
     rmm__san_region_register(e.chunk->heap, *ptr, bytes);
 #if RMM__MARGIN_ON
     e.chunk->requested[e.index] = rmm__margin_set(*ptr, bytes, stream) ? bytes : SIZE_MAX;
+    e.chunk->serial[e.index] = rmm__margin_serial();
 #endif
     rmm__so_taken(&f->so, ss, &from->ss);
 out:
@@ -10016,6 +10029,7 @@ RMM__PRIVATE void rmm__fixed_destroy(rmm_resource *self) {
         RMM_SYS_FREE(f->chunks[i]->free_bits);
 #if RMM__MARGIN_ON
         RMM_SYS_FREE(f->chunks[i]->requested);
+        RMM_SYS_FREE(f->chunks[i]->serial);
 #endif
         RMM_SYS_FREE(f->chunks[i]);
     }
@@ -10138,7 +10152,7 @@ RMM__PRIVATE rmm_status rmm__fixed_live(rmm_resource *mr, rmm__live_list *live) 
     if (!rmm__spin_lock(&f->so.lock)) return rmm__reentrant("fixed_size", "rmm_resource_check_corruption");
     for (i = 0; i < f->chunk_count; i++)
         for (b = 0; b < f->blocks_per_chunk; b++)
-            if (!rmm__fchunk_is_free(f->chunks[i], b)) rmm__live_add(live, f->chunks[i]->ptr + b * f->block_bytes, f->chunks[i]->requested[b]);
+            if (!rmm__fchunk_is_free(f->chunks[i], b)) rmm__live_add(live, f->chunks[i]->ptr + b * f->block_bytes, f->chunks[i]->requested[b], f->chunks[i]->serial[b]);
     rmm__spin_unlock(&f->so.lock);
     return RMM_SUCCESS;
 }
@@ -10999,6 +11013,7 @@ RMM__PRIVATE rmm_status rmm__arena_allocate_large(rmm__arena *a, void **ptr, siz
     }
 #if RMM__MARGIN_ON /* (filled before the lock goes: a check_corruption meanwhile must not read it unfilled) */
     b->requested = rmm__margin_set((void *)aligned, bytes, stream) ? bytes + (size_t)(aligned - (uintptr_t)b->ptr) /* from the block's start */ : SIZE_MAX;
+    b->serial = rmm__margin_serial();
 #else
     (void)stream;
 #endif
@@ -11099,6 +11114,7 @@ handed:
     *ptr = b->ptr;
 #if RMM__MARGIN_ON
     b->requested = rmm__margin_set(*ptr, bytes, stream) ? bytes : SIZE_MAX; /* (filled before the lock goes, as the pool's: a check_corruption meanwhile must not read it unfilled) */
+    b->serial = rmm__margin_serial();
 #endif
     rmm__spin_unlock(&l->lock);
     rmm__san_region_register(a->heap, *ptr, bytes);
@@ -11521,7 +11537,8 @@ RMM__PRIVATE rmm_status rmm__arena_live(rmm_resource *mr, rmm__live_list *live) 
         if (!a->large_out.slots[i].key) continue;
         slot = rmm__addr_map_find(&a->global_used, (uintptr_t)a->large_out.slots[i].value);
         if (slot && ((rmm__block *)*slot)->requested != SIZE_MAX)
-            rmm__live_add(live, (const char *)a->large_out.slots[i].key, ((rmm__block *)*slot)->requested - (size_t)((const char *)a->large_out.slots[i].key - ((rmm__block *)*slot)->ptr));
+            rmm__live_add(live, (const char *)a->large_out.slots[i].key, ((rmm__block *)*slot)->requested - (size_t)((const char *)a->large_out.slots[i].key - ((rmm__block *)*slot)->ptr),
+                          ((rmm__block *)*slot)->serial);
     }
     rmm__spin_unlock(&a->global_lock);
     rmm__spin_unlock(&a->so.lock);
@@ -12640,8 +12657,8 @@ RMM__IMPL rmm_status rmm_resource_dump_json(rmm_resource *mr, FILE *out) {
 }
 
 #if RMM__MARGIN_ON
-/* Whether mr still lists block b live at the same size (*st: the listing's failure, if any).
-   O(live blocks). */
+/* Whether mr still lists block b live: the same allocation (b.serial) at the same address and size
+   (*st: the listing's failure, if any). O(live blocks). */
 RMM__PRIVATE bool rmm__live_has(rmm_resource *mr, const rmm__desc *d, rmm__live_block b, rmm_status *st) {
     rmm__live_list l;
     size_t i;
@@ -12649,26 +12666,22 @@ RMM__PRIVATE bool rmm__live_has(rmm_resource *mr, const rmm__desc *d, rmm__live_
     memset(&l, 0, sizeof l);
     *st = d->live(mr, &l);
     if (*st == RMM_SUCCESS && l.oom) *st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_resource_check_corruption: out of host memory");
-    for (i = 0; i < l.n && !found; i++) found = l.v[i].ptr == b.ptr && l.v[i].requested == b.requested;
+    for (i = 0; i < l.n && !found; i++) found = l.v[i].serial == b.serial && l.v[i].ptr == b.ptr && l.v[i].requested == b.requested;
     RMM_SYS_FREE(l.v);
     return found;
 }
-/* The margin of listed block b read as written past (the last failure says so): CORRUPTION, with
-   a second read's message, iff b is still listed live at the same size before and after that
-   read, which finds it written too; else SUCCESS, with the record as it was before the first read
-   (the block was freed meanwhile, and its memory may have gone to a larger block whose owner wrote
-   there: a review's find, 2026-11-29). Another failure (a listing, the synchronize, the read) is
-   returned as it is. Two listings, a synchronize and a read: for a mismatch only. */
+/* The margin of listed block b read as written past (the last failure says so): CORRUPTION iff b's
+   allocation is still listed after that read. It was listed before the device synchronize that
+   preceded the read, so its margin's fill was done, and it stayed allocated throughout: the read
+   was of its own margin. Else SUCCESS, with the record as it was before the check: the block was
+   freed meanwhile, and its memory may have gone to another block whose owner wrote there (a
+   review's find, 2026-11-29; a second listing by address and size alone was fooled when the same
+   address came back at the same size). A failed listing's status is returned as it is. O(live
+   blocks): for a mismatch only. */
 RMM__PRIVATE rmm_status rmm__margin_confirm(rmm_resource *mr, const rmm__desc *d, rmm__live_block b, const rmm__kept_error *before) {
     rmm_status st = RMM_SUCCESS;
-    if (!d || !d->live) return RMM_ERROR_CORRUPTION;
-    if (!rmm__live_has(mr, d, b, &st)) goto unconfirmed;
-    if ((st = rmm__device_synchronize()) != RMM_SUCCESS) return st; /* (a fill queued meanwhile is done) */
-    st = rmm__margin_check(rmm_resource_type_name(mr), b.ptr, b.requested, RMM_STREAM_DEFAULT);
-    if (st != RMM_ERROR_CORRUPTION) goto unconfirmed;
-    if (rmm__live_has(mr, d, b, &st)) return RMM_ERROR_CORRUPTION; /* (the second read's message stands) */
-unconfirmed:
-    if (st != RMM_SUCCESS && st != RMM_ERROR_CORRUPTION) return st;
+    if (!d || !d->live || rmm__live_has(mr, d, b, &st)) return RMM_ERROR_CORRUPTION; /* (the read's message stands) */
+    if (st != RMM_SUCCESS) return st;
     rmm__error_back(before);
     return RMM_SUCCESS;
 }
