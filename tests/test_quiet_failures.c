@@ -477,10 +477,47 @@ TEST(a_failed_clean_up_leaves_the_call_s_own_failure) {
         if (foreign) CHECK_OK(rmm__stream_destroy_raw(foreign));
         rmm_resource_destroy(pool);
     }
+    { /* a fixed-size resource's growth on a foreign stream over a stream-ordered upstream whose
+         event, recorded for the new chunk, fails: the chunk goes back, refused */
+        rmm_resource *fixed = NULL;
+        rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
+        rmm_stream foreign = NULL;
+        void *held = NULL, *p = NULL;
+        fd.block_bytes = 4096;
+        fd.blocks_to_preallocate = 1;
+        CHECK_OK(rmm_fixed_size_create(&fixed, &refusing, &fd));
+        CHECK_OK(rmm__stream_create_raw(&foreign, false));
+        if (fixed && foreign) {
+            CHECK_OK(rmm_allocate(fixed, &held, 4096, RMM_STREAM_DEFAULT)); /* (its one block: the next allocation grows) */
+            fail("cudaEventRecord", 1, 1);
+            refuse_frees = 1;
+            CHECK_STATUS(rmm_allocate(fixed, &p, 4096, foreign), RMM_ERROR_CUDA);
+            no_faults();
+            CHECK(p == NULL);
+            CHECK(strstr(rmm_last_error(), "cudaEventRecord") != NULL);
+            if (!strstr(rmm_last_error(), "cudaEventRecord")) printf("  (fixed-size: the last error is %s)\n", rmm_last_error());
+            CHECK(refuse_frees == 0); /* the chunk's free was made */
+            refuse_frees = 0;
+            CHECK_OK(rmm_deallocate(fixed, held, 4096, RMM_STREAM_DEFAULT));
+            CHECK_OK(rmm_resource_validate(fixed));
+        }
+        if (foreign) CHECK_OK(rmm__stream_destroy_raw(foreign));
+        if (fixed) rmm_resource_destroy(fixed);
+    }
+    { /* a stream pool whose third stream cannot be made, and whose first two cannot be destroyed
+         either: the creation's failure is the one reported */
+        rmm_stream_pool *sp = NULL;
+        rmm_status got;
+        fail("cudaStreamCreateWithFlags|cudaStreamDestroy", 3, 2); /* the third creation, then the second stream's destroy */
+        got = rmm_stream_pool_create(&sp, 4);
+        no_faults();
+        CHECK(got == RMM_ERROR_CUDA && sp == NULL);
+        CHECK(strstr(rmm_last_error(), "cudaStreamCreateWithFlags") != NULL);
+        if (!strstr(rmm_last_error(), "cudaStreamCreateWithFlags")) printf("  (stream pool: the last error is %s)\n", rmm_last_error());
+        if (sp) rmm_stream_pool_destroy(sp);
+    }
 }
 
-/* A re-entrance refusal worked around inside a keep/back window: after the back, a later,
-   unrelated failure does not read as re-entrant (the mark is restored with the record; review 26b) */
 /* rmm_prefetch checks its device against the device count; a count that cannot be read checks
    nothing and leaves no failure behind (review 26b's L6: the wrap had no test). */
 TEST(a_prefetch_whose_device_count_fails_leaves_no_failure) {
@@ -497,6 +534,8 @@ TEST(a_prefetch_whose_device_count_fails_leaves_no_failure) {
     CHECK(count == 0);
     rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
 }
+/* A re-entrance refusal worked around inside a keep/back window: after the back, a later,
+   unrelated failure does not read as re-entrant (the mark is restored with the record; review 26b) */
 TEST(the_re_entrance_mark_is_restored_with_the_record) {
     rmm__kept_error k;
     mark();
