@@ -560,11 +560,14 @@ RMMDEF rmm_status rmm_resource_dump_json(rmm_resource *mr, FILE *out);
    resource) and of every sub-allocator under it, after a device synchronize. CORRUPTION naming the
    first block written past its end and the first byte overwritten; SUCCESS if none. Without
    RMM_DEBUG_MARGIN: NOT_SUPPORTED. O(live blocks) device-to-host copies: for debugging. Safe
-   beside other threads' allocations and frees: a block is listed only once its margin is filled,
-   and a margin found written is reported only if the same allocation of that block is still
-   listed after the read (a block freed and its memory handed out again between the listing and
-   the read, then written by its new owner, is not reported; each such confirmation lists the
-   resource's live blocks once more). */
+   beside other threads' allocations and frees, but not beside calls that give memory back
+   upstream: a trim or release, or, in a pool with on-demand or virtual growth, any allocation
+   (which may give back free chunks or unmap idle pages): the check may then read memory that is
+   gone (on the host backend, freed memory; on a device, a failed copy or a fault). A block is
+   listed only once its margin is filled, and a margin found written is reported only if the same
+   allocation of that block is still listed after the read (a block freed and its memory handed
+   out again between the listing and the read, then written by its new owner, is not reported;
+   each such confirmation lists the resource's live blocks once more). */
 RMMDEF rmm_status rmm_resource_check_corruption(rmm_resource *mr);
 
 /* ======================================================================================= */
@@ -1076,9 +1079,11 @@ RMMDEF void rmm_flush_log(void);
 /* The resource of the current device (cudaGetDevice, so per host thread). The default for each
    device is a library-owned cudaMalloc resource that needs no destruction: nothing here calls CUDA
    at process exit. The table lives only in the RMM_IMPLEMENTATION translation unit (use one per
-   process, or a shared library built with `make lib`). Get is one atomic load after the first call;
-   get and set are thread-safe against each other. Returns NULL only if the device cannot be read
-   (rmm_last_status() says why; a create given that NULL as its upstream says so too). */
+   process, or a shared library built with `make lib`). Get is cudaGetDevice and one or two atomic
+   loads after the first call (the device count is asked only until the device's resource exists);
+   get and set are thread-safe against each other. Returns NULL only if the device or the device
+   count cannot be read (rmm_last_status() says why; a create given that NULL as its upstream says
+   so too). */
 RMMDEF rmm_resource *rmm_get_current_device_resource(void);
 /* Makes mr the current device's resource (NULL: back to the default) and returns the previous one
    (the default if none was set), for scoped restore. The caller keeps ownership of mr and may
@@ -4760,6 +4765,8 @@ RMM__IMPL rmm_resource *rmm_get_per_device_resource(int device) {
     }
     mr = RMM__ATOMIC_LOAD(&rmm__device_table[device]);
     if (RMM__LIKELY(mr != NULL)) return mr;
+    if (RMM__LIKELY(RMM__ATOMIC_LOAD(&rmm__device_defaults[device].base.vtable) != NULL)) /* made: its device was checked then */
+        return &rmm__device_defaults[device].base;
     if (rmm__check_device(device, "rmm_get_per_device_resource") != RMM_SUCCESS) return NULL;
     return rmm__default_resource(device);
 }
@@ -4773,13 +4780,17 @@ RMM__IMPL rmm_resource *rmm_set_per_device_resource(int device, rmm_resource *mr
     return previous ? previous : rmm__default_resource(device);
 }
 RMM__IMPL rmm_resource *rmm_get_current_device_resource(void) {
+    rmm_resource *mr;
     int device;
     if (RMM__UNLIKELY(rmm__get_device(&device) != RMM_SUCCESS)) {
         rmm__copy_text(rmm__current_unreadable, sizeof rmm__current_unreadable, rmm_last_error()); /* (its cause, kept as it was) */
         return NULL;
     }
     if (RMM__UNLIKELY(rmm__current_unreadable[0])) rmm__current_unreadable[0] = '\0';
-    return rmm_get_per_device_resource(device);
+    mr = rmm_get_per_device_resource(device);
+    if (RMM__UNLIKELY(!mr)) /* (the device count could not be read: its cause too, for a create given this NULL; review 27) */
+        rmm__copy_text(rmm__current_unreadable, sizeof rmm__current_unreadable, rmm_last_error());
+    return mr;
 }
 RMM__IMPL rmm_resource *rmm_set_current_device_resource(rmm_resource *mr) {
     int device;
@@ -12665,8 +12676,9 @@ RMM__PRIVATE bool rmm__live_has(rmm_resource *mr, const rmm__desc *d, rmm__live_
     bool found = false;
     memset(&l, 0, sizeof l);
     *st = d->live(mr, &l);
-    if (*st == RMM_SUCCESS && l.oom) *st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_resource_check_corruption: out of host memory");
     for (i = 0; i < l.n && !found; i++) found = l.v[i].serial == b.serial && l.v[i].ptr == b.ptr && l.v[i].requested == b.requested;
+    if (*st == RMM_SUCCESS && l.oom && !found) /* (found in a list cut short: found all the same) */
+        *st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_resource_check_corruption: out of host memory");
     RMM_SYS_FREE(l.v);
     return found;
 }

@@ -503,6 +503,40 @@ TEST(null_upstream_from_an_unreadable_device_keeps_the_cause) {
     CHECK(strcmp(rmm_last_error(), "rmm_pool_create: upstream is NULL") == 0);
 }
 
+/* The same when the device count cannot be read, before the device's default resource exists
+   (review 27: the create said only "upstream is NULL"); once it exists, a get asks no count (it
+   asked per call while no resource was set). Host backend: the default of device 0 is set aside
+   for the test and put back. */
+TEST(null_upstream_from_an_unreadable_device_count_keeps_the_cause) {
+#if defined(RMM_BACKEND_HOST)
+    rmm_resource *pool = NULL, *cur, *was_set;
+    rmm__base_resource saved;
+    int count = -1, i;
+    CHECK_OK(rmm_set_device(0));
+    was_set = rmm_set_per_device_resource(0, NULL); /* (no resource set: the default serves) */
+    cur = rmm_get_current_device_resource();
+    CHECK(cur == &rmm__device_defaults[0].base);
+    saved = rmm__device_defaults[0];
+    RMM__ATOMIC_STORE(&rmm__device_defaults[0].base.vtable, (const rmm_resource_vtable *)NULL);
+    rmm_host_backend_fail_calls("cudaGetDeviceCount", 1, 1, RMM_ERROR_CUDA);
+    cur = rmm_get_current_device_resource();
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    CHECK(cur == NULL);
+    CHECK_STATUS(rmm_pool_create(&pool, cur, NULL), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(pool == NULL);
+    CHECK(strstr(rmm_last_error(), "upstream is NULL (rmm_get_current_device_resource() found no device: cudaGetDeviceCount() failed") != NULL);
+    rmm__device_defaults[0] = saved;
+    /* with the default made, gets ask no device count */
+    rmm_host_backend_fail_calls("cudaGetDeviceCount", 1, 1, RMM_ERROR_CUDA);
+    for (i = 0; i < 3; i++) CHECK(rmm_get_current_device_resource() == &rmm__device_defaults[0].base);
+    CHECK_STATUS(rmm__device_count(&count), RMM_ERROR_CUDA); /* (the failure is still armed: no get used it) */
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    if (was_set != &rmm__device_defaults[0].base) (void)rmm_set_per_device_resource(0, was_set);
+#else
+    harness_skip_current = 1; /* (failures are injected on the host backend only) */
+#endif
+}
+
 /* A thread whose cudaGetDevice reads device 0 but which never used it (no context there) calls
    into a resource of device 1: the library makes device 1 current and does not set device 0 back,
    which would create a context on device 0 that nobody asked for (hundreds of MiB on a GPU). Once
@@ -886,6 +920,7 @@ int main(void) {
 #if defined(RMM_BACKEND_HOST)
     RUN(device_guard_creates_no_context);
     RUN(null_upstream_from_an_unreadable_device_keeps_the_cause);
+    RUN(null_upstream_from_an_unreadable_device_count_keeps_the_cause);
 #endif
     RUN(device_memory_queries);
     RUN(streams_and_stream_pools);

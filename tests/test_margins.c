@@ -287,24 +287,28 @@ TEST(arena_blocks_are_filled_before_a_check_can_see_them) {
     }
     CHECK(!bad);
 }
-/* check_corruption beside a thread that frees and reuses memory (review 26b's L4): blocks of 512
-   bytes freed and their memory handed out again as a block of 2048 whose owner writes all of it,
-   over where the old margins were. A margin read after such a free is not reported (the code
-   before reported a false CORRUPTION within 1 s in 5 runs of 5, -O2); a real overrun of a block
-   the main thread holds is still reported meanwhile. The arena and the pool, 1.5 s each at most. */
+/* check_corruption beside a thread that frees and reuses memory (review 26b's L4): two blocks
+   freed and their memory handed out again as one block four times as large whose owner writes all
+   of it, over where the old margins were (512 bytes and 2048 in the arena; in the pool 128 KiB and
+   512 KiB, above its quick lists' sizes, whose blocks are reused only at their own size). A margin
+   read after such a free is not reported (the code before reported a false CORRUPTION in both
+   resources); a real overrun of a block the main thread holds is still reported meanwhile. The
+   arena and the pool, 1 s each at most. */
 static rmm_resource *reusing_mr;
+static size_t reusing_bytes;
 static int reusing_stop;
 static void *reusing_thread(void *arg) {
+    const size_t n = reusing_bytes;
     (void)arg;
     while (!__atomic_load_n(&reusing_stop, __ATOMIC_RELAXED)) {
         void *p = NULL, *q = NULL;
-        if (rmm_allocate(reusing_mr, &p, 512, RMM_STREAM_DEFAULT) != RMM_SUCCESS) break;
-        if (rmm_allocate(reusing_mr, &q, 512, RMM_STREAM_DEFAULT) != RMM_SUCCESS) break;
-        (void)rmm_deallocate(reusing_mr, p, 512, RMM_STREAM_DEFAULT);
-        (void)rmm_deallocate(reusing_mr, q, 512, RMM_STREAM_DEFAULT);
-        if (rmm_allocate(reusing_mr, &p, 2048, RMM_STREAM_DEFAULT) != RMM_SUCCESS) break;
-        memset(p, 0, 2048); /* its owner writes inside its own block (host memory on the host backend) */
-        (void)rmm_deallocate(reusing_mr, p, 2048, RMM_STREAM_DEFAULT);
+        if (rmm_allocate(reusing_mr, &p, n, RMM_STREAM_DEFAULT) != RMM_SUCCESS) break;
+        if (rmm_allocate(reusing_mr, &q, n, RMM_STREAM_DEFAULT) != RMM_SUCCESS) break;
+        (void)rmm_deallocate(reusing_mr, p, n, RMM_STREAM_DEFAULT);
+        (void)rmm_deallocate(reusing_mr, q, n, RMM_STREAM_DEFAULT);
+        if (rmm_allocate(reusing_mr, &p, 4 * n, RMM_STREAM_DEFAULT) != RMM_SUCCESS) break;
+        memset(p, 0, 4 * n); /* its owner writes inside its own block (host memory on the host backend) */
+        (void)rmm_deallocate(reusing_mr, p, 4 * n, RMM_STREAM_DEFAULT);
     }
     __atomic_store_n(&reusing_stop, 1, __ATOMIC_RELAXED);
     return NULL;
@@ -323,6 +327,7 @@ TEST(check_corruption_beside_frees_and_reuse) {
         uint64_t end;
         reusing_mr = NULL;
         reusing_stop = 0;
+        reusing_bytes = kind == 0 ? 512 : 128 * KiB;
         if (kind == 0) {
             rmm_arena_desc ad = rmm_arena_desc_default();
             ad.arena_bytes = 8 * MiB;
@@ -339,7 +344,7 @@ TEST(check_corruption_beside_frees_and_reuse) {
             rmm_resource_destroy(reusing_mr);
             return;
         }
-        end = now_ns() + 1500000000u;
+        end = now_ns() + 1000000000u;
         while (!__atomic_load_n(&reusing_stop, __ATOMIC_RELAXED) && !bad && now_ns() < end) {
             checks++;
             if (rmm_resource_check_corruption(reusing_mr) == RMM_ERROR_CORRUPTION) {

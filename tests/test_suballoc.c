@@ -1002,16 +1002,6 @@ static void earn_ring(rmm_resource *mr, rmm_stream stream) {
     }
 }
 
-/* Whether the block at ptr sits in the uncovered part of some stream's stack. */
-static bool fixed_parked(rmm__fixed *f, const void *ptr) {
-    size_t i, j;
-    for (i = 0; i < f->so.count; i++) {
-        const rmm__fstream *s = RMM__FSTREAM(f, i);
-        for (j = s->covered; j < s->count; j++)
-            if (rmm__fentry_ptr(f, s->stack[j]) == (const char *)ptr) return true;
-    }
-    return false;
-}
 /* A stream the library did not make records an event per free for its first RMM__POOL_RING_AFTER
    frees, then parks its frees in a ring, with one event per RMM__POOL_RING frees. Blocks of the
    quick lists' sizes stay in the ring until that event (so that, once it is seen complete, they can
@@ -2685,12 +2675,22 @@ TEST(arena_foreign_handle_reuse_waits_for_the_kernel) {
     rmm_resource_destroy(mr);
     for (i = 0; i < ntries; i++) CHECK_OK(rmm__stream_destroy_raw(tries[i])); /* (f's handle, if one has it, names that one now) */
 }
+/* Whether the block at ptr sits in the uncovered part of some stream's stack. */
+static bool fixed_parked(rmm__fixed *f, const void *ptr) {
+    size_t i, j;
+    for (i = 0; i < f->so.count; i++) {
+        const rmm__fstream *s = RMM__FSTREAM(f, i);
+        for (j = s->covered; j < s->count; j++)
+            if (rmm__fentry_ptr(f, s->stack[j]) == (const char *)ptr) return true;
+    }
+    return false;
+}
 /* The fixed-size resource's hard case: a kernel still writes (300 ms) into a block freed on foreign
    stream a; an event recorded after the kernel covers it; a is destroyed and a new stream (with a's
    handle, if the driver gives it) allocates, inside the thread's id-less run (the pool's and the
    arena's), until it gets that block. It must wait for a's event: its memset lands after the
    kernel's bytes. (Fails if the block is handed over with no wait: if a covered block were taken
-   as known done with no event seen complete, say, as in the id-less route tried on 2026-11-30.) */
+   as known done with no event seen complete, say, as in the id-less route tried on 2026-11-29.) */
 TEST(fixed_foreign_handle_reuse_waits_for_the_kernel) {
     rmm_resource *mr = NULL;
     rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
