@@ -3286,16 +3286,16 @@ RMM__IMPL rmm_status rmm_device_scope_leave(const rmm_device_scope *scope) { ret
 #endif
 #define RMM__MARGIN_BYTE 0xFD
 #if RMM__MARGIN_ON
-/* Fills a block's margin. False if the fill could not be queued (a broken stream or context): the
-   allocation still succeeds (its block is handed out), the caller marks the block unchecked
-   (requested SIZE_MAX: its free and rmm_resource_check_corruption skip it, where an unwritten margin
-   would read as a false CORRUPTION and keep the block allocated), the failure is logged at WARN and
-   not left as the thread's last error. */
 static uint64_t rmm__margin_serials;
 /* A number no other margin fill in the process has had: a block's allocation's identity for
    rmm_resource_check_corruption (a block freed and its memory handed out again gets another).
    One relaxed atomic add. */
 static inline uint64_t rmm__margin_serial(void) { return RMM__ATOMIC_ADD_RELAXED(&rmm__margin_serials, 1); }
+/* Fills a block's margin. False if the fill could not be queued (a broken stream or context): the
+   allocation still succeeds (its block is handed out), the caller marks the block unchecked
+   (requested SIZE_MAX: its free and rmm_resource_check_corruption skip it, where an unwritten margin
+   would read as a false CORRUPTION and keep the block allocated), the failure is logged at WARN and
+   not left as the thread's last error. */
 RMM__PRIVATE bool rmm__margin_set(void *ptr, size_t bytes, rmm_stream stream) {
     rmm__kept_error kept;
     rmm__error_keep(&kept);
