@@ -12668,15 +12668,15 @@ RMM__IMPL rmm_status rmm_resource_dump_json(rmm_resource *mr, FILE *out) {
 }
 
 #if RMM__MARGIN_ON
-/* Whether mr still lists block b live: the same allocation (b.serial) at the same address and size
-   (*st: the listing's failure, if any). O(live blocks). */
+/* Whether mr still lists block b's allocation live (its serial, which no other allocation has; *st:
+   the listing's failure, if any). O(live blocks). */
 RMM__PRIVATE bool rmm__live_has(rmm_resource *mr, const rmm__desc *d, rmm__live_block b, rmm_status *st) {
     rmm__live_list l;
     size_t i;
     bool found = false;
     memset(&l, 0, sizeof l);
     *st = d->live(mr, &l);
-    for (i = 0; i < l.n && !found; i++) found = l.v[i].serial == b.serial && l.v[i].ptr == b.ptr && l.v[i].requested == b.requested;
+    for (i = 0; i < l.n && !found; i++) found = l.v[i].serial == b.serial;
     if (*st == RMM_SUCCESS && l.oom && !found) /* (found in a list cut short: found all the same) */
         *st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_resource_check_corruption: out of host memory");
     RMM_SYS_FREE(l.v);
@@ -12690,9 +12690,9 @@ RMM__PRIVATE bool rmm__live_has(rmm_resource *mr, const rmm__desc *d, rmm__live_
    review's find, 2026-11-29; a second listing by address and size alone was fooled when the same
    address came back at the same size). A failed listing's status is returned as it is. O(live
    blocks): for a mismatch only. */
-RMM__PRIVATE rmm_status rmm__margin_confirm(rmm_resource *mr, const rmm__desc *d, rmm__live_block b, const rmm__kept_error *before) {
+RMM__PRIVATE rmm_status rmm__margin_confirm(rmm_resource *mr, const rmm__desc *d, rmm__live_block b, const rmm__kept_error *before) { /* (d->live listed b) */
     rmm_status st = RMM_SUCCESS;
-    if (!d || !d->live || rmm__live_has(mr, d, b, &st)) return RMM_ERROR_CORRUPTION; /* (the read's message stands) */
+    if (rmm__live_has(mr, d, b, &st)) return RMM_ERROR_CORRUPTION; /* (the read's message stands) */
     if (st != RMM_SUCCESS) return st;
     rmm__error_back(before);
     return RMM_SUCCESS;
