@@ -416,8 +416,7 @@ static rmm_status refusing_allocate(rmm_resource *self, void **ptr, size_t bytes
 static rmm_status refusing_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     (void)self;
     if (refuse_frees > 0) {
-        refuse_frees--;
-        return rmm_set_last_error(RMM_ERROR_CUDA, "refusing: free refused on purpose");
+        return rmm_set_last_error(RMM_ERROR_CUDA, "refusing: free refused on purpose (%d more to refuse)", --refuse_frees);
     }
     return rmm_deallocate_aligned(rmm_get_current_device_resource(), ptr, bytes, alignment, stream);
 }
@@ -515,6 +514,44 @@ TEST(a_failed_clean_up_leaves_the_call_s_own_failure) {
         CHECK(strstr(rmm_last_error(), "cudaStreamCreateWithFlags") != NULL);
         if (!strstr(rmm_last_error(), "cudaStreamCreateWithFlags")) printf("  (stream pool: the last error is %s)\n", rmm_last_error());
         if (sp) rmm_stream_pool_destroy(sp);
+    }
+    { /* a buffer's growth whose copy fails, and whose new block's free is refused: the copy's
+         failure is reported, and the buffer keeps its block and bytes */
+        rmm_device_buffer g;
+        void *old;
+        CHECK_OK(rmm_device_buffer_create_from(&g, src, sizeof src, RMM_STREAM_DEFAULT, &refusing));
+        old = g.data;
+        fail("cudaMemcpyAsync", 1, 1);
+        refuse_frees = 1;
+        CHECK_STATUS(rmm_device_buffer_resize(&g, 4 * sizeof src, RMM_STREAM_DEFAULT), RMM_ERROR_CUDA);
+        no_faults();
+        CHECK(strstr(rmm_last_error(), "cudaMemcpyAsync") != NULL);
+        if (!strstr(rmm_last_error(), "cudaMemcpyAsync")) printf("  (buffer copy: the last error is %s)\n", rmm_last_error());
+        CHECK(refuse_frees == 0); /* the new block's free was made */
+        CHECK(g.data == old && g.size == sizeof src && g.capacity == sizeof src);
+        /* the old block's free is refused, then the new block's too: the first refusal is reported */
+        refuse_frees = 2;
+        CHECK_STATUS(rmm_device_buffer_reserve(&g, 8 * sizeof src, RMM_STREAM_DEFAULT), RMM_ERROR_CUDA);
+        CHECK(strstr(rmm_last_error(), "(1 more to refuse)") != NULL);
+        if (!strstr(rmm_last_error(), "(1 more to refuse)")) printf("  (buffer free: the last error is %s)\n", rmm_last_error());
+        CHECK(refuse_frees == 0);
+        CHECK(g.data == old && g.size == sizeof src && g.capacity == sizeof src);
+        refuse_frees = 0;
+        CHECK_OK(rmm_device_buffer_release(&g));
+    }
+    { /* a graph pool whose reserve, taken, cannot be synchronized, and whose free is refused: the
+         synchronize's failure is reported */
+        rmm_graph_pool *gp = NULL;
+        fail("cudaStreamSynchronize", 1, 1);
+        refuse_frees = 1;
+        CHECK_STATUS(rmm_graph_pool_create(&gp, &refusing, MiB), RMM_ERROR_CUDA);
+        no_faults();
+        CHECK(gp == NULL);
+        CHECK(strstr(rmm_last_error(), "cudaStreamSynchronize") != NULL);
+        if (!strstr(rmm_last_error(), "cudaStreamSynchronize")) printf("  (graph pool: the last error is %s)\n", rmm_last_error());
+        CHECK(refuse_frees == 0);
+        refuse_frees = 0;
+        if (gp) CHECK_OK(rmm_graph_pool_destroy(gp));
     }
 }
 
