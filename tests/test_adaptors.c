@@ -2193,6 +2193,76 @@ TEST(pool_free_out_of_host_memory_changes_nothing) {
 }
 
 #if defined(RMM_BACKEND_HOST)
+/* A creation that fails after it took memory or a stream gives it back on its way out; when that
+   clean-up fails too, the creation reports its own failure, not the clean-up's (RMM__CLEANUP):
+   a pool primed with initial_bytes whose chunk records cannot be made, its chunk's free refused
+   by the upstream; a stream whose registry entry cannot be made, its destroy failing. Every
+   request of host memory is made to fail in turn, until the creation succeeds. */
+static int cl_refuse;
+static rmm_status cl_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    (void)self;
+    return rmm_allocate_aligned(rmm_get_current_device_resource(), ptr, bytes, alignment, stream);
+}
+static rmm_status cl_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    (void)self;
+    if (cl_refuse > 0) {
+        cl_refuse--;
+        return rmm_set_last_error(RMM_ERROR_CUDA, "cl_refusing: free refused on purpose");
+    }
+    return rmm_deallocate_aligned(rmm_get_current_device_resource(), ptr, bytes, alignment, stream);
+}
+static const rmm_resource_vtable cl_vtable = {"cl_refusing", cl_allocate, cl_deallocate, NULL, NULL};
+TEST(failed_creations_report_their_own_failure_not_the_clean_up_s) {
+    rmm_resource refusing;
+    int n, pool_cleanups = 0, stream_cleanups = 0, done = 0;
+    memset(&refusing, 0, sizeof refusing);
+    refusing.vtable = &cl_vtable;
+    for (n = 1; n <= 64 && !done; n++) {
+        rmm_resource *pool = NULL;
+        rmm_pool_desc d = rmm_pool_desc_default();
+        rmm_status st;
+        d.initial_bytes = (size_t)1 << 20;
+        cl_refuse = 1;
+        host_fail_nth = n;
+        st = rmm_pool_create(&pool, &refusing, &d);
+        host_fail_nth = 0;
+        if (st == RMM_SUCCESS) {
+            done = 1;
+            cl_refuse = 0;
+            rmm_resource_destroy(pool);
+            break;
+        }
+        CHECK(st == RMM_ERROR_OUT_OF_MEMORY && pool == NULL);
+        CHECK(rmm_last_status() == st && strstr(rmm_last_error(), "cl_refusing") == NULL);
+        if (strstr(rmm_last_error(), "cl_refusing")) printf("  (pool, host request %d: the last error is %s)\n", n, rmm_last_error());
+        pool_cleanups += cl_refuse == 0; /* the chunk was taken, and its free refused */
+        cl_refuse = 0;
+    }
+    CHECK(done);
+    CHECK(pool_cleanups >= 1);
+    for (n = 1, done = 0; n <= 64 && !done; n++) {
+        rmm_stream s = NULL;
+        rmm_status st;
+        rmm_host_backend_fail_calls("cudaStreamDestroy", 1, 1, RMM_ERROR_CUDA);
+        host_fail_nth = n;
+        st = rmm_stream_create(&s);
+        host_fail_nth = 0;
+        if (st == RMM_SUCCESS) {
+            rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+            done = 1;
+            CHECK_OK(rmm_stream_destroy(s));
+            break;
+        }
+        CHECK(st == RMM_ERROR_OUT_OF_MEMORY);
+        CHECK(rmm_last_status() == st && strstr(rmm_last_error(), "cudaStreamDestroy") == NULL);
+        if (strstr(rmm_last_error(), "cudaStreamDestroy")) printf("  (stream, host request %d: the last error is %s)\n", n, rmm_last_error());
+        stream_cleanups += rmm__host_faults.times == 0; /* the destroy was made, and failed */
+        rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    }
+    CHECK(done);
+    CHECK(stream_cleanups >= 1);
+}
+
 /* Red team 24's stream-order finds, with a stream model that counts what reaches "CUDA" and in
    which, where told, nothing completes. */
 static int sm_in_nowait, sm_destroys_in_nowait, sm_waits, sm_syncs, sm_dsyncs, sm_behind;
@@ -2505,6 +2575,7 @@ int main(void) {
     RUN(tracking_destroyed_with_outstanding_allocations_warns);
     RUN(pool_free_out_of_host_memory_changes_nothing);
 #if defined(RMM_BACKEND_HOST)
+    RUN(failed_creations_report_their_own_failure_not_the_clean_up_s);
     RUN(pool_trim_reports_a_failed_synchronize);
     RUN(nowait_calls_destroy_no_event);
     RUN(stream_destroyed_without_death_event_orders_its_memory);
