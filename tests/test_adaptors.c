@@ -2240,6 +2240,30 @@ TEST(failed_creations_report_their_own_failure_not_the_clean_up_s) {
     }
     CHECK(done);
     CHECK(pool_cleanups >= 1);
+    for (n = 1, done = 0; n <= 64 && !done; n++) { /* a fixed-size resource, whose first chunk is taken at creation after the
+                                                      records it needs: each failure is its own, and no chunk is left taken */
+        rmm_resource *fixed = NULL;
+        rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
+        rmm_status st;
+        fd.block_bytes = 4096;
+        fd.blocks_to_preallocate = 4;
+        cl_refuse = 1;
+        host_fail_nth = n;
+        st = rmm_fixed_size_create(&fixed, &refusing, &fd);
+        host_fail_nth = 0;
+        if (st == RMM_SUCCESS) {
+            done = 1;
+            cl_refuse = 0;
+            rmm_resource_destroy(fixed);
+            break;
+        }
+        CHECK(st == RMM_ERROR_OUT_OF_MEMORY && fixed == NULL);
+        CHECK(rmm_last_status() == st && strstr(rmm_last_error(), "cl_refusing") == NULL);
+        if (strstr(rmm_last_error(), "cl_refusing")) printf("  (fixed-size, host request %d: the last error is %s)\n", n, rmm_last_error());
+        CHECK(cl_refuse == 1); /* (no chunk was taken to give back) */
+        cl_refuse = 0;
+    }
+    CHECK(done);
     for (n = 1, done = 0; n <= 64 && !done; n++) {
         rmm_stream s = NULL;
         rmm_status st;
