@@ -544,16 +544,28 @@ class DeviceBuffer(_Base):
     def copy_from_device(self, cuda_ary, stream=DEFAULT_STREAM):
         """Copies a 1-D contiguous device array (anything with __cuda_array_interface__) to the
         start of the buffer. Every field of the interface is checked first (TypeError or
-        ValueError naming it; see rmmh/_array_interface.py); the address itself cannot be."""
+        ValueError naming it; see rmmh/_array_interface.py); the address itself cannot be. From
+        another DeviceBuffer, its address and size are read under its lock too, held through the
+        copy, so that a resize of it on another thread waits (the two locks are taken in one
+        order, by id, so two buffers copying from each other on two threads do not deadlock;
+        before 2026-11-29 a resize could free the source under the copy: red team 28)."""
         stream = as_stream(stream)
+        if isinstance(cuda_ary, DeviceBuffer):
+            first, second = (self, cuda_ary) if id(self) <= id(cuda_ary) else (cuda_ary, self)
+            with _resize_lock(first), _resize_lock(second):
+                self._copy_from_device_locked(cuda_ary._ptr, cuda_ary._size, stream)
+            return
         src, nbytes = _array_interface.read(cuda_ary)
         with _resize_lock(self):
-            if nbytes > self._size:
-                raise ValueError("Argument `hb` is too large. Need space for %i bytes." % nbytes)
-            if nbytes:
-                _lib.check(_lib.rmm_memcpy_async(self._ptr, src, nbytes, stream._h),
-                           "copy_from_device")
-                _sync_if_default(stream)
+            self._copy_from_device_locked(src, nbytes, stream)
+
+    def _copy_from_device_locked(self, src, nbytes, stream):
+        if nbytes > self._size:
+            raise ValueError("Argument `hb` is too large. Need space for %i bytes." % nbytes)
+        if nbytes:
+            _lib.check(_lib.rmm_memcpy_async(self._ptr, src, nbytes, stream._h),
+                       "copy_from_device")
+            _sync_if_default(stream)
 
     def tobytes(self, stream=DEFAULT_STREAM):
         """The contents as bytes."""

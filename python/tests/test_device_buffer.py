@@ -411,6 +411,47 @@ def test_threads_resizing_one_buffer_take_turns():
         assert b.tobytes()[:256] == data
 
 
+def test_copy_from_device_waits_for_a_resize_of_its_source():
+    """dst.copy_from_device(src) holds src's lock through the copy, as src's own copies do: a
+    resize of src on another thread waits (red team 28: the copy read src's address through its
+    array interface with only dst's lock held, and a resize freed src under the copy: a segfault on
+    the host backend, heap-use-after-free under ASan). Two buffers copying from each other on two
+    threads take the locks in one order and both finish."""
+    import threading
+    from rmmh._device_buffer import _resize_lock
+    data = bytes(range(256)) * 16
+    src, dst = rmm.DeviceBuffer.to_device(data), rmm.DeviceBuffer(size=len(data))
+    held, done = threading.Event(), []
+
+    def copy():
+        dst.copy_from_device(src)
+        done.append(dst.tobytes())
+
+    with _resize_lock(src):  # (as a resize of src on another thread holds it)
+        t = threading.Thread(target=copy)
+        t.start()
+        t.join(0.2)
+        assert done == []  # the copy waits for src's lock
+        held.set()
+    t.join(5)
+    assert done == [data]
+    a, b = rmm.DeviceBuffer.to_device(b"a" * 4096), rmm.DeviceBuffer.to_device(b"b" * 4096)
+    go = threading.Barrier(2)
+
+    def swap(x, y):
+        go.wait()
+        for _ in range(200):
+            x.copy_from_device(y)
+
+    ts = [threading.Thread(target=swap, args=xy) for xy in ((a, b), (b, a))]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(20)
+    assert not any(t.is_alive() for t in ts)
+    assert a.tobytes() == b.tobytes()
+
+
 def _grow_on_another_thread(b, n, started):
     """Starts a thread that resizes b to n bytes and gives it 0.2 s to finish (it cannot while
     this thread holds b's lock); the thread goes into `started`."""
