@@ -1296,11 +1296,14 @@ def _initialize(pool_allocator=False, managed_memory=False, initial_pool_size=No
 
 
 def _check_devices(devices, who):
-    """Raises InvalidArgumentError if one of `devices` does not exist."""
+    """Raises InvalidDeviceError (an InvalidArgumentError, and the CUDARuntimeError with status
+    101, cudaErrorInvalidDevice, that RMM's setDevice raises there) if one of `devices` does not
+    exist."""
+    from ._cuda.gpu import InvalidDeviceError
     count = _lib.rmmh_device_count()
     for device in devices:
         if not 0 <= device < count:
-            raise _lib.invalid("%s: device %d does not exist (%d devices)" % (who, device, count))
+            raise InvalidDeviceError("%s: device %d does not exist (%d devices)" % (who, device, count))
 
 
 def _check_log_files(log_file_name, devices, who):

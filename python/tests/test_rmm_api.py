@@ -58,6 +58,46 @@ def test_device_attribute_errors():
         gpu.getDeviceAttribute(WARP_SIZE, None)
 
 
+def test_set_device_errors_carry_the_cuda_error():
+    """setDevice with a device that does not exist raises RMM's CUDARuntimeError with status
+    cudaErrorInvalidDevice (101), and reinitialize the same (RMM's _initialize calls setDevice),
+    each also a ValueError; before red team 28 setDevice's status was rmm.h's 2 (which, read as a
+    cudaError_t, is cudaErrorMemoryAllocation) and reinitialize raised InvalidArgumentError alone."""
+    import pickle
+    count = gpu.getDeviceCount()
+    with pytest.raises(gpu.CUDARuntimeError, match="does not exist") as e:
+        gpu.setDevice(count + 4)
+    assert e.value.status == 101 and isinstance(e.value, ValueError)
+    back = pickle.loads(pickle.dumps(e.value))
+    assert type(back) is type(e.value) and back.status == 101 and str(back) == str(e.value)
+    with pytest.raises(gpu.CUDARuntimeError, match="does not exist") as e:
+        rmm.reinitialize(devices=[count + 4])
+    assert e.value.status == 101 and isinstance(e.value, ValueError)
+    assert gpu.getDevice() == 0
+    gpu.setDevice(0)
+
+
+@pytest.mark.skipif(not HOST, reason="injected CUDA failures (host backend)")
+def test_a_failed_device_query_carries_a_cuda_error_number():
+    """getDevice and setDevice whose CUDA call fails raise CUDARuntimeError with the cudaError_t
+    rmm.h's message names (the host backend's injected failure: cudaErrorUnknown, 999), not
+    rmm.h's status 1."""
+    fail_next("cudaGetDevice")
+    try:
+        with pytest.raises(gpu.CUDARuntimeError, match="cudaGetDevice") as e:
+            gpu.getDevice()
+    finally:
+        fail_next(None, 0)
+    assert e.value.status == 999
+    fail_next("cudaSetDevice")
+    try:
+        with pytest.raises(gpu.CUDARuntimeError, match="cudaSetDevice") as e:
+            gpu.setDevice(0)
+    finally:
+        fail_next(None, 0)
+    assert e.value.status == 999 and not isinstance(e.value, ValueError)
+
+
 # ---- BinningMemoryResource.add_bin replaces a bin --------------------------------------------
 
 def counting(upstream):

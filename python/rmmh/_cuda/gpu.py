@@ -2,9 +2,11 @@
 
 Failures raise CUDARuntimeError (an rmmh.CUDAError) with rmm.h's message."""
 import ctypes
+import re
 
 from .. import _lib
-from .._errors import CUDAError
+from .._errors import INVALID_ARGUMENT as _INVALID_ARGUMENT, CUDAError, InvalidArgumentError, \
+    RMMError
 
 
 class CUDARuntimeError(CUDAError):
@@ -20,19 +22,59 @@ class CUDARuntimeError(CUDAError):
         return (type(self), (self.status, str(self)), self.__dict__)
 
 
+class InvalidDeviceError(InvalidArgumentError, CUDARuntimeError):
+    """A device ordinal that does not exist. rmm.h refuses it before any CUDA call
+    (INVALID_ARGUMENT: a ValueError and a RuntimeError); RMM's setDevice raises CUDARuntimeError
+    with cudaErrorInvalidDevice. Both, with ``status`` 101 (cudaErrorInvalidDevice)."""
+
+    def __init__(self, msg=""):
+        RMMError.__init__(self, "RMM_ERROR_INVALID_ARGUMENT", msg)
+        self.status = CUDA_ERROR_INVALID_DEVICE
+
+    def __reduce__(self):
+        if type(self).__init__ is not InvalidDeviceError.__init__:
+            return super(CUDAError, self).__reduce__()
+        return (type(self), (str(self),), self.__dict__)
+
+
+CUDA_ERROR_INVALID_DEVICE = 101
+# cudaError_t numbers (CUDA's driver_types.h) of the errors rmm.h's messages name for a device
+# query or change; another name, or none, reads as cudaErrorUnknown
+_CUDA_ERRORS = {
+    "cudaErrorInvalidValue": 1, "cudaErrorMemoryAllocation": 2, "cudaErrorInitializationError": 3,
+    "cudaErrorCudartUnloading": 4, "cudaErrorInsufficientDriver": 35,
+    "cudaErrorDevicesUnavailable": 46, "cudaErrorNoDevice": 100, "cudaErrorInvalidDevice": 101,
+    "cudaErrorDeviceNotLicensed": 102, "cudaErrorSystemNotReady": 802,
+    "cudaErrorSystemDriverMismatch": 803, "cudaErrorCompatNotSupportedOnDevice": 804,
+    "cudaErrorUnknown": 999,
+}
+
+
+def _device_error(status, message):
+    """The CUDARuntimeError for rmm.h's failed get or set of the device: its ``status`` is the
+    cudaError_t, as RMM's (rmm.h's status 2, INVALID_ARGUMENT, read as a cudaError_t would be
+    cudaErrorMemoryAllocation: red team 28)."""
+    if status == _INVALID_ARGUMENT:
+        return InvalidDeviceError(message)
+    m = re.search(r"\bcudaError\w+", message)
+    return CUDARuntimeError(_CUDA_ERRORS.get(m.group(0), 999) if m else 999, message)
+
+
 def getDevice():
-    """The current device."""
+    """The current device. Raises CUDARuntimeError (``status``: the cudaError_t) on failure."""
     d = _lib.rmmh_get_device()
     if d < 0:
-        raise CUDARuntimeError(_lib.rmm_last_status(), _lib.last_error())
+        raise _device_error(_lib.rmm_last_status(), _lib.last_error())
     return d
 
 
 def setDevice(device):
-    """Makes `device` current."""
+    """Makes `device` current. A device that does not exist raises InvalidDeviceError (a
+    CUDARuntimeError with ``status`` 101, cudaErrorInvalidDevice, and a ValueError); another
+    failure CUDARuntimeError with the cudaError_t as ``status``."""
     st = _lib.rmm_set_device(_lib.as_int(device, "device"))
     if st:
-        raise CUDARuntimeError(st, _lib.last_error())
+        raise _device_error(st, _lib.last_error())
 
 
 def getDeviceCount():
