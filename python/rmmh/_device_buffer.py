@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 
 from . import _accel_loader, _array_interface, _lib
 from . import _memory_resource as _mrmod
-from ._lifetime import _deferred_frees, defer_free as _defer_free, release as _release, \
-    run_deferred_frees as _run_deferred_frees
+from ._lifetime import _deferred_frees, chain_finalizer as _chain_finalizer, \
+    defer_free as _defer_free, release as _release, run_deferred_frees as _run_deferred_frees
 from ._stream import DEFAULT_STREAM, Stream, as_stream
 
 __all__ = ["DeviceBuffer", "copy_device_to_ptr", "copy_host_to_ptr", "copy_ptr_to_host",
@@ -258,6 +258,10 @@ class DeviceBuffer(_Base):
         alive.
     """
     __slots__ = ("__weakref__", "_resize_mutex")
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _chain_finalizer(cls, _Base.__del__)  # (a subclass's own __del__ still frees the block)
 
     # -- properties --------------------------------------------------------------------------
     @property

@@ -299,6 +299,27 @@ except AttributeError:  # pragma: no cover
     pass
 
 
+def chain_finalizer(cls, base_del):
+    """For an rmmh base class's __init_subclass__: if cls defines a __del__ of its own, wraps it so
+    that base_del, the base's finalizer (which lets go of the C object, the block or the holds),
+    runs after it even when it does not call super().__del__(), as RMM's cdef classes free in
+    __dealloc__ whatever a subclass's __del__ does (red team 28: a subclass's __del__ leaked its
+    buffer's block, its pool, its C stream). base_del must be safe to call twice (each is: a
+    subclass that does call super().__del__() runs it twice)."""
+    own = cls.__dict__.get("__del__")
+    if own is None or getattr(own, "_rmmh_chained", False):
+        return
+
+    def __del__(self):
+        try:
+            own(self)
+        finally:
+            base_del(self)
+    __del__.__name__, __del__.__qualname__, __del__.__doc__ = own.__name__, own.__qualname__, own.__doc__
+    __del__._rmmh_chained = True
+    cls.__del__ = __del__
+
+
 def release_once(obj, refs, flag="_released"):
     """obj's finalizer letting go of the one hold obj has on refs, at most once: the finalizer called
     again by hand (obj.__del__()) must not drop a hold another holder took (a red team's find,

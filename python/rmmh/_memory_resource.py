@@ -163,6 +163,7 @@ class DeviceMemoryResource(_ResourceBase):
         # second). RMM's resources make theirs in __cinit__, once. The check comes before the
         # class's own __init__ makes anything, so a first call that failed may be tried again.
         super().__init_subclass__(**kwargs)
+        _lifetime.chain_finalizer(cls, DeviceMemoryResource.__del__)  # (a subclass's own __del__)
         init = cls.__dict__.get("__init__")
         if init is None or getattr(init, "_rmmh_once", False):
             return

@@ -18,7 +18,7 @@ import weakref
 from enum import IntEnum
 
 from . import _lib
-from ._lifetime import new_refs, release_once
+from ._lifetime import chain_finalizer, new_refs, release_once
 
 _DEFAULT_HANDLES = (0, 1, 2)
 # host backend: the handles rmm_stream_create made and that are still alive, each to its owner
@@ -134,6 +134,10 @@ class Stream:
         return s
 
     _from_cudaStream_t = _from_handle
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        chain_finalizer(cls, Stream.__del__)  # (a subclass's own __del__ still lets the stream go)
 
     def __del__(self):
         try:
@@ -255,6 +259,10 @@ class CudaStreamPool:
             self._handles = tuple(o.handle for o in self._owners)
             self._refs = None
             self._next = itertools.count()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        chain_finalizer(cls, CudaStreamPool.__del__)
 
     def __del__(self):
         try:

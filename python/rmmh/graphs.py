@@ -143,6 +143,10 @@ class GraphPool:
         # a copy would share the C graph pool, and release() it twice
         raise TypeError("rmmh.GraphPool cannot be pickled or copied; share the object itself")
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _lifetime.chain_finalizer(cls, GraphPool.__del__)
+
     def __del__(self):
         if getattr(self, "_h", None) and not self._registered:
             try:

@@ -784,3 +784,48 @@ def test_callback_buffer_alive_at_exit(over):
         print("exiting", rmm.ACCELERATED)
     """ % over)
     assert out.startswith("exiting")
+
+
+def test_a_subclass_s_own_del_still_lets_the_c_objects_go():
+    """A subclass of DeviceBuffer, of a resource or of Stream whose __del__ does not call
+    super().__del__() still frees its block and destroys its C resource and C stream, as RMM's
+    cdef classes do in __dealloc__ (red team 28: the block, the pool with its chunk and the stream
+    leaked; with the C accelerator, a buffer grown from empty leaked in a cycle with its
+    resource). A subclass that does call super().__del__() frees once."""
+    from rmmh import _lifetime
+    ran = []
+
+    class Buf(rmm.DeviceBuffer):
+        def __del__(self):
+            ran.append("buffer")
+
+    class Pool(rmm.mr.PoolMemoryResource):
+        def __del__(self):
+            ran.append("pool")
+
+    class Strm(rmm.Stream):
+        def __del__(self):
+            ran.append("stream")
+            super().__del__()
+
+    base = rmm.mr.StatisticsResourceAdaptor(rmm.mr.CudaMemoryResource())
+    gc.collect()
+    live = len(_lifetime._live)
+    for _ in range(3):
+        b = Buf(size=1000, mr=base)  # no cycle
+        del b
+        mr = rmm.mr.StatisticsResourceAdaptor(base)
+        b = Buf(mr=mr)  # made empty, grown, in a cycle with its resource
+        b.resize(1000)
+        mr.keep = b
+        del b, mr
+        p = Pool(base, 1 << 20)
+        b = rmm.DeviceBuffer(size=1000, mr=p)
+        del b, p
+        s = Strm()
+        del s
+    gc.collect()
+    assert ran.count("buffer") == 6 and ran.count("pool") == 3 and ran.count("stream") == 3
+    counts = base.allocation_counts
+    assert (counts.current_bytes, counts.current_count) == (0, 0)
+    assert len(_lifetime._live) == live  # every C object went
