@@ -999,6 +999,7 @@ class ThreadSafeResourceAdaptor(UpstreamResourceAdaptor):
 # holds the same resources; this dict keeps them alive while they are set. DeviceBuffer reads it.
 _per_device_mrs: dict[int, DeviceMemoryResource] = {}
 _table_lock = threading.RLock()
+_table_lock_is_mine = getattr(_table_lock, "_is_owned", lambda: False)  # (CPython's RLock has it)
 
 
 def _current_device():
@@ -1101,7 +1102,12 @@ def _sweep_hook_held():
 
 
 def _gc_sweep(phase, info):
-    if phase == "stop" and _hook_held and _table_lock.acquire(blocking=False):
+    # not on a thread that holds the table's lock already (the lock is reentrant): a collection
+    # inside a sweep, or inside a change of the table, would rewrite _hook_held under the code
+    # iterating or changing it (red team 28's suspicion: an entry skipped, a resource the hooks
+    # still use let go)
+    if phase == "stop" and _hook_held and not _table_lock_is_mine() and \
+            _table_lock.acquire(blocking=False):
         try:
             _sweep_hook_held()
         except Exception:  # interpreter shutdown

@@ -829,3 +829,21 @@ def test_a_subclass_s_own_del_still_lets_the_c_objects_go():
     counts = base.allocation_counts
     assert (counts.current_bytes, counts.current_count) == (0, 0)
     assert len(_lifetime._live) == live  # every C object went
+
+
+def test_the_hooks_sweep_does_not_run_inside_a_change_of_the_table():
+    """A collection on a thread that holds the per-device table's lock (a sweep of the resources
+    the frameworks' hooks held, a set_per_device_resource) does not sweep again inside it: the
+    nested sweep rewrote the list the outer code was iterating (red team 28's suspicion). Outside,
+    a sweep lets go of a held resource the hooks no longer use."""
+    from rmmh import _memory_resource as m
+    mr = rmm.mr.CudaMemoryResource()  # not current, no hook blocks: a sweep lets it go
+    m._hook_held.append(mr)
+    try:
+        with m._table_lock:
+            m._gc_sweep("stop", {})
+            assert any(x is mr for x in m._hook_held)
+        m._gc_sweep("stop", {})
+        assert not any(x is mr for x in m._hook_held)
+    finally:
+        m._hook_held[:] = [x for x in m._hook_held if x is not mr]
