@@ -795,7 +795,10 @@ RMMDEF rmm_status rmm_pool_set_maximum(rmm_resource *pool, size_t maximum_bytes)
    Every power-of-two alignment is honoured. Fails with OUT_OF_MEMORY (message: request, pool size,
    maximum) iff the maximum or the upstream is exhausted; the pool is unchanged then, except that
    ON_DEMAND and VIRTUAL growth may have given idle memory back first to make room, when the
-   upstream or the device then refused (a request the maximum refuses gives nothing back). VIRTUAL growth
+   upstream or the device then refused (a request the maximum refuses gives nothing back), and that
+   VIRTUAL growth keeps pages the driver would not unmap while it undid a failed page-in (idle,
+   used again later, given back by a trim or the destroy; a page whose access could not be set
+   either gets it before a block there is handed out). VIRTUAL growth
    maps pages as a block needs them (driver calls, and a device synchronize when it moves idle
    pages): far slower when it does, and never otherwise.
    Free: O(1) (an address hash and neighbour links); CORRUPTION iff the pointer was not handed out
@@ -6719,7 +6722,8 @@ typedef struct rmm__pool_vm {
     size_t *ext_first;             /* each mapped page: the first page of its extent */
     uint32_t *ext_len;             /* at an extent's first page: its pages */
     uint32_t *ext_used;            /* at an extent's first page: its pages with a user */
-    uint8_t *mapped;
+    uint8_t *mapped;               /* 1: mapped; 2: mapped, but its access could not be set (rmm__vm_undo) */
+    size_t noaccess_extents;       /* extents whose pages are 2 in mapped: their access is set again before use */
     size_t *idle_prev, *idle_next; /* the pages mapped with no user, newest first (SIZE_MAX ends it) */
     uint64_t *idle_since;          /* the synchronize epoch at which each idle page went idle */
     size_t idle_head, idle_tail, idle_count;
@@ -7384,6 +7388,7 @@ RMM__PRIVATE void rmm__vm_shelve(rmm__pool *p, uint64_t handle, size_t len) {
 RMM__PRIVATE void rmm__vm_forget(rmm__pool *p, size_t e, size_t *follow) {
     rmm__pool_vm *vm = &p->vm;
     size_t len = vm->ext_len[e], k;
+    if (vm->mapped[e] == 2) vm->noaccess_extents--;
     for (k = e; k < e + len; k++) {
         if (follow && k == *follow) *follow = vm->idle_prev[k];
         rmm__vm_idle_remove(vm, k);
@@ -7437,23 +7442,43 @@ RMM__PRIVATE rmm_status rmm__vm_unmap_idle(rmm__pool *p, size_t count, size_t ke
 /* Unmaps the extents mapped at [from, to) by a page-in that failed (their access not yet set):
    they join the spares (or are released: rmm__vm_shelve). An extent whose cuMemUnmap fails stays
    recorded as mapped and idle (the driver still maps it: its handle must be neither mapped again
-   nor released), once its access is set: a block placed there later makes no driver call. (If
-   that fails too, the pages stay recorded as mapped without access: a block there would fault.
-   Two driver failures in a row on one extent; not handled further.) */
+   nor released), once its access is set: a block placed there later makes no driver call. If
+   that fails too, its pages are recorded as mapped without access (2 in vm->mapped), and a block
+   placed there gets its access set first (rmm__vm_regrant), or the allocation fails: until
+   2026-11-29 it was handed out and faulted when written (red team 28). */
 RMM__PRIVATE void rmm__vm_undo(rmm__pool *p, size_t from, size_t to) {
     rmm__pool_vm *vm = &p->vm;
-    size_t e = from;
+    size_t e = from, k;
     while (e < to) {
         size_t len = vm->ext_len[e];
         if (rmm__vm_unmap(vm->base + e * vm->page, len * vm->page) == RMM_SUCCESS) {
             vm->unmaps++;
             rmm__vm_forget(p, e, NULL);
         } else {
-            (void)rmm__vm_set_access(vm->base + e * vm->page, len * vm->page, p->device);
+            if (rmm__vm_set_access(vm->base + e * vm->page, len * vm->page, p->device) != RMM_SUCCESS) {
+                for (k = e; k < e + len; k++) vm->mapped[k] = 2;
+                vm->noaccess_extents++;
+            }
             vm->access_calls++;
         }
         e += len;
     }
+}
+/* Sets the access of the extents under [first, last] recorded as mapped without it (rmm__vm_undo);
+   fails as cuMemSetAccess, the extent then still without. O(pages). */
+RMM__PRIVATE rmm_status rmm__vm_regrant(rmm__pool *p, size_t first, size_t last) {
+    rmm__pool_vm *vm = &p->vm;
+    size_t i, k;
+    for (i = first; i <= last; i++) {
+        if (vm->mapped[i] == 2) {
+            size_t e = vm->ext_first[i], len = vm->ext_len[e];
+            vm->access_calls++;
+            RMM_TRY(rmm__vm_set_access(vm->base + e * vm->page, len * vm->page, p->device));
+            for (k = e; k < e + len; k++) vm->mapped[k] = 1;
+            vm->noaccess_extents--;
+        }
+    }
+    return RMM_SUCCESS;
 }
 /* Releases spares, newest first, until they hold at most `keep` pages. */
 RMM__PRIVATE void rmm__vm_release_spares(rmm__pool *p, size_t keep) {
@@ -7756,6 +7781,7 @@ RMM__PRIVATE rmm__block *rmm__vm_prefer_mapped(rmm__pool *p, rmm__block *b, size
 RMM__PRIVATE rmm_status rmm__vm_commit(rmm__pool *p, const rmm__block *b) {
     rmm__pool_vm *vm = &p->vm;
     size_t first = (size_t)(b->ptr - vm->base) / vm->page, last = (size_t)(b->ptr + b->size - 1 - vm->base) / vm->page, i;
+    if (RMM__UNLIKELY(vm->noaccess_extents != 0)) RMM_TRY(rmm__vm_regrant(p, first, last)); /* (before any page comes in) */
     if (RMM__UNLIKELY(!vm->mapped[first] || !vm->mapped[last])) RMM_TRY(rmm__vm_page_in(p, first, last));
     for (i = first + 1; i < last; i++)
         if (RMM__UNLIKELY(!vm->mapped[i])) {
@@ -7816,7 +7842,7 @@ RMM__PRIVATE rmm_status rmm__vm_trim(rmm__pool *p, size_t *released) {
 RMM__PRIVATE rmm_status rmm__vm_validate(rmm__pool *p) {
     rmm__pool_vm *vm = &p->vm;
     uint32_t *count = (uint32_t *)rmm__calloc(vm->pages, sizeof(uint32_t));
-    size_t i, mapped = 0, idle = 0, used = 0;
+    size_t i, mapped = 0, idle = 0, used = 0, noaccess = 0;
     rmm__block *b;
     rmm_status st = RMM_SUCCESS;
     if (!count) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: validate is out of host memory");
@@ -7830,14 +7856,19 @@ RMM__PRIVATE rmm_status rmm__vm_validate(rmm__pool *p) {
     for (i = 0; i < vm->pages && st == RMM_SUCCESS; i++) {
         if (count[i] != vm->users[i]) st = rmm__fail(RMM_ERROR_CORRUPTION, "pool: page %zu counts %u users but %u used blocks overlap it", i, vm->users[i], count[i]);
         else if (vm->users[i] && !vm->mapped[i]) st = rmm__fail(RMM_ERROR_CORRUPTION, "pool: page %zu holds a used block but is not mapped", i);
-        mapped += vm->mapped[i];
+        else if (vm->users[i] && vm->mapped[i] == 2) st = rmm__fail(RMM_ERROR_CORRUPTION, "pool: page %zu holds a used block but has no access", i);
+        else if (vm->mapped[i] > 2) st = rmm__fail(RMM_ERROR_CORRUPTION, "pool: page %zu has mapping state %u", i, (unsigned)vm->mapped[i]);
+        mapped += vm->mapped[i] != 0;
         idle += vm->mapped[i] && !vm->users[i];
         used += vm->users[i] != 0;
+        noaccess += vm->mapped[i] == 2 && vm->ext_first[i] == i;
     }
     RMM_SYS_FREE(count);
     if (st == RMM_SUCCESS && mapped != vm->mapped_pages) st = rmm__fail(RMM_ERROR_CORRUPTION, "pool: %zu pages mapped but %zu recorded", mapped, vm->mapped_pages);
     if (st == RMM_SUCCESS && idle != vm->idle_count) st = rmm__fail(RMM_ERROR_CORRUPTION, "pool: %zu idle pages but %zu listed", idle, vm->idle_count);
     if (st == RMM_SUCCESS && used != vm->used_pages) st = rmm__fail(RMM_ERROR_CORRUPTION, "pool: %zu pages in use but %zu recorded", used, vm->used_pages);
+    if (st == RMM_SUCCESS && noaccess != vm->noaccess_extents)
+        st = rmm__fail(RMM_ERROR_CORRUPTION, "pool: %zu extents mapped without access but %zu recorded", noaccess, vm->noaccess_extents);
     if (st == RMM_SUCCESS && rmm__vm_held_pages(vm) > vm->peak_held_pages) st = rmm__fail(RMM_ERROR_CORRUPTION, "pool: more pages held than the recorded peak");
     for (i = 0; i < vm->pages && st == RMM_SUCCESS; i++) { /* extents: whole, mapped, their users counted */
         size_t e = vm->ext_first[i], k, used_here = 0;
@@ -7848,8 +7879,8 @@ RMM__PRIVATE rmm_status rmm__vm_validate(rmm__pool *p) {
         }
         if (e != i) continue;
         for (k = e; k < e + vm->ext_len[e]; k++) {
-            if (k >= vm->pages || !vm->mapped[k] || vm->ext_first[k] != e) {
-                st = rmm__fail(RMM_ERROR_CORRUPTION, "pool: extent at page %zu is not mapped whole", e);
+            if (k >= vm->pages || vm->mapped[k] != vm->mapped[e] || vm->ext_first[k] != e) {
+                st = rmm__fail(RMM_ERROR_CORRUPTION, "pool: extent at page %zu is not mapped whole (or with access in part)", e);
                 break;
             }
             used_here += vm->users[k] != 0;

@@ -3861,6 +3861,53 @@ TEST(pool_virtual_failed_page_in_gives_back_what_it_made) {
 #endif
 }
 
+/* A page-in whose access fails, whose undo's cuMemUnmap of an extent fails, and whose fallback
+   cuMemSetAccess fails too: that extent stays mapped, recorded without access, and a block placed
+   there later gets its access set before it is handed out; if that fails, the allocation fails
+   (red team 28: the block was handed out with SUCCESS and the first write faulted). Host backend
+   only (failures injected; no access is PROT_NONE there). */
+TEST(pool_virtual_page_without_access_gets_it_before_use) {
+#if defined(RMM_BACKEND_HOST)
+    rmm_resource *mr = NULL;
+    rmm_pool_desc pd = rmm_pool_desc_default();
+    rmm__pool_vm *vm;
+    void *a = NULL, *b = NULL, *c = NULL, *p = NULL;
+    pd.growth = RMM_POOL_GROWTH_VIRTUAL;
+    pd.virtual_bytes = 64 * MiB;
+    pd.virtual_extent_bytes = 2 * MiB; /* a page each */
+    pd.maximum_bytes = 6 * MiB;        /* three pages */
+    if (!new_virtual_pool(&pd, &mr)) return;
+    vm = &((rmm__pool *)mr)->vm;
+    CHECK_OK(rmm_allocate(mr, &a, 2 * MiB, RMM_STREAM_DEFAULT)); /* page 0 */
+    CHECK_OK(rmm_allocate(mr, &b, MiB, RMM_STREAM_DEFAULT));     /* page 1 */
+    CHECK(a == vm->base && b == vm->base + 2 * MiB);
+    CHECK_OK(rmm_deallocate(mr, a, 2 * MiB, RMM_STREAM_DEFAULT)); /* page 0 idle, mapped */
+    /* 4 MiB after b: pages 1-3, two to back (one new, one moved from page 0). The counted calls:
+       cuMemUnmap(page 0) ok, cuMemSetAccess(pages 2-3) FAILS, the undo's cuMemUnmap(page 2) FAILS,
+       its cuMemSetAccess(page 2) FAILS, cuMemUnmap(page 3) ok */
+    rmm_host_backend_fail_calls("cuMemSetAccess|cuMemUnmap", 2, 3, RMM_ERROR_CUDA);
+    CHECK_STATUS(rmm_allocate(mr, &c, 4 * MiB, RMM_STREAM_DEFAULT), RMM_ERROR_CUDA);
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    CHECK(vm->noaccess_extents == 1 && vm->mapped[2] == 2);
+    CHECK_OK(rmm_pool_validate(mr));
+    /* the same request again: page 2's access is asked first, and refused once: the allocation fails */
+    rmm_host_backend_fail_calls("cuMemSetAccess", 1, 1, RMM_ERROR_CUDA);
+    CHECK_STATUS(rmm_allocate(mr, &p, 4 * MiB, RMM_STREAM_DEFAULT), RMM_ERROR_CUDA);
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    CHECK(p == NULL && vm->noaccess_extents == 1);
+    CHECK_OK(rmm_pool_validate(mr));
+    /* and granted: the block is written whole */
+    CHECK_OK(rmm_allocate(mr, &p, 4 * MiB, RMM_STREAM_DEFAULT));
+    CHECK(vm->noaccess_extents == 0 && vm->mapped[2] == 1);
+    CHECK(p && fill(p, 4 * MiB, 5, RMM_STREAM_DEFAULT) && check(p, 4 * MiB, 5));
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK_OK(rmm_deallocate(mr, p, 4 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, b, MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_validate(mr));
+    rmm_resource_destroy(mr);
+#endif
+}
+
 TEST(pool_random_on_demand_with_maximum) {
     rmm_resource *mr = NULL;
     rmm_pool_desc pd = rmm_pool_desc_default();
@@ -5985,6 +6032,7 @@ int main(void) {
     RUN(pool_virtual_places_inside_a_free_block_on_mapped_pages);
     RUN(pool_virtual_inside_placement_with_a_large_alignment);
     RUN(pool_virtual_failed_page_in_gives_back_what_it_made);
+    RUN(pool_virtual_page_without_access_gets_it_before_use);
     RUN(fixed_random);
     RUN(binning_random);
     RUN(arena_foreign_streams_that_come_and_go_are_bounded);
