@@ -7321,7 +7321,8 @@ static const rmm__backing rmm__chunks_backing = {rmm__chunks_grow, NULL, NULL, r
 
 /* Every page of the reserved range is in one of three states: mapped with a used block on it,
    mapped and idle (its blocks were freed: kept mapped, so that a block placed there again costs no
-   driver call), or unmapped. Pages come in extents (vm->extent pages at most, two by default: see
+   driver call), or unmapped (and, after driver failures in a failed page-in's undo, mapped but
+   without access: rmm__vm_undo). Pages come in extents (vm->extent pages at most, two by default: see
    rmm__vm_page_in), mapped, moved and given back whole: an extent moves only when none of its
    pages is in use. The pool also keeps spare physical memory, unmapped, so that pages can be
    backed without cuMemCreate (extents of up to RMM__VM_SPARE_PAGES: a longer one that comes off
@@ -7711,7 +7712,8 @@ RMM__PRIVATE bool rmm__vm_mapped(const rmm__pool_vm *vm, const char *ptr, size_t
 }
 /* Placement that prefers mapped pages: when the best fit b would need pages backed, a free block of
    the same lists that already lies on mapped pages is taken instead, searched from the request's
-   bin upward (b first, then at most RMM__VM_PREFER candidates): no driver call at all, where best
+   bin upward (b first, then at most RMM__VM_PREFER candidates): no driver call at all (but for an
+   extent a failed undo left without access: rmm__vm_regrant), where best
    fit alone would map pages while idle ones sit elsewhere. at NULL: only a block's front counts
    (the block is handed back as it is). Else *at is where in the returned block to place the
    request: its front, or (from 2026-11-28) a page boundary inside it where `need` bytes lie on

@@ -549,12 +549,14 @@ class DeviceBuffer(_Base):
         """Copies a 1-D contiguous device array (anything with __cuda_array_interface__) to the
         start of the buffer. Every field of the interface is checked first (TypeError or
         ValueError naming it; see rmmh/_array_interface.py); the address itself cannot be. From
-        another DeviceBuffer, its address and size are read under its lock too, held through the
+        another DeviceBuffer (whose class keeps DeviceBuffer's interface), its address and size
+        are read under its lock too, held through the
         copy, so that a resize of it on another thread waits (the two locks are taken in one
         order, by id, so two buffers copying from each other on two threads do not deadlock;
         before 2026-11-29 a resize could free the source under the copy: red team 28)."""
         stream = as_stream(stream)
-        if isinstance(cuda_ary, DeviceBuffer):
+        if isinstance(cuda_ary, DeviceBuffer) and \
+                type(cuda_ary).__cuda_array_interface__ is DeviceBuffer.__cuda_array_interface__:
             first, second = (self, cuda_ary) if id(self) <= id(cuda_ary) else (cuda_ary, self)
             with _resize_lock(first), _resize_lock(second):
                 self._copy_from_device_locked(cuda_ary._ptr, cuda_ary._size, stream)

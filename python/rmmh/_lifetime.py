@@ -300,22 +300,33 @@ except AttributeError:  # pragma: no cover
 
 
 def chain_finalizer(cls, base_del):
-    """For an rmmh base class's __init_subclass__: if cls defines a __del__ of its own, wraps it so
-    that base_del, the base's finalizer (which lets go of the C object, the block or the holds),
-    runs after it even when it does not call super().__del__(), as RMM's cdef classes free in
-    __dealloc__ whatever a subclass's __del__ does (red team 28: a subclass's __del__ leaked its
-    buffer's block, its pool, its C stream). base_del must be safe to call twice (each is: a
-    subclass that does call super().__del__() runs it twice)."""
-    own = cls.__dict__.get("__del__")
-    if own is None or getattr(own, "_rmmh_chained", False):
+    """For an rmmh base class's __init_subclass__: if the __del__ cls resolves to (its own, or a
+    mixin's before the rmmh base in its MRO) is not base_del, wraps it so that base_del, the
+    base's finalizer (which lets go of the C object, the block or the holds), runs after it even
+    when it does not call super().__del__(), as RMM's cdef classes free in __dealloc__ whatever a
+    subclass's __del__ does (red team 28: a subclass's __del__ leaked its buffer's block, its
+    pool, its C stream). A __del__ that keeps the object (stores a reference to it: a recycling
+    cache) skips base_del, so the object keeps its memory, as in RMM (review 28: it came back
+    empty); Python runs no finalizer twice, so such an object's block or C object is then let go
+    only by the C accelerator's deallocator, where there is one. A __del__ set on the class after
+    it is made is not wrapped. base_del must be safe to call twice (each is: a subclass that does
+    call super().__del__() runs it twice)."""
+    own = getattr(cls, "__del__", None)
+    if own is None or own is base_del or getattr(own, "_rmmh_chained", False):
         return
 
     def __del__(self):
+        before = _sys.getrefcount(self)
         try:
             own(self)
         finally:
-            base_del(self)
-    __del__.__name__, __del__.__qualname__, __del__.__doc__ = own.__name__, own.__qualname__, own.__doc__
+            if _sys.getrefcount(self) <= before:  # (not kept: more references than before)
+                base_del(self)
+    for name in ("__name__", "__qualname__", "__doc__"):
+        try:
+            setattr(__del__, name, getattr(own, name))
+        except (AttributeError, TypeError):  # (a callable without them: a functools.partial)
+            pass
     __del__._rmmh_chained = True
     cls.__del__ = __del__
 

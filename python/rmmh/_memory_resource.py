@@ -1307,7 +1307,7 @@ def _check_devices(devices, who):
     101, cudaErrorInvalidDevice, that RMM's setDevice raises there) if one of `devices` does not
     exist."""
     from ._cuda.gpu import InvalidDeviceError
-    count = _lib.rmmh_device_count()
+    count = _lib.rmmh_device_count()  # (reinitialize, its caller, warns and returns if it is 0)
     for device in devices:
         if not 0 <= device < count:
             raise InvalidDeviceError("%s: device %d does not exist (%d devices)" % (who, device, count))

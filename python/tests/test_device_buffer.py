@@ -421,18 +421,17 @@ def test_copy_from_device_waits_for_a_resize_of_its_source():
     from rmmh._device_buffer import _resize_lock
     data = bytes(range(256)) * 16
     src, dst = rmm.DeviceBuffer.to_device(data), rmm.DeviceBuffer(size=len(data))
-    held, done = threading.Event(), []
+    done = []
 
     def copy():
         dst.copy_from_device(src)
         done.append(dst.tobytes())
 
     with _resize_lock(src):  # (as a resize of src on another thread holds it)
-        t = threading.Thread(target=copy)
+        t = threading.Thread(target=copy, daemon=True)
         t.start()
         t.join(0.2)
         assert done == []  # the copy waits for src's lock
-        held.set()
     t.join(5)
     assert done == [data]
     a, b = rmm.DeviceBuffer.to_device(b"a" * 4096), rmm.DeviceBuffer.to_device(b"b" * 4096)
@@ -443,7 +442,7 @@ def test_copy_from_device_waits_for_a_resize_of_its_source():
         for _ in range(200):
             x.copy_from_device(y)
 
-    ts = [threading.Thread(target=swap, args=xy) for xy in ((a, b), (b, a))]
+    ts = [threading.Thread(target=swap, args=xy, daemon=True) for xy in ((a, b), (b, a))]
     for t in ts:
         t.start()
     for t in ts:

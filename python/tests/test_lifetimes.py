@@ -831,6 +831,52 @@ def test_a_subclass_s_own_del_still_lets_the_c_objects_go():
     assert len(_lifetime._live) == live  # every C object went
 
 
+def test_a_mixin_s_del_is_chained_and_a_del_that_keeps_the_object_keeps_its_memory():
+    """A __del__ a subclass inherits from a mixin is chained as its own (review 28: a pool's chunk
+    and a stream leaked); a __del__ that keeps the object (a recycling cache) leaves it its memory
+    and contents, as RMM's __dealloc__, which runs only when the object really goes (review 28:
+    the kept buffer came back empty)."""
+    from rmmh import _lifetime
+    ran, cache = [], []
+
+    class LogDel:
+        def __del__(self):
+            ran.append(type(self).__name__)
+
+    class Buf(LogDel, rmm.DeviceBuffer):
+        pass
+
+    class Pool(LogDel, rmm.mr.PoolMemoryResource):
+        pass
+
+    class Strm(LogDel, rmm.Stream):
+        pass
+
+    class Recycled(rmm.DeviceBuffer):
+        def __del__(self):
+            cache.append(self)
+
+    base = rmm.mr.StatisticsResourceAdaptor(rmm.mr.CudaMemoryResource())
+    gc.collect()
+    live = len(_lifetime._live)
+    b = Buf(size=1000, mr=base)
+    del b
+    p = Pool(base, 1 << 20)
+    del p
+    s = Strm()
+    del s
+    gc.collect()
+    assert sorted(ran) == ["Buf", "Pool", "Strm"]
+    counts = base.allocation_counts
+    assert (counts.current_bytes, counts.current_count) == (0, 0)
+    assert len(_lifetime._live) == live
+    r = Recycled(size=4096, mr=base)
+    r.copy_from_host(b"x" * 4096)
+    del r
+    gc.collect()
+    assert len(cache) == 1 and cache[0].size == 4096 and cache[0].tobytes() == b"x" * 4096
+
+
 def test_the_hooks_sweep_does_not_run_inside_a_change_of_the_table():
     """A collection on a thread that holds the per-device table's lock (a sweep of the resources
     the frameworks' hooks held, a set_per_device_resource) does not sweep again inside it: the

@@ -77,6 +77,19 @@ def test_set_device_errors_carry_the_cuda_error():
     gpu.setDevice(0)
 
 
+def test_device_errors_know_every_cuda_error_name():
+    """The cudaError_t of a failed device call is read from the name in rmm.h's message, for every
+    name CUDA 13 has (review 28: only 13 were known, and an earlier sticky error such as
+    cudaErrorIllegalAddress came back as 999)."""
+    from rmmh._cuda.gpu import _device_error
+    for name, number in (("cudaErrorIllegalAddress", 700), ("cudaErrorLaunchFailure", 719),
+                         ("cudaErrorNotPermitted", 800), ("cudaErrorNoDevice", 100),
+                         ("cudaErrorInsufficientDriver", 35), ("cudaErrorSomethingNew", 999)):
+        e = _device_error(1, "cudaSetDevice(device=0) failed: %s (text)" % name)
+        assert type(e) is gpu.CUDARuntimeError and e.status == number, name
+    assert _device_error(2, "rmm_set_device: device 9 does not exist").status == 101
+
+
 @pytest.mark.skipif(not HOST, reason="injected CUDA failures (host backend)")
 def test_a_failed_device_query_carries_a_cuda_error_number():
     """getDevice and setDevice whose CUDA call fails raise CUDARuntimeError with the cudaError_t
