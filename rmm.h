@@ -7321,8 +7321,8 @@ static const rmm__backing rmm__chunks_backing = {rmm__chunks_grow, NULL, NULL, r
 
 /* Every page of the reserved range is in one of three states: mapped with a used block on it,
    mapped and idle (its blocks were freed: kept mapped, so that a block placed there again costs no
-   driver call), or unmapped (and, after driver failures in a failed page-in's undo, mapped but
-   without access: rmm__vm_undo). Pages come in extents (vm->extent pages at most, two by default: see
+   driver call), or unmapped; and a fourth, rare one: mapped without access, after driver failures
+   in a failed page-in's undo (rmm__vm_undo). Pages come in extents (vm->extent pages at most, two by default: see
    rmm__vm_page_in), mapped, moved and given back whole: an extent moves only when none of its
    pages is in use. The pool also keeps spare physical memory, unmapped, so that pages can be
    backed without cuMemCreate (extents of up to RMM__VM_SPARE_PAGES: a longer one that comes off
