@@ -319,9 +319,11 @@ def chain_finalizer(cls, base_del):
         before = _sys.getrefcount(self)
         try:
             own(self)
-        finally:
-            if _sys.getrefcount(self) <= before:  # (not kept: more references than before)
-                base_del(self)
+        except BaseException:  # (its traceback refers to self: not a sign that own kept it)
+            base_del(self)
+            raise
+        if _sys.getrefcount(self) <= before:  # (not kept: more references than before)
+            base_del(self)
     for name in ("__name__", "__qualname__", "__doc__"):
         try:
             setattr(__del__, name, getattr(own, name))
