@@ -2193,77 +2193,59 @@ TEST(pool_free_out_of_host_memory_changes_nothing) {
 }
 
 #if defined(RMM_BACKEND_HOST)
+#include "refusing.h"
 /* A creation that fails after it took memory or a stream gives it back on its way out; when that
    clean-up fails too, the creation reports its own failure, not the clean-up's (RMM__CLEANUP):
    a pool primed with initial_bytes whose chunk records cannot be made, its chunk's free refused
-   by the upstream; a stream whose registry entry cannot be made, its destroy failing. Every
-   request of host memory is made to fail in turn, until the creation succeeds. */
-static int cl_refuse;
-static rmm_status cl_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
-    (void)self;
-    return rmm_allocate_aligned(rmm_get_current_device_resource(), ptr, bytes, alignment, stream);
+   by the upstream (tests/refusing.h); a stream whose registry entry cannot be made, its destroy
+   failing; and a fixed-size resource, which takes no chunk before its records. Every request of
+   host memory is made to fail in turn, until the creation succeeds. */
+/* Makes a resource over `up` (a pool primed with initial_bytes, or a fixed-size resource). */
+typedef rmm_status (*cl_make_fn)(rmm_resource **out, rmm_resource *up);
+static rmm_status cl_make_pool(rmm_resource **out, rmm_resource *up) {
+    rmm_pool_desc d = rmm_pool_desc_default();
+    d.initial_bytes = (size_t)1 << 20;
+    return rmm_pool_create(out, up, &d);
 }
-static rmm_status cl_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
-    (void)self;
-    if (cl_refuse > 0) {
-        cl_refuse--;
-        return rmm_set_last_error(RMM_ERROR_CUDA, "cl_refusing: free refused on purpose");
+static rmm_status cl_make_fixed(rmm_resource **out, rmm_resource *up) {
+    rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
+    fd.block_bytes = 4096;
+    fd.blocks_to_preallocate = 4;
+    return rmm_fixed_size_create(out, up, &fd);
+}
+/* Makes a resource over a refusing upstream (one free refused) with each request of host memory
+   failing in turn, until the creation succeeds: every failure is OUT_OF_MEMORY, its own, with
+   *out NULL; returns how many failed creations gave a chunk back (their free refused), -1 if no
+   creation succeeded within 64 requests. */
+static int cl_sweep(cl_make_fn make, const char *what) {
+    rmm_resource refusing = refusing_resource();
+    int n, cleanups = 0;
+    for (n = 1; n <= 64; n++) {
+        rmm_resource *mr = NULL;
+        rmm_status st;
+        refuse_frees = 1;
+        host_fail_nth = n;
+        st = make(&mr, &refusing);
+        host_fail_nth = 0;
+        if (st == RMM_SUCCESS) {
+            refuse_frees = 0;
+            rmm_resource_destroy(mr);
+            return cleanups;
+        }
+        CHECK(st == RMM_ERROR_OUT_OF_MEMORY && mr == NULL);
+        CHECK(rmm_last_status() == st && strstr(rmm_last_error(), "refusing:") == NULL);
+        if (strstr(rmm_last_error(), "refusing:")) printf("  (%s, host request %d: the last error is %s)\n", what, n, rmm_last_error());
+        cleanups += refuse_frees == 0; /* the chunk was taken, and its free refused */
+        refuse_frees = 0;
     }
-    return rmm_deallocate_aligned(rmm_get_current_device_resource(), ptr, bytes, alignment, stream);
+    return -1;
 }
-static const rmm_resource_vtable cl_vtable = {"cl_refusing", cl_allocate, cl_deallocate, NULL, NULL};
 TEST(failed_creations_report_their_own_failure_not_the_clean_up_s) {
-    rmm_resource refusing;
-    int n, pool_cleanups = 0, stream_cleanups = 0, done = 0;
-    memset(&refusing, 0, sizeof refusing);
-    refusing.vtable = &cl_vtable;
-    for (n = 1; n <= 64 && !done; n++) {
-        rmm_resource *pool = NULL;
-        rmm_pool_desc d = rmm_pool_desc_default();
-        rmm_status st;
-        d.initial_bytes = (size_t)1 << 20;
-        cl_refuse = 1;
-        host_fail_nth = n;
-        st = rmm_pool_create(&pool, &refusing, &d);
-        host_fail_nth = 0;
-        if (st == RMM_SUCCESS) {
-            done = 1;
-            cl_refuse = 0;
-            rmm_resource_destroy(pool);
-            break;
-        }
-        CHECK(st == RMM_ERROR_OUT_OF_MEMORY && pool == NULL);
-        CHECK(rmm_last_status() == st && strstr(rmm_last_error(), "cl_refusing") == NULL);
-        if (strstr(rmm_last_error(), "cl_refusing")) printf("  (pool, host request %d: the last error is %s)\n", n, rmm_last_error());
-        pool_cleanups += cl_refuse == 0; /* the chunk was taken, and its free refused */
-        cl_refuse = 0;
-    }
-    CHECK(done);
-    CHECK(pool_cleanups >= 1);
-    for (n = 1, done = 0; n <= 64 && !done; n++) { /* a fixed-size resource, whose first chunk is taken at creation after the
-                                                      records it needs: each failure is its own, and no chunk is left taken */
-        rmm_resource *fixed = NULL;
-        rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
-        rmm_status st;
-        fd.block_bytes = 4096;
-        fd.blocks_to_preallocate = 4;
-        cl_refuse = 1;
-        host_fail_nth = n;
-        st = rmm_fixed_size_create(&fixed, &refusing, &fd);
-        host_fail_nth = 0;
-        if (st == RMM_SUCCESS) {
-            done = 1;
-            cl_refuse = 0;
-            rmm_resource_destroy(fixed);
-            break;
-        }
-        CHECK(st == RMM_ERROR_OUT_OF_MEMORY && fixed == NULL);
-        CHECK(rmm_last_status() == st && strstr(rmm_last_error(), "cl_refusing") == NULL);
-        if (strstr(rmm_last_error(), "cl_refusing")) printf("  (fixed-size, host request %d: the last error is %s)\n", n, rmm_last_error());
-        CHECK(cl_refuse == 1); /* (no chunk was taken to give back) */
-        cl_refuse = 0;
-    }
-    CHECK(done);
+    int n, stream_cleanups = 0, done;
+    CHECK(cl_sweep(cl_make_pool, "pool") >= 1);
+    /* a fixed-size resource, whose first chunk is taken at creation after the records it needs:
+       each failure is its own, and no chunk is left taken to give back */
+    CHECK(cl_sweep(cl_make_fixed, "fixed-size") == 0);
     for (n = 1, done = 0; n <= 64 && !done; n++) {
         rmm_stream s = NULL;
         rmm_status st;

@@ -406,28 +406,14 @@ TEST(graph_pool_failures_that_are_logged) {
     }
 }
 
+#include "refusing.h"
 /* A clean-up on a failure path (memory given back after a later step failed) that fails too leaves
    the call's own failure as the last error, the one it returns (before: the clean-up's). */
-static int refuse_frees;
-static rmm_status refusing_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
-    (void)self;
-    return rmm_allocate_aligned(rmm_get_current_device_resource(), ptr, bytes, alignment, stream);
-}
-static rmm_status refusing_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
-    (void)self;
-    if (refuse_frees > 0) {
-        return rmm_set_last_error(RMM_ERROR_CUDA, "refusing: free refused on purpose (%d more to refuse)", --refuse_frees);
-    }
-    return rmm_deallocate_aligned(rmm_get_current_device_resource(), ptr, bytes, alignment, stream);
-}
-static const rmm_resource_vtable refusing_vtable = {"refusing", refusing_allocate, refusing_deallocate, NULL, NULL};
 TEST(a_failed_clean_up_leaves_the_call_s_own_failure) {
-    rmm_resource refusing;
+    rmm_resource refusing = refusing_resource(); /* (tests/refusing.h) */
     rmm_device_buffer b;
     char src[256];
     rmm_status st;
-    memset(&refusing, 0, sizeof refusing);
-    refusing.vtable = &refusing_vtable;
     memset(src, 7, sizeof src);
     fail("cudaMemcpyAsync", 1, 1); /* the copy fails; the buffer's release, a free, is refused too */
     refuse_frees = 1;
