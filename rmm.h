@@ -188,6 +188,18 @@ RMMDEF const char *rmm_last_error(void);
 /* The status of the last failing call on this thread (RMM_SUCCESS before the first failure). For the
    few calls that return a pointer or a size rather than a status. O(1). */
 RMMDEF rmm_status rmm_last_status(void);
+/* The CUDA error behind this thread's last failure, when that failure was a CUDA call's own: the
+   cudaError_t the runtime returned, or for the virtual pool's driver calls the CUresult (CUDA gives
+   the errors the two APIs share the same numbers: 2 out of memory, 101 invalid device, 400 invalid
+   handle, ...); on the host backend the error its simulated call names (2 out of memory, 1 invalid
+   value, 101 invalid device, 400 invalid resource handle, 999 for an injected failure or one of the
+   host's own). 0 when the last failure was not a CUDA call's own: an invalid argument the library
+   refused before any CUDA call, a resource's explained OUT_OF_MEMORY (its message quotes the CUDA
+   error that started it as its cause), a user's rmm_set_last_error; and before the first failure.
+   Set and cleared with rmm_last_status(), so a library call that recovers from a failure of its own
+   leaves the earlier value. For bindings that raise the CUDA runtime's own error numbers (rmmh's
+   CUDARuntimeError.status). O(1). */
+RMMDEF int rmm_last_cuda_error(void);
 
 /* For user-defined resources: records `status` and a printf-style message as this thread's last
    error and returns `status`, so `return rmm_set_last_error(RMM_ERROR_OUT_OF_MEMORY, "...", n);`
@@ -1876,6 +1888,7 @@ RMM__PRIVATE bool rmm__addr_map_record(rmm__addr_map *m, uintptr_t key, void *va
 
 static RMM__TLS char rmm__last_error_text[1024]; /* (512 until 2026-11-28: nested out-of-memory explanations with a long path passed it) */
 static RMM__TLS rmm_status rmm__last_error_status;
+static RMM__TLS int rmm__last_cuda_error; /* rmm_last_cuda_error: set with the status, 0 unless a CUDA call's own failure */
 /* Counts this thread's failures recorded (rmm__fail, rmm_set_last_error): a caller of user code
    tells whether that code recorded its own (rmm__callback_allocate). */
 static RMM__TLS unsigned long rmm__last_error_serial;
@@ -1941,10 +1954,12 @@ RMM__IMPL rmm_status rmm_set_last_error(rmm_status status, const char *fmt, ...)
     rmm__set_error_text(fmt, ap);
     va_end(ap);
     rmm__last_error_status = status;
+    rmm__last_cuda_error = 0;
     rmm__last_error_serial++;
     return status;
 }
 RMM__IMPL rmm_status rmm_last_status(void) { return rmm__last_error_status; }
+RMM__IMPL int rmm_last_cuda_error(void) { return rmm__last_cuda_error; }
 /* A failure the library swallows (an internal call whose failure it works around and the public
    call then succeeds) must not stay behind as the thread's last error, which names the last failing
    call: the caller keeps the record before and puts it back after, as it was (text, status, serial
@@ -1955,6 +1970,7 @@ RMM__IMPL rmm_status rmm_last_status(void) { return rmm__last_error_status; }
 typedef struct rmm__kept_error {
     unsigned long serial, reentrant_serial;
     rmm_status status;
+    int cuda_error;
     size_t length; /* the text's, with its NUL */
     char text[sizeof rmm__last_error_text];
 } rmm__kept_error;
@@ -1962,6 +1978,7 @@ RMM__PRIVATE void rmm__error_keep(rmm__kept_error *k) {
     k->serial = rmm__last_error_serial;
     k->reentrant_serial = rmm__reentrant_serial;
     k->status = rmm__last_error_status;
+    k->cuda_error = rmm__last_cuda_error;
     k->length = strlen(rmm__last_error_text) + 1; /* (always NUL-terminated within the buffer) */
     memcpy(k->text, rmm__last_error_text, k->length);
 }
@@ -1969,6 +1986,7 @@ RMM__PRIVATE void rmm__error_back(const rmm__kept_error *k) {
     if (rmm__last_error_serial == k->serial) return; /* nothing recorded meanwhile */
     memcpy(rmm__last_error_text, k->text, k->length);
     rmm__last_error_status = k->status;
+    rmm__last_cuda_error = k->cuda_error;
     rmm__last_error_serial = k->serial;
     rmm__reentrant_serial = k->reentrant_serial;
 }
@@ -2002,6 +2020,20 @@ static rmm_status rmm__fail(rmm_status status, const char *fmt, ...) {
     rmm__set_error_text(fmt, ap);
     va_end(ap);
     rmm__last_error_status = status;
+    rmm__last_cuda_error = 0;
+    rmm__last_error_serial++;
+    return status;
+}
+/* rmm__fail for a CUDA call's own failure: rmm_last_cuda_error() gives `cuda_error` (its
+   cudaError_t or CUresult, or the host backend's stand-in). */
+static rmm_status rmm__fail_cuda(int cuda_error, rmm_status status, const char *fmt, ...) RMM__PRINTF(3, 4) RMM__UNUSED;
+static rmm_status rmm__fail_cuda(int cuda_error, rmm_status status, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    rmm__set_error_text(fmt, ap);
+    va_end(ap);
+    rmm__last_error_status = status;
+    rmm__last_cuda_error = cuda_error;
     rmm__last_error_serial++;
     return status;
 }
@@ -2111,7 +2143,7 @@ RMM__PRIVATE rmm_status rmm__cuda_fail(cudaError_t err, const char *call, const 
     vsnprintf(detail, sizeof detail, fmt, ap);
     va_end(ap);
     (void)cudaGetLastError(); /* clear a non-sticky error so it does not reach the user's next check */
-    return rmm__fail(status, "%s(%s) failed: %s (%s)", call, detail, cudaGetErrorName(err), cudaGetErrorString(err));
+    return rmm__fail_cuda((int)err, status, "%s(%s) failed: %s (%s)", call, detail, cudaGetErrorName(err), cudaGetErrorString(err));
 }
 #define RMM__CU(call, name, ...) \
     do { cudaError_t rmm__e_ = (call); if (RMM__UNLIKELY(rmm__e_ != cudaSuccess)) return rmm__cuda_fail(rmm__e_, name, __VA_ARGS__); } while (0)
@@ -2365,14 +2397,14 @@ RMM__PRIVATE rmm_status rmm__ipc_fail(cudaError_t err, const char *call, bool ex
     if (export_any && err != cudaErrorMemoryAllocation) {
         const char *name = cudaGetErrorName(err);
         (void)cudaGetLastError();
-        return rmm__fail(RMM_ERROR_NOT_SUPPORTED,
+        return rmm__fail_cuda((int)err, RMM_ERROR_NOT_SUPPORTED,
                          "%s failed: %s: not supported here (an async resource must be created with RMM_EXPORT_POSIX_FD, in Python "
                          "enable_ipc=True, on a device and driver that support POSIX file descriptor handles)",
                          call, name);
     }
     if (err == cudaErrorNotSupported) {
         (void)cudaGetLastError();
-        return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "%s failed: cudaErrorNotSupported: not supported on this device or driver", call);
+        return rmm__fail_cuda((int)err, RMM_ERROR_NOT_SUPPORTED, "%s failed: cudaErrorNotSupported: not supported on this device or driver", call);
     }
     return rmm__cuda_fail(err, call, "%s", "");
 }
@@ -2583,7 +2615,7 @@ RMM__PRIVATE void rmm__vmm_load(void) {
     rmm__vmm.loaded = true;
 }
 RMM__PRIVATE rmm_status rmm__cu_fail(CUresult r, const char *call, size_t bytes) {
-    return rmm__fail(r == CUDA_ERROR_OUT_OF_MEMORY ? RMM_ERROR_OUT_OF_MEMORY : RMM_ERROR_CUDA, "%s(bytes=%zu) failed: CUresult %d%s", call, bytes,
+    return rmm__fail_cuda((int)r, r == CUDA_ERROR_OUT_OF_MEMORY ? RMM_ERROR_OUT_OF_MEMORY : RMM_ERROR_CUDA, "%s(bytes=%zu) failed: CUresult %d%s", call, bytes,
                      (int)r, r == CUDA_ERROR_OUT_OF_MEMORY ? " (CUDA_ERROR_OUT_OF_MEMORY)" : "");
 }
 RMM__PRIVATE void rmm__vm_prop(CUmemAllocationProp *prop, int device) {
@@ -2653,6 +2685,12 @@ RMM__PRIVATE rmm_status rmm__vm_unmap(char *va, size_t bytes) {
 #define RMM__BACKEND_NAME "cuda"
 
 #else /* ----------------------------------------------------- host backend ------------------ */
+
+/* The CUDA error numbers the simulated calls fail with (rmm_last_cuda_error; cudaError_t's values,
+   which the driver's CUresult shares for these): out of memory (the device's or the host's, for
+   the backend's records), an invalid value, device or handle, and anything else (an injected
+   failure, an mmap or mprotect of the simulated virtual memory) as cudaErrorUnknown. */
+enum { RMM__HOST_ERR_VALUE = 1, RMM__HOST_ERR_OOM = 2, RMM__HOST_ERR_DEVICE = 101, RMM__HOST_ERR_HANDLE = 400, RMM__HOST_ERR_UNKNOWN = 999 };
 
 /* Streams are small records that are never freed: a destroyed one is reused by the next create,
    as CUDA reuses handles, so the library's detection of handle reuse is exercised here too. Every
@@ -2742,12 +2780,15 @@ RMM__PRIVATE bool rmm__host_fault(const char *call, rmm_status *status) {
     rmm__unlock(&rmm__host_faults.lock);
     return hit;
 }
-#define RMM__HOST_FAULT(call)                                                                              \
-    do {                                                                                                   \
-        rmm_status rmm__fault_st_;                                                                         \
-        if (RMM__UNLIKELY(rmm__host_fault((call), &rmm__fault_st_)))                                       \
-            return rmm__fail(rmm__fault_st_, "%s() failed: %s (injected by rmm_host_backend_fail_calls)", \
-                             (call), rmm__fault_st_ == RMM_ERROR_OUT_OF_MEMORY ? "cudaErrorMemoryAllocation" : "cudaErrorUnknown"); \
+#define RMM__HOST_FAULT(call)                                                                                  \
+    do {                                                                                                       \
+        rmm_status rmm__fault_st_;                                                                             \
+        if (RMM__UNLIKELY(rmm__host_fault((call), &rmm__fault_st_))) {                                        \
+            bool rmm__fault_oom_ = rmm__fault_st_ == RMM_ERROR_OUT_OF_MEMORY;                                  \
+            return rmm__fail_cuda(rmm__fault_oom_ ? RMM__HOST_ERR_OOM : RMM__HOST_ERR_UNKNOWN, rmm__fault_st_,  \
+                                  "%s() failed: %s (injected by rmm_host_backend_fail_calls)", (call),         \
+                                  rmm__fault_oom_ ? "cudaErrorMemoryAllocation" : "cudaErrorUnknown");         \
+        }                                                                                                      \
     } while (0)
 
 /* SUCCESS iff `stream` is a special handle or a live stream record. */
@@ -2762,7 +2803,7 @@ RMM__PRIVATE uint64_t rmm__host_stream_live_id(rmm_stream stream) {
 }
 RMM__PRIVATE rmm_status rmm__host_stream_check(rmm_stream stream, const char *call) {
     if ((uintptr_t)stream <= 2) return RMM_SUCCESS;
-    if (rmm__host_stream_live_id(stream) == 0) return rmm__fail(RMM_ERROR_CUDA, "%s(stream=%p) failed: cudaErrorInvalidResourceHandle (invalid resource handle)", call, (void *)stream);
+    if (rmm__host_stream_live_id(stream) == 0) return rmm__fail_cuda(RMM__HOST_ERR_HANDLE, RMM_ERROR_CUDA, "%s(stream=%p) failed: cudaErrorInvalidResourceHandle (invalid resource handle)", call, (void *)stream);
     return RMM_SUCCESS;
 }
 
@@ -2796,20 +2837,20 @@ RMM__PRIVATE rmm_status rmm__host_malloc_counted(void **ptr, size_t bytes, const
     size_t used, total;
     void *raw = NULL;
     RMM__HOST_FAULT(call);
-    if (bytes > SIZE_MAX - RMM__HOST_HEADER) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "%s(bytes=%zu) failed: cudaErrorMemoryAllocation (out of memory)", call, bytes);
+    if (bytes > SIZE_MAX - RMM__HOST_HEADER) return rmm__fail_cuda(RMM__HOST_ERR_OOM, RMM_ERROR_OUT_OF_MEMORY, "%s(bytes=%zu) failed: cudaErrorMemoryAllocation (out of memory)", call, bytes);
     total = bytes + RMM__HOST_HEADER;
     RMM__ATOMIC_STORE(&rmm__host_context[rmm__host_current_device], 1);
     used = RMM__ATOMIC_ADD(&rmm__host_used, total);
     if (used > RMM__ATOMIC_LOAD(&rmm__host_capacity) || used < total || posix_memalign(&raw, 256, total) != 0) {
         RMM__ATOMIC_SUB(&rmm__host_used, total);
-        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "%s(bytes=%zu) failed: cudaErrorMemoryAllocation (out of memory; host backend capacity %zu bytes)",
+        return rmm__fail_cuda(RMM__HOST_ERR_OOM, RMM_ERROR_OUT_OF_MEMORY, "%s(bytes=%zu) failed: cudaErrorMemoryAllocation (out of memory; host backend capacity %zu bytes)",
                          call, bytes, RMM__ATOMIC_LOAD(&rmm__host_capacity));
     }
     memcpy(raw, &total, sizeof total);
     if (!rmm__host_live_add((char *)raw + RMM__HOST_HEADER, RMM__HOST_COUNTED)) {
         RMM__ATOMIC_SUB(&rmm__host_used, total);
         free(raw);
-        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "%s(bytes=%zu) failed: host out of memory for the backend's records", call, bytes);
+        return rmm__fail_cuda(RMM__HOST_ERR_OOM, RMM_ERROR_OUT_OF_MEMORY, "%s(bytes=%zu) failed: host out of memory for the backend's records", call, bytes);
     }
     *ptr = (char *)raw + RMM__HOST_HEADER;
     return RMM_SUCCESS;
@@ -2819,7 +2860,7 @@ RMM__PRIVATE rmm_status rmm__host_free_counted(void *ptr, const char *call) {
     char *raw;
     RMM__HOST_FAULT(call);
     if (!ptr) return RMM_SUCCESS;
-    if (!rmm__host_live_remove(ptr, RMM__HOST_COUNTED)) return rmm__fail(RMM_ERROR_CUDA, "%s(ptr=%p) failed: cudaErrorInvalidValue (not an allocation, or freed already)", call, ptr);
+    if (!rmm__host_live_remove(ptr, RMM__HOST_COUNTED)) return rmm__fail_cuda(RMM__HOST_ERR_VALUE, RMM_ERROR_CUDA, "%s(ptr=%p) failed: cudaErrorInvalidValue (not an allocation, or freed already)", call, ptr);
     raw = (char *)ptr - RMM__HOST_HEADER;
     memcpy(&total, raw, sizeof total);
     RMM__ATOMIC_SUB(&rmm__host_used, total);
@@ -2837,17 +2878,17 @@ RMM__PRIVATE rmm_status rmm__pinned_malloc(void **ptr, size_t bytes) {
     void *raw = NULL;
     RMM__HOST_FAULT("cudaHostAlloc");
     if (posix_memalign(&raw, 256, bytes) != 0)
-        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "cudaHostAlloc(bytes=%zu) failed: cudaErrorMemoryAllocation (out of memory)", bytes);
+        return rmm__fail_cuda(RMM__HOST_ERR_OOM, RMM_ERROR_OUT_OF_MEMORY, "cudaHostAlloc(bytes=%zu) failed: cudaErrorMemoryAllocation (out of memory)", bytes);
     if (!rmm__host_live_add(raw, RMM__HOST_PINNED)) {
         free(raw);
-        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "cudaHostAlloc(bytes=%zu) failed: host out of memory for the backend's records", bytes);
+        return rmm__fail_cuda(RMM__HOST_ERR_OOM, RMM_ERROR_OUT_OF_MEMORY, "cudaHostAlloc(bytes=%zu) failed: host out of memory for the backend's records", bytes);
     }
     *ptr = raw;
     return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__pinned_free(void *ptr) {
     RMM__HOST_FAULT("cudaFreeHost");
-    if (ptr && !rmm__host_live_remove(ptr, RMM__HOST_PINNED)) return rmm__fail(RMM_ERROR_CUDA, "cudaFreeHost(ptr=%p) failed: cudaErrorInvalidValue (not an allocation, or freed already)", ptr);
+    if (ptr && !rmm__host_live_remove(ptr, RMM__HOST_PINNED)) return rmm__fail_cuda(RMM__HOST_ERR_VALUE, RMM_ERROR_CUDA, "cudaFreeHost(ptr=%p) failed: cudaErrorInvalidValue (not an allocation, or freed already)", ptr);
     free(ptr);
     return RMM_SUCCESS;
 }
@@ -2866,7 +2907,7 @@ RMM__PRIVATE rmm_status rmm__get_device(int *device) {
 RMM__PRIVATE rmm_status rmm__set_device(int device) {
     RMM__HOST_FAULT("cudaSetDevice");
     if (device < 0 || device >= RMM_HOST_BACKEND_DEVICES)
-        return rmm__fail(RMM_ERROR_CUDA, "cudaSetDevice(device=%d) failed: cudaErrorInvalidDevice (invalid device ordinal)", device);
+        return rmm__fail_cuda(RMM__HOST_ERR_DEVICE, RMM_ERROR_CUDA, "cudaSetDevice(device=%d) failed: cudaErrorInvalidDevice (invalid device ordinal)", device);
     rmm__host_current_device = device;
     RMM__ATOMIC_STORE(&rmm__host_context[device], 1);
     return RMM_SUCCESS;
@@ -2893,7 +2934,7 @@ RMM__PRIVATE rmm_status rmm__event_create(rmm__event *event) {
     RMM__HOST_FAULT("cudaEventCreateWithFlags");
     RMM__ATOMIC_STORE(&rmm__host_context[rmm__host_current_device], 1);
     e = RMM_SYS_MALLOC(16);
-    if (!e) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "cudaEventCreateWithFlags() failed: host out of memory");
+    if (!e) return rmm__fail_cuda(RMM__HOST_ERR_OOM, RMM_ERROR_OUT_OF_MEMORY, "cudaEventCreateWithFlags() failed: host out of memory");
     *event = e;
     return RMM_SUCCESS;
 }
@@ -2950,14 +2991,14 @@ RMM__PRIVATE rmm_status rmm__stream_create_raw(rmm_stream *stream, bool blocking
         s->next_spare = NULL;
     }
     rmm__unlock(&rmm__host_streams_lock);
-    if (!s) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "cudaStreamCreateWithFlags() failed: host out of memory");
+    if (!s) return rmm__fail_cuda(RMM__HOST_ERR_OOM, RMM_ERROR_OUT_OF_MEMORY, "cudaStreamCreateWithFlags() failed: host out of memory");
     *stream = s;
     return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__stream_destroy_raw(rmm_stream stream) {
     RMM__HOST_FAULT("cudaStreamDestroy");
     RMM_TRY(rmm__host_stream_check(stream, "cudaStreamDestroy"));
-    if ((uintptr_t)stream <= 2) return rmm__fail(RMM_ERROR_CUDA, "cudaStreamDestroy(stream=%p) failed: cudaErrorInvalidResourceHandle", (void *)stream);
+    if ((uintptr_t)stream <= 2) return rmm__fail_cuda(RMM__HOST_ERR_HANDLE, RMM_ERROR_CUDA, "cudaStreamDestroy(stream=%p) failed: cudaErrorInvalidResourceHandle", (void *)stream);
     rmm__lock(&rmm__host_streams_lock);
     stream->magic = RMM__HOST_STREAM_DEAD;
     stream->next_spare = rmm__host_spare_streams;
@@ -3050,11 +3091,11 @@ RMM__PRIVATE rmm_status rmm__device_attribute(int attribute, int device, int *va
     size_t i;
     if (device < 0 || device >= RMM_HOST_BACKEND_DEVICES) {
         *cuda_error = 101;
-        return rmm__fail(RMM_ERROR_CUDA, "cudaDeviceGetAttribute(attr=%d, device=%d) failed: cudaErrorInvalidDevice (invalid device ordinal)", attribute, device);
+        return rmm__fail_cuda(RMM__HOST_ERR_DEVICE, RMM_ERROR_CUDA, "cudaDeviceGetAttribute(attr=%d, device=%d) failed: cudaErrorInvalidDevice (invalid device ordinal)", attribute, device);
     }
     if (attribute < 1) {
         *cuda_error = 1;
-        return rmm__fail(RMM_ERROR_CUDA, "cudaDeviceGetAttribute(attr=%d, device=%d) failed: cudaErrorInvalidValue (invalid argument)", attribute, device);
+        return rmm__fail_cuda(RMM__HOST_ERR_VALUE, RMM_ERROR_CUDA, "cudaDeviceGetAttribute(attr=%d, device=%d) failed: cudaErrorInvalidValue (invalid argument)", attribute, device);
     }
     for (i = 0; i < sizeof rmm__host_attributes / sizeof rmm__host_attributes[0]; i++)
         if (rmm__host_attributes[i][0] == attribute) *value = rmm__host_attributes[i][1];
@@ -3113,7 +3154,7 @@ RMM__PRIVATE rmm_status rmm__mempool_create(rmm_mem_pool *pool, int device, unsi
     rmm_mem_pool p;
     RMM__HOST_FAULT("cudaMemPoolCreate");
     p = (rmm_mem_pool)RMM_SYS_MALLOC(sizeof *p);
-    if (!p) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "cudaMemPoolCreate() failed: host out of memory");
+    if (!p) return rmm__fail_cuda(RMM__HOST_ERR_OOM, RMM_ERROR_OUT_OF_MEMORY, "cudaMemPoolCreate() failed: host out of memory");
     p->device = device;
     p->handle_types = handle_types;
     p->release_threshold = release_threshold;
@@ -3129,7 +3170,7 @@ RMM__PRIVATE rmm_status rmm__mempool_create_pinned(rmm_mem_pool *pool, int devic
     RMM_TRY(rmm__mempool_create(&p, -1, 0, release_threshold));
     if (RMM__UNLIKELY(rmm__host_fault("cudaMemPoolSetAccess", &fault))) {
         rmm__mempool_destroy(p);
-        return rmm__fail(fault, "cudaMemPoolSetAccess() failed: cudaErrorUnknown (injected by rmm_host_backend_fail_calls)");
+        return rmm__fail_cuda(RMM__HOST_ERR_UNKNOWN, fault, "cudaMemPoolSetAccess() failed: cudaErrorUnknown (injected by rmm_host_backend_fail_calls)");
     }
     *pool = p;
     return RMM_SUCCESS;
@@ -3137,7 +3178,7 @@ RMM__PRIVATE rmm_status rmm__mempool_create_pinned(rmm_mem_pool *pool, int devic
 /* One simulated default managed pool per device, never freed (the driver's, in CUDA). */
 static struct rmm__host_mempool rmm__host_managed_pools[RMM_HOST_BACKEND_DEVICES];
 RMM__PRIVATE rmm_status rmm__mempool_default_managed(rmm_mem_pool *pool, int device) {
-    if (device < 0 || device >= RMM_HOST_BACKEND_DEVICES) return rmm__fail(RMM_ERROR_CUDA, "cudaMemGetDefaultMemPool() failed: invalid device %d", device);
+    if (device < 0 || device >= RMM_HOST_BACKEND_DEVICES) return rmm__fail_cuda(RMM__HOST_ERR_DEVICE, RMM_ERROR_CUDA, "cudaMemGetDefaultMemPool() failed: cudaErrorInvalidDevice (invalid device %d)", device);
     RMM__HOST_FAULT("cudaMemGetDefaultMemPool");
     rmm__host_managed_pools[device].device = device;
     rmm__host_managed_pools[device].release_threshold = UINT64_MAX;
@@ -3177,10 +3218,10 @@ RMM__PRIVATE rmm_status rmm__vm_reserve(char **base, size_t bytes, size_t alignm
     char *raw, *aligned;
     size_t head, total;
     RMM__HOST_FAULT("cuMemAddressReserve");
-    if (bytes > SIZE_MAX - alignment) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "cuMemAddressReserve(bytes=%zu) failed: too large", bytes);
+    if (bytes > SIZE_MAX - alignment) return rmm__fail_cuda(RMM__HOST_ERR_OOM, RMM_ERROR_OUT_OF_MEMORY, "cuMemAddressReserve(bytes=%zu) failed: too large", bytes);
     total = bytes + alignment;
     raw = (char *)mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (raw == (char *)MAP_FAILED) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "cuMemAddressReserve(bytes=%zu) failed: mmap: %s", bytes, strerror(errno));
+    if (raw == (char *)MAP_FAILED) return rmm__fail_cuda(RMM__HOST_ERR_OOM, RMM_ERROR_OUT_OF_MEMORY, "cuMemAddressReserve(bytes=%zu) failed: mmap: %s", bytes, strerror(errno));
     aligned = (char *)(((uintptr_t)raw + alignment - 1) & ~(uintptr_t)(alignment - 1));
     head = (size_t)(aligned - raw);
     if (head) munmap(raw, head);
@@ -3196,7 +3237,7 @@ RMM__PRIVATE rmm_status rmm__vm_create(uint64_t *handle, size_t bytes, int devic
     used = RMM__ATOMIC_ADD(&rmm__host_used, bytes);
     if (used > RMM__ATOMIC_LOAD(&rmm__host_capacity)) {
         RMM__ATOMIC_SUB(&rmm__host_used, bytes);
-        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "cuMemCreate(bytes=%zu) failed: CUDA_ERROR_OUT_OF_MEMORY (host backend capacity %zu bytes)", bytes,
+        return rmm__fail_cuda(RMM__HOST_ERR_OOM, RMM_ERROR_OUT_OF_MEMORY, "cuMemCreate(bytes=%zu) failed: CUDA_ERROR_OUT_OF_MEMORY (host backend capacity %zu bytes)", bytes,
                          RMM__ATOMIC_LOAD(&rmm__host_capacity));
     }
     *handle = (uint64_t)bytes;
@@ -3218,7 +3259,7 @@ RMM__PRIVATE rmm_status rmm__vm_map(char *va, size_t bytes, uint64_t handle, siz
 RMM__PRIVATE rmm_status rmm__vm_set_access(char *va, size_t bytes, int device) {
     (void)device;
     RMM__HOST_FAULT("cuMemSetAccess");
-    if (mprotect(va, bytes, PROT_READ | PROT_WRITE) != 0) return rmm__fail(RMM_ERROR_CUDA, "cuMemSetAccess(bytes=%zu) failed: mprotect: %s", bytes, strerror(errno));
+    if (mprotect(va, bytes, PROT_READ | PROT_WRITE) != 0) return rmm__fail_cuda(RMM__HOST_ERR_UNKNOWN, RMM_ERROR_CUDA, "cuMemSetAccess(bytes=%zu) failed: mprotect: %s", bytes, strerror(errno));
     return RMM_SUCCESS;
 }
 /* A fresh inaccessible mapping over the range drops its pages, as unmapping physical memory does. */
@@ -3230,7 +3271,7 @@ RMM__PRIVATE rmm_status rmm__vm_unmap(char *va, size_t bytes) {
         if (m) m->unmap(m->user, va, bytes);
     }
     p = mmap(va, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
-    if (p == MAP_FAILED) return rmm__fail(RMM_ERROR_CUDA, "cuMemUnmap(bytes=%zu) failed: mmap: %s", bytes, strerror(errno));
+    if (p == MAP_FAILED) return rmm__fail_cuda(RMM__HOST_ERR_UNKNOWN, RMM_ERROR_CUDA, "cuMemUnmap(bytes=%zu) failed: mmap: %s", bytes, strerror(errno));
     return RMM_SUCCESS;
 }
 #define RMM__BACKEND_NAME "host"

@@ -121,6 +121,53 @@ TEST(long_messages_keep_their_cause_and_whole_characters) {
     CHECK(strcmp(rmm_last_error(), "short") == 0);
 }
 
+/* rmm_last_cuda_error: the CUDA error number of a CUDA call's own failure (rmmh raises it as
+   CUDARuntimeError.status; it read it from the name in the message before), 0 for a failure that
+   was not one, and set and cleared with the status. */
+TEST(last_cuda_error_is_the_cuda_call_s_own_error_number) {
+    rmm_resource *mr = NULL, *pool = NULL;
+    rmm_pool_desc pd = rmm_pool_desc_default();
+    void *p = NULL;
+    int count = 0, device = -1;
+    NEED_GPU();
+    CHECK_STATUS(rmm_set_last_error(RMM_ERROR_IO, "%s", "the caller's own"), RMM_ERROR_IO);
+    CHECK(rmm_last_cuda_error() == 0);
+    CHECK_OK(rmm_cuda_resource_create(&mr));
+    if (!mr) return;
+    CHECK_STATUS(rmm_allocate(mr, &p, SIZE_MAX - 4096, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK(rmm_last_cuda_error() == 2); /* cudaErrorMemoryAllocation, from cudaMalloc */
+    CHECK_OK(rmm_allocate(mr, &p, 4096, RMM_STREAM_DEFAULT)); /* a success leaves the record */
+    CHECK(rmm_last_cuda_error() == 2 && rmm_last_status() == RMM_ERROR_OUT_OF_MEMORY);
+    CHECK_OK(rmm_deallocate(mr, p, 4096, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_allocate(mr, NULL, 16, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(rmm_last_cuda_error() == 0); /* refused before any CUDA call */
+    CHECK_OK(rmm_get_device_count(&count));
+    CHECK_STATUS(rmm_set_device(count), RMM_ERROR_INVALID_ARGUMENT); /* checked before cudaSetDevice */
+    CHECK(rmm_last_cuda_error() == 0);
+    /* a pool's explained OUT_OF_MEMORY is the pool's own: its message quotes the cause */
+    pd.initial_bytes = (size_t)1 << 20;
+    pd.maximum_bytes = (size_t)2 << 20;
+    CHECK_OK(rmm_pool_create(&pool, mr, &pd));
+    if (pool) {
+        CHECK_STATUS(rmm_allocate(pool, &p, (size_t)4 << 20, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+        CHECK(rmm_last_cuda_error() == 0);
+        rmm_resource_destroy(pool);
+    }
+#if defined(RMM_BACKEND_HOST)
+    rmm_host_backend_fail_calls("cudaGetDevice", 1, 1, RMM_ERROR_CUDA); /* an injected failure: cudaErrorUnknown */
+    CHECK_STATUS(rmm_get_device(&device), RMM_ERROR_CUDA);
+    CHECK(rmm_last_cuda_error() == 999);
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+#else
+    CHECK(rmm_status_from_cuda(cudaErrorInvalidDevice, "cudaSetDevice") == RMM_ERROR_CUDA);
+    CHECK(rmm_last_cuda_error() == (int)cudaErrorInvalidDevice);
+    CHECK(rmm_status_from_cuda(cudaSuccess, "x") == RMM_SUCCESS && rmm_last_cuda_error() == (int)cudaErrorInvalidDevice);
+#endif
+    CHECK_OK(rmm_get_device(&device));
+    CHECK(device >= 0);
+    rmm_resource_destroy(mr);
+}
+
 TEST(last_error_is_per_thread_and_empty_at_start) {
     /* covered in test_threads (a fresh thread sees ""); here: the message names the call */
     rmm_resource *mr = NULL;
@@ -907,6 +954,7 @@ int main(void) {
     printf("backend: %s\n", RMM__BACKEND_NAME);
     RUN(status_strings_and_last_error);
     RUN(last_error_is_per_thread_and_empty_at_start);
+    RUN(last_cuda_error_is_the_cuda_call_s_own_error_number);
     RUN(long_messages_keep_their_cause_and_whole_characters);
     RUN(generic_calls_check_arguments);
     RUN(an_ignored_alignment_is_refused_not_handed_on);

@@ -22,11 +22,11 @@ static const char earlier[] = "an earlier failure of the caller's";
 /* sets the last error to a known record */
 static void mark(void) { (void)rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "%s", earlier); }
 /* whether the record is still the one mark() set */
-static int untouched(void) { return rmm_last_status() == RMM_ERROR_INVALID_ARGUMENT && strcmp(rmm_last_error(), earlier) == 0; }
+static int untouched(void) { return rmm_last_status() == RMM_ERROR_INVALID_ARGUMENT && strcmp(rmm_last_error(), earlier) == 0 && rmm_last_cuda_error() == 0; }
 #define CHECK_UNTOUCHED()                                                                   \
     do {                                                                                    \
         CHECK(untouched());                                                                 \
-        if (!untouched()) printf("  (the last error is now %s: %s)\n", rmm_status_string(rmm_last_status()), rmm_last_error()); \
+        if (!untouched()) printf("  (the last error is now %s, CUDA error %d: %s)\n", rmm_status_string(rmm_last_status()), rmm_last_cuda_error(), rmm_last_error()); \
     } while (0)
 
 /* ---- every build: ordinary work leaves the record alone ------------------------------------ */
@@ -421,6 +421,7 @@ TEST(a_failed_clean_up_leaves_the_call_s_own_failure) {
     no_faults();
     CHECK(st == RMM_ERROR_CUDA);
     CHECK(rmm_last_status() == st);
+    CHECK(rmm_last_cuda_error() == 999); /* (the injected failure's cudaErrorUnknown, kept with its message) */
     CHECK(strstr(rmm_last_error(), "cudaMemcpyAsync") != NULL);
     if (!strstr(rmm_last_error(), "cudaMemcpyAsync")) printf("  (the last error is %s)\n", rmm_last_error());
     CHECK(refuse_frees == 0); /* the release was made */

@@ -64,6 +64,7 @@ def _fn(name, restype, *argtypes):
 # errors
 rmm_last_error = _fn("rmm_last_error", ctypes.c_char_p)
 rmm_last_status = _fn("rmm_last_status", I)
+rmm_last_cuda_error = _fn("rmm_last_cuda_error", I)  # the CUDA error number of a CUDA call's own failure, else 0
 rmm_status_string = _fn("rmm_status_string", ctypes.c_char_p, I)
 rmm_set_last_error = _fn("rmm_set_last_error", I, I, ctypes.c_char_p)
 

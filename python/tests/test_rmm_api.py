@@ -77,17 +77,31 @@ def test_set_device_errors_carry_the_cuda_error():
     gpu.setDevice(0)
 
 
-def test_device_errors_know_every_cuda_error_name():
-    """The cudaError_t of a failed device call is read from the name in rmm.h's message, for every
-    name CUDA 13 has (review 28: only 13 were known, and an earlier sticky error such as
-    cudaErrorIllegalAddress came back as 999)."""
+def test_device_errors_take_the_cuda_error_number_from_rmm_h():
+    """The cudaError_t of a failed device call is rmm.h's rmm_last_cuda_error(), whatever the
+    message says (it was read from the error name in the message, through a table that knew 13
+    names until review 28 and CUDA 13's since); a failure that was not a CUDA call's own reads as
+    cudaErrorUnknown, and rmm.h's INVALID_ARGUMENT (a device that does not exist) as 101."""
     from rmmh._cuda.gpu import _device_error
-    for name, number in (("cudaErrorIllegalAddress", 700), ("cudaErrorLaunchFailure", 719),
-                         ("cudaErrorNotPermitted", 800), ("cudaErrorNoDevice", 100),
-                         ("cudaErrorInsufficientDriver", 35), ("cudaErrorSomethingNew", 999)):
-        e = _device_error(1, "cudaSetDevice(device=0) failed: %s (text)" % name)
-        assert type(e) is gpu.CUDARuntimeError and e.status == number, name
-    assert _device_error(2, "rmm_set_device: device 9 does not exist").status == 101
+    for number in (700, 719, 800, 100, 35, 1234):
+        e = _device_error(1, "cudaSetDevice(device=0) failed: cudaErrorInvalidValue (text)", number)
+        assert type(e) is gpu.CUDARuntimeError and e.status == number, number
+    assert _device_error(1, "no CUDA call failed", 0).status == 999
+    e = _device_error(2, "rmm_set_device: device 9 does not exist", 0)
+    assert type(e) is gpu.InvalidDeviceError and e.status == 101
+
+
+def test_rmm_last_cuda_error_follows_the_last_failure():
+    """rmm_last_cuda_error(), bound in rmmh._lib: 0 after a failure that was not a CUDA call's, the
+    CUDA error number after one that was (cudaErrorMemoryAllocation, 2, for a cudaMalloc of
+    nearly 2^64 bytes), on both backends."""
+    from rmmh import _lib
+    mr = rmm.mr.CudaMemoryResource()
+    _lib.rmm_set_last_error(5, b"mine")
+    assert _lib.rmm_last_cuda_error() == 0
+    with pytest.raises(MemoryError):
+        mr.allocate(2**64 - 2**20)
+    assert _lib.rmm_last_cuda_error() == 2 and b"cudaMalloc" in _lib.rmm_last_error()
 
 
 @pytest.mark.skipif(not HOST, reason="injected CUDA failures (host backend)")

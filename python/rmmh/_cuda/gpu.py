@@ -2,7 +2,6 @@
 
 Failures raise CUDARuntimeError (an rmmh.CUDAError) with rmm.h's message."""
 import ctypes
-import re
 
 from .. import _lib
 from .._errors import INVALID_ARGUMENT as _INVALID_ARGUMENT, CUDAError, InvalidArgumentError, \
@@ -38,90 +37,26 @@ class InvalidDeviceError(InvalidArgumentError, CUDARuntimeError):
 
 
 CUDA_ERROR_INVALID_DEVICE = 101
-# cudaError_t's names and numbers (CUDA 13's driver_types.h, every one): rmm.h's messages name the
-# CUDA error; a name not here (a newer CUDA's), or none, reads as cudaErrorUnknown
-_CUDA_ERRORS = {
-    "cudaErrorInvalidValue": 1, "cudaErrorMemoryAllocation": 2, "cudaErrorInitializationError": 3,
-    "cudaErrorCudartUnloading": 4, "cudaErrorProfilerDisabled": 5,
-    "cudaErrorProfilerNotInitialized": 6, "cudaErrorProfilerAlreadyStarted": 7,
-    "cudaErrorProfilerAlreadyStopped": 8, "cudaErrorInvalidConfiguration": 9,
-    "cudaErrorInvalidPitchValue": 12, "cudaErrorInvalidSymbol": 13,
-    "cudaErrorInvalidHostPointer": 16, "cudaErrorInvalidDevicePointer": 17,
-    "cudaErrorInvalidTexture": 18, "cudaErrorInvalidTextureBinding": 19,
-    "cudaErrorInvalidChannelDescriptor": 20, "cudaErrorInvalidMemcpyDirection": 21,
-    "cudaErrorAddressOfConstant": 22, "cudaErrorTextureFetchFailed": 23,
-    "cudaErrorTextureNotBound": 24, "cudaErrorSynchronizationError": 25,
-    "cudaErrorInvalidFilterSetting": 26, "cudaErrorInvalidNormSetting": 27,
-    "cudaErrorMixedDeviceExecution": 28, "cudaErrorNotYetImplemented": 31,
-    "cudaErrorMemoryValueTooLarge": 32, "cudaErrorStubLibrary": 34,
-    "cudaErrorInsufficientDriver": 35, "cudaErrorCallRequiresNewerDriver": 36,
-    "cudaErrorInvalidSurface": 37, "cudaErrorDuplicateVariableName": 43,
-    "cudaErrorDuplicateTextureName": 44, "cudaErrorDuplicateSurfaceName": 45,
-    "cudaErrorDevicesUnavailable": 46, "cudaErrorIncompatibleDriverContext": 49,
-    "cudaErrorMissingConfiguration": 52, "cudaErrorPriorLaunchFailure": 53,
-    "cudaErrorLaunchMaxDepthExceeded": 65, "cudaErrorLaunchFileScopedTex": 66,
-    "cudaErrorLaunchFileScopedSurf": 67, "cudaErrorSyncDepthExceeded": 68,
-    "cudaErrorLaunchPendingCountExceeded": 69, "cudaErrorInvalidDeviceFunction": 98,
-    "cudaErrorNoDevice": 100, "cudaErrorInvalidDevice": 101, "cudaErrorDeviceNotLicensed": 102,
-    "cudaErrorSoftwareValidityNotEstablished": 103, "cudaErrorStartupFailure": 127,
-    "cudaErrorInvalidKernelImage": 200, "cudaErrorDeviceUninitialized": 201,
-    "cudaErrorMapBufferObjectFailed": 205, "cudaErrorUnmapBufferObjectFailed": 206,
-    "cudaErrorArrayIsMapped": 207, "cudaErrorAlreadyMapped": 208,
-    "cudaErrorNoKernelImageForDevice": 209, "cudaErrorAlreadyAcquired": 210,
-    "cudaErrorNotMapped": 211, "cudaErrorNotMappedAsArray": 212,
-    "cudaErrorNotMappedAsPointer": 213, "cudaErrorECCUncorrectable": 214,
-    "cudaErrorUnsupportedLimit": 215, "cudaErrorDeviceAlreadyInUse": 216,
-    "cudaErrorPeerAccessUnsupported": 217, "cudaErrorInvalidPtx": 218,
-    "cudaErrorInvalidGraphicsContext": 219, "cudaErrorNvlinkUncorrectable": 220,
-    "cudaErrorJitCompilerNotFound": 221, "cudaErrorUnsupportedPtxVersion": 222,
-    "cudaErrorJitCompilationDisabled": 223, "cudaErrorUnsupportedExecAffinity": 224,
-    "cudaErrorUnsupportedDevSideSync": 225, "cudaErrorContained": 226,
-    "cudaErrorInvalidSource": 300, "cudaErrorFileNotFound": 301,
-    "cudaErrorSharedObjectSymbolNotFound": 302, "cudaErrorSharedObjectInitFailed": 303,
-    "cudaErrorOperatingSystem": 304, "cudaErrorInvalidResourceHandle": 400,
-    "cudaErrorIllegalState": 401, "cudaErrorLossyQuery": 402, "cudaErrorSymbolNotFound": 500,
-    "cudaErrorNotReady": 600, "cudaErrorIllegalAddress": 700, "cudaErrorLaunchOutOfResources": 701,
-    "cudaErrorLaunchTimeout": 702, "cudaErrorLaunchIncompatibleTexturing": 703,
-    "cudaErrorPeerAccessAlreadyEnabled": 704, "cudaErrorPeerAccessNotEnabled": 705,
-    "cudaErrorSetOnActiveProcess": 708, "cudaErrorContextIsDestroyed": 709, "cudaErrorAssert": 710,
-    "cudaErrorTooManyPeers": 711, "cudaErrorHostMemoryAlreadyRegistered": 712,
-    "cudaErrorHostMemoryNotRegistered": 713, "cudaErrorHardwareStackError": 714,
-    "cudaErrorIllegalInstruction": 715, "cudaErrorMisalignedAddress": 716,
-    "cudaErrorInvalidAddressSpace": 717, "cudaErrorInvalidPc": 718, "cudaErrorLaunchFailure": 719,
-    "cudaErrorCooperativeLaunchTooLarge": 720, "cudaErrorTensorMemoryLeak": 721,
-    "cudaErrorNotPermitted": 800, "cudaErrorNotSupported": 801, "cudaErrorSystemNotReady": 802,
-    "cudaErrorSystemDriverMismatch": 803, "cudaErrorCompatNotSupportedOnDevice": 804,
-    "cudaErrorMpsConnectionFailed": 805, "cudaErrorMpsRpcFailure": 806,
-    "cudaErrorMpsServerNotReady": 807, "cudaErrorMpsMaxClientsReached": 808,
-    "cudaErrorMpsMaxConnectionsReached": 809, "cudaErrorMpsClientTerminated": 810,
-    "cudaErrorCdpNotSupported": 811, "cudaErrorCdpVersionMismatch": 812,
-    "cudaErrorStreamCaptureUnsupported": 900, "cudaErrorStreamCaptureInvalidated": 901,
-    "cudaErrorStreamCaptureMerge": 902, "cudaErrorStreamCaptureUnmatched": 903,
-    "cudaErrorStreamCaptureUnjoined": 904, "cudaErrorStreamCaptureIsolation": 905,
-    "cudaErrorStreamCaptureImplicit": 906, "cudaErrorCapturedEvent": 907,
-    "cudaErrorStreamCaptureWrongThread": 908, "cudaErrorTimeout": 909,
-    "cudaErrorGraphExecUpdateFailure": 910, "cudaErrorExternalDevice": 911,
-    "cudaErrorInvalidClusterSize": 912, "cudaErrorFunctionNotLoaded": 913,
-    "cudaErrorInvalidResourceType": 914, "cudaErrorInvalidResourceConfiguration": 915,
-    "cudaErrorUnknown": 999,
-}
+CUDA_ERROR_UNKNOWN = 999
 
 
-def _device_error(status, message):
+def _device_error(status, message, cuda_error):
     """The CUDARuntimeError for rmm.h's failed get or set of the device: its ``status`` is the
-    cudaError_t, as RMM's (rmm.h's status 2, INVALID_ARGUMENT, read as a cudaError_t would be
-    cudaErrorMemoryAllocation: red team 28)."""
+    cudaError_t, as RMM's: rmm.h's rmm_last_cuda_error() (read just after the failure), or
+    cudaErrorUnknown if the failure was not a CUDA call's own. rmm.h's status 2, INVALID_ARGUMENT
+    (a device that does not exist, refused before any CUDA call), is InvalidDeviceError, 101: read
+    as a cudaError_t it would be cudaErrorMemoryAllocation (red team 28). (Until 2026-11-30 the
+    number was read from the error name in rmm.h's message, through a table of CUDA 13's names.)"""
     if status == _INVALID_ARGUMENT:
         return InvalidDeviceError(message)
-    m = re.search(r"\bcudaError\w+", message)
-    return CUDARuntimeError(_CUDA_ERRORS.get(m.group(0), 999) if m else 999, message)
+    return CUDARuntimeError(cuda_error or CUDA_ERROR_UNKNOWN, message)
 
 
 def getDevice():
     """The current device. Raises CUDARuntimeError (``status``: the cudaError_t) on failure."""
     d = _lib.rmmh_get_device()
     if d < 0:
-        raise _device_error(_lib.rmm_last_status(), _lib.last_error())
+        raise _device_error(_lib.rmm_last_status(), _lib.last_error(), _lib.rmm_last_cuda_error())
     return d
 
 
@@ -131,7 +66,7 @@ def setDevice(device):
     failure CUDARuntimeError with the cudaError_t as ``status``."""
     st = _lib.rmm_set_device(_lib.as_int(device, "device"))
     if st:
-        raise _device_error(st, _lib.last_error())
+        raise _device_error(st, _lib.last_error(), _lib.rmm_last_cuda_error())
 
 
 def getDeviceCount():
