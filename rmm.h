@@ -572,10 +572,14 @@ RMMDEF rmm_status rmm_resource_dump_json(rmm_resource *mr, FILE *out);
    resource) and of every sub-allocator under it, after a device synchronize. CORRUPTION naming the
    first block written past its end and the first byte overwritten; SUCCESS if none. Without
    RMM_DEBUG_MARGIN: NOT_SUPPORTED. O(live blocks) device-to-host copies: for debugging. Safe
-   beside other threads' allocations and frees, but not beside calls that give memory back
-   upstream: a trim or release, or, in a pool with on-demand or virtual growth, any allocation
-   (which may give back free chunks or unmap idle pages): the check may then read memory that is
-   gone (on the host backend, freed memory; on a device, a failed copy or a fault). A block is
+   beside other threads' allocations, frees and trims: while any check runs in the process, no
+   pool gives memory back (the check reads margins with no lock held, and a block freed meanwhile
+   must stay where it was). So meanwhile an on-demand pool keeps its wholly free chunks and grows
+   instead, a virtual pool keeps its idle pages mapped (an allocation that only moving them would
+   have served, at the pool's maximum or on a full device, fails with OUT_OF_MEMORY), and
+   rmm_pool_trim waits for the checks to end (until 2026-11-30 a check beside such calls could
+   read memory that was gone: on the host backend freed memory, on a device a failed copy or a
+   fault). Destroying a resource that a running check walks is the caller's error. A block is
    listed only once its margin is filled, and a margin found written is reported only if the same
    allocation of that block is still listed after the read (a block freed and its memory handed
    out again between the listing and the read, then written by its new owner, is not reported;
@@ -846,7 +850,9 @@ RMMDEF rmm_status rmm_pool_get_info(rmm_resource *pool, rmm_pool_info *info);
    free block. *released_bytes (may be NULL) says how much. Fails
    with INVALID_ARGUMENT iff pool is not a pool; with the upstream's or CUDA's status if a wait or a
    free fails (what was released so far stays released; the chunks a failed wait was to cover stay
-   too). O(blocks). Thread-safe. */
+   too). O(blocks). Thread-safe. With RMM_DEBUG_MARGIN it first waits for the
+   rmm_resource_check_corruption calls running in other threads to end (one made from inside a
+   check, by a callback, gives back nothing but a virtual pool's spare pages). */
 RMMDEF rmm_status rmm_pool_trim(rmm_resource *pool, size_t *released_bytes);
 /* Checks every invariant (contiguity, coalescing, bins and bitmaps, the address map, accounting).
    CORRUPTION with a message naming the first broken one; INVALID_ARGUMENT iff not a pool.
@@ -3330,6 +3336,13 @@ RMM__IMPL rmm_status rmm_device_scope_leave(const rmm_device_scope *scope) { ret
 #endif
 #define RMM__MARGIN_BYTE 0xFD
 #if RMM__MARGIN_ON
+/* rmm_resource_check_corruption calls running in the process (nested ones counted too), and on this
+   thread. While any runs, no pool gives memory back (rmm__pool_may_give_back): the check reads the
+   margins of blocks it listed with no lock held, and a block freed meanwhile whose chunk went
+   upstream, or whose pages were unmapped, would be read where nothing is (review 27's M1: a
+   heap-use-after-free on the host backend, a fault or a failed copy on a device). */
+static int rmm__margin_checks_running;
+static RMM__TLS int rmm__margin_checking_here;
 static uint64_t rmm__margin_serials;
 /* A number no other margin fill in the process has had: a block's allocation's identity for
    rmm_resource_check_corruption (a block freed and its memory handed out again gets another).
@@ -6794,6 +6807,7 @@ struct rmm__pool {
     size_t pool_bytes, peak_pool_bytes, used_bytes;
     size_t large_bytes;      /* ON_DEMAND growth: requests from here up get chunks of their own (else SIZE_MAX) */
     uint64_t grows, releases; /* upstream allocations and frees of chunks, for diagnostics */
+    bool trim_waited;        /* rmm_pool_trim, under the lock, after no corruption check ran (rmm__pool_may_give_back) */
     rmm__pool_vm vm;
 };
 
@@ -6801,6 +6815,18 @@ RMM__PRIVATE rmm_status rmm__pool_allocate(rmm_resource *self, void **ptr, size_
 RMM__PRIVATE rmm_status rmm__pool_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream);
 RMM__PRIVATE void rmm__pool_destroy(rmm_resource *self);
 static const rmm_resource_vtable rmm__pool_vtable = {"pool", rmm__pool_allocate, rmm__pool_deallocate, NULL, rmm__pool_destroy};
+/* Whether p may give memory back now (a chunk upstream, an idle extent unmapped): not while a
+   corruption check runs (RMM_DEBUG_MARGIN: see rmm__margin_checks_running), unless this is a trim
+   that waited for the checks to end and took the lock after (a check started since lists p's
+   blocks only once the trim is done). Caller holds p's lock. O(1); false only with debug margins. */
+static inline bool rmm__pool_may_give_back(const rmm__pool *p) {
+#if RMM__MARGIN_ON
+    return p->trim_waited || RMM__ATOMIC_LOAD(&rmm__margin_checks_running) == 0;
+#else
+    (void)p;
+    return true;
+#endif
+}
 #define RMM__POOL_OF(so) ((rmm__pool *)((char *)(so) - offsetof(rmm__pool, so)))
 #define RMM__PSTREAM(p, i) ((rmm__pstream *)(p)->so.list[i])
 
@@ -7227,6 +7253,7 @@ RMM__PRIVATE void rmm__pool_release_free_chunks(rmm__pool *p, rmm__pstream *s, s
     rmm__chunk *c, *victim;
     size_t max = p->desc.maximum_bytes; /* (need <= max here: rmm__chunks_grow checked) */
     rmm__kept_error kept;
+    if (!rmm__pool_may_give_back(p)) return; /* (a corruption check runs: the pool grows instead) */
     rmm__pool_settle(p, s);
     /* past the peak; or, below a peak that a lowered maximum (rmm_pool_set_maximum) now cuts, past
        what leaves room for the request (a review's find: it stopped at the peak and then refused) */
@@ -7323,6 +7350,7 @@ RMM__PRIVATE bool rmm__pool_chunk_free(rmm__chunk *c, rmm_status *st) {
 RMM__PRIVATE rmm_status rmm__chunks_trim(rmm__pool *p, size_t *released) {
     rmm__chunk *c, *next;
     rmm_status st = RMM_SUCCESS;
+    if (!rmm__pool_may_give_back(p)) return RMM_SUCCESS; /* (a trim from inside a corruption check) */
     for (c = p->chunks; c; c = next) {
         size_t bytes = c->size;
         next = c->next;
@@ -7462,6 +7490,7 @@ RMM__PRIVATE void rmm__vm_movable(rmm__pool *p, size_t keep_first, size_t keep_l
 RMM__PRIVATE rmm_status rmm__vm_unmap_idle(rmm__pool *p, size_t count, size_t keep_first, size_t keep_last) {
     rmm__pool_vm *vm = &p->vm;
     size_t j = vm->idle_tail, moved = 0;
+    if (!rmm__pool_may_give_back(p)) return RMM_SUCCESS; /* (a corruption check runs: nothing moves; the callers see no page gone) */
     while (j != SIZE_MAX && moved < count) {
         size_t prev = vm->idle_prev[j], e = vm->ext_first[j], len = vm->ext_len[e], k;
         if (vm->ext_used[e] == 0 && (keep_first > keep_last || e + len - 1 < keep_first || e > keep_last)) { /* ([1, 0]: keep none) */
@@ -8493,11 +8522,22 @@ RMM__IMPL rmm_status rmm_pool_trim(rmm_resource *pool, size_t *released_bytes) {
     if (released_bytes) *released_bytes = 0;
     if (!pool || pool->vtable != &rmm__pool_vtable)
         return RMM__INVALID("rmm_pool_trim: resource '%s' is not a pool", rmm_resource_type_name(pool));
+#if RMM__MARGIN_ON
+    for (;;) { /* corruption checks running (in other threads) end first: see rmm__pool_may_give_back */
+        while (!rmm__margin_checking_here && RMM__ATOMIC_LOAD(&rmm__margin_checks_running) != 0) sched_yield();
+        if (!rmm__spin_lock(&p->so.lock)) return rmm__reentrant("pool", "rmm_pool_trim");
+        if (rmm__margin_checking_here || RMM__ATOMIC_LOAD(&rmm__margin_checks_running) == 0) break;
+        rmm__spin_unlock(&p->so.lock); /* (one began meanwhile and may have listed p's blocks) */
+    }
+    p->trim_waited = !rmm__margin_checking_here; /* (from inside a check, nothing is given back but spare pages) */
+#else
     if (!rmm__spin_lock(&p->so.lock)) return rmm__reentrant("pool", "rmm_pool_trim");
+#endif
     (void)rmm__so_unstick_status(&p->so, NULL, true, &waited); /* eager streams' rings: a device synchronize covers them */
     if (waited != RMM_SUCCESS) rmm__copy_cause(cause, rmm_last_error());
     rmm__pool_settle_all(p);
     st = p->backing->trim(p, &released);
+    p->trim_waited = false;
     if (st == RMM_SUCCESS && waited != RMM_SUCCESS) /* (their chunks stay; what else was free went: a red team's find, 2026-11-29) */
         st = rmm__fail(waited, "rmm_pool_trim: the chunks of streams' uncovered frees were kept, as the device synchronize that covers them failed: %s", cause);
     for (i = 0; i < p->so.count; i++) { /* states left with no free block give their tables back */
@@ -12772,8 +12812,25 @@ RMM__PRIVATE rmm_status rmm__margin_confirm(rmm_resource *mr, const rmm__desc *d
     return RMM_SUCCESS;
 }
 #endif
+#if RMM__MARGIN_ON
+RMM__PRIVATE rmm_status rmm__check_corruption(rmm_resource *mr);
+#endif
 RMM__IMPL rmm_status rmm_resource_check_corruption(rmm_resource *mr) {
 #if RMM__MARGIN_ON
+    rmm_status st;
+    RMM__ATOMIC_ADD(&rmm__margin_checks_running, 1); /* (before any listing: pools give nothing back until it ends) */
+    rmm__margin_checking_here++;
+    st = rmm__check_corruption(mr);
+    rmm__margin_checking_here--;
+    RMM__ATOMIC_SUB(&rmm__margin_checks_running, 1);
+    return st;
+#else
+    (void)mr;
+    return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "rmm_resource_check_corruption: compiled without RMM_DEBUG_MARGIN (define it, in bytes, in the implementing file)");
+#endif
+}
+#if RMM__MARGIN_ON
+RMM__PRIVATE rmm_status rmm__check_corruption(rmm_resource *mr) {
     rmm__live_list live;
     rmm__kept_error kept;
     rmm_status st = RMM_SUCCESS;
@@ -12792,7 +12849,7 @@ RMM__IMPL rmm_status rmm_resource_check_corruption(rmm_resource *mr) {
         live.n = 0;
         for (i = 0; i < n && st == RMM_SUCCESS; i++) {
             rmm_resource *child = d->child(mr, i);
-            if (child && child != mr) st = rmm_resource_check_corruption(child);
+            if (child && child != mr) st = rmm__check_corruption(child);
         }
         if (st == RMM_SUCCESS && d && d->live) st = d->live(mr, &live);
         if (st == RMM_SUCCESS && live.oom) st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_resource_check_corruption: out of host memory");
@@ -12804,11 +12861,8 @@ RMM__IMPL rmm_status rmm_resource_check_corruption(rmm_resource *mr) {
     }
     RMM_SYS_FREE(live.v);
     return st;
-#else
-    (void)mr;
-    return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "rmm_resource_check_corruption: compiled without RMM_DEBUG_MARGIN (define it, in bytes, in the implementing file)");
-#endif
 }
+#endif
 
 /* ======================================================================================= */
 /* ==== containers: device buffer, uvector, scalar ====================================== */

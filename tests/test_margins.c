@@ -14,6 +14,7 @@
 #include <string.h>
 #if defined(RMM_BACKEND_HOST)
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <time.h>
 #endif
@@ -371,6 +372,151 @@ TEST(check_corruption_beside_frees_and_reuse) {
         rmm_resource_destroy(reusing_mr);
     }
 }
+/* Review 27's M1: a check reads the margins of the blocks it listed with no lock held, after a
+   device synchronize; a block freed meanwhile whose memory the pool then gave back (an on-demand
+   pool's free chunk, a virtual pool's idle extent) was read where nothing was: a heap-use-after-free
+   on the host backend, a SEGV for unmapped pages. A stream model whose device synchronize does the
+   other thread's part (free the listed block, then an allocation that gives its memory back) makes
+   the interleaving certain; since 2026-11-30 no pool gives memory back while a check runs, and
+   rmm_pool_trim waits for the checks to end. Each case fails (ASan, or a SEGV) without it. */
+typedef struct checker_meddles {
+    rmm_resource *pool;
+    void *block;         /* freed at the check's synchronize */
+    size_t block_bytes;
+    size_t then_bytes;   /* then allocated: the pool would give the freed block's memory back */
+    void *then;
+    rmm_status then_status;
+    int armed, done;
+    int hold;            /* the trim case: the synchronize waits until the main thread lets it go */
+    int holding;
+} checker_meddles;
+static checker_meddles meddles;
+static void m_record(void *u, const void *e, rmm_stream s) { (void)u, (void)e, (void)s; }
+static bool m_query(void *u, const void *e) { return (void)u, (void)e, true; }
+static void m_event(void *u, const void *e) { (void)u, (void)e; }
+static void m_wait(void *u, rmm_stream s, const void *e) { (void)u, (void)s, (void)e; }
+static void m_stream(void *u, rmm_stream s) { (void)u, (void)s; }
+static void m_unmap(void *u, const void *va, size_t n) { (void)u, (void)va, (void)n; }
+static void m_device_sync(void *u) {
+    checker_meddles *m = (checker_meddles *)u;
+    if (!__atomic_load_n(&m->armed, __ATOMIC_ACQUIRE)) return; /* (a cudaFree's synchronize, nested, or any other) */
+    __atomic_store_n(&m->armed, 0, __ATOMIC_RELEASE);
+    if (m->hold) {
+        __atomic_store_n(&m->holding, 1, __ATOMIC_RELEASE);
+        while (__atomic_load_n(&m->hold, __ATOMIC_ACQUIRE)) sched_yield();
+        return;
+    }
+    CHECK_OK(rmm_deallocate(m->pool, m->block, m->block_bytes, RMM_STREAM_DEFAULT));
+    m->then_status = rmm_allocate(m->pool, &m->then, m->then_bytes, RMM_STREAM_DEFAULT);
+    m->done = 1;
+}
+static const rmm_host_stream_model meddling_model = {&meddles, m_record, m_query, m_event, m_event, m_wait, m_stream, m_device_sync, m_stream, m_unmap};
+static void *checking_thread(void *arg) {
+    *(rmm_status *)arg = rmm_resource_check_corruption(meddles.pool);
+    return NULL;
+}
+static void *trimming_thread(void *arg) {
+    size_t released = 0;
+    CHECK_OK(rmm_pool_trim(meddles.pool, &released));
+    *(size_t *)arg = released + 1; /* (nonzero: done) */
+    return NULL;
+}
+TEST(check_corruption_beside_memory_given_back) {
+    rmm_resource *pool = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    rmm_pool_info info;
+    rmm_status st;
+    pthread_t t, u;
+    size_t trimmed = 0;
+    void *q = NULL;
+    /* on-demand: the freed block's chunk would go upstream before the pool grows past its peak */
+    d.growth = RMM_POOL_GROWTH_ON_DEMAND;
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), &d));
+    if (!pool) return;
+    memset(&meddles, 0, sizeof meddles);
+    meddles.pool = pool;
+    meddles.block_bytes = 16 * MiB;
+    meddles.then_bytes = 32 * MiB;
+    CHECK_OK(rmm_allocate(pool, &meddles.block, meddles.block_bytes, RMM_STREAM_DEFAULT));
+    if (!meddles.block) return;
+    meddles.armed = 1;
+    rmm_host_backend_set_stream_model(&meddling_model);
+    CHECK_OK(rmm_resource_check_corruption(pool)); /* (the freed block's margin, read where it still is) */
+    rmm_host_backend_set_stream_model(NULL);
+    CHECK(meddles.done && meddles.then_status == RMM_SUCCESS);
+    CHECK_OK(rmm_pool_get_info(pool, &info));
+    CHECK(info.pool_bytes >= 48 * MiB); /* it grew instead of giving the 16 MiB chunk back */
+    if (meddles.then) CHECK_OK(rmm_deallocate(pool, meddles.then, meddles.then_bytes, RMM_STREAM_DEFAULT));
+    /* with no check running, the same gives the chunk back again */
+    CHECK_OK(rmm_allocate(pool, &q, 64 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_get_info(pool, &info));
+    CHECK(info.pool_bytes < 48 * MiB + 64 * MiB);
+    if (q) CHECK_OK(rmm_deallocate(pool, q, 64 * MiB, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(pool);
+    /* a trim in another thread waits for a running check to end, then gives back */
+    pool = NULL;
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), &d));
+    if (!pool) return;
+    memset(&meddles, 0, sizeof meddles);
+    meddles.pool = pool;
+    CHECK_OK(rmm_allocate(pool, &q, KiB, RMM_STREAM_DEFAULT)); /* (something live: the check synchronizes) */
+    CHECK_OK(rmm_allocate(pool, &meddles.block, 16 * MiB, RMM_STREAM_DEFAULT)); /* a chunk of its own, */
+    if (meddles.block) CHECK_OK(rmm_deallocate(pool, meddles.block, 16 * MiB, RMM_STREAM_DEFAULT)); /* wholly free */
+    meddles.hold = 1;
+    meddles.armed = 1;
+    rmm_host_backend_set_stream_model(&meddling_model);
+    st = RMM_ERROR_UNKNOWN;
+    if (pthread_create(&t, NULL, checking_thread, &st) == 0) {
+        while (!__atomic_load_n(&meddles.holding, __ATOMIC_ACQUIRE)) sched_yield();
+        if (pthread_create(&u, NULL, trimming_thread, &trimmed) == 0) {
+            struct timespec pause = {0, 50 * 1000 * 1000};
+            nanosleep(&pause, NULL);
+            CHECK(__atomic_load_n(&trimmed, __ATOMIC_ACQUIRE) == 0); /* still waiting */
+            __atomic_store_n(&meddles.hold, 0, __ATOMIC_RELEASE);
+            pthread_join(u, NULL);
+            CHECK(trimmed > 16 * MiB); /* then it gave the free chunk back */
+        } else {
+            __atomic_store_n(&meddles.hold, 0, __ATOMIC_RELEASE);
+        }
+        pthread_join(t, NULL);
+        CHECK_OK(st);
+    }
+    rmm_host_backend_set_stream_model(NULL);
+    if (q) CHECK_OK(rmm_deallocate(pool, q, KiB, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(pool);
+    /* virtual: pages 0 and 1 hold a block each (one-page extents, a maximum of three pages); the
+       check lists both, the first is freed and a two-page block asked for, which only moving page
+       0's extent would serve: while the check runs it fails (OUT_OF_MEMORY, documented), after it
+       the page moves */
+    pool = NULL;
+    d = rmm_pool_desc_default();
+    d.growth = RMM_POOL_GROWTH_VIRTUAL;
+    d.virtual_bytes = 64 * MiB;
+    d.virtual_extent_bytes = 2 * MiB;
+    d.maximum_bytes = 6 * MiB;
+    CHECK_OK(rmm_pool_create(&pool, NULL, &d));
+    if (!pool) return;
+    memset(&meddles, 0, sizeof meddles);
+    meddles.pool = pool;
+    meddles.block_bytes = 2 * MiB - 64; /* (with its margin: exactly a page) */
+    meddles.then_bytes = 4 * MiB - 64;
+    q = NULL;
+    CHECK_OK(rmm_allocate(pool, &meddles.block, meddles.block_bytes, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(pool, &q, meddles.block_bytes, RMM_STREAM_DEFAULT));
+    if (!meddles.block || !q) return;
+    meddles.armed = 1;
+    rmm_host_backend_set_stream_model(&meddling_model);
+    CHECK_OK(rmm_resource_check_corruption(pool));
+    rmm_host_backend_set_stream_model(NULL);
+    CHECK(meddles.done && meddles.then_status == RMM_ERROR_OUT_OF_MEMORY && meddles.then == NULL);
+    CHECK_OK(rmm_allocate(pool, &meddles.then, meddles.then_bytes, RMM_STREAM_DEFAULT)); /* no check now: page 0 moves */
+    CHECK_OK(rmm_pool_get_info(pool, &info));
+    CHECK(info.pool_bytes == 6 * MiB);
+    if (meddles.then) CHECK_OK(rmm_deallocate(pool, meddles.then, meddles.then_bytes, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(pool, q, meddles.block_bytes, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(pool);
+}
+
 TEST(a_margin_that_cannot_be_filled_leaves_its_block_unchecked) {
     rmm_resource *pool = NULL, *fixed = NULL, *arena = NULL;
     rmm_arena_desc ad = rmm_arena_desc_default();
@@ -426,6 +572,7 @@ int main(void) {
     RUN(a_margin_that_cannot_be_filled_leaves_its_block_unchecked);
     RUN(arena_blocks_are_filled_before_a_check_can_see_them);
     RUN(check_corruption_beside_frees_and_reuse);
+    RUN(check_corruption_beside_memory_given_back);
 #endif
 #if defined(__CUDACC__) && !defined(RMM_BACKEND_HOST)
     RUN(kernel_writes_past_the_end);
