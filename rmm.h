@@ -188,17 +188,19 @@ RMMDEF const char *rmm_last_error(void);
 /* The status of the last failing call on this thread (RMM_SUCCESS before the first failure). For the
    few calls that return a pointer or a size rather than a status. O(1). */
 RMMDEF rmm_status rmm_last_status(void);
-/* The CUDA error behind this thread's last failure, when that failure was a CUDA call's own: the
-   cudaError_t the runtime returned, or for the virtual pool's driver calls the CUresult (CUDA gives
-   the errors the two APIs share the same numbers: 2 out of memory, 101 invalid device, 400 invalid
-   handle, ...); on the host backend the error its simulated call names (2 out of memory, 1 invalid
-   value, 101 invalid device, 400 invalid resource handle, 999 for an injected failure or one of the
-   host's own). 0 when the last failure was not a CUDA call's own: an invalid argument the library
-   refused before any CUDA call, a resource's explained OUT_OF_MEMORY (its message quotes the CUDA
-   error that started it as its cause), a user's rmm_set_last_error; and before the first failure.
-   Set and cleared with rmm_last_status(), so a library call that recovers from a failure of its own
+/* The CUDA error behind this thread's last failure: the cudaError_t that a CUDA runtime call
+   returned, or for the virtual pool's driver calls the CUresult (CUDA gives the errors the two APIs
+   share the same numbers: 2 out of memory, 101 invalid device, 400 invalid handle, ...); on the
+   host backend the error its simulated call names (2 out of memory, 1 invalid value, 101 invalid
+   device, 400 invalid resource handle, 999 for an injected failure or one of the host's own). A
+   failure that reports a CUDA call's failure beneath it as its cause keeps that call's number (a
+   pool whose growth failed, an explained OUT_OF_MEMORY whose cause was cudaMalloc's, rmmAlloc);
+   0 when no CUDA call's failure is behind it (an invalid argument the library refused before any
+   CUDA call, a maximum reached, a user's rmm_set_last_error) and before the first failure. Set
+   and cleared with rmm_last_status(), so a library call that recovers from a failure of its own
    leaves the earlier value. For bindings that raise the CUDA runtime's own error numbers (rmmh's
-   CUDARuntimeError.status). O(1). */
+   CUDARuntimeError.status), and to tell a sticky CUDA error (the context is lost) behind a
+   resource's failure. O(1). */
 RMMDEF int rmm_last_cuda_error(void);
 
 /* For user-defined resources: records `status` and a printf-style message as this thread's last
@@ -573,13 +575,15 @@ RMMDEF rmm_status rmm_resource_dump_json(rmm_resource *mr, FILE *out);
    first block written past its end and the first byte overwritten; SUCCESS if none. Without
    RMM_DEBUG_MARGIN: NOT_SUPPORTED. O(live blocks) device-to-host copies: for debugging. Safe
    beside other threads' allocations, frees and trims: while any check runs in the process, no
-   pool gives memory back (the check reads margins with no lock held, and a block freed meanwhile
-   must stay where it was). So meanwhile an on-demand pool keeps its wholly free chunks and grows
-   instead, a virtual pool keeps its idle pages mapped (an allocation that only moving them would
-   have served, at the pool's maximum or on a full device, fails with OUT_OF_MEMORY), and
-   rmm_pool_trim waits for the checks to end (until 2026-11-30 a check beside such calls could
-   read memory that was gone: on the host backend freed memory, on a device a failed copy or a
-   fault). Destroying a resource that a running check walks is the caller's error. A block is
+   pool gives back memory a block may lie in (the check reads margins with no lock held, and a
+   block freed meanwhile must stay where it was; a virtual pool's spare pages, mapped nowhere,
+   still go). So meanwhile an on-demand pool keeps its wholly free chunks and grows instead, a
+   virtual pool keeps its idle pages mapped, rmm_pool_trim gives back nothing but spare pages, and
+   an allocation that only giving memory back would have served (at the pool's maximum, or on a
+   full device) fails with OUT_OF_MEMORY, its message saying a check was running (until 2026-11-30
+   a check beside such calls could read memory that was gone: on the host backend freed memory, on
+   a device a failed copy or a fault). Destroying a resource that a running check walks is the
+   caller's error. A block is
    listed only once its margin is filled, and a margin found written is reported only if the same
    allocation of that block is still listed after the read (a block freed and its memory handed
    out again between the listing and the read, then written by its new owner, is not reported;
@@ -850,9 +854,9 @@ RMMDEF rmm_status rmm_pool_get_info(rmm_resource *pool, rmm_pool_info *info);
    free block. *released_bytes (may be NULL) says how much. Fails
    with INVALID_ARGUMENT iff pool is not a pool; with the upstream's or CUDA's status if a wait or a
    free fails (what was released so far stays released; the chunks a failed wait was to cover stay
-   too). O(blocks). Thread-safe. With RMM_DEBUG_MARGIN it first waits for the
-   rmm_resource_check_corruption calls running in other threads to end (one made from inside a
-   check, by a callback, gives back nothing but a virtual pool's spare pages). */
+   too). O(blocks). Thread-safe. With RMM_DEBUG_MARGIN, while an rmm_resource_check_corruption
+   runs in any thread, a trim gives back nothing but a virtual pool's spare pages (*released_bytes
+   says so; trim again after the check). */
 RMMDEF rmm_status rmm_pool_trim(rmm_resource *pool, size_t *released_bytes);
 /* Checks every invariant (contiguity, coalescing, bins and bitmaps, the address map, accounting).
    CORRUPTION with a message naming the first broken one; INVALID_ARGUMENT iff not a pool.
@@ -2515,8 +2519,8 @@ RMM__PRIVATE rmm_status rmm__mempool_create_pinned(rmm_mem_pool *pool, int devic
         (void)cudaGetLastError();
         if (cudaDeviceGetAttribute(&numa_pools, cudaDevAttrHostNumaMemoryPoolsSupported, device) != cudaSuccess || !numa_pools) {
             (void)cudaGetLastError();
-            return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "rmm_async_pinned_resource_create: the driver makes no pinned host memory pools for device %d "
-                             "(cudaMemPoolCreate with cudaMemLocationTypeHost: %s; cudaDevAttrHostNumaMemoryPoolsSupported is 0)", device, cudaGetErrorName(err));
+            return rmm__fail_cuda((int)err, RMM_ERROR_NOT_SUPPORTED, "rmm_async_pinned_resource_create: the driver makes no pinned host memory pools for device %d "
+                                  "(cudaMemPoolCreate with cudaMemLocationTypeHost: %s; cudaDevAttrHostNumaMemoryPoolsSupported is 0)", device, cudaGetErrorName(err));
         }
         if (cudaDeviceGetAttribute(&numa, cudaDevAttrHostNumaId, device) != cudaSuccess || numa < 0) {
             (void)cudaGetLastError();
@@ -4211,6 +4215,7 @@ typedef struct rmm__oom_facts {
     bool bounded;         /* maximum applies even when it is 0 (a limiting adaptor's limit of 0) */
     size_t live, largest_free, free_total, free_other; /* free_other: in other streams' (or arenas') lists */
     const char *verdict;  /* the resource's own verdict, or NULL: rmm__oom_explain decides */
+    int cause_cuda;       /* rmm_last_cuda_error() of the failure the cause quotes (0: none) */
 } rmm__oom_facts;
 RMM__PRIVATE rmm_status rmm__oom_explain(rmm_resource *mr, const rmm__oom_facts *f, const char *cause_in) {
     char cause[RMM__CAUSE_MAX], maximum[48], dumped[416] = ""; /* (a path of 95 bytes and a reason of 255) */
@@ -4243,7 +4248,7 @@ RMM__PRIVATE rmm_status rmm__oom_explain(rmm_resource *mr, const rmm__oom_facts 
             RMM__LOG(RMM_LOG_LEVEL_WARN, "%s: out of memory: RMM_DUMP_ON_OOM: could not write the dump to '%s': %s", f->who, dump, why);
         }
     }
-    return rmm__fail(RMM_ERROR_OUT_OF_MEMORY,
+    return rmm__fail_cuda(f->cause_cuda, RMM_ERROR_OUT_OF_MEMORY,
                      "%s: out of memory allocating %zu bytes (alignment %zu, stream %p). Verdict: %s. It holds %zu bytes (%s), %zu live; "
                      "largest free block %zu, free %zu in all, %zu of it in other streams' lists; device free %zu of %zu%s%s%s",
                      f->who, f->bytes, f->alignment, (void *)f->stream, verdict, f->held, maximum, f->live, f->largest_free, f->free_total, f->free_other,
@@ -6807,7 +6812,6 @@ struct rmm__pool {
     size_t pool_bytes, peak_pool_bytes, used_bytes;
     size_t large_bytes;      /* ON_DEMAND growth: requests from here up get chunks of their own (else SIZE_MAX) */
     uint64_t grows, releases; /* upstream allocations and frees of chunks, for diagnostics */
-    bool trim_waited;        /* rmm_pool_trim, under the lock, after no corruption check ran (rmm__pool_may_give_back) */
     rmm__pool_vm vm;
 };
 
@@ -6816,14 +6820,16 @@ RMM__PRIVATE rmm_status rmm__pool_deallocate(rmm_resource *self, void *ptr, size
 RMM__PRIVATE void rmm__pool_destroy(rmm_resource *self);
 static const rmm_resource_vtable rmm__pool_vtable = {"pool", rmm__pool_allocate, rmm__pool_deallocate, NULL, rmm__pool_destroy};
 /* Whether p may give memory back now (a chunk upstream, an idle extent unmapped): not while a
-   corruption check runs (RMM_DEBUG_MARGIN: see rmm__margin_checks_running), unless this is a trim
-   that waited for the checks to end and took the lock after (a check started since lists p's
-   blocks only once the trim is done). Caller holds p's lock. O(1); false only with debug margins. */
+   corruption check runs anywhere in the process (RMM_DEBUG_MARGIN: see rmm__margin_checks_running;
+   a check that began after this read lists p's blocks only once the caller lets p's lock go).
+   A trim does not wait for the checks to end either: it may be called from inside an upstream
+   call that holds a resource's lock a check waits for (review 29: a trim that waited hung there).
+   Caller holds p's lock. O(1); always true without debug margins. */
 static inline bool rmm__pool_may_give_back(const rmm__pool *p) {
-#if RMM__MARGIN_ON
-    return p->trim_waited || RMM__ATOMIC_LOAD(&rmm__margin_checks_running) == 0;
-#else
     (void)p;
+#if RMM__MARGIN_ON
+    return RMM__ATOMIC_LOAD(&rmm__margin_checks_running) == 0;
+#else
     return true;
 #endif
 }
@@ -7318,10 +7324,10 @@ RMM__PRIVATE rmm_status rmm__chunks_grow(rmm__pool *p, rmm__pstream *s, const rm
     if (st != RMM_SUCCESS) {
         RMM__LOG(RMM_LOG_LEVEL_WARN, "pool %p: growing for %zu bytes failed with %s (pool %zu bytes, %s)", (void *)p, need, rmm_status_string(st), p->pool_bytes, maximum);
         if (st == RMM_ERROR_OUT_OF_MEMORY)
-            return rmm__fail(st, "pool: out of memory allocating %zu bytes: the pool holds %zu bytes (%s), upstream refused %zu bytes: %s",
-                             need, p->pool_bytes, maximum, try_bytes, rmm_last_error());
-        return rmm__fail(st, "pool: growing by %zu bytes for a request of %zu failed: the upstream '%s' returned %s: %s", try_bytes, need,
-                         rmm_resource_type_name(p->upstream), rmm_status_string(st), rmm_last_error());
+            return rmm__fail_cuda(rmm_last_cuda_error(), st, "pool: out of memory allocating %zu bytes: the pool holds %zu bytes (%s), upstream refused %zu bytes: %s",
+                                  need, p->pool_bytes, maximum, try_bytes, rmm_last_error());
+        return rmm__fail_cuda(rmm_last_cuda_error(), st, "pool: growing by %zu bytes for a request of %zu failed: the upstream '%s' returned %s: %s", try_bytes,
+                              need, rmm_resource_type_name(p->upstream), rmm_status_string(st), rmm_last_error());
     }
     st = rmm__so_grown(&s->ss, p->upstream); /* (before the chunk is filed: a record that fails leaves the pool as it was) */
     if (st == RMM_SUCCESS) st = rmm__pool_add_chunk(p, s, ptr, try_bytes, true, req->large);
@@ -7755,10 +7761,11 @@ RMM__PRIVATE rmm_status rmm__vm_page_in(rmm__pool *p, size_t first, size_t last)
         rmm__vm_note_peak(vm);
         if (st != RMM_SUCCESS) { /* take back what this run mapped, and the memory made for the block */
             char text[sizeof rmm__last_error_text];
+            int cuda_error = rmm_last_cuda_error();
             rmm__copy_text(text, sizeof text, rmm_last_error());
             rmm__vm_undo(p, run, i);
             rmm__vm_give_back_to(p, held_before);
-            return rmm__fail(st, "%s", text); /* (the page-in's error, not a failed unmap's of the undo or the give-back) */
+            return rmm__fail_cuda(cuda_error, st, "%s", text); /* (the page-in's error, not a failed unmap's of the undo or the give-back) */
         }
     }
     return RMM_SUCCESS;
@@ -8042,8 +8049,16 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_oom(rmm__pool *p, size_t bytes, 
     char cause[RMM__CAUSE_MAX];
     rmm__oom_facts f;
     size_t i, peak = 0, range_largest = 0;
-    rmm__copy_cause(cause, rmm_last_error());
     memset(&f, 0, sizeof f);
+    f.cause_cuda = rmm_last_cuda_error();
+    rmm__copy_cause(cause, rmm_last_error());
+#if RMM__MARGIN_ON
+    if (RMM__ATOMIC_LOAD(&rmm__margin_checks_running) != 0 && p->desc.growth != RMM_POOL_GROWTH_GEOMETRIC) {
+        char with[RMM__CAUSE_MAX + 96];
+        snprintf(with, sizeof with, "%s (a corruption check was running: the pool gave no memory back meanwhile)", cause);
+        rmm__copy_cause(cause, with);
+    }
+#endif
     f.who = "pool";
     f.bytes = bytes;
     f.alignment = alignment;
@@ -8519,27 +8534,20 @@ RMM__IMPL rmm_status rmm_pool_trim(rmm_resource *pool, size_t *released_bytes) {
     size_t released = 0, i;
     rmm_status st, waited;
     char cause[RMM__CAUSE_MAX];
+    int cause_cuda = 0;
     if (released_bytes) *released_bytes = 0;
     if (!pool || pool->vtable != &rmm__pool_vtable)
         return RMM__INVALID("rmm_pool_trim: resource '%s' is not a pool", rmm_resource_type_name(pool));
-#if RMM__MARGIN_ON
-    for (;;) { /* corruption checks running (in other threads) end first: see rmm__pool_may_give_back */
-        while (!rmm__margin_checking_here && RMM__ATOMIC_LOAD(&rmm__margin_checks_running) != 0) sched_yield();
-        if (!rmm__spin_lock(&p->so.lock)) return rmm__reentrant("pool", "rmm_pool_trim");
-        if (rmm__margin_checking_here || RMM__ATOMIC_LOAD(&rmm__margin_checks_running) == 0) break;
-        rmm__spin_unlock(&p->so.lock); /* (one began meanwhile and may have listed p's blocks) */
-    }
-    p->trim_waited = !rmm__margin_checking_here; /* (from inside a check, nothing is given back but spare pages) */
-#else
     if (!rmm__spin_lock(&p->so.lock)) return rmm__reentrant("pool", "rmm_pool_trim");
-#endif
     (void)rmm__so_unstick_status(&p->so, NULL, true, &waited); /* eager streams' rings: a device synchronize covers them */
-    if (waited != RMM_SUCCESS) rmm__copy_cause(cause, rmm_last_error());
+    if (waited != RMM_SUCCESS) {
+        cause_cuda = rmm_last_cuda_error();
+        rmm__copy_cause(cause, rmm_last_error());
+    }
     rmm__pool_settle_all(p);
     st = p->backing->trim(p, &released);
-    p->trim_waited = false;
     if (st == RMM_SUCCESS && waited != RMM_SUCCESS) /* (their chunks stay; what else was free went: a red team's find, 2026-11-29) */
-        st = rmm__fail(waited, "rmm_pool_trim: the chunks of streams' uncovered frees were kept, as the device synchronize that covers them failed: %s", cause);
+        st = rmm__fail_cuda(cause_cuda, waited, "rmm_pool_trim: the chunks of streams' uncovered frees were kept, as the device synchronize that covers them failed: %s", cause);
     for (i = 0; i < p->so.count; i++) { /* states left with no free block give their tables back */
         rmm__pstream *s = RMM__PSTREAM(p, i);
         if (rmm__pool_is_ready(s) && !rmm__pool_holds(&p->so, &s->ss)) rmm__pool_unready(s);
@@ -9997,6 +10005,7 @@ RMM__PRIVATE rmm_status rmm__fixed_allocate(rmm_resource *self, void **ptr, size
                 char cause[RMM__CAUSE_MAX];
                 rmm__oom_facts fa;
                 memset(&fa, 0, sizeof fa);
+                fa.cause_cuda = rmm_last_cuda_error();
                 rmm__copy_cause(cause, rmm_last_error());
                 fa.who = "fixed_size";
                 fa.bytes = bytes;
@@ -12274,11 +12283,13 @@ RMM__PRIVATE rmm_status rmm__failure_allocate(rmm_resource *self, void **ptr, si
     rmm__failure_cb *f = (rmm__failure_cb *)self;
     for (;;) {
         char why[sizeof rmm__last_error_text];
+        int why_cuda;
         rmm_status st = RMM__FORWARD_ALLOC(self, ptr, bytes, alignment, stream);
         if (st != RMM_ERROR_OUT_OF_MEMORY) return st;
-        /* the callback may make calls that fail (a spill): a "no" returns this failure's message */
+        /* the callback may make calls that fail (a spill): a "no" returns this failure's record */
+        why_cuda = rmm_last_cuda_error();
         rmm__copy_text(why, sizeof why, rmm_last_error());
-        if (!f->callback(bytes, f->arg)) return rmm_set_last_error(st, "%s", why);
+        if (!f->callback(bytes, f->arg)) return rmm__fail_cuda(why_cuda, st, "%s", why);
     }
 }
 RMM__PRIVATE rmm_status rmm__forward_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
@@ -13269,20 +13280,22 @@ RMM__IMPL rmmError_t rmmFinalize(void) {
     if (!rmm__legacy.pool) { /* blocks still allocated go back (destroying the pool gives back its own) */
         size_t i, lost = 0, lost_bytes = 0, blocks = rmm__legacy.sizes.count;
         char first[320];
+        int first_cuda = 0;
         for (i = 0; rmm__legacy.sizes.slots && i <= rmm__legacy.sizes.mask; i++) {
             const rmm__addr_slot *e = &rmm__legacy.sizes.slots[i];
             rmm_status failed;
             if (!e->key || (failed = rmm_deallocate(rmm__legacy.base, (void *)e->key, (size_t)(uintptr_t)e->value, RMM_STREAM_DEFAULT)) == RMM_SUCCESS) continue;
             if (lost++ == 0) {
                 st = failed;
+                first_cuda = rmm_last_cuda_error();
                 snprintf(first, sizeof first, "%p (%zu bytes): %s", (void *)e->key, (size_t)(uintptr_t)e->value, rmm_last_error());
                 first[rmm__utf8_cut(first, strlen(first))] = '\0'; /* (a cut on a whole character) */
             }
             lost_bytes += (size_t)(uintptr_t)e->value;
         }
         if (lost) { /* (finalized all the same: the layer forgets them, as a retry could not reach them; a red team's find, 2026-11-29: this was SUCCESS) */
-            (void)rmm__fail(st, "rmmFinalize: %zu of the %zu blocks still allocated (%zu bytes) could not be given back, lost; the first, %s", lost, blocks,
-                            lost_bytes, first);
+            (void)rmm__fail_cuda(first_cuda, st, "rmmFinalize: %zu of the %zu blocks still allocated (%zu bytes) could not be given back, lost; the first, %s",
+                                 lost, blocks, lost_bytes, first);
             RMM__LOG(RMM_LOG_LEVEL_WARN, "%s", rmm_last_error());
         }
     }
@@ -13332,8 +13345,9 @@ RMM__IMPL rmmError_t rmmAlloc(void **ptr, size_t bytes, rmm_stream stream, const
     rmm__unlock(&rmm__legacy.lock);
     if (st != RMM_SUCCESS) {
         char why[sizeof rmm__last_error_text];
+        int why_cuda = rmm_last_cuda_error();
         rmm__copy_text(why, sizeof why, rmm_last_error());
-        rmm__fail(st, "rmmAlloc(%zu bytes) at %s:%u: %s", bytes, file ? file : "?", line, why);
+        rmm__fail_cuda(why_cuda, st, "rmmAlloc(%zu bytes) at %s:%u: %s", bytes, file ? file : "?", line, why);
     }
     return st;
 }
@@ -13363,8 +13377,9 @@ RMM__IMPL rmmError_t rmmFree(void *ptr, rmm_stream stream, const char *file, uns
     rmm__unlock(&rmm__legacy.lock);
     if (st != RMM_SUCCESS) {
         char why[sizeof rmm__last_error_text];
+        int why_cuda = rmm_last_cuda_error();
         rmm__copy_text(why, sizeof why, rmm_last_error());
-        rmm__fail(st, "rmmFree(%p) at %s:%u: %s", ptr, file ? file : "?", line, why);
+        rmm__fail_cuda(why_cuda, st, "rmmFree(%p) at %s:%u: %s", ptr, file ? file : "?", line, why);
     }
     return st;
 }

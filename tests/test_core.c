@@ -121,10 +121,12 @@ TEST(long_messages_keep_their_cause_and_whole_characters) {
     CHECK(strcmp(rmm_last_error(), "short") == 0);
 }
 
-/* rmm_last_cuda_error: the CUDA error number of a CUDA call's own failure (rmmh raises it as
-   CUDARuntimeError.status; it read it from the name in the message before), 0 for a failure that
-   was not one, and set and cleared with the status. */
-TEST(last_cuda_error_is_the_cuda_call_s_own_error_number) {
+/* rmm_last_cuda_error: the CUDA error number of the CUDA call whose failure is behind the last one
+   (its own, or quoted as a cause: rmmh raises it as CUDARuntimeError.status; it read it from the
+   name in the message before), 0 for a failure with none behind it, set and cleared with the
+   status (review 29: re-recorded and reworded failures lost it). */
+static bool declines(size_t bytes, void *arg) { return (void)bytes, (void)arg, false; }
+TEST(last_cuda_error_is_the_number_of_the_cuda_failure_behind_it) {
     rmm_resource *mr = NULL, *pool = NULL;
     rmm_pool_desc pd = rmm_pool_desc_default();
     void *p = NULL;
@@ -144,20 +146,51 @@ TEST(last_cuda_error_is_the_cuda_call_s_own_error_number) {
     CHECK_OK(rmm_get_device_count(&count));
     CHECK_STATUS(rmm_set_device(count), RMM_ERROR_INVALID_ARGUMENT); /* checked before cudaSetDevice */
     CHECK(rmm_last_cuda_error() == 0);
-    /* a pool's explained OUT_OF_MEMORY is the pool's own: its message quotes the cause */
+    /* a pool's explained OUT_OF_MEMORY keeps the number of the CUDA failure it quotes as its cause,
+       and has none at its maximum */
     pd.initial_bytes = (size_t)1 << 20;
     pd.maximum_bytes = (size_t)2 << 20;
     CHECK_OK(rmm_pool_create(&pool, mr, &pd));
     if (pool) {
         CHECK_STATUS(rmm_allocate(pool, &p, (size_t)4 << 20, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
-        CHECK(rmm_last_cuda_error() == 0);
+        CHECK(rmm_last_cuda_error() == 0 && strstr(rmm_last_error(), "maximum") != NULL);
         rmm_resource_destroy(pool);
+    }
+    pool = NULL;
+    CHECK_OK(rmm_pool_create(&pool, mr, NULL));
+    if (pool) {
+        CHECK_STATUS(rmm_allocate(pool, &p, (size_t)1 << 50, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY); /* (cudaMalloc refuses each try) */
+        CHECK(rmm_last_cuda_error() == 2 && strstr(rmm_last_error(), "cudaMalloc") != NULL);
+        rmm_resource_destroy(pool);
+    }
+    { /* a failure callback that declines returns its upstream's record whole */
+        rmm_resource *fc = NULL;
+        CHECK_OK(rmm_failure_callback_adaptor_create(&fc, mr, declines, NULL));
+        if (fc) {
+            CHECK_STATUS(rmm_allocate(fc, &p, SIZE_MAX - 4096, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+            CHECK(rmm_last_cuda_error() == 2);
+            rmm_resource_destroy(fc);
+        }
     }
 #if defined(RMM_BACKEND_HOST)
     rmm_host_backend_fail_calls("cudaGetDevice", 1, 1, RMM_ERROR_CUDA); /* an injected failure: cudaErrorUnknown */
     CHECK_STATUS(rmm_get_device(&device), RMM_ERROR_CUDA);
     CHECK(rmm_last_cuda_error() == 999);
     rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    { /* a virtual pool's failed page-in puts the driver call's own record back after its undo */
+        rmm_pool_desc vd = rmm_pool_desc_default();
+        vd.growth = RMM_POOL_GROWTH_VIRTUAL;
+        vd.virtual_bytes = (size_t)64 << 20;
+        pool = NULL;
+        CHECK_OK(rmm_pool_create(&pool, NULL, &vd));
+        if (pool) {
+            rmm_host_backend_fail_calls("cuMemSetAccess", 1, 1, RMM_ERROR_CUDA);
+            CHECK_STATUS(rmm_allocate(pool, &p, 4096, RMM_STREAM_DEFAULT), RMM_ERROR_CUDA);
+            rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+            CHECK(rmm_last_cuda_error() == 999 && strstr(rmm_last_error(), "cuMemSetAccess") != NULL);
+            rmm_resource_destroy(pool);
+        }
+    }
 #else
     CHECK(rmm_status_from_cuda(cudaErrorInvalidDevice, "cudaSetDevice") == RMM_ERROR_CUDA);
     CHECK(rmm_last_cuda_error() == (int)cudaErrorInvalidDevice);
@@ -954,7 +987,7 @@ int main(void) {
     printf("backend: %s\n", RMM__BACKEND_NAME);
     RUN(status_strings_and_last_error);
     RUN(last_error_is_per_thread_and_empty_at_start);
-    RUN(last_cuda_error_is_the_cuda_call_s_own_error_number);
+    RUN(last_cuda_error_is_the_number_of_the_cuda_failure_behind_it);
     RUN(long_messages_keep_their_cause_and_whole_characters);
     RUN(generic_calls_check_arguments);
     RUN(an_ignored_alignment_is_refused_not_handed_on);

@@ -377,8 +377,9 @@ TEST(check_corruption_beside_frees_and_reuse) {
    pool's free chunk, a virtual pool's idle extent) was read where nothing was: a heap-use-after-free
    on the host backend, a SEGV for unmapped pages. A stream model whose device synchronize does the
    other thread's part (free the listed block, then an allocation that gives its memory back) makes
-   the interleaving certain; since 2026-11-30 no pool gives memory back while a check runs, and
-   rmm_pool_trim waits for the checks to end. Each case fails (ASan, or a SEGV) without it. */
+   the interleaving certain. Since 2026-11-30 no pool gives memory back while a check runs (an
+   allocation that needed it fails, saying so; a trim gives nothing back). Each case fails (ASan, a
+   SEGV, or its checks) without it. */
 typedef struct checker_meddles {
     rmm_resource *pool;
     void *block;         /* freed at the check's synchronize */
@@ -387,8 +388,8 @@ typedef struct checker_meddles {
     void *then;
     rmm_status then_status;
     int armed, done;
-    int hold;            /* the trim case: the synchronize waits until the main thread lets it go */
-    int holding;
+    int trim;            /* instead: a trim */
+    size_t trimmed;
 } checker_meddles;
 static checker_meddles meddles;
 static void m_record(void *u, const void *e, rmm_stream s) { (void)u, (void)e, (void)s; }
@@ -401,33 +402,20 @@ static void m_device_sync(void *u) {
     checker_meddles *m = (checker_meddles *)u;
     if (!__atomic_load_n(&m->armed, __ATOMIC_ACQUIRE)) return; /* (a cudaFree's synchronize, nested, or any other) */
     __atomic_store_n(&m->armed, 0, __ATOMIC_RELEASE);
-    if (m->hold) {
-        __atomic_store_n(&m->holding, 1, __ATOMIC_RELEASE);
-        while (__atomic_load_n(&m->hold, __ATOMIC_ACQUIRE)) sched_yield();
-        return;
+    if (m->trim) {
+        m->then_status = rmm_pool_trim(m->pool, &m->trimmed);
+    } else {
+        CHECK_OK(rmm_deallocate(m->pool, m->block, m->block_bytes, RMM_STREAM_DEFAULT));
+        m->then_status = rmm_allocate(m->pool, &m->then, m->then_bytes, RMM_STREAM_DEFAULT);
+        if (m->then_status == RMM_ERROR_OUT_OF_MEMORY) CHECK(strstr(rmm_last_error(), "a corruption check was running") != NULL);
     }
-    CHECK_OK(rmm_deallocate(m->pool, m->block, m->block_bytes, RMM_STREAM_DEFAULT));
-    m->then_status = rmm_allocate(m->pool, &m->then, m->then_bytes, RMM_STREAM_DEFAULT);
     m->done = 1;
 }
 static const rmm_host_stream_model meddling_model = {&meddles, m_record, m_query, m_event, m_event, m_wait, m_stream, m_device_sync, m_stream, m_unmap};
-static void *checking_thread(void *arg) {
-    *(rmm_status *)arg = rmm_resource_check_corruption(meddles.pool);
-    return NULL;
-}
-static void *trimming_thread(void *arg) {
-    size_t released = 0;
-    CHECK_OK(rmm_pool_trim(meddles.pool, &released));
-    *(size_t *)arg = released + 1; /* (nonzero: done) */
-    return NULL;
-}
 TEST(check_corruption_beside_memory_given_back) {
     rmm_resource *pool = NULL;
     rmm_pool_desc d = rmm_pool_desc_default();
     rmm_pool_info info;
-    rmm_status st;
-    pthread_t t, u;
-    size_t trimmed = 0;
     void *q = NULL;
     /* on-demand: the freed block's chunk would go upstream before the pool grows past its peak */
     d.growth = RMM_POOL_GROWTH_ON_DEMAND;
@@ -453,8 +441,31 @@ TEST(check_corruption_beside_memory_given_back) {
     CHECK(info.pool_bytes < 48 * MiB + 64 * MiB);
     if (q) CHECK_OK(rmm_deallocate(pool, q, 64 * MiB, RMM_STREAM_DEFAULT));
     rmm_resource_destroy(pool);
-    /* a trim in another thread waits for a running check to end, then gives back */
+    /* at a maximum that only giving the free chunk back leaves room under: out of memory while a
+       check runs, saying so; served after it */
     pool = NULL;
+    d.maximum_bytes = 40 * MiB;
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), &d));
+    if (!pool) return;
+    memset(&meddles, 0, sizeof meddles);
+    meddles.pool = pool;
+    meddles.block_bytes = 16 * MiB;
+    meddles.then_bytes = 32 * MiB;
+    CHECK_OK(rmm_allocate(pool, &meddles.block, meddles.block_bytes, RMM_STREAM_DEFAULT));
+    if (!meddles.block) return;
+    meddles.armed = 1;
+    rmm_host_backend_set_stream_model(&meddling_model);
+    CHECK_OK(rmm_resource_check_corruption(pool));
+    rmm_host_backend_set_stream_model(NULL);
+    CHECK(meddles.done && meddles.then_status == RMM_ERROR_OUT_OF_MEMORY && meddles.then == NULL);
+    CHECK_OK(rmm_allocate(pool, &meddles.then, meddles.then_bytes, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_allocate(pool, &q, 16 * MiB, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY); /* (no check: the message says nothing of one) */
+    CHECK(strstr(rmm_last_error(), "corruption check") == NULL);
+    if (meddles.then) CHECK_OK(rmm_deallocate(pool, meddles.then, meddles.then_bytes, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(pool);
+    /* a trim made while a check runs (here, from inside it) gives nothing back; after it, the chunk */
+    pool = NULL;
+    d.maximum_bytes = 0;
     CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), &d));
     if (!pool) return;
     memset(&meddles, 0, sizeof meddles);
@@ -462,26 +473,15 @@ TEST(check_corruption_beside_memory_given_back) {
     CHECK_OK(rmm_allocate(pool, &q, KiB, RMM_STREAM_DEFAULT)); /* (something live: the check synchronizes) */
     CHECK_OK(rmm_allocate(pool, &meddles.block, 16 * MiB, RMM_STREAM_DEFAULT)); /* a chunk of its own, */
     if (meddles.block) CHECK_OK(rmm_deallocate(pool, meddles.block, 16 * MiB, RMM_STREAM_DEFAULT)); /* wholly free */
-    meddles.hold = 1;
+    meddles.block = NULL;
+    meddles.trim = 1;
     meddles.armed = 1;
     rmm_host_backend_set_stream_model(&meddling_model);
-    st = RMM_ERROR_UNKNOWN;
-    if (pthread_create(&t, NULL, checking_thread, &st) == 0) {
-        while (!__atomic_load_n(&meddles.holding, __ATOMIC_ACQUIRE)) sched_yield();
-        if (pthread_create(&u, NULL, trimming_thread, &trimmed) == 0) {
-            struct timespec pause = {0, 50 * 1000 * 1000};
-            nanosleep(&pause, NULL);
-            CHECK(__atomic_load_n(&trimmed, __ATOMIC_ACQUIRE) == 0); /* still waiting */
-            __atomic_store_n(&meddles.hold, 0, __ATOMIC_RELEASE);
-            pthread_join(u, NULL);
-            CHECK(trimmed > 16 * MiB); /* then it gave the free chunk back */
-        } else {
-            __atomic_store_n(&meddles.hold, 0, __ATOMIC_RELEASE);
-        }
-        pthread_join(t, NULL);
-        CHECK_OK(st);
-    }
+    CHECK_OK(rmm_resource_check_corruption(pool));
     rmm_host_backend_set_stream_model(NULL);
+    CHECK(meddles.done && meddles.then_status == RMM_SUCCESS && meddles.trimmed == 0);
+    CHECK_OK(rmm_pool_trim(pool, &meddles.trimmed));
+    CHECK(meddles.trimmed >= 16 * MiB);
     if (q) CHECK_OK(rmm_deallocate(pool, q, KiB, RMM_STREAM_DEFAULT));
     rmm_resource_destroy(pool);
     /* virtual: pages 0 and 1 hold a block each (one-page extents, a maximum of three pages); the
