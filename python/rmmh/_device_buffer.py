@@ -102,8 +102,19 @@ class _PyBufferBase:
         else:
             _py_recorded[id(self)] = streams
 
+    def __new__(cls, *args, **kwargs):
+        self = super().__new__(cls)
+        self._ptr = 0  # (empty until __init__, as the extension's tp_new leaves it)
+        self._size = self._cap = self._nbytes = 0
+        self._dev = -1
+        return self
+
     def __init__(self, *, ptr=0, size=0, stream=DEFAULT_STREAM, mr=None):
-        if hasattr(self, "_mr"):  # set by a first call: a second would leak its block and holds
+        try:  # (not hasattr: DeviceBuffer.__getattr__ would make the defaults)
+            object.__getattribute__(self, "_mr")
+        except AttributeError:
+            pass
+        else:  # set by a first call: a second would leak its block and holds
             raise TypeError("DeviceBuffer.__init__ may be called once")  # as the extension says
         if stream.__class__ is not Stream or stream._refs is not None and not stream._refs:
             stream = as_stream(stream)  # (raises for a stream whose C stream is gone)
@@ -262,6 +273,18 @@ class DeviceBuffer(_Base):
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         _chain_finalizer(cls, _Base.__del__)  # (a subclass's own __del__ still frees the block)
+
+    def __getattr__(self, name):
+        # Reached only when an attribute is not set. A buffer made by DeviceBuffer.__new__ alone
+        # (copy's and pickle's protocols, a subclass's __new__) is in RMM an empty buffer on the
+        # default stream with the current device's resource (its cdef class makes it in __cinit__);
+        # here its stream and resource are those defaults from the first call that needs them
+        # (until 2026-11-30 such a buffer raised AttributeError on resize, copy and more; with the
+        # ctypes fallback on size and repr too).
+        if name in ("_mr", "_stream"):
+            _Base.__init__(self)  # (size 0: no allocation)
+            return object.__getattribute__(self, name)
+        raise AttributeError("%r object has no attribute %r" % (type(self).__name__, name))
 
     # -- properties --------------------------------------------------------------------------
     @property

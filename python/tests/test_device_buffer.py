@@ -658,3 +658,31 @@ def test_ptr_is_checked_whether_or_not_it_is_used(ptr, error):
     for size in (0, 16):
         with pytest.raises(error):
             rmm.DeviceBuffer(ptr=ptr, size=size)
+
+
+def test_a_buffer_made_by_new_alone_is_an_empty_buffer():
+    """DeviceBuffer.__new__ without __init__ (copy's and pickle's protocols, a subclass's own
+    __new__) gives what RMM's cdef class gives there: an empty buffer on the default stream with
+    the current device's resource, which resizes, copies and pickles; until 2026-11-30 it raised
+    AttributeError on resize and copy (and, without the accelerator, on size and repr); __init__
+    still runs once on a buffer made so, and a missing attribute still raises AttributeError."""
+    import copy
+    import pickle
+    b = rmm.DeviceBuffer.__new__(rmm.DeviceBuffer)
+    assert b.size == 0 and b.nbytes == 0 and b.capacity() == 0 and b.ptr == 0 and len(b) == 0
+    assert repr(b).startswith("<rmmh.DeviceBuffer size=0")
+    assert b.mr is rmm.mr.get_current_device_resource()
+    assert b.stream is rmm.DEFAULT_STREAM
+    assert copy.copy(b).size == 0 and b.tobytes() == b""
+    b.resize(10)
+    assert b.size == 10 and b.capacity() >= 10 and b.ptr != 0
+    b.copy_from_host(bytes(range(10)))
+    assert pickle.loads(pickle.dumps(b)).tobytes() == bytes(range(10))
+    with pytest.raises(TypeError, match="once"):
+        b.__init__(size=3)
+    with pytest.raises(AttributeError, match="no_such_thing"):
+        b.no_such_thing
+    c = rmm.DeviceBuffer.__new__(rmm.DeviceBuffer)
+    c.__init__(size=3)  # (new, then init: the ordinary construction)
+    assert c.size == 3 and c.mr is rmm.mr.get_current_device_resource()
+    del b, c
