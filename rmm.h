@@ -460,6 +460,13 @@ RMMDEF rmm_status rmm_graph_pool_get_info(rmm_graph_pool *gp, size_t *reserved_b
    on it is refused with INVALID_ARGUMENT, but once its memory has gone it no longer exists). A
    failure to return memory upstream is logged. */
 RMMDEF rmm_status rmm_graph_pool_destroy(rmm_graph_pool *gp);
+/* The graph pools over `upstream` (NULL: over any resource) that rmm_graph_pool_destroy was called
+   on and whose memory has not all gone back to it yet: a block still live, captures registered at
+   the destroy not yet ended, or the return under way on some thread (those are counted for every
+   upstream). A binding that keeps an upstream alive for such pools may let it go once this is 0
+   (rmmh's GraphPool.release: until 2026-11-30 it kept such an upstream for the life of the
+   process). Thread-safe. O(graph pools). */
+RMMDEF size_t rmm_graph_pools_pending(rmm_resource *upstream);
 /* "Nowait" allocate and free, for callers that hold a lock a CUDA host callback may wait for (an
    interpreter's GIL): as rmm_allocate and rmm_deallocate, except that they never wait, for a lock,
    the device, an upstream or another stream's work. Where they would have to (the resource's lock
@@ -8998,6 +9005,7 @@ static uint64_t rmm__capture_seq; /* the next registration's number */
 static rmm__mutex rmm__graph_lock = RMM__MUTEX_INIT;
 static rmm_graph_pool *rmm__graph_pools;
 static rmm_graph_pool *rmm__graph_zombies; /* gone, their memory not yet returned (captures were registered) */
+static size_t rmm__graph_returning; /* pools taken off the lists whose memory is being returned (rmm_graph_pools_pending) */
 static rmm__capture_reg *rmm__captures;
 static size_t rmm__captures_cap;
 
@@ -9201,7 +9209,15 @@ RMM__PRIVATE void rmm__gp_retire(rmm_graph_pool *gp, rmm_graph_pool **now) {
     } else {
         gp->next = NULL;
         *now = gp;
+        rmm__graph_returning++; /* (until rmm__gp_returned) */
     }
+}
+/* After rmm__gp_release_memory of a pool rmm__gp_retire or a registration's end took off the
+   lists (rmm__graph_returning). Takes rmm__graph_lock. O(1). */
+RMM__PRIVATE void rmm__gp_returned(void) {
+    rmm__lock(&rmm__graph_lock);
+    rmm__graph_returning--;
+    rmm__unlock(&rmm__graph_lock);
 }
 /* The graph pool the stream of `key` is registered with (*at: its registration), or NULL. Under
    rmm__graph_lock. O(captures underway). */
@@ -9406,7 +9422,10 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_free(rmm_resource *mr, vo
     gp->live[i] = gp->live[--gp->nlive];
     if (gp->released && gp->nlive == 0) rmm__gp_retire(gp, &gone);
     rmm__unlock(&rmm__graph_lock);
-    if (gone) rmm__gp_release_memory(gone);
+    if (gone) {
+        rmm__gp_release_memory(gone);
+        rmm__gp_returned();
+    }
     return RMM_SUCCESS;
 }
 
@@ -9564,6 +9583,7 @@ RMM__IMPL rmm_status rmm_capture_end(rmm_graph_pool *gp, rmm_stream stream) {
                 *z = g->next;
                 g->next = zombies;
                 zombies = g;
+                rmm__graph_returning++; /* (until rmm__gp_returned) */
             } else {
                 z = &g->next;
             }
@@ -9574,6 +9594,7 @@ RMM__IMPL rmm_status rmm_capture_end(rmm_graph_pool *gp, rmm_stream stream) {
         rmm_graph_pool *z = zombies;
         zombies = z->next;
         rmm__gp_release_memory(z);
+        rmm__gp_returned();
     }
     for (i = 0; i < k; i++) { /* the frees deferred by the capture, now on the ended stream (behind the stream a
                                  recorded block was freed on: rmm__graph_defer_recorded) */
@@ -9629,8 +9650,23 @@ RMM__IMPL rmm_status rmm_graph_pool_destroy(rmm_graph_pool *gp) {
     gp->released = true;
     if (gp->nlive == 0) rmm__gp_retire(gp, &gone);
     rmm__unlock(&rmm__graph_lock);
-    if (gone) rmm__gp_release_memory(gone);
+    if (gone) {
+        rmm__gp_release_memory(gone);
+        rmm__gp_returned();
+    }
     return RMM_SUCCESS;
+}
+RMM__IMPL size_t rmm_graph_pools_pending(rmm_resource *upstream) {
+    const rmm_graph_pool *gp;
+    size_t n;
+    rmm__lock(&rmm__graph_lock);
+    n = rmm__graph_returning;
+    for (gp = rmm__graph_pools; gp; gp = gp->next)
+        if (gp->released && (!upstream || gp->upstream == upstream)) n++;
+    for (gp = rmm__graph_zombies; gp; gp = gp->next)
+        if (!upstream || gp->upstream == upstream) n++;
+    rmm__unlock(&rmm__graph_lock);
+    return n;
 }
 RMM__IMPL rmm_pool_desc rmm_pool_desc_default(void) {
     rmm_pool_desc d;

@@ -1688,11 +1688,16 @@ TEST(graph_pool_contract) {
     CHECK(!in_graph_pool(x, base, 1 * MiB + 256));
     CHECK_OK(rmm_deallocate(pool, x, 1000, s));
     /* destroyed with live blocks: they stay valid, and gp goes with the last */
+    CHECK(rmm_graph_pools_pending(pool) == 0 && rmm_graph_pools_pending(NULL) == 0);
     CHECK_OK(rmm_graph_pool_destroy(gp));
     CHECK_STATUS(rmm_graph_pool_destroy(gp), RMM_ERROR_INVALID_ARGUMENT); /* (it lives on: blocks are live) */
+    CHECK(rmm_graph_pools_pending(pool) == 1 && rmm_graph_pools_pending(NULL) == 1); /* (its upstream must live) */
+    CHECK(rmm_graph_pools_pending(rmm_get_current_device_resource()) == 0);
     CHECK_STATUS(rmm_capture_begin(gp, s), RMM_ERROR_INVALID_ARGUMENT);
     CHECK_OK(rmm_deallocate(pool, b, 3000, s));
+    CHECK(rmm_graph_pools_pending(pool) == 1);
     CHECK_OK(rmm_deallocate(pool, d, 1000, s)); /* the last: every chunk returns upstream */
+    CHECK(rmm_graph_pools_pending(pool) == 0 && rmm_graph_pools_pending(NULL) == 0);
     CHECK_OK(rmm_graph_pool_destroy(gp2));
     CHECK_OK(rmm_pool_get_info(pool, &info));
     CHECK(info.used_bytes == 0);
@@ -2180,6 +2185,33 @@ out:
    team 20: the calls were made in the thread's own mode, where a global-mode capture forbids a
    cudaFree). Seen through the mode exchange's injected failure, which the release takes (so the
    graph pool made next fetches its reserve unharmed). Host backend (failures injected). */
+/* rmm_graph_pools_pending counts a destroyed graph pool while its memory is being returned, on
+   the thread that returns it (a binding that lets the upstream go at 0 must not see 0 then). */
+static size_t pending_during_return = 99;
+static rmm_status forward_alloc(void **p, size_t n, rmm_stream s, void *arg) {
+    (void)arg;
+    return rmm_allocate(rmm_get_current_device_resource(), p, n, s);
+}
+static void counting_free(void *p, size_t n, rmm_stream s, void *arg) {
+    (void)arg;
+    pending_during_return = rmm_graph_pools_pending(NULL);
+    (void)rmm_deallocate(rmm_get_current_device_resource(), p, n, s);
+}
+TEST(graph_pool_pending_while_its_memory_returns) {
+    rmm_resource *cb = NULL;
+    rmm_graph_pool *gp = NULL;
+    NEED_GPU();
+    CHECK_OK(rmm_callback_resource_create(&cb, forward_alloc, counting_free, NULL));
+    if (!cb) return;
+    CHECK_OK(rmm_graph_pool_create(&gp, cb, 64 * KiB));
+    if (gp) {
+        CHECK_OK(rmm_graph_pool_destroy(gp)); /* no block live: its reserve goes back now */
+        CHECK(pending_during_return == 1);
+        CHECK(rmm_graph_pools_pending(cb) == 0 && rmm_graph_pools_pending(NULL) == 0);
+    }
+    rmm_resource_destroy(cb);
+}
+
 TEST(graph_pool_zombie_release_relaxes_the_capture_mode) {
 #if defined(RMM_BACKEND_HOST)
     rmm_resource *cuda = NULL;
@@ -2193,9 +2225,11 @@ TEST(graph_pool_zombie_release_relaxes_the_capture_mode) {
     if (!cuda || !a || !b || !gp || !gp2) goto out;
     CHECK_OK(rmm_capture_begin(gp2, a)); /* capture A */
     CHECK_OK(rmm_graph_pool_destroy(gp)); /* a zombie until A ends */
+    CHECK(rmm_graph_pools_pending(cuda) == 1); /* (a zombie is pending too) */
     CHECK_OK(rmm_capture_begin(gp2, b)); /* capture B, after the destroy */
     rmm_host_backend_fail_calls("cudaThreadExchangeStreamCaptureMode", 1, 1, RMM_SUCCESS);
     CHECK_OK(rmm_capture_end(gp2, a)); /* gp's memory returns now, B still registered: the mode is exchanged */
+    CHECK(rmm_graph_pools_pending(cuda) == 0);
     CHECK_OK(rmm_graph_pool_create(&gp3, cuda, 1 * MiB)); /* (its fetch exchanges the mode: the failure was taken above) */
     rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
     CHECK_OK(rmm_capture_end(gp2, b));
@@ -5976,6 +6010,7 @@ int main(void) {
     RUN(graph_capture_per_thread_stream_is_each_threads_own);
     RUN(graph_capture_records_nothing_on_the_capturing_stream);
     RUN(graph_pool_zombie_release_relaxes_the_capture_mode);
+    RUN(graph_pool_pending_while_its_memory_returns);
     RUN(graph_capture_thread_exit_and_dead_donors);
 #if defined(__CUDACC__)
     RUN(pool_foreign_handover_waits_for_the_kernel);
