@@ -163,6 +163,7 @@ rmm_capture_begin = _fn("rmm_capture_begin", I, V, V)
 rmm_capture_end = _fn("rmm_capture_end", I, V, V)
 rmm_graph_pool_get_info = _fn("rmm_graph_pool_get_info", I, V, P(S), P(S))
 rmm_graph_pool_destroy = _fn("rmm_graph_pool_destroy", I, V)
+rmm_graph_pools_pending = _fn("rmm_graph_pools_pending", S, V)  # released, memory not yet returned
 rmm_memset_async = _fn("rmm_memset_async", I, V, I, S, V)
 rmmh_prefetch = _fn("rmmh_prefetch", I, V, S, I, V)
 

@@ -146,15 +146,18 @@ def release(refs):
 # it is left, except the Records it holds itself (it goes before them: an adaptor over a callback
 # resource). Where the callables reach too much to follow, what is left lets go when it is freed
 # later (weakref.finalize), as safe as before but not freed when the callables reach their owner.
-# A finalizer outside a collection lets go at once.
-_collecting = [False]
+# A finalizer outside a collection lets go at once, and so does one on another thread while a
+# collection runs (a last reference dropped there is no object of the collection's; until
+# 2026-11-30 the flag was the process's, and a pool dropped on one thread outlived its `del` until
+# another thread's collection ended: rmm.reinitialize then could not reuse its memory, red team 29).
+_collecting = [None]  # the thread ident of the collection running, or None
 _gc_held: list = []
-_REACH_LIMIT = 100000  # the most objects _reach follows from the callables
+_REACH_LIMIT = 100000  # the most objects _reach_owners follows, per Record with callables
 
 
 def defer_if_collecting(obj, refs):
     """In a collection, keeps obj's finalizer's hold on refs until it ends (see above): True."""
-    if not _collecting[0]:
+    if _collecting[0] != _get_ident():
         return False
     _gc_held.append((_weakref.ref(obj), refs))
     return True
@@ -175,26 +178,91 @@ def _holds(record, refs):
     return False
 
 
-def _reach(keep):
-    """The ids of the objects the callables in keep reach, as the collector sees them (everything
-    gc.get_referents gives, but modules and their dicts, which outlive any collection), or None past
-    _REACH_LIMIT. An over-approximation: following less would let a resource the callables use go
-    first (a review's find: a class attribute, a function attribute)."""
+def _reach_owners(keeps, owners):
+    """For each of keeps (a Record's callables), the set of ids of the objects of `owners` it
+    reaches, as the collector sees them (everything gc.get_referents gives, but modules and their
+    dicts, which outlive any collection), or None past _REACH_LIMIT objects per keep in all. An
+    over-approximation: following less would let a resource the callables use go first (a review's
+    find: a class attribute, a function attribute). One walk for all of them (Tarjan's strongly
+    connected components, iterative, each component's owners the union of its members' and of the
+    components it points to), so objects that many callables share are walked once: until
+    2026-11-30 each Record's callables were walked on their own, and 400 owners whose callables
+    shared a dict of 40,000 entries made one collection take 20 s (red team 29)."""
     modules = set()
     for m in list(_sys.modules.values()):
         d = getattr(m, "__dict__", None)
         if isinstance(d, dict):
             modules.add(id(d))
-    seen, todo = set(), [keep]
-    while todo:
-        o = todo.pop()
-        if id(o) in seen or id(o) in modules or isinstance(o, _types.ModuleType):
+    bit = {id(o): 1 << k for k, o in enumerate(owners)}
+    limit = _REACH_LIMIT * max(1, len(keeps))
+    index, low, pending, mask = {}, {}, {}, {}
+    on_stack = set()
+    stack = []
+
+    def skip(o):
+        return id(o) in modules or isinstance(o, _types.ModuleType)
+
+    def visit(o):
+        oid = id(o)
+        index[oid] = low[oid] = len(index)
+        pending[oid] = bit.get(oid, 0)
+        stack.append(o)
+        on_stack.add(oid)
+        return (o, iter(_gc.get_referents(o)))
+
+    for root in keeps:
+        if id(root) in index or skip(root):
             continue
-        seen.add(id(o))
-        if len(seen) > _REACH_LIMIT:
-            return None
-        todo.extend(_gc.get_referents(o))
-    return seen
+        work = [visit(root)]
+        while work:
+            node, children = work[-1]
+            nid = id(node)
+            for child in children:
+                if skip(child):
+                    continue
+                cid = id(child)
+                if cid not in index:
+                    if len(index) >= limit:
+                        return None
+                    work.append(visit(child))
+                    break
+                if cid in on_stack:  # (its component: merged when that completes)
+                    if index[cid] < low[nid]:
+                        low[nid] = index[cid]
+                else:
+                    pending[nid] |= mask[cid]
+            else:
+                work.pop()
+                if low[nid] == index[nid]:  # a component completes: its members share one mask
+                    members = []
+                    while True:
+                        w = stack.pop()
+                        on_stack.discard(id(w))
+                        members.append(w)
+                        if w is node:
+                            break
+                    m = 0
+                    for w in members:
+                        m |= pending[id(w)]
+                    for w in members:
+                        mask[id(w)] = m
+                if work:
+                    pid = id(work[-1][0])
+                    if nid in on_stack:  # (the same component as its parent)
+                        if low[nid] < low[pid]:
+                            low[pid] = low[nid]
+                        pending[pid] |= pending[nid]
+                    else:
+                        pending[pid] |= mask[nid]
+    out = []
+    for keep in keeps:
+        m, ids = mask.get(id(keep), 0), set()
+        while m:  # (the set bits only: most callables reach their own owner alone)
+            low_bit = m & -m
+            ids.add(id(owners[low_bit.bit_length() - 1]))
+            m ^= low_bit
+        out.append(ids)
+    return out
 
 
 def _settle_gc_held():
@@ -234,20 +302,21 @@ def _settle(items, done):
             _release_quietly(refs)
         else:
             alive.append((obj, refs))
-    reaches = []  # (refs of a Record with callables, the ids they reach)
-    for _, refs in alive:
-        if refs and isinstance(refs[0], Record) and refs[0].keep is not None:
-            ids = _reach(refs[0].keep)
-            if ids is None:
-                reaches = None
-                break
-            reaches.append((refs, ids))
+    reaches = []  # (refs of a Record with callables, the ids of the alive owners they reach)
+    with_keep = [refs for _, refs in alive if refs and isinstance(refs[0], Record) and refs[0].keep is not None]
+    if with_keep:
+        found = _reach_owners([refs[0].keep for refs in with_keep], [obj for obj, _ in alive])
+        reaches = None if found is None else list(zip(with_keep, found))
+    reached_by = {}  # id(owner): the refs of the Records whose callables reach it
+    for k, ids in reaches or ():
+        for i in ids:
+            reached_by.setdefault(i, []).append(k)
     while alive and reaches is not None:
         left = []
         for obj, refs in alive:
             record = refs[0] if refs else None
-            if any(k is not refs and k and id(obj) in ids and not (isinstance(record, Record) and _holds(record, k))
-                   for k, ids in reaches):
+            if any(k is not refs and k and not (isinstance(record, Record) and _holds(record, k))
+                   for k in reached_by.get(id(obj), ())):
                 left.append((obj, refs))  # a callable still reaches it: later
             else:
                 done.add(id(refs))
@@ -259,7 +328,7 @@ def _settle(items, done):
             # be called) reach it
             free = [(obj, refs) for obj, refs in left
                     if len(refs) == 1 and isinstance(refs[0], Record) and refs[0].keep is not None
-                    and not any(k is not refs and len(k) > 1 and id(obj) in ids for k, ids in reaches)]
+                    and not any(k is not refs and len(k) > 1 for k in reached_by.get(id(obj), ()))]
             if not free:
                 break
             for obj, refs in free:
@@ -279,16 +348,25 @@ def _release_quietly(refs):
         pass
 
 
+after_collection: list = []  # callables run after each collection (nothing to raise to: errors dropped)
+
+
 def _gc_phase(phase, info):
     if phase == "start":
-        _collecting[0] = True
+        _collecting[0] = _get_ident()  # (collections run one at a time, each on one thread)
     else:
-        _collecting[0] = False
+        _collecting[0] = None
         if _gc_held:
             _settle_gc_held()
+        for hook in after_collection:
+            try:
+                hook()
+            except Exception:  # noqa: S110
+                pass
 
 
 import gc as _gc  # noqa: E402
+from _thread import get_ident as _get_ident  # noqa: E402
 import sys as _sys  # noqa: E402
 import types as _types  # noqa: E402
 import weakref as _weakref  # noqa: E402

@@ -29,11 +29,16 @@ from ._helpers import parse_bytes
 from ._lifetime import release as _release
 from ._stream import as_stream
 
+_lifetime.after_collection.append(lambda: _prune_kept_upstreams(blocking=False))
+
 __all__ = ["GraphPool"]
 
 # upstream resources of pools released while blocks were live or a capture was registered: the C
 # pool returns its memory to them later (its last block's free, the end of those registrations),
-# so they must outlive it (kept for the process, with the pool's hold on their C resource)
+# so they must outlive it: each entry is the pool's hold on its upstream's C resource, let go by
+# _prune_kept_upstreams once rmm.h says no released pool over that upstream is left
+# (rmm_graph_pools_pending). Until 2026-11-30 they were kept for the life of the process, with
+# their memory (red team 29: every later reinitialize of a large pool ran out of memory).
 _kept_upstreams = []
 # Held around each rmm_capture_begin and rmm_capture_end with the count of registrations
 # (_lifetime.captures, all pools), and around release()'s destroy and its reading of that count:
@@ -48,6 +53,30 @@ _lock = threading.RLock()
 _MAY_STAY_REGISTERED = (4, 1)
 
 
+def _prune_kept_upstreams(blocking=True):
+    """Lets go of the holds of _kept_upstreams whose released pools have all given their memory
+    back. Called by GraphPool's create and release, rmm.reinitialize, and after each garbage
+    collection (blocking=False there: skipped if another thread holds _lock). O(kept upstreams)
+    calls into rmm.h, each O(graph pools)."""
+    if not _kept_upstreams or not _lock.acquire(blocking):
+        return
+    try:
+        counts = {}
+        for mr in _kept_upstreams:
+            counts[id(mr)] = counts.get(id(mr), 0) + 1
+        done = []
+        for mr in list(_kept_upstreams):
+            key = id(mr)
+            if counts[key] > 0 and counts[key] > _lib.rmm_graph_pools_pending(mr._h):
+                counts[key] -= 1
+                _kept_upstreams.remove(mr)  # (removes one entry: the first that is this one)
+                done.append(mr)
+    finally:
+        _lock.release()
+    for mr in done:  # (outside the lock: the last hold's destroy may call Python callbacks)
+        _release(mr._refs)
+
+
 class GraphPool:
     """A graph-private pool over ``upstream`` (default: the current device resource), taking
     ``reserve`` bytes (an int or a string such as "64MiB") from it now."""
@@ -59,6 +88,7 @@ class GraphPool:
         mr = get_current_device_resource() if upstream is None else _check_mr(upstream, "upstream")
         size = _lib.as_size(parse_bytes(reserve), "reserve")
         out = ctypes.c_void_p()
+        _prune_kept_upstreams()
         _lib.clear_pending()  # (its reserve is no rmmh_alloc: an older callback exception is stale)
         _lib.check(_lib.rmm_graph_pool_create(ctypes.byref(out), mr._live, size), "GraphPool")
         # a hold on the upstream's C resource (see _lifetime): when the collector finalizes both
@@ -138,6 +168,7 @@ class GraphPool:
             _kept_upstreams.append(self._upstream)  # (and the hold stays: see _kept_upstreams)
         else:
             _release(self._upstream._refs)  # the pool's memory went back: the hold goes
+        _prune_kept_upstreams()
 
     def __reduce__(self):
         # a copy would share the C graph pool, and release() it twice

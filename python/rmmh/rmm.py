@@ -44,6 +44,8 @@ def reinitialize(pool_allocator=False, managed_memory=False, initial_pool_size=N
     """
     for func, args, kwargs in reversed(_reinitialize_hooks):
         func(*args, **kwargs)
+    from .graphs import _prune_kept_upstreams
+    _prune_kept_upstreams()  # (released graph pools' upstreams whose memory came back go first)
     _mr._initialize(pool_allocator=pool_allocator, managed_memory=managed_memory,
                     initial_pool_size=initial_pool_size, maximum_pool_size=maximum_pool_size,
                     devices=devices, logging=logging, log_file_name=log_file_name)

@@ -322,3 +322,30 @@ def test_deferred_destructions_run_once_with_two_threads_at_them():
         assert runs.get("late", 0) + list(_lifetime._deferred).count(late) == 1
     finally:
         _lifetime._deferred = saved
+
+
+def test_released_pool_lets_its_upstream_go_once_its_memory_is_back():
+    """release() with a block of the graph pool still live keeps the upstream alive until that
+    block's free has returned the pool's memory (rmm.h's rmm_graph_pools_pending), then lets it
+    go: at the next GraphPool create or release, rmm.reinitialize, or the end of a garbage
+    collection. Until 2026-11-30 such an upstream was kept for the life of the process, with its
+    memory (red team 29: every later reinitialize of a large pool ran out of memory)."""
+    import gc
+    from rmmh import _lib, graphs
+    base = rmm.mr.StatisticsResourceAdaptor(rmm.mr.CudaMemoryResource())
+    up = rmm.mr.PoolMemoryResource(base, 1 << 20)
+    gp = rmm.GraphPool(reserve="64KiB", upstream=up)
+    s = rmm.Stream()
+    with gp.capture(s):
+        b = rmm.DeviceBuffer(size=1000, stream=s)
+    gp.release()
+    assert _lib.rmm_graph_pools_pending(up._h) == 1 and _lib.rmm_graph_pools_pending(None) >= 1
+    kept = len(graphs._kept_upstreams)
+    assert kept >= 1
+    del gp, up
+    assert base.allocation_counts.current_bytes == 1 << 20  # the pool waits for the block
+    del b  # the graph pool's last block: its memory goes back to the pool
+    gc.collect()  # (the end of a collection lets the kept upstream go)
+    assert len(graphs._kept_upstreams) == kept - 1
+    assert base.allocation_counts.current_bytes == 0  # the pool went, with its memory
+    s.synchronize()
