@@ -487,7 +487,8 @@ RMMDEF rmm_status rmm_deallocate_nowait(rmm_resource *mr, void *ptr, size_t byte
    set) are not destroyed: that call does nothing and sets rmm_last_status() to INVALID_ARGUMENT.
    Nor is a resource that a free deferred to rmm_capture_end would reach (a block of it, or of a
    resource over it, freed on a stream registered for capture): the same, until that capture's
-   end has made the free; then destroy it again. O(1), plus, while a capture is registered or
+   end has made the free; then destroy it again. O(what the resource holds: a pool's chunks, stream
+   states and records, a tracking adaptor's map, ...; red team 29: it said O(1)), plus, while a capture is registered or
    ending, the walk of rmm_resource_awaits_capture (O(deferred frees x depth of their resources'
    stacks), under the graph lock). It returns nothing: a CUDA failure on the way (memory that could
    not be given back upstream, a device synchronize before its streams' memory goes) leaves that
@@ -502,8 +503,12 @@ RMMDEF void rmm_resource_destroy(rmm_resource *mr);
 RMMDEF bool rmm_resource_awaits_capture(const rmm_resource *mr);
 /* true iff memory from one may be freed by the other (vtable is_equal, else identity); a block
    allocated with an alignment above RMM_ALIGNMENT from one of the cudaMalloc-family resources (cuda,
-   managed, pinned, async) is freed only by the resource that allocated it (each keeps the records
-   of its over-aligned blocks: the other refuses the free with CORRUPTION, freeing nothing). */
+   managed, pinned, async) is freed only by the resource that allocated it, with that alignment
+   (each keeps the records of its over-aligned blocks, and the library all of them: any other
+   resource of the family refuses the free with CORRUPTION, freeing nothing, whatever alignment it
+   is given; until 2026-11-30 one given the default alignment freed it when the block's address
+   was already aligned). A block an aligned adaptor over-aligned is likewise freed only through
+   the adaptor; freed below it, the library cannot tell. */
 RMMDEF bool rmm_resource_is_equal(const rmm_resource *a, const rmm_resource *b);
 /* The vtable's type_name ("pool", "cuda", ...); "null" for NULL. */
 RMMDEF const char *rmm_resource_type_name(const rmm_resource *mr);
@@ -567,7 +572,9 @@ RMMDEF rmm_status rmm_resource_allocation_base(rmm_resource *mr, const void *ptr
    Chains of any depth are written. Fails with INVALID_ARGUMENT iff out is NULL, or the graph has a
    cycle or binning resources nested as bins deeper than RMM_MAX_BIN_NESTING (both found before
    anything is written: a dump is a whole document or nothing); IO iff writing fails, OUT_OF_MEMORY
-   iff host memory runs out (the document is then cut short, but still closed). Each sub-allocator's lock is held while its part is
+   iff host memory runs out (the document is then cut short, but still closed); NOT_SUPPORTED when
+   called from inside a sub-allocator's own upstream (its lock held: that node is written with its
+   type, name and address only, and the document closed). Each sub-allocator's lock is held while its part is
    written: thread-safe, O(blocks), and other threads wait that long. */
 #define RMM_DUMP_JSON_VERSION 1
 RMMDEF rmm_status rmm_resource_dump_json(rmm_resource *mr, FILE *out);
@@ -793,7 +800,8 @@ RMMDEF rmm_status rmm_pool_desc_from_env(rmm_pool_desc *desc);
    stays held until the pool needs to grow (an ON_DEMAND pool then gives wholly free chunks back
    to make room under it; rmm_pool_trim gives them back at once). Fails with INVALID_ARGUMENT iff pool is
    not a pool, the maximum is not a multiple of 256, or a VIRTUAL pool's maximum is below one page
-   (it could back no block), NOT_SUPPORTED under RMM_NO_POOL.
+   (it could back no block), NOT_SUPPORTED under RMM_NO_POOL or when called from inside the pool's
+   own upstream (a callback or user resource below it, while the pool's lock is held).
    Thread-safe (takes the pool's lock). */
 RMMDEF rmm_status rmm_pool_set_maximum(rmm_resource *pool, size_t maximum_bytes);
 /* A coalescing, stream-ordered pool over `upstream` (not owned: destroy the pool first). desc NULL:
@@ -854,20 +862,24 @@ RMMDEF rmm_status rmm_pool_set_maximum(rmm_resource *pool, size_t maximum_bytes)
    destroyed and foreign streams are dropped as described in >>streamorder. Thread-safe: one lock
    per pool. */
 RMMDEF rmm_status rmm_pool_create(rmm_resource **out, rmm_resource *upstream, const rmm_pool_desc *desc);
-/* Fills *info. Fails with INVALID_ARGUMENT iff info is NULL or pool is not a pool. O(streams). */
+/* Fills *info. Fails with INVALID_ARGUMENT iff info is NULL or pool is not a pool, NOT_SUPPORTED
+   when called from inside the pool's own upstream (its lock held: an out-of-memory handler below
+   the pool cannot look into it, nor trim it). O(streams). */
 RMMDEF rmm_status rmm_pool_get_info(rmm_resource *pool, rmm_pool_info *info);
 /* Gives every wholly free upstream chunk back (the first one too), after waiting on the host for
    the work of the streams that freed into it, and the free-list tables of streams left holding no
    free block. *released_bytes (may be NULL) says how much. Fails
-   with INVALID_ARGUMENT iff pool is not a pool; with the upstream's or CUDA's status if a wait or a
+   with INVALID_ARGUMENT iff pool is not a pool; NOT_SUPPORTED from inside the pool's own upstream
+   (its lock held: nothing is given back); with the upstream's or CUDA's status if a wait or a
    free fails (what was released so far stays released; the chunks a failed wait was to cover stay
    too). O(blocks). Thread-safe. With RMM_DEBUG_MARGIN, while an rmm_resource_check_corruption
    runs in any thread, a trim gives back nothing but a virtual pool's spare pages (*released_bytes
    says so; trim again after the check). */
 RMMDEF rmm_status rmm_pool_trim(rmm_resource *pool, size_t *released_bytes);
 /* Checks every invariant (contiguity, coalescing, bins and bitmaps, the address map, accounting).
-   CORRUPTION with a message naming the first broken one; INVALID_ARGUMENT iff not a pool.
-   O(blocks). RMM_DEBUG builds run it after every allocate and free. */
+   CORRUPTION with a message naming the first broken one; INVALID_ARGUMENT iff not a pool;
+   NOT_SUPPORTED from inside the pool's own upstream. O(blocks). RMM_DEBUG builds run it after
+   every allocate and free. */
 RMMDEF rmm_status rmm_pool_validate(rmm_resource *pool);
 
 /* >>fixed */
@@ -1024,7 +1036,11 @@ RMMDEF rmm_status rmm_statistics_pop(rmm_resource *mr, rmm_statistics *popped);
 /* Keeps every outstanding allocation (address, requested size, stream, and with capture_stacks a
    backtrace() of up to 32 frames, glibc only) in an address map under a mutex. A free of a pointer
    it never handed out returns CORRUPTION and is not passed upstream; a free with a different size
-   frees the recorded size and logs an error. Destroyed with allocations outstanding, it logs a
+   frees the recorded size and logs an error. An address upstream hands out while a record holds
+   it replaces that record, with a warning in the debug log: its block was freed below the
+   adaptor, through the upstream (or the upstream is broken), as RMM's adaptor does (until
+   2026-11-30 the allocation failed with CORRUPTION and the record stayed, failing every later
+   allocation there). Destroyed with allocations outstanding, it logs a
    warning with their count and bytes (the debug log: RMM_DEBUG_LOG_FILE). Cost: a map insert or
    removal (plus the backtrace). */
 RMMDEF rmm_status rmm_tracking_adaptor_create(rmm_resource **out, rmm_resource *upstream, bool capture_stacks);
@@ -1032,7 +1048,8 @@ RMMDEF rmm_status rmm_tracking_adaptor_create(rmm_resource **out, rmm_resource *
 RMMDEF rmm_status rmm_tracking_get(rmm_resource *mr, size_t *outstanding_bytes, size_t *outstanding_count);
 /* Writes "Outstanding allocations: N (B bytes)", then one line per outstanding allocation ("<ptr>: <size> B, stream <hex>") and its symbolized
    stack when captured. INVALID_ARGUMENT iff out is NULL or mr is not a tracking adaptor; IO iff the
-   write fails. O(outstanding). */
+   write fails. O(the most allocations ever outstanding at once: the record map does not shrink;
+   red team 29: it said O(outstanding)), with the adaptor's lock held. */
 RMMDEF rmm_status rmm_tracking_report(rmm_resource *mr, FILE *out);
 
 /* Caps the bytes outstanding, counted rounded up to 256 (a compare-and-swap loop reserves only what
@@ -4278,11 +4295,47 @@ RMM__PRIVATE bool rmm__overalign_init(rmm__overalign *o) {
     if (!o->ready) rmm__mutex_destroy(&o->lock);
     return o->ready;
 }
+RMM__PRIVATE void rmm__overalign_all_remove(uintptr_t aligned);
 RMM__PRIVATE void rmm__overalign_free(rmm__overalign *o) {
+    size_t i;
     if (!o->ready) return;
+    for (i = 0; o->records && i <= o->map.mask; i++) /* (blocks still live at the destroy: no longer anyone's) */
+        if (o->map.slots[i].key) rmm__overalign_all_remove(o->map.slots[i].key);
     rmm__addr_map_free(&o->map);
     rmm__mutex_destroy(&o->lock);
     o->ready = false;
+}
+/* Every base resource's over-aligned blocks, for the default-alignment free of another resource of
+   the cudaMalloc family: a block another resource (an equal one: two cuda resources of a device,
+   the library's default among them) over-aligned must not be freed raw there, which left its
+   owner's record behind for the next block at that address (red team 29: the owner's later free
+   released another owner's memory). aligned -> its owner's rmm__overalign; the count is read with
+   no lock, so a free with nothing over-aligned anywhere pays one atomic load. */
+static rmm__mutex rmm__overalign_all_lock = RMM__MUTEX_INIT;
+static rmm__addr_map rmm__overalign_all;
+static size_t rmm__overalign_all_count; /* atomic: rmm__overalign_all's records */
+RMM__PRIVATE bool rmm__overalign_all_put(uintptr_t aligned, rmm__overalign *owner) {
+    bool ok;
+    rmm__lock(&rmm__overalign_all_lock);
+    ok = (rmm__overalign_all.slots || rmm__addr_map_init(&rmm__overalign_all, 16)) && rmm__addr_map_put(&rmm__overalign_all, aligned, owner);
+    if (ok) RMM__ATOMIC_STORE(&rmm__overalign_all_count, rmm__overalign_all.count);
+    rmm__unlock(&rmm__overalign_all_lock);
+    return ok;
+}
+RMM__PRIVATE void rmm__overalign_all_remove(uintptr_t aligned) {
+    rmm__lock(&rmm__overalign_all_lock);
+    if (rmm__overalign_all.slots) {
+        (void)rmm__addr_map_remove(&rmm__overalign_all, aligned);
+        RMM__ATOMIC_STORE(&rmm__overalign_all_count, rmm__overalign_all.count);
+    }
+    rmm__unlock(&rmm__overalign_all_lock);
+}
+RMM__PRIVATE bool rmm__overalign_all_holds(const void *aligned) {
+    bool held;
+    rmm__lock(&rmm__overalign_all_lock);
+    held = rmm__overalign_all.slots && rmm__addr_map_find(&rmm__overalign_all, (uintptr_t)aligned);
+    rmm__unlock(&rmm__overalign_all_lock);
+    return held;
 }
 /* Whether `aligned` is a live over-aligned block o remembers (not one whose free is in flight). */
 RMM__PRIVATE bool rmm__overalign_holds(rmm__overalign *o, const void *aligned) {
@@ -4295,12 +4348,14 @@ RMM__PRIVATE bool rmm__overalign_holds(rmm__overalign *o, const void *aligned) {
     rmm__unlock(&o->lock);
     return held;
 }
-/* Whether ptr, freed with the default alignment, is an over-aligned block o remembers (a raw
-   pointer that was aligned already is its own aligned address: freed raw, the record stayed, and
-   a later block at that address could not be recorded). Only o's records are looked at, and
-   only for an address aligned past 256 while o has any: one atomic load, else O(1) and a lock. */
+/* Whether ptr, freed with the default alignment, is an over-aligned block of o or of any other
+   base resource (a raw pointer that was aligned already is its own aligned address: freed raw,
+   the record stayed behind, and a later block at that address was freed through it). Only for an
+   address aligned past 256 while some resource has such a block: one atomic load, else O(1) and
+   a lock. */
 static inline bool rmm__overalign_misfreed(rmm__overalign *o, const void *ptr) {
-    return ((uintptr_t)ptr & (2 * RMM_ALIGNMENT - 1)) == 0 && RMM__ATOMIC_LOAD(&o->records) != 0 && rmm__overalign_holds(o, ptr);
+    (void)o;
+    return ((uintptr_t)ptr & (2 * RMM_ALIGNMENT - 1)) == 0 && RMM__ATOMIC_LOAD(&rmm__overalign_all_count) != 0 && rmm__overalign_all_holds(ptr);
 }
 /* The size to request from upstream for an over-aligned block; false on overflow. */
 RMM__PRIVATE bool rmm__overalign_request(size_t bytes, size_t alignment, size_t *request) {
@@ -4313,11 +4368,13 @@ RMM__PRIVATE bool rmm__overalign_remember(rmm__overalign *o, void *raw, size_t a
     bool ok;
     uintptr_t a = ((uintptr_t)raw + (alignment - 1)) & ~(uintptr_t)(alignment - 1);
     if (!o->ready) return false;
+    if (!rmm__overalign_all_put(a, o)) return false;
     rmm__lock(&o->lock);
     ok = rmm__addr_map_record(&o->map, a, raw);
     if (ok) RMM__ATOMIC_ADD(&o->records, 1);
     rmm__unlock(&o->lock);
     if (ok) *aligned = (void *)a; /* (a failed call leaves *aligned alone: the caller frees raw) */
+    else rmm__overalign_all_remove(a);
     return ok;
 }
 /* The raw pointer behind an over-aligned one (NULL if `aligned` is not one). */
@@ -4346,7 +4403,10 @@ RMM__PRIVATE rmm_status rmm__overalign_free_block(rmm__overalign *o, void *align
     if (c != RMM__CLAIM_TAKEN)
         return rmm__fail(RMM_ERROR_CORRUPTION, "%s: deallocate(ptr=%p, alignment=%zu): not an allocation of this resource with that alignment%s", who, aligned,
                          alignment, c == RMM__CLAIM_BUSY ? " (a free of it is in flight)" : "");
+    rmm__overalign_all_remove((uintptr_t)aligned); /* (before the free: upstream may hand the address out again at once) */
     st = free_raw(claim.value, arg);
+    if (st != RMM_SUCCESS && !rmm__overalign_all_put((uintptr_t)aligned, o))
+        RMM__LOG(RMM_LOG_LEVEL_WARN, "%s: the over-aligned block %p stays allocated (its free failed), but another resource's default-alignment free of it can no longer be refused (out of host memory)", who, aligned);
     rmm__lock(&o->lock);
     rmm__addr_map_settle(&o->map, (uintptr_t)aligned, &claim, st == RMM_SUCCESS);
     if (st == RMM_SUCCESS) RMM__ATOMIC_SUB(&o->records, 1);
@@ -4542,7 +4602,7 @@ RMM__PRIVATE rmm_status rmm__base_deallocate(rmm_resource *self, void *ptr, size
     (void)stream;
     if (alignment > RMM_ALIGNMENT) return rmm__overalign_free_block(&r->overalign, ptr, alignment, self->vtable->type_name, rmm__base_free_raw, r);
     if (RMM__UNLIKELY(rmm__overalign_misfreed(&r->overalign, ptr)))
-        return rmm__fail(RMM_ERROR_CORRUPTION, "%s: deallocate(ptr=%p, bytes=%zu): the block was allocated with an alignment above 256; free it with that alignment", self->vtable->type_name, ptr, bytes);
+        return rmm__fail(RMM_ERROR_CORRUPTION, "%s: deallocate(ptr=%p, bytes=%zu): the block was allocated with an alignment above 256, by this resource or another of the cudaMalloc family; free it with that alignment through the resource that allocated it", self->vtable->type_name, ptr, bytes);
     return rmm__base_free_raw(ptr, r);
 }
 RMM__PRIVATE void rmm__base_destroy(rmm_resource *self) {
@@ -4619,7 +4679,7 @@ RMM__PRIVATE rmm_status rmm__async_deallocate(rmm_resource *self, void *ptr, siz
     rmm__async_resource *r = (rmm__async_resource *)self;
     if (alignment > RMM_ALIGNMENT) return rmm__overalign_free_block(&r->overalign, ptr, alignment, self->vtable->type_name, rmm__async_free_raw, &stream);
     if (RMM__UNLIKELY(rmm__overalign_misfreed(&r->overalign, ptr)))
-        return rmm__fail(RMM_ERROR_CORRUPTION, "%s: deallocate(ptr=%p, bytes=%zu): the block was allocated with an alignment above 256; free it with that alignment", self->vtable->type_name, ptr, bytes);
+        return rmm__fail(RMM_ERROR_CORRUPTION, "%s: deallocate(ptr=%p, bytes=%zu): the block was allocated with an alignment above 256, by this resource or another of the cudaMalloc family; free it with that alignment through the resource that allocated it", self->vtable->type_name, ptr, bytes);
     return rmm__free_async(ptr, stream);
 }
 RMM__PRIVATE bool rmm__async_is_equal(const rmm_resource *self, const rmm_resource *other);
@@ -4882,7 +4942,9 @@ RMM__IMPL size_t rmm_percent_of_free_device_memory(int percent) {
         return 0;
     }
     if (rmm__mem_info(&f, &t) != RMM_SUCCESS) return 0;
-    return rmm__align_down((size_t)((double)f * ((double)percent / 100.0)), RMM_ALIGNMENT);
+    /* (in integers: through a double, 100 % of more than 2^53 bytes could round above what is free,
+       and 2^64 - 1 overflowed the conversion back: red team 29) */
+    return rmm__align_down(f / 100 * (size_t)percent + f % 100 * (size_t)percent / 100, RMM_ALIGNMENT);
 }
 RMM__IMPL rmm_status rmm_get_device_count(int *count) {
     if (!count) return RMM__NULL_OUT("rmm_get_device_count", "count");
@@ -12090,7 +12152,7 @@ typedef struct rmm__tracking {
 } rmm__tracking;
 RMM__PRIVATE rmm_status rmm__tracking_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm__tracking *t = (rmm__tracking *)self;
-    rmm__track_entry *e;
+    rmm__track_entry *e, *dropped = NULL;
     void *frames[RMM__TRACK_FRAMES];
     int n = 0;
     bool ok, live;
@@ -12120,7 +12182,16 @@ RMM__PRIVATE rmm_status rmm__tracking_allocate(rmm_resource *self, void **ptr, s
         void **stale = rmm__addr_map_find(&t->live, (uintptr_t)*ptr);
         rmm__track_entry *old = stale && rmm__slot_claimed(*stale) ? (rmm__track_entry *)rmm__slot_value(*stale) : NULL;
         live = stale && !old;
-        ok = rmm__addr_map_record(&t->live, (uintptr_t)*ptr, e);
+        if (live) { /* a live record of an address upstream has just handed out: its block was freed below
+                       the adaptor (through its upstream), so the record is stale and goes (red team 29:
+                       it was kept, and every later allocation upstream placed there failed) */
+            dropped = (rmm__track_entry *)rmm__slot_value(*stale);
+            *stale = e;
+            t->bytes -= dropped->bytes;
+            ok = true;
+        } else {
+            ok = rmm__addr_map_record(&t->live, (uintptr_t)*ptr, e);
+        }
         if (ok && old) {
             t->bytes -= old->bytes;
             old->replaced = true;
@@ -12128,12 +12199,16 @@ RMM__PRIVATE rmm_status rmm__tracking_allocate(rmm_resource *self, void **ptr, s
     }
     if (ok) t->bytes += bytes;
     rmm__unlock(&t->lock);
+    if (dropped) {
+        RMM__LOG(RMM_LOG_LEVEL_WARN, "tracking: upstream handed out %p again while it was tracked (%zu bytes): it was freed below the adaptor; its record goes",
+                 *ptr, dropped->bytes);
+        RMM_SYS_FREE(dropped);
+    }
     if (!ok) {
         (void)RMM__FORWARD_FREE(self, *ptr, bytes, alignment, stream);
         RMM_SYS_FREE(e);
         /* (host memory for the map is OUT_OF_MEMORY, which a failure callback above may retry; it
            was CORRUPTION with the live case until a red team's find, 2026-11-29) */
-        if (live) return rmm__fail(RMM_ERROR_CORRUPTION, "tracking: upstream returned %p, which is already tracked (live): the upstream handed it out twice", *ptr);
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "tracking: out of host memory for the record of %p (%zu bytes; given back upstream)", *ptr, bytes);
     }
     return RMM_SUCCESS;
@@ -13001,9 +13076,12 @@ RMM__IMPL rmm_status rmm_device_buffer_create_from(rmm_device_buffer *b, const v
     RMM_TRY(rmm_device_buffer_create(b, size, stream, mr));
     if (size == 0) return RMM_SUCCESS;
     st = rmm__memcpy_async(b->data, src, size, stream);
-    if (st != RMM_SUCCESS) {
+    if (st != RMM_SUCCESS) { /* an empty buffer of the resource and device it resolved, as a failed _create
+                                leaves it (it was zeroed until 2026-11-30: red team 29); a block the
+                                release could not free is lost, and logged */
         RMM__CLEANUP(rmm_device_buffer_release(b));
-        memset(b, 0, sizeof *b); /* (a failed create leaves an empty buffer; a block the release could not free is lost, and logged) */
+        b->data = NULL;
+        b->size = b->capacity = 0;
     }
     return st;
 }

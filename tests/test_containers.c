@@ -584,6 +584,26 @@ TEST(zeroed_and_failed_buffers_keep_their_resource) {
         CHECK_OK(rmm_device_buffer_release(&b));
         CHECK_OK(rmm_limiting_get(lim, &used, NULL));
         CHECK(used == 0);
+#if defined(RMM_BACKEND_HOST)
+        { /* a failed create_from or copy (its copy fails) likewise (red team 29: it zeroed the buffer,
+             and a later resize took the current resource) */
+            char src[64];
+            rmm_device_buffer from;
+            memset(src, 1, sizeof src);
+            CHECK_OK(rmm_device_buffer_create(&from, sizeof src, RMM_STREAM_DEFAULT, lim));
+            rmm_host_backend_fail_calls("cudaMemcpyAsync", 1, 2, RMM_ERROR_CUDA);
+            CHECK_STATUS(rmm_device_buffer_create_from(&b, src, sizeof src, RMM_STREAM_DEFAULT, lim), RMM_ERROR_CUDA);
+            CHECK(b.data == NULL && b.size == 0 && b.capacity == 0 && b.mr == lim && b.device == current_device());
+            CHECK_STATUS(rmm_device_buffer_copy(&b, &from, RMM_STREAM_DEFAULT, lim), RMM_ERROR_CUDA);
+            rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+            CHECK(b.data == NULL && b.size == 0 && b.capacity == 0 && b.mr == lim && b.device == current_device());
+            CHECK_OK(rmm_device_buffer_resize(&b, 512, RMM_STREAM_DEFAULT)); /* from lim, not the current resource */
+            CHECK_OK(rmm_limiting_get(lim, &used, NULL));
+            CHECK(used >= 512 + sizeof src);
+            CHECK_OK(rmm_device_buffer_release(&b));
+            CHECK_OK(rmm_device_buffer_release(&from));
+        }
+#endif
         rmm_resource_destroy(lim);
     }
     /* a uvector made by hand with no resource keeps the one it allocated from */
