@@ -1922,7 +1922,7 @@ RMM__PRIVATE bool rmm__addr_map_record(rmm__addr_map *m, uintptr_t key, void *va
 
 static RMM__TLS char rmm__last_error_text[1024]; /* (512 until 2026-11-28: nested out-of-memory explanations with a long path passed it) */
 static RMM__TLS rmm_status rmm__last_error_status;
-static RMM__TLS int rmm__last_cuda_error; /* rmm_last_cuda_error: set with the status, 0 unless a CUDA call's own failure */
+static RMM__TLS int rmm__last_cuda_error; /* rmm_last_cuda_error: set with the status; 0 unless a CUDA call failed behind the last failure */
 /* Counts this thread's failures recorded (rmm__fail, rmm_set_last_error): a caller of user code
    tells whether that code recorded its own (rmm__callback_allocate). */
 static RMM__TLS unsigned long rmm__last_error_serial;
