@@ -64,13 +64,15 @@ def _prune_kept_upstreams(blocking=True):
         counts = {}
         for mr in _kept_upstreams:
             counts[id(mr)] = counts.get(id(mr), 0) + 1
-        done = []
-        for mr in list(_kept_upstreams):
+        done, kept = [], []
+        for mr in _kept_upstreams:  # (by identity: a resource's == may be its own)
             key = id(mr)
-            if counts[key] > 0 and counts[key] > _lib.rmm_graph_pools_pending(mr._h):
+            if counts[key] > _lib.rmm_graph_pools_pending(mr._h):
                 counts[key] -= 1
-                _kept_upstreams.remove(mr)  # (removes one entry: the first that is this one)
                 done.append(mr)
+            else:
+                kept.append(mr)
+        _kept_upstreams[:] = kept
     finally:
         _lock.release()
     for mr in done:  # (outside the lock: the last hold's destroy may call Python callbacks)
