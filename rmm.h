@@ -1982,14 +1982,20 @@ RMM__PRIVATE void rmm__set_error_text(const char *fmt, va_list ap) {
     va_end(again);
     memcpy(rmm__last_error_text, text, sizeof text);
 }
+/* Records a failure (its message, status and CUDA error number: see rmm_last_cuda_error) as this
+   thread's last one; returns status. For rmm_set_last_error, rmm__fail and rmm__fail_cuda. */
+RMM__PRIVATE rmm_status rmm__record_failure(rmm_status status, int cuda_error, const char *fmt, va_list ap) {
+    rmm__set_error_text(fmt, ap);
+    rmm__last_error_status = status;
+    rmm__last_cuda_error = cuda_error;
+    rmm__last_error_serial++;
+    return status;
+}
 RMM__IMPL rmm_status rmm_set_last_error(rmm_status status, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    rmm__set_error_text(fmt, ap);
+    status = rmm__record_failure(status, 0, fmt, ap);
     va_end(ap);
-    rmm__last_error_status = status;
-    rmm__last_cuda_error = 0;
-    rmm__last_error_serial++;
     return status;
 }
 RMM__IMPL rmm_status rmm_last_status(void) { return rmm__last_error_status; }
@@ -2051,11 +2057,8 @@ static rmm_status rmm__fail(rmm_status status, const char *fmt, ...) RMM__PRINTF
 static rmm_status rmm__fail(rmm_status status, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    rmm__set_error_text(fmt, ap);
+    status = rmm__record_failure(status, 0, fmt, ap);
     va_end(ap);
-    rmm__last_error_status = status;
-    rmm__last_cuda_error = 0;
-    rmm__last_error_serial++;
     return status;
 }
 /* rmm__fail for a CUDA call's own failure: rmm_last_cuda_error() gives `cuda_error` (its
@@ -2064,11 +2067,8 @@ static rmm_status rmm__fail_cuda(int cuda_error, rmm_status status, const char *
 static rmm_status rmm__fail_cuda(int cuda_error, rmm_status status, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    rmm__set_error_text(fmt, ap);
+    status = rmm__record_failure(status, cuda_error, fmt, ap);
     va_end(ap);
-    rmm__last_error_status = status;
-    rmm__last_cuda_error = cuda_error;
-    rmm__last_error_serial++;
     return status;
 }
 #define RMM__INVALID(...) rmm__fail(RMM_ERROR_INVALID_ARGUMENT, __VA_ARGS__)
@@ -4285,12 +4285,10 @@ RMM__PRIVATE rmm_status rmm__oom_explain(rmm_resource *mr, const rmm__oom_facts 
 typedef struct rmm__overalign {
     rmm__mutex lock;
     rmm__addr_map map; /* aligned pointer -> raw pointer */
-    size_t records;    /* atomic: the map's records (read without the lock by rmm__overalign_misfreed) */
     bool ready;
 } rmm__overalign;
 RMM__PRIVATE bool rmm__overalign_init(rmm__overalign *o) {
     rmm__mutex_init(&o->lock);
-    o->records = 0;
     o->ready = rmm__addr_map_init(&o->map, 16);
     if (!o->ready) rmm__mutex_destroy(&o->lock);
     return o->ready;
@@ -4299,7 +4297,7 @@ RMM__PRIVATE void rmm__overalign_all_remove(uintptr_t aligned);
 RMM__PRIVATE void rmm__overalign_free(rmm__overalign *o) {
     size_t i;
     if (!o->ready) return;
-    for (i = 0; o->records && i <= o->map.mask; i++) /* (blocks still live at the destroy: no longer anyone's) */
+    for (i = 0; o->map.count && i <= o->map.mask; i++) /* (blocks still live at the destroy: no longer anyone's) */
         if (o->map.slots[i].key) rmm__overalign_all_remove(o->map.slots[i].key);
     rmm__addr_map_free(&o->map);
     rmm__mutex_destroy(&o->lock);
@@ -4348,13 +4346,13 @@ RMM__PRIVATE bool rmm__overalign_holds(rmm__overalign *o, const void *aligned) {
     rmm__unlock(&o->lock);
     return held;
 }
-/* Whether ptr, freed with the default alignment, is an over-aligned block of o or of any other
-   base resource (a raw pointer that was aligned already is its own aligned address: freed raw,
-   the record stayed behind, and a later block at that address was freed through it). Only for an
+/* Whether ptr, freed with the default alignment, is an over-aligned block of any base resource,
+   the freeing one's or another's (a raw pointer that was aligned already is its own aligned
+   address: freed raw, the record stayed behind, and a later block at that address was freed
+   through it). Only for an
    address aligned past 256 while some resource has such a block: one atomic load, else O(1) and
    a lock. */
-static inline bool rmm__overalign_misfreed(rmm__overalign *o, const void *ptr) {
-    (void)o;
+static inline bool rmm__overalign_misfreed(const void *ptr) {
     return ((uintptr_t)ptr & (2 * RMM_ALIGNMENT - 1)) == 0 && RMM__ATOMIC_LOAD(&rmm__overalign_all_count) != 0 && rmm__overalign_all_holds(ptr);
 }
 /* The size to request from upstream for an over-aligned block; false on overflow. */
@@ -4371,7 +4369,6 @@ RMM__PRIVATE bool rmm__overalign_remember(rmm__overalign *o, void *raw, size_t a
     if (!rmm__overalign_all_put(a, o)) return false;
     rmm__lock(&o->lock);
     ok = rmm__addr_map_record(&o->map, a, raw);
-    if (ok) RMM__ATOMIC_ADD(&o->records, 1);
     rmm__unlock(&o->lock);
     if (ok) *aligned = (void *)a; /* (a failed call leaves *aligned alone: the caller frees raw) */
     else rmm__overalign_all_remove(a);
@@ -4409,7 +4406,6 @@ RMM__PRIVATE rmm_status rmm__overalign_free_block(rmm__overalign *o, void *align
         RMM__LOG(RMM_LOG_LEVEL_WARN, "%s: the over-aligned block %p stays allocated (its free failed), but another resource's default-alignment free of it can no longer be refused (out of host memory)", who, aligned);
     rmm__lock(&o->lock);
     rmm__addr_map_settle(&o->map, (uintptr_t)aligned, &claim, st == RMM_SUCCESS);
-    if (st == RMM_SUCCESS) RMM__ATOMIC_SUB(&o->records, 1);
     rmm__unlock(&o->lock);
     return st;
 }
@@ -4601,7 +4597,7 @@ RMM__PRIVATE rmm_status rmm__base_deallocate(rmm_resource *self, void *ptr, size
     rmm__base_resource *r = (rmm__base_resource *)self;
     (void)stream;
     if (alignment > RMM_ALIGNMENT) return rmm__overalign_free_block(&r->overalign, ptr, alignment, self->vtable->type_name, rmm__base_free_raw, r);
-    if (RMM__UNLIKELY(rmm__overalign_misfreed(&r->overalign, ptr)))
+    if (RMM__UNLIKELY(rmm__overalign_misfreed(ptr)))
         return rmm__fail(RMM_ERROR_CORRUPTION, "%s: deallocate(ptr=%p, bytes=%zu): the block was allocated with an alignment above 256, by this resource or another of the cudaMalloc family; free it with that alignment through the resource that allocated it", self->vtable->type_name, ptr, bytes);
     return rmm__base_free_raw(ptr, r);
 }
@@ -4678,7 +4674,7 @@ RMM__PRIVATE rmm_status rmm__async_free_raw(void *raw, void *stream) { return rm
 RMM__PRIVATE rmm_status rmm__async_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm__async_resource *r = (rmm__async_resource *)self;
     if (alignment > RMM_ALIGNMENT) return rmm__overalign_free_block(&r->overalign, ptr, alignment, self->vtable->type_name, rmm__async_free_raw, &stream);
-    if (RMM__UNLIKELY(rmm__overalign_misfreed(&r->overalign, ptr)))
+    if (RMM__UNLIKELY(rmm__overalign_misfreed(ptr)))
         return rmm__fail(RMM_ERROR_CORRUPTION, "%s: deallocate(ptr=%p, bytes=%zu): the block was allocated with an alignment above 256, by this resource or another of the cudaMalloc family; free it with that alignment through the resource that allocated it", self->vtable->type_name, ptr, bytes);
     return rmm__free_async(ptr, stream);
 }
@@ -6893,9 +6889,8 @@ static const rmm_resource_vtable rmm__pool_vtable = {"pool", rmm__pool_allocate,
    a check that began after this read lists p's blocks only once the caller lets p's lock go).
    A trim does not wait for the checks to end either: it may be called from inside an upstream
    call that holds a resource's lock a check waits for (review 29: a trim that waited hung there).
-   Caller holds p's lock. O(1); always true without debug margins. */
-static inline bool rmm__pool_may_give_back(const rmm__pool *p) {
-    (void)p;
+   Caller holds the pool's lock. O(1); always true without debug margins. */
+static inline bool rmm__pool_may_give_back(void) {
 #if RMM__MARGIN_ON
     return RMM__ATOMIC_LOAD(&rmm__margin_checks_running) == 0;
 #else
@@ -7328,7 +7323,7 @@ RMM__PRIVATE void rmm__pool_release_free_chunks(rmm__pool *p, rmm__pstream *s, s
     rmm__chunk *c, *victim;
     size_t max = p->desc.maximum_bytes; /* (need <= max here: rmm__chunks_grow checked) */
     rmm__kept_error kept;
-    if (!rmm__pool_may_give_back(p)) return; /* (a corruption check runs: the pool grows instead) */
+    if (!rmm__pool_may_give_back()) return; /* (a corruption check runs: the pool grows instead) */
     rmm__pool_settle(p, s);
     /* past the peak; or, below a peak that a lowered maximum (rmm_pool_set_maximum) now cuts, past
        what leaves room for the request (a review's find: it stopped at the peak and then refused) */
@@ -7425,7 +7420,7 @@ RMM__PRIVATE bool rmm__pool_chunk_free(rmm__chunk *c, rmm_status *st) {
 RMM__PRIVATE rmm_status rmm__chunks_trim(rmm__pool *p, size_t *released) {
     rmm__chunk *c, *next;
     rmm_status st = RMM_SUCCESS;
-    if (!rmm__pool_may_give_back(p)) return RMM_SUCCESS; /* (a trim from inside a corruption check) */
+    if (!rmm__pool_may_give_back()) return RMM_SUCCESS; /* (a trim from inside a corruption check) */
     for (c = p->chunks; c; c = next) {
         size_t bytes = c->size;
         next = c->next;
@@ -7565,7 +7560,7 @@ RMM__PRIVATE void rmm__vm_movable(rmm__pool *p, size_t keep_first, size_t keep_l
 RMM__PRIVATE rmm_status rmm__vm_unmap_idle(rmm__pool *p, size_t count, size_t keep_first, size_t keep_last) {
     rmm__pool_vm *vm = &p->vm;
     size_t j = vm->idle_tail, moved = 0;
-    if (!rmm__pool_may_give_back(p)) return RMM_SUCCESS; /* (a corruption check runs: nothing moves; the callers see no page gone) */
+    if (!rmm__pool_may_give_back()) return RMM_SUCCESS; /* (a corruption check runs: nothing moves; the callers see no page gone) */
     while (j != SIZE_MAX && moved < count) {
         size_t prev = vm->idle_prev[j], e = vm->ext_first[j], len = vm->ext_len[e], k;
         if (vm->ext_used[e] == 0 && (keep_first > keep_last || e + len - 1 < keep_first || e > keep_last)) { /* ([1, 0]: keep none) */

@@ -145,7 +145,7 @@ RMM__PRIVATE rmm_status rmm__pinned_host_free_raw(void *raw, void *arg) {
 RMM__PRIVATE rmm_status rmm__pinned_host_deallocate(rmm_host_resource *self, void *ptr, size_t bytes, size_t alignment) {
     rmm__pinned_host *p = (rmm__pinned_host *)self;
     if (alignment > RMM_ALIGNMENT) return rmm__overalign_free_block(&p->overalign, ptr, alignment, "pinned", rmm__pinned_host_free_raw, NULL);
-    if (RMM__UNLIKELY(rmm__overalign_misfreed(&p->overalign, ptr)))
+    if (RMM__UNLIKELY(rmm__overalign_misfreed(ptr)))
         return rmm__fail(RMM_ERROR_CORRUPTION, "pinned: deallocate(ptr=%p, bytes=%zu): the block was allocated with an alignment above 256; free it with that alignment", ptr, bytes);
     return rmm__pinned_free(ptr);
 }
