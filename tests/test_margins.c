@@ -412,6 +412,21 @@ static void m_device_sync(void *u) {
     m->done = 1;
 }
 static const rmm_host_stream_model meddling_model = {&meddles, m_record, m_query, m_event, m_event, m_wait, m_stream, m_device_sync, m_stream, m_unmap};
+/* Sets meddles up for pool: at the check's synchronize, a block of block_bytes (meddles.block) is
+   freed and then_bytes asked for. */
+static void meddle_with(rmm_resource *pool, size_t block_bytes, size_t then_bytes) {
+    memset(&meddles, 0, sizeof meddles);
+    meddles.pool = pool;
+    meddles.block_bytes = block_bytes;
+    meddles.then_bytes = then_bytes;
+}
+/* A check of pool with the meddling model in place (it meddles once, inside the check). */
+static void check_meddled(rmm_resource *pool) {
+    meddles.armed = 1;
+    rmm_host_backend_set_stream_model(&meddling_model);
+    CHECK_OK(rmm_resource_check_corruption(pool));
+    rmm_host_backend_set_stream_model(NULL);
+}
 TEST(check_corruption_beside_memory_given_back) {
     rmm_resource *pool = NULL;
     rmm_pool_desc d = rmm_pool_desc_default();
@@ -421,16 +436,10 @@ TEST(check_corruption_beside_memory_given_back) {
     d.growth = RMM_POOL_GROWTH_ON_DEMAND;
     CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), &d));
     if (!pool) return;
-    memset(&meddles, 0, sizeof meddles);
-    meddles.pool = pool;
-    meddles.block_bytes = 16 * MiB;
-    meddles.then_bytes = 32 * MiB;
+    meddle_with(pool, 16 * MiB, 32 * MiB);
     CHECK_OK(rmm_allocate(pool, &meddles.block, meddles.block_bytes, RMM_STREAM_DEFAULT));
     if (!meddles.block) return;
-    meddles.armed = 1;
-    rmm_host_backend_set_stream_model(&meddling_model);
-    CHECK_OK(rmm_resource_check_corruption(pool)); /* (the freed block's margin, read where it still is) */
-    rmm_host_backend_set_stream_model(NULL);
+    check_meddled(pool); /* (the freed block's margin, read where it still is) */
     CHECK(meddles.done && meddles.then_status == RMM_SUCCESS);
     CHECK_OK(rmm_pool_get_info(pool, &info));
     CHECK(info.pool_bytes >= 48 * MiB); /* it grew instead of giving the 16 MiB chunk back */
@@ -447,16 +456,10 @@ TEST(check_corruption_beside_memory_given_back) {
     d.maximum_bytes = 40 * MiB;
     CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), &d));
     if (!pool) return;
-    memset(&meddles, 0, sizeof meddles);
-    meddles.pool = pool;
-    meddles.block_bytes = 16 * MiB;
-    meddles.then_bytes = 32 * MiB;
+    meddle_with(pool, 16 * MiB, 32 * MiB);
     CHECK_OK(rmm_allocate(pool, &meddles.block, meddles.block_bytes, RMM_STREAM_DEFAULT));
     if (!meddles.block) return;
-    meddles.armed = 1;
-    rmm_host_backend_set_stream_model(&meddling_model);
-    CHECK_OK(rmm_resource_check_corruption(pool));
-    rmm_host_backend_set_stream_model(NULL);
+    check_meddled(pool);
     CHECK(meddles.done && meddles.then_status == RMM_ERROR_OUT_OF_MEMORY && meddles.then == NULL);
     CHECK_OK(rmm_allocate(pool, &meddles.then, meddles.then_bytes, RMM_STREAM_DEFAULT));
     CHECK_STATUS(rmm_allocate(pool, &q, 16 * MiB, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY); /* (no check: the message says nothing of one) */
@@ -468,17 +471,13 @@ TEST(check_corruption_beside_memory_given_back) {
     d.maximum_bytes = 0;
     CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), &d));
     if (!pool) return;
-    memset(&meddles, 0, sizeof meddles);
-    meddles.pool = pool;
+    meddle_with(pool, 0, 0);
     CHECK_OK(rmm_allocate(pool, &q, KiB, RMM_STREAM_DEFAULT)); /* (something live: the check synchronizes) */
     CHECK_OK(rmm_allocate(pool, &meddles.block, 16 * MiB, RMM_STREAM_DEFAULT)); /* a chunk of its own, */
     if (meddles.block) CHECK_OK(rmm_deallocate(pool, meddles.block, 16 * MiB, RMM_STREAM_DEFAULT)); /* wholly free */
     meddles.block = NULL;
     meddles.trim = 1;
-    meddles.armed = 1;
-    rmm_host_backend_set_stream_model(&meddling_model);
-    CHECK_OK(rmm_resource_check_corruption(pool));
-    rmm_host_backend_set_stream_model(NULL);
+    check_meddled(pool);
     CHECK(meddles.done && meddles.then_status == RMM_SUCCESS && meddles.trimmed == 0);
     CHECK_OK(rmm_pool_trim(pool, &meddles.trimmed));
     CHECK(meddles.trimmed >= 16 * MiB);
@@ -496,18 +495,12 @@ TEST(check_corruption_beside_memory_given_back) {
     d.maximum_bytes = 6 * MiB;
     CHECK_OK(rmm_pool_create(&pool, NULL, &d));
     if (!pool) return;
-    memset(&meddles, 0, sizeof meddles);
-    meddles.pool = pool;
-    meddles.block_bytes = 2 * MiB - 64; /* (with its margin: exactly a page) */
-    meddles.then_bytes = 4 * MiB - 64;
+    meddle_with(pool, 2 * MiB - 64, 4 * MiB - 64); /* (with its margin: exactly a page, and two) */
     q = NULL;
     CHECK_OK(rmm_allocate(pool, &meddles.block, meddles.block_bytes, RMM_STREAM_DEFAULT));
     CHECK_OK(rmm_allocate(pool, &q, meddles.block_bytes, RMM_STREAM_DEFAULT));
     if (!meddles.block || !q) return;
-    meddles.armed = 1;
-    rmm_host_backend_set_stream_model(&meddling_model);
-    CHECK_OK(rmm_resource_check_corruption(pool));
-    rmm_host_backend_set_stream_model(NULL);
+    check_meddled(pool);
     CHECK(meddles.done && meddles.then_status == RMM_ERROR_OUT_OF_MEMORY && meddles.then == NULL);
     CHECK_OK(rmm_allocate(pool, &meddles.then, meddles.then_bytes, RMM_STREAM_DEFAULT)); /* no check now: page 0 moves */
     CHECK_OK(rmm_pool_get_info(pool, &info));
