@@ -10940,6 +10940,23 @@ RMM__PRIVATE void rmm__arena_file_pending(rmm__arena_local *l, bool recorded) {
     l->pending_count = l->pending_bytes = 0;
     l->filed_rec = recorded ? l->ss.records : l->ss.records + 1;
 }
+/* For an allocation that asked the id (the handle names l's stream) and files l's pending batch
+   because its lists fall short: records l's event on the stream, so the batch filed is covered
+   and the lists become known done once the record is seen complete (without it a foreign stream
+   whose allocations keep missing, as random sizes do, filed every batch with no event, and every
+   allocation asked the id: threads16 on the host backend, 320,000 ids in 320,000 allocations,
+   7,000 with the record, 3,600 records). True iff the record was made; a failure is swallowed
+   (the batch is filed with no event, as before). Only a foreign stream's arena (keyed by its id).
+   Caller holds l's lock. One event record (a CUDA call, 1-8 us) per filing. */
+RMM__PRIVATE bool rmm__arena_cover_pending(rmm__arena_local *l) {
+    rmm__kept_error kept;
+    bool recorded;
+    if (!rmm__so_by_id(&l->ss)) return false;
+    rmm__error_keep(&kept); /* (the allocation goes on whatever fails: no failure stays behind) */
+    recorded = rmm__so_record(&l->ss) == RMM_SUCCESS;
+    rmm__error_back(&kept);
+    return recorded;
+}
 /* Whether every block in l's free lists was freed before a record of l's event seen complete:
    asks the event when that is not known (rmm__so_refresh_done, with its backoff). Caller holds l's
    lock. O(1). */
@@ -11320,7 +11337,7 @@ RMM__PRIVATE rmm_status rmm__arena_allocate(rmm_resource *self, void **ptr, size
         }
         b = rmm__tlsf_find(&l->free, need);
         if (!b && l->pending) { /* (its own stream: its pending blocks serve before a new superblock) */
-            rmm__arena_file_pending(l, false);
+            rmm__arena_file_pending(l, rmm__arena_cover_pending(l));
             b = rmm__tlsf_find(&l->free, need);
         }
         if (!b && rmm__arena_borrow(a, l)) b = rmm__tlsf_find(&l->free, need);

@@ -5786,6 +5786,75 @@ TEST(arena_foreign_own_pending_serves_lifo) {
     CHECK_OK(rmm__stream_destroy_raw(f));
 }
 
+/* An allocation that asked a foreign stream's id and files the stream's pending batch because its
+   lists fall short records the stream's event first, so the lists are known done once that record
+   is seen complete and the next allocations ask no id (before, such a batch was filed with no event
+   and, with random sizes, every allocation asked the id). Its record failing leaves the batch
+   filed with no event (never known done), the allocation succeeding and the caller's last error as
+   it was. Host backend: failures are injected. */
+TEST(arena_foreign_miss_covers_the_batch) {
+#if defined(RMM_BACKEND_HOST)
+    rmm_resource *mr = NULL;
+    rmm_arena_desc d = rmm_arena_desc_default();
+    rmm_stream f = NULL;
+    rmm__arena_local *l;
+    void *x = NULL, *y = NULL, *z = NULL, *w = NULL;
+    size_t half;
+    uint64_t rec;
+    int fail;
+    d.arena_bytes = 64 * MiB;
+    CHECK_OK(rmm_arena_create(&mr, rmm_get_current_device_resource(), &d));
+    if (!mr) return;
+    CHECK_OK(rmm__stream_create_raw(&f, false));
+    half = ((rmm__arena *)mr)->sb_bytes / 2;
+    for (fail = 0; fail < 2; fail++) {
+        CHECK_OK(rmm_allocate(mr, &x, 256, f));
+        l = arena_local_of(mr, f);
+        CHECK(l && rmm__so_by_id(&l->ss));
+        if (!l) break;
+        CHECK_OK(rmm_allocate(mr, &y, half, f)); /* (what is left of the superblock holds less than half) */
+        CHECK_OK(rmm_deallocate(mr, x, 256, f));
+        CHECK(l->pending_count >= 1 && l->pending_count < RMM__ARENA_PENDING); /* (x, and the second round's first blocks) */
+        rec = l->ss.records;
+        rmm__idless_left = 0; /* (the next allocation asks the id) */
+        rmm__idless_skip = 0;
+        (void)rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "earlier");
+        if (fail) rmm_host_backend_fail_calls("cudaEventRecord", 1, 1000, RMM_ERROR_CUDA);
+        CHECK_OK(rmm_allocate(mr, &z, half, f)); /* the lists fall short: the batch is filed */
+        rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+        CHECK(rmm_last_status() == RMM_ERROR_INVALID_ARGUMENT && strcmp(rmm_last_error(), "earlier") == 0 && rmm_last_cuda_error() == 0);
+        CHECK(l->pending_count == 0);
+        if (!fail) {
+            CHECK(l->ss.records == rec + 1 && l->filed_rec == l->ss.records); /* covered by the record just made */
+            CHECK(rmm__arena_known_done(l));
+            rmm_host_backend_fail_calls("cudaStreamGetId", 1, 1000, RMM_ERROR_CUDA); /* no id may be asked */
+            rmm__idless_left = 8;
+            CHECK_OK(rmm_allocate(mr, &w, 256, f)); /* known done: served with no id */
+            rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+        } else {
+            CHECK(l->ss.records == rec && l->filed_rec == rec + 1 && !rmm__arena_known_done(l)); /* filed with no event */
+            rmm_host_backend_fail_calls("cudaStreamGetId", 1, 1000, RMM_ERROR_CUDA);
+            rmm__idless_left = 8;
+            l->ss.query_skip = 0;
+            CHECK_STATUS(rmm_allocate(mr, &w, 256, f), RMM_ERROR_CUDA); /* not known done: the id is asked (and fails) */
+            rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+            w = NULL;
+            CHECK_OK(rmm_allocate(mr, &w, 256, f)); /* (the id asked: from the lists) */
+        }
+        CHECK_OK(rmm_resource_validate(mr));
+        CHECK_OK(rmm_deallocate(mr, w, 256, f));
+        CHECK_OK(rmm_deallocate(mr, y, half, f));
+        CHECK_OK(rmm_deallocate(mr, z, half, f));
+        CHECK_OK(rmm_stream_synchronize(f));
+        CHECK_OK(rmm_resource_validate(mr));
+    }
+    rmm_resource_destroy(mr);
+    CHECK_OK(rmm__stream_destroy_raw(f));
+#else
+    harness_skip_current = 1; /* (failures are injected on the host backend only) */
+#endif
+}
+
 /* A foreign stream's arena keeps the blocks freed on the stream pending until one event covers
    RMM__ARENA_PENDING of them (no CUDA call before that); once that event is seen complete, an
    allocation takes from the arena's free lists with no id asked; not known complete, the id is
@@ -6050,6 +6119,7 @@ int main(void) {
     RUN(arena_foreign_stream_cache);
     RUN(arena_foreign_free_without_id);
     RUN(arena_foreign_covered_blocks_need_no_id);
+    RUN(arena_foreign_miss_covers_the_batch);
     RUN(arena_foreign_own_pending_serves_lifo);
     RUN(arena_foreign_handle_reuse_takes_only_known_done);
     RUN(arena_validate_detects_corruption);
