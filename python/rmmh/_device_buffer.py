@@ -170,14 +170,16 @@ class _PyBufferBase:
         except AttributeError:
             return  # (never made: nothing recorded either)
         if p:
+            nbytes = self._nbytes
             self._ptr = 0
+            self._size = self._cap = self._nbytes = 0  # (a buffer another finalizer brings back is empty, as the extension's)
             try:
                 mr, stream = self._mr, self._stream
-                if _free(mr._h, p, self._nbytes, stream._h, self._dev) and _lib.last_failure_reentered():
+                if _free(mr._h, p, nbytes, stream._h, self._dev) and _lib.last_failure_reentered():
                     # refused from inside the resource's own upstream (Python's collector ran
                     # there): made later, the holds and the recorded streams kept until then
                     # (_lifetime.defer_free)
-                    _defer_free(mr._h, p, self._nbytes, stream._h, self._dev, mr._refs, stream._refs,
+                    _defer_free(mr._h, p, nbytes, stream._h, self._dev, mr._refs, stream._refs,
                                 (mr, stream, _py_recorded.pop(id(self), None) if _py_recorded else None))
                     return
                 token = mr._refs.pop()

@@ -489,6 +489,64 @@ def test_a_system_resource_used_by_threads_keeps_its_table_exact():
         mr.deallocate(p, 64)
 
 
+def test_buffer_finalized_by_hand_or_brought_back_is_empty():
+    """A DeviceBuffer whose finalizer ran (called by hand, or a buffer in a collected cycle that
+    another object's finalizer brings back) is empty, with the extension and with ctypes alone
+    (red team 30: the ctypes fallback kept its size with a NULL pointer, so its array interface
+    gave data 0 with shape (N,)); its memory was freed once."""
+    mr = rmm.mr.StatisticsResourceAdaptor(rmm.mr.CudaMemoryResource())
+    b = rmm.DeviceBuffer(size=5, mr=mr)
+    b.copy_from_host(b"hello")
+    assert mr.allocation_counts.current_bytes > 0
+    b.__del__()
+    assert (b.size, b.nbytes, b.ptr, b.capacity()) == (0, 0, 0, 0)
+    assert b.__cuda_array_interface__["shape"] == (0,)
+    assert b.tobytes() == b"" and b.copy().size == 0
+    assert mr.allocation_counts.current_bytes == 0
+    b.__del__()  # (again: nothing more to free)
+    assert mr.allocation_counts.current_bytes == 0
+    saved = []
+
+    class Holder:
+        def __del__(self):
+            saved.append(self.buf)  # brings the buffer back
+
+    h = Holder()
+    h.buf = rmm.DeviceBuffer(size=6, mr=mr)
+    h.me = h
+    del h
+    gc.collect()
+    assert len(saved) == 1
+    r = saved.pop()
+    assert (r.size, r.nbytes, r.ptr) == (0, 0, 0)
+    assert mr.allocation_counts.current_bytes == 0
+
+
+def test_cupy_module_without_cupy():
+    """rmmh.allocators.cupy imports without CuPy, as RMM's does: a star import works, hasattr is
+    False for the two names made from CuPy's classes, and the allocators raise
+    ModuleNotFoundError when called (red team 30: the module's __getattr__ raised
+    ModuleNotFoundError for names in __all__)."""
+    code = """
+import sys, inspect
+sys.modules["cupy"] = None  # import cupy: ImportError
+import rmmh.allocators.cupy as c
+ns = {}
+exec("from rmmh.allocators.cupy import *", ns)
+assert "rmm_cupy_allocator" in ns and "OutOfMemoryError" not in ns, sorted(ns)
+assert not hasattr(c, "OutOfMemoryError") and not hasattr(c, "rmm_cupy_fast_allocator")
+assert len(inspect.getmembers(c)) > 0
+try:
+    c.rmm_cupy_allocator(8)
+except ModuleNotFoundError:
+    pass
+else:
+    raise AssertionError("rmm_cupy_allocator without CuPy did not raise")
+print("ok")
+"""
+    assert _child_ok(code).strip().endswith("ok")
+
+
 def test_finalizer_called_again_by_hand_drops_no_other_hold():
     """A resource's, a stream's and a stream pool's __del__ called again by hand lets go of the
     object's own hold once only (red team of 2026-11-29: the second mr.__del__() popped the hold

@@ -45,6 +45,9 @@ except ImportError:
 
 __all__ = ["FAST_PATH_RAISES", "OutOfMemoryError", "fast_allocator", "rmm_cupy_allocator",
            "rmm_cupy_fast_allocator", "using_stream"]
+_NEED_CUPY = ("OutOfMemoryError", "rmm_cupy_fast_allocator")  # (made from CuPy's classes on first use)
+if cupy is None:  # absent without CuPy, so that a star import and hasattr work (red team 30: RMM's
+    __all__ = [n for n in __all__ if n not in _NEED_CUPY]  # module imports without CuPy too)
 
 
 def _require_cupy():
@@ -210,6 +213,8 @@ def using_stream(stream):
 
 
 def __getattr__(name):
+    if name in _NEED_CUPY and cupy is None:
+        raise AttributeError("module %r has no attribute %r without CuPy (No module named 'cupy')" % (__name__, name))
     if name == "rmm_cupy_fast_allocator":
         fast_allocator()
         return _fast_malloc
