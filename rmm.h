@@ -1329,7 +1329,7 @@ RMMDEF rmm_status rmm_device_scalar_release(rmm_device_scalar *s);
 /* ======================================================================================= */ /* >>legacy */
 
 /* The 2019 C API. rmmInitialize builds cudaMalloc or managed memory, with a pool on top in pool mode
-   (initial_pool_size 0: half of total device memory; RMM_ALLOC_CONF, if set, over that: see
+   (initial_pool_size rounded up to a multiple of 256; 0: half of total device memory; RMM_ALLOC_CONF, if set, over that: see
    rmm_pool_desc_parse; without its own initial, the default initial size is none with virtual
    growth and at most its maximum). rmmAlloc/rmmFree are thread-safe; rmmFree
    needs no size (this layer remembers sizes in a map). Anything but rmmInitialize,
@@ -13382,7 +13382,8 @@ RMM__IMPL rmmError_t rmmInitialize(rmmOptions_t *options) {
                     st = rmm__mem_info(&f, &t);
                     o.initial_pool_size = t / 2;
                 }
-                d.initial_bytes = rmm__align_down(o.initial_pool_size, RMM_ALIGNMENT);
+                if (!rmm__align_up(o.initial_pool_size, RMM_ALIGNMENT, &d.initial_bytes)) /* (up: 100 bytes made no pool before, red team 30) */
+                    d.initial_bytes = rmm__align_down(o.initial_pool_size, RMM_ALIGNMENT);
                 if (d.maximum_bytes && d.initial_bytes > d.maximum_bytes) d.initial_bytes = d.maximum_bytes;
             }
         }

@@ -995,6 +995,19 @@ TEST(pool_configuration_string) {
         setenv("RMM_ALLOC_CONF", "growth:on_demand, initial:0", 1);
         CHECK_OK(rmmInitialize(&o));
         CHECK_OK(rmmFinalize());
+        unsetenv("RMM_ALLOC_CONF");
+        { /* a size below 256 is rounded up, not down to no pool (red team 30) */
+            rmm_pool_info info;
+            o.initial_pool_size = 100;
+            CHECK_OK(rmmInitialize(&o));
+            memset(&info, 0, sizeof info);
+            CHECK_OK(rmm_pool_get_info(rmm__legacy.pool, &info));
+            CHECK(info.pool_bytes == RMM_ALIGNMENT);
+            CHECK_OK(rmmFinalize());
+            o.initial_pool_size = SIZE_MAX; /* (no rounding up past SIZE_MAX: down, and the pool cannot have it) */
+            CHECK_STATUS(rmmInitialize(&o), RMM_ERROR_OUT_OF_MEMORY);
+            CHECK(!rmmIsInitialized(NULL));
+        }
     }
     unsetenv("RMM_ALLOC_CONF");
     /* a live maximum */
