@@ -12579,7 +12579,7 @@ RMM__PRIVATE rmm_status rmm__prefetch_allocate(rmm_resource *self, void **ptr, s
     RMM_TRY(RMM__FORWARD_ALLOC(self, ptr, bytes, alignment, stream));
     st = rmm__prefetch(*ptr, bytes, ((rmm__prefetching *)self)->device, stream);
     if (st != RMM_SUCCESS) {
-        (void)RMM__FORWARD_FREE(self, *ptr, bytes, alignment, stream);
+        RMM__CLEANUP(RMM__FORWARD_FREE(self, *ptr, bytes, alignment, stream)); /* (the prefetch's failure stays the call's: red team 30) */
         *ptr = NULL;
     }
     return st;

@@ -526,6 +526,24 @@ TEST(a_failed_clean_up_leaves_the_call_s_own_failure) {
         refuse_frees = 0;
         CHECK_OK(rmm_device_buffer_release(&g));
     }
+    { /* a prefetch that fails, and the block's free after it refused: the prefetch's failure is
+         reported (red team 30: the free's replaced it) */
+        rmm_resource *pf = NULL;
+        void *p = NULL;
+        CHECK_OK(rmm_prefetch_adaptor_create(&pf, &refusing));
+        if (pf) {
+            fail("cudaMemPrefetchAsync", 1, 1);
+            refuse_frees = 1;
+            CHECK_STATUS(rmm_allocate(pf, &p, 4096, RMM_STREAM_DEFAULT), RMM_ERROR_CUDA);
+            no_faults();
+            CHECK(p == NULL);
+            CHECK(strstr(rmm_last_error(), "cudaMemPrefetchAsync") != NULL);
+            if (!strstr(rmm_last_error(), "cudaMemPrefetchAsync")) printf("  (prefetch: the last error is %s)\n", rmm_last_error());
+            CHECK(refuse_frees == 0); /* the block's free was made */
+            refuse_frees = 0;
+            rmm_resource_destroy(pf);
+        }
+    }
     { /* a graph pool whose reserve, taken, cannot be synchronized, and whose free is refused: the
          synchronize's failure is reported */
         rmm_graph_pool *gp = NULL;
