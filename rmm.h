@@ -3702,7 +3702,7 @@ RMM__IMPL rmm_status rmm_allocate_aligned(rmm_resource *mr, void **ptr, size_t b
     else if (RMM__UNLIKELY(((uintptr_t)*ptr & (alignment - 1)) != 0)) { /* a resource of the user's that ignored it: never handed on (a docs audit's find) */
         void *got = *ptr;
         *ptr = NULL;
-        (void)mr->vtable->deallocate(mr, got, bytes, alignment, stream);
+        RMM__CLEANUP(mr->vtable->deallocate(mr, got, bytes, alignment, stream));
         st = RMM__INVALID("rmm_allocate_aligned(bytes=%zu, alignment=%zu): resource '%s' returned %p, not so aligned (given back)", bytes, alignment,
                           rmm_resource_type_name(mr), got);
     }
@@ -10010,7 +10010,7 @@ RMM__PRIVATE rmm_status rmm__fixed_grow_in(rmm__so *so, rmm__sstate *ss, const v
             /* every block of a chunk is aligned as its base (the alignment divides the block
                size): this one cannot serve the request, and goes back (it was kept, a chunk
                per failed call: a red team's find, 2026-11-29) */
-            (void)rmm_deallocate(f->upstream, ptr, f->chunk_bytes, s->ss.handle);
+            RMM__CLEANUP(rmm_deallocate(f->upstream, ptr, f->chunk_bytes, s->ss.handle));
             st = RMM__INVALID("fixed_size: the next block is not aligned to %zu bytes (a new chunk from upstream is aligned to less)", f->grow_alignment);
         } else if (st == RMM_SUCCESS && (st = rmm__so_grown(&s->ss, f->upstream)) != RMM_SUCCESS) {
             RMM__CLEANUP(rmm_deallocate(f->upstream, ptr, f->chunk_bytes, s->ss.handle));
@@ -11653,7 +11653,7 @@ RMM__IMPL rmm_status rmm_arena_create(rmm_resource **out, rmm_resource *upstream
     }
     a = (rmm__arena *)rmm__calloc(1, sizeof *a);
     if (!a) {
-        (void)rmm_deallocate(upstream, base, d.arena_bytes, RMM_STREAM_DEFAULT);
+        RMM__CLEANUP(rmm_deallocate(upstream, base, d.arena_bytes, RMM_STREAM_DEFAULT));
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_arena_create: out of host memory");
     }
     a->base.vtable = &rmm__arena_vtable;
@@ -12220,7 +12220,7 @@ RMM__PRIVATE rmm_status rmm__tracking_allocate(rmm_resource *self, void **ptr, s
         RMM_SYS_FREE(dropped);
     }
     if (!ok) {
-        (void)RMM__FORWARD_FREE(self, *ptr, bytes, alignment, stream);
+        RMM__CLEANUP(RMM__FORWARD_FREE(self, *ptr, bytes, alignment, stream));
         RMM_SYS_FREE(e);
         /* (host memory for the map is OUT_OF_MEMORY, which a failure callback above may retry; it
            was CORRUPTION with the live case until a red team's find, 2026-11-29) */
@@ -12457,12 +12457,12 @@ RMM__PRIVATE rmm_status rmm__aligned_allocate(rmm_resource *self, void **ptr, si
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "aligned: allocate(bytes=%zu) overflows with alignment %zu", bytes, al->alignment);
     RMM_TRY(RMM__FORWARD_ALLOC(self, &raw, request, alignment, stream));
     if (RMM__UNLIKELY(((uintptr_t)raw & (alignment - 1)) != 0)) { /* the request's size counts on it: the block could end past raw's */
-        (void)RMM__FORWARD_FREE(self, raw, request, alignment, stream);
+        RMM__CLEANUP(RMM__FORWARD_FREE(self, raw, request, alignment, stream));
         return RMM__INVALID("aligned: upstream '%s' returned %p for alignment %zu, not so aligned (given back)", rmm_resource_type_name(RMM__UP(self)), raw,
                             alignment);
     }
     if (!rmm__overalign_remember(&al->map, raw, al->alignment, ptr)) {
-        (void)RMM__FORWARD_FREE(self, raw, request, alignment, stream);
+        RMM__CLEANUP(RMM__FORWARD_FREE(self, raw, request, alignment, stream));
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "aligned: out of host memory");
     }
     return RMM_SUCCESS;
@@ -13467,7 +13467,7 @@ RMM__IMPL rmmError_t rmmAlloc(void **ptr, size_t bytes, rmm_stream stream, const
     }
     st = rmm_allocate(rmm__legacy_resource(), ptr, bytes, stream);
     if (st == RMM_SUCCESS && *ptr && !rmm__addr_map_put(&rmm__legacy.sizes, (uintptr_t)*ptr, (void *)(uintptr_t)bytes)) {
-        (void)rmm_deallocate(rmm__legacy_resource(), *ptr, bytes, stream);
+        RMM__CLEANUP(rmm_deallocate(rmm__legacy_resource(), *ptr, bytes, stream));
         *ptr = NULL;
         st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "out of host memory");
     }
