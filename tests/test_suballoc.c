@@ -5791,7 +5791,8 @@ TEST(arena_foreign_own_pending_serves_lifo) {
    is seen complete and the next allocations ask no id (before, such a batch was filed with no event
    and, with random sizes, every allocation asked the id). Its record failing leaves the batch
    filed with no event (never known done), the allocation succeeding and the caller's last error as
-   it was. Host backend: failures are injected. */
+   it was; so does a stream whose last record is not seen complete (the device behind: no record
+   is made then). Host backend: failures are injected. */
 TEST(arena_foreign_miss_covers_the_batch) {
 #if defined(RMM_BACKEND_HOST)
     rmm_resource *mr = NULL;
@@ -5803,23 +5804,27 @@ TEST(arena_foreign_miss_covers_the_batch) {
     uint64_t rec;
     int fail;
     d.arena_bytes = 64 * MiB;
-    CHECK_OK(rmm_arena_create(&mr, rmm_get_current_device_resource(), &d));
-    if (!mr) return;
-    CHECK_OK(rmm__stream_create_raw(&f, false));
-    half = ((rmm__arena *)mr)->sb_bytes / 2;
-    for (fail = 0; fail < 2; fail++) {
+    for (fail = 0; fail < 3; fail++) { /* 0: recorded; 1: the record fails; 2: the last record is in flight (a new arena and stream each) */
+        CHECK_OK(rmm_arena_create(&mr, rmm_get_current_device_resource(), &d));
+        if (!mr) return;
+        CHECK_OK(rmm__stream_create_raw(&f, false));
+        half = ((rmm__arena *)mr)->sb_bytes / 2;
         CHECK_OK(rmm_allocate(mr, &x, 256, f));
         l = arena_local_of(mr, f);
         CHECK(l && rmm__so_by_id(&l->ss));
         if (!l) break;
         CHECK_OK(rmm_allocate(mr, &y, half, f)); /* (what is left of the superblock holds less than half) */
         CHECK_OK(rmm_deallocate(mr, x, 256, f));
-        CHECK(l->pending_count >= 1 && l->pending_count < RMM__ARENA_PENDING); /* (x, and the second round's first blocks) */
+        CHECK(l->pending_count == 1);
+        if (fail == 2) { /* a record not seen complete yet (the event is not asked) */
+            CHECK_OK(rmm__so_record(&l->ss));
+            l->ss.query_skip = 1000;
+        }
         rec = l->ss.records;
         rmm__idless_left = 0; /* (the next allocation asks the id) */
         rmm__idless_skip = 0;
         (void)rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "earlier");
-        if (fail) rmm_host_backend_fail_calls("cudaEventRecord", 1, 1000, RMM_ERROR_CUDA);
+        if (fail == 1) rmm_host_backend_fail_calls("cudaEventRecord", 1, 1000, RMM_ERROR_CUDA); /* (2: none is made) */
         CHECK_OK(rmm_allocate(mr, &z, half, f)); /* the lists fall short: the batch is filed */
         rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
         CHECK(rmm_last_status() == RMM_ERROR_INVALID_ARGUMENT && strcmp(rmm_last_error(), "earlier") == 0 && rmm_last_cuda_error() == 0);
@@ -5847,9 +5852,9 @@ TEST(arena_foreign_miss_covers_the_batch) {
         CHECK_OK(rmm_deallocate(mr, z, half, f));
         CHECK_OK(rmm_stream_synchronize(f));
         CHECK_OK(rmm_resource_validate(mr));
+        rmm_resource_destroy(mr);
+        CHECK_OK(rmm__stream_destroy_raw(f));
     }
-    rmm_resource_destroy(mr);
-    CHECK_OK(rmm__stream_destroy_raw(f));
 #else
     harness_skip_current = 1; /* (failures are injected on the host backend only) */
 #endif
