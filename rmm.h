@@ -957,8 +957,8 @@ RMMDEF rmm_arena_desc rmm_arena_desc_default(void);
    batches of up to 256 blocks, out of its lists, until one event on the stream covers a batch,
    and once that event is seen complete an allocation takes from its lists with no id asked, at
    least one id per 64 allocations; one that asked the id takes the stream's last pending block
-   whole when its size fits, and when its lists fall short records the event and files the batch:
-   an event record per such miss). Requests
+   whole when its size fits, and when its lists fall short files the batch, recording the event
+   first if its last record is seen complete: at most an event record per such miss). Requests
    above a superblock come from the global arena in whole superblocks. A free from another thread
    or stream, and every free of a large block, synchronizes the freeing stream on the host first
    (those blocks are reused with no event, as in RMM). On exhaustion it synchronizes the device,
@@ -10811,9 +10811,9 @@ typedef struct rmm__arena_local {
        complete (blocks freed on the stream before that record; blocks freed from another stream or
        thread, whose stream was synchronized on the host; fresh superblocks), and once that record
        is seen complete an allocation may take from `free` with no id asked (see
-       rmm__arena_idless_local). A batch is filed when it is full (rmm__arena_park) and when an
-       allocation that asked the id finds the lists short (rmm__arena_cover_pending): both record
-       the event first. */
+       rmm__arena_idless_local). A batch is filed when it is full (rmm__arena_park: the event
+       recorded first) and when an allocation that asked the id finds the lists short (recorded
+       first if the last record is seen complete: rmm__arena_cover_pending). */
     rmm__block *pending;
     size_t pending_count, pending_bytes;
     size_t inflight;         /* blocks a free holds out of `used` while it asks the id (rmm__arena_park) */
