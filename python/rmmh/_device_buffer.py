@@ -134,8 +134,7 @@ class _PyBufferBase:
         self._mr = mr
         self._stream = stream
         self._dev = dev
-        self._size = self._cap = size
-        if size:
+        if size:  # (size and capacity only once the block is there: a failed __init__ leaves it empty)
             refs = mr._refs
             if not refs:  # a resource already destroyed (finalized in a collected cycle)
                 self._ptr = 0
@@ -152,6 +151,7 @@ class _PyBufferBase:
                 raise _alloc_failed(size)
             self._ptr = p
             self._nbytes = nbytes
+            self._size = self._cap = size
             refs.append(True)
             refs = stream._refs
             if refs is not None:

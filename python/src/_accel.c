@@ -329,8 +329,7 @@ static int buffer_init(PyObject *self, PyObject *args, PyObject *kwds) {
         return -1;
     }
     b->dev = dev;
-    b->size = b->cap = n;
-    if (n == 0) return 0;
+    if (n == 0) return 0; /* (size and capacity only once the block is there: a failed __init__ leaves it empty) */
     if (get_handle(mr, &mh) < 0) return -1;
     sh = b->stream_handle;
     refs = PyObject_GetAttr(mr, s_refs);
@@ -372,6 +371,7 @@ static int buffer_init(PyObject *self, PyObject *args, PyObject *kwds) {
     }
     b->ptr = (unsigned long long)(uintptr_t)p;
     b->nbytes = nbytes;
+    b->size = b->cap = n;
     if (deferred_pending) run_deferred(); /* frees refused inside an upstream call (over by now, or kept) */
     if (ptr != NULL && ptr != NoneObj) {
         int truth = PyObject_IsTrue(ptr);
