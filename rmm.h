@@ -9404,7 +9404,7 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_alloc(void **ptr, size_t 
         if (st == RMM_SUCCESS && rmm__graph_registered(key, NULL) != gp) { /* (the caller ended it meanwhile: a misuse) */
             rmm__unlock(&rmm__graph_lock);
             rmm__graph_inside = true;
-            (void)rmm_deallocate(up, p, chunk, own);
+            RMM__CLEANUP(rmm_deallocate(up, p, chunk, own));
             rmm__graph_inside = false;
             return RMM__INVALID("graph pool: stream %p was unregistered while its allocation grew the pool", (void *)stream);
         }
@@ -9553,7 +9553,7 @@ RMM__IMPL rmm_status rmm_graph_pool_create(rmm_graph_pool **out, rmm_resource *u
     if (reserve) st = rmm__gp_fetch(gp, reserve, true, &p);
     if (st == RMM_SUCCESS && p && !rmm__gp_add_chunk(gp, p, reserve)) {
         rmm__graph_inside = true;
-        (void)rmm_deallocate(upstream, p, reserve, gp->stream); /* (the failure below is the call's) */
+        RMM__CLEANUP(rmm_deallocate(upstream, p, reserve, gp->stream)); /* (the failure below is the call's) */
         rmm__graph_inside = false;
         st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_graph_pool_create: out of host memory");
     }
@@ -10812,8 +10812,9 @@ typedef struct rmm__arena_local {
        thread, whose stream was synchronized on the host; fresh superblocks), and once that record
        is seen complete an allocation may take from `free` with no id asked (see
        rmm__arena_idless_local). A batch is filed when it is full (rmm__arena_park: the event
-       recorded first) and when an allocation that asked the id finds the lists short (recorded
-       first if the last record is seen complete: rmm__arena_cover_pending). */
+       recorded first), when an allocation that asked the id finds the lists short (recorded
+       first if the last record is seen complete: rmm__arena_cover_pending), and by a collection
+       after a device synchronize (rmm__arena_collect: no event needed). */
     rmm__block *pending;
     size_t pending_count, pending_bytes;
     size_t inflight;         /* blocks a free holds out of `used` while it asks the id (rmm__arena_park) */
