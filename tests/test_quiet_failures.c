@@ -23,6 +23,12 @@ static const char earlier[] = "an earlier failure of the caller's";
 static void mark(void) { (void)rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "%s", earlier); }
 /* whether the record is still the one mark() set */
 static int untouched(void) { return rmm_last_status() == RMM_ERROR_INVALID_ARGUMENT && strcmp(rmm_last_error(), earlier) == 0 && rmm_last_cuda_error() == 0; }
+/* the last error names `needle`; else says what it is (label: the case) */
+#define CHECK_NAMES(needle, label)                                                                   \
+    do {                                                                                             \
+        CHECK(strstr(rmm_last_error(), needle) != NULL);                                             \
+        if (!strstr(rmm_last_error(), needle)) printf("  (%s%sthe last error is %s)\n", label, *(label) ? ": " : "", rmm_last_error()); \
+    } while (0)
 #define CHECK_UNTOUCHED()                                                                   \
     do {                                                                                    \
         CHECK(untouched());                                                                 \
@@ -422,8 +428,7 @@ TEST(a_failed_clean_up_leaves_the_call_s_own_failure) {
     CHECK(st == RMM_ERROR_CUDA);
     CHECK(rmm_last_status() == st);
     CHECK(rmm_last_cuda_error() == 999); /* (the injected failure's cudaErrorUnknown, kept with its message) */
-    CHECK(strstr(rmm_last_error(), "cudaMemcpyAsync") != NULL);
-    if (!strstr(rmm_last_error(), "cudaMemcpyAsync")) printf("  (the last error is %s)\n", rmm_last_error());
+    CHECK_NAMES("cudaMemcpyAsync", "");
     CHECK(refuse_frees == 0); /* the release was made */
     CHECK(b.data == NULL && b.size == 0 && b.capacity == 0); /* a failed create leaves an empty buffer (the block it could not free is lost, logged) */
     refuse_frees = 0;
@@ -436,8 +441,7 @@ TEST(a_failed_clean_up_leaves_the_call_s_own_failure) {
         st = rmm_arena_create(&arena, &refusing, &ad);
         no_faults();
         CHECK(st == RMM_ERROR_CUDA && arena == NULL);
-        CHECK(strstr(rmm_last_error(), "cudaStreamSynchronize") != NULL);
-        if (!strstr(rmm_last_error(), "cudaStreamSynchronize")) printf("  (arena: the last error is %s)\n", rmm_last_error());
+        CHECK_NAMES("cudaStreamSynchronize", "arena");
         CHECK(refuse_frees == 0);
         refuse_frees = 0;
         if (arena) rmm_resource_destroy(arena);
@@ -455,8 +459,7 @@ TEST(a_failed_clean_up_leaves_the_call_s_own_failure) {
             refuse_frees = 1;
             CHECK_STATUS(rmm_allocate(pool, &p, 8 * MiB, foreign), RMM_ERROR_CUDA);
             no_faults();
-            CHECK(strstr(rmm_last_error(), "cudaEventRecord") != NULL);
-            if (!strstr(rmm_last_error(), "cudaEventRecord")) printf("  (pool: the last error is %s)\n", rmm_last_error());
+            CHECK_NAMES("cudaEventRecord", "pool");
             CHECK(refuse_frees == 0);
             refuse_frees = 0;
         }
@@ -480,8 +483,7 @@ TEST(a_failed_clean_up_leaves_the_call_s_own_failure) {
             CHECK_STATUS(rmm_allocate(fixed, &p, 4096, foreign), RMM_ERROR_CUDA);
             no_faults();
             CHECK(p == NULL);
-            CHECK(strstr(rmm_last_error(), "cudaEventRecord") != NULL);
-            if (!strstr(rmm_last_error(), "cudaEventRecord")) printf("  (fixed-size: the last error is %s)\n", rmm_last_error());
+            CHECK_NAMES("cudaEventRecord", "fixed-size");
             CHECK(refuse_frees == 0); /* the chunk's free was made */
             refuse_frees = 0;
             CHECK_OK(rmm_deallocate(fixed, held, 4096, RMM_STREAM_DEFAULT));
@@ -498,8 +500,7 @@ TEST(a_failed_clean_up_leaves_the_call_s_own_failure) {
         got = rmm_stream_pool_create(&sp, 4);
         no_faults();
         CHECK(got == RMM_ERROR_CUDA && sp == NULL);
-        CHECK(strstr(rmm_last_error(), "cudaStreamCreateWithFlags") != NULL);
-        if (!strstr(rmm_last_error(), "cudaStreamCreateWithFlags")) printf("  (stream pool: the last error is %s)\n", rmm_last_error());
+        CHECK_NAMES("cudaStreamCreateWithFlags", "stream pool");
         if (sp) rmm_stream_pool_destroy(sp);
     }
     { /* a buffer's growth whose copy fails, and whose new block's free is refused: the copy's
@@ -512,15 +513,13 @@ TEST(a_failed_clean_up_leaves_the_call_s_own_failure) {
         refuse_frees = 1;
         CHECK_STATUS(rmm_device_buffer_resize(&g, 4 * sizeof src, RMM_STREAM_DEFAULT), RMM_ERROR_CUDA);
         no_faults();
-        CHECK(strstr(rmm_last_error(), "cudaMemcpyAsync") != NULL);
-        if (!strstr(rmm_last_error(), "cudaMemcpyAsync")) printf("  (buffer copy: the last error is %s)\n", rmm_last_error());
+        CHECK_NAMES("cudaMemcpyAsync", "buffer copy");
         CHECK(refuse_frees == 0); /* the new block's free was made */
         CHECK(g.data == old && g.size == sizeof src && g.capacity == sizeof src);
         /* the old block's free is refused, then the new block's too: the first refusal is reported */
         refuse_frees = 2;
         CHECK_STATUS(rmm_device_buffer_reserve(&g, 8 * sizeof src, RMM_STREAM_DEFAULT), RMM_ERROR_CUDA);
-        CHECK(strstr(rmm_last_error(), "(1 more to refuse)") != NULL);
-        if (!strstr(rmm_last_error(), "(1 more to refuse)")) printf("  (buffer free: the last error is %s)\n", rmm_last_error());
+        CHECK_NAMES("(1 more to refuse)", "buffer free");
         CHECK(refuse_frees == 0);
         CHECK(g.data == old && g.size == sizeof src && g.capacity == sizeof src);
         refuse_frees = 0;
@@ -537,8 +536,7 @@ TEST(a_failed_clean_up_leaves_the_call_s_own_failure) {
             CHECK_STATUS(rmm_allocate(pf, &p, 4096, RMM_STREAM_DEFAULT), RMM_ERROR_CUDA);
             no_faults();
             CHECK(p == NULL);
-            CHECK(strstr(rmm_last_error(), "cudaMemPrefetchAsync") != NULL);
-            if (!strstr(rmm_last_error(), "cudaMemPrefetchAsync")) printf("  (prefetch: the last error is %s)\n", rmm_last_error());
+            CHECK_NAMES("cudaMemPrefetchAsync", "prefetch");
             CHECK(refuse_frees == 0); /* the block's free was made */
             refuse_frees = 0;
             rmm_resource_destroy(pf);
@@ -552,8 +550,7 @@ TEST(a_failed_clean_up_leaves_the_call_s_own_failure) {
         CHECK_STATUS(rmm_graph_pool_create(&gp, &refusing, MiB), RMM_ERROR_CUDA);
         no_faults();
         CHECK(gp == NULL);
-        CHECK(strstr(rmm_last_error(), "cudaStreamSynchronize") != NULL);
-        if (!strstr(rmm_last_error(), "cudaStreamSynchronize")) printf("  (graph pool: the last error is %s)\n", rmm_last_error());
+        CHECK_NAMES("cudaStreamSynchronize", "graph pool");
         CHECK(refuse_frees == 0);
         refuse_frees = 0;
         if (gp) CHECK_OK(rmm_graph_pool_destroy(gp));
