@@ -216,8 +216,12 @@ class _LibRMM:
         shape, strides, dtype = _prepare_shape_strides_dtype(cuda)(shape, strides, dtype, order)
         datasize = _drv().memory_size_from_info(shape, strides, dtype.itemsize)
         addr = self.rmmAlloc(datasize, stream)
-        return self._array_helper(addr, datasize, shape, strides, dtype,
-                                  self._make_finalizer(addr, stream))
+        try:
+            return self._array_helper(addr, datasize, shape, strides, dtype,
+                                      self._make_finalizer(addr, stream))
+        except BaseException:
+            self.rmmFree(addr, stream)  # no array holds the block: it goes back now
+            raise
 
     def device_array_like(self, ary, stream=0):
         """device_array with ary's shape, strides and dtype."""
