@@ -12,7 +12,7 @@ In a program and every Python process it starts (Dask workers, multiprocessing, 
     eval "$(python -m rmmh.as_rmm --env)"        # for this shell: PYTHONPATH and RMMH_AS_RMM=1
 
 The environment switch is two variables, which `--env` prints: PYTHONPATH holds rmmh's alias
-directory (rmmh/_alias, `--path` prints it), whose only module, `rmm`, is found by the first
+directory (rmmh/_alias, `--path` prints it), whose module `rmm` is found by the first
 `import rmm` of any process; it installs the alias when RMMH_AS_RMM=1 (or `force`) and otherwise
 steps aside (it loads an installed RAPIDS RMM, or fails as a missing `rmm` would). No `.pth` file
 and no `sitecustomize`: nothing runs at interpreter start-up, and a process that never imports rmm
@@ -24,6 +24,9 @@ What the alias is, and what it refuses:
   both names. The modules keep their own names: `rmm.__name__ == "rmmh"`, `rmm.mr.__name__ ==
   "rmmh.mr"` (pickles name rmmh's modules, which any process with rmmh can load).
 - A module rmmh lacks (RMM's Cython API, `rmm.librmm`) is a ModuleNotFoundError that names both.
+- The 2019 API's top-level package, `librmm_cffi` (`from librmm_cffi import librmm`), is given the
+  same way: `librmm_cffi.X` is `rmmh.librmm_cffi.X`, and the alias directory holds a module of that
+  name too, which installs the alias (RMMH_AS_RMM=1) or steps aside as `rmm`'s does.
 - It refuses (ImportError) when a module named `rmm` (or `rmm.*`) that is not rmmh's is already
   imported: the two would be mixed in one process.
 - It refuses (ImportError) when RAPIDS RMM is installed, unless forced (`force=True`,
@@ -58,13 +61,28 @@ class _AliasLoader(importlib.abc.Loader):
         module.__spec__ = self.own_spec
 
 
+#: the names the alias gives, and whose modules they are: `rmm` is rmmh, and the 2019 API's
+#: top-level package `librmm_cffi` (RMM's README of 2019: `from librmm_cffi import librmm`) is
+#: rmmh.librmm_cffi.
+_NAMES = (("rmm", "rmmh"), ("librmm_cffi", "rmmh.librmm_cffi"))
+
+
+def _own_name(fullname):
+    """The rmmh module that the alias gives for fullname (`rmm.mr` -> `rmmh.mr`), or None."""
+    for alias, own in _NAMES:
+        if fullname == alias or fullname.startswith(alias + "."):
+            return own + fullname[len(alias):]
+    return None
+
+
 class _RmmAliasFinder(importlib.abc.MetaPathFinder):
-    """Finds `rmm` and `rmm.*` as `rmmh` and `rmmh.*`; first in sys.meta_path while installed."""
+    """Finds `rmm` and `rmm.*` as `rmmh` and `rmmh.*` (and `librmm_cffi[.*]` as
+    `rmmh.librmm_cffi[.*]`); first in sys.meta_path while installed."""
 
     def find_spec(self, fullname, path=None, target=None):
-        if fullname != "rmm" and not fullname.startswith("rmm."):
+        own = _own_name(fullname)
+        if own is None:
             return None
-        own = "rmmh" + fullname[3:]
         try:
             module = importlib.import_module(own)
         except ModuleNotFoundError as e:
@@ -117,7 +135,13 @@ def find_installed_rmm():
 def _own(name):
     """True when sys.modules[name] is the rmmh module that the alias gives for that name."""
     module = sys.modules.get(name)
-    return module is not None and module is sys.modules.get("rmmh" + name[3:])
+    own = _own_name(name)
+    return module is not None and own is not None and module is sys.modules.get(own)
+
+
+def _aliased(name):
+    """True for a name the alias gives (`rmm`, `rmm.*`, `librmm_cffi`, `librmm_cffi.*`)."""
+    return _own_name(name) is not None
 
 
 def installed():
@@ -140,9 +164,8 @@ def _install(force=False, shim=None):
     import rmmh
     if installed():
         return rmmh
-    foreign = sorted(n for n, m in sys.modules.items()
-                     if (n == "rmm" or n.startswith("rmm.")) and m is not None
-                     and m is not shim and not _own(n))
+    foreign = sorted(n for n, m in list(sys.modules.items())
+                     if _aliased(n) and m is not None and m is not shim and not _own(n))
     if foreign:
         where = getattr(sys.modules[foreign[0]], "__file__", None) or "no file"
         raise ImportError(
@@ -165,7 +188,7 @@ def _uninstall():
     """Removes the alias from this process (for tests): the finder and every `rmm` name that is
     one of rmmh's modules. Code that already holds `rmm` keeps rmmh."""
     sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _RmmAliasFinder)]
-    for name in [n for n in sys.modules if n == "rmm" or n.startswith("rmm.")]:
+    for name in [n for n in sys.modules if _aliased(n)]:
         if _own(name):
             del sys.modules[name]
 

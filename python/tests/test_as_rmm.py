@@ -96,6 +96,38 @@ def test_a_probe_for_a_missing_module_answers_none(alias):
     assert importlib.util.find_spec("rmm.mr") is not None
 
 
+def test_the_2019_package_name(alias):
+    """RMM's README of 2019 imports `from librmm_cffi import librmm`: under the alias that is
+    rmmh's 2019 API (session 31: it was a ModuleNotFoundError, and the README did not say so)."""
+    from librmm_cffi import librmm, librmm_config
+    import librmm_cffi
+    import librmm_cffi.librmm_config as config
+    import rmmh.librmm_cffi
+    assert librmm_cffi is rmmh.librmm_cffi and librmm is rmmh.librmm_cffi.librmm
+    assert librmm_config is config is rmmh.librmm_cffi.librmm_config
+    p = librmm.rmmAlloc(256)
+    librmm.rmmFree(p)
+    with pytest.raises(ModuleNotFoundError, match=r"'librmm_cffi\.nope'.*'rmmh\.librmm_cffi\.nope'"):
+        import librmm_cffi.nope  # noqa: F401
+    assert importlib.util.find_spec("librmm_cffi.nope") is None
+
+
+def test_the_2019_package_name_without_the_alias():
+    rc, out = child("import librmm_cffi")
+    assert rc != 0 and "No module named 'librmm_cffi'" in out, out
+    # the alias directory without RMMH_AS_RMM=1 steps aside, saying why
+    rc, out = child("import librmm_cffi", path=[as_rmm.ALIAS_DIR])
+    assert rc != 0 and "RMMH_AS_RMM is not 1" in out, out
+    # with it, the first `import librmm_cffi` of a process installs the alias
+    force = as_rmm.find_installed_rmm() is not None
+    rc, out = child("from librmm_cffi import librmm; import sys, rmmh, rmm; "
+                    "assert librmm is rmmh.librmm_cffi.librmm and rmm is rmmh; "
+                    "assert sys.modules['librmm_cffi'] is rmmh.librmm_cffi; "
+                    "librmm.rmmFree(librmm.rmmAlloc(256)); print('ok')",
+                    switch="force" if force else "1", path=[as_rmm.ALIAS_DIR])
+    assert rc == 0 and out.strip() == "ok", out
+
+
 @pytest.mark.parametrize("name", ["rmm", "rmm.mr"])
 def test_refuses_when_another_rmm_is_imported(name):
     sys.modules[name] = types.ModuleType(name)

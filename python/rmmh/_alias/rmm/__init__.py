@@ -1,4 +1,4 @@
-"""rmmh's alias directory's only module (see rmmh/as_rmm.py): with this directory on PYTHONPATH
+"""rmmh's alias directory's module `rmm` (see rmmh/as_rmm.py; `librmm_cffi` beside it): with this directory on PYTHONPATH
 (`python -m rmmh.as_rmm --path`), the first `import rmm` of a process lands here.
 
 RMMH_AS_RMM=1: installs rmmh.install_as_rmm() and so becomes rmmh (sys.modules["rmm"] is rmmh).
