@@ -8342,14 +8342,18 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_alloc_slow(rmm__pool *p, rmm__ps
     *listsp = lists;
     return RMM_SUCCESS;
 }
-/* One lock per pool, held for every allocate and free. The route to many threads on one pool
-   (issue 18's threads16 <= 150 ns) is a lock per stream state for the hits (the quick lists, the
-   recent slot, the ring), worked through on 2026-11-27 and not built: a free must still find its
-   block by address in a map other threads change (a sharded map with its own locks, or reads under
-   a sequence lock), and tell a double free from two threads apart (a compare-and-swap on a
-   per-block allocation serial), so a pair on one thread would make three atomic read-modify-writes
-   where it makes two, about 5 ns more on lifo, which own streams must not pay; the arena, with
-   per-thread arenas, is the allocator for many threads meanwhile (threads16: 20-25 ns a pair).
+/* One lock per pool, held for every allocate and free. Taking the hits (the quick lists, the
+   recent slot) off it does not serve many threads (issue 18's threads16 <= 150 ns): a cache per
+   thread in front of the pool, which served 61 % of threads16's allocations with no lock, made
+   threads16 slower on an H200 (172 -> 193 ns a pair on created streams, 228 -> 316 on foreign
+   ones; docs/performance_notes.md, "A cache per thread"), as the slow path's holds (a search, a
+   split, the map; 36 % of the allocations) and the large frees' merges are what the threads wait
+   for. Those cannot leave a shared lock: a split or a merge writes its neighbours' links, and
+   neighbours in a chunk belong to any stream's lists. A lock per stream state would also make a
+   pair on one thread three atomic read-modify-writes where it makes two (a free must find its
+   block in a map other threads change, and tell a double free from two threads apart), about 5 ns
+   more on lifo. Chunks of a stream's own are the arena's design: with per-thread arenas it is the
+   allocator for many threads (threads16: 20-25 ns a pair).
    The pool's allocate. would_block NULL: the resource call. Else a "nowait" call (rmmh keeps
    Python's GIL around it): it never waits for anything, a lock, the device or an upstream, and it
    sets *would_block, having handed out and freed nothing (and made no CUDA call beyond
