@@ -336,8 +336,10 @@ RMMDEF rmm_status rmm_allocate(rmm_resource *mr, void **ptr, size_t bytes, rmm_s
    the 256.) */
 RMMDEF rmm_status rmm_allocate_aligned(rmm_resource *mr, void **ptr, size_t bytes, size_t alignment, rmm_stream stream);
 /* Frees memory from rmm_allocate with the same mr, bytes and a stream on which it may be reused at
-   once. NULL is a no-op. Fails with what the resource returns (CORRUPTION for a pointer it does not
-   own, where the resource can tell). */
+   once. NULL is a no-op. Fails with INVALID_ARGUMENT, reaching no resource, for a pointer freed with
+   bytes 0 (no allocation has that size: rmm_allocate of 0 bytes hands out NULL; an adaptor that
+   counts bytes would have kept the block's counted for good), else with what the resource returns
+   (CORRUPTION for a pointer it does not own, where the resource can tell). */
 RMMDEF rmm_status rmm_deallocate(rmm_resource *mr, void *ptr, size_t bytes, rmm_stream stream);
 /* As rmm_deallocate, for memory from rmm_allocate_aligned: with the alignment it was allocated with
    (a block over-aligned by a base resource and freed with the default alignment is CORRUPTION;
@@ -473,8 +475,9 @@ RMMDEF size_t rmm_graph_pools_pending(rmm_resource *upstream);
    is busy, the request needs memory from another stream or from upstream), and for every resource
    but the pool (not in virtual mode, nor with RMM_DEBUG_MARGIN), they do nothing, return SUCCESS
    and set *would_block: the caller then makes the ordinary call (after releasing its lock). Else
-   *would_block is false and the status is the call's. INVALID_ARGUMENT iff would_block is NULL, or
-   ptr is NULL for the allocate (bytes 0 and a NULL free pointer succeed at once). Pass the resource:
+   *would_block is false and the status is the call's. INVALID_ARGUMENT iff would_block is NULL,
+   ptr is NULL for the allocate, or a pointer is freed with bytes 0 (bytes 0 for the allocate and a
+   NULL free pointer succeed at once). Pass the resource:
    mr NULL makes them read the current device (cudaGetDevice) to find it. A foreign stream's
    allocation costs its id (cuStreamGetId), as in the ordinary call, and so may its free; a free on it
    that would record an event (a young stream, or a full ring: see rmm_pool_create) is refused
@@ -501,7 +504,9 @@ RMMDEF void rmm_resource_destroy(rmm_resource *mr);
    false for NULL. O(1) while no capture is registered or ending, else O(deferred frees x depth of
    their resources' stacks), with the graph lock taken once. */
 RMMDEF bool rmm_resource_awaits_capture(const rmm_resource *mr);
-/* true iff memory from one may be freed by the other (vtable is_equal, else identity); a block
+/* true iff memory from one may be freed by the other (vtable is_equal, else identity); NULL is the
+   current device resource, as in the generic calls (false, with the cause as the last error, if
+   the current device cannot be read); a block
    allocated with an alignment above RMM_ALIGNMENT from one of the cudaMalloc-family resources (cuda,
    managed, pinned, async) is freed only by the resource that allocated it, with that alignment
    (each keeps the records of its over-aligned blocks, and the library all of them: any other
@@ -4121,8 +4126,14 @@ static inline rmm_status rmm__free_recorded(rmm_resource *mr, void *ptr, size_t 
     }
     return st;
 }
+/* A pointer freed with bytes 0: INVALID_ARGUMENT (see rmm_deallocate). */
+RMM__PRIVATE RMM__NOINLINE rmm_status rmm__free_of_zero_bytes(const char *fn, const void *ptr) {
+    return RMM__INVALID("%s(ptr=%p, bytes=0): no allocation has 0 bytes (allocating 0 bytes hands out NULL); pass the size it was allocated "
+                        "with (nothing freed)", fn, ptr);
+}
 RMM__IMPL rmm_status rmm_deallocate_aligned(rmm_resource *mr, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     if (RMM__UNLIKELY(!ptr)) return RMM_SUCCESS;
+    if (RMM__UNLIKELY(bytes == 0)) return rmm__free_of_zero_bytes("rmm_deallocate_aligned", ptr);
     if (RMM__UNLIKELY(!rmm__is_pow2(alignment)))
         return RMM__INVALID("rmm_deallocate_aligned(ptr=%p, alignment=%zu): alignment is not a power of two", ptr, alignment);
     if (alignment < RMM_ALIGNMENT) alignment = RMM_ALIGNMENT;
@@ -4138,6 +4149,7 @@ RMM__IMPL rmm_status rmm_deallocate_aligned(rmm_resource *mr, void *ptr, size_t 
 }
 RMM__PRIVATE RMM__NOINLINE rmm_status rmm__deallocate_general(rmm_resource *mr, void *ptr, size_t bytes, rmm_stream stream) {
     if (RMM__UNLIKELY(!ptr)) return RMM_SUCCESS;
+    if (RMM__UNLIKELY(bytes == 0)) return rmm__free_of_zero_bytes("rmm_deallocate", ptr);
     mr = rmm__resolve(mr);
     if (RMM__UNLIKELY(!mr)) return rmm_last_status();
     if (RMM__UNLIKELY(RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_pools_live) != 0) && !rmm__graph_inside) {
@@ -4149,7 +4161,7 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__deallocate_general(rmm_resource *mr, 
     return rmm__free_recorded(mr, ptr, bytes, RMM_ALIGNMENT, stream);
 }
 RMM__IMPL rmm_status rmm_deallocate(rmm_resource *mr, void *ptr, size_t bytes, rmm_stream stream) {
-    if (RMM__UNLIKELY(!ptr || !mr || RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_pools_live) != 0 || rmm__recorded_any()))
+    if (RMM__UNLIKELY(!ptr || !mr || bytes == 0 || RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_pools_live) != 0 || rmm__recorded_any()))
         return rmm__deallocate_general(mr, ptr, bytes, stream);
     rmm__nvtx_mark(mr, 1, bytes);
     return mr->vtable->deallocate(mr, ptr, bytes, RMM_ALIGNMENT, stream);
@@ -4172,6 +4184,9 @@ RMM__IMPL void rmm_resource_destroy(rmm_resource *mr) {
     if (mr && mr->vtable && mr->vtable->destroy) mr->vtable->destroy(mr);
 }
 RMM__IMPL bool rmm_resource_is_equal(const rmm_resource *a, const rmm_resource *b) {
+    if (a == b) return true;
+    if (!a) a = rmm_get_current_device_resource(); /* NULL: the current device resource, as in the generic calls */
+    else if (!b) b = rmm_get_current_device_resource();
     if (a == b) return true;
     if (!a || !b) return false;
     if (a->vtable->is_equal) return a->vtable->is_equal(a, b);
@@ -8580,6 +8595,7 @@ RMM__IMPL rmm_status rmm_deallocate_nowait(rmm_resource *mr, void *ptr, size_t b
     if (RMM__UNLIKELY(!would_block)) return RMM__NULL_OUT("rmm_deallocate_nowait", "would_block");
     *would_block = false;
     if (RMM__UNLIKELY(!ptr)) return RMM_SUCCESS;
+    if (RMM__UNLIKELY(bytes == 0)) return rmm__free_of_zero_bytes("rmm_deallocate_nowait", ptr);
     mr = rmm__resolve(mr);
     if (RMM__UNLIKELY(!mr)) return rmm_last_status();
     if (mr->vtable != &rmm__pool_vtable || (RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_pools_live) != 0 && !rmm__graph_inside)) {
@@ -8883,8 +8899,10 @@ RMM__IMPL rmm_status rmm_allocate_nowait(rmm_resource *mr, void **ptr, size_t by
     return RMM_SUCCESS;
 }
 RMM__IMPL rmm_status rmm_deallocate_nowait(rmm_resource *mr, void *ptr, size_t bytes, rmm_stream stream, bool *would_block) {
-    (void)mr, (void)bytes, (void)stream;
+    (void)mr, (void)stream;
     if (!would_block) return RMM__NULL_OUT("rmm_deallocate_nowait", "would_block");
+    *would_block = false;
+    if (ptr && bytes == 0) return rmm__free_of_zero_bytes("rmm_deallocate_nowait", ptr);
     *would_block = ptr != NULL;
     return RMM_SUCCESS;
 }

@@ -42,8 +42,8 @@ struct rmm_host_resource {
    or cudaMallocHost. */
 RMMDEF rmm_status rmm_host_allocate(rmm_host_resource *mr, void **ptr, size_t bytes, size_t alignment);
 /* Frees memory from rmm_host_allocate with the same bytes and alignment. A NULL ptr is a no-op
-   (SUCCESS, with nothing else checked). Fails with INVALID_ARGUMENT iff mr is NULL or alignment is
-   not a power of two; CORRUPTION iff the
+   (SUCCESS, with nothing else checked). Fails with INVALID_ARGUMENT iff mr is NULL, alignment is
+   not a power of two, or bytes is 0 (no allocation has that size); CORRUPTION iff the
    pinned resource finds the block was not allocated with that alignment (it stays allocated);
    CUDA iff cudaFreeHost fails; a user-defined resource with what its deallocate returns. */
 RMMDEF rmm_status rmm_host_deallocate(rmm_host_resource *mr, void *ptr, size_t bytes, size_t alignment);
@@ -83,6 +83,7 @@ RMM__IMPL rmm_status rmm_host_allocate(rmm_host_resource *mr, void **ptr, size_t
 RMM__IMPL rmm_status rmm_host_deallocate(rmm_host_resource *mr, void *ptr, size_t bytes, size_t alignment) {
     if (!ptr) return RMM_SUCCESS;
     RMM_TRY(rmm__host_check(mr, ptr, &alignment, "rmm_host_deallocate"));
+    if (bytes == 0) return rmm__free_of_zero_bytes("rmm_host_deallocate", ptr);
     return mr->vtable->deallocate(mr, ptr, bytes, alignment);
 }
 RMM__IMPL void rmm_host_resource_destroy(rmm_host_resource *mr) {

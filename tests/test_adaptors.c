@@ -1345,6 +1345,13 @@ TEST(limiting_adaptor) {
     CHECK_STATUS(rmm_allocate(lim, &c, 2000, RMM_STREAM_DEFAULT), RMM_ERROR_CUDA);
     CHECK_OK(rmm_limiting_get(lim, &used, NULL));
     CHECK(used == 1024);
+    /* a free of 0 bytes is refused before the adaptor: the block stays counted and allocated (its
+       upstream free would have left the 1024 bytes counted for good) */
+    calls = f.frees;
+    CHECK_STATUS(rmm_deallocate(lim, a, 0, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(f.frees == calls);
+    CHECK_OK(rmm_limiting_get(lim, &used, NULL));
+    CHECK(used == 1024);
     CHECK_OK(rmm_deallocate(lim, a, 1000, RMM_STREAM_DEFAULT));
     CHECK_OK(rmm_limiting_get(lim, &used, NULL));
     CHECK(used == 0);

@@ -532,6 +532,11 @@ static void check_host_resource(rmm_host_resource *mr) {
     p = (void *)&align;
     CHECK_OK(rmm_host_allocate(mr, &p, 0, 64));
     CHECK(p == NULL);
+    /* a pointer freed with 0 bytes: INVALID_ARGUMENT, nothing freed (then freed properly) */
+    CHECK_OK(rmm_host_allocate(mr, &p, 64, 64));
+    CHECK_STATUS(rmm_host_deallocate(mr, p, 0, 64), RMM_ERROR_INVALID_ARGUMENT);
+    if (p) memset(p, 1, 64);
+    CHECK_OK(rmm_host_deallocate(mr, p, 64, 64));
     /* freeing NULL does nothing */
     CHECK_OK(rmm_host_deallocate(mr, NULL, 100, 64));
     CHECK_OK(rmm_host_deallocate(mr, NULL, 100, 3));

@@ -228,6 +228,17 @@ TEST(generic_calls_check_arguments) {
     CHECK_OK(rmm_allocate(&c.base, &p, 100, RMM_STREAM_DEFAULT));
     CHECK(c.allocations == 1 && c.last_alignment == 256);
     CHECK(((uintptr_t)p % 256) == 0);
+    /* a pointer freed with 0 bytes: refused before the resource (no allocation has 0 bytes; an
+       adaptor that counts bytes would keep the block's counted for good): nothing freed */
+    {
+        bool wb = true;
+        CHECK_STATUS(rmm_deallocate(&c.base, p, 0, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+        CHECK(strstr(rmm_last_error(), "bytes=0") != NULL);
+        CHECK_STATUS(rmm_deallocate_aligned(&c.base, p, 0, 256, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+        CHECK_STATUS(rmm_deallocate_nowait(&c.base, p, 0, RMM_STREAM_DEFAULT, &wb), RMM_ERROR_INVALID_ARGUMENT);
+        CHECK(!wb);
+        CHECK(c.deallocations == 0);
+    }
     CHECK_OK(rmm_deallocate(&c.base, p, 100, RMM_STREAM_DEFAULT));
     CHECK(c.deallocations == 1);
     /* alignments below 256 are raised to 256 */
@@ -238,6 +249,10 @@ TEST(generic_calls_check_arguments) {
     CHECK(strcmp(rmm_resource_type_name(NULL), "null") == 0);
     CHECK(rmm_resource_is_equal(&c.base, &c.base));
     CHECK(!rmm_resource_is_equal(&c.base, NULL));
+    /* NULL is the current device resource, as in the generic calls */
+    CHECK(rmm_resource_is_equal(NULL, rmm_get_current_device_resource()));
+    CHECK(rmm_resource_is_equal(rmm_get_current_device_resource(), NULL));
+    CHECK(rmm_resource_is_equal(NULL, NULL));
     rmm_resource_destroy(NULL);
     CHECK_OK(rmm_resource_validate(&c.base));
 }
