@@ -7375,6 +7375,7 @@ RMM__PRIVATE rmm_status rmm__chunks_grow(rmm__pool *p, rmm__pstream *s, const rm
     rmm_status st = RMM_ERROR_OUT_OF_MEMORY;
     void *ptr = NULL;
     char maximum[40];
+    rmm__kept_error kept;
     if (max) snprintf(maximum, sizeof maximum, "maximum %zu", max);
     else rmm__copy_text(maximum, sizeof maximum, "no maximum");
     if (p->desc.growth == RMM_POOL_GROWTH_ON_DEMAND) {
@@ -7396,11 +7397,13 @@ RMM__PRIVATE rmm_status rmm__chunks_grow(rmm__pool *p, rmm__pstream *s, const rm
     if (try_bytes == 0)
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of memory allocating %zu bytes: the pool holds %zu bytes of its %s, with %zu in use",
                          need, p->pool_bytes, maximum, p->used_bytes);
+    rmm__error_keep(&kept); /* a halving that then succeeds leaves no failure behind (growth is rare: the copy is cheap here) */
     for (;;) {
         st = rmm_allocate(p->upstream, &ptr, try_bytes, s->ss.handle);
         if (st != RMM_ERROR_OUT_OF_MEMORY || try_bytes <= min_bytes) break; /* (another failure is not one a smaller request mends) */
         try_bytes = rmm__max(min_bytes, rmm__align_down(try_bytes / 2, RMM_ALIGNMENT));
     }
+    if (st == RMM_SUCCESS) rmm__error_back(&kept);
     if (st != RMM_SUCCESS) {
         RMM__LOG(RMM_LOG_LEVEL_WARN, "pool %p: growing for %zu bytes failed with %s (pool %zu bytes, %s)", (void *)p, need, rmm_status_string(st), p->pool_bytes, maximum);
         if (st == RMM_ERROR_OUT_OF_MEMORY)
@@ -12435,10 +12438,13 @@ typedef struct rmm__failure_cb {
 } rmm__failure_cb;
 RMM__PRIVATE rmm_status rmm__failure_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm__failure_cb *f = (rmm__failure_cb *)self;
+    rmm__kept_error kept; /* a retry that succeeds leaves no failure behind (the copy: the length of the last message, "" in a healthy program) */
+    rmm__error_keep(&kept);
     for (;;) {
         char why[sizeof rmm__last_error_text];
         int why_cuda;
         rmm_status st = RMM__FORWARD_ALLOC(self, ptr, bytes, alignment, stream);
+        if (st == RMM_SUCCESS) rmm__error_back(&kept); /* (nothing to do unless a try failed) */
         if (st != RMM_ERROR_OUT_OF_MEMORY) return st;
         /* the callback may make calls that fail (a spill): a "no" returns this failure's record */
         why_cuda = rmm_last_cuda_error();

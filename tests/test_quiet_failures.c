@@ -588,6 +588,52 @@ TEST(the_re_entrance_mark_is_restored_with_the_record) {
     (void)rmm__reentrant("pool", "allocate"); /* and a refusal still reads as one */
     CHECK(rmm__last_failure_reentrant());
 }
+/* Retries that succeed (the API.md audit of session 31, finding 4: both left the failed try as the
+   last error): a geometric pool with a maximum halves its growth when upstream refuses it, and the
+   failure-callback adaptor retries while its callback says so. */
+static int retry_calls;
+static bool retry_once(size_t bytes, void *arg) { (void)bytes, (void)arg; return ++retry_calls < 2; }
+static rmm_status refuse_first(void **p, size_t bytes, rmm_stream s, void *arg) {
+    if (retry_calls == 0) return rmm_set_last_error(RMM_ERROR_OUT_OF_MEMORY, "refuse_first: refused %zu bytes", bytes);
+    return rmm_allocate((rmm_resource *)arg, p, bytes, s);
+}
+static void refuse_first_free(void *p, size_t bytes, rmm_stream s, void *arg) { (void)rmm_deallocate((rmm_resource *)arg, p, bytes, s); }
+TEST(retries_that_succeed_leave_no_failure) {
+    rmm_resource *pool = NULL, *cb = NULL, *fc = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    void *p = NULL;
+    d.maximum_bytes = 64 * MiB;
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), &d));
+    if (pool) {
+        mark();
+        rmm_host_backend_fail_calls("cudaMalloc", 1, 1, RMM_ERROR_OUT_OF_MEMORY); /* the first growth refused, the halved one made */
+        CHECK_OK(rmm_allocate(pool, &p, MiB, RMM_STREAM_DEFAULT));
+        rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+        CHECK_UNTOUCHED();
+        CHECK_OK(rmm_deallocate(pool, p, MiB, RMM_STREAM_DEFAULT));
+        rmm_resource_destroy(pool);
+    }
+    retry_calls = 0;
+    CHECK_OK(rmm_callback_resource_create(&cb, refuse_first, refuse_first_free, rmm_get_current_device_resource()));
+    if (cb) CHECK_OK(rmm_failure_callback_adaptor_create(&fc, cb, retry_once, NULL));
+    if (fc) {
+        mark();
+        CHECK_OK(rmm_allocate(fc, &p, 1000, RMM_STREAM_DEFAULT));
+        CHECK(retry_calls == 1);
+        CHECK_UNTOUCHED();
+        CHECK_OK(rmm_deallocate(fc, p, 1000, RMM_STREAM_DEFAULT));
+        /* a retry that fails again still reports the try's failure */
+        retry_calls = 0;
+        mark();
+        rmm_host_backend_fail_calls("cudaMalloc", 1, 2, RMM_ERROR_OUT_OF_MEMORY);
+        retry_calls = 1; /* the callback says no at once */
+        CHECK_STATUS(rmm_allocate(fc, &p, 1000, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+        rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+        CHECK(!untouched());
+        rmm_resource_destroy(fc);
+    }
+    rmm_resource_destroy(cb);
+}
 #endif
 
 int main(void) {
@@ -606,6 +652,7 @@ int main(void) {
     RUN(a_failed_clean_up_leaves_the_call_s_own_failure);
     RUN(the_re_entrance_mark_is_restored_with_the_record);
     RUN(a_prefetch_whose_device_count_fails_leaves_no_failure);
+    RUN(retries_that_succeed_leave_no_failure);
 #endif
     return harness_main_end();
 }
