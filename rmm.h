@@ -934,7 +934,7 @@ RMMDEF rmm_status rmm_binning_create(rmm_resource **out, rmm_resource *upstream,
 /* Adds a bin for requests up to allocation_bytes (rounded up to 256), served by bin_resource (any
    resource, not owned) or, if NULL, by a lazily made fixed-size resource. A size that has a bin
    already gets the new one instead (RMM's rule; the old bin, if the binning resource made it, is
-   destroyed). Only before the first allocation: afterwards, for 0 bytes or a non-binning resource it
+   destroyed). Only before the first allocation made (a failed one does not count): afterwards, for 0 bytes or a non-binning resource it
    fails with INVALID_ARGUMENT, and so it does when bin_resource is the binning resource or reaches
    it through upstreams and bins (a cycle: a request of the bin's size would come back to the bin,
    without end unless something on the way serves it first, which this check does not try to
@@ -10429,7 +10429,7 @@ typedef struct rmm__binning {
     rmm_resource *upstream;
     rmm__bin *bins; /* sorted by bytes */
     size_t count;
-    int started;    /* set at the first allocation; bins are fixed from then on */
+    int started;    /* set at the first allocation made (one that failed allocated nothing); bins are fixed from then on */
     rmm__mutex lock; /* makes lazy bins */
 } rmm__binning;
 RMM__PRIVATE rmm_status rmm__binning_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream);
@@ -10521,11 +10521,14 @@ RMM__PRIVATE rmm_status rmm__binning_allocate(rmm_resource *self, void **ptr, si
     rmm__binning *b = (rmm__binning *)self;
     rmm__bin *bin;
     rmm_resource *mr = NULL;
-    if (RMM__UNLIKELY(!RMM__ATOMIC_LOAD_RELAXED(&b->started))) RMM__ATOMIC_STORE(&b->started, 1);
+    rmm_status st;
     bin = rmm__binning_route(b, bytes, alignment);
-    if (!bin) return rmm_allocate_aligned(b->upstream, ptr, bytes, alignment, stream);
-    RMM_TRY(rmm__binning_bin_resource(b, bin, &mr));
-    return mr->vtable->allocate(mr, ptr, bytes, alignment, stream);
+    if (!bin) st = rmm_allocate_aligned(b->upstream, ptr, bytes, alignment, stream);
+    else if ((st = rmm__binning_bin_resource(b, bin, &mr)) == RMM_SUCCESS) st = mr->vtable->allocate(mr, ptr, bytes, alignment, stream);
+    /* the bins are fixed from the first allocation made; one that failed allocated nothing, and
+       rmm_binning_add_bin may still follow it (API.md audit, session 31) */
+    if (RMM__UNLIKELY(!RMM__ATOMIC_LOAD_RELAXED(&b->started)) && st == RMM_SUCCESS) RMM__ATOMIC_STORE(&b->started, 1);
+    return st;
 }
 /* Whether mr is an arena, and whether its one allocation holds ptr (defined with the arena; false
    without it). O(1). */

@@ -4966,6 +4966,28 @@ TEST(binning_add_bin_refuses_a_cycle) {
     rmm_resource_destroy(bins);
 }
 
+/* Bins are fixed from the first allocation made: one that failed allocated nothing, and a bin may
+   still be added after it (the API.md audit of session 31: the failed one sealed the bins). */
+TEST(binning_add_bin_after_a_failed_first_allocation) {
+    rmm_resource *lim = NULL, *bins = NULL;
+    rmm_binning_desc d = rmm_binning_desc_default();
+    void *p = NULL;
+    NEED_GPU();
+    CHECK_OK(rmm_limiting_adaptor_create(&lim, rmm_get_current_device_resource(), 0)); /* refuses all */
+    CHECK_OK(rmm_binning_create(&bins, lim, &d));
+    if (!bins) goto done;
+    CHECK_STATUS(rmm_allocate(bins, &p, 300, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK_OK(rmm_binning_add_bin(bins, 4096, NULL));
+    CHECK_OK(rmm_limiting_set_limit(lim, 4 * MiB));
+    CHECK_OK(rmm_allocate(bins, &p, 300, RMM_STREAM_DEFAULT)); /* the new bin's */
+    CHECK_STATUS(rmm_binning_add_bin(bins, 8192, NULL), RMM_ERROR_INVALID_ARGUMENT); /* sealed now */
+    CHECK(strstr(rmm_last_error(), "before the first allocation") != NULL);
+    CHECK_OK(rmm_deallocate(bins, p, 300, RMM_STREAM_DEFAULT));
+done:
+    rmm_resource_destroy(bins);
+    rmm_resource_destroy(lim);
+}
+
 /* A user's bin that is a pool (or an adaptor over one): a free whose size routes its block upstream
    is CORRUPTION, where upstream freed the pool's whole chunk under it. */
 TEST(binning_user_pool_bin_wrong_size_free) {
@@ -6110,6 +6132,7 @@ int main(void) {
     RUN(binning_lazy_bins_and_upstream);
     RUN(binning_over_a_pool);
     RUN(binning_add_bin_refuses_a_cycle);
+    RUN(binning_add_bin_after_a_failed_first_allocation);
     RUN(binning_user_pool_bin_wrong_size_free);
     RUN(binning_arena_and_nested_bins_wrong_size_free);
     RUN(arena_create_errors);
