@@ -13063,35 +13063,28 @@ RMM__PRIVATE rmm_status rmm__container_free(rmm_resource *mr, int device, void *
     return st;
 }
 /* Moves the first `keep` bytes into a new allocation of `capacity` bytes on `stream`. On failure
-   the buffer is untouched. A buffer with no resource (a zeroed struct) takes the current device
-   and resource here and keeps them on success, so that its release frees where it allocated. */
+   the buffer is untouched and the new block, if any, given back. A buffer with no resource (a zeroed
+   struct) takes the current device and resource here and keeps them on success, so that its release
+   frees where it allocated. The device is made current once for the whole move (until 2026-11-30
+   each step made it current again, so a device query that failed after the allocation lost the new
+   block: the API.md audit of session 31). */
 RMM__PRIVATE rmm_status rmm__buffer_realloc(rmm_device_buffer *b, size_t capacity, size_t keep, rmm_stream stream) {
     void *fresh = NULL;
     rmm_resource *mr = b->mr;
     int device = b->device;
+    rmm__device_guard g;
     rmm_status st;
     if (!mr) {
         RMM_TRY(rmm__get_device(&device));
         if ((mr = rmm__resolve(NULL)) == NULL) return rmm_last_status();
     }
-    if ((st = rmm__container_alloc(mr, device, &fresh, capacity, stream)) != RMM_SUCCESS) return st;
-    if (keep) {
-        rmm__device_guard g;
-        st = rmm__device_enter(&g, device);
-        if (st == RMM_SUCCESS) {
-            st = rmm__memcpy_async(fresh, b->data, keep, stream);
-            rmm__device_leave(&g);
-        }
-        if (st != RMM_SUCCESS) {
-            RMM__CLEANUP(rmm__container_free(mr, device, fresh, capacity, stream));
-            return st;
-        }
-    }
-    st = rmm__container_free(b->mr, b->device, b->data, b->capacity, stream);
-    if (st != RMM_SUCCESS) {
-        RMM__CLEANUP(rmm__container_free(mr, device, fresh, capacity, stream));
-        return st;
-    }
+    RMM_TRY(rmm__device_enter(&g, device)); /* (the old block's device too: a buffer with a resource keeps its device) */
+    st = rmm_allocate(mr, &fresh, capacity, stream);
+    if (st == RMM_SUCCESS && keep) st = rmm__memcpy_async(fresh, b->data, keep, stream);
+    if (st == RMM_SUCCESS) st = rmm_deallocate(b->mr, b->data, b->capacity, stream); /* (NULL data: nothing) */
+    if (st != RMM_SUCCESS) RMM__CLEANUP(rmm_deallocate(mr, fresh, capacity, stream)); /* (NULL if the allocation failed) */
+    rmm__device_leave(&g);
+    if (st != RMM_SUCCESS) return st;
     b->data = fresh;
     b->capacity = capacity;
     b->stream = stream;

@@ -1145,6 +1145,45 @@ TEST(legacy_errors_name_the_call_site) {
     }
 }
 
+#if defined(RMM_BACKEND_HOST)
+/* A resize, reserve or shrink whose device query fails part-way (from the k-th cudaGetDevice on, for
+   every k): the buffer is as it was or wholly moved, and the pool holds exactly the buffer's block:
+   the new block is never lost (the API.md audit of session 31: a failure in the clean-up's own
+   device switch left it allocated). */
+TEST(a_buffer_move_failing_part_way_loses_no_block) {
+    rmm_resource *pool = NULL;
+    rmm_pool_info info;
+    int op, k;
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), NULL));
+    if (!pool) return;
+    for (op = 0; op < 3; op++) {
+        for (k = 1; k <= 8; k++) {
+            rmm_device_buffer b;
+            void *data;
+            size_t size, capacity;
+            rmm_status st;
+            CHECK_OK(rmm_device_buffer_create(&b, 3000, RMM_STREAM_DEFAULT, pool));
+            if (op == 2) CHECK_OK(rmm_device_buffer_reserve(&b, 6000, RMM_STREAM_DEFAULT));
+            data = b.data, size = b.size, capacity = b.capacity;
+            rmm_host_backend_fail_calls("cudaGetDevice", k, 1000, RMM_ERROR_CUDA);
+            st = op == 0 ? rmm_device_buffer_resize(&b, 9000, RMM_STREAM_DEFAULT)
+               : op == 1 ? rmm_device_buffer_reserve(&b, 9000, RMM_STREAM_DEFAULT)
+                         : rmm_device_buffer_shrink_to_fit(&b, RMM_STREAM_DEFAULT);
+            rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+            if (st != RMM_SUCCESS) CHECK(b.data == data && b.size == size && b.capacity == capacity);
+            else CHECK(b.capacity == (op == 2 ? 3000 : 9000));
+            CHECK_OK(rmm_pool_get_info(pool, &info));
+            CHECK(info.used_bytes == (b.capacity + 255) / 256 * 256);
+            if (info.used_bytes != (b.capacity + 255) / 256 * 256) printf("  (op %d, k %d: %s; the pool holds %zu bytes for a capacity of %zu)\n", op, k, rmm_status_string(st), info.used_bytes, b.capacity);
+            CHECK_OK(rmm_device_buffer_release(&b));
+        }
+    }
+    CHECK_OK(rmm_pool_get_info(pool, &info));
+    CHECK(info.used_bytes == 0);
+    rmm_resource_destroy(pool);
+}
+#endif
+
 TEST(legacy_initial_pool_size_zero_is_half_of_total) {
     rmmOptions_t o = legacy_options(PoolAllocation, 0, false), got;
     size_t free_bytes = 0, total = 0, free_before = 0, free_after = 0;
@@ -1190,6 +1229,9 @@ int main(void) {
     RUN(uvector_round_trips_and_typed_helpers);
     RUN(scalar_round_trip);
     RUN(failed_operations_leave_containers_unchanged);
+#if defined(RMM_BACKEND_HOST)
+    RUN(a_buffer_move_failing_part_way_loses_no_block);
+#endif
     RUN(containers_use_their_device);
     RUN(host_resource_new_delete);
     RUN(zeroed_and_failed_buffers_keep_their_resource);
