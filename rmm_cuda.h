@@ -43,11 +43,18 @@ struct rmm_host_resource {
 RMMDEF rmm_status rmm_host_allocate(rmm_host_resource *mr, void **ptr, size_t bytes, size_t alignment);
 /* Frees memory from rmm_host_allocate with the same bytes and alignment. A NULL ptr is a no-op
    (SUCCESS, with nothing else checked). Fails with INVALID_ARGUMENT iff mr is NULL, alignment is
-   not a power of two, or bytes is 0 (no allocation has that size); CORRUPTION iff the
-   pinned resource finds the block was not allocated with that alignment (it stays allocated);
-   CUDA iff cudaFreeHost fails; a user-defined resource with what its deallocate returns. */
+   not a power of two, or bytes is 0 (no allocation has that size); CORRUPTION iff the new_delete
+   resource did not hand the pointer out (or it was freed already) or bytes is not the size it was
+   allocated with, or the pinned resource finds the block was not allocated with that alignment
+   (the block stays allocated, nothing is freed); CUDA iff cudaFreeHost fails; a user-defined
+   resource with what its deallocate returns. */
 RMMDEF rmm_status rmm_host_deallocate(rmm_host_resource *mr, void *ptr, size_t bytes, size_t alignment);
-/* posix_memalign / free. Fails with INVALID_ARGUMENT iff out is NULL. */
+/* posix_memalign / free. Its frees are checked: it keeps a record of each live block (its size),
+   so that a double free, a pointer it did not hand out or a wrong size is CORRUPTION, never a free()
+   of it (free() of such a pointer aborts the process or corrupts the heap; RMM's new_delete_resource
+   passes it on). Cost per call: a mutex and a hash lookup besides malloc's; host bytes: 16 per live
+   block (a hash slot, at most a quarter full). Fails with INVALID_ARGUMENT iff out is NULL,
+   OUT_OF_MEMORY iff the resource or its record table cannot be made. */
 RMMDEF rmm_status rmm_new_delete_resource_create(rmm_host_resource **out);
 /* cudaMallocHost / cudaFreeHost: page-locked, device-accessible. Alignments above 256 over-allocate. */
 RMMDEF rmm_status rmm_pinned_resource_create(rmm_host_resource **out);
@@ -91,31 +98,64 @@ RMM__IMPL void rmm_host_resource_destroy(rmm_host_resource *mr) {
 }
 
 /* ---- malloc-based ---- */
+typedef struct rmm__new_delete {
+    rmm_host_resource base;
+    rmm__mutex lock;
+    rmm__addr_map live; /* each live block's pointer -> its size (never 0): frees are checked against it */
+} rmm__new_delete;
 RMM__PRIVATE rmm_status rmm__new_delete_allocate(rmm_host_resource *self, void **ptr, size_t bytes, size_t alignment) {
-    (void)self;
+    rmm__new_delete *r = (rmm__new_delete *)self;
+    bool recorded;
     if (posix_memalign(ptr, alignment, bytes) != 0) {
         *ptr = NULL;
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "new_delete: posix_memalign(bytes=%zu, alignment=%zu) failed", bytes, alignment);
     }
+    rmm__lock(&r->lock);
+    recorded = rmm__addr_map_put(&r->live, (uintptr_t)*ptr, (void *)(uintptr_t)bytes);
+    rmm__unlock(&r->lock);
+    if (!recorded) {
+        free(*ptr);
+        *ptr = NULL;
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "new_delete: out of host memory for the record of a block of %zu bytes", bytes);
+    }
     return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__new_delete_deallocate(rmm_host_resource *self, void *ptr, size_t bytes, size_t alignment) {
-    (void)self;
-    (void)bytes;
-    (void)alignment;
+    rmm__new_delete *r = (rmm__new_delete *)self;
+    void **slot;
+    size_t held = 0;
+    (void)alignment; /* (free() needs none) */
+    rmm__lock(&r->lock);
+    slot = rmm__addr_map_find(&r->live, (uintptr_t)ptr);
+    if (slot) held = (size_t)(uintptr_t)*slot;
+    if (slot && held == bytes) rmm__addr_map_remove(&r->live, (uintptr_t)ptr);
+    rmm__unlock(&r->lock);
+    if (!slot) return rmm__fail(RMM_ERROR_CORRUPTION, "new_delete: deallocate(ptr=%p, bytes=%zu): not allocated by this resource, or already freed (nothing freed)", ptr, bytes);
+    if (held != bytes)
+        return rmm__fail(RMM_ERROR_CORRUPTION, "new_delete: deallocate(ptr=%p, bytes=%zu): the block holds %zu bytes; the size must be the one allocated (nothing freed)", ptr, bytes, held);
     free(ptr);
     return RMM_SUCCESS;
 }
-RMM__PRIVATE void rmm__host_resource_free(rmm_host_resource *self) { RMM_SYS_FREE(self); }
-static const rmm_host_resource_vtable rmm__new_delete_vtable = {"new_delete", rmm__new_delete_allocate, rmm__new_delete_deallocate, rmm__host_resource_free};
+RMM__PRIVATE void rmm__new_delete_destroy(rmm_host_resource *self) {
+    rmm__new_delete *r = (rmm__new_delete *)self;
+    rmm__addr_map_free(&r->live); /* (blocks still live stay the program's: they are malloc's, not the resource's) */
+    rmm__mutex_destroy(&r->lock);
+    RMM_SYS_FREE(r);
+}
+static const rmm_host_resource_vtable rmm__new_delete_vtable = {"new_delete", rmm__new_delete_allocate, rmm__new_delete_deallocate, rmm__new_delete_destroy};
 RMM__IMPL rmm_status rmm_new_delete_resource_create(rmm_host_resource **out) {
-    rmm_host_resource *r;
+    rmm__new_delete *r;
     if (!out) return RMM__NULL_OUT("rmm_new_delete_resource_create", "out");
-    r = (rmm_host_resource *)RMM_SYS_MALLOC(sizeof *r);
     *out = NULL;
+    r = (rmm__new_delete *)rmm__calloc(1, sizeof *r);
     if (!r) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_new_delete_resource_create: out of host memory");
-    r->vtable = &rmm__new_delete_vtable;
-    *out = r;
+    if (!rmm__addr_map_init(&r->live, 16)) {
+        RMM_SYS_FREE(r);
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_new_delete_resource_create: out of host memory");
+    }
+    rmm__mutex_init(&r->lock);
+    r->base.vtable = &rmm__new_delete_vtable;
+    *out = &r->base;
     return RMM_SUCCESS;
 }
 

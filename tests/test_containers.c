@@ -685,6 +685,23 @@ TEST(host_resource_new_delete) {
     if (!mr) return;
     CHECK(strcmp(mr->vtable->type_name, "new_delete") == 0);
     check_host_resource(mr);
+    /* a double free, a stranger's pointer, an interior pointer and a wrong size are CORRUPTION,
+       never a free() of them (which aborted the process: the API.md audit of session 31) */
+    {
+        void *p = NULL, *q = NULL;
+        int on_stack = 0;
+        CHECK_OK(rmm_host_allocate(mr, &p, 100, 64));
+        CHECK_OK(rmm_host_allocate(mr, &q, 5000, 8));
+        CHECK_STATUS(rmm_host_deallocate(mr, p, 99, 64), RMM_ERROR_CORRUPTION);
+        CHECK(strstr(rmm_last_error(), "the size must be the one allocated") != NULL);
+        CHECK_STATUS(rmm_host_deallocate(mr, &on_stack, sizeof on_stack, 8), RMM_ERROR_CORRUPTION);
+        CHECK_STATUS(rmm_host_deallocate(mr, (char *)q + 64, 100, 8), RMM_ERROR_CORRUPTION);
+        if (p) memset(p, 7, 100); /* still allocated */
+        CHECK_OK(rmm_host_deallocate(mr, p, 100, 64));
+        CHECK_STATUS(rmm_host_deallocate(mr, p, 100, 64), RMM_ERROR_CORRUPTION);
+        CHECK(strstr(rmm_last_error(), "already freed") != NULL);
+        CHECK_OK(rmm_host_deallocate(mr, q, 5000, 8));
+    }
     rmm_host_resource_destroy(mr);
     rmm_host_resource_destroy(NULL);
 }
