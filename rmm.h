@@ -56,7 +56,16 @@
                           leave those features out (binning also needs fixed-size, which stays);
                           their create functions then return RMM_ERROR_NOT_SUPPORTED.
       RMM_NO_THRUST       (nvcc, C++) leave out the Thrust/CUB allocator (rmm::thrust_allocator).
-      RMM_DEBUG           extra checks: sub-allocators validate every invariant after each call.
+      RMM_DEBUG           extra checks: the pool validates every invariant after each call, the
+                          fixed-size resource and the arena after each of their first 1024 calls
+                          and every 1024th after (validating is O(blocks): every call made a
+                          debug run quadratic), and the cudaMalloc-family (cuda, managed,
+                          pinned) and async resources keep a record of each live block, so that a
+                          double free, a pointer they did not hand out, another family's block or
+                          a wrong size is CORRUPTION with nothing freed (release builds pass such a
+                          free to CUDA: an error, or for the base of a pool's chunk a free under
+                          the pool). The sub-allocators and the new_delete host resource check
+                          their frees in every build. Costs a mutex and a record per base call.
       RMM_NVTX            (CUDA backend) marks every rmm_allocate/rmm_deallocate in Nsight Systems
                           (message "allocate: pool", payload the size), and registers the chunks
                           and blocks of the pool, fixed-size and
@@ -4559,6 +4568,77 @@ RMM__PRIVATE rmm_status rmm__json_counters(rmm__json *j, const char *const *keys
 /* ==== base: cuda, managed, pinned, async, async view ================================== */
 /* ======================================================================================= */ /* >>base */
 
+/* RMM_DEBUG: the checks a free gets from the cudaMalloc-family (cuda, managed, pinned) and async
+   resources, which release builds leave to CUDA (a double free is its error there, a wrong size is
+   not seen, and the base of another resource's block, such as a pool's chunk, is freed under it).
+   A process-wide record of each live block (its size and its family: the kind and device, or the
+   async resources' cudaMemPool_t, as rmm_resource_is_equal pairs them) is made at the allocation
+   and taken at the free: a pointer without one (a double free, a pointer the family did not hand
+   out, an interior pointer), of another family or freed with another size is CORRUPTION, and
+   nothing is freed; a free that fails puts the record back. Cost: a mutex, a hash operation and a
+   small record per call, in RMM_DEBUG builds only. */
+#if RMM__DEBUG
+typedef struct rmm__dbg_block {
+    size_t bytes;
+    uintptr_t family;
+} rmm__dbg_block;
+static rmm__mutex rmm__dbg_lock = RMM__MUTEX_INIT;
+static rmm__addr_map rmm__dbg_live;
+/* Records a block just handed out; false iff out of host memory (the caller gives it back). */
+RMM__PRIVATE bool rmm__dbg_note(const void *ptr, size_t bytes, uintptr_t family) {
+    rmm__dbg_block *rec = (rmm__dbg_block *)rmm__calloc(1, sizeof *rec), *old = NULL;
+    void **slot;
+    bool ok;
+    if (!rec) return false;
+    rec->bytes = bytes;
+    rec->family = family;
+    rmm__lock(&rmm__dbg_lock);
+    ok = rmm__dbg_live.slots || rmm__addr_map_init(&rmm__dbg_live, 64);
+    if (ok && (slot = rmm__addr_map_find(&rmm__dbg_live, (uintptr_t)ptr)) != NULL) old = (rmm__dbg_block *)*slot; /* (stale: freed below the resource) */
+    ok = ok && rmm__addr_map_put(&rmm__dbg_live, (uintptr_t)ptr, rec);
+    rmm__unlock(&rmm__dbg_lock);
+    if (!ok) {
+        RMM_SYS_FREE(rec);
+        return false;
+    }
+    RMM_SYS_FREE(old);
+    return true;
+}
+/* Takes the record of a block about to be freed (*out), or fails with CORRUPTION, taking none. */
+RMM__PRIVATE rmm_status rmm__dbg_take(const char *who, const void *ptr, size_t bytes, uintptr_t family, rmm__dbg_block **out) {
+    rmm__dbg_block *rec = NULL;
+    void **slot;
+    rmm__lock(&rmm__dbg_lock);
+    slot = rmm__dbg_live.slots ? rmm__addr_map_find(&rmm__dbg_live, (uintptr_t)ptr) : NULL;
+    if (slot) rec = (rmm__dbg_block *)*slot;
+    if (rec && rec->family == family && rec->bytes == bytes) rmm__addr_map_remove(&rmm__dbg_live, (uintptr_t)ptr);
+    rmm__unlock(&rmm__dbg_lock);
+    *out = NULL;
+    if (!rec)
+        return rmm__fail(RMM_ERROR_CORRUPTION, "%s: deallocate(ptr=%p, bytes=%zu): not a block this kind of resource handed out, or freed already "
+                         "(RMM_DEBUG; nothing freed)", who, ptr, bytes);
+    if (rec->family != family)
+        return rmm__fail(RMM_ERROR_CORRUPTION, "%s: deallocate(ptr=%p, bytes=%zu): allocated by a resource of another kind, device or memory pool "
+                         "(RMM_DEBUG; nothing freed)", who, ptr, bytes);
+    if (rec->bytes != bytes)
+        return rmm__fail(RMM_ERROR_CORRUPTION, "%s: deallocate(ptr=%p, bytes=%zu): the block holds %zu bytes; the size must be the one allocated "
+                         "(RMM_DEBUG; nothing freed)", who, ptr, bytes, rec->bytes);
+    *out = rec;
+    return RMM_SUCCESS;
+}
+/* After the free: the record goes (freed) or comes back (the free failed: the block is live). */
+RMM__PRIVATE void rmm__dbg_settle(const void *ptr, rmm__dbg_block *rec, bool freed) {
+    bool back = false;
+    if (!rec) return;
+    if (!freed) {
+        rmm__lock(&rmm__dbg_lock);
+        back = rmm__addr_map_put(&rmm__dbg_live, (uintptr_t)ptr, rec);
+        rmm__unlock(&rmm__dbg_lock);
+    }
+    if (!back) RMM_SYS_FREE(rec); /* (out of host memory to put it back: its later free reads as a stranger's) */
+}
+#endif
+
 typedef enum rmm__base_kind { RMM__BASE_CUDA, RMM__BASE_MANAGED, RMM__BASE_PINNED } rmm__base_kind;
 typedef struct rmm__base_resource {
     rmm_resource base;
@@ -4568,6 +4648,11 @@ typedef struct rmm__base_resource {
     rmm__overalign overalign;
 } rmm__base_resource;
 
+#if RMM__DEBUG
+/* RMM_DEBUG: the family a base resource's blocks belong to (its kind and device: rmm__base_is_equal). */
+#define rmm__base_family(r) ((uintptr_t)1 + (uintptr_t)(r)->kind + 4u * (uintptr_t)(unsigned)(r)->device)
+#endif
+RMM__PRIVATE rmm_status rmm__base_free_raw(void *raw, void *self);
 RMM__PRIVATE rmm_status rmm__base_raw_alloc(rmm__base_kind kind, void **p, size_t bytes) {
     switch (kind) {
     case RMM__BASE_CUDA: return rmm__dev_malloc(p, bytes);
@@ -4597,6 +4682,14 @@ RMM__PRIVATE rmm_status rmm__base_allocate(rmm_resource *self, void **ptr, size_
             st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "%s: out of host memory for alignment bookkeeping", self->vtable->type_name);
         }
     }
+#if RMM__DEBUG
+    if (st == RMM_SUCCESS && !rmm__dbg_note(*ptr, bytes, rmm__base_family(r))) {
+        if (alignment > RMM_ALIGNMENT) (void)rmm__overalign_free_block(&r->overalign, *ptr, alignment, self->vtable->type_name, rmm__base_free_raw, r);
+        else (void)rmm__base_raw_free(r->kind, raw);
+        *ptr = NULL;
+        st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "%s: out of host memory for RMM_DEBUG's record of a block", self->vtable->type_name);
+    }
+#endif
     rmm__device_leave(&g);
     return st;
 }
@@ -4611,11 +4704,20 @@ RMM__PRIVATE rmm_status rmm__base_free_raw(void *raw, void *self) {
 }
 RMM__PRIVATE rmm_status rmm__base_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm__base_resource *r = (rmm__base_resource *)self;
+    rmm_status st;
+#if RMM__DEBUG
+    rmm__dbg_block *rec;
+    RMM_TRY(rmm__dbg_take(self->vtable->type_name, ptr, bytes, rmm__base_family(r), &rec));
+#endif
     (void)stream;
-    if (alignment > RMM_ALIGNMENT) return rmm__overalign_free_block(&r->overalign, ptr, alignment, self->vtable->type_name, rmm__base_free_raw, r);
-    if (RMM__UNLIKELY(rmm__overalign_misfreed(ptr)))
-        return rmm__fail(RMM_ERROR_CORRUPTION, "%s: deallocate(ptr=%p, bytes=%zu): the block was allocated with an alignment above 256, by this resource or another of the cudaMalloc family; free it with that alignment through the resource that allocated it", self->vtable->type_name, ptr, bytes);
-    return rmm__base_free_raw(ptr, r);
+    if (alignment > RMM_ALIGNMENT) st = rmm__overalign_free_block(&r->overalign, ptr, alignment, self->vtable->type_name, rmm__base_free_raw, r);
+    else if (RMM__UNLIKELY(rmm__overalign_misfreed(ptr)))
+        st = rmm__fail(RMM_ERROR_CORRUPTION, "%s: deallocate(ptr=%p, bytes=%zu): the block was allocated with an alignment above 256, by this resource or another of the cudaMalloc family; free it with that alignment through the resource that allocated it", self->vtable->type_name, ptr, bytes);
+    else st = rmm__base_free_raw(ptr, r);
+#if RMM__DEBUG
+    rmm__dbg_settle(ptr, rec, st == RMM_SUCCESS);
+#endif
+    return st;
 }
 RMM__PRIVATE void rmm__base_destroy(rmm_resource *self) {
     rmm__base_resource *r = (rmm__base_resource *)self;
@@ -4671,6 +4773,7 @@ typedef struct rmm__async_resource {
     rmm__overalign overalign;
 } rmm__async_resource;
 
+RMM__PRIVATE rmm_status rmm__async_free_raw(void *raw, void *stream);
 RMM__PRIVATE rmm_status rmm__async_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm__async_resource *r = (rmm__async_resource *)self;
     size_t request = bytes;
@@ -4684,15 +4787,32 @@ RMM__PRIVATE rmm_status rmm__async_allocate(rmm_resource *self, void **ptr, size
         (void)rmm__free_async(raw, stream);
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "async: out of host memory for alignment bookkeeping");
     }
+#if RMM__DEBUG
+    if (!rmm__dbg_note(*ptr, bytes, (uintptr_t)r->pool)) {
+        if (alignment > RMM_ALIGNMENT) (void)rmm__overalign_free_block(&r->overalign, *ptr, alignment, self->vtable->type_name, rmm__async_free_raw, &stream);
+        else (void)rmm__free_async(raw, stream);
+        *ptr = NULL;
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "async: out of host memory for RMM_DEBUG's record of a block");
+    }
+#endif
     return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__async_free_raw(void *raw, void *stream) { return rmm__free_async(raw, *(rmm_stream *)stream); }
 RMM__PRIVATE rmm_status rmm__async_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm__async_resource *r = (rmm__async_resource *)self;
-    if (alignment > RMM_ALIGNMENT) return rmm__overalign_free_block(&r->overalign, ptr, alignment, self->vtable->type_name, rmm__async_free_raw, &stream);
-    if (RMM__UNLIKELY(rmm__overalign_misfreed(ptr)))
-        return rmm__fail(RMM_ERROR_CORRUPTION, "%s: deallocate(ptr=%p, bytes=%zu): the block was allocated with an alignment above 256, by this resource or another of the cudaMalloc family; free it with that alignment through the resource that allocated it", self->vtable->type_name, ptr, bytes);
-    return rmm__free_async(ptr, stream);
+    rmm_status st;
+#if RMM__DEBUG
+    rmm__dbg_block *rec;
+    RMM_TRY(rmm__dbg_take(self->vtable->type_name, ptr, bytes, (uintptr_t)r->pool, &rec));
+#endif
+    if (alignment > RMM_ALIGNMENT) st = rmm__overalign_free_block(&r->overalign, ptr, alignment, self->vtable->type_name, rmm__async_free_raw, &stream);
+    else if (RMM__UNLIKELY(rmm__overalign_misfreed(ptr)))
+        st = rmm__fail(RMM_ERROR_CORRUPTION, "%s: deallocate(ptr=%p, bytes=%zu): the block was allocated with an alignment above 256, by this resource or another of the cudaMalloc family; free it with that alignment through the resource that allocated it", self->vtable->type_name, ptr, bytes);
+    else st = rmm__free_async(ptr, stream);
+#if RMM__DEBUG
+    rmm__dbg_settle(ptr, rec, st == RMM_SUCCESS);
+#endif
+    return st;
 }
 RMM__PRIVATE bool rmm__async_is_equal(const rmm_resource *self, const rmm_resource *other);
 RMM__PRIVATE void rmm__async_destroy(rmm_resource *self);
@@ -9920,6 +10040,7 @@ typedef struct rmm__fixed {
     size_t chunk_count, chunk_cap;
     size_t used_blocks;
     size_t grow_alignment; /* under the lock: the alignment of the allocation acquiring a block (a new chunk that cannot meet it goes back) */
+    size_t debug_calls;    /* RMM_DEBUG: calls so far (atomic; rmm__debug_validated) */
 } rmm__fixed;
 /* How many blocks an eager stream may park uncovered on its stack (see rmm__fstream). O(1). */
 static inline size_t rmm__fixed_ring_cap(const rmm__fixed *f) {
@@ -9928,7 +10049,41 @@ static inline size_t rmm__fixed_ring_cap(const rmm__fixed *f) {
 RMM__PRIVATE rmm_status rmm__fixed_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream);
 RMM__PRIVATE rmm_status rmm__fixed_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream);
 RMM__PRIVATE void rmm__fixed_destroy(rmm_resource *self);
+#if RMM__DEBUG
+/* RMM_DEBUG: the fixed-size resource and the arena validate every invariant (rmm_resource_validate)
+   after each of their first RMM__DEBUG_VALIDATE_ALL allocates and frees, and after every
+   RMM__DEBUG_VALIDATE_ALL-th from then on, once the call's lock is let go (a call made from inside
+   the resource's own upstream, where its lock is this thread's, skips it); a broken invariant is
+   printed and RMM_ASSERT fails. The call's own status and last error are kept. A validation is
+   O(the resource's blocks), so validating every call made a debug run quadratic (an arena filled
+   with 60,000 blocks: 3 s -> 408 s); this keeps it O(RMM__DEBUG_VALIDATE_ALL) a call. (API.md asks
+   for validation after every call, which the pool does, under its lock: RMM__POOL_DEBUG_CHECK.)
+   counter: the resource's debug_calls. */
+#define RMM__DEBUG_VALIDATE_ALL 1024
+RMM__PRIVATE rmm_status rmm__debug_validated(rmm_resource *mr, size_t *counter, rmm_status st) {
+    rmm__kept_error kept;
+    rmm_status v;
+    size_t n = RMM__ATOMIC_ADD_RELAXED(counter, 1);
+    if (n > RMM__DEBUG_VALIDATE_ALL && n % RMM__DEBUG_VALIDATE_ALL != 0) return st;
+    rmm__error_keep(&kept);
+    v = rmm_resource_validate(mr);
+    if (v != RMM_SUCCESS && !rmm__last_failure_reentrant()) {
+        fprintf(stderr, "rmm.h: %s\n", rmm_last_error());
+        RMM_ASSERT(v == RMM_SUCCESS);
+    }
+    rmm__error_back(&kept);
+    return st;
+}
+RMM__PRIVATE rmm_status rmm__fixed_allocate_checked(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    return rmm__debug_validated(self, &((rmm__fixed *)self)->debug_calls, rmm__fixed_allocate(self, ptr, bytes, alignment, stream));
+}
+RMM__PRIVATE rmm_status rmm__fixed_deallocate_checked(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    return rmm__debug_validated(self, &((rmm__fixed *)self)->debug_calls, rmm__fixed_deallocate(self, ptr, bytes, alignment, stream));
+}
+static const rmm_resource_vtable rmm__fixed_vtable = {"fixed_size", rmm__fixed_allocate_checked, rmm__fixed_deallocate_checked, NULL, rmm__fixed_destroy};
+#else
 static const rmm_resource_vtable rmm__fixed_vtable = {"fixed_size", rmm__fixed_allocate, rmm__fixed_deallocate, NULL, rmm__fixed_destroy};
+#endif
 #define RMM__FIXED_OF(so) ((rmm__fixed *)((char *)(so) - offsetof(rmm__fixed, so)))
 #define RMM__FSTREAM(f, i) ((rmm__fstream *)(f)->so.list[i])
 
@@ -10875,11 +11030,22 @@ typedef struct rmm__arena {
     uint64_t sweeps;          /* rmm__arena_reclaim_gone calls so far (registry lock) */
     struct rmm__arena *next_live; /* in rmm__arenas_live */
     void *heap; /* RMM_NVTX: the whole arena as one NVTX heap */
+    size_t debug_calls; /* RMM_DEBUG: calls so far (atomic; rmm__debug_validated) */
 } rmm__arena;
 RMM__PRIVATE rmm_status rmm__arena_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream);
 RMM__PRIVATE rmm_status rmm__arena_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream);
 RMM__PRIVATE void rmm__arena_destroy(rmm_resource *self);
+#if RMM__DEBUG
+RMM__PRIVATE rmm_status rmm__arena_allocate_checked(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    return rmm__debug_validated(self, &((rmm__arena *)self)->debug_calls, rmm__arena_allocate(self, ptr, bytes, alignment, stream));
+}
+RMM__PRIVATE rmm_status rmm__arena_deallocate_checked(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    return rmm__debug_validated(self, &((rmm__arena *)self)->debug_calls, rmm__arena_deallocate(self, ptr, bytes, alignment, stream));
+}
+static const rmm_resource_vtable rmm__arena_vtable = {"arena", rmm__arena_allocate_checked, rmm__arena_deallocate_checked, NULL, rmm__arena_destroy};
+#else
 static const rmm_resource_vtable rmm__arena_vtable = {"arena", rmm__arena_allocate, rmm__arena_deallocate, NULL, rmm__arena_destroy};
+#endif
 static uint64_t rmm__arena_generations;
 #define RMM__ARENA_OF(so) ((rmm__arena *)((char *)(so) - offsetof(rmm__arena, so)))
 

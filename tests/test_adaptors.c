@@ -1445,7 +1445,16 @@ TEST(wrong_size_frees_leave_adaptors_usable) {
     CHECK_OK(rmm_cuda_resource_create(&cuda));
     CHECK_OK(rmm_limiting_adaptor_create(&lim, cuda, mib));
     CHECK_OK(rmm_allocate(lim, &p, 256, RMM_STREAM_DEFAULT));
+#if RMM__DEBUG
+    /* RMM_DEBUG: the cuda resource checks the size itself, and the block stays, counted */
+    CHECK_STATUS(rmm_deallocate(lim, p, 4096, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+    CHECK(strstr(rmm_last_error(), "the size must be the one allocated") != NULL);
+    CHECK_OK(rmm_limiting_get(lim, &allocated, NULL));
+    CHECK(allocated == 256);
+    CHECK_OK(rmm_deallocate(lim, p, 256, RMM_STREAM_DEFAULT));
+#else
     CHECK_OK(rmm_deallocate(lim, p, 4096, RMM_STREAM_DEFAULT)); /* (cudaFree takes no size) */
+#endif
     CHECK_OK(rmm_limiting_get(lim, &allocated, NULL));
     CHECK(allocated == 0);
     CHECK_OK(rmm_allocate(lim, &p, mib, RMM_STREAM_DEFAULT)); /* the whole limit, still */

@@ -471,7 +471,12 @@ TEST(reentrant_calls_get_a_status_not_a_deadlock) {
     CHECK_OK(rmm_allocate(pool, &p, 4096, RMM_STREAM_DEFAULT));
     CHECK(r.seen == RMM_ERROR_NOT_SUPPORTED && r.marked); /* (marked: told apart from other NOT_SUPPORTED failures by a flag, not the message) */
     CHECK_OK(rmm_deallocate(pool, p, 4096, RMM_STREAM_DEFAULT));
-    /* any later failure clears the mark, a user's message that reads the same included */
+    /* the pool's allocation succeeded: its upstream's refused call, made inside it, is not left
+       behind (since 2026-11-30: the growth that succeeds puts the record back); a refusal made
+       here is marked, and any later failure clears the mark, a user's message that reads the
+       same included */
+    CHECK(!rmm__last_failure_reentrant());
+    (void)rmm__reentrant("pool", "allocate");
     CHECK(rmm__last_failure_reentrant());
     CHECK_STATUS(rmm_set_last_error(RMM_ERROR_NOT_SUPPORTED, "%s", "mine: called from inside this resource's own upstream"), RMM_ERROR_NOT_SUPPORTED);
     CHECK(!rmm__last_failure_reentrant());
@@ -603,10 +608,13 @@ TEST(host_backend_refuses_a_free_of_foreign_memory) {
     rmm_resource *cuda = NULL;
     void *p = NULL;
     CHECK_OK(rmm_cuda_resource_create(&cuda));
-    CHECK_STATUS(rmm_deallocate(cuda, not_device + 1024, 16, RMM_STREAM_DEFAULT), RMM_ERROR_CUDA);
+    CHECK_STATUS(rmm__dev_free(not_device + 1024), RMM_ERROR_CUDA); /* (the backend's own free) */
+    /* through the resource: RMM_DEBUG's record refuses it first (CORRUPTION), release builds reach the backend */
+    CHECK_STATUS(rmm_deallocate(cuda, not_device + 1024, 16, RMM_STREAM_DEFAULT), RMM__DEBUG ? RMM_ERROR_CORRUPTION : RMM_ERROR_CUDA);
     CHECK_OK(rmm_allocate(cuda, &p, 1000, RMM_STREAM_DEFAULT));
     CHECK_OK(rmm_deallocate(cuda, p, 1000, RMM_STREAM_DEFAULT));
-    CHECK_STATUS(rmm_deallocate(cuda, p, 1000, RMM_STREAM_DEFAULT), RMM_ERROR_CUDA); /* twice */
+    CHECK_STATUS(rmm_deallocate(cuda, p, 1000, RMM_STREAM_DEFAULT), RMM__DEBUG ? RMM_ERROR_CORRUPTION : RMM_ERROR_CUDA); /* twice */
+    CHECK_STATUS(rmm__dev_free(p), RMM_ERROR_CUDA);
     rmm_resource_destroy(cuda);
 }
 #endif
