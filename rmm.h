@@ -997,8 +997,10 @@ RMMDEF rmm_status rmm_arena_create(rmm_resource **out, rmm_resource *upstream, c
    are thread-safe. Each create fails with INVALID_ARGUMENT iff out or upstream is NULL, and with
    OUT_OF_MEMORY iff host memory runs out; other failures are listed with each. */
 
-/* Writes one CSV row per event, exactly as RMM's logging_resource_adaptor does, so RMM's replay
-   benchmark and bench/replay read it: header "Thread,Time,Action,Pointer,Size,Stream"; Thread the
+/* Writes one CSV row per event, as RMM's logging_resource_adaptor does, so RMM's replay benchmark
+   and bench/replay read it (RMM's only while no free failed: its parser refuses any action but
+   allocate, free and allocate failure, and so a "free failure" row, below; bench/replay and
+   tools/rmm_plot.py read those too): header "Thread,Time,Action,Pointer,Size,Stream"; Thread the
    OS thread id; Time HH:MM:SS.uuuuuu local time; Action allocate | free | allocate failure | free failure; Pointer
    as %p; Size the requested bytes; Stream the handle in hex without 0x. path NULL: $RMM_LOG_FILE;
    neither is INVALID_ARGUMENT; a file that cannot be opened is IO. An existing file is truncated.
