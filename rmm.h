@@ -232,6 +232,7 @@ RMMDEF rmm_status rmm_set_last_error(rmm_status status, const char *fmt, ...)
             return rmm__try_status_;                    \
     } while (0)
 
+/* CUDA backend only (RMM_BACKEND_HOST has no cudaError_t, and so neither of these): */
 #if !defined(RMM_BACKEND_HOST)
 /* Maps a cudaError_t to a status (cudaErrorMemoryAllocation -> RMM_ERROR_OUT_OF_MEMORY, else
    RMM_ERROR_CUDA), sets the last-error message with `what`, and clears the non-sticky CUDA error so
