@@ -504,8 +504,9 @@ RMMDEF rmm_status rmm_deallocate_nowait(rmm_resource *mr, void *ptr, size_t byte
    states and records, a tracking adaptor's map, ...; red team 29: it said O(1)), plus, while a capture is registered or
    ending, the walk of rmm_resource_awaits_capture (O(deferred frees x depth of their resources'
    stacks), under the graph lock). It returns nothing: a CUDA failure on the way (memory that could
-   not be given back upstream, a device synchronize before its streams' memory goes) leaves that
-   failure as the thread's last error (rmm_last_status), and the destroy goes on with the rest.
+   not be given back upstream, a device synchronize before its streams' memory goes), or a logging
+   adaptor's rows that could not be written to its file (IO), leaves that failure as the thread's
+   last error (rmm_last_status), and the destroy goes on with the rest.
    Other calls that succeed leave no failure of theirs behind. */
 RMMDEF void rmm_resource_destroy(rmm_resource *mr);
 /* Whether a free deferred to rmm_capture_end would reach mr now: the block's own resource, or one
@@ -12091,8 +12092,8 @@ RMM__PRIVATE rmm_status rmm__logging_deallocate(rmm_resource *self, void *ptr, s
 }
 RMM__PRIVATE void rmm__logging_destroy(rmm_resource *self) {
     rmm__logging *l = (rmm__logging *)self;
-    if (l->owns_file) fclose(l->file);
-    else fflush(l->file);
+    if ((l->owns_file ? fclose(l->file) : fflush(l->file)) != 0) /* (rows still buffered: the last error says they are lost) */
+        (void)rmm__fail(RMM_ERROR_IO, "rmm_resource_destroy: the logging adaptor's last rows could not be written to its file: %s", strerror(errno));
     rmm__mutex_destroy(&l->lock);
     RMM_SYS_FREE(l);
 }
