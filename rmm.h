@@ -949,7 +949,8 @@ RMMDEF rmm_status rmm_binning_create(rmm_resource **out, rmm_resource *upstream,
    fails with INVALID_ARGUMENT, and so it does when bin_resource is the binning resource or reaches
    it through upstreams and bins (a cycle: a request of the bin's size would come back to the bin,
    without end unless something on the way serves it first, which this check does not try to
-   tell), or its graph has a cycle or more than RMM_MAX_RESOURCE_STEPS layers. Not thread-safe.
+   tell), or its graph has a cycle or more than RMM_MAX_RESOURCE_STEPS layers. Not thread-safe:
+   not concurrently with anything on this resource, an allocation in flight included.
    O(resources below bin_resource). */
 RMMDEF rmm_status rmm_binning_add_bin(rmm_resource *binning, size_t allocation_bytes, rmm_resource *bin_resource);
 
@@ -4197,11 +4198,11 @@ RMM__IMPL void rmm_resource_destroy(rmm_resource *mr) {
     if (mr && mr->vtable && mr->vtable->destroy) mr->vtable->destroy(mr);
 }
 RMM__IMPL bool rmm_resource_is_equal(const rmm_resource *a, const rmm_resource *b) {
-    if (a == b) return true;
+    if (a == b && a) return true;
     if (!a) a = rmm_get_current_device_resource(); /* NULL: the current device resource, as in the generic calls */
-    else if (!b) b = rmm_get_current_device_resource();
+    if (!b) b = rmm_get_current_device_resource();
+    if (!a || !b) return false; /* (the current device could not be read) */
     if (a == b) return true;
-    if (!a || !b) return false;
     if (a->vtable->is_equal) return a->vtable->is_equal(a, b);
     return false;
 }
@@ -4588,7 +4589,10 @@ typedef struct rmm__dbg_block {
 } rmm__dbg_block;
 static rmm__mutex rmm__dbg_lock = RMM__MUTEX_INIT;
 static rmm__addr_map rmm__dbg_live;
-/* Records a block just handed out; false iff out of host memory (the caller gives it back). */
+/* Records a block just handed out; false iff out of host memory (the caller gives it back). A
+   record there already is stale (its block was freed below the resource) and is replaced; so is a
+   claimed one (a free in flight whose memory the driver released although it reported a failure:
+   its settle then finds the slot taken and drops its own record). */
 RMM__PRIVATE bool rmm__dbg_note(const void *ptr, size_t bytes, uintptr_t family) {
     rmm__dbg_block *rec = (rmm__dbg_block *)rmm__calloc(1, sizeof *rec), *old = NULL;
     void **slot;
@@ -4598,7 +4602,7 @@ RMM__PRIVATE bool rmm__dbg_note(const void *ptr, size_t bytes, uintptr_t family)
     rec->family = family;
     rmm__lock(&rmm__dbg_lock);
     ok = rmm__dbg_live.slots || rmm__addr_map_init(&rmm__dbg_live, 64);
-    if (ok && (slot = rmm__addr_map_find(&rmm__dbg_live, (uintptr_t)ptr)) != NULL) old = (rmm__dbg_block *)*slot; /* (stale: freed below the resource) */
+    if (ok && (slot = rmm__addr_map_find(&rmm__dbg_live, (uintptr_t)ptr)) != NULL && !rmm__slot_claimed(*slot)) old = (rmm__dbg_block *)*slot;
     ok = ok && rmm__addr_map_put(&rmm__dbg_live, (uintptr_t)ptr, rec);
     rmm__unlock(&rmm__dbg_lock);
     if (!ok) {
@@ -4608,16 +4612,22 @@ RMM__PRIVATE bool rmm__dbg_note(const void *ptr, size_t bytes, uintptr_t family)
     RMM_SYS_FREE(old);
     return true;
 }
-/* Takes the record of a block about to be freed (*out), or fails with CORRUPTION, taking none. */
-RMM__PRIVATE rmm_status rmm__dbg_take(const char *who, const void *ptr, size_t bytes, uintptr_t family, rmm__dbg_block **out) {
+/* Claims the record of a block about to be freed (rmm__addr_map_claim: the slot holds the claim
+   until rmm__dbg_settle; c lives in the freeing call's frame), or fails with CORRUPTION, claiming
+   nothing. */
+RMM__PRIVATE rmm_status rmm__dbg_take(const char *who, const void *ptr, size_t bytes, uintptr_t family, rmm__claim *c) {
     rmm__dbg_block *rec = NULL;
     void **slot;
+    bool busy = false;
     rmm__lock(&rmm__dbg_lock);
     slot = rmm__dbg_live.slots ? rmm__addr_map_find(&rmm__dbg_live, (uintptr_t)ptr) : NULL;
-    if (slot) rec = (rmm__dbg_block *)*slot;
-    if (rec && rec->family == family && rec->bytes == bytes) rmm__addr_map_remove(&rmm__dbg_live, (uintptr_t)ptr);
+    if (slot && rmm__slot_claimed(*slot)) busy = true;
+    else if (slot) rec = (rmm__dbg_block *)*slot;
+    if (rec && rec->family == family && rec->bytes == bytes) (void)rmm__addr_map_claim(&rmm__dbg_live, (uintptr_t)ptr, c);
     rmm__unlock(&rmm__dbg_lock);
-    *out = NULL;
+    if (busy)
+        return rmm__fail(RMM_ERROR_CORRUPTION, "%s: deallocate(ptr=%p, bytes=%zu): another thread is freeing it now (a double free; RMM_DEBUG; nothing freed here)",
+                         who, ptr, bytes);
     if (!rec)
         return rmm__fail(RMM_ERROR_CORRUPTION, "%s: deallocate(ptr=%p, bytes=%zu): not a block this kind of resource handed out, or freed already "
                          "(RMM_DEBUG; nothing freed)", who, ptr, bytes);
@@ -4627,19 +4637,21 @@ RMM__PRIVATE rmm_status rmm__dbg_take(const char *who, const void *ptr, size_t b
     if (rec->bytes != bytes)
         return rmm__fail(RMM_ERROR_CORRUPTION, "%s: deallocate(ptr=%p, bytes=%zu): the block holds %zu bytes; the size must be the one allocated "
                          "(RMM_DEBUG; nothing freed)", who, ptr, bytes, rec->bytes);
-    *out = rec;
     return RMM_SUCCESS;
 }
-/* After the free: the record goes (freed) or comes back (the free failed: the block is live). */
-RMM__PRIVATE void rmm__dbg_settle(const void *ptr, rmm__dbg_block *rec, bool freed) {
-    bool back = false;
-    if (!rec) return;
-    if (!freed) {
-        rmm__lock(&rmm__dbg_lock);
-        back = rmm__addr_map_put(&rmm__dbg_live, (uintptr_t)ptr, rec);
-        rmm__unlock(&rmm__dbg_lock);
-    }
-    if (!back) RMM_SYS_FREE(rec); /* (out of host memory to put it back: its later free reads as a stranger's) */
+/* After the free: the claimed record goes (freed) or comes back (the free failed: the block is
+   live), unless a newer record took the slot meanwhile (the memory came back to another
+   allocation), which stays. */
+RMM__PRIVATE void rmm__dbg_settle(const void *ptr, const rmm__claim *c, bool freed) {
+    void **slot;
+    bool mine;
+    rmm__lock(&rmm__dbg_lock);
+    slot = rmm__addr_map_find(&rmm__dbg_live, (uintptr_t)ptr);
+    mine = slot && *slot == (void *)((uintptr_t)c | RMM__CLAIMED);
+    if (mine && freed) rmm__addr_map_remove(&rmm__dbg_live, (uintptr_t)ptr);
+    else if (mine) *slot = c->value;
+    rmm__unlock(&rmm__dbg_lock);
+    if (freed || !mine) RMM_SYS_FREE(c->value);
 }
 #endif
 
@@ -4710,8 +4722,8 @@ RMM__PRIVATE rmm_status rmm__base_deallocate(rmm_resource *self, void *ptr, size
     rmm__base_resource *r = (rmm__base_resource *)self;
     rmm_status st;
 #if RMM__DEBUG
-    rmm__dbg_block *rec;
-    RMM_TRY(rmm__dbg_take(self->vtable->type_name, ptr, bytes, rmm__base_family(r), &rec));
+    rmm__claim claim;
+    RMM_TRY(rmm__dbg_take(self->vtable->type_name, ptr, bytes, rmm__base_family(r), &claim));
 #endif
     (void)stream;
     if (alignment > RMM_ALIGNMENT) st = rmm__overalign_free_block(&r->overalign, ptr, alignment, self->vtable->type_name, rmm__base_free_raw, r);
@@ -4719,7 +4731,7 @@ RMM__PRIVATE rmm_status rmm__base_deallocate(rmm_resource *self, void *ptr, size
         st = rmm__fail(RMM_ERROR_CORRUPTION, "%s: deallocate(ptr=%p, bytes=%zu): the block was allocated with an alignment above 256, by this resource or another of the cudaMalloc family; free it with that alignment through the resource that allocated it", self->vtable->type_name, ptr, bytes);
     else st = rmm__base_free_raw(ptr, r);
 #if RMM__DEBUG
-    rmm__dbg_settle(ptr, rec, st == RMM_SUCCESS);
+    rmm__dbg_settle(ptr, &claim, st == RMM_SUCCESS);
 #endif
     return st;
 }
@@ -4806,15 +4818,15 @@ RMM__PRIVATE rmm_status rmm__async_deallocate(rmm_resource *self, void *ptr, siz
     rmm__async_resource *r = (rmm__async_resource *)self;
     rmm_status st;
 #if RMM__DEBUG
-    rmm__dbg_block *rec;
-    RMM_TRY(rmm__dbg_take(self->vtable->type_name, ptr, bytes, (uintptr_t)r->pool, &rec));
+    rmm__claim claim;
+    RMM_TRY(rmm__dbg_take(self->vtable->type_name, ptr, bytes, (uintptr_t)r->pool, &claim));
 #endif
     if (alignment > RMM_ALIGNMENT) st = rmm__overalign_free_block(&r->overalign, ptr, alignment, self->vtable->type_name, rmm__async_free_raw, &stream);
     else if (RMM__UNLIKELY(rmm__overalign_misfreed(ptr)))
         st = rmm__fail(RMM_ERROR_CORRUPTION, "%s: deallocate(ptr=%p, bytes=%zu): the block was allocated with an alignment above 256, by this resource or another of the cudaMalloc family; free it with that alignment through the resource that allocated it", self->vtable->type_name, ptr, bytes);
     else st = rmm__free_async(ptr, stream);
 #if RMM__DEBUG
-    rmm__dbg_settle(ptr, rec, st == RMM_SUCCESS);
+    rmm__dbg_settle(ptr, &claim, st == RMM_SUCCESS);
 #endif
     return st;
 }
@@ -10057,8 +10069,9 @@ RMM__PRIVATE void rmm__fixed_destroy(rmm_resource *self);
 /* RMM_DEBUG: the fixed-size resource and the arena validate every invariant (rmm_resource_validate)
    after each of their first RMM__DEBUG_VALIDATE_ALL allocates and frees, and after every
    RMM__DEBUG_VALIDATE_ALL-th from then on, once the call's lock is let go (a call made from inside
-   the resource's own upstream, where its lock is this thread's, skips it); a broken invariant is
-   printed and RMM_ASSERT fails. The call's own status and last error are kept. A validation is
+   the resource's own upstream, where its lock is this thread's, skips it); a broken invariant
+   (CORRUPTION) is printed and RMM_ASSERT fails; a validation that could not run (out of host
+   memory for its bitmaps) is passed over. The call's own status and last error are kept. A validation is
    O(the resource's blocks), so validating every call made a debug run quadratic (an arena filled
    with 60,000 blocks: 3 s -> 408 s); this keeps it O(RMM__DEBUG_VALIDATE_ALL) a call. (API.md asks
    for validation after every call, which the pool does, under its lock: RMM__POOL_DEBUG_CHECK.)
@@ -10071,7 +10084,7 @@ RMM__PRIVATE rmm_status rmm__debug_validated(rmm_resource *mr, size_t *counter, 
     if (n > RMM__DEBUG_VALIDATE_ALL && n % RMM__DEBUG_VALIDATE_ALL != 0) return st;
     rmm__error_keep(&kept);
     v = rmm_resource_validate(mr);
-    if (v != RMM_SUCCESS && !rmm__last_failure_reentrant()) {
+    if (v == RMM_ERROR_CORRUPTION) { /* (NOT_SUPPORTED: re-entered; OUT_OF_MEMORY: the check's own host memory) */
         fprintf(stderr, "rmm.h: %s\n", rmm_last_error());
         RMM_ASSERT(v == RMM_SUCCESS);
     }
@@ -12609,15 +12622,26 @@ typedef struct rmm__failure_cb {
     rmm_failure_callback callback;
     void *arg;
 } rmm__failure_cb;
+/* A retry that succeeds leaves no failure behind: the thread's record as the call found it is put
+   back. It is kept in a snapshot per thread, copied only when the thread's record has changed since
+   the last one (a copy per call cost this adaptor 15 -> 45 ns a pair once a long message was on
+   record: review 31); a nested adaptor that took the snapshot over for a later record leaves the
+   outer call's failure behind (as before 2026-11-30). */
+static RMM__TLS rmm__kept_error rmm__failure_snapshot;
+static RMM__TLS bool rmm__failure_snapshot_taken;
 RMM__PRIVATE rmm_status rmm__failure_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm__failure_cb *f = (rmm__failure_cb *)self;
-    rmm__kept_error kept; /* a retry that succeeds leaves no failure behind (the copy: the length of the last message, "" in a healthy program) */
-    rmm__error_keep(&kept);
+    unsigned long entry = rmm__last_error_serial;
+    if (RMM__UNLIKELY(!rmm__failure_snapshot_taken || rmm__failure_snapshot.serial != entry)) {
+        rmm__error_keep(&rmm__failure_snapshot);
+        rmm__failure_snapshot_taken = true;
+    }
     for (;;) {
         char why[sizeof rmm__last_error_text];
         int why_cuda;
         rmm_status st = RMM__FORWARD_ALLOC(self, ptr, bytes, alignment, stream);
-        if (st == RMM_SUCCESS) rmm__error_back(&kept); /* (nothing to do unless a try failed) */
+        if (st == RMM_SUCCESS && RMM__UNLIKELY(rmm__last_error_serial != entry) && rmm__failure_snapshot.serial == entry)
+            rmm__error_back(&rmm__failure_snapshot);
         if (st != RMM_ERROR_OUT_OF_MEMORY) return st;
         /* the callback may make calls that fail (a spill): a "no" returns this failure's record */
         why_cuda = rmm_last_cuda_error();

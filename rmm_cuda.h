@@ -52,8 +52,8 @@ RMMDEF rmm_status rmm_host_deallocate(rmm_host_resource *mr, void *ptr, size_t b
 /* posix_memalign / free. Its frees are checked: it keeps a record of each live block (its size),
    so that a double free, a pointer it did not hand out or a wrong size is CORRUPTION, never a free()
    of it (free() of such a pointer aborts the process or corrupts the heap; RMM's new_delete_resource
-   passes it on). Cost per call: a mutex and a hash lookup besides malloc's; host bytes: 16 per live
-   block (a hash slot, at most a quarter full). Fails with INVALID_ARGUMENT iff out is NULL,
+   passes it on). Cost per call: a mutex and a hash lookup besides malloc's; host bytes: 64-128 per
+   block live at the peak (16-byte slots, the table at most a quarter full; it does not shrink). Fails with INVALID_ARGUMENT iff out is NULL,
    OUT_OF_MEMORY iff the resource or its record table cannot be made. */
 RMMDEF rmm_status rmm_new_delete_resource_create(rmm_host_resource **out);
 /* cudaMallocHost / cudaFreeHost: page-locked, device-accessible. Alignments above 256 over-allocate. */

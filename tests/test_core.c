@@ -253,6 +253,13 @@ TEST(generic_calls_check_arguments) {
     CHECK(rmm_resource_is_equal(NULL, rmm_get_current_device_resource()));
     CHECK(rmm_resource_is_equal(rmm_get_current_device_resource(), NULL));
     CHECK(rmm_resource_is_equal(NULL, NULL));
+#if defined(RMM_BACKEND_HOST)
+    /* the current device unreadable: NULL names no resource, and NULL equals nothing (review 31) */
+    rmm_host_backend_fail_calls("cudaGetDevice", 1, 4, RMM_ERROR_CUDA);
+    CHECK(!rmm_resource_is_equal(NULL, NULL));
+    CHECK(!rmm_resource_is_equal(NULL, &c.base));
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+#endif
     rmm_resource_destroy(NULL);
     CHECK_OK(rmm_resource_validate(&c.base));
 }

@@ -8,8 +8,18 @@
 #ifndef RMM_DEBUG /* (the host lane passes -DRMM_DEBUG itself) */
 #define RMM_DEBUG
 #endif
+#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE 1
+#include <stdlib.h>
 static int debug_asserts; /* RMM_ASSERTs that failed */
 #define RMM_ASSERT(x) ((void)((x) || (debug_asserts++, 0)))
+/* the library's own host memory: host_fail_nth (not 0) fails its nth request from now */
+static int host_fail_nth;
+static void *test_sys_malloc(size_t n) { return (host_fail_nth && --host_fail_nth == 0) ? NULL : malloc(n); }
+static void *test_sys_realloc(void *p, size_t n) { return (host_fail_nth && --host_fail_nth == 0) ? NULL : realloc(p, n); }
+#define RMM_SYS_MALLOC(n) test_sys_malloc(n)
+#define RMM_SYS_REALLOC(p, n) test_sys_realloc(p, n)
+#define RMM_SYS_FREE(p) free(p)
 #define RMM_IMPLEMENTATION
 #include "../rmm.h"
 #include "harness.h"
@@ -107,6 +117,57 @@ TEST(fixed_size_validates_after_its_calls) {
     rmm_resource_destroy(fixed);
 }
 
+/* The record's claim while a free is in flight (review 31: a failed free put its record back
+   blindly, over a newer record of the same address): a second free meanwhile is refused; a failed
+   free puts the record back; a record made meanwhile for the same address (the driver released the
+   memory though it reported a failure, and handed it out again) stays, and the stale one goes. */
+TEST(a_free_in_flight_holds_its_record) {
+    rmm_resource *cuda = NULL;
+    rmm__claim c, c2;
+    void *p = NULL;
+    uintptr_t fam;
+    NEED_GPU();
+    CHECK_OK(rmm_cuda_resource_create(&cuda));
+    if (!cuda) return;
+    fam = rmm__base_family((rmm__base_resource *)cuda);
+    CHECK_OK(rmm_allocate(cuda, &p, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm__dbg_take("test", p, 1000, fam, &c)); /* a free in flight */
+    CHECK_STATUS(rmm_deallocate(cuda, p, 1000, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+    CHECK(strstr(rmm_last_error(), "another thread is freeing it now") != NULL);
+    rmm__dbg_settle(p, &c, false); /* it failed: the record is back */
+    CHECK_OK(rmm__dbg_take("test", p, 1000, fam, &c2));
+    CHECK(rmm__dbg_note(p, 2000, fam)); /* the address handed out again meanwhile, as 2000 bytes */
+    rmm__dbg_settle(p, &c2, false); /* the stale record goes, the new one stays */
+    CHECK_STATUS(rmm_deallocate(cuda, p, 1000, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+    CHECK(strstr(rmm_last_error(), "holds 2000 bytes") != NULL);
+    CHECK(rmm__dbg_note(p, 1000, fam)); /* (back to the truth, to free it) */
+    CHECK_OK(rmm_deallocate(cuda, p, 1000, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(cuda);
+}
+
+/* A validation that cannot run (no host memory for its bitmaps) is passed over: the call that
+   succeeded stands and nothing asserts (review 31: the debug build aborted where a release build
+   succeeded). */
+TEST(a_validation_out_of_host_memory_is_passed_over) {
+    rmm_resource *fixed = NULL;
+    rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
+    void *p = NULL, *q = NULL;
+    int before = debug_asserts;
+    NEED_GPU();
+    fd.block_bytes = 4096;
+    fd.blocks_to_preallocate = 8;
+    CHECK_OK(rmm_fixed_size_create(&fixed, rmm_get_current_device_resource(), &fd));
+    if (!fixed) return;
+    CHECK_OK(rmm_allocate(fixed, &p, 4096, RMM_STREAM_DEFAULT));
+    host_fail_nth = 1; /* the validation's first bitmap (the allocation itself needs no host memory) */
+    CHECK_OK(rmm_allocate(fixed, &q, 4096, RMM_STREAM_DEFAULT));
+    host_fail_nth = 0;
+    CHECK(debug_asserts == before);
+    CHECK_OK(rmm_deallocate(fixed, q, 4096, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(fixed, p, 4096, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(fixed);
+}
+
 /* Ordinary work on the arena and the fixed-size resource (past the first RMM__DEBUG_VALIDATE_ALL
    calls, where the validation thins out) passes every validation. */
 TEST(ordinary_work_passes_the_validations) {
@@ -135,7 +196,9 @@ int main(void) {
     HARNESS_INIT();
     RUN(base_resources_check_their_frees);
     RUN(async_resource_checks_its_frees);
+    RUN(a_free_in_flight_holds_its_record);
     RUN(fixed_size_validates_after_its_calls);
+    RUN(a_validation_out_of_host_memory_is_passed_over);
     RUN(ordinary_work_passes_the_validations);
     return harness_main_end();
 }

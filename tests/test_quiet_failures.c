@@ -622,6 +622,14 @@ TEST(retries_that_succeed_leave_no_failure) {
         CHECK(retry_calls == 1);
         CHECK_UNTOUCHED();
         CHECK_OK(rmm_deallocate(fc, p, 1000, RMM_STREAM_DEFAULT));
+        /* the record kept is the one the call found, a newer one too (the adaptor keeps a snapshot
+           per thread, taken again when the record has changed) */
+        retry_calls = 0;
+        (void)rmm_set_last_error(RMM_ERROR_IO, "%s", "a newer failure of the caller's");
+        CHECK_OK(rmm_allocate(fc, &p, 1000, RMM_STREAM_DEFAULT));
+        CHECK(retry_calls == 1);
+        CHECK(rmm_last_status() == RMM_ERROR_IO && strcmp(rmm_last_error(), "a newer failure of the caller's") == 0);
+        CHECK_OK(rmm_deallocate(fc, p, 1000, RMM_STREAM_DEFAULT));
         /* a retry that fails again still reports the try's failure */
         retry_calls = 0;
         mark();
