@@ -48,13 +48,17 @@ ENV_SWITCH = "RMMH_AS_RMM"
 
 class _AliasLoader(importlib.abc.Loader):
     """Hands out rmmh's module under an `rmm` name: the import system files it in sys.modules
-    under that name, and the module keeps its own __spec__ (which the import system overwrote)."""
+    under that name, and the module keeps its own __spec__ (which the import system overwrote).
+    Given a name instead of a module (a probe's spec), it imports the module only when used."""
 
-    def __init__(self, module):
-        self.module = module
+    def __init__(self, module=None, name=None):
+        self.module, self.name = module, name
         self.own_spec = getattr(module, "__spec__", None)
 
     def create_module(self, spec):
+        if self.module is None:
+            self.module = importlib.import_module(self.name)
+            self.own_spec = getattr(self.module, "__spec__", None)
         return self.module
 
     def exec_module(self, module):
@@ -83,6 +87,14 @@ class _RmmAliasFinder(importlib.abc.MetaPathFinder):
         own = _own_name(fullname)
         if own is None:
             return None
+        if fullname.startswith("librmm_cffi") and own not in sys.modules and not _importing():
+            # a probe of the 2019 API: answered without importing it (its import initializes
+            # the 2019 layer, which a check for the module must not do; review 31)
+            try:
+                found = importlib.util.find_spec(own)
+            except (ImportError, ValueError):
+                found = None
+            return None if found is None else importlib.util.spec_from_loader(fullname, _AliasLoader(name=own))
         try:
             module = importlib.import_module(own)
         except ModuleNotFoundError as e:
@@ -122,11 +134,12 @@ def _is_alias_dir(entry):
     return os.path.basename(p) == "_alias" and os.path.basename(os.path.dirname(p)) == "rmmh"
 
 
-def find_installed_rmm():
+def find_installed_rmm(name="rmm"):
     """The spec of an installed RAPIDS RMM (a regular `rmm` package or module on sys.path other
-    than rmmh's alias directories), or None. Imports nothing."""
+    than rmmh's alias directories; name "librmm_cffi": the 2019 package), or None. Imports
+    nothing."""
     spec = importlib.machinery.PathFinder.find_spec(
-        "rmm", [p for p in sys.path if not _is_alias_dir(p)])
+        name, [p for p in sys.path if not _is_alias_dir(p)])
     if spec is None or spec.origin is None or spec.loader is None:
         return None   # none, or a namespace package (a bare folder named rmm): not RMM
     return spec
@@ -150,11 +163,13 @@ def installed():
 
 
 def install_as_rmm(force=False):
-    """Makes `import rmm` and `import rmm.X` give rmmh and rmmh.X in this process; returns rmmh.
+    """Makes `import rmm` and `import rmm.X` give rmmh and rmmh.X in this process, and
+    `import librmm_cffi[.X]` (the 2019 API's package) rmmh.librmm_cffi[.X]; returns rmmh.
 
     Call it before anything imports rmm. Calling it again does nothing. Fails with ImportError
-    iff a module named `rmm` or `rmm.*` that is not rmmh's is already imported, or, unless
-    `force` is true, iff RAPIDS RMM is installed (find_installed_rmm()). Thread safety: call it
+    iff a module of one of those names (`rmm`, `rmm.*`, `librmm_cffi`, `librmm_cffi.*`) that is
+    not rmmh's is already imported, or, unless `force` is true, iff RAPIDS RMM is installed
+    (find_installed_rmm(), or find_installed_rmm("librmm_cffi") for the 2019 package). Thread safety: call it
     from one thread, as imports are made. For other processes, see this module's documentation
     (`python -m rmmh.as_rmm`, RMMH_AS_RMM)."""
     return _install(force=force)
@@ -170,10 +185,10 @@ def _install(force=False, shim=None):
         where = getattr(sys.modules[foreign[0]], "__file__", None) or "no file"
         raise ImportError(
             "rmmh.install_as_rmm(): a module named %r (%s) is already imported in this process, "
-            "so rmm cannot be made an alias of rmmh: call install_as_rmm() (or set %s=1) before "
-            "anything imports rmm" % (foreign[0], where, ENV_SWITCH), name="rmm")
+            "so it cannot be made an alias of rmmh: call install_as_rmm() (or set %s=1) before "
+            "anything imports rmm (or librmm_cffi)" % (foreign[0], where, ENV_SWITCH), name="rmm")
     if not force:
-        real = find_installed_rmm()
+        real = find_installed_rmm() or find_installed_rmm("librmm_cffi")
         if real is not None:
             raise ImportError(
                 "rmmh.install_as_rmm(): RAPIDS RMM is installed (%s) and the alias would shadow "

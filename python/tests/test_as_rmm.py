@@ -112,6 +112,26 @@ def test_the_2019_package_name(alias):
     assert importlib.util.find_spec("librmm_cffi.nope") is None
 
 
+def test_the_2019_package_name_probe_and_installed(tmp_path):
+    """A probe (importlib.util.find_spec) of librmm_cffi under the alias answers without importing
+    it (its import initializes the 2019 layer); an installed librmm_cffi is not shadowed unless
+    forced, as RAPIDS RMM is not (review 31)."""
+    rc, out = child("import sys, importlib.util, rmmh; rmmh.install_as_rmm(force=%r); "
+                    "s = importlib.util.find_spec('librmm_cffi'); "
+                    "assert s is not None and 'rmmh.librmm_cffi' not in sys.modules, s; "
+                    "assert importlib.util.find_spec('librmm_cffi.nope') is None; "  # (imports the parent, as Python does)
+                    "from librmm_cffi import librmm; assert librmm is rmmh.librmm_cffi.librmm; print('ok')"
+                    % (as_rmm.find_installed_rmm() is not None))
+    assert rc == 0 and out.strip() == "ok", out
+    (tmp_path / "librmm_cffi").mkdir()
+    (tmp_path / "librmm_cffi" / "__init__.py").write_text("REAL = True\n")
+    rc, out = child("import rmmh; rmmh.install_as_rmm()", path=[str(tmp_path)])
+    assert rc != 0 and "RAPIDS RMM is installed" in out and "librmm_cffi" in out, out
+    rc, out = child("import rmmh; rmmh.install_as_rmm(force=True); import librmm_cffi; "
+                    "print(librmm_cffi.__name__)", path=[str(tmp_path)])
+    assert rc == 0 and out.strip() == "rmmh.librmm_cffi", out
+
+
 def test_the_2019_package_name_without_the_alias():
     rc, out = child("import librmm_cffi")
     assert rc != 0 and "No module named 'librmm_cffi'" in out, out

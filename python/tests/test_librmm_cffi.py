@@ -206,6 +206,46 @@ def test_device_array_gives_its_block_back_when_numba_fails(config, fake_numba, 
     assert len(allocated) == 3 and sorted(freed) == sorted(allocated), rows
 
 
+def test_a_failed_device_array_frees_its_block_once(config, fake_numba, monkeypatch):
+    """As Numba does, MemoryPointer registers the finalizer at once (weakref.finalize); when
+    DeviceNDArray then fails, device_array gives the block back, and the finalizer, run when the
+    orphaned MemoryPointer dies, must not free it again: by then the pool may have handed the
+    address to another block (review 31: the first fix of the leak freed twice)."""
+    import gc
+    import weakref
+
+    class MemoryPointer:
+        def __init__(self, context, pointer, size, owner=None, finalizer=None):
+            self.pointer, self.size = pointer, size
+            if finalizer is not None:
+                self._finalizer = weakref.finalize(self, finalizer)
+
+    class DeviceNDArray:
+        def __init__(self, shape, strides, dtype, stream=0, gpu_data=None):
+            raise ValueError("DeviceNDArray refused")
+
+    cuda = sys.modules["numba.cuda"]
+    monkeypatch.setattr(cuda.driver, "MemoryPointer", MemoryPointer)
+    monkeypatch.setattr(cuda.devicearray, "DeviceNDArray", DeviceNDArray)
+    librmm.finalize()
+    config.use_pool_allocator, config.initial_pool_size = True, 1 << 20
+    config.enable_logging = True
+    librmm.initialize()
+    kept = []
+    try:
+        librmm.device_array((4, 5), dtype=np.float32)
+    except ValueError as e:
+        kept.append(e)  # the exception (and its frames, with the MemoryPointer) outlive the call
+    victim = librmm.rmmAlloc(80)  # the pool hands the same address out again
+    kept.clear()
+    gc.collect()  # the orphaned MemoryPointer dies: its finalizer runs
+    rows = [r.split(",") for r in librmm.csv_log().strip().splitlines()[1:]]
+    frees = [r for r in rows if r[2] == "free" and int(r[3], 16) == victim]
+    allocs = [r for r in rows if r[2] == "allocate" and int(r[3], 16) == victim]
+    assert len(allocs) == 2 and len(frees) == 1, rows  # the failed call's block, freed once; victim live
+    librmm.rmmFree(victim)
+
+
 @pytest.mark.skipif(not HAVE_GPU, reason="Numba device arrays need a GPU and RMMH_BACKEND=cuda")
 def test_array_functions_with_numba(config):
     pytest.importorskip("numba.cuda")

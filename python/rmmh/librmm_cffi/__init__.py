@@ -185,10 +185,14 @@ class _LibRMM:
         session = _LibRMM._session
 
         def finalizer():
-            # after finalize() the memory went with the resources (and the address may be another
-            # block's by now)
+            # disarmed: device_array gave the block back itself (building Numba's array failed
+            # after Numba registered this finalizer); after finalize() the memory went with the
+            # resources. Either way the address may be another block's by now.
+            if finalizer.disarmed:
+                return
             if _LibRMM._session == session and self.is_initialized():
                 self.rmmFree(addr, stream)
+        finalizer.disarmed = False
         return finalizer
 
     def _array_helper(self, addr, datasize, shape, strides, dtype, finalizer=None):
@@ -216,11 +220,14 @@ class _LibRMM:
         shape, strides, dtype = _prepare_shape_strides_dtype(cuda)(shape, strides, dtype, order)
         datasize = _drv().memory_size_from_info(shape, strides, dtype.itemsize)
         addr = self.rmmAlloc(datasize, stream)
+        finalizer = self._make_finalizer(addr, stream)
         try:
-            return self._array_helper(addr, datasize, shape, strides, dtype,
-                                      self._make_finalizer(addr, stream))
+            return self._array_helper(addr, datasize, shape, strides, dtype, finalizer)
         except BaseException:
-            self.rmmFree(addr, stream)  # no array holds the block: it goes back now
+            # no array holds the block: it goes back now, and the finalizer Numba may have
+            # registered already (MemoryPointer's weakref.finalize) must not free it again
+            finalizer.disarmed = True
+            self.rmmFree(addr, stream)
             raise
 
     def device_array_like(self, ary, stream=0):
