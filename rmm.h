@@ -8499,8 +8499,9 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_alloc_slow(rmm__pool *p, rmm__ps
 /* One lock per pool, held for every allocate and free. Taking the hits (the quick lists, the
    recent slot) off it does not serve many threads (issue 18's threads16 <= 150 ns): a cache per
    thread in front of the pool, which served 61 % of threads16's allocations with no lock, made
-   threads16 slower on an H200 (172 -> 193 ns a pair on created streams, 228 -> 316 on foreign
-   ones; docs/performance_notes.md, "A cache per thread"), as the slow path's holds (a search, a
+   threads16 slower on an H200 (228 -> 316 ns a pair on foreign streams, 172 -> 193 on created
+   ones, the latter within the runs' spread; docs/performance_notes.md, "A cache per thread"), as
+   the slow path's holds (a search, a
    split, the map; 36 % of the allocations) and the large frees' merges are what the threads wait
    for. Those cannot leave a shared lock: a split or a merge writes its neighbours' links, and
    neighbours in a chunk belong to any stream's lists. A lock per stream state would also make a

@@ -55,6 +55,9 @@ for t in ${TESTS:-}; do
     job run gpu "cuda-gcc/$t" "$BUILD/cuda/$t"
     job run gpu "cuda-nvcc/$t" "$BUILD/nvcc/$t"
 done
+for t in ${RELEASE_HOST:-}; do # (host, no RMM_DEBUG: the release arms of their host cases)
+    job run cpu "host-release/$t" "$BUILD/host-release/$t"
+done
 for t in ${THREADED:-}; do
     job run cpu "tsan/$t" "$BUILD/tsan/$t"
     job run cpu "host/$t" "$BUILD/host/$t"
