@@ -4175,8 +4175,9 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__deallocate_general(rmm_resource *mr, 
     return rmm__free_recorded(mr, ptr, bytes, RMM_ALIGNMENT, stream);
 }
 RMM__IMPL rmm_status rmm_deallocate(rmm_resource *mr, void *ptr, size_t bytes, rmm_stream stream) {
-    if (RMM__UNLIKELY(!ptr || !mr || bytes == 0 || RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_pools_live) != 0 || rmm__recorded_any()))
+    if (RMM__UNLIKELY(!ptr || !mr || RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_pools_live) != 0 || rmm__recorded_any()))
         return rmm__deallocate_general(mr, ptr, bytes, stream);
+    if (RMM__UNLIKELY(bytes == 0)) return rmm__free_of_zero_bytes("rmm_deallocate", ptr); /* (its own test: in the one above, gcc computed it branch-free, 4 instructions a free) */
     rmm__nvtx_mark(mr, 1, bytes);
     return mr->vtable->deallocate(mr, ptr, bytes, RMM_ALIGNMENT, stream);
 }
