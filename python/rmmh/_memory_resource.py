@@ -11,6 +11,7 @@ import ctypes
 import functools
 import logging
 import os
+import re
 import threading
 import warnings
 import weakref
@@ -881,20 +882,44 @@ class TrackingResourceAdaptor(UpstreamResourceAdaptor):
         return self._get()[0]
 
     def get_outstanding_allocations_str(self):
-        """One line per outstanding allocation (with its stack when captured); "" when none."""
+        """RMM's report: one line per outstanding allocation, by address, `0x...: N B`, and
+        with stacks captured ` : callstack:` and the frames after it; "" when none. (rmm.h's own
+        report, rmm_tracking_report, adds a header and each block's stream: rewritten here into
+        RMM's layout, which code that parses the report expects; session 31.)"""
         if self._get()[1] == 0:
             return ""
         text = _lib.rmmh_tracking_report(self._live)
         if not text:
             raise _lib.error(_lib.rmm_last_status())
         try:
-            return ctypes.string_at(text).decode("utf-8", "replace")
+            report = ctypes.string_at(text).decode("utf-8", "replace")
         finally:
             _lib.rmmh_free_string(text)
+        return _rmm_tracking_layout(report)
 
     def log_outstanding_allocations(self):
         """Logs get_outstanding_allocations_str() at debug level (Python logger "rmmh")."""
         _log.debug("Outstanding Allocations: %s", self.get_outstanding_allocations_str())
+
+
+_TRACKED_LINE = re.compile(r"^(0x[0-9a-fA-F]+): (\d+) B(?:, stream \S+)?$")
+
+
+def _rmm_tracking_layout(report):
+    """rmm_tracking_report's text (a header line, then per block `0x...: N B, stream S` and, with
+    stacks, ` : callstack:` and frames) in RMM's layout, sorted by address."""
+    blocks, current = [], None
+    for line in report.splitlines()[1:]:
+        m = _TRACKED_LINE.match(line)
+        if m:
+            current = [int(m.group(1), 16), "%s: %s B" % (m.group(1), m.group(2)), []]
+            blocks.append(current)
+        elif current is not None and line.strip() != ": callstack:":
+            current[2].append(line)
+    out = []
+    for _, head, frames in sorted(blocks, key=lambda b: b[0]):
+        out.append(head + (" : callstack:\n" + "\n".join(frames) if frames else "") + "\n")
+    return "".join(out)
 
 
 class LimitingResourceAdaptor(UpstreamResourceAdaptor):

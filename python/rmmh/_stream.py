@@ -55,6 +55,10 @@ class _OwningStream:
             pass
 
 
+# RMM's name for a stream it owns (rmm.pylibrmm.stream.CudaStream, its _OwningStream)
+CudaStream = _OwningStream
+
+
 def _check_handle(handle, source):
     handle = _lib.as_pointer(handle, "stream handle")
     if _lib.BACKEND == "host" and handle not in _DEFAULT_HANDLES and handle not in _host_streams:

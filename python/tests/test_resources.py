@@ -551,7 +551,18 @@ def test_tracking():
     assert mr2.get_allocated_bytes() == 2000
     assert mr.get_allocated_bytes() == 7000
     report = mr.get_outstanding_allocations_str()
-    assert report.count("B, stream") == 7
+    # RMM's layout: "0x...: N B : callstack:" and the frames, by address, no header (session 31:
+    # rmm.h's own report, with a header and each block's stream, was handed on as it was)
+    heads = [line for line in report.splitlines() if line.startswith("0x")]
+    assert len(heads) == 7 and all(h.endswith(" B : callstack:") for h in heads), report
+    assert [int(h.split(":")[0], 16) for h in heads] == sorted(int(h.split(":")[0], 16) for h in heads)
+    assert not report.startswith("Outstanding") and "stream" not in report
+    plain = rmm.mr.TrackingResourceAdaptor(rmm.mr.CudaMemoryResource())
+    p, q = plain.allocate(1000), plain.allocate(256)
+    assert plain.get_outstanding_allocations_str() == "".join(
+        "%#x: %d B\n" % (a, n) for a, n in sorted([(p, 1000), (q, 256)]))
+    plain.deallocate(p, 1000)
+    plain.deallocate(q, 256)
     mr.log_outstanding_allocations()
     del buffers
     gc.collect()

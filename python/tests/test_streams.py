@@ -34,6 +34,11 @@ def test_owning_stream():
     del s
     gc.collect()
     t.synchronize()
+    # RMM's name for the owner (rmm.pylibrmm.stream.CudaStream; session 31's API audit)
+    from rmmh.pylibrmm.stream import CudaStream
+    assert isinstance(t._owner, CudaStream)
+    c = CudaStream()
+    assert c.handle not in (0, 1, 2)
 
 
 class Protocol:

@@ -3,6 +3,7 @@ from .._stream import (  # noqa: F401
     DEFAULT_STREAM,
     LEGACY_DEFAULT_STREAM,
     PER_THREAD_DEFAULT_STREAM,
+    CudaStream,
     CudaStreamFlags,
     Stream,
 )
