@@ -1922,11 +1922,13 @@ RMM__PRIVATE rmm__claim_result rmm__addr_map_claim(rmm__addr_map *m, uintptr_t k
     *slot = (void *)((uintptr_t)c | RMM__CLAIMED);
     return RMM__CLAIM_TAKEN;
 }
-RMM__PRIVATE void rmm__addr_map_settle(rmm__addr_map *m, uintptr_t key, const rmm__claim *c, bool freed) {
+/* Returns whether the slot still held this claim (false: recorded anew meanwhile, left as it is). */
+RMM__PRIVATE bool rmm__addr_map_settle(rmm__addr_map *m, uintptr_t key, const rmm__claim *c, bool freed) {
     void **slot = rmm__addr_map_find(m, key);
-    if (!slot || *slot != (void *)((uintptr_t)c | RMM__CLAIMED)) return; /* recorded anew meanwhile */
+    if (!slot || *slot != (void *)((uintptr_t)c | RMM__CLAIMED)) return false; /* recorded anew meanwhile */
     if (freed) rmm__addr_map_remove(m, key);
     else *slot = c->value;
+    return true;
 }
 /* Records key -> value for a block just handed out: a record still claimed by a free in flight is
    stale (its upstream free succeeded, or this address could not have come back) and is replaced. */
@@ -4644,13 +4646,9 @@ RMM__PRIVATE rmm_status rmm__dbg_take(const char *who, const void *ptr, size_t b
    live), unless a newer record took the slot meanwhile (the memory came back to another
    allocation), which stays. */
 RMM__PRIVATE void rmm__dbg_settle(const void *ptr, const rmm__claim *c, bool freed) {
-    void **slot;
     bool mine;
     rmm__lock(&rmm__dbg_lock);
-    slot = rmm__addr_map_find(&rmm__dbg_live, (uintptr_t)ptr);
-    mine = slot && *slot == (void *)((uintptr_t)c | RMM__CLAIMED);
-    if (mine && freed) rmm__addr_map_remove(&rmm__dbg_live, (uintptr_t)ptr);
-    else if (mine) *slot = c->value;
+    mine = rmm__addr_map_settle(&rmm__dbg_live, (uintptr_t)ptr, c, freed);
     rmm__unlock(&rmm__dbg_lock);
     if (freed || !mine) RMM_SYS_FREE(c->value);
 }

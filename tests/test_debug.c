@@ -92,16 +92,21 @@ TEST(async_resource_checks_its_frees) {
 /* A broken invariant of a fixed-size resource (its count of used blocks, made wrong here) is caught
    by the validation after its next call: the RMM_ASSERT fails (counted), the message is printed, and
    the call's own status and last error are kept. */
-TEST(fixed_size_validates_after_its_calls) {
+/* A fixed-size resource of 8 blocks of 4 KiB over the current device resource, or NULL. */
+static rmm_resource *small_fixed(void) {
     rmm_resource *fixed = NULL;
     rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
-    void *p = NULL, *q = NULL;
-    int before;
-    NEED_GPU();
     fd.block_bytes = 4096;
     fd.blocks_to_preallocate = 8;
     CHECK_OK(rmm_fixed_size_create(&fixed, rmm_get_current_device_resource(), &fd));
-    if (!fixed) return;
+    return fixed;
+}
+TEST(fixed_size_validates_after_its_calls) {
+    rmm_resource *fixed = NULL;
+    void *p = NULL, *q = NULL;
+    int before;
+    NEED_GPU();
+    if ((fixed = small_fixed()) == NULL) return;
     CHECK_OK(rmm_allocate(fixed, &p, 4096, RMM_STREAM_DEFAULT));
     CHECK(debug_asserts == 0);
     (void)rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "%s", "the caller's earlier failure");
@@ -150,14 +155,10 @@ TEST(a_free_in_flight_holds_its_record) {
    succeeded). */
 TEST(a_validation_out_of_host_memory_is_passed_over) {
     rmm_resource *fixed = NULL;
-    rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
     void *p = NULL, *q = NULL;
     int before = debug_asserts;
     NEED_GPU();
-    fd.block_bytes = 4096;
-    fd.blocks_to_preallocate = 8;
-    CHECK_OK(rmm_fixed_size_create(&fixed, rmm_get_current_device_resource(), &fd));
-    if (!fixed) return;
+    if ((fixed = small_fixed()) == NULL) return;
     CHECK_OK(rmm_allocate(fixed, &p, 4096, RMM_STREAM_DEFAULT));
     host_fail_nth = 1; /* the validation's first bitmap (the allocation itself needs no host memory) */
     CHECK_OK(rmm_allocate(fixed, &q, 4096, RMM_STREAM_DEFAULT));
