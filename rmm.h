@@ -8506,7 +8506,9 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_alloc_slow(rmm__pool *p, rmm__ps
    neighbours in a chunk belong to any stream's lists. A lock per stream state would also make a
    pair on one thread three atomic read-modify-writes where it makes two (a free must find its
    block in a map other threads change, and tell a double free from two threads apart), about 5 ns
-   more on lifo. Chunks of a stream's own are the arena's design: with per-thread arenas it is the
+   more on lifo. Letting the holder run the waiting threads' calls (flat combining) made threads16
+   2.5-3.6x slower (docs/performance_notes.md, "Flat combining"): a waiter's slot moving between
+   cores costs about what the call does. Chunks of a stream's own are the arena's design: with per-thread arenas it is the
    allocator for many threads (threads16: 20-25 ns a pair).
    The pool's allocate. would_block NULL: the resource call. Else a "nowait" call (rmmh keeps
    Python's GIL around it): it never waits for anything, a lock, the device or an upstream, and it
