@@ -64,8 +64,10 @@
                           double free, a pointer they did not hand out, another family's block or
                           a wrong size is CORRUPTION with nothing freed (release builds pass such a
                           free to CUDA: an error, or for the base of a pool's chunk a free under
-                          the pool). The sub-allocators and the new_delete host resource check
-                          their frees in every build. Costs a mutex and a record per base call.
+                          the pool); the fixed-size resource (and so binning's bins) checks each
+                          free's size against the size its block was allocated with. The
+                          sub-allocators and the new_delete host resource check their frees in
+                          every build. Costs a mutex and a record per base call.
       RMM_NVTX            (CUDA backend) marks every rmm_allocate/rmm_deallocate in Nsight Systems
                           (message "allocate: pool", payload the size), and registers the chunks
                           and blocks of the pool, fixed-size and
@@ -1948,6 +1950,10 @@ static RMM__TLS int rmm__last_cuda_error; /* rmm_last_cuda_error: set with the s
 /* Counts this thread's failures recorded (rmm__fail, rmm_set_last_error): a caller of user code
    tells whether that code recorded its own (rmm__callback_allocate). */
 static RMM__TLS unsigned long rmm__last_error_serial;
+/* Counts every change of this thread's record: a failure recorded, or an earlier record put back
+   (rmm__error_back sets the serial back, so serials repeat and cannot tell two records apart: a
+   red team's find, 2026-11-30). Only goes up. */
+static RMM__TLS unsigned long rmm__last_error_gen;
 /* The serial of this thread's last failure that was a resource refusing a call made from inside
    its own upstream (rmm__reentrant); 0: none yet. */
 static RMM__TLS unsigned long rmm__reentrant_serial;
@@ -2011,6 +2017,7 @@ RMM__PRIVATE rmm_status rmm__record_failure(rmm_status status, int cuda_error, c
     rmm__last_error_status = status;
     rmm__last_cuda_error = cuda_error;
     rmm__last_error_serial++;
+    rmm__last_error_gen++;
     return status;
 }
 RMM__IMPL rmm_status rmm_set_last_error(rmm_status status, const char *fmt, ...) {
@@ -2030,7 +2037,7 @@ RMM__IMPL int rmm_last_cuda_error(void) { return rmm__last_cuda_error; }
    callback's, review 26). Keeps and backs nest as the calls do. O(length of the message), up to
    1 KiB: a copy of the text and its length. */
 typedef struct rmm__kept_error {
-    unsigned long serial, reentrant_serial;
+    unsigned long serial, reentrant_serial, gen;
     rmm_status status;
     int cuda_error;
     size_t length; /* the text's, with its NUL */
@@ -2038,6 +2045,7 @@ typedef struct rmm__kept_error {
 } rmm__kept_error;
 RMM__PRIVATE void rmm__error_keep(rmm__kept_error *k) {
     k->serial = rmm__last_error_serial;
+    k->gen = rmm__last_error_gen;
     k->reentrant_serial = rmm__reentrant_serial;
     k->status = rmm__last_error_status;
     k->cuda_error = rmm__last_cuda_error;
@@ -2045,12 +2053,13 @@ RMM__PRIVATE void rmm__error_keep(rmm__kept_error *k) {
     memcpy(k->text, rmm__last_error_text, k->length);
 }
 RMM__PRIVATE void rmm__error_back(const rmm__kept_error *k) {
-    if (rmm__last_error_serial == k->serial) return; /* nothing recorded meanwhile */
+    if (rmm__last_error_gen == k->gen) return; /* nothing recorded meanwhile */
     memcpy(rmm__last_error_text, k->text, k->length);
     rmm__last_error_status = k->status;
     rmm__last_cuda_error = k->cuda_error;
     rmm__last_error_serial = k->serial;
     rmm__reentrant_serial = k->reentrant_serial;
+    rmm__last_error_gen++; /* (a change all the same: another keep's copy may hold a later record) */
 }
 /* A clean-up on a failure path (memory handed back after a later step failed): its own failure, if
    any, does not replace the failure the call reports, which stays the thread's last error; it is
@@ -6970,6 +6979,9 @@ typedef struct rmm__pool_req {
     bool large;
     bool any;     /* the pool cannot grow: any free block that fits serves, dedicated or not */
     bool no_grow; /* the stream's ring is to be covered before the pool grows */
+    bool kept_taken;
+    rmm__kept_error *kept; /* NULL, or where a growth keeps the thread's error record first
+                              (once): a call that succeeds after all puts it back */
 } rmm__pool_req;
 
 /* Where a pool's memory comes from: chunks from upstream (geometric or on-demand growth), or one
@@ -7380,6 +7392,8 @@ static inline void rmm__pool_req_for(const rmm__pool *p, size_t size, size_t ali
     req->any = p->large_bytes != SIZE_MAX && rmm__pool_at_peak(p, req->need);
     req->slack = req->large ? p->desc.growth_granularity_bytes : 0;
     req->no_grow = false;
+    req->kept_taken = false;
+    req->kept = NULL;
 }
 /* Growth for req. ON_DEMAND keeps small requests out of dedicated chunks and large ones out of poor
    fits only while the pool can grow within its peak (at the peak req is `any` from the start: see
@@ -7391,6 +7405,10 @@ RMM__PRIVATE rmm_status rmm__pool_grow_in(rmm__so *so, rmm__sstate *s, const voi
     rmm__pool_req *r = (rmm__pool_req *)(uintptr_t)req; /* the caller's own, writable request */
     rmm_status st;
     if (r->no_grow) return RMM_ERROR_OUT_OF_MEMORY; /* (the caller covers its ring and asks again) */
+    if (r->kept && !r->kept_taken) { /* (a growth is an upstream call: the copy costs little beside it) */
+        rmm__error_keep(r->kept);
+        r->kept_taken = true;
+    }
     st = p->backing->grow(p, (rmm__pstream *)s, r);
     if (st == RMM_ERROR_OUT_OF_MEMORY && !r->any && p->large_bytes != SIZE_MAX) {
         r->any = true;
@@ -8444,7 +8462,9 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_alloc_slow(rmm__pool *p, rmm__ps
     char *at = NULL; /* VIRTUAL: where in b to place the request (rmm__vm_prefer_mapped) */
     void *item;
     rmm_status st;
+    rmm__kept_error kept;
     rmm__pool_req_for(p, size, alignment, &req);
+    req.kept = &kept;
     rmm__pool_settle_recent(p, s);
     b = rmm__pool_find_block(s, &req, RMM__TLSF_SCAN);
     if (RMM__UNLIKELY(!b && s->quick_blocks) && !would_block && rmm__pool_flush_quick(p, s, req.need)) /* parked blocks, coalesced, may serve it */
@@ -8480,6 +8500,7 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_alloc_slow(rmm__pool *p, rmm__ps
             *explain = st == RMM_ERROR_OUT_OF_MEMORY;
             return st;
         }
+        if (RMM__UNLIKELY(req.kept_taken)) rmm__error_back(&kept); /* a growth that failed before a try that did not (a red team's find, 2026-11-30) */
         b = (rmm__block *)item;
         if (b->owner != rmm__pool_lists(s, b->chunk) && rmm__pool_is_ready(s)) b = rmm__pool_refill(p, s, b, req.need);
     }
@@ -10022,6 +10043,9 @@ typedef struct rmm__fchunk {
     size_t *requested; /* RMM_DEBUG_MARGIN: the bytes asked for, per block */
     uint64_t *serial;  /* RMM_DEBUG_MARGIN: per block, its allocation's rmm__margin_serial */
 #endif
+#if RMM__DEBUG
+    size_t *asked;     /* RMM_DEBUG: per live block, the bytes it was allocated with (its free must pass them) */
+#endif
 } rmm__fchunk;
 typedef struct rmm__fentry {
     rmm__fchunk *chunk;
@@ -10058,6 +10082,8 @@ typedef struct rmm__fixed {
     size_t chunk_count, chunk_cap;
     size_t used_blocks;
     size_t grow_alignment; /* under the lock: the alignment of the allocation acquiring a block (a new chunk that cannot meet it goes back) */
+    rmm__kept_error *grow_kept; /* under the lock: NULL, or where a growth keeps the thread's error record first (once; grow_kept_taken) */
+    bool grow_kept_taken;
     size_t debug_calls;    /* RMM_DEBUG: calls so far (atomic; rmm__debug_validated) */
 } rmm__fixed;
 /* How many blocks an eager stream may park uncovered on its stack (see rmm__fstream). O(1). */
@@ -10199,9 +10225,23 @@ RMM__PRIVATE rmm_status rmm__fixed_grow_in(rmm__so *so, rmm__sstate *ss, const v
         c->free_bits = NULL;
     }
 #endif
+#if RMM__DEBUG
+    if (c && c->free_bits && !(c->asked = (size_t *)rmm__calloc(f->blocks_per_chunk, sizeof(size_t)))) {
+#if RMM__MARGIN_ON
+        RMM_SYS_FREE(c->requested);
+        RMM_SYS_FREE(c->serial);
+#endif
+        RMM_SYS_FREE(c->free_bits);
+        c->free_bits = NULL;
+    }
+#endif
     if (!c || !c->free_bits) {
         RMM_SYS_FREE(c);
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory for a chunk record");
+    }
+    if (f->grow_kept && !f->grow_kept_taken) { /* (an upstream call: the copy costs little beside it) */
+        rmm__error_keep(f->grow_kept);
+        f->grow_kept_taken = true;
     }
     {
         rmm_status st = rmm_allocate(f->upstream, &ptr, f->chunk_bytes, s->ss.handle);
@@ -10219,6 +10259,9 @@ RMM__PRIVATE rmm_status rmm__fixed_grow_in(rmm__so *so, rmm__sstate *ss, const v
 #if RMM__MARGIN_ON
             RMM_SYS_FREE(c->requested);
             RMM_SYS_FREE(c->serial);
+#endif
+#if RMM__DEBUG
+            RMM_SYS_FREE(c->asked);
 #endif
             RMM_SYS_FREE(c);
             return st;
@@ -10264,6 +10307,25 @@ RMM__PRIVATE bool rmm__fixed_owns(const rmm__fixed *f, const void *ptr) {
     const rmm__fchunk *c = rmm__fixed_chunk_of(f, ptr);
     return c && ((uintptr_t)ptr - (uintptr_t)c->ptr) % f->block_bytes == 0;
 }
+/* The fixed-size allocation's slow path, with f's lock held: s has no free block of its own, so
+   another stream's covered block or a new chunk from upstream (and once more after a device
+   synchronize has covered other streams' blocks). A growth that failed before a try that succeeded
+   leaves no failure behind (a red team's find, 2026-11-30). Out of line: its kept record (1 KiB)
+   stays off the allocation's own frame. */
+RMM__PRIVATE RMM__NOINLINE rmm_status rmm__fixed_acquire(rmm__fixed *f, rmm__sstate *ss, size_t *bytes, size_t alignment, rmm__sstate **from_state, void **item) {
+    rmm__kept_error kept;
+    rmm_status st;
+    f->grow_alignment = alignment;
+    f->grow_kept = &kept;
+    f->grow_kept_taken = false;
+    st = rmm__so_acquire(&f->so, ss, bytes, from_state, item);
+    if (st == RMM_ERROR_OUT_OF_MEMORY && rmm__so_unstick(&f->so, ss, true)) /* other streams' uncovered blocks, covered by a synchronize */
+        st = rmm__so_acquire(&f->so, ss, bytes, from_state, item);
+    f->grow_alignment = 0;
+    f->grow_kept = NULL;
+    if (st == RMM_SUCCESS && f->grow_kept_taken) rmm__error_back(&kept);
+    return st;
+}
 RMM__PRIVATE rmm_status rmm__fixed_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm__fixed *f = (rmm__fixed *)self;
     rmm__sstate *ss, *from_state;
@@ -10288,11 +10350,7 @@ RMM__PRIVATE rmm_status rmm__fixed_allocate(rmm_resource *self, void **ptr, size
     if (RMM__UNLIKELY(st != RMM_SUCCESS)) goto out;
     s = from = (rmm__fstream *)ss;
     if (RMM__UNLIKELY(s->count == 0)) {
-        f->grow_alignment = alignment;
-        st = rmm__so_acquire(&f->so, ss, &bytes, &from_state, &item);
-        if (st == RMM_ERROR_OUT_OF_MEMORY && rmm__so_unstick(&f->so, ss, true)) /* other streams' uncovered blocks, covered by a synchronize */
-            st = rmm__so_acquire(&f->so, ss, &bytes, &from_state, &item);
-        f->grow_alignment = 0;
+        st = rmm__fixed_acquire(f, ss, &bytes, alignment, &from_state, &item);
         if (st != RMM_SUCCESS) {
             if (st == RMM_ERROR_OUT_OF_MEMORY) { /* every stream's lists were empty: nothing is free */
                 char cause[RMM__CAUSE_MAX];
@@ -10330,6 +10388,9 @@ RMM__PRIVATE rmm_status rmm__fixed_allocate(rmm_resource *self, void **ptr, size
 #if RMM__MARGIN_ON
     e.chunk->requested[e.index] = rmm__margin_set(*ptr, bytes, stream) ? bytes : SIZE_MAX;
     e.chunk->serial[e.index] = rmm__margin_serial();
+#endif
+#if RMM__DEBUG
+    e.chunk->asked[e.index] = bytes;
 #endif
     rmm__so_taken(&f->so, ss, &from->ss);
 out:
@@ -10372,6 +10433,14 @@ again:
     }
     e.chunk = c;
     e.index = offset / f->block_bytes;
+#if RMM__DEBUG
+    if (RMM__UNLIKELY(c->asked[e.index] != bytes)) {
+        size_t asked = c->asked[e.index];
+        rmm__spin_unlock(&f->so.lock);
+        return rmm__fail(RMM_ERROR_CORRUPTION, "fixed_size: deallocate(ptr=%p, bytes=%zu): the block was allocated with %zu bytes; the size must be the one allocated (RMM_DEBUG; nothing freed)",
+                         ptr, bytes, asked);
+    }
+#endif
     st = rmm__so_state(&f->so, stream, prekey, &ss);
     s = (rmm__fstream *)ss;
     if (st == RMM_SUCCESS && !rmm__fixed_reserve(s, 1)) st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory for block lists");
@@ -10457,6 +10526,9 @@ RMM__PRIVATE void rmm__fixed_destroy(rmm_resource *self) {
 #if RMM__MARGIN_ON
         RMM_SYS_FREE(f->chunks[i]->requested);
         RMM_SYS_FREE(f->chunks[i]->serial);
+#endif
+#if RMM__DEBUG
+        RMM_SYS_FREE(f->chunks[i]->asked);
 #endif
         RMM_SYS_FREE(f->chunks[i]);
     }
@@ -12626,15 +12698,17 @@ typedef struct rmm__failure_cb {
 } rmm__failure_cb;
 /* A retry that succeeds leaves no failure behind: the thread's record as the call found it is put
    back. It is kept in a snapshot per thread, copied only when the thread's record has changed since
-   the last one (a copy per call cost this adaptor 15 -> 45 ns a pair once a long message was on
+   the last one (rmm__last_error_gen: the serial repeats once a record is put back, and a snapshot
+   matched by serial brought back a record the thread had left behind: a red team's find,
+   2026-11-30; a copy per call cost this adaptor 15 -> 45 ns a pair once a long message was on
    record: review 31); a nested adaptor that took the snapshot over for a later record leaves the
    outer call's failure behind (as before 2026-11-30). */
 static RMM__TLS rmm__kept_error rmm__failure_snapshot;
 static RMM__TLS bool rmm__failure_snapshot_taken;
 RMM__PRIVATE rmm_status rmm__failure_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm__failure_cb *f = (rmm__failure_cb *)self;
-    unsigned long entry = rmm__last_error_serial;
-    if (RMM__UNLIKELY(!rmm__failure_snapshot_taken || rmm__failure_snapshot.serial != entry)) {
+    unsigned long entry = rmm__last_error_gen;
+    if (RMM__UNLIKELY(!rmm__failure_snapshot_taken || rmm__failure_snapshot.gen != entry)) {
         rmm__error_keep(&rmm__failure_snapshot);
         rmm__failure_snapshot_taken = true;
     }
@@ -12642,7 +12716,7 @@ RMM__PRIVATE rmm_status rmm__failure_allocate(rmm_resource *self, void **ptr, si
         char why[sizeof rmm__last_error_text];
         int why_cuda;
         rmm_status st = RMM__FORWARD_ALLOC(self, ptr, bytes, alignment, stream);
-        if (st == RMM_SUCCESS && RMM__UNLIKELY(rmm__last_error_serial != entry) && rmm__failure_snapshot.serial == entry)
+        if (st == RMM_SUCCESS && RMM__UNLIKELY(rmm__last_error_gen != entry) && rmm__failure_snapshot.gen == entry)
             rmm__error_back(&rmm__failure_snapshot);
         if (st != RMM_ERROR_OUT_OF_MEMORY) return st;
         /* the callback may make calls that fail (a spill): a "no" returns this failure's record */

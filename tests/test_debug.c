@@ -122,6 +122,42 @@ TEST(fixed_size_validates_after_its_calls) {
     rmm_resource_destroy(fixed);
 }
 
+/* A free must pass the size the block was allocated with (API.md: "debug builds check it"): the
+   fixed-size resource, and so every binning bin, freed a block given any size up to the block's
+   (the red team of 2026-11-30), and an adaptor above it kept the wrong count for good. CORRUPTION
+   now, nothing freed; the right size frees it after. */
+TEST(fixed_size_checks_the_size_of_a_free) {
+    rmm_resource *fixed = NULL, *bin = NULL, *stats = NULL;
+    rmm_binning_desc bd = rmm_binning_desc_default();
+    rmm_statistics st;
+    void *p = NULL, *q = NULL;
+    NEED_GPU();
+    if ((fixed = small_fixed()) == NULL) return;
+    CHECK_OK(rmm_allocate(fixed, &p, 1000, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_deallocate(fixed, p, 4000, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+    CHECK(strstr(rmm_last_error(), "allocated with 1000 bytes") != NULL);
+    CHECK_STATUS(rmm_deallocate(fixed, p, 1024, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION); /* (the same rounded size: still not the one allocated) */
+    CHECK_OK(rmm_deallocate(fixed, p, 1000, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(fixed);
+    bd.min_size_exponent = 10;
+    bd.max_size_exponent = 12;
+    CHECK_OK(rmm_binning_create(&bin, rmm_get_current_device_resource(), &bd));
+    if (bin) CHECK_OK(rmm_statistics_adaptor_create(&stats, bin));
+    if (!stats) {
+        rmm_resource_destroy(bin);
+        return;
+    }
+    CHECK_OK(rmm_allocate(stats, &q, 3000, RMM_STREAM_DEFAULT)); /* the 4 KiB bin */
+    CHECK_STATUS(rmm_deallocate(stats, q, 2100, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION); /* routed to the same bin */
+    CHECK_OK(rmm_statistics_get(stats, &st));
+    CHECK(st.bytes.value == 3000 && st.count.value == 1);
+    CHECK_OK(rmm_deallocate(stats, q, 3000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_statistics_get(stats, &st));
+    CHECK(st.bytes.value == 0 && st.count.value == 0);
+    rmm_resource_destroy(stats);
+    rmm_resource_destroy(bin);
+}
+
 /* The record's claim while a free is in flight (review 31: a failed free put its record back
    blindly, over a newer record of the same address): a second free meanwhile is refused; a failed
    free puts the record back; a record made meanwhile for the same address (the driver released the
@@ -199,6 +235,7 @@ int main(void) {
     RUN(async_resource_checks_its_frees);
     RUN(a_free_in_flight_holds_its_record);
     RUN(fixed_size_validates_after_its_calls);
+    RUN(fixed_size_checks_the_size_of_a_free);
     RUN(a_validation_out_of_host_memory_is_passed_over);
     RUN(ordinary_work_passes_the_validations);
     return harness_main_end();

@@ -642,6 +642,118 @@ TEST(retries_that_succeed_leave_no_failure) {
     }
     rmm_resource_destroy(cb);
 }
+/* The red team of 2026-11-30. A record put back sets the serial back, so serials repeat: the
+   failure-callback adaptor's snapshot, matched by serial, brought back a record the thread had
+   since left behind (here a pool's halved growth, which puts the caller's empty record back; then
+   two failures of the caller's, the second with the serial the snapshot held). */
+static bool raise_limit_once(size_t bytes, void *arg) {
+    (void)bytes;
+    if (retry_calls++ > 0) return false;
+    return rmm_limiting_set_limit((rmm_resource *)arg, 64 * MiB) == RMM_SUCCESS;
+}
+TEST(a_record_put_back_does_not_revive_an_older_snapshot) {
+    rmm_resource *lim = NULL, *fc = NULL, *pool = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    void *p = NULL, *q = NULL;
+    CHECK_OK(rmm_limiting_adaptor_create(&lim, rmm_get_current_device_resource(), 1 * MiB));
+    if (lim) CHECK_OK(rmm_failure_callback_adaptor_create(&fc, lim, raise_limit_once, lim));
+    d.maximum_bytes = 4 * MiB;
+    if (fc) CHECK_OK(rmm_pool_create(&pool, fc, &d));
+    if (!pool) {
+        rmm_resource_destroy(fc);
+        rmm_resource_destroy(lim);
+        return;
+    }
+    retry_calls = 1; /* the callback says no: the pool's 2 MiB growth is refused, the halved 1 MiB made */
+    CHECK_OK(rmm_allocate(pool, &p, 256, RMM_STREAM_DEFAULT));
+    (void)rmm_set_last_error(RMM_ERROR_IO, "%s", "a failure of the caller's");
+    mark();
+    retry_calls = 0; /* now an allocation through the adaptor fails once, and its retry succeeds */
+    CHECK_OK(rmm_limiting_set_limit(lim, 1 * MiB));
+    CHECK_OK(rmm_allocate(fc, &q, 2 * MiB, RMM_STREAM_DEFAULT));
+    CHECK(retry_calls == 1);
+    CHECK_UNTOUCHED();
+    CHECK_OK(rmm_deallocate(fc, q, 2 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(pool, p, 256, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(pool);
+    rmm_resource_destroy(fc);
+    rmm_resource_destroy(lim);
+}
+/* Allocations that succeed on a second try after a growth failed (the red team of 2026-11-30): the
+   pool's and the fixed-size resource's when another stream's uncovered frees, covered by a device
+   synchronize, serve them, and an on-demand pool's when a free block serves a request whose growth
+   failed. */
+TEST(allocations_served_after_a_failed_growth_leave_no_failure) {
+    rmm_resource *lim = NULL, *pool = NULL, *fx = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
+    rmm_stream a = NULL, b = NULL;
+    void *p = NULL, *q = NULL, *t[300];
+    int i;
+    CHECK_OK(rmm__stream_create_raw(&a, false)); /* streams the program made (foreign) */
+    CHECK_OK(rmm__stream_create_raw(&b, false));
+    /* the pool: a's 1 MiB free waits in a's ring (a past its first 256 frees); b's allocation finds
+       no memory, its growth is refused, and the synchronize that covers a's ring serves it */
+    CHECK_OK(rmm_limiting_adaptor_create(&lim, rmm_get_current_device_resource(), 1 * MiB));
+    d.initial_bytes = 1 * MiB;
+    if (lim) CHECK_OK(rmm_pool_create(&pool, lim, &d));
+    if (pool) {
+        for (i = 0; i < 300; i++) CHECK_OK(rmm_allocate(pool, &t[i], 256, a));
+        for (i = 0; i < 300; i++) CHECK_OK(rmm_deallocate(pool, t[i], 256, a));
+        CHECK_OK(rmm_allocate(pool, &p, MiB, a));
+        CHECK_OK(rmm_deallocate(pool, p, MiB, a));
+        mark();
+        CHECK_OK(rmm_allocate(pool, &q, MiB, b));
+        CHECK_UNTOUCHED();
+        CHECK_OK(rmm_deallocate(pool, q, MiB, b));
+        rmm_resource_destroy(pool);
+    }
+    rmm_resource_destroy(lim);
+    lim = NULL;
+    /* the fixed-size resource: the same with four blocks of 64 KiB */
+    fd.block_bytes = 64 * KiB;
+    fd.blocks_to_preallocate = 4;
+    CHECK_OK(rmm_limiting_adaptor_create(&lim, rmm_get_current_device_resource(), 4 * 64 * KiB));
+    if (lim) CHECK_OK(rmm_fixed_size_create(&fx, lim, &fd));
+    if (fx) {
+        for (i = 0; i < 300; i++) {
+            CHECK_OK(rmm_allocate(fx, &p, 64 * KiB, a));
+            CHECK_OK(rmm_deallocate(fx, p, 64 * KiB, a));
+        }
+        for (i = 0; i < 4; i++) CHECK_OK(rmm_allocate(fx, &t[i], 64 * KiB, a));
+        for (i = 0; i < 4; i++) CHECK_OK(rmm_deallocate(fx, t[i], 64 * KiB, a));
+        mark();
+        CHECK_OK(rmm_allocate(fx, &q, 64 * KiB, b));
+        CHECK_UNTOUCHED();
+        CHECK_OK(rmm_deallocate(fx, q, 64 * KiB, b));
+        rmm_resource_destroy(fx);
+    }
+    rmm_resource_destroy(lim);
+    /* an on-demand pool below its peak: a 4 MiB request's growth is refused, a free chunk serves it */
+    d = rmm_pool_desc_default();
+    d.growth = RMM_POOL_GROWTH_ON_DEMAND;
+    pool = NULL;
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), &d));
+    if (pool) {
+        void *l1 = NULL, *l2 = NULL, *s2 = NULL;
+        CHECK_OK(rmm_allocate(pool, &l1, 16 * MiB, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_allocate(pool, &l2, 16 * MiB, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_allocate(pool, &s2, 1 * MiB, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_deallocate(pool, l2, 16 * MiB, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_pool_trim(pool, NULL));
+        CHECK_OK(rmm_deallocate(pool, l1, 16 * MiB, RMM_STREAM_DEFAULT));
+        mark();
+        rmm_host_backend_fail_calls("cudaMalloc", 1, 100, RMM_ERROR_OUT_OF_MEMORY);
+        CHECK_OK(rmm_allocate(pool, &p, 4 * MiB, RMM_STREAM_DEFAULT));
+        rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+        CHECK_UNTOUCHED();
+        CHECK_OK(rmm_deallocate(pool, p, 4 * MiB, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_deallocate(pool, s2, 1 * MiB, RMM_STREAM_DEFAULT));
+        rmm_resource_destroy(pool);
+    }
+    CHECK_OK(rmm__stream_destroy_raw(a));
+    CHECK_OK(rmm__stream_destroy_raw(b));
+}
 #endif
 
 int main(void) {
@@ -661,6 +773,8 @@ int main(void) {
     RUN(the_re_entrance_mark_is_restored_with_the_record);
     RUN(a_prefetch_whose_device_count_fails_leaves_no_failure);
     RUN(retries_that_succeed_leave_no_failure);
+    RUN(a_record_put_back_does_not_revive_an_older_snapshot);
+    RUN(allocations_served_after_a_failed_growth_leave_no_failure);
 #endif
     return harness_main_end();
 }
