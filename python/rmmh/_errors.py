@@ -96,6 +96,18 @@ class NegativeSizeError(OverflowError, ValueError):
     """A negative size: RMM raises OverflowError (size_t), Python code expects ValueError."""
 
 
+class NotInitializedError(TypeError, AttributeError):
+    """An object of rmmh's made by ``__new__`` alone, whose ``__init__`` (which makes its C object)
+    never ran. An AttributeError too, so that ``getattr(obj, name, default)`` still answers."""
+
+
+def not_initialized(obj):
+    """The NotInitializedError for obj."""
+    name = type(obj).__name__
+    return NotInitializedError("%s was never initialized: %s.__init__, which makes its C object, "
+                               "did not run (an object made by __new__ alone)" % (name, name))
+
+
 class TypestrError(TypeError, ValueError):
     """A CUDA Array Interface typestr that names no data type: RMM (numpy.dtype) raises
     TypeError, Python code checking a value expects ValueError."""

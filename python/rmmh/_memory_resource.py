@@ -18,7 +18,7 @@ import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from . import _accel_loader, _lib, _lifetime
+from . import _accel_loader, _errors, _lib, _lifetime
 from ._errors import INVALID_ARGUMENT, IO as _IO, NOT_SUPPORTED as _NOT_SUPPORTED, OUT_OF_MEMORY, \
     UNKNOWN, NotSupportedError, error_for
 from ._helpers import parse_bytes
@@ -138,6 +138,17 @@ class DeviceMemoryResource(_ResourceBase):
         raise TypeError("DeviceMemoryResource is the base class of rmmh's resources; create one "
                         "of them (e.g. rmmh.mr.CudaMemoryResource())")
 
+    def __getattr__(self, name):
+        # Reached only when an attribute is not set: _h and _refs are set by __init__, so an
+        # object made by __new__ alone gets one clear error (until 2026-11-30 an AttributeError
+        # naming the slot; RMM makes its C resource in __cinit__, whose arguments __new__ alone
+        # does not pass)
+        # (a property that read them raised NotInitializedError, an AttributeError, and Python then
+        # asks here for the property's own name)
+        if name in ("_h", "_refs") or (hasattr(type(self), name) and not _made(self)):
+            raise _errors.not_initialized(self)
+        raise AttributeError("%r object has no attribute %r" % (type(self).__name__, name))
+
     def _own(self, handle, ups=(), keep=None):
         """Takes ownership of a C resource just created (destroyed after ups are released)."""
         self._h = handle
@@ -169,11 +180,23 @@ class DeviceMemoryResource(_ResourceBase):
         if init is None or getattr(init, "_rmmh_once", False):
             return
 
+        # A class of the program's own whose __init__ does not call its base's still gets its C
+        # resource, made by the nearest rmmh class's __init__ with the same arguments once its
+        # own has returned: RMM makes it in __cinit__, with the constructor's arguments, whatever
+        # the subclass's __init__ does (before 2026-11-30 such an object raised in every call: a
+        # red team's find). RMM's comes before the subclass's __init__, this after it.
+        base_init = None
+        if not cls.__module__.startswith("rmmh."):
+            base_init = next((k.__dict__["__init__"] for k in cls.__mro__[1:]
+                              if k.__module__.startswith("rmmh.") and "__init__" in k.__dict__), None)
+
         @functools.wraps(init)
         def __init__(self, *args, **kw):
             if getattr(self, "_refs", None) is not None:
                 raise TypeError("%s.__init__ may be called once" % type(self).__name__)
             init(self, *args, **kw)
+            if base_init is not None and getattr(self, "_refs", None) is None:
+                base_init(self, *args, **kw)
         __init__._rmmh_once = True
         cls.__init__ = __init__
 
@@ -183,6 +206,8 @@ class DeviceMemoryResource(_ResourceBase):
         is still reachable (a reference cycle being collected; a Python callback of another
         resource calling it): calls then raise instead of using a destroyed C object."""
         refs = getattr(self, "_refs", None)
+        if refs is None:
+            raise _errors.not_initialized(self)
         if not refs:
             raise _lib.error_for_destroyed(self)
         return self._h
@@ -257,13 +282,27 @@ class DeviceMemoryResource(_ResourceBase):
         raise TypeError("%s cannot be pickled" % type(self).__name__)
 
 
+def _made(mr):
+    """Whether mr's __init__ made its C resource (its _refs slot is set)."""
+    try:
+        _REFS_SLOT.__get__(mr, DeviceMemoryResource)
+    except AttributeError:
+        return False
+    return True
+
+
 def _check_mr(mr, name="upstream_mr"):
-    if not isinstance(mr, DeviceMemoryResource) or getattr(mr, "_refs", None) is None:
+    if isinstance(mr, DeviceMemoryResource) and getattr(mr, "_refs", None) is None:
+        raise _errors.not_initialized(mr)
+    if not isinstance(mr, DeviceMemoryResource):
         raise TypeError("Argument '%s' has incorrect type (expected rmmh.mr.DeviceMemoryResource,"
                         " got %s)" % (name, type(mr).__name__))
     if not mr._refs:
         raise _lib.error_for_destroyed(mr)
     return mr
+
+
+_REFS_SLOT = DeviceMemoryResource.__dict__["_refs"]
 
 
 class UpstreamResourceAdaptor(DeviceMemoryResource):
@@ -282,11 +321,14 @@ class UpstreamResourceAdaptor(DeviceMemoryResource):
     @property
     def upstream_mr(self):
         """The upstream resource."""
-        return self.__dict__["upstream_mr"]
+        return self.get_upstream()
 
     def get_upstream(self):
         """The upstream resource."""
-        return self.__dict__["upstream_mr"]
+        try:
+            return self.__dict__["upstream_mr"]
+        except KeyError:
+            raise _errors.not_initialized(self) from None
 
 
 # ---- base resources ----------------------------------------------------------------------
@@ -819,7 +861,10 @@ class LoggingResourceAdaptor(UpstreamResourceAdaptor):
 
     def get_file_name(self):
         """The log file's absolute path."""
-        return self.__dict__["_log_file_name"]
+        try:
+            return self.__dict__["_log_file_name"]
+        except KeyError:
+            raise _errors.not_initialized(self) from None
 
 
 def _stats(fn, h):

@@ -17,7 +17,7 @@ import sys
 import weakref
 from enum import IntEnum
 
-from . import _lib
+from . import _errors, _lib
 from ._lifetime import chain_finalizer, new_refs, release_once
 
 _DEFAULT_HANDLES = (0, 1, 2)
@@ -89,8 +89,8 @@ class Stream:
     # of using a destroyed C stream.
 
     def __init__(self, obj=None, flags=None):
-        try:
-            self._h
+        try:  # (the slot itself: Stream.__getattr__ answers a default)
+            _H_SLOT.__get__(self, Stream)
         except AttributeError:
             pass
         else:  # a second call would take another hold, or point the object at another stream
@@ -128,6 +128,17 @@ class Stream:
                 raise TypeError("Cannot create stream from %s" % type(obj))
             self._h = _check_handle(handle, "Stream(%s)" % type(obj).__name__)
             self._owner, self._refs = obj, None
+
+    def __getattr__(self, name):
+        # Reached only when a slot is not set: a Stream whose __init__ did not run (a subclass's
+        # __init__ that does not call Stream's, or __new__ alone) is the default stream, as RMM's
+        # cdef class, whose handle is NULL until set (until 2026-11-30 such a Stream raised
+        # AttributeError in every call: a red team's find)
+        if name == "_h":
+            return 0
+        if name in ("_owner", "_refs"):
+            return None
+        raise AttributeError("%r object has no attribute %r" % (type(self).__name__, name))
 
     @classmethod
     def _from_handle(cls, handle, owner=None):
@@ -236,6 +247,12 @@ class CudaStreamPool:
     """
     __slots__ = ("_pool", "_handles", "_owners", "_refs", "_next", "_released", "__weakref__")
 
+    def __getattr__(self, name):
+        # reached only for a slot not set: __init__ did not run (an object made by __new__ alone)
+        if name in CudaStreamPool.__slots__:
+            raise _errors.not_initialized(self)
+        raise AttributeError("%r object has no attribute %r" % (type(self).__name__, name))
+
     def __init__(self, pool_size=16, flags=CudaStreamFlags.SYNC_DEFAULT):
         try:
             self._handles
@@ -343,6 +360,7 @@ def as_stream(stream):
     return Stream(stream)
 
 
+_H_SLOT = Stream.__dict__["_h"]
 DEFAULT_STREAM = Stream._from_handle(0)
 LEGACY_DEFAULT_STREAM = Stream._from_handle(1)
 PER_THREAD_DEFAULT_STREAM = Stream._from_handle(2)

@@ -24,7 +24,7 @@ import ctypes
 import threading
 from contextlib import contextmanager
 
-from . import _lib, _lifetime
+from . import _errors, _lib, _lifetime
 from ._helpers import parse_bytes
 from ._lifetime import release as _release
 from ._stream import as_stream
@@ -100,6 +100,12 @@ class GraphPool:
         self._h = out.value
         self._upstream = mr
         self._registered = 0
+
+    def __getattr__(self, name):
+        # reached only for an attribute not set: __init__ did not run (__new__ alone)
+        if name in ("_h", "_upstream", "_registered"):
+            raise _errors.not_initialized(self)
+        raise AttributeError("%r object has no attribute %r" % (type(self).__name__, name))
 
     def _handle(self):
         if not self._h:

@@ -58,6 +58,91 @@ def test_device_attribute_errors():
         gpu.getDeviceAttribute(WARP_SIZE, None)
 
 
+def test_device_name_and_properties():
+    """RMM's rmm._cuda.gpu.deviceGetName, getDeviceProperties and CUDADriverError (missing until
+    2026-11-30, a red team's find): through cuda-python on a GPU, NotSupportedError on the host
+    backend and without cuda-python."""
+    import pickle
+    e = pickle.loads(pickle.dumps(gpu.CUDADriverError(101, "cuDeviceGetName(9): CUDA_ERROR_INVALID_DEVICE")))
+    assert type(e) is gpu.CUDADriverError and e.status == 101 and isinstance(e, RuntimeError)
+    with pytest.raises(TypeError, match="device"):
+        gpu.deviceGetName(None)
+    try:
+        import cuda.bindings.driver  # noqa: F401
+        have_bindings = True
+    except ImportError:
+        have_bindings = False
+    if HOST or not have_bindings:
+        for query in (gpu.deviceGetName, gpu.getDeviceProperties):
+            with pytest.raises(rmm.RMMError, match="host backend|cuda-python") as e:
+                query(0)
+            assert isinstance(e.value, NotImplementedError)
+        return
+    name = gpu.deviceGetName(gpu.getDevice())
+    assert isinstance(name, str) and name
+    assert gpu.getDeviceProperties(gpu.getDevice()).name.split(b"\0", 1)[0].decode() == name
+    with pytest.raises(gpu.CUDADriverError):
+        gpu.deviceGetName(gpu.getDeviceCount() + 4)
+    with pytest.raises(gpu.CUDARuntimeError):
+        gpu.getDeviceProperties(gpu.getDeviceCount() + 4)
+
+
+def test_pylibrmm_exports_what_rmm_s_does():
+    """rmm.pylibrmm's names and __all__ as RMM 26.10's (CudaStreamPool and CudaStreamFlags were
+    missing until 2026-11-30, a red team's find), and rmm.pylibrmm.stream._OwningStream."""
+    import rmmh.pylibrmm as pylibrmm
+    from rmmh.pylibrmm import CudaStreamFlags, CudaStreamPool, DeviceBuffer, memory_resource  # noqa: F401
+    from rmmh.pylibrmm.stream import CudaStream, _OwningStream
+    assert pylibrmm.__all__ == ["CudaStreamPool", "CudaStreamFlags", "DeviceBuffer", "memory_resource"]
+    assert CudaStreamPool is rmm.pylibrmm.cuda_stream_pool.CudaStreamPool and CudaStream is _OwningStream
+    assert CudaStreamFlags.NON_BLOCKING != CudaStreamFlags.SYNC_DEFAULT
+
+
+def test_subclasses_that_skip_the_base_init():
+    """RMM's resources and Stream are cdef classes: their C object is made in __cinit__ (a Stream's
+    handle is NULL, the default stream, until set), whatever a subclass's __init__ does. Until
+    2026-11-30 (a red team's find) a subclass whose __init__ did not call its base's raised
+    AttributeError in every call; its resource is made after its __init__ now, and such a Stream is
+    the default stream. An object made by __new__ alone raises one clear error (RMM's would have
+    been made with no arguments)."""
+    base = rmm.mr.CudaMemoryResource()
+
+    class MyStats(rmm.mr.StatisticsResourceAdaptor):
+        def __init__(self, upstream_mr):
+            self.note = "no super().__init__"
+
+    s = MyStats(base)
+    assert s.note == "no super().__init__" and s.get_upstream() is base
+    buf = rmm.DeviceBuffer(size=10, mr=s)
+    assert s.allocation_counts.current_bytes == 10
+    del buf
+    assert s.allocation_counts.current_bytes == 0
+    with pytest.raises(TypeError, match="may be called once"):
+        s.__init__(base)
+
+    class MyStream(rmm.Stream):
+        def __init__(self, name):
+            self.name_ = name
+        __slots__ = ("name_",)
+
+    st = MyStream("x")
+    assert st == rmm.DEFAULT_STREAM and st.handle == 0 and "default" in repr(st)
+    st.synchronize()
+    rmm.DeviceBuffer(size=4, stream=st)
+    from rmmh._errors import NotInitializedError
+    for cls in (rmm.mr.CudaMemoryResource, rmm.mr.PoolMemoryResource, rmm.mr.LoggingResourceAdaptor):
+        mr = cls.__new__(cls)
+        for use in (lambda: mr.allocate(8), lambda: rmm.DeviceBuffer(size=8, mr=mr),
+                    lambda: rmm.mr.PoolMemoryResource(mr), lambda: mr.validate()):
+            with pytest.raises(NotInitializedError, match="never initialized"):
+                use()
+        assert "empty" in repr(mr) and getattr(mr, "_refs", None) is None
+    with pytest.raises(NotInitializedError):
+        rmm.mr.PoolMemoryResource.__new__(rmm.mr.PoolMemoryResource).get_upstream()
+    with pytest.raises(NotInitializedError):
+        rmm.pylibrmm.CudaStreamPool.__new__(rmm.pylibrmm.CudaStreamPool).get_stream()
+
+
 def test_set_device_errors_carry_the_cuda_error():
     """setDevice with a device that does not exist raises RMM's CUDARuntimeError with status
     cudaErrorInvalidDevice (101), and reinitialize the same (RMM's _initialize calls setDevice),

@@ -5,7 +5,7 @@ import ctypes
 
 from .. import _lib
 from .._errors import INVALID_ARGUMENT as _INVALID_ARGUMENT, CUDAError, InvalidArgumentError, \
-    RMMError
+    NotSupportedError, RMMError
 
 
 class CUDARuntimeError(CUDAError):
@@ -17,6 +17,19 @@ class CUDARuntimeError(CUDAError):
 
     def __reduce__(self):
         if type(self).__init__ is not CUDARuntimeError.__init__:  # (a subclass's own __init__)
+            return super(CUDAError, self).__reduce__()
+        return (type(self), (self.status, str(self)), self.__dict__)
+
+
+class CUDADriverError(CUDAError):
+    """A CUDA driver call failed (RMM's rmm._cuda.gpu.CUDADriverError); ``status`` is the CUresult."""
+
+    def __init__(self, status, msg=""):
+        super().__init__("RMM_ERROR_CUDA", msg)
+        self.status = status
+
+    def __reduce__(self):
+        if type(self).__init__ is not CUDADriverError.__init__:  # (a subclass's own __init__)
             return super(CUDAError, self).__reduce__()
         return (type(self), (self.status, str(self)), self.__dict__)
 
@@ -103,3 +116,41 @@ def runtimeGetVersion():
 def driverGetVersion():
     """The driver's CUDA version (0 without a driver, and on the host backend)."""
     return _lib.rmmh_driver_version()
+
+
+def _bindings(what):
+    """cuda-python's driver and runtime modules, for the queries rmm.h does not make (RMM's own
+    gpu module is built on them). NotSupportedError on the host backend and without cuda-python."""
+    if _lib.BACKEND != "cuda":
+        raise NotSupportedError("RMM_ERROR_NOT_SUPPORTED",
+                                "rmm._cuda.gpu.%s: the host backend simulates no device properties" % what)
+    try:
+        from cuda.bindings import driver, runtime
+    except ImportError as e:
+        raise NotSupportedError("RMM_ERROR_NOT_SUPPORTED", "rmm._cuda.gpu.%s needs cuda-python (cuda.bindings), which RMM "
+                                "depends on and rmmh does not: pip install cuda-python" % what) from e
+    return driver, runtime
+
+
+def getDeviceProperties(device):
+    """``device``'s cudaDeviceProp (a ``cuda.bindings.runtime.cudaDeviceProp``), as RMM's. Needs
+    cuda-python (NotSupportedError without it, and on the host backend); raises CUDARuntimeError
+    (``status``: the cudaError_t) when CUDA refuses."""
+    d = _lib.as_int(device, "device")
+    _, runtime = _bindings("getDeviceProperties")
+    status, prop = runtime.cudaGetDeviceProperties(d)
+    if status != runtime.cudaError_t.cudaSuccess:
+        raise CUDARuntimeError(int(status), "cudaGetDeviceProperties(%d): %s" % (d, status.name))
+    return prop
+
+
+def deviceGetName(device):
+    """``device``'s name (a str, e.g. "NVIDIA H200"), as RMM's. Needs cuda-python
+    (NotSupportedError without it, and on the host backend); raises CUDADriverError (``status``:
+    the CUresult) when the driver refuses."""
+    d = _lib.as_int(device, "device")
+    driver, _ = _bindings("deviceGetName")
+    status, name = driver.cuDeviceGetName(256, driver.CUdevice(d))
+    if status != driver.CUresult.CUDA_SUCCESS:
+        raise CUDADriverError(int(status), "cuDeviceGetName(%d): %s" % (d, status.name))
+    return name.split(b"\0", 1)[0].decode()

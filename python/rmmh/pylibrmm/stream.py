@@ -6,4 +6,5 @@ from .._stream import (  # noqa: F401
     CudaStream,
     CudaStreamFlags,
     Stream,
+    _OwningStream,
 )
