@@ -366,7 +366,8 @@ RMMDEF rmm_status rmm_deallocate_aligned(rmm_resource *mr, void *ptr, size_t byt
    stream of the device current at this call (its events are made there, whatever device the free
    runs with). The record holds for the free of that block through mr or any resource within 32
    layers of it on mr's upstream chain or over it (a block allocated through an adaptor may be
-   recorded through what is under it, or through NULL, and the other way round); an adaptor
+   recorded through what is under it, or through NULL, and the other way round), or through a
+   chain that reaches a cudaMalloc-family resource equal to one on mr's (rmm_resource_is_equal); an adaptor
    destroyed in between hands its records to its upstream (the aligned adaptor: those of blocks it
    did not over-align; a user's registered type: none), and a sub-allocator destroyed drops those of
    its blocks, also the ones made through a resource over it. A foreign recorded stream must still
@@ -1362,7 +1363,8 @@ RMMDEF rmm_status rmm_device_scalar_release(rmm_device_scalar *s);
    the blocks still allocated (every mode; destroying the pool does it in pool mode), so a pointer
    not freed before it is invalid after it; if such a block's free fails (outside pool mode), it
    still finalizes, and returns that failure's status, the message counting the blocks lost (and
-   a warning in the debug log). rmmGetAllocationOffset: offset from the base of the
+   a warning in the debug log); in pool mode, if the pool cannot give a chunk back, it still
+   finalizes and returns that failure's status ("the pool could not give all its memory back"). rmmGetAllocationOffset: offset from the base of the
    upstream allocation holding the pointer (for CUDA IPC), 0 outside pool mode; NOT_SUPPORTED in
    pool mode with virtual growth (RMM_ALLOC_CONF growth:virtual: the blocks lie on pages of their
    own, with no upstream allocation to be an offset into). rmmWriteLog: RMM's CSV plus a
@@ -1954,6 +1956,9 @@ static RMM__TLS unsigned long rmm__last_error_serial;
    (rmm__error_back sets the serial back, so serials repeat and cannot tell two records apart: a
    red team's find, 2026-11-30). Only goes up. */
 static RMM__TLS unsigned long rmm__last_error_gen;
+/* Non-zero while this thread makes a call whose failure its caller works around and leaves to be
+   reported by a later call (rmm__stream_id_hint): a failure is returned then, and not recorded. */
+static RMM__TLS unsigned rmm__quiet;
 /* The serial of this thread's last failure that was a resource refusing a call made from inside
    its own upstream (rmm__reentrant); 0: none yet. */
 static RMM__TLS unsigned long rmm__reentrant_serial;
@@ -2013,6 +2018,7 @@ RMM__PRIVATE void rmm__set_error_text(const char *fmt, va_list ap) {
 /* Records a failure (its message, status and CUDA error number: see rmm_last_cuda_error) as this
    thread's last one; returns status. For rmm_set_last_error, rmm__fail and rmm__fail_cuda. */
 RMM__PRIVATE rmm_status rmm__record_failure(rmm_status status, int cuda_error, const char *fmt, va_list ap) {
+    if (RMM__UNLIKELY(rmm__quiet != 0)) return status;
     rmm__set_error_text(fmt, ap);
     rmm__last_error_status = status;
     rmm__last_cuda_error = cuda_error;
@@ -2153,6 +2159,16 @@ RMM__PRIVATE rmm_status rmm__stream_create_raw(rmm_stream *stream, bool blocking
 RMM__PRIVATE rmm_status rmm__stream_destroy_raw(rmm_stream stream);
 RMM__PRIVATE rmm_status rmm__stream_sync_raw(rmm_stream stream);
 RMM__PRIVATE rmm_status rmm__stream_unique_id(rmm_stream stream, uint64_t *id);
+/* As rmm__stream_unique_id, for a hint (asked before a lock, or to skip a lookup): a failure is
+   returned but not recorded, as the call that needs the id asks it again and reports that (a red
+   team's find, 2026-11-30: the hint's failure stayed as the last error of a call that succeeded). */
+static inline rmm_status rmm__stream_id_hint(rmm_stream stream, uint64_t *id) {
+    rmm_status st;
+    rmm__quiet++;
+    st = rmm__stream_unique_id(stream, id);
+    rmm__quiet--;
+    return st;
+}
 /* this thread's stream-capture mode (cudaThreadExchangeStreamCaptureMode): sets *mode, returns the
    old one in *mode; relaxed (RMM__CAPTURE_RELAXED) lets cudaMalloc run while a stream captures */
 #define RMM__CAPTURE_RELAXED 2
@@ -3828,11 +3844,26 @@ RMM__PRIVATE bool rmm__chain_has(rmm_resource *const *chain, int n, const rmm_re
         if (chain[i] == mr) return true;
     return false;
 }
+RMM__PRIVATE bool rmm__base_is_equal(const rmm_resource *self, const rmm_resource *other);
+/* Whether chains a and b reach two equal base resources (rmm_resource_is_equal: cudaMalloc-family
+   resources of one kind and device free each other's memory). O(na * nb). */
+RMM__PRIVATE bool rmm__chains_share_a_base(rmm_resource *const *a, int na, rmm_resource *const *b, int nb) {
+    int i, j;
+    for (i = 0; i < na; i++) {
+        if (!a[i] || !a[i]->vtable || a[i]->vtable->is_equal != rmm__base_is_equal) continue;
+        for (j = 0; j < nb; j++)
+            if (b[j] && b[j]->vtable && rmm__base_is_equal(a[i], b[j])) return true;
+    }
+    return false;
+}
 /* Whether a free through chain[0] (its chain) frees what r recorded: the same resource, or one on
    the other's chain (a block allocated through an adaptor and recorded through what is under it,
-   or the other way round, or through the current resource: red team 19). */
+   or the other way round, or through the current resource: red team 19), or chains that reach
+   equal base resources (a block recorded through one cuda resource and freed through another of
+   the device: until 2026-11-30 the free waited for nothing and the record stayed, a red team's
+   find). */
 RMM__PRIVATE bool rmm__recorded_related(const rmm__recorded *r, rmm_resource *const *chain, int n) {
-    return rmm__chain_has(chain, n, r->mr) || rmm__chain_has(r->chain, r->chain_len, chain[0]);
+    return rmm__chain_has(chain, n, r->mr) || rmm__chain_has(r->chain, r->chain_len, chain[0]) || rmm__chains_share_a_base(r->chain, r->chain_len, chain, n);
 }
 RMM__PRIVATE bool rmm__rec_stream_same(const rmm__rec_stream *a, const rmm__rec_stream *b) {
     return a->handle == b->handle && a->reg == b->reg && a->per_thread == b->per_thread && a->device == b->device;
@@ -5716,7 +5747,7 @@ static inline void rmm__idless_start(void) {
 /* The key of `stream`, which this thread last found foreign: its id, asked now (0 if that fails). */
 static inline uint64_t rmm__so_ask_key(rmm_stream stream) {
     uint64_t id = 0;
-    if (rmm__stream_unique_id(stream, &id) != RMM_SUCCESS) return 0; /* (the locked path reports it) */
+    if (rmm__stream_id_hint(stream, &id) != RMM_SUCCESS) return 0; /* (the locked path reports it) */
     rmm__idless_start();
     return rmm__foreign_hint_key = id + 16;
 }
@@ -7875,6 +7906,7 @@ RMM__PRIVATE rmm_status rmm__vm_page_in(rmm__pool *p, size_t first, size_t last)
     rmm__pool_vm *vm = &p->vm;
     size_t i, missing = 0, fresh, used_after = vm->used_pages, peak, limit, max_pages, held_before = rmm__vm_held_pages(vm);
     rmm_status st = RMM_SUCCESS;
+    rmm__kept_error kept;
     vm->at_maximum = false;
     for (i = first; i <= last; i++) {
         missing += !vm->mapped[i];
@@ -7942,9 +7974,11 @@ RMM__PRIVATE rmm_status rmm__vm_page_in(rmm__pool *p, size_t first, size_t last)
             uint64_t h = 0;
             for (k = i; k <= last && !vm->mapped[k] && avail < vm->extent; k++) avail++;
             if (fresh > 0) { /* new memory: one extent for as much of the run as the slack allows */
-                bool made;
+                bool made, refused;
                 len = fresh < avail ? fresh : avail;
+                rmm__error_keep(&kept); /* (beside a create, the copy costs nothing) */
                 made = (st = rmm__vm_create(&h, len * vm->page, p->device)) == RMM_SUCCESS;
+                refused = !made;
                 if (!made && vm->spare_count == 0) { /* the device is full: move idle pages after all */
                     size_t left = 0, before = rmm__vm_held_pages(vm);
                     rmm_status moved;
@@ -7966,6 +8000,7 @@ RMM__PRIVATE rmm_status rmm__vm_page_in(rmm__pool *p, size_t first, size_t last)
                 } else if ((st = rmm__vm_spare_for(p, i, last, &h, &len, &fresh)) != RMM_SUCCESS) { /* a spare instead */
                     break;
                 }
+                if (refused) rmm__error_back(&kept); /* the device was full, and moved or spare pages served: the create's failure does not stay (a red team's find, 2026-11-30) */
             } else if (vm->spare_count) {
                 if ((st = rmm__vm_spare_for(p, i, last, &h, &len, &fresh)) != RMM_SUCCESS) break;
             } else { /* (the counts above leave none short) */
@@ -10208,6 +10243,10 @@ RMM__PRIVATE rmm_status rmm__fixed_grow_in(rmm__so *so, rmm__sstate *ss, const v
     void *ptr = NULL;
     size_t i, at, words = (f->blocks_per_chunk + 63) / 64;
     (void)req;
+    if (f->grow_kept && !f->grow_kept_taken) { /* (before the growth's first step that can fail; beside an upstream call the copy costs little) */
+        rmm__error_keep(f->grow_kept);
+        f->grow_kept_taken = true;
+    }
     if (f->chunk_count == f->chunk_cap) {
         size_t cap = f->chunk_cap ? f->chunk_cap * 2 : 8;
         rmm__fchunk **grown = (rmm__fchunk **)RMM_SYS_REALLOC(f->chunks, cap * sizeof *grown);
@@ -10238,10 +10277,6 @@ RMM__PRIVATE rmm_status rmm__fixed_grow_in(rmm__so *so, rmm__sstate *ss, const v
     if (!c || !c->free_bits) {
         RMM_SYS_FREE(c);
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory for a chunk record");
-    }
-    if (f->grow_kept && !f->grow_kept_taken) { /* (an upstream call: the copy costs little beside it) */
-        rmm__error_keep(f->grow_kept);
-        f->grow_kept_taken = true;
     }
     {
         rmm_status st = rmm_allocate(f->upstream, &ptr, f->chunk_bytes, s->ss.handle);
@@ -11323,7 +11358,7 @@ RMM__PRIVATE rmm_status rmm__arena_local_for(rmm__arena *a, rmm_stream stream, c
         if (!asked) { /* a foreign stream's entry: the handle names it only if the id is the same */
             uint64_t id = 0;
             asked = true;
-            if (rmm__stream_unique_id(stream, &id) == RMM_SUCCESS) { /* (else the locked path reports it) */
+            if (rmm__stream_id_hint(stream, &id) == RMM_SUCCESS) { /* (else the locked path reports it) */
                 prekey = id + 16;
                 rmm__idless_start();
             }
@@ -13729,7 +13764,12 @@ RMM__IMPL rmmError_t rmmFinalize(void) {
             RMM__LOG(RMM_LOG_LEVEL_WARN, "%s", rmm_last_error());
         }
     }
-    rmm_resource_destroy(rmm__legacy.pool);
+    if (rmm__legacy.pool) { /* its chunks go back as it is destroyed: a failure left behind is memory lost */
+        unsigned long serial = rmm__last_error_serial;
+        rmm_resource_destroy(rmm__legacy.pool);
+        if (rmm__last_error_serial != serial && st == RMM_SUCCESS) /* (a red team's find, 2026-11-30: this was SUCCESS) */
+            st = rmm__fail_cuda(rmm_last_cuda_error(), rmm_last_status(), "rmmFinalize: the pool could not give all its memory back, lost: %s", rmm_last_error());
+    }
     rmm_resource_destroy(rmm__legacy.base);
     rmm__legacy.pool = rmm__legacy.base = NULL;
     rmm__addr_map_free(&rmm__legacy.sizes);

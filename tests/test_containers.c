@@ -928,6 +928,20 @@ TEST(legacy_finalize_gives_back_what_is_still_allocated) {
         CHECK_OK(rmmInitialize(&o)); /* and a new layer starts afresh */
         CHECK_OK(rmmFinalize());
     }
+    { /* pool mode: the pool's destroy gives its chunks back, and one that cannot be is memory lost,
+         said as in the other modes (a red team's find, 2026-11-30: SUCCESS) */
+        rmmOptions_t o = legacy_options(PoolAllocation, (size_t)1 << 20, false);
+        void *q = NULL;
+        CHECK_OK(rmmInitialize(&o));
+        CHECK_OK(RMM_ALLOC(&q, (size_t)2 << 20, RMM_STREAM_DEFAULT)); /* (a second chunk; one chunk, at most 2 MiB, is lost below) */
+        rmm_host_backend_fail_calls("cudaFree", 1, 1, RMM_ERROR_CUDA);
+        CHECK_STATUS(rmmFinalize(), RMM_ERROR_CUDA);
+        rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+        CHECK(strstr(rmm_last_error(), "rmmFinalize: the pool could not give all its memory back") != NULL && strstr(rmm_last_error(), "cudaFree") != NULL);
+        CHECK(!rmmIsInitialized(NULL));
+        CHECK_OK(rmmInitialize(&o));
+        CHECK_OK(rmmFinalize());
+    }
 #endif
 }
 

@@ -15,8 +15,15 @@ static int debug_asserts; /* RMM_ASSERTs that failed */
 #define RMM_ASSERT(x) ((void)((x) || (debug_asserts++, 0)))
 /* the library's own host memory: host_fail_nth (not 0) fails its nth request from now */
 static int host_fail_nth;
+static size_t host_fail_realloc_of; /* not 0: the next realloc of exactly this many bytes fails */
 static void *test_sys_malloc(size_t n) { return (host_fail_nth && --host_fail_nth == 0) ? NULL : malloc(n); }
-static void *test_sys_realloc(void *p, size_t n) { return (host_fail_nth && --host_fail_nth == 0) ? NULL : realloc(p, n); }
+static void *test_sys_realloc(void *p, size_t n) {
+    if (host_fail_realloc_of && n == host_fail_realloc_of) {
+        host_fail_realloc_of = 0;
+        return NULL;
+    }
+    return (host_fail_nth && --host_fail_nth == 0) ? NULL : realloc(p, n);
+}
 #define RMM_SYS_MALLOC(n) test_sys_malloc(n)
 #define RMM_SYS_REALLOC(p, n) test_sys_realloc(p, n)
 #define RMM_SYS_FREE(p) free(p)
@@ -158,6 +165,44 @@ TEST(fixed_size_checks_the_size_of_a_free) {
     rmm_resource_destroy(bin);
 }
 
+/* (The host-memory hooks above serve this one too, which is not RMM_DEBUG's.) A fixed-size
+   allocation whose first try failed for want of host memory inside the growth (its stack's
+   reserve), before the growth kept the thread's error record, and whose second try, after a
+   synchronize covered another stream's blocks, succeeded: the failure stayed behind (review 32). */
+TEST(a_fixed_size_growth_out_of_host_memory_then_served_leaves_no_failure) {
+    rmm_resource *lim = NULL, *fx = NULL;
+    rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
+    rmm_stream a = NULL, b = NULL;
+    void *p = NULL, *t[4];
+    int i;
+    NEED_GPU();
+    fd.block_bytes = 64 << 10;
+    fd.blocks_to_preallocate = 4;
+    CHECK_OK(rmm__stream_create_raw(&a, false));
+    CHECK_OK(rmm__stream_create_raw(&b, false));
+    CHECK_OK(rmm_limiting_adaptor_create(&lim, rmm_get_current_device_resource(), 4 * fd.block_bytes));
+    if (lim) CHECK_OK(rmm_fixed_size_create(&fx, lim, &fd));
+    if (fx) {
+        for (i = 0; i < 300; i++) { /* a past its first 256 frees: it parks its frees uncovered */
+            CHECK_OK(rmm_allocate(fx, &p, fd.block_bytes, a));
+            CHECK_OK(rmm_deallocate(fx, p, fd.block_bytes, a));
+        }
+        for (i = 0; i < 4; i++) CHECK_OK(rmm_allocate(fx, &t[i], fd.block_bytes, a));
+        for (i = 0; i < 4; i++) CHECK_OK(rmm_deallocate(fx, t[i], fd.block_bytes, a));
+        (void)rmm_set_last_error(RMM_ERROR_IO, "%s", "the caller's own record");
+        host_fail_realloc_of = 4 * sizeof(rmm__fentry); /* b's stack reserve for a new chunk */
+        CHECK_OK(rmm_allocate(fx, &p, fd.block_bytes, b));
+        CHECK(host_fail_realloc_of == 0); /* (the failure was made) */
+        host_fail_realloc_of = 0;
+        CHECK(rmm_last_status() == RMM_ERROR_IO && strcmp(rmm_last_error(), "the caller's own record") == 0);
+        CHECK_OK(rmm_deallocate(fx, p, fd.block_bytes, b));
+        rmm_resource_destroy(fx);
+    }
+    rmm_resource_destroy(lim);
+    CHECK_OK(rmm__stream_destroy_raw(a));
+    CHECK_OK(rmm__stream_destroy_raw(b));
+}
+
 /* The record's claim while a free is in flight (review 31: a failed free put its record back
    blindly, over a newer record of the same address): a second free meanwhile is refused; a failed
    free puts the record back; a record made meanwhile for the same address (the driver released the
@@ -236,6 +281,7 @@ int main(void) {
     RUN(a_free_in_flight_holds_its_record);
     RUN(fixed_size_validates_after_its_calls);
     RUN(fixed_size_checks_the_size_of_a_free);
+    RUN(a_fixed_size_growth_out_of_host_memory_then_served_leaves_no_failure);
     RUN(a_validation_out_of_host_memory_is_passed_over);
     RUN(ordinary_work_passes_the_validations);
     return harness_main_end();

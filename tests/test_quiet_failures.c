@@ -754,6 +754,80 @@ TEST(allocations_served_after_a_failed_growth_leave_no_failure) {
     CHECK_OK(rmm__stream_destroy_raw(a));
     CHECK_OK(rmm__stream_destroy_raw(b));
 }
+/* A foreign stream's id asked as a hint, before a lock or to skip a lookup, whose failure the call
+   leaves to the locked path that asks again (and succeeds here), and a virtual pool whose page-in
+   works around a refused cuMemCreate by moving idle pages: the red team of 2026-11-30 found both
+   failures left behind by calls that succeeded. */
+static void id_hint_fails_once(rmm_resource *mr, rmm_stream s, const char *label) {
+    void *p = NULL;
+    CHECK_OK(rmm_allocate(mr, &p, 1000, s)); /* the stream is this thread's foreign hint now */
+    CHECK_OK(rmm_deallocate(mr, p, 1000, s));
+    mark();
+    rmm_host_backend_fail_calls("cudaStreamGetId", 1, 1, RMM_ERROR_CUDA);
+    CHECK_OK(rmm_allocate(mr, &p, 1000, s));
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    if (!untouched()) printf("  (%s, allocate)\n", label);
+    CHECK_UNTOUCHED();
+    mark();
+    rmm_host_backend_fail_calls("cudaStreamGetId", 1, 1, RMM_ERROR_CUDA);
+    CHECK_OK(rmm_deallocate(mr, p, 1000, s));
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    if (!untouched()) printf("  (%s, free)\n", label);
+    CHECK_UNTOUCHED();
+}
+TEST(a_failed_id_hint_and_a_worked_around_page_in_leave_no_failure) {
+    rmm_resource *pool = NULL, *vpool = NULL, *fixed = NULL, *arena = NULL;
+    rmm_pool_desc vd = rmm_pool_desc_default();
+    rmm_arena_desc ad = rmm_arena_desc_default();
+    rmm_stream s = NULL;
+    void *a[4] = {NULL, NULL, NULL, NULL}, *b = NULL;
+    int i;
+    vd.growth = RMM_POOL_GROWTH_VIRTUAL;
+    vd.virtual_bytes = 256 * MiB;
+    ad.arena_bytes = 64 * MiB;
+    CHECK_OK(rmm__stream_create_raw(&s, false));
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), NULL));
+    CHECK_OK(rmm_pool_create(&vpool, NULL, &vd));
+    CHECK_OK(rmm_fixed_size_create(&fixed, rmm_get_current_device_resource(), NULL));
+    CHECK_OK(rmm_arena_create(&arena, rmm_get_current_device_resource(), &ad));
+    if (pool) id_hint_fails_once(pool, s, "pool");
+    if (vpool) id_hint_fails_once(vpool, s, "virtual pool");
+    if (fixed) id_hint_fails_once(fixed, s, "fixed-size");
+    if (arena) { /* the arena asks the id again after a run of RMM__IDLESS_RUN allocations without it */
+        void *q[RMM__IDLESS_RUN + 8];
+        CHECK_OK(rmm_allocate(arena, &b, 1000, s));
+        for (i = 0; i < RMM__IDLESS_RUN + 8; i++) {
+            mark();
+            rmm_host_backend_fail_calls("cudaStreamGetId", 1, 1, RMM_ERROR_CUDA);
+            CHECK_OK(rmm_allocate(arena, &q[i], 1000, s));
+            rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+            if (!untouched()) {
+                printf("  (arena, allocation %d)\n", i);
+                CHECK_UNTOUCHED();
+                break;
+            }
+        }
+        while (i-- > 0) CHECK_OK(rmm_deallocate(arena, q[i], 1000, s));
+        CHECK_OK(rmm_deallocate(arena, b, 1000, s));
+        b = NULL;
+    }
+    if (vpool) { /* idle pages in holes; a request past them whose first cuMemCreate is refused */
+        for (i = 0; i < 4; i++) CHECK_OK(rmm_allocate(vpool, &a[i], 6 * MiB, RMM_STREAM_DEFAULT));
+        for (i = 0; i < 4; i += 2) CHECK_OK(rmm_deallocate(vpool, a[i], 6 * MiB, RMM_STREAM_DEFAULT));
+        mark();
+        rmm_host_backend_fail_calls("cuMemCreate", 1, 1, RMM_ERROR_OUT_OF_MEMORY);
+        CHECK_OK(rmm_allocate(vpool, &b, 20 * MiB, RMM_STREAM_DEFAULT));
+        rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+        CHECK_UNTOUCHED();
+        CHECK_OK(rmm_deallocate(vpool, b, 20 * MiB, RMM_STREAM_DEFAULT));
+        for (i = 1; i < 4; i += 2) CHECK_OK(rmm_deallocate(vpool, a[i], 6 * MiB, RMM_STREAM_DEFAULT));
+    }
+    rmm_resource_destroy(arena);
+    rmm_resource_destroy(fixed);
+    rmm_resource_destroy(vpool);
+    rmm_resource_destroy(pool);
+    CHECK_OK(rmm__stream_destroy_raw(s));
+}
 #endif
 
 int main(void) {
@@ -775,6 +849,7 @@ int main(void) {
     RUN(retries_that_succeed_leave_no_failure);
     RUN(a_record_put_back_does_not_revive_an_older_snapshot);
     RUN(allocations_served_after_a_failed_growth_leave_no_failure);
+    RUN(a_failed_id_hint_and_a_worked_around_page_in_leave_no_failure);
 #endif
     return harness_main_end();
 }

@@ -2878,6 +2878,43 @@ static const rmm_resource_vtable same_address_vtable = {"same_address", same_add
 /* A record made through one resource holds for the free through another on the same chain (red team
    19: it was keyed by the resource, so the free found nothing, waited for nothing, and the entry
    stayed for the address's next owner). On the host backend the free's wait is seen by failing it. */
+/* Two cuda resources of one device free each other's memory (rmm_resource_is_equal): a block
+   recorded through one and freed through the other meets its record, which orders the free and
+   goes (a red team's find, 2026-11-30: the free waited for nothing, and the record stayed, one more
+   for every such free, and every free in the process paid the recorded path). */
+TEST(record_stream_holds_for_a_free_through_an_equal_resource) {
+    rmm_resource *a = NULL, *b = NULL;
+    rmm_stream s = NULL;
+    void *p = NULL;
+    int i;
+    NEED_GPU();
+    CHECK_OK(rmm_cuda_resource_create(&a));
+    CHECK_OK(rmm_cuda_resource_create(&b));
+    CHECK_OK(rmm_stream_create(&s));
+    if (!a || !b || !s) goto out;
+    CHECK(rmm_resource_is_equal(a, b));
+    CHECK_OK(rmm_allocate(a, &p, 4096, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_record_stream(a, p, 4096, s));
+    CHECK(rmm__recorded_count == 1);
+#if defined(RMM_BACKEND_HOST)
+    rmm_host_backend_fail_calls("cudaStreamWaitEvent", 1, 1, RMM_ERROR_CUDA);
+    CHECK_STATUS(rmm_deallocate(b, p, 4096, RMM_STREAM_DEFAULT), RMM_ERROR_CUDA); /* it waits for s: nothing freed, still recorded */
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    CHECK(rmm__recorded_count == 1);
+#endif
+    CHECK_OK(rmm_deallocate(b, p, 4096, RMM_STREAM_DEFAULT));
+    CHECK(rmm__recorded_count == 0);
+    for (i = 0; i < 100; i++) {
+        CHECK_OK(rmm_allocate(a, &p, 4096 + 256 * (size_t)(i % 7), RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_record_stream(a, p, 4096 + 256 * (size_t)(i % 7), s));
+        CHECK_OK(rmm_deallocate(b, p, 4096 + 256 * (size_t)(i % 7), RMM_STREAM_DEFAULT));
+    }
+    CHECK(rmm__recorded_count == 0);
+out:
+    rmm_stream_destroy(s);
+    rmm_resource_destroy(b);
+    rmm_resource_destroy(a);
+}
 TEST(record_stream_holds_along_the_resource_chain) {
     rmm_resource *mr = NULL, *st = NULL, *before;
     rmm_stream a = NULL, b = NULL;
@@ -6086,6 +6123,7 @@ int main(void) {
     RUN(pool_create_fails_before_its_registry);
     RUN(record_stream_contract);
     RUN(record_stream_holds_along_the_resource_chain);
+    RUN(record_stream_holds_for_a_free_through_an_equal_resource);
     RUN(record_stream_legacy_stream_of_another_device);
     RUN(record_stream_wait_is_the_free_devices_stream);
     RUN(record_stream_per_thread_stream_of_another_thread);
