@@ -104,8 +104,8 @@ class NotInitializedError(TypeError, AttributeError):
 def not_initialized(obj):
     """The NotInitializedError for obj."""
     name = type(obj).__name__
-    return NotInitializedError("%s was never initialized: %s.__init__, which makes its C object, "
-                               "did not run (an object made by __new__ alone)" % (name, name))
+    return NotInitializedError("%s was never initialized: the rmmh __init__ that makes its C object "
+                               "did not run on it (e.g. an object made by __new__ alone)" % name)
 
 
 class TypestrError(TypeError, ValueError):

@@ -138,17 +138,6 @@ class DeviceMemoryResource(_ResourceBase):
         raise TypeError("DeviceMemoryResource is the base class of rmmh's resources; create one "
                         "of them (e.g. rmmh.mr.CudaMemoryResource())")
 
-    def __getattr__(self, name):
-        # Reached only when an attribute is not set: _h and _refs are set by __init__, so an
-        # object made by __new__ alone gets one clear error (until 2026-11-30 an AttributeError
-        # naming the slot; RMM makes its C resource in __cinit__, whose arguments __new__ alone
-        # does not pass)
-        # (a property that read them raised NotInitializedError, an AttributeError, and Python then
-        # asks here for the property's own name)
-        if name in ("_h", "_refs") or (hasattr(type(self), name) and not _made(self)):
-            raise _errors.not_initialized(self)
-        raise AttributeError("%r object has no attribute %r" % (type(self).__name__, name))
-
     def _own(self, handle, ups=(), keep=None):
         """Takes ownership of a C resource just created (destroyed after ups are released)."""
         self._h = handle
@@ -177,18 +166,30 @@ class DeviceMemoryResource(_ResourceBase):
         super().__init_subclass__(**kwargs)
         _lifetime.chain_finalizer(cls, DeviceMemoryResource.__del__)  # (a subclass's own __del__)
         init = cls.__dict__.get("__init__")
-        if init is None or getattr(init, "_rmmh_once", False):
+        if init is not None and getattr(init, "_rmmh_once", False):
             return
 
-        # A class of the program's own whose __init__ does not call its base's still gets its C
-        # resource, made by the nearest rmmh class's __init__ with the same arguments once its
-        # own has returned: RMM makes it in __cinit__, with the constructor's arguments, whatever
-        # the subclass's __init__ does (before 2026-11-30 such an object raised in every call: a
-        # red team's find). RMM's comes before the subclass's __init__, this after it.
+        # A class of the program's own whose __init__ (its own, or a mixin's) does not call its
+        # rmmh base's still gets its C resource, made by the nearest rmmh class's __init__ with
+        # the same arguments once that __init__ has returned: RMM makes it in __cinit__, with the
+        # constructor's arguments, whatever the subclass's __init__ does (before 2026-11-30 such
+        # an object raised in every call: a red team's find). RMM's comes before the subclass's
+        # __init__, this after it. Not below the abstract bases (DeviceMemoryResource,
+        # UpstreamResourceAdaptor), which make nothing: a Python-level resource (a test double
+        # with allocate and deallocate of its own) stays what it was (review 32).
         base_init = None
         if not cls.__module__.startswith("rmmh."):
-            base_init = next((k.__dict__["__init__"] for k in cls.__mro__[1:]
+            rmmh_init = next((k for k in cls.__mro__[1:]
                               if k.__module__.startswith("rmmh.") and "__init__" in k.__dict__), None)
+            if rmmh_init is not None and rmmh_init not in (DeviceMemoryResource, UpstreamResourceAdaptor):
+                base_init = rmmh_init.__dict__["__init__"]
+            if init is None and base_init is not None:  # (an __init__ inherited from a mixin before the rmmh class)
+                owner = next(k for k in cls.__mro__ if "__init__" in k.__dict__)
+                if not owner.__module__.startswith("rmmh.") and not getattr(owner.__dict__["__init__"], "_rmmh_once", False):
+                    init = owner.__dict__["__init__"]
+
+        if init is None:
+            return
 
         @functools.wraps(init)
         def __init__(self, *args, **kw):

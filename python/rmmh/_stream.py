@@ -12,12 +12,13 @@ On the host backend only the three default handles and streams made by rmmh exis
 handle is a ValueError there (rmm.h would dereference it).
 """
 import ctypes
+import functools
 import itertools
 import sys
 import weakref
 from enum import IntEnum
 
-from . import _errors, _lib
+from . import _lib
 from ._lifetime import chain_finalizer, new_refs, release_once
 
 _DEFAULT_HANDLES = (0, 1, 2)
@@ -89,8 +90,8 @@ class Stream:
     # of using a destroyed C stream.
 
     def __init__(self, obj=None, flags=None):
-        try:  # (the slot itself: Stream.__getattr__ answers a default)
-            _H_SLOT.__get__(self, Stream)
+        try:
+            self._h
         except AttributeError:
             pass
         else:  # a second call would take another hold, or point the object at another stream
@@ -129,17 +130,6 @@ class Stream:
             self._h = _check_handle(handle, "Stream(%s)" % type(obj).__name__)
             self._owner, self._refs = obj, None
 
-    def __getattr__(self, name):
-        # Reached only when a slot is not set: a Stream whose __init__ did not run (a subclass's
-        # __init__ that does not call Stream's, or __new__ alone) is the default stream, as RMM's
-        # cdef class, whose handle is NULL until set (until 2026-11-30 such a Stream raised
-        # AttributeError in every call: a red team's find)
-        if name == "_h":
-            return 0
-        if name in ("_owner", "_refs"):
-            return None
-        raise AttributeError("%r object has no attribute %r" % (type(self).__name__, name))
-
     @classmethod
     def _from_handle(cls, handle, owner=None):
         """Wraps a raw cudaStream_t value (an int) without owning it."""
@@ -153,6 +143,24 @@ class Stream:
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         chain_finalizer(cls, Stream.__del__)  # (a subclass's own __del__ still lets the stream go)
+        # A subclass whose __init__ does not call Stream's is the default stream, as RMM's cdef
+        # class is (its handle NULL until set); until 2026-11-30 (a red team's find) such a Stream
+        # raised AttributeError in every call. Set when that __init__ returns, and only for a
+        # class that defines one: Stream itself has no hook on its attributes (review 32: a
+        # __getattr__ made every read of a Stream's or a resource's attributes 3x slower).
+        init = cls.__dict__.get("__init__")
+        if init is None or getattr(init, "_rmmh_default", False):
+            return
+
+        @functools.wraps(init)
+        def __init__(self, *args, **kw):
+            init(self, *args, **kw)
+            try:
+                self._h
+            except AttributeError:
+                self._h, self._owner, self._refs = 0, None, None
+        __init__._rmmh_default = True
+        cls.__init__ = __init__
 
     def __del__(self):
         try:
@@ -246,12 +254,6 @@ class CudaStreamPool:
     (rmmh_stream_create), handed out the same way.
     """
     __slots__ = ("_pool", "_handles", "_owners", "_refs", "_next", "_released", "__weakref__")
-
-    def __getattr__(self, name):
-        # reached only for a slot not set: __init__ did not run (an object made by __new__ alone)
-        if name in CudaStreamPool.__slots__:
-            raise _errors.not_initialized(self)
-        raise AttributeError("%r object has no attribute %r" % (type(self).__name__, name))
 
     def __init__(self, pool_size=16, flags=CudaStreamFlags.SYNC_DEFAULT):
         try:
@@ -360,7 +362,6 @@ def as_stream(stream):
     return Stream(stream)
 
 
-_H_SLOT = Stream.__dict__["_h"]
 DEFAULT_STREAM = Stream._from_handle(0)
 LEGACY_DEFAULT_STREAM = Stream._from_handle(1)
 PER_THREAD_DEFAULT_STREAM = Stream._from_handle(2)
