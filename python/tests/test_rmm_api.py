@@ -80,6 +80,13 @@ def test_device_name_and_properties():
         return
     name = gpu.deviceGetName(gpu.getDevice())
     assert isinstance(name, str) and name
+    import os
+    import subprocess
+    import sys
+    fresh = subprocess.run(  # a fresh process, where nothing has started the driver API yet (it raised
+        [sys.executable, "-c", "from rmmh._cuda import gpu; print(gpu.deviceGetName(0))"],  # CUDA_ERROR_NOT_INITIALIZED)
+        capture_output=True, text=True, env=dict(os.environ), timeout=120)
+    assert fresh.returncode == 0 and fresh.stdout.strip() == gpu.deviceGetName(0), fresh.stderr
     assert gpu.getDeviceProperties(gpu.getDevice()).name.split(b"\0", 1)[0].decode() == name
     with pytest.raises(gpu.CUDADriverError):
         gpu.deviceGetName(gpu.getDeviceCount() + 4)

@@ -150,6 +150,9 @@ def deviceGetName(device):
     the CUresult) when the driver refuses."""
     d = _lib.as_int(device, "device")
     driver, _ = _bindings("deviceGetName")
+    (status,) = driver.cuInit(0)  # (the driver API's own start: rmmh makes no context at import; once per process, then a no-op)
+    if status != driver.CUresult.CUDA_SUCCESS:
+        raise CUDADriverError(int(status), "cuInit(0): %s" % status.name)
     status, name = driver.cuDeviceGetName(256, driver.CUdevice(d))
     if status != driver.CUresult.CUDA_SUCCESS:
         raise CUDADriverError(int(status), "cuDeviceGetName(%d): %s" % (d, status.name))
