@@ -8,7 +8,7 @@ import pytest
 
 import rmmh as rmm
 from rmmh._cuda import gpu
-from conftest import HAVE_GPU, HOST
+from conftest import HAVE_GPU, HOST, run_child
 
 # cudaDeviceAttr values (cuda.bindings.runtime.cudaDeviceAttr), stable across CUDA 12 and 13
 WARP_SIZE, INTEGRATED, PAGEABLE_MEMORY_ACCESS, CONCURRENT_MANAGED_ACCESS = 10, 18, 88, 89
@@ -80,13 +80,9 @@ def test_device_name_and_properties():
         return
     name = gpu.deviceGetName(gpu.getDevice())
     assert isinstance(name, str) and name
-    import os
-    import subprocess
-    import sys
-    fresh = subprocess.run(  # a fresh process, where nothing has started the driver API yet (it raised
-        [sys.executable, "-c", "from rmmh._cuda import gpu; print(gpu.deviceGetName(0))"],  # CUDA_ERROR_NOT_INITIALIZED)
-        capture_output=True, text=True, env=dict(os.environ), timeout=120)
-    assert fresh.returncode == 0 and fresh.stdout.strip() == gpu.deviceGetName(0), fresh.stderr
+    # a fresh process, where nothing has started the driver API yet (it raised CUDA_ERROR_NOT_INITIALIZED)
+    fresh = run_child("from rmmh._cuda import gpu; print(gpu.deviceGetName(0))")
+    assert fresh.strip() == gpu.deviceGetName(0)
     assert gpu.getDeviceProperties(gpu.getDevice()).name.split(b"\0", 1)[0].decode() == name
     with pytest.raises(gpu.CUDADriverError):
         gpu.deviceGetName(gpu.getDeviceCount() + 4)
