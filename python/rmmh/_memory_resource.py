@@ -283,15 +283,6 @@ class DeviceMemoryResource(_ResourceBase):
         raise TypeError("%s cannot be pickled" % type(self).__name__)
 
 
-def _made(mr):
-    """Whether mr's __init__ made its C resource (its _refs slot is set)."""
-    try:
-        _REFS_SLOT.__get__(mr, DeviceMemoryResource)
-    except AttributeError:
-        return False
-    return True
-
-
 def _check_mr(mr, name="upstream_mr"):
     if isinstance(mr, DeviceMemoryResource) and getattr(mr, "_refs", None) is None:
         raise _errors.not_initialized(mr)
@@ -301,9 +292,6 @@ def _check_mr(mr, name="upstream_mr"):
     if not mr._refs:
         raise _lib.error_for_destroyed(mr)
     return mr
-
-
-_REFS_SLOT = DeviceMemoryResource.__dict__["_refs"]
 
 
 class UpstreamResourceAdaptor(DeviceMemoryResource):
