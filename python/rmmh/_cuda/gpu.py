@@ -8,30 +8,25 @@ from .._errors import INVALID_ARGUMENT as _INVALID_ARGUMENT, CUDAError, InvalidA
     NotSupportedError, RMMError
 
 
-class CUDARuntimeError(CUDAError):
-    """A CUDA runtime call failed (RMM's rmm._cuda.gpu.CUDARuntimeError)."""
+class _StatusError(CUDAError):
+    """A failed CUDA call whose error number is ``status`` (the runtime's and the driver's errors)."""
 
     def __init__(self, status, msg=""):
         super().__init__("RMM_ERROR_CUDA", msg)
         self.status = status
 
     def __reduce__(self):
-        if type(self).__init__ is not CUDARuntimeError.__init__:  # (a subclass's own __init__)
+        if type(self).__init__ is not _StatusError.__init__:  # (a subclass's own __init__)
             return super(CUDAError, self).__reduce__()
         return (type(self), (self.status, str(self)), self.__dict__)
 
 
-class CUDADriverError(CUDAError):
+class CUDARuntimeError(_StatusError):
+    """A CUDA runtime call failed (RMM's rmm._cuda.gpu.CUDARuntimeError); ``status`` is the cudaError_t."""
+
+
+class CUDADriverError(_StatusError):
     """A CUDA driver call failed (RMM's rmm._cuda.gpu.CUDADriverError); ``status`` is the CUresult."""
-
-    def __init__(self, status, msg=""):
-        super().__init__("RMM_ERROR_CUDA", msg)
-        self.status = status
-
-    def __reduce__(self):
-        if type(self).__init__ is not CUDADriverError.__init__:  # (a subclass's own __init__)
-            return super(CUDAError, self).__reduce__()
-        return (type(self), (self.status, str(self)), self.__dict__)
 
 
 class InvalidDeviceError(InvalidArgumentError, CUDARuntimeError):
