@@ -4380,23 +4380,36 @@ RMM__PRIVATE void rmm__overalign_free(rmm__overalign *o) {
    the cudaMalloc family: a block another resource (an equal one: two cuda resources of a device,
    the library's default among them) over-aligned must not be freed raw there, which left its
    owner's record behind for the next block at that address (red team 29: the owner's later free
-   released another owner's memory). aligned -> its owner's rmm__overalign; the count is read with
-   no lock, so a free with nothing over-aligned anywhere pays one atomic load. */
+   released another owner's memory). aligned -> how many records hold it: over-aligners stacked on
+   one another (an aligned adaptor over a base resource asked for more than 256 bytes' alignment,
+   or over another aligned adaptor) can hand out one address, and one's removal (its free, or its
+   destroy with the block live) must leave the others' (red team 33: an aligned adaptor destroyed
+   with such a block live took its base's entry along, and the base's block could then be freed
+   raw through an equal resource, its record left behind). The count of addresses is read with no
+   lock, so a free with nothing over-aligned anywhere pays one atomic load. O(1) and a lock each. */
 static rmm__mutex rmm__overalign_all_lock = RMM__MUTEX_INIT;
 static rmm__addr_map rmm__overalign_all;
-static size_t rmm__overalign_all_count; /* atomic: rmm__overalign_all's records */
-RMM__PRIVATE bool rmm__overalign_all_put(uintptr_t aligned, rmm__overalign *owner) {
-    bool ok;
+static size_t rmm__overalign_all_count; /* atomic: rmm__overalign_all's addresses */
+/* One more holder of `aligned`; false (nothing changed) out of host memory. */
+RMM__PRIVATE bool rmm__overalign_all_put(uintptr_t aligned) {
+    bool ok = true;
+    void **slot;
     rmm__lock(&rmm__overalign_all_lock);
-    ok = (rmm__overalign_all.slots || rmm__addr_map_init(&rmm__overalign_all, 16)) && rmm__addr_map_put(&rmm__overalign_all, aligned, owner);
+    if (rmm__overalign_all.slots && (slot = rmm__addr_map_find(&rmm__overalign_all, aligned)) != NULL)
+        *slot = (void *)((uintptr_t)*slot + 1); /* (held already: a count, no allocation) */
+    else
+        ok = (rmm__overalign_all.slots || rmm__addr_map_init(&rmm__overalign_all, 16)) && rmm__addr_map_put(&rmm__overalign_all, aligned, (void *)(uintptr_t)1);
     if (ok) RMM__ATOMIC_STORE(&rmm__overalign_all_count, rmm__overalign_all.count);
     rmm__unlock(&rmm__overalign_all_lock);
     return ok;
 }
+/* One holder of `aligned` fewer; the address leaves the map with its last. */
 RMM__PRIVATE void rmm__overalign_all_remove(uintptr_t aligned) {
+    void **slot;
     rmm__lock(&rmm__overalign_all_lock);
-    if (rmm__overalign_all.slots) {
-        (void)rmm__addr_map_remove(&rmm__overalign_all, aligned);
+    if (rmm__overalign_all.slots && (slot = rmm__addr_map_find(&rmm__overalign_all, aligned)) != NULL) {
+        if ((uintptr_t)*slot > 1) *slot = (void *)((uintptr_t)*slot - 1);
+        else (void)rmm__addr_map_remove(&rmm__overalign_all, aligned);
         RMM__ATOMIC_STORE(&rmm__overalign_all_count, rmm__overalign_all.count);
     }
     rmm__unlock(&rmm__overalign_all_lock);
@@ -4439,7 +4452,7 @@ RMM__PRIVATE bool rmm__overalign_remember(rmm__overalign *o, void *raw, size_t a
     bool ok;
     uintptr_t a = ((uintptr_t)raw + (alignment - 1)) & ~(uintptr_t)(alignment - 1);
     if (!o->ready) return false;
-    if (!rmm__overalign_all_put(a, o)) return false;
+    if (!rmm__overalign_all_put(a)) return false;
     rmm__lock(&o->lock);
     ok = rmm__addr_map_record(&o->map, a, raw);
     rmm__unlock(&o->lock);
@@ -4475,7 +4488,7 @@ RMM__PRIVATE rmm_status rmm__overalign_free_block(rmm__overalign *o, void *align
                          alignment, c == RMM__CLAIM_BUSY ? " (a free of it is in flight)" : "");
     rmm__overalign_all_remove((uintptr_t)aligned); /* (before the free: upstream may hand the address out again at once) */
     st = free_raw(claim.value, arg);
-    if (st != RMM_SUCCESS && !rmm__overalign_all_put((uintptr_t)aligned, o))
+    if (st != RMM_SUCCESS && !rmm__overalign_all_put((uintptr_t)aligned))
         RMM__LOG(RMM_LOG_LEVEL_WARN, "%s: the over-aligned block %p stays allocated (its free failed), but another resource's default-alignment free of it can no longer be refused (out of host memory)", who, aligned);
     rmm__lock(&o->lock);
     rmm__addr_map_settle(&o->map, (uintptr_t)aligned, &claim, st == RMM_SUCCESS);

@@ -1482,6 +1482,47 @@ TEST(wrong_size_frees_leave_adaptors_usable) {
     rmm_resource_destroy(cuda);
 }
 
+/* Over-aligners stacked on one another hand out one address (an aligned adaptor over a cuda
+   resource asked for 512 bytes' alignment: the resource over-aligns too, and a raw block aligned
+   to the adaptor's alignment is both's address). The adaptor destroyed with the block live took
+   the address out of the library's record of over-aligned blocks, and the resource's own record
+   with it: an equal resource then freed the block raw (SUCCESS where the header promises
+   CORRUPTION) and left the resource's record behind (red team 33). */
+TEST(stacked_over_aligners_keep_each_others_records) {
+    rmm_resource *cuda = NULL, *cuda2 = NULL, *al = NULL;
+    void *kept[64], *p = NULL, *base = NULL;
+    size_t nkept = 0, offset = 1, bytes = 0, i;
+    const size_t sizes[] = {(size_t)4 << 20, 500, 1000, 1300, 2000, 100};
+    NEED_GPU();
+    CHECK_OK(rmm_cuda_resource_create(&cuda));
+    CHECK_OK(rmm_cuda_resource_create(&cuda2));
+    CHECK_OK(rmm_aligned_adaptor_create(&al, cuda, 1024, 0));
+    for (i = 0; i < 64 && offset != 0; i++) { /* a block whose three addresses are one */
+        bytes = sizes[i % (sizeof sizes / sizeof *sizes)];
+        CHECK_OK(rmm_allocate_aligned(al, &p, bytes, 512, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_resource_allocation_base(al, p, &base, &offset));
+        if (offset != 0) kept[nkept++] = p;
+    }
+    CHECK(offset == 0); /* (a 4 MiB cudaMalloc block is 2 MiB-aligned; the host backend's found above) */
+    {
+        size_t asked = ((bytes + 255) & ~(size_t)255) + 1024 - 256; /* what the adaptor asked the cuda resource for */
+        for (i = 0; i < nkept; i++) CHECK_OK(rmm_deallocate_aligned(al, kept[i], sizes[i % (sizeof sizes / sizeof *sizes)], 512, RMM_STREAM_DEFAULT));
+        rmm_resource_destroy(al); /* with p live: the adaptor's record goes, the resource's stays */
+        CHECK_STATUS(rmm_deallocate(cuda2, p, asked, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+        CHECK_STATUS(rmm_deallocate(cuda, p, asked, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+        CHECK_OK(rmm_deallocate_aligned(cuda, p, asked, 512, RMM_STREAM_DEFAULT)); /* the resource's own free */
+        CHECK_STATUS(rmm_deallocate_aligned(cuda, p, asked, 512, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+    }
+    /* the record counts its holders: one address held twice stays until both let go */
+    CHECK(rmm__overalign_all_put((uintptr_t)65536 * 3) && rmm__overalign_all_put((uintptr_t)65536 * 3));
+    rmm__overalign_all_remove((uintptr_t)65536 * 3);
+    CHECK(rmm__overalign_misfreed((void *)((uintptr_t)65536 * 3)));
+    rmm__overalign_all_remove((uintptr_t)65536 * 3);
+    CHECK(!rmm__overalign_misfreed((void *)((uintptr_t)65536 * 3)));
+    rmm_resource_destroy(cuda2);
+    rmm_resource_destroy(cuda);
+}
+
 /* The limiting adaptor's roll-back of a failed request clamps too: a free of a block from before
    the adaptor, made while the request was at upstream, had taken the count to 0 already. */
 static rmm_resource *clamp_lim;
@@ -2622,6 +2663,7 @@ int main(void) {
     RUN(failure_callback_adaptor);
     RUN(aligned_adaptor);
     RUN(wrong_size_frees_leave_adaptors_usable);
+    RUN(stacked_over_aligners_keep_each_others_records);
     RUN(dump_and_report_to_a_full_device);
     RUN(limiting_roll_back_does_not_wrap);
     RUN(aligned_record_being_freed_is_not_held);
