@@ -141,8 +141,11 @@ class _PyBufferBase:
                 raise _lib.error_for_destroyed(mr)
             nbytes = size  # exactly the size, as RMM: rounding is the resource's business
             p = _alloc(mr._h, nbytes, stream._h)
-            if p is None and _deferred_frees:  # frees refused inside an upstream call may serve it
-                _run_deferred_frees()
+            # frees refused inside an upstream call may serve it: buffers' and the hooks' (made
+            # here: rmmh_hooks_settle)
+            if p is None and (_lib.rmmh_hooks_settle(None) or _deferred_frees):
+                if _deferred_frees:
+                    _run_deferred_frees()
                 p = _alloc(mr._h, nbytes, stream._h)
                 if p is not None:
                     _lib.clear_pending()  # (a Python upstream's exception from the first try is stale)

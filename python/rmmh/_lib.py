@@ -24,7 +24,7 @@ from ._errors import (
 )
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-ABI_VERSION = 10
+ABI_VERSION = 11
 
 _requested = (os.environ.get("RMMH_BACKEND") or "cuda").strip().lower()
 if _requested not in ("cuda", "host"):
@@ -178,6 +178,8 @@ rmmh_cupy_set_stream = _fn("rmmh_cupy_set_stream", None, V, I)
 rmmh_cupy_get_stream = _fn("rmmh_cupy_get_stream", V, P(I))
 rmmh_cupy_set_default_stream = _fn("rmmh_cupy_set_default_stream", None, V)
 rmmh_cupy_fail_next = _fn("rmmh_cupy_fail_next", None)
+rmmh_cupy_probe_next = _fn("rmmh_cupy_probe_next", None)
+rmmh_hooks_settle = _fn("rmmh_hooks_settle", S, V)
 rmmh_cupy_configure_errors = _fn("rmmh_cupy_configure_errors", I, I, V, V, V, V)
 rmmh_configure_gil = _fn("rmmh_configure_gil", I, V, V, V, V)
 # a hook called with the GIL held (CuPy's always are) releases it where the resource would wait

@@ -447,11 +447,15 @@ def defer_free(mr_h, ptr, nbytes, stream_h, device, mr_refs, stream_refs, keep=N
 def run_deferred_frees():
     """Makes each deferred free once: one refused again (its resource still inside the call that
     ran the collector) stays for the next try; one refused for another reason is dropped, as a
-    finalizer's failed free is. Returns how many are left. Runs after a DeviceBuffer allocation
-    (and before its retry when it failed), and before a pool's trim(). An exception raised here
+    finalizer's failed free is; the framework hooks' deferred frees (rmmh_hooks_settle) likewise.
+    Returns how many are left, both kinds. Runs after a DeviceBuffer allocation (and before its
+    retry when it failed), and before a pool's trim(). An exception raised here
     (KeyboardInterrupt) loses the free it was making, with its holds: whether the free was made
     cannot be told then, and a free made twice could free another allocation's block."""
     from . import _lib
+    import ctypes
+    hooks_left = ctypes.c_size_t()
+    _lib.rmmh_hooks_settle(ctypes.byref(hooks_left))
     for _ in range(len(_deferred_frees)):
         try:
             item = _deferred_frees.pop(0)
@@ -464,4 +468,4 @@ def run_deferred_frees():
         release(mr_refs)
         if stream_refs is not None:
             release(stream_refs)
-    return len(_deferred_frees)
+    return len(_deferred_frees) + hooks_left.value

@@ -640,8 +640,7 @@ class PoolMemoryResource(UpstreamResourceAdaptor):
     def trim(self):
         """Gives every wholly free upstream chunk back (after waiting for the streams that freed
         into it); returns the bytes released. rmmh only."""
-        if _lifetime._deferred_frees:  # (frees refused inside an upstream call: made first)
-            _lifetime.run_deferred_frees()
+        _lifetime.run_deferred_frees()  # (frees refused inside an upstream call: made first)
         released = ctypes.c_size_t()
         _lib.check(_lib.rmm_pool_trim(self._live, ctypes.byref(released)))
         return released.value

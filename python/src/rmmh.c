@@ -31,8 +31,9 @@
 #define RMMH_API __attribute__((visibility("default")))
 
 /* Bumped when a helper's signature changes or a helper is added that the Python side calls (10:
-   rmmh_last_failure_reentered); the Python side refuses a library it does not know. */
-#define RMMH_ABI_VERSION 10
+   rmmh_last_failure_reentered; 11: rmmh_hooks_settle, rmmh_cupy_probe_next); the Python side
+   refuses a library it does not know. */
+#define RMMH_ABI_VERSION 11
 
 RMMH_API int rmmh_abi_version(void) { return RMMH_ABI_VERSION; }
 RMMH_API const char *rmmh_rmm_version(void) { return RMM_VERSION_STRING; }

@@ -458,6 +458,18 @@ static void rmmh__hook_settle(void) {
     free(batch);
     rmm__error_back(&saved);
 }
+/* Makes the hooks' deferred frees now (rmmh._lifetime.run_deferred_frees: before a DeviceBuffer
+   allocation is tried again, before a pool's trim), not only at the next hook call; returns how
+   how many it tried; *left (may be NULL) how many are deferred after (refused again: their
+   resource still inside the call that ran the collector). Until ABI 11 only a hook call made
+   them: a program that stopped using the hooks kept such a block, and its resource, for good (red
+   team 33). Keeps the thread's last error. O(deferred); one atomic load when there are none. */
+RMMH_API size_t rmmh_hooks_settle(size_t *left) {
+    size_t tried = __atomic_load_n(&rmmh__deferred_n, __ATOMIC_ACQUIRE);
+    if (tried) rmmh__hook_settle();
+    if (left) *left = __atomic_load_n(&rmmh__deferred_n, __ATOMIC_ACQUIRE);
+    return tried;
+}
 
 /* Frees block b, taken from the map, on its stream, with its device current, to the resource it
    came from (even if another is current now). A refusal from inside the resource's own upstream
@@ -529,9 +541,13 @@ RMMH_API rmm_stream rmmh_cupy_get_stream(int *is_set) {
     return rmmh__cupy_tls_set ? rmmh__cupy_tls_stream : __atomic_load_n(&rmmh__cupy_default_stream, __ATOMIC_RELAXED);
 }
 RMMH_API void rmmh_cupy_set_default_stream(rmm_stream stream) { __atomic_store_n(&rmmh__cupy_default_stream, stream, __ATOMIC_RELAXED); }
-/* Makes this thread's next rmmh_cupy_malloc fail with OUT_OF_MEMORY (tests, and the probe that
-   finds out whether CuPy propagates the exception rmmh_cupy_malloc raises). */
+/* Makes this thread's next rmmh_cupy_malloc fail with OUT_OF_MEMORY, counted as a failed
+   allocation of the hooks (tests). */
 RMMH_API void rmmh_cupy_fail_next(void) { rmmh__cupy_fail_next = 1; }
+/* The same, counted nowhere: the probe that finds out whether CuPy propagates the exception
+   rmmh_cupy_malloc raises (until ABI 11 it used rmmh_cupy_fail_next, and making the fast allocator
+   showed one failed allocation in hook_statistics and num_ooms: red team 33). */
+RMMH_API void rmmh_cupy_probe_next(void) { rmmh__cupy_fail_next = 2; }
 
 /* Out of memory in rmmh_cupy_malloc. CuPy does not check a NULL from a CFunctionAllocator (it would
    make a MemoryPointer at address 0), so where it propagates exceptions from its C call (Cython 3
@@ -572,9 +588,10 @@ RMMH_API void *rmmh_cupy_malloc(void *param, size_t size, int device_id) {
     (void)param;
     if (RMM__UNLIKELY(size == 0)) return NULL; /* nothing to hand out: not a failure, nothing counted */
     if (RMM__UNLIKELY(rmmh__cupy_fail_next)) {
+        bool counted = rmmh__cupy_fail_next == 1;
         rmmh__cupy_fail_next = 0;
-        rmm_set_last_error(RMM_ERROR_OUT_OF_MEMORY, "rmmh_cupy_malloc: failure requested by rmmh_cupy_fail_next (%zu bytes)", size);
-        if (device_id >= 0 && device_id < RMM_MAX_DEVICES) __atomic_add_fetch(&rmmh__stats[device_id].failed, 1, __ATOMIC_RELAXED);
+        rmm_set_last_error(RMM_ERROR_OUT_OF_MEMORY, "rmmh_cupy_malloc: failure requested by %s (%zu bytes)", counted ? "rmmh_cupy_fail_next" : "rmmh_cupy_probe_next", size);
+        if (counted && device_id >= 0 && device_id < RMM_MAX_DEVICES) __atomic_add_fetch(&rmmh__stats[device_id].failed, 1, __ATOMIC_RELAXED);
         p = NULL;
     } else {
         p = rmmh__hook_alloc(size, device_id, rmmh_cupy_get_stream(NULL), 0);

@@ -50,3 +50,84 @@ def test_the_fast_path_raises_the_error_of_the_failure():
     missing device is InvalidArgumentError and a callback's exception is raised as it is (every
     failure was CuPy's out-of-memory type; a red team's find)."""
     assert "OK" in run_child(CHILD)
+
+
+CHILD_SECOND = """
+import ctypes, pickle, sys, types
+class CupyOOM(MemoryError):
+    def __init__(self, size, total, limit=0):
+        super().__init__("Out of memory allocating %d bytes" % size)
+_MALLOC = ctypes.PYFUNCTYPE(ctypes.c_ssize_t, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+_FREE = ctypes.PYFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int)
+class Memory:  # CuPy's CFunctionAllocatorMemory: a checked C call, the free in __del__
+    def __init__(self, size, malloc, free):
+        self.free, self.ptr = free, 0
+        self.ptr = _MALLOC(malloc)(None, size, 0)
+    def __del__(self):
+        if self.ptr:
+            _FREE(self.free)(None, self.ptr, 0)
+class CFunctionAllocator:
+    def __init__(self, param, malloc, free, owner):
+        self.m, self.f = malloc, free
+    def malloc(self, size):
+        return types.SimpleNamespace(mem=Memory(size, self.m, self.f))
+cupy = types.ModuleType("cupy")
+cupy.cuda = types.SimpleNamespace(memory=types.SimpleNamespace(OutOfMemoryError=CupyOOM, CFunctionAllocator=CFunctionAllocator),
+                                  stream=types.SimpleNamespace(is_ptds_enabled=lambda: False))
+sys.modules["cupy"] = cupy
+import rmmh as rmm
+import rmmh.allocators as A
+import rmmh.allocators.cupy as rc
+M = rmm.mr
+before = A.hook_statistics().failed
+alloc = rc.fast_allocator()
+assert rc.FAST_PATH_RAISES is True
+assert A.hook_statistics().failed == before, "the probe counted as a failed allocation"
+malloc = rc.rmm_cupy_fast_allocator
+oom = rc.OutOfMemoryError
+
+def spill(nbytes):
+    raise RuntimeError("spill callback failed")
+M.set_current_device_resource(M.FailureCallbackResourceAdaptor(M.LimitingResourceAdaptor(M.CudaMemoryResource(), 1000), spill))
+for where in ("plain", "except", "finally"):
+    try:
+        if where == "plain":
+            malloc(5000)
+        elif where == "except":
+            try:
+                raise KeyError("being handled")
+            except KeyError:
+                malloc(5000)
+        else:
+            try:
+                pass
+            finally:
+                malloc(5000)
+    except BaseException as e:
+        got = e
+    assert isinstance(got, RuntimeError) and "spill callback" in str(got), (where, repr(got))
+
+M.set_current_device_resource(M.LimitingResourceAdaptor(M.CudaMemoryResource(), 1000))
+try:
+    try:
+        raise KeyError("being handled")
+    except KeyError:
+        malloc(5000)
+except BaseException as e:
+    got = e
+assert type(got) is oom and "limiting" in str(got), repr(got)
+assert A.hook_statistics().failed == before + 4  # (three with the callback, one out of memory)
+rmm._lib.rmm_set_last_error(3, b"an unrelated later failure")
+back = pickle.loads(pickle.dumps(got))
+assert type(back) is oom and str(back) == str(got) and back.status == got.status, (repr(back), repr(got))
+assert isinstance(back, MemoryError) and isinstance(back, CupyOOM)
+print("OK", flush=True)
+"""
+
+
+def test_the_fast_path_errors_while_another_is_handled_pickle_and_the_probe():
+    """The fast path's error raised inside an except or finally block is the real one (Python 3.10
+    and 3.11 built the out-of-memory type a second time from it: a TypeError), its out-of-memory
+    error pickles with its message (a worker process's reached the parent as AttributeError), and
+    making the fast allocator counts no failed allocation (its probe did; red team 33)."""
+    assert "OK" in run_child(CHILD_SECOND)

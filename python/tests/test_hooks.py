@@ -641,3 +641,58 @@ def test_a_hook_free_refused_inside_a_pools_python_upstream_is_made_later():
     del pool, cb
     gc.collect()
     assert allocators.held_resources() == []
+
+
+@pytest.mark.parametrize("how", ["run_deferred_frees", "trim", "device_buffer"])
+def test_a_refused_hook_free_is_made_without_another_hook_call(how):
+    """The same refused free, made where the README says: before a pool's trim, by
+    rmmh._lifetime.run_deferred_frees, and before a failed DeviceBuffer allocation is tried again,
+    not only at the next hook call (red team 33: a program that stopped using the hooks kept the
+    block, a DeviceBuffer that needed its memory failed, and trim could not give it back)."""
+    from rmmh import _lifetime
+
+    class Array:  # a CuPy array in a reference cycle
+        def __init__(self, n):
+            self.ptr = checked_malloc(None, n, 0)
+            self.me = self
+
+        def __del__(self):
+            checked_free(None, self.ptr, 0)
+
+    checked_malloc = ctypes.PYFUNCTYPE(V, V, S, I)(("rmmh_cupy_malloc", _lib.lib))  # GIL held
+    checked_free = ctypes.PYFUNCTYPE(None, V, V, I)(("rmmh_cupy_free", _lib.lib))
+    limit = rmm.mr.LimitingResourceAdaptor(rmm.mr.CudaMemoryResource(), 3 << 20)
+
+    def upstream_alloc(n, s):
+        gc.collect()  # frees `a` (below) from inside the pool's upstream: refused, deferred
+        return limit.allocate(n, s)
+
+    cb = rmm.mr.CallbackMemoryResource(upstream_alloc, lambda p, n, s: limit.deallocate(p, n, s))
+    pool = rmm.mr.PoolMemoryResource(cb, 0, maximum_pool_size=3 << 20, growth="on_demand")
+    rmm.mr.set_current_device_resource(pool)
+    gc.disable()
+    try:
+        a = Array(2 << 20)
+        del a  # garbage (a cycle), not collected yet
+        b = Array(512 << 10)  # the pool grows: the collector runs in its upstream
+        b.me = None
+    finally:
+        gc.enable()
+    assert pool.info().used_bytes >= (2 << 20) + (512 << 10)  # a's free is deferred
+    if how == "run_deferred_frees":
+        assert _lifetime.run_deferred_frees() == 0
+    elif how == "trim":
+        pool.trim()
+    else:
+        buf = rmm.DeviceBuffer(size=2 << 20)  # needs a's memory: fails, the frees are made, retried
+        assert pool.info().used_bytes >= (2 << 20) + (512 << 10)
+        del buf
+    assert pool.info().used_bytes == 512 << 10  # b alone, with no hook call since
+    assert allocators.live_blocks() == 1
+    del b
+    gc.collect()
+    assert pool.info().used_bytes == 0
+    rmm.reinitialize()
+    del pool, cb
+    gc.collect()
+    assert allocators.held_resources() == []

@@ -94,7 +94,14 @@ def _oom_type():
             """Out of memory in rmmh's CuPy allocator: a cupy.cuda.memory.OutOfMemoryError and an
             rmmh.OutOfMemoryError (a MemoryError), with rmm.h's message."""
 
-            def __new__(cls, size, status=4):
+            def __new__(cls, size, status=4, message=None):
+                if isinstance(size, BaseException):
+                    # Python 3.10 and 3.11 normalize an exception set while another is handled
+                    # twice: the second time with the instance __new__ returned below (a red
+                    # team's find: a TypeError from __init__'s %d replaced the real error)
+                    return size
+                if message is not None:  # (unpickled: as it was raised)
+                    return super().__new__(cls, size, status, message)
                 # the error of the hook's status (a missing device, a CUDA error), or the
                 # exception a Python callback raised for it, as rmm_cupy_allocator raises: out of
                 # memory only where it is (CuPy frees its caches and retries on this type; a red
@@ -106,19 +113,24 @@ def _oom_type():
                     return cause
                 return super().__new__(cls, size, status)
 
-            def __init__(self, size, status=4):
-                msg = "rmmh: out of memory allocating %d bytes" % size
-                why = _lib.last_error()
-                if why:
-                    msg += ": " + why
+            def __init__(self, size, status=4, message=None):
+                msg = message
+                if msg is None:
+                    msg = "rmmh: out of memory allocating %d bytes" % size
+                    why = _lib.last_error()
+                    if why:
+                        msg += ": " + why
                 MemoryError.__init__(self, msg)
                 self._size, self._total, self._limit = size, -1, 0
                 self.errcode, self.status = "RMM_ERROR_OUT_OF_MEMORY", status
 
             def __reduce__(self):
-                return (type(self), (self._size, self.status))
+                # the message travels (rebuilt, it would read the receiver's last error)
+                return (type(self), (self._size, self.status, str(self)))
 
+        # picklable by reference: this module's OutOfMemoryError (its __getattr__) is this class
         OutOfMemoryError.__module__ = __name__
+        OutOfMemoryError.__qualname__ = "OutOfMemoryError"
         _OOMType = OutOfMemoryError
     return _OOMType
 
@@ -165,7 +177,7 @@ def fast_allocator():
         # does CuPy propagate an exception set by the C malloc? try it once, on a failure
         # rmmh_cupy_fail_next provokes (no memory is touched)
         _configure_raise(True)
-        _lib.rmmh_cupy_fail_next()
+        _lib.rmmh_cupy_probe_next()  # (counted as no failed allocation)
         raises = False
         try:
             alloc.malloc(256)
