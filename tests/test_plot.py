@@ -316,6 +316,11 @@ class Timeline(Base):
         self.fails("timeline", FIXTURE, expect=r"is not an RMM CSV log: its first line is")
         self.fails("timeline", self.write("empty.csv", ""), expect=r"is not an RMM CSV log")
         self.fails("timeline", self.write("h.csv", "Thread,Time,Action,Pointer,Size,Stream\n"), expect=r"no events")
+        # a last row cut off (a process killed mid-write) is left out and noted, not refused (red
+        # team 33); the same row complete but broken is still refused
+        cut = self.plot("timeline", self.write("cut.csv", log_text([("allocate", 0x1000, 10)]) + "1005"))
+        self.assertIn("the last row is cut off", " ".join(cut.texts("note")))
+        self.assertEqual(cut.desc()["events"], "1")
         bad = log_text([("allocate", 0x1000, 10)]) + "1,11:00:00.000001,allocate,0x2000,ten,0\n"
         self.fails("timeline", self.write("bad.csv", bad), expect=r"bad\.csv:3: not an RMM log row")
         odd = log_text([("allocate", 0x1000, 10)]).replace("allocate", "reserve")

@@ -174,6 +174,7 @@ class Log:
         self.size_mismatches = 0  # frees whose Size differs from the allocation's
         self.live_at_end = 0
         self.blocks_at_end = 0
+        self.cut_last_row = False  # the last row had no end (the writing process stopped mid-row)
 
 
 def read_log(path, what="log", want_times=False, reference=None):
@@ -282,6 +283,9 @@ def _read_rows(log, f, want_times, reference):
             i += 1
         except (IndexError, ValueError) as e:
             if not line.strip():
+                continue
+            if not line.endswith("\n"):  # only the last line can lack one: a process killed mid-row
+                log.cut_last_row = True
                 continue
             why = str(e) if str(e).startswith(("unknown action", "bad time")) else "not Thread,Time,Action,Pointer,Size,Stream"
             raise PlotError(f"{log.path}:{lineno}: not an RMM log row ({why}): '{line.strip()[:80]}'") from None
@@ -564,6 +568,8 @@ def timeline(args):
         if lg.size_mismatches:
             notes.append(f"{name}{plural(lg.size_mismatches, 'free')} whose Size differs from the allocation's "
                          f"(the allocation's counted)")
+        if lg.cut_last_row:
+            notes.append(f"{name}the last row is cut off (its writer stopped mid-row), left out")
     notes.append(f"drawn from {plural(n, 'event')}"
                  + (f" and {plural(len(up.values), 'upstream event')}" if up is not None else "")
                  + "; each pixel column shows the lowest and highest value of its events, so peaks are exact")
