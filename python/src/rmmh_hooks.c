@@ -459,8 +459,8 @@ static void rmmh__hook_settle(void) {
     rmm__error_back(&saved);
 }
 /* Makes the hooks' deferred frees now (rmmh._lifetime.run_deferred_frees: before a DeviceBuffer
-   allocation is tried again, before a pool's trim), not only at the next hook call; returns how
-   how many it tried; *left (may be NULL) how many are deferred after (refused again: their
+   allocation is tried again, before a pool's trim), not only at the next hook call. Returns how
+   many were deferred when it looked (0: none, nothing done); *left (may be NULL) how many are deferred after (refused again: their
    resource still inside the call that ran the collector). Until ABI 11 only a hook call made
    them: a program that stopped using the hooks kept such a block, and its resource, for good (red
    team 33). Keeps the thread's last error. O(deferred); one atomic load when there are none. */
