@@ -1235,7 +1235,15 @@ RMMDEF rmm_status rmm_ipc_close_handle(void *base);
    an export handle type, or a device or driver that cannot export) and RMM_IPC_HANDLE_BYTES naming
    each block; the importer imports the pool from the descriptor (received over a Unix socket; an
    imported pool cannot allocate), then each block, frees each imported block before the exporter
-   frees it (rmm_mem_pool_free_imported), and destroys the imported pool last. */
+   frees it (rmm_mem_pool_free_imported), and destroys the imported pool last. The library keeps
+   what it imported (O(1) and a lock per import, free and destroy; bounded by what is imported
+   now): rmm_mem_pool_free_imported of anything rmm_mem_pool_import_pointer did not map, and
+   rmm_mem_pool_destroy_imported of anything rmm_mem_pool_import_fd did not make, or either a
+   second time, is INVALID_ARGUMENT (underneath they are a cudaFree and a cudaMemPoolDestroy,
+   which would act on this process's own memory), on the host backend too. The exports fail with
+   NOT_SUPPORTED where the driver answers "not supported" or "invalid value" (a pool made without
+   an export handle type, a pointer that is not a block of an exportable pool), else as
+   rmm_status_from_cuda (a sticky error is CUDA, not NOT_SUPPORTED). */
 RMMDEF rmm_status rmm_mem_pool_export_fd(rmm_mem_pool pool, int *fd);
 RMMDEF rmm_status rmm_mem_pool_import_fd(int fd, rmm_mem_pool *pool);
 RMMDEF rmm_status rmm_mem_pool_export_pointer(void *ptr, unsigned char *handle);
@@ -2471,13 +2479,15 @@ RMM__PRIVATE rmm_status rmm__versions(int *runtime, int *driver) {
     if (derr != cudaSuccess) return rmm__cuda_fail(derr, "cudaDriverGetVersion", "%s", "");
     return RMM_SUCCESS;
 }
-/* CUDA IPC. The exports fail NOT_SUPPORTED for every error but out of memory (a pool made without
-   an export handle type, a device or driver without POSIX fd handles); every call NOT_SUPPORTED
-   for cudaErrorNotSupported. */
+/* CUDA IPC. The exports fail NOT_SUPPORTED for "invalid value" (a pool made without an export
+   handle type, a pointer that is no block of an exportable pool) and "not supported" (a device or
+   driver without POSIX fd handles), else as any CUDA call (until red team 33 every error but out
+   of memory was NOT_SUPPORTED: a sticky error read as "cannot export", and rmmh's GPU test
+   skipped); every call NOT_SUPPORTED for cudaErrorNotSupported. */
 RMM__STATIC_ASSERT(sizeof(cudaIpcMemHandle_t) == RMM_IPC_HANDLE_BYTES, ipc_mem_handle_is_64_bytes);
 RMM__STATIC_ASSERT(sizeof(struct cudaMemPoolPtrExportData) == RMM_IPC_HANDLE_BYTES, pool_pointer_export_data_is_64_bytes);
 RMM__PRIVATE rmm_status rmm__ipc_fail(cudaError_t err, const char *call, bool export_any) {
-    if (export_any && err != cudaErrorMemoryAllocation) {
+    if (export_any && (err == cudaErrorInvalidValue || err == cudaErrorNotSupported)) {
         const char *name = cudaGetErrorName(err);
         (void)cudaGetLastError();
         return rmm__fail_cuda((int)err, RMM_ERROR_NOT_SUPPORTED,
@@ -5502,27 +5512,80 @@ RMM__IMPL rmm_status rmm_mem_pool_export_fd(rmm_mem_pool pool, int *fd) {
     *fd = -1;
     return rmm__mempool_export_fd(pool, fd);
 }
+/* What this process imported: the pools rmm_mem_pool_import_fd made and the blocks
+   rmm_mem_pool_import_pointer mapped, so that their free and destroy, a cudaFree and a
+   cudaMemPoolDestroy underneath, refuse anything else (this process's own memory: red team 33;
+   rmmh's ImportedPool kept such a record, C callers had none). An entry leaves with its free or
+   destroy: bounded by what is imported now. */
+static rmm__mutex rmm__imports_lock = RMM__MUTEX_INIT;
+static rmm__addr_map rmm__imported_pools, rmm__imported_ptrs; /* pool -> 1; block -> its pool */
+RMM__PRIVATE bool rmm__import_note(rmm__addr_map *m, uintptr_t key, void *value) {
+    bool ok;
+    rmm__lock(&rmm__imports_lock);
+    ok = (m->slots || rmm__addr_map_init(m, 16)) && rmm__addr_map_put(m, key, value);
+    rmm__unlock(&rmm__imports_lock);
+    return ok;
+}
+/* Takes key out of m (the caller's claim: a second free of it finds nothing); false if absent. */
+RMM__PRIVATE bool rmm__import_take(rmm__addr_map *m, uintptr_t key, void **value) {
+    void **slot;
+    bool found = false;
+    rmm__lock(&rmm__imports_lock);
+    if (m->slots && (slot = rmm__addr_map_find(m, key)) != NULL) {
+        *value = *slot;
+        (void)rmm__addr_map_remove(m, key);
+        found = true;
+    }
+    rmm__unlock(&rmm__imports_lock);
+    return found;
+}
 RMM__IMPL rmm_status rmm_mem_pool_import_fd(int fd, rmm_mem_pool *pool) {
+    rmm_status st;
     if (!pool) return RMM__NULL_OUT("rmm_mem_pool_import_fd", "pool");
     *pool = NULL;
-    return rmm__mempool_import_fd(fd, pool);
+    if ((st = rmm__mempool_import_fd(fd, pool)) != RMM_SUCCESS) return st;
+    if (!rmm__import_note(&rmm__imported_pools, (uintptr_t)*pool, (void *)(uintptr_t)1)) {
+        (void)rmm__mempool_destroy_imported(*pool);
+        *pool = NULL;
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_mem_pool_import_fd: out of host memory for the record of imports");
+    }
+    return RMM_SUCCESS;
 }
 RMM__IMPL rmm_status rmm_mem_pool_export_pointer(void *ptr, unsigned char *handle) {
     if (!ptr || !handle) return RMM__NULL_OUT("rmm_mem_pool_export_pointer", ptr ? "handle" : "ptr");
     return rmm__mempool_export_ptr(ptr, handle);
 }
 RMM__IMPL rmm_status rmm_mem_pool_import_pointer(rmm_mem_pool pool, const unsigned char *handle, void **ptr) {
+    rmm_status st;
     if (!pool || !handle || !ptr) return RMM__NULL_OUT("rmm_mem_pool_import_pointer", !pool ? "pool" : !handle ? "handle" : "ptr");
     *ptr = NULL;
-    return rmm__mempool_import_ptr(pool, handle, ptr);
+    if ((st = rmm__mempool_import_ptr(pool, handle, ptr)) != RMM_SUCCESS) return st;
+    if (!rmm__import_note(&rmm__imported_ptrs, (uintptr_t)*ptr, pool)) {
+        (void)rmm__imported_free(*ptr);
+        *ptr = NULL;
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_mem_pool_import_pointer: out of host memory for the record of imports");
+    }
+    return RMM_SUCCESS;
 }
 RMM__IMPL rmm_status rmm_mem_pool_free_imported(void *ptr) {
+    rmm_status st;
+    void *pool = NULL;
     if (!ptr) return RMM__NULL_OUT("rmm_mem_pool_free_imported", "ptr");
-    return rmm__imported_free(ptr);
+    if (!rmm__import_take(&rmm__imported_ptrs, (uintptr_t)ptr, &pool))
+        return RMM__INVALID("rmm_mem_pool_free_imported(%p): not a block rmm_mem_pool_import_pointer mapped, or freed already", ptr);
+    if ((st = rmm__imported_free(ptr)) != RMM_SUCCESS && !rmm__import_note(&rmm__imported_ptrs, (uintptr_t)ptr, pool))
+        RMM__LOG(RMM_LOG_LEVEL_WARN, "rmm_mem_pool_free_imported(%p): the failed free's record could not be put back (out of host memory)", ptr);
+    return st;
 }
 RMM__IMPL rmm_status rmm_mem_pool_destroy_imported(rmm_mem_pool pool) {
+    rmm_status st;
+    void *one = NULL;
     if (!pool) return RMM__NULL_OUT("rmm_mem_pool_destroy_imported", "pool");
-    return rmm__mempool_destroy_imported(pool);
+    if (!rmm__import_take(&rmm__imported_pools, (uintptr_t)pool, &one))
+        return RMM__INVALID("rmm_mem_pool_destroy_imported(%p): not a pool rmm_mem_pool_import_fd made, or destroyed already", (void *)pool);
+    if ((st = rmm__mempool_destroy_imported(pool)) != RMM_SUCCESS && !rmm__import_note(&rmm__imported_pools, (uintptr_t)pool, one))
+        RMM__LOG(RMM_LOG_LEVEL_WARN, "rmm_mem_pool_destroy_imported(%p): the failed destroy's record could not be put back (out of host memory)", (void *)pool);
+    return st;
 }
 RMM__IMPL rmm_status rmm_memcpy_async(void *dst, const void *src, size_t bytes, rmm_stream stream) {
     if (bytes == 0) return RMM_SUCCESS;

@@ -194,11 +194,40 @@ TEST(legacy_allocation_offset) {
     CHECK_OK(rmmFinalize());
 }
 
+/* rmm_mem_pool_free_imported and rmm_mem_pool_destroy_imported act only on what this process
+   imported: underneath they are a cudaFree and a cudaMemPoolDestroy, and given this process's own
+   block or an async resource's own pool they freed it (red team 33; rmmh's ImportedPool kept such
+   a record, C callers had none). On the host backend too, where every import is NOT_SUPPORTED. */
+TEST(imported_frees_refuse_what_was_not_imported) {
+    rmm_resource *cuda = NULL, *async = NULL;
+    void *p = NULL;
+    rmm_mem_pool own = NULL;
+    size_t before = rmm__imported_ptrs.count;
+    NEED_GPU();
+    CHECK_OK(rmm_cuda_resource_create(&cuda));
+    CHECK_OK(rmm_allocate(cuda, &p, 4096, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_mem_pool_free_imported(p), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(rmm_last_error(), "not a block rmm_mem_pool_import_pointer mapped") != NULL);
+    CHECK_OK(rmm_deallocate(cuda, p, 4096, RMM_STREAM_DEFAULT)); /* still this process's, freed once */
+    if (rmm_async_resource_create(&async, NULL) == RMM_SUCCESS) {
+        CHECK_OK(rmm_async_resource_get_pool(async, &own));
+        CHECK_STATUS(rmm_mem_pool_destroy_imported(own), RMM_ERROR_INVALID_ARGUMENT);
+        CHECK(strstr(rmm_last_error(), "not a pool rmm_mem_pool_import_fd made") != NULL);
+        CHECK_OK(rmm_allocate(async, &p, 4096, RMM_STREAM_DEFAULT)); /* the pool still works */
+        CHECK_OK(rmm_deallocate(async, p, 4096, RMM_STREAM_DEFAULT));
+        rmm_resource_destroy(async);
+    }
+    CHECK_STATUS(rmm_mem_pool_destroy_imported((rmm_mem_pool)(uintptr_t)0x1000), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(rmm__imported_ptrs.count == before);
+    rmm_resource_destroy(cuda);
+}
+
 int main(void) {
     HARNESS_INIT();
     RUN(allocation_base_through_every_sub_allocator);
     RUN(allocation_base_not_supported);
     RUN(allocation_base_through_binning_bins);
     RUN(legacy_allocation_offset);
+    RUN(imported_frees_refuse_what_was_not_imported);
     return harness_main_end();
 }

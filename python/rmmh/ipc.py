@@ -48,6 +48,10 @@ def allocation_base(ptr, mr=None):
     return mr.allocation_base(ptr)
 
 
+_ASYNC = (_mr.CudaAsyncMemoryResource, _mr.CudaAsyncViewMemoryResource,
+          _mr.CudaAsyncManagedMemoryResource, _mr.CudaAsyncPinnedMemoryResource)
+
+
 @dataclass(frozen=True)
 class IpcHandle:
     """What the importer needs: the cudaIpcMemHandle_t of the underlying allocation (64 bytes),
@@ -67,9 +71,14 @@ def get_ipc_handle(obj, mr=None, size=None):
         mr = getattr(obj, "mr", None) or _mr.get_current_device_resource()
     if size is None:
         size = getattr(obj, "size", 0)
-    if isinstance(mr, (_mr.CudaAsyncMemoryResource, _mr.CudaAsyncViewMemoryResource)):
-        raise error_for(NOT_SUPPORTED, "get_ipc_handle: memory of an async resource is exported "
-                        "through its pool (rmmh.ipc.export_pool and export_pointer)")
+    m = mr
+    while m is not None:  # (under adaptors and pools too: a red team's find, cudaIpcGetMemHandle's
+        # CUDA error where this NotSupportedError was promised)
+        if isinstance(m, _ASYNC):
+            raise error_for(NOT_SUPPORTED, "get_ipc_handle: memory of an async resource (%s) is "
+                            "exported through its pool (rmmh.ipc.export_pool and export_pointer)"
+                            % type(m).__name__)
+        m = m.get_upstream() if isinstance(m, _mr.UpstreamResourceAdaptor) else None
     base, offset = mr.allocation_base(ptr)
     out = _lib.IPC_BUFFER()
     _lib.check(_lib.rmmh_ipc_get_mem_handle(base, out), "get_ipc_handle(%#x)" % ptr)
@@ -83,6 +92,10 @@ class OpenedIpcMemory:
 
     def __init__(self, base, offset, size):
         self.base, self.ptr, self.size = base, base + offset, size
+
+    def __reduce__(self):  # (copy.copy too: a copy would close the mapping twice)
+        raise TypeError("rmmh.ipc.OpenedIpcMemory cannot be pickled or copied (it owns an opened "
+                        "mapping of this process); pickle its IpcHandle instead")
 
     def close(self):
         if self.base:
@@ -147,6 +160,8 @@ class ImportedPool:
             raise TypeError("ImportedPool: fd must be an int (a file descriptor), not %s"
                             % type(fd).__name__)
         fd = int(fd)
+        if not -0x80000000 <= fd <= 0x7FFFFFFF:  # (ctypes would truncate it to another descriptor)
+            raise ValueError("ImportedPool: fd %d is not a file descriptor (past a C int)" % fd)
         try:
             _lib.check(_lib.rmmh_mempool_import_fd(fd, ctypes.byref(pool)), "ImportedPool")
         except BaseException:
@@ -166,10 +181,13 @@ class ImportedPool:
         if len(data) != _lib.IPC_BYTES:
             raise ValueError("export data has %d bytes, not %d" % (_lib.IPC_BYTES, len(data)))
         ptr = ctypes.c_void_p()
-        _lib.check(_lib.rmmh_mempool_import_pointer(
-            self.handle, _lib.IPC_BUFFER.from_buffer_copy(data), ctypes.byref(ptr)),
-            "import_pointer")
-        with _imports_lock:
+        with _imports_lock:  # (a close() on another thread waits: it destroyed the pool under the
+            # import, and the block landed in a closed pool that could not free it)
+            if not self.handle:
+                raise InvalidArgumentError("RMM_ERROR_INVALID_ARGUMENT", "ImportedPool.import_pointer: the pool is closed")
+            _lib.check(_lib.rmmh_mempool_import_pointer(
+                self.handle, _lib.IPC_BUFFER.from_buffer_copy(data), ctypes.byref(ptr)),
+                "import_pointer")
             self._imported.add(ptr.value)
         return ptr.value
 
@@ -201,15 +219,27 @@ class ImportedPool:
     def __exit__(self, *exc):
         self.close()
 
+    def __reduce__(self):  # (copy.copy too: a copy would destroy the pool twice)
+        raise TypeError("rmmh.ipc.ImportedPool cannot be pickled or copied (it owns an imported "
+                        "memory pool of this process); share the object itself")
+
 
 def send_fd(sock, fd, message=b"fd"):
-    """Sends a file descriptor over a connected Unix socket (SCM_RIGHTS)."""
+    """Sends a file descriptor over a connected Unix socket (SCM_RIGHTS), with ``message`` (a
+    few bytes; recv_fd with the same message checks it)."""
     socket.send_fds(sock, [message], [fd])
 
 
-def recv_fd(sock):
-    """Receives a file descriptor sent with send_fd."""
-    _, fds, _, _ = socket.recv_fds(sock, 1024, 1)
+def recv_fd(sock, message=b"fd"):
+    """Receives a file descriptor sent with send_fd(sock, fd, message): reads exactly
+    len(message) bytes with it (so data sent after it stays on the socket; until 2026-11-30 it read
+    up to 1024 bytes and dropped them) and checks them. OSError if no descriptor came, or other
+    bytes (then the descriptor is closed): the descriptor must be the next thing on the socket."""
+    msg, fds, _, _ = socket.recv_fds(sock, len(message), 1)
     if not fds:
-        raise OSError("no file descriptor received")
+        raise OSError("no file descriptor received (got %r)" % (msg,))
+    if msg != message:
+        for fd in fds:
+            os.close(fd)
+        raise OSError("recv_fd: expected %r with the descriptor, got %r" % (message, msg))
     return fds[0]

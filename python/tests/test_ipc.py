@@ -369,3 +369,111 @@ def test_imported_pool_free_from_two_threads_frees_once(monkeypatch):
     for t in threads:
         t.join()
     assert calls == [4096] and refused == [1]
+
+
+def test_ipc_owners_refuse_copies_and_pickles(monkeypatch):
+    """ImportedPool and OpenedIpcMemory own C handles of this process: a copy would destroy the
+    pool, free a block or close a mapping twice, and an unpickled pool elsewhere would pass free()'s
+    guard with the sender's addresses and free the receiver's own memory (red team 33). They
+    refuse, as Stream and GraphPool do; IpcHandle still pickles."""
+    import copy
+    import pickle
+    from rmmh import _lib, ipc
+    calls = []
+    monkeypatch.setattr(_lib, "rmmh_imported_free", lambda p: calls.append(("free", p)) or 0)
+    monkeypatch.setattr(_lib, "rmmh_mempool_destroy", lambda h: calls.append(("destroy", h)) or 0)
+    monkeypatch.setattr(_lib, "rmmh_ipc_close_mem_handle", lambda b: calls.append(("close", b)) or 0)
+    pool = ipc.ImportedPool.__new__(ipc.ImportedPool)
+    pool.handle, pool._imported = 1234, {4096}
+    mem = ipc.OpenedIpcMemory(8192, 256, 100)
+    for obj in (pool, mem):
+        for make in (copy.copy, copy.deepcopy, pickle.dumps):
+            with pytest.raises(TypeError, match="cannot be pickled or copied"):
+                make(obj)
+    pool.close()
+    mem.close()
+    assert calls == [("free", 4096), ("destroy", 1234), ("close", 8192)]
+    h = ipc.IpcHandle(bytes(64), 0, 1)
+    assert copy.copy(h) == h
+
+
+def test_import_pointer_after_close_and_concurrent_close(monkeypatch):
+    """import_pointer makes its C call under the lock close() takes: a close on another thread
+    waits for it (the import ran on a destroyed pool, and its block landed in a closed pool that
+    could not free it: red team 33), and an import after close is refused before the C call."""
+    import threading
+    import time
+    from rmmh import _lib, ipc
+    calls = []
+
+    def slow_import(h, data, out):
+        calls.append(("import", h))
+        time.sleep(0.05)
+        out._obj.value = 4096
+        return 0
+
+    monkeypatch.setattr(_lib, "rmmh_mempool_import_pointer", slow_import)
+    monkeypatch.setattr(_lib, "rmmh_imported_free", lambda p: calls.append(("free", p)) or 0)
+    monkeypatch.setattr(_lib, "rmmh_mempool_destroy", lambda h: calls.append(("destroy", h)) or 0)
+    pool = ipc.ImportedPool.__new__(ipc.ImportedPool)
+    pool.handle, pool._imported = 1234, set()
+    t = threading.Thread(target=pool.import_pointer, args=(bytes(64),))
+    t.start()
+    time.sleep(0.01)
+    pool.close()
+    t.join()
+    assert calls == [("import", 1234), ("free", 4096), ("destroy", 1234)]
+    with pytest.raises(rmm.InvalidArgumentError, match="closed"):
+        pool.import_pointer(bytes(64))
+    assert len(calls) == 3
+
+
+def test_imported_pool_refuses_a_descriptor_out_of_range(monkeypatch):
+    """A descriptor past a C int: ValueError before any call (ctypes truncated it, and the import
+    used another descriptor: red team 33)."""
+    from rmmh import _lib, ipc
+    calls = []
+    monkeypatch.setattr(_lib, "rmmh_mempool_import_fd", lambda fd, out: calls.append(fd) or 0)
+    for bad in (2 ** 32 + 3, -2 ** 31 - 1):
+        with pytest.raises(ValueError, match="not a file descriptor"):
+            ipc.ImportedPool(bad, close_fd=False)
+    assert calls == []
+
+
+def test_recv_fd_reads_only_its_message():
+    """recv_fd reads its marker with the descriptor and no more: bytes sent after it stay on the
+    socket (it read up to 1024 bytes and dropped them: red team 33); another marker is refused."""
+    import socket
+    from rmmh import ipc
+    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    r, w = os.pipe()
+    try:
+        ipc.send_fd(a, r)
+        a.sendall(b"x" * 64)
+        fd = ipc.recv_fd(b)
+        os.close(fd)
+        assert b.recv(1024) == b"x" * 64
+        ipc.send_fd(a, r, message=b"zz")
+        with pytest.raises(OSError, match="expected"):
+            ipc.recv_fd(b)
+    finally:
+        for x in (a, b):
+            x.close()
+        os.close(r)
+        os.close(w)
+
+
+def test_get_ipc_handle_refuses_async_memory_under_adaptors():
+    """An async resource's block under an adaptor or a pool: NotSupportedError naming export_pool,
+    as for the async resource itself (it went on to cudaIpcGetMemHandle: a CUDA error on a GPU,
+    red team 33)."""
+    from rmmh import ipc
+    try:
+        base = mr_.CudaAsyncMemoryResource(initial_pool_size=0)
+    except rmm.NotSupportedError:
+        pytest.skip("no memory pools on this device")
+    for top in (mr_.StatisticsResourceAdaptor(base), mr_.PoolMemoryResource(base, 1 << 20)):
+        buf = rmm.DeviceBuffer(size=256, mr=top)
+        with pytest.raises(rmm.NotSupportedError, match="exported through its pool"):
+            ipc.get_ipc_handle(buf)
+        del buf
