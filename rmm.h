@@ -384,7 +384,10 @@ RMMDEF rmm_status rmm_deallocate_aligned(rmm_resource *mr, void *ptr, size_t byt
    address inside it: there, pass the pointer the allocation returned, or the record never meets
    its free),
    OUT_OF_MEMORY iff host memory runs out (nothing recorded); the device query's status. Thread-safe
-   (one global lock; a user type's get_upstream is called outside it). Cost: O(1) amortized plus a
+   (one global lock; a user type's get_upstream is called outside it). The records of library
+   streams destroyed since whose work is done are dropped as more come (so a long-lived block
+   recorded on many short-lived streams keeps about as many as are alive or busy). Cost: O(the
+   streams recorded for the block) for the check for the same stream, O(1) amortized plus a
    walk of mr's chain; while any block is recorded every free pays one relaxed load and a lock with
    a hash lookup (a free at a recorded address: a walk of its resource's chain, a second lock, and
    per recorded stream an event record and a wait), and with none recorded, one relaxed load. A graph pool's
@@ -494,7 +497,9 @@ RMMDEF size_t rmm_graph_pools_pending(rmm_resource *upstream);
    mr NULL makes them read the current device (cudaGetDevice) to find it. A foreign stream's
    allocation costs its id (cuStreamGetId), as in the ordinary call, and so may its free; a free on it
    that would record an event (a young stream, or a full ring: see rmm_pool_create) is refused
-   with *would_block. Under RMM_NVTX the first mark of a resource type takes a lock once; nothing
+   with *would_block, and so is a call on a stream new to the pool when the pool's sweep of dead
+   streams' states is due (the ordinary call makes it; a sweep runs when the number of states
+   doubles). Under RMM_NVTX the first mark of a resource type takes a lock once; nothing
    else reaches CUDA or waits. */
 RMMDEF rmm_status rmm_allocate_nowait(rmm_resource *mr, void **ptr, size_t bytes, rmm_stream stream, bool *would_block);
 RMMDEF rmm_status rmm_deallocate_nowait(rmm_resource *mr, void *ptr, size_t bytes, rmm_stream stream, bool *would_block);
@@ -887,7 +892,8 @@ RMMDEF rmm_status rmm_pool_create(rmm_resource **out, rmm_resource *upstream, co
 RMMDEF rmm_status rmm_pool_get_info(rmm_resource *pool, rmm_pool_info *info);
 /* Gives every wholly free upstream chunk back (the first one too), after waiting on the host for
    the work of the streams that freed into it, and the free-list tables of streams left holding no
-   free block. *released_bytes (may be NULL) says how much. Fails
+   free block; the states of streams destroyed since (and of foreign streams) go too, their free
+   memory to the default stream's lists, as a sweep would when their number doubles. *released_bytes (may be NULL) says how much. Fails
    with INVALID_ARGUMENT iff pool is not a pool; NOT_SUPPORTED from inside the pool's own upstream
    (its lock held: nothing is given back); with the upstream's or CUDA's status if a wait or a
    free fails (what was released so far stays released; the chunks a failed wait was to cover stay
@@ -3816,6 +3822,7 @@ RMM__PRIVATE rmm_status rmm__rec_stream_make(rmm_stream stream, rmm__rec_stream 
 RMM__PRIVATE void rmm__rec_stream_drop(rmm__rec_stream *rs);
 RMM__PRIVATE rmm_status rmm__rec_stream_order(const rmm__rec_stream *rs, rmm_stream stream, int *synced);
 RMM__PRIVATE uint64_t rmm__rec_stream_key(const rmm__rec_stream *rs);
+RMM__PRIVATE bool rmm__rec_stream_done(const rmm__rec_stream *rs);
 RMM__PRIVATE int rmm__passes_through(const rmm_resource *mr);
 RMM__PRIVATE bool rmm__aligned_passes(rmm_resource *mr, const void *ptr);
 /* How far up a chain of resources a record reaches (a user's graph with a cycle stops there). */
@@ -3880,8 +3887,23 @@ RMM__PRIVATE bool rmm__recorded_related(const rmm__recorded *r, rmm_resource *co
 RMM__PRIVATE bool rmm__rec_stream_same(const rmm__rec_stream *a, const rmm__rec_stream *b) {
     return a->handle == b->handle && a->reg == b->reg && a->per_thread == b->per_thread && a->device == b->device;
 }
+/* Drops r's records of library streams destroyed since whose work up to the destroy is done (their
+   death event complete, or synchronized at the destroy): a free has nothing left to wait for there.
+   A long-lived block recorded on many short-lived streams kept every one, with its registry entry
+   and event (red team 33: 100,000 records, and 100,000 waits at the free). O(r's streams) and an
+   event query per destroyed stream; keeps the caller's last error. Caller holds the lock. */
+RMM__PRIVATE void rmm__recorded_drop_done(rmm__recorded *r) {
+    size_t i, kept_n = 0;
+    for (i = 0; i < r->count; i++) {
+        if (rmm__rec_stream_done(&r->streams[i])) rmm__rec_stream_drop(&r->streams[i]);
+        else r->streams[kept_n++] = r->streams[i];
+    }
+    r->count = kept_n;
+}
 /* Adds *rs to r's streams (the reference moves to r), or drops it if r has that stream already;
-   false iff host memory ran out (rs untouched). Caller holds the lock. */
+   false iff host memory ran out (rs untouched). When r is full, the records of destroyed streams
+   whose work is done go first (rmm__recorded_drop_done), and r grows anyway when more than half stay,
+   so a record costs O(1) amortized plus the scan for the same stream. Caller holds the lock. */
 RMM__PRIVATE bool rmm__recorded_add(rmm__recorded *r, rmm__rec_stream *rs) {
     size_t i;
     for (i = 0; i < r->count; i++)
@@ -3890,11 +3912,14 @@ RMM__PRIVATE bool rmm__recorded_add(rmm__recorded *r, rmm__rec_stream *rs) {
             return true;
         }
     if (r->count == r->cap) {
-        size_t cap = r->cap ? r->cap * 2 : 4;
-        rmm__rec_stream *grown = (rmm__rec_stream *)RMM_SYS_REALLOC(r->streams, cap * sizeof *grown);
-        if (!grown) return false;
-        r->streams = grown;
-        r->cap = cap;
+        if (r->cap) rmm__recorded_drop_done(r);
+        if (r->count > r->cap / 2 || r->cap == 0) { /* (pruned to more than half: grows all the same) */
+            size_t cap = r->cap ? r->cap * 2 : 4;
+            rmm__rec_stream *grown = (rmm__rec_stream *)RMM_SYS_REALLOC(r->streams, cap * sizeof *grown);
+            if (!grown) return false;
+            r->streams = grown;
+            r->cap = cap;
+        }
     }
     r->streams[r->count++] = *rs;
     rs->reg = NULL;
@@ -5361,6 +5386,26 @@ RMM__PRIVATE void rmm__rec_stream_drop(rmm__rec_stream *rs) {
     rmm__sreg_unref(rs->reg);
     rs->reg = NULL;
 }
+/* Whether rs names a library stream destroyed since whose work up to its destroy is known done (its
+   death event complete, or the stream synchronized at the destroy): nothing to wait for. A failed
+   query says no and leaves no failure behind. */
+RMM__PRIVATE bool rmm__rec_stream_done(const rmm__rec_stream *rs) {
+    rmm__event death = NULL;
+    bool alive, complete, done = false;
+    rmm__kept_error kept;
+    if (!rs->reg || rs->per_thread) return false;
+    (void)rmm__spin_lock(&rs->reg->lock);
+    alive = rmm__sreg_alive(rs->reg);
+    death = rs->reg->death; /* (kept while rs holds its reference) */
+    complete = rs->reg->complete;
+    rmm__spin_unlock(&rs->reg->lock);
+    if (alive) return false;
+    if (!death) return complete;
+    rmm__error_keep(&kept);
+    if (rmm__event_query(death, &done) != RMM_SUCCESS) done = false;
+    rmm__error_back(&kept);
+    return done;
+}
 /* Whether `device` is the current one (false if that cannot be read). */
 static inline bool rmm__device_is_current(int device) {
     int now = -1;
@@ -5928,6 +5973,13 @@ RMM__PRIVATE void rmm__so_relist(rmm__so *so) {
    rmm__so_retire destroys no event (a later ordinary call does all three; a sweep in a nowait call
    asked 30 events until 2026-11-29, and destroyed 26: red teams' finds). */
 static RMM__TLS bool rmm__in_nowait;
+/* Set by a nowait call's state lookup that needs what only an ordinary call may do (a new state
+   that starts a sweep, states retired in a nowait call still to bury); rmm_allocate_nowait and
+   rmm_deallocate_nowait turn it into *would_block, and the ordinary call that follows does it.
+   (Until red team 33 the sweep ran in the nowait call, could settle nothing there, and doubled its
+   mark anyway: under rmmh, which tries every call nowait first, the states of dead streams, their
+   events and their memory piled up for good: 17 KB and an event per stream.) */
+static RMM__TLS bool rmm__nowait_refused;
 /* Lets go of a retired state's stream reference and keeps it as a spare, or destroys its event
    and frees it. */
 RMM__PRIVATE void rmm__so_bury(rmm__so *so, rmm__sstate *s) {
@@ -6283,6 +6335,11 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__so_state_slow(rmm__so *so, rmm_stream
         rmm__sreg_unref(k.reg); /* s holds its own reference */
         goto found;
     }
+    if (RMM__UNLIKELY(rmm__in_nowait) && (so->count + 1 >= so->sweep_at || so->doomed != NULL)) {
+        rmm__sreg_unref(k.reg); /* (no failure recorded: the ordinary call makes the state, and sweeps) */
+        rmm__nowait_refused = true;
+        return RMM_ERROR_NOT_SUPPORTED;
+    }
     if (so->count == so->cap) {
         size_t cap = so->cap ? so->cap * 2 : 8;
         rmm__sstate **grown = (rmm__sstate **)RMM_SYS_REALLOC(so->list, cap * sizeof *grown);
@@ -6406,7 +6463,7 @@ RMM__PRIVATE rmm_status rmm__so_acquire(rmm__so *so, rmm__sstate *s, const void 
 }
 /* After an item was taken from `from` for another stream: drops `from` if it can go. */
 static inline void rmm__so_taken(rmm__so *so, rmm__sstate *taker, rmm__sstate *from) {
-    if (RMM__UNLIKELY(from != taker) && rmm__so_retirable(so, from)) rmm__so_retire(so, from);
+    if (RMM__UNLIKELY(from != taker) && !rmm__in_nowait && rmm__so_retirable(so, from)) rmm__so_retire(so, from); /* (in a nowait call it stays, retirable later) */
 }
 /* Frees every state (after host-waiting for each, unless exiting) and the registry. */
 RMM__PRIVATE void rmm__so_free(rmm__so *so, bool exiting) {
@@ -8857,6 +8914,10 @@ RMM__IMPL rmm_status rmm_allocate_nowait(rmm_resource *mr, void **ptr, size_t by
     rmm__in_nowait = true;
     st = rmm__pool_alloc((rmm__pool *)mr, ptr, bytes, RMM_ALIGNMENT, stream, would_block);
     rmm__in_nowait = false;
+    if (RMM__UNLIKELY(rmm__nowait_refused)) { /* a sweep is due: the ordinary call makes it */
+        rmm__nowait_refused = false;
+        *would_block = true;
+    }
     if (*would_block) {
         *ptr = NULL;
         return RMM_SUCCESS;
@@ -8884,6 +8945,10 @@ RMM__IMPL rmm_status rmm_deallocate_nowait(rmm_resource *mr, void *ptr, size_t b
     rmm__in_nowait = true;
     st = rmm__pool_free((rmm__pool *)mr, ptr, bytes, stream, would_block);
     rmm__in_nowait = false;
+    if (RMM__UNLIKELY(rmm__nowait_refused)) { /* a sweep is due: the ordinary call makes it */
+        rmm__nowait_refused = false;
+        *would_block = true;
+    }
     if (*would_block) return RMM_SUCCESS;
     rmm__nvtx_mark(mr, 1, bytes);
     return st;
@@ -8905,6 +8970,15 @@ RMM__IMPL rmm_status rmm_pool_trim(rmm_resource *pool, size_t *released_bytes) {
         rmm__copy_cause(cause, rmm_last_error());
     }
     rmm__pool_settle_all(p);
+    if (waited == RMM_SUCCESS) { /* dead streams' states go now, their memory (done: the synchronize above) to the default
+                                    stream's, not when the states' number next doubles (red team 33: after a burst of 10,000
+                                    streams their states and events stayed, and trim kept them) */
+        rmm__sstate *legacy = NULL;
+        rmm__kept_error kept;
+        rmm__error_keep(&kept);
+        if (rmm__so_state(&p->so, RMM__LEGACY_HANDLE, 0, &legacy) == RMM_SUCCESS) rmm__so_sweep(&p->so, legacy);
+        rmm__error_back(&kept);
+    }
     st = p->backing->trim(p, &released);
     if (st == RMM_SUCCESS && waited != RMM_SUCCESS) /* (their chunks stay; what else was free went: a red team's find, 2026-11-29) */
         st = rmm__fail_cuda(cause_cuda, waited, "rmm_pool_trim: the chunks of streams' uncovered frees were kept, as the device synchronize that covers them failed: %s", cause);

@@ -732,6 +732,56 @@ TEST(pool_parked_blocks) {
 
 /* The "nowait" calls rmmh makes with Python's GIL held: served where nothing waits, refused
    (would_block, nothing done) where the lock is busy or memory must come from upstream. */
+/* Calls tried nowait first, as rmmh makes every DeviceBuffer and hook call, keep the pool's stream
+   states bounded as streams and threads come and go: a sweep inside a nowait call could settle
+   nothing and doubled its mark anyway, and the states it retired waited for an ordinary lookup to
+   be buried; under rmmh's pattern neither came (red team 33: 17 KB and an event per stream, 1.7 GB
+   after 100,000 streams). Now such a call is refused (would_block) when a sweep is due, and the
+   ordinary call makes it. */
+static rmm_resource *nw_pool;
+static void nw_pair(rmm_stream on, rmm_stream free_on) {
+    void *p = NULL;
+    bool wb = false;
+    CHECK_OK(rmm_allocate_nowait(nw_pool, &p, 4096, on, &wb));
+    if (wb) CHECK_OK(rmm_allocate(nw_pool, &p, 4096, on));
+    wb = false;
+    CHECK_OK(rmm_deallocate_nowait(nw_pool, p, 4096, free_on, &wb));
+    if (wb) CHECK_OK(rmm_deallocate(nw_pool, p, 4096, free_on));
+}
+static void *nw_thread(void *arg) {
+    (void)arg;
+    nw_pair(RMM_STREAM_PER_THREAD, RMM_STREAM_PER_THREAD);
+    return NULL;
+}
+TEST(pool_nowait_calls_keep_stream_states_bounded) {
+    rmm_pool_desc d = rmm_pool_desc_default();
+    rmm__pool *p;
+    rmm_stream keep = NULL, s = NULL;
+    int i;
+    NEED_GPU();
+    d.initial_bytes = 16 * MiB;
+    CHECK_OK(rmm_pool_create(&nw_pool, rmm_get_current_device_resource(), &d));
+    if (!nw_pool) return;
+    p = (rmm__pool *)nw_pool;
+    CHECK_OK(rmm_stream_create(&keep));
+    for (i = 0; i < 2000; i++) { /* a stream per block, freed on a long-lived one */
+        CHECK_OK(rmm_stream_create(&s));
+        nw_pair(s, keep);
+        CHECK_OK(rmm_stream_destroy(s));
+    }
+    CHECK(p->so.doomed == NULL && p->so.count <= 64);
+    for (i = 0; i < 300; i++) { /* a thread per block, on its per-thread stream */
+        pthread_t t;
+        CHECK(pthread_create(&t, NULL, nw_thread, NULL) == 0);
+        pthread_join(t, NULL);
+    }
+    CHECK(p->so.doomed == NULL && p->so.count <= 64);
+    CHECK_OK(rmm_pool_validate(nw_pool));
+    rmm_resource_destroy(nw_pool);
+    nw_pool = NULL;
+    CHECK_OK(rmm_stream_destroy(keep));
+}
+
 TEST(pool_nowait_calls) {
     counting_resource up;
     rmm_resource *mr = NULL, *vmr = NULL;
@@ -2914,6 +2964,71 @@ out:
     rmm_stream_destroy(s);
     rmm_resource_destroy(b);
     rmm_resource_destroy(a);
+}
+/* A long-lived block recorded on many short-lived library streams keeps about as many records as
+   streams alive or busy: the records of streams destroyed since whose work is done go as more come
+   (red team 33: every one stayed, with its registry entry and event, the duplicate check scanned
+   them all, and the free made 100,000 waits). A live stream's record stays. */
+TEST(record_stream_on_short_lived_streams_stays_bounded) {
+    rmm_resource *pool = NULL;
+    rmm_stream live = NULL, s = NULL;
+    rmm__recorded *r;
+    void *p = NULL;
+    size_t i, n = 0;
+    bool live_kept = false;
+    NEED_GPU();
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), NULL));
+    CHECK_OK(rmm_stream_create(&live));
+    if (!pool || !live) goto out;
+    CHECK_OK(rmm_allocate(pool, &p, 4096, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_record_stream(pool, p, 4096, live));
+    for (i = 0; i < 1000; i++) {
+        CHECK_OK(rmm_stream_create(&s));
+        CHECK_OK(rmm_record_stream(pool, p, 4096, s));
+        CHECK_OK(rmm_stream_destroy(s));
+    }
+    rmm__lock(&rmm__recorded_lock);
+    r = rmm__recorded_find(pool, p);
+    if (r) {
+        n = r->count;
+        for (i = 0; i < r->count; i++) live_kept |= r->streams[i].handle == live && r->streams[i].reg != NULL;
+    }
+    rmm__unlock(&rmm__recorded_lock);
+    printf("  %zu records kept of 1001\n", n);
+    CHECK(r != NULL && n <= 64 && live_kept);
+    CHECK_OK(rmm_deallocate(pool, p, 4096, RMM_STREAM_DEFAULT));
+    CHECK(rmm__recorded_count == 0);
+out:
+    rmm_stream_destroy(live);
+    rmm_resource_destroy(pool);
+}
+/* rmm_pool_trim lets the states of streams destroyed since go (their memory to the default
+   stream's lists), not only when their number next doubles (red team 33: after a burst of streams
+   their states and events stayed through a trim). */
+TEST(pool_trim_drops_dead_streams_states) {
+    rmm_resource *pool = NULL;
+    rmm_stream s[20];
+    void *p[20], *q = NULL;
+    size_t released = 0;
+    int i;
+    NEED_GPU();
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), NULL));
+    if (!pool) return;
+    for (i = 0; i < 20; i++) { /* a burst of streams alive at once (20 states: below the first sweep's 32) */
+        CHECK_OK(rmm_stream_create(&s[i]));
+        CHECK_OK(rmm_allocate(pool, &p[i], 4096, s[i]));
+    }
+    for (i = 0; i < 20; i++) {
+        CHECK_OK(rmm_deallocate(pool, p[i], 4096, s[i]));
+        CHECK_OK(rmm_stream_destroy(s[i]));
+    }
+    CHECK(pool_info(pool).stream_states >= 20);
+    CHECK_OK(rmm_pool_trim(pool, &released));
+    CHECK(pool_info(pool).stream_states <= 2);
+    CHECK_OK(rmm_pool_validate(pool));
+    CHECK_OK(rmm_allocate(pool, &q, 4096, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(pool, q, 4096, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(pool);
 }
 TEST(record_stream_holds_along_the_resource_chain) {
     rmm_resource *mr = NULL, *st = NULL, *before;
@@ -6115,6 +6230,7 @@ int main(void) {
     RUN(pool_coalescing);
     RUN(pool_parked_blocks);
     RUN(pool_nowait_calls);
+    RUN(pool_nowait_calls_keep_stream_states_bounded);
     RUN(pool_multi_stream);
     RUN(pool_streams_outlive_pool);
     RUN(pool_refusal_at_the_maximum_gives_nothing_back);
@@ -6123,6 +6239,8 @@ int main(void) {
     RUN(pool_create_fails_before_its_registry);
     RUN(record_stream_contract);
     RUN(record_stream_holds_along_the_resource_chain);
+    RUN(record_stream_on_short_lived_streams_stays_bounded);
+    RUN(pool_trim_drops_dead_streams_states);
     RUN(record_stream_holds_for_a_free_through_an_equal_resource);
     RUN(record_stream_legacy_stream_of_another_device);
     RUN(record_stream_wait_is_the_free_devices_stream);

@@ -317,6 +317,9 @@ def test_record_stream():
     b.record_stream(s2)
     b.record_stream(s2)  # twice: once
     b.record_stream(s1)  # its own stream: nothing to wait for
+    for _ in range(100):  # kept once per stream (it kept an entry per call: red team 33)
+        b.record_stream(s2)
+    assert len(b._recorded) == 2
     with pytest.raises(TypeError):
         b.record_stream(None)
     rmm.DeviceBuffer(size=0, stream=s1).record_stream(s2)  # empty: a no-op
