@@ -107,10 +107,12 @@ test: test-build examples lib bench
 test-long:
 	@$(MAKE) --no-print-directory test RMM_TEST_LONG=1
 
-# the demo: the basics example on the GPU when there is one, else on the host backend
-demo: $(BUILD)/examples/host/01_basics $(BUILD)/examples/cuda/01_basics
-	@if nvidia-smi -L >/dev/null 2>&1; then $(BUILD)/examples/cuda/01_basics; \
-	 else echo "(no GPU found: running on the host backend)"; $(BUILD)/examples/host/01_basics; fi
+# the demo: the basics example on the GPU when there is one, else on the host backend (the CUDA
+# build only where the toolkit's headers are: without them the host demo still runs)
+HAVE_CUDA := $(shell test -f $(CUDA_HOME)/include/cuda_runtime_api.h && echo yes)
+demo: $(BUILD)/examples/host/01_basics $(if $(HAVE_CUDA),$(BUILD)/examples/cuda/01_basics)
+	@if [ -x $(BUILD)/examples/cuda/01_basics ] && nvidia-smi -L >/dev/null 2>&1; then $(BUILD)/examples/cuda/01_basics; \
+	 else echo "(no GPU found, or no CUDA toolkit: running on the host backend)"; $(BUILD)/examples/host/01_basics; fi
 
 # every GPU check in one command (tests/gpu_check_all.sh says what it runs and needs); logs and
 # summary.txt in $(OUT) if set, else build/gpu-check/

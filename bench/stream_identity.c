@@ -139,6 +139,15 @@ int main(int argc, char **argv) {
     cudaStream_t streams[16];
     cudaEvent_t events[16];
     int quick = argc > 1 && strcmp(argv[1], "--quick") == 0, q, t, round, rounds = quick ? 8 : 32, reused = 0, reused_pending = 0, ms = 30;
+    {
+        int count = 0;
+        cudaError_t err = cudaGetDeviceCount(&count);
+        if (err != cudaSuccess || count == 0) { /* (as the other benchmarks say it) */
+            fprintf(stderr, "stream_identity: no usable CUDA device (cudaGetDeviceCount() %s: %s)\n", err == cudaSuccess ? "found none" : "failed",
+                    err == cudaSuccess ? "0 devices" : cudaGetErrorName(err));
+            return 2;
+        }
+    }
     print_machine(NULL);
     printf("# settings: %s, %s calls per thread per query, medians of 3\n", quick ? "--quick" : "full", quick ? "20000" : "200000");
     g_calls = quick ? 20000 : 200000;

@@ -318,9 +318,11 @@ class Timeline(Base):
         self.fails("timeline", self.write("h.csv", "Thread,Time,Action,Pointer,Size,Stream\n"), expect=r"no events")
         # a last row cut off (a process killed mid-write) is left out and noted, not refused (red
         # team 33); the same row complete but broken is still refused
-        cut = self.plot("timeline", self.write("cut.csv", log_text([("allocate", 0x1000, 10)]) + "1005"))
-        self.assertIn("the last row is cut off", " ".join(cut.texts("note")))
-        self.assertEqual(cut.desc()["events"], "1")
+        for tail in ("1005", "1,11:00:00.000003,allocate,0x400000,8388"):  # cut in Thread, in Size
+            cut = self.plot("timeline", self.write("cut.csv", log_text([("allocate", 0x1000, 10)]) + tail))
+            self.assertIn("the last row is cut off", " ".join(cut.texts("note")))
+            self.assertEqual(cut.desc()["events"], "1")
+            self.assertEqual(cut.desc()["peak_live_bytes"], "10")
         bad = log_text([("allocate", 0x1000, 10)]) + "1,11:00:00.000001,allocate,0x2000,ten,0\n"
         self.fails("timeline", self.write("bad.csv", bad), expect=r"bad\.csv:3: not an RMM log row")
         odd = log_text([("allocate", 0x1000, 10)]).replace("allocate", "reserve")

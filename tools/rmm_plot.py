@@ -216,6 +216,10 @@ def _read_rows(log, f, want_times, reference):
     lineno = 1
     t = ""
     for lineno, line in enumerate(f, 2):
+        if not line.endswith("\n"):  # only the last line can lack one: a writer killed mid-row
+            if line.strip():          # (a row cut in its Size would parse, with the wrong size)
+                log.cut_last_row = True
+            continue
         try:
             p = line.split(",", 6)
             a = p[2]
@@ -283,9 +287,6 @@ def _read_rows(log, f, want_times, reference):
             i += 1
         except (IndexError, ValueError) as e:
             if not line.strip():
-                continue
-            if not line.endswith("\n"):  # only the last line can lack one: a process killed mid-row
-                log.cut_last_row = True
                 continue
             why = str(e) if str(e).startswith(("unknown action", "bad time")) else "not Thread,Time,Action,Pointer,Size,Stream"
             raise PlotError(f"{log.path}:{lineno}: not an RMM log row ({why}): '{line.strip()[:80]}'") from None

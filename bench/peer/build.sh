@@ -12,6 +12,8 @@ ARCH=${PEER_ARCH:--arch=sm_90}
 P=.peer
 O=build/bench/peer
 mkdir -p "$P" "$O"
+ls .whl/librmm_cu13-*.whl .whl/rapids_logger-*.whl >/dev/null 2>&1 ||
+    { echo "bench/peer/build.sh: no librmm_cu13 and rapids_logger wheels in .whl/ (the download command is at the top of this file)" >&2; exit 1; }
 # (python's zipfile, not unzip: the GPU image has no unzip)
 for w in .whl/librmm_cu13-*.whl .whl/rapids_logger-*.whl; do "${PYTHON:-python3}" -m zipfile -e "$w" "$P"; done
 cp "$P/librmm/lib64/librmm.so" "$P/rapids_logger/lib64/librapids_logger.so" "$O/"

@@ -39,7 +39,7 @@ __all__ = ["GraphPool"]
 # _prune_kept_upstreams once rmm.h says no released pool over that upstream is left
 # (rmm_graph_pools_pending). Until 2026-11-30 they were kept for the life of the process, with
 # their memory (red team 29: every later reinitialize of a large pool ran out of memory).
-_kept_upstreams = []
+_kept_upstreams: list = []
 # Held around each rmm_capture_begin and rmm_capture_end with the count of registrations
 # (_lifetime.captures, all pools), and around release()'s destroy and its reading of that count:
 # so the count is C's. (Until 2026-11-28 the count changed outside the C calls, which let the GIL
