@@ -385,8 +385,10 @@ RMMDEF rmm_status rmm_deallocate_aligned(rmm_resource *mr, void *ptr, size_t byt
    its free),
    OUT_OF_MEMORY iff host memory runs out (nothing recorded); the device query's status. Thread-safe
    (one global lock; a user type's get_upstream is called outside it). The records of library
-   streams destroyed since whose work is done are dropped as more come (so a long-lived block
-   recorded on many short-lived streams keeps about as many as are alive or busy). Cost: O(the
+   streams (rmm_stream_create, stream pools) destroyed since whose work is done are dropped as
+   more come, so a long-lived block recorded on many short-lived library streams keeps about as
+   many as are alive or busy; a foreign stream's record and a thread's per-thread stream's stay
+   until the free (the library cannot see them die), one per stream. Cost: O(the
    streams recorded for the block) for the check for the same stream, O(1) amortized plus a
    walk of mr's chain; while any block is recorded every free pays one relaxed load and a lock with
    a hash lookup (a free at a recorded address: a walk of its resource's chain, a second lock, and
@@ -892,8 +894,9 @@ RMMDEF rmm_status rmm_pool_create(rmm_resource **out, rmm_resource *upstream, co
 RMMDEF rmm_status rmm_pool_get_info(rmm_resource *pool, rmm_pool_info *info);
 /* Gives every wholly free upstream chunk back (the first one too), after waiting on the host for
    the work of the streams that freed into it, and the free-list tables of streams left holding no
-   free block; the states of streams destroyed since (and of foreign streams) go too, their free
-   memory to the default stream's lists, as a sweep would when their number doubles. *released_bytes (may be NULL) says how much. Fails
+   free block; when that wait worked, the states of streams destroyed since (and of foreign
+   streams) whose work is known done go too, their free memory to the default stream's lists (a
+   state it may make), as a sweep would when their number doubles. *released_bytes (may be NULL) says how much. Fails
    with INVALID_ARGUMENT iff pool is not a pool; NOT_SUPPORTED from inside the pool's own upstream
    (its lock held: nothing is given back); with the upstream's or CUDA's status if a wait or a
    free fails (what was released so far stays released; the chunks a failed wait was to cover stay
@@ -5748,7 +5751,6 @@ typedef struct rmm__sstate {
                            (records on one stream complete in order) */
     uint32_t query_skip; /* rmm__so_refresh_done: attempts left before the event is asked again */
     uint32_t query_wait; /* the skip set after the last "not done" (0: the last answer was done) */
-    struct rmm__sstate *doomed_next; /* rmm__so.doomed's chain */
 } rmm__sstate;
 
 typedef struct rmm__so rmm__so;
@@ -5792,7 +5794,6 @@ struct rmm__so {
                                 is retired (see rmm__so_mine) */
     rmm__sstate *spares[RMM__SO_SPARES]; /* retired states kept with their events, for reuse */
     size_t spare_count;
-    rmm__sstate *doomed;     /* retired inside nowait calls, still to bury (rmm__so_bury_doomed) */
     /* With track_holders the slow path looks only at `holders`: a superset of the states that hold
        free memory (the resource lists a state when it may have gained some; a state found empty
        leaves), so a stream's first allocation costs O(holders), not O(states). holders_lost: a
@@ -5969,13 +5970,14 @@ RMM__PRIVATE void rmm__so_relist(rmm__so *so) {
 }
 
 /* Set while this thread makes a "nowait" call (rmm_allocate_nowait): it must make no CUDA call but
-   a foreign stream's id, so rmm__so_unstick does nothing then, rmm__so_settled asks no event and
-   rmm__so_retire destroys no event (a later ordinary call does all three; a sweep in a nowait call
-   asked 30 events until 2026-11-29, and destroyed 26: red teams' finds). */
+   a foreign stream's id. Such a call never sweeps or retires a state (refused where a sweep is
+   due: rmm__nowait_refused; it takes from no other stream's state), and rmm__so_unstick and
+   rmm__so_settled check it too (a sweep in a nowait call asked 30 events until 2026-11-29, and
+   destroyed 26: red teams' finds; until red team 33 it still ran there, settling nothing). */
 static RMM__TLS bool rmm__in_nowait;
 /* Set by a nowait call's state lookup that needs what only an ordinary call may do (a new state
-   that starts a sweep, states retired in a nowait call still to bury); rmm_allocate_nowait and
-   rmm_deallocate_nowait turn it into *would_block, and the ordinary call that follows does it.
+   that starts a sweep); the pool's allocate and free turn it into *would_block on their failure
+   branch, and the ordinary call that follows makes the sweep.
    (Until red team 33 the sweep ran in the nowait call, could settle nothing there, and doubled its
    mark anyway: under rmmh, which tries every call nowait first, the states of dead streams, their
    events and their memory piled up for good: 17 KB and an event per stream.) */
@@ -5992,19 +5994,12 @@ RMM__PRIVATE void rmm__so_bury(rmm__so *so, rmm__sstate *s) {
         RMM_SYS_FREE(s);
     }
 }
-/* Buries the states retired during nowait calls (outside one only). O(those states). */
-RMM__PRIVATE RMM__NOINLINE void rmm__so_bury_doomed(rmm__so *so) {
-    while (so->doomed) {
-        rmm__sstate *s = so->doomed;
-        so->doomed = s->doomed_next;
-        rmm__so_bury(so, s);
-    }
-}
-/* Removes s from the list and map and frees it (or keeps it as a spare; inside a nowait call, puts
-   it on so->doomed). s holds no memory. */
+/* Removes s from the list and map and frees it (or keeps it as a spare). s holds no memory. Never
+   in a nowait call (its event, or its dead stream's, would be destroyed: a CUDA call). */
 RMM__PRIVATE void rmm__so_retire(rmm__so *so, rmm__sstate *s) {
     size_t i = s->index;
     RMM_ASSERT(so->list[i] == s);
+    RMM_ASSERT(!rmm__in_nowait);
     so->list[i] = so->list[--so->count];
     so->list[i]->index = i;
     if (s->keyed) rmm__addr_map_remove(&so->map, (uintptr_t)s->key);
@@ -6012,11 +6007,6 @@ RMM__PRIVATE void rmm__so_retire(rmm__so *so, rmm__sstate *s) {
     so->gen = RMM__ATOMIC_ADD(&rmm__so_gens, 1); /* (threads' cached states of so are checked again) */
     rmm__so_unlist(so, s);
     so->ops->fini(so, s);
-    if (RMM__UNLIKELY(rmm__in_nowait)) { /* (its event, or its dead stream's, would be destroyed: later) */
-        s->doomed_next = so->doomed;
-        so->doomed = s;
-        return;
-    }
     rmm__so_bury(so, s);
 }
 /* Whether s is a foreign stream's state (keyed by the stream's id): eager, and no registry entry. */
@@ -6244,6 +6234,7 @@ RMM__PRIVATE void rmm__so_sweep(rmm__so *so, rmm__sstate *current) {
     size_t i = so->count;
     rmm__kept_error kept;
     rmm_status failed;
+    RMM_ASSERT(!rmm__in_nowait); /* (refused at the state's creation: rmm__nowait_refused) */
     /* the sweep serves the call that runs it, which goes on whatever the sweep finds: no failure of
        the sweep's stays behind (a failed device synchronize of a stream destroyed without its
        death event stayed in rmm_last_status: review 25; the unstick's: review 26) */
@@ -6307,7 +6298,6 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__so_state_slow(rmm__so *so, rmm_stream
     void **slot;
     rmm__sstate *s;
     rmm__so_mine_entry *mine = rmm__so_mine_for(so);
-    if (RMM__UNLIKELY(so->doomed != NULL) && !rmm__in_nowait) rmm__so_bury_doomed(so);
     if (mine->so == so && mine->gen == so->gen && rmm__so_names(mine->s, stream, prekey)) {
         *out = so->last = mine->s;
         return RMM_SUCCESS;
@@ -6335,7 +6325,7 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__so_state_slow(rmm__so *so, rmm_stream
         rmm__sreg_unref(k.reg); /* s holds its own reference */
         goto found;
     }
-    if (RMM__UNLIKELY(rmm__in_nowait) && (so->count + 1 >= so->sweep_at || so->doomed != NULL)) {
+    if (RMM__UNLIKELY(rmm__in_nowait) && so->count + 1 >= so->sweep_at) {
         rmm__sreg_unref(k.reg); /* (no failure recorded: the ordinary call makes the state, and sweeps) */
         rmm__nowait_refused = true;
         return RMM_ERROR_NOT_SUPPORTED;
@@ -6463,7 +6453,7 @@ RMM__PRIVATE rmm_status rmm__so_acquire(rmm__so *so, rmm__sstate *s, const void 
 }
 /* After an item was taken from `from` for another stream: drops `from` if it can go. */
 static inline void rmm__so_taken(rmm__so *so, rmm__sstate *taker, rmm__sstate *from) {
-    if (RMM__UNLIKELY(from != taker) && !rmm__in_nowait && rmm__so_retirable(so, from)) rmm__so_retire(so, from); /* (in a nowait call it stays, retirable later) */
+    if (RMM__UNLIKELY(from != taker) && rmm__so_retirable(so, from)) rmm__so_retire(so, from); /* (never in a nowait call: it takes from no other state) */
 }
 /* Frees every state (after host-waiting for each, unless exiting) and the registry. */
 RMM__PRIVATE void rmm__so_free(rmm__so *so, bool exiting) {
@@ -6475,13 +6465,6 @@ RMM__PRIVATE void rmm__so_free(rmm__so *so, bool exiting) {
         so->ops->fini(so, s);
         rmm__sreg_unref(s->reg);
         if (!exiting) rmm__event_destroy(s->event); /* else leaked: no CUDA at exit */
-        RMM_SYS_FREE(s);
-    }
-    while (so->doomed) {
-        rmm__sstate *s = so->doomed;
-        so->doomed = s->doomed_next;
-        rmm__sreg_unref(s->reg);
-        if (!exiting) rmm__event_destroy(s->event);
         RMM_SYS_FREE(s);
     }
     for (i = 0; i < so->spare_count; i++) {
@@ -8741,7 +8724,13 @@ RMM__PRIVATE rmm_status rmm__pool_alloc(rmm__pool *p, void **ptr, size_t bytes, 
         prekey = rmm__so_ask_key(stream); /* (under the lock: see rmm__so_prekey) */
     }
     st = rmm__so_state(&p->so, stream, prekey, &ss);
-    if (RMM__UNLIKELY(st != RMM_SUCCESS)) goto out;
+    if (RMM__UNLIKELY(st != RMM_SUCCESS)) {
+        if (would_block && rmm__nowait_refused) { /* a sweep is due: the ordinary call makes it */
+            rmm__nowait_refused = false;
+            *would_block = true;
+        }
+        goto out;
+    }
     s = (rmm__pstream *)ss;
     if (RMM__UNLIKELY(s->ring != NULL) && (size > RMM__POOL_QUICK_MAX || !rmm__so_by_id(&s->ss)) && (b = rmm__pool_ring_take(s->ring, size, alignment)) != NULL) {
         /* a block freed on this (eager) stream since its last event, taken back whole */
@@ -8877,6 +8866,10 @@ again:
     }
     if (RMM__UNLIKELY(st != RMM_SUCCESS)) {
         rmm__spin_unlock(&p->so.lock); /* the block stays allocated: the free may be retried */
+        if (would_block && rmm__nowait_refused) { /* a sweep is due: the ordinary call makes it */
+            rmm__nowait_refused = false;
+            *would_block = true;
+        }
         return st;
     }
     rmm__so_listed(&p->so, ss);
@@ -8914,10 +8907,6 @@ RMM__IMPL rmm_status rmm_allocate_nowait(rmm_resource *mr, void **ptr, size_t by
     rmm__in_nowait = true;
     st = rmm__pool_alloc((rmm__pool *)mr, ptr, bytes, RMM_ALIGNMENT, stream, would_block);
     rmm__in_nowait = false;
-    if (RMM__UNLIKELY(rmm__nowait_refused)) { /* a sweep is due: the ordinary call makes it */
-        rmm__nowait_refused = false;
-        *would_block = true;
-    }
     if (*would_block) {
         *ptr = NULL;
         return RMM_SUCCESS;
@@ -8945,10 +8934,6 @@ RMM__IMPL rmm_status rmm_deallocate_nowait(rmm_resource *mr, void *ptr, size_t b
     rmm__in_nowait = true;
     st = rmm__pool_free((rmm__pool *)mr, ptr, bytes, stream, would_block);
     rmm__in_nowait = false;
-    if (RMM__UNLIKELY(rmm__nowait_refused)) { /* a sweep is due: the ordinary call makes it */
-        rmm__nowait_refused = false;
-        *would_block = true;
-    }
     if (*would_block) return RMM_SUCCESS;
     rmm__nvtx_mark(mr, 1, bytes);
     return st;
@@ -8970,9 +8955,10 @@ RMM__IMPL rmm_status rmm_pool_trim(rmm_resource *pool, size_t *released_bytes) {
         rmm__copy_cause(cause, rmm_last_error());
     }
     rmm__pool_settle_all(p);
-    if (waited == RMM_SUCCESS) { /* dead streams' states go now, their memory (done: the synchronize above) to the default
-                                    stream's, not when the states' number next doubles (red team 33: after a burst of 10,000
-                                    streams their states and events stayed, and trim kept them) */
+    if (waited == RMM_SUCCESS) { /* dead streams' states go now, their memory, where its work is known done
+                                    (rmm__so_settled), to the default stream's, not when the states' number next
+                                    doubles (red team 33: after a burst of 10,000 streams their states and events
+                                    stayed, and trim kept them) */
         rmm__sstate *legacy = NULL;
         rmm__kept_error kept;
         rmm__error_keep(&kept);
@@ -12321,6 +12307,7 @@ typedef struct rmm__logging {
     rmm__adaptor a;
     FILE *file;
     bool owns_file, auto_flush;
+    bool error_before; /* the caller's FILE had its error set already: not the adaptor's rows */
     rmm__mutex lock;
 } rmm__logging;
 /* Thread,Time,Action,Pointer,Size,Stream - exactly as RMM's logging_resource_adaptor writes. */
@@ -12366,9 +12353,9 @@ RMM__PRIVATE rmm_status rmm__logging_deallocate(rmm_resource *self, void *ptr, s
 }
 RMM__PRIVATE void rmm__logging_destroy(rmm_resource *self) {
     rmm__logging *l = (rmm__logging *)self;
-    bool lost = ferror(l->file) != 0; /* a write failed on the way, though later ones may have worked
-                                         (a full disk freed again; red team 33: ~800 of 1,020 rows
-                                         were gone and destroy said nothing) */
+    bool lost = ferror(l->file) != 0 && !l->error_before; /* a write failed on the way, though later ones may
+                                         have worked (a full disk freed again; red team 33: ~800 of 1,020
+                                         rows were gone and destroy said nothing) */
     if ((l->owns_file ? fclose(l->file) : fflush(l->file)) != 0) /* (rows still buffered: the last error says they are lost) */
         (void)rmm__fail(RMM_ERROR_IO, "rmm_resource_destroy: the logging adaptor's last rows could not be written to its file: %s", strerror(errno));
     else if (lost)
@@ -12390,6 +12377,7 @@ RMM__PRIVATE rmm_status rmm__logging_new(rmm_resource **out, rmm_resource *upstr
     l->file = file;
     l->owns_file = owns;
     l->auto_flush = auto_flush;
+    l->error_before = ferror(file) != 0;
     rmm__mutex_init(&l->lock);
     if (fputs("Thread,Time,Action,Pointer,Size,Stream\n", file) < 0 || (auto_flush && fflush(file) != 0)) {
         rmm__logging_destroy(&a->base);

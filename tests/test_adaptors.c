@@ -1644,8 +1644,6 @@ TEST(statistics_totals_stay_at_int64_max) {
     rmm_resource_destroy(cb);
 }
 
-/* A free that fails below the logging adaptor: its "free" row (written first) is followed by a
-   "free failure" row; a free that succeeds after it writes "free" only. */
 #if defined(__linux__)
 #include <signal.h>
 #include <sys/resource.h>
@@ -1681,10 +1679,29 @@ TEST(logging_destroy_reports_rows_lost_mid_run) {
         remove(path);
     }
     signal(SIGXFSZ, old_handler);
+    /* a caller's FILE whose error was set before the adaptor (a read on a write-only stream):
+       not the adaptor's rows, nothing reported (review 33) */
+    {
+        FILE *f;
+        CHECK(temp_path(path, sizeof path, "before"));
+        f = fopen(path, "w");
+        CHECK(f != NULL);
+        if (f) {
+            CHECK(fgetc(f) == EOF && ferror(f));
+            CHECK_OK(rmm_logging_adaptor_create_file(&log, cuda, f, false));
+            rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "mark");
+            rmm_resource_destroy(log);
+            CHECK(strcmp(rmm_last_error(), "mark") == 0);
+            fclose(f);
+        }
+        remove(path);
+    }
     rmm_resource_destroy(cuda);
 }
 #endif
 
+/* A free that fails below the logging adaptor: its "free" row (written first) is followed by a
+   "free failure" row; a free that succeeds after it writes "free" only. */
 TEST(logging_marks_a_failed_free) {
     rmm_resource *cb = NULL, *tr = NULL, *lg = NULL;
     void *p = NULL;

@@ -222,6 +222,19 @@ TEST(imported_frees_refuse_what_was_not_imported) {
     rmm_resource_destroy(cuda);
 }
 
+#if !defined(RMM_BACKEND_HOST)
+/* The exports' NOT_SUPPORTED is for "invalid value" and "not supported" only: a sticky error (a
+   kernel's fault) is CUDA, not "cannot export" (every error but out of memory was NOT_SUPPORTED
+   until red team 33, and rmmh's GPU test then skipped). No device needed: the mapping alone. */
+TEST(export_errors_map_as_documented) {
+    CHECK_STATUS(rmm__ipc_fail(cudaErrorInvalidValue, "cudaMemPoolExportPointer", true), RMM_ERROR_NOT_SUPPORTED);
+    CHECK_STATUS(rmm__ipc_fail(cudaErrorNotSupported, "cudaMemPoolExportToShareableHandle", true), RMM_ERROR_NOT_SUPPORTED);
+    CHECK_STATUS(rmm__ipc_fail(cudaErrorLaunchFailure, "cudaMemPoolExportPointer", true), RMM_ERROR_CUDA);
+    CHECK(rmm_last_cuda_error() == (int)cudaErrorLaunchFailure);
+    CHECK_STATUS(rmm__ipc_fail(cudaErrorMemoryAllocation, "cudaMemPoolExportPointer", true), RMM_ERROR_OUT_OF_MEMORY);
+}
+#endif
+
 int main(void) {
     HARNESS_INIT();
     RUN(allocation_base_through_every_sub_allocator);
@@ -229,5 +242,8 @@ int main(void) {
     RUN(allocation_base_through_binning_bins);
     RUN(legacy_allocation_offset);
     RUN(imported_frees_refuse_what_was_not_imported);
+#if !defined(RMM_BACKEND_HOST)
+    RUN(export_errors_map_as_documented);
+#endif
     return harness_main_end();
 }

@@ -681,7 +681,7 @@ TEST(a_failed_id_query_sends_no_free_to_another_streams_ring) {
 /* A "nowait" allocation (rmm_allocate_nowait) makes no CUDA call beyond a foreign stream's id, even
    when the state it makes for a new stream brings the sweep of the pool's states: the sweep then
    asks no event (a review's find, 2026-11-29: 30 event queries in one such call). */
-TEST(a_nowait_call_that_sweeps_makes_no_cuda_call) {
+TEST(a_nowait_call_when_a_sweep_is_due_is_refused_and_makes_no_cuda_call) {
     rmm_resource *mr = NULL;
     rmm_stream st[31], n;
     void *ps[31], *p = NULL;
@@ -700,10 +700,15 @@ TEST(a_nowait_call_that_sweeps_makes_no_cuda_call) {
     states = ((rmm__pool *)mr)->so.count;
     CHECK(states + 1 >= ((rmm__pool *)mr)->so.sweep_at); /* (the next state brings a sweep: else the test tests nothing) */
     queries = m_queries, records = m_records, waits = m_waits, syncs = m_syncs;
+    rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "mark");
     CHECK_OK(rmm_allocate_nowait(mr, &p, 4096, n, &wb));
     printf("  during the call: %lu event queries, %lu records, %lu waits, %lu synchronizes; %zu states before, %zu after\n", m_queries - queries,
            m_records - records, m_waits - waits, m_syncs - syncs, states, ((rmm__pool *)mr)->so.count);
     CHECK(m_queries == queries && m_records == records && m_waits == waits && m_syncs == syncs);
+    /* refused (since red team 33: the sweep it ran could settle nothing): nothing made, no failure left */
+    CHECK(wb && p == NULL && ((rmm__pool *)mr)->so.count == states && strcmp(rmm_last_error(), "mark") == 0);
+    CHECK_OK(rmm_allocate(mr, &p, 4096, n)); /* the ordinary call makes the state, and sweeps */
+    CHECK(((rmm__pool *)mr)->so.sweep_at > 32); /* (the sweep ran: its mark doubled) */
     if (p) CHECK_OK(rmm_deallocate(mr, p, 4096, n));
     model_reset();
     rmm_resource_destroy(mr);
@@ -1244,7 +1249,7 @@ int main(void) {
     RUN(handle_reuse_after_a_refill_waits_for_the_donor);
     RUN(growth_then_handle_reuse_waits_for_the_old_stream);
     RUN(a_failed_id_query_sends_no_free_to_another_streams_ring);
-    RUN(a_nowait_call_that_sweeps_makes_no_cuda_call);
+    RUN(a_nowait_call_when_a_sweep_is_due_is_refused_and_makes_no_cuda_call);
     RUN(random_programs_on_every_kind_of_resource);
     RUN(random_programs_with_streams_that_outlive_the_resource);
     RUN(record_stream_orders_every_recorded_stream);

@@ -496,8 +496,9 @@ class DeviceBuffer(_Base):
             recorded = getattr(self, "_recorded", None)
             if recorded is None:
                 self._recorded = [s]
-            elif not any(r is s for r in recorded):  # (once per stream, as rmm.h records it: a
-                # red team's find, 100,000 calls on one stream kept 100,000 entries)
+            elif not any(r._h == s._h for r in recorded):  # (once per stream handle, as rmm.h
+                # records it; a CuPy or PyTorch stream gets a new wrapper per call: red team 33
+                # and review 33, 100,000 calls on one stream kept 100,000 entries)
                 recorded.append(s)
 
     def copy(self):

@@ -238,6 +238,11 @@ def recv_fd(sock, message=b"fd"):
     msg, fds, _, _ = socket.recv_fds(sock, len(message), 1)
     if not fds:
         raise OSError("no file descriptor received (got %r)" % (msg,))
+    while len(msg) < len(message):  # (a stream socket may deliver the marker in parts)
+        more = sock.recv(len(message) - len(msg))
+        if not more:
+            break
+        msg += more
     if msg != message:
         for fd in fds:
             os.close(fd)

@@ -320,6 +320,14 @@ def test_record_stream():
     for _ in range(100):  # kept once per stream (it kept an entry per call: red team 33)
         b.record_stream(s2)
     assert len(b._recorded) == 2
+
+    class Foreign:  # a framework's stream: wrapped anew at each call (review 33)
+        def __cuda_stream__(self):
+            return (0, s2.handle)
+    f = Foreign()
+    for _ in range(100):
+        b.record_stream(f)
+    assert len(b._recorded) == 2
     with pytest.raises(TypeError):
         b.record_stream(None)
     rmm.DeviceBuffer(size=0, stream=s1).record_stream(s2)  # empty: a no-op

@@ -405,9 +405,11 @@ def test_import_pointer_after_close_and_concurrent_close(monkeypatch):
     import time
     from rmmh import _lib, ipc
     calls = []
+    entered = threading.Event()
 
     def slow_import(h, data, out):
         calls.append(("import", h))
+        entered.set()
         time.sleep(0.05)
         out._obj.value = 4096
         return 0
@@ -419,7 +421,7 @@ def test_import_pointer_after_close_and_concurrent_close(monkeypatch):
     pool.handle, pool._imported = 1234, set()
     t = threading.Thread(target=pool.import_pointer, args=(bytes(64),))
     t.start()
-    time.sleep(0.01)
+    assert entered.wait(10)  # (the import holds the lock: close() waits for it)
     pool.close()
     t.join()
     assert calls == [("import", 1234), ("free", 4096), ("destroy", 1234)]
