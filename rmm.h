@@ -896,8 +896,8 @@ RMMDEF rmm_status rmm_pool_get_info(rmm_resource *pool, rmm_pool_info *info);
    the work of the streams that freed into it, and the free-list tables of streams left holding no
    free block; when that wait worked, the states of streams destroyed since (and of foreign
    streams) whose work is known done go too, their free memory to the default stream's lists (a
-   state it may make), as a sweep would when their number doubles. *released_bytes (may be NULL) says how much. Fails
-   with INVALID_ARGUMENT iff pool is not a pool; NOT_SUPPORTED from inside the pool's own upstream
+   state it may make), as a sweep would when their number doubles. *released_bytes (may be NULL)
+   says how much. Fails with INVALID_ARGUMENT iff pool is not a pool; NOT_SUPPORTED from inside the pool's own upstream
    (its lock held: nothing is given back); with the upstream's or CUDA's status if a wait or a
    free fails (what was released so far stays released; the chunks a failed wait was to cover stay
    too). O(blocks). Thread-safe. With RMM_DEBUG_MARGIN, while an rmm_resource_check_corruption
