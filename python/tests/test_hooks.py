@@ -25,6 +25,20 @@ torch_alloc = ctypes.CFUNCTYPE(V, S, I, V)(("rmmh_torch_alloc", _lib.lib))
 torch_free = ctypes.CFUNCTYPE(None, V, S, I, V)(("rmmh_torch_free", _lib.lib))
 cupy_malloc = ctypes.CFUNCTYPE(V, V, S, I)(("rmmh_cupy_malloc", _lib.lib))
 cupy_free = ctypes.CFUNCTYPE(None, V, V, I)(("rmmh_cupy_free", _lib.lib))
+# the CuPy hooks as CuPy's Cython calls them: the GIL held, an exception checked after the call
+checked_malloc = ctypes.PYFUNCTYPE(V, V, S, I)(("rmmh_cupy_malloc", _lib.lib))
+checked_free = ctypes.PYFUNCTYPE(None, V, V, I)(("rmmh_cupy_free", _lib.lib))
+
+
+class CycleArray:
+    """A CuPy array in a reference cycle: freed (through the hook) when the collector runs."""
+
+    def __init__(self, n):
+        self.ptr = checked_malloc(None, n, 0)
+        self.me = self
+
+    def __del__(self):
+        checked_free(None, self.ptr, 0)
 
 
 @pytest.fixture(autouse=True)
@@ -599,16 +613,6 @@ def test_a_hook_free_refused_inside_a_pools_python_upstream_is_made_later():
     make it at their next call, so neither the block nor the pool is held for good (a red team's
     find, 2026-11-29: the block went back to the hooks' map, and the pool stayed held after
     reinitialize)."""
-    class Array:  # a CuPy array in a reference cycle
-        def __init__(self, n):
-            self.ptr = checked_malloc(None, n, 0)
-            self.me = self
-
-        def __del__(self):
-            checked_free(None, self.ptr, 0)
-
-    checked_malloc = ctypes.PYFUNCTYPE(V, V, S, I)(("rmmh_cupy_malloc", _lib.lib))  # GIL held
-    checked_free = ctypes.PYFUNCTYPE(None, V, V, I)(("rmmh_cupy_free", _lib.lib))
     base = rmm.mr.CudaMemoryResource()
     refused = []
 
@@ -623,15 +627,15 @@ def test_a_hook_free_refused_inside_a_pools_python_upstream_is_made_later():
     rmm.mr.set_current_device_resource(pool)
     gc.disable()
     try:
-        a = Array(4096)
+        a = CycleArray(4096)
         del a  # garbage (a cycle), not collected yet
-        b = Array(1 << 22)  # the pool grows: the collector runs in its upstream
+        b = CycleArray(1 << 22)  # the pool grows: the collector runs in its upstream
         b.me = None
         del b
     finally:
         gc.enable()
     assert any(refused)  # a's free was made there, and refused by the pool
-    c = Array(64)  # the next hook call makes it
+    c = CycleArray(64)  # the next hook call makes it
     c.me = None
     del c
     gc.collect()
@@ -651,16 +655,6 @@ def test_a_refused_hook_free_is_made_without_another_hook_call(how):
     block, a DeviceBuffer that needed its memory failed, and trim could not give it back)."""
     from rmmh import _lifetime
 
-    class Array:  # a CuPy array in a reference cycle
-        def __init__(self, n):
-            self.ptr = checked_malloc(None, n, 0)
-            self.me = self
-
-        def __del__(self):
-            checked_free(None, self.ptr, 0)
-
-    checked_malloc = ctypes.PYFUNCTYPE(V, V, S, I)(("rmmh_cupy_malloc", _lib.lib))  # GIL held
-    checked_free = ctypes.PYFUNCTYPE(None, V, V, I)(("rmmh_cupy_free", _lib.lib))
     limit = rmm.mr.LimitingResourceAdaptor(rmm.mr.CudaMemoryResource(), 3 << 20)
 
     def upstream_alloc(n, s):
@@ -672,9 +666,9 @@ def test_a_refused_hook_free_is_made_without_another_hook_call(how):
     rmm.mr.set_current_device_resource(pool)
     gc.disable()
     try:
-        a = Array(2 << 20)
+        a = CycleArray(2 << 20)
         del a  # garbage (a cycle), not collected yet
-        b = Array(512 << 10)  # the pool grows: the collector runs in its upstream
+        b = CycleArray(512 << 10)  # the pool grows: the collector runs in its upstream
         b.me = None
     finally:
         gc.enable()
