@@ -340,22 +340,21 @@ def test_cupy_malloc_raises_when_configured():
 
     api = ctypes.pythonapi
     addr = lambda f: ctypes.cast(f, ctypes.c_void_p).value  # noqa: E731
-    checked = ctypes.PYFUNCTYPE(V, V, S, I)(("rmmh_cupy_malloc", _lib.lib))
     _lib.check(_lib.rmmh_cupy_configure_errors(1, addr(api.PyErr_SetObject),
                                                addr(api.Py_BuildValue), addr(api.Py_DecRef),
                                                id(Failure)))
     try:
-        p = checked(None, 64, 0)  # success: no exception, a pointer
+        p = checked_malloc(None, 64, 0)  # success: no exception, a pointer
         assert p and allocators.lookup(p)[0] == 64
         cupy_free(None, p, 0)
         _lib.rmmh_cupy_fail_next()
         with pytest.raises(Failure) as info:
-            checked(None, 4096, 0)
+            checked_malloc(None, 4096, 0)
         assert info.value.size == 4096 and info.value.status == 4
         assert "rmmh_cupy_fail_next" in str(info.value)
         for huge in (1 << 63, (1 << 64) - 1):  # (a red team's find: reported as negative)
             with pytest.raises(Failure) as info:
-                checked(None, huge, 0)
+                checked_malloc(None, huge, 0)
             assert info.value.size == huge
     finally:
         _lib.check(_lib.rmmh_cupy_configure_errors(0, None, None, None, None))
@@ -380,8 +379,6 @@ def test_cupy_malloc_with_the_gil_held_does_not_deadlock_on_a_callback_below_a_p
     cb = rmm.mr.CallbackMemoryResource(alloc, lambda p, n, s: base.deallocate(p, n, s))
     pool = rmm.mr.PoolMemoryResource(cb, 0)
     rmm.mr.set_current_device_resource(pool)
-    gil_malloc = ctypes.PYFUNCTYPE(V, V, S, I)(("rmmh_cupy_malloc", _lib.lib))
-    gil_free = ctypes.PYFUNCTYPE(None, V, V, I)(("rmmh_cupy_free", _lib.lib))
     got = {}
     b = threading.Thread(target=lambda: got.setdefault("b", rmm.DeviceBuffer(size=1 << 20)))
     b.start()
@@ -389,8 +386,8 @@ def test_cupy_malloc_with_the_gil_held_does_not_deadlock_on_a_callback_below_a_p
     a_done = threading.Event()
 
     def thread_a():
-        got["a"] = gil_malloc(None, 4096, 0)  # waits for the pool's lock with the GIL released
-        gil_free(None, got["a"], 0)
+        got["a"] = checked_malloc(None, 4096, 0)  # waits for the pool's lock with the GIL released
+        checked_free(None, got["a"], 0)
         a_done.set()
 
     a = threading.Thread(target=thread_a, daemon=True)
