@@ -2928,6 +2928,19 @@ static const rmm_resource_vtable same_address_vtable = {"same_address", same_add
 /* A record made through one resource holds for the free through another on the same chain (red team
    19: it was keyed by the resource, so the free found nothing, waited for nothing, and the entry
    stayed for the address's next owner). On the host backend the free's wait is seen by failing it. */
+/* The free of a recorded block on `s` waits for the recorded streams: on the host backend, a
+   refused wait fails it first (CUDA's status, nothing freed, the record kept). */
+static void free_waits_for_the_record(rmm_resource *mr, void *p, size_t bytes, rmm_stream s) {
+#if defined(RMM_BACKEND_HOST)
+    size_t records = rmm__recorded_count;
+    rmm_host_backend_fail_calls("cudaStreamWaitEvent", 1, 1, RMM_ERROR_CUDA);
+    CHECK_STATUS(rmm_deallocate(mr, p, bytes, s), RMM_ERROR_CUDA);
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    CHECK(rmm__recorded_count == records);
+#else
+    (void)mr, (void)p, (void)bytes, (void)s;
+#endif
+}
 /* Two cuda resources of one device free each other's memory (rmm_resource_is_equal): a block
    recorded through one and freed through the other meets its record, which orders the free and
    goes (a red team's find, 2026-11-30: the free waited for nothing, and the record stayed, one more
@@ -2946,12 +2959,7 @@ TEST(record_stream_holds_for_a_free_through_an_equal_resource) {
     CHECK_OK(rmm_allocate(a, &p, 4096, RMM_STREAM_DEFAULT));
     CHECK_OK(rmm_record_stream(a, p, 4096, s));
     CHECK(rmm__recorded_count == 1);
-#if defined(RMM_BACKEND_HOST)
-    rmm_host_backend_fail_calls("cudaStreamWaitEvent", 1, 1, RMM_ERROR_CUDA);
-    CHECK_STATUS(rmm_deallocate(b, p, 4096, RMM_STREAM_DEFAULT), RMM_ERROR_CUDA); /* it waits for s: nothing freed, still recorded */
-    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
-    CHECK(rmm__recorded_count == 1);
-#endif
+    free_waits_for_the_record(b, p, 4096, RMM_STREAM_DEFAULT); /* it waits for s */
     CHECK_OK(rmm_deallocate(b, p, 4096, RMM_STREAM_DEFAULT));
     CHECK(rmm__recorded_count == 0);
     for (i = 0; i < 100; i++) {
@@ -3048,12 +3056,7 @@ TEST(record_stream_holds_along_the_resource_chain) {
         CHECK_OK(rmm_allocate(use, &p, 4096, a));
         CHECK_OK(rmm_record_stream(rec, p, 4096, b));
         CHECK(rmm__recorded_count == 1);
-#if defined(RMM_BACKEND_HOST)
-        rmm_host_backend_fail_calls("cudaStreamWaitEvent", 1, 1, RMM_ERROR_CUDA);
-        CHECK_STATUS(rmm_deallocate(use, p, 4096, a), RMM_ERROR_CUDA); /* it waits for b: nothing freed, still recorded */
-        rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
-        CHECK(rmm__recorded_count == 1);
-#endif
+        free_waits_for_the_record(use, p, 4096, a); /* it waits for b */
         CHECK_OK(rmm_deallocate(use, p, 4096, a));
         CHECK(rmm__recorded_count == 0); /* taken by the free: nothing left for the address's next owner */
         if (v == 2) rmm_set_current_device_resource(before);
@@ -3099,11 +3102,7 @@ TEST(record_stream_holds_along_the_resource_chain) {
         CHECK(rmm__recorded_count == 1);
         rmm_resource_destroy(al);
         CHECK(rmm__recorded_count == 1);
-#if defined(RMM_BACKEND_HOST)
-        rmm_host_backend_fail_calls("cudaStreamWaitEvent", 1, 1, RMM_ERROR_CUDA);
-        CHECK_STATUS(rmm_deallocate(mr, p, 4096, a), RMM_ERROR_CUDA); /* it still waits for b */
-        rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
-#endif
+        free_waits_for_the_record(mr, p, 4096, a); /* it still waits for b */
         CHECK_OK(rmm_deallocate(mr, p, 4096, a));
         CHECK(rmm__recorded_count == 0);
     }
