@@ -2925,9 +2925,6 @@ static rmm_status same_address_deallocate(rmm_resource *self, void *ptr, size_t 
     return RMM_SUCCESS;
 }
 static const rmm_resource_vtable same_address_vtable = {"same_address", same_address_allocate, same_address_deallocate, NULL, NULL};
-/* A record made through one resource holds for the free through another on the same chain (red team
-   19: it was keyed by the resource, so the free found nothing, waited for nothing, and the entry
-   stayed for the address's next owner). On the host backend the free's wait is seen by failing it. */
 /* The free of a recorded block on `s` waits for the recorded streams: on the host backend, a
    refused wait fails it first (CUDA's status, nothing freed, the record kept). */
 static void free_waits_for_the_record(rmm_resource *mr, void *p, size_t bytes, rmm_stream s) {
@@ -3038,6 +3035,9 @@ TEST(pool_trim_drops_dead_streams_states) {
     CHECK_OK(rmm_deallocate(pool, q, 4096, RMM_STREAM_DEFAULT));
     rmm_resource_destroy(pool);
 }
+/* A record made through one resource holds for the free through another on the same chain (red team
+   19: it was keyed by the resource, so the free found nothing, waited for nothing, and the entry
+   stayed for the address's next owner). On the host backend the free's wait is seen by failing it. */
 TEST(record_stream_holds_along_the_resource_chain) {
     rmm_resource *mr = NULL, *st = NULL, *before;
     rmm_stream a = NULL, b = NULL;
