@@ -387,7 +387,8 @@ RMMDEF rmm_status rmm_deallocate_aligned(rmm_resource *mr, void *ptr, size_t byt
    (one global lock; a user type's get_upstream is called outside it). The records of library
    streams (rmm_stream_create, stream pools) destroyed since whose work is done are dropped as
    more come, so a long-lived block recorded on many short-lived library streams keeps about as
-   many as are alive or busy; a foreign stream's record and a thread's per-thread stream's stay
+   many as are alive or busy (the pruning queries the destroyed streams' events, one query each,
+   under the global lock: amortized O(1) a record); a foreign stream's record and a thread's per-thread stream's stay
    until the free (the library cannot see them die), one per stream. Cost: O(the
    streams recorded for the block) for the check for the same stream, O(1) amortized plus a
    walk of mr's chain; while any block is recorded every free pays one relaxed load and a lock with
