@@ -20,7 +20,8 @@
 #   bench            the C benchmarks in quick mode (GPU_CHECK_FULL=1: full): random_allocations
 #                    on foreign, created and
 #                    default streams beside RMM C++ (bench/peer, from the wheels) and
-#                    cudaMallocAsync; many_streams on the GPU and the host backend
+#                    cudaMallocAsync; many_streams on the GPU and the host backend; stream_churn
+#                    on created and foreign streams
 #   figures          (not in the default list: about 2 minutes more) every benchmark the README's
 #                    performance figures come from, each log in $OUT/figures/: what bench runs,
 #                    plus random_allocations on foreign streams with --lag (the device kept behind
@@ -141,6 +142,10 @@ bench_all() {
     build/bench/many_streams $quick || return 1
     echo "### many_streams (host backend)"
     build/bench/host/many_streams || return 1
+    for kind in created foreign; do
+        echo "### stream_churn $quick --stream $kind"
+        build/bench/stream_churn $quick --stream "$kind" || return 1
+    done
     echo "1 passed, 0 failed ($rows)"
 }
 part bench bench_all
@@ -171,6 +176,8 @@ figures_all() {
     fig stream_identity 60 build/bench/stream_identity --quick
     fig many_streams 60 build/bench/many_streams --quick
     fig many_streams_host 60 build/bench/host/many_streams
+    fig stream_churn_created 60 build/bench/stream_churn --quick --stream created
+    fig stream_churn_foreign 60 build/bench/stream_churn --quick --stream foreign
     fig replay 240 "$rp" $traces
     # gpt2_generate: 967,218 events; a cudaMalloc per event (cuda) takes many minutes, and async ran past 150 s (2026-11-26)
     local gen=pool,pool-geometric,pool-virtual,pool-virtual-extent,binning,arena

@@ -1,0 +1,154 @@
+/* bench/stream_churn.c - streams that come and go: what a stream per request costs a resource.
+
+   Many programs make a stream per batch or per request and destroy it when the work is done, and
+   many free a block on another stream than the one it was allocated on (the consumer's). Each
+   iteration below makes a stream, allocates 3 blocks of 1-200 KB on it, frees them and destroys
+   the stream; the loops differ in where the frees go:
+     own       all 3 freed on the iteration's stream
+     handoff   2 freed on it; the third is freed in the next iteration on a long-lived stream
+     consumer  no stream per iteration: one stream allocates, 2 freed on it, the third freed in the
+               next iteration on a long-lived stream (the stream is made once)
+   Reported per loop and resource: microseconds per iteration (stream creation and destruction
+   included), the free blocks and held bytes at the end (rmm_pool_get_info), and for the virtual
+   pool the driver calls it made (page creates, maps, unmaps, device synchronizes; its internal
+   counters, as bench/replay reads them). A resource that keeps to the memory it holds shows few
+   free blocks and no unmaps; one that drifts through its range moves pages (each move an unmap, a
+   map, an access call and a device synchronize).
+
+   usage: stream_churn [--quick] [--iterations N] [--stream created|foreign] [--resource pool,pool-virtual,arena]
+   Default 20000 iterations (--quick: 5000), created streams (rmm_stream_create), every resource (the pool with its
+   defaults, the pool with virtual growth, the arena with its defaults).
+   Host backend: make bench, then build/bench/host/stream_churn. Prints a table and `csv,` lines. */
+#define RMM_IMPLEMENTATION
+#include "../rmm.h"
+#include "bench_common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int g_foreign;
+
+static rmm_status make_stream(rmm_stream *s) { return g_foreign ? rmm__stream_create_raw(s, false) : rmm_stream_create(s); }
+static rmm_status drop_stream(rmm_stream s) { return g_foreign ? rmm__stream_destroy_raw(s) : rmm_stream_destroy(s); }
+
+static rmm_status make_resource(const char *name, rmm_resource **mr) {
+    if (!strcmp(name, "pool")) return rmm_pool_create(mr, rmm_get_current_device_resource(), NULL);
+    if (!strcmp(name, "pool-virtual")) {
+        rmm_pool_desc d = rmm_pool_desc_default();
+        d.growth = RMM_POOL_GROWTH_VIRTUAL;
+        return rmm_pool_create(mr, NULL, &d);
+    }
+    if (!strcmp(name, "arena")) return rmm_arena_create(mr, rmm_get_current_device_resource(), NULL);
+    return RMM__INVALID("stream_churn: unknown resource %s", name);
+}
+
+/* One loop on a fresh resource; 0 on a failure (printed). */
+static int run(const char *resource, const char *loop, long iterations) {
+    rmm_resource *mr = NULL;
+    rmm_stream longlived = NULL, same = NULL;
+    void *kept = NULL;
+    size_t kept_bytes = 0;
+    long i;
+    uint64_t t0, t1;
+    rmm_status st;
+    int own = !strcmp(loop, "own"), consumer = !strcmp(loop, "consumer");
+    char extra[256] = "-";
+    if ((st = make_resource(resource, &mr)) != RMM_SUCCESS) {
+        printf("%-13s %-9s skipped: %s\n", resource, loop, rmm_last_error());
+        return st == RMM_ERROR_NOT_SUPPORTED; /* (no virtual memory management here) */
+    }
+    if ((st = rmm_stream_create(&longlived)) != RMM_SUCCESS || (consumer && (st = make_stream(&same)) != RMM_SUCCESS)) goto fail;
+    t0 = now_ns();
+    for (i = 0; i < iterations; i++) {
+        rmm_stream s = same;
+        void *q[3];
+        size_t n[3];
+        int k;
+        if (!consumer && (st = make_stream(&s)) != RMM_SUCCESS) goto fail;
+        for (k = 0; k < 3; k++) {
+            n[k] = (size_t)(1000 + (i * 131 + k * 7777) % 200000);
+            if ((st = rmm_allocate(mr, &q[k], n[k], s)) != RMM_SUCCESS) goto fail;
+        }
+        for (k = 0; k < (own ? 3 : 2); k++)
+            if ((st = rmm_deallocate(mr, q[k], n[k], s)) != RMM_SUCCESS) goto fail;
+        if (!own) {
+            if (kept && (st = rmm_deallocate(mr, kept, kept_bytes, longlived)) != RMM_SUCCESS) goto fail;
+            kept = q[2];
+            kept_bytes = n[2];
+        }
+        if (!consumer && (st = drop_stream(s)) != RMM_SUCCESS) goto fail;
+    }
+    t1 = now_ns();
+    if (kept && (st = rmm_deallocate(mr, kept, kept_bytes, longlived)) != RMM_SUCCESS) goto fail;
+    kept = NULL;
+    if ((st = rmm_stream_synchronize(longlived)) != RMM_SUCCESS) goto fail;
+    if (strncmp(resource, "pool", 4) == 0) {
+        rmm_pool_info info;
+        if ((st = rmm_pool_get_info(mr, &info)) != RMM_SUCCESS) goto fail;
+        if (!strcmp(resource, "pool-virtual")) {
+            const rmm__pool_vm *vm = &((const rmm__pool *)mr)->vm; /* the driver calls it made (internal counters) */
+            fmt(extra, sizeof extra, "%zu free blocks, %.1f MiB held; %llu creates, %llu maps, %llu unmaps, %llu synchronizes", info.free_blocks,
+                (double)info.pool_bytes / (double)MIB, (unsigned long long)vm->creates, (unsigned long long)vm->maps, (unsigned long long)vm->unmaps,
+                (unsigned long long)vm->syncs);
+        } else {
+            fmt(extra, sizeof extra, "%zu free blocks, %.1f MiB held", info.free_blocks, (double)info.pool_bytes / (double)MIB);
+        }
+    }
+    printf("%-13s %-9s %-8s %10.2f  %s\n", resource, loop, g_foreign ? "foreign" : "created", (double)(t1 - t0) / 1e3 / (double)iterations, extra);
+    printf("csv,%s,%s,%s,%ld,%.3f,\"%s\"\n", resource, loop, g_foreign ? "foreign" : "created", iterations, (double)(t1 - t0) / 1e3 / (double)iterations, extra);
+    rmm_resource_destroy(mr);
+    if (same) (void)drop_stream(same);
+    (void)rmm_stream_destroy(longlived);
+    return 1;
+fail:
+    printf("%s %s: failed: %s\n", resource, loop, rmm_last_error());
+    if (kept) (void)rmm_deallocate(mr, kept, kept_bytes, longlived);
+    rmm_resource_destroy(mr);
+    if (same) (void)drop_stream(same);
+    if (longlived) (void)rmm_stream_destroy(longlived);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    const char *resources = NULL, *names[3] = {"pool", "pool-virtual", "arena"}, *loops[3] = {"own", "handoff", "consumer"};
+    long iterations = 20000;
+    int i, ok = 1;
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--quick")) iterations = 5000;
+        else if (!strcmp(argv[i], "--iterations") && i + 1 < argc) iterations = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--resource") && i + 1 < argc) resources = argv[++i];
+        else if (!strcmp(argv[i], "--stream") && i + 1 < argc && (!strcmp(argv[i + 1], "created") || !strcmp(argv[i + 1], "foreign")))
+            g_foreign = !strcmp(argv[++i], "foreign");
+        else {
+            fprintf(stderr, "usage: %s [--quick] [--iterations N] [--stream created|foreign] [--resource pool,pool-virtual,arena]\n", argv[0]);
+            return 2;
+        }
+    }
+    if (resources && !name_selected("pool", resources, 0) && !name_selected("pool-virtual", resources, 0) && !name_selected("arena", resources, 0)) {
+        fprintf(stderr, "stream_churn: --resource names none of pool, pool-virtual, arena\n");
+        return 2;
+    }
+    if (iterations < 1) {
+        fprintf(stderr, "stream_churn: --iterations must be at least 1\n");
+        return 2;
+    }
+#ifndef RMM_BACKEND_HOST
+    {
+        int count = 0;
+        if (rmm_get_device_count(&count) != RMM_SUCCESS || count == 0) {
+            fprintf(stderr, "stream_churn: no usable CUDA device (%s)\n", rmm_last_error());
+            return 2;
+        }
+    }
+#endif
+    print_machine("streams are simulated; driver calls are counted, not made");
+    printf("# %ld iterations a loop, each on a fresh resource\n", iterations);
+    printf("%-13s %-9s %-8s %10s  %s\n", "resource", "loop", "streams", "us/iter", "state at the end");
+    for (i = 0; i < 3; i++) {
+        int k;
+        for (k = 0; k < 3; k++)
+            if (name_selected(names[k], resources, 0) && !run(names[k], loops[i], iterations)) ok = 0;
+    }
+    return ok ? 0 : 1;
+}
