@@ -1253,7 +1253,10 @@ RMMDEF rmm_status rmm_ipc_close_handle(void *base);
    now): rmm_mem_pool_free_imported of anything rmm_mem_pool_import_pointer did not map, and
    rmm_mem_pool_destroy_imported of anything rmm_mem_pool_import_fd did not make, or either a
    second time, is INVALID_ARGUMENT (underneath they are a cudaFree and a cudaMemPoolDestroy,
-   which would act on this process's own memory), on the host backend too. The exports fail with
+   which would act on this process's own memory), on the host backend too. A block imported
+   again (the driver maps it once per process and returns the same address) is freed once per
+   import: the mapping stays until the last of them (the driver alone unmapped it at the first
+   cudaFree, under the other import). The exports fail with
    NOT_SUPPORTED where the driver answers "not supported" or "invalid value" (a pool made without
    an export handle type, a pointer that is not a block of an exportable pool), else as
    rmm_status_from_cuda (a sticky error is CUDA, not NOT_SUPPORTED). */
@@ -5568,36 +5571,63 @@ RMM__IMPL rmm_status rmm_mem_pool_export_fd(rmm_mem_pool pool, int *fd) {
    rmm_mem_pool_import_pointer mapped, so that their free and destroy, a cudaFree and a
    cudaMemPoolDestroy underneath, refuse anything else (this process's own memory: red team 33;
    rmmh's ImportedPool kept such a record, C callers had none). An entry leaves with its free or
-   destroy: bounded by what is imported now. */
+   destroy: bounded by what is imported now. The driver maps an exported block once per process:
+   a second cudaMemPoolImportPointer of it returns the same address, and the first cudaFree
+   unmaps it under both (an H200, driver 580.159.04, 2026-11-30: a memset through the second
+   import then failed, and its cudaFree too). So an import of a key already imported is counted,
+   and each import is freed (destroyed) once, the last with the driver call. */
+typedef struct rmm__import_record {
+    rmm__addr_map first; /* key -> value (a block's pool; 1 for a pool) */
+    rmm__addr_map again; /* key -> its imports after the first, where there are any */
+} rmm__import_record;
 static rmm__mutex rmm__imports_lock = RMM__MUTEX_INIT;
-static rmm__addr_map rmm__imported_pools, rmm__imported_ptrs; /* pool -> 1; block -> its pool */
-RMM__PRIVATE bool rmm__import_note(rmm__addr_map *m, uintptr_t key, void *value) {
+static rmm__import_record rmm__imported_pools, rmm__imported_ptrs;
+/* Notes an import of key (value: what its free needs back). *again: key was imported already (a
+   failed note of such an import leaves the first as it was: the caller undoes only a first one).
+   false iff host memory ran out, nothing noted. O(1) under the lock. */
+RMM__PRIVATE bool rmm__import_note(rmm__import_record *r, uintptr_t key, void *value, bool *again) {
+    void **slot;
     bool ok;
     rmm__lock(&rmm__imports_lock);
-    ok = (m->slots || rmm__addr_map_init(m, 16)) && rmm__addr_map_put(m, key, value);
+    *again = r->first.slots && rmm__addr_map_find(&r->first, key) != NULL;
+    if (!*again) {
+        ok = (r->first.slots || rmm__addr_map_init(&r->first, 16)) && rmm__addr_map_put(&r->first, key, value);
+    } else if (r->again.slots && (slot = rmm__addr_map_find(&r->again, key)) != NULL) {
+        *slot = (void *)((uintptr_t)*slot + 1);
+        ok = true;
+    } else {
+        ok = (r->again.slots || rmm__addr_map_init(&r->again, 16)) && rmm__addr_map_put(&r->again, key, (void *)(uintptr_t)1);
+    }
     rmm__unlock(&rmm__imports_lock);
     return ok;
 }
-/* Takes key out of m (the caller's claim: a second free of it finds nothing); false if absent. */
-RMM__PRIVATE bool rmm__import_take(rmm__addr_map *m, uintptr_t key, void **value) {
-    void **slot;
+/* Takes one import of key (the caller's claim: a free past the imports finds nothing); false if
+   none is left. *last: it was the only one, and the caller makes the driver call (and notes key
+   again if that fails). O(1) under the lock. */
+RMM__PRIVATE bool rmm__import_take(rmm__import_record *r, uintptr_t key, void **value, bool *last) {
+    void **slot, **more;
     bool found = false;
     rmm__lock(&rmm__imports_lock);
-    if (m->slots && (slot = rmm__addr_map_find(m, key)) != NULL) {
-        *value = *slot;
-        (void)rmm__addr_map_remove(m, key);
+    if (r->first.slots && (slot = rmm__addr_map_find(&r->first, key)) != NULL) {
         found = true;
+        *value = *slot;
+        more = r->again.slots ? rmm__addr_map_find(&r->again, key) : NULL;
+        *last = more == NULL;
+        if (more == NULL) (void)rmm__addr_map_remove(&r->first, key);
+        else if ((uintptr_t)*more > 1) *more = (void *)((uintptr_t)*more - 1);
+        else (void)rmm__addr_map_remove(&r->again, key);
     }
     rmm__unlock(&rmm__imports_lock);
     return found;
 }
 RMM__IMPL rmm_status rmm_mem_pool_import_fd(int fd, rmm_mem_pool *pool) {
     rmm_status st;
+    bool again = false;
     if (!pool) return RMM__NULL_OUT("rmm_mem_pool_import_fd", "pool");
     *pool = NULL;
     if ((st = rmm__mempool_import_fd(fd, pool)) != RMM_SUCCESS) return st;
-    if (!rmm__import_note(&rmm__imported_pools, (uintptr_t)*pool, (void *)(uintptr_t)1)) {
-        (void)rmm__mempool_destroy_imported(*pool);
+    if (!rmm__import_note(&rmm__imported_pools, (uintptr_t)*pool, (void *)(uintptr_t)1, &again)) {
+        if (!again) (void)rmm__mempool_destroy_imported(*pool); /* (the same pool again: the first import stays) */
         *pool = NULL;
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_mem_pool_import_fd: out of host memory for the record of imports");
     }
@@ -5609,11 +5639,12 @@ RMM__IMPL rmm_status rmm_mem_pool_export_pointer(void *ptr, unsigned char *handl
 }
 RMM__IMPL rmm_status rmm_mem_pool_import_pointer(rmm_mem_pool pool, const unsigned char *handle, void **ptr) {
     rmm_status st;
+    bool again = false;
     if (!pool || !handle || !ptr) return RMM__NULL_OUT("rmm_mem_pool_import_pointer", !pool ? "pool" : !handle ? "handle" : "ptr");
     *ptr = NULL;
     if ((st = rmm__mempool_import_ptr(pool, handle, ptr)) != RMM_SUCCESS) return st;
-    if (!rmm__import_note(&rmm__imported_ptrs, (uintptr_t)*ptr, pool)) {
-        (void)rmm__imported_free(*ptr);
+    if (!rmm__import_note(&rmm__imported_ptrs, (uintptr_t)*ptr, pool, &again)) {
+        if (!again) (void)rmm__imported_free(*ptr); /* (a further import maps nothing: the first stays) */
         *ptr = NULL;
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_mem_pool_import_pointer: out of host memory for the record of imports");
     }
@@ -5622,20 +5653,24 @@ RMM__IMPL rmm_status rmm_mem_pool_import_pointer(rmm_mem_pool pool, const unsign
 RMM__IMPL rmm_status rmm_mem_pool_free_imported(void *ptr) {
     rmm_status st;
     void *pool = NULL;
+    bool last = false, again = false;
     if (!ptr) return RMM__NULL_OUT("rmm_mem_pool_free_imported", "ptr");
-    if (!rmm__import_take(&rmm__imported_ptrs, (uintptr_t)ptr, &pool))
-        return RMM__INVALID("rmm_mem_pool_free_imported(%p): not a block rmm_mem_pool_import_pointer mapped, or freed already", ptr);
-    if ((st = rmm__imported_free(ptr)) != RMM_SUCCESS && !rmm__import_note(&rmm__imported_ptrs, (uintptr_t)ptr, pool))
+    if (!rmm__import_take(&rmm__imported_ptrs, (uintptr_t)ptr, &pool, &last))
+        return RMM__INVALID("rmm_mem_pool_free_imported(%p): not a block rmm_mem_pool_import_pointer mapped, or freed as often as imported", ptr);
+    if (!last) return RMM_SUCCESS; /* (imported again: the last free unmaps it) */
+    if ((st = rmm__imported_free(ptr)) != RMM_SUCCESS && !rmm__import_note(&rmm__imported_ptrs, (uintptr_t)ptr, pool, &again))
         RMM__LOG(RMM_LOG_LEVEL_WARN, "rmm_mem_pool_free_imported(%p): the failed free's record could not be put back (out of host memory)", ptr);
     return st;
 }
 RMM__IMPL rmm_status rmm_mem_pool_destroy_imported(rmm_mem_pool pool) {
     rmm_status st;
     void *one = NULL;
+    bool last = false, again = false;
     if (!pool) return RMM__NULL_OUT("rmm_mem_pool_destroy_imported", "pool");
-    if (!rmm__import_take(&rmm__imported_pools, (uintptr_t)pool, &one))
-        return RMM__INVALID("rmm_mem_pool_destroy_imported(%p): not a pool rmm_mem_pool_import_fd made, or destroyed already", (void *)pool);
-    if ((st = rmm__mempool_destroy_imported(pool)) != RMM_SUCCESS && !rmm__import_note(&rmm__imported_pools, (uintptr_t)pool, one))
+    if (!rmm__import_take(&rmm__imported_pools, (uintptr_t)pool, &one, &last))
+        return RMM__INVALID("rmm_mem_pool_destroy_imported(%p): not a pool rmm_mem_pool_import_fd made, or destroyed as often as imported", (void *)pool);
+    if (!last) return RMM_SUCCESS; /* (the same pool imported again: the last destroy destroys it) */
+    if ((st = rmm__mempool_destroy_imported(pool)) != RMM_SUCCESS && !rmm__import_note(&rmm__imported_pools, (uintptr_t)pool, one, &again))
         RMM__LOG(RMM_LOG_LEVEL_WARN, "rmm_mem_pool_destroy_imported(%p): the failed destroy's record could not be put back (out of host memory)", (void *)pool);
     return st;
 }

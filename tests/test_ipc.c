@@ -5,6 +5,12 @@
 #define RMM_IMPLEMENTATION
 #include "../rmm.h"
 #include "harness.h"
+#if !defined(RMM_BACKEND_HOST)
+#include <fcntl.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#endif
 
 #define MiB ((size_t)1 << 20)
 
@@ -202,7 +208,7 @@ TEST(imported_frees_refuse_what_was_not_imported) {
     rmm_resource *cuda = NULL, *async = NULL;
     void *p = NULL;
     rmm_mem_pool own = NULL;
-    size_t before = rmm__imported_ptrs.count;
+    size_t before = rmm__imported_ptrs.first.count;
     NEED_GPU();
     CHECK_OK(rmm_cuda_resource_create(&cuda));
     CHECK_OK(rmm_allocate(cuda, &p, 4096, RMM_STREAM_DEFAULT));
@@ -218,9 +224,123 @@ TEST(imported_frees_refuse_what_was_not_imported) {
         rmm_resource_destroy(async);
     }
     CHECK_STATUS(rmm_mem_pool_destroy_imported((rmm_mem_pool)(uintptr_t)0x1000), RMM_ERROR_INVALID_ARGUMENT);
-    CHECK(rmm__imported_ptrs.count == before);
+    CHECK(rmm__imported_ptrs.first.count == before);
     rmm_resource_destroy(cuda);
 }
+
+/* The record of imports counts a key imported again (the driver hands an exported block's address
+   back for a second import in one process, and unmaps it at the first cudaFree: measured on an
+   H200): each import is taken once, the last says so. Host: the record's own functions. */
+TEST(import_record_counts_imports_of_one_key) {
+    rmm__import_record r;
+    void *v = NULL;
+    bool again = true, last = true;
+    memset(&r, 0, sizeof r);
+    CHECK(rmm__import_note(&r, 0x1000, (void *)(uintptr_t)0x77, &again) && !again);
+    CHECK(rmm__import_note(&r, 0x1000, (void *)(uintptr_t)0x77, &again) && again);
+    CHECK(rmm__import_note(&r, 0x1000, (void *)(uintptr_t)0x77, &again) && again);
+    CHECK(rmm__import_note(&r, 0x2000, (void *)(uintptr_t)0x88, &again) && !again);
+    CHECK(rmm__import_take(&r, 0x1000, &v, &last) && v == (void *)(uintptr_t)0x77 && !last);
+    CHECK(rmm__import_take(&r, 0x1000, &v, &last) && !last);
+    CHECK(rmm__import_take(&r, 0x1000, &v, &last) && last);
+    CHECK(!rmm__import_take(&r, 0x1000, &v, &last));
+    CHECK(rmm__import_take(&r, 0x2000, &v, &last) && v == (void *)(uintptr_t)0x88 && last);
+    CHECK(r.first.count == 0 && r.again.count == 0);
+    rmm__addr_map_free(&r.first);
+    rmm__addr_map_free(&r.again);
+}
+
+#if !defined(RMM_BACKEND_HOST)
+/* The importer of imported_again_stays_until_its_last_free: this program run again as
+   `test_ipc --import-child FD HEX` (a process of its own: CUDA IPC imports only from another
+   process). Returns the number of failed checks. */
+static int import_child(int fd, const char *hex) {
+    unsigned char h[RMM_IPC_HANDLE_BYTES];
+    rmm_mem_pool p1 = NULL, p2 = NULL;
+    cudaMemPool_t q1 = NULL, q2 = NULL;
+    void *a = NULL, *b = NULL;
+    size_t i;
+    for (i = 0; i < sizeof h; i++) {
+        unsigned v = 0;
+        if (sscanf(hex + 2 * i, "%2x", &v) != 1) return 1;
+        h[i] = (unsigned char)v;
+    }
+    /* what the driver does with a pool imported twice (printed: the record counts either way) */
+    if (cudaMemPoolImportFromShareableHandle(&q1, (void *)(uintptr_t)fd, cudaMemHandleTypePosixFileDescriptor, 0) == cudaSuccess &&
+        cudaMemPoolImportFromShareableHandle(&q2, (void *)(uintptr_t)fd, cudaMemHandleTypePosixFileDescriptor, 0) == cudaSuccess) {
+        cudaError_t e1 = cudaMemPoolDestroy(q1), e2 = cudaErrorUnknown, e3 = cudaErrorUnknown;
+        void *c = NULL;
+        if (q1 != q2) e3 = cudaMemPoolDestroy(q2);
+        else if ((e2 = cudaMemPoolImportPointer(&c, q2, (struct cudaMemPoolPtrExportData *)(void *)h)) == cudaSuccess) (void)cudaFree(c), e3 = cudaMemPoolDestroy(q2);
+        printf("  (the driver: a pool imported twice %s; the first destroy %s, %s, the second %s)\n", q1 == q2 ? "is one handle" : "is two handles",
+               cudaGetErrorName(e1), q1 == q2 ? (e2 == cudaSuccess ? "the handle still imports" : "the handle no longer imports") : "-", cudaGetErrorName(e3));
+        (void)cudaGetLastError();
+    }
+    CHECK_OK(rmm_mem_pool_import_fd(fd, &p1));
+    CHECK_OK(rmm_mem_pool_import_fd(fd, &p2));
+    CHECK_OK(rmm_mem_pool_import_pointer(p1, h, &a));
+    CHECK_OK(rmm_mem_pool_import_pointer(p1, h, &b));
+    printf("  (the pool imported twice: %s; the block imported twice: %s)\n", p1 == p2 ? "one handle" : "two handles", a == b ? "one address" : "two addresses");
+    CHECK_OK(rmm_mem_pool_free_imported(a));
+    CHECK(cudaMemset(b, 7, 4096) == cudaSuccess && cudaDeviceSynchronize() == cudaSuccess); /* the other import still maps it */
+    (void)cudaGetLastError();
+    CHECK_OK(rmm_mem_pool_free_imported(b));
+    CHECK_STATUS(rmm_mem_pool_free_imported(b), RMM_ERROR_INVALID_ARGUMENT); /* freed as often as imported */
+    CHECK_OK(rmm_mem_pool_destroy_imported(p2));
+    CHECK_OK(rmm_mem_pool_import_pointer(p1, h, &a)); /* the other import of the pool still imports */
+    CHECK_OK(rmm_mem_pool_free_imported(a));
+    CHECK_OK(rmm_mem_pool_destroy_imported(p1));
+    CHECK_STATUS(rmm_mem_pool_destroy_imported(p1), RMM_ERROR_INVALID_ARGUMENT);
+    return harness_checks_failed_in_test;
+}
+/* One process imports an exported block (and its pool) twice: the driver gives the same address
+   back and unmaps it at the first cudaFree (an H200, driver 580.159.04, 2026-11-30), so before
+   the record counted imports, the first rmm_mem_pool_free_imported unmapped the block under the
+   second import and the second free was refused. Each import is freed once now, the mapping
+   going with the last. */
+TEST(imported_again_stays_until_its_last_free) {
+    rmm_resource *mr = NULL;
+    rmm_async_desc d = rmm_async_desc_default();
+    rmm_mem_pool pool = NULL;
+    unsigned char h[RMM_IPC_HANDLE_BYTES];
+    char hex[2 * RMM_IPC_HANDLE_BYTES + 1], fds[16];
+    void *p = NULL;
+    int fd = -1, status = -1;
+    size_t i;
+    rmm_status st;
+    pid_t pid;
+    NEED_GPU();
+    d.export_handle = RMM_EXPORT_POSIX_FD;
+    st = rmm_async_resource_create(&mr, &d);
+    if (st == RMM_ERROR_NOT_SUPPORTED) {
+        printf("  (pools that export a descriptor are not supported here: %s)\n", rmm_last_error());
+        return;
+    }
+    CHECK_OK(st);
+    if (!mr) return;
+    CHECK_OK(rmm_allocate(mr, &p, MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_stream_synchronize(RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_async_resource_get_pool(mr, &pool));
+    CHECK_OK(rmm_mem_pool_export_fd(pool, &fd));
+    CHECK_OK(rmm_mem_pool_export_pointer(p, h));
+    if (fd >= 0) {
+        for (i = 0; i < sizeof h; i++) snprintf(hex + 2 * i, 3, "%02x", h[i]);
+        snprintf(fds, sizeof fds, "%d", fd);
+        CHECK(fcntl(fd, F_SETFD, 0) == 0); /* (the child inherits it) */
+        fflush(stdout);
+        pid = fork();
+        if (pid == 0) {
+            execl("/proc/self/exe", "test_ipc", "--import-child", fds, hex, (char *)NULL);
+            _exit(127);
+        }
+        CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        close(fd);
+    }
+    CHECK_OK(rmm_deallocate(mr, p, MiB, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(mr);
+}
+#endif
 
 #if !defined(RMM_BACKEND_HOST)
 /* The exports' NOT_SUPPORTED is for "invalid value" and "not supported" only: a sticky error (a
@@ -235,14 +355,22 @@ TEST(export_errors_map_as_documented) {
 }
 #endif
 
-int main(void) {
+int main(int argc, char **argv) {
+#if !defined(RMM_BACKEND_HOST)
+    if (argc == 4 && strcmp(argv[1], "--import-child") == 0) return import_child(atoi(argv[2]), argv[3]) ? 1 : 0;
+#else
+    (void)argc;
+    (void)argv;
+#endif
     HARNESS_INIT();
     RUN(allocation_base_through_every_sub_allocator);
     RUN(allocation_base_not_supported);
     RUN(allocation_base_through_binning_bins);
     RUN(legacy_allocation_offset);
     RUN(imported_frees_refuse_what_was_not_imported);
+    RUN(import_record_counts_imports_of_one_key);
 #if !defined(RMM_BACKEND_HOST)
+    RUN(imported_again_stays_until_its_last_free);
     RUN(export_errors_map_as_documented);
 #endif
     return harness_main_end();

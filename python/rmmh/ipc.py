@@ -174,7 +174,9 @@ class ImportedPool:
         if close_fd:
             os.close(fd)
         self.handle = pool.value
-        self._imported = set()
+        # address -> imports not freed yet: the driver gives a block imported twice in one process
+        # the same address (an H200, 2026-11-30), and rmm.h counts such imports, each freed once
+        self._imported = {}
 
     def import_pointer(self, data):
         """The address, in this process, of the block named by export_pointer's bytes."""
@@ -188,13 +190,15 @@ class ImportedPool:
             _lib.check(_lib.rmmh_mempool_import_pointer(
                 self.handle, _lib.IPC_BUFFER.from_buffer_copy(data), ctypes.byref(ptr)),
                 "import_pointer")
-            self._imported.add(ptr.value)
+            self._imported[ptr.value] = self._imported.get(ptr.value, 0) + 1
         return ptr.value
 
     def free(self, ptr):
-        """Lets go of an imported block (before the exporter frees it). InvalidArgumentError for
-        an address this pool did not import, or let go already (the C call is a cudaFree, which
-        would free this process's own memory: a red team's find), and after close()."""
+        """Lets go of an imported block (before the exporter frees it), once per import_pointer
+        that returned it (a block imported twice has one address: the mapping goes with the last
+        free). InvalidArgumentError for an address this pool did not import, or let go as often
+        as imported (the C call is a cudaFree, which would free this process's own memory: a red
+        team's find), and after close()."""
         with _imports_lock:
             if not self.handle:
                 raise InvalidArgumentError("RMM_ERROR_INVALID_ARGUMENT", "ImportedPool.free: the pool is closed")
@@ -202,13 +206,17 @@ class ImportedPool:
                 raise InvalidArgumentError("RMM_ERROR_INVALID_ARGUMENT", "ImportedPool.free(%s): not a block this pool imported, or freed already"
                                            % (hex(ptr) if isinstance(ptr, int) else repr(ptr)))
             _lib.check(_lib.rmmh_imported_free(ptr), "ImportedPool.free")
-            self._imported.discard(ptr)
+            if self._imported[ptr] > 1:
+                self._imported[ptr] -= 1
+            else:
+                del self._imported[ptr]
 
     def close(self):
         """Frees what is still imported and destroys the imported pool."""
         with _imports_lock:
-            for ptr in list(self._imported):
-                self.free(ptr)
+            for ptr, n in list(self._imported.items()):
+                for _ in range(n):
+                    self.free(ptr)
             if self.handle:
                 h, self.handle = self.handle, None
                 _lib.check(_lib.rmmh_mempool_destroy(h), "ImportedPool.close")

@@ -324,14 +324,14 @@ def test_imported_pool_frees_only_what_it_imported(monkeypatch):
     monkeypatch.setattr(_lib, "rmmh_imported_free", lambda p: calls.append(p) or 0)
     monkeypatch.setattr(_lib, "rmmh_mempool_destroy", lambda h: 0)
     pool = ipc.ImportedPool.__new__(ipc.ImportedPool)
-    pool.handle, pool._imported = 1234, {4096}
+    pool.handle, pool._imported = 1234, {4096: 1}
     buf = rmm.DeviceBuffer(size=256)
     with pytest.raises(rmm.InvalidArgumentError, match="not a block this pool imported"):
         pool.free(buf.ptr)
     pool.free(4096)
     with pytest.raises(rmm.InvalidArgumentError, match="freed already"):
         pool.free(4096)
-    pool._imported.add(8192)
+    pool._imported[8192] = 1
     pool.close()
     with pytest.raises(rmm.InvalidArgumentError, match="closed"):
         pool.free(8192)
@@ -354,7 +354,7 @@ def test_imported_pool_free_from_two_threads_frees_once(monkeypatch):
     monkeypatch.setattr(_lib, "rmmh_imported_free", slow_free)
     monkeypatch.setattr(_lib, "rmmh_mempool_destroy", lambda h: 0)
     pool = ipc.ImportedPool.__new__(ipc.ImportedPool)
-    pool.handle, pool._imported = 1234, {4096}
+    pool.handle, pool._imported = 1234, {4096: 1}
     refused = []
 
     def go():
@@ -384,7 +384,7 @@ def test_ipc_owners_refuse_copies_and_pickles(monkeypatch):
     monkeypatch.setattr(_lib, "rmmh_mempool_destroy", lambda h: calls.append(("destroy", h)) or 0)
     monkeypatch.setattr(_lib, "rmmh_ipc_close_mem_handle", lambda b: calls.append(("close", b)) or 0)
     pool = ipc.ImportedPool.__new__(ipc.ImportedPool)
-    pool.handle, pool._imported = 1234, {4096}
+    pool.handle, pool._imported = 1234, {4096: 1}
     mem = ipc.OpenedIpcMemory(8192, 256, 100)
     for obj in (pool, mem):
         for make in (copy.copy, copy.deepcopy, pickle.dumps):
@@ -418,7 +418,7 @@ def test_import_pointer_after_close_and_concurrent_close(monkeypatch):
     monkeypatch.setattr(_lib, "rmmh_imported_free", lambda p: calls.append(("free", p)) or 0)
     monkeypatch.setattr(_lib, "rmmh_mempool_destroy", lambda h: calls.append(("destroy", h)) or 0)
     pool = ipc.ImportedPool.__new__(ipc.ImportedPool)
-    pool.handle, pool._imported = 1234, set()
+    pool.handle, pool._imported = 1234, {}
     t = threading.Thread(target=pool.import_pointer, args=(bytes(64),))
     t.start()
     assert entered.wait(10)  # (the import holds the lock: close() waits for it)
@@ -428,6 +428,35 @@ def test_import_pointer_after_close_and_concurrent_close(monkeypatch):
     with pytest.raises(rmm.InvalidArgumentError, match="closed"):
         pool.import_pointer(bytes(64))
     assert len(calls) == 3
+
+
+def test_imported_pool_frees_a_block_imported_twice_twice(monkeypatch):
+    """One block imported twice comes back at one address (the driver's way, seen on an H200): each
+    import is freed once, rmm.h unmapping it at the last; a third free is refused before the C call,
+    and close() frees the imports left. Until 2026-11-30 the pool kept a set: the second free was
+    refused and the C record of the second import stayed."""
+    from rmmh import _lib, ipc
+    calls = []
+
+    def import_at_4096(h, data, out):
+        out._obj.value = 4096
+        return 0
+
+    monkeypatch.setattr(_lib, "rmmh_mempool_import_pointer", import_at_4096)
+    monkeypatch.setattr(_lib, "rmmh_imported_free", lambda p: calls.append(("free", p)) or 0)
+    monkeypatch.setattr(_lib, "rmmh_mempool_destroy", lambda h: calls.append(("destroy", h)) or 0)
+    pool = ipc.ImportedPool.__new__(ipc.ImportedPool)
+    pool.handle, pool._imported = 1234, {}
+    assert pool.import_pointer(bytes(64)) == 4096 and pool.import_pointer(bytes(64)) == 4096
+    pool.free(4096)
+    pool.free(4096)
+    with pytest.raises(rmm.InvalidArgumentError, match="freed already"):
+        pool.free(4096)
+    assert calls == [("free", 4096), ("free", 4096)]
+    pool.import_pointer(bytes(64))
+    pool.import_pointer(bytes(64))
+    pool.close()
+    assert calls[2:] == [("free", 4096), ("free", 4096), ("destroy", 1234)]
 
 
 def test_imported_pool_refuses_a_descriptor_out_of_range(monkeypatch):
