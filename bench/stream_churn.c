@@ -8,8 +8,11 @@
      handoff   2 freed on it; the third is freed in the next iteration on a long-lived stream
      consumer  no stream per iteration: one stream allocates, 2 freed on it, the third freed in the
                next iteration on a long-lived stream (the stream is made once)
+     grow4     4 long-lived streams growing a working set (a training warm-up): in round r (of
+               iterations / 25, at least 10) each allocates 20 blocks of about min(r + 1, 100) x
+               64 KiB and frees them, a third of them on the next stream
    Reported per loop and resource: microseconds per iteration (stream creation and destruction
-   included), the free blocks and held bytes at the end (rmm_pool_get_info), and for the virtual
+   included; grow4: per round), the free blocks and held bytes at the end (rmm_pool_get_info), and for the virtual
    pool the driver calls it made (page creates, maps, unmaps, device synchronizes; its internal
    counters, as bench/replay reads them). A resource that keeps to the memory it holds shows few
    free blocks and no unmaps; one that drifts through its range moves pages (each move an unmap, a
@@ -32,6 +35,38 @@ static int g_foreign;
 static rmm_status make_stream(rmm_stream *s) { return g_foreign ? rmm__stream_create_raw(s, false) : rmm_stream_create(s); }
 static rmm_status drop_stream(rmm_stream s) { return g_foreign ? rmm__stream_destroy_raw(s) : rmm_stream_destroy(s); }
 
+/* grow4: 4 streams, each a working set of 20 blocks growing to 6.4 MiB, a third freed across. */
+static rmm_status grow4(rmm_resource *mr, long rounds) {
+    rmm_stream st[4] = {NULL, NULL, NULL, NULL};
+    void *q[4][20];
+    size_t n[4][20];
+    long r;
+    int k, j;
+    rmm_status s = RMM_SUCCESS;
+    for (k = 0; k < 4 && s == RMM_SUCCESS; k++) s = make_stream(&st[k]);
+    for (r = 0; r < rounds && s == RMM_SUCCESS; r++) {
+        size_t scale = (size_t)(r < 100 ? r + 1 : 100);
+        for (k = 0; k < 4 && s == RMM_SUCCESS; k++)
+            for (j = 0; j < 20 && s == RMM_SUCCESS; j++) {
+                n[k][j] = scale * 64 * KIB + (size_t)((j * 7919 + k * 104729 + r * 31) % 65536);
+                s = rmm_allocate(mr, &q[k][j], n[k][j], st[k]);
+                if (s != RMM_SUCCESS) { /* (free what this round made) */
+                    int kk, jj;
+                    for (kk = 0; kk <= k; kk++)
+                        for (jj = 0; jj < (kk < k ? 20 : j); jj++) (void)rmm_deallocate(mr, q[kk][jj], n[kk][jj], st[kk]);
+                }
+            }
+        for (k = 0; k < 4 && s == RMM_SUCCESS; k++)
+            for (j = 0; j < 20 && s == RMM_SUCCESS; j++) s = rmm_deallocate(mr, q[k][j], n[k][j], st[(k + (j % 3 == 0)) % 4]);
+    }
+    for (k = 0; k < 4; k++)
+        if (st[k]) {
+            if (s == RMM_SUCCESS) s = rmm_stream_synchronize(st[k]);
+            (void)drop_stream(st[k]);
+        }
+    return s;
+}
+
 static rmm_status make_resource(const char *name, rmm_resource **mr) {
     if (!strcmp(name, "pool")) return rmm_pool_create(mr, rmm_get_current_device_resource(), NULL);
     if (!strcmp(name, "pool-virtual")) {
@@ -52,7 +87,7 @@ static int run(const char *resource, const char *loop, long iterations) {
     long i;
     uint64_t t0, t1;
     rmm_status st;
-    int own = !strcmp(loop, "own"), consumer = !strcmp(loop, "consumer");
+    int own = !strcmp(loop, "own"), consumer = !strcmp(loop, "consumer"), growing = !strcmp(loop, "grow4");
     char extra[256] = "-";
     if ((st = make_resource(resource, &mr)) != RMM_SUCCESS) {
         printf("%-13s %-9s skipped: %s\n", resource, loop, rmm_last_error());
@@ -60,7 +95,12 @@ static int run(const char *resource, const char *loop, long iterations) {
     }
     if ((st = rmm_stream_create(&longlived)) != RMM_SUCCESS || (consumer && (st = make_stream(&same)) != RMM_SUCCESS)) goto fail;
     t0 = now_ns();
-    for (i = 0; i < iterations; i++) {
+    if (growing) {
+        long rounds = iterations / 25 < 10 ? 10 : iterations / 25;
+        if ((st = grow4(mr, rounds)) != RMM_SUCCESS) goto fail;
+        iterations = rounds; /* (us per round below) */
+    }
+    for (i = 0; i < iterations && !growing; i++) {
         rmm_stream s = same;
         void *q[3];
         size_t n[3];
@@ -111,7 +151,7 @@ fail:
 }
 
 int main(int argc, char **argv) {
-    const char *resources = NULL, *names[3] = {"pool", "pool-virtual", "arena"}, *loops[3] = {"own", "handoff", "consumer"};
+    const char *resources = NULL, *names[3] = {"pool", "pool-virtual", "arena"}, *loops[4] = {"own", "handoff", "consumer", "grow4"};
     long iterations = 20000;
     int i, ok = 1;
     for (i = 1; i < argc; i++) {
@@ -143,9 +183,9 @@ int main(int argc, char **argv) {
     }
 #endif
     print_machine("streams are simulated; driver calls are counted, not made");
-    printf("# %ld iterations a loop, each on a fresh resource\n", iterations);
+    printf("# %ld iterations a loop (grow4: %ld rounds), each on a fresh resource\n", iterations, iterations / 25 < 10 ? 10 : iterations / 25);
     printf("%-13s %-9s %-8s %10s  %s\n", "resource", "loop", "streams", "us/iter", "state at the end");
-    for (i = 0; i < 3; i++) {
+    for (i = 0; i < 4; i++) {
         int k;
         for (k = 0; k < 3; k++)
             if (name_selected(names[k], resources, 0) && !run(names[k], loops[i], iterations)) ok = 0;
