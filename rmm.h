@@ -1256,7 +1256,8 @@ RMMDEF rmm_status rmm_ipc_close_handle(void *base);
    which would act on this process's own memory), on the host backend too. A block imported
    again (the driver maps it once per process and returns the same address) is freed once per
    import: the mapping stays until the last of them (the driver alone unmapped it at the first
-   cudaFree, under the other import). The exports fail with
+   cudaFree, under the other import); a pool imported again (the same handle) is destroyed once
+   per import, each a cudaMemPoolDestroy (the driver counts pool imports). The exports fail with
    NOT_SUPPORTED where the driver answers "not supported" or "invalid value" (a pool made without
    an export handle type, a pointer that is not a block of an exportable pool), else as
    rmm_status_from_cuda (a sticky error is CUDA, not NOT_SUPPORTED). */
@@ -5571,11 +5572,13 @@ RMM__IMPL rmm_status rmm_mem_pool_export_fd(rmm_mem_pool pool, int *fd) {
    rmm_mem_pool_import_pointer mapped, so that their free and destroy, a cudaFree and a
    cudaMemPoolDestroy underneath, refuse anything else (this process's own memory: red team 33;
    rmmh's ImportedPool kept such a record, C callers had none). An entry leaves with its free or
-   destroy: bounded by what is imported now. The driver maps an exported block once per process:
-   a second cudaMemPoolImportPointer of it returns the same address, and the first cudaFree
-   unmaps it under both (an H200, driver 580.159.04, 2026-11-30: a memset through the second
-   import then failed, and its cudaFree too). So an import of a key already imported is counted,
-   and each import is freed (destroyed) once, the last with the driver call. */
+   destroy: bounded by what is imported now. An import of a key already imported is counted, and
+   each is freed (destroyed) once: the driver maps an exported block once per process, a second
+   cudaMemPoolImportPointer of it returning the same address, and the first cudaFree unmaps it
+   under both (an H200, driver 580.159.04, 2026-11-30: a memset through the second import then
+   failed, and its cudaFree too), so a block's last free alone is the driver's; a pool imported
+   twice is one handle too, but the driver counts those imports (after one cudaMemPoolDestroy the
+   handle still imported a block; the second destroy worked), so each destroy is the driver's. */
 typedef struct rmm__import_record {
     rmm__addr_map first; /* key -> value (a block's pool; 1 for a pool) */
     rmm__addr_map again; /* key -> its imports after the first, where there are any */
@@ -5622,12 +5625,12 @@ RMM__PRIVATE bool rmm__import_take(rmm__import_record *r, uintptr_t key, void **
 }
 RMM__IMPL rmm_status rmm_mem_pool_import_fd(int fd, rmm_mem_pool *pool) {
     rmm_status st;
-    bool again = false;
+    bool again = false; /* (unused: every import of a pool is undone, see below) */
     if (!pool) return RMM__NULL_OUT("rmm_mem_pool_import_fd", "pool");
     *pool = NULL;
     if ((st = rmm__mempool_import_fd(fd, pool)) != RMM_SUCCESS) return st;
     if (!rmm__import_note(&rmm__imported_pools, (uintptr_t)*pool, (void *)(uintptr_t)1, &again)) {
-        if (!again) (void)rmm__mempool_destroy_imported(*pool); /* (the same pool again: the first import stays) */
+        (void)rmm__mempool_destroy_imported(*pool); /* (a second import of the pool too: the driver counts them) */
         *pool = NULL;
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_mem_pool_import_fd: out of host memory for the record of imports");
     }
@@ -5669,7 +5672,8 @@ RMM__IMPL rmm_status rmm_mem_pool_destroy_imported(rmm_mem_pool pool) {
     if (!pool) return RMM__NULL_OUT("rmm_mem_pool_destroy_imported", "pool");
     if (!rmm__import_take(&rmm__imported_pools, (uintptr_t)pool, &one, &last))
         return RMM__INVALID("rmm_mem_pool_destroy_imported(%p): not a pool rmm_mem_pool_import_fd made, or destroyed as often as imported", (void *)pool);
-    if (!last) return RMM_SUCCESS; /* (the same pool imported again: the last destroy destroys it) */
+    /* (a pool imported again is the same handle, and the driver counts its imports: each destroy is
+       its cudaMemPoolDestroy, unlike a block's frees) */
     if ((st = rmm__mempool_destroy_imported(pool)) != RMM_SUCCESS && !rmm__import_note(&rmm__imported_pools, (uintptr_t)pool, one, &again))
         RMM__LOG(RMM_LOG_LEVEL_WARN, "rmm_mem_pool_destroy_imported(%p): the failed destroy's record could not be put back (out of host memory)", (void *)pool);
     return st;

@@ -250,6 +250,31 @@ TEST(import_record_counts_imports_of_one_key) {
     rmm__addr_map_free(&r.again);
 }
 
+#if defined(RMM_BACKEND_HOST)
+/* Which frees and destroys of a key imported twice are the driver's (the host backend's driver
+   calls answer NOT_SUPPORTED, which shows the call was made): a block's first free is not (the
+   driver maps it once, and the last free unmaps it), each of a pool's destroys is (the driver
+   counts pool imports: measured on an H200, the handle still imported after one destroy). A
+   failed driver call puts the import back. The imports are noted directly: the host backend
+   imports nothing. */
+TEST(imports_of_one_key_reach_the_driver_as_it_counts) {
+    void *v = NULL;
+    bool again = false, last = false;
+    CHECK(rmm__import_note(&rmm__imported_ptrs, 0x7000, (void *)(uintptr_t)0x1, &again) && !again);
+    CHECK(rmm__import_note(&rmm__imported_ptrs, 0x7000, (void *)(uintptr_t)0x1, &again) && again);
+    CHECK_OK(rmm_mem_pool_free_imported((void *)(uintptr_t)0x7000)); /* the other import maps it still: no driver call */
+    CHECK_STATUS(rmm_mem_pool_free_imported((void *)(uintptr_t)0x7000), RMM_ERROR_NOT_SUPPORTED); /* the last: the driver's */
+    CHECK(rmm__import_take(&rmm__imported_ptrs, 0x7000, &v, &last) && last && v == (void *)(uintptr_t)0x1); /* (put back, once) */
+    CHECK(!rmm__import_take(&rmm__imported_ptrs, 0x7000, &v, &last));
+    CHECK(rmm__import_note(&rmm__imported_pools, 0x8000, (void *)(uintptr_t)1, &again) && !again);
+    CHECK(rmm__import_note(&rmm__imported_pools, 0x8000, (void *)(uintptr_t)1, &again) && again);
+    CHECK_STATUS(rmm_mem_pool_destroy_imported((rmm_mem_pool)(uintptr_t)0x8000), RMM_ERROR_NOT_SUPPORTED); /* the first: the driver's too */
+    CHECK(rmm__import_take(&rmm__imported_pools, 0x8000, &v, &last) && !last); /* (both imports still noted) */
+    CHECK(rmm__import_take(&rmm__imported_pools, 0x8000, &v, &last) && last);
+    CHECK_STATUS(rmm_mem_pool_destroy_imported((rmm_mem_pool)(uintptr_t)0x8000), RMM_ERROR_INVALID_ARGUMENT);
+}
+#endif
+
 #if !defined(RMM_BACKEND_HOST)
 /* The importer of imported_again_stays_until_its_last_free: this program run again as
    `test_ipc --import-child FD HEX` (a process of its own: CUDA IPC imports only from another
@@ -286,7 +311,7 @@ static int import_child(int fd, const char *hex) {
     (void)cudaGetLastError();
     CHECK_OK(rmm_mem_pool_free_imported(b));
     CHECK_STATUS(rmm_mem_pool_free_imported(b), RMM_ERROR_INVALID_ARGUMENT); /* freed as often as imported */
-    CHECK_OK(rmm_mem_pool_destroy_imported(p2));
+    CHECK_OK(rmm_mem_pool_destroy_imported(p2)); /* (one handle: the driver counts the two imports) */
     CHECK_OK(rmm_mem_pool_import_pointer(p1, h, &a)); /* the other import of the pool still imports */
     CHECK_OK(rmm_mem_pool_free_imported(a));
     CHECK_OK(rmm_mem_pool_destroy_imported(p1));
@@ -369,6 +394,9 @@ int main(int argc, char **argv) {
     RUN(legacy_allocation_offset);
     RUN(imported_frees_refuse_what_was_not_imported);
     RUN(import_record_counts_imports_of_one_key);
+#if defined(RMM_BACKEND_HOST)
+    RUN(imports_of_one_key_reach_the_driver_as_it_counts);
+#endif
 #if !defined(RMM_BACKEND_HOST)
     RUN(imported_again_stays_until_its_last_free);
     RUN(export_errors_map_as_documented);
