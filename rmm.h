@@ -5586,12 +5586,13 @@ typedef struct rmm__import_record {
 static rmm__mutex rmm__imports_lock = RMM__MUTEX_INIT;
 static rmm__import_record rmm__imported_pools, rmm__imported_ptrs;
 /* Notes an import of key (value: what its free needs back). *again: key was imported already (a
-   failed note of such an import leaves the first as it was: the caller undoes only a first one).
-   false iff host memory ran out, nothing noted. O(1) under the lock. */
+   failed note of such an import leaves the first as it was). false iff host memory ran out,
+   nothing noted. The caller holds rmm__imports_lock, across the driver call the note records (a
+   last free and a new import of one block, on two threads, must not interleave: the import would
+   get the address the free then unmaps: review 34). O(1). */
 RMM__PRIVATE bool rmm__import_note(rmm__import_record *r, uintptr_t key, void *value, bool *again) {
     void **slot;
     bool ok;
-    rmm__lock(&rmm__imports_lock);
     *again = r->first.slots && rmm__addr_map_find(&r->first, key) != NULL;
     if (!*again) {
         ok = (r->first.slots || rmm__addr_map_init(&r->first, 16)) && rmm__addr_map_put(&r->first, key, value);
@@ -5601,16 +5602,15 @@ RMM__PRIVATE bool rmm__import_note(rmm__import_record *r, uintptr_t key, void *v
     } else {
         ok = (r->again.slots || rmm__addr_map_init(&r->again, 16)) && rmm__addr_map_put(&r->again, key, (void *)(uintptr_t)1);
     }
-    rmm__unlock(&rmm__imports_lock);
     return ok;
 }
-/* Takes one import of key (the caller's claim: a free past the imports finds nothing); false if
-   none is left. *last: it was the only one, and the caller makes the driver call (and notes key
-   again if that fails). O(1) under the lock. */
+/* Takes one import of key (a free past the imports finds nothing); false if none is left. *last:
+   it was the only one (a block's last free unmaps it; every destroy of a pool is the driver's).
+   The caller holds rmm__imports_lock, as for rmm__import_note, and notes key again if its driver
+   call fails. O(1). */
 RMM__PRIVATE bool rmm__import_take(rmm__import_record *r, uintptr_t key, void **value, bool *last) {
     void **slot, **more;
     bool found = false;
-    rmm__lock(&rmm__imports_lock);
     if (r->first.slots && (slot = rmm__addr_map_find(&r->first, key)) != NULL) {
         found = true;
         *value = *slot;
@@ -5620,7 +5620,6 @@ RMM__PRIVATE bool rmm__import_take(rmm__import_record *r, uintptr_t key, void **
         else if ((uintptr_t)*more > 1) *more = (void *)((uintptr_t)*more - 1);
         else (void)rmm__addr_map_remove(&r->again, key);
     }
-    rmm__unlock(&rmm__imports_lock);
     return found;
 }
 RMM__IMPL rmm_status rmm_mem_pool_import_fd(int fd, rmm_mem_pool *pool) {
@@ -5628,13 +5627,14 @@ RMM__IMPL rmm_status rmm_mem_pool_import_fd(int fd, rmm_mem_pool *pool) {
     bool again = false; /* (unused: every import of a pool is undone, see below) */
     if (!pool) return RMM__NULL_OUT("rmm_mem_pool_import_fd", "pool");
     *pool = NULL;
-    if ((st = rmm__mempool_import_fd(fd, pool)) != RMM_SUCCESS) return st;
-    if (!rmm__import_note(&rmm__imported_pools, (uintptr_t)*pool, (void *)(uintptr_t)1, &again)) {
+    rmm__lock(&rmm__imports_lock);
+    if ((st = rmm__mempool_import_fd(fd, pool)) == RMM_SUCCESS && !rmm__import_note(&rmm__imported_pools, (uintptr_t)*pool, (void *)(uintptr_t)1, &again)) {
         (void)rmm__mempool_destroy_imported(*pool); /* (a second import of the pool too: the driver counts them) */
         *pool = NULL;
-        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_mem_pool_import_fd: out of host memory for the record of imports");
+        st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_mem_pool_import_fd: out of host memory for the record of imports");
     }
-    return RMM_SUCCESS;
+    rmm__unlock(&rmm__imports_lock);
+    return st;
 }
 RMM__IMPL rmm_status rmm_mem_pool_export_pointer(void *ptr, unsigned char *handle) {
     if (!ptr || !handle) return RMM__NULL_OUT("rmm_mem_pool_export_pointer", ptr ? "handle" : "ptr");
@@ -5645,24 +5645,27 @@ RMM__IMPL rmm_status rmm_mem_pool_import_pointer(rmm_mem_pool pool, const unsign
     bool again = false;
     if (!pool || !handle || !ptr) return RMM__NULL_OUT("rmm_mem_pool_import_pointer", !pool ? "pool" : !handle ? "handle" : "ptr");
     *ptr = NULL;
-    if ((st = rmm__mempool_import_ptr(pool, handle, ptr)) != RMM_SUCCESS) return st;
-    if (!rmm__import_note(&rmm__imported_ptrs, (uintptr_t)*ptr, pool, &again)) {
+    rmm__lock(&rmm__imports_lock);
+    if ((st = rmm__mempool_import_ptr(pool, handle, ptr)) == RMM_SUCCESS && !rmm__import_note(&rmm__imported_ptrs, (uintptr_t)*ptr, pool, &again)) {
         if (!again) (void)rmm__imported_free(*ptr); /* (a further import maps nothing: the first stays) */
         *ptr = NULL;
-        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_mem_pool_import_pointer: out of host memory for the record of imports");
+        st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_mem_pool_import_pointer: out of host memory for the record of imports");
     }
-    return RMM_SUCCESS;
+    rmm__unlock(&rmm__imports_lock);
+    return st;
 }
 RMM__IMPL rmm_status rmm_mem_pool_free_imported(void *ptr) {
     rmm_status st;
     void *pool = NULL;
     bool last = false, again = false;
     if (!ptr) return RMM__NULL_OUT("rmm_mem_pool_free_imported", "ptr");
+    rmm__lock(&rmm__imports_lock);
     if (!rmm__import_take(&rmm__imported_ptrs, (uintptr_t)ptr, &pool, &last))
-        return RMM__INVALID("rmm_mem_pool_free_imported(%p): not a block rmm_mem_pool_import_pointer mapped, or freed as often as imported", ptr);
-    if (!last) return RMM_SUCCESS; /* (imported again: the last free unmaps it) */
-    if ((st = rmm__imported_free(ptr)) != RMM_SUCCESS && !rmm__import_note(&rmm__imported_ptrs, (uintptr_t)ptr, pool, &again))
+        st = RMM__INVALID("rmm_mem_pool_free_imported(%p): not a block rmm_mem_pool_import_pointer mapped, or freed as often as imported", ptr);
+    else if (!last) st = RMM_SUCCESS; /* (imported again: the last free unmaps it) */
+    else if ((st = rmm__imported_free(ptr)) != RMM_SUCCESS && !rmm__import_note(&rmm__imported_ptrs, (uintptr_t)ptr, pool, &again))
         RMM__LOG(RMM_LOG_LEVEL_WARN, "rmm_mem_pool_free_imported(%p): the failed free's record could not be put back (out of host memory)", ptr);
+    rmm__unlock(&rmm__imports_lock);
     return st;
 }
 RMM__IMPL rmm_status rmm_mem_pool_destroy_imported(rmm_mem_pool pool) {
@@ -5670,12 +5673,14 @@ RMM__IMPL rmm_status rmm_mem_pool_destroy_imported(rmm_mem_pool pool) {
     void *one = NULL;
     bool last = false, again = false;
     if (!pool) return RMM__NULL_OUT("rmm_mem_pool_destroy_imported", "pool");
+    rmm__lock(&rmm__imports_lock);
     if (!rmm__import_take(&rmm__imported_pools, (uintptr_t)pool, &one, &last))
-        return RMM__INVALID("rmm_mem_pool_destroy_imported(%p): not a pool rmm_mem_pool_import_fd made, or destroyed as often as imported", (void *)pool);
+        st = RMM__INVALID("rmm_mem_pool_destroy_imported(%p): not a pool rmm_mem_pool_import_fd made, or destroyed as often as imported", (void *)pool);
     /* (a pool imported again is the same handle, and the driver counts its imports: each destroy is
        its cudaMemPoolDestroy, unlike a block's frees) */
-    if ((st = rmm__mempool_destroy_imported(pool)) != RMM_SUCCESS && !rmm__import_note(&rmm__imported_pools, (uintptr_t)pool, one, &again))
+    else if ((st = rmm__mempool_destroy_imported(pool)) != RMM_SUCCESS && !rmm__import_note(&rmm__imported_pools, (uintptr_t)pool, one, &again))
         RMM__LOG(RMM_LOG_LEVEL_WARN, "rmm_mem_pool_destroy_imported(%p): the failed destroy's record could not be put back (out of host memory)", (void *)pool);
+    rmm__unlock(&rmm__imports_lock);
     return st;
 }
 RMM__IMPL rmm_status rmm_memcpy_async(void *dst, const void *src, size_t bytes, rmm_stream stream) {
@@ -5811,10 +5816,13 @@ typedef struct rmm__so_ops {
        memory of s, after a device synchronize has covered it */
     bool (*stuck)(rmm__so *so, rmm__sstate *s);
     void (*unstick)(rmm__so *so, rmm__sstate *s);
-    /* optional (NULL: no preference): the pass over other states' free items found none that req
-       prefers; true if req now takes any (it is written: the caller's own), and the pass is made
-       again (the pool's virtual growth prefers memory already on mapped pages) */
+    /* optional (NULL: no preference): rmm__so_take_other found none of the items req prefers;
+       true if req now prefers less (it is written: the caller's own), and it is made again (the
+       pool's virtual growth prefers memory already on mapped pages, first of states whose work is
+       known done) */
     bool (*relax)(rmm__so *so, const void *req);
+    /* optional (NULL: every state): whether req may take from state d now */
+    bool (*admits)(rmm__so *so, rmm__sstate *d, const void *req);
 } rmm__so_ops;
 
 #define RMM__SO_SPARES 4
@@ -6432,68 +6440,83 @@ static inline rmm_status rmm__so_state(rmm__so *so, rmm_stream stream, uint64_t 
     return rmm__so_state_slow(so, stream, prekey, out);
 }
 
-/* The slow path of an allocation on s, whose own lists had nothing that serves req: a free item of
+/* The first steps of an allocation on s whose own lists had nothing that serves req: a free item of
    another stream (s then waits for that stream's work, never the host), else every other stream's
-   lists merged into s's (each behind such a wait) until one serves, else (if ops->relax: req
-   preferred some items, and the two steps are made again for any) a search of s's lists with no
-   scan limit (a pool must never fail a request one of its free blocks can serve), else growth.
-   Sets *from to the state whose lists hold *item. O(states) plus what find and grow cost. */
-RMM__PRIVATE rmm_status rmm__so_acquire(rmm__so *so, rmm__sstate *s, const void *req, rmm__sstate **from, void **item) {
+   lists merged into s's (each behind such a wait) until one serves; states ops->admits refuses are
+   skipped. Sets *from to the state whose lists hold *item; *item NULL: nothing served. O(states)
+   plus what find costs. */
+RMM__PRIVATE rmm_status rmm__so_take_other(rmm__so *so, rmm__sstate *s, const void *req, rmm__sstate **from, void **item) {
     const rmm__so_ops *ops = so->ops;
     bool tracked;
     size_t i;
+    *item = NULL;
     if (so->track_holders && so->holders_lost) rmm__so_relist(so);
     tracked = so->track_holders && !so->holders_lost;
 /* the states to look at: the holders (a superset of those with free memory), else every state */
 #define RMM__SO_CANDIDATES (tracked ? so->holder_count : so->count)
 #define RMM__SO_CANDIDATE(i) (tracked ? so->holders[i] : so->list[i])
-    do {
-        for (i = 0; i < RMM__SO_CANDIDATES;) {
-            rmm__sstate *d = RMM__SO_CANDIDATE(i);
-            void *found;
-            if (d == s || rmm__so_donor_capturing(d)) {
-                i++;
-                continue;
-            }
-            if (!ops->holds(so, d)) {
-                if (tracked) rmm__so_unlist(so, d); /* holders[i] is now another state */
-                else i++;
-                continue;
-            }
-            found = ops->find(so, d, req, false);
-            if (found) {
-                RMM_TRY(rmm__so_wait(s, d));
-                *from = d;
-                *item = found;
-                return RMM_SUCCESS;
-            }
+    for (i = 0; i < RMM__SO_CANDIDATES;) {
+        rmm__sstate *d = RMM__SO_CANDIDATE(i);
+        void *found;
+        if (d == s || rmm__so_donor_capturing(d)) {
             i++;
+            continue;
         }
-        for (i = 0; i < RMM__SO_CANDIDATES;) { /* merge other streams' lists into s */
-            rmm__sstate *d = RMM__SO_CANDIDATE(i);
-            if (d != s && rmm__so_donor_capturing(d)) {
-                i++;
-                continue;
-            }
-            if (d == s || !ops->holds(so, d)) {
-                if (d != s && tracked) rmm__so_unlist(so, d); /* holders[i] is now another state */
-                else i++;
-                continue;
-            }
+        if (!ops->holds(so, d)) {
+            if (tracked) rmm__so_unlist(so, d); /* holders[i] is now another state */
+            else i++;
+            continue;
+        }
+        if (ops->admits && !ops->admits(so, d, req)) {
+            i++;
+            continue;
+        }
+        found = ops->find(so, d, req, false);
+        if (found) {
             RMM_TRY(rmm__so_wait(s, d));
-            ops->absorb(so, s, d);
-            if (ops->holds(so, d)) i++; /* (absorb moved nothing: out of host memory) */
-            else if (tracked) rmm__so_unlist(so, d);
-            else if (!rmm__so_retirable(so, d)) i++;
-            if (rmm__so_retirable(so, d)) rmm__so_retire(so, d); /* untracked: list[i] is now another state */
-            if ((*item = ops->find(so, s, req, false)) != NULL) {
-                *from = s;
-                return RMM_SUCCESS;
-            }
+            *from = d;
+            *item = found;
+            return RMM_SUCCESS;
         }
-    } while (ops->relax && ops->relax(so, req)); /* (what req prefers is nowhere: once more for any) */
+        i++;
+    }
+    for (i = 0; i < RMM__SO_CANDIDATES;) { /* merge other streams' lists into s */
+        rmm__sstate *d = RMM__SO_CANDIDATE(i);
+        if (d != s && (rmm__so_donor_capturing(d) || (ops->admits && !ops->admits(so, d, req)))) {
+            i++;
+            continue;
+        }
+        if (d == s || !ops->holds(so, d)) {
+            if (d != s && tracked) rmm__so_unlist(so, d); /* holders[i] is now another state */
+            else i++;
+            continue;
+        }
+        RMM_TRY(rmm__so_wait(s, d));
+        ops->absorb(so, s, d);
+        if (ops->holds(so, d)) i++; /* (absorb moved nothing: out of host memory) */
+        else if (tracked) rmm__so_unlist(so, d);
+        else if (!rmm__so_retirable(so, d)) i++;
+        if (rmm__so_retirable(so, d)) rmm__so_retire(so, d); /* untracked: list[i] is now another state */
+        if ((*item = ops->find(so, s, req, false)) != NULL) {
+            *from = s;
+            return RMM_SUCCESS;
+        }
+    }
 #undef RMM__SO_CANDIDATES
 #undef RMM__SO_CANDIDATE
+    return RMM_SUCCESS;
+}
+/* The slow path of an allocation on s, whose own lists had nothing that serves req: another
+   stream's memory (rmm__so_take_other; again as req prefers less, while ops->relax says so), else
+   a search of s's lists with no scan limit (a pool must never fail a request one of its free
+   blocks can serve), else growth. Sets *from to the state whose lists hold *item. O(states) plus
+   what find and grow cost. */
+RMM__PRIVATE rmm_status rmm__so_acquire(rmm__so *so, rmm__sstate *s, const void *req, rmm__sstate **from, void **item) {
+    const rmm__so_ops *ops = so->ops;
+    do {
+        RMM_TRY(rmm__so_take_other(so, s, req, from, item));
+        if (*item) return RMM_SUCCESS;
+    } while (ops->relax && ops->relax(so, req));
     *from = s;
     if ((*item = ops->find(so, s, req, true)) != NULL) return RMM_SUCCESS;
     RMM_TRY(ops->grow(so, s, req));
@@ -7172,14 +7195,20 @@ static rmm__block *rmm__pool_no_quick[RMM__POOL_QUICK_CLASSES];
 /* The lists a free block of chunk c is filed in. */
 static inline rmm__tlsf *rmm__pool_lists(rmm__pstream *s, const rmm__chunk *c) { return RMM__UNLIKELY(c->dedicated) ? &s->large : &s->free; }
 /* What the core is asked to find: `need` bytes, large or not (see RMM__POOL_LARGE). */
+enum { RMM__PREFER_ANY, RMM__PREFER_MAPPED, RMM__PREFER_SETTLED };
 typedef struct rmm__pool_req {
     size_t need;
     size_t slack; /* large requests: what rounding a chunk of their own would waste anyway */
     bool large;
     bool any;     /* the pool cannot grow: any free block that fits serves, dedicated or not */
     bool no_grow; /* the stream's ring is to be covered before the pool grows */
-    bool mapped_only; /* VIRTUAL growth: the first pass over other streams' memory takes only a block
-                         whose front lies on mapped pages (rmm__pool_find_in, rmm__pool_relax) */
+    uint8_t prefer; /* VIRTUAL growth, what other streams' memory serves (rmm__pool_find_in, _admits,
+                       _relax): RMM__PREFER_ANY; RMM__PREFER_SETTLED, a block whose front lies on
+                       mapped pages, of a state whose work is known done (no wait on a stream at
+                       work); RMM__PREFER_MAPPED, such a block of any state (where backing pages
+                       would move idle ones) */
+    bool moves;     /* VIRTUAL growth: backing pages for the request would move idle ones (a device
+                       synchronize) or be refused at the maximum (rmm__vm_would_move) */
     bool kept_taken;
     rmm__kept_error *kept; /* NULL, or where a growth keeps the thread's error record first
                               (once): a call that succeeds after all puts it back */
@@ -7553,26 +7582,45 @@ RMM__PRIVATE void *rmm__pool_find_in(rmm__so *so, rmm__sstate *ss, const void *r
     if (RMM__UNLIKELY(p->backing->commit != NULL) && b) {
         const rmm__pool_req *r = (const rmm__pool_req *)req;
         b = rmm__vm_prefer_mapped(p, b, r->need, NULL);
-        if (r->mapped_only && !rmm__vm_mapped(&p->vm, b->ptr, r->need)) return NULL;
+        if (r->prefer != RMM__PREFER_ANY && !rmm__vm_mapped(&p->vm, b->ptr, r->need)) return NULL;
     }
     return b;
 }
-/* VIRTUAL growth: no free block on mapped pages served req (req->mapped_only), in another stream's
-   lists or in s's after merging theirs (rmm__so_acquire); the passes are made again for any block,
-   whose pages are then backed: pages brought in are the virtual pool's growth, which other
-   streams' memory comes before, as in a pool of chunks. Without that a stream's first allocation
-   took the front of whichever stream's list came first, usually the reserved range's unmapped
-   rest, and free memory on mapped pages stayed split among the lists of streams that were gone:
-   with a stream made and destroyed per iteration (3 allocations of 1-200 KB) that front moved on
-   by what each dead stream's lists kept, and every 2 MiB it crossed moved an idle page under it
-   (an unmap, a map, an access and a device synchronize): 13,530 moves and 9,248 synchronizes in
-   100,000 iterations on the host backend, the range's 4,096 pages all crossed, where one page
-   held what was live. (Red team 33's finding, 2026-11-30.) */
-RMM__PRIVATE bool rmm__pool_relax(rmm__so *so, const void *req) {
-    rmm__pool_req *r = (rmm__pool_req *)(uintptr_t)req; /* (the caller's own, writable request) */
+/* VIRTUAL growth: a state whose work is not known done serves only at RMM__PREFER_MAPPED or less
+   (taking from it makes the taker wait for that work). An event query per state asked. */
+RMM__PRIVATE bool rmm__pool_admits(rmm__so *so, rmm__sstate *d, const void *req) {
     (void)so;
-    if (!r->mapped_only) return false;
-    r->mapped_only = false;
+    return ((const rmm__pool_req *)req)->prefer != RMM__PREFER_SETTLED || rmm__so_settled(d);
+}
+/* VIRTUAL growth: backing pages is the pool's growth, and as a pool of chunks takes other streams'
+   free memory before it grows, the virtual pool takes other streams' free blocks that lie on
+   mapped pages before it backs pages: first of states whose work is known done (gone streams,
+   whose memory no sweep has merged yet), with no wait; then, where backing the pages would move
+   idle ones (an unmap, a map and a device synchronize) or be refused at the maximum, of any
+   state, behind an event wait (their lists merged into s's if no block serves alone); then (a
+   request that s's own lists cannot serve at all) any block, as a pool of chunks takes one.
+   Without the
+   first step a new stream took the front of whichever list came first, usually the reserved
+   range's unmapped rest, and free memory on mapped pages stayed split among the lists of streams
+   that were gone: with a stream made and destroyed per iteration (3 allocations of 1-200 KB) that
+   front moved on by what each dead stream's lists kept, and every 2 MiB it crossed moved an idle
+   page under it (an unmap, a map, an access and a device synchronize): 13,530 moves and 9,248
+   synchronizes in 100,000 iterations on the host backend, the range's 4,096 pages all crossed,
+   where one page held what was live (red team 33's finding, 2026-11-30). Live streams serve only
+   where a page-in would move pages: taking their mapped memory at every page-in (the first form
+   of this, the same day) made 16 long-lived streams wait for each other on 35-38 % of a random
+   workload's steps (review 34). Measured on an H200 with bench/stream_churn (its five loops,
+   three rounds; docs/performance_notes.md#virtual-stream-churn): this rule was faster than the
+   header before it on every loop (mixed16, 16 streams at work, 1.5-2.7x; grow4 4.6-7.5x) and held
+   4-8 % less on grow4 but 10-12 % more on mixed16 (1,674-1,712 MiB at the peak against 1,528);
+   taking live streams' memory only at the maximum kept mixed16's memory but was 3-5x slower than
+   before on handoff (dead streams' memory merged, a consumer stream's not). The request is
+   written (the caller's own): true iff it now prefers less. */
+RMM__PRIVATE bool rmm__pool_relax(rmm__so *so, const void *req) {
+    rmm__pool_req *r = (rmm__pool_req *)(uintptr_t)req;
+    (void)so;
+    if (r->prefer == RMM__PREFER_ANY) return false;
+    r->prefer = r->prefer == RMM__PREFER_SETTLED && r->moves ? RMM__PREFER_MAPPED : RMM__PREFER_ANY;
     return true;
 }
 /* Moves every free block of donor into taker, coalescing, and frees the donor's (now empty) tables;
@@ -7616,7 +7664,8 @@ static inline void rmm__pool_req_for(const rmm__pool *p, size_t size, size_t ali
     req->any = p->large_bytes != SIZE_MAX && rmm__pool_at_peak(p, req->need);
     req->slack = req->large ? p->desc.growth_granularity_bytes : 0;
     req->no_grow = false;
-    req->mapped_only = false; /* (set by rmm__pool_alloc_slow before it asks other streams) */
+    req->prefer = RMM__PREFER_ANY; /* (set by rmm__pool_alloc_slow before it asks other streams) */
+    req->moves = false;
     req->kept_taken = false;
     req->kept = NULL;
 }
@@ -7649,7 +7698,7 @@ RMM__PRIVATE bool rmm__pool_stuck(rmm__so *so, rmm__sstate *s) {
 RMM__PRIVATE void rmm__pool_unstick(rmm__so *so, rmm__sstate *s) { rmm__pool_ring_release(RMM__POOL_OF(so), (rmm__pstream *)s); }
 static const rmm__so_ops rmm__pool_so_ops = {sizeof(rmm__pstream), rmm__pool_state_init, rmm__pool_state_fini, rmm__pool_holds, rmm__pool_find_in,
                                              rmm__pool_absorb,      rmm__pool_grow_in,   rmm__pool_stuck,      rmm__pool_unstick,
-                                             rmm__pool_relax};
+                                             rmm__pool_relax,       rmm__pool_admits};
 
 /* ---- chunks from upstream: geometric and on-demand growth ---- */
 
@@ -8099,6 +8148,28 @@ RMM__PRIVATE size_t rmm__vm_fresh(const rmm__pool_vm *vm, size_t missing, size_t
     size_t held = rmm__vm_held_pages(vm), want = missing > vm->spare_count ? missing - vm->spare_count : 0;
     size_t room = limit > held ? limit - held : 0;
     return want < room ? want : room;
+}
+/* Whether backing the pages under [at, at + need) (at NULL: need bytes anywhere unmapped) would
+   take more than the spare pages and the new ones the slack allows: idle pages moved (a device
+   synchronize), or a refusal at the maximum (see rmm__vm_page_in). O(pages). */
+RMM__PRIVATE bool rmm__vm_would_move(const rmm__pool *p, const char *at, size_t need) {
+    const rmm__pool_vm *vm = &p->vm;
+    size_t missing = 0, used_after = vm->used_pages, peak, limit, max_pages, i;
+    if (at) {
+        size_t first = (size_t)(at - vm->base) / vm->page, last = (size_t)(at + need - 1 - vm->base) / vm->page;
+        for (i = first; i <= last; i++) {
+            missing += !vm->mapped[i];
+            used_after += vm->users[i] == 0;
+        }
+    } else {
+        missing = (need + vm->page - 1) / vm->page;
+        used_after += missing;
+    }
+    peak = rmm__max(vm->peak_used_pages, used_after);
+    limit = peak + peak / RMM__VM_SLACK;
+    max_pages = p->desc.maximum_bytes ? p->desc.maximum_bytes / vm->page : SIZE_MAX;
+    if (limit > max_pages) limit = max_pages;
+    return vm->spare_count + rmm__vm_fresh(vm, missing, limit) < missing;
 }
 RMM__PRIVATE rmm_status rmm__vm_page_in(rmm__pool *p, size_t first, size_t last) {
     rmm__pool_vm *vm = &p->vm;
@@ -8679,13 +8750,29 @@ RMM__PRIVATE RMM__NOINLINE rmm__block *rmm__pool_take_listed(rmm__pool *p, rmm_s
     *sp = s;
     return b;
 }
+/* VIRTUAL growth: a block b found for s (in another state's lists, or in s's after a merge) is
+   placed: another state's goes home to s as a refill, at the address where it was found (the
+   refill may merge it with a free block of s's below it, on pages not mapped: review 34), s's own
+   at its window on mapped pages (rmm__vm_prefer_mapped). Sets *at; returns the block to cut. */
+RMM__PRIVATE rmm__block *rmm__pool_virtual_taken(rmm__pool *p, rmm__pstream *s, rmm__block *b, size_t need, char **at) {
+    if (b->owner != rmm__pool_lists(s, b->chunk) && rmm__pool_is_ready(s)) {
+        char *was = b->ptr;
+        b = rmm__pool_refill(p, s, b, need);
+        *at = b->ptr != was && (size_t)(b->ptr + b->size - was) >= need ? was : b->ptr;
+        return b;
+    }
+    if (b->owner == rmm__pool_lists(s, b->chunk)) return rmm__vm_prefer_mapped(p, b, need, at);
+    *at = b->ptr;
+    return b;
+}
 /* rmm__pool_alloc's slow path (mimalloc's rule: the hits stay inline, the rest is one call away):
    no ring, recent or quick-list block of the size on s. Finds a block in s's lists (its parked
    blocks and its ring covered first, if need be; a foreign stream's ring of fewer than 128 small
    blocks only after other streams' memory and before growth), else takes one from another stream or upstream
    (covering stuck rings with a synchronize once when out of memory), and cuts `size` at `alignment`
-   from it: *bp, and *listsp the lists it came from. Under the pool's lock. would_block, *explain
-   as in rmm__pool_alloc. */
+   from it: *bp, and *listsp the lists it came from. With VIRTUAL growth a fit in s's lists that
+   needs pages backed comes after other streams' free blocks on mapped pages (rmm__pool_relax
+   says which). Under the pool's lock. would_block, *explain as in rmm__pool_alloc. */
 RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_alloc_slow(rmm__pool *p, rmm__pstream *s, size_t size, size_t alignment, bool *would_block,
                                                           rmm__block **bp, rmm__tlsf **listsp, bool *explain) {
     rmm__sstate *from_state;
@@ -8702,9 +8789,31 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_alloc_slow(rmm__pool *p, rmm__ps
     b = rmm__pool_find_block(s, &req, RMM__TLSF_SCAN);
     if (RMM__UNLIKELY(!b && s->quick_blocks) && !would_block && rmm__pool_flush_quick(p, s, req.need)) /* parked blocks, coalesced, may serve it */
         b = rmm__pool_find_block(s, &req, RMM__TLSF_SCAN);
-    if (RMM__UNLIKELY(p->backing->commit != NULL) && b) {
-        b = rmm__vm_prefer_mapped(p, b, req.need, &at);
-        if (!rmm__vm_mapped(&p->vm, at, req.need)) b = NULL, at = NULL; /* pages to back: other streams' memory on mapped pages first (rmm__pool_relax) */
+    if (RMM__UNLIKELY(p->backing->commit != NULL)) {
+        if (b) b = rmm__vm_prefer_mapped(p, b, req.need, &at);
+        if ((!b || !rmm__vm_mapped(&p->vm, at, req.need)) && !would_block) { /* (virtual pools refuse nowait calls anyway) */
+            /* pages to back: other streams' free memory on mapped pages first (rmm__pool_relax) */
+            req.moves = rmm__vm_would_move(p, b ? at : NULL, req.need);
+            if (b) { /* s's own fit stands: only memory that spares the pages is taken */
+                rmm__sstate *from = NULL;
+                req.prefer = RMM__PREFER_SETTLED;
+                st = rmm__so_take_other(&p->so, &s->ss, &req, &from, &item);
+                if (st == RMM_SUCCESS && !item && req.moves) {
+                    req.prefer = RMM__PREFER_MAPPED;
+                    st = rmm__so_take_other(&p->so, &s->ss, &req, &from, &item);
+                }
+                if (st != RMM_SUCCESS) return st;
+                if (item) {
+                    b = rmm__pool_virtual_taken(p, s, (rmm__block *)item, req.need, &at);
+                } else { /* s's own fit, found again (merged memory may have changed s's lists) */
+                    b = rmm__pool_find_block(s, &req, RMM__TLSF_SCAN);
+                    if (b) b = rmm__vm_prefer_mapped(p, b, req.need, &at);
+                }
+                req.prefer = RMM__PREFER_ANY;
+            } else {
+                req.prefer = RMM__PREFER_SETTLED; /* (rmm__so_acquire below, relaxed by rmm__pool_relax) */
+            }
+        }
     }
     if (!b) {
         if (would_block) {
@@ -8721,29 +8830,25 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_alloc_slow(rmm__pool *p, rmm__ps
         }
     }
     if (!b) {
-        bool ring = rmm__pool_ring_held(s) != 0;
+        bool ring = rmm__pool_ring_held(s) != 0; /* (never with VIRTUAL growth, which has no rings) */
         req.no_grow = ring;
-        req.mapped_only = p->backing->commit != NULL;
         st = rmm__so_acquire(&p->so, &s->ss, &req, &from_state, &item);
         req.no_grow = false;
         if (st == RMM_ERROR_OUT_OF_MEMORY && ring) { /* its own ring, covered now, before growth or a synchronize */
             if ((st = rmm__pool_ring_cover(p, s)) != RMM_SUCCESS) return st;
             rmm__pool_settle(p, s);
-            req.mapped_only = p->backing->commit != NULL; /* (the try before may have relaxed it) */
             st = rmm__so_acquire(&p->so, &s->ss, &req, &from_state, &item);
         }
-        if (st == RMM_ERROR_OUT_OF_MEMORY && rmm__so_unstick(&p->so, &s->ss, true)) { /* other streams' rings, covered by a synchronize */
-            req.mapped_only = p->backing->commit != NULL;
+        if (st == RMM_ERROR_OUT_OF_MEMORY && rmm__so_unstick(&p->so, &s->ss, true)) /* other streams' rings, covered by a synchronize */
             st = rmm__so_acquire(&p->so, &s->ss, &req, &from_state, &item);
-        }
         if (st != RMM_SUCCESS) {
             *explain = st == RMM_ERROR_OUT_OF_MEMORY;
             return st;
         }
         if (RMM__UNLIKELY(req.kept_taken)) rmm__error_back(&kept); /* a growth that failed before a try that did not (a red team's find, 2026-11-30) */
         b = (rmm__block *)item;
-        if (b->owner != rmm__pool_lists(s, b->chunk) && rmm__pool_is_ready(s)) b = rmm__pool_refill(p, s, b, req.need);
-        else if (RMM__UNLIKELY(p->backing->commit != NULL) && b->owner == rmm__pool_lists(s, b->chunk)) b = rmm__vm_prefer_mapped(p, b, req.need, &at); /* (its place inside, as above) */
+        if (RMM__UNLIKELY(p->backing->commit != NULL)) b = rmm__pool_virtual_taken(p, s, b, req.need, &at);
+        else if (b->owner != rmm__pool_lists(s, b->chunk) && rmm__pool_is_ready(s)) b = rmm__pool_refill(p, s, b, req.need);
     }
     lists = b->owner;
     if (RMM__UNLIKELY(at != NULL) && at != b->ptr) { /* inside b (at: set above only for the b it names), at the alignment from there on */
@@ -10551,7 +10656,7 @@ RMM__PRIVATE rmm_status rmm__fixed_grow_in(rmm__so *so, rmm__sstate *ss, const v
 }
 static const rmm__so_ops rmm__fixed_so_ops = {sizeof(rmm__fstream), rmm__fixed_state_init, rmm__fixed_state_fini, rmm__fixed_holds, rmm__fixed_find_in,
                                               rmm__fixed_absorb,      rmm__fixed_grow_in,    rmm__fixed_stuck,      rmm__fixed_unstick,
-                                              NULL};
+                                              NULL,                   NULL};
 
 /* The chunk holding ptr, or NULL. O(log chunks). */
 RMM__PRIVATE rmm__fchunk *rmm__fixed_chunk_of(const rmm__fixed *f, const void *ptr) {
@@ -11430,7 +11535,7 @@ RMM__PRIVATE bool rmm__arena_local_holds(rmm__so *so, rmm__sstate *s) {
     return RMM__ATOMIC_LOAD_RELAXED(&((rmm__arena_local *)s)->superblock_count) > 0 || RMM__ATOMIC_LOAD(&((rmm__arena_local *)s)->pins) > 0;
 }
 static const rmm__so_ops rmm__arena_so_ops = {sizeof(rmm__arena_local), rmm__arena_local_init, rmm__arena_local_fini, rmm__arena_local_holds,
-                                              NULL, NULL, NULL, NULL, NULL, NULL};
+                                              NULL, NULL, NULL, NULL, NULL, NULL, NULL};
 
 /* Each thread caches the arenas it used last, by key. A thread's own and a library stream's entry
    hold a reference to their stream's entry: while that is alive the arena cannot be retired (only

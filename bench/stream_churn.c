@@ -11,8 +11,11 @@
      grow4     4 long-lived streams growing a working set (a training warm-up): in round r (of
                iterations / 25, at least 10) each allocates 20 blocks of about min(r + 1, 100) x
                64 KiB and frees them, a third of them on the next stream
+     mixed16   16 long-lived streams, 64 live blocks each, 10 x iterations steps: a random stream
+               frees a random block of its own and allocates one of 1 B-64 KiB (a quarter of them
+               up to 8 MiB), then sets its first 4 KiB on that stream (device work); us per step
    Reported per loop and resource: microseconds per iteration (stream creation and destruction
-   included; grow4: per round), the free blocks and held bytes at the end (rmm_pool_get_info), and for the virtual
+   included; grow4: per round; mixed16: per step), the free blocks and held bytes at the end (rmm_pool_get_info), and for the virtual
    pool the driver calls it made (page creates, maps, unmaps, device synchronizes; its internal
    counters, as bench/replay reads them). A resource that keeps to the memory it holds shows few
    free blocks and no unmaps; one that drifts through its range moves pages (each move an unmap, a
@@ -67,6 +70,40 @@ static rmm_status grow4(rmm_resource *mr, long rounds) {
     return s;
 }
 
+/* mixed16: 16 streams at work, a random block of a random stream replaced per step. */
+static rmm_status mixed16(rmm_resource *mr, long steps) {
+    enum { NS = 16, W = 64 };
+    rmm_stream st[NS];
+    void **q = (void **)calloc(NS * W, sizeof *q);
+    size_t *n = (size_t *)calloc(NS * W, sizeof *n);
+    unsigned long long x = 88172645463325252ull;
+    long i;
+    int k;
+    rmm_status s = q && n ? RMM_SUCCESS : rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "stream_churn: out of host memory");
+    memset(st, 0, sizeof st);
+    for (k = 0; k < NS && s == RMM_SUCCESS; k++) s = make_stream(&st[k]);
+    for (i = 0; i < steps && s == RMM_SUCCESS; i++) {
+        int a, j;
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        a = (int)(x % NS), j = (int)((x >> 8) % W);
+        if (q[a * W + j] && (s = rmm_deallocate(mr, q[a * W + j], n[a * W + j], st[a])) != RMM_SUCCESS) break;
+        q[a * W + j] = NULL;
+        n[a * W + j] = (x >> 20) % 4 == 0 ? (size_t)((x >> 24) % (8 * MIB)) + 1 : (size_t)((x >> 24) % (64 * KIB)) + 1;
+        if ((s = rmm_allocate(mr, &q[a * W + j], n[a * W + j], st[a])) != RMM_SUCCESS) break;
+        s = rmm_memset_async(q[a * W + j], 1, n[a * W + j] < 4096 ? n[a * W + j] : 4096, st[a]);
+    }
+    for (k = 0; k < NS * W && q && n; k++)
+        if (q[k]) (void)rmm_deallocate(mr, q[k], n[k], st[k / W]);
+    for (k = 0; k < NS; k++)
+        if (st[k]) {
+            if (s == RMM_SUCCESS) s = rmm_stream_synchronize(st[k]);
+            (void)drop_stream(st[k]);
+        }
+    free(q);
+    free(n);
+    return s;
+}
+
 static rmm_status make_resource(const char *name, rmm_resource **mr) {
     if (!strcmp(name, "pool")) return rmm_pool_create(mr, rmm_get_current_device_resource(), NULL);
     if (!strcmp(name, "pool-virtual")) {
@@ -87,7 +124,7 @@ static int run(const char *resource, const char *loop, long iterations) {
     long i;
     uint64_t t0, t1;
     rmm_status st;
-    int own = !strcmp(loop, "own"), consumer = !strcmp(loop, "consumer"), growing = !strcmp(loop, "grow4");
+    int own = !strcmp(loop, "own"), consumer = !strcmp(loop, "consumer"), growing = !strcmp(loop, "grow4"), mixed = !strcmp(loop, "mixed16");
     char extra[256] = "-";
     if ((st = make_resource(resource, &mr)) != RMM_SUCCESS) {
         printf("%-13s %-9s skipped: %s\n", resource, loop, rmm_last_error());
@@ -99,8 +136,11 @@ static int run(const char *resource, const char *loop, long iterations) {
         long rounds = iterations / 25 < 10 ? 10 : iterations / 25;
         if ((st = grow4(mr, rounds)) != RMM_SUCCESS) goto fail;
         iterations = rounds; /* (us per round below) */
+    } else if (mixed) {
+        if ((st = mixed16(mr, iterations * 10)) != RMM_SUCCESS) goto fail;
+        iterations *= 10; /* (us per step below) */
     }
-    for (i = 0; i < iterations && !growing; i++) {
+    for (i = 0; i < iterations && !growing && !mixed; i++) {
         rmm_stream s = same;
         void *q[3];
         size_t n[3];
@@ -128,11 +168,12 @@ static int run(const char *resource, const char *loop, long iterations) {
         if ((st = rmm_pool_get_info(mr, &info)) != RMM_SUCCESS) goto fail;
         if (!strcmp(resource, "pool-virtual")) {
             const rmm__pool_vm *vm = &((const rmm__pool *)mr)->vm; /* the driver calls it made (internal counters) */
-            fmt(extra, sizeof extra, "%zu free blocks, %.1f MiB held; %llu creates, %llu maps, %llu unmaps, %llu synchronizes", info.free_blocks,
-                (double)info.pool_bytes / (double)MIB, (unsigned long long)vm->creates, (unsigned long long)vm->maps, (unsigned long long)vm->unmaps,
+            fmt(extra, sizeof extra, "%zu free blocks, %.1f MiB held (peak %.1f); %llu creates, %llu maps, %llu unmaps, %llu synchronizes", info.free_blocks,
+                (double)info.pool_bytes / (double)MIB, (double)info.peak_pool_bytes / (double)MIB, (unsigned long long)vm->creates, (unsigned long long)vm->maps, (unsigned long long)vm->unmaps,
                 (unsigned long long)vm->syncs);
         } else {
-            fmt(extra, sizeof extra, "%zu free blocks, %.1f MiB held", info.free_blocks, (double)info.pool_bytes / (double)MIB);
+            fmt(extra, sizeof extra, "%zu free blocks, %.1f MiB held (peak %.1f)", info.free_blocks, (double)info.pool_bytes / (double)MIB,
+                (double)info.peak_pool_bytes / (double)MIB);
         }
     }
     printf("%-13s %-9s %-8s %10.2f  %s\n", resource, loop, g_foreign ? "foreign" : "created", (double)(t1 - t0) / 1e3 / (double)iterations, extra);
@@ -151,7 +192,7 @@ fail:
 }
 
 int main(int argc, char **argv) {
-    const char *resources = NULL, *names[3] = {"pool", "pool-virtual", "arena"}, *loops[4] = {"own", "handoff", "consumer", "grow4"};
+    const char *resources = NULL, *names[3] = {"pool", "pool-virtual", "arena"}, *loops[5] = {"own", "handoff", "consumer", "grow4", "mixed16"};
     long iterations = 20000;
     int i, ok = 1;
     for (i = 1; i < argc; i++) {
@@ -183,9 +224,10 @@ int main(int argc, char **argv) {
     }
 #endif
     print_machine("streams are simulated; driver calls are counted, not made");
-    printf("# %ld iterations a loop (grow4: %ld rounds), each on a fresh resource\n", iterations, iterations / 25 < 10 ? 10 : iterations / 25);
+    printf("# %ld iterations a loop (grow4: %ld rounds; mixed16: %ld steps), each on a fresh resource\n", iterations,
+           iterations / 25 < 10 ? 10 : iterations / 25, iterations * 10);
     printf("%-13s %-9s %-8s %10s  %s\n", "resource", "loop", "streams", "us/iter", "state at the end");
-    for (i = 0; i < 4; i++) {
+    for (i = 0; i < 5; i++) {
         int k;
         for (k = 0; k < 3; k++)
             if (name_selected(names[k], resources, 0) && !run(names[k], loops[i], iterations)) ok = 0;

@@ -285,14 +285,20 @@ static int import_child(int fd, const char *hex) {
     cudaMemPool_t q1 = NULL, q2 = NULL;
     void *a = NULL, *b = NULL;
     size_t i;
+    alarm(60); /* (a hung child would hang the suite: the parent waits for it) */
+    if (strlen(hex) != 2 * sizeof h) return 1;
     for (i = 0; i < sizeof h; i++) {
         unsigned v = 0;
         if (sscanf(hex + 2 * i, "%2x", &v) != 1) return 1;
         h[i] = (unsigned char)v;
     }
     /* what the driver does with a pool imported twice (printed: the record counts either way) */
-    if (cudaMemPoolImportFromShareableHandle(&q1, (void *)(uintptr_t)fd, cudaMemHandleTypePosixFileDescriptor, 0) == cudaSuccess &&
-        cudaMemPoolImportFromShareableHandle(&q2, (void *)(uintptr_t)fd, cudaMemHandleTypePosixFileDescriptor, 0) == cudaSuccess) {
+    if (cudaMemPoolImportFromShareableHandle(&q1, (void *)(uintptr_t)fd, cudaMemHandleTypePosixFileDescriptor, 0) != cudaSuccess) {
+        (void)cudaGetLastError();
+    } else if (cudaMemPoolImportFromShareableHandle(&q2, (void *)(uintptr_t)fd, cudaMemHandleTypePosixFileDescriptor, 0) != cudaSuccess) {
+        (void)cudaMemPoolDestroy(q1);
+        (void)cudaGetLastError();
+    } else {
         cudaError_t e1 = cudaMemPoolDestroy(q1), e2 = cudaErrorUnknown, e3 = cudaErrorUnknown;
         void *c = NULL;
         if (q1 != q2) e3 = cudaMemPoolDestroy(q2);

@@ -4143,7 +4143,9 @@ TEST(pool_virtual_stream_churn_stays_on_mapped_pages) {
         }
         CHECK_OK(rmm_pool_validate(mr));
         CHECK_OK(rmm_pool_get_info(mr, &info));
-        CHECK(vm->unmaps == 0 && vm->syncs == 0 && vm->maps <= 2); /* nothing moved: one extent (or two) held what was live */
+        /* nothing moved; the stream per iteration kept to one extent (or two), the consumer's loops
+           to a few more: pages new while blocks in use spread over them, within the slack */
+        CHECK(vm->unmaps == 0 && vm->syncs == 0 && vm->maps <= (loop == 0 ? 2u : 8u));
         CHECK(info.free_blocks < 100);
         printf("  loop %ld: %llu maps, %llu unmaps, %zu free blocks\n", loop, (unsigned long long)vm->maps, (unsigned long long)vm->unmaps, info.free_blocks);
     }
@@ -4153,6 +4155,55 @@ TEST(pool_virtual_stream_churn_stays_on_mapped_pages) {
     rmm_resource_destroy(mr);
     CHECK_OK(rmm_stream_destroy(longlived));
     CHECK_OK(rmm_stream_destroy(same));
+}
+
+/* A virtual pool at its maximum: a stream whose own fit lies on unmapped pages takes another
+   live stream's free block on mapped pages (behind an event wait) where backing a page would go
+   past the maximum, and places the request where that block was: the block goes home to the
+   stream's lists and merges there with the unmapped free block below it, whose front the request
+   took (and failed at the maximum) before review 34's mend. */
+TEST(pool_virtual_at_the_maximum_takes_another_streams_mapped_block) {
+    rmm_resource *mr = NULL;
+    rmm_pool_desc pd = rmm_pool_desc_default();
+    rmm_stream a = NULL, b = NULL;
+    rmm__pool_vm *vm;
+    void *big = NULL, *y = NULL, *l = NULL, *z = NULL, *q = NULL;
+    size_t released = 0;
+    uint64_t maps;
+    NEED_GPU();
+    pd.growth = RMM_POOL_GROWTH_VIRTUAL;
+    pd.virtual_bytes = 256 * MiB;
+    if (!new_virtual_pool(&pd, &mr)) return;
+    vm = &((rmm__pool *)mr)->vm;
+    if (vm->page != 2 * MiB) { /* (the layout below assumes 2 MiB pages) */
+        rmm_resource_destroy(mr);
+        return;
+    }
+    CHECK_OK(rmm_stream_create(&a));
+    CHECK_OK(rmm_stream_create(&b));
+    CHECK_OK(rmm_allocate(mr, &big, 4 * MiB, a));            /* pages 0-1 */
+    CHECK_OK(rmm_allocate(mr, &y, 256 * 1024, a));           /* page 2 */
+    CHECK_OK(rmm_allocate(mr, &l, 4 * MiB - 256 * 1024, a)); /* pages 2-3 */
+    CHECK(big == vm->base && y == vm->base + 4 * MiB);
+    CHECK_OK(rmm_deallocate(mr, big, 4 * MiB, a));
+    CHECK_OK(rmm_allocate(mr, &z, 8 * 1024, a)); /* (takes the freed block back off the stream's recent slot) */
+    CHECK_OK(rmm_deallocate(mr, z, 8 * 1024, a));
+    CHECK_OK(rmm_stream_synchronize(a));
+    CHECK_OK(rmm_pool_trim(mr, &released)); /* pages 0-1 unmapped */
+    CHECK(!vm->mapped[0] && !vm->mapped[1] && vm->mapped[2]);
+    CHECK_OK(rmm_deallocate(mr, y, 256 * 1024, b)); /* a free block on mapped page 2, in b's lists */
+    CHECK_OK(rmm_pool_set_maximum(mr, 4 * MiB));    /* the two pages held: none more */
+    maps = vm->maps;
+    CHECK_OK(rmm_allocate(mr, &q, 100 * 1024, a));
+    CHECK(q == vm->base + 4 * MiB && vm->maps == maps); /* where y was, no page backed */
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK_OK(rmm_deallocate(mr, q, 100 * 1024, a));
+    CHECK_OK(rmm_deallocate(mr, l, 4 * MiB - 256 * 1024, a));
+    CHECK_OK(rmm_stream_synchronize(a));
+    CHECK_OK(rmm_pool_validate(mr));
+    rmm_resource_destroy(mr);
+    CHECK_OK(rmm_stream_destroy(a));
+    CHECK_OK(rmm_stream_destroy(b));
 }
 
 TEST(pool_random_on_demand_with_maximum) {
@@ -6384,6 +6435,7 @@ int main(void) {
     RUN(pool_virtual_failed_page_in_gives_back_what_it_made);
     RUN(pool_virtual_page_without_access_gets_it_before_use);
     RUN(pool_virtual_stream_churn_stays_on_mapped_pages);
+    RUN(pool_virtual_at_the_maximum_takes_another_streams_mapped_block);
     RUN(fixed_random);
     RUN(binning_random);
     RUN(arena_foreign_streams_that_come_and_go_are_bounded);

@@ -203,7 +203,7 @@ class ImportedPool:
             if not self.handle:
                 raise InvalidArgumentError("RMM_ERROR_INVALID_ARGUMENT", "ImportedPool.free: the pool is closed")
             if ptr not in self._imported:
-                raise InvalidArgumentError("RMM_ERROR_INVALID_ARGUMENT", "ImportedPool.free(%s): not a block this pool imported, or freed already"
+                raise InvalidArgumentError("RMM_ERROR_INVALID_ARGUMENT", "ImportedPool.free(%s): not a block this pool imported, or freed already (as often as imported)"
                                            % (hex(ptr) if isinstance(ptr, int) else repr(ptr)))
             _lib.check(_lib.rmmh_imported_free(ptr), "ImportedPool.free")
             if self._imported[ptr] > 1:
