@@ -5821,7 +5821,8 @@ typedef struct rmm__so_ops {
        pool's virtual growth prefers memory already on mapped pages, first of states whose work is
        known done) */
     bool (*relax)(rmm__so *so, const void *req);
-    /* optional (NULL: every state): whether req may take from state d now */
+    /* optional (NULL: every state): whether req may take from state d now (find on d refuses the
+       same by itself: this is for the merge of d's lists, which asks no find first) */
     bool (*admits)(rmm__so *so, rmm__sstate *d, const void *req);
 } rmm__so_ops;
 
@@ -6442,8 +6443,8 @@ static inline rmm_status rmm__so_state(rmm__so *so, rmm_stream stream, uint64_t 
 
 /* The first steps of an allocation on s whose own lists had nothing that serves req: a free item of
    another stream (s then waits for that stream's work, never the host), else every other stream's
-   lists merged into s's (each behind such a wait) until one serves; states ops->admits refuses are
-   skipped. Sets *from to the state whose lists hold *item; *item NULL: nothing served. O(states)
+   lists merged into s's (each behind such a wait) until one serves; states ops->admits refuses
+   (where find on them found nothing) are not merged. Sets *from to the state whose lists hold *item; *item NULL: nothing served. O(states)
    plus what find costs. */
 RMM__PRIVATE rmm_status rmm__so_take_other(rmm__so *so, rmm__sstate *s, const void *req, rmm__sstate **from, void **item) {
     const rmm__so_ops *ops = so->ops;
@@ -6467,11 +6468,7 @@ RMM__PRIVATE rmm_status rmm__so_take_other(rmm__so *so, rmm__sstate *s, const vo
             else i++;
             continue;
         }
-        if (ops->admits && !ops->admits(so, d, req)) {
-            i++;
-            continue;
-        }
-        found = ops->find(so, d, req, false);
+        found = ops->find(so, d, req, false); /* (refuses, as ops->admits would, what req does not take from d) */
         if (found) {
             RMM_TRY(rmm__so_wait(s, d));
             *from = d;
@@ -7209,6 +7206,7 @@ typedef struct rmm__pool_req {
                        would move idle ones) */
     bool moves;     /* VIRTUAL growth: backing pages for the request would move idle ones (a device
                        synchronize) or be refused at the maximum (rmm__vm_would_move) */
+    const rmm__pstream *taker; /* VIRTUAL growth, RMM__PREFER_SETTLED: the state the request is for */
     bool kept_taken;
     rmm__kept_error *kept; /* NULL, or where a growth keeps the thread's error record first
                               (once): a call that succeeds after all puts it back */
@@ -7581,6 +7579,7 @@ RMM__PRIVATE void *rmm__pool_find_in(rmm__so *so, rmm__sstate *ss, const void *r
     b = rmm__pool_find_block(s, (const rmm__pool_req *)req, exhaustive ? SIZE_MAX : RMM__TLSF_SCAN);
     if (RMM__UNLIKELY(p->backing->commit != NULL) && b) {
         const rmm__pool_req *r = (const rmm__pool_req *)req;
+        if (r->prefer == RMM__PREFER_SETTLED && s != r->taker && !rmm__so_settled(ss)) return NULL; /* (rmm__pool_admits) */
         b = rmm__vm_prefer_mapped(p, b, r->need, NULL);
         if (r->prefer != RMM__PREFER_ANY && !rmm__vm_mapped(&p->vm, b->ptr, r->need)) return NULL;
     }
@@ -7666,6 +7665,7 @@ static inline void rmm__pool_req_for(const rmm__pool *p, size_t size, size_t ali
     req->no_grow = false;
     req->prefer = RMM__PREFER_ANY; /* (set by rmm__pool_alloc_slow before it asks other streams) */
     req->moves = false;
+    req->taker = NULL;
     req->kept_taken = false;
     req->kept = NULL;
 }
@@ -8794,6 +8794,7 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_alloc_slow(rmm__pool *p, rmm__ps
         if ((!b || !rmm__vm_mapped(&p->vm, at, req.need)) && !would_block) { /* (virtual pools refuse nowait calls anyway) */
             /* pages to back: other streams' free memory on mapped pages first (rmm__pool_relax) */
             req.moves = rmm__vm_would_move(p, b ? at : NULL, req.need);
+            req.taker = s;
             if (b) { /* s's own fit stands: only memory that spares the pages is taken */
                 rmm__sstate *from = NULL;
                 req.prefer = RMM__PREFER_SETTLED;
