@@ -761,8 +761,10 @@ typedef enum rmm_pool_growth {
                                       One range, so no chunk boundaries: the least memory held beyond
                                       what is live. Backing pages is its growth: as a pool of chunks
                                       does before it grows, it first takes other streams' free memory
-                                      that lies on mapped pages (behind an event wait, never a host
-                                      wait). The upstream is not used (may be NULL).
+                                      that lies on mapped pages: gone streams' with no wait, a live
+                                      stream's (behind an event wait, never a host wait) where it
+                                      would otherwise move idle pages. The upstream is not used
+                                      (may be NULL).
                                       NOT_SUPPORTED where the device lacks virtual memory management. */
 } rmm_pool_growth;
 typedef struct rmm_pool_desc {
@@ -5624,7 +5626,7 @@ RMM__PRIVATE bool rmm__import_take(rmm__import_record *r, uintptr_t key, void **
 }
 RMM__IMPL rmm_status rmm_mem_pool_import_fd(int fd, rmm_mem_pool *pool) {
     rmm_status st;
-    bool again = false; /* (unused: every import of a pool is undone, see below) */
+    bool again = false; /* (not read: a pool's second import is undone too, the driver counting them) */
     if (!pool) return RMM__NULL_OUT("rmm_mem_pool_import_fd", "pool");
     *pool = NULL;
     rmm__lock(&rmm__imports_lock);
@@ -6444,8 +6446,8 @@ static inline rmm_status rmm__so_state(rmm__so *so, rmm_stream stream, uint64_t 
 /* The first steps of an allocation on s whose own lists had nothing that serves req: a free item of
    another stream (s then waits for that stream's work, never the host), else every other stream's
    lists merged into s's (each behind such a wait) until one serves; states ops->admits refuses
-   (where find on them found nothing) are not merged. Sets *from to the state whose lists hold *item; *item NULL: nothing served. O(states)
-   plus what find costs. */
+   (where find on them found nothing) are not merged. Sets *from to the state whose lists hold
+   *item; *item NULL: nothing served. O(states) plus what find costs. */
 RMM__PRIVATE rmm_status rmm__so_take_other(rmm__so *so, rmm__sstate *s, const void *req, rmm__sstate **from, void **item) {
     const rmm__so_ops *ops = so->ops;
     bool tracked;
@@ -7598,8 +7600,7 @@ RMM__PRIVATE bool rmm__pool_admits(rmm__so *so, rmm__sstate *d, const void *req)
    idle ones (an unmap, a map and a device synchronize) or be refused at the maximum, of any
    state, behind an event wait (their lists merged into s's if no block serves alone); then (a
    request that s's own lists cannot serve at all) any block, as a pool of chunks takes one.
-   Without the
-   first step a new stream took the front of whichever list came first, usually the reserved
+   Without the first step a new stream took the front of whichever list came first, usually the reserved
    range's unmapped rest, and free memory on mapped pages stayed split among the lists of streams
    that were gone: with a stream made and destroyed per iteration (3 allocations of 1-200 KB) that
    front moved on by what each dead stream's lists kept, and every 2 MiB it crossed moved an idle
@@ -7609,7 +7610,7 @@ RMM__PRIVATE bool rmm__pool_admits(rmm__so *so, rmm__sstate *d, const void *req)
    where a page-in would move pages: taking their mapped memory at every page-in (the first form
    of this, the same day) made 16 long-lived streams wait for each other on 35-38 % of a random
    workload's steps (review 34). Measured on an H200 with bench/stream_churn (its five loops,
-   three rounds; docs/performance_notes.md#virtual-stream-churn): this rule was faster than the
+   three rounds; docs/performance_notes.md#virtual-stream-churn-tiers): this rule was faster than the
    header before it on every loop (mixed16, 16 streams at work, 1.5-2.7x; grow4 4.6-7.5x) and held
    4-8 % less on grow4 but 10-12 % more on mixed16 (1,674-1,712 MiB at the peak against 1,528);
    taking live streams' memory only at the maximum kept mixed16's memory but was 3-5x slower than
@@ -7923,8 +7924,9 @@ static const rmm__backing rmm__chunks_backing = {rmm__chunks_grow, NULL, NULL, r
      down does not map and unmap the same pages over and over); a trim gives back every idle page;
    - driver calls are batched: cuMemSetAccess once per run of contiguous pages mapped together;
    - a request whose best fit would need pages backed takes another stream's free block on mapped
-     pages first, merging other streams' lists into its own (each behind an event wait) if it must,
-     as a pool of chunks does before it grows (rmm__pool_relax).
+     pages first: of a gone stream's (no wait), and where the page-in would move idle pages, of
+     any stream's (behind an event wait), merging their lists into its own if it must, as a pool
+     of chunks does before it grows (rmm__pool_relax).
    The counters say how many driver calls the pool made (rmm_resource_dump_json shows them). */
 #ifndef RMM__VM_SLACK
 #define RMM__VM_SLACK 100
