@@ -4094,7 +4094,8 @@ TEST(pool_virtual_page_without_access_gets_it_before_use) {
 }
 
 /* Streams that come and go on a virtual pool (red team 33): memory free on mapped pages, in the
-   lists of other streams (gone or not), serves a stream before pages are backed for it. It did not:
+   lists of other streams, serves a stream before pages are backed for it (a gone stream's first;
+   a live one's where pages would move: rmm__pool_relax). It did not:
    a new stream took the front of the first list that had a fit, usually the reserved range's
    unmapped rest, so that front moved on with every stream, and every 2 MiB it crossed moved an
    idle page under it (an unmap, a map and a device synchronize); and a stream that held the
