@@ -7573,6 +7573,12 @@ RMM__PRIVATE bool rmm__pool_holds(rmm__so *so, rmm__sstate *s) {
 }
 RMM__PRIVATE rmm__block *rmm__vm_prefer_mapped(rmm__pool *p, rmm__block *b, size_t need, char **at);
 RMM__PRIVATE bool rmm__vm_mapped(const rmm__pool_vm *vm, const char *ptr, size_t bytes);
+/* VIRTUAL growth: a state whose work is not known done serves only at RMM__PREFER_MAPPED or less
+   (taking from it makes the taker wait for that work). An event query per state asked. */
+RMM__PRIVATE bool rmm__pool_admits(rmm__so *so, rmm__sstate *d, const void *req) {
+    (void)so;
+    return ((const rmm__pool_req *)req)->prefer != RMM__PREFER_SETTLED || rmm__so_settled(d);
+}
 RMM__PRIVATE void *rmm__pool_find_in(rmm__so *so, rmm__sstate *ss, const void *req, bool exhaustive) {
     rmm__pstream *s = (rmm__pstream *)ss;
     rmm__pool *p = RMM__POOL_OF(so);
@@ -7581,17 +7587,11 @@ RMM__PRIVATE void *rmm__pool_find_in(rmm__so *so, rmm__sstate *ss, const void *r
     b = rmm__pool_find_block(s, (const rmm__pool_req *)req, exhaustive ? SIZE_MAX : RMM__TLSF_SCAN);
     if (RMM__UNLIKELY(p->backing->commit != NULL) && b) {
         const rmm__pool_req *r = (const rmm__pool_req *)req;
-        if (r->prefer == RMM__PREFER_SETTLED && s != r->taker && !rmm__so_settled(ss)) return NULL; /* (rmm__pool_admits) */
+        if (s != r->taker && !rmm__pool_admits(so, ss, req)) return NULL;
         b = rmm__vm_prefer_mapped(p, b, r->need, NULL);
         if (r->prefer != RMM__PREFER_ANY && !rmm__vm_mapped(&p->vm, b->ptr, r->need)) return NULL;
     }
     return b;
-}
-/* VIRTUAL growth: a state whose work is not known done serves only at RMM__PREFER_MAPPED or less
-   (taking from it makes the taker wait for that work). An event query per state asked. */
-RMM__PRIVATE bool rmm__pool_admits(rmm__so *so, rmm__sstate *d, const void *req) {
-    (void)so;
-    return ((const rmm__pool_req *)req)->prefer != RMM__PREFER_SETTLED || rmm__so_settled(d);
 }
 /* VIRTUAL growth: backing pages is the pool's growth, and as a pool of chunks takes other streams'
    free memory before it grows, the virtual pool takes other streams' free blocks that lie on
@@ -8797,14 +8797,11 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_alloc_slow(rmm__pool *p, rmm__ps
             /* pages to back: other streams' free memory on mapped pages first (rmm__pool_relax) */
             req.moves = rmm__vm_would_move(p, b ? at : NULL, req.need);
             req.taker = s;
-            if (b) { /* s's own fit stands: only memory that spares the pages is taken */
+            req.prefer = RMM__PREFER_SETTLED;
+            if (b) { /* s's own fit stands: only memory that spares the pages is taken (the tiers above ANY) */
                 rmm__sstate *from = NULL;
-                req.prefer = RMM__PREFER_SETTLED;
-                st = rmm__so_take_other(&p->so, &s->ss, &req, &from, &item);
-                if (st == RMM_SUCCESS && !item && req.moves) {
-                    req.prefer = RMM__PREFER_MAPPED;
-                    st = rmm__so_take_other(&p->so, &s->ss, &req, &from, &item);
-                }
+                do st = rmm__so_take_other(&p->so, &s->ss, &req, &from, &item);
+                while (st == RMM_SUCCESS && !item && rmm__pool_relax(&p->so, &req) && req.prefer != RMM__PREFER_ANY);
                 if (st != RMM_SUCCESS) return st;
                 if (item) {
                     b = rmm__pool_virtual_taken(p, s, (rmm__block *)item, req.need, &at);
@@ -8813,9 +8810,7 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_alloc_slow(rmm__pool *p, rmm__ps
                     if (b) b = rmm__vm_prefer_mapped(p, b, req.need, &at);
                 }
                 req.prefer = RMM__PREFER_ANY;
-            } else {
-                req.prefer = RMM__PREFER_SETTLED; /* (rmm__so_acquire below, relaxed by rmm__pool_relax) */
-            }
+            } /* (else rmm__so_acquire below, relaxed by rmm__pool_relax) */
         }
     }
     if (!b) {
