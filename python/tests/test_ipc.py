@@ -371,6 +371,18 @@ def test_imported_pool_free_from_two_threads_frees_once(monkeypatch):
     assert calls == [4096] and refused == [1]
 
 
+def recorded_pool(monkeypatch, calls, imported):
+    """An ImportedPool as ImportedPool(fd) leaves it (handle 1234, ``imported`` its record), whose
+    C frees and destroy are recorded in ``calls`` as ("free", ptr) and ("destroy", handle): the
+    host backend has no IPC."""
+    from rmmh import _lib, ipc
+    monkeypatch.setattr(_lib, "rmmh_imported_free", lambda p: calls.append(("free", p)) or 0)
+    monkeypatch.setattr(_lib, "rmmh_mempool_destroy", lambda h: calls.append(("destroy", h)) or 0)
+    pool = ipc.ImportedPool.__new__(ipc.ImportedPool)
+    pool.handle, pool._imported = 1234, imported
+    return pool
+
+
 def test_ipc_owners_refuse_copies_and_pickles(monkeypatch):
     """ImportedPool and OpenedIpcMemory own C handles of this process: a copy would destroy the
     pool, free a block or close a mapping twice, and an unpickled pool elsewhere would pass free()'s
@@ -380,11 +392,8 @@ def test_ipc_owners_refuse_copies_and_pickles(monkeypatch):
     import pickle
     from rmmh import _lib, ipc
     calls = []
-    monkeypatch.setattr(_lib, "rmmh_imported_free", lambda p: calls.append(("free", p)) or 0)
-    monkeypatch.setattr(_lib, "rmmh_mempool_destroy", lambda h: calls.append(("destroy", h)) or 0)
+    pool = recorded_pool(monkeypatch, calls, {4096: 1})
     monkeypatch.setattr(_lib, "rmmh_ipc_close_mem_handle", lambda b: calls.append(("close", b)) or 0)
-    pool = ipc.ImportedPool.__new__(ipc.ImportedPool)
-    pool.handle, pool._imported = 1234, {4096: 1}
     mem = ipc.OpenedIpcMemory(8192, 256, 100)
     for obj in (pool, mem):
         for make in (copy.copy, copy.deepcopy, pickle.dumps):
@@ -403,7 +412,7 @@ def test_import_pointer_after_close_and_concurrent_close(monkeypatch):
     could not free it: red team 33), and an import after close is refused before the C call."""
     import threading
     import time
-    from rmmh import _lib, ipc
+    from rmmh import _lib
     calls = []
     entered = threading.Event()
 
@@ -415,10 +424,7 @@ def test_import_pointer_after_close_and_concurrent_close(monkeypatch):
         return 0
 
     monkeypatch.setattr(_lib, "rmmh_mempool_import_pointer", slow_import)
-    monkeypatch.setattr(_lib, "rmmh_imported_free", lambda p: calls.append(("free", p)) or 0)
-    monkeypatch.setattr(_lib, "rmmh_mempool_destroy", lambda h: calls.append(("destroy", h)) or 0)
-    pool = ipc.ImportedPool.__new__(ipc.ImportedPool)
-    pool.handle, pool._imported = 1234, {}
+    pool = recorded_pool(monkeypatch, calls, {})
     t = threading.Thread(target=pool.import_pointer, args=(bytes(64),))
     t.start()
     assert entered.wait(10)  # (the import holds the lock: close() waits for it)
@@ -435,7 +441,7 @@ def test_imported_pool_frees_a_block_imported_twice_twice(monkeypatch):
     import is freed once, rmm.h unmapping it at the last; a third free is refused before the C call,
     and close() frees the imports left. Until 2026-11-30 the pool kept a set: the second free was
     refused and the C record of the second import stayed."""
-    from rmmh import _lib, ipc
+    from rmmh import _lib
     calls = []
 
     def import_at_4096(h, data, out):
@@ -443,10 +449,7 @@ def test_imported_pool_frees_a_block_imported_twice_twice(monkeypatch):
         return 0
 
     monkeypatch.setattr(_lib, "rmmh_mempool_import_pointer", import_at_4096)
-    monkeypatch.setattr(_lib, "rmmh_imported_free", lambda p: calls.append(("free", p)) or 0)
-    monkeypatch.setattr(_lib, "rmmh_mempool_destroy", lambda h: calls.append(("destroy", h)) or 0)
-    pool = ipc.ImportedPool.__new__(ipc.ImportedPool)
-    pool.handle, pool._imported = 1234, {}
+    pool = recorded_pool(monkeypatch, calls, {})
     assert pool.import_pointer(bytes(64)) == 4096 and pool.import_pointer(bytes(64)) == 4096
     pool.free(4096)
     pool.free(4096)
