@@ -433,13 +433,7 @@ int main(int argc, char **argv) {
 #ifdef RMM_BACKEND_HOST
     g_host = 1;
 #else
-    {
-        int count = 0;
-        if (rmm_get_device_count(&count) != RMM_SUCCESS || count == 0) {
-            fprintf(stderr, "adaptors: no usable CUDA device (%s)\n", rmm_last_error());
-            return 2;
-        }
-    }
+    if (!have_device("adaptors")) return 2;
 #endif
     if (rmm_available_device_memory(&free_mem, &g_total_mem) != RMM_SUCCESS) {
         fprintf(stderr, "adaptors: %s\n", rmm_last_error());

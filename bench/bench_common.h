@@ -50,6 +50,26 @@ static int name_selected(const char *name, const char *filter, int prefix) {
     return 0;
 }
 
+/* 1 iff there is a CUDA device to run on (always on the host backend); else says why on stderr, as
+   "<prog>: no usable CUDA device (...)". Include rmm.h first. */
+static inline int have_device(const char *prog) {
+#ifdef RMM_BACKEND_HOST
+    (void)prog;
+    return 1;
+#else
+    int count = 0;
+    if (rmm_get_device_count(&count) != RMM_SUCCESS) {
+        fprintf(stderr, "%s: no usable CUDA device (%s)\n", prog, rmm_last_error());
+        return 0;
+    }
+    if (count == 0) {
+        fprintf(stderr, "%s: no usable CUDA device (the runtime reports none)\n", prog);
+        return 0;
+    }
+    return 1;
+#endif
+}
+
 /* The banner: GPU, driver and runtime (or `host_note` on the host backend), host CPU, date. */
 static void print_machine(const char *host_note) {
     char date[64], host[128] = "?", cpu[160] = "?", line[256];

@@ -5,7 +5,7 @@
     python3 bench/figures.py $OUT/figures         (prints the tables as Markdown)
 
 Reads the `csv,` lines of random_allocations_{foreign,created,default,foreign_lag}.log, replay.log,
-replay_gpt2_generate*.log and adaptors.log, and the tables of stream_identity.log, many_streams.log
+replay_gpt2_generate*.log, adaptors.log and stream_churn_{created,foreign}.log, and the tables of stream_identity.log, many_streams.log
 and vmm_costs.log (printed as they are). Nothing is computed but ratios and medians already in the
 logs; a missing log or row prints as "n/a". Python 3.8+, no dependencies.
 """
@@ -132,6 +132,33 @@ def adaptors(d):
     return out
 
 
+CHURN_RESOURCES = [("pool", "rmm.h pool"), ("pool-virtual", "rmm.h pool, virtual growth"), ("arena", "rmm.h arena"),
+                   ("rmm::pool", "RMM pool"), ("rmm::arena", "RMM arena"), ("async", "`cudaMallocAsync`")]
+CHURN_LOOPS = [("own", "own (us an iteration)"), ("handoff", "handoff"), ("consumer", "consumer"),
+               ("grow4", "grow4 (us a round)"), ("mixed16", "mixed16 (us a step)")]
+
+
+def stream_churn(d):
+    """us per iteration, created / foreign streams, from stream_churn_{created,foreign}.log's csv
+    lines (resource, loop, streams, iterations, us, state at the end)."""
+    us = {}
+    for kind in ("created", "foreign"):
+        path = os.path.join(d, "stream_churn_%s.log" % kind)
+        if not os.path.exists(path):
+            continue
+        with open(path, errors="replace") as f:
+            for line in f:
+                cells = line.rstrip("\n").split(",", 6)
+                if line.startswith("csv,") and len(cells) >= 6:
+                    us[(cells[1], cells[2], cells[3])] = float(cells[5])
+    out = ["| loop | " + " | ".join(c for _, c in CHURN_RESOURCES) + " |", "|---|" + "---:|" * len(CHURN_RESOURCES)]
+    for loop, label in CHURN_LOOPS:
+        cells = ["%s / %s" % (fmt(us.get((r, loop, "created"))), fmt(us.get((r, loop, "foreign")))) for r, _ in CHURN_RESOURCES]
+        out.append("| %s | %s |" % (label, " | ".join(cells)))
+    out += ["", "(created / foreign streams; each stream_churn_*.log has the memory held and, for the virtual pool, its driver calls)"]
+    return out
+
+
 def verbatim(d, name, start):
     path = os.path.join(d, name)
     if not os.path.exists(path):
@@ -151,6 +178,7 @@ def main(argv):
                          ("allocate + free, ns per pair", allocations(d)),
                          ("trace replay: ns per event, efficiency", replay(d)),
                          ("adaptors over the pool: added ns per event", adaptors(d)),
+                         ("stream_churn: streams that come and go", stream_churn(d)),
                          ("stream_identity", verbatim(d, "stream_identity.log", "query")),
                          ("many_streams (GPU)", verbatim(d, "many_streams.log", "mr ")),
                          ("many_streams (host backend)", verbatim(d, "many_streams_host.log", "mr ")),

@@ -826,11 +826,7 @@ int main(int argc, char **argv) {
     }
 #else
     {
-        int count = 0;
-        if (rmm_get_device_count(&count) != RMM_SUCCESS || count == 0) {
-            fprintf(stderr, "random_allocations: no usable CUDA device (%s)\n", rmm_last_error());
-            return 2;
-        }
+        if (!have_device("random_allocations")) return 2;
         if (cudaDeviceGetDefaultMemPool(&g_default_pool, 0) != cudaSuccess) {
             fprintf(stderr, "random_allocations: cudaDeviceGetDefaultMemPool failed\n");
             return 2;

@@ -891,13 +891,7 @@ int main(int argc, char **argv) {
 #ifdef RMM_BACKEND_HOST
     rmm_host_backend_set_capacity((size_t)256 * GIB);
 #else
-    {
-        int count = 0;
-        if (rmm_get_device_count(&count) != RMM_SUCCESS || count == 0) {
-            fprintf(stderr, "replay: no usable CUDA device (%s)\n", rmm_last_error());
-            return 2;
-        }
-    }
+    if (!have_device("replay")) return 2;
 #endif
     print_machine("\"device\" memory is posix_memalign'ed host memory (capacity raised to 256 GiB, never touched)");
     printf("# ns_per_event: median of %d runs; efficiency: peak_upstream / peak live (from the log); pool-virtual-extent: extents of up to %zu MiB\n", runs,

@@ -21,13 +21,18 @@
    free blocks and no unmaps; one that drifts through its range moves pages (each move an unmap, a
    map, an access call and a device synchronize).
 
-   usage: stream_churn [--quick] [--iterations N] [--stream created|foreign] [--resource pool,pool-virtual,arena]
-   Default 20000 iterations (--quick: 5000), created streams (rmm_stream_create), every resource (the pool with its
-   defaults, the pool with virtual growth, the arena with its defaults).
+   usage: stream_churn [--quick] [--iterations N] [--stream created|foreign] [--resource NAME[,NAME..]]
+   Default 20000 iterations (--quick: 5000), created streams (rmm_stream_create), every resource: the
+   pool with its defaults, the pool with virtual growth, the arena with its defaults, and
+   cudaMallocAsync ("async": rmm_async_resource_create, an owned memory pool that never trims, so
+   one indirect call away from the raw call); built by bench/peer/build.sh, also RAPIDS RMM C++'s
+   "rmm::pool" (from empty, its geometric growth, as rmm.h's pool), "rmm::arena" (half of the free
+   device memory, as rmm.h's arena) and "rmm::async", through rmm_allocate as well.
    Host backend: make bench, then build/bench/host/stream_churn. Prints a table and `csv,` lines. */
 #define RMM_IMPLEMENTATION
 #include "../rmm.h"
 #include "bench_common.h"
+#include "peer/peer_resource.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +117,19 @@ static rmm_status make_resource(const char *name, rmm_resource **mr) {
         return rmm_pool_create(mr, NULL, &d);
     }
     if (!strcmp(name, "arena")) return rmm_arena_create(mr, rmm_get_current_device_resource(), NULL);
+    if (!strcmp(name, "async")) return rmm_async_resource_create(mr, NULL);
+#if defined(RMM_BENCH_PEER)
+    if (peer_is(name)) { /* configured as the rmm.h row of the same name */
+        size_t free_mem = 0, total = 0;
+        char why[256] = "";
+        rmm_status st = rmm_available_device_memory(&free_mem, &total);
+        if (st == RMM_SUCCESS && (st = peer_make(name, 0, free_mem / 2 / 256 * 256, mr, why, sizeof why)) != RMM_SUCCESS) {
+            if (why[0]) (void)rmm_set_last_error(st, "%s", why);
+            rmm_peer_drop();
+        }
+        return st;
+    }
+#endif
     return RMM__INVALID("stream_churn: unknown resource %s", name);
 }
 
@@ -163,6 +181,18 @@ static int run(const char *resource, const char *loop, long iterations) {
     if (kept && (st = rmm_deallocate(mr, kept, kept_bytes, longlived)) != RMM_SUCCESS) goto fail;
     kept = NULL;
     if ((st = rmm_stream_synchronize(longlived)) != RMM_SUCCESS) goto fail;
+#if defined(RMM_BENCH_PEER)
+    if (peer_is(resource) && strcmp(resource, "rmm::async") != 0)
+        fmt(extra, sizeof extra, "%.1f MiB held at the peak (from cudaMalloc)", (double)rmm_peer_upstream_peak() / (double)MIB);
+#endif
+#ifndef RMM_BACKEND_HOST
+    if (!strcmp(resource, "async")) {
+        rmm_mem_pool pool;
+        cuuint64_t high = 0;
+        if (rmm_async_resource_get_pool(mr, &pool) == RMM_SUCCESS && cudaMemPoolGetAttribute((cudaMemPool_t)pool, cudaMemPoolAttrReservedMemHigh, &high) == cudaSuccess)
+            fmt(extra, sizeof extra, "%.1f MiB reserved at the peak", (double)high / (double)MIB);
+    }
+#endif
     if (strncmp(resource, "pool", 4) == 0) {
         rmm_pool_info info;
         if ((st = rmm_pool_get_info(mr, &info)) != RMM_SUCCESS) goto fail;
@@ -179,6 +209,9 @@ static int run(const char *resource, const char *loop, long iterations) {
     printf("%-13s %-9s %-8s %10.2f  %s\n", resource, loop, g_foreign ? "foreign" : "created", (double)(t1 - t0) / 1e3 / (double)iterations, extra);
     printf("csv,%s,%s,%s,%ld,%.3f,\"%s\"\n", resource, loop, g_foreign ? "foreign" : "created", iterations, (double)(t1 - t0) / 1e3 / (double)iterations, extra);
     rmm_resource_destroy(mr);
+#if defined(RMM_BENCH_PEER)
+    if (peer_is(resource)) rmm_peer_drop();
+#endif
     if (same) (void)drop_stream(same);
     (void)rmm_stream_destroy(longlived);
     return 1;
@@ -186,15 +219,24 @@ fail:
     printf("%s %s: failed: %s\n", resource, loop, rmm_last_error());
     if (kept) (void)rmm_deallocate(mr, kept, kept_bytes, longlived);
     rmm_resource_destroy(mr);
+#if defined(RMM_BENCH_PEER)
+    if (peer_is(resource)) rmm_peer_drop();
+#endif
     if (same) (void)drop_stream(same);
     if (longlived) (void)rmm_stream_destroy(longlived);
     return 0;
 }
 
 int main(int argc, char **argv) {
-    const char *resources = NULL, *names[3] = {"pool", "pool-virtual", "arena"}, *loops[5] = {"own", "handoff", "consumer", "grow4", "mixed16"};
+    static const char *const names[] = {"pool", "pool-virtual", "arena", "async"
+#if defined(RMM_BENCH_PEER)
+                                        , "rmm::pool", "rmm::arena", "rmm::async"
+#endif
+    };
+    const char *resources = NULL, *loops[5] = {"own", "handoff", "consumer", "grow4", "mixed16"};
+    enum { NNAMES = (int)(sizeof names / sizeof names[0]) };
     long iterations = 20000;
-    int i, ok = 1;
+    int i, k, ok = 1, any = 0;
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick")) iterations = 5000;
         else if (!strcmp(argv[i], "--iterations") && i + 1 < argc) iterations = atol(argv[++i]);
@@ -202,35 +244,33 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--stream") && i + 1 < argc && (!strcmp(argv[i + 1], "created") || !strcmp(argv[i + 1], "foreign")))
             g_foreign = !strcmp(argv[++i], "foreign");
         else {
-            fprintf(stderr, "usage: %s [--quick] [--iterations N] [--stream created|foreign] [--resource pool,pool-virtual,arena]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--quick] [--iterations N] [--stream created|foreign] [--resource NAME[,NAME..]]\n  resources:", argv[0]);
+            for (k = 0; k < NNAMES; k++) fprintf(stderr, " %s", names[k]);
+            fprintf(stderr, "\n");
             return 2;
         }
     }
-    if (resources && !name_selected("pool", resources, 0) && !name_selected("pool-virtual", resources, 0) && !name_selected("arena", resources, 0)) {
-        fprintf(stderr, "stream_churn: --resource names none of pool, pool-virtual, arena\n");
+    for (k = 0; k < NNAMES; k++) any |= name_selected(names[k], resources, 0);
+    if (!any) {
+        fprintf(stderr, "stream_churn: --resource names none of");
+        for (k = 0; k < NNAMES; k++) fprintf(stderr, " %s", names[k]);
+        fprintf(stderr, "\n");
         return 2;
     }
     if (iterations < 1) {
         fprintf(stderr, "stream_churn: --iterations must be at least 1\n");
         return 2;
     }
-#ifndef RMM_BACKEND_HOST
-    {
-        int count = 0;
-        if (rmm_get_device_count(&count) != RMM_SUCCESS || count == 0) {
-            fprintf(stderr, "stream_churn: no usable CUDA device (%s)\n", rmm_last_error());
-            return 2;
-        }
-    }
-#endif
+    if (!have_device("stream_churn")) return 2;
     print_machine("streams are simulated; driver calls are counted, not made");
+#if defined(RMM_BENCH_PEER)
+    printf("# peer: %s\n", rmm_peer_version());
+#endif
     printf("# %ld iterations a loop (grow4: %ld rounds; mixed16: %ld steps), each on a fresh resource\n", iterations,
            iterations / 25 < 10 ? 10 : iterations / 25, iterations * 10);
     printf("%-13s %-9s %-8s %10s  %s\n", "resource", "loop", "streams", "us/iter", "state at the end");
-    for (i = 0; i < 5; i++) {
-        int k;
-        for (k = 0; k < 3; k++)
+    for (i = 0; i < 5; i++)
+        for (k = 0; k < NNAMES; k++)
             if (name_selected(names[k], resources, 0) && !run(names[k], loops[i], iterations)) ok = 0;
-    }
     return ok ? 0 : 1;
 }

@@ -21,7 +21,8 @@
 #                    on foreign, created and
 #                    default streams beside RMM C++ (bench/peer, from the wheels) and
 #                    cudaMallocAsync; many_streams on the GPU and the host backend; stream_churn
-#                    on created and foreign streams
+#                    on created and foreign streams (with RMM C++'s pool, arena and async rows
+#                    where the peer build is there)
 #   figures          (not in the default list: about 2 minutes more) every benchmark the README's
 #                    performance figures come from, each log in $OUT/figures/: what bench runs,
 #                    plus random_allocations on foreign streams with --lag (the device kept behind
@@ -126,10 +127,10 @@ fi
 
 # the C benchmarks, quick: the peer build (RMM C++ rows) where the wheels are there
 bench_all() {
-    local ra=build/bench/random_allocations kind rows="with RMM C++ rows"
+    local ra=build/bench/random_allocations sc=build/bench/stream_churn kind rows="with RMM C++ rows"
     make -j"$(nproc)" bench || return 1
     if [ -n "$peer_pid" ] && wait "$peer_pid"; then
-        ra=build/bench/peer/random_allocations
+        ra=build/bench/peer/random_allocations; sc=build/bench/peer/stream_churn
     else
         rows="WITHOUT RMM C++ rows: no librmm_cu13 and rapids_logger wheels in .whl/, or the peer build failed (peer_build.log)"
         echo "($rows)"
@@ -144,7 +145,7 @@ bench_all() {
     build/bench/host/many_streams || return 1
     for kind in created foreign; do
         echo "### stream_churn $quick --stream $kind"
-        build/bench/stream_churn $quick --stream "$kind" || return 1
+        "$sc" $quick --stream "$kind" || return 1
     done
     echo "1 passed, 0 failed ($rows)"
 }
@@ -152,12 +153,12 @@ part bench bench_all
 
 # every README figure's benchmark (see the header), a log each in $OUTDIR/figures
 figures_all() {
-    local ra=build/bench/random_allocations rp=build/bench/replay kind rc=0 F=$OUTDIR/figures
+    local ra=build/bench/random_allocations rp=build/bench/replay sc=build/bench/stream_churn kind rc=0 F=$OUTDIR/figures
     local traces="bench/traces/resnet50_train.csv.gz bench/traces/gpt2_train.csv.gz bench/traces/bert_encode.csv.gz"
     mkdir -p "$F"
     make -j"$(nproc)" bench || return 1
     if [ -n "$peer_pid" ] && wait "$peer_pid"; then
-        ra=build/bench/peer/random_allocations; rp=build/bench/peer/replay
+        ra=build/bench/peer/random_allocations; rp=build/bench/peer/replay; sc=build/bench/peer/stream_churn
     else
         echo "(WITHOUT RMM C++ rows: no librmm_cu13 and rapids_logger wheels in .whl/, or the peer build failed)"
     fi
@@ -176,8 +177,8 @@ figures_all() {
     fig stream_identity 60 build/bench/stream_identity --quick
     fig many_streams 60 build/bench/many_streams --quick
     fig many_streams_host 60 build/bench/host/many_streams
-    fig stream_churn_created 60 build/bench/stream_churn --quick --stream created
-    fig stream_churn_foreign 60 build/bench/stream_churn --quick --stream foreign
+    fig stream_churn_created 90 "$sc" --quick --stream created
+    fig stream_churn_foreign 90 "$sc" --quick --stream foreign
     fig replay 240 "$rp" $traces
     # gpt2_generate: 967,218 events; a cudaMalloc per event (cuda) takes many minutes, and async ran past 150 s (2026-11-26)
     local gen=pool,pool-geometric,pool-virtual,pool-virtual-extent,binning,arena

@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench/peer/build.sh - builds random_allocations and replay with RAPIDS RMM C++ as extra rows
+# bench/peer/build.sh - builds random_allocations, replay and stream_churn with RAPIDS RMM C++ as extra rows
 # ("rmm::pool", "rmm::binning", "rmm::arena", "rmm::async"), from the librmm-cu13 and rapids-logger
 # wheels in .whl/ (get them with: python3 -m pip download --no-deps --only-binary=:all:
 # --python-version 3.12 --implementation cp --platform manylinux_2_28_x86_64 -d .whl librmm-cu13
@@ -21,8 +21,8 @@ cp "$P/librmm/lib64/librmm.so" "$P/rapids_logger/lib64/librapids_logger.so" "$O/
   -DTHRUST_DISABLE_ABI_NAMESPACE -DTHRUST_IGNORE_ABI_NAMESPACE_ERROR -DCCCL_DISABLE_PDL \
   -I"$P/librmm/include/rapids" -I"$P/librmm/include" -I"$P/rapids_logger/include" \
   -c bench/peer/rmm_cpp_peer.cu -o "$O/rmm_cpp_peer.o"
-for b in random_allocations replay; do
+for b in random_allocations replay stream_churn; do
   gcc -std=c11 -O2 -DNDEBUG -DRMM_BENCH_PEER -isystem "$CUDA_HOME/include" -Ibench/peer -c bench/$b.c -o "$O/$b.o"
   "$CUDA_HOME/bin/nvcc" $ARCH -o "$O/$b" "$O/$b.o" "$O/rmm_cpp_peer.o" -L"$O" -lrmm -lrapids_logger -Xlinker -rpath='$ORIGIN' -lpthread -lm
 done
-echo "built $O/random_allocations and $O/replay with RAPIDS RMM C++ rows"
+echo "built $O/random_allocations, $O/replay and $O/stream_churn with RAPIDS RMM C++ rows"
