@@ -409,7 +409,20 @@ class DeviceBuffer(_Base):
                             old = self._swap_block(p, new_cap, stream)
                     # (else another resize came in between: this block goes back, and again)
                 if old is not None:
-                    self._free_block(old, stream)  # (with the lock let go: a free may call Python too)
+                    st = self._free_block(old, stream)  # (with the lock let go: a free may call Python too)
+                    if st:  # the old block stays allocated: the buffer gets it back, unchanged, if no
+                        # other resize came in between, and the new block goes back (as rmm.h's
+                        # rmm_device_buffer_reserve leaves a buffer whose old block's free failed)
+                        with lock:
+                            back = (self._ptr, self._cap) == (p, new_cap)
+                            if back:
+                                self._ptr, self._nbytes, self._stream, self._cap = old
+                        if back and p:  # (p 0: a shrink to nothing took no holds)
+                            _free(self._mr._h, p, new_cap, stream._h, self._dev)
+                            self._let_go(stream)
+                        else:  # (the buffer has moved on: the old block's holds go, as before)
+                            self._let_go(old[2])
+                        _lib.check(st, "freeing the old block")
                     return new_cap
                 if p:
                     _free(self._mr._h, p, new_cap, stream._h, self._dev)
@@ -418,8 +431,9 @@ class DeviceBuffer(_Base):
 
     def _swap_block(self, p, cap, stream):
         """Puts block p (cap bytes from self._mr on stream) in place of the buffer's and moves the
-        holds; returns the old block as (ptr, nbytes, stream) for _free_block. Under the lock."""
-        old = (self._ptr, self._nbytes, self._stream)
+        holds; returns the old block as (ptr, nbytes, stream, capacity) for _free_block. Under
+        the lock."""
+        old = (self._ptr, self._nbytes, self._stream, self._cap)
         mr = self._mr
         if p:
             mr._refs.append(True)
@@ -430,16 +444,22 @@ class DeviceBuffer(_Base):
 
     def _free_block(self, old, stream):
         """Frees a block _swap_block took out, on ``stream`` (after the copy queued there), and
-        lets go of its holds. Called with the buffer's lock let go."""
-        ptr, nbytes, old_stream = old
+        lets go of its holds; returns the free's status: where it failed, the block stays
+        allocated and its holds stay. Called with the buffer's lock let go."""
+        ptr, nbytes, old_stream = old[0], old[1], old[2]
         if not ptr:
-            return
-        mr = self._mr
-        st = _free(mr._h, ptr, nbytes, stream._h, self._dev)
-        _release(mr._refs)
-        if old_stream._refs is not None:
-            _release(old_stream._refs)
-        _lib.check(st, "freeing the old block")
+            return 0
+        st = _free(self._mr._h, ptr, nbytes, stream._h, self._dev)
+        if not st:
+            self._let_go(old_stream)
+        return st
+
+    def _let_go(self, stream):
+        """Releases the holds one block of the buffer's took (_swap_block): its resource's and
+        its stream's."""
+        _release(self._mr._refs)
+        if stream._refs is not None:
+            _release(stream._refs)
 
     # -- RMM's methods ---------------------------------------------------------------------------
     def reserve(self, new_capacity, stream=DEFAULT_STREAM):

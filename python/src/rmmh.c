@@ -112,8 +112,10 @@ RMMH_API int rmmh_free_nowait(rmm_resource *mr, void *ptr, size_t bytes, rmm_str
         *would_block = 0;
         return RMM_SUCCESS;
     }
-    /* (a free on another device than the current one needs the device switched: the ordinary call) */
-    if (mr && (device < 0 || (rmm_get_device(&current) == RMM_SUCCESS && current == device))) {
+    /* (a free on another device than the current one needs the device switched, and a free of 0
+       bytes is refused by the ordinary call, whose message names the call the user made: red
+       team 35) */
+    if (mr && bytes && (device < 0 || (rmm_get_device(&current) == RMM_SUCCESS && current == device))) {
         st = rmm_deallocate_nowait(mr, ptr, bytes, stream, &wb);
         *would_block = wb;
     }

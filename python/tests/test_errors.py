@@ -163,6 +163,17 @@ def test_zero_and_none_edge_cases():
     assert rmm.DeviceBuffer(ptr=0, size=0).size == 0
 
 
+def test_a_free_of_zero_bytes_names_the_call_made():
+    # refused with nothing freed, by a message that names rmm_deallocate, whichever path the
+    # extension took (its nowait call named rmm_deallocate_nowait: red team 35)
+    for mr in (rmm.mr.CudaMemoryResource(), rmm.mr.StatisticsResourceAdaptor(rmm.mr.CudaMemoryResource()),
+               rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 1 << 20)):
+        p = mr.allocate(10)
+        with pytest.raises(rmm.InvalidArgumentError, match=r"^rmm_deallocate\(.*no allocation has 0 bytes"):
+            mr.deallocate(p, 0)
+        mr.deallocate(p, 10)
+
+
 def test_random_operation_sequences():
     """A random mix of valid and invalid operations on buffers over a pool: the pool's
     invariants hold and the contents are what was written."""
