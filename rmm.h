@@ -5373,9 +5373,9 @@ static inline uint64_t rmm__thread_reg_serial(void) {
     return r ? r->serial : 0;
 }
 
-/* A recorded stream (rmm_record_stream, >>alloc): the entry that tells which stream the handle
-   names, with a reference, and the current device. OUT_OF_MEMORY iff this thread's entry cannot be
-   made; the device query's status. O(1). */
+/* A recorded stream (rmm_record_stream; its type is defined after rmm_allocate, >>resource): the
+   entry that tells which stream the handle names, with a reference, and the current device.
+   OUT_OF_MEMORY iff this thread's entry cannot be made; the device query's status. O(1). */
 /* The recorded stream's key for graph capture (rmm__graph_key, as the recording thread had it). */
 RMM__PRIVATE uint64_t rmm__rec_stream_key(const rmm__rec_stream *rs) {
     return rmm__graph_key_of(rs->handle, rs->per_thread, rs->per_thread && rs->reg ? rs->reg->serial : 0, rs->device);
