@@ -51,18 +51,20 @@
                           and events run in order on the host. For tests and development without a GPU.
       RMM_HOST_BACKEND_BYTES    host backend: the simulated device capacity (default 4 GiB); change
                           it at run time with rmm_host_backend_set_capacity().
-      RMM_HOST_BACKEND_DEVICES  host backend: how many devices it simulates (default 2).
+      RMM_HOST_BACKEND_DEVICES  host backend: how many devices it simulates (default 2; at least 1,
+                          else the header does not compile).
       RMM_NO_POOL, RMM_NO_BINNING, RMM_NO_ARENA, RMM_NO_LOGGING
                           leave those features out (binning also needs fixed-size, which stays);
-                          their create functions then return RMM_ERROR_NOT_SUPPORTED.
+                          their functions then return RMM_ERROR_NOT_SUPPORTED, naming themselves
+                          and the macro (rmmInitialize in pool mode too).
       RMM_NO_THRUST       (nvcc, C++) leave out the Thrust/CUB allocator (rmm::thrust_allocator).
       RMM_DEBUG           extra checks: the pool validates every invariant after each call, the
                           fixed-size resource and the arena after each of their first 1024 calls
                           and every 1024th after (validating is O(blocks): every call made a
                           debug run quadratic), and the cudaMalloc-family (cuda, managed,
-                          pinned) and async resources keep a record of each live block, so that a
-                          double free, a pointer they did not hand out, another family's block or
-                          a wrong size is CORRUPTION with nothing freed (release builds pass such a
+                          pinned; rmm_cuda.h's pinned host resource too) and async resources keep
+                          a record of each live block, so that a double free, a pointer they did
+                          not hand out, another family's block or a wrong size is CORRUPTION with nothing freed (release builds pass such a
                           free to CUDA: an error, or for the base of a pool's chunk a free under
                           the pool); the fixed-size resource (and so binning's bins) checks each
                           free's size against the size its block was allocated with. The
@@ -86,7 +88,7 @@
       RMM_SYS_MALLOC(n), RMM_SYS_REALLOC(p,n), RMM_SYS_FREE(p)
                           the host allocator for the library's own bookkeeping; all three or none
                           (default malloc/realloc/free). Only the implementing file needs them.
-      RMM_MAX_DEVICES     the largest device count the per-device table holds (default 64).
+      RMM_MAX_DEVICES     the largest device count the per-device table holds (default 64; at least 1).
       RMMDEF              the prefix of every public declaration (default extern, or static with
                           RMM_STATIC): define it to add attributes such as visibility (with
                           RMM_STATIC, yours must say static too).
@@ -1382,7 +1384,9 @@ RMMDEF rmm_status rmm_device_scalar_release(rmm_device_scalar *s);
 /* The 2019 C API. rmmInitialize builds cudaMalloc or managed memory, with a pool on top in pool mode
    (initial_pool_size rounded up to a multiple of 256; 0: half of total device memory; RMM_ALLOC_CONF, if set, over that: see
    rmm_pool_desc_parse; without its own initial, the default initial size is none with virtual
-   growth and at most its maximum). rmmAlloc/rmmFree are thread-safe; rmmFree
+   growth and at most its maximum). rmmIsInitialized copies the options in use: in pool mode their
+   initial_pool_size is the pool's initial size as made (so rounded, capped by RMM_ALLOC_CONF's
+   maximum or set by its initial; 0 with virtual growth). rmmAlloc/rmmFree are thread-safe; rmmFree
    needs no size (this layer remembers sizes in a map). Anything but rmmInitialize,
    rmmIsInitialized and rmmGetErrorString before rmmInitialize or after rmmFinalize is
    RMM_ERROR_NOT_INITIALIZED (before any argument is checked; since 2026-11-28, when a NULL
@@ -1638,6 +1642,10 @@ extern int posix_memalign(void **memptr, size_t alignment, size_t size);
 #define RMM__STATIC_ASSERT(cond, name) typedef char rmm__static_assert_##name[(cond) ? 1 : -1]
 #endif
 RMM__STATIC_ASSERT(sizeof(size_t) <= sizeof(uint64_t), size_t_fits_the_64_bit_bit_tricks);
+/* (tables sized by them: 0 made arrays of no element, which the host backend's first stream
+   wrote past: red team 35) */
+RMM__STATIC_ASSERT(RMM_MAX_DEVICES >= 1, rmm_max_devices_is_at_least_1);
+RMM__STATIC_ASSERT(RMM_HOST_BACKEND_DEVICES >= 1, rmm_host_backend_devices_is_at_least_1);
 
 RMM__PRIVATE bool rmm__is_pow2(size_t x) { return x != 0 && (x & (x - 1)) == 0; }
 /* Two roundings, never to be mixed up: rmm__align_up/down take a power-of-two alignment (a mask);
@@ -14059,7 +14067,12 @@ RMM__IMPL rmmError_t rmmInitialize(rmmOptions_t *options) {
                 if (d.maximum_bytes && d.initial_bytes > d.maximum_bytes) d.initial_bytes = d.maximum_bytes;
             }
         }
+#ifdef RMM_NO_POOL
+        if (st == RMM_SUCCESS) st = rmm__fail(RMM_ERROR_NOT_SUPPORTED, "rmmInitialize: PoolAllocation needs the pool, compiled out by RMM_NO_POOL");
+#else
         if (st == RMM_SUCCESS) st = rmm_pool_create(&rmm__legacy.pool, rmm__legacy.base, &d);
+#endif
+        if (st == RMM_SUCCESS) o.initial_pool_size = d.initial_bytes; /* the size in use (rmmIsInitialized): rounded, capped, or RMM_ALLOC_CONF's (red team 35) */
     }
     if (st != RMM_SUCCESS) {
         rmm_resource_destroy(rmm__legacy.base);
@@ -14193,6 +14206,8 @@ RMM__IMPL rmmError_t rmmFree(void *ptr, rmm_stream stream, const char *file, uns
 RMM__IMPL rmmError_t rmmGetInfo(size_t *free_bytes, size_t *total_bytes, rmm_stream stream) {
     (void)stream;
     if (!rmmIsInitialized(NULL)) return rmm__legacy_not_initialized("rmmGetInfo");
+    if (!free_bytes) return RMM__NULL_OUT("rmmGetInfo", "free_bytes"); /* (named here: the call the user made, red team 35) */
+    if (!total_bytes) return RMM__NULL_OUT("rmmGetInfo", "total_bytes");
     return rmm_available_device_memory(free_bytes, total_bytes);
 }
 RMM__IMPL rmmError_t rmmGetAllocationOffset(ptrdiff_t *offset, void *ptr, rmm_stream stream) {

@@ -37,16 +37,17 @@ struct rmm_host_resource {
 /* Allocates host memory. bytes == 0 succeeds with *ptr = NULL; *ptr is NULL after every failure.
    Fails with INVALID_ARGUMENT iff mr or ptr is NULL or alignment is not a power of two;
    OUT_OF_MEMORY iff the memory (or host memory for an over-aligned block's record) is not there;
-   CUDA iff cudaMallocHost fails otherwise (the pinned resource: no usable device, for one); a
+   CUDA iff cudaHostAlloc fails otherwise (the pinned resource: no usable device, for one); a
    user-defined resource with what its allocate returns. Thread-safe; the cost is that of malloc
-   or cudaMallocHost. */
+   or cudaHostAlloc. */
 RMMDEF rmm_status rmm_host_allocate(rmm_host_resource *mr, void **ptr, size_t bytes, size_t alignment);
 /* Frees memory from rmm_host_allocate with the same bytes and alignment. A NULL ptr is a no-op
    (SUCCESS, with nothing else checked). Fails with INVALID_ARGUMENT iff mr is NULL, alignment is
    not a power of two, or bytes is 0 (no allocation has that size); CORRUPTION iff the new_delete
    resource did not hand the pointer out (or it was freed already) or bytes is not the size it was
    allocated with, or the pinned resource finds the block was not allocated with that alignment
-   (the block stays allocated, nothing is freed); CUDA iff cudaFreeHost fails; a user-defined
+   (in RMM_DEBUG builds also: not by a pinned resource, freed already, or with another size; the
+   block stays allocated, nothing is freed); CUDA iff cudaFreeHost fails; a user-defined
    resource with what its deallocate returns. */
 RMMDEF rmm_status rmm_host_deallocate(rmm_host_resource *mr, void *ptr, size_t bytes, size_t alignment);
 /* posix_memalign / free. Its frees are checked: it keeps a record of each live block (its size),
@@ -56,7 +57,10 @@ RMMDEF rmm_status rmm_host_deallocate(rmm_host_resource *mr, void *ptr, size_t b
    block live at the peak (16-byte slots, the table at most a quarter full; it does not shrink). Fails with INVALID_ARGUMENT iff out is NULL,
    OUT_OF_MEMORY iff the resource or its record table cannot be made. */
 RMMDEF rmm_status rmm_new_delete_resource_create(rmm_host_resource **out);
-/* cudaMallocHost / cudaFreeHost: page-locked, device-accessible. Alignments above 256 over-allocate. */
+/* cudaHostAlloc (portable, mapped) / cudaFreeHost: page-locked, device-accessible from every
+   device. Alignments above 256 over-allocate. RMM_DEBUG builds keep a record of each live block, so
+   that a free with the wrong size, a double free or a pointer it did not hand out is CORRUPTION
+   with nothing freed (release builds leave those to CUDA). */
 RMMDEF rmm_status rmm_pinned_resource_create(rmm_host_resource **out);
 /* Destroys the resource (not memory still allocated from it). NULL is a no-op. */
 RMMDEF void rmm_host_resource_destroy(rmm_host_resource *mr);
@@ -159,11 +163,20 @@ RMM__IMPL rmm_status rmm_new_delete_resource_create(rmm_host_resource **out) {
     return RMM_SUCCESS;
 }
 
-/* ---- pinned: cudaMallocHost through the platform layer ---- */
+/* ---- pinned: cudaHostAlloc through the platform layer ---- */
 typedef struct rmm__pinned_host {
     rmm_host_resource base;
     rmm__overalign overalign;
 } rmm__pinned_host;
+/* RMM_DEBUG: the family of its blocks in rmm.h's debug records (rmm__dbg_note): one for every
+   pinned host resource (any of them frees any of their blocks: one cudaFreeHost), another than
+   rmm.h's device resources' (red team 35: its frees were not checked, and a free with the wrong
+   size freed the block). */
+#define RMM__PINNED_HOST_FAMILY ((uintptr_t)0x9e3779b97f4a7c15u)
+RMM__PRIVATE rmm_status rmm__pinned_host_free_raw(void *raw, void *arg) {
+    (void)arg;
+    return rmm__pinned_free(raw);
+}
 RMM__PRIVATE rmm_status rmm__pinned_host_allocate(rmm_host_resource *self, void **ptr, size_t bytes, size_t alignment) {
     rmm__pinned_host *p = (rmm__pinned_host *)self;
     size_t request = bytes;
@@ -177,18 +190,31 @@ RMM__PRIVATE rmm_status rmm__pinned_host_allocate(rmm_host_resource *self, void 
         (void)rmm__pinned_free(raw);
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pinned: out of host memory for alignment bookkeeping");
     }
+#if RMM__DEBUG
+    if (!rmm__dbg_note(*ptr, bytes, RMM__PINNED_HOST_FAMILY)) {
+        if (alignment > RMM_ALIGNMENT) (void)rmm__overalign_free_block(&p->overalign, *ptr, alignment, "pinned", rmm__pinned_host_free_raw, NULL);
+        else (void)rmm__pinned_free(raw);
+        *ptr = NULL;
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pinned: out of host memory for RMM_DEBUG's record of a block");
+    }
+#endif
     return RMM_SUCCESS;
-}
-RMM__PRIVATE rmm_status rmm__pinned_host_free_raw(void *raw, void *arg) {
-    (void)arg;
-    return rmm__pinned_free(raw);
 }
 RMM__PRIVATE rmm_status rmm__pinned_host_deallocate(rmm_host_resource *self, void *ptr, size_t bytes, size_t alignment) {
     rmm__pinned_host *p = (rmm__pinned_host *)self;
-    if (alignment > RMM_ALIGNMENT) return rmm__overalign_free_block(&p->overalign, ptr, alignment, "pinned", rmm__pinned_host_free_raw, NULL);
-    if (RMM__UNLIKELY(rmm__overalign_misfreed(ptr)))
-        return rmm__fail(RMM_ERROR_CORRUPTION, "pinned: deallocate(ptr=%p, bytes=%zu): the block was allocated with an alignment above 256; free it with that alignment", ptr, bytes);
-    return rmm__pinned_free(ptr);
+    rmm_status st;
+#if RMM__DEBUG
+    rmm__claim claim;
+    RMM_TRY(rmm__dbg_take("pinned", ptr, bytes, RMM__PINNED_HOST_FAMILY, &claim));
+#endif
+    if (alignment > RMM_ALIGNMENT) st = rmm__overalign_free_block(&p->overalign, ptr, alignment, "pinned", rmm__pinned_host_free_raw, NULL);
+    else if (RMM__UNLIKELY(rmm__overalign_misfreed(ptr)))
+        st = rmm__fail(RMM_ERROR_CORRUPTION, "pinned: deallocate(ptr=%p, bytes=%zu): the block was allocated with an alignment above 256; free it with that alignment", ptr, bytes);
+    else st = rmm__pinned_free(ptr);
+#if RMM__DEBUG
+    rmm__dbg_settle(ptr, &claim, st == RMM_SUCCESS);
+#endif
+    return st;
 }
 RMM__PRIVATE void rmm__pinned_host_destroy(rmm_host_resource *self) {
     rmm__overalign_free(&((rmm__pinned_host *)self)->overalign);

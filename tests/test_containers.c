@@ -763,6 +763,21 @@ TEST(host_resource_pinned) {
     CHECK(mr != NULL);
     if (!mr) return;
     check_host_resource(mr);
+#if defined(RMM_DEBUG)
+    { /* RMM_DEBUG: a free with another size, a double free: CORRUPTION, nothing freed, and the
+         right free after them works (red team 35: the wrong size freed the block, and the right
+         free then failed with CUDA) */
+        void *h = NULL, *a = NULL;
+        CHECK_OK(rmm_host_allocate(mr, &h, 100, 64));
+        CHECK_STATUS(rmm_host_deallocate(mr, h, 5000, 64), RMM_ERROR_CORRUPTION);
+        CHECK(strstr(rmm_last_error(), "holds 100 bytes") != NULL);
+        CHECK_OK(rmm_host_deallocate(mr, h, 100, 64));
+        CHECK_STATUS(rmm_host_deallocate(mr, h, 100, 64), RMM_ERROR_CORRUPTION);
+        CHECK_OK(rmm_host_allocate(mr, &a, 1000, 4096)); /* over-aligned: recorded under the aligned pointer */
+        CHECK_STATUS(rmm_host_deallocate(mr, a, 999, 4096), RMM_ERROR_CORRUPTION);
+        CHECK_OK(rmm_host_deallocate(mr, a, 1000, 4096));
+    }
+#endif
 #if !defined(RMM_BACKEND_HOST)
     {
         /* pinned memory is usable as a copy source and target for the device */
@@ -848,6 +863,34 @@ TEST(legacy_before_initialize) {
     o = legacy_options(8, 0, false);
     CHECK_STATUS(rmmInitialize(&o), RMM_ERROR_INVALID_ARGUMENT);
     CHECK(!rmmIsInitialized(NULL));
+}
+
+/* rmmIsInitialized copies the options in use: the pool's initial size as made, rounded up, or
+   capped by RMM_ALLOC_CONF's maximum (red team 35: the caller's size was reported, 8 MiB for a
+   pool of 1 MiB, 500 for one of 512 bytes). */
+TEST(legacy_options_in_use_are_the_pool_s) {
+    rmmOptions_t o = legacy_options(PoolAllocation, (size_t)8 << 20, false), got;
+    void *p = NULL;
+    NEED_GPU();
+    setenv("RMM_ALLOC_CONF", "maximum:1MiB", 1);
+    CHECK_OK(rmmInitialize(&o));
+    unsetenv("RMM_ALLOC_CONF");
+    memset(&got, 0, sizeof got);
+    CHECK(rmmIsInitialized(&got));
+    CHECK(got.initial_pool_size == ((size_t)1 << 20));
+    CHECK(o.initial_pool_size == ((size_t)8 << 20)); /* (the caller's options untouched) */
+    CHECK_STATUS(RMM_ALLOC(&p, (size_t)2 << 20, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK_OK(rmmFinalize());
+    o.initial_pool_size = 500;
+    CHECK_OK(rmmInitialize(&o));
+    memset(&got, 0, sizeof got);
+    CHECK(rmmIsInitialized(&got));
+    CHECK(got.initial_pool_size == 512);
+    CHECK_OK(rmmFinalize());
+    o.allocation_mode = CudaDefaultAllocation; /* no pool: the options as given */
+    CHECK_OK(rmmInitialize(&o));
+    CHECK(rmmIsInitialized(&got) && got.initial_pool_size == 500);
+    CHECK_OK(rmmFinalize());
 }
 
 TEST(legacy_initialize_finalize) {
@@ -960,6 +1003,9 @@ static void legacy_thousand_pairs(const char *what) {
     CHECK_OK(rmmGetInfo(&free_bytes, &total, RMM_STREAM_DEFAULT));
     CHECK(total > 0 && free_bytes <= total);
     CHECK_STATUS(rmmGetInfo(NULL, &total, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(rmm_last_error(), "rmmGetInfo") == rmm_last_error()); /* (the call made: red team 35) */
+    CHECK_STATUS(rmmGetInfo(&free_bytes, NULL, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(rmm_last_error(), "rmmGetInfo") == rmm_last_error() && strstr(rmm_last_error(), "total_bytes") != NULL);
     /* a pointer it never gave out, and one inside an allocation */
     if (RMM_FREE(&bad, RMM_STREAM_DEFAULT) != RMM_ERROR_INVALID_ARGUMENT) unknown++;
     if (ptrs[1] && RMM_FREE((char *)ptrs[1] + 256, RMM_STREAM_DEFAULT) != RMM_ERROR_INVALID_ARGUMENT) unknown++;
@@ -1234,7 +1280,7 @@ TEST(legacy_initial_pool_size_zero_is_half_of_total) {
     CHECK_OK(rmmInitialize(&o));
     memset(&got, 0, sizeof got);
     CHECK(rmmIsInitialized(&got));
-    CHECK(got.initial_pool_size == (total / 2 & ~(size_t)255));
+    CHECK(got.initial_pool_size == ((total / 2 + 255) & ~(size_t)255)); /* (the size in use: rounded up) */
 #if defined(RMM_BACKEND_HOST)
     CHECK(got.initial_pool_size == ((size_t)32 << 20));
 #endif
@@ -1278,6 +1324,7 @@ int main(void) {
     RUN(legacy_not_initialized_errors_name_the_call_site);
     RUN(legacy_errors_name_the_call_site);
     RUN(legacy_initial_pool_size_zero_is_half_of_total);
+    RUN(legacy_options_in_use_are_the_pool_s);
     RUN(overaligned_block_freed_without_its_alignment_is_refused);
     RUN(stream_destroy_failure_lets_the_stream_go);
     return harness_main_end();

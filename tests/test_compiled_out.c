@@ -1,0 +1,96 @@
+/* The header with every optional feature left out (RMM_NO_POOL, RMM_NO_BINNING, RMM_NO_ARENA,
+   RMM_NO_LOGGING; this file defines them, so every lane builds it so): each left-out call answers
+   NOT_SUPPORTED, names itself and the macro, and leaves its out-argument NULL; what stays (cudaMalloc,
+   the fixed-size resource, the adaptors, containers, the legacy API without a pool) works. The
+   compile checks of tests/run.sh build the header so as well; this runs it. Added in session 35
+   after a red team found rmmInitialize's pool mode naming rmm_pool_create, a call the user did not
+   make. */
+#define RMM_NO_POOL
+#define RMM_NO_BINNING
+#define RMM_NO_ARENA
+#define RMM_NO_LOGGING
+#define _POSIX_C_SOURCE 200809L
+#define RMM_IMPLEMENTATION
+#include "../rmm.h"
+#include "harness.h"
+#include <string.h>
+
+/* The last call failed with NOT_SUPPORTED, naming `call` and `macro`. */
+#define CHECK_LEFT_OUT(expr, call, macro)                                                                  \
+    do {                                                                                                   \
+        CHECK_STATUS(expr, RMM_ERROR_NOT_SUPPORTED);                                                       \
+        CHECK(strstr(rmm_last_error(), call) == rmm_last_error() && strstr(rmm_last_error(), macro) != NULL); \
+    } while (0)
+
+TEST(left_out_calls_say_so) {
+    rmm_resource *cuda = NULL, *out = (rmm_resource *)&out;
+    rmm_pool_info info;
+    size_t released = 7;
+    NEED_GPU();
+    CHECK_OK(rmm_cuda_resource_create(&cuda));
+    CHECK_LEFT_OUT(rmm_pool_create(&out, cuda, NULL), "rmm_pool_create", "RMM_NO_POOL");
+    CHECK(out == NULL);
+    CHECK_LEFT_OUT(rmm_pool_get_info(cuda, &info), "rmm_pool_get_info", "RMM_NO_POOL");
+    CHECK_LEFT_OUT(rmm_pool_trim(cuda, &released), "rmm_pool_trim", "RMM_NO_POOL");
+    CHECK(released == 0);
+    CHECK_LEFT_OUT(rmm_pool_validate(cuda), "rmm_pool_validate", "RMM_NO_POOL");
+    CHECK_LEFT_OUT(rmm_pool_set_maximum(cuda, 0), "rmm_pool_set_maximum", "RMM_NO_POOL");
+    out = (rmm_resource *)&out;
+    CHECK_LEFT_OUT(rmm_binning_create(&out, cuda, NULL), "rmm_binning_create", "RMM_NO_BINNING");
+    CHECK(out == NULL);
+    CHECK_LEFT_OUT(rmm_binning_add_bin(cuda, 1024, NULL), "rmm_binning_add_bin", "RMM_NO_BINNING");
+    out = (rmm_resource *)&out;
+    CHECK_LEFT_OUT(rmm_arena_create(&out, cuda, NULL), "rmm_arena_create", "RMM_NO_ARENA");
+    CHECK(out == NULL);
+    out = (rmm_resource *)&out;
+    CHECK_LEFT_OUT(rmm_logging_adaptor_create(&out, cuda, "/dev/null", false), "rmm_logging_adaptor_create", "RMM_NO_LOGGING");
+    CHECK(out == NULL);
+    out = (rmm_resource *)&out;
+    CHECK_LEFT_OUT(rmm_logging_adaptor_create_file(&out, cuda, stderr, false), "rmm_logging_adaptor_create_file", "RMM_NO_LOGGING");
+    CHECK(out == NULL);
+    CHECK_LEFT_OUT(rmm_logging_adaptor_flush(cuda), "rmm_logging_adaptor_flush", "RMM_NO_LOGGING");
+    rmm_resource_destroy(cuda);
+}
+
+TEST(what_stays_works) {
+    rmm_resource *cuda = NULL, *fixed = NULL, *stats = NULL;
+    rmm_device_buffer b;
+    void *p = NULL;
+    NEED_GPU();
+    CHECK_OK(rmm_cuda_resource_create(&cuda));
+    CHECK_OK(rmm_fixed_size_create(&fixed, cuda, NULL));
+    CHECK_OK(rmm_statistics_adaptor_create(&stats, fixed));
+    CHECK_OK(rmm_allocate(stats, &p, 1000, RMM_STREAM_DEFAULT));
+    CHECK(p != NULL);
+    CHECK_OK(rmm_deallocate(stats, p, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_device_buffer_create(&b, 4096, RMM_STREAM_DEFAULT, cuda));
+    CHECK_OK(rmm_device_buffer_release(&b));
+    rmm_resource_destroy(stats);
+    rmm_resource_destroy(fixed);
+    rmm_resource_destroy(cuda);
+}
+
+/* The legacy API: pool mode names rmmInitialize and leaves it uninitialized; cudaMalloc mode works. */
+TEST(legacy_pool_mode_is_left_out) {
+    rmmOptions_t o;
+    void *p = NULL;
+    NEED_GPU();
+    memset(&o, 0, sizeof o);
+    o.allocation_mode = PoolAllocation;
+    o.initial_pool_size = (size_t)1 << 20;
+    CHECK_LEFT_OUT(rmmInitialize(&o), "rmmInitialize", "RMM_NO_POOL");
+    CHECK(!rmmIsInitialized(NULL));
+    o.allocation_mode = CudaDefaultAllocation;
+    CHECK_OK(rmmInitialize(&o));
+    CHECK_OK(RMM_ALLOC(&p, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(RMM_FREE(p, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmmFinalize());
+}
+
+int main(void) {
+    HARNESS_INIT();
+    RUN(left_out_calls_say_so);
+    RUN(what_stays_works);
+    RUN(legacy_pool_mode_is_left_out);
+    return harness_main_end();
+}
