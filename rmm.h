@@ -66,9 +66,9 @@
                           a record of each live block, so that a double free, a pointer they did
                           not hand out, another family's block or a wrong size is CORRUPTION with
                           nothing freed (release builds pass such a free to CUDA: an error, or for
-                          the base of a pool's chunk a free under the pool); the fixed-size resource (and so binning's bins) checks each
-                          free's size against the size its block was allocated with. The
-                          sub-allocators and the new_delete host resource check their frees in
+                          the base of a pool's chunk a free under the pool); the fixed-size
+                          resource (and so binning's bins) checks each free's size against the
+                          size its block was allocated with. The sub-allocators and the new_delete host resource check their frees in
                           every build. Costs a mutex and a record per base call.
       RMM_NVTX            (CUDA backend) marks every rmm_allocate/rmm_deallocate in Nsight Systems
                           (message "allocate: pool", payload the size), and registers the chunks
