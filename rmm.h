@@ -59,17 +59,17 @@
                           and the macro (rmmInitialize in pool mode too).
       RMM_NO_THRUST       (nvcc, C++) leave out the Thrust/CUB allocator (rmm::thrust_allocator).
       RMM_DEBUG           extra checks: the pool validates every invariant after each call, the
-                          fixed-size resource and the arena after each of their first 1024 calls
-                          and every 1024th after (validating is O(blocks): every call made a
-                          debug run quadratic), and the cudaMalloc-family (cuda, managed,
-                          pinned; rmm_cuda.h's pinned host resource too) and async resources keep
-                          a record of each live block, so that a double free, a pointer they did
-                          not hand out, another family's block or a wrong size is CORRUPTION with
-                          nothing freed (release builds pass such a free to CUDA: an error, or for
-                          the base of a pool's chunk a free under the pool); the fixed-size
-                          resource (and so binning's bins) checks each free's size against the
-                          size its block was allocated with. The sub-allocators and the new_delete host resource check their frees in
-                          every build. Costs a mutex and a record per base call.
+                          fixed-size resource and the arena after each of their first 1024 calls and
+                          every 1024th after (validating is O(blocks): every call made a debug run
+                          quadratic), and the cudaMalloc-family (cuda, managed, pinned; rmm_cuda.h's
+                          pinned host resource too) and async resources keep a record of each live
+                          block, so that a double free, a pointer they did not hand out, another
+                          family's block or a wrong size is CORRUPTION with nothing freed (release
+                          builds pass such a free to CUDA: an error, or for the base of a pool's
+                          chunk a free under the pool); the fixed-size resource (and so binning's
+                          bins) checks each free's size against the size its block was allocated
+                          with. The sub-allocators and the new_delete host resource check their
+                          frees in every build. Costs a mutex and a record per base call.
       RMM_NVTX            (CUDA backend) marks every rmm_allocate/rmm_deallocate in Nsight Systems
                           (message "allocate: pool", payload the size), and registers the chunks
                           and blocks of the pool, fixed-size and
