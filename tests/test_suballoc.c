@@ -3007,6 +3007,47 @@ out:
     rmm_stream_destroy(live);
     rmm_resource_destroy(pool);
 }
+/* ... and on the per-thread streams of threads that exit: one record a device stays for them all
+   (the free synchronizes the device for any of them), beside the live threads' own (red team 35:
+   one record and the thread's registry entry stayed per exited thread until the free). */
+static rmm_resource *record_exit_pool;
+static void *record_exit_block;
+static void *record_and_exit(void *arg) {
+    (void)arg;
+    CHECK_OK(rmm_record_stream(record_exit_pool, record_exit_block, 4096, RMM_STREAM_PER_THREAD));
+    return NULL;
+}
+TEST(record_stream_on_exited_threads_stays_bounded) {
+    rmm__recorded *r;
+    size_t i, n = 0, gone = 0, mine = 0;
+    NEED_GPU();
+    record_exit_pool = NULL;
+    record_exit_block = NULL;
+    CHECK_OK(rmm_pool_create(&record_exit_pool, rmm_get_current_device_resource(), NULL));
+    if (!record_exit_pool) return;
+    CHECK_OK(rmm_allocate(record_exit_pool, &record_exit_block, 4096, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_record_stream(record_exit_pool, record_exit_block, 4096, RMM_STREAM_PER_THREAD)); /* this thread's: alive */
+    for (i = 0; i < 300; i++) {
+        pthread_t t;
+        if (pthread_create(&t, NULL, record_and_exit, NULL) != 0) break;
+        pthread_join(t, NULL);
+    }
+    rmm__lock(&rmm__recorded_lock);
+    r = rmm__recorded_find(record_exit_pool, record_exit_block);
+    if (r) {
+        n = r->count;
+        for (i = 0; i < r->count; i++) {
+            gone += r->streams[i].per_thread && r->streams[i].reg && !rmm__sreg_alive(r->streams[i].reg);
+            mine += r->streams[i].per_thread && r->streams[i].reg == rmm__thread_reg();
+        }
+    }
+    rmm__unlock(&rmm__recorded_lock);
+    printf("  %zu records kept of 301 (%zu of exited threads)\n", n, gone);
+    CHECK(r != NULL && n <= 64 && mine == 1 && gone >= 1);
+    CHECK_OK(rmm_deallocate(record_exit_pool, record_exit_block, 4096, RMM_STREAM_DEFAULT));
+    CHECK(rmm__recorded_count == 0);
+    rmm_resource_destroy(record_exit_pool);
+}
 /* rmm_pool_trim lets the states of streams destroyed since go (their memory to the default
    stream's lists), not only when their number next doubles (red team 33: after a burst of streams
    their states and events stayed through a trim). */
@@ -6353,6 +6394,7 @@ int main(void) {
     RUN(record_stream_contract);
     RUN(record_stream_holds_along_the_resource_chain);
     RUN(record_stream_on_short_lived_streams_stays_bounded);
+    RUN(record_stream_on_exited_threads_stays_bounded);
     RUN(pool_trim_drops_dead_streams_states);
     RUN(record_stream_holds_for_a_free_through_an_equal_resource);
     RUN(record_stream_legacy_stream_of_another_device);
