@@ -273,7 +273,7 @@ class DeviceBuffer(_Base):
         Where the memory comes from; default the current device's resource. The buffer keeps it
         alive.
     """
-    __slots__ = ("__weakref__", "_resize_mutex")
+    __slots__ = ("__weakref__", "_resize_mutex", "_swaps")
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -398,7 +398,7 @@ class DeviceBuffer(_Base):
                             self._set_stream(stream)
                             return self._cap
                     raise err
-                old = err = None
+                old = err = after = None
                 with lock:
                     if (self._ptr, self._cap) == seen and want(self._size, self._cap) == new_cap:
                         keep = min(self._size, new_cap)
@@ -407,21 +407,26 @@ class DeviceBuffer(_Base):
                             err = _lib.error(st, "DeviceBuffer copy")
                         else:
                             old = self._swap_block(p, new_cap, stream)
+                            after = (self._swaps, self._size, self._stream)
                     # (else another resize came in between: this block goes back, and again)
                 if old is not None:
                     st = self._free_block(old, stream)  # (with the lock let go: a free may call Python too)
-                    if st:  # the old block stays allocated: the buffer gets it back, unchanged, if no
-                        # other resize came in between, and the new block goes back (as rmm.h's
-                        # rmm_device_buffer_reserve leaves a buffer whose old block's free failed)
+                    if st:  # the old block stays allocated, with its holds: the buffer gets it back,
+                        # as it was, if nothing changed it meanwhile (no block swapped, no size or
+                        # stream set), and the new block goes back, as rmm.h's
+                        # rmm_device_buffer_reserve leaves a buffer whose old block's free failed
+                        # (red team 35; review 35: a shrink to nothing, and a buffer changed meanwhile)
                         with lock:
-                            back = (self._ptr, self._cap) == (p, new_cap)
+                            back = (self._swaps == after[0] and self._size == after[1] and self._stream is after[2])
                             if back:
                                 self._ptr, self._nbytes, self._stream, self._cap = old
-                        if back and p:  # (p 0: a shrink to nothing took no holds)
+                                self._swaps += 1
+                        if not back:  # (the buffer has moved on: the old block is lost to it, and its holds go)
+                            self._let_go(old[2])
+                        elif p:  # (p 0: a shrink to nothing took no holds; a failure of this free
+                            # is dropped, as rmm.h's cleanup drops it)
                             _free(self._mr._h, p, new_cap, stream._h, self._dev)
                             self._let_go(stream)
-                        else:  # (the buffer has moved on: the old block's holds go, as before)
-                            self._let_go(old[2])
                         _lib.check(st, "freeing the old block")
                     return new_cap
                 if p:
@@ -440,6 +445,7 @@ class DeviceBuffer(_Base):
             if stream._refs is not None:
                 stream._refs.append(True)
         self._ptr, self._nbytes, self._cap, self._stream = p, (cap if p else 0), cap, stream
+        self._swaps = getattr(self, "_swaps", 0) + 1  # (a restore checks that no swap came in between)
         return old
 
     def _free_block(self, old, stream):
@@ -500,17 +506,22 @@ class DeviceBuffer(_Base):
         """Says that the buffer is used on ``stream`` too (PyTorch's ``Tensor.record_stream``):
         when it is freed, its own stream first waits for the work queued on ``stream`` until then,
         so nothing reuses the memory early (rmm.h's ``rmm_record_stream``). ``stream`` is taken to
-        be a stream of the buffer's device (made current for the record). The buffer keeps
-        ``stream`` alive until it is freed, held where the garbage collector does not look (so
-        that it is never let go before the free): a stream object that refers back to the buffer
-        keeps both alive for good. A no-op for an empty buffer. An rmmh extension: RMM's
-        DeviceBuffer has no such method."""
+        be a stream of the buffer's device (made current for the record). A stream rmmh did not
+        make (CuPy's, PyTorch's, a raw handle's owner) is kept alive until the buffer is freed,
+        held where the garbage collector does not look (so that it is never let go before the
+        free): a stream object that refers back to the buffer keeps both alive for good. A stream
+        rmmh made (``rmmh.Stream()``, a CudaStreamPool's) is not kept: rmm.h sees it destroyed and
+        the free waits for its work through the event its destroy records, so a buffer recorded on
+        many short-lived streams holds none of them. A no-op for an empty buffer. An rmmh
+        extension: RMM's DeviceBuffer has no such method."""
         s = as_stream(stream)
         with _resize_lock(self):  # (the block recorded is the one the buffer has: a resize takes turns)
             if not self._ptr:
                 return
             with self._on_device():  # (the record's events are made on the device current at it)
                 _lib.check(_lib.rmm_record_stream(self._mr._h, self._ptr, self._nbytes, s._h), "record_stream")
+            if s._refs is not None:  # (a library stream: not kept, see above; red team 35: 20,000
+                return               # rmmh.Stream() recorded on one buffer stayed alive with it)
             # kept in the buffer, released only after its block is freed (the extension's
             # deallocator, or __del__, frees first); a weak-keyed table let them go before the free
             recorded = getattr(self, "_recorded", None)

@@ -438,7 +438,12 @@ def test_a_deferred_free_keeps_its_recorded_stream_until_it_is_made():
     pool = rmm.mr.PoolMemoryResource(
         rmm.mr.CallbackMemoryResource(alloc, lambda p, n, s: base.deallocate(p, n, s)), 0,
         growth="on_demand")
-    other = rmm.Stream()
+    real = rmm.Stream()
+
+    class Foreign:  # a stream of another library (one rmmh made is not kept: red team 35)
+        def __cuda_stream__(self):
+            return (0, real.handle)
+    other = Foreign()
     other_ref = weakref.ref(other)
 
     class Node:

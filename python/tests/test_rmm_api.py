@@ -486,34 +486,43 @@ def test_cuda_error_in_a_free_is_not_a_memory_error():
 
 
 @pytest.mark.skipif(not HOST, reason="injected CUDA failures (host backend)")
-@pytest.mark.parametrize("op", ["resize", "reserve", "shrink_to_fit"])
+@pytest.mark.parametrize("op", ["resize", "reserve", "shrink_to_fit", "shrink_to_nothing"])
 def test_a_failed_free_of_the_old_block_leaves_the_buffer_as_it_was(op):
     # resize, reserve and shrink_to_fit make a new block, copy and free the old one; where that
     # free fails the call raises and the buffer keeps its old block, size, capacity and stream,
     # and the new block goes back (red team 35: the buffer had the new block and the old one was
     # lost, still counted by the statistics adaptor after the buffer was gone)
+    # (review 35: a shrink to nothing gave the old block back but let go of its holds, so the
+    # resource could be destroyed under it; the holds are counted here)
     stats = rmm.mr.StatisticsResourceAdaptor(rmm.mr.CudaMemoryResource())
     other = rmm.Stream()
     b = rmm.DeviceBuffer(size=11, mr=stats)
     b.copy_from_host(b"hello world")
     if op == "shrink_to_fit":
         b.resize(5)
+    elif op == "shrink_to_nothing":
+        b.resize(0)
     before = (b.size, b.capacity(), b.ptr, b.stream)
+    holds = (len(stats._refs), len(other._refs))
     fail_next("cudaFree")
     try:
         with pytest.raises(rmm.CUDAError, match="cudaFree"):
-            if op == "shrink_to_fit":
+            if op.startswith("shrink"):
                 b.shrink_to_fit(stream=other)
             else:
                 getattr(b, op)(1000, stream=other)
     finally:
         fail_next(None)
     assert (b.size, b.capacity(), b.ptr, b.stream) == before
+    assert (len(stats._refs), len(other._refs)) == holds
     assert stats.allocation_counts.current_bytes == 11
     assert b.tobytes()[:b.size] == b"hello world"[:b.size]
-    getattr(b, op)(*(() if op == "shrink_to_fit" else (1000,)))  # works again
+    if op.startswith("shrink"):
+        b.shrink_to_fit()  # works again
+    else:
+        getattr(b, op)(1000)
     del b
-    assert stats.allocation_counts.current_bytes == 0
+    assert stats.allocation_counts.current_bytes == 0 and len(stats._refs) == holds[0] - 1
 
 
 @pytest.mark.skipif(not HAVE_GPU, reason="needs a GPU (cudaMemPoolDestroy)")
