@@ -90,10 +90,10 @@ $(BUILD)/librmm_host.so: $(BUILD)/lib/rmm_impl.c $(HEADERS)
 lib: $(BUILD)/librmm.so $(BUILD)/librmm_host.so
 
 # --- benchmarks (run them on a GPU: see README) ---------------------------------------------
-$(BUILD)/bench/%: bench/%.c bench/bench_common.h $(HEADERS)
+$(BUILD)/bench/%: bench/%.c bench/bench_common.h bench/peer/peer_resource.h $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -O2 -DNDEBUG $(CUDA_INC) $< -o $@ $(CUDA_LIB) -lpthread -lm
-$(BUILD)/bench/host/%: bench/%.c bench/bench_common.h $(HEADERS)
+$(BUILD)/bench/host/%: bench/%.c bench/bench_common.h bench/peer/peer_resource.h $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -O2 -DNDEBUG -DRMM_BACKEND_HOST $< -o $@ -lpthread -lm
 bench: $(addprefix $(BUILD)/bench/,$(BENCHES)) $(addprefix $(BUILD)/bench/host/,$(BENCHES))

@@ -133,7 +133,8 @@ def adaptors(d):
 
 
 CHURN_RESOURCES = [("pool", "rmm.h pool"), ("pool-virtual", "rmm.h pool, virtual growth"), ("arena", "rmm.h arena"),
-                   ("rmm::pool", "RMM pool"), ("rmm::arena", "RMM arena"), ("async", "`cudaMallocAsync`")]
+                   ("rmm::pool", "RMM pool"), ("rmm::arena", "RMM arena"), ("async", "`cudaMallocAsync`"),
+                   ("rmm::async", "RMM `cuda_async`")]
 CHURN_LOOPS = [("own", "own (us an iteration)"), ("handoff", "handoff"), ("consumer", "consumer"),
                ("grow4", "grow4 (us a round)"), ("mixed16", "mixed16 (us a step)")]
 

@@ -776,6 +776,13 @@ TEST(host_resource_pinned) {
         CHECK_OK(rmm_host_allocate(mr, &a, 1000, 4096)); /* over-aligned: recorded under the aligned pointer */
         CHECK_STATUS(rmm_host_deallocate(mr, a, 999, 4096), RMM_ERROR_CORRUPTION);
         CHECK_OK(rmm_host_deallocate(mr, a, 1000, 4096));
+#if defined(RMM_BACKEND_HOST)
+        CHECK_OK(rmm_host_allocate(mr, &h, 100, 64)); /* a free CUDA refuses puts the record back: the retry works */
+        rmm_host_backend_fail_calls("cudaFreeHost", 1, 1, RMM_ERROR_CUDA);
+        CHECK_STATUS(rmm_host_deallocate(mr, h, 100, 64), RMM_ERROR_CUDA);
+        rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+        CHECK_OK(rmm_host_deallocate(mr, h, 100, 64));
+#endif
     }
 #endif
 #if !defined(RMM_BACKEND_HOST)
