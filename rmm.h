@@ -392,9 +392,9 @@ RMMDEF rmm_status rmm_deallocate_aligned(rmm_resource *mr, void *ptr, size_t byt
    many as are alive or busy (the pruning queries the destroyed streams' events, one query each,
    under the global lock: amortized O(1) a record); so are those of per-thread streams whose
    threads have exited, all but one a device (the free synchronizes that device for them); a
-   foreign stream's record stays until the free (the library cannot see it die), one per stream. Cost: O(the
-   streams recorded for the block) for the check for the same stream, O(1) amortized plus a
-   walk of mr's chain; while any block is recorded every free pays one relaxed load and a lock with
+   foreign stream's record stays until the free (the library cannot see it die), one per stream.
+   Cost: O(the streams recorded for the block) for the check for the same stream, O(1) amortized
+   plus a walk of mr's chain; while any block is recorded every free pays one relaxed load and a lock with
    a hash lookup (a free at a recorded address: a walk of its resource's chain, a second lock, and
    per recorded stream an event record and a wait), and with none recorded, one relaxed load. A graph pool's
    block (>>graph) records nothing and succeeds: its reuse follows the capture's rules. While a
@@ -3926,8 +3926,10 @@ RMM__PRIVATE void rmm__recorded_drop_done(rmm__recorded *r) {
     for (i = 0; i < r->count; i++) {
         rmm__rec_stream *rs = &r->streams[i];
         bool drop = rmm__rec_stream_done(rs);
-        if (!drop && rmm__rec_stream_thread_gone(rs) && rs->device >= 0 && rs->device < RMM_MAX_DEVICES)
-            drop = gone_kept[rs->device]++ != 0;
+        if (!drop && rmm__rec_stream_thread_gone(rs) && rs->device >= 0 && rs->device < RMM_MAX_DEVICES) {
+            drop = gone_kept[rs->device] != 0;
+            gone_kept[rs->device] = 1;
+        }
         if (drop) rmm__rec_stream_drop(rs);
         else r->streams[kept_n++] = *rs;
     }
