@@ -65,12 +65,14 @@ def get_ipc_handle(obj, mr=None, size=None):
     """An IpcHandle for a DeviceBuffer (its resource and size are used) or for a device address
     ``obj`` handed out by ``mr`` (default: the current device's resource), ``size`` bytes long.
     NotSupportedError for a pool with growth='virtual', a user-defined resource, async resources
-    (use export_pool) and the host backend."""
+    (use export_pool; under adaptors, pools and a binning resource's bins too) and the host
+    backend."""
     ptr = getattr(obj, "ptr", obj)
     if mr is None:
         mr = getattr(obj, "mr", None) or _mr.get_current_device_resource()
     if size is None:
         size = getattr(obj, "size", 0)
+    allocated = getattr(obj, "_nbytes", None) or size  # (a DeviceBuffer's block: its capacity)
     m = mr
     while m is not None:  # (under adaptors and pools too: a red team's find, cudaIpcGetMemHandle's
         # CUDA error where this NotSupportedError was promised)
@@ -78,6 +80,15 @@ def get_ipc_handle(obj, mr=None, size=None):
             raise error_for(NOT_SUPPORTED, "get_ipc_handle: memory of an async resource (%s) is "
                             "exported through its pool (rmmh.ipc.export_pool and export_pointer)"
                             % type(m).__name__)
+        if isinstance(m, _mr.BinningMemoryResource) and allocated:
+            # the bin that served a block of this size (the smallest that holds it), where a
+            # resource was given for it; else the binning's upstream (its own bins draw from
+            # there): an async bin's block was the driver's "invalid value" (session 34's list)
+            fits = [b for b in m._bins if b >= allocated]
+            served = m._bins[min(fits)] if fits else None
+            if served is not None:
+                m = served
+                continue
         m = m.get_upstream() if isinstance(m, _mr.UpstreamResourceAdaptor) else None
     base, offset = mr.allocation_base(ptr)
     out = _lib.IPC_BUFFER()

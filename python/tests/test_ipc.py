@@ -511,3 +511,28 @@ def test_get_ipc_handle_refuses_async_memory_under_adaptors():
         with pytest.raises(rmm.NotSupportedError, match="exported through its pool"):
             ipc.get_ipc_handle(buf)
         del buf
+
+
+def test_get_ipc_handle_refuses_async_memory_of_a_binning_bin():
+    """A block a binning resource's bin served from an async resource: the same NotSupportedError
+    naming export_pool (it went on to cudaIpcGetMemHandle: the driver's "invalid value" on a GPU,
+    session 34's list); a block of a bin rmm.h made itself, or of the binning's upstream, is not
+    refused for it."""
+    from rmmh import ipc
+    try:
+        asyn = mr_.CudaAsyncMemoryResource(initial_pool_size=0)
+    except rmm.NotSupportedError:
+        pytest.skip("no memory pools on this device")
+    binning = mr_.BinningMemoryResource(mr_.CudaMemoryResource())
+    binning.add_bin(1024, asyn)
+    binning.add_bin(4096)
+    small = rmm.DeviceBuffer(size=1000, mr=binning)  # the async bin
+    with pytest.raises(rmm.NotSupportedError, match="exported through its pool"):
+        ipc.get_ipc_handle(small)
+    grown = rmm.DeviceBuffer(size=100, mr=binning)
+    grown.reserve(3000)  # a 4096-byte block of rmm.h's own bin, whatever the size says
+    for buf in (grown, rmm.DeviceBuffer(size=100000, mr=binning)):  # (the upstream: cudaMalloc)
+        try:
+            ipc.get_ipc_handle(buf)
+        except rmm.NotSupportedError as e:
+            assert "exported through its pool" not in str(e)  # (the host backend: no IPC at all)
