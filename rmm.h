@@ -288,7 +288,8 @@ RMMDEF rmm_status rmm_stream_create_blocking(rmm_stream *out);
 /* Destroys a stream made by rmm_stream_create (pending work still completes; memory freed on it
    stays ordered behind that work). The default streams, a stream destroyed already and one not
    made by rmm_stream_create are INVALID_ARGUMENT (and left alone), and so is a stream a stream pool
-   handed out (rmm_stream_pool_destroy destroys those). When a resource holds state for the stream,
+   handed out (rmm_stream_pool_destroy destroys those) and a stream registered for graph capture
+   (rmm_capture_begin; rmm_capture_end it first). When a resource holds state for the stream,
    one event is recorded on it first. CUDA iff cudaStreamDestroy fails: the library has let the
    stream go first (its handle may be reused as soon as it is destroyed), so the stream is no longer
    the library's: it works on as a stream from cudaStreamCreate would, and cudaStreamDestroy is what
@@ -314,7 +315,9 @@ RMMDEF rmm_stream rmm_stream_pool_get_at(rmm_stream_pool *pool, size_t index);
 /* The number of streams; 0 for NULL. */
 RMMDEF size_t rmm_stream_pool_size(const rmm_stream_pool *pool);
 /* Destroys every stream and the pool. NULL is a no-op. A stream that cannot be destroyed is logged
-   at WARN, its failure is the thread's last error (rmm_last_status), and the rest go on. */
+   at WARN, its failure is the thread's last error (rmm_last_status), and the rest go on; a stream
+   registered for graph capture is left alive so (rmm_capture_end still ends its registration on a
+   live stream; destroying it would pass the registration to the next stream with its handle). */
 RMMDEF void rmm_stream_pool_destroy(rmm_stream_pool *pool);
 
 /* ======================================================================================= */
@@ -3762,10 +3765,14 @@ static size_t rmm__graph_ending; /* rmm_capture_end calls making their deferred 
    (Until 2026-11-29 the handle itself: a red team found that one thread's capture of its
    per-thread stream took other threads' allocations on theirs, handing them blocks its graph still
    used, and deferred their frees to its own stream.) rmm__graph_key_of: the same from a stream's
-   parts (a recorded stream's: rmm__rec_stream). */
+   parts (a recorded stream's: rmm__rec_stream). The legacy stream has one key under both its
+   names (RMM_STREAM_LEGACY, and handle 0 where 0 is not per-thread): two keys let one stream be
+   registered with two graph pools, and its allocations under the other name escape the graph
+   pool (red team 35). */
 #define RMM__GKEY_THREAD ((uint64_t)1 << 63)
 static inline uint64_t rmm__graph_key_of(rmm_stream handle, bool per_thread, uint64_t thread_serial, int device) {
-    return per_thread ? RMM__GKEY_THREAD | (thread_serial << 16) | ((uint64_t)(unsigned)device & 0xffffu) : (uint64_t)(uintptr_t)handle;
+    if (per_thread) return RMM__GKEY_THREAD | (thread_serial << 16) | ((uint64_t)(unsigned)device & 0xffffu);
+    return (uint64_t)(uintptr_t)(rmm__stream_is_legacy(handle) ? RMM_STREAM_LEGACY : handle);
 }
 
 RMM__IMPL rmm_status rmm_allocate_aligned(rmm_resource *mr, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
@@ -5533,11 +5540,16 @@ RMM__PRIVATE rmm_status rmm__stream_create(rmm_stream *out, bool blocking, const
 }
 RMM__IMPL rmm_status rmm_stream_create(rmm_stream *out) { return rmm__stream_create(out, false, "rmm_stream_create"); }
 RMM__IMPL rmm_status rmm_stream_create_blocking(rmm_stream *out) { return rmm__stream_create(out, true, "rmm_stream_create_blocking"); }
+RMM__PRIVATE bool rmm__graph_stream_registered(rmm_stream stream);
 RMM__PRIVATE rmm_status rmm__stream_destroy(rmm_stream stream, bool pooled) {
     rmm__sreg *r;
     bool refused;
     if (stream == RMM_STREAM_DEFAULT || stream == RMM_STREAM_LEGACY || stream == RMM_STREAM_PER_THREAD)
         return RMM__INVALID("rmm_stream_destroy: the default streams cannot be destroyed");
+    if (RMM__UNLIKELY(RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures) != 0) && rmm__graph_stream_registered(stream))
+        /* (its registration would pass to the next stream with the handle, and the frees deferred
+           to its end be made on a dead handle: red team 35) */
+        return RMM__INVALID("rmm_stream_destroy(stream=%p): registered for graph capture (rmm_capture_end it first; nothing destroyed)", (void *)stream);
     r = rmm__sreg_take(stream, pooled, &refused);
     if (refused) return RMM__INVALID("rmm_stream_destroy(stream=%p): a stream pool's stream (rmm_stream_pool_destroy destroys it)", (void *)stream);
     if (!r) return RMM__INVALID("rmm_stream_destroy(stream=%p): not a live stream made by rmm_stream_create (destroyed already, or made elsewhere)", (void *)stream);
@@ -9648,7 +9660,7 @@ static RMM__TLS uint64_t rmm__graph_thread_serial;
    the thread's entry cannot be made (host memory); no call for a stream that is not per-thread. O(1). */
 RMM__PRIVATE rmm_status rmm__graph_key(rmm_stream stream, uint64_t *key) {
     int device = 0;
-    *key = (uint64_t)(uintptr_t)stream;
+    *key = rmm__graph_key_of(stream, false, 0, 0);
     if (!rmm__stream_is_per_thread(stream)) return RMM_SUCCESS;
     RMM_TRY(rmm__get_device(&device));
     if (!rmm__graph_thread_serial) {
@@ -9859,6 +9871,14 @@ RMM__PRIVATE rmm_graph_pool *rmm__graph_registered(uint64_t key, size_t *at) {
         return rmm__captures[i].gp;
     }
     return NULL;
+}
+/* Whether `stream` (not a per-thread one) is registered with a graph pool. Takes rmm__graph_lock. */
+RMM__PRIVATE bool rmm__graph_stream_registered(rmm_stream stream) {
+    bool yes;
+    rmm__lock(&rmm__graph_lock);
+    yes = rmm__graph_registered(rmm__graph_key_of(stream, false, 0, 0), NULL) != NULL;
+    rmm__unlock(&rmm__graph_lock);
+    return yes;
 }
 /* Lists in gp a free deferred to the end of the registration of `key` (rmm__gp_deferred says what
    after, on_legacy and legacy mean); false when host memory runs out (nothing listed). Under

@@ -1775,6 +1775,59 @@ TEST(graph_pool_contract) {
    failing mode switch is CUDA with nothing taken. A block freed on the legacy default stream (a NULL
    handle) during a capture serves only that stream. A destroyed pool whose last block is freed
    while another capture is registered keeps its memory until that registration ends. */
+/* A stream registered for graph capture is not destroyed (its registration would pass to the next
+   stream with its handle, whose allocations came from the graph pool, and the free deferred to its
+   end was made on a dead handle and lost: red team 35); and the legacy stream's two names are one
+   stream to the registrations (both were registered at once, with two graph pools, and the other
+   name's allocations escaped the graph pool: red team 35). */
+TEST(graph_capture_registered_stream_and_legacy_names) {
+    rmm_graph_pool *gp = NULL, *gp2 = NULL;
+    rmm_stream s = NULL;
+    rmm_stream_pool *sp = NULL;
+    void *a = NULL, *b = NULL;
+    size_t used = 0;
+    NEED_GPU();
+    CHECK_OK(rmm_graph_pool_create(&gp, NULL, 1 * MiB));
+    CHECK_OK(rmm_graph_pool_create(&gp2, NULL, 1 * MiB));
+    if (!gp || !gp2) goto out;
+    CHECK_OK(rmm_stream_create(&s));
+    CHECK_OK(rmm_allocate(NULL, &a, 4096, s)); /* before the capture: freed inside it, deferred */
+    CHECK_OK(rmm_capture_begin(gp, s));
+    CHECK_OK(rmm_deallocate(NULL, a, 4096, s));
+    CHECK_STATUS(rmm_stream_destroy(s), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(rmm_last_error(), "registered for graph capture") != NULL);
+    CHECK_OK(rmm_allocate(NULL, &b, 4096, s)); /* the stream still works, routed to gp */
+    CHECK_OK(rmm_graph_pool_get_info(gp, NULL, &used));
+    CHECK(used == 4096);
+    CHECK_OK(rmm_deallocate(NULL, b, 4096, s));
+    CHECK_OK(rmm_capture_end(gp, s)); /* the deferred free made on the live stream */
+    CHECK_OK(rmm_stream_synchronize(s));
+    CHECK_OK(rmm_stream_destroy(s));
+    s = NULL;
+    CHECK_OK(rmm_stream_pool_create(&sp, 1)); /* a stream pool's stream registered: left alive at the pool's destroy */
+    if (sp) {
+        rmm_stream p0 = rmm_stream_pool_get_at(sp, 0);
+        CHECK_OK(rmm_capture_begin(gp, p0));
+        rmm_stream_pool_destroy(sp);
+        CHECK_STATUS(rmm_last_status(), RMM_ERROR_INVALID_ARGUMENT);
+        CHECK_OK(rmm_capture_end(gp, p0));
+        CHECK_OK(rmm__stream_destroy(p0, true)); /* (what the pool's destroy left: its registry entry and stream) */
+    }
+    /* the legacy stream: one registration for both names */
+    CHECK_OK(rmm_capture_begin(gp, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_capture_begin(gp2, RMM_STREAM_LEGACY), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_OK(rmm_allocate(NULL, &a, 4096, RMM_STREAM_LEGACY));
+    CHECK_OK(rmm_graph_pool_get_info(gp, NULL, &used));
+    CHECK(used == 4096);
+    CHECK_OK(rmm_deallocate(NULL, a, 4096, RMM_STREAM_LEGACY));
+    CHECK_OK(rmm_capture_end(gp, RMM_STREAM_LEGACY)); /* ended by either name */
+    CHECK(rmm__graph_captures == 0);
+out:
+    if (s) (void)rmm_stream_destroy(s);
+    if (gp2) CHECK_OK(rmm_graph_pool_destroy(gp2));
+    if (gp) CHECK_OK(rmm_graph_pool_destroy(gp));
+}
+
 TEST(graph_pool_growth_tags_and_late_release) {
     rmm_graph_pool *gp = NULL, *other = NULL;
     rmm_stream s = NULL;
@@ -6411,6 +6464,7 @@ int main(void) {
     RUN(pool_nowait_leaves_rings_alone);
     RUN(pool_foreign_stream_from_two_threads);
     RUN(graph_pool_contract);
+    RUN(graph_capture_registered_stream_and_legacy_names);
     RUN(graph_pool_growth_tags_and_late_release);
     RUN(resource_destroy_waits_for_a_deferred_free);
     RUN(resource_destroy_waits_through_bins_and_during_the_end);
