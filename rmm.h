@@ -969,13 +969,15 @@ RMMDEF rmm_status rmm_binning_create(rmm_resource **out, rmm_resource *upstream,
 /* Adds a bin for requests up to allocation_bytes (rounded up to 256), served by bin_resource (any
    resource, not owned) or, if NULL, by a lazily made fixed-size resource. A size that has a bin
    already gets the new one instead (RMM's rule; the old bin, if the binning resource made it, is
-   destroyed). Only before the first allocation made (a failed one does not count): afterwards, for 0 bytes or a non-binning resource it
-   fails with INVALID_ARGUMENT, and so it does when bin_resource is the binning resource or reaches
-   it through upstreams and bins (a cycle: a request of the bin's size would come back to the bin,
-   without end unless something on the way serves it first, which this check does not try to
-   tell), or its graph has a cycle or more than RMM_MAX_RESOURCE_STEPS layers. Not thread-safe:
-   not concurrently with anything on this resource, an allocation in flight included.
-   O(resources below bin_resource). */
+   destroyed). Only before the first allocation made (a failed one does not count): afterwards every
+   call fails with INVALID_ARGUMENT. INVALID_ARGUMENT also for a non-binning resource, 0 bytes or a
+   size that does not round up to a multiple of 256 (SIZE_MAX; for a bin made here, with
+   RMM_DEBUG_MARGIN, one past SIZE_MAX less the margin), and when bin_resource is the binning
+   resource or reaches it through upstreams and bins (a cycle: a request of the bin's size would
+   come back to the bin, without end unless something on the way serves it first, which this check
+   does not try to tell), or its graph has a cycle or more than RMM_MAX_RESOURCE_STEPS layers;
+   OUT_OF_MEMORY iff host memory for the bin table runs out. Not thread-safe: not concurrently with
+   anything on this resource, an allocation in flight included. O(resources below bin_resource). */
 RMMDEF rmm_status rmm_binning_add_bin(rmm_resource *binning, size_t allocation_bytes, rmm_resource *bin_resource);
 
 /* >>arena */
@@ -11331,7 +11333,10 @@ RMM__IMPL rmm_status rmm_binning_add_bin(rmm_resource *binning, size_t allocatio
     bool cycle = false;
     if (!binning || binning->vtable != &rmm__binning_vtable)
         return RMM__INVALID("rmm_binning_add_bin: resource '%s' is not a binning resource", rmm_resource_type_name(binning));
-    if (allocation_bytes == 0 || !rmm__align_up(allocation_bytes, RMM_ALIGNMENT, &bytes))
+    if (allocation_bytes == 0 || !rmm__align_up(allocation_bytes, RMM_ALIGNMENT, &bytes) ||
+        (!bin_resource && (bytes > SIZE_MAX - RMM__MARGIN || !rmm__align_up(bytes + RMM__MARGIN, RMM_ALIGNMENT, &steps))))
+        /* (a bin made here has blocks of bytes + the debug margin, rounded up: that wrapped, and
+           the bin took 1 MiB blocks for a size of 16 EiB: red team 35; steps: scratch) */
         return RMM__INVALID("rmm_binning_add_bin: allocation_bytes %zu is not a usable bin size", allocation_bytes);
     if (RMM__ATOMIC_LOAD(&b->started))
         return RMM__INVALID("rmm_binning_add_bin: bins must be added before the first allocation");

@@ -153,6 +153,15 @@ TEST(binning_bins_and_upstream_overrun) {
             CHECK_OK(rmm_deallocate(bins, p, sizes[i], RMM_STREAM_DEFAULT));
         }
     }
+    { /* a bin made here whose size and margin pass SIZE_MAX is refused (red team 35: the sum
+         wrapped to 0, the default block size, and a bin of about 16 EiB served small requests) */
+        rmm_resource *b2 = NULL;
+        rmm_binning_desc none = rmm_binning_desc_default();
+        CHECK_OK(rmm_binning_create(&b2, pool, &none));
+        CHECK_STATUS(rmm_binning_add_bin(b2, SIZE_MAX - 300, NULL), RMM_ERROR_INVALID_ARGUMENT);
+        CHECK_OK(rmm_binning_add_bin(b2, SIZE_MAX / 2, NULL)); /* (room for the margin) */
+        rmm_resource_destroy(b2);
+    }
     rmm_resource_destroy(bins);
     rmm_resource_destroy(pool);
 }
