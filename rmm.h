@@ -10907,6 +10907,18 @@ RMM__PRIVATE int rmm__fchunk_at_cmp(const void *a, const void *b) {
     uintptr_t x = ((const rmm__fchunk_at *)a)->chunk, y = ((const rmm__fchunk_at *)b)->chunk;
     return x < y ? -1 : x > y;
 }
+/* f's chunk records sorted by address, each with its index in f->chunks (chunk_count + 1 entries
+   allocated), or NULL if host memory runs out. O(chunks log chunks). */
+RMM__PRIVATE rmm__fchunk_at *rmm__fchunk_sorted(const rmm__fixed *f) {
+    rmm__fchunk_at *at = (rmm__fchunk_at *)rmm__calloc(f->chunk_count + 1, sizeof *at);
+    size_t i;
+    for (i = 0; at && i < f->chunk_count; i++) {
+        at[i].chunk = (uintptr_t)f->chunks[i];
+        at[i].k = i;
+    }
+    if (at && f->chunk_count > 1) qsort(at, f->chunk_count, sizeof *at, rmm__fchunk_at_cmp);
+    return at;
+}
 /* The index k of chunk record c in f->chunks, or chunk_count: at is the sorted index. */
 RMM__PRIVATE size_t rmm__fchunk_index(const rmm__fixed *f, const rmm__fchunk_at *at, const rmm__fchunk *c) {
     size_t lo = 0, hi = f->chunk_count;
@@ -10929,13 +10941,7 @@ RMM__PRIVATE rmm_status rmm__fixed_validate(rmm__fixed *f) {
         if (!seen[i]) st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: validate is out of host memory");
     }
     if (!seen) st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: validate is out of host memory");
-    at = (rmm__fchunk_at *)rmm__calloc(f->chunk_count + 1, sizeof *at);
-    if (!at) st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: validate is out of host memory");
-    for (i = 0; at && i < f->chunk_count; i++) {
-        at[i].chunk = (uintptr_t)f->chunks[i];
-        at[i].k = i;
-    }
-    if (at && f->chunk_count > 1) qsort(at, f->chunk_count, sizeof *at, rmm__fchunk_at_cmp);
+    if ((at = rmm__fchunk_sorted(f)) == NULL) st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: validate is out of host memory");
     for (i = 1; st == RMM_SUCCESS && i < f->chunk_count; i++)
         if (f->chunks[i - 1]->ptr >= f->chunks[i]->ptr) st = rmm__fail(RMM_ERROR_CORRUPTION, "fixed_size: chunk table is not sorted");
     for (i = 0; st == RMM_SUCCESS && i < f->chunk_count; i++)
@@ -11051,22 +11057,15 @@ RMM__PRIVATE rmm_status rmm__dump_fixed(rmm__json *j, rmm__fixed *f) {
     rmm__json_close(j, ']');
     /* which stream holds each free block, for every chunk at once (a pass over the streams' free
        blocks per chunk was O(free blocks x chunks): red team 35) */
-    if (f->chunk_count && f->blocks_per_chunk <= SIZE_MAX / sizeof *owner_of / f->chunk_count)
-        owner_of = (size_t *)RMM_SYS_MALLOC(f->chunk_count * f->blocks_per_chunk * sizeof *owner_of);
-    else if (!f->chunk_count)
-        owner_of = (size_t *)rmm__calloc(1, sizeof *owner_of);
-    at = owner_of ? (rmm__fchunk_at *)rmm__calloc(f->chunk_count + 1, sizeof *at) : NULL;
+    if (!f->chunk_count || f->blocks_per_chunk <= SIZE_MAX / sizeof *owner_of / f->chunk_count)
+        owner_of = (size_t *)RMM_SYS_MALLOC(rmm__max(1, f->chunk_count * f->blocks_per_chunk) * sizeof *owner_of);
+    at = owner_of ? rmm__fchunk_sorted(f) : NULL;
     if (!at) {
         RMM_SYS_FREE(owner_of);
         owner_of = NULL;
     } else {
         size_t s;
         for (i = 0; i < f->chunk_count * f->blocks_per_chunk; i++) owner_of[i] = SIZE_MAX;
-        for (i = 0; i < f->chunk_count; i++) {
-            at[i].chunk = (uintptr_t)f->chunks[i];
-            at[i].k = i;
-        }
-        if (f->chunk_count > 1) qsort(at, f->chunk_count, sizeof *at, rmm__fchunk_at_cmp);
         for (s = 0; s < f->so.count; s++)
             for (k = 0; k < RMM__FSTREAM(f, s)->count; k++) {
                 const rmm__fentry *e = &RMM__FSTREAM(f, s)->stack[k];
