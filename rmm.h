@@ -846,9 +846,11 @@ RMMDEF rmm_status rmm_pool_set_maximum(rmm_resource *pool, size_t maximum_bytes)
 /* A coalescing, stream-ordered pool over `upstream` (not owned: destroy the pool first). desc NULL:
    the defaults. initial_bytes are taken from upstream now. Fails with INVALID_ARGUMENT iff out or
    upstream is NULL (allowed with VIRTUAL growth, which does not use it), a size is not a multiple of
-   256, initial_bytes > maximum_bytes, initial_bytes is set with VIRTUAL growth, a VIRTUAL pool's
-   maximum_bytes is below one page or its virtual_extent_bytes above 4 GiB, or growth is not an
-   rmm_pool_growth; with the upstream's status iff the initial allocation fails; with NOT_SUPPORTED
+   256 (virtual_bytes and virtual_extent_bytes too, in every growth mode), virtual_extent_bytes is
+   above 4 GiB (every mode), initial_bytes > maximum_bytes, initial_bytes is set with VIRTUAL
+   growth, a VIRTUAL pool's maximum_bytes is below one page or its virtual_bytes too large to round
+   up to a page, or growth is not an rmm_pool_growth; with the upstream's status iff the initial
+   allocation fails; with NOT_SUPPORTED
    iff VIRTUAL growth is asked of a device or driver without virtual memory management (the message
    says which), or CUDA/OUT_OF_MEMORY iff the address range cannot be reserved.
 
@@ -882,8 +884,10 @@ RMMDEF rmm_status rmm_pool_set_maximum(rmm_resource *pool, size_t maximum_bytes)
    no CUDA call. Other ("foreign") streams are told apart by their id (cuStreamGetId), not by handle (a
    destroyed stream's handle is often reused at once): asked per allocation that cannot be served
    without it (below), and per free only when an event is due. Their first 256 frees record an
-   event each (RMM's rule: a stream may be destroyed right after); then their frees park in a ring
-   of up to 256 blocks (32 of them above 64 KiB; 1/16 of the pool in bytes), and one event covers
+   event each (RMM's rule: a stream may be destroyed right after; counted across the stream's
+   states, which go when emptied); then their frees park in a ring
+   of up to 256 blocks (32 of them above 64 KiB, none with VIRTUAL growth; 1/16 of the pool in
+   bytes, of its mapped pages with VIRTUAL growth), and one event covers
    the ring when it is full, or when the stream's own lists cannot serve it (a ring of fewer than
    128 blocks, all of 64 KiB or less, only before the pool would grow): only then may other streams
    take those blocks, behind that event. Blocks above 64 KiB the stream takes back from its ring at
@@ -903,7 +907,10 @@ RMMDEF rmm_status rmm_pool_set_maximum(rmm_resource *pool, size_t maximum_bytes)
 RMMDEF rmm_status rmm_pool_create(rmm_resource **out, rmm_resource *upstream, const rmm_pool_desc *desc);
 /* Fills *info. Fails with INVALID_ARGUMENT iff info is NULL or pool is not a pool, NOT_SUPPORTED
    when called from inside the pool's own upstream (its lock held: an out-of-memory handler below
-   the pool cannot look into it, nor trim it). O(streams). */
+   the pool cannot look into it, nor trim it). O(streams + parked blocks): the blocks parked in
+   the streams' quick lists and recent slots are filed into the free lists first (the figures count
+   them coalesced), as any walk over the pool does, so the next allocations of those sizes search
+   the lists. */
 RMMDEF rmm_status rmm_pool_get_info(rmm_resource *pool, rmm_pool_info *info);
 /* Gives every wholly free upstream chunk back (the first one too), after waiting on the host for
    the work of the streams that freed into it, and the free-list tables of streams left holding no
@@ -919,8 +926,9 @@ RMMDEF rmm_status rmm_pool_get_info(rmm_resource *pool, rmm_pool_info *info);
 RMMDEF rmm_status rmm_pool_trim(rmm_resource *pool, size_t *released_bytes);
 /* Checks every invariant (contiguity, coalescing, bins and bitmaps, the address map, accounting).
    CORRUPTION with a message naming the first broken one; INVALID_ARGUMENT iff not a pool;
-   NOT_SUPPORTED from inside the pool's own upstream. O(blocks). RMM_DEBUG builds run it after
-   every allocate and free. */
+   NOT_SUPPORTED from inside the pool's own upstream; OUT_OF_MEMORY iff host memory for the check
+   runs out (a count per page with VIRTUAL growth). O(blocks). RMM_DEBUG builds run it after every
+   allocate and free (and stop the program on CORRUPTION only). */
 RMMDEF rmm_status rmm_pool_validate(rmm_resource *pool);
 
 /* >>fixed */
@@ -5840,6 +5848,8 @@ typedef struct rmm__sstate {
                            (records on one stream complete in order) */
     uint32_t query_skip; /* rmm__so_refresh_done: attempts left before the event is asked again */
     uint32_t query_wait; /* the skip set after the last "not done" (0: the last answer was done) */
+    size_t eager_frees;  /* an eager state's frees that recorded an event, up to RMM__SO_RING_AFTER
+                            (a foreign stream's count goes on from its retired state's: rmm__so_recall) */
 } rmm__sstate;
 
 typedef struct rmm__so rmm__so;
@@ -5874,6 +5884,20 @@ typedef struct rmm__so_ops {
    rmm__fixed_ring_cap (at least RMM__SO_RING) on the fixed-size stack's uncovered top. */
 #define RMM__SO_RING 32
 #define RMM__SO_RING_AFTER 256
+/* A foreign stream's state goes when it is emptied (rmm__so_retirable), and with it the count of
+   its frees: a long-lived stream whose free memory other streams keep taking never reached
+   RMM__SO_RING_AFTER frees in one state, and kept an event per free (the virtual pool, which takes
+   other streams' memory on mapped pages first: stream_churn's mixed16 on foreign streams, host
+   backend, 80,196 of its frees' events made by states that had made fewer than 16). So the
+   resource keeps the counts of up to RMM__SO_COUNTED retired states of foreign streams (a table
+   by a hash of the key; a newer key takes an older one's slot), and a state made again for one
+   of those streams starts with its count. An id names one stream for the life of the process: no
+   other stream inherits a count. */
+#define RMM__SO_COUNTED 64
+typedef struct rmm__so_count {
+    uint64_t key; /* 0: none */
+    size_t frees;
+} rmm__so_count;
 struct rmm__so {
     /* The lock has a cache line of its own, whatever the struct's alignment: threads waiting for it
        read it over and over, and with the resource's fields (and its vtable pointer, read by every
@@ -5891,6 +5915,7 @@ struct rmm__so {
                                 is retired (see rmm__so_mine) */
     rmm__sstate *spares[RMM__SO_SPARES]; /* retired states kept with their events, for reuse */
     size_t spare_count;
+    rmm__so_count counted[RMM__SO_COUNTED]; /* eager_frees of retired foreign streams' states: rmm__so_recall */
     /* With track_holders the slow path looks only at `holders`: a superset of the states that hold
        free memory (the resource lists a state when it may have gained some; a state found empty
        leaves), so a stream's first allocation costs O(holders), not O(states). holders_lost: a
@@ -6091,8 +6116,20 @@ RMM__PRIVATE void rmm__so_bury(rmm__so *so, rmm__sstate *s) {
         RMM_SYS_FREE(s);
     }
 }
+/* Whether s is a foreign stream's state (keyed by the stream's id): eager, and no registry entry. */
+static inline bool rmm__so_by_id(const rmm__sstate *s) { return !s->lazy && !s->reg; }
+/* The slot of `key` in rmm__so.counted: Fibonacci hashing. */
+static inline size_t rmm__so_count_slot(uint64_t key) { return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 32) % RMM__SO_COUNTED; }
+/* The count of frees (eager_frees) that the foreign stream of `key` made in a state retired
+   since, or 0; forgotten now (its new state carries it on). O(1). */
+static inline size_t rmm__so_recall(rmm__so *so, uint64_t key) {
+    rmm__so_count *c = &so->counted[rmm__so_count_slot(key)];
+    if (c->key != key) return 0;
+    c->key = 0;
+    return c->frees;
+}
 /* Removes s from the list and map and frees it (or keeps it as a spare). s holds no memory. Never
-   in a nowait call (its event, or its dead stream's, would be destroyed: a CUDA call). */
+   in a nowait call (its event, or its dead stream's, would be destroyed: a CUDA call). O(1). */
 RMM__PRIVATE void rmm__so_retire(rmm__so *so, rmm__sstate *s) {
     size_t i = s->index;
     RMM_ASSERT(so->list[i] == s);
@@ -6100,14 +6137,17 @@ RMM__PRIVATE void rmm__so_retire(rmm__so *so, rmm__sstate *s) {
     so->list[i] = so->list[--so->count];
     so->list[i]->index = i;
     if (s->keyed) rmm__addr_map_remove(&so->map, (uintptr_t)s->key);
+    if (rmm__so_by_id(s) && s->eager_frees) {
+        rmm__so_count *c = &so->counted[rmm__so_count_slot(s->key)];
+        c->key = s->key;
+        c->frees = s->eager_frees;
+    }
     if (so->last == s) so->last = NULL;
     so->gen = RMM__ATOMIC_ADD(&rmm__so_gens, 1); /* (threads' cached states of so are checked again) */
     rmm__so_unlist(so, s);
     so->ops->fini(so, s);
     rmm__so_bury(so, s);
 }
-/* Whether s is a foreign stream's state (keyed by the stream's id): eager, and no registry entry. */
-static inline bool rmm__so_by_id(const rmm__sstate *s) { return !s->lazy && !s->reg; }
 /* A state may go once empty if its stream is gone, or is foreign (its next use makes it again). */
 RMM__PRIVATE bool rmm__so_retirable(rmm__so *so, rmm__sstate *s) {
     return s != so->last && !s->busy && !so->ops->holds(so, s) && (rmm__so_gone(s) || rmm__so_by_id(s));
@@ -6457,6 +6497,7 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__so_state_slow(rmm__so *so, rmm_stream
     s->lazy = k.lazy;
     s->by_handle = k.by_handle;
     s->keyed = true;
+    if (!k.lazy && !k.reg) s->eager_frees = rmm__so_recall(so, k.key);
     s->index = so->count;
     so->list[so->count++] = s;
     if (so->count >= so->sweep_at) rmm__so_sweep(so, s); /* settled memory of dead streams moves to s */
@@ -7097,8 +7138,8 @@ RMM__PRIVATE void rmm__live_from_map(rmm__live_list *l, const rmm__addr_map *m) 
    Parked blocks are free memory held back from coalescing, as glibc's fastbins and tcache hold
    theirs: every walk over the pool (steal, merge, growth, trim, info, out-of-memory reports) and
    every search of the lists that comes up empty files them first (rmm__pool_settle), so they never
-   make an allocation fail or the pool grow. Virtual growth parks nothing (its free pages go back
-   to the device). */
+   make an allocation fail or the pool grow. Virtual growth parks nothing in the quick lists (its
+   free pages go back to the device; its foreign streams' rings: see RMM__POOL_RING). */
 #ifndef RMM__POOL_QUICK_MAX
 #define RMM__POOL_QUICK_MAX ((size_t)64 << 10)
 #endif
@@ -7143,7 +7184,16 @@ RMM__STATIC_ASSERT(RMM__POOL_QUICK_MAX % 256 == 0 && RMM__POOL_QUICK_MAX >= 256,
    batch would synchronize per batch, or grow). Cutting a larger ring block for an allocation its
    ring held no block of the size for (the rest staying in the ring) was tried and dropped: the
    pieces filled the quick lists and the flushes that followed cost more (valgrind on the host
-   backend: +64 and +97 instructions a pair on churn_small and churn_mixed). */
+   backend: +64 and +97 instructions a pair on churn_small and churn_mixed).
+   VIRTUAL growth (since 2026-12-01; before, an event per free on such a stream) rings only blocks
+   of the quick lists' sizes, and lets a block's pages go when it enters the ring (idle, still
+   mapped: a page move, which synchronizes the device first, may take them, and the block is
+   backed again if its stream takes it back); larger frees record their event, which covers the
+   ring too. An allocation on the stream that finds no fit on mapped pages in its own lists covers
+   the ring first, before it backs pages or takes other streams' memory. Rings of large blocks held
+   pages away from the lists, so the pool moved more of them (stream_churn's mixed16 on foreign
+   streams, host backend: 1939 maps and 1351 unmaps against 1413 and 868). The ring's budget is
+   1/16 of the pages mapped, not of the reserved range. */
 #ifndef RMM__POOL_RING
 #define RMM__POOL_RING 256
 #endif
@@ -7173,8 +7223,7 @@ typedef struct rmm__pstream {
     size_t quick_bytes, quick_blocks;
     rmm__block **quick; /* RMM__POOL_QUICK_CLASSES lists, [size / 256 - 1]: LIFO through free_next;
                            rmm__pool_no_quick until the state first takes a free block (rmm__pool_ready) */
-    rmm__pool_ring *ring; /* eager streams after RMM__POOL_RING_AFTER frees, else NULL */
-    size_t eager_frees;   /* frees that recorded an event, up to RMM__POOL_RING_AFTER */
+    rmm__pool_ring *ring; /* eager streams after RMM__POOL_RING_AFTER frees (ss.eager_frees), else NULL */
     size_t ring_puts;     /* blocks ever put in the ring (rmm__pool_cover_unlocked) */
     uint64_t filed_rec;   /* an eager stream: every block in `free` and `large` was last used before
                              record filed_rec of its event (rmm__pool_filed; see rmm__pool_take_listed) */
@@ -7385,13 +7434,12 @@ static inline rmm__block *rmm__pool_find_block(rmm__pstream *s, const rmm__pool_
 }
 /* What a stream's quick lists may hold: RMM__POOL_QUICK_BYTES and 1/16 of the pool. */
 static inline size_t rmm__pool_quick_budget(const rmm__pool *p) { return rmm__min(RMM__POOL_QUICK_BYTES, p->pool_bytes >> 4); }
-/* Parks or files a block freed on s, once nothing but s's own stream can still be using it (s is
-   lazy, or an event of s covers its free, or the device was synchronized): in a quick list, else
-   the recent slot, else s's free lists (virtual growth: its pages go back first). O(1). */
-static inline void rmm__pool_park(rmm__pool *p, rmm__pstream *s, rmm__block *b) {
+/* As rmm__pool_park, for a block whose pages (virtual growth) were let go already: when it went
+   into s's ring (rmm__pool_ring_put's caller), or just now. O(1). */
+static inline void rmm__pool_park_uncommitted(rmm__pool *p, rmm__pstream *s, rmm__block *b) {
     size_t size = b->size;
     if (RMM__UNLIKELY(p->backing->uncommit != NULL)) {
-        p->backing->uncommit(p, b); /* virtual growth: nothing parks in the quick lists */
+        /* virtual growth: nothing parks in the quick lists */
     } else if (size <= RMM__POOL_QUICK_MAX && s->quick_bytes + size <= rmm__pool_quick_budget(p)) {
         b->parked = s;
         b->free_next = s->quick[(size >> 8) - 1];
@@ -7411,8 +7459,20 @@ static inline void rmm__pool_park(rmm__pool *p, rmm__pstream *s, rmm__block *b) 
         rmm__block_file(&p->store, rmm__pool_lists(s, b->chunk), b);
     }
 }
-/* What s's ring may hold: RMM__POOL_RING blocks of at most this many bytes in all. */
-static inline size_t rmm__pool_ring_budget(const rmm__pool *p) { return rmm__max(p->pool_bytes >> 4, RMM__POOL_RECENT_MAX); }
+/* Parks or files a block freed on s, once nothing but s's own stream can still be using it (s is
+   lazy, or an event of s covers its free, or the device was synchronized): in a quick list, else
+   the recent slot, else s's free lists (virtual growth: its pages go back first). O(1) (virtual
+   growth: O(pages of the block)). */
+static inline void rmm__pool_park(rmm__pool *p, rmm__pstream *s, rmm__block *b) {
+    if (RMM__UNLIKELY(p->backing->uncommit != NULL)) p->backing->uncommit(p, b);
+    rmm__pool_park_uncommitted(p, s, b);
+}
+/* What s's ring may hold: RMM__POOL_RING blocks of at most this many bytes in all: 1/16 of the
+   pool (virtual growth: of the pages it maps, not of its reserved range). */
+static inline size_t rmm__pool_ring_budget(const rmm__pool *p) {
+    size_t held = RMM__UNLIKELY(p->backing->uncommit != NULL) ? p->vm.mapped_pages * p->vm.page : p->pool_bytes;
+    return rmm__max(held >> 4, RMM__POOL_RECENT_MAX);
+}
 /* The bucket of a large size: Fibonacci hashing of size / 256 (sizes that are multiples of 2 MiB,
    common in real work, spread over all 64). */
 static inline unsigned rmm__pool_ring_hash(size_t size) { return (unsigned)(((uint64_t)(size >> 8) * 0x9E3779B97F4A7C15ull) >> 58); }
@@ -7467,7 +7527,8 @@ static inline bool rmm__pool_ring_holds_large(rmm__pool_ring *r, size_t size, si
 /* Whether ring r has room for a block of `size` bytes: RMM__POOL_RING blocks (RMM__POOL_RING_LARGE
    past the quick lists' sizes) and rmm__pool_ring_budget bytes. */
 static inline bool rmm__pool_ring_room(const rmm__pool *p, const rmm__pool_ring *r, size_t size) {
-    return r->count < RMM__POOL_RING && r->bytes + size <= rmm__pool_ring_budget(p) && (size <= RMM__POOL_QUICK_MAX || r->large < RMM__POOL_RING_LARGE);
+    return r->count < RMM__POOL_RING && r->bytes + size <= rmm__pool_ring_budget(p) &&
+           (size <= RMM__POOL_QUICK_MAX || (r->large < RMM__POOL_RING_LARGE && p->backing->uncommit == NULL));
 }
 /* Puts b (size bytes, freed on s) in s's ring. O(1). */
 static inline void rmm__pool_ring_put(rmm__pstream *s, rmm__block *b, size_t size) {
@@ -7494,7 +7555,7 @@ static inline void rmm__pool_ring_put(rmm__pstream *s, rmm__block *b, size_t siz
        return first, so its number is at most this */
     b->cover = (uint32_t)(s->ss.records + 1 + s->ss.busy);
 }
-/* Parks every block of the lists that `bits` marks in lists[], and empties them (bits too). */
+/* Parks every block of the ring's lists that `bits` marks in lists[], and empties them (bits too). */
 static inline void rmm__pool_ring_park_lists(rmm__pool *p, rmm__pstream *s, uint64_t *bits, rmm__block **lists) {
     while (*bits) {
         size_t k = (size_t)__builtin_ctzll(*bits);
@@ -7504,18 +7565,20 @@ static inline void rmm__pool_ring_park_lists(rmm__pool *p, rmm__pstream *s, uint
         while (b) {
             rmm__block *next = b->free_next;
             b->free_next = NULL;
-            rmm__pool_park(p, s, b);
+            rmm__pool_park_uncommitted(p, s, b); /* (a ring's blocks: virtual growth let their pages go at the free) */
             b = next;
         }
     }
 }
 /* Moves the blocks of s's ring on to its quick lists and free lists: an event recorded on s after
    their frees covers them, or a device synchronize did. s is ready (a ring's state is never made
-   unready). O(size classes in use + large blocks) when the small lists join whole, else O(ring). */
+   unready). O(size classes in use + large blocks) when the small lists join whole, else O(ring)
+   (virtual growth: always, to the recent slot and the free lists; their pages were let go at the
+   free). */
 RMM__PRIVATE void rmm__pool_ring_release(rmm__pool *p, rmm__pstream *s) {
     rmm__pool_ring *r = s->ring;
     size_t w, small_bytes = r->bytes - r->large_bytes;
-    if (s->quick_bytes + small_bytes <= rmm__pool_quick_budget(p)) {
+    if (p->backing->uncommit == NULL && s->quick_bytes + small_bytes <= rmm__pool_quick_budget(p)) {
         /* the lists of the quick lists' sizes join them whole, O(1) each: their blocks are
            parked on s already (threads16 on foreign streams, an H200: this release held the
            pool's lock about 9,300 cycles, 18 % of all the lock's holds, when it parked block by block) */
@@ -8673,11 +8736,18 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_oom(rmm__pool *p, size_t bytes, 
 }
 RMM__PRIVATE rmm_status rmm__pool_validate_locked(rmm__pool *p);
 #if RMM__DEBUG
+/* (CORRUPTION only: the check's own host memory may run out, a count per page with VIRTUAL
+   growth, which fails the check but says nothing of the pool: red team 36. The call's own status
+   and message stay.) */
 #define RMM__POOL_DEBUG_CHECK(p)                                                                    \
     do {                                                                                            \
-        rmm_status debug_st_ = rmm__pool_validate_locked(p);                                        \
-        if (debug_st_ != RMM_SUCCESS) fprintf(stderr, "rmm.h: %s\n", rmm_last_error());             \
-        RMM_ASSERT(debug_st_ == RMM_SUCCESS);                                                       \
+        rmm__kept_error debug_kept_;                                                                \
+        rmm_status debug_st_;                                                                       \
+        rmm__error_keep(&debug_kept_);                                                              \
+        debug_st_ = rmm__pool_validate_locked(p);                                                   \
+        if (debug_st_ == RMM_ERROR_CORRUPTION) fprintf(stderr, "rmm.h: %s\n", rmm_last_error());    \
+        RMM_ASSERT(debug_st_ != RMM_ERROR_CORRUPTION);                                              \
+        rmm__error_back(&debug_kept_);                                                              \
     } while (0)
 #else
 #define RMM__POOL_DEBUG_CHECK(p) ((void)0)
@@ -8832,6 +8902,14 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_alloc_slow(rmm__pool *p, rmm__ps
         b = rmm__pool_find_block(s, &req, RMM__TLSF_SCAN);
     if (RMM__UNLIKELY(p->backing->commit != NULL)) {
         if (b) b = rmm__vm_prefer_mapped(p, b, req.need, &at);
+        if ((!b || !rmm__vm_mapped(&p->vm, at, req.need)) && !would_block && rmm__pool_ring_held(s)) {
+            /* its own ring first, covered now: its blocks lie on mapped pages (idle since their
+               frees), where a page-in or other streams' memory would move pages or wait */
+            if ((st = rmm__pool_ring_cover(p, s)) != RMM_SUCCESS) return st;
+            rmm__pool_settle(p, s);
+            b = rmm__pool_find_block(s, &req, RMM__TLSF_SCAN);
+            if (b) b = rmm__vm_prefer_mapped(p, b, req.need, &at);
+        }
         if ((!b || !rmm__vm_mapped(&p->vm, at, req.need)) && !would_block) { /* (virtual pools refuse nowait calls anyway) */
             /* pages to back: other streams' free memory on mapped pages first (rmm__pool_relax) */
             req.moves = rmm__vm_would_move(p, b ? at : NULL, req.need);
@@ -8867,7 +8945,7 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_alloc_slow(rmm__pool *p, rmm__ps
         }
     }
     if (!b) {
-        bool ring = rmm__pool_ring_held(s) != 0; /* (never with VIRTUAL growth, which has no rings) */
+        bool ring = rmm__pool_ring_held(s) != 0;
         req.no_grow = ring;
         st = rmm__so_acquire(&p->so, &s->ss, &req, &from_state, &item);
         req.no_grow = false;
@@ -9089,7 +9167,7 @@ again:
             else
                 b->cover = (uint32_t)ss->records; /* the record just made covers it (or a later one: records count as they return) */
         }
-        if (st == RMM_SUCCESS && !s->ring && p->backing->uncommit == NULL && ++s->eager_frees >= RMM__POOL_RING_AFTER)
+        if (st == RMM_SUCCESS && !s->ring && ++s->ss.eager_frees >= RMM__POOL_RING_AFTER)
             s->ring = (rmm__pool_ring *)rmm__calloc(1, sizeof *s->ring); /* (none: it keeps an event per free) */
     } else if (RMM__LIKELY(st == RMM_SUCCESS && ss->lazy)) {
         st = rmm__so_freed(ss); /* lazy: marks it */
@@ -9106,6 +9184,7 @@ again:
     p->used_bytes -= size;
     rmm__san_region_unregister(b->chunk->user, b->ptr);
     if (RMM__UNLIKELY(to_ring)) { /* freed since the stream's last event: its ring, no CUDA call */
+        if (RMM__UNLIKELY(p->backing->uncommit != NULL)) p->backing->uncommit(p, b); /* (virtual growth: its pages idle now, see rmm__pool_ring) */
         rmm__pool_ring_put(s, b, size);
     } else {
         rmm__pool_park(p, s, b);
@@ -9185,17 +9264,20 @@ RMM__IMPL rmm_status rmm_pool_trim(rmm_resource *pool, size_t *released_bytes) {
         rmm__copy_cause(cause, rmm_last_error());
     }
     rmm__pool_settle_all(p);
+    st = p->backing->trim(p, &released);
     if (waited == RMM_SUCCESS) { /* dead streams' states go now, their memory, where its work is known done
                                     (rmm__so_settled), to the default stream's, not when the states' number next
                                     doubles (red team 33: after a burst of 10,000 streams their states and events
-                                    stayed, and trim kept them) */
+                                    stayed, and trim kept them); after the backing's trim, whose waits for the
+                                    streams' work make more of them known done (red team 36: before it, a
+                                    foreign stream's state, with no ring to synchronize for, stayed while the
+                                    device was behind) */
         rmm__sstate *legacy = NULL;
         rmm__kept_error kept;
         rmm__error_keep(&kept);
         if (rmm__so_state(&p->so, RMM__LEGACY_HANDLE, 0, &legacy) == RMM_SUCCESS) rmm__so_sweep(&p->so, legacy);
         rmm__error_back(&kept);
     }
-    st = p->backing->trim(p, &released);
     if (st == RMM_SUCCESS && waited != RMM_SUCCESS) /* (their chunks stay; what else was free went: a red team's find, 2026-11-29) */
         st = rmm__fail_cuda(cause_cuda, waited, "rmm_pool_trim: the chunks of streams' uncovered frees were kept, as the device synchronize that covers them failed: %s", cause);
     for (i = 0; i < p->so.count; i++) { /* states left with no free block give their tables back */
@@ -10480,7 +10562,6 @@ typedef struct rmm__fstream {
     rmm__fentry *stack; /* free blocks, LIFO */
     size_t count, cap;
     size_t covered;     /* stack[0, covered) may go to other streams */
-    size_t eager_frees; /* frees that recorded an event, up to RMM__POOL_RING_AFTER */
     size_t pushes;      /* frees ever pushed (an unlocked record covers the stack if none came in meanwhile) */
 } rmm__fstream;
 typedef struct rmm__fixed {
@@ -10868,7 +10949,7 @@ again:
     s = (rmm__fstream *)ss;
     if (st == RMM_SUCCESS && !rmm__fixed_reserve(s, 1)) st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory for block lists");
     if (st == RMM_SUCCESS) { /* an eager stream parks it uncovered (see rmm__fstream), or records an event */
-        park = !ss->lazy && s->eager_frees >= RMM__SO_RING_AFTER && s->count - s->covered < rmm__fixed_ring_cap(f);
+        park = !ss->lazy && ss->eager_frees >= RMM__SO_RING_AFTER && s->count - s->covered < rmm__fixed_ring_cap(f);
         if (!park && !ss->lazy && cached) { /* an event on the handle covers the stack only if the handle still names s's stream */
             rmm__spin_unlock(&f->so.lock);
             rmm__foreign_hint_key = 0;
@@ -10881,7 +10962,7 @@ again:
                 st = rmm__fail(RMM_ERROR_CORRUPTION, "fixed_size: deallocate(ptr=%p): freed by another thread meanwhile (a double free)", ptr);
             if (st == RMM_SUCCESS && !rmm__fixed_reserve(s, 1)) st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory for block lists");
         }
-        if (st == RMM_SUCCESS && !park && !ss->lazy && s->eager_frees < RMM__SO_RING_AFTER) s->eager_frees++;
+        if (st == RMM_SUCCESS && !park && !ss->lazy && ss->eager_frees < RMM__SO_RING_AFTER) ss->eager_frees++;
     }
     if (RMM__UNLIKELY(st != RMM_SUCCESS)) {
         rmm__spin_unlock(&f->so.lock);

@@ -16,7 +16,8 @@ static int debug_asserts; /* RMM_ASSERTs that failed */
 /* the library's own host memory: host_fail_nth (not 0) fails its nth request from now */
 static int host_fail_nth;
 static size_t host_fail_realloc_of; /* not 0: the next realloc of exactly this many bytes fails */
-static void *test_sys_malloc(size_t n) { return (host_fail_nth && --host_fail_nth == 0) ? NULL : malloc(n); }
+static size_t host_fail_size;       /* not 0: every request of exactly this many bytes fails */
+static void *test_sys_malloc(size_t n) { return (host_fail_nth && --host_fail_nth == 0) || (host_fail_size && n == host_fail_size) ? NULL : malloc(n); }
 static void *test_sys_realloc(void *p, size_t n) {
     if (host_fail_realloc_of && n == host_fail_realloc_of) {
         host_fail_realloc_of = 0;
@@ -250,6 +251,43 @@ TEST(a_validation_out_of_host_memory_is_passed_over) {
     rmm_resource_destroy(fixed);
 }
 
+/* The pool's check after each call (RMM__POOL_DEBUG_CHECK) stops the program on CORRUPTION only:
+   a VIRTUAL pool's check that cannot have its count per page (host memory) leaves the call as it
+   was, its status and message (red team 36: it aborted), and rmm_pool_validate says OUT_OF_MEMORY. */
+TEST(a_pool_validation_out_of_host_memory_is_passed_over) {
+    rmm_resource *pool = NULL;
+    rmm_pool_desc pd = rmm_pool_desc_default();
+    void *p = NULL, *q = NULL;
+    rmm_status st;
+    int before = debug_asserts;
+    NEED_GPU();
+    pd.growth = RMM_POOL_GROWTH_VIRTUAL;
+    pd.virtual_bytes = 1027 * 2 * MiB; /* 1027 pages of 2 MiB: the check's count array, 4108 bytes, is the only request of its size */
+    st = rmm_pool_create(&pool, NULL, &pd);
+    if (st == RMM_ERROR_NOT_SUPPORTED) {
+        printf("  (no virtual memory management here: %s)\n", rmm_last_error());
+        return;
+    }
+    CHECK_OK(st);
+    if (!pool) return;
+    if (((rmm__pool *)pool)->vm.pages != 1027) { /* (another page size: the count array's size differs) */
+        printf("  (pages of %zu bytes here: not tested)\n", ((rmm__pool *)pool)->vm.page);
+        rmm_resource_destroy(pool);
+        return;
+    }
+    CHECK_OK(rmm_allocate(pool, &p, 4096, RMM_STREAM_DEFAULT));
+    host_fail_size = 1027 * sizeof(uint32_t);
+    rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "mark");
+    CHECK_OK(rmm_allocate(pool, &q, 4096, RMM_STREAM_DEFAULT));
+    CHECK(debug_asserts == before && strcmp(rmm_last_error(), "mark") == 0);
+    CHECK_STATUS(rmm_pool_validate(pool), RMM_ERROR_OUT_OF_MEMORY);
+    host_fail_size = 0;
+    CHECK_OK(rmm_pool_validate(pool));
+    CHECK_OK(rmm_deallocate(pool, q, 4096, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(pool, p, 4096, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(pool);
+}
+
 /* Ordinary work on the arena and the fixed-size resource (past the first RMM__DEBUG_VALIDATE_ALL
    calls, where the validation thins out) passes every validation. */
 TEST(ordinary_work_passes_the_validations) {
@@ -283,6 +321,7 @@ int main(void) {
     RUN(fixed_size_checks_the_size_of_a_free);
     RUN(a_fixed_size_growth_out_of_host_memory_then_served_leaves_no_failure);
     RUN(a_validation_out_of_host_memory_is_passed_over);
+    RUN(a_pool_validation_out_of_host_memory_is_passed_over);
     RUN(ordinary_work_passes_the_validations);
     return harness_main_end();
 }

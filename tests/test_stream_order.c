@@ -716,6 +716,35 @@ TEST(a_nowait_call_when_a_sweep_is_due_is_refused_and_makes_no_cuda_call) {
     destroy(n);
 }
 
+/* rmm_pool_trim drops a gone foreign stream's state in the call, its work still pending when the
+   trim starts: the sweep comes after the trim's own waits (red team 36: before, with no ring to
+   synchronize for, the state stayed until a second trim, and a virtual pool kept that stream's free
+   address space apart from the rest). */
+TEST(trim_drops_a_gone_foreign_streams_state_at_once) {
+    int kind;
+    for (kind = POOL; kind <= POOL_VIRTUAL; kind++) {
+        rmm_resource *mr = NULL, *pool = NULL;
+        rmm_pool_info info;
+        rmm_stream f;
+        void *ps[8];
+        size_t released = 0;
+        int i;
+        make(kind, &mr, &pool, 256 * MiB);
+        if (!mr) continue;
+        f = foreign();
+        for (i = 0; i < 8; i++) CHECK_OK(alloc_use(mr, &ps[i], (size_t)(i + 1) * MiB, f));
+        for (i = 0; i < 8; i++) CHECK(free_ok(mr, ps[i], (size_t)(i + 1) * MiB, f));
+        destroy(f); /* (its work still pending) */
+        CHECK_OK(rmm_pool_trim(mr, &released));
+        CHECK_OK(rmm_pool_get_info(mr, &info));
+        printf("  %s: %zu states, %zu free blocks after one trim (%zu bytes released)\n", kind_name[kind], info.stream_states, info.free_blocks, released);
+        CHECK(info.stream_states == 1 && info.free_blocks <= 1);
+        CHECK_OK(rmm_pool_validate(mr));
+        model_reset();
+        unmake(mr, pool);
+    }
+}
+
 /* A stream destroyed with its work pending right after a ring's worth of frees; the next stream
    gets its handle and allocates at once (inside the id-less run the old one started). */
 TEST(handle_reuse_after_many_frees_waits_for_the_old_stream) {
@@ -1249,6 +1278,7 @@ int main(void) {
     RUN(handle_reuse_after_a_refill_waits_for_the_donor);
     RUN(growth_then_handle_reuse_waits_for_the_old_stream);
     RUN(a_failed_id_query_sends_no_free_to_another_streams_ring);
+    RUN(trim_drops_a_gone_foreign_streams_state_at_once);
     RUN(a_nowait_call_when_a_sweep_is_due_is_refused_and_makes_no_cuda_call);
     RUN(random_programs_on_every_kind_of_resource);
     RUN(random_programs_with_streams_that_outlive_the_resource);

@@ -1145,6 +1145,50 @@ TEST(pool_foreign_stream_ring) {
     CHECK_OK(rmm__stream_destroy_raw(g));
 }
 
+/* The number of states of pool mr that name stream `stream`. */
+static size_t pool_states_of(rmm_resource *mr, rmm_stream stream) {
+    const rmm__so *so = &((rmm__pool *)mr)->so;
+    size_t i, n = 0;
+    for (i = 0; i < so->count; i++) n += so->list[i]->handle == stream;
+    return n;
+}
+/* A foreign stream's count of frees outlives its state: a state emptied by another stream goes
+   (rmm__so_retirable), and the state made again for the stream goes on from the count, so a
+   long-lived stream whose memory other streams keep taking earns its ring once (rmm__so_recall;
+   until 2026-12-01 it started again from 0 with every new state). */
+TEST(pool_foreign_stream_keeps_its_count) {
+    rmm_resource *mr = NULL;
+    rmm__pstream *fs;
+    rmm_stream f = NULL, g = NULL;
+    void *x = NULL;
+    size_t i;
+    NEED_GPU();
+    mr = new_pool(4 * MiB, 4 * MiB);
+    if (!mr) return;
+    CHECK_OK(rmm__stream_create_raw(&f, false)); /* not registered: foreign streams */
+    CHECK_OK(rmm__stream_create_raw(&g, false));
+    for (i = 0; i < 100; i++) {
+        CHECK_OK(rmm_allocate(mr, &x, 256, f));
+        CHECK_OK(rmm_deallocate(mr, x, 256, f));
+    }
+    fs = pool_last_state(mr);
+    CHECK(fs && fs->ss.handle == f && fs->ss.eager_frees == 100 && fs->ring == NULL);
+    CHECK_OK(rmm_allocate(mr, &x, 4 * MiB, g)); /* all of f's free memory: its state goes */
+    CHECK(pool_states_of(mr, f) == 0);
+    CHECK_OK(rmm_deallocate(mr, x, 4 * MiB, g));
+    for (i = 0; i < RMM__POOL_RING_AFTER - 100; i++) {
+        CHECK_OK(rmm_allocate(mr, &x, 256, f));
+        fs = pool_last_state(mr);
+        CHECK(fs && fs->ss.handle == f && fs->ring == NULL);
+        CHECK_OK(rmm_deallocate(mr, x, 256, f));
+    }
+    CHECK(fs == pool_last_state(mr) && fs->ss.eager_frees == RMM__POOL_RING_AFTER && fs->ring != NULL);
+    CHECK_OK(rmm_pool_validate(mr));
+    rmm_resource_destroy(mr);
+    CHECK_OK(rmm__stream_destroy_raw(f));
+    CHECK_OK(rmm__stream_destroy_raw(g));
+}
+
 #if defined(RMM_BACKEND_HOST)
 /* Earns foreign stream f its ring in pool mr, then fills the ring with 1 KiB blocks and frees one
    more, which records the event that covers the ring: its blocks join the quick lists, covered by
@@ -3843,6 +3887,70 @@ TEST(pool_random_virtual) {
     rmm_resource_destroy(mr);
 }
 
+/* VIRTUAL growth on a stream the library did not make: after RMM__POOL_RING_AFTER frees, its frees
+   of blocks of up to 64 KiB park in a ring with no event each, as in a pool of chunks
+   (pool_foreign_stream_ring); their pages go idle at the free (still mapped). One event covers the
+   ring when it is full, at a free of a larger block (which records its own event, as before: a
+   ring of large blocks held pages away from the lists and made the pool move more of them), or
+   when an allocation on the stream finds no fit on mapped pages in its own lists, before pages are
+   backed or other streams' memory taken. Another stream takes none of the ring's blocks. (Until
+   2026-12-01 a virtual pool recorded an event per free on such a stream.) */
+TEST(pool_virtual_foreign_stream_ring) {
+    rmm_resource *mr = NULL;
+    rmm_pool_desc pd = rmm_pool_desc_default();
+    rmm__pstream *fs;
+    rmm_stream f = NULL, g = NULL;
+    void *small[64], *big = NULL, *x = NULL, *y = NULL;
+    size_t i;
+    uint64_t records;
+    NEED_GPU();
+    pd.growth = RMM_POOL_GROWTH_VIRTUAL;
+    pd.virtual_bytes = 256 * MiB;
+    if (!new_virtual_pool(&pd, &mr)) return;
+    CHECK_OK(rmm__stream_create_raw(&f, false)); /* not registered: a foreign stream */
+    CHECK_OK(rmm__stream_create_raw(&g, false));
+    CHECK_OK(rmm_allocate(mr, &x, 256, f));
+    fs = pool_last_state(mr);
+    CHECK(fs && !fs->ss.lazy && fs->ring == NULL); /* a young stream: an event per free */
+    CHECK_OK(rmm_deallocate(mr, x, 256, f));
+    CHECK_OK(rmm_allocate(mr, &x, 256, f));
+    for (i = 0; i < 64; i++) CHECK_OK(rmm_allocate(mr, &small[i], 4096, f));
+    CHECK_OK(rmm_allocate(mr, &big, 256 * KiB, f));
+    earn_ring(mr, f); /* the ring comes with the RMM__POOL_RING_AFTER-th event; the last free parks there */
+    CHECK(fs == pool_last_state(mr) && fs->ring != NULL && fs->ring->count == 1);
+    if (!fs || !fs->ring) goto done;
+    records = fs->ss.records;
+    CHECK_OK(rmm_deallocate(mr, big, 256 * KiB, f)); /* its own event, which covers the ring too */
+    CHECK(fs->ss.records == records + 1 && fs->ring->count == 0);
+    records = fs->ss.records;
+#if defined(RMM_BACKEND_HOST)
+    rmm_host_backend_fail_calls("cudaEventRecord", 1, 1, RMM_ERROR_CUDA); /* (not reached) */
+#endif
+    for (i = 0; i < 64; i++) CHECK_OK(rmm_deallocate(mr, small[i], 4096, f));
+#if defined(RMM_BACKEND_HOST)
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+#endif
+    CHECK(fs->ss.records == records && fs->ring->count == 64);
+    CHECK(pool_info(mr).used_bytes == 256);
+    CHECK_OK(rmm_pool_validate(mr)); /* the ring's blocks count on no page */
+    CHECK_OK(rmm_allocate(mr, &y, 4096, g)); /* another stream takes none of them */
+    for (i = 0; i < 64; i++) CHECK(y != small[i]);
+    CHECK(fs->ring->count == 64);
+    CHECK_OK(rmm_deallocate(mr, y, 4096, g));
+    /* more than f's mapped pages hold: the ring is covered (an event) and moves on to the lists */
+    records = fs->ss.records;
+    CHECK_OK(rmm_allocate(mr, &y, 64 * MiB, f));
+    CHECK(fs->ring->count == 0 && fs->ss.records > records);
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK_OK(rmm_deallocate(mr, y, 64 * MiB, f));
+    CHECK_OK(rmm_deallocate(mr, x, 256, f));
+    CHECK_OK(rmm_pool_validate(mr));
+done:
+    rmm_resource_destroy(mr);
+    CHECK_OK(rmm__stream_destroy_raw(f));
+    CHECK_OK(rmm__stream_destroy_raw(g));
+}
+
 /* VIRTUAL growth with extents (virtual_extent_bytes): new memory comes one extent per run of
    pages, and an extent is given back only whole. */
 TEST(pool_virtual_extents) {
@@ -6455,6 +6563,7 @@ int main(void) {
     RUN(record_stream_per_thread_stream_of_another_thread);
     RUN(record_stream_of_a_destroyed_stream);
     RUN(pool_foreign_stream_ring);
+    RUN(pool_foreign_stream_keeps_its_count);
     RUN(pool_foreign_covered_blocks_need_no_id);
     RUN(pool_foreign_event_query_backs_off);
     RUN(pool_foreign_ring_sizes);
@@ -6526,6 +6635,7 @@ int main(void) {
     RUN(pool_random_virtual);
     RUN(pool_virtual_semantics);
     RUN(pool_virtual_extents);
+    RUN(pool_virtual_foreign_stream_ring);
     RUN(pool_virtual_moves_two_page_extents_as_spares);
     RUN(pool_virtual_places_inside_a_free_block_on_mapped_pages);
     RUN(pool_virtual_inside_placement_with_a_large_alignment);

@@ -550,9 +550,10 @@ class PoolInfo:
     peak_pool_bytes: int     # the most ever held
     used_bytes: int          # handed out, rounded to 256
     free_bytes: int          # pool_bytes - used_bytes
-    largest_free_block: int  # bytes
+    largest_free_block: int  # bytes (virtual growth: of free address space, mapped or not,
+                             # so it may exceed free_bytes)
     free_blocks: int
-    upstream_chunks: int
+    upstream_chunks: int     # virtual growth: 0
 
 
 _GROWTH = {"geometric": 0, "on_demand": 1, "virtual": 2}
