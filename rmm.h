@@ -3167,9 +3167,38 @@ RMM__PRIVATE rmm_status rmm__capture_mode_exchange(int *mode) {
     *mode = old;
     return RMM_SUCCESS;
 }
+/* Whether the first and last bytes of [p, p + bytes) can be read, and if `write` written, without
+   a fault: a pipe takes each byte from there (the kernel says EFAULT where nothing readable is
+   mapped) and, for a write, puts the same byte back. CUDA refuses a copy or fill of an address it
+   cannot reach (cudaErrorInvalidValue); the host backend's memmove faulted instead, and a bogus
+   address given to rmmh killed the Python process (red team 36). One pipe for the process, under
+   a lock; true where no pipe can be had (the copy is made unchecked). A range whose middle alone is
+   not mapped still faults. About 2-4 us a call. */
+static rmm__spin rmm__host_probe_lock;
+static int rmm__host_probe_fd[2] = {-1, -1};
+RMM__PRIVATE bool rmm__host_byte_ok(const char *at, bool writable) {
+    char byte;
+    if (rmm__host_probe_fd[0] < 0) return true;
+    if (write(rmm__host_probe_fd[1], at, 1) != 1) return false; /* (EFAULT: not readable) */
+    if (read(rmm__host_probe_fd[0], writable ? (char *)(uintptr_t)at : &byte, 1) == 1) return true;
+    (void)!read(rmm__host_probe_fd[0], &byte, 1); /* (EFAULT: not writable; the byte drained) */
+    return false;
+}
+RMM__PRIVATE bool rmm__host_access_ok(const void *p, size_t bytes, bool writable) {
+    bool ok;
+    if (bytes == 0) return true;
+    if ((uintptr_t)p > UINTPTR_MAX - (bytes - 1)) return false;
+    (void)rmm__spin_lock(&rmm__host_probe_lock);
+    if (rmm__host_probe_fd[0] < 0 && pipe(rmm__host_probe_fd) != 0) rmm__host_probe_fd[0] = rmm__host_probe_fd[1] = -1;
+    ok = rmm__host_byte_ok((const char *)p, writable) && (bytes == 1 || rmm__host_byte_ok((const char *)p + bytes - 1, writable));
+    rmm__spin_unlock(&rmm__host_probe_lock);
+    return ok;
+}
 RMM__PRIVATE rmm_status rmm__memcpy_async(void *dst, const void *src, size_t bytes, rmm_stream stream) {
     RMM__HOST_FAULT("cudaMemcpyAsync");
     RMM_TRY(rmm__host_stream_check(stream, "cudaMemcpyAsync"));
+    if (!rmm__host_access_ok(src, bytes, false) || !rmm__host_access_ok(dst, bytes, true))
+        return rmm__fail_cuda(RMM__HOST_ERR_VALUE, RMM_ERROR_CUDA, "cudaMemcpyAsync(dst=%p, src=%p, bytes=%zu) failed: cudaErrorInvalidValue (an address the host backend cannot reach)", dst, src, bytes);
     rmm__host_model_work(stream);
     if (bytes) memmove(dst, src, bytes);
     return RMM_SUCCESS;
@@ -3177,6 +3206,8 @@ RMM__PRIVATE rmm_status rmm__memcpy_async(void *dst, const void *src, size_t byt
 RMM__PRIVATE rmm_status rmm__memset_async(void *dst, int value, size_t bytes, rmm_stream stream) {
     RMM__HOST_FAULT("cudaMemsetAsync");
     RMM_TRY(rmm__host_stream_check(stream, "cudaMemsetAsync"));
+    if (!rmm__host_access_ok(dst, bytes, true))
+        return rmm__fail_cuda(RMM__HOST_ERR_VALUE, RMM_ERROR_CUDA, "cudaMemsetAsync(dst=%p, bytes=%zu) failed: cudaErrorInvalidValue (an address the host backend cannot reach)", dst, bytes);
     rmm__host_model_work(stream);
     if (bytes) memset(dst, value, bytes);
     return RMM_SUCCESS;

@@ -764,6 +764,29 @@ TEST(streams_and_stream_pools) {
     CHECK(rmm_stream_pool_size(NULL) == 0);
 }
 
+#if defined(RMM_BACKEND_HOST)
+/* The host backend refuses a copy or fill of an address it cannot reach, as CUDA does
+   (cudaErrorInvalidValue), where its memmove faulted (red team 36: rmmh's DeviceBuffer(ptr=12345)
+   killed the Python process): nothing is written. */
+static const char probe_read_only[16] = "read only";
+TEST(host_backend_copies_refuse_unreachable_addresses) {
+    char a[64] = "hello", b[64] = "untouched";
+    CHECK_OK(rmm_memcpy_async(b, a, 6, RMM_STREAM_DEFAULT));
+    CHECK(strcmp(b, "hello") == 0);
+    strcpy(b, "untouched");
+    CHECK_STATUS(rmm_memcpy_async(b, (const void *)(uintptr_t)12345, 10, RMM_STREAM_DEFAULT), RMM_ERROR_CUDA);
+    CHECK(strstr(rmm_last_error(), "cudaErrorInvalidValue") != NULL && strcmp(b, "untouched") == 0);
+    CHECK_STATUS(rmm_memcpy_async((void *)(uintptr_t)12345, a, 10, RMM_STREAM_DEFAULT), RMM_ERROR_CUDA);
+    CHECK_STATUS(rmm_memcpy_async(b, a + 8, SIZE_MAX - 4, RMM_STREAM_DEFAULT), RMM_ERROR_CUDA); /* (past the address space) */
+    CHECK_STATUS(rmm_memcpy_async((void *)(uintptr_t)probe_read_only, a, 4, RMM_STREAM_DEFAULT), RMM_ERROR_CUDA);
+    CHECK(strcmp(probe_read_only, "read only") == 0);
+    CHECK_STATUS(rmm_memset_async((void *)(uintptr_t)16, 0, 10, RMM_STREAM_DEFAULT), RMM_ERROR_CUDA);
+    CHECK_STATUS(rmm_memset_async((void *)(uintptr_t)probe_read_only, 0, 1, RMM_STREAM_DEFAULT), RMM_ERROR_CUDA);
+    CHECK_OK(rmm_memset_async(b, 'x', 3, RMM_STREAM_DEFAULT));
+    CHECK(strcmp(b, "xxxouched") == 0);
+}
+#endif
+
 #if !defined(RMM_BACKEND_HOST)
 TEST(cuda_try_maps_errors) {
     CHECK(rmm_status_from_cuda(cudaSuccess, "x") == RMM_SUCCESS);
@@ -1103,6 +1126,7 @@ int main(void) {
     RUN(cuda_try_macro_returns);
 #else
     RUN(host_backend_capacity_is_testable);
+    RUN(host_backend_copies_refuse_unreachable_addresses);
     RUN(percent_of_free_memory_in_integers);
 #endif
     RUN(debug_log_levels);

@@ -671,7 +671,9 @@ def copy_ptr_to_host(db, hb, stream=DEFAULT_STREAM):
     """Copies len(hb) bytes from the device address ``db`` into the writable host buffer ``hb``
     (one-dimensional unsigned bytes, format 'B', 'c' or '?', as RMM requires: ValueError
     otherwise). The
-    address is not checked: it must be valid for that many bytes."""
+    address is not checked: it must be valid for that many bytes (CUDA refuses most invalid ones
+    with CUDAError, and so does the host backend, for one whose first or last byte it cannot
+    reach)."""
     stream = as_stream(stream)
     db = _lib.as_pointer(db, "db")
     with _lib.host_buffer(hb, writable=True, name="hb", bytes_1d=True) as (addr, n):

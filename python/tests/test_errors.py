@@ -8,6 +8,8 @@ import pytest
 import rmmh as rmm
 from rmmh import _errors
 
+from conftest import host_only
+
 
 def test_hierarchy():
     oom = _errors.error_for(4, "m")
@@ -172,6 +174,18 @@ def test_a_free_of_zero_bytes_names_the_call_made():
         with pytest.raises(rmm.InvalidArgumentError, match=r"^rmm_deallocate\(.*no allocation has 0 bytes"):
             mr.deallocate(p, 0)
         mr.deallocate(p, 10)
+
+
+@host_only
+def test_an_unreachable_address_raises_on_the_host_backend():
+    # the host backend's copies refuse an address they cannot reach, as CUDA does
+    # (cudaErrorInvalidValue): DeviceBuffer(ptr=12345) killed the process (red team 36)
+    with pytest.raises(rmm.CUDAError, match="cudaErrorInvalidValue"):
+        rmm.DeviceBuffer(ptr=12345, size=10)
+    out = np.zeros(10, dtype=np.uint8)
+    with pytest.raises(rmm.CUDAError, match="cudaErrorInvalidValue"):
+        rmm._device_buffer.copy_ptr_to_host(12345, out)
+    assert not out.any()
 
 
 def test_random_operation_sequences():
