@@ -3167,21 +3167,30 @@ RMM__PRIVATE rmm_status rmm__capture_mode_exchange(int *mode) {
     *mode = old;
     return RMM_SUCCESS;
 }
-/* Whether the first and last bytes of [p, p + bytes) can be read, and if `write` written, without
-   a fault: a pipe takes each byte from there (the kernel says EFAULT where nothing readable is
-   mapped) and, for a write, puts the same byte back. CUDA refuses a copy or fill of an address it
-   cannot reach (cudaErrorInvalidValue); the host backend's memmove faulted instead, and a bogus
-   address given to rmmh killed the Python process (red team 36). One pipe for the process, under
-   a lock; true where no pipe can be had (the copy is made unchecked). A range whose middle alone is
-   not mapped still faults. About 2-4 us a call. */
+/* Whether the first and last bytes of [p, p + bytes) can be read, and if `writable` written,
+   without a fault: a pipe takes each byte from there (the kernel says EFAULT where nothing readable
+   is mapped) and, for a write, puts the same byte back. CUDA refuses a copy or fill of an address
+   it cannot reach (cudaErrorInvalidValue); the host backend's memmove faulted instead, and a bogus
+   address given to rmmh killed the Python process (red team 36). One pipe per process (a child
+   after fork makes its own: a pipe shared with the parent could hand one process's byte to the
+   other), non-blocking, under a lock; true where no pipe can be had (the copy is made unchecked).
+   A range whose middle alone is not mapped still faults. About 2-4 us a call. */
+#include <fcntl.h>
 static rmm__spin rmm__host_probe_lock;
 static int rmm__host_probe_fd[2] = {-1, -1};
+static pid_t rmm__host_probe_pid;
 RMM__PRIVATE bool rmm__host_byte_ok(const char *at, bool writable) {
     char byte;
+    ssize_t n;
     if (rmm__host_probe_fd[0] < 0) return true;
-    if (write(rmm__host_probe_fd[1], at, 1) != 1) return false; /* (EFAULT: not readable) */
-    if (read(rmm__host_probe_fd[0], writable ? (char *)(uintptr_t)at : &byte, 1) == 1) return true;
-    (void)!read(rmm__host_probe_fd[0], &byte, 1); /* (EFAULT: not writable; the byte drained) */
+    while ((n = write(rmm__host_probe_fd[1], at, 1)) < 0 && errno == EINTR) {
+    }
+    if (n != 1) return false; /* (EFAULT: not readable) */
+    while ((n = read(rmm__host_probe_fd[0], writable ? (char *)(uintptr_t)at : &byte, 1)) < 0 && errno == EINTR) {
+    }
+    if (n == 1) return true;
+    while (read(rmm__host_probe_fd[0], &byte, 1) < 0 && errno == EINTR) { /* (EFAULT: not writable; the byte drained) */
+    }
     return false;
 }
 RMM__PRIVATE bool rmm__host_access_ok(const void *p, size_t bytes, bool writable) {
@@ -3189,7 +3198,22 @@ RMM__PRIVATE bool rmm__host_access_ok(const void *p, size_t bytes, bool writable
     if (bytes == 0) return true;
     if ((uintptr_t)p > UINTPTR_MAX - (bytes - 1)) return false;
     (void)rmm__spin_lock(&rmm__host_probe_lock);
-    if (rmm__host_probe_fd[0] < 0 && pipe(rmm__host_probe_fd) != 0) rmm__host_probe_fd[0] = rmm__host_probe_fd[1] = -1;
+    if (rmm__host_probe_fd[0] >= 0 && rmm__host_probe_pid != getpid()) { /* a child after fork: the parent's pipe stays the parent's */
+        (void)close(rmm__host_probe_fd[0]);
+        (void)close(rmm__host_probe_fd[1]);
+        rmm__host_probe_fd[0] = rmm__host_probe_fd[1] = -1;
+    }
+    if (rmm__host_probe_fd[0] < 0) {
+        if (pipe(rmm__host_probe_fd) == 0 && fcntl(rmm__host_probe_fd[0], F_SETFL, O_NONBLOCK) == 0 && fcntl(rmm__host_probe_fd[1], F_SETFL, O_NONBLOCK) == 0) {
+            rmm__host_probe_pid = getpid();
+        } else {
+            if (rmm__host_probe_fd[0] >= 0) {
+                (void)close(rmm__host_probe_fd[0]);
+                (void)close(rmm__host_probe_fd[1]);
+            }
+            rmm__host_probe_fd[0] = rmm__host_probe_fd[1] = -1;
+        }
+    }
     ok = rmm__host_byte_ok((const char *)p, writable) && (bytes == 1 || rmm__host_byte_ok((const char *)p + bytes - 1, writable));
     rmm__spin_unlock(&rmm__host_probe_lock);
     return ok;

@@ -6,6 +6,10 @@
 #include "harness.h"
 #include <stdint.h>
 #include <stdlib.h>
+#if defined(RMM_BACKEND_HOST)
+#include <sys/wait.h>
+#include <unistd.h>
+#endif
 
 /* A user-defined resource: embeds rmm_resource first and counts what reaches its vtable. */
 typedef struct counting_resource {
@@ -784,6 +788,19 @@ TEST(host_backend_copies_refuse_unreachable_addresses) {
     CHECK_STATUS(rmm_memset_async((void *)(uintptr_t)probe_read_only, 0, 1, RMM_STREAM_DEFAULT), RMM_ERROR_CUDA);
     CHECK_OK(rmm_memset_async(b, 'x', 3, RMM_STREAM_DEFAULT));
     CHECK(strcmp(b, "xxxouched") == 0);
+    { /* a child after fork checks through a pipe of its own (one shared with the parent could hand one process's byte to the other) */
+        pid_t child = fork();
+        int status = -1;
+        if (child == 0) {
+            int bad = rmm_memcpy_async(b, a, 6, RMM_STREAM_DEFAULT) != RMM_SUCCESS || strcmp(b, "hello") != 0 ||
+                      rmm_memcpy_async(b, (const void *)(uintptr_t)12345, 10, RMM_STREAM_DEFAULT) != RMM_ERROR_CUDA;
+            _exit(bad);
+        }
+        CHECK(child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        CHECK_OK(rmm_memcpy_async(b, a, 6, RMM_STREAM_DEFAULT));
+        CHECK(strcmp(b, "hello") == 0);
+        CHECK_STATUS(rmm_memcpy_async(b, (const void *)(uintptr_t)12345, 10, RMM_STREAM_DEFAULT), RMM_ERROR_CUDA);
+    }
 }
 #endif
 
