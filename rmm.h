@@ -299,7 +299,9 @@ RMMDEF rmm_status rmm_stream_destroy(rmm_stream stream);
 RMMDEF rmm_status rmm_stream_synchronize(rmm_stream stream);
 /* Stream-ordered copy of `bytes` between any host or device memory (cudaMemcpyAsync with
    cudaMemcpyDefault) and fill (cudaMemsetAsync); on the host backend they run at once. Fail with
-   INVALID_ARGUMENT iff a pointer is NULL while bytes > 0, CUDA iff the runtime refuses. */
+   INVALID_ARGUMENT iff a pointer is NULL while bytes > 0, CUDA iff the runtime refuses (the host
+   backend refuses, as cudaErrorInvalidValue, a range whose first or last byte the process cannot
+   read, or for the destination write; one mapped only in its middle still faults there). */
 RMMDEF rmm_status rmm_memcpy_async(void *dst, const void *src, size_t bytes, rmm_stream stream);
 RMMDEF rmm_status rmm_memset_async(void *dst, int value, size_t bytes, rmm_stream stream);
 
