@@ -3170,55 +3170,44 @@ RMM__PRIVATE rmm_status rmm__capture_mode_exchange(int *mode) {
     return RMM_SUCCESS;
 }
 /* Whether the first and last bytes of [p, p + bytes) can be read, and if `writable` written,
-   without a fault: a pipe takes each byte from there (the kernel says EFAULT where nothing readable
-   is mapped) and, for a write, puts the same byte back. CUDA refuses a copy or fill of an address
-   it cannot reach (cudaErrorInvalidValue); the host backend's memmove faulted instead, and a bogus
-   address given to rmmh killed the Python process (red team 36). One pipe per process (a child
-   after fork makes its own: a pipe shared with the parent could hand one process's byte to the
-   other), non-blocking, under a lock; true where no pipe can be had (the copy is made unchecked).
-   A range whose middle alone is not mapped still faults. About 2-4 us a call. */
-#include <fcntl.h>
-static rmm__spin rmm__host_probe_lock;
-static int rmm__host_probe_fd[2] = {-1, -1};
-static pid_t rmm__host_probe_pid;
-RMM__PRIVATE bool rmm__host_byte_ok(const char *at, bool writable) {
-    char byte;
-    ssize_t n;
-    if (rmm__host_probe_fd[0] < 0) return true;
-    while ((n = write(rmm__host_probe_fd[1], at, 1)) < 0 && errno == EINTR) {
-    }
-    if (n != 1) return false; /* (EFAULT: not readable) */
-    while ((n = read(rmm__host_probe_fd[0], writable ? (char *)(uintptr_t)at : &byte, 1)) < 0 && errno == EINTR) {
-    }
-    if (n == 1) return true;
-    while (read(rmm__host_probe_fd[0], &byte, 1) < 0 && errno == EINTR) { /* (EFAULT: not writable; the byte drained) */
-    }
-    return false;
-}
+   without a fault. CUDA refuses a copy or fill of an address it cannot reach
+   (cudaErrorInvalidValue); the host backend's memmove faulted instead, and a bogus address given to
+   rmmh killed the Python process (red team 36). The kernel reads the two bytes through
+   process_vm_readv on this process (EFAULT where nothing readable is mapped: the only answer taken
+   for "unreachable") and, for a write, puts them back with process_vm_writev (EFAULT where they
+   cannot be written). No descriptor, no lock: safe across fork and from any thread (review 36: a
+   pipe, the first form, could be closed or taken over by the program's own files and was shared
+   with a child after fork). Where the calls do not exist or are refused (not Linux, a seccomp
+   filter), true: the copy is made unchecked. A range mapped only in its middle still faults
+   there. Two or three system calls, about 1 us. */
+#include <sys/uio.h>
 RMM__PRIVATE bool rmm__host_access_ok(const void *p, size_t bytes, bool writable) {
-    bool ok;
+#if defined(__linux__) && defined(SYS_process_vm_readv) && defined(SYS_process_vm_writev)
+    char got[2];
+    struct iovec local, remote[2];
+    long n, pid = (long)getpid();
+    size_t k = bytes > 1 ? 2 : 1;
     if (bytes == 0) return true;
     if ((uintptr_t)p > UINTPTR_MAX - (bytes - 1)) return false;
-    (void)rmm__spin_lock(&rmm__host_probe_lock);
-    if (rmm__host_probe_fd[0] >= 0 && rmm__host_probe_pid != getpid()) { /* a child after fork: the parent's pipe stays the parent's */
-        (void)close(rmm__host_probe_fd[0]);
-        (void)close(rmm__host_probe_fd[1]);
-        rmm__host_probe_fd[0] = rmm__host_probe_fd[1] = -1;
-    }
-    if (rmm__host_probe_fd[0] < 0) {
-        if (pipe(rmm__host_probe_fd) == 0 && fcntl(rmm__host_probe_fd[0], F_SETFL, O_NONBLOCK) == 0 && fcntl(rmm__host_probe_fd[1], F_SETFL, O_NONBLOCK) == 0) {
-            rmm__host_probe_pid = getpid();
-        } else {
-            if (rmm__host_probe_fd[0] >= 0) {
-                (void)close(rmm__host_probe_fd[0]);
-                (void)close(rmm__host_probe_fd[1]);
-            }
-            rmm__host_probe_fd[0] = rmm__host_probe_fd[1] = -1;
-        }
-    }
-    ok = rmm__host_byte_ok((const char *)p, writable) && (bytes == 1 || rmm__host_byte_ok((const char *)p + bytes - 1, writable));
-    rmm__spin_unlock(&rmm__host_probe_lock);
-    return ok;
+    local.iov_base = got;
+    local.iov_len = k;
+    remote[0].iov_base = (void *)(uintptr_t)p;
+    remote[0].iov_len = 1;
+    remote[1].iov_base = (void *)((uintptr_t)p + bytes - 1);
+    remote[1].iov_len = 1;
+    n = syscall(SYS_process_vm_readv, pid, &local, 1UL, remote, (unsigned long)k, 0UL);
+    if (n < 0) return errno != EFAULT;
+    if ((size_t)n != k) return false; /* (the last byte: EFAULT, reported as a short read) */
+    if (!writable) return true;
+    n = syscall(SYS_process_vm_writev, pid, &local, 1UL, remote, (unsigned long)k, 0UL);
+    if (n < 0) return errno != EFAULT;
+    return (size_t)n == k;
+#else
+    (void)p;
+    (void)bytes;
+    (void)writable;
+    return true;
+#endif
 }
 RMM__PRIVATE rmm_status rmm__memcpy_async(void *dst, const void *src, size_t bytes, rmm_stream stream) {
     RMM__HOST_FAULT("cudaMemcpyAsync");
@@ -5948,8 +5937,12 @@ typedef struct rmm__so_ops {
    backend, 80,196 of its frees' events made by states that had made fewer than 16). So the
    resource keeps the counts of up to RMM__SO_COUNTED retired states of foreign streams (a table
    by a hash of the key; a newer key takes an older one's slot), and a state made again for one
-   of those streams starts with its count. An id names one stream for the life of the process: no
-   other stream inherits a count. */
+   of those streams starts with its count. An id names one stream for the life of the process, so
+   a count goes with its stream, but for one case: a free that trusts its thread's last key
+   (rmm__so_prekey_for_free) after that stream was destroyed and its handle went to a new one
+   remakes the old stream's state and its count, and the free parks there with no event (review
+   36). That is the cached key's known case (see rmm__idless_left): the block waits there for a
+   device synchronize, safe, as it would in the old state's ring. */
 #define RMM__SO_COUNTED 64
 typedef struct rmm__so_count {
     uint64_t key; /* 0: none */
@@ -9121,10 +9114,33 @@ RMM__PRIVATE rmm_status rmm__pool_alloc(rmm__pool *p, void **ptr, size_t bytes, 
     }
 taken:
     b->parked = NULL;
+    if (RMM__UNLIKELY(p->backing->commit != NULL) && mapped && !rmm__vm_mapped(&p->vm, b->ptr, b->size)) {
+        /* VIRTUAL growth: a block taken back whole (its ring, its recent slot) whose pages a page
+           move took (after a device synchronize, so its free is done): filed, and the slow path
+           serves the request, from memory on mapped pages or other streams' first, as any
+           allocation that needs pages (review 36: backed again here, at the maximum each call
+           failed on the next such block while mapped memory that fits sat in the lists) */
+        rmm__block *got = NULL;
+        rmm__tlsf *from = NULL;
+        bool oom = false;
+        (void)rmm__addr_map_remove(&p->used, (uintptr_t)b->ptr);
+        rmm__pool_filed(s, rmm__pool_next_rec(s));
+        rmm__block_file(&p->store, rmm__pool_lists(s, b->chunk), b);
+        st = rmm__pool_alloc_slow(p, s, size, alignment, would_block, &got, &from, &oom);
+        explain = oom;
+        if (RMM__UNLIKELY(st != RMM_SUCCESS)) goto out;
+        b = got;
+        lists = from;
+        ss = (rmm__sstate *)lists->state;
+        mapped = false;
+        b->parked = NULL;
+    }
     if (RMM__UNLIKELY(p->backing->commit != NULL) && (st = p->backing->commit(p, b)) != RMM_SUCCESS) {
         rmm__pstream *to = mapped ? s : RMM__PSTREAM_OF(lists);
         explain = st == RMM_ERROR_OUT_OF_MEMORY; /* pages could not be backed: the maximum, or the device is full */
         if (mapped) (void)rmm__addr_map_remove(&p->used, (uintptr_t)b->ptr);
+        /* (a parked block's pages can be gone only after a page move, which synchronized the
+           device after its free: filed now, its free is known done, whatever record covers it) */
         rmm__pool_filed(to, rmm__pool_next_rec(to));
         rmm__block_file(&p->store, mapped ? rmm__pool_lists(s, b->chunk) : lists, b);
         goto out;

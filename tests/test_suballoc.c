@@ -3951,6 +3951,54 @@ done:
     CHECK_OK(rmm__stream_destroy_raw(g));
 }
 
+/* VIRTUAL growth: a block a stream takes back whole (its ring: the per-thread default stream's, which
+   takes its own ring's blocks back; or its recent slot) whose page a page move took is not backed
+   again on the fast path: at the maximum that failed each call, one ring block after another, while
+   memory on mapped pages fit (review 36). The slow path serves it. */
+TEST(pool_virtual_parked_block_whose_page_went) {
+    rmm_resource *mr = NULL;
+    rmm_pool_desc pd = rmm_pool_desc_default();
+    rmm__pool *p;
+    rmm_stream g = NULL;
+    void *big = NULL, *sm[8], *x = NULL, *keep = NULL;
+    int i;
+    NEED_GPU();
+    pd.growth = RMM_POOL_GROWTH_VIRTUAL;
+    pd.virtual_bytes = 256 * MiB;
+    pd.virtual_extent_bytes = 2 * MiB;
+    if (!new_virtual_pool(&pd, &mr)) return;
+    p = (rmm__pool *)mr;
+    CHECK_OK(rmm__stream_create_raw(&g, false));
+    for (i = 0; i < RMM__POOL_RING_AFTER; i++) { /* the per-thread stream earns its ring */
+        CHECK_OK(rmm_allocate(mr, &x, 256, RMM_STREAM_PER_THREAD));
+        CHECK_OK(rmm_deallocate(mr, x, 256, RMM_STREAM_PER_THREAD));
+    }
+    CHECK_OK(rmm_allocate(mr, &big, 40 * MiB, RMM_STREAM_PER_THREAD));
+    for (i = 0; i < 8; i++) CHECK_OK(rmm_allocate(mr, &sm[i], 64 * KiB, RMM_STREAM_PER_THREAD));
+    CHECK_OK(rmm_deallocate(mr, big, 40 * MiB, RMM_STREAM_PER_THREAD));
+    for (i = 0; i < 8; i++) CHECK_OK(rmm_deallocate(mr, sm[i], 64 * KiB, RMM_STREAM_PER_THREAD)); /* (into its ring) */
+    CHECK_OK(rmm_allocate(mr, &keep, 256, g));
+    for (i = 0; i < 3 * 4096; i++) { /* windows of allocations on g: the idle pages go */
+        CHECK_OK(rmm_allocate(mr, &x, 256, g));
+        CHECK_OK(rmm_deallocate(mr, x, 256, g));
+    }
+    if (p->vm.mapped[(size_t)((char *)sm[0] - p->vm.base) / p->vm.page]) {
+        printf("  (the ring block's page is still mapped here: nothing to test)\n");
+#if defined(RMM_BACKEND_HOST)
+        CHECK(!"the ring block's page went on the host backend until now");
+#endif
+    } else {
+        CHECK_OK(rmm_pool_set_maximum(mr, p->vm.mapped_pages * p->vm.page)); /* the pages held now */
+        CHECK_OK(rmm_allocate(mr, &x, 64 * KiB, RMM_STREAM_PER_THREAD));
+        CHECK_OK(rmm_pool_validate(mr));
+        if (x) CHECK_OK(rmm_deallocate(mr, x, 64 * KiB, RMM_STREAM_PER_THREAD));
+    }
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK_OK(rmm_deallocate(mr, keep, 256, g));
+    rmm_resource_destroy(mr);
+    CHECK_OK(rmm__stream_destroy_raw(g));
+}
+
 /* VIRTUAL growth with extents (virtual_extent_bytes): new memory comes one extent per run of
    pages, and an extent is given back only whole. */
 TEST(pool_virtual_extents) {
@@ -6636,6 +6684,7 @@ int main(void) {
     RUN(pool_virtual_semantics);
     RUN(pool_virtual_extents);
     RUN(pool_virtual_foreign_stream_ring);
+    RUN(pool_virtual_parked_block_whose_page_went);
     RUN(pool_virtual_moves_two_page_extents_as_spares);
     RUN(pool_virtual_places_inside_a_free_block_on_mapped_pages);
     RUN(pool_virtual_inside_placement_with_a_large_alignment);
