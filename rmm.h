@@ -3179,7 +3179,8 @@ RMM__PRIVATE rmm_status rmm__capture_mode_exchange(int *mode) {
    pipe, the first form, could be closed or taken over by the program's own files and was shared
    with a child after fork). Where the calls do not exist or are refused (not Linux, a seccomp
    filter), true: the copy is made unchecked. A range mapped only in its middle still faults
-   there. Two or three system calls, about 1 us. */
+   there. Two or three system calls: a 64-byte copy took 5 us on a loaded two-core VM where the
+   memmove alone takes 0.01 (the host backend is for tests; its copies are not a fast path). */
 #include <sys/uio.h>
 RMM__PRIVATE bool rmm__host_access_ok(const void *p, size_t bytes, bool writable) {
 #if defined(__linux__) && defined(SYS_process_vm_readv) && defined(SYS_process_vm_writev)
