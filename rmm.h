@@ -7236,7 +7236,7 @@ RMM__STATIC_ASSERT(RMM__POOL_QUICK_MAX % 256 == 0 && RMM__POOL_QUICK_MAX >= 256,
    ring held no block of the size for (the rest staying in the ring) was tried and dropped: the
    pieces filled the quick lists and the flushes that followed cost more (valgrind on the host
    backend: +64 and +97 instructions a pair on churn_small and churn_mixed).
-   VIRTUAL growth (since 2026-12-01; before, an event per free on such a stream) rings only blocks
+   VIRTUAL growth (since 2026-11-30, session 36; before, an event per free on such a stream) rings only blocks
    of the quick lists' sizes, and lets a block's pages go when it enters the ring (idle, still
    mapped: a page move, which synchronizes the device first, may take them, and the block is
    backed again if its stream takes it back); larger frees record their event, which covers the

@@ -1155,7 +1155,7 @@ static size_t pool_states_of(rmm_resource *mr, rmm_stream stream) {
 /* A foreign stream's count of frees outlives its state: a state emptied by another stream goes
    (rmm__so_retirable), and the state made again for the stream goes on from the count, so a
    long-lived stream whose memory other streams keep taking earns its ring once (rmm__so_recall;
-   until 2026-12-01 it started again from 0 with every new state). */
+   until 2026-11-30, session 36, it started again from 0 with every new state). */
 TEST(pool_foreign_stream_keeps_its_count) {
     rmm_resource *mr = NULL;
     rmm__pstream *fs;
@@ -3894,7 +3894,7 @@ TEST(pool_random_virtual) {
    ring of large blocks held pages away from the lists and made the pool move more of them), or
    when an allocation on the stream finds no fit on mapped pages in its own lists, before pages are
    backed or other streams' memory taken. Another stream takes none of the ring's blocks. (Until
-   2026-12-01 a virtual pool recorded an event per free on such a stream.) */
+   2026-11-30, session 36, a virtual pool recorded an event per free on such a stream.) */
 TEST(pool_virtual_foreign_stream_ring) {
     rmm_resource *mr = NULL;
     rmm_pool_desc pd = rmm_pool_desc_default();
