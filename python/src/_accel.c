@@ -87,6 +87,7 @@ static PyObject *as_stream_f, *as_size_f, *get_per_device_resource_f, *current_d
 static int deferred_pending;
 static PyObject *s_h, *s_refs, *s_run, *s_copy_in, *s_ptr, *s_size, *s_stream, *s_mr, *s_nbytes;
 static int bound; /* bind_objects() was called: the Python objects above are set */
+static int check_bound(void);
 
 /* ---- small helpers ------------------------------------------------------------------------ */
 static PyObject *call1(PyObject *f, PyObject *a) { return PyObject_CallFunctionObjArgs(f, a, NULL); }
@@ -258,6 +259,7 @@ static int buffer_init(PyObject *self, PyObject *args, PyObject *kwds) {
     int dev, d;
     void *mh, *sh, *p;
 
+    if (!check_bound()) return -1;
     if (PyTuple_Size(args) != 0) {
         PyErr_SetString(PyExc_TypeError, "DeviceBuffer() takes keyword arguments only (ptr, size, stream, mr)");
         return -1;
@@ -331,7 +333,22 @@ static int buffer_init(PyObject *self, PyObject *args, PyObject *kwds) {
         return -1;
     }
     b->dev = dev;
-    if (n == 0) return 0; /* (size and capacity only once the block is there: a failed __init__ leaves it empty) */
+    if (n == 0) { /* (size and capacity only once the block is there: a failed __init__ leaves it empty) */
+        /* the resource's refs and handle, read now: a block that resize() gives the buffer later
+           is freed by the deallocator with them, also after the collector cleared the resource's
+           slots in a cycle (red team 36c: read at the free, they were gone, and the block and the
+           resource's hold were dropped) */
+        PyObject *r0 = PyObject_GetAttr(mr, s_refs);
+        void *h0 = NULL;
+        if (r0 && get_handle(mr, &h0) == 0) {
+            b->mr_refs = r0;
+            b->mr_handle = h0;
+        } else {
+            Py_XDECREF(r0);
+            PyErr_Clear(); /* (read again at the free, as before) */
+        }
+        return 0;
+    }
     if (get_handle(mr, &mh) < 0) return -1;
     sh = b->stream_handle;
     refs = PyObject_GetAttr(mr, s_refs);
@@ -582,9 +599,14 @@ static int live_handle(PyObject *self, void **out) {
     return get_handle(self, out);
 }
 
+/* Whether the library and the Python objects are bound (a RuntimeError if not: rmmh._accel imported
+   by itself, or its binding refused, called the library through NULL: red team 36c). */
 static int check_bound(void) {
-    if (!bound) PyErr_SetString(PyExc_RuntimeError, "rmmh._accel is not bound (import rmmh first)");
-    return bound;
+    if (!bound || !rmmh_alloc_p || !rmmh_free_p) {
+        PyErr_SetString(PyExc_RuntimeError, "rmmh._accel is not bound (import rmmh first)");
+        return 0;
+    }
+    return 1;
 }
 
 static PyObject *res_allocate(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
@@ -695,6 +717,7 @@ static PyObject *py_alloc(PyObject *self, PyObject *const *args, Py_ssize_t narg
     void *mh, *sh, *p;
     size_t n;
     (void)self;
+    if (!check_bound()) return NULL;
     if (nargs != 3) {
         PyErr_SetString(PyExc_TypeError, "alloc(mr, nbytes, stream)");
         return NULL;
@@ -717,6 +740,7 @@ static PyObject *py_free(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     long dev;
     int st;
     (void)self;
+    if (!check_bound()) return NULL;
     if (nargs != 5) {
         PyErr_SetString(PyExc_TypeError, "free(mr, ptr, nbytes, stream, device)");
         return NULL;
@@ -756,6 +780,16 @@ static PyObject *py_bind_library(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_TypeError, "bind_library(library_path, abi_version)");
         return NULL;
     }
+    { /* one interpreter only: the statics below are the process's (single-phase init); a
+         subinterpreter that imports rmmh uses ctypes (red team 36c) */
+        static PyInterpreterState *owner;
+        PyInterpreterState *me = PyInterpreterState_Get();
+        if (owner && owner != me) {
+            PyErr_SetString(PyExc_ImportError, "rmmh._accel: bound by another interpreter");
+            return NULL;
+        }
+        owner = me;
+    }
     path = PyTuple_GetItem(args, 0);
     abi = PyLong_AsLong(PyTuple_GetItem(args, 1));
     if (PyErr_Occurred()) return NULL;
@@ -778,6 +812,8 @@ static PyObject *py_bind_library(PyObject *self, PyObject *args) {
     rmmh_device_count_p = (int_fn)dlsym(handle, "rmmh_device_count");
     if (!abi_fn || abi_fn() != abi || !rmmh_alloc_p || !rmmh_free_p || !rmmh_get_device_p || !rmmh_device_count_p ||
         !rmmh_last_failure_reentered_p || !rmmh_hooks_settle_p) {
+        rmmh_alloc_p = NULL; /* (unbound: check_bound refuses every call) */
+        rmmh_free_p = NULL;
         PyErr_SetString(PyExc_ImportError, "rmmh._accel: librmmh lacks the helpers this build expects");
         return NULL;
     }

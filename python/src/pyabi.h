@@ -16,6 +16,7 @@ typedef struct _object {
     PyTypeObject *ob_type;
 } PyObject;
 typedef struct _ts PyThreadState;
+typedef struct _is PyInterpreterState;
 #define PyObject_HEAD PyObject ob_base;
 #define Py_TYPE(o) (((PyObject *)(o))->ob_type)
 
@@ -155,5 +156,6 @@ PyObject *PyUnicode_AsUTF8String(PyObject *);
 char *PyBytes_AsString(PyObject *);
 
 PyThreadState *PyEval_SaveThread(void);
+PyInterpreterState *PyInterpreterState_Get(void); /* (stable ABI since 3.9) */
 void PyEval_RestoreThread(PyThreadState *);
 #endif /* RMMH_PYABI_H */

@@ -115,6 +115,22 @@ def test_accelerator_switch():
     assert r.stdout.split() == ["False", "_PyBufferBase"]
 
 
+def test_an_unbound_accelerator_refuses_its_calls():
+    # the extension imported but not bound (RMMH_NO_ACCEL=1, or a refused binding): its buffer's
+    # __init__ and alloc/free called the library through NULL and crashed (red team 36c)
+    if not any(f.startswith("_accel") and f.endswith(".so") for f in os.listdir(PKG)):
+        pytest.skip("no C extension built")
+    code = ("import rmmh, rmmh._accel as A\n"
+            "for f in (lambda: A.BufferBase.__new__(A.BufferBase).__init__(size=8), lambda: A.alloc(0, 8, 0),\n"
+            "          lambda: A.free(0, 0, 8, 0, 0)):\n"
+            "    try:\n"
+            "        f()\n"
+            "    except RuntimeError as e:\n"
+            "        print('refused', 'not bound' in str(e))\n")
+    r = run(code, RMMH_BACKEND="host", RMMH_NO_ACCEL="1")
+    assert r.returncode == 0 and r.stdout.split() == ["refused", "True"] * 3, r.stdout + r.stderr
+
+
 def test_import_does_not_touch_the_device():
     # importing rmmh (and creating nothing) must not initialize CUDA: safe before fork()
     r = run("import rmmh, rmmh._device_buffer as m; print(m._ndev)", RMMH_BACKEND=None)

@@ -1062,3 +1062,63 @@ def test_owners_whose_callables_share_much_are_walked_once(monkeypatch):
     monkeypatch.undo()
     assert base.allocation_counts.current_count == 0  # every owner, resource and buffer went
     assert 0 < calls[0] < 50000  # (one walk per resource: more than 200 x 5000)
+
+
+@pytest.mark.skipif(not rmm._device_buffer.ACCELERATED, reason="the C extension's deallocator (without it a "
+                    "buffer whose subclass's __del__ resurrected it once keeps its block: its finalizer ran)")
+def test_an_empty_buffer_grown_by_resize_frees_its_block_in_a_cycle():
+    # red team 36c: the C extension cached a buffer's resource (its handle and holds) only when
+    # the buffer was made with a size; one made empty and grown by resize() that died in a
+    # collected cycle after its resource's slots were cleared kept its block, and the pool its
+    # upstream chunk (a subclass whose __del__ recycles the buffer once, so that the extension's
+    # deallocator is what frees it)
+    cache = []
+
+    class Recycled(rmm.DeviceBuffer):
+        __slots__ = ("me",)
+
+        def __del__(self):
+            if not cache and not getattr(Recycled, "done", False):
+                Recycled.done = True
+                cache.append(self)
+
+    stats = rmm.mr.StatisticsResourceAdaptor(rmm.mr.CudaMemoryResource())
+    pool = rmm.mr.PoolMemoryResource(stats, initial_pool_size=1 << 20)
+    b = Recycled(size=0, mr=pool)
+    del b
+    b = cache.pop()
+    b.resize(4096)
+    assert pool.info().used_bytes == 4096
+    pool.__dict__["buf"] = b  # pool -> buffer -> pool
+    b.me = b
+    del b, pool
+    gc.collect()
+    gc.collect()
+    assert stats.allocation_counts.current_bytes == 0
+
+
+def test_a_subinterpreter_leaves_the_extension_to_the_main_interpreter():
+    # red team 36c: the C extension's bound objects are the process's; a subinterpreter that
+    # imported rmmh replaced them, and the main interpreter's buffers then called the dead
+    # interpreter's functions. A subinterpreter now gets the ctypes path.
+    interpreters = None
+    for name in ("_xxsubinterpreters", "_interpreters"):
+        try:
+            interpreters = __import__(name)
+            break
+        except ImportError:
+            pass
+    if interpreters is None:
+        pytest.skip("no subinterpreter module in this Python")
+    iid = interpreters.create()
+    try:
+        interpreters.run_string(iid, "import rmmh\nb = rmmh.DeviceBuffer(size=32)\nassert b.size == 32\n")
+    except Exception as e:  # (an interpreter that cannot import it at all tests nothing)
+        interpreters.destroy(iid)
+        pytest.skip("rmmh cannot be imported in a subinterpreter here: %s" % e)
+    interpreters.destroy(iid)
+    b = rmm.DeviceBuffer(size=64, stream=rmm.Stream())
+    assert b.size == 64 and type(b.stream) is rmm.Stream
+    assert b.mr is rmm.mr.get_current_device_resource()
+    del b
+    gc.collect()
