@@ -93,6 +93,19 @@ static int harness_main_end(void) {
 }
 
 /* A small deterministic generator (splitmix64) for random tests: seedable and replayable. */
+#if !defined(RMM_NO_POOL)
+/* A VIRTUAL pool of *pd in *mr, or false, saying why, where the device or driver has no virtual
+   memory management (NOT_SUPPORTED) or the creation failed (a CHECK). */
+HARNESS_UNUSED static bool new_virtual_pool(const rmm_pool_desc *pd, rmm_resource **mr) {
+    rmm_status st = rmm_pool_create(mr, NULL, pd);
+    if (st == RMM_ERROR_NOT_SUPPORTED) {
+        printf("  (no virtual memory management here: %s)\n", rmm_last_error());
+        return false;
+    }
+    CHECK_OK(st);
+    return *mr != NULL;
+}
+#endif
 static unsigned long long harness_rng_state = 1;
 HARNESS_UNUSED static unsigned long long harness_rand(void) {
     unsigned long long z = (harness_rng_state += 0x9E3779B97F4A7C15ull);

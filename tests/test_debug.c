@@ -258,18 +258,11 @@ TEST(a_pool_validation_out_of_host_memory_is_passed_over) {
     rmm_resource *pool = NULL;
     rmm_pool_desc pd = rmm_pool_desc_default();
     void *p = NULL, *q = NULL;
-    rmm_status st;
     int before = debug_asserts;
     NEED_GPU();
     pd.growth = RMM_POOL_GROWTH_VIRTUAL;
     pd.virtual_bytes = 1027 * 2 * MiB; /* 1027 pages of 2 MiB: the check's count array, 4108 bytes, is the only request of its size */
-    st = rmm_pool_create(&pool, NULL, &pd);
-    if (st == RMM_ERROR_NOT_SUPPORTED) {
-        printf("  (no virtual memory management here: %s)\n", rmm_last_error());
-        return;
-    }
-    CHECK_OK(st);
-    if (!pool) return;
+    if (!new_virtual_pool(&pd, &pool)) return;
     if (((rmm__pool *)pool)->vm.pages != 1027) { /* (another page size: the count array's size differs) */
         printf("  (pages of %zu bytes here: not tested)\n", ((rmm__pool *)pool)->vm.page);
         rmm_resource_destroy(pool);

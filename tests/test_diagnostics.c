@@ -452,18 +452,11 @@ TEST(oom_verdict_virtual_pool) {
     char path[128];
     FILE *f;
     int valid;
-    rmm_status st;
     NEED_GPU();
     pd.growth = RMM_POOL_GROWTH_VIRTUAL;
     pd.virtual_bytes = 64 * MiB;
     pd.maximum_bytes = 4 * MiB;
-    st = rmm_pool_create(&pool, NULL, &pd);
-    if (st == RMM_ERROR_NOT_SUPPORTED) {
-        printf("  (no virtual memory management here: %s)\n", rmm_last_error());
-        return;
-    }
-    CHECK_OK(st);
-    if (!pool) return;
+    if (!new_virtual_pool(&pd, &pool)) return;
     f = temp_file(path, sizeof path, "vmoom");
     CHECK(f != NULL);
     if (f) fclose(f);

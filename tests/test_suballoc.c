@@ -3862,17 +3862,6 @@ static rdriver virtual_driver(const char *name, rmm_resource *mr, unsigned long 
     return d;
 }
 
-/* A VIRTUAL pool of *pd in *mr, or false, saying why, where the device or driver has no virtual
-   memory management (NOT_SUPPORTED) or the creation failed (a CHECK). */
-static bool new_virtual_pool(const rmm_pool_desc *pd, rmm_resource **mr) {
-    rmm_status st = rmm_pool_create(mr, NULL, pd);
-    if (st == RMM_ERROR_NOT_SUPPORTED) {
-        printf("  (no virtual memory management here: %s)\n", rmm_last_error());
-        return false;
-    }
-    CHECK_OK(st);
-    return *mr != NULL;
-}
 /* VIRTUAL growth: one reserved range backed by 2 MiB pages where blocks are live. */
 TEST(pool_random_virtual) {
     rmm_resource *mr = NULL;
