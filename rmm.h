@@ -306,8 +306,13 @@ RMMDEF rmm_status rmm_memcpy_async(void *dst, const void *src, size_t bytes, rmm
 RMMDEF rmm_status rmm_memset_async(void *dst, int value, size_t bytes, rmm_stream stream);
 
 typedef struct rmm_stream_pool rmm_stream_pool;
+/* The most streams one stream pool makes: 65536 (CUDA runs at most 128 at once; each stream costs
+   the driver memory and about 14 us to make, so a count far above this is a mistake that would run
+   for hours). */
+#define RMM_STREAM_POOL_MAX ((size_t)65536)
 /* A fixed set of streams handed out round robin. count 0 means 16. Fails with INVALID_ARGUMENT iff
-   out is NULL, OUT_OF_MEMORY or CUDA iff a stream cannot be made (nothing is leaked). */
+   out is NULL or count > RMM_STREAM_POOL_MAX, OUT_OF_MEMORY or CUDA iff a stream cannot be made
+   (nothing is leaked). O(count) stream creations. */
 RMMDEF rmm_status rmm_stream_pool_create(rmm_stream_pool **out, size_t count);
 /* The next stream, round robin; lock-free and thread-safe. O(1). A NULL pool gives the default
    stream and sets rmm_last_status() to INVALID_ARGUMENT. */
@@ -5801,8 +5806,9 @@ RMM__IMPL rmm_status rmm_stream_pool_create(rmm_stream_pool **out, size_t count)
     if (!out) return RMM__NULL_OUT("rmm_stream_pool_create", "out");
     *out = NULL;
     if (count == 0) count = 16;
-    if (count > (SIZE_MAX - sizeof *p) / sizeof(rmm_stream))
-        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_stream_pool_create(count=%zu): too many streams", count);
+    if (count > RMM_STREAM_POOL_MAX)
+        return rmm__fail(RMM_ERROR_INVALID_ARGUMENT, "rmm_stream_pool_create(count=%zu): at most RMM_STREAM_POOL_MAX (%zu) streams", count,
+                         RMM_STREAM_POOL_MAX);
     p = (rmm_stream_pool *)rmm__calloc(1, sizeof *p + count * sizeof(rmm_stream));
     if (!p) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_stream_pool_create(count=%zu): out of host memory", count);
     for (i = 0; i < count; i++) {

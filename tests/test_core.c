@@ -751,6 +751,11 @@ TEST(streams_and_stream_pools) {
     CHECK_OK(rmm_stream_synchronize(RMM_STREAM_DEFAULT));
     CHECK_OK(rmm_stream_synchronize(RMM_STREAM_PER_THREAD));
     CHECK_STATUS(rmm_stream_pool_create(NULL, 4), RMM_ERROR_INVALID_ARGUMENT);
+    pool = (rmm_stream_pool *)&s; /* a count past the bound is refused before any stream is made, and *out is NULL */
+    CHECK_STATUS(rmm_stream_pool_create(&pool, RMM_STREAM_POOL_MAX + 1), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(pool == NULL && strstr(rmm_last_error(), "at most RMM_STREAM_POOL_MAX (65536)") != NULL);
+    CHECK_STATUS(rmm_stream_pool_create(&pool, SIZE_MAX), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(pool == NULL);
     CHECK_OK(rmm_stream_pool_create(&pool, 0));
     CHECK(rmm_stream_pool_size(pool) == 16);
     rmm_stream_pool_destroy(pool);

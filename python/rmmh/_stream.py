@@ -22,6 +22,7 @@ from . import _lib
 from ._lifetime import chain_finalizer, new_refs, release_once
 
 _DEFAULT_HANDLES = (0, 1, 2)
+_STREAM_POOL_MAX = 65536  # rmm.h's RMM_STREAM_POOL_MAX
 # host backend: the handles rmm_stream_create made and that are still alive, each to its owner
 # (an _OwningStream or a CudaStreamPool)
 _host_streams: "weakref.WeakValueDictionary[int, object]" = weakref.WeakValueDictionary()
@@ -265,6 +266,9 @@ class CudaStreamPool:
         n = _lib.as_size(pool_size, "pool_size")
         if n == 0:
             raise _lib.invalid("CudaStreamPool: pool_size must be greater than zero")
+        if n > _STREAM_POOL_MAX:  # (before any stream is made: CudaStreamPool(10**9) would run for hours)
+            raise _lib.invalid("CudaStreamPool: pool_size %d is more than the %d streams a pool may have "
+                               "(rmm.h's RMM_STREAM_POOL_MAX)" % (n, _STREAM_POOL_MAX))
         if flags not in (CudaStreamFlags.SYNC_DEFAULT, CudaStreamFlags.NON_BLOCKING):
             raise ValueError("CudaStreamPool: flags must be a CudaStreamFlags, not %r" % (flags,))
         self._pool = None

@@ -570,6 +570,7 @@ def test_cuda_stream_pool(flags):
 
 
 def test_cuda_stream_pool_defaults_and_bad_arguments():
+    from rmmh.pylibrmm import CudaStreamFlags
     from rmmh.pylibrmm.cuda_stream_pool import CudaStreamPool
     assert CudaStreamPool().get_pool_size() == 16
     with pytest.raises(ValueError, match="pool_size"):
@@ -578,6 +579,11 @@ def test_cuda_stream_pool_defaults_and_bad_arguments():
         CudaStreamPool(0)
     with pytest.raises(OverflowError, match="pool_size"):
         CudaStreamPool(-1)
+    for flags in (CudaStreamFlags.SYNC_DEFAULT, CudaStreamFlags.NON_BLOCKING):  # refused at once, no stream made
+        with pytest.raises(ValueError, match="RMM_STREAM_POOL_MAX"):
+            CudaStreamPool(10**9, flags=flags)
+        with pytest.raises(ValueError, match="65537 is more than the 65536"):
+            CudaStreamPool(65537, flags=flags)
     with pytest.raises(TypeError, match="pool_size"):
         CudaStreamPool("4")
     with pytest.raises(ValueError, match="flags"):
