@@ -356,8 +356,11 @@ RMMDEF rmm_status rmm_allocate(rmm_resource *mr, void **ptr, size_t bytes, rmm_s
    else is INVALID_ARGUMENT. A pointer the resource returns that is not so aligned (to the
    alignment after that raise: a resource of the user's that ignores the alignment, or gives less
    than the 256 every resource owes) is freed back to it and the call fails with INVALID_ARGUMENT:
-   an alignment is honoured or refused, never ignored. (rmm_allocate, the fast path, does not check
-   the 256.) */
+   an alignment is honoured or refused, never ignored. A success with *ptr NULL for bytes > 0 (a
+   resource of the user's that says yes with no memory) fails with INVALID_ARGUMENT too. (rmm_allocate,
+   the fast path, checks neither. The sub-allocators take their upstream's memory through this call,
+   so such a resource under a pool, a fixed-size resource, binning or an arena is refused at its
+   growth or creation, with nothing changed: red team 37a.) */
 RMMDEF rmm_status rmm_allocate_aligned(rmm_resource *mr, void **ptr, size_t bytes, size_t alignment, rmm_stream stream);
 /* Frees memory from rmm_allocate with the same mr, bytes and a stream on which it may be reused at
    once. NULL is a no-op. Fails with INVALID_ARGUMENT, reaching no resource, for a pointer freed with
@@ -392,9 +395,7 @@ RMMDEF rmm_status rmm_deallocate_aligned(rmm_resource *mr, void *ptr, size_t byt
    recorded block that cannot make its events fails with CUDA's status and frees nothing (a retry
    may succeed); rmm_deallocate_nowait refuses it (would_block). Fails with INVALID_ARGUMENT iff ptr
    is NULL or is not a live block of a sub-allocator on mr's chain (as rmm_resource_allocation_base
-   tells; the cudaMalloc-family resources and user resources cannot tell, and the arena accepts any
-   address inside it: there, pass the pointer the allocation returned, or the record never meets
-   its free),
+   tells; the cudaMalloc-family resources and user resources cannot tell),
    OUT_OF_MEMORY iff host memory runs out (nothing recorded); the device query's status. Thread-safe
    (one global lock; a user type's get_upstream is called outside it). The records of library
    streams (rmm_stream_create, stream pools) destroyed since whose work is done are dropped as
@@ -3855,6 +3856,9 @@ RMM__IMPL rmm_status rmm_allocate_aligned(rmm_resource *mr, void **ptr, size_t b
     if (RMM__UNLIKELY(!mr)) return rmm_last_status();
     st = mr->vtable->allocate(mr, ptr, bytes, alignment, stream);
     if (RMM__UNLIKELY(st != RMM_SUCCESS)) *ptr = NULL;
+    else if (RMM__UNLIKELY(*ptr == NULL)) /* a resource of the user's that reported success with no memory */
+        st = RMM__INVALID("rmm_allocate_aligned(bytes=%zu, alignment=%zu): resource '%s' reported success but returned NULL", bytes, alignment,
+                          rmm_resource_type_name(mr));
     else if (RMM__UNLIKELY(((uintptr_t)*ptr & (alignment - 1)) != 0)) { /* a resource of the user's that ignored it: never handed on (a docs audit's find) */
         void *got = *ptr;
         *ptr = NULL;
@@ -7987,7 +7991,7 @@ RMM__PRIVATE rmm_status rmm__chunks_grow(rmm__pool *p, rmm__pstream *s, const rm
                          need, p->pool_bytes, maximum, p->used_bytes);
     rmm__error_keep(&kept); /* a halving that then succeeds leaves no failure behind (growth is rare: the copy is cheap here) */
     for (;;) {
-        st = rmm_allocate(p->upstream, &ptr, try_bytes, s->ss.handle);
+        st = rmm_allocate_aligned(p->upstream, &ptr, try_bytes, RMM_ALIGNMENT, s->ss.handle);
         if (st != RMM_ERROR_OUT_OF_MEMORY || try_bytes <= min_bytes) break; /* (another failure is not one a smaller request mends) */
         try_bytes = rmm__max(min_bytes, rmm__align_down(try_bytes / 2, RMM_ALIGNMENT));
     }
@@ -9577,7 +9581,7 @@ RMM__IMPL rmm_status rmm_pool_create(rmm_resource **out, rmm_resource *upstream,
     } else if (st == RMM_SUCCESS && d.initial_bytes) {
         void *ptr = NULL;
         st = rmm__so_state(&p->so, RMM__LEGACY_HANDLE, 0, &s);
-        if (st == RMM_SUCCESS) st = rmm_allocate(upstream, &ptr, d.initial_bytes, RMM_STREAM_DEFAULT);
+        if (st == RMM_SUCCESS) st = rmm_allocate_aligned(upstream, &ptr, d.initial_bytes, RMM_ALIGNMENT, RMM_STREAM_DEFAULT);
         if (st == RMM_SUCCESS) {
             (void)rmm__so_grown(s, upstream); /* (the legacy stream's state is lazy: it only marks it) */
             st = rmm__pool_add_chunk(p, (rmm__pstream *)s, ptr, d.initial_bytes, true, false);
@@ -9933,7 +9937,7 @@ RMM__PRIVATE rmm_status rmm__gp_fetch(rmm_graph_pool *gp, size_t bytes, bool cre
     RMM_TRY(rmm__capture_mode_exchange(&mode));
     rmm__in_nowait = nowait || !creating; /* (no device synchronize in a resource below) */
     rmm__graph_inside = true;
-    st = rmm_allocate(gp->upstream, &p, bytes, gp->stream);
+    st = rmm_allocate_aligned(gp->upstream, &p, bytes, RMM_ALIGNMENT, gp->stream); /* (checked: NULL or misaligned is refused) */
     if (st == RMM_SUCCESS) {
         st = rmm__stream_sync_raw(gp->stream);
         if (st != RMM_SUCCESS) RMM__CLEANUP(rmm_deallocate(gp->upstream, p, bytes, gp->stream));
@@ -10822,7 +10826,7 @@ RMM__PRIVATE rmm_status rmm__fixed_grow_in(rmm__so *so, rmm__sstate *ss, const v
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory for a chunk record");
     }
     {
-        rmm_status st = rmm_allocate(f->upstream, &ptr, f->chunk_bytes, s->ss.handle);
+        rmm_status st = rmm_allocate_aligned(f->upstream, &ptr, f->chunk_bytes, RMM_ALIGNMENT, s->ss.handle); /* (checked: NULL or misaligned is refused) */
         if (st == RMM_SUCCESS && f->grow_alignment > RMM_ALIGNMENT && ((uintptr_t)ptr & (f->grow_alignment - 1)) != 0) {
             /* every block of a chunk is aligned as its base (the alignment divides the block
                size): this one cannot serve the request, and goes back (it was kept, a chunk
@@ -11733,6 +11737,7 @@ typedef struct rmm__arena_local {
     rmm__block *pending;
     size_t pending_count, pending_bytes;
     size_t inflight;         /* blocks a free holds out of `used` while it asks the id (rmm__arena_park) */
+    size_t inflight_bytes;   /* and their bytes (the dump counts them with the stream's free blocks) */
     uint64_t filed_rec;
 } rmm__arena_local;
 /* Pending blocks a foreign stream's arena covers with one event (a record per batch: with 16
@@ -12323,11 +12328,13 @@ RMM__PRIVATE RMM__NOINLINE void rmm__arena_park(rmm__arena_local *o, rmm__block 
     bool same;
     b->parked = o; /* (in flight: on no list, counted in o->inflight; a dump reads parked as a state) */
     o->inflight++;
+    o->inflight_bytes += b->size;
     rmm__spin_unlock(&o->lock);
     rmm__error_keep(&kept); /* (the free succeeds whatever fails below: no failure stays behind) */
     same = rmm__stream_unique_id(stream, &id) == RMM_SUCCESS && id + 16 == o->ss.key;
     (void)rmm__spin_lock(&o->lock); /* (this thread held it: not a reentrant call) */
     o->inflight--;
+    o->inflight_bytes -= b->size;
     if (o->pending_count >= RMM__ARENA_PENDING) { /* (another free may have filed it meanwhile) */
         if (same && rmm__so_record(&o->ss) != RMM_SUCCESS) same = false; /* (filed with no event) */
         rmm__arena_file_pending(o, same);
@@ -12573,7 +12580,7 @@ RMM__IMPL rmm_status rmm_arena_create(rmm_resource **out, rmm_resource *upstream
     rmm__ensure_exit_hook();
     /* upstream first: a size it refuses costs no host bookkeeping (the owner table takes 8 bytes a
        superblock: 2 GiB for 64 GiB of 256-byte superblocks) */
-    st = rmm_allocate(upstream, &base, d.arena_bytes, RMM_STREAM_DEFAULT);
+    st = rmm_allocate_aligned(upstream, &base, d.arena_bytes, RMM_ALIGNMENT, RMM_STREAM_DEFAULT); /* (checked: NULL or misaligned is refused) */
     if (st != RMM_SUCCESS) return st;
     /* The arena hands its memory to any stream with no wait. From a stream-ordered upstream (a pool,
        an async resource, adaptors over them) it is ordered after the legacy stream's work only: wait
@@ -12661,7 +12668,10 @@ RMM__PRIVATE rmm_status rmm__dump_arena(rmm__json *j, rmm__arena *a) {
     for (i = 0; i < a->so.count; i++) {
         rmm__arena_local *l = (rmm__arena_local *)a->so.list[i];
         (void)rmm__spin_lock(&l->lock);
-        rmm__json_stream(j, i, &l->ss, l->free.free_blocks, l->free.free_bytes);
+        /* its free blocks: those of its lists, and those freed on its (foreign) stream that wait
+           for their batch's event, which the chunks list as free with its stream too (red team 37a:
+           they were left out here) */
+        rmm__json_stream(j, i, &l->ss, l->free.free_blocks + l->pending_count + l->inflight, l->free.free_bytes + l->pending_bytes + l->inflight_bytes);
         rmm__spin_unlock(&l->lock);
     }
     rmm__json_close(j, ']');
@@ -12690,10 +12700,28 @@ RMM__PRIVATE rmm_status rmm__arena_dump_mr(rmm__json *j, rmm_resource *mr, int n
     (void)nesting;
     return rmm__dump_arena(j, (rmm__arena *)mr);
 }
+/* A live block: the one a superblock's owner has in its map of blocks in use, or a large block
+   handed out (red team 37a: until 2026-11-30 any address inside the arena passed, a freed block's
+   and one never handed out too). O(1) and the owner's lock, or the global lock. */
 RMM__PRIVATE rmm_status rmm__arena_base_step(rmm_resource *mr, const char **p, size_t *off, rmm_resource **next) {
     rmm__arena *a = (rmm__arena *)mr;
+    rmm__arena_local *o;
+    bool live = false;
     if (*p < a->base_ptr || *p >= a->base_ptr + a->arena_bytes)
         return RMM__INVALID("rmm_resource_allocation_base(ptr=%p): not a live block of resource '%s'", (const void *)*p, rmm_resource_type_name(mr));
+    o = RMM__ATOMIC_LOAD(&a->owner[rmm__arena_index(a, *p)]);
+    if (o == RMM__ARENA_LARGE) {
+        if (!rmm__spin_lock(&a->global_lock)) return rmm__reentrant("arena", "rmm_resource_allocation_base");
+        live = rmm__addr_map_find(&a->large_out, (uintptr_t)*p) != NULL;
+        rmm__spin_unlock(&a->global_lock);
+    } else if (o) {
+        RMM_TRY(rmm__arena_lock_owner(a, *p, &o)); /* (o read with no lock may be gone) */
+        if (o) {
+            live = rmm__addr_map_find(&o->used, (uintptr_t)*p) != NULL;
+            rmm__spin_unlock(&o->lock);
+        }
+    }
+    if (!live) return RMM__INVALID("rmm_resource_allocation_base(ptr=%p): not a live block of resource '%s'", (const void *)*p, rmm_resource_type_name(mr));
     *off += (size_t)(*p - a->base_ptr);
     *p = a->base_ptr;
     *next = a->upstream;

@@ -5730,6 +5730,161 @@ TEST(arena_asks_upstream_before_its_bookkeeping) {
     CHECK(strstr(rmm_last_error(), "cudaMalloc") != NULL); /* upstream's refusal, not "out of host memory" */
 }
 
+/* A user resource that says yes with no memory (NULL), or with memory 16 bytes short of the 256
+   every resource owes: every sub-allocator refuses it where it takes memory from upstream (pool
+   growth and initial chunk, fixed-size growth, binning's bins and its route upstream, arena
+   creation) with INVALID_ARGUMENT, hands out nothing, changes nothing, and gives a misaligned block
+   back (red team 37a: they handed out NULL, then 0x100, 0x200, ..., as successes, or blocks that
+   were not 256-aligned, and the arena's first allocation aborted RMM_DEBUG builds). */
+typedef struct liar_resource {
+    rmm_resource base;
+    int mode; /* 0: honest, 1: NULL with success, 2: 16 bytes past a 256-aligned block */
+    long live;
+} liar_resource;
+static rmm_status liar_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    liar_resource *l = (liar_resource *)self;
+    rmm_status st;
+    if (l->mode == 1) {
+        *ptr = NULL;
+        return RMM_SUCCESS;
+    }
+    st = rmm_allocate_aligned(rmm_get_current_device_resource(), ptr, bytes + 256, alignment, stream);
+    if (st != RMM_SUCCESS) return st;
+    l->live++;
+    if (l->mode == 2) *ptr = (char *)*ptr + 16;
+    return RMM_SUCCESS;
+}
+static rmm_status liar_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    liar_resource *l = (liar_resource *)self;
+    rmm_status st = rmm_deallocate_aligned(rmm_get_current_device_resource(), (char *)ptr - ((uintptr_t)ptr & 255), bytes + 256, alignment, stream);
+    if (st == RMM_SUCCESS) l->live--;
+    return st;
+}
+static const rmm_resource_vtable liar_vtable = {"liar", liar_allocate, liar_deallocate, NULL, NULL};
+TEST(sub_allocators_refuse_an_upstream_success_with_null_or_misaligned) {
+    int mode;
+    NEED_GPU();
+    for (mode = 1; mode <= 2; mode++) {
+        liar_resource up;
+        rmm_resource *mr = NULL, *liar = &up.base;
+        rmm_pool_desc pd = rmm_pool_desc_default();
+        rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
+        rmm_binning_desc bd = {9, 12};
+        rmm_arena_desc ad = rmm_arena_desc_default();
+        void *p = (void *)&up;
+        memset(&up, 0, sizeof up);
+        up.base.vtable = &liar_vtable;
+        up.mode = mode;
+        /* the pool: its initial chunk, then its growth */
+        pd.initial_bytes = 4 * MiB;
+        CHECK_STATUS(rmm_pool_create(&mr, liar, &pd), RMM_ERROR_INVALID_ARGUMENT);
+        CHECK(mr == NULL && strstr(rmm_last_error(), mode == 1 ? "reported success but returned NULL" : "not so aligned (given back)") != NULL);
+        pd.initial_bytes = 0;
+        CHECK_OK(rmm_pool_create(&mr, liar, &pd));
+        if (mr) {
+            CHECK_STATUS(rmm_allocate(mr, &p, 1000, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+            CHECK(p == NULL);
+            up.mode = 0; /* nothing changed: an honest upstream serves the next call */
+            CHECK_OK(rmm_allocate(mr, &p, 1000, RMM_STREAM_DEFAULT));
+            CHECK(p != NULL && ((uintptr_t)p & 255) == 0);
+            CHECK_OK(rmm_resource_validate(mr));
+            CHECK_OK(rmm_deallocate(mr, p, 1000, RMM_STREAM_DEFAULT));
+            rmm_resource_destroy(mr);
+            mr = NULL;
+            up.mode = mode;
+        }
+        /* the fixed-size resource: its first chunk is taken at creation */
+        fd.block_bytes = 4096;
+        fd.blocks_to_preallocate = 4;
+        CHECK_STATUS(rmm_fixed_size_create(&mr, liar, &fd), RMM_ERROR_INVALID_ARGUMENT);
+        CHECK(mr == NULL);
+        /* binning: a bin (a fixed-size resource made at its first use) and the route upstream */
+        CHECK_OK(rmm_binning_create(&mr, liar, &bd));
+        if (mr) {
+            p = (void *)&up;
+            CHECK_STATUS(rmm_allocate(mr, &p, 600, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+            CHECK(p == NULL);
+            p = (void *)&up;
+            CHECK_STATUS(rmm_allocate(mr, &p, 64 * 1024, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+            CHECK(p == NULL);
+            CHECK_OK(rmm_resource_validate(mr));
+            rmm_resource_destroy(mr);
+            mr = NULL;
+        }
+        /* the arena: its one allocation, at creation */
+        ad.arena_bytes = 8 * MiB;
+        CHECK_STATUS(rmm_arena_create(&mr, liar, &ad), RMM_ERROR_INVALID_ARGUMENT);
+        CHECK(mr == NULL);
+        CHECK(up.live == 0); /* every misaligned block went back */
+    }
+}
+
+/* rmm_resource_allocation_base on an arena: a block it handed out has a base; a freed one, or an
+   address inside the arena that it never handed out, is INVALID_ARGUMENT as for the other
+   sub-allocators (red team 37a: any address inside the arena passed). Small and large blocks. */
+TEST(arena_allocation_base_only_for_live_blocks) {
+    rmm_resource *mr = NULL;
+    rmm_arena_desc ad = rmm_arena_desc_default();
+    void *p = NULL, *q = NULL, *base = NULL;
+    size_t off = 0;
+    NEED_GPU();
+    ad.arena_bytes = 16 * MiB;
+    CHECK_OK(rmm_arena_create(&mr, rmm_get_current_device_resource(), &ad));
+    if (!mr) return;
+    CHECK_OK(rmm_allocate(mr, &p, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(mr, &q, 3 * MiB, RMM_STREAM_DEFAULT)); /* a large block: superblocks of its own */
+    CHECK_OK(rmm_resource_allocation_base(mr, p, &base, &off));
+    CHECK(base != NULL && (char *)base + off == (char *)p);
+    CHECK_OK(rmm_resource_allocation_base(mr, q, &base, &off));
+    CHECK(base != NULL && (char *)base + off == (char *)q);
+    CHECK_STATUS(rmm_resource_allocation_base(mr, (char *)p + 256, &base, &off), RMM_ERROR_INVALID_ARGUMENT); /* never handed out */
+    CHECK(base == NULL && off == 0 && strstr(rmm_last_error(), "not a live block") != NULL);
+    CHECK_STATUS(rmm_resource_allocation_base(mr, (char *)q + MiB, &base, &off), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_OK(rmm_deallocate(mr, p, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, q, 3 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_resource_allocation_base(mr, p, &base, &off), RMM_ERROR_INVALID_ARGUMENT); /* freed */
+    CHECK_STATUS(rmm_resource_allocation_base(mr, q, &base, &off), RMM_ERROR_INVALID_ARGUMENT);
+    rmm_resource_destroy(mr);
+}
+
+/* The arena's dump: a foreign stream's frees that wait for their batch's event are free blocks of
+   that stream in its entry, as they are in the chunks' list (red team 37a: its entry said 1 free
+   block beside 6 listed; the pool counts its ring and parked blocks there too). */
+TEST(arena_dump_counts_a_foreign_streams_pending_frees) {
+    rmm_resource *mr = NULL;
+    rmm_arena_desc ad = rmm_arena_desc_default();
+    rmm_stream f = NULL;
+    void *p[10];
+    char *text = NULL, *at;
+    size_t n = 0, blocks = 0;
+    FILE *out;
+    int i;
+    NEED_GPU();
+    ad.arena_bytes = 4 * MiB;
+    CHECK_OK(rmm_arena_create(&mr, rmm_get_current_device_resource(), &ad));
+    CHECK_OK(rmm__stream_create_raw(&f, false));
+    if (!mr || !f) return;
+    for (i = 0; i < 10; i++) CHECK_OK(rmm_allocate(mr, &p[i], 1000, f));
+    for (i = 0; i < 10; i += 2) CHECK_OK(rmm_deallocate(mr, p[i], 1000, f)); /* pending: 5 */
+    out = tmpfile();
+    CHECK(out != NULL);
+    if (out) {
+        CHECK_OK(rmm_resource_dump_json(mr, out));
+        n = (size_t)ftell(out);
+        rewind(out);
+        text = (char *)calloc(1, n + 1);
+        if (text && fread(text, 1, n, out) == n && (at = strstr(text, "\"free_blocks\":")) != NULL) blocks = (size_t)strtoul(at + 14, NULL, 10);
+        fclose(out);
+    }
+    printf("  the stream's free_blocks: %zu (5 pending frees and the rest of its superblock)\n", blocks);
+    CHECK(blocks == 6);
+    free(text);
+    for (i = 1; i < 10; i += 2) CHECK_OK(rmm_deallocate(mr, p[i], 1000, f));
+    CHECK_OK(rmm_resource_validate(mr));
+    rmm_resource_destroy(mr);
+    CHECK_OK(rmm__stream_destroy_raw(f));
+}
+
 TEST(arena_create_errors) {
     counting_resource up;
     rmm_resource *mr = (rmm_resource *)&up;
@@ -6646,6 +6801,9 @@ int main(void) {
     RUN(binning_add_bin_after_a_failed_first_allocation);
     RUN(binning_user_pool_bin_wrong_size_free);
     RUN(binning_arena_and_nested_bins_wrong_size_free);
+    RUN(sub_allocators_refuse_an_upstream_success_with_null_or_misaligned);
+    RUN(arena_allocation_base_only_for_live_blocks);
+    RUN(arena_dump_counts_a_foreign_streams_pending_frees);
     RUN(arena_create_errors);
     RUN(arena_asks_upstream_before_its_bookkeeping);
     RUN(arena_small_large_and_bad_frees);
