@@ -9,7 +9,7 @@ import os
 import threading
 from typing import TYPE_CHECKING
 
-from . import _accel_loader, _array_interface, _lib
+from . import _accel_loader, _array_interface, _errors, _lib
 from . import _memory_resource as _mrmod
 from ._lifetime import _deferred_frees, chain_finalizer as _chain_finalizer, \
     defer_free as _defer_free, release as _release, run_deferred_frees as _run_deferred_frees
@@ -135,7 +135,11 @@ class _PyBufferBase:
         self._stream = stream
         self._dev = dev
         if size:  # (size and capacity only once the block is there: a failed __init__ leaves it empty)
-            refs = mr._refs
+            try:
+                refs = mr._refs
+            except AttributeError:  # (its __init__ never ran: made by __new__ alone)
+                self._ptr = 0
+                raise _errors.not_initialized(mr) from None
             if not refs:  # a resource already destroyed (finalized in a collected cycle)
                 self._ptr = 0
                 raise _lib.error_for_destroyed(mr)
@@ -213,7 +217,8 @@ def _bind_accelerator():
         "get_per_device_resource": _get_per_device_resource, "current_device": _current_device,
         "alloc_failed": _alloc_failed, "check_mr": _mrmod._check_mr,
         "defer_free": _defer_free, "run_deferred_frees": _run_deferred_frees,
-        "clear_pending": _lib.clear_pending,
+        "clear_pending": _lib.clear_pending, "not_initialized": _errors.not_initialized,
+        "room": _mrmod._room,
     })
     global _alloc, _free  # resize/reserve use the extension's calls too
     _alloc, _free = accel.alloc, accel.free
@@ -387,7 +392,11 @@ class DeviceBuffer(_Base):
                     self._set_stream(stream)
                     return self._cap
                 seen = (self._ptr, self._cap)
-                if not self._mr._refs:
+                try:
+                    refs = self._mr._refs
+                except AttributeError:  # (an empty buffer of a resource made by __new__ alone)
+                    raise _errors.not_initialized(self._mr) from None
+                if not refs:
                     raise _lib.error_for_destroyed(self._mr)
             with self._on_device():  # (only when a block is made: the device is asked then)
                 p = _alloc(self._mr._h, new_cap, stream._h) if new_cap else 0

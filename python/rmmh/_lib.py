@@ -283,6 +283,9 @@ def _take_pending(status, hook_failures_since=0):
         return None
     _tls.pending = None
     exc, kept_status, hook_failures, alloc_calls = pending
+    if alloc_calls is None:  # kept by a callback at the recursion limit, where it could not read
+        # the counts (CallbackMemoryResource's allocate): the next failure with its status takes it
+        return exc if kept_status == status else None
     if kept_status != status or alloc_calls != rmmh_alloc_calls():
         return None
     return exc if hook_failures + hook_failures_since == rmmh_hook_failures() else None

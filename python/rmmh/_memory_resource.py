@@ -93,7 +93,11 @@ class _PyResourceMethods:
             stream = as_stream(stream)  # (raises for a stream whose C stream is gone)
         if not nbytes:
             return 0
-        if not self._refs:
+        try:
+            refs = self._refs
+        except AttributeError:  # (its __init__ never ran: made by __new__ alone)
+            raise _errors.not_initialized(self) from None
+        if not refs:
             raise _lib.error_for_destroyed(self)
         p = _alloc(self._h, nbytes, stream._h)
         if p is None:
@@ -113,7 +117,11 @@ class _PyResourceMethods:
         if stream.__class__ is not Stream or stream._refs is not None and not stream._refs:
             stream = as_stream(stream)  # (raises for a stream whose C stream is gone)
         if ptr:
-            if not self._refs:
+            try:
+                refs = self._refs
+            except AttributeError:  # (its __init__ never ran: made by __new__ alone)
+                raise _errors.not_initialized(self) from None
+            if not refs:
                 raise _lib.error_for_destroyed(self)
             st = _free(self._h, ptr, nbytes, stream._h, -1)
             if st:
@@ -755,6 +763,44 @@ class ArenaMemoryResource(UpstreamResourceAdaptor):
 
 # ---- callback resources ------------------------------------------------------------------
 
+def _room(more=0):
+    """Does nothing (in ``more`` more frames). Called right before an allocation that may call a
+    Python allocate_func through ctypes, from as deep a frame as ctypes will call it, it raises
+    the RecursionError where the recursion limit leaves no room for that call: ctypes would
+    report it as unraisable, on stderr, and answer nothing (red team 36b: an allocate_func that
+    calls its own resource). Made once a CallbackMemoryResource exists
+    (_note_callback_resource)."""
+    if more:
+        _room(more - 1)
+
+
+_callback_resources = False
+
+
+def _note_callback_resource():
+    """From the first CallbackMemoryResource on, allocations call _room first: the extension's
+    (note_callback_resource), and the ctypes fallback's, whose rmmh_alloc calls go through
+    _alloc_with_room. Nothing before: other programs pay nothing for it."""
+    global _callback_resources, _alloc
+    if _callback_resources:
+        return
+    _callback_resources = True
+    if _accel_loader.ACCEL is not None:
+        _accel_loader.ACCEL.note_callback_resource()
+    else:
+        from . import _device_buffer
+        _alloc = _device_buffer._alloc = _alloc_with_room
+
+
+def _alloc_with_room(mr, nbytes, stream, _raw=_lib.alloc):
+    """_lib.alloc, after _room (see _note_callback_resource). ctypes calls allocate_func's
+    wrapper one frame deeper than this one, and on Python 3.10 and 3.11 (where C calls count
+    too) converts the arguments two deeper: a RecursionError there becomes an ArgumentError,
+    which reached the caller as RuntimeError "argument 1: RecursionError"."""
+    _room(1)
+    return _raw(mr, nbytes, stream)
+
+
 def _raw_stream(handle):
     s = Stream.__new__(Stream)
     s._h, s._owner, s._refs = handle or 0, None, None
@@ -777,22 +823,31 @@ class CallbackMemoryResource(DeviceMemoryResource):
 
         def allocate(out, nbytes, stream, status):
             # (answers through `status`, which holds "not called" until written: see
-            # _lib.ALLOCATE_CALLBACK) an exception kept from an earlier call is stale now (rmm.h
-            # asks again, or this is another allocation), and rmmh calls made by allocate_func
-            # must not take it
-            _lib.clear_pending()
+            # _lib.ALLOCATE_CALLBACK) Nothing may escape this function: ctypes would print it as
+            # unraisable. At the recursion limit (an allocate_func that calls its own resource)
+            # any call can raise RecursionError, so every call is in the try, and the handler
+            # keeps the exception without a call where its calls fail (red team 36b: "Exception
+            # ignored in sys.unraisablehook" noise).
             try:
+                # an exception kept from an earlier call is stale now (rmm.h asks again, or this
+                # is another allocation), and rmmh calls made by allocate_func must not take it
+                _lib.clear_pending()
                 p = allocate_func(nbytes, _raw_stream(stream))
                 out[0] = _lib.as_pointer(p, "the address allocate_func returned")
             except BaseException as e:  # re-raised by the call that failed (see _lib.error)
-                code = OUT_OF_MEMORY if isinstance(e, MemoryError) else UNKNOWN
-                _lib.set_pending(e, code)
+                code = UNKNOWN
+                try:
+                    code = OUT_OF_MEMORY if isinstance(e, MemoryError) else UNKNOWN
+                    _lib.set_pending(e, code)
+                except BaseException:  # (no room for a call: kept unchecked, see _lib._take_pending)
+                    _lib._tls.pending = (e, code, None, None)
                 status[0] = code
                 return
             status[0] = 0  # (first: the block is handed out whatever happens below)
             # rmm.h recovered from an earlier failure of this thread's allocation (a pool
             # retrying a smaller growth, a failure callback's retry): its exception is stale
-            _lib.clear_pending()
+            # (_lib.clear_pending(), without a call: nothing may raise here)
+            _lib._tls.pending = None
 
         def deallocate(ptr, nbytes, stream, arg):
             # an exception here is reported by ctypes as unraisable (the free cannot fail)
@@ -800,6 +855,7 @@ class CallbackMemoryResource(DeviceMemoryResource):
 
         a = _lib.ALLOCATE_CALLBACK(allocate)
         d = _lib.DEALLOCATE_CALLBACK(deallocate)
+        _note_callback_resource()
         self._own(_lib.created(_lib.rmmh_callback_resource_create, a, d))
         self._keep_callbacks((a, d, allocate_func, deallocate_func))
         self.__dict__.update(_allocate_func=allocate_func, _deallocate_func=deallocate_func)

@@ -48,7 +48,12 @@ static settle_fn rmmh_hooks_settle_p; /* the hooks' deferred frees (rmmh_hooks.c
 
 /* Allocation and free: first librmmh's nowait call with the GIL held (a pool's common case, which
    waits for nothing); where that would have to wait, the ordinary call with the GIL released (it
-   may synchronize a stream on which a Python host callback waits for the GIL). */
+   may synchronize a stream on which a Python host callback waits for the GIL).
+   accel_alloc returns NULL for a failed allocation (rmm_last_error()), and NULL with a Python
+   exception set (a RecursionError) where the ordinary call could not call a Python allocate_func
+   (see callback_resources). */
+static int callback_resources; /* a CallbackMemoryResource was made (note_callback_resource) */
+static PyObject *room_f;       /* rmmh._memory_resource._room: a no-op Python function */
 static void *accel_alloc(void *mh, size_t n, void *sh) {
     PyThreadState *ts;
     void *p;
@@ -56,6 +61,18 @@ static void *accel_alloc(void *mh, size_t n, void *sh) {
     if (rmmh_alloc_nowait_p) {
         p = rmmh_alloc_nowait_p(mh, n, sh, &wb);
         if (!wb) return p;
+    }
+    if (callback_resources) {
+        /* The ordinary call may call a CallbackMemoryResource's allocate_func through ctypes, one
+           Python frame deeper than this call's caller. Where the recursion limit leaves no room
+           for it (an allocate_func that calls its own resource), ctypes reports the RecursionError
+           as unraisable, on stderr ("Exception ignored ...", "Error in sys.excepthook"), and
+           answers nothing. A call of a no-op Python function first takes that frame: its
+           RecursionError is raised here, to the caller (red team 36b). Made once a
+           CallbackMemoryResource exists (about 30 ns), never before. */
+        PyObject *r = PyObject_CallObject(room_f, NULL);
+        if (!r) return NULL;
+        Py_DecRef(r);
     }
     ts = PyEval_SaveThread();
     p = rmmh_alloc_p(mh, n, sh);
@@ -80,7 +97,7 @@ static int ndev = -1; /* read at the first allocation: importing must not initia
 static PyObject *StreamType, *DefaultStream, *MRType, *PerDevice, *TrueObj, *NoneObj;
 static PyObject *as_stream_f, *as_size_f, *get_per_device_resource_f, *current_device_f,
     *alloc_failed_f, *check_mr_f, *as_pointer_f, *error_f, *destroyed_f, *defer_free_f, *run_deferred_f,
-    *clear_pending_f;
+    *clear_pending_f, *not_initialized_f;
 /* Set when a buffer's free was deferred (rmmh._lifetime.defer_free: refused from inside its
    resource's own upstream, where the collector ran); the next allocation makes the deferred frees.
    Written and read with the GIL held. */
@@ -112,6 +129,23 @@ static int raise_destroyed(PyObject *obj) {
     if (e) {
         PyErr_SetObject((PyObject *)Py_TYPE(e), e);
         Py_DecRef(e);
+    }
+    return -1;
+}
+
+/* The error of a resource whose _h or _refs could not be read: an AttributeError there means that
+   its __init__ never ran (an object made by __new__ alone), raised as rmmh.NotInitializedError,
+   as the Python code raises it (red team 36b: a bare AttributeError naming '_h'); any other error
+   as it is. Only on that failure: the normal path pays nothing. Returns -1. */
+static int resource_attr_error(PyObject *mr) {
+    if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        PyObject *e;
+        PyErr_Clear();
+        e = call1(not_initialized_f, mr);
+        if (e) {
+            PyErr_SetObject((PyObject *)Py_TYPE(e), e);
+            Py_DecRef(e);
+        }
     }
     return -1;
 }
@@ -349,10 +383,10 @@ static int buffer_init(PyObject *self, PyObject *args, PyObject *kwds) {
         }
         return 0;
     }
-    if (get_handle(mr, &mh) < 0) return -1;
+    if (get_handle(mr, &mh) < 0) return resource_attr_error(mr);
     sh = b->stream_handle;
     refs = PyObject_GetAttr(mr, s_refs);
-    if (!refs) return -1;
+    if (!refs) return resource_attr_error(mr);
     if (PyList_Size(refs) <= 0) { /* a resource already destroyed (finalized in a collected cycle) */
         PyObject *r = PyObject_CallFunctionObjArgs(check_mr_f, mr, s_mr, NULL); /* raises */
         Py_XDECREF(r);
@@ -364,11 +398,13 @@ static int buffer_init(PyObject *self, PyObject *args, PyObject *kwds) {
     b->mr_refs = refs; /* owned by the buffer from here */
     nbytes = n; /* exactly the size, as RMM's device_buffer asks: rounding is the resource's business */
     p = accel_alloc(mh, nbytes, sh);
+    if (!p && PyErr_Occurred()) return -1; /* (no room left to call a Python callback) */
     /* frees refused inside an upstream call may serve it: DeviceBuffers' (deferred_pending) and
        the hooks' (made here; a red team's find: only a hook call made those until ABI 11) */
     if (!p && (rmmh_hooks_settle_p(NULL) != 0 || deferred_pending)) {
         if (deferred_pending) run_deferred();
         p = accel_alloc(mh, nbytes, sh);
+        if (!p && PyErr_Occurred()) return -1;
         if (p) { /* (a Python upstream's exception from the first try is stale) */
             PyObject *r = PyObject_CallObject(clear_pending_f, NULL);
             Py_XDECREF(r);
@@ -588,15 +624,16 @@ static PyObject *stream_arg(PyObject *o) {
     return call1(as_stream_f, o);
 }
 
-/* self._h of a resource whose C object still exists; -1 with the exception otherwise. */
+/* self._h of a resource whose C object still exists; -1 with the exception otherwise
+   (rmmh.NotInitializedError for one whose __init__ never ran). */
 static int live_handle(PyObject *self, void **out) {
     PyObject *refs = PyObject_GetAttr(self, s_refs);
     Py_ssize_t n;
-    if (!refs) return -1;
+    if (!refs) return resource_attr_error(self);
     n = PyList_Size(refs);
     Py_DecRef(refs);
     if (n <= 0) return n < 0 ? -1 : raise_destroyed(self);
-    return get_handle(self, out);
+    return get_handle(self, out) < 0 ? resource_attr_error(self) : 0;
 }
 
 /* Whether the library and the Python objects are bound (a RuntimeError if not: rmmh._accel imported
@@ -633,7 +670,9 @@ static PyObject *res_allocate(PyObject *self, PyObject *const *args, Py_ssize_t 
     Py_DecRef(stream); /* the caller holds it for the call */
     p = accel_alloc(mh, n, sh);
     if (!p) { /* alloc_failed() returns the exception (rmm_last_error()'s message) */
-        PyObject *e = PyObject_CallFunctionObjArgs(alloc_failed_f, NULL);
+        PyObject *e;
+        if (PyErr_Occurred()) return NULL; /* (no room left to call a Python callback) */
+        e = PyObject_CallFunctionObjArgs(alloc_failed_f, NULL);
         if (e) {
             PyErr_SetObject((PyObject *)Py_TYPE(e), e);
             Py_DecRef(e);
@@ -712,7 +751,8 @@ static PyType_Spec resource_spec = {
 };
 
 /* ---- module functions --------------------------------------------------------------------- */
-/* alloc(mr_handle, nbytes, stream_handle) -> address, or None on failure (rmm_last_error()). */
+/* alloc(mr_handle, nbytes, stream_handle) -> address, or None on failure (rmm_last_error());
+   RecursionError where no room is left to call a Python callback (see accel_alloc). */
 static PyObject *py_alloc(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     void *mh, *sh, *p;
     size_t n;
@@ -728,6 +768,7 @@ static PyObject *py_alloc(PyObject *self, PyObject *const *args, Py_ssize_t narg
     if (PyErr_Occurred()) return NULL;
     p = accel_alloc(mh, n, sh);
     if (!p) {
+        if (PyErr_Occurred()) return NULL; /* (no room left to call a Python callback) */
         Py_IncRef(NoneObj);
         return NoneObj;
     }
@@ -838,7 +879,8 @@ static PyObject *py_bind_objects(PyObject *self, PyObject *args) {
         !(get_per_device_resource_f = ns_get(ns, "get_per_device_resource")) ||
         !(current_device_f = ns_get(ns, "current_device")) || !(alloc_failed_f = ns_get(ns, "alloc_failed")) ||
         !(check_mr_f = ns_get(ns, "check_mr")) || !(defer_free_f = ns_get(ns, "defer_free")) ||
-        !(run_deferred_f = ns_get(ns, "run_deferred_frees")) || !(clear_pending_f = ns_get(ns, "clear_pending")))
+        !(run_deferred_f = ns_get(ns, "run_deferred_frees")) || !(clear_pending_f = ns_get(ns, "clear_pending")) ||
+        !(not_initialized_f = ns_get(ns, "not_initialized")) || !(room_f = ns_get(ns, "room")))
         return NULL;
     if (!(s_h = intern("_h")) || !(s_refs = intern("_refs")) || !(s_run = intern("run")) ||
         !(s_copy_in = intern("_copy_in")) || !(s_ptr = intern("ptr")) || !(s_size = intern("size")) ||
@@ -849,9 +891,20 @@ static PyObject *py_bind_objects(PyObject *self, PyObject *args) {
     return NoneObj;
 }
 
+/* note_callback_resource(): a CallbackMemoryResource exists from now on (see accel_alloc). */
+static PyObject *py_note_callback_resource(PyObject *self, PyObject *unused) {
+    (void)self;
+    (void)unused;
+    callback_resources = 1;
+    Py_IncRef(NoneObj);
+    return NoneObj;
+}
+
 static PyMethodDef methods[] = {
     {"bind_library", py_bind_library, METH_VARARGS, "bind_library(library_path, abi_version)"},
     {"bind_objects", py_bind_objects, METH_VARARGS, "bind_objects(namespace)"},
+    {"note_callback_resource", py_note_callback_resource, METH_NOARGS,
+     "note_callback_resource(): allocations check for room to call a Python allocate_func from now on"},
     {"alloc", (PyCFunction)(void (*)(void))py_alloc, METH_FASTCALL, "alloc(mr_handle, nbytes, stream_handle) -> address or None"},
     {"free", (PyCFunction)(void (*)(void))py_free, METH_FASTCALL, "free(mr_handle, address, nbytes, stream_handle, device) -> status"},
     {NULL, NULL, 0, NULL},

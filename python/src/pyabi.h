@@ -82,6 +82,7 @@ typedef struct PyModuleDef {
 
 #define METH_VARARGS 0x0001
 #define METH_KEYWORDS 0x0002
+#define METH_NOARGS 0x0004
 #define METH_FASTCALL 0x0080
 #define Py_TPFLAGS_BASETYPE (1UL << 10)
 #define Py_TPFLAGS_HAVE_GC (1UL << 14)
@@ -125,9 +126,12 @@ PyObject *PyErr_Format(PyObject *, const char *, ...);
 void PyErr_Clear(void);
 void PyErr_Fetch(PyObject **, PyObject **, PyObject **);
 void PyErr_Restore(PyObject *, PyObject *, PyObject *);
+int PyErr_ExceptionMatches(PyObject *);
 
 PyObject *PyObject_GetAttr(PyObject *, PyObject *);
 PyObject *PyObject_CallFunctionObjArgs(PyObject *, ...);
+PyObject *PyObject_CallObject(PyObject *, PyObject *);
+PyObject *PyObject_CallFunction(PyObject *, const char *, ...); /* (no '#' formats: PY_SSIZE_T_CLEAN changes nothing) */
 PyObject *PyObject_CallMethodObjArgs(PyObject *, PyObject *, ...);
 int PyObject_IsInstance(PyObject *, PyObject *);
 int PyObject_IsTrue(PyObject *);

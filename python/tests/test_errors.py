@@ -165,6 +165,30 @@ def test_zero_and_none_edge_cases():
     assert rmm.DeviceBuffer(ptr=0, size=0).size == 0
 
 
+@pytest.mark.parametrize("cls", ["CudaMemoryResource", "PoolMemoryResource", "CallbackMemoryResource"])
+def test_a_resource_made_by_new_alone_raises_not_initialized(cls):
+    # every call that reaches the resource raises rmmh.NotInitializedError naming it, in the
+    # extension and in the ctypes fallback alike, as set_current_device_resource and an adaptor's
+    # upstream do: DeviceBuffer(mr=) and allocate raised a bare AttributeError naming the slot
+    # '_h' or '_refs', and deallocate did too (red team 36b)
+    cls = getattr(rmm.mr, cls)
+    mr = cls.__new__(cls)
+    empty = rmm.DeviceBuffer(size=0, mr=mr)  # (zero bytes: no call reaches the resource)
+    for use in (lambda: rmm.DeviceBuffer(size=10, mr=mr), lambda: mr.allocate(10),
+                lambda: mr.allocate(10, rmm.Stream()), lambda: mr.deallocate(256, 10),
+                lambda: empty.resize(10), lambda: empty.reserve(10)):
+        with pytest.raises(rmm.NotInitializedError, match="^%s was never initialized" % cls.__name__) as e:
+            use()
+        assert isinstance(e.value, AttributeError) and e.value.__cause__ is None
+    assert empty.size == 0 and empty.capacity() == 0 and empty.ptr == 0
+    # zero bytes stay a no-op, as for an initialized resource and one already destroyed
+    assert mr.allocate(0) == 0 and mr.deallocate(0, 10) is None
+    done = rmm.mr.CudaMemoryResource()
+    done.__del__()
+    for ready in (rmm.mr.CudaMemoryResource(), done):
+        assert ready.allocate(0) == 0 and ready.deallocate(0, 10) is None
+
+
 def test_a_free_of_zero_bytes_names_the_call_made():
     # refused with nothing freed, by a message that names rmm_deallocate, whichever path the
     # extension took (its nowait call named rmm_deallocate_nowait: red team 35)

@@ -754,6 +754,52 @@ def test_failure_callback_that_cannot_be_called_means_no_retry():
     assert "allocated" not in out and "[" in out, out
 
 
+def test_an_allocate_func_that_calls_its_own_resource_raises_recursion_error_quietly():
+    """An allocate_func that calls its own resource (directly, through DeviceBuffer, or through
+    an adaptor) ends in RecursionError for the caller, and nothing on stderr, wherever the
+    recursion limit falls in the cycle of calls: before red team 36b, most limits printed
+    "Exception ignored in sys.unraisablehook", "Error in sys.excepthook" or (Python 3.12+)
+    "Exception ignored on calling ctypes callback function": a call that ctypes could not make,
+    which allocations now try first (rmmh.mr's _room, once a CallbackMemoryResource exists), or
+    an exception that escaped the callback's wrapper, which now keeps it without a call. (The
+    collector is off: a collection at the limit cannot call rmmh's gc callback either, and Python
+    prints that too.)"""
+    out = _child_ok("""
+        import gc, os, sys, tempfile
+        import rmmh as rmm
+        gc.disable()
+        def alloc(n, s):
+            return target.allocate(n)
+        def buffer(n, s):
+            keep.append(rmm.DeviceBuffer(size=n, mr=r))
+            return keep[-1].ptr
+        keep, results = [], set()
+        log = tempfile.TemporaryFile()
+        saved = os.dup(2)
+        os.dup2(log.fileno(), 2)  # (the noise is written to stderr, some of it by C)
+        try:
+            for func in (alloc, buffer):
+                r = rmm.mr.CallbackMemoryResource(func, lambda p, n, s: None)
+                for target, call in ((r, lambda: r.allocate(10)),
+                                     (r, lambda: rmm.DeviceBuffer(size=10, mr=r)),
+                                     (rmm.mr.LimitingResourceAdaptor(r, 1 << 30), lambda: target.allocate(10))):
+                    for limit in range(200, 212):  # (one call in 3 or 4 levels: every place in the cycle)
+                        sys.setrecursionlimit(limit)
+                        try:
+                            call()
+                            results.add("allocated")
+                        except BaseException as e:
+                            results.add(type(e).__name__)
+                        sys.setrecursionlimit(1000)
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+        log.seek(0)
+        print(sorted(results), repr(log.read().decode(errors="replace")))
+    """)
+    assert out.strip() == "['RecursionError'] ''", out
+
+
 def test_second_init_is_refused():
     """A second __init__ on a Stream, a resource, a CudaStreamPool or a GraphPool raises
     TypeError and changes nothing (it made a second C object before: the first leaked, or a

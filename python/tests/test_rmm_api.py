@@ -187,9 +187,10 @@ def test_subclasses_that_skip_the_base_init():
 
 def test_objects_made_by_new_alone():
     """A resource made by __new__ alone (RMM's would have been made with no arguments) raises
-    rmmh.NotInitializedError, a TypeError and an AttributeError, where rmmh's Python code meets it
-    (as an upstream, a current resource, a GraphPool's upstream, get_upstream); the accelerator's
-    paths raise the AttributeError of the slot. Stream, DeviceMemoryResource and CudaStreamPool
+    rmmh.NotInitializedError, a TypeError and an AttributeError, where rmmh meets it (as an
+    upstream, a current resource, a GraphPool's upstream, get_upstream, and since red team 36b in
+    allocate and DeviceBuffer(mr=), whose paths raised the AttributeError of the slot, translated
+    only where the slot's read fails). Stream, DeviceMemoryResource and CudaStreamPool
     define no __getattr__: one made every read of their attributes about 3x slower and a
     resource's allocate and deallocate from Python 1.5x slower (review 32)."""
     for cls in (rmm.Stream, rmm.mr.DeviceMemoryResource, rmm.pylibrmm.CudaStreamPool):
@@ -200,7 +201,7 @@ def test_objects_made_by_new_alone():
             with pytest.raises(rmm.NotInitializedError, match="never initialized"):
                 use()
         for use in (lambda: mr.allocate(8), lambda: rmm.DeviceBuffer(size=8, mr=mr)):
-            with pytest.raises(AttributeError):
+            with pytest.raises(rmm.NotInitializedError, match="never initialized"):
                 use()
         assert "empty" in repr(mr) and getattr(mr, "_refs", None) is None
     with pytest.raises(rmm.NotInitializedError):
