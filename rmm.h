@@ -5900,8 +5900,6 @@ typedef struct rmm__sstate {
     bool keyed;         /* reachable through the map (false once a reused handle displaced it) */
     unsigned busy;      /* calls that let the lock go around a CUDA call on this state: no sweep
                            retires it meanwhile */
-    bool querying;      /* a pool's call has let the lock go around a query of `event`
-                           (rmm__so_refresh_done_at): no sweep retires it, no other query starts */
     uint64_t records;   /* records of `event` made so far (counted as each returns) */
     uint64_t done;      /* the record of that number is known complete, and so every earlier one
                            (records on one stream complete in order) */
@@ -6213,7 +6211,7 @@ RMM__PRIVATE void rmm__so_retire(rmm__so *so, rmm__sstate *s) {
 }
 /* A state may go once empty if its stream is gone, or is foreign (its next use makes it again). */
 RMM__PRIVATE bool rmm__so_retirable(rmm__so *so, rmm__sstate *s) {
-    return s != so->last && !s->busy && !s->querying && !so->ops->holds(so, s) && (rmm__so_gone(s) || rmm__so_by_id(s));
+    return s != so->last && !s->busy && !so->ops->holds(so, s) && (rmm__so_gone(s) || rmm__so_by_id(s));
 }
 /* The event that orders work after donor's frees: recorded now if the donor is lazy and dirty (its
    death event if it is gone); NULL when nothing was ever freed there, or its work is done. */
@@ -6270,48 +6268,30 @@ RMM__PRIVATE rmm_status rmm__so_record(rmm__sstate *s) {
     return RMM_SUCCESS;
 }
 /* Asks s's event whether its last record is complete, and if so notes every record so far done:
-   true iff it learned that now. Not while a record is in flight (busy) or another query is. A CUDA
-   call (cuEventQuery, about 160 ns; 670-840 ns with 16 threads, which the driver serializes), made
-   after 16 attempts that did not ask it once the answer was no, then after 32, 64, 128 and from
-   then on RMM__SO_QUERY_WAIT while it stays no; after a yes the next attempt asks at once (and a no
-   then waits 16 again). Where the device runs behind the host, as in a program whose kernels keep
-   it busy, an event recorded a ring of frees ago is seldom complete: a query per 16 attempts, each
-   of which asks the id too, cost the pool about 10 ns an allocation there (bench/random_allocations
-   --lag), a query per 256 less than 1. Used by the pool's ring (rmm__pool_take_covered) and lists
-   (rmm__pool_take_listed) and the arena's pending batches (rmm__arena_known_done). Caller holds the
-   lock that guards s's records.
-   so non-NULL (the pool): that lock is so's, and it is let go around the query, as around a record
-   (rmm__so_record_unlocked), so that 16 threads do not wait for the driver one after another; s is
-   pinned meanwhile (querying: no sweep retires it) and everything else about the resource and s may
-   change, so the caller looks again at what it found before. Safe with records made meanwhile by
-   threads sharing the stream: the query then answers for the event's last record or for one made
-   since, later on the same stream, and either being complete means every record counted before the
-   lock was let go (upto) is; only those are noted done. */
+   true iff it learned that now. Only with no record in flight (one could be the event's last
+   record or not). A CUDA call (cuEventQuery, about 160 ns), made after 16 attempts that did not ask
+   it once the answer was no, then after 32, 64, 128 and from then on RMM__SO_QUERY_WAIT while it
+   stays no; after a yes the next attempt asks at once (and a no then waits 16 again). Where the device runs behind the host, as in a
+   program whose kernels keep it busy, an event recorded a ring of frees ago is seldom complete: a
+   query per 16 attempts, each of which asks the id too, cost the pool about 10 ns an allocation
+   there (bench/random_allocations --lag), a query per 256 less than 1. Used by the pool's ring
+   (rmm__pool_take_covered) and the arena's pending batches (rmm__arena_known_done). Caller holds
+   the lock that guards s's records. */
 #ifndef RMM__SO_QUERY_WAIT
 #define RMM__SO_QUERY_WAIT 256u
 #endif
 RMM__STATIC_ASSERT(RMM__SO_QUERY_WAIT >= 16 && RMM__SO_QUERY_WAIT <= 0x80000000u, so_query_wait_is_16_to_2_pow_31);
-RMM__PRIVATE RMM__NOINLINE bool rmm__so_refresh_done_at(rmm__so *so, rmm__sstate *s) {
+RMM__PRIVATE RMM__NOINLINE bool rmm__so_refresh_done(rmm__sstate *s) {
     rmm__kept_error kept;
     rmm_status st;
-    uint64_t upto;
     bool done = false;
-    if (s->busy || s->querying || !s->recorded || s->done == s->records) return false;
+    if (s->busy || !s->recorded || s->done == s->records) return false;
     if (s->query_skip) {
         s->query_skip--;
         return false;
     }
-    upto = s->records;
     rmm__error_keep(&kept); /* (a failed query reads as "not yet": the caller takes other memory, and no failure stays behind; the copy is of the last message's length) */
-    if (so) {
-        s->querying = true;
-        rmm__spin_unlock(&so->lock);
-    }
     st = rmm__event_query(s->event, &done);
-    if (so) {
-        (void)rmm__spin_lock(&so->lock); /* (this thread held it: not a reentrant call) */
-        s->querying = false;
-    }
     rmm__error_back(&kept);
     if (st != RMM_SUCCESS || !done) {
         s->query_wait = !s->query_wait ? 16u : s->query_wait >= RMM__SO_QUERY_WAIT / 2 ? (uint32_t)RMM__SO_QUERY_WAIT : s->query_wait * 2;
@@ -6319,10 +6299,9 @@ RMM__PRIVATE RMM__NOINLINE bool rmm__so_refresh_done_at(rmm__so *so, rmm__sstate
         return false;
     }
     s->query_wait = 0;
-    if (s->done < upto) s->done = upto;
+    s->done = s->records;
     return true;
 }
-static inline bool rmm__so_refresh_done(rmm__sstate *s) { return rmm__so_refresh_done_at(NULL, s); }
 /* As rmm__so_record, for a call on s's own stream holding so's lock, but the lock is let go around
    the CUDA call: with 16 threads at once a record took 4-8 us in the driver (bench/stream_identity),
    and the whole resource waited for it. The caller has the lock again on return (also on failure).
@@ -6467,7 +6446,7 @@ RMM__PRIVATE void rmm__so_sweep(rmm__so *so, rmm__sstate *current) {
         /* a live stream the library knows (its own, or a thread's) keeps its state; legacy and
            promised-to-outlive streams always keep theirs; a foreign stream's goes once its memory
            can move without a wait (it is made again at its next use) */
-        if (d == current || d == so->last || d->busy || d->querying || (!gone && (d->lazy || d->reg))) continue;
+        if (d == current || d == so->last || d->busy || (!gone && (d->lazy || d->reg))) continue;
         if (so->ops->holds(so, d)) {
             if (!current || !so->ops->absorb || !rmm__so_settled(d)) continue;
             so->ops->absorb(so, current, d);
@@ -8899,11 +8878,7 @@ static inline rmm__block *rmm__pool_take_covered(rmm__pool *p, rmm_stream stream
     s = (rmm__pstream *)ss;
     if ((b = s->quick[k]) == NULL || ((uintptr_t)b->ptr & (alignment - 1)) != 0) return NULL; /* (rmm__pool_no_quick: all NULL) */
     *sp = s; /* (NULL returned with *sp set: the quick list holds the size, the lists are not tried) */
-    if (!rmm__pool_covered(s, b)) {
-        if (would_block || !rmm__so_refresh_done_at(so, &s->ss)) return NULL;
-        /* the lock was let go around the query: the quick list may have changed meanwhile */
-        if ((b = s->quick[k]) == NULL || ((uintptr_t)b->ptr & (alignment - 1)) != 0 || !rmm__pool_covered(s, b)) return NULL;
-    }
+    if (!rmm__pool_covered(s, b) && (would_block || !rmm__so_refresh_done(&s->ss) || !rmm__pool_covered(s, b))) return NULL;
     s->quick[k] = b->free_next;
     b->free_next = NULL;
     s->quick_bytes -= size;
@@ -8936,9 +8911,8 @@ RMM__PRIVATE RMM__NOINLINE rmm__block *rmm__pool_take_listed(rmm__pool *p, rmm_s
        serve every allocation while the quick list only grew: lifo on foreign streams with --lag,
        an H200, 48.7 -> 178 ns a pair) */
     if ((size - 1 < RMM__POOL_QUICK_MAX && s->quick[(size >> 8) - 1] != NULL) || (s->recent && s->recent->size == size)) return NULL;
-    if (s->ss.done < s->filed_rec && (would_block || s->ss.records < s->filed_rec || !rmm__so_refresh_done_at(so, &s->ss) || s->ss.done < s->filed_rec))
-        return NULL; /* (the record that covers the lists is not made yet, or not seen complete; the
-                        lock is let go around a query, and what follows looks at the lists again) */
+    if (s->ss.done < s->filed_rec && (would_block || s->ss.records < s->filed_rec || !rmm__so_refresh_done(&s->ss) || s->ss.done < s->filed_rec))
+        return NULL; /* (the record that covers the lists is not made yet, or not seen complete) */
     if (size > RMM__POOL_QUICK_MAX && s->ring && rmm__pool_ring_holds_large(s->ring, size, alignment)) return NULL;
     rmm__pool_req_for(p, size, alignment, &req);
     if ((b = rmm__pool_find_block(s, &req, RMM__TLSF_SCAN)) == NULL) return NULL;

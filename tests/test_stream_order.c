@@ -195,12 +195,10 @@ static void m_event_record(void *user, const void *event, rmm_stream stream) {
     memcpy(e->vc, vc_of(u), maxu * sizeof(uint32_t));
     pthread_mutex_unlock(&mmu);
 }
-static void probe_lock(void); /* (a_query_lets_the_pools_lock_go) */
 static bool m_event_query(void *user, const void *event) {
     mevent *e;
     bool done;
     (void)user;
-    probe_lock();
     pthread_mutex_lock(&mmu);
     m_queries++;
     e = *ev_slot(event);
@@ -747,76 +745,6 @@ TEST(trim_drops_a_gone_foreign_streams_state_at_once) {
     }
 }
 
-/* While the pool asks a foreign stream's event whether its free blocks are done (cuEventQuery: 670-840
-   ns with 16 threads, which the driver serializes), its lock is free for other threads (2026-11-30,
-   session 37): at each query the model sees, another thread tries the pool's lock (and lets it go
-   at once), and a block allocated and freed on another stream with the nowait calls, which report
-   would_block instead of waiting where the lock is held, comes back. Before the change every try
-   found the lock held. */
-static rmm_resource *probe_mr;
-static rmm_stream probe_stream;
-static long probe_free, probe_held, probe_failed;
-static void *probe_thread(void *arg) {
-    rmm__spin *lock = &((rmm__pool *)probe_mr)->so.lock;
-    void *p = NULL;
-    bool wb = false;
-    (void)arg;
-    if (!rmm__spin_trylock(lock)) {
-        probe_held++;
-        return NULL;
-    }
-    rmm__spin_unlock(lock);
-    probe_free++;
-    if (rmm_allocate_nowait(probe_mr, &p, 4096, probe_stream, &wb) != RMM_SUCCESS || (!wb && !p)) probe_failed++;
-    else if (p && (rmm_deallocate_nowait(probe_mr, p, 4096, probe_stream, &wb) != RMM_SUCCESS || wb)) probe_failed++;
-    return NULL;
-}
-static void probe_lock(void) {
-    pthread_t t;
-    if (!probe_mr) return;
-    if (pthread_create(&t, NULL, probe_thread, NULL) != 0) abort();
-    pthread_join(t, NULL);
-}
-TEST(a_query_lets_the_pools_lock_go) {
-    rmm_resource *mr = NULL;
-    rmm_stream x = foreign(), c = NULL;
-    void *p = NULL;
-    unsigned long queries;
-    int i;
-    long before = violations;
-    where = "a query with the lock let go";
-    CHECK_OK(rmm_stream_create(&c));
-    CHECK_OK(rmm_pool_create(&mr, rmm_get_current_device_resource(), NULL));
-    if (!mr || !c) return;
-    CHECK_OK(alloc_use(mr, &p, 512, c)); /* (c has its state: the nowait calls make none) */
-    CHECK(free_ok(mr, p, 512, c));
-    for (i = 0; i < RMM__POOL_RING_AFTER + 2; i++) { /* x earns its ring */
-        CHECK_OK(alloc_use(mr, &p, 256, x));
-        CHECK(free_ok(mr, p, 256, x));
-    }
-    pthread_mutex_lock(&mmu);
-    queries = m_queries;
-    pthread_mutex_unlock(&mmu);
-    probe_mr = mr, probe_stream = c, probe_free = probe_held = probe_failed = 0;
-    for (i = 0; i < 4000; i++) { /* the ring's events come and complete: the pool asks them */
-        CHECK_OK(alloc_use(mr, &p, 256, x));
-        CHECK(free_ok(mr, p, 256, x));
-        if (i % 64 == 63) complete_all();
-    }
-    probe_mr = NULL;
-    pthread_mutex_lock(&mmu);
-    queries = m_queries - queries;
-    pthread_mutex_unlock(&mmu);
-    printf("  %lu queries: the lock free in %ld, held in %ld (failed %ld)\n", queries, probe_free, probe_held, probe_failed);
-    CHECK(queries > 0 && probe_free > 0 && probe_failed == 0);
-    CHECK(violations == before);
-    CHECK_OK(rmm_pool_validate(mr));
-    model_reset();
-    rmm_resource_destroy(mr);
-    destroy(x);
-    CHECK_OK(rmm_stream_destroy(c));
-}
-
 /* A stream destroyed with its work pending right after a ring's worth of frees; the next stream
    gets its handle and allocates at once (inside the id-less run the old one started). */
 TEST(handle_reuse_after_many_frees_waits_for_the_old_stream) {
@@ -1352,7 +1280,6 @@ int main(void) {
     RUN(a_failed_id_query_sends_no_free_to_another_streams_ring);
     RUN(trim_drops_a_gone_foreign_streams_state_at_once);
     RUN(a_nowait_call_when_a_sweep_is_due_is_refused_and_makes_no_cuda_call);
-    RUN(a_query_lets_the_pools_lock_go);
     RUN(random_programs_on_every_kind_of_resource);
     RUN(random_programs_with_streams_that_outlive_the_resource);
     RUN(record_stream_orders_every_recorded_stream);
