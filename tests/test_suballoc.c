@@ -127,6 +127,50 @@ TEST(pool_create_argument_errors) {
     CHECK(d.growth_granularity_bytes == 2 * MiB && !d.streams_outlive_pool);
 }
 
+/* A stream that keeps taking memory from another stream's free block (here the legacy stream's
+   first chunk) takes larger refills as it goes, half of what it has taken so far, so that it has
+   room at home: during ten blocks of 40 MiB on a stream of its own its lists come to hold a block's
+   worth, where with refills of the request alone (before 2026-11-30, session 37) they held nothing
+   after each take and every request asked the other stream again (10 takes; 6 now). */
+static size_t pool_home_bytes(rmm_resource *mr, rmm_stream s, size_t *took) {
+    size_t i;
+    for (i = 0; i < ((rmm__pool *)mr)->so.count; i++) {
+        rmm__pstream *ps = (rmm__pstream *)((rmm__pool *)mr)->so.list[i];
+        if (ps->ss.handle == s) {
+            *took = ps->refilled;
+            return ps->free.free_bytes;
+        }
+    }
+    return 0;
+}
+TEST(pool_refills_grow_with_what_a_stream_took) {
+    rmm_resource *mr = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    rmm_stream s = NULL;
+    void *p[10], *q = NULL;
+    size_t i, home, most = 0, took = 0, before = 0, takes = 0;
+    NEED_GPU();
+    d.initial_bytes = 1024 * MiB;
+    CHECK_OK(rmm_pool_create(&mr, rmm_get_current_device_resource(), &d));
+    CHECK_OK(rmm_stream_create(&s));
+    if (!mr || !s) return;
+    CHECK_OK(rmm_allocate(mr, &q, MiB, s)); /* (a free first: the stream has lists of its own) */
+    CHECK_OK(rmm_deallocate(mr, q, MiB, s));
+    (void)pool_home_bytes(mr, s, &before);
+    for (i = 0; i < 10; i++) {
+        CHECK_OK(rmm_allocate(mr, &p[i], 40 * MiB, s));
+        home = pool_home_bytes(mr, s, &took);
+        if (took != before) takes++, before = took;
+        if (home > most) most = home;
+    }
+    printf("  ten blocks of 40 MiB: %zu takes from the first chunk, %zu MiB taken in all, at most %zu MiB free at home\n", takes, took / MiB, most / MiB);
+    CHECK(most >= 40 * MiB && takes <= 6);
+    for (i = 0; i < 10; i++) CHECK_OK(rmm_deallocate(mr, p[i], 40 * MiB, s));
+    CHECK_OK(rmm_resource_validate(mr));
+    rmm_resource_destroy(mr);
+    CHECK_OK(rmm_stream_destroy(s));
+}
+
 TEST(pool_calls_on_a_non_pool) {
     counting_resource up;
     rmm_pool_info info;
@@ -6725,6 +6769,7 @@ int main(void) {
     printf("backend: %s\n", RMM__BACKEND_NAME);
     RUN(pool_create_argument_errors);
     RUN(pool_calls_on_a_non_pool);
+    RUN(pool_refills_grow_with_what_a_stream_took);
     RUN(pool_basic_zero_and_huge);
     RUN(pool_maximum_reached);
     RUN(pool_alignment);
