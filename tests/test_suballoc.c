@@ -131,7 +131,8 @@ TEST(pool_create_argument_errors) {
    first chunk) takes larger refills as it goes, half of what it has taken so far, so that it has
    room at home: during ten blocks of 40 MiB on a stream of its own its lists come to hold a block's
    worth, where with refills of the request alone (before 2026-11-30, session 37) they held nothing
-   after each take and every request asked the other stream again (10 takes; 6 now). */
+   after each take and every request asked the other stream again (10 takes; 7 now, the refills
+   capped at 1/8 of the pool). */
 static size_t pool_home_bytes(rmm_resource *mr, rmm_stream s, size_t *took) {
     size_t i;
     for (i = 0; i < ((rmm__pool *)mr)->so.count; i++) {
@@ -164,7 +165,7 @@ TEST(pool_refills_grow_with_what_a_stream_took) {
         if (home > most) most = home;
     }
     printf("  ten blocks of 40 MiB: %zu takes from the first chunk, %zu MiB taken in all, at most %zu MiB free at home\n", takes, took / MiB, most / MiB);
-    CHECK(most >= 40 * MiB && takes <= 6);
+    CHECK(most >= 40 * MiB && takes <= 7);
     for (i = 0; i < 10; i++) CHECK_OK(rmm_deallocate(mr, p[i], 40 * MiB, s));
     CHECK_OK(rmm_resource_validate(mr));
     rmm_resource_destroy(mr);
