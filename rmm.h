@@ -359,8 +359,10 @@ RMMDEF rmm_status rmm_allocate(rmm_resource *mr, void **ptr, size_t bytes, rmm_s
    an alignment is honoured or refused, never ignored. A success with *ptr NULL for bytes > 0 (a
    resource of the user's that says yes with no memory) fails with INVALID_ARGUMENT too. (rmm_allocate,
    the fast path, checks neither. The sub-allocators take their upstream's memory through this call,
-   so such a resource under a pool, a fixed-size resource, binning or an arena is refused at its
-   growth or creation, with nothing changed: red team 37a.) */
+   so such a resource under a pool, a fixed-size resource, binning's own bins or an arena is
+   refused at its growth or creation, with nothing changed: red team 37a. A resource of the user's
+   given to binning as a bin (rmm_binning_add_bin), and one under an adaptor, is called directly:
+   its answer reaches the caller as it gave it.) */
 RMMDEF rmm_status rmm_allocate_aligned(rmm_resource *mr, void **ptr, size_t bytes, size_t alignment, rmm_stream stream);
 /* Frees memory from rmm_allocate with the same mr, bytes and a stream on which it may be reused at
    once. NULL is a no-op. Fails with INVALID_ARGUMENT, reaching no resource, for a pointer freed with
@@ -589,7 +591,10 @@ RMMDEF rmm_status rmm_resource_validate(rmm_resource *mr);
    memory comes from. Async resources give the pointer itself: export their memory through the
    memory pool (cudaMemPoolExportPointer). Chains of any depth are followed; a graph with a cycle
    (a binning resource made its own bin, through layers) fails with INVALID_ARGUMENT after
-   RMM_MAX_RESOURCE_STEPS layers. Thread-safe; O(1) per layer (fixed-size: O(log chunks)). */
+   RMM_MAX_RESOURCE_STEPS layers; NOT_SUPPORTED too when called from inside a sub-allocator on the
+   way (a user resource below it, holding its lock). Thread-safe; O(1) per layer (fixed-size:
+   O(log chunks)), with each sub-allocator's lock (the arena: the owning arena's, or its global
+   lock for a large block). */
 RMMDEF rmm_status rmm_resource_allocation_base(rmm_resource *mr, const void *ptr, void **base, size_t *offset);
 /* Writes the state of mr (NULL: the current device resource) and of everything under it as one
    JSON document, for people and tools (tools/rmm_plot.py draws it). Schema "rmm.h resource dump",
@@ -12366,26 +12371,26 @@ RMM__PRIVATE RMM__NOINLINE void rmm__arena_park(rmm__arena_local *o, rmm__block 
    the owner is then read again (the superblock may have gone meanwhile: a double free). For a free
    that this thread's cache does not pin to the owner. NOT_SUPPORTED iff reentered from below the
    arena (either lock held by this thread). O(1): two locks, an atomic pin and unpin if contended. */
-RMM__PRIVATE rmm_status rmm__arena_lock_owner(rmm__arena *a, const void *ptr, rmm__arena_local **out) {
+RMM__PRIVATE rmm_status rmm__arena_lock_owner(rmm__arena *a, const void *ptr, rmm__arena_local **out, const char *call) {
     rmm__arena_local *o;
     size_t idx = rmm__arena_index(a, ptr);
     bool locked;
     *out = NULL;
     for (;;) {
-        if (RMM__UNLIKELY(!rmm__spin_lock(&a->so.lock))) return rmm__reentrant("arena", "deallocate");
+        if (RMM__UNLIKELY(!rmm__spin_lock(&a->so.lock))) return rmm__reentrant("arena", call);
         o = RMM__ATOMIC_LOAD(&a->owner[idx]);
         if (o == RMM__ARENA_LARGE) o = NULL;
         if (!o || rmm__spin_trylock(&o->lock)) break;
         if (RMM__UNLIKELY(RMM__ATOMIC_LOAD_RELAXED(&o->lock.holder) == rmm__thread_serial())) {
             rmm__spin_unlock(&a->so.lock);
-            return rmm__reentrant("arena", "deallocate");
+            return rmm__reentrant("arena", call);
         }
         RMM__ATOMIC_ADD(&o->pins, 1); /* (under the registry lock, where retirements look) */
         rmm__spin_unlock(&a->so.lock);
         locked = rmm__spin_lock(&o->lock);
         if (RMM__UNLIKELY(!locked)) {
             RMM__ATOMIC_SUB(&o->pins, 1);
-            return rmm__reentrant("arena", "deallocate");
+            return rmm__reentrant("arena", call);
         }
         if (RMM__LIKELY(RMM__ATOMIC_LOAD(&a->owner[idx]) == o)) {
             RMM__ATOMIC_SUB(&o->pins, 1); /* (o holds the superblock, and keeps it while locked) */
@@ -12419,7 +12424,7 @@ RMM__PRIVATE rmm_status rmm__arena_deallocate(rmm_resource *self, void *ptr, siz
             if (slot && ((rmm__block *)*slot)->requested != SIZE_MAX) requested = ((rmm__block *)*slot)->requested - (size_t)((char *)ptr - ((rmm__block *)*slot)->ptr);
             rmm__spin_unlock(&a->global_lock);
         } else {
-            RMM_TRY(rmm__arena_lock_owner(a, ptr, &o)); /* (o read with no lock may be gone) */
+            RMM_TRY(rmm__arena_lock_owner(a, ptr, &o, "deallocate")); /* (o read with no lock may be gone) */
             if (o) {
                 slot = rmm__addr_map_find(&o->used, (uintptr_t)ptr);
                 if (slot) requested = ((rmm__block *)*slot)->requested;
@@ -12470,7 +12475,7 @@ RMM__PRIVATE rmm_status rmm__arena_deallocate(rmm_resource *self, void *ptr, siz
         /* o, read with no lock and not pinned, may have been retired meanwhile (a double free:
            its superblock wholly free, a sweep took it, this call's own miss in local_for among
            them; red team 17): the owner again, under the registry lock */
-        RMM_TRY(rmm__arena_lock_owner(a, ptr, &o));
+        RMM_TRY(rmm__arena_lock_owner(a, ptr, &o, "deallocate"));
         if (RMM__UNLIKELY(!o))
             return rmm__fail(RMM_ERROR_CORRUPTION, "arena: deallocate(ptr=%p, bytes=%zu): not a block of this arena, or already freed", ptr, bytes);
     } else if (RMM__UNLIKELY(!rmm__spin_lock(&o->lock))) { /* (o is me: pinned by this thread's cache) */
@@ -12729,7 +12734,7 @@ RMM__PRIVATE rmm_status rmm__arena_base_step(rmm_resource *mr, const char **p, s
         live = rmm__addr_map_find(&a->large_out, (uintptr_t)*p) != NULL;
         rmm__spin_unlock(&a->global_lock);
     } else if (o) {
-        RMM_TRY(rmm__arena_lock_owner(a, *p, &o)); /* (o read with no lock may be gone) */
+        RMM_TRY(rmm__arena_lock_owner(a, *p, &o, "rmm_resource_allocation_base")); /* (o read with no lock may be gone) */
         if (o) {
             live = rmm__addr_map_find(&o->used, (uintptr_t)*p) != NULL;
             rmm__spin_unlock(&o->lock);
