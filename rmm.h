@@ -7291,7 +7291,7 @@ typedef struct rmm__pstream {
                            rmm__pool_no_quick until the state first takes a free block (rmm__pool_ready) */
     rmm__pool_ring *ring; /* eager streams after RMM__POOL_RING_AFTER frees (ss.eager_frees), else NULL */
     size_t ring_puts;     /* blocks ever put in the ring (rmm__pool_cover_unlocked) */
-    size_t refilled;      /* bytes taken home from other streams' free blocks so far (rmm__pool_refill) */
+    size_t refilled;      /* bytes taken home from other streams' free blocks, less what their refills took from it (rmm__pool_refill) */
     uint64_t filed_rec;   /* an eager stream: every block in `free` and `large` was last used before
                              record filed_rec of its event (rmm__pool_filed; see rmm__pool_take_listed) */
 } rmm__pstream;
@@ -8844,7 +8844,8 @@ static inline rmm_status rmm__pool_lock(rmm__pool *p, const char *call, bool *wo
    MiB, valgrind, 4.00 -> 3.75 million instructions on a created stream and 5.05 -> 4.37 on a
    foreign one, the default stream's 3.43; on an H200, bench/ab.py, pool 0.87x on foreign streams
    and 0.89x on created ones; threads16, whose streams take about 13 MiB each, and stream_churn's
-   memory unchanged). Returns the block that serves the request now (b itself if no host memory
+   memory unchanged; those A/Bs were of the count as a running total, before review 37: streams
+   that pass memory around then came to take whole blocks, hence the decrease and the cap). Returns the block that serves the request now (b itself if no host memory
    was left for a record). O(1). */
 RMM__PRIVATE rmm__block *rmm__pool_refill(rmm__pool *p, rmm__pstream *s, rmm__block *b, size_t need) {
     rmm__tlsf *lists = b->owner;
