@@ -360,9 +360,10 @@ RMMDEF rmm_status rmm_allocate(rmm_resource *mr, void **ptr, size_t bytes, rmm_s
    resource of the user's that says yes with no memory) fails with INVALID_ARGUMENT too. (rmm_allocate,
    the fast path, checks neither. The sub-allocators take their upstream's memory through this call,
    so such a resource under a pool, a fixed-size resource, binning's own bins or an arena is
-   refused at its growth or creation, with nothing changed: red team 37a. A resource of the user's
-   given to binning as a bin (rmm_binning_add_bin), and one under an adaptor, is called directly:
-   its answer reaches the caller as it gave it.) */
+   refused at its growth or creation, with nothing changed: red team 37a. Every adaptor, and
+   binning for a bin of the user's (rmm_binning_add_bin), checks its upstream's answer the same way
+   before it counts, tracks or logs it: the tracking adaptor dereferenced NULL on such an answer.
+   Only rmm_allocate on the user's own resource hands its answer on as it is.) */
 RMMDEF rmm_status rmm_allocate_aligned(rmm_resource *mr, void **ptr, size_t bytes, size_t alignment, rmm_stream stream);
 /* Frees memory from rmm_allocate with the same mr, bytes and a stream on which it may be reused at
    once. NULL is a no-op. Fails with INVALID_ARGUMENT, reaching no resource, for a pointer freed with
@@ -3844,6 +3845,19 @@ static inline uint64_t rmm__graph_key_of(rmm_stream handle, bool per_thread, uin
     return (uint64_t)(uintptr_t)(rmm__stream_is_legacy(handle) ? RMM_STREAM_LEGACY : handle);
 }
 
+/* An upstream's answer that no resource may give (a resource of the user's): a success with *ptr
+   NULL, or with a pointer short of `alignment`. Refused with INVALID_ARGUMENT naming `who` and the
+   upstream; a misaligned block is given back to it first. *ptr is NULL afterwards. */
+RMM__PRIVATE RMM__NOINLINE rmm_status rmm__refuse_upstream_answer(const char *who, rmm_resource *up, void **ptr, size_t bytes, size_t alignment,
+                                                                 rmm_stream stream) {
+    void *got = *ptr;
+    *ptr = NULL;
+    if (!got)
+        return RMM__INVALID("%s: upstream '%s' reported success for %zu bytes but returned NULL", who, rmm_resource_type_name(up), bytes);
+    RMM__CLEANUP(up->vtable->deallocate(up, got, bytes, alignment, stream));
+    return RMM__INVALID("%s: upstream '%s' returned %p for %zu bytes at alignment %zu, not so aligned (given back)", who, rmm_resource_type_name(up),
+                        got, bytes, alignment);
+}
 RMM__IMPL rmm_status rmm_allocate_aligned(rmm_resource *mr, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm_status st;
     if (RMM__UNLIKELY(!ptr)) return RMM__NULL_OUT("rmm_allocate_aligned", "ptr");
@@ -11432,7 +11446,13 @@ RMM__PRIVATE rmm_status rmm__binning_allocate(rmm_resource *self, void **ptr, si
     rmm_status st;
     bin = rmm__binning_route(b, bytes, alignment);
     if (!bin) st = rmm_allocate_aligned(b->upstream, ptr, bytes, alignment, stream);
-    else if ((st = rmm__binning_bin_resource(b, bin, &mr)) == RMM_SUCCESS) st = mr->vtable->allocate(mr, ptr, bytes, alignment, stream);
+    else if ((st = rmm__binning_bin_resource(b, bin, &mr)) == RMM_SUCCESS) {
+        st = mr->vtable->allocate(mr, ptr, bytes, alignment, stream);
+        /* (a bin of the user's, rmm_binning_add_bin, may answer what no resource may: refused, as
+           an adaptor refuses it) */
+        if (RMM__UNLIKELY(st == RMM_SUCCESS && (*ptr == NULL || ((uintptr_t)*ptr & (alignment - 1)) != 0)))
+            st = rmm__refuse_upstream_answer("binning", mr, ptr, bytes, alignment, stream);
+    }
     /* the bins are fixed from the first allocation made; one that failed allocated nothing, and
        rmm_binning_add_bin may still follow it (API.md audit, session 31) */
     if (RMM__UNLIKELY(!RMM__ATOMIC_LOAD_RELAXED(&b->started)) && st == RMM_SUCCESS) RMM__ATOMIC_STORE(&b->started, 1);
@@ -12814,7 +12834,17 @@ RMM__PRIVATE rmm_status rmm__adaptor_new(rmm_resource **out, rmm_resource *upstr
     return RMM_SUCCESS;
 }
 #define RMM__UP(self) (((rmm__adaptor *)(self))->upstream)
-#define RMM__FORWARD_ALLOC(self, ptr, bytes, alignment, stream) RMM__UP(self)->vtable->allocate(RMM__UP(self), ptr, bytes, alignment, stream)
+/* An adaptor's call of its upstream: the upstream's answer, except that a success no resource may
+   give (NULL, or short of the alignment asked: a resource of the user's) is refused with
+   INVALID_ARGUMENT before the adaptor counts, tracks or logs it (red team 37a: an adaptor passed
+   such a success on to its caller, its counts changed). Costs the upstream's call and two compares. */
+static inline rmm_status rmm__forward_alloc(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    rmm_resource *up = RMM__UP(self);
+    rmm_status st = up->vtable->allocate(up, ptr, bytes, alignment, stream);
+    if (RMM__LIKELY(st != RMM_SUCCESS || (*ptr != NULL && ((uintptr_t)*ptr & (alignment - 1)) == 0))) return st;
+    return rmm__refuse_upstream_answer(rmm_resource_type_name(self), up, ptr, bytes, alignment, stream);
+}
+#define RMM__FORWARD_ALLOC(self, ptr, bytes, alignment, stream) rmm__forward_alloc(self, ptr, bytes, alignment, stream)
 #define RMM__FORWARD_FREE(self, ptr, bytes, alignment, stream) RMM__UP(self)->vtable->deallocate(RMM__UP(self), ptr, bytes, alignment, stream)
 
 /* ---- logging: RMM's CSV, one row per event ---- */
@@ -13458,12 +13488,9 @@ RMM__PRIVATE rmm_status rmm__aligned_allocate(rmm_resource *self, void **ptr, si
     if (!rmm__aligned_applies(al, bytes, alignment)) return RMM__FORWARD_ALLOC(self, ptr, bytes, alignment, stream);
     if (!rmm__overalign_request(bytes, al->alignment, &request))
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "aligned: allocate(bytes=%zu) overflows with alignment %zu", bytes, al->alignment);
+    /* (an upstream's block short of `alignment` is refused and given back by the forward: the
+       request's size counts on it, the block could end past raw's) */
     RMM_TRY(RMM__FORWARD_ALLOC(self, &raw, request, alignment, stream));
-    if (RMM__UNLIKELY(((uintptr_t)raw & (alignment - 1)) != 0)) { /* the request's size counts on it: the block could end past raw's */
-        RMM__CLEANUP(RMM__FORWARD_FREE(self, raw, request, alignment, stream));
-        return RMM__INVALID("aligned: upstream '%s' returned %p for alignment %zu, not so aligned (given back)", rmm_resource_type_name(RMM__UP(self)), raw,
-                            alignment);
-    }
     if (!rmm__overalign_remember(&al->map, raw, al->alignment, ptr)) {
         RMM__CLEANUP(RMM__FORWARD_FREE(self, raw, request, alignment, stream));
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "aligned: out of host memory");

@@ -1304,11 +1304,106 @@ TEST(aligned_refuses_an_upstream_that_ignores_alignment) {
     CHECK(p == NULL);
     CHECK(strstr(rmm_last_error(), "not so aligned") != NULL);
     CHECK(r.allocs == 1 && r.frees == 1 && r.last_free == (void *)(uintptr_t)0x100010); /* given back */
-    /* below the threshold the call passes straight through, as any call to upstream */
-    CHECK_OK(rmm_allocate(al, &p, 512, RMM_STREAM_DEFAULT));
-    CHECK(p == (void *)(uintptr_t)0x100010);
-    CHECK_OK(rmm_deallocate(al, p, 512, RMM_STREAM_DEFAULT));
+    /* below the threshold the call passes straight through, and the answer is checked as every
+       adaptor checks its upstream's: 0x100010 is short of the 256 every resource owes */
+    p = (void *)&r;
+    CHECK_STATUS(rmm_allocate(al, &p, 512, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(p == NULL);
+    CHECK(r.allocs == 2 && r.frees == 2);
     rmm_resource_destroy(al);
+}
+
+/* A user resource that says yes with no memory (NULL), or with a block 16 bytes short of the 256
+   every resource owes, under each adaptor and as a binning resource's bin of the user's: refused
+   with INVALID_ARGUMENT, *ptr NULL, a misaligned block given back, and the adaptor's counts as
+   before (red team 37a: the answer reached the caller as a success, and the statistics, tracking
+   and limiting adaptors counted it; a NULL block can never be freed, so its count stayed). */
+typedef struct fibber_resource {
+    rmm_resource base;
+    int mode; /* 0: honest, 1: NULL with success, 2: 16 bytes past a 256-aligned block */
+    long live, allocs;
+} fibber_resource;
+static rmm_status fibber_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    fibber_resource *f = (fibber_resource *)self;
+    rmm_status st;
+    f->allocs++;
+    if (f->mode == 1) {
+        *ptr = NULL;
+        return RMM_SUCCESS;
+    }
+    st = rmm_allocate_aligned(rmm_get_current_device_resource(), ptr, bytes + 256, alignment, stream);
+    if (st != RMM_SUCCESS) return st;
+    f->live++;
+    if (f->mode == 2) *ptr = (char *)*ptr + 16;
+    return RMM_SUCCESS;
+}
+static rmm_status fibber_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    fibber_resource *f = (fibber_resource *)self;
+    rmm_status st = rmm_deallocate_aligned(rmm_get_current_device_resource(), (char *)ptr - ((uintptr_t)ptr & 255), bytes + 256, alignment, stream);
+    if (st == RMM_SUCCESS) f->live--;
+    return st;
+}
+static const rmm_resource_vtable fibber_vtable = {"fibber", fibber_allocate, fibber_deallocate, NULL, NULL};
+static bool never_retry(size_t bytes, void *arg) {
+    (void)bytes, (void)arg;
+    return false;
+}
+TEST(adaptors_refuse_an_upstream_success_with_null_or_misaligned) {
+    int mode, k;
+    for (mode = 1; mode <= 2; mode++) {
+        for (k = 0; k < 9; k++) {
+            fibber_resource up;
+            rmm_resource *mr = NULL;
+            void *p;
+            FILE *log = NULL;
+            rmm_statistics stats;
+            size_t a = 1, b = 1;
+            memset(&up, 0, sizeof up);
+            up.base.vtable = &fibber_vtable;
+            up.mode = mode;
+            switch (k) {
+            case 0: log = tmpfile(); CHECK(log != NULL); if (log) CHECK_OK(rmm_logging_adaptor_create_file(&mr, &up.base, log, true)); break;
+            case 1: CHECK_OK(rmm_statistics_adaptor_create(&mr, &up.base)); break;
+            case 2: CHECK_OK(rmm_tracking_adaptor_create(&mr, &up.base, false)); break;
+            case 3: CHECK_OK(rmm_limiting_adaptor_create(&mr, &up.base, 1 << 20)); break;
+            case 4: CHECK_OK(rmm_failure_callback_adaptor_create(&mr, &up.base, never_retry, NULL)); break;
+            case 5: CHECK_OK(rmm_aligned_adaptor_create(&mr, &up.base, 4096, 1024)); break; /* over the threshold: its own request */
+            case 6: CHECK_OK(rmm_thread_safe_adaptor_create(&mr, &up.base)); break;
+            case 7: CHECK_OK(rmm_prefetch_adaptor_create(&mr, &up.base)); break;
+            default: { /* binning with a bin of the user's */
+                rmm_binning_desc bd = {9, 9};
+                CHECK_OK(rmm_binning_create(&mr, rmm_get_current_device_resource(), &bd));
+                if (mr) CHECK_OK(rmm_binning_add_bin(mr, 4096, &up.base));
+            }
+            }
+            if (!mr) {
+                if (log) fclose(log);
+                continue;
+            }
+            p = (void *)&up;
+            poison_last_error();
+            CHECK_STATUS(rmm_allocate(mr, &p, 2000, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+            CHECK(p == NULL);
+            CHECK(up.allocs == 1);
+            CHECK(strstr(rmm_last_error(), mode == 1 ? "reported success for" : "not so aligned (given back)") != NULL);
+            CHECK(strstr(rmm_last_error(), "upstream 'fibber'") != NULL);
+            CHECK(up.live == 0); /* the misaligned block went back */
+            if (k == 1 && rmm_statistics_get(mr, &stats) == RMM_SUCCESS) CHECK(stats.bytes.value == 0 && stats.count.total == 0);
+            if (k == 2 && rmm_tracking_get(mr, &a, &b) == RMM_SUCCESS) CHECK(a == 0 && b == 0);
+            if (k == 3 && rmm_limiting_get(mr, &a, &b) == RMM_SUCCESS) CHECK(a == 0);
+            /* nothing changed: an honest upstream serves the next call, and its free balances it */
+            up.mode = 0;
+            CHECK_OK(rmm_allocate(mr, &p, 2000, RMM_STREAM_DEFAULT));
+            CHECK(p != NULL && ((uintptr_t)p & 255) == 0);
+            CHECK_OK(rmm_deallocate(mr, p, 2000, RMM_STREAM_DEFAULT));
+            if (k == 1 && rmm_statistics_get(mr, &stats) == RMM_SUCCESS) CHECK(stats.bytes.value == 0 && stats.count.total == 1);
+            if (k == 2 && rmm_tracking_get(mr, &a, &b) == RMM_SUCCESS) CHECK(a == 0 && b == 0);
+            if (k == 3 && rmm_limiting_get(mr, &a, &b) == RMM_SUCCESS) CHECK(a == 0);
+            CHECK(up.live == 0);
+            rmm_resource_destroy(mr);
+            if (log) fclose(log);
+        }
+    }
 }
 
 /* ---- limiting ------------------------------------------------------------------------------ */
@@ -2750,6 +2845,7 @@ int main(void) {
     RUN(logging_destroy_reports_rows_lost_mid_run);
 #endif
     RUN(failure_callback_keeps_the_failed_request_message);
+    RUN(adaptors_refuse_an_upstream_success_with_null_or_misaligned);
     if (made_debug_log) remove(debug_log_path);
     return harness_main_end();
 }
