@@ -763,13 +763,21 @@ class ArenaMemoryResource(UpstreamResourceAdaptor):
 
 # ---- callback resources ------------------------------------------------------------------
 
-def _room(more=0):
-    """Does nothing (in ``more`` more frames). Called right before an allocation that may call a
+def _room(more=0, _tls=_lib._tls):
+    """Goes ``more`` frames deeper and back. Called right before an allocation that may call a
     Python allocate_func through ctypes, from as deep a frame as ctypes will call it, it raises
     the RecursionError where the recursion limit leaves no room for that call: ctypes would
     report it as unraisable, on stderr, and answer nothing (red team 36b: an allocate_func that
     calls its own resource). Made once a CallbackMemoryResource exists
-    (_note_callback_resource)."""
+    (_note_callback_resource).
+
+    It also drops a callback exception kept without its counts (at the recursion limit, where
+    the callback could not read them: see _lib._take_pending). That one is matched by its status
+    alone, so a later failure with the same status would have raised it; an allocation that
+    starts now is never the one it was kept for (review 37)."""
+    pending = getattr(_tls, "pending", None)
+    if pending is not None and pending[3] is None:
+        _tls.pending = None
     if more:
         _room(more - 1)
 

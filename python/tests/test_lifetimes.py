@@ -800,6 +800,25 @@ def test_an_allocate_func_that_calls_its_own_resource_raises_recursion_error_qui
     assert out.strip() == "['RecursionError'] ''", out
 
 
+def test_an_exception_kept_at_the_recursion_limit_goes_stale_at_the_next_allocation():
+    """A callback that fails at the recursion limit keeps its exception without the counts that
+    tie it to its allocation (it could not make the calls), so it is matched by its status alone;
+    if C handled that failure (a retry through another route), a later failure with the same
+    status would have raised it. Every allocation that may reach a Python allocate_func drops it
+    as it starts, whichever resource it is on (review 37's finding 9)."""
+    from rmmh import _lib
+    rmm.mr.CallbackMemoryResource(lambda n, s: 0, lambda p, n, s: None)  # (allocations check for room from now on)
+    stale = RuntimeError("kept at the recursion limit by an earlier allocation")
+    mr = rmm.mr.CudaMemoryResource()  # (made first: a resource's creation drops it too)
+    try:
+        for allocate in (lambda: rmm.DeviceBuffer(size=64, mr=mr), lambda: mr.deallocate(mr.allocate(64), 64)):
+            _lib._tls.pending = (stale, 1, None, None)  # (as the callback's wrapper keeps it there)
+            allocate()
+            assert getattr(_lib._tls, "pending", None) is None
+    finally:
+        _lib._tls.pending = None
+
+
 def test_second_init_is_refused():
     """A second __init__ on a Stream, a resource, a CudaStreamPool or a GraphPool raises
     TypeError and changes nothing (it made a second C object before: the first leaked, or a
