@@ -101,6 +101,26 @@ def test_pylibrmm_exports_what_rmm_s_does():
     assert CudaStreamFlags.NON_BLOCKING != CudaStreamFlags.SYNC_DEFAULT
 
 
+def test_pylibrmm_cuda_stream_is_rmm_s_deprecated_module():
+    """rmm.pylibrmm.cuda_stream, which RMM keeps for code from before CudaStream and CudaStreamFlags
+    moved to rmm.pylibrmm.stream, imports with RMM's DeprecationWarning and gives the same objects
+    (it was missing: a docs audit's find, 2026-12-01); the stream it makes owns a CUDA stream."""
+    import importlib
+    import sys
+    import warnings
+    sys.modules.pop("rmmh.pylibrmm.cuda_stream", None)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        mod = importlib.import_module("rmmh.pylibrmm.cuda_stream")
+    assert any(issubclass(w.category, DeprecationWarning) and "rmm.pylibrmm.stream" in str(w.message) for w in caught)
+    from rmmh.pylibrmm.stream import CudaStream, CudaStreamFlags
+    assert mod.CudaStream is CudaStream and mod.CudaStreamFlags is CudaStreamFlags
+    assert mod.__all__ == ["CudaStream", "CudaStreamFlags"]
+    s = rmm.pylibrmm.stream.Stream(flags=mod.CudaStreamFlags.NON_BLOCKING)
+    assert s.handle != 0
+    s.synchronize()
+
+
 def test_subclasses_that_skip_the_base_init():
     """RMM's resources and Stream are cdef classes: their C object is made in __cinit__ (a Stream's
     handle is NULL, the default stream, until set), whatever a subclass's __init__ does. Until
