@@ -324,7 +324,8 @@ RMMDEF size_t rmm_stream_pool_size(const rmm_stream_pool *pool);
 /* Destroys every stream and the pool. NULL is a no-op. A stream that cannot be destroyed is logged
    at WARN, its failure is the thread's last error (rmm_last_status), and the rest go on; a stream
    registered for graph capture is left alive so (rmm_capture_end still ends its registration on a
-   live stream; destroying it would pass the registration to the next stream with its handle). */
+   live stream; destroying it would pass the registration to the next stream with its handle), and
+   is then the caller's: rmm_stream_destroy it after rmm_capture_end. */
 RMMDEF void rmm_stream_pool_destroy(rmm_stream_pool *pool);
 
 /* ======================================================================================= */
@@ -5423,12 +5424,13 @@ RMM__PRIVATE rmm__sreg *rmm__sreg_take(rmm_stream h, bool pooled, bool *refused)
     rmm__spin_unlock(&sh->lock);
     return r;
 }
-/* Marks the entry of library stream `h` as a stream pool's. */
-RMM__PRIVATE void rmm__sreg_mark_pooled(rmm_stream h) {
+/* Marks the entry of library stream `h` as a stream pool's (pooled), or as an ordinary library
+   stream's that rmm_stream_destroy takes. */
+RMM__PRIVATE void rmm__sreg_mark_pooled(rmm_stream h, bool pooled) {
     struct rmm__sreg_shard *sh = &rmm__sregs[rmm__sreg_shard_of(h)];
     void **slot;
     (void)rmm__spin_lock(&sh->lock);
-    if (sh->map.slots && (slot = rmm__addr_map_find(&sh->map, (uintptr_t)h)) != NULL) ((rmm__sreg *)*slot)->pooled = true;
+    if (sh->map.slots && (slot = rmm__addr_map_find(&sh->map, (uintptr_t)h)) != NULL) ((rmm__sreg *)*slot)->pooled = pooled;
     rmm__spin_unlock(&sh->lock);
 }
 /* Marks a library stream dead just before it is destroyed. If any resource holds state for it, a
@@ -5853,7 +5855,7 @@ RMM__IMPL rmm_status rmm_stream_pool_create(rmm_stream_pool **out, size_t count)
             RMM_SYS_FREE(p);
             return st;
         }
-        rmm__sreg_mark_pooled(p->streams[i]);
+        rmm__sreg_mark_pooled(p->streams[i], true);
     }
     p->count = count;
     *out = p;
@@ -5879,9 +5881,18 @@ RMM__IMPL size_t rmm_stream_pool_size(const rmm_stream_pool *pool) { return pool
 RMM__IMPL void rmm_stream_pool_destroy(rmm_stream_pool *pool) {
     size_t i;
     if (!pool) return;
-    for (i = 0; i < pool->count; i++)
-        if (rmm__stream_destroy(pool->streams[i], true) != RMM_SUCCESS) /* (the stream is let go all the same: see rmm_stream_destroy) */
+    for (i = 0; i < pool->count; i++) {
+        if (rmm__stream_destroy(pool->streams[i], true) == RMM_SUCCESS) continue;
+        if (RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures) != 0 && rmm__graph_stream_registered(pool->streams[i])) {
+            /* left alive, and the caller's from now on: rmm_stream_destroy takes it after rmm_capture_end
+               (red team 38a: it stayed a pool's stream, which rmm_stream_destroy refuses, with no pool left) */
+            rmm__sreg_mark_pooled(pool->streams[i], false);
+            RMM__LOG(RMM_LOG_LEVEL_WARN, "rmm_stream_pool_destroy: stream %p: %s; left alive (rmm_stream_destroy it after rmm_capture_end)",
+                     (void *)pool->streams[i], rmm_last_error());
+        } else { /* (the stream is let go all the same: see rmm_stream_destroy) */
             RMM__LOG(RMM_LOG_LEVEL_WARN, "rmm_stream_pool_destroy: stream %p: %s", (void *)pool->streams[i], rmm_last_error());
+        }
+    }
     RMM_SYS_FREE(pool);
 }
 

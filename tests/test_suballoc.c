@@ -1936,8 +1936,9 @@ TEST(graph_capture_registered_stream_and_legacy_names) {
         CHECK_OK(rmm_capture_begin(gp, p0));
         rmm_stream_pool_destroy(sp);
         CHECK_STATUS(rmm_last_status(), RMM_ERROR_INVALID_ARGUMENT);
+        CHECK(strstr(rmm_last_error(), "registered for graph capture") != NULL);
         CHECK_OK(rmm_capture_end(gp, p0));
-        CHECK_OK(rmm__stream_destroy(p0, true)); /* (what the pool's destroy left: its registry entry and stream) */
+        CHECK_OK(rmm_stream_destroy(p0)); /* the caller's now (red team 38a: refused as a pool's stream, with no pool left) */
     }
     /* the legacy stream: one registration for both names */
     CHECK_OK(rmm_capture_begin(gp, RMM_STREAM_DEFAULT));
