@@ -430,7 +430,8 @@ RMMDEF rmm_status rmm_record_stream(rmm_resource *mr, void *ptr, size_t bytes, r
    pool holds that memory apart: while a stream is registered with rmm_capture_begin, every
    rmm_allocate (and _aligned) on that stream, whatever the resource named, is served by the graph
    pool, and every free of a graph pool's block, on any stream, at any time, returns it there; no
-   other work ever gets it. Inside a capture the pool makes no CUDA call, so it never invalidates it
+   other work ever gets it (a free with another size than the one allocated is CORRUPTION, nothing
+   freed, as in the pool). Inside a capture the pool makes no CUDA call, so it never invalidates it
    (global, thread-local or relaxed mode): no synchronization, no event, no cudaMalloc. Nor do calls
    on other streams touch a registered stream: memory a library stream (lazy, >>streams) freed
    before its capture began, whose ordering event would have to be recorded on it now, is passed
@@ -10288,6 +10289,15 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_free(rmm_resource *mr, vo
         rmm__unlock(&rmm__graph_lock);
         return rmm__fail(RMM_ERROR_CORRUPTION, "graph pool %p: free of %p (bytes=%zu), which is not a live block of it (freed already, or not the address an allocation returned)",
                          (void *)gp, ptr, bytes);
+    }
+    { /* the size must be the one allocated, as the pool's free checks it (red team 38a: any size was taken) */
+        size_t need = 0;
+        if (!rmm__align_up(bytes, RMM_ALIGNMENT, &need) || need != gp->live[i].size) {
+            size_t held = gp->live[i].size;
+            rmm__unlock(&rmm__graph_lock);
+            return rmm__fail(RMM_ERROR_CORRUPTION, "graph pool %p: free of %p (bytes=%zu): the block holds %zu bytes; the size must be the one allocated (nothing freed)",
+                             (void *)gp, ptr, bytes, held);
+        }
     }
     if (!rmm__gp_reserve((void **)&gp->free, &gp->free_cap, gp->nfree + 1, sizeof *gp->free)) {
         rmm__unlock(&rmm__graph_lock);

@@ -1842,6 +1842,13 @@ TEST(graph_pool_contract) {
     CHECK_OK(rmm_allocate(pool, &d, 1000, s));
     CHECK(d != c && in_graph_pool(d, base, 1 * MiB + 256));
     CHECK_STATUS(rmm_deallocate(pool, c, 1000, s), RMM_ERROR_CORRUPTION); /* freed already */
+    /* a wrong size, as the pool refuses it: nothing freed (red team 38a: any size was taken) */
+    CHECK_STATUS(rmm_deallocate(pool, d, 5, s), RMM_ERROR_CORRUPTION);
+    CHECK(strstr(rmm_last_error(), "the block holds 1024 bytes") != NULL);
+    CHECK_STATUS(rmm_deallocate(pool, d, 1u << 30, s), RMM_ERROR_CORRUPTION);
+    CHECK_STATUS(rmm_deallocate(pool, d, SIZE_MAX, s), RMM_ERROR_CORRUPTION);
+    CHECK_OK(rmm_graph_pool_get_info(gp, NULL, &used));
+    CHECK(used == 1024 + 3072);
     CHECK_OK(rmm_allocate_aligned(pool, &c, 100, 64 * KiB, s));
     CHECK(((uintptr_t)c % (64 * KiB)) == 0 && in_graph_pool(c, base, 1 * MiB + 256));
     CHECK_OK(rmm_deallocate_aligned(pool, c, 100, 64 * KiB, s));
