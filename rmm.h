@@ -1431,7 +1431,9 @@ RMMDEF rmm_status rmm_device_scalar_release(rmm_device_scalar *s);
    finalizes and returns that failure's status ("the pool could not give all its memory back"). rmmGetAllocationOffset: offset from the base of the
    upstream allocation holding the pointer (for CUDA IPC), 0 outside pool mode; NOT_SUPPORTED in
    pool mode with virtual growth (RMM_ALLOC_CONF growth:virtual: the blocks lie on pages of their
-   own, with no upstream allocation to be an offset into). rmmWriteLog: RMM's CSV plus a
+   own, with no upstream allocation to be an offset into); *offset is 0 on every failure, and every
+   failure's message begins with the legacy call's name (rmmInitialize's adds RMM_ALLOC_CONF where
+   it shaped the pool). rmmWriteLog: RMM's CSV plus a
    Location (file:line) column, quoted as CSV quotes where the file name has a comma, a quote or a
    line break; needs enable_logging (else INVALID_ARGUMENT); IO if the file
    cannot be written. */
@@ -14476,9 +14478,20 @@ RMM__IMPL rmmError_t rmmInitialize(rmmOptions_t *options) {
         if (st == RMM_SUCCESS) o.initial_pool_size = d.initial_bytes; /* the size in use (rmmIsInitialized): rounded, capped, or RMM_ALLOC_CONF's (red team 35) */
     }
     if (st != RMM_SUCCESS) {
+        char why[sizeof rmm__last_error_text];
+        int why_cuda = rmm_last_cuda_error();
+        rmm__copy_text(why, sizeof why, rmm_last_error());
         rmm_resource_destroy(rmm__legacy.base);
         rmm__legacy.base = NULL;
         rmm__addr_map_free(&rmm__legacy.sizes);
+        if (strncmp(why, "rmmInitialize", 13) != 0) { /* the user's call named, and where the pool's settings came from (red team 38a) */
+            const char *conf = getenv("RMM_ALLOC_CONF");
+            if ((o.allocation_mode & PoolAllocation) && conf && *conf && strncmp(why, "RMM_ALLOC_CONF", 14) != 0)
+                rmm__fail_cuda(why_cuda, st, "rmmInitialize (RMM_ALLOC_CONF=\"%.*s\"): %s", (int)(strlen(conf) <= 200 ? strlen(conf) : rmm__utf8_cut(conf, 200)),
+                               conf, why);
+            else
+                rmm__fail_cuda(why_cuda, st, "rmmInitialize: %s", why);
+        }
     } else {
         rmm__legacy.options = o;
         rmm__legacy.initialized = true;
@@ -14613,7 +14626,9 @@ RMM__IMPL rmmError_t rmmGetInfo(size_t *free_bytes, size_t *total_bytes, rmm_str
 }
 RMM__IMPL rmmError_t rmmGetAllocationOffset(ptrdiff_t *offset, void *ptr, rmm_stream stream) {
     rmm_status st = RMM_SUCCESS;
+    bool below = false; /* the failure is rmm_resource_allocation_base's */
     (void)stream;
+    if (offset) *offset = 0; /* (0 on every failure, as rmm_resource_allocation_base's: red team 38a) */
     rmm__lock(&rmm__legacy.lock);
     if (!rmm__legacy.initialized) st = rmm__legacy_not_initialized("rmmGetAllocationOffset");
     else if (!offset) st = RMM__NULL_OUT("rmmGetAllocationOffset", "offset");
@@ -14623,9 +14638,16 @@ RMM__IMPL rmmError_t rmmGetAllocationOffset(ptrdiff_t *offset, void *ptr, rmm_st
         void *base = NULL;
         size_t off = 0;
         st = rmm_resource_allocation_base(rmm__legacy_resource(), ptr, &base, &off);
-        *offset = st == RMM_SUCCESS ? (ptrdiff_t)off : 0;
+        if (st == RMM_SUCCESS) *offset = (ptrdiff_t)off;
+        below = st != RMM_SUCCESS;
     }
     rmm__unlock(&rmm__legacy.lock);
+    if (below) { /* the user's call named, then the one below it */
+        char why[sizeof rmm__last_error_text];
+        int why_cuda = rmm_last_cuda_error();
+        rmm__copy_text(why, sizeof why, rmm_last_error());
+        rmm__fail_cuda(why_cuda, st, "rmmGetAllocationOffset(%p): %s", ptr, why);
+    }
     return st;
 }
 RMM__IMPL rmmError_t rmmWriteLog(const char *path) {

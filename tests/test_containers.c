@@ -898,6 +898,20 @@ TEST(legacy_options_in_use_are_the_pool_s) {
     CHECK_OK(rmmInitialize(&o));
     CHECK(rmmIsInitialized(&got) && got.initial_pool_size == 500);
     CHECK_OK(rmmFinalize());
+    /* a pool RMM_ALLOC_CONF shaped and the pool refused: the message names the user's call and the
+       setting (red team 38a: it began "rmm_pool_create: ...") */
+    o.allocation_mode = PoolAllocation;
+    setenv("RMM_ALLOC_CONF", "maximum:4096,initial:8192", 1);
+    CHECK_STATUS(rmmInitialize(&o), RMM_ERROR_INVALID_ARGUMENT);
+    unsetenv("RMM_ALLOC_CONF");
+    CHECK(strncmp(rmm_last_error(), "rmmInitialize (RMM_ALLOC_CONF=\"maximum:4096,initial:8192\"): ", 60) == 0);
+    CHECK(strstr(rmm_last_error(), "exceeds maximum_bytes") != NULL);
+    CHECK(!rmmIsInitialized(NULL));
+    setenv("RMM_ALLOC_CONF", "bogus:1", 1); /* the parse's own message names the setting already */
+    CHECK_STATUS(rmmInitialize(&o), RMM_ERROR_INVALID_ARGUMENT);
+    unsetenv("RMM_ALLOC_CONF");
+    CHECK(strncmp(rmm_last_error(), "rmmInitialize: RMM_ALLOC_CONF=", 30) == 0);
+    CHECK(!rmmIsInitialized(NULL));
 }
 
 TEST(legacy_initialize_finalize) {
@@ -1060,6 +1074,12 @@ TEST(legacy_allocation_offset) {
     if (ob <= oa) printf("  (offsets: first %td, second %td)\n", oa, ob);
     CHECK_STATUS(rmmGetAllocationOffset(NULL, a, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
     CHECK_STATUS(rmmGetAllocationOffset(&oa, &dummy, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(oa == 0); /* a refused call leaves 0, not the last call's offset (red team 38a) */
+    ob = -1;
+    CHECK_STATUS(rmmGetAllocationOffset(&ob, (char *)b + 8, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(ob == 0);
+    CHECK_OK(rmmGetAllocationOffset(&oa, a, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmmGetAllocationOffset(&ob, b, RMM_STREAM_DEFAULT));
     /* an allocation the initial chunk cannot hold comes from a new chunk, with its own base */
     {
         void *big = NULL;
@@ -1073,6 +1093,20 @@ TEST(legacy_allocation_offset) {
     CHECK_OK(RMM_FREE(a, RMM_STREAM_DEFAULT));
     CHECK_OK(RMM_FREE(b, RMM_STREAM_DEFAULT));
     CHECK_OK(rmmFinalize());
+    /* a virtual pool: no upstream allocation to be an offset into; the message names the user's
+       call first (red team 38a: it began "rmm_resource_allocation_base") */
+    setenv("RMM_ALLOC_CONF", "growth:virtual,maximum:64MiB", 1);
+    CHECK_OK(rmmInitialize(&o));
+    unsetenv("RMM_ALLOC_CONF");
+    if (rmmIsInitialized(NULL)) {
+        CHECK_OK(RMM_ALLOC(&a, 1000, RMM_STREAM_DEFAULT));
+        oa = -1;
+        CHECK_STATUS(rmmGetAllocationOffset(&oa, a, RMM_STREAM_DEFAULT), RMM_ERROR_NOT_SUPPORTED);
+        CHECK(oa == 0 && strncmp(rmm_last_error(), "rmmGetAllocationOffset(", 23) == 0);
+        CHECK(strstr(rmm_last_error(), "VIRTUAL") != NULL);
+        CHECK_OK(RMM_FREE(a, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmmFinalize());
+    }
     /* outside pool mode: 0 */
     o = legacy_options(CudaDefaultAllocation, 0, false);
     CHECK_OK(rmmInitialize(&o));
