@@ -521,8 +521,11 @@ RMMDEF size_t rmm_graph_pools_pending(rmm_resource *upstream);
    that would record an event (a young stream, or a full ring: see rmm_pool_create) is refused
    with *would_block, and so is a call on a stream new to the pool when the pool's sweep of dead
    streams' states is due (the ordinary call makes it; a sweep runs when the number of states
-   doubles). Under RMM_NVTX the first mark of a resource type takes a lock once; nothing
-   else reaches CUDA or waits. */
+   doubles). While any graph pool exists every free is refused so (its block may be a graph
+   pool's: the ordinary call looks under the graph pools' lock), and while any stream is registered
+   for capture, every allocation (the ordinary call routes it); so a program that keeps a graph
+   pool makes its nowait frees as ordinary calls. Under RMM_NVTX the first mark of a resource type
+   takes a lock once; nothing else reaches CUDA or waits. */
 RMMDEF rmm_status rmm_allocate_nowait(rmm_resource *mr, void **ptr, size_t bytes, rmm_stream stream, bool *would_block);
 RMMDEF rmm_status rmm_deallocate_nowait(rmm_resource *mr, void *ptr, size_t bytes, rmm_stream stream, bool *would_block);
 /* Destroys this layer only, never its upstream. NULL is a no-op. Not concurrent with use. The
