@@ -662,7 +662,11 @@ RMMDEF rmm_status rmm_resource_check_corruption(rmm_resource *mr);
 /* ======================================================================================= */ /* >>base */
 
 /* cudaMalloc / cudaFree; the stream is ignored (cudaFree synchronizes the device). Alignments above
-   256 are honoured by over-allocating. Fails with INVALID_ARGUMENT iff out is NULL. */
+   256 are honoured by over-allocating; such a block must be freed, with its alignment, before its
+   resource is destroyed: the record that finds the allocation behind it goes with the resource,
+   and no other resource frees it (CORRUPTION), so its memory stays allocated for the life of the
+   process (the same for the managed, pinned and async resources; red team 38a). Fails with
+   INVALID_ARGUMENT iff out is NULL. */
 RMMDEF rmm_status rmm_cuda_resource_create(rmm_resource **out);
 /* cudaMallocManaged (attach global) / cudaFree. */
 RMMDEF rmm_status rmm_managed_resource_create(rmm_resource **out);
@@ -4632,13 +4636,26 @@ RMM__PRIVATE bool rmm__overalign_request(size_t bytes, size_t alignment, size_t 
     *request += alignment - RMM_ALIGNMENT;
     return true;
 }
+/* A record's value: the raw pointer (upstream's: aligned to 256 at least, which every caller has
+   checked or CUDA promises) with log2 of the block's alignment in bits 2-7 (bit 0 is a claim's), so
+   a free with another alignment is told apart (red team 38a: any alignment above 256 passed). */
+static inline void *rmm__overalign_pack(void *raw, size_t alignment) {
+    unsigned k = 0;
+    while (k < 63 && ((size_t)1 << k) < alignment) k++;
+    RMM_ASSERT(((uintptr_t)raw & (RMM_ALIGNMENT - 1)) == 0);
+    return (void *)((uintptr_t)raw | ((uintptr_t)k << 2));
+}
+static inline void *rmm__overalign_unpack(void *v, size_t *alignment) {
+    if (alignment) *alignment = (size_t)1 << (((uintptr_t)v >> 2) & 63);
+    return (void *)((uintptr_t)v & ~(uintptr_t)(RMM_ALIGNMENT - 1));
+}
 RMM__PRIVATE bool rmm__overalign_remember(rmm__overalign *o, void *raw, size_t alignment, void **aligned) {
     bool ok;
     uintptr_t a = ((uintptr_t)raw + (alignment - 1)) & ~(uintptr_t)(alignment - 1);
     if (!o->ready) return false;
     if (!rmm__overalign_all_put(a)) return false;
     rmm__lock(&o->lock);
-    ok = rmm__addr_map_record(&o->map, a, raw);
+    ok = rmm__addr_map_record(&o->map, a, rmm__overalign_pack(raw, alignment));
     rmm__unlock(&o->lock);
     if (ok) *aligned = (void *)a; /* (a failed call leaves *aligned alone: the caller frees raw) */
     else rmm__overalign_all_remove(a);
@@ -4650,28 +4667,37 @@ RMM__PRIVATE void *rmm__overalign_raw(rmm__overalign *o, const void *aligned) {
     if (!o->ready) return NULL;
     rmm__lock(&o->lock);
     slot = rmm__addr_map_find(&o->map, (uintptr_t)aligned);
-    if (slot) raw = rmm__slot_value(*slot);
+    if (slot) raw = rmm__overalign_unpack(rmm__slot_value(*slot), NULL);
     rmm__unlock(&o->lock);
     return raw;
 }
 /* Frees an over-aligned block: finds the raw pointer behind `aligned` and calls free_raw(raw, arg);
    the record goes only if that succeeds, so a failed free can be retried. CORRUPTION (naming `who`)
-   iff `aligned` is not recorded or a free of it is already in flight. */
+   iff `aligned` is not recorded, was allocated with another alignment (nothing freed), or a free of
+   it is already in flight. */
 RMM__PRIVATE rmm_status rmm__overalign_free_block(rmm__overalign *o, void *aligned, size_t alignment, const char *who,
                                                   rmm_status (*free_raw)(void *raw, void *arg), void *arg) {
     rmm__claim claim;
     rmm__claim_result c = RMM__CLAIM_ABSENT;
     rmm_status st;
+    size_t had = 0;
+    void *raw = NULL;
     if (o->ready) {
         rmm__lock(&o->lock);
         c = rmm__addr_map_claim(&o->map, (uintptr_t)aligned, &claim);
+        if (c == RMM__CLAIM_TAKEN && (raw = rmm__overalign_unpack(claim.value, &had), had != alignment)) {
+            rmm__addr_map_settle(&o->map, (uintptr_t)aligned, &claim, false); /* left as it was */
+            rmm__unlock(&o->lock);
+            return rmm__fail(RMM_ERROR_CORRUPTION, "%s: deallocate(ptr=%p, alignment=%zu): allocated with alignment %zu; the alignment must be the one allocated with (nothing freed)",
+                             who, aligned, alignment, had);
+        }
         rmm__unlock(&o->lock);
     }
     if (c != RMM__CLAIM_TAKEN)
         return rmm__fail(RMM_ERROR_CORRUPTION, "%s: deallocate(ptr=%p, alignment=%zu): not an allocation of this resource with that alignment%s", who, aligned,
                          alignment, c == RMM__CLAIM_BUSY ? " (a free of it is in flight)" : "");
     rmm__overalign_all_remove((uintptr_t)aligned); /* (before the free: upstream may hand the address out again at once) */
-    st = free_raw(claim.value, arg);
+    st = free_raw(raw, arg);
     if (st != RMM_SUCCESS && !rmm__overalign_all_put((uintptr_t)aligned))
         RMM__LOG(RMM_LOG_LEVEL_WARN, "%s: the over-aligned block %p stays allocated (its free failed), but another resource's default-alignment free of it can no longer be refused (out of host memory)", who, aligned);
     rmm__lock(&o->lock);

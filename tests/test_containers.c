@@ -708,7 +708,8 @@ TEST(host_resource_new_delete) {
 
 /* An over-aligned block freed with the default alignment is CORRUPTION and stays allocated, for
    the pinned host resource and the device's base resources (before: a raw pointer that was aligned
-   already was freed and its record stayed, else cudaFree failed on the aligned address). */
+   already was freed and its record stayed, else cudaFree failed on the aligned address); so is one
+   freed with another alignment above 256 (red team 38a: 4096 freed at 8192, 8192 at 512 passed). */
 TEST(overaligned_block_freed_without_its_alignment_is_refused) {
     rmm_host_resource *pinned = NULL;
     rmm_resource *cuda = NULL;
@@ -718,6 +719,9 @@ TEST(overaligned_block_freed_without_its_alignment_is_refused) {
     if (pinned) {
         CHECK_OK(rmm_host_allocate(pinned, &p, 8192, 4096));
         CHECK_STATUS(rmm_host_deallocate(pinned, p, 8192, 256), RMM_ERROR_CORRUPTION);
+        CHECK_STATUS(rmm_host_deallocate(pinned, p, 8192, 8192), RMM_ERROR_CORRUPTION);
+        CHECK_STATUS(rmm_host_deallocate(pinned, p, 8192, (size_t)1 << 20), RMM_ERROR_CORRUPTION);
+        CHECK(strstr(rmm_last_error(), "allocated with alignment 4096") != NULL);
         CHECK_OK(rmm_host_deallocate(pinned, p, 8192, 4096));
         rmm_host_resource_destroy(pinned);
     }
@@ -725,7 +729,11 @@ TEST(overaligned_block_freed_without_its_alignment_is_refused) {
     if (cuda) {
         CHECK_OK(rmm_allocate_aligned(cuda, &p, 8192, 4096, RMM_STREAM_DEFAULT));
         CHECK_STATUS(rmm_deallocate(cuda, p, 8192, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+        CHECK_STATUS(rmm_deallocate_aligned(cuda, p, 8192, 8192, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
         CHECK_OK(rmm_deallocate_aligned(cuda, p, 8192, 4096, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_allocate_aligned(cuda, &p, 100, 8192, RMM_STREAM_DEFAULT));
+        CHECK_STATUS(rmm_deallocate_aligned(cuda, p, 100, 512, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+        CHECK_OK(rmm_deallocate_aligned(cuda, p, 100, 8192, RMM_STREAM_DEFAULT));
         rmm_resource_destroy(cuda);
     }
     CHECK_OK(rmm_async_resource_create(&cuda, NULL)); /* the async family (before: not refused) */
