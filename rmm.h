@@ -440,7 +440,10 @@ RMMDEF rmm_status rmm_record_stream(rmm_resource *mr, void *ptr, size_t bytes, r
    event recorded on the free's stream at the free (rmm_record_stream says more). RMM_STREAM_PER_THREAD (and
    handle 0 in per-thread-default-stream builds) names the calling thread's own stream on the
    current device, here as in CUDA: its registration is that thread's, for that device, and
-   rmm_capture_end of it must come from the same thread with the same device current. A block freed
+   rmm_capture_end of it must come from the same thread with the same device current, before the
+   thread exits (a registration its thread left behind can never be ended: it stays for the life
+   of the process, its graph pool cannot be destroyed, and every allocation and free keeps taking
+   the graph pools' lock; red team 38a). A block freed
    during a capture is reused only by its freeing stream until the last capture on the pool ends
    (PyTorch's rule for graph pools); then every free block may serve the next capture. Graphs that
    share a pool may reuse each other's freed blocks: launch them one at a time, in one stream order,
