@@ -288,7 +288,8 @@ RMMDEF rmm_status rmm_stream_create_blocking(rmm_stream *out);
 /* Destroys a stream made by rmm_stream_create (pending work still completes; memory freed on it
    stays ordered behind that work). The default streams, a stream destroyed already and one not
    made by rmm_stream_create are INVALID_ARGUMENT (and left alone), and so is a stream a stream pool
-   handed out (rmm_stream_pool_destroy destroys those) and a stream registered for graph capture
+   handed out (rmm_stream_pool_destroy destroys those; one it left alive, registered for capture,
+   is the caller's, and this call takes it) and a stream registered for graph capture
    (rmm_capture_begin; rmm_capture_end it first). When a resource holds state for the stream,
    one event is recorded on it first. CUDA iff cudaStreamDestroy fails: the library has let the
    stream go first (its handle may be reused as soon as it is destroyed), so the stream is no longer
@@ -666,9 +667,11 @@ RMMDEF rmm_status rmm_resource_check_corruption(rmm_resource *mr);
 
 /* cudaMalloc / cudaFree; the stream is ignored (cudaFree synchronizes the device). Alignments above
    256 are honoured by over-allocating; such a block must be freed, with its alignment, before its
-   resource is destroyed: the record that finds the allocation behind it goes with the resource,
-   and no other resource frees it (CORRUPTION), so its memory stays allocated for the life of the
-   process (the same for the managed, pinned and async resources; red team 38a). Fails with
+   resource is destroyed: the record that finds the allocation behind it goes with the resource.
+   Afterwards another resource refuses a free of it at its alignment (CORRUPTION), and one at the
+   default alignment reaches cudaFree with the aligned address, which frees it only where that is
+   the allocation's own start and else fails (CUDA): its memory may stay allocated for the life of
+   the process (the same for the managed, pinned and async resources; red team 38a). Fails with
    INVALID_ARGUMENT iff out is NULL. */
 RMMDEF rmm_status rmm_cuda_resource_create(rmm_resource **out);
 /* cudaMallocManaged (attach global) / cudaFree. */
@@ -4688,7 +4691,8 @@ RMM__PRIVATE rmm_status rmm__overalign_free_block(rmm__overalign *o, void *align
     if (o->ready) {
         rmm__lock(&o->lock);
         c = rmm__addr_map_claim(&o->map, (uintptr_t)aligned, &claim);
-        if (c == RMM__CLAIM_TAKEN && (raw = rmm__overalign_unpack(claim.value, &had), had != alignment)) {
+        if (c == RMM__CLAIM_TAKEN) raw = rmm__overalign_unpack(claim.value, &had);
+        if (c == RMM__CLAIM_TAKEN && had != alignment) {
             rmm__addr_map_settle(&o->map, (uintptr_t)aligned, &claim, false); /* left as it was */
             rmm__unlock(&o->lock);
             return rmm__fail(RMM_ERROR_CORRUPTION, "%s: deallocate(ptr=%p, alignment=%zu): allocated with alignment %zu; the alignment must be the one allocated with (nothing freed)",
@@ -5917,16 +5921,19 @@ RMM__IMPL void rmm_stream_pool_destroy(rmm_stream_pool *pool) {
     size_t i;
     if (!pool) return;
     for (i = 0; i < pool->count; i++) {
+        /* a stream registered for graph capture is refused below and left alive: the caller's from
+           now on, which rmm_stream_destroy takes after rmm_capture_end (red team 38a: it stayed a
+           pool's stream, refused by rmm_stream_destroy, with no pool left). Unmarked before the
+           destroy is tried, so a capture ended in between on another thread leaves no pool's
+           stream behind either (review 38: the destroy of an unmarked stream takes it as well). */
+        bool registered = RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures) != 0 && rmm__graph_stream_registered(pool->streams[i]);
+        if (registered) rmm__sreg_mark_pooled(pool->streams[i], false);
         if (rmm__stream_destroy(pool->streams[i], true) == RMM_SUCCESS) continue;
-        if (RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures) != 0 && rmm__graph_stream_registered(pool->streams[i])) {
-            /* left alive, and the caller's from now on: rmm_stream_destroy takes it after rmm_capture_end
-               (red team 38a: it stayed a pool's stream, which rmm_stream_destroy refuses, with no pool left) */
-            rmm__sreg_mark_pooled(pool->streams[i], false);
+        if (registered)
             RMM__LOG(RMM_LOG_LEVEL_WARN, "rmm_stream_pool_destroy: stream %p: %s; left alive (rmm_stream_destroy it after rmm_capture_end)",
                      (void *)pool->streams[i], rmm_last_error());
-        } else { /* (the stream is let go all the same: see rmm_stream_destroy) */
+        else /* (the stream is let go all the same: see rmm_stream_destroy) */
             RMM__LOG(RMM_LOG_LEVEL_WARN, "rmm_stream_pool_destroy: stream %p: %s", (void *)pool->streams[i], rmm_last_error());
-        }
     }
     RMM_SYS_FREE(pool);
 }

@@ -65,9 +65,10 @@ RMMDEF rmm_status rmm_pinned_resource_create(rmm_host_resource **out);
 /* Destroys the resource (not memory still allocated from it: a pinned block allocated with an
    alignment of 256 or less can still be freed by any pinned resource). A pinned block allocated
    with an alignment above 256 must be freed before its resource is destroyed: the record that finds
-   the allocation behind it goes with the resource, so another resource refuses its free
-   (CORRUPTION) and its memory stays allocated for the life of the process (red team 38a). NULL is
-   a no-op. */
+   the allocation behind it goes with the resource. Afterwards another pinned resource refuses a
+   free of it at its alignment (CORRUPTION), and one at 256 reaches cudaFreeHost with the aligned
+   address, which frees it only where that is the allocation's own start and else fails (CUDA): its
+   memory may stay allocated for the life of the process (red team 38a). NULL is a no-op. */
 RMMDEF void rmm_host_resource_destroy(rmm_host_resource *mr);
 
 #ifdef __cplusplus

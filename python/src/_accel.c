@@ -53,7 +53,7 @@ static settle_fn rmmh_hooks_settle_p; /* the hooks' deferred frees (rmmh_hooks.c
    exception set (a RecursionError) where the ordinary call could not call a Python allocate_func
    (see callback_resources). */
 static int callback_resources; /* a CallbackMemoryResource was made (note_callback_resource) */
-static PyObject *room_f;       /* rmmh._memory_resource._room: a no-op Python function */
+static PyObject *room_f;       /* rmmh._memory_resource._room: a Python function that only looks at the thread's kept exception */
 static void *accel_alloc(void *mh, size_t n, void *sh) {
     PyThreadState *ts;
     void *p;
@@ -67,9 +67,11 @@ static void *accel_alloc(void *mh, size_t n, void *sh) {
            Python frame deeper than this call's caller. Where the recursion limit leaves no room
            for it (an allocate_func that calls its own resource), ctypes reports the RecursionError
            as unraisable, on stderr ("Exception ignored ...", "Error in sys.excepthook"), and
-           answers nothing. A call of a no-op Python function first takes that frame: its
-           RecursionError is raised here, to the caller (red team 36b). Made once a
-           CallbackMemoryResource exists (about 30 ns), never before. */
+           answers nothing. A call of a small Python function first takes that frame: its
+           RecursionError is raised here, to the caller (red team 36b); it also drops a callback
+           exception kept at the recursion limit (review 37). Made once a CallbackMemoryResource
+           exists (about 30 ns), never before; the nowait call above reaches no Python callback
+           and skips it. */
         PyObject *r = PyObject_CallObject(room_f, NULL);
         if (!r) return NULL;
         Py_DecRef(r);
