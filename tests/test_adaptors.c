@@ -1407,6 +1407,64 @@ TEST(adaptors_refuse_an_upstream_success_with_null_or_misaligned) {
     }
 }
 
+/* An adaptor checks its upstream's answers only over a resource of the user's: over each of the
+   header's own resources its flag is clear (a vtable left out of rmm__vtable_is_own would cost
+   every allocation through an adaptor over it the checked call: a slower path, never a wrong
+   answer, so only this test would see it). */
+TEST(adaptors_over_the_header_s_own_resources_skip_the_check) {
+    rmm_resource *own[24], *mr = NULL, *up = NULL;
+    fibber_resource user;
+    size_t n = 0, i;
+    rmm_pool_desc pd = rmm_pool_desc_default();
+    rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
+    rmm_binning_desc bd = {9, 12};
+    rmm_arena_desc ad = rmm_arena_desc_default();
+    FILE *log = NULL;
+    NEED_GPU();
+    up = rmm_get_current_device_resource();
+    if (rmm_cuda_resource_create(&own[n]) == RMM_SUCCESS) n++;
+    if (rmm_managed_resource_create(&own[n]) == RMM_SUCCESS) n++;
+    if (rmm_pinned_host_resource_create(&own[n]) == RMM_SUCCESS) n++;
+    if (rmm_async_resource_create(&own[n], NULL) == RMM_SUCCESS) n++;
+    if (rmm_async_managed_resource_create(&own[n]) == RMM_SUCCESS) n++;
+    if (rmm_async_pinned_resource_create(&own[n], NULL) == RMM_SUCCESS) n++;
+    pd.initial_bytes = 4 << 20;
+    if (rmm_pool_create(&own[n], up, &pd) == RMM_SUCCESS) n++;
+    fd.block_bytes = 4096;
+    fd.blocks_to_preallocate = 4;
+    if (rmm_fixed_size_create(&own[n], up, &fd) == RMM_SUCCESS) n++;
+    if (rmm_binning_create(&own[n], up, &bd) == RMM_SUCCESS) n++;
+    ad.arena_bytes = 8 << 20;
+    if (rmm_arena_create(&own[n], up, &ad) == RMM_SUCCESS) n++;
+    if (rmm_statistics_adaptor_create(&own[n], up) == RMM_SUCCESS) n++;
+    if (rmm_tracking_adaptor_create(&own[n], up, false) == RMM_SUCCESS) n++;
+    if (rmm_limiting_adaptor_create(&own[n], up, 1 << 20) == RMM_SUCCESS) n++;
+    if (rmm_failure_callback_adaptor_create(&own[n], up, retry_never, NULL) == RMM_SUCCESS) n++;
+    if (rmm_aligned_adaptor_create(&own[n], up, 4096, 1024) == RMM_SUCCESS) n++;
+    if (rmm_thread_safe_adaptor_create(&own[n], up) == RMM_SUCCESS) n++;
+    if (rmm_prefetch_adaptor_create(&own[n], up) == RMM_SUCCESS) n++;
+    if (rmm_callback_resource_create(&own[n], cb_alloc_plain, cb_free_plain, NULL) == RMM_SUCCESS) n++;
+    log = tmpfile(); /* (open until the adaptor's destroy, below) */
+    if (log && rmm_logging_adaptor_create_file(&own[n], up, log, false) == RMM_SUCCESS) n++;
+    CHECK(n == 19); /* every type that can be made without a memory pool handle (async_view) */
+    CHECK(up != NULL && rmm__vtable_is_own(up->vtable)); /* the default resource */
+    for (i = 0; i < n; i++) {
+        CHECK(rmm__vtable_is_own(own[i]->vtable));
+        CHECK_OK(rmm_statistics_adaptor_create(&mr, own[i]));
+        if (mr) CHECK(!((rmm__adaptor *)mr)->check);
+        rmm_resource_destroy(mr);
+        mr = NULL;
+    }
+    memset(&user, 0, sizeof user);
+    user.base.vtable = &fibber_vtable;
+    CHECK(!rmm__vtable_is_own(user.base.vtable));
+    CHECK_OK(rmm_statistics_adaptor_create(&mr, &user.base));
+    if (mr) CHECK(((rmm__adaptor *)mr)->check);
+    rmm_resource_destroy(mr);
+    for (i = n; i-- > 0;) rmm_resource_destroy(own[i]);
+    if (log) fclose(log);
+}
+
 /* ---- limiting ------------------------------------------------------------------------------ */
 
 TEST(limiting_adaptor) {
@@ -2847,6 +2905,7 @@ int main(void) {
 #endif
     RUN(failure_callback_keeps_the_failed_request_message);
     RUN(adaptors_refuse_an_upstream_success_with_null_or_misaligned);
+    RUN(adaptors_over_the_header_s_own_resources_skip_the_check);
     if (made_debug_log) remove(debug_log_path);
     return harness_main_end();
 }
