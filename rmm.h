@@ -3863,23 +3863,24 @@ static inline uint64_t rmm__graph_key_of(rmm_stream handle, bool per_thread, uin
 }
 
 /* An upstream's answer that no resource may give (a resource of the user's): a success with *ptr
-   NULL, or with a pointer short of `alignment`. Refused with INVALID_ARGUMENT naming `who` and the
-   upstream; a misaligned block is given back to it first. *ptr is NULL afterwards. */
+   NULL, or with a pointer short of `alignment`. Refused with INVALID_ARGUMENT naming `who` (the
+   caller) and the resource; a misaligned block is given back to it first. *ptr is NULL afterwards. */
 RMM__PRIVATE RMM__NOINLINE rmm_status rmm__refuse_upstream_answer(const char *who, rmm_resource *up, void **ptr, size_t bytes, size_t alignment,
                                                                  rmm_stream stream) {
     void *got = *ptr;
     *ptr = NULL;
     if (!got)
-        return RMM__INVALID("%s: upstream '%s' reported success for %zu bytes but returned NULL", who, rmm_resource_type_name(up), bytes);
+        return RMM__INVALID("%s(bytes=%zu, alignment=%zu): resource '%s' reported success but returned NULL", who, bytes, alignment,
+                            rmm_resource_type_name(up));
     RMM__CLEANUP(up->vtable->deallocate(up, got, bytes, alignment, stream));
-    return RMM__INVALID("%s: upstream '%s' returned %p for %zu bytes at alignment %zu, not so aligned (given back)", who, rmm_resource_type_name(up),
-                        got, bytes, alignment);
+    return RMM__INVALID("%s(bytes=%zu, alignment=%zu): resource '%s' returned %p, not so aligned (given back)", who, bytes, alignment,
+                        rmm_resource_type_name(up), got);
 }
 /* up's allocate, with its answer checked: a success with NULL or short of `alignment` is refused
-   (rmm__refuse_upstream_answer; `who` names the caller). For calls into a resource of the user's:
-   an adaptor's upstream (RMM__FORWARD_ALLOC) and a bin of the user's under binning. */
-RMM__PRIVATE RMM__NOINLINE rmm_status rmm__allocate_checked(const char *who, rmm_resource *up, void **ptr, size_t bytes, size_t alignment,
-                                                          rmm_stream stream) {
+   (rmm__refuse_upstream_answer; `who` names the caller). For calls into a resource that may be the
+   user's: rmm_allocate_aligned, an adaptor's upstream (RMM__FORWARD_ALLOC) and a bin of the user's
+   under binning. */
+static inline rmm_status rmm__allocate_checked(const char *who, rmm_resource *up, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm_status st = up->vtable->allocate(up, ptr, bytes, alignment, stream);
     if (st != RMM_SUCCESS || (*ptr != NULL && ((uintptr_t)*ptr & (alignment - 1)) == 0)) return st;
     return rmm__refuse_upstream_answer(who, up, ptr, bytes, alignment, stream);
@@ -3902,18 +3903,10 @@ RMM__IMPL rmm_status rmm_allocate_aligned(rmm_resource *mr, void **ptr, size_t b
     }
     mr = rmm__resolve(mr);
     if (RMM__UNLIKELY(!mr)) return rmm_last_status();
-    st = mr->vtable->allocate(mr, ptr, bytes, alignment, stream);
+    /* (a resource of the user's that says yes with no memory, or ignores the alignment: refused,
+       never handed on; a docs audit's find and red team 37a's) */
+    st = rmm__allocate_checked("rmm_allocate_aligned", mr, ptr, bytes, alignment, stream);
     if (RMM__UNLIKELY(st != RMM_SUCCESS)) *ptr = NULL;
-    else if (RMM__UNLIKELY(*ptr == NULL)) /* a resource of the user's that reported success with no memory */
-        st = RMM__INVALID("rmm_allocate_aligned(bytes=%zu, alignment=%zu): resource '%s' reported success but returned NULL", bytes, alignment,
-                          rmm_resource_type_name(mr));
-    else if (RMM__UNLIKELY(((uintptr_t)*ptr & (alignment - 1)) != 0)) { /* a resource of the user's that ignored it: never handed on (a docs audit's find) */
-        void *got = *ptr;
-        *ptr = NULL;
-        RMM__CLEANUP(mr->vtable->deallocate(mr, got, bytes, alignment, stream));
-        st = RMM__INVALID("rmm_allocate_aligned(bytes=%zu, alignment=%zu): resource '%s' returned %p, not so aligned (given back)", bytes, alignment,
-                          rmm_resource_type_name(mr), got);
-    }
     rmm__nvtx_mark(mr, st == RMM_SUCCESS ? 0 : 2, bytes);
     return st;
 }
@@ -13561,11 +13554,8 @@ RMM__PRIVATE rmm_status rmm__aligned_allocate(rmm_resource *self, void **ptr, si
     if (!rmm__overalign_request(bytes, al->alignment, &request))
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "aligned: allocate(bytes=%zu) overflows with alignment %zu", bytes, al->alignment);
     RMM_TRY(RMM__FORWARD_ALLOC(self, &raw, request, alignment, stream));
-    if (RMM__UNLIKELY(((uintptr_t)raw & (alignment - 1)) != 0)) { /* the request's size counts on it: the block could end past raw's */
-        RMM__CLEANUP(RMM__FORWARD_FREE(self, raw, request, alignment, stream));
-        return RMM__INVALID("aligned: upstream '%s' returned %p for alignment %zu, not so aligned (given back)", rmm_resource_type_name(RMM__UP(self)), raw,
-                            alignment);
-    }
+    if (RMM__UNLIKELY(((uintptr_t)raw & (alignment - 1)) != 0)) /* the request's size counts on it: the block could end past raw's */
+        return rmm__refuse_upstream_answer("aligned", RMM__UP(self), &raw, request, alignment, stream);
     if (!rmm__overalign_remember(&al->map, raw, al->alignment, ptr)) {
         RMM__CLEANUP(RMM__FORWARD_FREE(self, raw, request, alignment, stream));
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "aligned: out of host memory");

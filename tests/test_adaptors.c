@@ -1386,8 +1386,8 @@ TEST(adaptors_refuse_an_upstream_success_with_null_or_misaligned) {
             CHECK_STATUS(rmm_allocate(mr, &p, 2000, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
             CHECK(p == NULL);
             CHECK(up.allocs == 1);
-            CHECK(strstr(rmm_last_error(), mode == 1 ? "reported success for" : "not so aligned (given back)") != NULL);
-            CHECK(strstr(rmm_last_error(), "upstream 'fibber'") != NULL);
+            CHECK(strstr(rmm_last_error(), mode == 1 ? "reported success but returned NULL" : "not so aligned (given back)") != NULL);
+            CHECK(strstr(rmm_last_error(), "resource 'fibber'") != NULL);
             CHECK(up.live == 0); /* the misaligned block went back */
             if (k == 1 && rmm_statistics_get(mr, &stats) == RMM_SUCCESS) CHECK(stats.bytes.value == 0 && stats.count.total == 0);
             if (k == 2 && rmm_tracking_get(mr, &a, &b) == RMM_SUCCESS) CHECK(a == 0 && b == 0);
