@@ -22,6 +22,7 @@ static void *test_sys_realloc(void *p, size_t n) { return host_fails(n) ? NULL :
 #define RMM_IMPLEMENTATION
 #include "../rmm.h"
 #include "harness.h"
+#include "liar.h"
 #include <stdint.h>
 #include <errno.h>
 #include <pthread.h>
@@ -1317,57 +1318,28 @@ TEST(aligned_refuses_an_upstream_that_ignores_alignment) {
    every resource owes, under each adaptor and as a binning resource's bin of the user's: refused
    with INVALID_ARGUMENT, *ptr NULL, a misaligned block given back, and the adaptor's counts as
    before (red team 37a: the answer reached the caller as a success, and the statistics, tracking
-   and limiting adaptors counted it; a NULL block can never be freed, so its count stayed). */
-typedef struct fibber_resource {
-    rmm_resource base;
-    int mode; /* 0: honest, 1: NULL with success, 2: 16 bytes past a 256-aligned block */
-    long live, allocs;
-} fibber_resource;
-static rmm_status fibber_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
-    fibber_resource *f = (fibber_resource *)self;
-    rmm_status st;
-    f->allocs++;
-    if (f->mode == 1) {
-        *ptr = NULL;
-        return RMM_SUCCESS;
-    }
-    st = rmm_allocate_aligned(rmm_get_current_device_resource(), ptr, bytes + 256, alignment, stream);
-    if (st != RMM_SUCCESS) return st;
-    f->live++;
-    if (f->mode == 2) *ptr = (char *)*ptr + 16;
-    return RMM_SUCCESS;
-}
-static rmm_status fibber_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
-    fibber_resource *f = (fibber_resource *)self;
-    rmm_status st = rmm_deallocate_aligned(rmm_get_current_device_resource(), (char *)ptr - ((uintptr_t)ptr & 255), bytes + 256, alignment, stream);
-    if (st == RMM_SUCCESS) f->live--;
-    return st;
-}
-static const rmm_resource_vtable fibber_vtable = {"fibber", fibber_allocate, fibber_deallocate, NULL, NULL};
-static bool never_retry(size_t bytes, void *arg) {
-    (void)bytes, (void)arg;
-    return false;
-}
+   and limiting adaptors counted it; a NULL block can never be freed, so its count stayed). The
+   resource: tests/liar.h. */
 TEST(adaptors_refuse_an_upstream_success_with_null_or_misaligned) {
     int mode, k;
     NEED_GPU(); /* (its honest answers come from the current device's resource) */
     for (mode = 1; mode <= 2; mode++) {
         for (k = 0; k < 9; k++) {
-            fibber_resource up;
+            liar_resource up;
             rmm_resource *mr = NULL;
             void *p;
             FILE *log = NULL;
             rmm_statistics stats;
             size_t a = 1, b = 1;
             memset(&up, 0, sizeof up);
-            up.base.vtable = &fibber_vtable;
+            up.base.vtable = &liar_vtable;
             up.mode = mode;
             switch (k) {
             case 0: log = tmpfile(); CHECK(log != NULL); if (log) CHECK_OK(rmm_logging_adaptor_create_file(&mr, &up.base, log, true)); break;
             case 1: CHECK_OK(rmm_statistics_adaptor_create(&mr, &up.base)); break;
             case 2: CHECK_OK(rmm_tracking_adaptor_create(&mr, &up.base, false)); break;
             case 3: CHECK_OK(rmm_limiting_adaptor_create(&mr, &up.base, 1 << 20)); break;
-            case 4: CHECK_OK(rmm_failure_callback_adaptor_create(&mr, &up.base, never_retry, NULL)); break;
+            case 4: CHECK_OK(rmm_failure_callback_adaptor_create(&mr, &up.base, retry_never, NULL)); break;
             case 5: CHECK_OK(rmm_aligned_adaptor_create(&mr, &up.base, 4096, 1024)); break; /* over the threshold: its own request */
             case 6: CHECK_OK(rmm_thread_safe_adaptor_create(&mr, &up.base)); break;
             case 7: CHECK_OK(rmm_prefetch_adaptor_create(&mr, &up.base)); break;
@@ -1387,7 +1359,7 @@ TEST(adaptors_refuse_an_upstream_success_with_null_or_misaligned) {
             CHECK(p == NULL);
             CHECK(up.allocs == 1);
             CHECK(strstr(rmm_last_error(), mode == 1 ? "reported success but returned NULL" : "not so aligned (given back)") != NULL);
-            CHECK(strstr(rmm_last_error(), "resource 'fibber'") != NULL);
+            CHECK(strstr(rmm_last_error(), "resource 'liar'") != NULL);
             CHECK(up.live == 0); /* the misaligned block went back */
             if (k == 1 && rmm_statistics_get(mr, &stats) == RMM_SUCCESS) CHECK(stats.bytes.value == 0 && stats.count.total == 0);
             if (k == 2 && rmm_tracking_get(mr, &a, &b) == RMM_SUCCESS) CHECK(a == 0 && b == 0);
@@ -1413,7 +1385,7 @@ TEST(adaptors_refuse_an_upstream_success_with_null_or_misaligned) {
    answer, so only this test would see it). */
 TEST(adaptors_over_the_header_s_own_resources_skip_the_check) {
     rmm_resource *own[24], *mr = NULL, *up = NULL;
-    fibber_resource user;
+    liar_resource user;
     size_t n = 0, i;
     rmm_pool_desc pd = rmm_pool_desc_default();
     rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
@@ -1456,7 +1428,7 @@ TEST(adaptors_over_the_header_s_own_resources_skip_the_check) {
         mr = NULL;
     }
     memset(&user, 0, sizeof user);
-    user.base.vtable = &fibber_vtable;
+    user.base.vtable = &liar_vtable;
     CHECK(!rmm__vtable_is_own(user.base.vtable));
     CHECK_OK(rmm_statistics_adaptor_create(&mr, &user.base));
     if (mr) CHECK(((rmm__adaptor *)mr)->check);

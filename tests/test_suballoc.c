@@ -14,6 +14,7 @@
 #define RMM_IMPLEMENTATION
 #include "../rmm.h"
 #include "harness.h"
+#include "liar.h"
 #include "blocks.h"
 #include <stdint.h>
 #include <pthread.h>
@@ -5825,32 +5826,8 @@ TEST(arena_asks_upstream_before_its_bookkeeping) {
    growth and initial chunk, fixed-size growth, binning's bins and its route upstream, arena
    creation) with INVALID_ARGUMENT, hands out nothing, changes nothing, and gives a misaligned block
    back (red team 37a: they handed out NULL, then 0x100, 0x200, ..., as successes, or blocks that
-   were not 256-aligned, and the arena's first allocation aborted RMM_DEBUG builds). */
-typedef struct liar_resource {
-    rmm_resource base;
-    int mode; /* 0: honest, 1: NULL with success, 2: 16 bytes past a 256-aligned block */
-    long live;
-} liar_resource;
-static rmm_status liar_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
-    liar_resource *l = (liar_resource *)self;
-    rmm_status st;
-    if (l->mode == 1) {
-        *ptr = NULL;
-        return RMM_SUCCESS;
-    }
-    st = rmm_allocate_aligned(rmm_get_current_device_resource(), ptr, bytes + 256, alignment, stream);
-    if (st != RMM_SUCCESS) return st;
-    l->live++;
-    if (l->mode == 2) *ptr = (char *)*ptr + 16;
-    return RMM_SUCCESS;
-}
-static rmm_status liar_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
-    liar_resource *l = (liar_resource *)self;
-    rmm_status st = rmm_deallocate_aligned(rmm_get_current_device_resource(), (char *)ptr - ((uintptr_t)ptr & 255), bytes + 256, alignment, stream);
-    if (st == RMM_SUCCESS) l->live--;
-    return st;
-}
-static const rmm_resource_vtable liar_vtable = {"liar", liar_allocate, liar_deallocate, NULL, NULL};
+   were not 256-aligned, and the arena's first allocation aborted RMM_DEBUG builds). The resource:
+   tests/liar.h. */
 TEST(sub_allocators_refuse_an_upstream_success_with_null_or_misaligned) {
     int mode;
     NEED_GPU();
