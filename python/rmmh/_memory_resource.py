@@ -779,7 +779,13 @@ def _room(more=0, _tls=_lib._tls):
     if pending is not None and pending[3] is None:
         _tls.pending = None
     if more:
-        _room(more - 1)
+        _deeper(more - 1)
+
+
+def _deeper(more):
+    """``more`` + 1 frames (_room's, without its look at the kept exception a second time)."""
+    if more:
+        _deeper(more - 1)
 
 
 _callback_resources = False
