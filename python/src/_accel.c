@@ -56,11 +56,11 @@ static int callback_resources; /* a CallbackMemoryResource was made (note_callba
 static PyObject *room_f;       /* rmmh._memory_resource._room: a Python function that only looks at the thread's kept exception */
 static void *accel_alloc(void *mh, size_t n, void *sh) {
     PyThreadState *ts;
-    void *p;
+    void *p = NULL;
     int wb = 1;
     if (rmmh_alloc_nowait_p) {
         p = rmmh_alloc_nowait_p(mh, n, sh, &wb);
-        if (!wb) return p;
+        if (!wb && (p || !callback_resources)) return p;
     }
     if (callback_resources) {
         /* The ordinary call may call a CallbackMemoryResource's allocate_func through ctypes, one
@@ -71,10 +71,13 @@ static void *accel_alloc(void *mh, size_t n, void *sh) {
            RecursionError is raised here, to the caller (red team 36b); it also drops a callback
            exception kept at the recursion limit (review 37). Made once a CallbackMemoryResource
            exists (about 30 ns), never before; the nowait call above reaches no Python callback
-           and skips it. */
+           and skips it where it succeeds. Where it failed (a size no pool can hold), the drop
+           still comes first: a kept exception whose status matches that failure was raised in its
+           place until review 38's F5 (a stale RuntimeError for DeviceBuffer(size=2**64-1)). */
         PyObject *r = PyObject_CallObject(room_f, NULL);
         if (!r) return NULL;
         Py_DecRef(r);
+        if (!wb) return p;
     }
     ts = PyEval_SaveThread();
     p = rmmh_alloc_p(mh, n, sh);

@@ -819,6 +819,28 @@ def test_an_exception_kept_at_the_recursion_limit_goes_stale_at_the_next_allocat
         _lib._tls.pending = None
 
 
+def test_a_stale_kept_exception_is_not_raised_for_a_pool_s_own_failure():
+    """A pool's allocation is first tried without the GIL given up (the extension's nowait
+    call); where that call fails by itself (a size no pool can hold), the failure is the pool's
+    OutOfMemoryError, not a stale callback exception kept with the same status (review 38's F5:
+    RuntimeError 'stale' was raised, on the extension only)."""
+    from rmmh import _lib
+    from rmmh._memory_resource import OUT_OF_MEMORY
+    rmm.mr.CallbackMemoryResource(lambda n, s: 0, lambda p, n, s: None)  # (allocations check for room from now on)
+    pool = rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), initial_pool_size=1 << 20,
+                                     maximum_pool_size=1 << 20)
+    try:
+        for nbytes in ((1 << 64) - 1, 1 << 21):  # (refused by the nowait call; at the maximum)
+            _lib._tls.pending = (RuntimeError("stale"), OUT_OF_MEMORY, None, None)
+            with pytest.raises(rmm.OutOfMemoryError, match="pool: out of memory"):
+                rmm.DeviceBuffer(size=nbytes, mr=pool)
+            assert getattr(_lib._tls, "pending", None) is None
+        b = rmm.DeviceBuffer(size=1000, mr=pool)  # (the pool is as it was)
+        assert b.size == 1000 and pool.pool_size() == 1 << 20
+    finally:
+        _lib._tls.pending = None
+
+
 def test_second_init_is_refused():
     """A second __init__ on a Stream, a resource, a CudaStreamPool or a GraphPool raises
     TypeError and changes nothing (it made a second C object before: the first leaked, or a
