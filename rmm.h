@@ -1732,6 +1732,9 @@ RMM__PRIVATE size_t rmm__utf8_cut(const char *text, size_t n) {
     need = (lead & 0xE0) == 0xC0 ? 2 : (lead & 0xF0) == 0xE0 ? 3 : (lead & 0xF8) == 0xF0 ? 4 : 1;
     return n - (i - 1) < need ? i - 1 : n;
 }
+/* How much of `len` bytes of text a message quotes: all of it up to 200 bytes, else the first 200
+   cut on a whole character (for a %.*s of the user's settings, such as RMM_ALLOC_CONF). O(1). */
+RMM__PRIVATE int rmm__quoted_len(const char *text, size_t len) { return (int)(len <= 200 ? len : rmm__utf8_cut(text, 200)); }
 /* Copies text, truncating to fit (on a whole UTF-8 character). */
 RMM__PRIVATE void rmm__copy_text(char *dst, size_t capacity, const char *src) {
     size_t n = strlen(src);
@@ -10651,7 +10654,7 @@ RMM__IMPL rmm_status rmm_pool_desc_parse(rmm_pool_desc *desc, const char *conf) 
         if (!end) end = p + strlen(p);
         p = end;
         while (end > pair && rmm__conf_space(end[-1])) end--;
-        plen = (int)(end - pair < 200 ? end - pair : (ptrdiff_t)rmm__utf8_cut(pair, 200)); /* (a whole character: a red team's find) */
+        plen = rmm__quoted_len(pair, (size_t)(end - pair)); /* (a whole character: a red team's find) */
         colon = (const char *)memchr(pair, ':', (size_t)(end - pair));
         if (!colon) return RMM__INVALID("rmm_pool_desc_parse: \"%.*s\" is not key:value", plen, pair);
         key = pair;
@@ -10700,7 +10703,7 @@ RMM__IMPL rmm_status rmm_pool_desc_from_env(rmm_pool_desc *desc) {
     if (st != RMM_SUCCESS) {
         char why[sizeof rmm__last_error_text];
         rmm__copy_text(why, sizeof why, rmm_last_error());
-        return RMM__INVALID("RMM_ALLOC_CONF=\"%.*s\": %s", (int)(strlen(conf) <= 200 ? strlen(conf) : rmm__utf8_cut(conf, 200)), conf, why);
+        return RMM__INVALID("RMM_ALLOC_CONF=\"%.*s\": %s", rmm__quoted_len(conf, strlen(conf)), conf, why);
     }
     return RMM_SUCCESS;
 }
@@ -14516,7 +14519,7 @@ RMM__IMPL rmmError_t rmmInitialize(rmmOptions_t *options) {
         if (strncmp(why, "rmmInitialize", 13) != 0) { /* the user's call named, and where the pool's settings came from (red team 38a) */
             const char *conf = getenv("RMM_ALLOC_CONF");
             if ((o.allocation_mode & PoolAllocation) && conf && *conf && strncmp(why, "RMM_ALLOC_CONF", 14) != 0)
-                rmm__fail_cuda(why_cuda, st, "rmmInitialize (RMM_ALLOC_CONF=\"%.*s\"): %s", (int)(strlen(conf) <= 200 ? strlen(conf) : rmm__utf8_cut(conf, 200)),
+                rmm__fail_cuda(why_cuda, st, "rmmInitialize (RMM_ALLOC_CONF=\"%.*s\"): %s", rmm__quoted_len(conf, strlen(conf)),
                                conf, why);
             else
                 rmm__fail_cuda(why_cuda, st, "rmmInitialize: %s", why);
