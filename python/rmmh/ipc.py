@@ -60,6 +60,25 @@ class IpcHandle:
     offset: int
     size: int
 
+    def __post_init__(self):
+        _check_fields(self)
+
+
+def _check_fields(h):
+    """TypeError or ValueError unless h's fields are what get_ipc_handle makes: 64 bytes, and an
+    offset and a size that are ints >= 0 (checked when one is made, and again when one is opened:
+    unpickling makes one without __init__)."""
+    if not isinstance(h.handle, bytes):
+        raise TypeError("IpcHandle.handle must be bytes, not %s" % type(h.handle).__name__)
+    if len(h.handle) != _lib.IPC_BYTES:
+        raise ValueError("an IPC handle has %d bytes, not %d" % (_lib.IPC_BYTES, len(h.handle)))
+    for name in ("offset", "size"):
+        v = getattr(h, name)
+        if not isinstance(v, numbers.Integral) or isinstance(v, bool):
+            raise TypeError("IpcHandle.%s must be an int, not %s" % (name, type(v).__name__))
+        if v < 0:
+            raise ValueError("IpcHandle.%s must be >= 0, not %d" % (name, v))
+
 
 def get_ipc_handle(obj, mr=None, size=None):
     """An IpcHandle for a DeviceBuffer (its resource and size are used) or for a device address
@@ -124,10 +143,14 @@ class OpenedIpcMemory:
 
 
 def open_ipc_handle(handle):
-    """Opens an IpcHandle from another process on the current device (lazy peer access)."""
-    if len(handle.handle) != _lib.IPC_BYTES:
-        raise ValueError("an IPC handle has %d bytes, not %d" % (_lib.IPC_BYTES,
-                                                                  len(handle.handle)))
+    """Opens an IpcHandle from another process on the current device (lazy peer access).
+    TypeError for anything but an IpcHandle, TypeError or ValueError for one whose fields are not
+    get_ipc_handle's (a handle of another length, a negative offset or size), before any CUDA
+    call."""
+    if not isinstance(handle, IpcHandle):
+        raise TypeError("open_ipc_handle needs an rmmh.ipc.IpcHandle (get_ipc_handle's), not %s"
+                        % type(handle).__name__)
+    _check_fields(handle)
     base = ctypes.c_void_p()
     _lib.check(_lib.rmmh_ipc_open_mem_handle(_lib.IPC_BUFFER.from_buffer_copy(handle.handle),
                                              ctypes.byref(base)), "open_ipc_handle")

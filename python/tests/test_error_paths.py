@@ -165,6 +165,23 @@ def test_ipc_argument_checks():
     # NotSupportedError comes after it)
     with pytest.raises(ValueError, match="64 bytes, not 10"):
         ipc.open_ipc_handle(ipc.IpcHandle(bytes(10), 0, 10))
+    # anything but an IpcHandle, and fields get_ipc_handle never makes: a clear TypeError or
+    # ValueError, made or opened (an AttributeError and an opened handle at base - 5 of size -1
+    # before: the coverage pass's finding)
+    with pytest.raises(TypeError, match="needs an rmmh.ipc.IpcHandle .* not bytes"):
+        ipc.open_ipc_handle(bytes(64))
+    for fields, exc, msg in (((None, 0, 10), TypeError, "handle must be bytes, not NoneType"),
+                             ((bytes(64), -5, 10), ValueError, "offset must be >= 0, not -5"),
+                             ((bytes(64), 0, -1), ValueError, "size must be >= 0, not -1"),
+                             ((bytes(64), 0, True), TypeError, "size must be an int, not bool"),
+                             ((bytes(64), 1.5, 10), TypeError, "offset must be an int, not float")):
+        with pytest.raises(exc, match=msg):
+            ipc.IpcHandle(*fields)
+    import pickle
+    h = pickle.loads(pickle.dumps(ipc.IpcHandle(bytes(64), 0, 10)))  # (made without __init__)
+    object.__setattr__(h, "offset", -5)
+    with pytest.raises(ValueError, match="offset must be >= 0, not -5"):
+        ipc.open_ipc_handle(h)
     for mr in (rmm.mr.CudaMemoryResource(), _pool(), None):
         with pytest.raises(TypeError, match="export_pool needs a CudaAsyncMemoryResource, not %s"
                            % type(mr).__name__):
