@@ -656,13 +656,6 @@ class DeviceBuffer(_Base):
         return b
 
 
-def _itemsize(typestr):
-    try:
-        return int(typestr[2:])
-    except (TypeError, ValueError):
-        raise ValueError("unsupported __cuda_array_interface__ typestr %r" % (typestr,)) from None
-
-
 def to_device(b, stream=DEFAULT_STREAM):
     """A new DeviceBuffer holding a copy of the host buffer ``b``, a one-dimensional C-contiguous
     buffer of unsigned bytes (format 'B', 'c' or '?'), as in RMM: ValueError otherwise, TypeError if b is
