@@ -1,0 +1,772 @@
+/* Error paths no other test reached (a coverage audit of rmm.h and rmm_cuda.h on the host backend):
+   each case calls the public API with a bad argument, from inside the resource's own upstream, or
+   with one host allocation of the library's failing, and checks the exact status, that the message
+   names the call, and that nothing was lost or changed (the simulated device's free bytes are what
+   they were, the resource works on, ASan sees no leak). Host allocations fail through
+   RMM_SYS_MALLOC / RMM_SYS_REALLOC (the library's nth request from now); the host-memory cases run
+   only on the host backend, the argument cases on every build. */
+#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE 1
+#include <stdlib.h>
+static int host_fail_nth; /* not 0: the library's nth host request from now fails */
+static int host_fails(void) { return host_fail_nth && --host_fail_nth == 0; }
+static void *test_sys_malloc(size_t n) { return host_fails() ? NULL : malloc(n); }
+static void *test_sys_realloc(void *p, size_t n) { return host_fails() ? NULL : realloc(p, n); }
+#define RMM_SYS_MALLOC(n) test_sys_malloc(n)
+#define RMM_SYS_REALLOC(p, n) test_sys_realloc(p, n)
+#define RMM_SYS_FREE(p) free(p)
+#define RMM_IMPLEMENTATION
+#include "../rmm.h"
+#include "../rmm_cuda.h"
+#include "harness.h"
+#include <stdint.h>
+#include <string.h>
+
+#define KiB ((size_t)1 << 10)
+#define MiB ((size_t)1 << 20)
+
+/* the last error names `needle`; else says what it is */
+#define CHECK_NAMES(needle)                                                                           \
+    do {                                                                                              \
+        CHECK(strstr(rmm_last_error(), needle) != NULL);                                              \
+        if (!strstr(rmm_last_error(), needle)) printf("  (expected '%s' in: %s)\n", needle, rmm_last_error()); \
+    } while (0)
+
+/* the simulated device's free bytes (what a failed call must leave as it was) */
+static size_t device_free(void) {
+    size_t f = 0, t = 0;
+    if (rmm_available_device_memory(&f, &t) != RMM_SUCCESS) return 0;
+    return f;
+}
+
+/* ---- bad arguments ------------------------------------------------------------------------- */
+
+TEST(deallocate_aligned_with_an_alignment_not_a_power_of_two) {
+    rmm_resource *mr = rmm_get_current_device_resource();
+    void *p = NULL;
+    NEED_GPU();
+    CHECK_OK(rmm_allocate(mr, &p, 1000, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_deallocate_aligned(mr, p, 1000, 768, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_NAMES("rmm_deallocate_aligned");
+    CHECK_NAMES("not a power of two");
+    CHECK_OK(rmm_deallocate(mr, p, 1000, RMM_STREAM_DEFAULT)); /* still live: freed now */
+}
+
+TEST(deallocate_of_zero_bytes_through_the_default_resource) {
+    rmm_resource *mr = rmm_get_current_device_resource();
+    void *p = NULL;
+    NEED_GPU();
+    CHECK_OK(rmm_allocate(mr, &p, 512, RMM_STREAM_DEFAULT));
+    /* (mr NULL: the current device's resource, by the general path) */
+    CHECK_STATUS(rmm_deallocate(NULL, p, 0, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_NAMES("rmm_deallocate(");
+    CHECK_NAMES("nothing freed");
+    CHECK_OK(rmm_deallocate(NULL, p, 512, RMM_STREAM_DEFAULT));
+}
+
+TEST(prefetch_to_a_device_below_the_cpu) {
+    void *p = NULL;
+    rmm_resource *mr = NULL;
+    NEED_GPU();
+    CHECK_OK(rmm_managed_resource_create(&mr));
+    if (!mr) return;
+    CHECK_OK(rmm_allocate(mr, &p, 4096, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_prefetch(p, 4096, -2, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_NAMES("rmm_prefetch: device -2");
+    CHECK_OK(rmm_prefetch(p, 4096, RMM_CPU_DEVICE, RMM_STREAM_DEFAULT)); /* what is valid still works */
+    CHECK_OK(rmm_deallocate(mr, p, 4096, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(mr);
+}
+
+TEST(memcpy_and_memset_with_null_pointers) {
+    rmm_resource *mr = rmm_get_current_device_resource();
+    unsigned char *p = NULL, host[64];
+    NEED_GPU();
+    CHECK_OK(rmm_allocate(mr, (void **)&p, 64, RMM_STREAM_DEFAULT));
+    memset(host, 7, sizeof host);
+    CHECK_OK(rmm_memset_async(p, 0, 64, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_memcpy_async(NULL, host, 64, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_NAMES("rmm_memcpy_async: NULL dst");
+    CHECK_STATUS(rmm_memcpy_async(p, NULL, 64, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_NAMES("rmm_memcpy_async: NULL src");
+    CHECK_STATUS(rmm_memset_async(NULL, 1, 64, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_NAMES("rmm_memset_async: dst is NULL");
+    /* nothing was written: the block still reads 0 */
+    CHECK_OK(rmm_memcpy_async(host, p, 64, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_stream_synchronize(RMM_STREAM_DEFAULT));
+    CHECK(host[0] == 0 && host[63] == 0);
+    CHECK_OK(rmm_deallocate(mr, p, 64, RMM_STREAM_DEFAULT));
+}
+
+TEST(graph_pool_calls_with_a_null_pool) {
+    CHECK_STATUS(rmm_capture_end(NULL, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_NAMES("rmm_capture_end: gp is NULL");
+    CHECK_STATUS(rmm_graph_pool_destroy(NULL), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_NAMES("rmm_graph_pool_destroy: gp is NULL");
+}
+
+TEST(fixed_size_alignment_that_does_not_divide_the_block) {
+    rmm_resource *fixed = NULL;
+    rmm_fixed_size_desc d = rmm_fixed_size_desc_default();
+    void *p = (void *)1, *q = NULL;
+    size_t before;
+    NEED_GPU();
+    d.block_bytes = 768; /* 3 x 256: 512 does not divide it */
+    d.blocks_to_preallocate = 4;
+    CHECK_OK(rmm_fixed_size_create(&fixed, rmm_get_current_device_resource(), &d));
+    if (!fixed) return;
+    before = device_free();
+    CHECK_STATUS(rmm_allocate_aligned(fixed, &p, 700, 512, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(p == NULL);
+    CHECK_NAMES("fixed_size: alignment 512 does not divide the block size 768");
+    CHECK(device_free() == before);
+    CHECK_OK(rmm_allocate_aligned(fixed, &q, 700, 256, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate_aligned(fixed, q, 700, 256, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_resource_validate(fixed));
+    rmm_resource_destroy(fixed);
+}
+
+TEST(allocation_base_of_a_freed_fixed_size_block_and_outside_an_arena) {
+    rmm_resource *fixed = NULL, *arena = NULL;
+    rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
+    rmm_arena_desc ad = rmm_arena_desc_default();
+    void *a = NULL, *b = NULL, *base = (void *)1;
+    size_t off = 7;
+    char outside[16];
+    NEED_GPU();
+    fd.block_bytes = 4096;
+    fd.blocks_to_preallocate = 4;
+    CHECK_OK(rmm_fixed_size_create(&fixed, rmm_get_current_device_resource(), &fd));
+    ad.arena_bytes = 4 * MiB;
+    CHECK_OK(rmm_arena_create(&arena, rmm_get_current_device_resource(), &ad));
+    if (!fixed || !arena) goto done;
+    CHECK_OK(rmm_allocate(fixed, &a, 4096, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(fixed, &b, 4096, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(fixed, b, 4096, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_resource_allocation_base(fixed, b, &base, &off), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_NAMES("rmm_resource_allocation_base(ptr=");
+    CHECK_NAMES("not a live block of resource 'fixed_size'");
+    CHECK_OK(rmm_resource_allocation_base(fixed, a, &base, &off)); /* the live one answers */
+    CHECK(base != NULL && (char *)base + off == (char *)a);
+    CHECK_STATUS(rmm_resource_allocation_base(arena, outside, &base, &off), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_NAMES("not a live block of resource 'arena'");
+    CHECK_OK(rmm_deallocate(fixed, a, 4096, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_resource_validate(fixed));
+    CHECK_OK(rmm_resource_validate(arena));
+done:
+    rmm_resource_destroy(fixed);
+    rmm_resource_destroy(arena);
+}
+
+TEST(arena_free_of_a_pointer_it_never_gave) {
+    rmm_resource *arena = NULL;
+    rmm_arena_desc ad = rmm_arena_desc_default();
+    void *big = NULL, *small = NULL;
+    NEED_GPU();
+    ad.arena_bytes = 16 * MiB;
+    CHECK_OK(rmm_arena_create(&arena, rmm_get_current_device_resource(), &ad));
+    if (!arena) return;
+    CHECK_OK(rmm_allocate(arena, &big, 4 * MiB, RMM_STREAM_DEFAULT)); /* a large (superblock) block */
+    CHECK_OK(rmm_allocate(arena, &small, 1000, RMM_STREAM_DEFAULT));
+    /* inside a large block, not its start; and a large size at an address no block starts at */
+    CHECK_STATUS(rmm_deallocate(arena, (char *)big + 256, 4 * MiB, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+    CHECK_NAMES("arena: deallocate(ptr=");
+    CHECK_NAMES("not a block of this arena, or already freed");
+    CHECK_OK(rmm_resource_validate(arena));
+    CHECK_OK(rmm_deallocate(arena, big, 4 * MiB, RMM_STREAM_DEFAULT)); /* nothing was freed: it still is */
+    CHECK_STATUS(rmm_deallocate(arena, big, 4 * MiB, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION); /* a double free */
+    CHECK_NAMES("not a block of this arena, or already freed");
+    CHECK_OK(rmm_deallocate(arena, small, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_resource_validate(arena));
+    rmm_resource_destroy(arena);
+}
+
+TEST(sizes_that_overflow_with_their_alignment) {
+    rmm_resource *async = NULL, *aligned = NULL, *arena = NULL;
+    rmm_arena_desc ad = rmm_arena_desc_default();
+    void *p = (void *)1;
+    size_t before;
+    NEED_GPU();
+    CHECK_OK(rmm_async_resource_create(&async, NULL));
+    CHECK_OK(rmm_aligned_adaptor_create(&aligned, rmm_get_current_device_resource(), 4096, 0));
+    ad.arena_bytes = 4 * MiB;
+    CHECK_OK(rmm_arena_create(&arena, rmm_get_current_device_resource(), &ad));
+    if (!async || !aligned || !arena) goto done;
+    before = device_free();
+    CHECK_STATUS(rmm_allocate_aligned(async, &p, SIZE_MAX - 100, 4096, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK(p == NULL);
+    CHECK_NAMES("async: allocate(bytes=");
+    CHECK_NAMES("overflows");
+    p = (void *)1;
+    CHECK_STATUS(rmm_allocate(aligned, &p, SIZE_MAX - 100, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK(p == NULL);
+    CHECK_NAMES("aligned: allocate(bytes=");
+    CHECK_NAMES("overflows with alignment 4096");
+    p = (void *)1;
+    CHECK_STATUS(rmm_allocate(arena, &p, SIZE_MAX - 100, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK(p == NULL);
+    CHECK_NAMES("arena");
+    CHECK(device_free() == before);
+    CHECK_OK(rmm_allocate(arena, &p, 4096, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(arena, p, 4096, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_resource_validate(arena));
+done:
+    rmm_resource_destroy(async);
+    rmm_resource_destroy(aligned);
+    rmm_resource_destroy(arena);
+}
+
+TEST(host_resources_refuse_sizes_that_overflow) {
+    rmm_host_resource *nd = NULL, *pinned = NULL;
+    void *p = (void *)1;
+    CHECK_OK(rmm_new_delete_resource_create(&nd));
+    if (!nd) return;
+    CHECK_STATUS(rmm_host_allocate(nd, &p, SIZE_MAX - 100, 4096), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK(p == NULL);
+    CHECK_NAMES("new_delete: posix_memalign(bytes=");
+    CHECK_OK(rmm_host_allocate(nd, &p, 100, 64));
+    CHECK_OK(rmm_host_deallocate(nd, p, 100, 64));
+    rmm_host_resource_destroy(nd);
+    if (!harness_have_gpu) return;
+    CHECK_OK(rmm_pinned_resource_create(&pinned));
+    if (!pinned) return;
+    p = (void *)1;
+    CHECK_STATUS(rmm_host_allocate(pinned, &p, SIZE_MAX - 100, 4096), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK(p == NULL);
+    CHECK_NAMES("pinned: allocate(bytes=");
+    CHECK_NAMES("overflows");
+    CHECK_OK(rmm_host_allocate(pinned, &p, 100, 4096));
+    CHECK_OK(rmm_host_deallocate(pinned, p, 100, 4096));
+    rmm_host_resource_destroy(pinned);
+}
+
+TEST(virtual_pool_with_a_reservation_too_large) {
+    rmm_resource *pool = NULL;
+    rmm_pool_desc pd = rmm_pool_desc_default();
+    size_t before;
+    rmm_status st;
+    NEED_GPU();
+    before = device_free();
+    pd.growth = RMM_POOL_GROWTH_VIRTUAL;
+    pd.virtual_bytes = SIZE_MAX - 255; /* a multiple of 256 that rounds up to pages past SIZE_MAX */
+    st = rmm_pool_create(&pool, rmm_get_current_device_resource(), &pd);
+    if (st == RMM_ERROR_NOT_SUPPORTED) {
+        printf("  (no virtual memory management here: %s)\n", rmm_last_error());
+        return;
+    }
+    CHECK(st == RMM_ERROR_INVALID_ARGUMENT && pool == NULL);
+    CHECK_NAMES("rmm_pool_create: virtual_bytes");
+    CHECK_NAMES("too large");
+    pd.virtual_bytes = (size_t)1 << 62; /* its page records do not fit in host memory */
+    CHECK_STATUS(rmm_pool_create(&pool, rmm_get_current_device_resource(), &pd), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK(pool == NULL);
+    CHECK_NAMES("rmm_pool_create: out of host memory for");
+    CHECK_NAMES("page records");
+    CHECK(device_free() == before);
+    pd.virtual_bytes = 64 * MiB; /* and one that fits is made */
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), &pd));
+    rmm_resource_destroy(pool);
+}
+
+/* ---- a resource called again from inside its own upstream ------------------------------------ */
+
+/* A user upstream that, while armed, makes one call `what` on the resource above it (inside that
+   resource's growth, under its lock) and records the status and message. */
+typedef struct nested {
+    rmm_resource base;
+    rmm_resource *upstream;
+    rmm_resource *above;
+    int what;
+    void *live;          /* a live block of `above`'s (for deallocate and allocation_base) */
+    size_t live_bytes;
+    rmm_status seen;
+    char message[512];
+} nested;
+enum { N_DEALLOCATE = 1, N_TRIM, N_VALIDATE, N_SET_MAXIMUM, N_BASE, N_CHECK, N_ALLOCATE, N_DUMP, N_RVALIDATE };
+static rmm_status nested_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    nested *n = (nested *)self;
+    if (n->above && n->what) {
+        rmm_resource *above = n->above;
+        void *base = NULL, *q = NULL;
+        size_t off = 0;
+        FILE *out;
+        n->above = NULL; /* once */
+        switch (n->what) {
+        case N_DEALLOCATE: n->seen = rmm_deallocate(above, n->live, n->live_bytes, stream); break;
+        case N_TRIM: n->seen = rmm_pool_trim(above, NULL); break;
+        case N_VALIDATE: n->seen = rmm_pool_validate(above); break;
+        case N_SET_MAXIMUM: n->seen = rmm_pool_set_maximum(above, 0); break;
+        case N_BASE: n->seen = rmm_resource_allocation_base(above, n->live, &base, &off); break;
+        case N_CHECK: n->seen = rmm_resource_check_corruption(above); break;
+        case N_ALLOCATE:
+            n->seen = rmm_allocate(above, &q, n->live_bytes, stream);
+            if (n->seen == RMM_SUCCESS) (void)rmm_deallocate(above, q, n->live_bytes, stream);
+            break;
+        case N_DUMP:
+            out = fopen("/dev/null", "w");
+            n->seen = out ? rmm_resource_dump_json(above, out) : RMM_ERROR_IO;
+            if (out) fclose(out);
+            break;
+        case N_RVALIDATE: n->seen = rmm_resource_validate(above); break;
+        }
+        if (n->seen != RMM_SUCCESS) rmm__copy_text(n->message, sizeof n->message, rmm_last_error());
+        else n->message[0] = '\0';
+    }
+    return rmm_allocate_aligned(n->upstream, ptr, bytes, alignment, stream);
+}
+static rmm_status nested_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    nested *n = (nested *)self;
+    if (n->above && n->what == N_DEALLOCATE && n->live) { /* (the thread-safe adaptor: its free calls down) */
+        rmm_resource *above = n->above;
+        n->above = NULL;
+        n->seen = rmm_deallocate(above, n->live, n->live_bytes, stream);
+        if (n->seen != RMM_SUCCESS) rmm__copy_text(n->message, sizeof n->message, rmm_last_error());
+    }
+    return rmm_deallocate_aligned(n->upstream, ptr, bytes, alignment, stream);
+}
+static const rmm_resource_vtable nested_vtable = {"nested", nested_allocate, nested_deallocate, NULL, NULL};
+
+/* arms n to make call `what` on `above` at its next growth, grows it (an allocation of `grow`
+   bytes that cannot come from what it holds), and checks the nested call was refused as
+   re-entrant, naming `call`; the growth itself succeeds */
+static void reenter(nested *n, rmm_resource *above, int what, size_t grow, const char *call) {
+    void *g = NULL;
+    n->above = above;
+    n->what = what;
+    n->seen = RMM_SUCCESS;
+    n->message[0] = '\0';
+    CHECK_OK(rmm_allocate(above, &g, grow, RMM_STREAM_DEFAULT));
+    CHECK(n->above == NULL); /* the upstream was reached */
+    CHECK(n->seen == RMM_ERROR_NOT_SUPPORTED);
+    CHECK(strstr(n->message, call) != NULL);
+    if (n->seen != RMM_ERROR_NOT_SUPPORTED || !strstr(n->message, call))
+        printf("  (%s: %s, '%s')\n", call, rmm_status_string(n->seen), n->message);
+    n->above = NULL;
+    n->what = 0;
+    if (g) CHECK_OK(rmm_deallocate(above, g, grow, RMM_STREAM_DEFAULT));
+}
+
+TEST(pool_calls_from_inside_its_own_growth) {
+    nested n;
+    rmm_resource *pool = NULL;
+    rmm_pool_desc pd = rmm_pool_desc_default();
+    rmm_pool_info info;
+    size_t used_before;
+    NEED_GPU();
+    memset(&n, 0, sizeof n);
+    n.base.vtable = &nested_vtable;
+    n.upstream = rmm_get_current_device_resource();
+    pd.initial_bytes = 1 * MiB;
+    CHECK_OK(rmm_pool_create(&pool, &n.base, &pd));
+    if (!pool) return;
+    n.live_bytes = 4096;
+    CHECK_OK(rmm_allocate(pool, &n.live, n.live_bytes, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_get_info(pool, &info));
+    used_before = info.used_bytes;
+    reenter(&n, pool, N_DEALLOCATE, 8 * MiB, "pool: deallocate");
+    reenter(&n, pool, N_TRIM, 16 * MiB, "rmm_pool_trim");
+    reenter(&n, pool, N_VALIDATE, 32 * MiB, "rmm_pool_validate");
+    reenter(&n, pool, N_SET_MAXIMUM, 64 * MiB, "rmm_pool_set_maximum");
+    reenter(&n, pool, N_BASE, 128 * MiB, "rmm_resource_allocation_base");
+    reenter(&n, pool, N_CHECK, 256 * MiB, "rmm_resource_check_corruption");
+    /* nothing changed: the block refused a free is still live, and frees now */
+    CHECK_OK(rmm_pool_get_info(pool, &info));
+    CHECK(info.used_bytes == used_before);
+    CHECK_OK(rmm_pool_validate(pool));
+    CHECK_OK(rmm_deallocate(pool, n.live, n.live_bytes, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_validate(pool));
+    rmm_resource_destroy(pool);
+}
+
+TEST(fixed_size_calls_from_inside_its_own_growth) {
+    nested n;
+    rmm_resource *fixed = NULL;
+    rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
+    void *blocks[64];
+    int k, grown = 0;
+    NEED_GPU();
+    memset(&n, 0, sizeof n);
+    n.base.vtable = &nested_vtable;
+    n.upstream = rmm_get_current_device_resource();
+    fd.block_bytes = 4096;
+    fd.blocks_to_preallocate = 1;
+    CHECK_OK(rmm_fixed_size_create(&fixed, &n.base, &fd));
+    if (!fixed) return;
+    n.live_bytes = 4096;
+    CHECK_OK(rmm_allocate(fixed, &n.live, n.live_bytes, RMM_STREAM_DEFAULT));
+    /* each nested call is armed, then blocks are taken until the resource grows */
+    {
+        static const int whats[] = {N_ALLOCATE, N_DEALLOCATE, N_RVALIDATE, N_DUMP, N_BASE, N_CHECK};
+        static const char *calls[] = {"fixed_size: allocate", "fixed_size: deallocate", "rmm_resource_validate", "rmm_resource_dump_json",
+                                      "rmm_resource_allocation_base", "rmm_resource_check_corruption"};
+        size_t w;
+        for (w = 0; w < sizeof whats / sizeof whats[0]; w++) {
+            int taken = 0;
+            n.above = fixed;
+            n.what = whats[w];
+            n.seen = RMM_SUCCESS;
+            n.message[0] = '\0';
+            for (k = 0; k < 64 && n.above; k++) CHECK_OK(rmm_allocate(fixed, &blocks[taken++], 4096, RMM_STREAM_DEFAULT));
+            grown += n.above == NULL;
+            CHECK(n.above == NULL);
+            CHECK(n.seen == RMM_ERROR_NOT_SUPPORTED && strstr(n.message, calls[w]) != NULL);
+            if (n.seen != RMM_ERROR_NOT_SUPPORTED || !strstr(n.message, calls[w])) printf("  (%s: %s, '%s')\n", calls[w], rmm_status_string(n.seen), n.message);
+            n.above = NULL;
+            n.what = 0;
+            for (k = 0; k < taken; k++) CHECK_OK(rmm_deallocate(fixed, blocks[k], 4096, RMM_STREAM_DEFAULT));
+        }
+    }
+    CHECK(grown == 6);
+    CHECK_OK(rmm_resource_validate(fixed));
+    CHECK_OK(rmm_deallocate(fixed, n.live, n.live_bytes, RMM_STREAM_DEFAULT)); /* the refused free left it live */
+    CHECK_STATUS(rmm_deallocate(fixed, n.live, n.live_bytes, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION);
+    rmm_resource_destroy(fixed);
+}
+
+TEST(thread_safe_adaptor_freed_into_from_below) {
+    nested n;
+    rmm_resource *ts = NULL;
+    void *a = NULL, *b = NULL;
+    NEED_GPU();
+    memset(&n, 0, sizeof n);
+    n.base.vtable = &nested_vtable;
+    n.upstream = rmm_get_current_device_resource();
+    CHECK_OK(rmm_thread_safe_adaptor_create(&ts, &n.base));
+    if (!ts) return;
+    CHECK_OK(rmm_allocate(ts, &a, 4096, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(ts, &b, 4096, RMM_STREAM_DEFAULT));
+    n.live = b;
+    n.live_bytes = 4096;
+    n.what = N_DEALLOCATE;
+    n.above = ts;
+    CHECK_OK(rmm_deallocate(ts, a, 4096, RMM_STREAM_DEFAULT)); /* inside it, the free of b is refused */
+    CHECK(n.seen == RMM_ERROR_NOT_SUPPORTED);
+    CHECK(strstr(n.message, "thread_safe: deallocate") != NULL);
+    n.what = 0;
+    n.above = NULL;
+    CHECK_OK(rmm_deallocate(ts, b, 4096, RMM_STREAM_DEFAULT)); /* b was not freed: it is now */
+    rmm_resource_destroy(ts);
+}
+
+/* ---- out of host memory: every host request of a call failing in turn ------------------------ */
+#if defined(RMM_BACKEND_HOST)
+/* One attempt: makes the call (its nth host request failing), returns its status; undo undoes a
+   success. */
+typedef struct sweep {
+    const char *name;
+    rmm_status (*attempt)(struct sweep *);
+    void (*undo)(struct sweep *);
+    const char *needle[4]; /* the message names one of these */
+    rmm_resource *mr;      /* a resource the attempt works on (made by setup) */
+    rmm_resource *out;     /* what the attempt made */
+    rmm_host_resource *hout;
+    rmm_stream stream;
+    rmm_stream_pool *spool;
+    rmm_graph_pool *gp;
+    void *ptr;
+    size_t bytes, alignment;
+    int failures;
+    int optional; /* may see no host request (those made only for RMM_DEBUG's records, in a release build) */
+} sweep;
+#if defined(RMM_DEBUG)
+#define DEBUG_RECORDS_ONLY 0
+#else
+#define DEBUG_RECORDS_ONLY 1
+#endif
+
+/* For n = 1, 2, ...: the attempt's nth host request fails. Each failure must be OUT_OF_MEMORY,
+   name the call, and leave the device's free bytes as they were (ASan's leak check at exit sees
+   the host's); stops at the first n past the
+   call's requests (its success then undone). Returns the number of failures seen. */
+static int run_sweep(sweep *s) {
+    int n;
+    for (n = 1; n < 400; n++) {
+        size_t before = device_free();
+        rmm_status st;
+        int fired, k, named = 0;
+        host_fail_nth = n;
+        st = s->attempt(s);
+        fired = host_fail_nth == 0;
+        host_fail_nth = 0;
+        if (st == RMM_SUCCESS) {
+            s->undo(s); /* (a pool keeps what it grew by: the device's free bytes are not compared here) */
+            if (!fired) break;
+            continue; /* the library got round the failure */
+        }
+        s->failures++;
+        CHECK(fired);
+        CHECK(st == RMM_ERROR_OUT_OF_MEMORY);
+        for (k = 0; k < 4 && s->needle[k]; k++) named |= strstr(rmm_last_error(), s->needle[k]) != NULL;
+        CHECK(named);
+        if (st != RMM_ERROR_OUT_OF_MEMORY || !named) printf("  (%s, request %d: %s: %s)\n", s->name, n, rmm_status_string(st), rmm_last_error());
+        CHECK(device_free() == before);
+    }
+    CHECK(n < 400);
+    CHECK(s->failures > 0 || s->optional);
+    return s->failures;
+}
+static void undo_destroy(sweep *s) {
+    rmm_resource_destroy(s->out);
+    s->out = NULL;
+}
+static void undo_free(sweep *s) {
+    CHECK_OK(rmm_deallocate_aligned(s->mr, s->ptr, s->bytes, s->alignment, RMM_STREAM_DEFAULT));
+    s->ptr = NULL;
+}
+static rmm_status a_alloc(sweep *s) {
+    s->ptr = NULL;
+    return rmm_allocate_aligned(s->mr, &s->ptr, s->bytes, s->alignment, RMM_STREAM_DEFAULT);
+}
+
+static rmm_status a_stream_create(sweep *s) { return rmm_stream_create(&s->stream); }
+static void u_stream_destroy(sweep *s) { CHECK_OK(rmm_stream_destroy(s->stream)); }
+static rmm_status a_stream_pool(sweep *s) { return rmm_stream_pool_create(&s->spool, 4); }
+static void u_stream_pool(sweep *s) { rmm_stream_pool_destroy(s->spool); }
+static rmm_status a_cuda(sweep *s) { return rmm_cuda_resource_create(&s->out); }
+static rmm_status a_async(sweep *s) { return rmm_async_resource_create(&s->out, NULL); }
+static rmm_status a_binning(sweep *s) { return rmm_binning_create(&s->out, rmm_get_current_device_resource(), NULL); }
+static rmm_status a_arena(sweep *s) {
+    rmm_arena_desc ad = rmm_arena_desc_default();
+    ad.arena_bytes = 8 * MiB;
+    return rmm_arena_create(&s->out, rmm_get_current_device_resource(), &ad);
+}
+static rmm_status a_statistics(sweep *s) { return rmm_statistics_adaptor_create(&s->out, rmm_get_current_device_resource()); }
+static rmm_status a_tracking(sweep *s) { return rmm_tracking_adaptor_create(&s->out, rmm_get_current_device_resource(), false); }
+static rmm_status a_aligned(sweep *s) { return rmm_aligned_adaptor_create(&s->out, rmm_get_current_device_resource(), 4096, 0); }
+static rmm_status a_limiting(sweep *s) { return rmm_limiting_adaptor_create(&s->out, rmm_get_current_device_resource(), 64 * MiB); }
+static rmm_status cb_alloc(void **ptr, size_t bytes, rmm_stream stream, void *arg) { (void)arg; return rmm_allocate(rmm_get_current_device_resource(), ptr, bytes, stream); }
+static void cb_free(void *ptr, size_t bytes, rmm_stream stream, void *arg) { (void)arg; (void)rmm_deallocate(rmm_get_current_device_resource(), ptr, bytes, stream); }
+static rmm_status a_callback(sweep *s) { return rmm_callback_resource_create(&s->out, cb_alloc, cb_free, NULL); }
+static rmm_status a_graph_pool(sweep *s) { return rmm_graph_pool_create(&s->gp, rmm_get_current_device_resource(), 1 * MiB); }
+static void u_graph_pool(sweep *s) { CHECK_OK(rmm_graph_pool_destroy(s->gp)); }
+static rmm_status a_new_delete(sweep *s) { return rmm_new_delete_resource_create(&s->hout); }
+static rmm_status a_pinned(sweep *s) { return rmm_pinned_resource_create(&s->hout); }
+static void u_host_destroy(sweep *s) { rmm_host_resource_destroy(s->hout); }
+static rmm_status a_host_alloc(sweep *s) {
+    s->ptr = NULL;
+    return rmm_host_allocate(s->hout, &s->ptr, s->bytes, s->alignment);
+}
+static void u_host_free(sweep *s) { CHECK_OK(rmm_host_deallocate(s->hout, s->ptr, s->bytes, s->alignment)); }
+static rmm_status a_rmm_alloc(sweep *s) {
+    s->ptr = NULL;
+    return rmmAlloc(&s->ptr, s->bytes, RMM_STREAM_DEFAULT, __FILE__, __LINE__) == RMM_SUCCESS ? RMM_SUCCESS : rmm_last_status();
+}
+static void u_rmm_free(sweep *s) { CHECK(rmmFree(s->ptr, RMM_STREAM_DEFAULT, __FILE__, __LINE__) == RMM_SUCCESS); }
+static rmm_status a_record(sweep *s) { return rmm_record_stream(s->mr, s->ptr, s->bytes, s->stream); }
+static void u_nothing(sweep *s) { (void)s; }
+static rmm_status a_virtual_pool(sweep *s) {
+    rmm_pool_desc pd = rmm_pool_desc_default();
+    pd.growth = RMM_POOL_GROWTH_VIRTUAL;
+    pd.virtual_bytes = 64 * MiB;
+    return rmm_pool_create(&s->out, rmm_get_current_device_resource(), &pd);
+}
+static rmm_status a_dump(sweep *s) {
+    FILE *out = fopen("/dev/null", "w");
+    rmm_status st = out ? rmm_resource_dump_json(s->mr, out) : RMM_ERROR_IO;
+    if (out) fclose(out);
+    return st;
+}
+static rmm_status a_add_bin(sweep *s) { return rmm_binning_add_bin(s->mr, s->bytes, NULL); }
+
+#define SWEEP(label, att, und, ...)                                                             \
+    do {                                                                                        \
+        sweep s_;                                                                               \
+        const char *names_[] = {__VA_ARGS__, NULL};                                             \
+        size_t k_;                                                                              \
+        memset(&s_, 0, sizeof s_);                                                              \
+        s_.name = label;                                                                        \
+        s_.attempt = att;                                                                       \
+        s_.undo = und;                                                                          \
+        for (k_ = 0; k_ < 4 && names_[k_]; k_++) s_.needle[k_] = names_[k_];                    \
+        printf("  %s: %d failures\n", label, run_sweep(&s_));                                   \
+    } while (0)
+
+TEST(creates_out_of_host_memory) {
+    SWEEP("rmm_stream_create", a_stream_create, u_stream_destroy, "rmm_stream_create", "cudaStreamCreateWithFlags");
+    SWEEP("rmm_stream_pool_create", a_stream_pool, u_stream_pool, "rmm_stream_pool_create", "rmm_stream_create", "cudaStreamCreateWithFlags");
+    SWEEP("rmm_cuda_resource_create", a_cuda, undo_destroy, "rmm_cuda_resource_create");
+    SWEEP("rmm_async_resource_create", a_async, undo_destroy, "rmm_async_resource_create", "cudaMemPoolCreate", "async: out of host memory"); /* (finding F1: names the type, not the call) */
+    SWEEP("rmm_binning_create", a_binning, undo_destroy, "rmm_binning_create");
+    SWEEP("rmm_arena_create", a_arena, undo_destroy, "rmm_arena_create", "cuda: out of host memory"); /* (its upstream's RMM_DEBUG record) */
+    SWEEP("rmm_statistics_adaptor_create", a_statistics, undo_destroy, "rmm_statistics_adaptor_create");
+    SWEEP("rmm_tracking_adaptor_create", a_tracking, undo_destroy, "rmm_tracking_adaptor_create");
+    SWEEP("rmm_aligned_adaptor_create", a_aligned, undo_destroy, "rmm_aligned_adaptor_create");
+    SWEEP("rmm_limiting_adaptor_create", a_limiting, undo_destroy, "rmm_limiting_adaptor_create");
+    SWEEP("rmm_callback_resource_create", a_callback, undo_destroy, "rmm_callback_resource_create");
+    SWEEP("rmm_graph_pool_create", a_graph_pool, u_graph_pool, "rmm_graph_pool_create", "cuda: out of host memory");
+    SWEEP("rmm_new_delete_resource_create", a_new_delete, u_host_destroy, "rmm_new_delete_resource_create");
+    SWEEP("rmm_pinned_resource_create", a_pinned, u_host_destroy, "rmm_pinned_resource_create");
+    SWEEP("rmm_pool_create (virtual)", a_virtual_pool, undo_destroy, "rmm_pool_create", "pool: out of host memory"); /* (finding F1) */
+}
+
+/* an allocation sweep over resource mr (bytes, alignment) */
+static void sweep_alloc(const char *label, rmm_resource *mr, size_t bytes, size_t alignment, const char *n1, const char *n2, int optional) {
+    sweep s;
+    memset(&s, 0, sizeof s);
+    s.optional = optional;
+    s.name = label;
+    s.attempt = a_alloc;
+    s.undo = undo_free;
+    s.needle[0] = n1;
+    s.needle[1] = n2;
+    s.mr = mr;
+    s.bytes = bytes;
+    s.alignment = alignment;
+    printf("  %s: %d failures\n", label, run_sweep(&s));
+}
+
+TEST(allocations_out_of_host_memory) {
+    rmm_resource *cuda = NULL, *async = NULL, *pool = NULL, *tracking = NULL, *aligned = NULL, *arena = NULL;
+    rmm_arena_desc ad = rmm_arena_desc_default();
+    CHECK_OK(rmm_cuda_resource_create(&cuda));
+    CHECK_OK(rmm_async_resource_create(&async, NULL));
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), NULL));
+    CHECK_OK(rmm_tracking_adaptor_create(&tracking, rmm_get_current_device_resource(), false));
+    CHECK_OK(rmm_aligned_adaptor_create(&aligned, rmm_get_current_device_resource(), 4096, 0));
+    ad.arena_bytes = 64 * MiB;
+    CHECK_OK(rmm_arena_create(&arena, rmm_get_current_device_resource(), &ad));
+    if (!cuda || !async || !pool || !tracking || !aligned || !arena) goto done;
+    sweep_alloc("cuda, aligned to 4096", cuda, 1000, 4096, "cuda", "cudaMalloc", DEBUG_RECORDS_ONLY);
+    sweep_alloc("async", async, 1000, 256, "async", "cudaMallocFromPoolAsync", DEBUG_RECORDS_ONLY);
+    sweep_alloc("async, aligned to 4096", async, 1000, 4096, "async", "cudaMallocFromPoolAsync", DEBUG_RECORDS_ONLY);
+    sweep_alloc("pool", pool, 1000, 256, "pool", NULL, 0);
+    sweep_alloc("tracking", tracking, 1000, 256, "tracking", "cuda: out of host memory", 0);
+    sweep_alloc("aligned", aligned, 1000, 4096, "aligned", "cuda: out of host memory", DEBUG_RECORDS_ONLY);
+    sweep_alloc("arena, small", arena, 1000, 256, "arena", NULL, 0);
+    CHECK_OK(rmm_resource_validate(pool));
+    CHECK_OK(rmm_resource_validate(arena));
+done:
+    rmm_resource_destroy(cuda);
+    rmm_resource_destroy(async);
+    rmm_resource_destroy(pool);
+    rmm_resource_destroy(tracking);
+    rmm_resource_destroy(aligned);
+    rmm_resource_destroy(arena);
+}
+
+#define HELD 256 /* (the record table: 16 slots, doubled when a quarter full; the 257th block grows it to 2048) */
+TEST(host_resources_out_of_host_memory) {
+    sweep s;
+    void *held[HELD];
+    int k;
+    memset(&s, 0, sizeof s);
+    CHECK_OK(rmm_new_delete_resource_create(&s.hout));
+    /* enough live blocks that the next one grows the resource's record table */
+    for (k = 0; s.hout && k < HELD; k++) CHECK_OK(rmm_host_allocate(s.hout, &held[k], 64, 64));
+    s.name = "new_delete allocate";
+    s.attempt = a_host_alloc;
+    s.undo = u_host_free;
+    s.needle[0] = "new_delete";
+    s.bytes = 1000;
+    s.alignment = 64;
+    if (s.hout) printf("  %s: %d failures\n", s.name, run_sweep(&s));
+    for (k = 0; s.hout && k < HELD; k++) CHECK_OK(rmm_host_deallocate(s.hout, held[k], 64, 64));
+    rmm_host_resource_destroy(s.hout);
+    memset(&s, 0, sizeof s);
+    CHECK_OK(rmm_pinned_resource_create(&s.hout));
+    s.name = "pinned allocate, aligned to 4096";
+    s.attempt = a_host_alloc;
+    s.undo = u_host_free;
+    s.needle[0] = "pinned";
+    s.needle[1] = "cudaHostAlloc";
+    s.optional = DEBUG_RECORDS_ONLY;
+    s.bytes = 1000;
+    s.alignment = 4096;
+    if (s.hout) printf("  %s: %d failures\n", s.name, run_sweep(&s));
+    rmm_host_resource_destroy(s.hout);
+}
+
+TEST(legacy_and_record_stream_out_of_host_memory) {
+    rmmOptions_t opt;
+    sweep s;
+    void *p = NULL;
+    memset(&opt, 0, sizeof opt);
+    opt.allocation_mode = CudaDefaultAllocation;
+    CHECK(rmmInitialize(&opt) == RMM_SUCCESS);
+    memset(&s, 0, sizeof s);
+    s.name = "rmmAlloc";
+    s.optional = DEBUG_RECORDS_ONLY;
+    s.attempt = a_rmm_alloc;
+    s.undo = u_rmm_free;
+    s.needle[0] = "out of host memory";
+    s.needle[1] = "cudaMalloc";
+    s.bytes = 1000;
+    printf("  %s: %d failures\n", s.name, run_sweep(&s));
+    CHECK(rmmFinalize() == RMM_SUCCESS);
+    memset(&s, 0, sizeof s);
+    s.name = "rmm_record_stream";
+    s.attempt = a_record;
+    s.undo = u_nothing;
+    s.needle[0] = "rmm_record_stream";
+    s.mr = rmm_get_current_device_resource();
+    s.bytes = 4096;
+    CHECK_OK(rmm_stream_create(&s.stream));
+    CHECK_OK(rmm_allocate(s.mr, &p, 4096, RMM_STREAM_DEFAULT));
+    s.ptr = p;
+    printf("  %s: %d failures\n", s.name, run_sweep(&s));
+    CHECK_OK(rmm_deallocate(s.mr, p, 4096, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_stream_synchronize(s.stream));
+    CHECK_OK(rmm_stream_destroy(s.stream));
+}
+
+TEST(dump_and_add_bin_out_of_host_memory) {
+    rmm_resource *fixed = NULL, *bins = NULL;
+    rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
+    rmm_binning_desc bd = rmm_binning_desc_default();
+    sweep s;
+    void *p = NULL;
+    fd.block_bytes = 4096;
+    CHECK_OK(rmm_fixed_size_create(&fixed, rmm_get_current_device_resource(), &fd));
+    bd.min_size_exponent = 10;
+    bd.max_size_exponent = 12;
+    CHECK_OK(rmm_binning_create(&bins, rmm_get_current_device_resource(), &bd));
+    if (!fixed || !bins) goto done;
+    CHECK_OK(rmm_allocate(fixed, &p, 4096, RMM_STREAM_DEFAULT));
+    memset(&s, 0, sizeof s);
+    s.name = "rmm_resource_dump_json (fixed_size)";
+    s.attempt = a_dump;
+    s.undo = u_nothing;
+    s.needle[0] = "rmm_resource_dump_json";
+    s.mr = fixed;
+    printf("  %s: %d failures\n", s.name, run_sweep(&s));
+    CHECK_OK(rmm_deallocate(fixed, p, 4096, RMM_STREAM_DEFAULT));
+    memset(&s, 0, sizeof s);
+    s.name = "rmm_binning_add_bin";
+    s.attempt = a_add_bin;
+    s.undo = u_nothing;
+    s.needle[0] = "rmm_binning_add_bin";
+    s.mr = bins;
+    s.bytes = 64 * KiB; /* a new bin each success: 64 KiB, then the sizes already there */
+    printf("  %s: %d failures\n", s.name, run_sweep(&s));
+    CHECK_OK(rmm_resource_validate(bins));
+done:
+    rmm_resource_destroy(fixed);
+    rmm_resource_destroy(bins);
+}
+#endif
+
+int main(void) {
+    HARNESS_INIT();
+    RUN(deallocate_aligned_with_an_alignment_not_a_power_of_two);
+    RUN(deallocate_of_zero_bytes_through_the_default_resource);
+    RUN(prefetch_to_a_device_below_the_cpu);
+    RUN(memcpy_and_memset_with_null_pointers);
+    RUN(graph_pool_calls_with_a_null_pool);
+    RUN(fixed_size_alignment_that_does_not_divide_the_block);
+    RUN(allocation_base_of_a_freed_fixed_size_block_and_outside_an_arena);
+    RUN(arena_free_of_a_pointer_it_never_gave);
+    RUN(sizes_that_overflow_with_their_alignment);
+    RUN(host_resources_refuse_sizes_that_overflow);
+    RUN(virtual_pool_with_a_reservation_too_large);
+    RUN(pool_calls_from_inside_its_own_growth);
+    RUN(fixed_size_calls_from_inside_its_own_growth);
+    RUN(thread_safe_adaptor_freed_into_from_below);
+#if defined(RMM_BACKEND_HOST)
+    RUN(creates_out_of_host_memory);
+    RUN(allocations_out_of_host_memory);
+    RUN(host_resources_out_of_host_memory);
+    RUN(legacy_and_record_stream_out_of_host_memory);
+    RUN(dump_and_add_bin_out_of_host_memory);
+#endif
+    return harness_main_end();
+}
