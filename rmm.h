@@ -191,7 +191,8 @@ RMMDEF const char *rmm_status_string(rmm_status status);
    above 256 that no block meets, or that with the room to reach it asks more than the device
    has), "address range full" (a VIRTUAL pool's reserved virtual_bytes), "held by other
    streams", "fragmented", "at the maximum", "driver refused" (a VIRTUAL pool's pages could not be
-   made or mapped), "device full" or "refused upstream". With RMM_DUMP_ON_OOM=PATH in the
+   made or mapped), "device full", "out of host memory" (the cause: a record the allocation needs)
+   or "refused upstream". With RMM_DUMP_ON_OOM=PATH in the
    environment the failing resource's whole state (rmm_resource_dump_json) is also written to PATH
    (to a temporary file first, then copied to PATH under a process-wide lock: with several threads
    failing at once PATH holds one whole dump, the last); if PATH cannot be written, the message
@@ -4523,6 +4524,8 @@ RMM__PRIVATE rmm_status rmm__oom_explain(rmm_resource *mr, const rmm__oom_facts 
     else if ((f->maximum || f->bounded) && (f->held + padded > f->maximum || f->held + padded < padded)) /* (with the room an alignment needs: a red team's find) */
         verdict = "at the maximum: the resource may not grow further";
     else if (dev_total && dev_free < need) verdict = "device full: the GPU has too little free memory";
+    else if (strstr(cause, "out of host memory")) /* (the library's own records, or a record below: the cause says which) */
+        verdict = "out of host memory: the records the allocation needs could not be made";
     else verdict = "refused upstream: a resource below (a limit, a user resource) said no";
     if (f->maximum || f->bounded) snprintf(maximum, sizeof maximum, "a maximum of %zu", f->maximum);
     else rmm__copy_text(maximum, sizeof maximum, "no maximum");
@@ -5128,11 +5131,11 @@ RMM__IMPL rmm_async_desc rmm_async_desc_default(void) {
     d.export_handle = RMM_EXPORT_NONE;
     return d;
 }
-RMM__PRIVATE rmm_status rmm__async_new(rmm_resource **out, const rmm_resource_vtable *vt, rmm_mem_pool pool, bool owned, int device) {
+RMM__PRIVATE rmm_status rmm__async_new(const char *call, rmm_resource **out, const rmm_resource_vtable *vt, rmm_mem_pool pool, bool owned, int device) {
     rmm__async_resource *r = (rmm__async_resource *)rmm__calloc(1, sizeof *r);
     if (!r || !rmm__overalign_init(&r->overalign)) {
         RMM_SYS_FREE(r);
-        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "%s: out of host memory", vt->type_name);
+        return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "%s: out of host memory for the resource", call); /* (the call, not the type: the coverage pass of session 39) */
     }
     r->base.vtable = vt;
     r->pool = pool;
@@ -5143,8 +5146,8 @@ RMM__PRIVATE rmm_status rmm__async_new(rmm_resource **out, const rmm_resource_vt
 }
 /* An owning resource over a new pool, primed with `initial` bytes (allocated and freed on the default
    stream, then synchronized); on failure the pool is destroyed and *out stays NULL. */
-RMM__PRIVATE rmm_status rmm__async_own(rmm_resource **out, const rmm_resource_vtable *vt, rmm_mem_pool pool, int device, size_t initial) {
-    rmm_status st = rmm__async_new(out, vt, pool, true, device);
+RMM__PRIVATE rmm_status rmm__async_own(const char *call, rmm_resource **out, const rmm_resource_vtable *vt, rmm_mem_pool pool, int device, size_t initial) {
+    rmm_status st = rmm__async_new(call, out, vt, pool, true, device);
     if (st != RMM_SUCCESS) {
         rmm__mempool_destroy(pool);
         return st;
@@ -5181,7 +5184,7 @@ RMM__IMPL rmm_status rmm_async_resource_create(rmm_resource **out, const rmm_asy
                          device, d.export_handle == RMM_EXPORT_FABRIC ? "RMM_EXPORT_FABRIC" : "RMM_EXPORT_POSIX_FD", mask);
     RMM_TRY(rmm__mempool_create(&pool, device, (unsigned)d.export_handle,
                                 d.release_threshold_bytes == 0 ? UINT64_MAX : (uint64_t)d.release_threshold_bytes));
-    return rmm__async_own(out, &rmm__async_vtable, pool, device, d.initial_pool_bytes);
+    return rmm__async_own("rmm_async_resource_create", out, &rmm__async_vtable, pool, device, d.initial_pool_bytes);
 }
 RMM__IMPL rmm_status rmm_async_pinned_resource_create(rmm_resource **out, const rmm_async_desc *desc) {
     rmm_async_desc d = desc ? *desc : rmm_async_desc_default();
@@ -5198,7 +5201,7 @@ RMM__IMPL rmm_status rmm_async_pinned_resource_create(rmm_resource **out, const 
     if (!supported)
         return rmm__fail(RMM_ERROR_NOT_SUPPORTED, "rmm_async_pinned_resource_create: device %d does not support memory pools (cudaDevAttrMemoryPoolsSupported is 0)", device);
     RMM_TRY(rmm__mempool_create_pinned(&pool, device, d.release_threshold_bytes == 0 ? UINT64_MAX : (uint64_t)d.release_threshold_bytes));
-    return rmm__async_own(out, &rmm__async_pinned_vtable, pool, device, d.initial_pool_bytes);
+    return rmm__async_own("rmm_async_pinned_resource_create", out, &rmm__async_pinned_vtable, pool, device, d.initial_pool_bytes);
 }
 RMM__IMPL rmm_status rmm_async_view_resource_create(rmm_resource **out, rmm_mem_pool pool) {
     int device;
@@ -5206,7 +5209,7 @@ RMM__IMPL rmm_status rmm_async_view_resource_create(rmm_resource **out, rmm_mem_
     *out = NULL;
     if (!pool) return RMM__NULL_OUT("rmm_async_view_resource_create", "pool");
     RMM_TRY(rmm__get_device(&device));
-    return rmm__async_new(out, &rmm__async_view_vtable, pool, false, device);
+    return rmm__async_new("rmm_async_view_resource_create", out, &rmm__async_view_vtable, pool, false, device);
 }
 RMM__IMPL rmm_status rmm_async_managed_resource_create(rmm_resource **out) {
     int device;
@@ -5215,7 +5218,7 @@ RMM__IMPL rmm_status rmm_async_managed_resource_create(rmm_resource **out) {
     *out = NULL;
     RMM_TRY(rmm__get_device(&device));
     RMM_TRY(rmm__mempool_default_managed(&pool, device));
-    return rmm__async_new(out, &rmm__async_managed_vtable, pool, false, device);
+    return rmm__async_new("rmm_async_managed_resource_create", out, &rmm__async_managed_vtable, pool, false, device);
 }
 RMM__IMPL rmm_status rmm_async_resource_get_pool(rmm_resource *mr, rmm_mem_pool *pool) {
     if (!pool) return RMM__NULL_OUT("rmm_async_resource_get_pool", "pool");
@@ -9684,6 +9687,8 @@ RMM__IMPL rmm_status rmm_pool_create(rmm_resource **out, rmm_resource *upstream,
         }
     }
     if (st != RMM_SUCCESS) {
+        if (strncmp(rmm_last_error(), "rmm_pool_create", 15) != 0) /* the user's call named, then the one below (a stream state's or the range's records: "pool: ...") */
+            (void)rmm__fail_cuda(rmm_last_cuda_error(), st, "rmm_pool_create: %s", rmm_last_error());
         RMM__CLEANUP_VOID(rmm__pool_destroy(&p->base)); /* frees the range too, if it was reserved */
         return st;
     }
@@ -14605,7 +14610,7 @@ RMM__IMPL rmmError_t rmmAlloc(void **ptr, size_t bytes, rmm_stream stream, const
     if (st == RMM_SUCCESS && *ptr && !rmm__addr_map_put(&rmm__legacy.sizes, (uintptr_t)*ptr, (void *)(uintptr_t)bytes)) {
         RMM__CLEANUP(rmm_deallocate(rmm__legacy_resource(), *ptr, bytes, stream));
         *ptr = NULL;
-        st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "out of host memory");
+        st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "out of host memory for the block's size record (the block was given back)"); /* (prefixed with the call below) */
     }
     rmm__legacy_record(st == RMM_SUCCESS ? "allocate" : "allocate failure", *ptr, bytes, stream, file, line);
     rmm__unlock(&rmm__legacy.lock);

@@ -585,7 +585,7 @@ TEST(creates_out_of_host_memory) {
     SWEEP("rmm_stream_create", a_stream_create, u_stream_destroy, "rmm_stream_create", "cudaStreamCreateWithFlags");
     SWEEP("rmm_stream_pool_create", a_stream_pool, u_stream_pool, "rmm_stream_pool_create", "rmm_stream_create", "cudaStreamCreateWithFlags");
     SWEEP("rmm_cuda_resource_create", a_cuda, undo_destroy, "rmm_cuda_resource_create");
-    SWEEP("rmm_async_resource_create", a_async, undo_destroy, "rmm_async_resource_create", "cudaMemPoolCreate", "async: out of host memory"); /* (finding F1: names the type, not the call) */
+    SWEEP("rmm_async_resource_create", a_async, undo_destroy, "rmm_async_resource_create", "cudaMemPoolCreate"); /* (it named the type, "async: out of host memory", until the pass's finding F1) */
     SWEEP("rmm_binning_create", a_binning, undo_destroy, "rmm_binning_create");
     SWEEP("rmm_arena_create", a_arena, undo_destroy, "rmm_arena_create", "cuda: out of host memory"); /* (its upstream's RMM_DEBUG record) */
     SWEEP("rmm_statistics_adaptor_create", a_statistics, undo_destroy, "rmm_statistics_adaptor_create");
@@ -596,7 +596,7 @@ TEST(creates_out_of_host_memory) {
     SWEEP("rmm_graph_pool_create", a_graph_pool, u_graph_pool, "rmm_graph_pool_create", "cuda: out of host memory");
     SWEEP("rmm_new_delete_resource_create", a_new_delete, u_host_destroy, "rmm_new_delete_resource_create");
     SWEEP("rmm_pinned_resource_create", a_pinned, u_host_destroy, "rmm_pinned_resource_create");
-    SWEEP("rmm_pool_create (virtual)", a_virtual_pool, undo_destroy, "rmm_pool_create", "pool: out of host memory"); /* (finding F1) */
+    SWEEP("rmm_pool_create (virtual)", a_virtual_pool, undo_destroy, "rmm_pool_create"); /* (it said "pool: out of host memory for ..." until finding F1) */
 }
 
 /* an allocation sweep over resource mr (bytes, alignment) */
@@ -642,6 +642,40 @@ done:
     rmm_resource_destroy(tracking);
     rmm_resource_destroy(aligned);
     rmm_resource_destroy(arena);
+}
+
+/* A pool whose growth fails on its own host records (the chunk's) says so in its verdict, not
+   "refused upstream", which it said before finding F2 of the pass (the upstream said yes: the
+   chunk went back to it); nothing is held after. */
+TEST(pool_growth_out_of_host_memory_has_its_own_verdict) {
+    rmm_resource *pool = NULL;
+    rmm_pool_info info;
+    void *p = NULL;
+    int n, seen = 0;
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), NULL)); /* (no initial bytes: the first allocation grows it) */
+    if (!pool) return;
+    for (n = 1; n < 64 && !p; n++) {
+        size_t before = device_free();
+        rmm_status st;
+        host_fail_nth = n;
+        st = rmm_allocate(pool, &p, 1000, RMM_STREAM_DEFAULT);
+        host_fail_nth = 0;
+        if (st == RMM_SUCCESS) break;
+        CHECK(st == RMM_ERROR_OUT_OF_MEMORY);
+        CHECK(device_free() == before);
+        if (strstr(rmm_last_error(), "Verdict:")) { /* (a failure before the growth names no verdict) */
+            seen++;
+            CHECK_NAMES("Verdict: out of host memory");
+            CHECK(strstr(rmm_last_error(), "refused upstream") == NULL);
+        }
+    }
+    CHECK(seen > 0);
+    CHECK(p != NULL);
+    CHECK_OK(rmm_pool_get_info(pool, &info));
+    CHECK(info.used_bytes == 1024); /* (1000 rounded to 256) */
+    CHECK_OK(rmm_deallocate(pool, p, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_resource_validate(pool));
+    rmm_resource_destroy(pool);
 }
 
 #define HELD 256 /* (the record table: 16 slots, doubled when a quarter full; the 257th block grows it to 2048) */
@@ -764,6 +798,7 @@ int main(void) {
 #if defined(RMM_BACKEND_HOST)
     RUN(creates_out_of_host_memory);
     RUN(allocations_out_of_host_memory);
+    RUN(pool_growth_out_of_host_memory_has_its_own_verdict);
     RUN(host_resources_out_of_host_memory);
     RUN(legacy_and_record_stream_out_of_host_memory);
     RUN(dump_and_add_bin_out_of_host_memory);
