@@ -148,14 +148,24 @@ def test_enable_logging_without_a_file_name_changes_nothing(monkeypatch, tmp_pat
 
 # ---- CudaStreamPool ----------------------------------------------------------------------------
 
-def test_streams_of_a_destroyed_stream_pool_raise():
-    pool = rmm.pylibrmm.cuda_stream_pool.CudaStreamPool(2)
+@pytest.mark.parametrize("flags", ["NON_BLOCKING", "SYNC_DEFAULT"])
+def test_streams_of_a_destroyed_stream_pool_raise(flags):
+    """A pool that is rmm.h's stream pool (NON_BLOCKING, and every pool on the host backend)
+    refuses its streams once finalized. A SYNC_DEFAULT pool on the CUDA backend is a set of
+    streams each owned by its own object (see CudaStreamPool), which its finalizer leaves to
+    their references: its streams stay usable (seen on an H200, session 39)."""
+    Pool = rmm.pylibrmm.cuda_stream_pool.CudaStreamPool
+    pool = Pool(2, getattr(rmm.CudaStreamFlags, flags))
     pool.__del__()
-    for call in (lambda: pool.get_stream(0), lambda: pool.get_stream(5), pool.get_stream):
-        with pytest.raises(rmm.RMMRuntimeError, match="^CudaStreamPool: its C stream was already destroyed"):
-            call()
+    if rmm._lib.BACKEND == "host" or flags == "NON_BLOCKING":
+        for call in (lambda: pool.get_stream(0), lambda: pool.get_stream(5), pool.get_stream):
+            with pytest.raises(rmm.RMMRuntimeError, match="^CudaStreamPool: its C stream was already destroyed"):
+                call()
+    else:
+        for call in (lambda: pool.get_stream(0), lambda: pool.get_stream(5), pool.get_stream):
+            rmm.DeviceBuffer(size=10, stream=call())
     assert pool.get_pool_size() == 2
-    rmm.DeviceBuffer(size=10, stream=rmm.pylibrmm.cuda_stream_pool.CudaStreamPool(2).get_stream(1))
+    rmm.DeviceBuffer(size=10, stream=Pool(2, getattr(rmm.CudaStreamFlags, flags)).get_stream(1))
 
 
 # ---- rmmh.ipc ----------------------------------------------------------------------------------
