@@ -87,10 +87,50 @@ TEST(legacy_pool_mode_is_left_out) {
     CHECK_OK(rmmFinalize());
 }
 
+/* Without the pool the nowait calls never serve (every allocation would block), but they check
+   their arguments as with it: a NULL out-argument or a free of 0 bytes is INVALID_ARGUMENT naming
+   the call, and nothing is freed. */
+TEST(nowait_calls_check_their_arguments) {
+    void *p = (void *)1;
+    bool wb = true;
+    CHECK_STATUS(rmm_allocate_nowait(NULL, &p, 1000, RMM_STREAM_DEFAULT, NULL), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(rmm_last_error(), "rmm_allocate_nowait") == rmm_last_error() && strstr(rmm_last_error(), "would_block") != NULL);
+    CHECK(p == (void *)1); /* (nothing written where nothing could be said) */
+    CHECK_STATUS(rmm_allocate_nowait(NULL, NULL, 1000, RMM_STREAM_DEFAULT, &wb), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(rmm_last_error(), "rmm_allocate_nowait") == rmm_last_error() && strstr(rmm_last_error(), "ptr") != NULL);
+    CHECK(!wb);
+    CHECK_STATUS(rmm_deallocate_nowait(NULL, NULL, 0, RMM_STREAM_DEFAULT, NULL), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(rmm_last_error(), "rmm_deallocate_nowait") == rmm_last_error() && strstr(rmm_last_error(), "would_block") != NULL);
+}
+TEST(nowait_free_of_zero_bytes_frees_nothing) {
+    rmm_resource *cuda = NULL;
+    void *p = NULL, *q = (void *)1;
+    bool wb = true;
+    size_t f0 = 0, f1 = 0, total = 0;
+    NEED_GPU();
+    CHECK_OK(rmm_cuda_resource_create(&cuda));
+    if (!cuda) return;
+    CHECK_OK(rmm_allocate(cuda, &p, 4096, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_available_device_memory(&f0, &total));
+    CHECK_STATUS(rmm_deallocate_nowait(cuda, p, 0, RMM_STREAM_DEFAULT, &wb), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(rmm_last_error(), "rmm_deallocate_nowait(ptr=") == rmm_last_error() && strstr(rmm_last_error(), "nothing freed") != NULL);
+    CHECK(!wb);
+    CHECK_OK(rmm_deallocate_nowait(cuda, p, 4096, RMM_STREAM_DEFAULT, &wb)); /* it would block: nothing freed either */
+    CHECK(wb);
+    CHECK_OK(rmm_allocate_nowait(cuda, &q, 4096, RMM_STREAM_DEFAULT, &wb));
+    CHECK(wb && q == NULL);
+    CHECK_OK(rmm_available_device_memory(&f1, &total));
+    CHECK(f1 == f0);
+    CHECK_OK(rmm_deallocate(cuda, p, 4096, RMM_STREAM_DEFAULT)); /* still live: freed now */
+    rmm_resource_destroy(cuda);
+}
+
 int main(void) {
     HARNESS_INIT();
     RUN(left_out_calls_say_so);
     RUN(what_stays_works);
     RUN(legacy_pool_mode_is_left_out);
+    RUN(nowait_calls_check_their_arguments);
+    RUN(nowait_free_of_zero_bytes_frees_nothing);
     return harness_main_end();
 }

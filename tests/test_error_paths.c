@@ -787,7 +787,507 @@ done:
     rmm_resource_destroy(fixed);
     rmm_resource_destroy(bins);
 }
-#endif
+/* ---- out of host memory when a table is about to grow ------------------------------------------
+   (a coverage pass's category (a): failure lines reached only in a particular state) */
+
+/* Blocks are taken one by one, each taking swept as run_sweep does (its nth host request failing
+   for n = 1, 2, ...: OUT_OF_MEMORY naming one of s->needle, the device's free bytes unchanged), and
+   held, until a failure has said `target` and `min_held` blocks are held, or `max_held` are; then
+   every block is given back (s->undo). Returns the failures that said `target`. */
+static int hold_sweep(sweep *s, const char *target, int min_held, int max_held) {
+    void **held = (void **)malloc((size_t)max_held * sizeof *held);
+    int k, n, hits = 0, count = 0;
+    if (!held) return 0;
+    for (k = 0; k < max_held && (hits == 0 || count < min_held); k++) {
+        for (n = 1; n < 400; n++) {
+            size_t before = device_free();
+            rmm_status st;
+            int fired, j, named = 0;
+            host_fail_nth = n;
+            st = s->attempt(s);
+            fired = host_fail_nth == 0;
+            host_fail_nth = 0;
+            if (st == RMM_SUCCESS) {
+                held[count++] = s->ptr;
+                break;
+            }
+            s->failures++;
+            CHECK(fired);
+            CHECK(st == RMM_ERROR_OUT_OF_MEMORY);
+            for (j = 0; j < 4 && s->needle[j]; j++) named |= strstr(rmm_last_error(), s->needle[j]) != NULL;
+            CHECK(named);
+            if (st != RMM_ERROR_OUT_OF_MEMORY || !named) printf("  (%s, block %d, request %d: %s: %s)\n", s->name, k, n, rmm_status_string(st), rmm_last_error());
+            CHECK(device_free() == before);
+            if (strstr(rmm_last_error(), target)) hits++;
+        }
+        CHECK(n < 400);
+    }
+    if (hits == 0) printf("  (%s: no failure said '%s' in %d blocks)\n", s->name, target, count);
+    CHECK(hits > 0);
+    for (k = count; k-- > 0;) {
+        s->ptr = held[k];
+        s->undo(s);
+    }
+    free(held);
+    return hits;
+}
+static void hold_alloc(const char *label, rmm_resource *mr, size_t bytes, size_t alignment, const char *target, int min_held, int max_held, const char *n1,
+                       const char *n2) {
+    sweep s;
+    int hits;
+    memset(&s, 0, sizeof s);
+    s.name = label;
+    s.attempt = a_alloc;
+    s.undo = undo_free;
+    s.needle[0] = n1;
+    s.needle[1] = n2;
+    s.mr = mr;
+    s.bytes = bytes;
+    s.alignment = alignment;
+    hits = hold_sweep(&s, target, min_held, max_held);
+    printf("  %s: %d failures, %d of them '%s'\n", label, s.failures, hits, target);
+}
+
+/* The host backend's table of live device and pinned allocations (1024 slots, doubled past a
+   quarter full) grows at one allocation: the backend's record of it fails, nothing is held. */
+TEST(backend_records_out_of_host_memory) {
+    rmm_resource *cuda = NULL, *pinned = NULL;
+    CHECK_OK(rmm_cuda_resource_create(&cuda));
+    CHECK_OK(rmm_pinned_host_resource_create(&pinned));
+    if (!cuda || !pinned) goto done;
+    hold_alloc("cuda allocate", cuda, 256, 256, "cudaMalloc(bytes=256) failed: host out of memory for the backend's records", 1, 1200, "cuda", NULL);
+    hold_alloc("pinned_host allocate", pinned, 256, 256, "cudaHostAlloc(bytes=256) failed: host out of memory for the backend's records", 1, 1200,
+               "pinned_host", "cudaHostAlloc");
+done:
+    rmm_resource_destroy(cuda);
+    rmm_resource_destroy(pinned);
+}
+
+static rmm_status a_host_alloc_held(sweep *s) {
+    s->ptr = NULL;
+    return rmm_host_allocate(s->hout, &s->ptr, s->bytes, s->alignment);
+}
+/* Over-aligned blocks: the resource's table of them (and the process's) grows at one allocation. */
+TEST(alignment_records_out_of_host_memory) {
+    rmm_resource *cuda = NULL, *async = NULL, *aligned = NULL;
+    sweep s;
+    CHECK_OK(rmm_cuda_resource_create(&cuda));
+    CHECK_OK(rmm_async_resource_create(&async, NULL));
+    CHECK_OK(rmm_aligned_adaptor_create(&aligned, rmm_get_current_device_resource(), 4096, 0));
+    if (!cuda || !async || !aligned) goto done;
+    hold_alloc("cuda allocate, aligned to 4096", cuda, 1000, 4096, "cuda: out of host memory for alignment bookkeeping", 1, 300, "cuda", NULL);
+    hold_alloc("async allocate, aligned to 4096", async, 1000, 4096, "async: out of host memory for alignment bookkeeping", 1, 300, "async", NULL);
+    hold_alloc("aligned allocate", aligned, 1000, 256, "aligned: out of host memory", 1, 300, "aligned", "cuda: out of host memory");
+    memset(&s, 0, sizeof s);
+    CHECK_OK(rmm_pinned_resource_create(&s.hout));
+    s.name = "pinned host allocate, aligned to 4096";
+    s.attempt = a_host_alloc_held;
+    s.undo = u_host_free;
+    s.needle[0] = "pinned";
+    s.needle[1] = "cudaHostAlloc";
+    s.bytes = 1000;
+    s.alignment = 4096;
+    if (s.hout) printf("  %s: %d of them bookkeeping\n", s.name, hold_sweep(&s, "pinned: out of host memory for alignment bookkeeping", 1, 300));
+    rmm_host_resource_destroy(s.hout);
+done:
+    rmm_resource_destroy(cuda);
+    rmm_resource_destroy(async);
+    rmm_resource_destroy(aligned);
+}
+
+/* A pool's block records (its store, and its table of blocks in use) grow at one allocation; and
+   an arena's (its small blocks', its large blocks' table). */
+TEST(block_records_out_of_host_memory) {
+    rmm_resource *pool = NULL, *arena = NULL;
+    rmm_pool_desc pd = rmm_pool_desc_default();
+    rmm_arena_desc ad = rmm_arena_desc_default();
+    rmm_pool_info info;
+    pd.initial_bytes = 16 * MiB;
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), &pd));
+    ad.arena_bytes = 512 * MiB;
+    CHECK_OK(rmm_arena_create(&arena, rmm_get_current_device_resource(), &ad));
+    if (!pool || !arena) goto done;
+    hold_alloc("pool allocate", pool, 256, 256, "pool: out of host memory for block records", 1100, 1100, "pool", NULL);
+    CHECK_OK(rmm_pool_get_info(pool, &info));
+    CHECK(info.used_bytes == 0);
+    CHECK_OK(rmm_resource_validate(pool));
+    hold_alloc("arena allocate, small", arena, 256, 256, "arena: out of host memory for block records", 600, 600, "arena", NULL);
+    hold_alloc("arena allocate, large", arena, 2 * MiB, 256, "arena: out of host memory", 1, 200, "arena", NULL);
+    CHECK_OK(rmm_resource_validate(arena));
+done:
+    rmm_resource_destroy(pool);
+    rmm_resource_destroy(arena);
+}
+
+/* rmmAlloc's table of block sizes grows at one allocation: the block goes back, nothing is held. */
+TEST(legacy_size_records_out_of_host_memory) {
+    rmmOptions_t opt;
+    sweep s;
+    memset(&opt, 0, sizeof opt);
+    opt.allocation_mode = CudaDefaultAllocation;
+    CHECK(rmmInitialize(&opt) == RMM_SUCCESS);
+    memset(&s, 0, sizeof s);
+    s.name = "rmmAlloc";
+    s.attempt = a_rmm_alloc;
+    s.undo = u_rmm_free;
+    s.needle[0] = "rmmAlloc";
+    s.bytes = 1000;
+    printf("  %s: %d of them the size record\n", s.name, hold_sweep(&s, "out of host memory for the block's size record", 1, 600));
+    CHECK(rmmFinalize() == RMM_SUCCESS);
+}
+
+/* rmm_binning_create with bins to make: each bin's host memory failing in turn. */
+static rmm_status a_binning_bins(sweep *s) {
+    rmm_binning_desc bd = rmm_binning_desc_default();
+    bd.min_size_exponent = 10;
+    bd.max_size_exponent = 14;
+    return rmm_binning_create(&s->out, rmm_get_current_device_resource(), &bd);
+}
+TEST(binning_create_with_bins_out_of_host_memory) {
+    SWEEP("rmm_binning_create (bins 2^10..2^14)", a_binning_bins, undo_destroy, "rmm_binning_create");
+}
+
+/* ---- graph capture: the graph pool's lists, the registrations, deferred frees ----------------- */
+static rmm_status a_free_on(sweep *s) { return rmm_deallocate(s->mr, s->ptr, s->bytes, s->stream); }
+static rmm_status a_capture_end(sweep *s) { return rmm_capture_end(s->gp, s->stream); }
+
+TEST(capture_registrations_out_of_host_memory) {
+    rmm_graph_pool *gp = NULL;
+    rmm_stream st[20];
+    int k, hits = 0, n;
+    CHECK_OK(rmm_graph_pool_create(&gp, rmm_get_current_device_resource(), 0));
+    if (!gp) return;
+    for (k = 0; k < 20; k++) CHECK_OK(rmm_stream_create(&st[k]));
+    /* registrations held until the list grows (8 slots, then 16) */
+    for (k = 0; k < 20 && !hits; k++) {
+        for (n = 1; n < 50; n++) {
+            rmm_status r;
+            host_fail_nth = n;
+            r = rmm_capture_begin(gp, st[k]);
+            host_fail_nth = 0;
+            if (r == RMM_SUCCESS) break;
+            CHECK(r == RMM_ERROR_OUT_OF_MEMORY);
+            CHECK_NAMES("rmm_capture_begin");
+            hits += strstr(rmm_last_error(), "rmm_capture_begin: out of host memory") != NULL;
+        }
+    }
+    CHECK(hits > 0);
+    for (n = 0; n < k; n++) CHECK_OK(rmm_capture_end(gp, st[n]));
+    CHECK_STATUS(rmm_capture_end(gp, st[0]), RMM_ERROR_INVALID_ARGUMENT); /* none stays registered */
+    for (k = 0; k < 20; k++) CHECK_OK(rmm_stream_destroy(st[k]));
+    CHECK_OK(rmm_graph_pool_destroy(gp));
+}
+
+/* Inside a capture on s: an allocation that overflows, allocations whose graph pool lists (and
+   chunk list) cannot grow, frees whose free list cannot, a free of a block from before the capture
+   that cannot be deferred, and the capture's end that cannot list its deferred frees. */
+TEST(capture_allocations_and_frees_out_of_host_memory) {
+    rmm_graph_pool *gp = NULL;
+    rmm_resource *dev = rmm_get_current_device_resource();
+    rmm_stream s = NULL;
+    sweep w;
+    void *old = NULL, *q = (void *)1, *blk[40];
+    size_t before;
+    int k, hits;
+    CHECK_OK(rmm_graph_pool_create(&gp, dev, 0)); /* (no reserve: the first allocation fetches a chunk) */
+    CHECK_OK(rmm_stream_create(&s));
+    CHECK_OK(rmm_allocate(dev, &old, 4096, RMM_STREAM_DEFAULT));
+    if (!gp || !s || !old) return;
+    CHECK_OK(rmm_capture_begin(gp, s));
+    before = device_free();
+    CHECK_STATUS(rmm_allocate(dev, &q, SIZE_MAX - 100, s), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK(q == NULL);
+    CHECK_NAMES("graph pool: allocate(bytes=");
+    CHECK_NAMES("overflows");
+    CHECK(device_free() == before);
+    /* the first allocation in a new graph pool: its live and free lists, its chunk list, the
+       chunk's fetch; the nth host request failing, for n = 1, 2, ... (a new pool each time) */
+    {
+        int n, lists = 0;
+        for (n = 1; n < 50; n++) {
+            rmm_graph_pool *g = NULL;
+            rmm_stream u = NULL;
+            rmm_status r;
+            size_t b0;
+            void *p = (void *)1;
+            CHECK_OK(rmm_graph_pool_create(&g, dev, 0));
+            CHECK_OK(rmm_stream_create(&u));
+            CHECK_OK(rmm_capture_begin(g, u));
+            b0 = device_free();
+            host_fail_nth = n;
+            r = rmm_allocate(dev, &p, 1000, u);
+            host_fail_nth = 0;
+            if (r == RMM_SUCCESS) {
+                CHECK_OK(rmm_deallocate(dev, p, 1000, u));
+            } else {
+                CHECK(r == RMM_ERROR_OUT_OF_MEMORY && p == NULL);
+                /* (or the chunk's fetch from upstream: its record in the backend, its RMM_DEBUG record) */
+                CHECK(strstr(rmm_last_error(), "graph pool") != NULL || strstr(rmm_last_error(), "cudaMalloc") != NULL ||
+                      strstr(rmm_last_error(), "cuda: out of host memory") != NULL);
+                CHECK(device_free() == b0);
+                lists += strstr(rmm_last_error(), "graph pool: out of host memory for its lists") != NULL;
+            }
+            CHECK_OK(rmm_capture_end(g, u));
+            CHECK_OK(rmm_graph_pool_destroy(g));
+            CHECK_OK(rmm_stream_destroy(u));
+            if (r == RMM_SUCCESS) break;
+        }
+        CHECK(lists >= 3); /* its live list, its free list, its chunk list */
+        printf("  allocate in a capture: %d failures, %d for its lists\n", n - 1, lists);
+    }
+    /* frees of every other block of 40: the free list grows at one of them (the block stays) */
+    for (k = 0; k < 40; k++) CHECK_OK(rmm_allocate(dev, &blk[k], 1000, s));
+    for (k = 0, hits = 0; k < 40; k += 2) {
+        int n;
+        for (n = 1; n < 20; n++) {
+            rmm_status r;
+            host_fail_nth = n;
+            r = rmm_deallocate(dev, blk[k], 1000, s);
+            host_fail_nth = 0;
+            if (r == RMM_SUCCESS) break;
+            CHECK(r == RMM_ERROR_OUT_OF_MEMORY);
+            CHECK_NAMES("graph pool: out of host memory for its lists (the block stays allocated)");
+            hits++;
+        }
+    }
+    CHECK(hits > 0);
+    for (k = 1; k < 40; k += 2) CHECK_OK(rmm_deallocate(dev, blk[k], 1000, s));
+    /* a block from before the capture, freed on s: deferred to the capture's end */
+    memset(&w, 0, sizeof w);
+    w.name = "free deferred to the capture's end";
+    w.attempt = a_free_on;
+    w.undo = u_nothing;
+    w.needle[0] = "graph pool: out of host memory to defer the free";
+    w.mr = dev;
+    w.ptr = old;
+    w.bytes = 4096;
+    w.stream = s;
+    printf("  %s: %d failures\n", w.name, run_sweep(&w));
+    CHECK(rmm_resource_awaits_capture(dev));
+    memset(&w, 0, sizeof w);
+    w.name = "rmm_capture_end with a deferred free";
+    w.attempt = a_capture_end;
+    w.undo = u_nothing;
+    w.needle[0] = "rmm_capture_end: out of host memory";
+    w.gp = gp;
+    w.stream = s;
+    before = device_free();
+    printf("  %s: %d failures\n", w.name, run_sweep(&w));
+    CHECK(device_free() > before); /* the deferred free, made at the end */
+    CHECK(!rmm_resource_awaits_capture(dev));
+    CHECK_STATUS(rmm_capture_end(gp, s), RMM_ERROR_INVALID_ARGUMENT); /* ended once */
+    CHECK_OK(rmm_graph_pool_destroy(gp));
+    CHECK_OK(rmm_stream_destroy(s));
+}
+
+/* A block recorded for a stream under capture (rmm_record_stream), freed on another stream: its
+   free waits for the capture's end; the record of that cannot grow. */
+TEST(recorded_free_deferred_to_a_capture_out_of_host_memory) {
+    rmm_graph_pool *gp = NULL;
+    rmm_resource *dev = rmm_get_current_device_resource();
+    rmm_stream s = NULL, t = NULL;
+    void *p = NULL;
+    int n, hits = 0;
+    size_t before;
+    CHECK_OK(rmm_graph_pool_create(&gp, dev, 1 * MiB));
+    CHECK_OK(rmm_stream_create(&s));
+    CHECK_OK(rmm_stream_create(&t));
+    CHECK_OK(rmm_allocate(dev, &p, 4096, RMM_STREAM_DEFAULT));
+    if (!gp || !s || !t || !p) return;
+    CHECK_OK(rmm_capture_begin(gp, s));
+    CHECK_OK(rmm_record_stream(dev, p, 4096, s));
+    before = device_free();
+    for (n = 1; n < 50; n++) {
+        rmm_status r;
+        host_fail_nth = n;
+        r = rmm_deallocate(dev, p, 4096, t);
+        host_fail_nth = 0;
+        if (r == RMM_SUCCESS) break;
+        CHECK(r == RMM_ERROR_OUT_OF_MEMORY);
+        CHECK(device_free() == before);
+        if (strstr(rmm_last_error(), "cudaEventCreateWithFlags")) continue; /* (the event that orders the free after t's work) */
+        CHECK_NAMES("graph pool: out of host memory to defer the free of");
+        CHECK_NAMES("until the capture of a stream recorded for it ends");
+        hits++;
+    }
+    CHECK(hits > 0);
+    CHECK(rmm_resource_awaits_capture(dev));
+    CHECK_OK(rmm_capture_end(gp, s)); /* the free is made now */
+    CHECK(!rmm_resource_awaits_capture(dev));
+    CHECK(device_free() > before);
+    CHECK_OK(rmm_graph_pool_destroy(gp));
+    CHECK_OK(rmm_stream_destroy(s));
+    CHECK_OK(rmm_stream_destroy(t));
+}
+
+/* ---- a thread's first use of its per-thread stream: its entry cannot be made ------------------- */
+#include <pthread.h>
+typedef struct first_use {
+    int what, n;
+    rmm_graph_pool *gp;
+    rmm_resource *mr;
+    void *ptr;
+    rmm_status st, again;
+    int fired;
+    char message[512];
+} first_use;
+enum { F_CAPTURE = 1, F_RECORD, F_POOL };
+static void *first_use_thread(void *arg) {
+    first_use *f = (first_use *)arg;
+    void *q = NULL;
+    host_fail_nth = f->n;
+    switch (f->what) {
+    case F_CAPTURE: f->st = rmm_capture_begin(f->gp, RMM_STREAM_PER_THREAD); break;
+    case F_RECORD: f->st = rmm_record_stream(f->mr, f->ptr, 4096, RMM_STREAM_PER_THREAD); break;
+    case F_POOL: f->st = rmm_allocate(f->mr, &q, 4096, RMM_STREAM_PER_THREAD); break;
+    }
+    f->fired = host_fail_nth == 0;
+    host_fail_nth = 0;
+    rmm__copy_text(f->message, sizeof f->message, f->st == RMM_SUCCESS ? "" : rmm_last_error());
+    /* undone (success), or made again with host memory (a failure) */
+    switch (f->what) {
+    case F_CAPTURE:
+        f->again = f->st == RMM_SUCCESS ? RMM_SUCCESS : rmm_capture_begin(f->gp, RMM_STREAM_PER_THREAD);
+        if (f->again == RMM_SUCCESS) f->again = rmm_capture_end(f->gp, RMM_STREAM_PER_THREAD);
+        break;
+    case F_RECORD:
+        f->again = f->st == RMM_SUCCESS ? RMM_SUCCESS : rmm_record_stream(f->mr, f->ptr, 4096, RMM_STREAM_PER_THREAD);
+        break;
+    case F_POOL:
+        f->again = f->st == RMM_SUCCESS ? RMM_SUCCESS : rmm_allocate(f->mr, &q, 4096, RMM_STREAM_PER_THREAD);
+        if (f->again == RMM_SUCCESS) f->again = rmm_deallocate(f->mr, q, 4096, RMM_STREAM_PER_THREAD);
+        break;
+    }
+    return NULL;
+}
+/* In a new thread each time, the call's nth host request failing for n = 1, 2, ...; each failure
+   OUT_OF_MEMORY naming `call`, the same call then succeeding in that thread. Returns the failures
+   that said `target`. */
+static int first_use_sweep(first_use *f, const char *call, const char *target) {
+    int hits = 0;
+    for (f->n = 1; f->n < 50; f->n++) {
+        pthread_t th;
+        size_t before = device_free();
+        CHECK(pthread_create(&th, NULL, first_use_thread, f) == 0);
+        pthread_join(th, NULL);
+        CHECK(f->again == RMM_SUCCESS);
+        if (f->st == RMM_SUCCESS) break;
+        CHECK(f->fired);
+        CHECK(f->st == RMM_ERROR_OUT_OF_MEMORY);
+        CHECK(strstr(f->message, call) != NULL);
+        if (f->st != RMM_ERROR_OUT_OF_MEMORY || !strstr(f->message, call)) printf("  (%s, request %d: %s: %s)\n", call, f->n, rmm_status_string(f->st), f->message);
+        if (f->what != F_POOL) CHECK(device_free() == before);
+        hits += strstr(f->message, target) != NULL;
+    }
+    CHECK(f->n < 50);
+    if (!hits) printf("  (%s: no failure said '%s')\n", call, target);
+    CHECK(hits > 0);
+    return hits;
+}
+TEST(per_thread_stream_entry_out_of_host_memory) {
+    first_use f;
+    rmm_resource *pool = NULL;
+    rmm_pool_info info;
+    memset(&f, 0, sizeof f);
+    CHECK_OK(rmm_graph_pool_create(&f.gp, rmm_get_current_device_resource(), 1 * MiB));
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), NULL));
+    if (!f.gp || !pool) return;
+    f.what = F_CAPTURE;
+    /* (finding A1: it names the graph pool, not rmm_capture_begin) */
+    first_use_sweep(&f, "graph pool: out of host memory for this thread's stream entry", "out of host memory for this thread's stream entry");
+    CHECK_OK(rmm_graph_pool_destroy(f.gp));
+    f.what = F_RECORD;
+    f.mr = rmm_get_current_device_resource();
+    CHECK_OK(rmm_allocate(f.mr, &f.ptr, 4096, RMM_STREAM_DEFAULT));
+    first_use_sweep(&f, "rmm_record_stream", "rmm_record_stream: out of host memory");
+    CHECK_OK(rmm_deallocate(f.mr, f.ptr, 4096, RMM_STREAM_DEFAULT));
+    f.what = F_POOL;
+    f.mr = pool;
+    first_use_sweep(&f, "pool", "pool: out of host memory for stream state");
+    CHECK_OK(rmm_pool_get_info(pool, &info));
+    CHECK(info.used_bytes == 0);
+    CHECK_OK(rmm_resource_validate(pool));
+    rmm_resource_destroy(pool);
+}
+#endif /* RMM_BACKEND_HOST */
+
+/* ---- other failure lines the pass found unreached --------------------------------------------- */
+
+/* An upstream whose blocks are 256 past a 512 boundary: a fixed_size resource of 1024-byte blocks
+   asked for 512-aligned blocks finds its next block misaligned (INVALID_ARGUMENT, the block kept). */
+typedef struct skewed {
+    rmm_resource base;
+    long live;
+} skewed;
+static rmm_status skewed_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    void *p = NULL;
+    rmm_status st = rmm_allocate_aligned(rmm_get_current_device_resource(), &p, bytes + 512, 512, stream);
+    (void)alignment;
+    if (st != RMM_SUCCESS) return st;
+    ((skewed *)self)->live++;
+    *ptr = (char *)p + 256;
+    return RMM_SUCCESS;
+}
+static rmm_status skewed_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    (void)alignment;
+    ((skewed *)self)->live--;
+    return rmm_deallocate_aligned(rmm_get_current_device_resource(), (char *)ptr - 256, bytes + 512, 512, stream);
+}
+static const rmm_resource_vtable skewed_vtable = {"skewed", skewed_allocate, skewed_deallocate, NULL, NULL};
+TEST(fixed_size_block_not_aligned_as_asked) {
+    skewed up;
+    rmm_resource *fixed = NULL;
+    rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
+    void *p = (void *)1, *q = NULL;
+    size_t before;
+    NEED_GPU();
+    memset(&up, 0, sizeof up);
+    up.base.vtable = &skewed_vtable;
+    fd.block_bytes = 1024;
+    fd.blocks_to_preallocate = 4;
+    CHECK_OK(rmm_fixed_size_create(&fixed, &up.base, &fd));
+    if (!fixed) return;
+    before = device_free();
+    CHECK_STATUS(rmm_allocate_aligned(fixed, &p, 1000, 512, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(p == NULL);
+    CHECK_NAMES("fixed_size");
+    CHECK_NAMES("not aligned to 512 bytes");
+    CHECK(device_free() == before);
+    CHECK_OK(rmm_resource_validate(fixed));
+    CHECK_OK(rmm_allocate_aligned(fixed, &q, 1000, 256, RMM_STREAM_DEFAULT)); /* the block was kept: it serves */
+    CHECK(q != NULL && ((uintptr_t)q & 511) == 256);
+    CHECK_OK(rmm_deallocate_aligned(fixed, q, 1000, 256, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_resource_validate(fixed));
+    rmm_resource_destroy(fixed);
+    CHECK(up.live == 0);
+}
+
+/* rmm_resource_allocation_base through a chain of more than RMM_MAX_RESOURCE_STEPS adaptors. */
+TEST(allocation_base_through_a_chain_too_long) {
+    size_t n = (size_t)RMM_MAX_RESOURCE_STEPS + 1, k, made = 0;
+    rmm_resource **chain = (rmm_resource **)malloc(n * sizeof *chain);
+    void *p = NULL, *base = (void *)1;
+    size_t off = 7;
+    NEED_GPU();
+    if (!chain) return;
+    for (k = 0; k < n; k++) {
+        if (rmm_prefetch_adaptor_create(&chain[k], k ? chain[k - 1] : rmm_get_current_device_resource()) != RMM_SUCCESS) break;
+        made++;
+    }
+    CHECK(made == n);
+    CHECK_OK(rmm_allocate(rmm_get_current_device_resource(), &p, 4096, RMM_STREAM_DEFAULT));
+    if (made == n && p) {
+        CHECK_STATUS(rmm_resource_allocation_base(chain[n - 1], p, &base, &off), RMM_ERROR_INVALID_ARGUMENT);
+        CHECK(base == NULL && off == 0);
+        CHECK_NAMES("rmm_resource_allocation_base: the resource graph has a cycle");
+        /* one step short of the limit answers */
+        CHECK_OK(rmm_resource_allocation_base(chain[n - 3], p, &base, &off));
+        CHECK(base == p && off == 0);
+    }
+    CHECK_OK(rmm_deallocate(rmm_get_current_device_resource(), p, 4096, RMM_STREAM_DEFAULT));
+    for (k = made; k-- > 0;) rmm_resource_destroy(chain[k]);
+    free(chain);
+}
 
 int main(void) {
     HARNESS_INIT();
@@ -812,6 +1312,17 @@ int main(void) {
     RUN(host_resources_out_of_host_memory);
     RUN(legacy_and_record_stream_out_of_host_memory);
     RUN(dump_and_add_bin_out_of_host_memory);
+    RUN(backend_records_out_of_host_memory);
+    RUN(alignment_records_out_of_host_memory);
+    RUN(block_records_out_of_host_memory);
+    RUN(legacy_size_records_out_of_host_memory);
+    RUN(binning_create_with_bins_out_of_host_memory);
+    RUN(capture_registrations_out_of_host_memory);
+    RUN(capture_allocations_and_frees_out_of_host_memory);
+    RUN(recorded_free_deferred_to_a_capture_out_of_host_memory);
+    RUN(per_thread_stream_entry_out_of_host_memory);
 #endif
+    RUN(fixed_size_block_not_aligned_as_asked);
+    RUN(allocation_base_through_a_chain_too_long);
     return harness_main_end();
 }
