@@ -3841,8 +3841,8 @@ static size_t rmm__graph_captures;
 static size_t rmm__graph_pools_live;
 /* set while this thread, holding the graph lock, calls upstream: its calls are not routed */
 static RMM__TLS bool rmm__graph_inside;
-RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_alloc(void **ptr, size_t bytes, size_t alignment, rmm_stream stream, bool *routed);
-RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_free(rmm_resource *mr, void *ptr, size_t bytes, size_t alignment, rmm_stream stream, bool *routed);
+RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_alloc(const char *call, void **ptr, size_t bytes, size_t alignment, rmm_stream stream, bool *routed);
+RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_free(const char *call, rmm_resource *mr, void *ptr, size_t bytes, size_t alignment, rmm_stream stream, bool *routed);
 RMM__PRIVATE int rmm__graph_owns(const void *ptr);
 RMM__PRIVATE RMM__NOINLINE const rmm_resource *rmm__graph_defers_into(const rmm_resource *mr);
 RMM__PRIVATE RMM__NOINLINE bool rmm__graph_key_registered(uint64_t key);
@@ -3902,7 +3902,7 @@ RMM__IMPL rmm_status rmm_allocate_aligned(rmm_resource *mr, void **ptr, size_t b
     if (alignment < RMM_ALIGNMENT) alignment = RMM_ALIGNMENT;
     if (RMM__UNLIKELY(RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures) != 0) && !rmm__graph_inside) {
         bool routed = false;
-        st = rmm__graph_route_alloc(ptr, bytes, alignment, stream, &routed);
+        st = rmm__graph_route_alloc("rmm_allocate_aligned", ptr, bytes, alignment, stream, &routed);
         if (routed) return st;
     }
     mr = rmm__resolve(mr);
@@ -3926,7 +3926,7 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__allocate_general(rmm_resource *mr, vo
     if (RMM__UNLIKELY(bytes == 0)) return RMM_SUCCESS;
     if (RMM__UNLIKELY(RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures) != 0) && !rmm__graph_inside) {
         bool routed = false;
-        st = rmm__graph_route_alloc(ptr, bytes, RMM_ALIGNMENT, stream, &routed);
+        st = rmm__graph_route_alloc("rmm_allocate", ptr, bytes, RMM_ALIGNMENT, stream, &routed);
         if (routed) return st;
     }
     mr = rmm__resolve(mr);
@@ -4388,7 +4388,7 @@ RMM__IMPL rmm_status rmm_deallocate_aligned(rmm_resource *mr, void *ptr, size_t 
     if (RMM__UNLIKELY(!mr)) return rmm_last_status();
     if (RMM__UNLIKELY(RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_pools_live) != 0) && !rmm__graph_inside) {
         bool routed = false;
-        rmm_status st = rmm__graph_route_free(mr, ptr, bytes, alignment, stream, &routed);
+        rmm_status st = rmm__graph_route_free("rmm_deallocate_aligned", mr, ptr, bytes, alignment, stream, &routed);
         if (routed) return st;
     }
     rmm__nvtx_mark(mr, 1, bytes);
@@ -4401,7 +4401,7 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__deallocate_general(rmm_resource *mr, 
     if (RMM__UNLIKELY(!mr)) return rmm_last_status();
     if (RMM__UNLIKELY(RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_pools_live) != 0) && !rmm__graph_inside) {
         bool routed = false;
-        rmm_status st = rmm__graph_route_free(mr, ptr, bytes, RMM_ALIGNMENT, stream, &routed);
+        rmm_status st = rmm__graph_route_free("rmm_deallocate", mr, ptr, bytes, RMM_ALIGNMENT, stream, &routed);
         if (routed) return st;
     }
     rmm__nvtx_mark(mr, 1, bytes);
@@ -9927,14 +9927,14 @@ static size_t rmm__captures_cap;
 static RMM__TLS uint64_t rmm__graph_thread_serial;
 /* The key of `stream` for the calling thread. Fails as cudaGetDevice, or with OUT_OF_MEMORY when
    the thread's entry cannot be made (host memory); no call for a stream that is not per-thread. O(1). */
-RMM__PRIVATE rmm_status rmm__graph_key(rmm_stream stream, uint64_t *key) {
+RMM__PRIVATE rmm_status rmm__graph_key(const char *call, rmm_stream stream, uint64_t *key) {
     int device = 0;
     *key = rmm__graph_key_of(stream, false, 0, 0);
     if (!rmm__stream_is_per_thread(stream)) return RMM_SUCCESS;
     RMM_TRY(rmm__get_device(&device));
     if (!rmm__graph_thread_serial) {
         rmm__sreg *r = rmm__thread_reg();
-        if (!r) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "graph pool: out of host memory for this thread's stream entry");
+        if (!r) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "%s: out of host memory for this thread's stream entry (its per-thread default stream under graph capture)", call);
         rmm__graph_thread_serial = r->serial;
     }
     *key = rmm__graph_key_of(stream, true, rmm__graph_thread_serial, device);
@@ -10220,10 +10220,10 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_defer_recorded(rmm_resource *mr
     rmm__unlock(&rmm__graph_lock);
     return RMM_SUCCESS;
 }
-RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_alloc(void **ptr, size_t bytes, size_t alignment, rmm_stream stream, bool *routed) {
+RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_alloc(const char *call, void **ptr, size_t bytes, size_t alignment, rmm_stream stream, bool *routed) {
     rmm_graph_pool *gp;
     uint64_t key = 0;
-    rmm_status st = rmm__graph_key(stream, &key);
+    rmm_status st = rmm__graph_key(call, stream, &key);
     size_t need;
     if (st != RMM_SUCCESS) { /* (the per-thread stream's device or entry: it may be registered, so the allocation fails) */
         *routed = true;
@@ -10294,12 +10294,12 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_alloc(void **ptr, size_t 
    (a block from before the capture, freed inside it) waits for rmm_capture_end: made now, on a
    capturing stream, the resource's event would be captured, and the block could go to other work
    while the graph still holds its address in the capture. */
-RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_free(rmm_resource *mr, void *ptr, size_t bytes, size_t alignment, rmm_stream stream, bool *routed) {
+RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_free(const char *call, rmm_resource *mr, void *ptr, size_t bytes, size_t alignment, rmm_stream stream, bool *routed) {
     rmm_graph_pool *gp, *gone = NULL;
     size_t i, c = 0;
     uint64_t key = (uint64_t)(uintptr_t)stream; /* (while no capture is registered: only the tag's, never read) */
     if (RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures) != 0) {
-        rmm_status st = rmm__graph_key(stream, &key);
+        rmm_status st = rmm__graph_key(call, stream, &key);
         if (st != RMM_SUCCESS) { /* (the per-thread stream's device or entry: it may be registered, so nothing is freed) */
             *routed = true;
             return st;
@@ -10443,7 +10443,7 @@ RMM__IMPL rmm_status rmm_capture_begin(rmm_graph_pool *gp, rmm_stream stream) {
     size_t n;
     uint64_t key = 0;
     if (!gp) return RMM__NULL_OUT("rmm_capture_begin", "gp");
-    RMM_TRY(rmm__graph_key(stream, &key));
+    RMM_TRY(rmm__graph_key("rmm_capture_begin", stream, &key));
     rmm__lock(&rmm__graph_lock);
     if (gp->released) {
         rmm__unlock(&rmm__graph_lock);
@@ -10475,7 +10475,7 @@ RMM__IMPL rmm_status rmm_capture_end(rmm_graph_pool *gp, rmm_stream stream) {
     rmm_status st = RMM_SUCCESS;
     uint64_t key = 0;
     if (!gp) return RMM__NULL_OUT("rmm_capture_end", "gp");
-    RMM_TRY(rmm__graph_key(stream, &key));
+    RMM_TRY(rmm__graph_key("rmm_capture_end", stream, &key));
     rmm__lock(&rmm__graph_lock);
     if (rmm__graph_registered(key, &at) != gp) {
         rmm__unlock(&rmm__graph_lock);

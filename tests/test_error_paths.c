@@ -1193,8 +1193,8 @@ TEST(per_thread_stream_entry_out_of_host_memory) {
     CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), NULL));
     if (!f.gp || !pool) return;
     f.what = F_CAPTURE;
-    /* (finding A1: it names the graph pool, not rmm_capture_begin) */
-    first_use_sweep(&f, "graph pool: out of host memory for this thread's stream entry", "out of host memory for this thread's stream entry");
+    /* (it named the graph pool, "graph pool: out of host memory ...", until the second pass's finding A1) */
+    first_use_sweep(&f, "rmm_capture_begin", "rmm_capture_begin: out of host memory for this thread's stream entry");
     CHECK_OK(rmm_graph_pool_destroy(f.gp));
     f.what = F_RECORD;
     f.mr = rmm_get_current_device_resource();
