@@ -4524,7 +4524,7 @@ RMM__PRIVATE rmm_status rmm__oom_explain(rmm_resource *mr, const rmm__oom_facts 
     else if ((f->maximum || f->bounded) && (f->held + padded > f->maximum || f->held + padded < padded)) /* (with the room an alignment needs: a red team's find) */
         verdict = "at the maximum: the resource may not grow further";
     else if (dev_total && dev_free < need) verdict = "device full: the GPU has too little free memory";
-    else if (strstr(cause, "out of host memory")) /* (the library's own records, or a record below: the cause says which) */
+    else if (strstr(cause, "out of host memory") || strstr(cause, "host out of memory")) /* (the library's own records, or a record below, such as the host backend's: the cause says which) */
         verdict = "out of host memory: the records the allocation needs could not be made";
     else verdict = "refused upstream: a resource below (a limit, a user resource) said no";
     if (f->maximum || f->bounded) snprintf(maximum, sizeof maximum, "a maximum of %zu", f->maximum);
@@ -9644,6 +9644,7 @@ RMM__IMPL rmm_status rmm_pool_create(rmm_resource **out, rmm_resource *upstream,
     rmm__pool *p;
     rmm__sstate *s;
     rmm_status st;
+    bool own = false; /* the failure is one of the pool's own setup steps */
     if (!out) return RMM__NULL_OUT("rmm_pool_create", "out");
     *out = NULL;
     if (!upstream && d.growth != RMM_POOL_GROWTH_VIRTUAL) return rmm__null_upstream("rmm_pool_create");
@@ -9676,18 +9677,25 @@ RMM__IMPL rmm_status rmm_pool_create(rmm_resource **out, rmm_resource *upstream,
     p->so.device = p->device;
     if (st == RMM_SUCCESS && d.growth == RMM_POOL_GROWTH_VIRTUAL) {
         st = rmm__vm_setup(p, d.virtual_bytes);
+        own = st != RMM_SUCCESS;
     } else if (st == RMM_SUCCESS && d.initial_bytes) {
         void *ptr = NULL;
         st = rmm__so_state(&p->so, RMM__LEGACY_HANDLE, 0, &s);
-        if (st == RMM_SUCCESS) st = rmm_allocate_aligned(upstream, &ptr, d.initial_bytes, RMM_ALIGNMENT, RMM_STREAM_DEFAULT);
+        own = st != RMM_SUCCESS;
+        if (st == RMM_SUCCESS) st = rmm_allocate_aligned(upstream, &ptr, d.initial_bytes, RMM_ALIGNMENT, RMM_STREAM_DEFAULT); /* (the upstream's answer: its own words) */
         if (st == RMM_SUCCESS) {
             (void)rmm__so_grown(s, upstream); /* (the legacy stream's state is lazy: it only marks it) */
             st = rmm__pool_add_chunk(p, (rmm__pstream *)s, ptr, d.initial_bytes, true, false);
+            own = st != RMM_SUCCESS;
             if (st != RMM_SUCCESS) RMM__CLEANUP(rmm_deallocate(upstream, ptr, d.initial_bytes, RMM_STREAM_DEFAULT));
         }
     }
     if (st != RMM_SUCCESS) {
-        if (strncmp(rmm_last_error(), "rmm_pool_create", 15) != 0) /* the user's call named, then the one below (a stream state's or the range's records: "pool: ...") */
+        /* the pool's own setup (a stream state's, the range's or the chunk's records; the range's
+           reservation) named as the user's call, then the step ("pool: ..."); an upstream's refusal
+           of initial_bytes keeps its own words, as rmm_arena_create and rmm_fixed_size_create leave
+           theirs (review 39) */
+        if (own && strncmp(rmm_last_error(), "rmm_pool_create", 15) != 0)
             (void)rmm__fail_cuda(rmm_last_cuda_error(), st, "rmm_pool_create: %s", rmm_last_error());
         RMM__CLEANUP_VOID(rmm__pool_destroy(&p->base)); /* frees the range too, if it was reserved */
         return st;
