@@ -61,23 +61,25 @@ class IpcHandle:
     size: int
 
     def __post_init__(self):
+        if isinstance(self.handle, (bytearray, memoryview)):  # (kept as bytes: hashable, picklable)
+            object.__setattr__(self, "handle", bytes(self.handle))
         _check_fields(self)
 
 
 def _check_fields(h):
     """TypeError or ValueError unless h's fields are what get_ipc_handle makes: 64 bytes, and an
-    offset and a size that are ints >= 0 (checked when one is made, and again when one is opened:
-    unpickling makes one without __init__)."""
-    if not isinstance(h.handle, bytes):
+    offset and a size that are ints in [0, 2**64) (checked when one is made, and again when one is
+    opened: unpickling makes one without __init__)."""
+    if not isinstance(h.handle, (bytes, bytearray, memoryview)):
         raise TypeError("IpcHandle.handle must be bytes, not %s" % type(h.handle).__name__)
     if len(h.handle) != _lib.IPC_BYTES:
-        raise ValueError("an IPC handle has %d bytes, not %d" % (_lib.IPC_BYTES, len(h.handle)))
+        raise ValueError("an IPC handle must have %d bytes, not %d" % (_lib.IPC_BYTES, len(h.handle)))
     for name in ("offset", "size"):
         v = getattr(h, name)
         if not isinstance(v, numbers.Integral) or isinstance(v, bool):
             raise TypeError("IpcHandle.%s must be an int, not %s" % (name, type(v).__name__))
-        if v < 0:
-            raise ValueError("IpcHandle.%s must be >= 0, not %d" % (name, v))
+        if not 0 <= v < 1 << 64:
+            raise ValueError("IpcHandle.%s must be in [0, 2**64), not %d" % (name, v))
 
 
 def get_ipc_handle(obj, mr=None, size=None):

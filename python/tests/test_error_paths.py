@@ -181,8 +181,9 @@ def test_ipc_argument_checks():
     with pytest.raises(TypeError, match="needs an rmmh.ipc.IpcHandle .* not bytes"):
         ipc.open_ipc_handle(bytes(64))
     for fields, exc, msg in (((None, 0, 10), TypeError, "handle must be bytes, not NoneType"),
-                             ((bytes(64), -5, 10), ValueError, "offset must be >= 0, not -5"),
-                             ((bytes(64), 0, -1), ValueError, "size must be >= 0, not -1"),
+                             ((bytes(64), -5, 10), ValueError, r"offset must be in \[0, 2\*\*64\), not -5"),
+                             ((bytes(64), 0, -1), ValueError, r"size must be in \[0, 2\*\*64\), not -1"),
+                             ((bytes(64), 1 << 64, 1), ValueError, r"offset must be in \[0, 2\*\*64\)"),
                              ((bytes(64), 0, True), TypeError, "size must be an int, not bool"),
                              ((bytes(64), 1.5, 10), TypeError, "offset must be an int, not float")):
         with pytest.raises(exc, match=msg):
@@ -190,8 +191,12 @@ def test_ipc_argument_checks():
     import pickle
     h = pickle.loads(pickle.dumps(ipc.IpcHandle(bytes(64), 0, 10)))  # (made without __init__)
     object.__setattr__(h, "offset", -5)
-    with pytest.raises(ValueError, match="offset must be >= 0, not -5"):
+    with pytest.raises(ValueError, match="offset must be in .*, not -5"):
         ipc.open_ipc_handle(h)
+    # a bytearray or memoryview handle is taken, as bytes (as open_ipc_handle took it before)
+    for raw in (bytearray(64), memoryview(bytes(64))):
+        h = ipc.IpcHandle(raw, 0, 10)
+        assert type(h.handle) is bytes and h == ipc.IpcHandle(bytes(64), 0, 10)
     for mr in (rmm.mr.CudaMemoryResource(), _pool(), None):
         with pytest.raises(TypeError, match="export_pool needs a CudaAsyncMemoryResource, not %s"
                            % type(mr).__name__):
