@@ -570,8 +570,8 @@ RMMDEF const char *rmm_resource_type_name(const rmm_resource *mr);
    resource (cuda, managed, pinned, async), a callback or user-defined resource, and for NULL. A
    binning resource answers its upstream (its bins are reached through rmm_resource_dump_json). O(1). */
 RMMDEF rmm_resource *rmm_resource_get_upstream(const rmm_resource *mr);
-/* Lets the walks over a resource graph (rmm_resource_dump_json, rmm_resource_validate,
-   rmm_resource_check_corruption, rmm_resource_get_upstream and the cycle check they share) see
+/* Lets the walks over a resource graph (rmm_resource_dump_json, rmm_resource_check_corruption,
+   rmm_resource_get_upstream and the cycle check they share; rmm_resource_validate walks none) see
    through your own resource type: get_upstream(mr) returns the resource an instance allocates from
    (NULL: none). Unregistered user resources end every walk. rmm_resource_allocation_base does not
    look through them (where a block of yours comes from is yours to say). Register each vtable once,
@@ -583,7 +583,9 @@ RMMDEF rmm_resource *rmm_resource_get_upstream(const rmm_resource *mr);
 RMMDEF rmm_status rmm_resource_register_type(const rmm_resource_vtable *vtable, rmm_resource *(*get_upstream)(const rmm_resource *mr));
 /* Checks every invariant of a library sub-allocator (pool, fixed-size, binning and its bins, arena)
    and returns CORRUPTION with a message naming the first one broken; SUCCESS for resources that keep
-   no state to check (base resources, adaptors, user resources). O(number of blocks), and
+   no state to check (base resources, adaptors, user resources). It checks mr itself (a binning
+   resource with its bins), not what lies under it: validate each sub-allocator of a chain. A
+   validate that finds a list longer than its count (a cycle) says so and ends. O(number of blocks), and
    O(log chunks) more for each free block of a fixed-size resource. Takes the
    resource's locks: not for use while another thread is mid-call on a resource without them. */
 RMMDEF rmm_status rmm_resource_validate(rmm_resource *mr);
@@ -7164,7 +7166,13 @@ RMM__PRIVATE rmm_status rmm__validate_chunk(const char *who, const rmm__chunk *c
             rmm__tlsf_mapping(b->size >> 8, &fl, &sl);
             if (b->bin != fl * RMM__TLSF_SL + sl && b->bin + 1 != fl * RMM__TLSF_SL + sl)
                 return rmm__fail(RMM_ERROR_CORRUPTION, "%s: free block %p is in the wrong bin", who, (void *)b->ptr);
-            for (q = b->owner->heads[b->bin / RMM__TLSF_SL][b->bin % RMM__TLSF_SL]; q; q = q->free_next) if (q == b) { found = true; break; }
+            if (!b->owner->heads) /* (a list set with no bin table: it was read through NULL until a white-box test of session 39) */
+                return rmm__fail(RMM_ERROR_CORRUPTION, "%s: free block %p names lists without a bin table", who, (void *)b->ptr);
+            { /* (at most the lists' recorded blocks looked at: a cycle in the bin ends the search) */
+                size_t steps = 0;
+                for (q = b->owner->heads[b->bin / RMM__TLSF_SL][b->bin % RMM__TLSF_SL]; q && steps <= b->owner->free_blocks; q = q->free_next, steps++)
+                    if (q == b) { found = true; break; }
+            }
             if (!found) return rmm__fail(RMM_ERROR_CORRUPTION, "%s: free block %p is missing from its bin", who, (void *)b->ptr);
             if (rmm__addr_map_find(used, (uintptr_t)b->ptr)) return rmm__fail(RMM_ERROR_CORRUPTION, "%s: block %p is both free and in use", who, (void *)b->ptr);
         } else if (w->pending_unmapped && b->parked) {
@@ -7193,8 +7201,12 @@ RMM__PRIVATE rmm_status rmm__validate_tlsf(const char *who, const rmm__tlsf *t, 
             if (((t->sl_map[fl] >> sl) & 1u) != (t->heads[fl][sl] != NULL)) return rmm__fail(RMM_ERROR_CORRUPTION, "%s: second-level bitmap disagrees with bin (%u, %u)", who, fl, sl);
             for (q = t->heads[fl][sl]; q; q = q->free_next) {
                 if (q->owner != t) return rmm__fail(RMM_ERROR_CORRUPTION, "%s: free block %p is filed under the wrong list", who, (void *)q->ptr);
-                if (q->free_next && q->free_next->free_prev != q) return rmm__fail(RMM_ERROR_CORRUPTION, "%s: bin list broken at %p", who, (void *)q->ptr);
-                n++;
+                /* (a head with a back link went unseen, and the next take of the bin's head wrote
+                   through it: a white-box test's find, session 39) */
+                if ((q == t->heads[fl][sl] && q->free_prev) || (q->free_next && q->free_next->free_prev != q))
+                    return rmm__fail(RMM_ERROR_CORRUPTION, "%s: bin list broken at %p", who, (void *)q->ptr);
+                if (++n > t->free_blocks) /* (a cycle: the walk ends) */
+                    return rmm__fail(RMM_ERROR_CORRUPTION, "%s: the bins list more than the %zu free blocks recorded", who, t->free_blocks);
                 total += q->size;
             }
         }
@@ -8756,8 +8768,18 @@ RMM__PRIVATE rmm_status rmm__vm_validate(rmm__pool *p) {
         if (st == RMM_SUCCESS && used_here != vm->ext_used[e])
             st = rmm__fail(RMM_ERROR_CORRUPTION, "pool: extent at page %zu counts %u pages in use but %zu are", e, vm->ext_used[e], used_here);
     }
-    for (i = vm->idle_head; st == RMM_SUCCESS && i != SIZE_MAX; i = vm->idle_next[i])
-        if (!vm->mapped[i] || vm->users[i]) st = rmm__fail(RMM_ERROR_CORRUPTION, "pool: page %zu is listed idle but is not", i);
+    { /* the idle list: every page on it idle, linked both ways, as long as idle_count (checked one
+         way until a white-box test of session 39: an emptied list passed, and a cycle hung) */
+        size_t listed = 0, before = SIZE_MAX;
+        for (i = vm->idle_head; st == RMM_SUCCESS && i != SIZE_MAX; before = i, i = vm->idle_next[i]) {
+            if (i >= vm->pages || listed >= vm->idle_count) st = rmm__fail(RMM_ERROR_CORRUPTION, "pool: the idle list is longer than the %zu idle pages, or leaves the range", vm->idle_count);
+            else if (!vm->mapped[i] || vm->users[i]) st = rmm__fail(RMM_ERROR_CORRUPTION, "pool: page %zu is listed idle but is not", i);
+            else if (vm->idle_prev[i] != before) st = rmm__fail(RMM_ERROR_CORRUPTION, "pool: idle page %zu has a broken back link", i);
+            listed++;
+        }
+        if (st == RMM_SUCCESS && (listed != vm->idle_count || vm->idle_tail != before))
+            st = rmm__fail(RMM_ERROR_CORRUPTION, "pool: %zu pages listed idle of %zu idle (or the list's tail is wrong)", listed, vm->idle_count);
+    }
     return st;
 }
 RMM__PRIVATE void rmm__vm_held(const rmm__pool *p, size_t *bytes, size_t *peak) {
@@ -9487,7 +9509,8 @@ RMM__PRIVATE rmm_status rmm__pool_validate_parked(rmm__pool *p, rmm__pstream *s,
             RMM_TRY(rmm__pool_validate_parked_block(p, s, b));
             if (b->size != (k + 1) << 8)
                 return rmm__fail(RMM_ERROR_CORRUPTION, "pool: block %p of %zu bytes is in the quick list of %zu", (void *)b->ptr, b->size, (k + 1) << 8);
-            n++;
+            if (++n > s->quick_blocks) /* (a cycle: the walk ends; it hung until a white-box test of session 39) */
+                return rmm__fail(RMM_ERROR_CORRUPTION, "pool: stream state %zu's quick lists hold more than the %zu blocks recorded", s->ss.index, s->quick_blocks);
             total += b->size;
         }
     }

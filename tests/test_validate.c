@@ -464,6 +464,70 @@ TEST(arena_validate_catches_corruption) {
     rmm_resource_destroy(mr);
 }
 
+/* The corruptions the first form of this file found the validators blind to, or hung or crashed
+   on (session 39, since mended): a cycle in a quick list and in the VIRTUAL pool's idle list (the
+   walks now end at their counts), a bin head with a back link (the next take of the bin wrote
+   through it), a free block naming lists with no bin table (read through NULL), and an idle list
+   emptied or with a broken back link (it was checked one way only). */
+TEST(validate_ends_on_cycles_and_checks_links_both_ways) {
+    rmm_resource *mr;
+    rmm__pool *p;
+    rmm__pstream *s;
+    rmm__block *A, *C, *Q;
+    void *a = NULL, *b = NULL, *c = NULL, *d = NULL, *q = NULL, *r = NULL;
+    NEED_GPU();
+    if ((mr = new_pool(RMM_POOL_GROWTH_GEOMETRIC, 32 * MiB)) == NULL) return;
+    p = (rmm__pool *)mr;
+    CHECK_OK(rmm_allocate(mr, &a, 2 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(mr, &b, 4 * KiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(mr, &c, 2 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(mr, &d, 4 * KiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(mr, &q, 4 * KiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(mr, &r, 4 * KiB, RMM_STREAM_DEFAULT));
+    A = pool_block(p, a);
+    C = pool_block(p, c);
+    Q = pool_block(p, q);
+    CHECK_OK(rmm_deallocate(mr, a, 2 * MiB, RMM_STREAM_DEFAULT)); /* two free blocks of one bin */
+    CHECK_OK(rmm_deallocate(mr, c, 2 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, q, 4 * KiB, RMM_STREAM_DEFAULT)); /* parked in the quick list of 4 KiB */
+    CHECK_OK(rmm_pool_validate(mr));
+    CHECK(A && C && Q && A->owner && A->owner == C->owner && Q->parked);
+    if (A && C && Q && A->owner && A->owner == C->owner && Q->parked) {
+        rmm__tlsf *t = A->owner;
+        rmm__block *head = t->heads[A->bin / RMM__TLSF_SL][A->bin % RMM__TLSF_SL];
+        s = RMM__PSTREAM_OF(t);
+        BREAK(Q->free_next, Q->free_next = Q, rmm_pool_validate(mr), "quick lists hold more than");
+        CHECK(head == A || head == C);
+        if (head == A || head == C) BREAK(head->free_prev, head->free_prev = head, rmm_pool_validate(mr), "bin list broken at");
+        BREAK(A->owner, A->owner = &s->large, rmm_pool_validate(mr), "names lists without a bin table");
+    }
+    CHECK_OK(rmm_deallocate(mr, b, 4 * KiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, d, 4 * KiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, r, 4 * KiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_validate(mr));
+    rmm_resource_destroy(mr);
+    if ((mr = new_pool(RMM_POOL_GROWTH_VIRTUAL, 64 * MiB)) == NULL) return;
+    {
+        rmm__pool_vm *vm = &((rmm__pool *)mr)->vm;
+        void *u = NULL, *v = NULL;
+        size_t h;
+        CHECK_OK(rmm_allocate(mr, &u, 3 * MiB, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_allocate(mr, &v, 3 * MiB, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_deallocate(mr, v, 3 * MiB, RMM_STREAM_DEFAULT)); /* a page goes idle */
+        CHECK_OK(rmm_pool_validate(mr));
+        h = vm->idle_head;
+        CHECK(h != SIZE_MAX && vm->idle_count >= 1);
+        if (h != SIZE_MAX) {
+            BREAK(vm->idle_head, vm->idle_head = SIZE_MAX, rmm_pool_validate(mr), "pages listed idle of");
+            BREAK(vm->idle_next[h], vm->idle_next[h] = h, rmm_pool_validate(mr), "the idle list is longer than");
+            BREAK(vm->idle_prev[h], vm->idle_prev[h] = h, rmm_pool_validate(mr), "has a broken back link");
+        }
+        CHECK_OK(rmm_deallocate(mr, u, 3 * MiB, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_pool_validate(mr));
+        rmm_resource_destroy(mr);
+    }
+}
+
 int main(void) {
     HARNESS_INIT();
     RUN(pool_geometric_validate_catches_corruption);
@@ -474,5 +538,6 @@ int main(void) {
     RUN(fixed_size_validate_catches_corruption);
     RUN(binning_validate_reports_a_corrupt_bin);
     RUN(arena_validate_catches_corruption);
+    RUN(validate_ends_on_cycles_and_checks_links_both_ways);
     return harness_main_end();
 }
