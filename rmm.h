@@ -8771,11 +8771,13 @@ RMM__PRIVATE rmm_status rmm__vm_validate(rmm__pool *p) {
     { /* the idle list: every page on it idle, linked both ways, as long as idle_count (checked one
          way until a white-box test of session 39: an emptied list passed, and a cycle hung) */
         size_t listed = 0, before = SIZE_MAX;
-        for (i = vm->idle_head; st == RMM_SUCCESS && i != SIZE_MAX; before = i, i = vm->idle_next[i]) {
+        for (i = vm->idle_head; st == RMM_SUCCESS && i != SIZE_MAX; i = vm->idle_next[i]) {
             if (i >= vm->pages || listed >= vm->idle_count) st = rmm__fail(RMM_ERROR_CORRUPTION, "pool: the idle list is longer than the %zu idle pages, or leaves the range", vm->idle_count);
             else if (!vm->mapped[i] || vm->users[i]) st = rmm__fail(RMM_ERROR_CORRUPTION, "pool: page %zu is listed idle but is not", i);
             else if (vm->idle_prev[i] != before) st = rmm__fail(RMM_ERROR_CORRUPTION, "pool: idle page %zu has a broken back link", i);
+            if (st != RMM_SUCCESS) break; /* (before the increment reads idle_next[i]: i may lie outside the range) */
             listed++;
+            before = i;
         }
         if (st == RMM_SUCCESS && (listed != vm->idle_count || vm->idle_tail != before))
             st = rmm__fail(RMM_ERROR_CORRUPTION, "pool: %zu pages listed idle of %zu idle (or the list's tail is wrong)", listed, vm->idle_count);
@@ -9571,7 +9573,8 @@ RMM__PRIVATE rmm_status rmm__pool_validate_locked(rmm__pool *p) {
     size_t chunks = 0, pool_bytes = 0, listed_blocks = 0, listed_bytes = 0, parked_blocks = 0, parked_bytes = 0, i;
     memset(&w, 0, sizeof w);
     for (c = p->chunks; c; c = c->next) {
-        chunks++;
+        if (++chunks > p->chunk_count) /* (a cycle: the walk ends) */
+            return rmm__fail(RMM_ERROR_CORRUPTION, "pool: the chunk list holds more than the %zu chunks recorded", p->chunk_count);
         pool_bytes += c->size;
         RMM_TRY(rmm__validate_chunk("pool", c, &p->used, &w)); /* counts parked blocks as used: they are in p->used */
     }
@@ -12648,6 +12651,10 @@ RMM__PRIVATE rmm_status rmm__arena_validate(rmm__arena *a) {
         blocks = bytes = 0;
         if (l->ss.index != i) st = rmm__fail(RMM_ERROR_CORRUPTION, "arena: arena %zu records index %zu", i, l->ss.index);
         for (c = l->superblocks; c && st == RMM_SUCCESS; c = c->next, n++) {
+            if (n >= l->superblock_count) { /* (a cycle: the walk ends) */
+                st = rmm__fail(RMM_ERROR_CORRUPTION, "arena: an arena counts %zu superblocks but holds more", l->superblock_count);
+                break;
+            }
             st = rmm__validate_chunk("arena", c, &l->used, &w);
             if (st == RMM_SUCCESS && a->owner[rmm__arena_index(a, c->ptr)] != l)
                 st = rmm__fail(RMM_ERROR_CORRUPTION, "arena: superblock %p is held by an arena the owner table does not name", (void *)c->ptr);

@@ -440,6 +440,7 @@ TEST(arena_validate_catches_corruption) {
     idx = rmm__arena_index(a, x);
     BREAK(a->owner[idx], a->owner[idx] = NULL, rmm_resource_validate(mr), "the owner table does not name");
     BREAK(l->superblock_count, l->superblock_count++, rmm_resource_validate(mr), "superblocks but holds");
+    BREAK(l->superblocks->next, l->superblocks->next = l->superblocks, rmm_resource_validate(mr), "superblocks but holds more"); /* a cycle (it hung validate until review 40) */
     BREAK(l->used.count, l->used.count++, rmm_resource_validate(mr), "a thread arena's block counts are off");
     BREAK(l->free.free_blocks, l->free.free_blocks++, rmm_resource_validate(mr), "arena: free counts are off");
     BREAK(l->pending_count, l->pending_count = 1, rmm_resource_validate(mr), "pending blocks are off");
@@ -468,7 +469,9 @@ TEST(arena_validate_catches_corruption) {
    on (session 39, since mended): a cycle in a quick list and in the VIRTUAL pool's idle list (the
    walks now end at their counts), a bin head with a back link (the next take of the bin wrote
    through it), a free block naming lists with no bin table (read through NULL), and an idle list
-   emptied or with a broken back link (it was checked one way only). */
+   emptied or with a broken back link (it was checked one way only); and the two a review found
+   after (review 40): the pool's chunk list in a cycle (hung), an idle link out of the range (read
+   out of bounds). The arena's superblock list in a cycle is in the arena's test above. */
 TEST(validate_ends_on_cycles_and_checks_links_both_ways) {
     rmm_resource *mr;
     rmm__pool *p;
@@ -501,6 +504,9 @@ TEST(validate_ends_on_cycles_and_checks_links_both_ways) {
         if (head == A || head == C) BREAK(head->free_prev, head->free_prev = head, rmm_pool_validate(mr), "bin list broken at");
         BREAK(A->owner, A->owner = &s->large, rmm_pool_validate(mr), "names lists without a bin table");
     }
+    CHECK(p->chunks != NULL);
+    if (p->chunks) /* the chunk list in a cycle (it hung validate until review 40) */
+        BREAK(p->chunks->next, p->chunks->next = p->chunks, rmm_pool_validate(mr), "the chunk list holds more than");
     CHECK_OK(rmm_deallocate(mr, b, 4 * KiB, RMM_STREAM_DEFAULT));
     CHECK_OK(rmm_deallocate(mr, d, 4 * KiB, RMM_STREAM_DEFAULT));
     CHECK_OK(rmm_deallocate(mr, r, 4 * KiB, RMM_STREAM_DEFAULT));
@@ -521,6 +527,10 @@ TEST(validate_ends_on_cycles_and_checks_links_both_ways) {
             BREAK(vm->idle_head, vm->idle_head = SIZE_MAX, rmm_pool_validate(mr), "pages listed idle of");
             BREAK(vm->idle_next[h], vm->idle_next[h] = h, rmm_pool_validate(mr), "the idle list is longer than");
             BREAK(vm->idle_prev[h], vm->idle_prev[h] = h, rmm_pool_validate(mr), "has a broken back link");
+            /* a link out of the range, near and far: the walk ended only after reading idle_next
+               there (ASan: out of bounds; far: a crash) until review 40 */
+            BREAK(vm->idle_next[h], vm->idle_next[h] = vm->pages, rmm_pool_validate(mr), "leaves the range");
+            BREAK(vm->idle_next[h], vm->idle_next[h] = (size_t)1 << 40, rmm_pool_validate(mr), "leaves the range");
         }
         CHECK_OK(rmm_deallocate(mr, u, 3 * MiB, RMM_STREAM_DEFAULT));
         CHECK_OK(rmm_pool_validate(mr));
