@@ -89,7 +89,7 @@ _py_recorded: dict = {}
 class _PyBufferBase:
     """DeviceBuffer's state, constructor and deallocator in Python: the fallback of
     rmmh._accel.BufferBase (src/_accel.c), with the same contract."""
-    __slots__ = ("_ptr", "_size", "_cap", "_nbytes", "_mr", "_stream", "_dev")
+    __slots__ = ("_ptr", "_size", "_cap", "_nbytes", "_mr", "_stream", "_dev", "_resize_mutex")
 
     @property
     def _recorded(self):
@@ -107,6 +107,7 @@ class _PyBufferBase:
         self._ptr = 0  # (empty until __init__, as the extension's tp_new leaves it)
         self._size = self._cap = self._nbytes = 0
         self._dev = -1
+        self._resize_mutex = None  # (made by _resize_lock; here its slot, for __del__ to read)
         return self
 
     def __init__(self, *, ptr=0, size=0, stream=DEFAULT_STREAM, mr=None):
@@ -174,12 +175,25 @@ class _PyBufferBase:
     def __del__(self):
         try:
             p = self._ptr
+            lock = self._resize_mutex
         except AttributeError:
             return  # (never made: nothing recorded either)
         if p:
-            nbytes = self._nbytes
-            self._ptr = 0
-            self._size = self._cap = self._nbytes = 0  # (a buffer another finalizer brings back is empty, as the extension's)
+            if lock is not None:
+                # a copy on another thread holds it while it reads the block: a finalizer called
+                # by hand there freed the block under the copy (red team 40). The block leaves the
+                # buffer under the lock and is freed after it (never held across a call into the
+                # resource, see _resize_lock)
+                with lock:
+                    p, nbytes = self._ptr, self._nbytes
+                    self._ptr = 0
+                    self._size = self._cap = self._nbytes = 0
+                if not p:
+                    return
+            else:
+                nbytes = self._nbytes
+                self._ptr = 0
+                self._size = self._cap = self._nbytes = 0  # (a buffer another finalizer brings back is empty, as the extension's)
             try:
                 mr, stream = self._mr, self._stream
                 if _free(mr._h, p, nbytes, stream._h, self._dev) and _lib.last_failure_reentered():
@@ -251,14 +265,19 @@ _LOCK_GUARD = threading.Lock()
 
 def _resize_lock(buf):
     try:
-        return buf._resize_mutex
-    except AttributeError:
-        with _LOCK_GUARD:
-            try:
-                return buf._resize_mutex
-            except AttributeError:
-                lock = buf._resize_mutex = threading.RLock()
-                return lock
+        lock = buf._resize_mutex
+    except AttributeError:  # (the extension's buffers: the slot is unset until here)
+        lock = None
+    if lock is not None:
+        return lock
+    with _LOCK_GUARD:
+        try:
+            lock = buf._resize_mutex
+        except AttributeError:
+            lock = None
+        if lock is None:
+            lock = buf._resize_mutex = threading.RLock()
+        return lock
 
 
 class DeviceBuffer(_Base):
@@ -278,7 +297,9 @@ class DeviceBuffer(_Base):
         Where the memory comes from; default the current device's resource. The buffer keeps it
         alive.
     """
-    __slots__ = ("__weakref__", "_resize_mutex", "_swaps")
+    # (_resize_mutex: the extension's buffers have it here; _PyBufferBase has its own, which its
+    # __del__ reads)
+    __slots__ = ("__weakref__", "_swaps") + (("_resize_mutex",) if _Base is not _PyBufferBase else ())
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

@@ -76,6 +76,38 @@ def _destroy(handle):
     return None
 
 
+def _hold_for_call(mr, refs, stream):
+    """Holds mr's C resource (refs) and the stream's C stream for one call into C, which runs with
+    the GIL let go: a finalizer called by hand on another thread meanwhile (mr.__del__(),
+    stream.__del__()) then destroys them only when the call is over, where it destroyed them under
+    it (red team 40: a use after free). The hold is taken first and checked after (refs[0] is the
+    Record while the C object exists, see _lifetime), so a switch of threads between the two cannot
+    let the call through to a destroyed object. Returns the stream's refs list held, or None;
+    raises (holding nothing) for a destroyed resource or stream."""
+    refs.append(True)
+    if refs[0] is True:  # its Record has run: the C resource is gone
+        refs.pop()
+        raise _lib.error_for_destroyed(mr)
+    srefs = stream._refs
+    if srefs is not None:
+        srefs.append(True)
+        if srefs[0] is True:
+            srefs.pop()
+            _lifetime.release(refs)
+            as_stream(stream)  # raises: its C stream is gone
+            raise _lib.error_for_destroyed(stream)  # (not reached)
+    return srefs
+
+
+def _release_after_call(refs, srefs):
+    """Lets go of _hold_for_call's holds; the last holder of either destroys it now."""
+    try:
+        if srefs is not None:
+            _lifetime.release(srefs)
+    finally:
+        _lifetime.release(refs)
+
+
 class _PyResourceMethods:
     """allocate and deallocate in Python: the fallback of rmmh._accel.ResourceBase
     (src/_accel.c), with the same contract."""
@@ -97,9 +129,11 @@ class _PyResourceMethods:
             refs = self._refs
         except AttributeError:  # (its __init__ never ran: made by __new__ alone)
             raise _errors.not_initialized(self) from None
-        if not refs:
-            raise _lib.error_for_destroyed(self)
-        p = _alloc(self._h, nbytes, stream._h)
+        srefs = _hold_for_call(self, refs, stream)
+        try:
+            p = _alloc(self._h, nbytes, stream._h)
+        finally:
+            _release_after_call(refs, srefs)
         if p is None:
             raise _lib.error(_lib.rmm_last_status(), allocation=True)
         return p
@@ -121,9 +155,11 @@ class _PyResourceMethods:
                 refs = self._refs
             except AttributeError:  # (its __init__ never ran: made by __new__ alone)
                 raise _errors.not_initialized(self) from None
-            if not refs:
-                raise _lib.error_for_destroyed(self)
-            st = _free(self._h, ptr, nbytes, stream._h, -1)
+            srefs = _hold_for_call(self, refs, stream)
+            try:
+                st = _free(self._h, ptr, nbytes, stream._h, -1)
+            finally:
+                _release_after_call(refs, srefs)
             if st:
                 raise _lib.error(st)
 

@@ -45,7 +45,7 @@ def allocation_base(ptr, mr=None):
     see DeviceMemoryResource.allocation_base."""
     if mr is None:
         mr = _mr.get_current_device_resource()
-    return mr.allocation_base(ptr)
+    return _mr._check_mr(mr, "mr").allocation_base(ptr)  # (a TypeError for a non-resource: red team 40)
 
 
 _ASYNC = (_mr.CudaAsyncMemoryResource, _mr.CudaAsyncViewMemoryResource,
@@ -91,6 +91,7 @@ def get_ipc_handle(obj, mr=None, size=None):
     ptr = getattr(obj, "ptr", obj)
     if mr is None:
         mr = getattr(obj, "mr", None) or _mr.get_current_device_resource()
+    _mr._check_mr(mr, "mr")  # (a bare AttributeError for a non-resource until red team 40)
     if size is None:
         size = getattr(obj, "size", 0)
     allocated = getattr(obj, "_nbytes", None) or size  # (a DeviceBuffer's block: its capacity)

@@ -54,7 +54,19 @@ static settle_fn rmmh_hooks_settle_p; /* the hooks' deferred frees (rmmh_hooks.c
    (see callback_resources). */
 static int callback_resources; /* a CallbackMemoryResource was made (note_callback_resource) */
 static PyObject *room_f;       /* rmmh._memory_resource._room: a Python function that only looks at the thread's kept exception */
-static void *accel_alloc(void *mh, size_t n, void *sh) {
+/* A call of mr.allocate or mr.deallocate (which holds no block): the resource and the Stream, and
+   their refs lists (srefs NULL: a stream that owns nothing). Held (take_holds) for the ordinary
+   call, the only one that lets the GIL go: a finalizer called by hand on another thread meanwhile
+   (mr.__del__(), stream.__del__()) then destroys them when the call is over, not under it (red
+   team 40: a use after free, on both paths); the nowait call keeps the GIL, so nothing destroys
+   them meanwhile, and pays nothing for it. */
+typedef struct {
+    PyObject *mr, *mrefs, *stream, *srefs;
+} call_holds;
+static int take_holds(const call_holds *c);
+static int drop_holds(const call_holds *c);
+/* c: NULL, or the call's objects to hold (call_holds) */
+static void *accel_alloc_for(const call_holds *c, void *mh, size_t n, void *sh) {
     PyThreadState *ts;
     void *p = NULL;
     int wb = 1;
@@ -79,23 +91,30 @@ static void *accel_alloc(void *mh, size_t n, void *sh) {
         Py_DecRef(r);
         if (!wb) return p;
     }
+    if (c && take_holds(c) < 0) return NULL; /* (after room_f, which may run other threads) */
     ts = PyEval_SaveThread();
     p = rmmh_alloc_p(mh, n, sh);
     PyEval_RestoreThread(ts);
+    if (c && drop_holds(c) < 0) return NULL; /* (p went with its resource) */
     return p;
 }
-static int accel_free(void *mh, void *p, size_t n, void *sh, int dev) {
+static void *accel_alloc(void *mh, size_t n, void *sh) { return accel_alloc_for(NULL, mh, n, sh); }
+/* The status, or -1 with a Python exception (only with self: see accel_alloc_for). */
+static int accel_free_for(const call_holds *c, void *mh, void *p, size_t n, void *sh, int dev) {
     PyThreadState *ts;
     int st, wb = 1;
     if (rmmh_free_nowait_p) {
         st = rmmh_free_nowait_p(mh, p, n, sh, dev, &wb);
         if (!wb) return st;
     }
+    if (c && take_holds(c) < 0) return -1;
     ts = PyEval_SaveThread();
     st = rmmh_free_p(mh, p, n, sh, dev);
     PyEval_RestoreThread(ts);
+    if (c && drop_holds(c) < 0) return -1;
     return st;
 }
+static int accel_free(void *mh, void *p, size_t n, void *sh, int dev) { return accel_free_for(NULL, mh, p, n, sh, dev); }
 static int_fn rmmh_get_device_p, rmmh_device_count_p;
 static int ndev = -1; /* read at the first allocation: importing must not initialize CUDA */
 
@@ -107,7 +126,7 @@ static PyObject *as_stream_f, *as_size_f, *get_per_device_resource_f, *current_d
    resource's own upstream, where the collector ran); the next allocation makes the deferred frees.
    Written and read with the GIL held. */
 static int deferred_pending;
-static PyObject *s_h, *s_refs, *s_run, *s_copy_in, *s_ptr, *s_size, *s_stream, *s_mr, *s_nbytes;
+static PyObject *s_h, *s_refs, *s_run, *s_copy_in, *s_ptr, *s_size, *s_stream, *s_mr, *s_nbytes, *s_resize_mutex, *s_acquire, *s_release;
 static int bound; /* bind_objects() was called: the Python objects above are set */
 static int check_bound(void);
 
@@ -153,22 +172,6 @@ static int resource_attr_error(PyObject *mr) {
         }
     }
     return -1;
-}
-
-/* stream._h of a Stream whose C stream still exists (a Stream's refs list, when it has one, is
-   empty once its C stream was destroyed: a Stream used by a finalizer in a collected cycle);
-   -1 with the exception otherwise. */
-static int stream_handle(PyObject *stream, void **out) {
-    if (stream != DefaultStream) {
-        PyObject *refs = PyObject_GetAttr(stream, s_refs);
-        Py_ssize_t n;
-        if (!refs) return -1;
-        n = refs == NoneObj ? 1 : PyList_Size(refs);
-        Py_DecRef(refs);
-        if (n < 0) return -1;
-        if (n == 0) return raise_destroyed(stream);
-    }
-    return get_handle(stream, out);
 }
 
 /* Pops one hold off a refs list (see rmmh/_lifetime.py); runs the Record when it is the last. */
@@ -460,7 +463,9 @@ fail_stream:
 
 /* Frees the buffer's block (once: ptr is 0 after) and lets go of its holds; never raises. From
    the finalizer and from dealloc, whichever comes first. */
-static void buffer_release_block(Buffer *b) {
+/* lock: NULL, or the buffer's _resize_mutex, acquired by the caller: let go here once the block
+   has left the buffer, before the free (never held across a call into the resource). */
+static void buffer_release_block(Buffer *b, PyObject *lock) {
     if (b->ptr && b->mr) {
         PyObject *et, *ev, *tb;
         PyErr_Fetch(&et, &ev, &tb);
@@ -470,14 +475,22 @@ static void buffer_release_block(Buffer *b) {
         }
         if (b->mr_refs) {
             void *p = (void *)(uintptr_t)b->ptr;
-            int st = accel_free(b->mr_handle, p, (size_t)b->nbytes, b->stream_handle, b->dev);
+            unsigned long long nbytes = b->nbytes;
+            int st;
             PyObject *kept = NULL;
             b->ptr = 0;
+            b->size = b->cap = b->nbytes = 0; /* (a buffer another finalizer brings back is empty) */
+            if (lock) {
+                PyObject *r = PyObject_CallMethodObjArgs(lock, s_release, NULL);
+                Py_XDECREF(r);
+                lock = NULL;
+            }
+            st = accel_free(b->mr_handle, p, (size_t)nbytes, b->stream_handle, b->dev);
             if (st != 0 && rmmh_last_failure_reentered_p()) {
                 /* refused from inside the resource's own upstream (the collector ran there): made
                    later, the holds and what the block needs kept until then (see defer_free) */
                 kept = PyObject_CallFunction(defer_free_f, "KKKKiOO(OOO)", (unsigned long long)(uintptr_t)b->mr_handle, (unsigned long long)(uintptr_t)p,
-                                             b->nbytes, (unsigned long long)(uintptr_t)b->stream_handle, b->dev, b->mr_refs,
+                                             nbytes, (unsigned long long)(uintptr_t)b->stream_handle, b->dev, b->mr_refs,
                                              b->stream_refs ? b->stream_refs : NoneObj, b->mr, b->stream ? b->stream : NoneObj,
                                              b->recorded ? b->recorded : NoneObj);
                 if (kept) deferred_pending = 1;
@@ -488,9 +501,16 @@ static void buffer_release_block(Buffer *b) {
                 (void)release_refs(b->stream_refs);
             }
             Py_XDECREF(kept);
-            b->size = b->cap = b->nbytes = 0; /* (a buffer another finalizer brings back is empty) */
         }
         PyErr_Clear(); /* a destructor cannot raise; the process goes on */
+        PyErr_Restore(et, ev, tb);
+    }
+    if (lock) { /* (no block left the buffer: another thread's finalizer took it meanwhile) */
+        PyObject *et, *ev, *tb, *r;
+        PyErr_Fetch(&et, &ev, &tb);
+        r = PyObject_CallMethodObjArgs(lock, s_release, NULL);
+        Py_XDECREF(r);
+        PyErr_Clear();
         PyErr_Restore(et, ev, tb);
     }
 }
@@ -500,14 +520,38 @@ static void buffer_release_block(Buffer *b) {
    freed only in dealloc did so after the clearing began: a red team's find, 2026-11-29). A
    buffer that dies by its count is freed by dealloc, or by this when DeviceBuffer's dealloc calls
    it first. */
-static void buffer_finalize(PyObject *self) { buffer_release_block((Buffer *)self); }
+static void buffer_finalize(PyObject *self) {
+    Buffer *b = (Buffer *)self;
+    PyObject *lock = NULL;
+    if (b->ptr && Py_REFCNT(self) > 1) {
+        /* more references than the one a dying object is given back for its finalizer: a call by
+           hand (or a cycle being collected, where no other thread reaches the buffer). Another
+           thread may be copying out of or into the block under the buffer's lock (DeviceBuffer's
+           _resize_lock): the block leaves the buffer under it (red team 40: a finalizer called by
+           hand freed the block under a tobytes on another thread, a use after free). The common
+           finalizer, by the count, pays one comparison. */
+        PyObject *et, *ev, *tb;
+        PyErr_Fetch(&et, &ev, &tb);
+        lock = PyObject_GetAttr(self, s_resize_mutex); /* (unset until a first copy: no lock then) */
+        if (lock == NoneObj) Py_CLEAR(lock);
+        if (lock) {
+            PyObject *r = PyObject_CallMethodObjArgs(lock, s_acquire, NULL);
+            if (r) Py_DecRef(r);
+            else Py_CLEAR(lock);
+        }
+        PyErr_Clear();
+        PyErr_Restore(et, ev, tb);
+    }
+    buffer_release_block(b, lock);
+    Py_XDECREF(lock);
+}
 
 static void buffer_dealloc(PyObject *self) {
     Buffer *b = (Buffer *)self;
     PyTypeObject *tp = Py_TYPE(self);
     freefunc tp_free = (freefunc)PyType_GetSlot(tp, Py_tp_free);
     PyObject_GC_UnTrack(self);
-    buffer_release_block(b);
+    buffer_release_block(b, NULL);
     Py_XDECREF(b->mr_refs);
     Py_XDECREF(b->stream_refs);
     Py_XDECREF(b->mr);
@@ -629,16 +673,78 @@ static PyObject *stream_arg(PyObject *o) {
     return call1(as_stream_f, o);
 }
 
-/* self._h of a resource whose C object still exists; -1 with the exception otherwise
-   (rmmh.NotInitializedError for one whose __init__ never ran). */
-static int live_handle(PyObject *self, void **out) {
-    PyObject *refs = PyObject_GetAttr(self, s_refs);
+/* c->mr's and c->stream's handles, where their C objects still exist, and their refs lists in c
+   (new references, c->srefs NULL for a stream that owns nothing); -1 with the exception (rmmh's
+   NotInitializedError for a resource whose __init__ never ran), holding nothing. */
+static int call_objects(call_holds *c, void **mh, void **sh) {
     Py_ssize_t n;
-    if (!refs) return resource_attr_error(self);
-    n = PyList_Size(refs);
-    Py_DecRef(refs);
-    if (n <= 0) return n < 0 ? -1 : raise_destroyed(self);
-    return get_handle(self, out) < 0 ? resource_attr_error(self) : 0;
+    c->mrefs = c->srefs = NULL;
+    if (!(c->mrefs = PyObject_GetAttr(c->mr, s_refs))) return resource_attr_error(c->mr);
+    n = PyList_Size(c->mrefs);
+    if (n <= 0) {
+        if (n == 0) (void)raise_destroyed(c->mr);
+        goto fail;
+    }
+    if (get_handle(c->mr, mh) < 0) {
+        (void)resource_attr_error(c->mr);
+        goto fail;
+    }
+    if (c->stream != DefaultStream) {
+        if (!(c->srefs = PyObject_GetAttr(c->stream, s_refs))) goto fail;
+        if (c->srefs == NoneObj) {
+            Py_CLEAR(c->srefs);
+        } else if ((n = PyList_Size(c->srefs)) <= 0) { /* its C stream was destroyed */
+            if (n == 0) (void)raise_destroyed(c->stream);
+            goto fail;
+        }
+    }
+    if (get_handle(c->stream, sh) < 0) goto fail;
+    return 0;
+fail:
+    Py_CLEAR(c->mrefs);
+    Py_CLEAR(c->srefs);
+    return -1;
+}
+static void call_objects_done(call_holds *c) {
+    Py_CLEAR(c->mrefs);
+    Py_CLEAR(c->srefs);
+}
+/* Takes a hold on each of the call's C objects (call_holds); -1 with the exception, holding
+   nothing, where one was destroyed since call_objects looked (its Record ran: refs[0] is the
+   Record while the C object exists, rmmh/_lifetime.py). Each hold is taken first and checked
+   after, so a switch of threads between the two cannot let the call through to a destroyed
+   object. Cost: a list append and a look at its first item per object. */
+static int take_holds(const call_holds *c) {
+    if (PyList_Append(c->mrefs, TrueObj) < 0) return -1;
+    if (PyList_GetItem(c->mrefs, 0) == TrueObj) {
+        (void)release_refs(c->mrefs);
+        return raise_destroyed(c->mr);
+    }
+    if (c->srefs) {
+        if (PyList_Append(c->srefs, TrueObj) < 0) goto fail;
+        if (PyList_GetItem(c->srefs, 0) == TrueObj) {
+            (void)release_refs(c->srefs);
+            (void)raise_destroyed(c->stream);
+            goto fail;
+        }
+    }
+    return 0;
+fail:
+    { /* (the error raised above stays the one reported) */
+        PyObject *et, *ev, *tb;
+        PyErr_Fetch(&et, &ev, &tb);
+        (void)release_refs(c->mrefs);
+        PyErr_Restore(et, ev, tb);
+    }
+    return -1;
+}
+/* Lets go of take_holds' holds (the last holder of either destroys it now); -1 with an exception
+   if that destruction raised. */
+static int drop_holds(const call_holds *c) {
+    int rc = 0;
+    if (c->srefs && release_refs(c->srefs) < 0) rc = -1;
+    if (release_refs(c->mrefs) < 0) rc = -1;
+    return rc;
 }
 
 /* Whether the library and the Python objects are bound (a RuntimeError if not: rmmh._accel imported
@@ -653,6 +759,7 @@ static int check_bound(void) {
 
 static PyObject *res_allocate(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
     PyObject *a[2] = {NULL, NULL}, *names[2], *stream;
+    call_holds c;
     size_t n;
     void *mh, *sh = NULL, *p;
     if (!check_bound()) return NULL;
@@ -668,12 +775,15 @@ static PyObject *res_allocate(PyObject *self, PyObject *const *args, Py_ssize_t 
         Py_DecRef(stream);
         return PyLong_FromLong(0);
     }
-    if (live_handle(self, &mh) < 0 || stream_handle(stream, &sh) < 0) {
+    c.mr = self;
+    c.stream = stream;
+    if (call_objects(&c, &mh, &sh) < 0) {
         Py_DecRef(stream);
         return NULL;
     }
-    Py_DecRef(stream); /* the caller holds it for the call */
-    p = accel_alloc(mh, n, sh);
+    p = accel_alloc_for(&c, mh, n, sh);
+    call_objects_done(&c);
+    Py_DecRef(stream);
     if (!p) { /* alloc_failed() returns the exception (rmm_last_error()'s message) */
         PyObject *e;
         if (PyErr_Occurred()) return NULL; /* (no room left to call a Python callback) */
@@ -689,6 +799,7 @@ static PyObject *res_allocate(PyObject *self, PyObject *const *args, Py_ssize_t 
 
 static PyObject *res_deallocate(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
     PyObject *a[3] = {NULL, NULL, NULL}, *names[3], *stream;
+    call_holds c;
     size_t ptr, n;
     void *mh, *sh = NULL;
     int st;
@@ -709,12 +820,16 @@ static PyObject *res_deallocate(PyObject *self, PyObject *const *args, Py_ssize_
         Py_IncRef(NoneObj);
         return NoneObj;
     }
-    if (live_handle(self, &mh) < 0 || stream_handle(stream, &sh) < 0) {
+    c.mr = self;
+    c.stream = stream;
+    if (call_objects(&c, &mh, &sh) < 0) {
         Py_DecRef(stream);
         return NULL;
     }
+    st = accel_free_for(&c, mh, (void *)(uintptr_t)ptr, n, sh, -1);
+    call_objects_done(&c);
     Py_DecRef(stream);
-    st = accel_free(mh, (void *)(uintptr_t)ptr, n, sh, -1);
+    if (st < 0) return NULL;
     if (st) {
         PyObject *code = PyLong_FromLong(st), *e = NULL;
         if (code) e = call1(error_f, code);
@@ -889,7 +1004,8 @@ static PyObject *py_bind_objects(PyObject *self, PyObject *args) {
         return NULL;
     if (!(s_h = intern("_h")) || !(s_refs = intern("_refs")) || !(s_run = intern("run")) ||
         !(s_copy_in = intern("_copy_in")) || !(s_ptr = intern("ptr")) || !(s_size = intern("size")) ||
-        !(s_stream = intern("stream")) || !(s_mr = intern("mr")) || !(s_nbytes = intern("nbytes")))
+        !(s_stream = intern("stream")) || !(s_mr = intern("mr")) || !(s_nbytes = intern("nbytes")) ||
+        !(s_resize_mutex = intern("_resize_mutex")) || !(s_acquire = intern("acquire")) || !(s_release = intern("release")))
         return NULL;
     bound = 1;
     Py_IncRef(NoneObj);

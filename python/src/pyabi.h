@@ -19,6 +19,7 @@ typedef struct _ts PyThreadState;
 typedef struct _is PyInterpreterState;
 #define PyObject_HEAD PyObject ob_base;
 #define Py_TYPE(o) (((PyObject *)(o))->ob_type)
+#define Py_REFCNT(o) (((PyObject *)(o))->ob_refcnt) /* (the limited API's, for builds with the GIL) */
 
 typedef PyObject *(*PyCFunction)(PyObject *, PyObject *);
 typedef int (*visitproc)(PyObject *, void *);

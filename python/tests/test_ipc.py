@@ -79,6 +79,17 @@ def test_allocation_base_refusals():
     virtual.deallocate(p, 1000)
 
 
+@pytest.mark.parametrize("bad", [5, "x", mr_.CudaMemoryResource])
+def test_ipc_calls_refuse_a_non_resource_mr(bad):
+    """get_ipc_handle and allocation_base with an mr that is not a resource: the TypeError every
+    other call gives for it (red team 40: a bare AttributeError, or for the class a TypeError about
+    a missing argument), before anything else is tried."""
+    for call in (lambda: ipc.get_ipc_handle(0x1000, mr=bad, size=256),
+                 lambda: ipc.allocation_base(0x1000, mr=bad)):
+        with pytest.raises(TypeError, match="Argument 'mr' has incorrect type"):
+            call()
+
+
 @pytest.mark.skipif(not HOST, reason="the host backend's refusal")
 def test_host_backend_has_no_ipc():
     buf = rmm.DeviceBuffer(size=100)

@@ -613,6 +613,135 @@ print("ok")
 
 
 
+def test_finalizer_by_hand_during_a_call_destroys_after_it():
+    """mr.allocate and mr.deallocate hold the resource and the stream for their call into C: a
+    finalizer called by hand meanwhile (here from inside the call, by the upstream's Python
+    allocate_func) lets go of its hold, and the C objects go when the call is over. Until red team
+    40 the call held neither: the C adaptor was destroyed under its own allocate (a use after free;
+    with threads, a segfault), and inside the call the adaptor already read as destroyed."""
+    out = _child_ok("""
+import rmmh as rmm
+up = rmm.mr.CudaMemoryResource()
+seen = {}
+def alloc(n, stream):
+    if "mr" in seen:
+        mr, s = seen.pop("mr"), seen.pop("stream")
+        mr.__del__()  # by hand, inside mr's own allocate
+        s.__del__()
+        seen["inside"] = (mr.type_name, s._live != 0)  # both still there: the call holds them
+    return up.allocate(n, stream)
+def free(p, n, stream):
+    up.deallocate(p, n, stream)
+cb = rmm.mr.CallbackMemoryResource(alloc, free)
+st = rmm.mr.StatisticsResourceAdaptor(cb)
+sp = rmm.pylibrmm.cuda_stream_pool.CudaStreamPool(1)
+s = sp.get_stream()
+sp.__del__()  # (by hand: s's hold is now the C streams' last, and s's finalizer destroys them)
+p = st.allocate(1000, s)
+st.deallocate(p, 1000, s)
+seen["mr"], seen["stream"] = st, s
+p = st.allocate(1000, s)  # the call in which both finalizers run
+assert seen["inside"] == ("statistics", True), seen
+for call in (lambda: st.allocate(1000), lambda: st.deallocate(p, 1000), lambda: s._live):
+    try:
+        call()
+    except Exception as e:  # gone once the call was over
+        assert "destroyed" in str(e), e
+    else:
+        raise AssertionError("usable after its finalizer ran")
+up.deallocate(p, 1000)
+print("ok")
+""")
+    assert out.strip().endswith("ok")
+
+
+@pytest.mark.parametrize("kind", ["statistics", "pool", "stream"])
+def test_finalizer_by_hand_racing_other_threads_calls(kind):
+    """A resource's or a stream's __del__ called by hand while other threads allocate and free
+    through it: those calls finish, later ones raise (red team 40: a segfault in 3 runs of 3 on
+    both paths, heap-use-after-free under ASan)."""
+    out = wait_child(start_child("""
+import sys, threading, time
+import rmmh as rmm
+kind = sys.argv[1]
+errors = set()
+for trial in range(25):
+    s = rmm.DEFAULT_STREAM
+    if kind == "stream":  # a stream whose pool let go by hand: its finalizer destroys the C stream
+        sp = rmm.pylibrmm.cuda_stream_pool.CudaStreamPool(1)
+        s = sp.get_stream()
+        sp.__del__()
+    if kind == "pool":
+        mr = rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 1 << 20)
+    else:
+        mr = rmm.mr.StatisticsResourceAdaptor(rmm.mr.CudaMemoryResource())
+    victim = s if kind == "stream" else mr
+    stop = []
+    def user():
+        while not stop:
+            try:
+                p = mr.allocate(1000, s)
+                mr.deallocate(p, 1000, s)
+            except Exception as e:
+                assert "destroyed" in str(e), e
+                errors.add(type(e).__name__)
+    ts = [threading.Thread(target=user) for _ in range(3)]
+    for t in ts:
+        t.start()
+    time.sleep(0.003)
+    victim.__del__()
+    time.sleep(0.003)
+    stop.append(1)
+    for t in ts:
+        t.join()
+print("ok", sorted(errors))
+""", kind), timeout=120)
+    assert out.strip().startswith("ok")
+
+
+def test_buffer_finalizer_by_hand_waits_for_a_copy_in_progress():
+    """A DeviceBuffer's __del__ called by hand while another thread copies out of the buffer waits
+    for the copy (the buffer's lock, which copies hold while they read the block), then frees the
+    block (red team 40: it freed the block under a tobytes on another thread, a use after free on
+    both paths)."""
+    from rmmh._device_buffer import _resize_lock
+    b = rmm.DeviceBuffer(size=1 << 20)
+    b.tobytes()
+    lock = _resize_lock(b)
+    done = threading.Event()
+    with lock:  # a copy in progress
+        t = threading.Thread(target=lambda: (b.__del__(), done.set()))
+        t.start()
+        t.join(0.1)
+        assert not done.is_set() and b.size == 1 << 20 and b.ptr != 0
+    t.join(10)
+    assert done.is_set() and b.size == 0 and b.ptr == 0
+    assert b.tobytes() == b""
+
+
+def test_buffer_finalizer_by_hand_racing_copies():
+    """The same with the copies on another thread running for real (red team 40's reproducer)."""
+    out = _child_ok("""
+import threading, time
+import rmmh as rmm
+for trial in range(50):
+    b = rmm.DeviceBuffer(size=1 << 20)
+    stop = []
+    def user():
+        while not stop:
+            assert len(b.tobytes()) in (0, 1 << 20)
+    t = threading.Thread(target=user)
+    t.start()
+    time.sleep(0.002)
+    b.__del__()
+    time.sleep(0.002)
+    stop.append(1)
+    t.join()
+print("ok")
+""")
+    assert out.strip().endswith("ok")
+
+
 def _child_ok(code):
     """Runs code in a new interpreter (a crash there fails the test, not the suite); its stdout."""
     return wait_child(start_child(code), timeout=120)
