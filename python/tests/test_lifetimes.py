@@ -634,7 +634,9 @@ def free(p, n, stream):
     up.deallocate(p, n, stream)
 cb = rmm.mr.CallbackMemoryResource(alloc, free)
 st = rmm.mr.StatisticsResourceAdaptor(cb)
-sp = rmm.pylibrmm.cuda_stream_pool.CudaStreamPool(1)
+# (NON_BLOCKING: a pool of rmm.h's on CUDA too, whose streams hold the pool; with the default
+# flags on CUDA each stream has an owner of its own, which s keeps alive)
+sp = rmm.pylibrmm.cuda_stream_pool.CudaStreamPool(1, flags=rmm.pylibrmm.CudaStreamFlags.NON_BLOCKING)
 s = sp.get_stream()
 sp.__del__()  # (by hand: s's hold is now the C streams' last, and s's finalizer destroys them)
 p = st.allocate(1000, s)
@@ -668,7 +670,7 @@ errors = set()
 for trial in range(25):
     s = rmm.DEFAULT_STREAM
     if kind == "stream":  # a stream whose pool let go by hand: its finalizer destroys the C stream
-        sp = rmm.pylibrmm.cuda_stream_pool.CudaStreamPool(1)
+        sp = rmm.pylibrmm.cuda_stream_pool.CudaStreamPool(1, flags=rmm.pylibrmm.CudaStreamFlags.NON_BLOCKING)
         s = sp.get_stream()
         sp.__del__()
     if kind == "pool":
