@@ -76,36 +76,17 @@ def _destroy(handle):
     return None
 
 
-def _hold_for_call(mr, refs, stream):
-    """Holds mr's C resource (refs) and the stream's C stream for one call into C, which runs with
-    the GIL let go: a finalizer called by hand on another thread meanwhile (mr.__del__(),
-    stream.__del__()) then destroys them only when the call is over, where it destroyed them under
-    it (red team 40: a use after free). The hold is taken first and checked after (refs[0] is the
-    Record while the C object exists, see _lifetime), so a switch of threads between the two cannot
-    let the call through to a destroyed object. Returns the stream's refs list held, or None;
-    raises (holding nothing) for a destroyed resource or stream."""
-    refs.append(True)
-    if refs[0] is True:  # its Record has run: the C resource is gone
-        refs.pop()
-        raise _lib.error_for_destroyed(mr)
-    srefs = stream._refs
+def _refuse_held_call(mr, refs, stream, srefs):
+    """mr.allocate's and mr.deallocate's holds (below) taken on a resource or a stream already
+    destroyed: lets go of them and raises that object's error."""
+    destroyed = refs[0] is True
     if srefs is not None:
-        srefs.append(True)
-        if srefs[0] is True:
-            srefs.pop()
-            _lifetime.release(refs)
-            as_stream(stream)  # raises: its C stream is gone
-            raise _lib.error_for_destroyed(stream)  # (not reached)
-    return srefs
-
-
-def _release_after_call(refs, srefs):
-    """Lets go of _hold_for_call's holds; the last holder of either destroys it now."""
-    try:
-        if srefs is not None:
-            _lifetime.release(srefs)
-    finally:
-        _lifetime.release(refs)
+        _lifetime.release(srefs)
+    _lifetime.release(refs)
+    if destroyed:
+        raise _lib.error_for_destroyed(mr)
+    as_stream(stream)  # raises: its C stream is gone
+    raise _lib.error_for_destroyed(stream)  # (not reached)
 
 
 class _PyResourceMethods:
@@ -129,11 +110,27 @@ class _PyResourceMethods:
             refs = self._refs
         except AttributeError:  # (its __init__ never ran: made by __new__ alone)
             raise _errors.not_initialized(self) from None
-        srefs = _hold_for_call(self, refs, stream)
+        # Holds on the C resource and the C stream for the call into C, which lets the GIL go: a
+        # finalizer called by hand on another thread meanwhile (mr.__del__(), a stream's last)
+        # then destroys them when the call is over, not under it (red team 40: a use after free).
+        # Taken first, checked after (refs[0] is the Record while the C object exists: _lifetime),
+        # so a switch of threads between the two cannot let the call through to a destroyed one.
+        refs.append(True)
+        srefs = stream._refs
+        if srefs is not None:
+            srefs.append(True)
+        if refs[0] is True or srefs is not None and srefs[0] is True:
+            _refuse_held_call(self, refs, stream, srefs)
         try:
             p = _alloc(self._h, nbytes, stream._h)
         finally:
-            _release_after_call(refs, srefs)
+            if srefs is not None:
+                token = srefs.pop()
+                if token is not True:
+                    token.run()
+            token = refs.pop()
+            if token is not True:
+                token.run()
         if p is None:
             raise _lib.error(_lib.rmm_last_status(), allocation=True)
         return p
@@ -155,11 +152,22 @@ class _PyResourceMethods:
                 refs = self._refs
             except AttributeError:  # (its __init__ never ran: made by __new__ alone)
                 raise _errors.not_initialized(self) from None
-            srefs = _hold_for_call(self, refs, stream)
+            refs.append(True)  # (the holds of allocate)
+            srefs = stream._refs
+            if srefs is not None:
+                srefs.append(True)
+            if refs[0] is True or srefs is not None and srefs[0] is True:
+                _refuse_held_call(self, refs, stream, srefs)
             try:
                 st = _free(self._h, ptr, nbytes, stream._h, -1)
             finally:
-                _release_after_call(refs, srefs)
+                if srefs is not None:
+                    token = srefs.pop()
+                    if token is not True:
+                        token.run()
+                token = refs.pop()
+                if token is not True:
+                    token.run()
             if st:
                 raise _lib.error(st)
 
