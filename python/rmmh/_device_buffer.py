@@ -21,6 +21,7 @@ __all__ = ["DeviceBuffer", "copy_device_to_ptr", "copy_host_to_ptr", "copy_ptr_t
 _per_device = _mrmod._per_device_mrs
 _get_per_device_resource = _mrmod.get_per_device_resource
 _DeviceMemoryResource = _mrmod.DeviceMemoryResource
+_refuse_held_call, _release_holds = _mrmod._refuse_held_call, _mrmod._release_holds
 _alloc = _lib.alloc
 _free = _lib.free
 _get_device = _lib.rmmh_get_device
@@ -144,26 +145,36 @@ class _PyBufferBase:
             if not refs:  # a resource already destroyed (finalized in a collected cycle)
                 self._ptr = 0
                 raise _lib.error_for_destroyed(mr)
-            nbytes = size  # exactly the size, as RMM: rounding is the resource's business
-            p = _alloc(mr._h, nbytes, stream._h)
-            # frees refused inside an upstream call may serve it: buffers' and the hooks' (made
-            # here: rmmh_hooks_settle)
-            if p is None and (_lib.rmmh_hooks_settle(None) or _deferred_frees):
-                if _deferred_frees:
-                    _run_deferred_frees()
-                p = _alloc(mr._h, nbytes, stream._h)
-                if p is not None:
-                    _lib.clear_pending()  # (a Python upstream's exception from the first try is stale)
-            if p is None:
+            # the block's holds on the resource and the stream, taken before the allocation (which
+            # lets the GIL go: a finalizer called by hand on another thread destroyed them under it
+            # until review 40) and checked after (see DeviceMemoryResource.allocate)
+            refs.append(True)
+            srefs = stream._refs
+            if srefs is not None:
+                srefs.append(True)
+            if refs[0] is True or srefs is not None and srefs[0] is True:
                 self._ptr = 0
-                raise _alloc_failed(size)
+                _refuse_held_call(mr, refs, stream, srefs)
+            nbytes = size  # exactly the size, as RMM: rounding is the resource's business
+            try:
+                p = _alloc(mr._h, nbytes, stream._h)
+                # frees refused inside an upstream call may serve it: buffers' and the hooks'
+                # (made here: rmmh_hooks_settle)
+                if p is None and (_lib.rmmh_hooks_settle(None) or _deferred_frees):
+                    if _deferred_frees:
+                        _run_deferred_frees()
+                    p = _alloc(mr._h, nbytes, stream._h)
+                    if p is not None:
+                        _lib.clear_pending()  # (a Python upstream's exception from the first try is stale)
+                if p is None:
+                    raise _alloc_failed(size)
+            except BaseException:
+                self._ptr = 0
+                _release_holds(refs, srefs)
+                raise
             self._ptr = p
             self._nbytes = nbytes
             self._size = self._cap = size
-            refs.append(True)
-            refs = stream._refs
-            if refs is not None:
-                refs.append(True)
             if _deferred_frees:  # frees refused inside an upstream call (over by now, or kept)
                 _run_deferred_frees()
             if ptr:
@@ -175,27 +186,30 @@ class _PyBufferBase:
     def __del__(self):
         try:
             p = self._ptr
-            lock = self._resize_mutex
         except AttributeError:
             return  # (never made: nothing recorded either)
         if p:
-            if lock is not None:
-                # a copy on another thread holds it while it reads the block: a finalizer called
-                # by hand there freed the block under the copy (red team 40). The block leaves the
-                # buffer under the lock and is freed after it (never held across a call into the
-                # resource, see _resize_lock)
-                with lock:
-                    p, nbytes = self._ptr, self._nbytes
-                    self._ptr = 0
-                    self._size = self._cap = self._nbytes = 0
-                if not p:
-                    return
-            else:
-                nbytes = self._nbytes
-                self._ptr = 0
-                self._size = self._cap = self._nbytes = 0  # (a buffer another finalizer brings back is empty, as the extension's)
             try:
-                mr, stream = self._mr, self._stream
+                lock = self._resize_mutex
+            except AttributeError:  # (a buffer of object.__new__ and __init__: never set)
+                lock = None
+            try:
+                if lock is not None:
+                    # a copy on another thread holds it while it reads the block: a finalizer
+                    # called by hand there freed the block under the copy (red team 40). The block
+                    # leaves the buffer under the lock, with what its free needs (a resize may set
+                    # another stream once the buffer is empty: review 40), and is freed after it
+                    # (never held across a call into the resource, see _resize_lock)
+                    with lock:
+                        p, nbytes, mr, stream = self._ptr, self._nbytes, self._mr, self._stream
+                        self._ptr = 0
+                        self._size = self._cap = self._nbytes = 0
+                    if not p:
+                        return
+                else:
+                    nbytes, mr, stream = self._nbytes, self._mr, self._stream
+                    self._ptr = 0
+                    self._size = self._cap = self._nbytes = 0  # (a buffer another finalizer brings back is empty, as the extension's)
                 if _free(mr._h, p, nbytes, stream._h, self._dev) and _lib.last_failure_reentered():
                     # refused from inside the resource's own upstream (Python's collector ran
                     # there): made later, the holds and the recorded streams kept until then

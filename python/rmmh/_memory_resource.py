@@ -80,13 +80,21 @@ def _refuse_held_call(mr, refs, stream, srefs):
     """mr.allocate's and mr.deallocate's holds (below) taken on a resource or a stream already
     destroyed: lets go of them and raises that object's error."""
     destroyed = refs[0] is True
-    if srefs is not None:
-        _lifetime.release(srefs)
-    _lifetime.release(refs)
+    _release_holds(refs, srefs)
     if destroyed:
         raise _lib.error_for_destroyed(mr)
     as_stream(stream)  # raises: its C stream is gone
     raise _lib.error_for_destroyed(stream)  # (not reached)
+
+
+def _release_holds(refs, srefs):
+    """Lets go of a hold on refs and on srefs (None: none); the last holder of either destroys it.
+    Both are let go of even when the first destruction raises (that exception is raised after)."""
+    try:
+        if srefs is not None:
+            _lifetime.release(srefs)
+    finally:
+        _lifetime.release(refs)
 
 
 class _PyResourceMethods:
@@ -115,6 +123,10 @@ class _PyResourceMethods:
         # then destroys them when the call is over, not under it (red team 40: a use after free).
         # Taken first, checked after (refs[0] is the Record while the C object exists: _lifetime),
         # so a switch of threads between the two cannot let the call through to a destroyed one.
+        # (a destroyed one is refused before its list gets a hold: a True alone there read as
+        # alive to other threads' checks until the hold was undone: review 40)
+        if not refs:
+            raise _lib.error_for_destroyed(self)
         refs.append(True)
         srefs = stream._refs
         if srefs is not None:
@@ -123,14 +135,16 @@ class _PyResourceMethods:
             _refuse_held_call(self, refs, stream, srefs)
         try:
             p = _alloc(self._h, nbytes, stream._h)
-        finally:
-            if srefs is not None:
-                token = srefs.pop()
+        finally:  # (_release_holds written out: a call less)
+            try:
+                if srefs is not None:
+                    token = srefs.pop()
+                    if token is not True:
+                        token.run()
+            finally:
+                token = refs.pop()
                 if token is not True:
                     token.run()
-            token = refs.pop()
-            if token is not True:
-                token.run()
         if p is None:
             raise _lib.error(_lib.rmm_last_status(), allocation=True)
         return p
@@ -152,7 +166,9 @@ class _PyResourceMethods:
                 refs = self._refs
             except AttributeError:  # (its __init__ never ran: made by __new__ alone)
                 raise _errors.not_initialized(self) from None
-            refs.append(True)  # (the holds of allocate)
+            if not refs:  # (the holds of allocate)
+                raise _lib.error_for_destroyed(self)
+            refs.append(True)
             srefs = stream._refs
             if srefs is not None:
                 srefs.append(True)
@@ -161,13 +177,15 @@ class _PyResourceMethods:
             try:
                 st = _free(self._h, ptr, nbytes, stream._h, -1)
             finally:
-                if srefs is not None:
-                    token = srefs.pop()
+                try:
+                    if srefs is not None:
+                        token = srefs.pop()
+                        if token is not True:
+                            token.run()
+                finally:
+                    token = refs.pop()
                     if token is not True:
                         token.run()
-                token = refs.pop()
-                if token is not True:
-                    token.run()
             if st:
                 raise _lib.error(st)
 

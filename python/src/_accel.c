@@ -95,7 +95,7 @@ static void *accel_alloc_for(const call_holds *c, void *mh, size_t n, void *sh) 
     ts = PyEval_SaveThread();
     p = rmmh_alloc_p(mh, n, sh);
     PyEval_RestoreThread(ts);
-    if (c && drop_holds(c) < 0) return NULL; /* (p went with its resource) */
+    if (c && drop_holds(c) < 0) return NULL; /* (a destruction the holds' last release made raised: its error replaces the result, as on the Python path) */
     return p;
 }
 static void *accel_alloc(void *mh, size_t n, void *sh) { return accel_alloc_for(NULL, mh, n, sh); }
@@ -194,10 +194,6 @@ static int release_refs(PyObject *refs) {
     return rc;
 }
 
-static int hold_refs(PyObject *refs) {
-    if (refs == NULL || refs == NoneObj) return 0;
-    return PyList_Append(refs, TrueObj);
-}
 
 /* ---- BufferBase ----------------------------------------------------------------------------- */
 typedef struct {
@@ -300,6 +296,7 @@ static int buffer_init(PyObject *self, PyObject *args, PyObject *kwds) {
     size_t n = 0, nbytes, addr = 0;
     int dev, d;
     void *mh, *sh, *p;
+    call_holds c;
 
     if (!check_bound()) return -1;
     if (PyTuple_Size(args) != 0) {
@@ -405,14 +402,23 @@ static int buffer_init(PyObject *self, PyObject *args, PyObject *kwds) {
     b->mr_handle = mh;
     b->mr_refs = refs; /* owned by the buffer from here */
     nbytes = n; /* exactly the size, as RMM's device_buffer asks: rounding is the resource's business */
+    /* the block's holds on the resource and the stream, taken before the allocation, whose
+       ordinary call lets the GIL go (a finalizer called by hand on another thread destroyed them
+       under it until review 40), and checked after: refs[0] is the Record while the C object
+       exists (see take_holds). Let go of again if no block comes. */
+    c.mr = mr;
+    c.mrefs = refs;
+    c.stream = b->stream;
+    c.srefs = b->stream_refs;
+    if (take_holds(&c) < 0) return -1;
     p = accel_alloc(mh, nbytes, sh);
-    if (!p && PyErr_Occurred()) return -1; /* (no room left to call a Python callback) */
+    if (!p && PyErr_Occurred()) goto fail_holds; /* (no room left to call a Python callback) */
     /* frees refused inside an upstream call may serve it: DeviceBuffers' (deferred_pending) and
        the hooks' (made here; a red team's find: only a hook call made those until ABI 11) */
     if (!p && (rmmh_hooks_settle_p(NULL) != 0 || deferred_pending)) {
         if (deferred_pending) run_deferred();
         p = accel_alloc(mh, nbytes, sh);
-        if (!p && PyErr_Occurred()) return -1;
+        if (!p && PyErr_Occurred()) goto fail_holds;
         if (p) { /* (a Python upstream's exception from the first try is stale) */
             PyObject *r = PyObject_CallObject(clear_pending_f, NULL);
             Py_XDECREF(r);
@@ -427,12 +433,7 @@ static int buffer_init(PyObject *self, PyObject *args, PyObject *kwds) {
             PyErr_SetObject((PyObject *)Py_TYPE(e), e);
             Py_DecRef(e);
         }
-        return -1;
-    }
-    if (hold_refs(refs) < 0) goto fail_hold;
-    if (hold_refs(b->stream_refs) < 0) { /* give the mr hold back and the block with it */
-        (void)release_refs(refs);
-        goto fail_hold;
+        goto fail_holds;
     }
     b->ptr = (unsigned long long)(uintptr_t)p;
     b->nbytes = nbytes;
@@ -452,8 +453,14 @@ static int buffer_init(PyObject *self, PyObject *args, PyObject *kwds) {
     }
     return 0;
 
-fail_hold: /* no hold taken: free the block now */
-    (void)accel_free(mh, p, nbytes, sh, dev);
+fail_holds: /* no block: the holds taken for it let go of (the error raised stays the one reported) */
+    {
+        PyObject *et, *ev, *tb;
+        PyErr_Fetch(&et, &ev, &tb);
+        (void)drop_holds(&c);
+        PyErr_Clear();
+        PyErr_Restore(et, ev, tb);
+    }
     b->ptr = 0;
     return -1;
 fail_stream:
@@ -464,7 +471,10 @@ fail_stream:
 /* Frees the buffer's block (once: ptr is 0 after) and lets go of its holds; never raises. From
    the finalizer and from dealloc, whichever comes first. */
 /* lock: NULL, or the buffer's _resize_mutex, acquired by the caller: let go here once the block
-   has left the buffer, before the free (never held across a call into the resource). */
+   has left the buffer, before the free (never held across a call into the resource). What the free
+   needs is read when the block leaves the buffer: the free may let the GIL go, and another thread
+   may then give the empty buffer another stream (a resize), whose hold the free must not let go of
+   (review 40). */
 static void buffer_release_block(Buffer *b, PyObject *lock) {
     if (b->ptr && b->mr) {
         PyObject *et, *ev, *tb;
@@ -474,10 +484,16 @@ static void buffer_release_block(Buffer *b, PyObject *lock) {
             if (b->mr_refs && get_handle(b->mr, &b->mr_handle) < 0) Py_CLEAR(b->mr_refs);
         }
         if (b->mr_refs) {
-            void *p = (void *)(uintptr_t)b->ptr;
+            void *p = (void *)(uintptr_t)b->ptr, *mh = b->mr_handle, *sh = b->stream_handle;
             unsigned long long nbytes = b->nbytes;
-            int st;
-            PyObject *kept = NULL;
+            int st, dev = b->dev;
+            PyObject *kept = NULL, *mr = b->mr, *mr_refs = b->mr_refs, *stream = b->stream,
+                     *stream_refs = b->stream_refs, *recorded = b->recorded;
+            Py_IncRef(mr);
+            Py_IncRef(mr_refs);
+            if (stream) Py_IncRef(stream);
+            if (stream_refs) Py_IncRef(stream_refs);
+            if (recorded) Py_IncRef(recorded);
             b->ptr = 0;
             b->size = b->cap = b->nbytes = 0; /* (a buffer another finalizer brings back is empty) */
             if (lock) {
@@ -485,22 +501,27 @@ static void buffer_release_block(Buffer *b, PyObject *lock) {
                 Py_XDECREF(r);
                 lock = NULL;
             }
-            st = accel_free(b->mr_handle, p, (size_t)nbytes, b->stream_handle, b->dev);
+            st = accel_free(mh, p, (size_t)nbytes, sh, dev);
             if (st != 0 && rmmh_last_failure_reentered_p()) {
                 /* refused from inside the resource's own upstream (the collector ran there): made
                    later, the holds and what the block needs kept until then (see defer_free) */
-                kept = PyObject_CallFunction(defer_free_f, "KKKKiOO(OOO)", (unsigned long long)(uintptr_t)b->mr_handle, (unsigned long long)(uintptr_t)p,
-                                             nbytes, (unsigned long long)(uintptr_t)b->stream_handle, b->dev, b->mr_refs,
-                                             b->stream_refs ? b->stream_refs : NoneObj, b->mr, b->stream ? b->stream : NoneObj,
-                                             b->recorded ? b->recorded : NoneObj);
+                kept = PyObject_CallFunction(defer_free_f, "KKKKiOO(OOO)", (unsigned long long)(uintptr_t)mh, (unsigned long long)(uintptr_t)p,
+                                             nbytes, (unsigned long long)(uintptr_t)sh, dev, mr_refs,
+                                             stream_refs ? stream_refs : NoneObj, mr, stream ? stream : NoneObj,
+                                             recorded ? recorded : NoneObj);
                 if (kept) deferred_pending = 1;
                 PyErr_Clear(); /* (a failed call: no Python runs below with its exception set) */
             }
             if (!kept) {
-                (void)release_refs(b->mr_refs);
-                (void)release_refs(b->stream_refs);
+                (void)release_refs(mr_refs);
+                (void)release_refs(stream_refs);
             }
             Py_XDECREF(kept);
+            Py_DecRef(mr);
+            Py_DecRef(mr_refs);
+            Py_XDECREF(stream);
+            Py_XDECREF(stream_refs);
+            Py_XDECREF(recorded);
         }
         PyErr_Clear(); /* a destructor cannot raise; the process goes on */
         PyErr_Restore(et, ev, tb);
@@ -534,12 +555,27 @@ static void buffer_finalize(PyObject *self) {
         PyErr_Fetch(&et, &ev, &tb);
         lock = PyObject_GetAttr(self, s_resize_mutex); /* (unset until a first copy: no lock then) */
         if (lock == NoneObj) Py_CLEAR(lock);
+        PyErr_Clear();
         if (lock) {
             PyObject *r = PyObject_CallMethodObjArgs(lock, s_acquire, NULL);
-            if (r) Py_DecRef(r);
-            else Py_CLEAR(lock);
+            if (!r) {
+                /* the wait was interrupted (a signal whose handler raised: Ctrl-C): the block stays
+                   in the buffer, freed by a later call or the last reference (review 40: it was
+                   freed under the copy, and the KeyboardInterrupt dropped). A finalizer cannot
+                   raise: an interrupt is posted again for the next check, anything else reported
+                   as unraisable. */
+                if (PyErr_ExceptionMatches(PyExc_KeyboardInterrupt)) {
+                    PyErr_Clear();
+                    PyErr_SetInterrupt();
+                } else {
+                    PyErr_WriteUnraisable(self);
+                }
+                Py_DecRef(lock);
+                PyErr_Restore(et, ev, tb);
+                return;
+            }
+            Py_DecRef(r);
         }
-        PyErr_Clear();
         PyErr_Restore(et, ev, tb);
     }
     buffer_release_block(b, lock);

@@ -104,7 +104,7 @@ typedef struct PyModuleDef {
 #define PyMODINIT_FUNC __attribute__((visibility("default"))) PyObject *
 
 extern PyObject *PyExc_AttributeError, *PyExc_ImportError, *PyExc_KeyError, *PyExc_RuntimeError,
-    *PyExc_TypeError;
+    *PyExc_TypeError, *PyExc_KeyboardInterrupt;
 
 void Py_IncRef(PyObject *);
 void Py_DecRef(PyObject *);
@@ -128,6 +128,8 @@ void PyErr_Clear(void);
 void PyErr_Fetch(PyObject **, PyObject **, PyObject **);
 void PyErr_Restore(PyObject *, PyObject *, PyObject *);
 int PyErr_ExceptionMatches(PyObject *);
+void PyErr_SetInterrupt(void);
+void PyErr_WriteUnraisable(PyObject *);
 
 PyObject *PyObject_GetAttr(PyObject *, PyObject *);
 PyObject *PyObject_CallFunctionObjArgs(PyObject *, ...);

@@ -657,7 +657,7 @@ print("ok")
     assert out.strip().endswith("ok")
 
 
-@pytest.mark.parametrize("kind", ["statistics", "pool", "stream"])
+@pytest.mark.parametrize("kind", ["statistics", "pool", "stream", "buffer"])
 def test_finalizer_by_hand_racing_other_threads_calls(kind):
     """A resource's or a stream's __del__ called by hand while other threads allocate and free
     through it: those calls finish, later ones raise (red team 40: a segfault in 3 runs of 3 on
@@ -682,6 +682,10 @@ for trial in range(25):
     def user():
         while not stop:
             try:
+                if kind == "buffer":  # (the constructor's holds, taken before its allocation since review 40)
+                    b = rmm.DeviceBuffer(size=1000, mr=mr)
+                    del b
+                    continue
                 p = mr.allocate(1000, s)
                 mr.deallocate(p, 1000, s)
             except Exception as e:
@@ -742,6 +746,132 @@ for trial in range(50):
 print("ok")
 """)
     assert out.strip().endswith("ok")
+
+
+def test_buffer_finalizer_by_hand_frees_on_the_blocks_own_stream():
+    """A DeviceBuffer's finalizer called by hand lets go of the holds of the block's own stream even
+    when, during the free (which may let the GIL go), another thread gives the emptied buffer
+    another stream (review 40: it let go of a hold of the new stream, whose C stream was then
+    destroyed while in use, and the old one's was never let go of). The resource's Python free
+    stands in for the other thread."""
+    out = _child_ok("""
+import gc
+import rmmh as rmm
+up = rmm.mr.CudaMemoryResource()
+state = {}
+def free(p, n, stream):
+    b = state.pop("buf", None)
+    if b is not None:
+        b.resize(0, state.pop("s2"))
+    up.deallocate(p, n, stream)
+mr = rmm.mr.CallbackMemoryResource(lambda n, s: up.allocate(n, s), free)
+s1 = rmm.Stream()
+sp = rmm.pylibrmm.cuda_stream_pool.CudaStreamPool(1, flags=rmm.pylibrmm.CudaStreamFlags.NON_BLOCKING)
+s2 = sp.get_stream()
+b = rmm.DeviceBuffer(size=1000, stream=s1, mr=mr)
+r1, r2 = s1._refs, s2._refs
+n1, n2 = len(r1), len(r2)
+state["buf"], state["s2"] = b, s2
+b.__del__()
+assert (len(r1), len(r2)) == (n1 - 1, n2), (n1, n2, len(r1), len(r2))
+sp.__del__()
+rmm.DeviceBuffer(size=10, stream=s2, mr=up)  # s2 still alive: the stream holds its pool
+del s1, b
+gc.collect()
+assert not r1, r1  # s1's C stream went with its last holder
+print("ok")
+""")
+    assert out.strip().endswith("ok")
+
+
+def test_buffer_finalizer_by_hand_interrupted_keeps_the_block():
+    """A DeviceBuffer's finalizer called by hand and interrupted (Ctrl-C) while it waits for a copy
+    in progress keeps the block in the buffer and raises KeyboardInterrupt (review 40: the
+    extension freed the block under the copy and dropped the interrupt)."""
+    out = _child_ok("""
+import signal, threading
+import rmmh as rmm
+from rmmh._device_buffer import _resize_lock
+b = rmm.DeviceBuffer(size=1 << 20)
+b.tobytes()
+lock = _resize_lock(b)
+copying, done, seen = threading.Event(), threading.Event(), []
+def copy_in_progress():
+    with lock:
+        copying.set()
+        done.wait(10)
+        seen.append(b.ptr != 0)
+t = threading.Thread(target=copy_in_progress)
+t.start()
+copying.wait()
+def on_alarm(*a):
+    raise KeyboardInterrupt
+signal.signal(signal.SIGALRM, on_alarm)
+signal.setitimer(signal.ITIMER_REAL, 0.2)
+try:
+    b.__del__()
+    for _ in range(1000):  # (the extension posts the interrupt again: raised at the next check)
+        pass
+    raise AssertionError("no KeyboardInterrupt")
+except KeyboardInterrupt:
+    pass
+done.set()
+t.join()
+assert seen == [True] and b.ptr != 0 and b.size == 1 << 20, (seen, b.ptr, b.size)
+del b
+print("ok")
+""")
+    assert out.strip().endswith("ok")
+
+
+def test_a_call_on_a_destroyed_resource_never_makes_it_read_alive():
+    """mr.allocate on a resource already destroyed raises before its refs list gets a hold: with
+    the hold first (a True alone in the empty list), another thread's DeviceBuffer saw the resource
+    as alive and allocated from the freed C object (review 40, the ctypes path: a segfault)."""
+    out = _child_ok("""
+import sys, threading
+import rmmh as rmm
+sys.setswitchinterval(1e-6)
+mr = rmm.mr.StatisticsResourceAdaptor(rmm.mr.CudaMemoryResource())
+mr.__del__()
+assert mr._refs == []
+stop = []
+def prober():
+    while not stop:
+        try:
+            mr.allocate(1000)
+        except Exception:
+            pass
+ts = [threading.Thread(target=prober) for _ in range(2)]
+for t in ts:
+    t.start()
+made = None
+for i in range(200000):
+    try:
+        made = rmm.DeviceBuffer(size=1000, mr=mr)
+        break
+    except Exception as e:
+        assert "destroyed" in str(e), e
+stop.append(1)
+for t in ts:
+    t.join()
+assert made is None and mr._refs == [], (made, mr._refs)
+print("ok")
+""")
+    assert out.strip().endswith("ok")
+
+
+@pytest.mark.skipif(rmm.ACCELERATED, reason="the extension refuses object.__new__(DeviceBuffer)")
+def test_buffer_of_object_new_and_init_is_freed():
+    """The ctypes path: a DeviceBuffer made by object.__new__ and __init__ (its lock slot never
+    set) frees its block and holds when finalized (review 40: the finalizer returned early)."""
+    mr = rmm.mr.StatisticsResourceAdaptor(rmm.mr.CudaMemoryResource())
+    b = object.__new__(rmm.DeviceBuffer)
+    b.__init__(size=1000, mr=mr)
+    assert mr.allocation_counts.current_count == 1
+    del b
+    gc.collect()
+    assert mr.allocation_counts.current_count == 0 and len(mr._refs) == 1
 
 
 def _child_ok(code):
