@@ -505,32 +505,40 @@ typedef struct sweep {
 #define DEBUG_RECORDS_ONLY 1
 #endif
 
-/* For n = 1, 2, ...: the attempt's nth host request fails. Each failure must be OUT_OF_MEMORY,
-   name the call, and leave the device's free bytes as they were (ASan's leak check at exit sees
-   the host's); stops at the first n past the
-   call's requests (its success then undone). Returns the number of failures seen. */
+/* One attempt of s with its nth host request failing; *fired: whether that request was made. A
+   failure is checked: OUT_OF_MEMORY, naming the call, the device's free bytes as they were (ASan's
+   leak check at exit sees the host's); block >= 0 names the block held so far in its report. */
+static rmm_status sweep_try(sweep *s, int n, int block, int *fired) {
+    size_t before = device_free();
+    rmm_status st;
+    int k, named = 0;
+    host_fail_nth = n;
+    st = s->attempt(s);
+    *fired = host_fail_nth == 0;
+    host_fail_nth = 0;
+    if (st == RMM_SUCCESS) return st;
+    s->failures++;
+    CHECK(*fired);
+    CHECK(st == RMM_ERROR_OUT_OF_MEMORY);
+    for (k = 0; k < 4 && s->needle[k]; k++) named |= strstr(rmm_last_error(), s->needle[k]) != NULL;
+    CHECK(named);
+    if (st != RMM_ERROR_OUT_OF_MEMORY || !named) {
+        if (block >= 0) printf("  (%s, block %d, request %d: %s: %s)\n", s->name, block, n, rmm_status_string(st), rmm_last_error());
+        else printf("  (%s, request %d: %s: %s)\n", s->name, n, rmm_status_string(st), rmm_last_error());
+    }
+    CHECK(device_free() == before);
+    return st;
+}
+/* For n = 1, 2, ...: the attempt's nth host request fails (sweep_try); stops at the first n past
+   the call's requests (its success then undone). Returns the number of failures seen. */
 static int run_sweep(sweep *s) {
-    int n;
+    int n, fired;
     for (n = 1; n < 400; n++) {
-        size_t before = device_free();
-        rmm_status st;
-        int fired, k, named = 0;
-        host_fail_nth = n;
-        st = s->attempt(s);
-        fired = host_fail_nth == 0;
-        host_fail_nth = 0;
-        if (st == RMM_SUCCESS) {
+        if (sweep_try(s, n, -1, &fired) == RMM_SUCCESS) {
             s->undo(s); /* (a pool keeps what it grew by: the device's free bytes are not compared here) */
             if (!fired) break;
             continue; /* the library got round the failure */
         }
-        s->failures++;
-        CHECK(fired);
-        CHECK(st == RMM_ERROR_OUT_OF_MEMORY);
-        for (k = 0; k < 4 && s->needle[k]; k++) named |= strstr(rmm_last_error(), s->needle[k]) != NULL;
-        CHECK(named);
-        if (st != RMM_ERROR_OUT_OF_MEMORY || !named) printf("  (%s, request %d: %s: %s)\n", s->name, n, rmm_status_string(st), rmm_last_error());
-        CHECK(device_free() == before);
     }
     CHECK(n < 400);
     CHECK(s->failures > 0 || s->optional);
@@ -863,24 +871,11 @@ static int hold_sweep(sweep *s, const char *target, int min_held, int max_held) 
     if (!held) return 0;
     for (k = 0; k < max_held && (hits == 0 || count < min_held); k++) {
         for (n = 1; n < 400; n++) {
-            size_t before = device_free();
-            rmm_status st;
-            int fired, j, named = 0;
-            host_fail_nth = n;
-            st = s->attempt(s);
-            fired = host_fail_nth == 0;
-            host_fail_nth = 0;
-            if (st == RMM_SUCCESS) {
+            int fired;
+            if (sweep_try(s, n, k, &fired) == RMM_SUCCESS) {
                 held[count++] = s->ptr;
                 break;
             }
-            s->failures++;
-            CHECK(fired);
-            CHECK(st == RMM_ERROR_OUT_OF_MEMORY);
-            for (j = 0; j < 4 && s->needle[j]; j++) named |= strstr(rmm_last_error(), s->needle[j]) != NULL;
-            CHECK(named);
-            if (st != RMM_ERROR_OUT_OF_MEMORY || !named) printf("  (%s, block %d, request %d: %s: %s)\n", s->name, k, n, rmm_status_string(st), rmm_last_error());
-            CHECK(device_free() == before);
             if (strstr(rmm_last_error(), target)) hits++;
         }
         CHECK(n < 400);
