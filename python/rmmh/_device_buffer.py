@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 from . import _accel_loader, _array_interface, _errors, _lib
 from . import _memory_resource as _mrmod
 from ._lifetime import _deferred_frees, chain_finalizer as _chain_finalizer, \
-    defer_free as _defer_free, release as _release, run_deferred_frees as _run_deferred_frees
+    defer_free as _defer_free, release as _release, run_deferred_frees as _run_deferred_frees, \
+    run_reporting as _run_reporting
 from ._stream import DEFAULT_STREAM, Stream, as_stream
 
 __all__ = ["DeviceBuffer", "copy_device_to_ptr", "copy_host_to_ptr", "copy_ptr_to_host",
@@ -217,14 +218,14 @@ class _PyBufferBase:
                     _defer_free(mr._h, p, nbytes, stream._h, self._dev, mr._refs, stream._refs,
                                 (mr, stream, _py_recorded.pop(id(self), None) if _py_recorded else None))
                     return
-                token = mr._refs.pop()
+                token = mr._refs.pop()  # (a destruction left to this release that raises is reported: run_reporting)
                 if token is not True:
-                    token.run()
+                    _run_reporting(token, mr)
                 refs = stream._refs
                 if refs is not None:
                     token = refs.pop()
                     if token is not True:
-                        token.run()
+                        _run_reporting(token, stream)
             except Exception:  # interpreter shutdown: the process is going away
                 pass
         if _py_recorded:

@@ -129,6 +129,30 @@ def release(refs):
         token.run()
 
 
+def run_reporting(token, obj):
+    """Runs a Record whose last hold a call let go of after doing its work (an allocation made, a
+    block freed): a finalizer called by hand on another thread meanwhile left it the destruction.
+    An error of that destruction is the finalizer's, reported as Python reports a finalizer's
+    (sys.unraisablehook, naming obj), so that the call's result stands: until review 40's F3 it
+    replaced an allocation's result, and the block was lost."""
+    try:
+        token.run()
+    except Exception as e:
+        report_unraisable(e, obj)
+
+
+def report_unraisable(exc, obj, msg="Exception ignored in the destruction of"):
+    """Hands exc to sys.unraisablehook, as Python does for an exception a finalizer raises."""
+    args_type = next((t for t in tuple.__subclasses__() if t.__name__ == "UnraisableHookArgs"), None)
+    if args_type is None:  # (another interpreter: a finalizer raising it reports it the same way)
+        class _Reported:
+            def __del__(self):
+                raise exc
+        _Reported()
+        return
+    _sys.unraisablehook(args_type((type(exc), exc, exc.__traceback__, msg, obj)))
+
+
 # ---- owners the garbage collector finalizes -------------------------------------------------------
 # A resource's Python callables (a CallbackMemoryResource's functions, a failure callback) live on
 # the resource object, where the collector sees them; its finalizer hands them to its Record,

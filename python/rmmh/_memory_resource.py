@@ -140,11 +140,11 @@ class _PyResourceMethods:
                 if srefs is not None:
                     token = srefs.pop()
                     if token is not True:
-                        token.run()
+                        _lifetime.run_reporting(token, stream)
             finally:
                 token = refs.pop()
                 if token is not True:
-                    token.run()
+                    _lifetime.run_reporting(token, self)
         if p is None:
             raise _lib.error(_lib.rmm_last_status(), allocation=True)
         return p
@@ -181,11 +181,11 @@ class _PyResourceMethods:
                     if srefs is not None:
                         token = srefs.pop()
                         if token is not True:
-                            token.run()
+                            _lifetime.run_reporting(token, stream)
                 finally:
                     token = refs.pop()
                     if token is not True:
-                        token.run()
+                        _lifetime.run_reporting(token, self)
             if st:
                 raise _lib.error(st)
 

@@ -64,7 +64,7 @@ typedef struct {
     PyObject *mr, *mrefs, *stream, *srefs;
 } call_holds;
 static int take_holds(const call_holds *c);
-static int drop_holds(const call_holds *c);
+static void drop_holds(const call_holds *c);
 /* c: NULL, or the call's objects to hold (call_holds) */
 static void *accel_alloc_for(const call_holds *c, void *mh, size_t n, void *sh) {
     PyThreadState *ts;
@@ -95,7 +95,7 @@ static void *accel_alloc_for(const call_holds *c, void *mh, size_t n, void *sh) 
     ts = PyEval_SaveThread();
     p = rmmh_alloc_p(mh, n, sh);
     PyEval_RestoreThread(ts);
-    if (c && drop_holds(c) < 0) return NULL; /* (a destruction the holds' last release made raised: its error replaces the result, as on the Python path) */
+    if (c) drop_holds(c); /* (a destruction the holds' last release made that raises is reported, not raised: drop_holds) */
     return p;
 }
 static void *accel_alloc(void *mh, size_t n, void *sh) { return accel_alloc_for(NULL, mh, n, sh); }
@@ -111,7 +111,7 @@ static int accel_free_for(const call_holds *c, void *mh, void *p, size_t n, void
     ts = PyEval_SaveThread();
     st = rmmh_free_p(mh, p, n, sh, dev);
     PyEval_RestoreThread(ts);
-    if (c && drop_holds(c) < 0) return -1;
+    if (c) drop_holds(c);
     return st;
 }
 static int accel_free(void *mh, void *p, size_t n, void *sh, int dev) { return accel_free_for(NULL, mh, p, n, sh, dev); }
@@ -192,6 +192,15 @@ static int release_refs(PyObject *refs) {
     }
     Py_DecRef(token);
     return rc;
+}
+/* release_refs for a hold whose release follows a call that did its work (an allocation made, a
+   block freed): a destruction that raises there is the error of a finalizer called by hand on
+   another thread meanwhile, which left the destruction to this call's release. Reported as Python
+   reports a finalizer's error (sys.unraisablehook, naming obj), so that the call's result stands
+   (until review 40's F3 the error replaced an allocation's result: the block was lost) and the
+   next release runs with no exception set. */
+static void release_refs_reporting(PyObject *refs, PyObject *obj) {
+    if (release_refs(refs) < 0) PyErr_WriteUnraisable(obj);
 }
 
 
@@ -457,8 +466,7 @@ fail_holds: /* no block: the holds taken for it let go of (the error raised stay
     {
         PyObject *et, *ev, *tb;
         PyErr_Fetch(&et, &ev, &tb);
-        (void)drop_holds(&c);
-        PyErr_Clear();
+        drop_holds(&c);
         PyErr_Restore(et, ev, tb);
     }
     b->ptr = 0;
@@ -513,8 +521,8 @@ static void buffer_release_block(Buffer *b, PyObject *lock) {
                 PyErr_Clear(); /* (a failed call: no Python runs below with its exception set) */
             }
             if (!kept) {
-                (void)release_refs(mr_refs);
-                (void)release_refs(stream_refs);
+                release_refs_reporting(mr_refs, mr);
+                release_refs_reporting(stream_refs, stream ? stream : NoneObj);
             }
             Py_XDECREF(kept);
             Py_DecRef(mr);
@@ -774,13 +782,11 @@ fail:
     }
     return -1;
 }
-/* Lets go of take_holds' holds (the last holder of either destroys it now); -1 with an exception
-   if that destruction raised. */
-static int drop_holds(const call_holds *c) {
-    int rc = 0;
-    if (c->srefs && release_refs(c->srefs) < 0) rc = -1;
-    if (release_refs(c->mrefs) < 0) rc = -1;
-    return rc;
+/* Lets go of take_holds' holds (the last holder of either destroys it now: a destruction that
+   raises is reported, release_refs_reporting). Call it with no exception set. */
+static void drop_holds(const call_holds *c) {
+    if (c->srefs) release_refs_reporting(c->srefs, c->stream);
+    release_refs_reporting(c->mrefs, c->mr);
 }
 
 /* Whether the library and the Python objects are bound (a RuntimeError if not: rmmh._accel imported

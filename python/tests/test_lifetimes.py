@@ -657,6 +657,58 @@ print("ok")
     assert out.strip().endswith("ok")
 
 
+def test_a_destruction_left_to_a_call_that_raises_leaves_its_result():
+    """A finalizer called by hand during mr.allocate or mr.deallocate leaves the destruction to
+    the call's release of its hold; when that destruction raises, the error is the finalizer's:
+    reported as Python reports a finalizer's (sys.unraisablehook, naming the object) and the
+    call's result stands. Until review 40's F3 it replaced the result: an allocation raised, and
+    its block was lost."""
+    out = _child_ok("""
+import sys
+import rmmh as rmm
+reported = []
+sys.unraisablehook = lambda a: reported.append((type(a.exc_value).__name__, str(a.exc_value), a.object))
+up = rmm.mr.CudaMemoryResource()
+seen = {}
+def alloc(n, stream):
+    if seen.pop("in alloc", None):
+        seen["mr"].__del__()  # by hand, inside the call
+    return up.allocate(n, stream)
+def free(p, n, stream):
+    if seen.pop("in free", None):
+        seen["mr"].__del__()
+    up.deallocate(p, n, stream)
+for call in ("allocate", "deallocate"):
+    st = rmm.mr.StatisticsResourceAdaptor(rmm.mr.CallbackMemoryResource(alloc, free))
+    record = st._refs[0]
+    destroy = record.destroy
+    def failing(*args, destroy=destroy):
+        destroy(*args)
+        raise RuntimeError("destruction failed (test)")
+    record.destroy = failing
+    seen["mr"] = st
+    if call == "allocate":
+        seen["in alloc"] = True
+        p = st.allocate(1000)  # the call in which the finalizer runs: its result stands
+        assert isinstance(p, int) and p, p
+        up.deallocate(p, 1000)  # (the block is up's: the statistics adaptor kept none of it)
+    else:
+        p = st.allocate(1000)
+        seen["in free"] = True
+        assert st.deallocate(p, 1000) is None
+    assert reported == [("RuntimeError", "destruction failed (test)", st)], reported
+    del reported[:]
+    try:
+        st.allocate(1000)
+    except Exception as e:  # gone once the call was over
+        assert "destroyed" in str(e), e
+    else:
+        raise AssertionError("usable after its finalizer ran")
+print("ok")
+""")
+    assert out.strip().endswith("ok")
+
+
 @pytest.mark.parametrize("kind", ["statistics", "pool", "stream", "buffer"])
 def test_finalizer_by_hand_racing_other_threads_calls(kind):
     """A resource's or a stream's __del__ called by hand while other threads allocate and free
