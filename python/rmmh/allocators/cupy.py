@@ -212,6 +212,10 @@ def using_stream(stream):
     s = as_stream(stream)
     if isinstance(stream, (cupy.cuda.Stream, cupy.cuda.ExternalStream)):
         cupy_stream = stream
+    elif hasattr(cupy.cuda.Stream, "from_external"):
+        # CuPy 14 and later: the CUDA stream protocol (rmmh's Stream has __cuda_stream__; the
+        # wrapper keeps s alive). ExternalStream warns there that it is deprecated.
+        cupy_stream = cupy.cuda.Stream.from_external(s)
     else:
         cupy_stream = cupy.cuda.ExternalStream(s.handle)
     was_set = ctypes.c_int()
