@@ -709,6 +709,61 @@ print("ok")
     assert out.strip().endswith("ok")
 
 
+@pytest.mark.parametrize("op", ["reserve", "resize", "shrink_to_fit"])
+def test_finalizers_by_hand_during_a_buffers_growth_destroy_after_it(op):
+    """A DeviceBuffer's reserve, resize and shrink_to_fit allocate the new block with the buffer's
+    lock let go, a call into C that lets the GIL go: they hold the resource and the stream for it,
+    as mr.allocate does. Until session 41 nothing held them there (an empty buffer's resource, a
+    stream the buffer had not used): a finalizer called by hand meanwhile (here from inside the
+    call, by the upstream's Python allocate_func) destroyed the C adaptor and the C stream under
+    the call (a use after free)."""
+    out = _child_ok("""
+import rmmh as rmm
+up = rmm.mr.CudaMemoryResource()
+seen = {}
+def alloc(n, stream):
+    if "mr" in seen:
+        mr, s = seen.pop("mr"), seen.pop("stream")
+        mr.__del__()  # by hand, inside the growth's allocation
+        s.__del__()
+        seen["inside"] = (mr.type_name, s._live != 0)  # both still there: the call holds them
+    return up.allocate(n, stream)
+def free(p, n, stream):
+    up.deallocate(p, n, stream)
+st = rmm.mr.StatisticsResourceAdaptor(rmm.mr.CallbackMemoryResource(alloc, free))
+sp = rmm.pylibrmm.cuda_stream_pool.CudaStreamPool(1, flags=rmm.pylibrmm.CudaStreamFlags.NON_BLOCKING)
+s = sp.get_stream()
+sp.__del__()  # (by hand: s's hold is now the C streams' last)
+b = rmm.DeviceBuffer(size=0, mr=st)  # empty: no block holds st
+if "%s" == "shrink_to_fit":
+    b.reserve(1000)  # a block on the default stream; shrink_to_fit's new one goes on s
+    b.resize(10)
+    b.__del__()  # (by hand: the buffer's block and hold go; the growth below holds st itself)
+    b = rmm.DeviceBuffer(size=0, mr=st)
+    b.reserve(2000)
+    b.resize(10)
+seen["mr"], seen["stream"] = st, s
+if "%s" == "resize":
+    b.resize(1000, s)
+elif "%s" == "reserve":
+    b.reserve(1000, s)
+else:
+    b.shrink_to_fit(s)
+assert seen["inside"] == ("statistics", True), seen
+assert b.capacity() == (10 if "%s" == "shrink_to_fit" else 1000), b.capacity()
+del b  # the last block: the C adaptor and the C stream go with its holds
+for call in (lambda: st.allocate(1000), lambda: s._live):
+    try:
+        call()
+    except Exception as e:
+        assert "destroyed" in str(e), e
+    else:
+        raise AssertionError("usable after its finalizer ran")
+print("ok")
+""" % ((op,) * 4))
+    assert out.strip().endswith("ok")
+
+
 @pytest.mark.parametrize("kind", ["statistics", "pool", "stream", "buffer"])
 def test_finalizer_by_hand_racing_other_threads_calls(kind):
     """A resource's or a stream's __del__ called by hand while other threads allocate and free
