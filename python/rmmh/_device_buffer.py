@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 from . import _accel_loader, _array_interface, _errors, _lib
 from . import _memory_resource as _mrmod
 from ._lifetime import _deferred_frees, chain_finalizer as _chain_finalizer, \
-    defer_free as _defer_free, release as _release, run_deferred_frees as _run_deferred_frees, \
-    run_reporting as _run_reporting
+    defer_free as _defer_free, run_deferred_frees as _run_deferred_frees, \
+    release_reporting as _release_reporting, run_reporting as _run_reporting
 from ._stream import DEFAULT_STREAM, Stream, as_stream
 
 __all__ = ["DeviceBuffer", "copy_device_to_ptr", "copy_host_to_ptr", "copy_ptr_to_host",
@@ -401,8 +401,8 @@ class DeviceBuffer(_Base):
                 stream._refs.append(True)
             old = self._stream
             self._stream = stream
-            if old._refs is not None:
-                _release(old._refs)
+            if old._refs is not None:  # (under the buffer's lock: a destruction that raises is reported)
+                _release_reporting(old._refs, old)
         else:
             self._stream = stream
 
@@ -530,9 +530,9 @@ class DeviceBuffer(_Base):
     def _let_go(self, stream):
         """Releases the holds one block of the buffer's took (_swap_block): its resource's and
         its stream's."""
-        _release(self._mr._refs)
+        _release_reporting(self._mr._refs, self._mr)  # (the block is gone: a destruction that raises is reported)
         if stream._refs is not None:
-            _release(stream._refs)
+            _release_reporting(stream._refs, stream)
 
     # -- RMM's methods ---------------------------------------------------------------------------
     def reserve(self, new_capacity, stream=DEFAULT_STREAM):

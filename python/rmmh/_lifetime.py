@@ -141,6 +141,14 @@ def run_reporting(token, obj):
         report_unraisable(e, obj)
 
 
+def release_reporting(refs, obj):
+    """release(refs) after a call that did its work (run_reporting's case): a destruction that
+    raises is reported, not raised."""
+    token = refs.pop()
+    if token is not True:
+        run_reporting(token, obj)
+
+
 def report_unraisable(exc, obj, msg="Exception ignored in the destruction of"):
     """Hands exc to sys.unraisablehook, as Python does for an exception a finalizer raises."""
     args_type = next((t for t in tuple.__subclasses__() if t.__name__ == "UnraisableHookArgs"), None)

@@ -709,6 +709,52 @@ print("ok")
     assert out.strip().endswith("ok")
 
 
+def test_a_destruction_left_to_a_buffers_release_that_raises_leaves_its_result():
+    """A buffer that lets go of its hold on a stream (a resize that moves it to another stream)
+    or on its resource and stream (its block freed by a growth) makes the destruction a finalizer
+    called by hand left to that hold; when it raises, the error is reported as a finalizer's and
+    the buffer's operation stands (it was raised out of the operation, with the buffer already
+    changed, and a raising resource's destruction kept the stream's hold)."""
+    out = _child_ok("""
+import sys
+import rmmh as rmm
+reported = []
+sys.unraisablehook = lambda a: reported.append((str(a.exc_value), a.object))
+def failing_pool_stream():
+    sp = rmm.pylibrmm.cuda_stream_pool.CudaStreamPool(1, flags=rmm.pylibrmm.CudaStreamFlags.NON_BLOCKING)
+    s = sp.get_stream()
+    sp.__del__()  # (by hand: s's hold is now the C streams' last)
+    record = s._refs[0]
+    destroy = record.destroy
+    def failing(*args):
+        destroy(*args)
+        raise RuntimeError("stream destruction failed (test)")
+    record.destroy = failing
+    return s
+# a resize within the capacity moves the buffer to another stream: the old one's hold goes
+s = failing_pool_stream()
+b = rmm.DeviceBuffer(size=100, stream=s)
+s.__del__()  # (by hand: the buffer's block holds the C stream now)
+b.resize(50, rmm.DEFAULT_STREAM)
+assert b.size == 50 and reported == [("stream destruction failed (test)", s)], reported
+del reported[:]
+# a growth frees the old block on its stream: that block's holds go
+s = failing_pool_stream()
+b = rmm.DeviceBuffer(size=100, stream=s)
+s.__del__()
+b.reserve(1000, rmm.DEFAULT_STREAM)
+assert b.capacity() == 1000 and reported == [("stream destruction failed (test)", s)], reported
+try:
+    s._live
+except Exception as e:
+    assert "destroyed" in str(e), e
+else:
+    raise AssertionError("the stream outlived its last hold")
+print("ok")
+""")
+    assert out.strip().endswith("ok")
+
+
 @pytest.mark.parametrize("op", ["reserve", "resize", "shrink_to_fit"])
 def test_finalizers_by_hand_during_a_buffers_growth_destroy_after_it(op):
     """A DeviceBuffer's reserve, resize and shrink_to_fit allocate the new block with the buffer's
