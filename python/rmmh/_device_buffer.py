@@ -13,7 +13,7 @@ from . import _accel_loader, _array_interface, _errors, _lib
 from . import _memory_resource as _mrmod
 from ._lifetime import _deferred_frees, chain_finalizer as _chain_finalizer, \
     defer_free as _defer_free, run_deferred_frees as _run_deferred_frees, \
-    release_reporting as _release_reporting, run_reporting as _run_reporting
+    Hold as _Hold, release_reporting as _release_reporting, run_reporting as _run_reporting
 from ._stream import DEFAULT_STREAM, Stream, as_stream
 
 __all__ = ["DeviceBuffer", "copy_device_to_ptr", "copy_host_to_ptr", "copy_ptr_to_host",
@@ -390,7 +390,7 @@ class DeviceBuffer(_Base):
     # -- internals -----------------------------------------------------------------------------
     def _copy_in(self, src, nbytes, stream):
         src = _lib.as_pointer(src, "ptr")
-        _lib.check(_lib.rmm_memcpy_async(self._ptr, src, nbytes, stream._h), "DeviceBuffer copy")
+        _lib.check(_lib.rmm_memcpy_async(self._ptr, src, nbytes, stream._h), "DeviceBuffer copy")  # (its block holds the stream)
         _sync_if_default(stream)
 
     def _set_stream(self, stream):
@@ -567,7 +567,8 @@ class DeviceBuffer(_Base):
         dev = _current_device() if device is None else _lib.as_int(device, "device")
         s = self._stream if stream is None else as_stream(stream)
         with _resize_lock(self):
-            _lib.check(_lib.rmmh_prefetch(self._ptr, self._size, dev, s._h), "prefetch")
+            with _Hold(s) as sh:  # (a stream of a pool held for the call: _lifetime.Hold)
+                _lib.check(_lib.rmmh_prefetch(self._ptr, self._size, dev, sh), "prefetch")
 
     def record_stream(self, stream):
         """Says that the buffer is used on ``stream`` too (PyTorch's ``Tensor.record_stream``):
@@ -586,7 +587,8 @@ class DeviceBuffer(_Base):
             if not self._ptr:
                 return
             with self._on_device():  # (the record's events are made on the device current at it)
-                _lib.check(_lib.rmm_record_stream(self._mr._h, self._ptr, self._nbytes, s._h), "record_stream")
+                with _Hold(s) as sh:  # (a stream of a pool held for the call: _lifetime.Hold)
+                    _lib.check(_lib.rmm_record_stream(self._mr._h, self._ptr, self._nbytes, sh), "record_stream")
             if s._refs is not None:  # (a library stream: not kept, see above; red team 35: 20,000
                 return               # rmmh.Stream() recorded on one buffer stayed alive with it)
             # kept in the buffer, released only after its block is freed (the extension's
@@ -659,7 +661,8 @@ class DeviceBuffer(_Base):
             with _lib.host_buffer(ary, writable=True, name="ary", bytes_1d=True) as (addr, n):
                 if n < size:
                     raise ValueError("Argument `ary` is too small. Need space for %i bytes." % size)
-                _lib.check(_lib.rmm_memcpy_async(addr, ptr, size, stream._h), "copy_to_host")
+                with _Hold(stream) as sh:  # (a stream of a pool held for the call: _lifetime.Hold)
+                    _lib.check(_lib.rmm_memcpy_async(addr, ptr, size, sh), "copy_to_host")
                 _sync_if_default(stream)
         return ary
 
@@ -670,7 +673,8 @@ class DeviceBuffer(_Base):
         with _resize_lock(self), _lib.host_buffer(ary, name="ary", bytes_1d=True) as (addr, n):
             if n > self._size:
                 raise ValueError("Argument `ary` is too large. Need space for %i bytes." % n)
-            _lib.check(_lib.rmm_memcpy_async(self._ptr, addr, n, stream._h), "copy_from_host")
+            with _Hold(stream) as sh:  # (a stream of a pool held for the call: _lifetime.Hold)
+                _lib.check(_lib.rmm_memcpy_async(self._ptr, addr, n, sh), "copy_from_host")
             _sync_if_default(stream)
 
     def copy_from_device(self, cuda_ary, stream=DEFAULT_STREAM):
@@ -697,8 +701,9 @@ class DeviceBuffer(_Base):
         if nbytes > self._size:
             raise ValueError("Argument `hb` is too large. Need space for %i bytes." % nbytes)
         if nbytes:
-            _lib.check(_lib.rmm_memcpy_async(self._ptr, src, nbytes, stream._h),
-                       "copy_from_device")
+            with _Hold(stream) as sh:  # (a stream of a pool held for the call: _lifetime.Hold)
+                _lib.check(_lib.rmm_memcpy_async(self._ptr, src, nbytes, sh),
+                           "copy_from_device")
             _sync_if_default(stream)
 
     def tobytes(self, stream=DEFAULT_STREAM):
@@ -708,9 +713,10 @@ class DeviceBuffer(_Base):
             ptr, size = self._ptr, self._size
             b = _lib.PyBytes_FromStringAndSize(None, size)
             if size:
-                _lib.check(_lib.rmm_memcpy_async(_lib.PyBytes_AsString(b), ptr, size, stream._h),
-                           "tobytes")
-                _lib.check(_lib.rmm_stream_synchronize(stream._h), "tobytes")
+                with _Hold(stream) as sh:  # (a stream of a pool held for the call: _lifetime.Hold)
+                    _lib.check(_lib.rmm_memcpy_async(_lib.PyBytes_AsString(b), ptr, size, sh),
+                               "tobytes")
+                    _lib.check(_lib.rmm_stream_synchronize(sh), "tobytes")
         return b
 
 
@@ -722,7 +728,8 @@ def to_device(b, stream=DEFAULT_STREAM):
     with _lib.host_buffer(b, name="b", bytes_1d=True) as (addr, n):
         buf = DeviceBuffer(size=n, stream=stream)
         if n:
-            _lib.check(_lib.rmm_memcpy_async(buf._ptr, addr, n, stream._h), "to_device")
+            with _Hold(stream) as sh:  # (a stream of a pool held for the call: _lifetime.Hold)
+                _lib.check(_lib.rmm_memcpy_async(buf._ptr, addr, n, sh), "to_device")
             _sync_if_default(stream)
     return buf
 
@@ -737,7 +744,8 @@ def copy_ptr_to_host(db, hb, stream=DEFAULT_STREAM):
     stream = as_stream(stream)
     db = _lib.as_pointer(db, "db")
     with _lib.host_buffer(hb, writable=True, name="hb", bytes_1d=True) as (addr, n):
-        _lib.check(_lib.rmm_memcpy_async(addr, db, n, stream._h), "copy_ptr_to_host")
+        with _Hold(stream) as sh:  # (a stream of a pool held for the call: _lifetime.Hold)
+            _lib.check(_lib.rmm_memcpy_async(addr, db, n, sh), "copy_ptr_to_host")
         _sync_if_default(stream)
 
 
@@ -747,7 +755,8 @@ def copy_host_to_ptr(hb, db, stream=DEFAULT_STREAM):
     stream = as_stream(stream)
     db = _lib.as_pointer(db, "db")
     with _lib.host_buffer(hb, name="hb", bytes_1d=True) as (addr, n):
-        _lib.check(_lib.rmm_memcpy_async(db, addr, n, stream._h), "copy_host_to_ptr")
+        with _Hold(stream) as sh:  # (a stream of a pool held for the call: _lifetime.Hold)
+            _lib.check(_lib.rmm_memcpy_async(db, addr, n, sh), "copy_host_to_ptr")
         _sync_if_default(stream)
 
 
@@ -757,7 +766,8 @@ def copy_device_to_ptr(d_src, d_dst, count, stream=DEFAULT_STREAM):
     d_src = _lib.as_pointer(d_src, "d_src")
     d_dst = _lib.as_pointer(d_dst, "d_dst")
     count = _lib.as_size(count, "count")
-    _lib.check(_lib.rmm_memcpy_async(d_dst, d_src, count, stream._h), "copy_device_to_ptr")
+    with _Hold(stream) as sh:  # (a stream of a pool held for the call: _lifetime.Hold)
+        _lib.check(_lib.rmm_memcpy_async(d_dst, d_src, count, sh), "copy_device_to_ptr")
 
 
 del ctypes

@@ -22,7 +22,7 @@ from . import _accel_loader, _errors, _lib, _lifetime
 from ._errors import INVALID_ARGUMENT, IO as _IO, NOT_SUPPORTED as _NOT_SUPPORTED, OUT_OF_MEMORY, \
     UNKNOWN, NotSupportedError, error_for
 from ._helpers import parse_bytes
-from ._lifetime import LATER, Record, new_refs, release_once
+from ._lifetime import LATER, Hold as _Hold, Record, new_refs, release_once
 from ._stream import DEFAULT_STREAM, Stream, as_stream
 from ._statistics_types import Statistics
 
@@ -287,34 +287,37 @@ class DeviceMemoryResource(_ResourceBase):
         # once per object (PEP 442, and release_once for a call by hand); buffers and adaptors
         # may still hold self._refs
         try:
-            if _is_current(self) or any(mr is self for mr in _hook_held):
-                # a call by hand while the per-device table or the frameworks' hooks, which hold
-                # the object and no hold of its C resource, still reach it: the finalizer of its
-                # last reference lets go (a red team's find, 2026-11-29: the C pool was destroyed
-                # under the table, and the next hook allocation used freed memory)
-                return
-            refs = self._refs
-            if refs and not getattr(self, "_released", False):
-                keep = self.__dict__.get("_keep")
-                if keep is not None:
-                    refs[0].keep = keep  # (see _keep_callbacks)
-                if _lifetime.defer_if_collecting(self, refs):
-                    self._released = True  # (let go of when the collection ends)
+            with _table_lock:  # (set_per_device_resource decides under it too)
+                if _is_current(self) or any(mr is self for mr in _hook_held):
+                    # a call by hand while the per-device table or the frameworks' hooks, which hold
+                    # the object and no hold of its C resource, still reach it: the finalizer of its
+                    # last reference lets go (a red team's find, 2026-11-29: the C pool was destroyed
+                    # under the table, and the next hook allocation used freed memory)
                     return
-            release_once(self, refs)
+                refs = self._refs
+                if refs and not getattr(self, "_released", False):
+                    keep = self.__dict__.get("_keep")
+                    if keep is not None:
+                        refs[0].keep = keep  # (see _keep_callbacks)
+                    if _lifetime.defer_if_collecting(self, refs):
+                        self._released = True  # (let go of when the collection ends)
+                        return
+                release_once(self, refs)
         except Exception:  # never set (a failed __init__), or interpreter shutdown
             pass
 
     @property
     def type_name(self):
         """rmm.h's name for the C resource ("pool", "cuda", "statistics", ...). rmmh only."""
-        return _lib.rmm_resource_type_name(self._live).decode()
+        with _Hold(self) as h:
+            return _lib.rmm_resource_type_name(h).decode()
 
     def validate(self):
         """Checks every invariant of rmm.h's sub-allocators (pool, fixed-size, binning, arena);
         raises rmmh.CorruptionError naming the first one broken. A no-op for other resources.
         rmmh only."""
-        _lib.check(_lib.rmm_resource_validate(self._live))
+        with _Hold(self) as h:
+            _lib.check(_lib.rmm_resource_validate(h))
 
     def allocation_base(self, ptr):
         """(base, offset) of ``ptr``, a block this resource handed out: the start of the device
@@ -330,8 +333,9 @@ class DeviceMemoryResource(_ResourceBase):
         """
         ptr = _lib.as_pointer(ptr)
         base, offset = ctypes.c_void_p(), ctypes.c_size_t()
-        st = _lib.rmm_resource_allocation_base(self._live, ptr, ctypes.byref(base),
-                                               ctypes.byref(offset))
+        with _Hold(self) as h:
+            st = _lib.rmm_resource_allocation_base(h, ptr, ctypes.byref(base),
+                                                   ctypes.byref(offset))
         if st:
             what = "allocation_base(%#x) of %s" % (ptr, type(self).__name__)
             if st == _NOT_SUPPORTED:
@@ -488,7 +492,8 @@ class CudaAsyncMemoryResource(DeviceMemoryResource):
     def pool_handle(self):
         """The cudaMemPool_t as an int."""
         out = ctypes.c_void_p()
-        _lib.check(_lib.rmm_async_resource_get_pool(self._live, ctypes.byref(out)))
+        with _Hold(self) as h:
+            _lib.check(_lib.rmm_async_resource_get_pool(h, ctypes.byref(out)))
         return out.value or 0
 
 
@@ -519,8 +524,9 @@ class CudaAsyncViewMemoryResource(DeviceMemoryResource):
         owner = _async_pools.get(handle)
         if _lib.BACKEND == "host" and owner is None and handle not in _driver_pools:
             raise ValueError("pool_handle %#x is not a pool of the rmmh host backend" % handle)
-        self._own(_lib.created(_lib.rmm_async_view_resource_create, handle),
-                  ups=(owner,) if owner is not None else ())
+        with _Hold(owner if owner is not None else _lifetime.NOTHING):  # (its pool held through the create)
+            self._own(_lib.created(_lib.rmm_async_view_resource_create, handle),
+                      ups=(owner,) if owner is not None else ())
         self.__dict__["_pool_handle"] = handle
 
     def pool_handle(self):
@@ -562,7 +568,8 @@ class CudaAsyncPinnedMemoryResource(DeviceMemoryResource):
     def pool_handle(self):
         """The cudaMemPool_t as an int."""
         out = ctypes.c_void_p()
-        _lib.check(_lib.rmm_async_resource_get_pool(self._live, ctypes.byref(out)))
+        with _Hold(self) as h:
+            _lib.check(_lib.rmm_async_resource_get_pool(h, ctypes.byref(out)))
         return out.value or 0
 
 
@@ -588,7 +595,8 @@ class CudaAsyncManagedMemoryResource(DeviceMemoryResource):
     def pool_handle(self):
         """The underlying ``cudaMemPool_t`` (the device's default managed pool) as an int."""
         out = ctypes.c_void_p()
-        _lib.check(_lib.rmm_async_resource_get_pool(self._live, ctypes.byref(out)))
+        with _Hold(self) as h:
+            _lib.check(_lib.rmm_async_resource_get_pool(h, ctypes.byref(out)))
         return out.value or 0
 
 
@@ -683,9 +691,10 @@ class PoolMemoryResource(UpstreamResourceAdaptor):
         gran = 0 if growth_granularity is None else _pool_size_arg(growth_granularity,
                                                                     "growth_granularity")
         virt = 0 if virtual_size is None else _pool_size_arg(virtual_size, "virtual_size")
-        self._own(_lib.created(_lib.rmmh_pool_create, upstream._h, initial, _c_maximum(maximum),
-                               _GROWTH[growth], gran, bool(streams_outlive_pool), virt),
-                  ups=(upstream,))
+        with _Hold(upstream) as uh:  # (held through the create: _lifetime.Hold)
+            self._own(_lib.created(_lib.rmmh_pool_create, uh, initial, _c_maximum(maximum),
+                                   _GROWTH[growth], gran, bool(streams_outlive_pool), virt),
+                      ups=(upstream,))
         self.__dict__["growth"] = growth
 
     def pool_size(self):
@@ -695,7 +704,8 @@ class PoolMemoryResource(UpstreamResourceAdaptor):
     def info(self):
         """A PoolInfo: bytes held, peak, used, free, largest free block, ... rmmh only."""
         out = (ctypes.c_size_t * 7)()
-        _lib.check(_lib.rmmh_pool_info(self._live, out))
+        with _Hold(self) as h:
+            _lib.check(_lib.rmmh_pool_info(h, out))
         return PoolInfo(*out)
 
     def set_maximum(self, maximum_pool_size):
@@ -706,14 +716,16 @@ class PoolMemoryResource(UpstreamResourceAdaptor):
         256 bytes fails with MemoryError. rmmh only."""
         maximum = None if maximum_pool_size is None else _pool_size_arg(maximum_pool_size,
                                                                           "maximum_pool_size")
-        _lib.check(_lib.rmm_pool_set_maximum(self._live, _c_maximum(maximum)), "set_maximum")
+        with _Hold(self) as h:
+            _lib.check(_lib.rmm_pool_set_maximum(h, _c_maximum(maximum)), "set_maximum")
 
     def trim(self):
         """Gives every wholly free upstream chunk back (after waiting for the streams that freed
         into it); returns the bytes released. rmmh only."""
         _lifetime.run_deferred_frees()  # (frees refused inside an upstream call: made first)
         released = ctypes.c_size_t()
-        _lib.check(_lib.rmm_pool_trim(self._live, ctypes.byref(released)))
+        with _Hold(self) as h:
+            _lib.check(_lib.rmm_pool_trim(h, ctypes.byref(released)))
         return released.value
 
 
@@ -732,8 +744,9 @@ class FixedSizeMemoryResource(UpstreamResourceAdaptor):
             raise error_for(INVALID_ARGUMENT, "FixedSizeMemoryResource: %s 0: blocks of at least one "
                             "byte, taken from upstream at least one at a time"
                             % ("block_size" if block == 0 else "blocks_to_preallocate"))
-        self._own(_lib.created(_lib.rmmh_fixed_size_create, upstream._h, block, count),
-                  ups=(upstream,))
+        with _Hold(upstream) as uh:  # (held through the create: _lifetime.Hold)
+            self._own(_lib.created(_lib.rmmh_fixed_size_create, uh, block, count),
+                      ups=(upstream,))
 
 
 class BinningMemoryResource(UpstreamResourceAdaptor):
@@ -757,7 +770,8 @@ class BinningMemoryResource(UpstreamResourceAdaptor):
                                "max_size_exponent <= 40 (got %d, %d)" % (lo, hi))
         else:
             sizes = sorted({max(_BIN_ALIGNMENT, 1 << e) for e in range(lo, hi + 1)})
-        self._own(_lib.created(_lib.rmmh_binning_create, upstream._h, lo, hi), ups=(upstream,))
+        with _Hold(upstream) as uh:  # (held through the create: _lifetime.Hold)
+            self._own(_lib.created(_lib.rmmh_binning_create, uh, lo, hi), ups=(upstream,))
         self.__dict__["_bin_mrs"] = []
         # bin size (rounded up to 256, as rmm.h does) -> its resource, None for rmm.h's own
         self.__dict__["_bins"] = dict.fromkeys(sizes)
@@ -779,14 +793,16 @@ class BinningMemoryResource(UpstreamResourceAdaptor):
                                "usable bin size" % size)
         rounded = (size + _BIN_ALIGNMENT - 1) & -_BIN_ALIGNMENT
         # rmm.h replaces a bin of a size that has one (and destroys the one it made itself)
-        _lib.check(_lib.rmm_binning_add_bin(self._live, size,
-                                            bin_resource._h if bin_resource else None))
-        if bin_resource is not None:
-            # the C binning resource now calls into bin_resource: keep it alive as long
-            record = self._refs[0]
-            bin_resource._refs.append(True)
-            record.ups = record.ups + (bin_resource._refs,)
-            self.__dict__["_bin_mrs"].append(bin_resource)  # as RMM: the list only grows
+        # (both held through the call and until bin_resource's hold for the C binning resource is
+        # taken: a finalizer called by hand meanwhile left an emptied list a lone True, session 41)
+        with _Hold(self) as h, _Hold(bin_resource if bin_resource is not None else _lifetime.NOTHING) as bh:
+            _lib.check(_lib.rmm_binning_add_bin(h, size, bh))
+            if bin_resource is not None:
+                # the C binning resource now calls into bin_resource: keep it alive as long
+                record = self._refs[0]
+                bin_resource._refs.append(True)
+                record.ups = record.ups + (bin_resource._refs,)
+                self.__dict__["_bin_mrs"].append(bin_resource)  # as RMM: the list only grows
         self.__dict__["_bins"][rounded] = bin_resource
 
     @property
@@ -819,8 +835,9 @@ class ArenaMemoryResource(UpstreamResourceAdaptor):
             raise error_for(INVALID_ARGUMENT, "ArenaMemoryResource: arena_size 0 is smaller than one "
                             "superblock (None takes the default, half of the free device memory)")
         sb = 0 if superblock_size is None else _pool_size_arg(superblock_size, "superblock_size")
-        self._own(_lib.created(_lib.rmmh_arena_create, upstream._h, size, sb,
-                               bool(streams_outlive_arena)), ups=(upstream,))
+        with _Hold(upstream) as uh:  # (held through the create: _lifetime.Hold)
+            self._own(_lib.created(_lib.rmmh_arena_create, uh, size, sb,
+                                   bool(streams_outlive_arena)), ups=(upstream,))
 
 
 # ---- callback resources ------------------------------------------------------------------
@@ -972,13 +989,15 @@ class LoggingResourceAdaptor(UpstreamResourceAdaptor):
                                  "argument or RMM_LOG_FILE environment variable")
         log_file_name = os.path.abspath(_append_id(_log_file_name_arg(log_file_name),
                                                    _current_device()))
-        self._own(_lib.created(_lib.rmm_logging_adaptor_create, upstream._h,
-                               os.fsencode(log_file_name), bool(auto_flush)), ups=(upstream,))
+        with _Hold(upstream) as uh:  # (held through the create: _lifetime.Hold)
+            self._own(_lib.created(_lib.rmm_logging_adaptor_create, uh,
+                                   os.fsencode(log_file_name), bool(auto_flush)), ups=(upstream,))
         self.__dict__["_log_file_name"] = log_file_name
 
     def flush(self):
         """Writes buffered rows to the file."""
-        _lib.check(_lib.rmm_logging_adaptor_flush(self._live))
+        with _Hold(self) as h:
+            _lib.check(_lib.rmm_logging_adaptor_flush(h))
 
     def get_file_name(self):
         """The log file's absolute path."""
@@ -1000,13 +1019,15 @@ class StatisticsResourceAdaptor(UpstreamResourceAdaptor):
 
     def __init__(self, upstream_mr):
         upstream = self._set_upstream(upstream_mr)
-        self._own(_lib.created(_lib.rmm_statistics_adaptor_create, upstream._h), ups=(upstream,))
+        with _Hold(upstream) as uh:  # (held through the create: _lifetime.Hold)
+            self._own(_lib.created(_lib.rmm_statistics_adaptor_create, uh), ups=(upstream,))
 
     @property
     def allocation_counts(self):
         """The innermost scope's Statistics (current_bytes, current_count, peak_bytes,
         peak_count, total_bytes, total_count)."""
-        st, s = _stats(_lib.rmmh_statistics_get, self._live)
+        with _Hold(self) as h:
+            st, s = _stats(_lib.rmmh_statistics_get, h)
         _lib.check(st)
         return s
 
@@ -1015,13 +1036,15 @@ class StatisticsResourceAdaptor(UpstreamResourceAdaptor):
         At most 16,383 nested scopes (rmm.h's limit; RMM's stack has none): past them,
         InvalidArgumentError."""
         before = self.allocation_counts
-        _lib.check(_lib.rmm_statistics_push(self._live))
+        with _Hold(self) as h:
+            _lib.check(_lib.rmm_statistics_push(h))
         return before
 
     def pop_counters(self):
         """Ends the innermost scope and returns its counters; peaks fold outward as in RMM.
         IndexError for the outermost scope."""
-        st, s = _stats(_lib.rmmh_statistics_pop, self._live)
+        with _Hold(self) as h:
+            st, s = _stats(_lib.rmmh_statistics_pop, h)
         if st == INVALID_ARGUMENT:
             raise IndexError("cannot pop the last counter pair")
         _lib.check(st)
@@ -1035,12 +1058,14 @@ class TrackingResourceAdaptor(UpstreamResourceAdaptor):
 
     def __init__(self, upstream_mr, capture_stacks=False):
         upstream = self._set_upstream(upstream_mr)
-        self._own(_lib.created(_lib.rmm_tracking_adaptor_create, upstream._h,
-                               bool(capture_stacks)), ups=(upstream,))
+        with _Hold(upstream) as uh:  # (held through the create: _lifetime.Hold)
+            self._own(_lib.created(_lib.rmm_tracking_adaptor_create, uh,
+                                   bool(capture_stacks)), ups=(upstream,))
 
     def _get(self):
         nbytes, count = ctypes.c_size_t(), ctypes.c_size_t()
-        _lib.check(_lib.rmm_tracking_get(self._live, ctypes.byref(nbytes), ctypes.byref(count)))
+        with _Hold(self) as h:
+            _lib.check(_lib.rmm_tracking_get(h, ctypes.byref(nbytes), ctypes.byref(count)))
         return nbytes.value, count.value
 
     def get_allocated_bytes(self):
@@ -1054,7 +1079,8 @@ class TrackingResourceAdaptor(UpstreamResourceAdaptor):
         RMM's layout, which code that parses the report expects; session 31.)"""
         if self._get()[1] == 0:
             return ""
-        text = _lib.rmmh_tracking_report(self._live)
+        with _Hold(self) as h:
+            text = _lib.rmmh_tracking_report(h)
         if not text:
             raise _lib.error(_lib.rmm_last_status())
         try:
@@ -1095,12 +1121,14 @@ class LimitingResourceAdaptor(UpstreamResourceAdaptor):
     def __init__(self, upstream_mr, allocation_limit):
         upstream = self._set_upstream(upstream_mr)
         limit = _lib.as_size(parse_bytes(allocation_limit), "allocation_limit")
-        self._own(_lib.created(_lib.rmm_limiting_adaptor_create, upstream._h, limit),
-                  ups=(upstream,))
+        with _Hold(upstream) as uh:  # (held through the create: _lifetime.Hold)
+            self._own(_lib.created(_lib.rmm_limiting_adaptor_create, uh, limit),
+                      ups=(upstream,))
 
     def _get(self):
         a, lim = ctypes.c_size_t(), ctypes.c_size_t()
-        _lib.check(_lib.rmm_limiting_get(self._live, ctypes.byref(a), ctypes.byref(lim)))
+        with _Hold(self) as h:
+            _lib.check(_lib.rmm_limiting_get(h, ctypes.byref(a), ctypes.byref(lim)))
         return a.value, lim.value
 
     def get_allocated_bytes(self):
@@ -1115,7 +1143,8 @@ class LimitingResourceAdaptor(UpstreamResourceAdaptor):
         """Changes the limit; what is allocated beyond a lower one stays allocated, and requests
         fail until enough is freed. rmmh only."""
         limit = _lib.as_size(parse_bytes(allocation_limit), "allocation_limit")
-        _lib.check(_lib.rmm_limiting_set_limit(self._live, limit), "set_allocation_limit")
+        with _Hold(self) as h:
+            _lib.check(_lib.rmm_limiting_set_limit(h, limit), "set_allocation_limit")
 
 
 class FailureCallbackResourceAdaptor(UpstreamResourceAdaptor):
@@ -1146,8 +1175,9 @@ class FailureCallbackResourceAdaptor(UpstreamResourceAdaptor):
             retry_out[0] = 1 if retry else 0
 
         cb = _lib.FAILURE_CALLBACK(on_failure)
-        self._own(_lib.created(_lib.rmmh_failure_callback_adaptor_create, upstream._h, cb),
-                  ups=(upstream,))
+        with _Hold(upstream) as uh:  # (held through the create: _lifetime.Hold)
+            self._own(_lib.created(_lib.rmmh_failure_callback_adaptor_create, uh, cb),
+                      ups=(upstream,))
         self._keep_callbacks((cb, callback))
         self.__dict__["_callback"] = callback
 
@@ -1158,7 +1188,8 @@ class PrefetchResourceAdaptor(UpstreamResourceAdaptor):
 
     def __init__(self, upstream_mr):
         upstream = self._set_upstream(upstream_mr)
-        self._own(_lib.created(_lib.rmm_prefetch_adaptor_create, upstream._h), ups=(upstream,))
+        with _Hold(upstream) as uh:  # (held through the create: _lifetime.Hold)
+            self._own(_lib.created(_lib.rmm_prefetch_adaptor_create, uh), ups=(upstream,))
 
 
 class AlignedResourceAdaptor(UpstreamResourceAdaptor):
@@ -1170,8 +1201,9 @@ class AlignedResourceAdaptor(UpstreamResourceAdaptor):
         upstream = self._set_upstream(upstream_mr)
         align = _lib.as_size(alignment, "alignment")
         threshold = _lib.as_size(alignment_threshold, "alignment_threshold")
-        self._own(_lib.created(_lib.rmm_aligned_adaptor_create, upstream._h, align, threshold),
-                  ups=(upstream,))
+        with _Hold(upstream) as uh:  # (held through the create: _lifetime.Hold)
+            self._own(_lib.created(_lib.rmm_aligned_adaptor_create, uh, align, threshold),
+                      ups=(upstream,))
 
 
 class ThreadSafeResourceAdaptor(UpstreamResourceAdaptor):
@@ -1180,8 +1212,9 @@ class ThreadSafeResourceAdaptor(UpstreamResourceAdaptor):
 
     def __init__(self, upstream_mr):
         upstream = self._set_upstream(upstream_mr)
-        self._own(_lib.created(_lib.rmm_thread_safe_adaptor_create, upstream._h),
-                  ups=(upstream,))
+        with _Hold(upstream) as uh:  # (held through the create: _lifetime.Hold)
+            self._own(_lib.created(_lib.rmm_thread_safe_adaptor_create, uh),
+                      ups=(upstream,))
 
 
 # ---- current and per-device resources ----------------------------------------------------
@@ -1235,6 +1268,13 @@ def set_per_device_resource(device, mr):
     device = _lib.as_int(device, "device")
     _check_mr(mr, "mr")
     with _table_lock:
+        # (checked again under the lock mr.__del__ decides under: a finalizer called by hand on
+        # another thread either ran first, and mr is refused here, or runs after and finds mr
+        # current; and a resource whose finalizer ran, its C object kept by its blocks, is
+        # refused: the table would keep its handle past the last block. Both reached the C
+        # table with a freed resource until session 41)
+        if not mr._refs or getattr(mr, "_released", False):
+            raise _lib.error_for_destroyed(mr)
         if not _lib.rmm_set_per_device_resource(device, mr._h):
             raise _lib.error(_lib.rmm_last_status(), "set_per_device_resource(%d)" % device)
         previous = _per_device_mrs.get(device)

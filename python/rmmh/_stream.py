@@ -19,7 +19,7 @@ import weakref
 from enum import IntEnum
 
 from . import _lib
-from ._lifetime import chain_finalizer, new_refs, release_once
+from ._lifetime import Hold, chain_finalizer, new_refs, release_once
 
 _DEFAULT_HANDLES = (0, 1, 2)
 _STREAM_POOL_MAX = 65536  # rmm.h's RMM_STREAM_POOL_MAX
@@ -193,7 +193,8 @@ class Stream:
 
     def synchronize(self):
         """Blocks until all work on the stream is done."""
-        _lib.check(_lib.rmm_stream_synchronize(self._live), "Stream.synchronize")
+        with Hold(self) as h:  # (the C stream held for the wait: _lifetime.Hold)
+            _lib.check(_lib.rmm_stream_synchronize(h), "Stream.synchronize")
 
     def is_default(self):
         """True for the default stream (handle 0) and the legacy default stream (handle 1)."""
@@ -226,12 +227,15 @@ def _destroy_stream_pool(handle):
 
 def _wrap(handle, owner, refs):
     """A Stream over a stream of a CudaStreamPool, holding it (see Stream)."""
-    if refs is not None and not refs:
-        raise _lib.error_for_destroyed(owner, "C stream")
+    if refs is not None:  # (taken, then checked: see _lifetime.Hold)
+        if not refs:
+            raise _lib.error_for_destroyed(owner, "C stream")
+        refs.append(True)
+        if refs[0] is True:
+            refs.pop()
+            raise _lib.error_for_destroyed(owner, "C stream")
     s = Stream.__new__(Stream)
     s._h, s._owner, s._refs = handle, owner, refs
-    if refs is not None:
-        refs.append(True)
     return s
 
 
@@ -308,10 +312,12 @@ class CudaStreamPool:
         pool size (a Stream that keeps the pool's streams alive)."""
         if stream_id is None:
             if self._owners is None:
-                if not self._refs:  # (finalized, e.g. in a collected cycle: no C call)
-                    raise _lib.error_for_destroyed(self, "C stream")
-                h = _lib.rmm_stream_pool_get(self._pool) or 0
-                return _wrap(h, self, self._refs)
+                # the C pool held through the call and until the Stream's own hold is taken (a
+                # finalizer called by hand on another thread freed it under the call until
+                # session 41); a finalized pool refused with no C call
+                with Hold(self, "C stream"):
+                    h = _lib.rmm_stream_pool_get(self._pool) or 0
+                    return _wrap(h, self, self._refs)
             return self._stream(next(self._next) % len(self._handles))
         return self._stream(_lib.as_size(stream_id, "stream_id") % len(self._handles))
 

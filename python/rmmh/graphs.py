@@ -92,11 +92,14 @@ class GraphPool:
         out = ctypes.c_void_p()
         _prune_kept_upstreams()
         _lib.clear_pending()  # (its reserve is no rmmh_alloc: an older callback exception is stale)
-        _lib.check(_lib.rmm_graph_pool_create(ctypes.byref(out), mr._live, size), "GraphPool")
-        # a hold on the upstream's C resource (see _lifetime): when the collector finalizes both
-        # in one cycle, the upstream's finalizer may run first, and the pool's reserve must still
-        # have a resource to go back to
-        mr._refs.append(True)
+        with _lifetime.Hold(mr) as h:  # (held through the create, which allocates from it, and until
+            # the pool's own hold below is taken: a finalizer called by hand on another thread
+            # destroyed it under the create until session 41)
+            _lib.check(_lib.rmm_graph_pool_create(ctypes.byref(out), h, size), "GraphPool")
+            # a hold on the upstream's C resource (see _lifetime): when the collector finalizes both
+            # in one cycle, the upstream's finalizer may run first, and the pool's reserve must still
+            # have a resource to go back to
+            mr._refs.append(True)
         self._h = out.value
         self._upstream = mr
         self._registered = 0
@@ -157,8 +160,10 @@ class GraphPool:
     def info(self):
         """(bytes held from upstream, bytes of live blocks)."""
         reserved, used = ctypes.c_size_t(), ctypes.c_size_t()
-        _lib.check(_lib.rmm_graph_pool_get_info(self._handle(), ctypes.byref(reserved),
-                                                ctypes.byref(used)))
+        with _lock:  # (release() destroys the C pool under it: read outside, a release on another
+            # thread freed it under this call until session 41)
+            _lib.check(_lib.rmm_graph_pool_get_info(self._handle(), ctypes.byref(reserved),
+                                                    ctypes.byref(used)))
         return reserved.value, used.value
 
     def release(self):

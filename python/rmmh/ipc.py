@@ -32,7 +32,7 @@ import socket
 import threading
 from dataclasses import dataclass
 
-from . import _lib
+from . import _lib, _lifetime
 from . import _memory_resource as _mr
 from ._errors import NOT_SUPPORTED, InvalidArgumentError, error_for
 
@@ -169,7 +169,8 @@ def export_pool(mr):
     if not isinstance(mr, (_mr.CudaAsyncMemoryResource, _mr.CudaAsyncViewMemoryResource)):
         raise TypeError("export_pool needs a CudaAsyncMemoryResource, not %s" % type(mr).__name__)
     fd = ctypes.c_int(-1)
-    _lib.check(_lib.rmmh_mempool_export_fd(mr.pool_handle(), ctypes.byref(fd)), "export_pool")
+    with _lifetime.Hold(mr):  # (its pool held through the export: _lifetime.Hold)
+        _lib.check(_lib.rmmh_mempool_export_fd(mr.pool_handle(), ctypes.byref(fd)), "export_pool")
     return fd.value
 
 

@@ -755,6 +755,222 @@ print("ok")
     assert out.strip().endswith("ok")
 
 
+_HELD_CALLS = {  # name: (make the object, the ctypes function its call makes, the call)
+    "pool.info": ("pool", "rmmh_pool_info", "o.info()"),
+    "pool.trim": ("pool", "rmm_pool_trim", "o.trim()"),
+    "pool.set_maximum": ("pool", "rmm_pool_set_maximum", "o.set_maximum(1 << 30)"),
+    "validate": ("pool", "rmm_resource_validate", "o.validate()"),
+    "type_name": ("pool", "rmm_resource_type_name", "o.type_name"),
+    "allocation_base": ("pool", "rmm_resource_allocation_base", "o.allocation_base(p)"),
+    "statistics.allocation_counts": ("stats", "rmmh_statistics_get", "o.allocation_counts"),
+    "statistics.push_counters": ("stats", "rmm_statistics_push", "o.push_counters()"),
+    "statistics.pop_counters": ("stats", "rmmh_statistics_pop", "o.pop_counters()"),
+    "tracking.get_allocated_bytes": ("track", "rmm_tracking_get", "o.get_allocated_bytes()"),
+    "tracking.get_outstanding_allocations_str": ("track", "rmmh_tracking_report",
+                                                 "o.get_outstanding_allocations_str()"),
+    "limiting.get_allocated_bytes": ("limit", "rmm_limiting_get", "o.get_allocated_bytes()"),
+    "limiting.set_allocation_limit": ("limit", "rmm_limiting_set_limit", "o.set_allocation_limit(1 << 20)"),
+    "logging.flush": ("log", "rmm_logging_adaptor_flush", "o.flush()"),
+    "binning.add_bin": ("binning", "rmm_binning_add_bin", "o.add_bin(4096)"),
+    "async.pool_handle": ("async", "rmm_async_resource_get_pool", "o.pool_handle()"),
+    "stream_pool.get_stream": ("spool", "rmm_stream_pool_get", "o.get_stream()"),
+    "stream.synchronize": ("stream", "rmm_stream_synchronize", "o.synchronize()"),
+    "buffer.copy_to_host": ("stream", "rmm_memcpy_async", "rmm.DeviceBuffer(size=8).copy_to_host(stream=o)"),
+    "buffer.tobytes": ("stream", "rmm_memcpy_async", "rmm.DeviceBuffer(size=8).tobytes(o)"),
+    "buffer.record_stream": ("stream", "rmm_record_stream", "rmm.DeviceBuffer(size=8).record_stream(o)"),
+    "copy_ptr_to_host": ("stream", "rmm_memcpy_async",
+                         "rmm._device_buffer.copy_ptr_to_host(rmm.DeviceBuffer(size=8).ptr, bytearray(8), o)"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_HELD_CALLS))
+def test_queries_hold_their_c_object_for_the_call(name):
+    """Every call of a resource's or a stream's into C (ctypes lets the GIL go) holds the C object
+    for the call: a finalizer called by hand on another thread at that moment (here: right before
+    the C call, which is where another thread runs) destroys it after the call, not under it.
+    Until session 41 only allocate and deallocate did (a red team's audit: heap-use-after-free
+    under ASan for the queries, a segfault for trim)."""
+    make, fn, call = _HELD_CALLS[name]
+    out = _child_ok("""
+import os, tempfile
+import rmmh as rmm
+from rmmh import _lib
+kind = %r
+up = rmm.mr.CudaMemoryResource()
+if kind == "pool":
+    o = rmm.mr.PoolMemoryResource(up, 1 << 20)
+    p = o.allocate(256)
+elif kind == "stats":
+    o = rmm.mr.StatisticsResourceAdaptor(up)
+    o.push_counters()
+elif kind == "track":
+    o = rmm.mr.TrackingResourceAdaptor(up)
+    p = o.allocate(10)
+elif kind == "limit":
+    o = rmm.mr.LimitingResourceAdaptor(up, 1 << 30)
+elif kind == "log":
+    o = rmm.mr.LoggingResourceAdaptor(up, os.path.join(tempfile.mkdtemp(), "log.csv"))
+elif kind == "binning":
+    o = rmm.mr.BinningMemoryResource(rmm.mr.PoolMemoryResource(up, 1 << 20))
+elif kind == "async":
+    o = rmm.mr.CudaAsyncMemoryResource()
+elif kind == "spool":
+    o = rmm.pylibrmm.cuda_stream_pool.CudaStreamPool(2, flags=rmm.pylibrmm.CudaStreamFlags.NON_BLOCKING)
+else:
+    sp = rmm.pylibrmm.cuda_stream_pool.CudaStreamPool(1, flags=rmm.pylibrmm.CudaStreamFlags.NON_BLOCKING)
+    o = sp.get_stream()
+    sp.__del__()  # (by hand: o's hold is the C streams' last)
+fn = %r
+real = getattr(_lib, fn)
+seen = {}
+def switched(*args):  # another thread's finalizer, run where ctypes lets the GIL go
+    setattr(_lib, fn, real)
+    o.__del__()
+    seen["alive"] = bool(o._refs)
+    return real(*args)
+setattr(_lib, fn, switched)
+%s
+assert seen == {"alive": True}, seen  # held for the call
+try:  # and destroyed once it was over
+    o.synchronize() if kind == "stream" else o.get_stream() if kind == "spool" else o.type_name
+except Exception as e:
+    assert "destroyed" in str(e), e
+else:
+    raise AssertionError("usable after its finalizer ran")
+print("ok")
+""" % (make, fn, call))
+    assert out.strip().endswith("ok")
+
+
+@pytest.mark.parametrize("kind", ["pool", "fixed_size", "arena", "statistics", "graph_pool"])
+def test_an_upstream_is_held_through_a_resources_creation(kind):
+    """A resource's constructor holds its upstream through the C create, which for a pool, a
+    fixed-size resource, an arena and a GraphPool allocates from it: the upstream's finalizer
+    called by hand meanwhile (here from inside that allocation, by the upstream's Python
+    allocate_func) leaves it to the new resource's hold. Until session 41 the create held
+    nothing: the upstream was destroyed under it, and the new resource's hold went to an
+    emptied list (a segfault at the next use)."""
+    out = _child_ok("""
+import rmmh as rmm
+up = rmm.mr.CudaMemoryResource()
+seen = {}
+def alloc(n, stream):
+    victim = seen.pop("victim", None)
+    if victim is not None:
+        victim.__del__()  # by hand, inside the creation's allocation
+        seen["alive"] = victim._refs[:1] != [True] and bool(victim._refs)
+    return up.allocate(n, stream)
+def free(p, n, stream):
+    up.deallocate(p, n, stream)
+cb = rmm.mr.CallbackMemoryResource(alloc, free)
+victim = rmm.mr.StatisticsResourceAdaptor(cb)
+kind = %r
+seen["victim"] = victim
+if kind == "pool":
+    r = rmm.mr.PoolMemoryResource(victim, 1 << 20)
+elif kind == "fixed_size":
+    r = rmm.mr.FixedSizeMemoryResource(victim, 1 << 16, 4)
+elif kind == "arena":
+    r = rmm.mr.ArenaMemoryResource(victim, 1 << 22)
+elif kind == "statistics":  # (no allocation in its create: the finalizer runs before it)
+    seen.pop("victim")
+    victim.__del__()
+    seen["alive"] = bool(victim._refs)
+    r = None
+    try:
+        rmm.mr.StatisticsResourceAdaptor(victim)
+    except Exception as e:
+        assert "destroyed" in str(e), e
+    else:
+        raise AssertionError("an adaptor made over a destroyed upstream")
+else:
+    r = rmm.GraphPool(1 << 16, upstream=victim)
+if r is None:
+    assert seen == {"alive": False}, seen
+else:
+    assert seen == {"alive": True}, seen  # the creation held it
+    assert victim.type_name == "statistics"  # the new resource holds it now
+    if kind != "graph_pool":
+        b = rmm.DeviceBuffer(size=100, mr=r)
+        del b
+        r.__del__()
+    else:
+        r.release()
+    try:
+        victim.type_name
+    except Exception as e:
+        assert "destroyed" in str(e), e
+    else:
+        raise AssertionError("the upstream outlived the last resource over it")
+print("ok")
+""" % kind)
+    assert out.strip().endswith("ok")
+
+
+@pytest.mark.parametrize("case", ["table", "graph_pool_info"])
+def test_a_finalizer_on_another_thread_waits_for_the_lock_a_call_holds(case):
+    """set_per_device_resource and GraphPool.info decide under a lock the finalizer takes too: a
+    finalizer called by hand on another thread while they call C waits for them (and then finds
+    the resource current, or the pool released after). Until session 41 the resource was
+    destroyed while the C table took its handle (the hooks then allocated from freed memory), and
+    a GraphPool freed under info()."""
+    out = _child_ok("""
+import threading
+import rmmh as rmm
+from rmmh import _lib
+case = %r
+if case == "table":
+    o = rmm.mr.StatisticsResourceAdaptor(rmm.mr.CudaMemoryResource())
+    fn, call = "rmm_set_per_device_resource", lambda: rmm.mr.set_per_device_resource(0, o)
+else:
+    o = rmm.GraphPool(1 << 16)
+    fn, call = "rmm_graph_pool_get_info", o.info
+real = getattr(_lib, fn)
+seen = {}
+def switched(*args):
+    setattr(_lib, fn, real)
+    t = seen["thread"] = threading.Thread(target=o.__del__)
+    t.start()
+    t.join(0.5)
+    seen["waited"] = t.is_alive()  # blocked on the lock this call holds
+    return real(*args)
+setattr(_lib, fn, switched)
+call()
+seen["thread"].join()
+assert seen["waited"], seen
+if case == "table":
+    assert o.type_name == "statistics"  # current: its finalizer by hand let it be
+    assert _lib.rmm_get_per_device_resource(0) == o._h
+    rmm.mr.set_per_device_resource(0, rmm.mr.CudaMemoryResource())
+else:
+    assert o._h is None  # released after info()
+print("ok")
+""" % case)
+    assert out.strip().endswith("ok")
+
+
+def test_a_resource_whose_finalizer_ran_is_not_made_current():
+    """A resource whose finalizer ran (by hand) while its blocks keep its C object is refused by
+    set_per_device_resource: the C table would keep its handle past its last block. Until
+    session 41 it was installed, and the C table held a freed resource once the block went."""
+    out = _child_ok("""
+import rmmh as rmm
+mr = rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 1 << 20)
+b = rmm.DeviceBuffer(size=100, mr=mr)
+mr.__del__()  # (by hand: b's block keeps the C pool)
+try:
+    rmm.mr.set_current_device_resource(mr)
+except Exception as e:
+    assert "destroyed" in str(e), e
+else:
+    raise AssertionError("a finalized resource was made current")
+assert rmm.mr.get_current_device_resource() is not mr
+del b
+print("ok")
+""")
+    assert out.strip().endswith("ok")
+
+
 @pytest.mark.parametrize("op", ["reserve", "resize", "shrink_to_fit"])
 def test_finalizers_by_hand_during_a_buffers_growth_destroy_after_it(op):
     """A DeviceBuffer's reserve, resize and shrink_to_fit allocate the new block with the buffer's
