@@ -779,7 +779,7 @@ _HELD_CALLS = {  # name: (make the object, the ctypes function its call makes, t
     "buffer.tobytes": ("stream", "rmm_memcpy_async", "rmm.DeviceBuffer(size=8).tobytes(o)"),
     "buffer.record_stream": ("stream", "rmm_record_stream", "rmm.DeviceBuffer(size=8).record_stream(o)"),
     "copy_ptr_to_host": ("stream", "rmm_memcpy_async",
-                         "rmm._device_buffer.copy_ptr_to_host(rmm.DeviceBuffer(size=8).ptr, bytearray(8), o)"),
+                         "rmm._device_buffer.copy_ptr_to_host(keep.ptr, bytearray(8), o)"),
 }
 
 
@@ -820,6 +820,7 @@ else:
     sp = rmm.pylibrmm.cuda_stream_pool.CudaStreamPool(1, flags=rmm.pylibrmm.CudaStreamFlags.NON_BLOCKING)
     o = sp.get_stream()
     sp.__del__()  # (by hand: o's hold is the C streams' last)
+keep = rmm.DeviceBuffer(size=8)  # (a block that outlives the call: copy_ptr_to_host's source)
 fn = %r
 real = getattr(_lib, fn)
 seen = {}
