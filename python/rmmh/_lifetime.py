@@ -202,8 +202,11 @@ def release_reporting(refs, obj):
         run_reporting(token, obj)
 
 
-def report_unraisable(exc, obj, msg="Exception ignored in the destruction of"):
-    """Hands exc to sys.unraisablehook, as Python does for an exception a finalizer raises."""
+def report_unraisable(exc, obj, msg="Exception ignored in"):
+    """Hands exc to sys.unraisablehook, as Python does for an exception a finalizer raises (and
+    as the extension does, through PyErr_WriteUnraisable: the same words); a hook that raises is
+    ignored, as Python ignores it there (review 41: on the ctypes path it escaped mr.allocate and
+    the block was lost)."""
     args_type = next((t for t in tuple.__subclasses__() if t.__name__ == "UnraisableHookArgs"), None)
     if args_type is None:  # (another interpreter: a finalizer raising it reports it the same way)
         class _Reported:
@@ -211,7 +214,10 @@ def report_unraisable(exc, obj, msg="Exception ignored in the destruction of"):
                 raise exc
         _Reported()
         return
-    _sys.unraisablehook(args_type((type(exc), exc, exc.__traceback__, msg, obj)))
+    try:
+        _sys.unraisablehook(args_type((type(exc), exc, exc.__traceback__, msg, obj)))
+    except BaseException:  # (Python's own call of the hook ignores its errors too)
+        pass
 
 
 # ---- owners the garbage collector finalizes -------------------------------------------------------

@@ -12,6 +12,7 @@ import functools
 import logging
 import os
 import re
+import sys as _sys
 import threading
 import warnings
 import weakref
@@ -287,7 +288,13 @@ class DeviceMemoryResource(_ResourceBase):
         # once per object (PEP 442, and release_once for a call by hand); buffers and adaptors
         # may still hold self._refs
         try:
-            with _table_lock:  # (set_per_device_resource decides under it too)
+            # decided under the table's lock, which set_per_device_resource decides under too, and
+            # let go of after it: the release destroys the C object, which may wait for another
+            # resource's lock held by a thread whose Python callback finalizes a resource (a
+            # deadlock in review 41 while the release ran under it). Not waited for once the
+            # interpreter is finalizing (a daemon thread stopped inside this block keeps it).
+            locked = _table_lock.acquire(blocking=not _sys.is_finalizing())
+            try:
                 if _is_current(self) or any(mr is self for mr in _hook_held):
                     # a call by hand while the per-device table or the frameworks' hooks, which hold
                     # the object and no hold of its C resource, still reach it: the finalizer of its
@@ -295,14 +302,18 @@ class DeviceMemoryResource(_ResourceBase):
                     # under the table, and the next hook allocation used freed memory)
                     return
                 refs = self._refs
-                if refs and not getattr(self, "_released", False):
-                    keep = self.__dict__.get("_keep")
-                    if keep is not None:
-                        refs[0].keep = keep  # (see _keep_callbacks)
-                    if _lifetime.defer_if_collecting(self, refs):
-                        self._released = True  # (let go of when the collection ends)
-                        return
-                release_once(self, refs)
+                if not refs or getattr(self, "_released", False):  # (release_once's rule)
+                    return
+                keep = self.__dict__.get("_keep")
+                if keep is not None:
+                    refs[0].keep = keep  # (see _keep_callbacks)
+                self._released = True  # (claimed under the lock: set_per_device_resource refuses it from here)
+                if _lifetime.defer_if_collecting(self, refs):
+                    return  # (let go of when the collection ends)
+            finally:
+                if locked:
+                    _table_lock.release()
+            _lifetime.release(refs)
         except Exception:  # never set (a failed __init__), or interpreter shutdown
             pass
 

@@ -843,7 +843,7 @@ print("ok")
     assert out.strip().endswith("ok")
 
 
-@pytest.mark.parametrize("kind", ["pool", "fixed_size", "arena", "statistics", "graph_pool"])
+@pytest.mark.parametrize("kind", ["pool", "fixed_size", "arena", "graph_pool"])
 def test_an_upstream_is_held_through_a_resources_creation(kind):
     """A resource's constructor holds its upstream through the C create, which for a pool, a
     fixed-size resource, an arena and a GraphPool allocates from it: the upstream's finalizer
@@ -873,36 +873,22 @@ elif kind == "fixed_size":
     r = rmm.mr.FixedSizeMemoryResource(victim, 1 << 16, 4)
 elif kind == "arena":
     r = rmm.mr.ArenaMemoryResource(victim, 1 << 22)
-elif kind == "statistics":  # (no allocation in its create: the finalizer runs before it)
-    seen.pop("victim")
-    victim.__del__()
-    seen["alive"] = bool(victim._refs)
-    r = None
-    try:
-        rmm.mr.StatisticsResourceAdaptor(victim)
-    except Exception as e:
-        assert "destroyed" in str(e), e
-    else:
-        raise AssertionError("an adaptor made over a destroyed upstream")
 else:
     r = rmm.GraphPool(1 << 16, upstream=victim)
-if r is None:
-    assert seen == {"alive": False}, seen
+assert seen == {"alive": True}, seen  # the creation held it
+assert victim.type_name == "statistics"  # the new resource holds it now
+if kind != "graph_pool":
+    b = rmm.DeviceBuffer(size=100, mr=r)
+    del b
+    r.__del__()
 else:
-    assert seen == {"alive": True}, seen  # the creation held it
-    assert victim.type_name == "statistics"  # the new resource holds it now
-    if kind != "graph_pool":
-        b = rmm.DeviceBuffer(size=100, mr=r)
-        del b
-        r.__del__()
-    else:
-        r.release()
-    try:
-        victim.type_name
-    except Exception as e:
-        assert "destroyed" in str(e), e
-    else:
-        raise AssertionError("the upstream outlived the last resource over it")
+    r.release()
+try:
+    victim.type_name
+except Exception as e:
+    assert "destroyed" in str(e), e
+else:
+    raise AssertionError("the upstream outlived the last resource over it")
 print("ok")
 """ % kind)
     assert out.strip().endswith("ok")
@@ -947,6 +933,81 @@ else:
     assert o._h is None  # released after info()
 print("ok")
 """ % case)
+    assert out.strip().endswith("ok")
+
+
+def test_a_finalizer_does_not_destroy_under_the_table_lock():
+    """A resource's finalizer decides under the per-device table's lock and destroys after letting
+    it go: the destruction may wait for another pool's lock, held by a thread whose Python
+    callback finalizes a resource of its own (which takes the table's lock). Review 41 found the
+    deadlock while the destruction ran under the table's lock (session 41's first form)."""
+    out = _child_ok("""
+import faulthandler, threading, time
+import rmmh.mr as mr
+faulthandler.dump_traceback_later(60, exit=True)  # (a deadlock ends the child: the test fails)
+cuda = mr.CudaMemoryResource()
+in_cb, a_started = threading.Event(), threading.Event()
+armed = [False]
+def alloc(n, s):
+    if armed[0]:
+        armed[0] = False
+        in_cb.set()
+        a_started.wait()
+        time.sleep(0.3)  # the main thread is in Q's finalizer by now
+        tmp = mr.CudaMemoryResource()
+        del tmp  # a finalizer, inside P's growth (P's lock held)
+    return cuda.allocate(n)
+def free(p, n, s):
+    cuda.deallocate(p, n)
+U = mr.CallbackMemoryResource(alloc, free)
+P = mr.PoolMemoryResource(U, initial_pool_size=1 << 20)
+Q = mr.PoolMemoryResource(P, initial_pool_size=1 << 16)  # Q's chunk comes from P
+def grow():
+    armed[0] = True
+    p = P.allocate(4 << 20)
+    P.deallocate(p, 4 << 20)
+t = threading.Thread(target=grow)
+t.start()
+in_cb.wait()
+a_started.set()
+del Q  # its destruction gives its chunk back to P (P's lock)
+t.join()
+print("ok")
+""")
+    assert out.strip().endswith("ok")
+
+
+def test_a_raising_unraisable_hook_leaves_the_calls_result():
+    """A destruction left to a call's release that raises is reported through sys.unraisablehook;
+    a hook that raises in turn is ignored, as Python ignores it for a finalizer (review 41: on
+    the ctypes path it escaped mr.allocate, and the block was lost)."""
+    out = _child_ok("""
+import sys
+import rmmh as rmm
+calls = []
+def hook(args):
+    calls.append(str(args.exc_value))
+    raise KeyError("the hook raised (test)")
+sys.unraisablehook = hook
+up = rmm.mr.CudaMemoryResource()
+seen = {}
+def alloc(n, stream):
+    if seen.pop("in alloc", None):
+        seen["mr"].__del__()
+    return up.allocate(n, stream)
+st = rmm.mr.StatisticsResourceAdaptor(rmm.mr.CallbackMemoryResource(alloc, lambda p, n, s: up.deallocate(p, n, s)))
+record = st._refs[0]
+destroy = record.destroy
+def failing(*args):
+    destroy(*args)
+    raise RuntimeError("destruction failed (test)")
+record.destroy = failing
+seen["mr"], seen["in alloc"] = st, True
+p = st.allocate(1000)
+assert isinstance(p, int) and p and calls == ["destruction failed (test)"], (p, calls)
+up.deallocate(p, 1000)
+print("ok")
+""")
     assert out.strip().endswith("ok")
 
 
