@@ -428,78 +428,56 @@ class DeviceBuffer(_Base):
                     self._set_stream(stream)
                     return self._cap
                 seen = (self._ptr, self._cap)
-                try:
-                    refs = self._mr._refs
-                except AttributeError:  # (an empty buffer of a resource made by __new__ alone)
-                    raise _errors.not_initialized(self._mr) from None
-                if not refs:
-                    raise _lib.error_for_destroyed(self._mr)
-            # holds on the resource and the stream for the calls below, as mr.allocate takes
-            # (taken, then checked; let go of after the block is in place, with holds of its
-            # own, or gone back): the allocation lets the GIL go, and neither an empty buffer nor
-            # a stream it has not used holds them, so a finalizer called by hand on another
-            # thread destroyed them under the call until session 41
-            refs.append(True)
-            srefs = stream._refs
-            if srefs is not None:
-                srefs.append(True)
-            if refs[0] is True or srefs is not None and srefs[0] is True:
-                _mrmod._refuse_held_call(self._mr, refs, stream, srefs)
-            try:
-                with self._on_device():  # (only when a block is made: the device is asked then)
-                    p = _alloc(self._mr._h, new_cap, stream._h) if new_cap else 0
-                    if new_cap and p is None:
-                        err = _alloc_failed(new_cap)
-                        with lock:  # another thread's resize may have done what this one wanted
-                            if want(self._size, self._cap) is None:
-                                self._set_stream(stream)
-                                return self._cap
-                        raise err
-                    old = err = after = None
-                    with lock:
-                        if (self._ptr, self._cap) == seen and want(self._size, self._cap) == new_cap:
-                            keep = min(self._size, new_cap)
-                            st = _lib.rmm_memcpy_async(p, self._ptr, keep, stream._h) if keep else 0
-                            if st:
-                                err = _lib.error(st, "DeviceBuffer copy")
-                            else:
-                                old = self._swap_block(p, new_cap, stream)
-                                after = (self._swaps, self._size, self._stream)
-                        # (else another resize came in between: this block goes back, and again)
-                    if old is not None:
-                        st = self._free_block(old, stream)  # (with the lock let go: a free may call Python too)
-                        if st:  # the old block stays allocated, with its holds: the buffer gets it back,
-                            # as it was, if nothing changed it meanwhile (no block swapped, no size or
-                            # stream set), and the new block goes back, as rmm.h's
-                            # rmm_device_buffer_reserve leaves a buffer whose old block's free failed
-                            # (red team 35; review 35: a shrink to nothing, and a buffer changed meanwhile)
-                            with lock:
-                                back = (self._swaps == after[0] and self._size == after[1] and self._stream is after[2])
-                                if back:
-                                    self._ptr, self._nbytes, self._stream, self._cap = old
-                                    self._swaps += 1
-                            if not back:  # (the buffer has moved on: the old block is lost to it, and its holds go)
-                                self._let_go(old[2])
-                            elif p:  # (p 0: a shrink to nothing took no holds; a failure of this free
-                                # is dropped, as rmm.h's cleanup drops it)
-                                _free(self._mr._h, p, new_cap, stream._h, self._dev)
-                                self._let_go(stream)
-                            _lib.check(st, "freeing the old block")
-                        return new_cap
-                    if p:
-                        _free(self._mr._h, p, new_cap, stream._h, self._dev)
-                    if err is not None:
-                        raise err
-            finally:
-                try:
-                    if srefs is not None:
-                        token = srefs.pop()
-                        if token is not True:
-                            _run_reporting(token, stream)
-                finally:
-                    token = refs.pop()
-                    if token is not True:
-                        _run_reporting(token, self._mr)
+            # holds on the resource and the stream for the calls below (_lifetime.Hold, which
+            # refuses a resource made by __new__ alone or destroyed; let go of after the block
+            # is in place, with holds of its own, or gone back): the allocation lets the GIL go,
+            # and neither an empty buffer nor a stream it has not used holds them, so a
+            # finalizer called by hand on another thread destroyed them under the call until
+            # session 41
+            with _Hold(self._mr), _Hold(stream), self._on_device():  # (only when a block is made: the device is asked then)
+                p = _alloc(self._mr._h, new_cap, stream._h) if new_cap else 0
+                if new_cap and p is None:
+                    err = _alloc_failed(new_cap)
+                    with lock:  # another thread's resize may have done what this one wanted
+                        if want(self._size, self._cap) is None:
+                            self._set_stream(stream)
+                            return self._cap
+                    raise err
+                old = err = after = None
+                with lock:
+                    if (self._ptr, self._cap) == seen and want(self._size, self._cap) == new_cap:
+                        keep = min(self._size, new_cap)
+                        st = _lib.rmm_memcpy_async(p, self._ptr, keep, stream._h) if keep else 0
+                        if st:
+                            err = _lib.error(st, "DeviceBuffer copy")
+                        else:
+                            old = self._swap_block(p, new_cap, stream)
+                            after = (self._swaps, self._size, self._stream)
+                    # (else another resize came in between: this block goes back, and again)
+                if old is not None:
+                    st = self._free_block(old, stream)  # (with the lock let go: a free may call Python too)
+                    if st:  # the old block stays allocated, with its holds: the buffer gets it back,
+                        # as it was, if nothing changed it meanwhile (no block swapped, no size or
+                        # stream set), and the new block goes back, as rmm.h's
+                        # rmm_device_buffer_reserve leaves a buffer whose old block's free failed
+                        # (red team 35; review 35: a shrink to nothing, and a buffer changed meanwhile)
+                        with lock:
+                            back = (self._swaps == after[0] and self._size == after[1] and self._stream is after[2])
+                            if back:
+                                self._ptr, self._nbytes, self._stream, self._cap = old
+                                self._swaps += 1
+                        if not back:  # (the buffer has moved on: the old block is lost to it, and its holds go)
+                            self._let_go(old[2])
+                        elif p:  # (p 0: a shrink to nothing took no holds; a failure of this free
+                            # is dropped, as rmm.h's cleanup drops it)
+                            _free(self._mr._h, p, new_cap, stream._h, self._dev)
+                            self._let_go(stream)
+                        _lib.check(st, "freeing the old block")
+                    return new_cap
+                if p:
+                    _free(self._mr._h, p, new_cap, stream._h, self._dev)
+                if err is not None:
+                    raise err
 
     def _swap_block(self, p, cap, stream):
         """Puts block p (cap bytes from self._mr on stream) in place of the buffer's and moves the
