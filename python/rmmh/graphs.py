@@ -120,13 +120,22 @@ class GraphPool:
         """Registers ``stream`` (a Stream, a handle, a CuPy, Numba or PyTorch stream) for the
         block: its allocations come from this pool. Leave it after the capture has ended."""
         s = as_stream(stream)
+        # the C stream held from the registration to its end (_lifetime.Hold): a finalizer called by
+        # hand on another thread during the capture destroys it after rmm_capture_end, not under the
+        # calls (rmm.h would keep a registered stream, but the handle passed to rmm_capture_end must
+        # still name it); one already destroyed is refused before anything is registered
+        with _lifetime.Hold(s, "C stream") as h:
+            yield from self._captured(h)
+
+    def _captured(self, h):
+        """capture's registration of the C stream h (held by capture), the block, and its end."""
         with _lock:
             # counted before C registers it: from the moment rmm_capture_begin registers the stream
             # (it lets the GIL go), a buffer dropped on it on another thread has its free deferred,
             # so its resource must wait (a review's find: counted after, it did not, 4 crashes in 20)
             _lifetime.captures[0] += 1
             try:
-                _lib.check(_lib.rmm_capture_begin(self._handle(), s._h), "GraphPool.capture")
+                _lib.check(_lib.rmm_capture_begin(self._handle(), h), "GraphPool.capture")
             except BaseException:
                 self._uncount()
                 raise
@@ -135,12 +144,12 @@ class GraphPool:
             yield self
         finally:
             with _lock:
-                st = _lib.rmm_capture_end(self._h, s._h)
+                st = _lib.rmm_capture_end(self._h, h)
                 message = _lib.last_error() if st else ""
                 # OUT_OF_MEMORY or CUDA: the stream still registered, or a deferred free that failed
                 # so after the registration ended: asked again, a registration that ended is not
                 # found (INVALID_ARGUMENT), one still there ends now or not
-                ended = st not in _MAY_STAY_REGISTERED or _lib.rmm_capture_end(self._h, s._h) not in _MAY_STAY_REGISTERED
+                ended = st not in _MAY_STAY_REGISTERED or _lib.rmm_capture_end(self._h, h) not in _MAY_STAY_REGISTERED
                 if ended:
                     self._registered -= 1
                     self._uncount()

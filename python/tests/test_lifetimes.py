@@ -780,6 +780,12 @@ _HELD_CALLS = {  # name: (make the object, the ctypes function its call makes, t
     "buffer.record_stream": ("stream", "rmm_record_stream", "rmm.DeviceBuffer(size=8).record_stream(o)"),
     "copy_ptr_to_host": ("stream", "rmm_memcpy_async",
                          "rmm._device_buffer.copy_ptr_to_host(keep.ptr, bytearray(8), o)"),
+    # the 2019 API (rmmh.librmm_cffi) with a stream object: held since session 42
+    "legacy.rmmAlloc": ("stream", "rmmAlloc", "legacy.rmmAlloc(8, o)"),
+    "legacy.rmmFree": ("stream", "rmmFree", "legacy.rmmFree(legacy.rmmAlloc(8), o)"),
+    "legacy.rmmGetInfo": ("stream", "rmmGetInfo", "legacy.rmmGetInfo(o)"),
+    "legacy.get_allocation_offset": ("stream", "rmmGetAllocationOffset",
+                                     "legacy.get_allocation_offset(legacy.rmmAlloc(8), o)"),
 }
 
 
@@ -795,6 +801,7 @@ def test_queries_hold_their_c_object_for_the_call(name):
 import os, tempfile
 import rmmh as rmm
 from rmmh import _lib
+from rmmh.librmm_cffi import librmm as legacy
 kind = %r
 up = rmm.mr.CudaMemoryResource()
 if kind == "pool":
@@ -840,6 +847,62 @@ else:
     raise AssertionError("usable after its finalizer ran")
 print("ok")
 """ % (make, fn, call))
+    assert out.strip().endswith("ok")
+
+
+def test_a_capture_holds_its_stream_and_refuses_a_destroyed_one():
+    """GraphPool.capture holds the C stream from its registration to its end: the stream's
+    finalizer called by hand during the capture (as another thread could) destroys it after
+    rmm_capture_end, not before; a stream already destroyed is refused with the library's
+    "destroyed" error and nothing is registered. Until session 42 capture held nothing: the
+    Python stream was emptied during the block, and a destroyed stream's handle went to C."""
+    out = _child_ok("""
+import rmmh as rmm
+from rmmh import _lib
+def pool_stream():
+    sp = rmm.pylibrmm.cuda_stream_pool.CudaStreamPool(1, flags=rmm.pylibrmm.CudaStreamFlags.NON_BLOCKING)
+    s = sp.get_stream()
+    sp.__del__()  # (by hand: s's hold is the C stream's last)
+    return s
+gp = rmm.GraphPool(reserve=1 << 16, upstream=rmm.mr.CudaMemoryResource())
+s = pool_stream()
+ends = []
+real_end = _lib.rmm_capture_end
+def end(pool, h):
+    ends.append(bool(s._refs))  # the C stream still there when the registration ends
+    return real_end(pool, h)
+_lib.rmm_capture_end = end
+with gp.capture(s):
+    b = rmm.DeviceBuffer(size=100, stream=s)
+    s.__del__()  # by hand, inside the capture
+    assert s._refs, "destroyed under the capture"
+    del b
+_lib.rmm_capture_end = real_end
+assert ends == [True], ends
+assert rmm._lifetime.captures[0] == 0
+try:  # and destroyed once the capture was over
+    s.synchronize()
+except Exception as e:
+    assert "destroyed" in str(e), e
+else:
+    raise AssertionError("the stream outlived the capture's hold")
+gone = pool_stream()
+gone.__del__()
+begun = []
+real_begin = _lib.rmm_capture_begin
+_lib.rmm_capture_begin = lambda *a: begun.append(a) or real_begin(*a)
+try:
+    with gp.capture(gone):
+        raise AssertionError("a destroyed stream was captured")
+except AssertionError:
+    raise
+except Exception as e:
+    assert "destroyed" in str(e), e
+_lib.rmm_capture_begin = real_begin
+assert begun == [] and rmm._lifetime.captures[0] == 0, (begun, rmm._lifetime.captures)
+gp.release()
+print("ok")
+""")
     assert out.strip().endswith("ok")
 
 

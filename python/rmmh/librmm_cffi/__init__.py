@@ -38,14 +38,32 @@ def _check(status):
         raise RMMError(_lib.rmm_status_string(status).decode(), _lib.last_error())
 
 
-def _stream_handle(stream):
-    """The 2019 API took raw stream handles (0 for the default stream) or stream objects."""
+class _Raw:
+    """A raw stream handle as a context manager (nothing to hold: the caller owns the stream)."""
+    __slots__ = ("_h",)
+
+    def __init__(self, h):
+        self._h = h
+
+    def __enter__(self):
+        return self._h
+
+    def __exit__(self, *exc):
+        return None
+
+
+def _stream_held(stream):
+    """``with _stream_held(stream) as h:`` the C handle for one call. The 2019 API took raw stream
+    handles (0 for the default stream) or stream objects; a stream object's C stream is held for
+    the call (_lifetime.Hold: a finalizer called by hand on another thread while ctypes has let the
+    GIL go destroys it after the call, not under it; one already destroyed is refused)."""
     if stream is None or stream == 0:
-        return 0
+        return _Raw(0)
     if isinstance(stream, int):
-        return _lib.as_pointer(stream, "stream")
+        return _Raw(_lib.as_pointer(stream, "stream"))
     from .._stream import as_stream
-    return as_stream(stream)._h
+    from .._lifetime import Hold
+    return Hold(as_stream(stream), "C stream")
 
 
 def _numba_cuda():
@@ -145,27 +163,31 @@ class _LibRMM:
         size = _lib.as_size(size)
         file, line = self._caller()
         out = ctypes.c_void_p()
-        _check(_lib.rmmAlloc(ctypes.byref(out), size, _stream_handle(stream), file, line))
+        with _stream_held(stream) as h:
+            _check(_lib.rmmAlloc(ctypes.byref(out), size, h, file, line))
         return out.value or 0
 
     def rmmFree(self, ptr, stream=0):
         """Frees memory from rmmAlloc (no size: the 2019 API remembers it)."""
         ptr = _lib.as_pointer(ptr)
         file, line = self._caller()
-        _check(_lib.rmmFree(ptr, _stream_handle(stream), file, line))
+        with _stream_held(stream) as h:
+            _check(_lib.rmmFree(ptr, h, file, line))
 
     def rmmGetInfo(self, stream=0):
         """(free, total) device memory."""
         f, t = ctypes.c_size_t(), ctypes.c_size_t()
-        _check(_lib.rmmGetInfo(ctypes.byref(f), ctypes.byref(t), _stream_handle(stream)))
+        with _stream_held(stream) as h:
+            _check(_lib.rmmGetInfo(ctypes.byref(f), ctypes.byref(t), h))
         return f.value, t.value
 
     def get_allocation_offset(self, ptr, stream=0):
         """The offset of ptr from the start of the upstream allocation holding it (0 outside
         pool mode): what a CUDA IPC handle of the pool needs."""
         off = ctypes.c_ssize_t()
-        _check(_lib.rmmGetAllocationOffset(ctypes.byref(off), _lib.as_pointer(ptr),
-                                           _stream_handle(stream)))
+        ptr = _lib.as_pointer(ptr)
+        with _stream_held(stream) as h:
+            _check(_lib.rmmGetAllocationOffset(ctypes.byref(off), ptr, h))
         return off.value
 
     def csv_log(self):
