@@ -432,7 +432,9 @@ RMMDEF rmm_status rmm_record_stream(rmm_resource *mr, void *ptr, size_t bytes, r
    pool holds that memory apart: while a stream is registered with rmm_capture_begin, every
    rmm_allocate (and _aligned) on that stream, whatever the resource named, is served by the graph
    pool, and every free of a graph pool's block, on any stream, at any time, returns it there; no
-   other work ever gets it (a free with another size than the one allocated is CORRUPTION, nothing
+   other work ever gets it (a sub-allocator's own memory, taken at its creation or growth, never
+   comes from a graph pool, whatever stream it is taken on; rmm_resource_allocation_base of a graph
+   pool's block answers its chunk in the graph pool's upstream) (a free with another size than the one allocated is CORRUPTION, nothing
    freed, as in the pool). Inside a capture the pool makes no CUDA call, so it never invalidates it
    (global, thread-local or relaxed mode): no synchronization, no event, no cudaMalloc. Nor do calls
    on other streams touch a registered stream: memory a library stream (lazy, >>streams) freed
@@ -595,7 +597,9 @@ RMMDEF rmm_status rmm_resource_validate(rmm_resource *mr);
    chain down: a pool's upstream chunk, a fixed-size resource's chunk, the arena's one allocation,
    the bin of a binning resource (NOT_SUPPORTED for a block it cannot place when one of its bins
    is a user-defined resource and nothing below its upstream holds the block), an adaptor's upstream, the raw block behind an over-aligned one,
-   down to the cudaMalloc-family resource at the bottom (for which it is ptr itself, offset 0).
+   down to the cudaMalloc-family resource at the bottom (for which it is ptr itself, offset 0). A
+   block a graph pool served (an allocation on a registered stream, >>graph) is followed through
+   the graph pool's chunk and its upstream, whatever mr is.
    mr NULL: the current device resource. Fails with INVALID_ARGUMENT iff ptr, base or offset is
    NULL or ptr is not a live block of a sub-allocator on the way (nothing changes but the outputs:
    on every failure with base and offset not NULL, *base is NULL and *offset 0);
@@ -731,8 +735,8 @@ RMMDEF rmm_status rmm_async_pinned_resource_create(rmm_resource **out, const rmm
 /* Host backend only: set the simulated device capacity (bytes) shared by all simulated devices. */
 RMMDEF void rmm_host_backend_set_capacity(size_t bytes);
 /* Host backend only, for tests of error paths: makes `times` calls in a row of the simulated CUDA
-   call named `call` fail with `status` (SUCCESS means CUDA), the first being the nth call from now
-   (1: the next). Names are the CUDA runtime's and driver's: "cudaMalloc", "cudaFree",
+   call named `call` fail with `status` (SUCCESS, or a value that is no rmm_status, means CUDA), the
+   first being the nth call from now (1 or 0: the next). Names are the CUDA runtime's and driver's: "cudaMalloc", "cudaFree",
    "cudaMallocManaged", "cudaHostAlloc", "cudaFreeHost", "cudaMallocFromPoolAsync", "cudaFreeAsync",
    "cudaMemPoolCreate", "cudaMemPoolSetAccess", "cudaMemGetDefaultMemPool", "cudaEventCreateWithFlags", "cudaEventRecord", "cudaEventSynchronize",
    "cudaEventQuery", "cudaStreamWaitEvent", "cudaStreamCreateWithFlags", "cudaStreamDestroy",
@@ -2920,7 +2924,7 @@ RMM__IMPL void rmm_host_backend_fail_calls(const char *call, unsigned nth, unsig
     }
     rmm__host_faults.skip = nth > 0 ? nth - 1 : 0;
     rmm__host_faults.times = call ? times : 0;
-    rmm__host_faults.status = status == RMM_SUCCESS ? RMM_ERROR_CUDA : status;
+    rmm__host_faults.status = (int)status <= (int)RMM_SUCCESS || (int)status > (int)RMM_ERROR_CORRUPTION ? RMM_ERROR_CUDA : status;
     RMM__ATOMIC_STORE(&rmm__host_faults.armed, rmm__host_faults.times > 0);
     rmm__unlock(&rmm__host_faults.lock);
 }
@@ -3841,11 +3845,13 @@ RMM__PRIVATE rmm_resource *rmm__resolve(rmm_resource *mr) { return mr ? mr : rmm
    one relaxed load by every allocate and free; the routes run only when one is non-zero. */
 static size_t rmm__graph_captures;
 static size_t rmm__graph_pools_live;
-/* set while this thread, holding the graph lock, calls upstream: its calls are not routed */
+/* set while this thread, holding the graph lock, calls upstream, and while a sub-allocator takes
+   memory for itself (rmm__allocate_own): its calls are not routed */
 static RMM__TLS bool rmm__graph_inside;
 RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_alloc(const char *call, void **ptr, size_t bytes, size_t alignment, rmm_stream stream, bool *routed);
 RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_free(const char *call, rmm_resource *mr, void *ptr, size_t bytes, size_t alignment, rmm_stream stream, bool *routed);
 RMM__PRIVATE int rmm__graph_owns(const void *ptr);
+RMM__PRIVATE int rmm__graph_find(const void *ptr, const char **chunk, rmm_resource **upstream);
 RMM__PRIVATE RMM__NOINLINE const rmm_resource *rmm__graph_defers_into(const rmm_resource *mr);
 RMM__PRIVATE RMM__NOINLINE bool rmm__graph_key_registered(uint64_t key);
 RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_defer_recorded(rmm_resource *mr, void *ptr, size_t bytes, size_t alignment, rmm_stream stream, uint64_t key,
@@ -3914,6 +3920,22 @@ RMM__IMPL rmm_status rmm_allocate_aligned(rmm_resource *mr, void **ptr, size_t b
     st = rmm__allocate_checked("rmm_allocate_aligned", mr, ptr, bytes, alignment, stream);
     if (RMM__UNLIKELY(st != RMM_SUCCESS)) *ptr = NULL;
     rmm__nvtx_mark(mr, st == RMM_SUCCESS ? 0 : 2, bytes);
+    return st;
+}
+/* A sub-allocator's allocation from its upstream for itself (a pool's initial_bytes and growth, an
+   arena's memory, a fixed-size resource's chunks): rmm_allocate_aligned with the graph pools'
+   routing off on this thread. Only a user's allocation on a registered stream is a graph pool's to
+   serve (rmm_capture_begin); until session 42 a create on a thread whose default stream was
+   registered took its memory from the graph pool (and a growth could, on a stream registered by
+   another thread during the call), and since a graph pool claims every free inside its chunks,
+   the sub-allocator's frees then went there: blocks refused as CORRUPTION, or one address live
+   twice (a red team's find). Costs rmm_allocate_aligned and two thread-local writes. */
+RMM__PRIVATE rmm_status rmm__allocate_own(rmm_resource *up, void **ptr, size_t bytes, rmm_stream stream) {
+    bool inside = rmm__graph_inside;
+    rmm_status st;
+    rmm__graph_inside = true;
+    st = rmm_allocate_aligned(up, ptr, bytes, RMM_ALIGNMENT, stream);
+    rmm__graph_inside = inside;
     return st;
 }
 /* rmm_allocate and rmm_deallocate in two parts (mimalloc's rule again): the common call (a
@@ -4087,6 +4109,7 @@ RMM__IMPL rmm_status rmm_record_stream(rmm_resource *mr, void *ptr, size_t bytes
     rmm__recorded *r;
     rmm__rec_stream rs;
     rmm_resource *chain[RMM__REC_CHAIN];
+    rmm__kept_error kept;
     int n;
     rmm_status st;
     (void)bytes;
@@ -4098,9 +4121,11 @@ RMM__IMPL rmm_status rmm_record_stream(rmm_resource *mr, void *ptr, size_t bytes
         if (owns == 1) return RMM_SUCCESS; /* a graph pool's block: its reuse follows the capture's rules (>>graph) */
         if (owns == 2) return RMM__INVALID("rmm_record_stream(ptr=%p): not a live block of a graph pool", ptr);
     }
+    rmm__error_keep(&kept);
     st = rmm_resource_allocation_base(mr, ptr, &base, &offset);
     if (st == RMM_ERROR_INVALID_ARGUMENT)
         return RMM__INVALID("rmm_record_stream(ptr=%p): not a live block of resource '%s' (%s)", ptr, rmm_resource_type_name(mr), rmm_last_error());
+    if (st != RMM_SUCCESS) rmm__error_back(&kept); /* (NOT_SUPPORTED: a resource that cannot say, which is no failure here; a success leaves no failure behind: a red team's find) */
     n = rmm__chain_of(mr, chain);
     RMM_TRY(rmm__rec_stream_make(stream, &rs));
     rmm__lock(&rmm__recorded_lock);
@@ -8087,7 +8112,7 @@ RMM__PRIVATE rmm_status rmm__chunks_grow(rmm__pool *p, rmm__pstream *s, const rm
                          need, p->pool_bytes, maximum, p->used_bytes);
     rmm__error_keep(&kept); /* a halving that then succeeds leaves no failure behind (growth is rare: the copy is cheap here) */
     for (;;) {
-        st = rmm_allocate_aligned(p->upstream, &ptr, try_bytes, RMM_ALIGNMENT, s->ss.handle);
+        st = rmm__allocate_own(p->upstream, &ptr, try_bytes, s->ss.handle);
         if (st != RMM_ERROR_OUT_OF_MEMORY || try_bytes <= min_bytes) break; /* (another failure is not one a smaller request mends) */
         try_bytes = rmm__max(min_bytes, rmm__align_down(try_bytes / 2, RMM_ALIGNMENT));
     }
@@ -9708,7 +9733,7 @@ RMM__IMPL rmm_status rmm_pool_create(rmm_resource **out, rmm_resource *upstream,
         void *ptr = NULL;
         st = rmm__so_state(&p->so, RMM__LEGACY_HANDLE, 0, &s);
         own = st != RMM_SUCCESS;
-        if (st == RMM_SUCCESS) st = rmm_allocate_aligned(upstream, &ptr, d.initial_bytes, RMM_ALIGNMENT, RMM_STREAM_DEFAULT); /* (the upstream's answer: its own words) */
+        if (st == RMM_SUCCESS) st = rmm__allocate_own(upstream, &ptr, d.initial_bytes, RMM_STREAM_DEFAULT); /* (the upstream's answer: its own words) */
         if (st == RMM_SUCCESS) {
             (void)rmm__so_grown(s, upstream); /* (the legacy stream's state is lazy: it only marks it) */
             st = rmm__pool_add_chunk(p, (rmm__pstream *)s, ptr, d.initial_bytes, true, false);
@@ -10420,7 +10445,9 @@ RMM__IMPL bool rmm_resource_awaits_capture(const rmm_resource *mr) {
 }
 /* For rmm_record_stream: 0 iff ptr is in no graph pool, 1 iff it is a live block of one, 2 iff it
    lies in one's chunk but is not a live block's address. */
-RMM__PRIVATE int rmm__graph_owns(const void *ptr) {
+/* rmm__graph_owns, and for a live block the start of the chunk holding it and the graph pool's
+   upstream, which that chunk came from (rmm_resource_allocation_base). */
+RMM__PRIVATE int rmm__graph_find(const void *ptr, const char **chunk, rmm_resource **upstream) {
     rmm_graph_pool *gp;
     size_t c, i;
     int owns = 0;
@@ -10431,9 +10458,18 @@ RMM__PRIVATE int rmm__graph_owns(const void *ptr) {
                 owns = 2;
                 for (i = 0; i < gp->nlive; i++)
                     if (gp->live[i].base == (const char *)ptr) owns = 1;
+                if (owns == 1) {
+                    *chunk = gp->chunks[c].base;
+                    *upstream = gp->upstream;
+                }
             }
     rmm__unlock(&rmm__graph_lock);
     return owns;
+}
+RMM__PRIVATE int rmm__graph_owns(const void *ptr) {
+    const char *chunk = NULL;
+    rmm_resource *upstream = NULL;
+    return rmm__graph_find(ptr, &chunk, &upstream);
 }
 RMM__IMPL rmm_status rmm_graph_pool_create(rmm_graph_pool **out, rmm_resource *upstream, size_t reserve_bytes) {
     rmm_graph_pool *gp;
@@ -10969,7 +11005,7 @@ RMM__PRIVATE rmm_status rmm__fixed_grow_in(rmm__so *so, rmm__sstate *ss, const v
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "fixed_size: out of host memory for a chunk record");
     }
     {
-        rmm_status st = rmm_allocate_aligned(f->upstream, &ptr, f->chunk_bytes, RMM_ALIGNMENT, s->ss.handle); /* (checked: NULL or misaligned is refused) */
+        rmm_status st = rmm__allocate_own(f->upstream, &ptr, f->chunk_bytes, s->ss.handle); /* (checked: NULL or misaligned is refused) */
         if (st == RMM_SUCCESS && f->grow_alignment > RMM_ALIGNMENT && ((uintptr_t)ptr & (f->grow_alignment - 1)) != 0) {
             /* every block of a chunk is aligned as its base (the alignment divides the block
                size): this one cannot serve the request, and goes back (it was kept, a chunk
@@ -12730,7 +12766,7 @@ RMM__IMPL rmm_status rmm_arena_create(rmm_resource **out, rmm_resource *upstream
     rmm__ensure_exit_hook();
     /* upstream first: a size it refuses costs no host bookkeeping (the owner table takes 8 bytes a
        superblock: 2 GiB for 64 GiB of 256-byte superblocks) */
-    st = rmm_allocate_aligned(upstream, &base, d.arena_bytes, RMM_ALIGNMENT, RMM_STREAM_DEFAULT); /* (checked: NULL or misaligned is refused) */
+    st = rmm__allocate_own(upstream, &base, d.arena_bytes, RMM_STREAM_DEFAULT); /* (checked: NULL or misaligned is refused) */
     if (st != RMM_SUCCESS) return st;
     /* The arena hands its memory to any stream with no wait. From a stream-ordered upstream (a pool,
        an async resource, adaptors over them) it is ordered after the legacy stream's work only: wait
@@ -14026,6 +14062,21 @@ RMM__IMPL rmm_status rmm_resource_allocation_base(rmm_resource *mr, const void *
     if (!ptr) return RMM__NULL_OUT("rmm_resource_allocation_base", "ptr");
     mr = rmm__resolve(mr);
     if (!mr) return rmm_last_status();
+    if (RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_pools_live) != 0) {
+        /* a block a graph pool served for an allocation on a registered stream (whatever resource
+           that call named): its chunk, and below it the graph pool's upstream (until session 42 the
+           resource named was asked, which had never handed the block out: INVALID_ARGUMENT, or,
+           for a cudaMalloc resource, the block itself as the base: a red team's find) */
+        const char *chunk = NULL;
+        rmm_resource *up = NULL;
+        int owns = rmm__graph_find(ptr, &chunk, &up);
+        if (owns == 2) return RMM__INVALID("rmm_resource_allocation_base(ptr=%p): not a live block of a graph pool", ptr);
+        if (owns == 1) {
+            off = (size_t)(p - chunk);
+            p = chunk;
+            mr = up;
+        }
+    }
     for (steps = 0; steps < RMM_MAX_RESOURCE_STEPS; steps++) {
         const rmm__desc *d = rmm__describe(mr);
         rmm_resource *next = NULL;

@@ -1297,6 +1297,26 @@ TEST(per_thread_stream_entry_out_of_host_memory) {
     CHECK_OK(rmm_resource_validate(pool));
     rmm_resource_destroy(pool);
 }
+/* The fault control itself: a status that is no rmm_status fails the call with CUDA (it came back
+   as the unknown status 77, "RMM_ERROR_(unknown status)": red team 42's F4), and nth 0 is the next
+   call, as 1 is. */
+TEST(fault_control_with_a_status_that_is_no_rmm_status) {
+    rmm_resource *cuda = NULL;
+    void *p = NULL;
+    CHECK_OK(rmm_cuda_resource_create(&cuda));
+    if (!cuda) return;
+    rmm_host_backend_fail_calls("cudaMalloc", 0, 1, (rmm_status)77);
+    CHECK_STATUS(rmm_allocate(cuda, &p, 256, RMM_STREAM_DEFAULT), RMM_ERROR_CUDA);
+    CHECK(p == NULL);
+    rmm_host_backend_fail_calls("cudaMalloc", 1, 1, (rmm_status)-3);
+    CHECK_STATUS(rmm_allocate(cuda, &p, 256, RMM_STREAM_DEFAULT), RMM_ERROR_CUDA);
+    rmm_host_backend_fail_calls("cudaMalloc", 1, 1, RMM_ERROR_OUT_OF_MEMORY);
+    CHECK_STATUS(rmm_allocate(cuda, &p, 256, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    CHECK_OK(rmm_allocate(cuda, &p, 256, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(cuda, p, 256, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(cuda);
+}
 #endif /* RMM_BACKEND_HOST */
 
 /* ---- other failure lines the pass found unreached --------------------------------------------- */
@@ -1411,6 +1431,7 @@ int main(void) {
     RUN(capture_allocations_and_frees_out_of_host_memory);
     RUN(recorded_free_deferred_to_a_capture_out_of_host_memory);
     RUN(per_thread_stream_entry_out_of_host_memory);
+    RUN(fault_control_with_a_status_that_is_no_rmm_status);
 #endif
     RUN(fixed_size_block_not_aligned_as_asked);
     RUN(allocation_base_through_a_chain_too_long);

@@ -93,6 +93,32 @@ done:
     rmm_resource_destroy(pool);
 }
 
+/* rmm_record_stream on a resource that cannot say where its memory comes from (a pool with
+   VIRTUAL growth: rmm_resource_allocation_base answers NOT_SUPPORTED, which record_stream takes in
+   its stride) succeeds and leaves the record alone (red team 42's F3: it left allocation_base's
+   NOT_SUPPORTED behind). Every build. */
+TEST(record_stream_where_the_base_is_unknown_leaves_the_last_error_alone) {
+    rmm_resource *vp = NULL;
+    rmm_pool_desc d = rmm_pool_desc_default();
+    rmm_stream s = NULL;
+    void *a = NULL;
+    NEED_GPU();
+    d.growth = RMM_POOL_GROWTH_VIRTUAL;
+    d.virtual_bytes = 64 * MiB;
+    CHECK_OK(rmm_pool_create(&vp, NULL, &d));
+    CHECK_OK(rmm_stream_create(&s));
+    if (vp && s) {
+        CHECK_OK(rmm_allocate(vp, &a, 1000, RMM_STREAM_DEFAULT));
+        mark();
+        CHECK_OK(rmm_record_stream(vp, a, 1000, s));
+        CHECK_UNTOUCHED();
+        CHECK_OK(rmm_deallocate(vp, a, 1000, RMM_STREAM_DEFAULT));
+        CHECK_UNTOUCHED();
+    }
+    if (s) CHECK_OK(rmm_stream_destroy(s));
+    if (vp) rmm_resource_destroy(vp);
+}
+
 #if defined(RMM_BACKEND_HOST)
 static void no_faults(void) { rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS); }
 static void fail(const char *call, unsigned nth, unsigned times) { rmm_host_backend_fail_calls(call, nth, times, RMM_ERROR_CUDA); }
@@ -833,6 +859,7 @@ TEST(a_failed_id_hint_and_a_worked_around_page_in_leave_no_failure) {
 int main(void) {
     HARNESS_INIT();
     RUN(ordinary_work_leaves_the_last_error_alone);
+    RUN(record_stream_where_the_base_is_unknown_leaves_the_last_error_alone);
 #if defined(RMM_BACKEND_HOST)
     RUN(a_failed_device_restore_is_logged_not_left_behind);
     RUN(a_callback_failing_after_a_worked_around_call_gets_its_own_message);

@@ -1963,6 +1963,115 @@ out:
     if (gp) CHECK_OK(rmm_graph_pool_destroy(gp));
 }
 
+/* Only a user's allocation on a registered stream is a graph pool's: a sub-allocator's own memory
+   (a pool's initial_bytes and growth, an arena's memory, a fixed-size resource's chunks) never is,
+   whatever stream it is taken on. Until session 42 the creates took it from the graph pool while
+   the default stream was registered, the graph pool then claimed every free inside it (the arena's
+   and the fixed-size resource's blocks refused as CORRUPTION, a pool's whole-chunk block "freed"
+   into the graph pool and handed out twice), and a growth on a stream registered during the call
+   (here: the pool's allocate called past rmm_allocate's routing) did the same (red team 42's F1). */
+TEST(graph_pool_never_serves_a_sub_allocators_own_memory) {
+    rmm_resource *cuda = NULL, *pool = NULL, *ar = NULL, *fx = NULL, *grow = NULL;
+    rmm_graph_pool *gp = NULL;
+    rmm_stream s1 = NULL;
+    rmm_pool_desc pd = rmm_pool_desc_default();
+    rmm_arena_desc ad = rmm_arena_desc_default();
+    rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
+    rmm_pool_info info;
+    void *y = NULL, *x = NULL, *z = NULL, *g = NULL;
+    size_t used = 1;
+    NEED_GPU();
+    CHECK_OK(rmm_cuda_resource_create(&cuda));
+    CHECK_OK(rmm_stream_create(&s1));
+    CHECK_OK(rmm_graph_pool_create(&gp, cuda, 32 * MiB));
+    if (!cuda || !s1 || !gp) goto out;
+    CHECK_OK(rmm_capture_begin(gp, RMM_STREAM_DEFAULT));
+    pd.initial_bytes = pd.maximum_bytes = 16 * MiB;
+    CHECK_OK(rmm_pool_create(&pool, cuda, &pd));
+    ad.arena_bytes = 8 * MiB;
+    CHECK_OK(rmm_arena_create(&ar, cuda, &ad));
+    fd.block_bytes = 4096;
+    fd.blocks_to_preallocate = 16;
+    CHECK_OK(rmm_fixed_size_create(&fx, cuda, &fd));
+    CHECK_OK(rmm_graph_pool_get_info(gp, NULL, &used));
+    CHECK(used == 0); /* (24 MiB and a chunk of the graph pool's before) */
+    CHECK_OK(rmm_capture_end(gp, RMM_STREAM_DEFAULT));
+    if (!pool || !ar || !fx) goto out;
+    CHECK_OK(rmm_allocate(pool, &y, 16 * MiB, s1)); /* the pool's whole chunk */
+    CHECK_OK(rmm_deallocate(pool, y, 16 * MiB, s1));
+    CHECK_OK(rmm_pool_get_info(pool, &info));
+    CHECK(info.used_bytes == 0); /* freed in the pool, not "into the graph pool" */
+    CHECK_OK(rmm_allocate(ar, &x, 4096, s1));
+    CHECK_OK(rmm_deallocate(ar, x, 4096, s1));
+    CHECK_OK(rmm_allocate(fx, &z, 4096, s1));
+    CHECK_OK(rmm_deallocate(fx, z, 4096, s1));
+    /* a growth on a registered stream, reached past rmm_allocate's routing (as a call that began
+       before another thread registered the stream) */
+    CHECK_OK(rmm_pool_create(&grow, cuda, NULL));
+    if (grow) {
+        CHECK_OK(rmm_capture_begin(gp, s1));
+        CHECK_OK(grow->vtable->allocate(grow, &g, 1 * MiB, RMM_ALIGNMENT, s1));
+        CHECK_OK(rmm_graph_pool_get_info(gp, NULL, &used));
+        CHECK(used == 0);
+        CHECK_OK(rmm_capture_end(gp, s1));
+        CHECK_OK(rmm_deallocate(grow, g, 1 * MiB, s1));
+        CHECK_OK(rmm_pool_get_info(grow, &info));
+        CHECK(info.used_bytes == 0);
+    }
+    CHECK_OK(rmm_graph_pool_get_info(gp, NULL, &used));
+    CHECK(used == 0);
+out:
+    if (grow) rmm_resource_destroy(grow);
+    if (fx) rmm_resource_destroy(fx);
+    if (ar) rmm_resource_destroy(ar);
+    if (pool) rmm_resource_destroy(pool);
+    if (gp) CHECK_OK(rmm_graph_pool_destroy(gp));
+    CHECK(rmm_graph_pools_pending(cuda) == 0);
+    if (s1) CHECK_OK(rmm_stream_destroy(s1));
+    if (cuda) rmm_resource_destroy(cuda);
+}
+
+/* rmm_resource_allocation_base of a block a graph pool served (an allocation on a registered
+   stream, whatever resource it named) answers the graph pool's chunk, whatever mr is asked: until
+   session 42 the resource named was asked, which never handed the block out (INVALID_ARGUMENT
+   from a pool, rmmGetAllocationOffset's failure) or answered the block itself as the base (a
+   cudaMalloc resource); red team 42's F2. */
+TEST(graph_pool_blocks_allocation_base) {
+    rmm_resource *cuda = NULL, *pool = NULL;
+    rmm_graph_pool *gp = NULL;
+    rmm_stream s = NULL;
+    void *a = NULL, *b = NULL, *base = NULL;
+    size_t off = 1;
+    NEED_GPU();
+    CHECK_OK(rmm_cuda_resource_create(&cuda));
+    CHECK_OK(rmm_pool_create(&pool, cuda, NULL));
+    CHECK_OK(rmm_stream_create(&s));
+    CHECK_OK(rmm_graph_pool_create(&gp, cuda, 1 * MiB));
+    if (!cuda || !pool || !s || !gp) goto out;
+    CHECK_OK(rmm_capture_begin(gp, s));
+    CHECK_OK(rmm_allocate(pool, &a, 1000, s));
+    CHECK_OK(rmm_allocate(pool, &b, 1000, s));
+    CHECK_OK(rmm_resource_allocation_base(pool, b, &base, &off));
+    CHECK(base != NULL && (char *)base + off == (char *)b && off < 1 * MiB);
+    {   /* both in the reserve's one chunk: one base, from the cudaMalloc resource below the graph pool */
+        void *base_a = NULL;
+        size_t off_a = 1;
+        CHECK_OK(rmm_resource_allocation_base(cuda, a, &base_a, &off_a));
+        CHECK(base_a == base && (char *)base_a + off_a == (char *)a && off_a != off);
+    }
+    CHECK_STATUS(rmm_resource_allocation_base(pool, (char *)b + 256, &base, &off), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(base == NULL && off == 0);
+    CHECK(strstr(rmm_last_error(), "not a live block of a graph pool") != NULL);
+    CHECK_OK(rmm_deallocate(pool, a, 1000, s));
+    CHECK_OK(rmm_deallocate(pool, b, 1000, s));
+    CHECK_OK(rmm_capture_end(gp, s));
+out:
+    if (gp) CHECK_OK(rmm_graph_pool_destroy(gp));
+    if (s) CHECK_OK(rmm_stream_destroy(s));
+    if (pool) rmm_resource_destroy(pool);
+    if (cuda) rmm_resource_destroy(cuda);
+}
+
 TEST(graph_pool_growth_tags_and_late_release) {
     rmm_graph_pool *gp = NULL, *other = NULL;
     rmm_stream s = NULL;
@@ -6835,6 +6944,8 @@ int main(void) {
     RUN(pool_foreign_stream_from_two_threads);
     RUN(graph_pool_contract);
     RUN(graph_capture_registered_stream_and_legacy_names);
+    RUN(graph_pool_never_serves_a_sub_allocators_own_memory);
+    RUN(graph_pool_blocks_allocation_base);
     RUN(graph_pool_growth_tags_and_late_release);
     RUN(resource_destroy_waits_for_a_deferred_free);
     RUN(resource_destroy_waits_through_bins_and_during_the_end);
