@@ -11,8 +11,9 @@ accelerator (src/_accel.c) does not read the interface. What is accepted, and wh
     mask            absent or None (masked arrays are not copied)   ValueError
     typestr         a str: '<', '>', '|' or '='; a kind; a size     TypeError, TypestrError
                     above 0 that numpy.dtype accepts ('|u1', '<f8',
-                    '<U3', '<M8[ns]'); the itemsize is numpy's ('<U3'
-                    is 12 bytes)
+                    '<U3', '<M8[ns]'), and numpy.dtype accepts the
+                    whole (a unit, say); the itemsize is numpy's
+                    ('<U3' is 12 bytes)
     shape           a tuple or list of ints, at most one dimension  TypeError, ValueError;
                     (RMM copies 1-D arrays only), each >= 0         NegativeSizeError (< 0)
     strides         absent, None, or one int per dimension,         TypeError, ValueError
@@ -78,7 +79,10 @@ def _as_sequence(value, what, expected):
 
 
 def itemsize(typestr):
-    """Bytes per element of a CUDA Array Interface typestr (numpy's itemsize)."""
+    """Bytes per element of a CUDA Array Interface typestr (numpy's itemsize): the form above, and
+    then numpy.dtype's reading of it, as RMM reads it (numpy is a dependency; until session 42 the
+    form alone decided, and kinds and datetime units numpy refuses, '|t8' or '<M8[xyz]', were taken
+    as data: a red team's find). Without numpy, the form alone."""
     what = _field("typestr")
     if not isinstance(typestr, str):
         raise TypeError("%s must be a str such as '<f8', not %s" % (what, type(typestr).__name__))
@@ -88,7 +92,14 @@ def itemsize(typestr):
     if m is None or (m.group(3) and kind not in "mM") or size not in _SIZES.get(kind, (size,)):
         raise TypestrError("%s %r is not a data type (byte order, kind and size, as in '<f8')"
                            % (what, typestr))
-    return size * 4 if kind == "U" else size
+    try:
+        import numpy
+    except ImportError:
+        return size * 4 if kind == "U" else size
+    try:
+        return numpy.dtype(typestr).itemsize
+    except Exception as e:  # (numpy's TypeError or ValueError)
+        raise TypestrError("%s %r is not a data type numpy reads: %s" % (what, typestr, e)) from None
 
 
 def read(obj):

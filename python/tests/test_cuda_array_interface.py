@@ -84,6 +84,10 @@ BAD = [
     ("typestr_no_byte_order", dict(typestr="u1"), TYPESTR, FIELD_TYPESTR),
     ("typestr_bad_kind", dict(typestr="<x4"), TYPESTR, FIELD_TYPESTR),
     ("typestr_empty", dict(typestr=""), TYPESTR, FIELD_TYPESTR),
+    # the form right, numpy.dtype refuses it (as RMM's np.dtype does): taken as data until session 42
+    ("typestr_kind_t_numpy_refuses", dict(typestr="|t8"), TYPESTR, FIELD_TYPESTR),
+    ("typestr_unknown_datetime_unit", dict(typestr="<M8[xyz]"), TYPESTR, FIELD_TYPESTR),
+    ("typestr_datetime_multiplier_too_large", dict(typestr="<m8[%ds]" % 10**21), TYPESTR, FIELD_TYPESTR),
     ("typestr_spaces", dict(typestr="<i4 "), TYPESTR, FIELD_TYPESTR),
     ("typestr_plus", dict(typestr="<i+4"), TYPESTR, FIELD_TYPESTR),
     ("typestr_unicode_digit", dict(typestr="|u\u0661"), TYPESTR, FIELD_TYPESTR),
