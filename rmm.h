@@ -6471,10 +6471,41 @@ static inline bool rmm__so_donor_capturing(const rmm__sstate *d) {
     return RMM__UNLIKELY(RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures) != 0) && d->lazy && d->dirty && !rmm__so_gone(d) &&
            rmm__graph_key_registered((uint64_t)(uintptr_t)d->handle);
 }
-/* Makes taker's future work wait for the work donor had queued before its frees. */
+/* Armed by an allocation's slow path (the pool's, the fixed-size resource's) around its search of
+   other streams' memory, with where to keep the thread's error record and the flag that says it is
+   kept: rmm__so_wait keeps it (once) before its CUDA calls, so that a wait that fails, after which
+   the allocation succeeds another way (its ring covered, a synchronize, growth), leaves no failure
+   behind (a red team's find, session 42: the wait's failure stayed the thread's last error). Saved
+   and restored around each use (a pool's upstream may be a pool). */
+static RMM__TLS rmm__kept_error *rmm__wait_kept;
+static RMM__TLS bool *rmm__wait_kept_taken;
+typedef struct rmm__wait_arm {
+    rmm__kept_error *kept;
+    bool *taken;
+} rmm__wait_arm;
+/* Arms rmm__wait_kept with k and t; returns the arming before, for rmm__wait_arm_back. */
+static inline rmm__wait_arm rmm__wait_arm_set(rmm__kept_error *k, bool *t) {
+    rmm__wait_arm before;
+    before.kept = rmm__wait_kept;
+    before.taken = rmm__wait_kept_taken;
+    rmm__wait_kept = k;
+    rmm__wait_kept_taken = t;
+    return before;
+}
+static inline void rmm__wait_arm_back(rmm__wait_arm before) {
+    rmm__wait_kept = before.kept;
+    rmm__wait_kept_taken = before.taken;
+}
+/* Makes taker's future work wait for the work donor had queued before its frees. Fails with the
+   CUDA calls' status (an event's record or creation, the wait); the thread's record is kept first
+   where an allocation armed rmm__wait_kept. */
 RMM__PRIVATE rmm_status rmm__so_wait(rmm__sstate *taker, rmm__sstate *donor) {
     rmm__event e = NULL;
     RMM_ASSERT(!rmm__in_nowait); /* (it records an event: a CUDA call) */
+    if (RMM__UNLIKELY(rmm__wait_kept != NULL) && !*rmm__wait_kept_taken) { /* (beside the CUDA calls below the copy costs little) */
+        rmm__error_keep(rmm__wait_kept);
+        *rmm__wait_kept_taken = true;
+    }
     RMM_TRY(rmm__so_donor_event(donor, &e));
     if (!e) return RMM_SUCCESS;
     RMM_TRY(rmm__stream_wait_event(taker->handle, e));
@@ -6722,13 +6753,14 @@ RMM__PRIVATE rmm_status rmm__so_take_other(rmm__so *so, rmm__sstate *s, const vo
             continue;
         }
         found = ops->find(so, d, req, false); /* (refuses, as ops->admits would, what req does not take from d) */
-        if (found) {
-            RMM_TRY(rmm__so_wait(s, d));
+        if (found && rmm__so_wait(s, d) == RMM_SUCCESS) {
             *from = d;
             *item = found;
             return RMM_SUCCESS;
         }
-        i++;
+        i++; /* (a donor whose wait failed is passed over: its memory stays its own, and growth may
+                still serve; until session 42 the wait's failure ended the search, and an out-of-memory
+                status from it read as a fragmented pool that never tried to grow) */
     }
     for (i = 0; i < RMM__SO_CANDIDATES;) { /* merge other streams' lists into s */
         rmm__sstate *d = RMM__SO_CANDIDATE(i);
@@ -6741,7 +6773,10 @@ RMM__PRIVATE rmm_status rmm__so_take_other(rmm__so *so, rmm__sstate *s, const vo
             else i++;
             continue;
         }
-        RMM_TRY(rmm__so_wait(s, d));
+        if (rmm__so_wait(s, d) != RMM_SUCCESS) { /* (passed over, as above) */
+            i++;
+            continue;
+        }
         ops->absorb(so, s, d);
         if (ops->holds(so, d)) i++; /* (absorb moved nothing: out of host memory) */
         else if (tracked) rmm__so_unlist(so, d);
@@ -9125,8 +9160,10 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_alloc_slow(rmm__pool *p, rmm__ps
             req.prefer = RMM__PREFER_SETTLED;
             if (b) { /* s's own fit stands: only memory that spares the pages is taken (the tiers above ANY) */
                 rmm__sstate *from = NULL;
+                rmm__wait_arm arm = rmm__wait_arm_set(&kept, &req.kept_taken);
                 do st = rmm__so_take_other(&p->so, &s->ss, &req, &from, &item);
                 while (st == RMM_SUCCESS && !item && rmm__pool_relax(&p->so, &req) && req.prefer != RMM__PREFER_ANY);
+                rmm__wait_arm_back(arm);
                 if (st != RMM_SUCCESS) return st;
                 if (item) {
                     b = rmm__pool_virtual_taken(p, s, (rmm__block *)item, req.need, &at);
@@ -9154,16 +9191,21 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_alloc_slow(rmm__pool *p, rmm__ps
     }
     if (!b) {
         bool ring = rmm__pool_ring_held(s) != 0;
+        rmm__wait_arm arm = rmm__wait_arm_set(&kept, &req.kept_taken); /* (a failed wait below, then a success: no failure left) */
         req.no_grow = ring;
         st = rmm__so_acquire(&p->so, &s->ss, &req, &from_state, &item);
         req.no_grow = false;
         if (st == RMM_ERROR_OUT_OF_MEMORY && ring) { /* its own ring, covered now, before growth or a synchronize */
-            if ((st = rmm__pool_ring_cover(p, s)) != RMM_SUCCESS) return st;
+            if ((st = rmm__pool_ring_cover(p, s)) != RMM_SUCCESS) {
+                rmm__wait_arm_back(arm);
+                return st;
+            }
             rmm__pool_settle(p, s);
             st = rmm__so_acquire(&p->so, &s->ss, &req, &from_state, &item);
         }
         if (st == RMM_ERROR_OUT_OF_MEMORY && rmm__so_unstick(&p->so, &s->ss, true)) /* other streams' rings, covered by a synchronize */
             st = rmm__so_acquire(&p->so, &s->ss, &req, &from_state, &item);
+        rmm__wait_arm_back(arm);
         if (st != RMM_SUCCESS) {
             *explain = st == RMM_ERROR_OUT_OF_MEMORY;
             return st;
@@ -9181,6 +9223,7 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__pool_alloc_slow(rmm__pool *p, rmm__ps
         b = rmm__block_take(&p->store, lists, b, size, alignment);
     }
     if (RMM__UNLIKELY(!b)) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of host memory for block records");
+    if (RMM__UNLIKELY(req.kept_taken)) rmm__error_back(&kept); /* (a wait that failed before the virtual growth's take: no failure left) */
     *bp = b;
     *listsp = lists;
     return RMM_SUCCESS;
@@ -11081,13 +11124,16 @@ RMM__PRIVATE bool rmm__fixed_owns(const rmm__fixed *f, const void *ptr) {
    stays off the allocation's own frame. */
 RMM__PRIVATE RMM__NOINLINE rmm_status rmm__fixed_acquire(rmm__fixed *f, rmm__sstate *ss, size_t *bytes, size_t alignment, rmm__sstate **from_state, void **item) {
     rmm__kept_error kept;
+    rmm__wait_arm arm;
     rmm_status st;
     f->grow_alignment = alignment;
     f->grow_kept = &kept;
     f->grow_kept_taken = false;
+    arm = rmm__wait_arm_set(&kept, &f->grow_kept_taken); /* (a failed wait for another stream, then a success: no failure left) */
     st = rmm__so_acquire(&f->so, ss, bytes, from_state, item);
     if (st == RMM_ERROR_OUT_OF_MEMORY && rmm__so_unstick(&f->so, ss, true)) /* other streams' uncovered blocks, covered by a synchronize */
         st = rmm__so_acquire(&f->so, ss, bytes, from_state, item);
+    rmm__wait_arm_back(arm);
     f->grow_alignment = 0;
     f->grow_kept = NULL;
     if (st == RMM_SUCCESS && f->grow_kept_taken) rmm__error_back(&kept);

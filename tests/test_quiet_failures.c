@@ -222,6 +222,69 @@ TEST(a_stream_destroy_that_synchronizes_instead_of_an_event) {
 }
 
 /* audit 25, 3 and 4: a free of a block recorded on another stream */
+/* A wait for another stream's work that fails inside an allocation (the event's creation or record,
+   or cudaStreamWaitEvent) passes that stream's memory over: the allocation is served another way
+   (another stream's memory, its own ring covered, a synchronize, growth) and leaves the record
+   alone. Until session 42 the failure stayed the thread's last error after the allocation succeeded
+   (a red team's find), and a failure that read as out of memory ended the search: the pool answered
+   OUT_OF_MEMORY ("fragmented") without trying to grow. Pool and fixed-size, one donor (a library
+   stream's covered block) and, on a third stream, a foreign stream's uncovered frees beside it. */
+static void failed_wait_case(int fixed, int with_foreign, const char *call, rmm_status injected) {
+    rmm_resource *base = NULL, *mr = NULL;
+    rmm_stream f = NULL, d = NULL, b = NULL;
+    size_t n = 64 * KiB;
+    void *p[4], *q = NULL;
+    int i;
+    rmm_status st;
+    CHECK_OK(rmm_cuda_resource_create(&base));
+    if (fixed) {
+        rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
+        fd.block_bytes = n;
+        fd.blocks_to_preallocate = 4;
+        CHECK_OK(rmm_fixed_size_create(&mr, base, &fd));
+    } else {
+        CHECK_OK(rmm_pool_create(&mr, base, NULL));
+    }
+    CHECK_OK(rmm_stream_create(&d));
+    CHECK_OK(rmm_stream_create(&b));
+    if (with_foreign) CHECK_OK(rmm__stream_create_raw(&f, false));
+    if (!base || !mr || !d || !b || (with_foreign && !f)) return;
+    if (with_foreign) { /* more than a ring's frees, then some left uncovered */
+        for (i = 0; i < 300; i++) {
+            CHECK_OK(rmm_allocate(mr, &p[0], n, f));
+            CHECK_OK(rmm_deallocate(mr, p[0], n, f));
+        }
+        for (i = 0; i < 4; i++) CHECK_OK(rmm_allocate(mr, &p[i], n, f));
+        for (i = 0; i < 4; i++) CHECK_OK(rmm_deallocate(mr, p[i], n, f));
+    }
+    for (i = 0; i < 4; i++) CHECK_OK(rmm_allocate(mr, &p[i], n, d));
+    for (i = 0; i < 4; i++) CHECK_OK(rmm_deallocate(mr, p[i], n, d));
+    mark();
+    rmm_host_backend_fail_calls(call, 1, 1, injected);
+    st = rmm_allocate(mr, &q, n, b);
+    no_faults();
+    CHECK_OK(st);
+    CHECK_UNTOUCHED();
+    if (st != RMM_SUCCESS || !untouched())
+        printf("  (%s, %s, %s failing with %s)\n", fixed ? "fixed-size" : "pool", with_foreign ? "a foreign stream beside" : "one donor", call,
+               rmm_status_string(injected));
+    if (q) CHECK_OK(rmm_deallocate(mr, q, n, b));
+    CHECK_OK(rmm_resource_validate(mr));
+    if (f) CHECK_OK(rmm__stream_destroy_raw(f));
+    CHECK_OK(rmm_stream_destroy(d));
+    CHECK_OK(rmm_stream_destroy(b));
+    rmm_resource_destroy(mr);
+    rmm_resource_destroy(base);
+}
+TEST(a_failed_wait_for_another_stream_leaves_no_failure) {
+    static const char *const calls[] = {"cudaStreamWaitEvent", "cudaEventRecord", "cudaEventCreateWithFlags"};
+    int fixed, with_foreign, c, k;
+    for (fixed = 0; fixed < 2; fixed++)
+        for (with_foreign = 0; with_foreign < 2; with_foreign++)
+            for (c = 0; c < 3; c++)
+                for (k = 0; k < 2; k++) failed_wait_case(fixed, with_foreign, calls[c], k ? RMM_ERROR_OUT_OF_MEMORY : RMM_ERROR_CUDA);
+}
+
 TEST(record_stream_frees_that_work_around_a_failure) {
     rmm_resource *pool = NULL;
     rmm_pool_desc d = rmm_pool_desc_default();
@@ -864,6 +927,7 @@ int main(void) {
     RUN(a_failed_device_restore_is_logged_not_left_behind);
     RUN(a_callback_failing_after_a_worked_around_call_gets_its_own_message);
     RUN(a_stream_destroy_that_synchronizes_instead_of_an_event);
+    RUN(a_failed_wait_for_another_stream_leaves_no_failure);
     RUN(record_stream_frees_that_work_around_a_failure);
     RUN(foreign_stream_queries_that_fail_read_as_not_yet);
     RUN(memory_that_cannot_be_given_back_is_kept_quietly);
