@@ -89,6 +89,11 @@
                           the host allocator for the library's own bookkeeping; all three or none
                           (default malloc/realloc/free). Only the implementing file needs them.
       RMM_MAX_DEVICES     the largest device count the per-device table holds (default 64; at least 1).
+      RMM_MAX_CALLBACK_DEPTH
+                          the most calls of callback resources' functions (rmm_callback_resource_create)
+                          nested on one thread (default 16; at least 1): a deeper one fails with
+                          INVALID_ARGUMENT, so that a callback reaching itself again (a cycle) is an
+                          error, not a stack overflow. Only the implementing file needs it.
       RMMDEF              the prefix of every public declaration (default extern, or static with
                           RMM_STATIC): define it to add attributes such as visibility (with
                           RMM_STATIC, yours must say static too).
@@ -1190,7 +1195,13 @@ typedef void (*rmm_deallocate_callback)(void *ptr, size_t bytes, rmm_stream stre
 /* A resource made of two user functions. The allocate callback's status is returned; a pointer it
    returns that is not aligned as asked is given back through the deallocate callback and the call
    fails with INVALID_ARGUMENT, as does a success with a NULL pointer. NULL out or callbacks:
-   INVALID_ARGUMENT. */
+   INVALID_ARGUMENT. A callback may allocate and free through the library (a bin's callback that
+   takes a larger block from its binning resource); one more call of a callback resource's function
+   while RMM_MAX_CALLBACK_DEPTH of them (default 16) are in flight on the thread fails with
+   INVALID_ARGUMENT without calling it (a deallocate too: the block stays live), so a callback that
+   reaches itself again (a binning resource's bin allocating that bin's size from it) fails instead
+   of overflowing the stack. Resources with a vtable of their own are not watched (recursion there
+   is theirs to bound). */
 RMMDEF rmm_status rmm_callback_resource_create(rmm_resource **out, rmm_allocate_callback allocate, rmm_deallocate_callback deallocate, void *arg);
 
 /* ======================================================================================= */
@@ -1613,6 +1624,9 @@ extern int posix_memalign(void **memptr, size_t alignment, size_t size);
 #ifndef RMM_MAX_DEVICES
 #define RMM_MAX_DEVICES 64
 #endif
+#ifndef RMM_MAX_CALLBACK_DEPTH
+#define RMM_MAX_CALLBACK_DEPTH 16
+#endif
 #ifndef RMM_HOST_BACKEND_BYTES
 #define RMM_HOST_BACKEND_BYTES ((size_t)4 << 30)
 #endif
@@ -1699,6 +1713,7 @@ RMM__STATIC_ASSERT(sizeof(size_t) <= sizeof(uint64_t), size_t_fits_the_64_bit_bi
    wrote past: red team 35) */
 RMM__STATIC_ASSERT(RMM_MAX_DEVICES >= 1, rmm_max_devices_is_at_least_1);
 RMM__STATIC_ASSERT(RMM_HOST_BACKEND_DEVICES >= 1, rmm_host_backend_devices_is_at_least_1);
+RMM__STATIC_ASSERT(RMM_MAX_CALLBACK_DEPTH >= 1, rmm_max_callback_depth_is_at_least_1);
 
 RMM__PRIVATE bool rmm__is_pow2(size_t x) { return x != 0 && (x & (x - 1)) == 0; }
 /* Two roundings, never to be mixed up: rmm__align_up/down take a power-of-two alignment (a mask);
@@ -13830,15 +13845,29 @@ typedef struct rmm__callback_res {
     rmm_deallocate_callback deallocate;
     void *arg;
 } rmm__callback_res;
+/* Callback functions in flight on this thread (RMM_MAX_CALLBACK_DEPTH). */
+static RMM__TLS int rmm__callback_depth;
+RMM__PRIVATE rmm_status rmm__callback_too_deep(const char *what, size_t bytes) {
+    return RMM__INVALID("callback: %d callbacks in flight on this thread already (RMM_MAX_CALLBACK_DEPTH): the %s callback for "
+                        "%zu bytes is not called (a callback that reaches its resource again, a cycle: e.g. a binning "
+                        "resource's bin allocating its own size from that binning resource)",
+                        RMM_MAX_CALLBACK_DEPTH, what, bytes);
+}
 RMM__PRIVATE rmm_status rmm__callback_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm__callback_res *c = (rmm__callback_res *)self;
     unsigned long serial = rmm__last_error_serial;
-    rmm_status st = c->allocate(ptr, bytes, stream, c->arg);
+    rmm_status st;
+    if (RMM__UNLIKELY(rmm__callback_depth >= RMM_MAX_CALLBACK_DEPTH)) return rmm__callback_too_deep("allocate", bytes);
+    rmm__callback_depth++; /* (until session 43 unbounded: a red team's cycle through a binning resource overflowed the stack) */
+    st = c->allocate(ptr, bytes, stream, c->arg);
+    rmm__callback_depth--;
     if (st == RMM_SUCCESS && *ptr == NULL)
         return RMM__INVALID("callback: the allocate callback reported success for %zu bytes but returned NULL", bytes);
     if (st == RMM_SUCCESS && ((uintptr_t)*ptr & (alignment - 1)) != 0) {
         void *misaligned = *ptr;
+        rmm__callback_depth++;
         c->deallocate(misaligned, bytes, stream, c->arg);
+        rmm__callback_depth--;
         *ptr = NULL;
         return RMM__INVALID("callback: the allocate callback returned %p, not aligned to %zu", misaligned, alignment);
     }
@@ -13852,7 +13881,10 @@ RMM__PRIVATE rmm_status rmm__callback_allocate(rmm_resource *self, void **ptr, s
 RMM__PRIVATE rmm_status rmm__callback_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmm__callback_res *c = (rmm__callback_res *)self;
     (void)alignment;
+    if (RMM__UNLIKELY(rmm__callback_depth >= RMM_MAX_CALLBACK_DEPTH)) return rmm__callback_too_deep("deallocate", bytes);
+    rmm__callback_depth++;
     c->deallocate(ptr, bytes, stream, c->arg);
+    rmm__callback_depth--;
     return RMM_SUCCESS;
 }
 static const rmm_resource_vtable rmm__callback_vtable = {"callback", rmm__callback_allocate, rmm__callback_deallocate, NULL, rmm__adaptor_destroy_plain};

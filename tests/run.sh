@@ -104,7 +104,7 @@ done
 job check cpu "compile/c99 all RMM_NO_*"     $CC -std=c99 $W $CI -DRMM_NO_POOL -DRMM_NO_BINNING -DRMM_NO_ARENA -DRMM_NO_LOGGING -c "$src" -o /dev/null
 job check cpu "compile/custom RMM_SYS_*"     $CC -std=c99 $W -DRMM_BACKEND_HOST '-DRMM_SYS_MALLOC(n)=malloc(n)' '-DRMM_SYS_REALLOC(p,n)=realloc(p,n)' '-DRMM_SYS_FREE(p)=free(p)' -c "$src" -o /dev/null
 job check cpu "compile/partial RMM_SYS_* rejected" bash -c "! $CC -std=c99 -DRMM_BACKEND_HOST '-DRMM_SYS_MALLOC(n)=malloc(n)' -c '$src' -o /dev/null"
-for m in RMM_HOST_BACKEND_DEVICES RMM_MAX_DEVICES; do # (each rejected by its own assertion, named in the compiler's message)
+for m in RMM_HOST_BACKEND_DEVICES RMM_MAX_DEVICES RMM_MAX_CALLBACK_DEPTH; do # (each rejected by its own assertion, named in the compiler's message)
     job check cpu "compile/$m=0 rejected"    bash -c "! $CC -std=c99 -DRMM_BACKEND_HOST -D$m=0 -c '$src' -o /dev/null > '$log_dir/rejected_$m.txt' 2>&1 && grep -qi '${m}_is_at_least_1' '$log_dir/rejected_$m.txt'"
 done
 

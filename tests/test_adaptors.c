@@ -1707,6 +1707,95 @@ TEST(limiting_refusal_near_size_max_keeps_the_count) {
     rmm_resource_destroy(cuda);
 }
 
+/* A binning resource whose bin is a callback that allocates (and frees) its own size from that
+   binning resource: a cycle rmm_binning_add_bin cannot see (a callback has no upstream). Until
+   session 43 an allocation of the bin's size recursed until the stack overflowed (red team 42);
+   now the call RMM_MAX_CALLBACK_DEPTH deep fails with INVALID_ARGUMENT, nothing is held, and the
+   resource serves other sizes. A callback that reaches the binning resource at another size (a
+   bin taking a larger block from it, served upstream) is no cycle and works. */
+static rmm_resource *cycle_binning;
+static size_t cycle_calls;
+static rmm_status cycle_allocate(void **ptr, size_t bytes, rmm_stream stream, void *arg) {
+    size_t ask = arg ? 4096 : bytes; /* (arg: the harmless form, a larger size) */
+    cycle_calls++;
+    return rmm_allocate(cycle_binning, ptr, ask, stream);
+}
+static void cycle_deallocate(void *ptr, size_t bytes, rmm_stream stream, void *arg) {
+    size_t ask = arg ? 4096 : bytes;
+    (void)rmm_deallocate(cycle_binning, ptr, ask, stream);
+}
+TEST(callback_bin_reaching_its_binning_resource_fails_without_overflow) {
+    rmm_resource *up = NULL, *cb = NULL, *fine = NULL;
+    rmm_binning_desc bd;
+    void *p = NULL, *q = NULL;
+    memset(&bd, 0, sizeof bd);
+    CHECK_OK(rmm_cuda_resource_create(&up));
+    CHECK_OK(rmm_binning_create(&cycle_binning, up, &bd)); /* (no automatic bins) */
+    CHECK_OK(rmm_callback_resource_create(&cb, cycle_allocate, cycle_deallocate, NULL));
+    if (!cycle_binning || !cb) return;
+    CHECK_OK(rmm_binning_add_bin(cycle_binning, 512, cb)); /* (accepted: the cycle is inside the callback) */
+    cycle_calls = 0;
+    CHECK_STATUS(rmm_allocate(cycle_binning, &p, 512, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(p == NULL);
+    CHECK(cycle_calls == RMM_MAX_CALLBACK_DEPTH);
+    CHECK(strstr(rmm_last_error(), "RMM_MAX_CALLBACK_DEPTH") != NULL);
+    CHECK_OK(rmm_allocate(cycle_binning, &q, 8192, RMM_STREAM_DEFAULT)); /* (past the bins: upstream) */
+    CHECK_OK(rmm_deallocate(cycle_binning, q, 8192, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(cycle_binning);
+    /* the same bin taking 4096 bytes from its binning resource: served upstream, freed there */
+    CHECK_OK(rmm_binning_create(&cycle_binning, up, &bd));
+    CHECK_OK(rmm_callback_resource_create(&fine, cycle_allocate, cycle_deallocate, &bd));
+    if (!cycle_binning || !fine) return;
+    CHECK_OK(rmm_binning_add_bin(cycle_binning, 512, fine));
+    CHECK_OK(rmm_allocate(cycle_binning, &p, 512, RMM_STREAM_DEFAULT));
+    CHECK(p != NULL);
+    CHECK_OK(rmm_deallocate(cycle_binning, p, 512, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(cycle_binning);
+    cycle_binning = NULL;
+    rmm_resource_destroy(fine);
+    rmm_resource_destroy(cb);
+    rmm_resource_destroy(up);
+}
+
+/* Callback resources chained through their functions (each allocates from the next, the last from
+   the device): RMM_MAX_CALLBACK_DEPTH of them serve and free; with one more the allocate fails with
+   INVALID_ARGUMENT, and a free through them fails the same way at the one too deep, which keeps the
+   block (it is freed afterwards once, where a second free would be refused). */
+#define CHAIN_MAX (RMM_MAX_CALLBACK_DEPTH + 1)
+static rmm_resource *chain[CHAIN_MAX + 1];
+static size_t chain_len;
+static rmm_status chain_allocate(void **ptr, size_t bytes, rmm_stream stream, void *arg) {
+    size_t i = (size_t)(uintptr_t)arg;
+    return rmm_allocate(i + 1 < chain_len ? chain[i + 1] : chain[CHAIN_MAX], ptr, bytes, stream);
+}
+static rmm_status chain_freed[CHAIN_MAX];
+static void chain_deallocate(void *ptr, size_t bytes, rmm_stream stream, void *arg) {
+    size_t i = (size_t)(uintptr_t)arg;
+    chain_freed[i] = rmm_deallocate(i + 1 < chain_len ? chain[i + 1] : chain[CHAIN_MAX], ptr, bytes, stream);
+}
+TEST(callback_functions_nest_up_to_the_limit) {
+    size_t i;
+    void *p = NULL, *q = NULL;
+    CHECK_OK(rmm_cuda_resource_create(&chain[CHAIN_MAX]));
+    for (i = 0; i < CHAIN_MAX; i++) CHECK_OK(rmm_callback_resource_create(&chain[i], chain_allocate, chain_deallocate, (void *)(uintptr_t)i));
+    if (!chain[CHAIN_MAX]) return;
+    chain_len = RMM_MAX_CALLBACK_DEPTH;
+    CHECK_OK(rmm_allocate(chain[0], &p, 1024, RMM_STREAM_DEFAULT));
+    chain_len = CHAIN_MAX;
+    CHECK_STATUS(rmm_allocate(chain[0], &q, 1024, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(q == NULL);
+    for (i = 0; i < CHAIN_MAX; i++) chain_freed[i] = RMM_ERROR_CUDA;
+    CHECK_OK(rmm_deallocate(chain[0], p, 1024, RMM_STREAM_DEFAULT)); /* (a deallocate callback cannot fail: the inner failure is its own) */
+    CHECK(chain_freed[RMM_MAX_CALLBACK_DEPTH - 1] == RMM_ERROR_INVALID_ARGUMENT); /* (the call into the one too deep) */
+    CHECK(chain_freed[RMM_MAX_CALLBACK_DEPTH] == RMM_ERROR_CUDA); /* (never called) */
+    CHECK_OK(rmm_deallocate(chain[CHAIN_MAX], p, 1024, RMM_STREAM_DEFAULT)); /* (kept, so this free is its one: a second would be refused) */
+    chain_len = RMM_MAX_CALLBACK_DEPTH;
+    CHECK_OK(rmm_allocate(chain[0], &p, 1024, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(chain[0], p, 1024, RMM_STREAM_DEFAULT));
+    CHECK(chain_freed[RMM_MAX_CALLBACK_DEPTH - 1] == RMM_SUCCESS);
+    for (i = 0; i <= CHAIN_MAX; i++) rmm_resource_destroy(chain[i]);
+}
+
 /* A user resource that grants any size: the statistics count a request past INT64_MAX as INT64_MAX
    (it counted negative, with peak and total 0, and its free added to the total). */
 static rmm_status huge_allocate(void **ptr, size_t bytes, rmm_stream stream, void *arg) {
@@ -2870,6 +2959,8 @@ int main(void) {
 #endif
     RUN(limiting_refusal_near_size_max_keeps_the_count);
     RUN(statistics_count_a_huge_request_at_int64_max);
+    RUN(callback_bin_reaching_its_binning_resource_fails_without_overflow);
+    RUN(callback_functions_nest_up_to_the_limit);
     RUN(statistics_totals_stay_at_int64_max);
     RUN(logging_marks_a_failed_free);
 #if defined(__linux__)
