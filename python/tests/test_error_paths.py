@@ -284,3 +284,40 @@ def test_a_subclass_del_that_is_a_partial_is_chained():
     assert seen == ["own"] and " destroyed at 0x" in repr(mr)
     with pytest.raises(rmm.RMMRuntimeError, match="^Finalized: " + DESTROYED):
         mr.allocate(10)
+
+
+# ---- a callback resource that reaches itself again -----------------------------------------------
+
+def test_a_callback_bin_that_allocates_from_its_binning_resource_raises_and_leaves_it_working():
+    """A CallbackMemoryResource bin whose allocate function allocates its own size from the binning
+    resource it serves: a cycle add_bin cannot see. rmm.h bounds the nesting of callbacks on a
+    thread (RMM_MAX_CALLBACK_DEPTH, 16): the allocation raises InvalidArgumentError naming the
+    bound (it recursed until the C stack overflowed before session 43), and the resource serves
+    sizes past its bin; the same bin taking a larger size from its binning resource works."""
+    up = rmm.mr.CudaMemoryResource()
+    calls = []
+
+    def make(ask):
+        binning = rmm.mr.BinningMemoryResource(up)
+
+        def allocate(size, stream):
+            calls.append(size)
+            return binning.allocate(ask or size, stream)
+
+        def deallocate(ptr, size, stream):
+            binning.deallocate(ptr, ask or size, stream)
+
+        binning.add_bin(512, rmm.mr.CallbackMemoryResource(allocate, deallocate))
+        return binning
+
+    cyclic = make(0)
+    with pytest.raises(rmm.InvalidArgumentError, match="RMM_MAX_CALLBACK_DEPTH"):
+        cyclic.allocate(512)
+    assert calls == [512] * 16
+    p = cyclic.allocate(8192)  # (past the bin: its upstream)
+    cyclic.deallocate(p, 8192)
+    del calls[:]
+    fine = make(4096)
+    buf = rmm.DeviceBuffer(size=300, mr=fine)
+    assert buf.size == 300 and calls == [300]
+    del buf
