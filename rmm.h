@@ -438,7 +438,9 @@ RMMDEF rmm_status rmm_record_stream(rmm_resource *mr, void *ptr, size_t bytes, r
    rmm_allocate (and _aligned) on that stream, whatever the resource named, is served by the graph
    pool, and every free of a graph pool's block, on any stream, at any time, returns it there; no
    other work ever gets it (a sub-allocator's own memory, taken at its creation or growth, never
-   comes from a graph pool, whatever stream it is taken on; rmm_resource_allocation_base of a graph
+   comes from a graph pool, whatever stream it is taken on, nor does any allocation made by user
+   code called meanwhile, a callback upstream's or a failure callback's, whose frees are routed as
+   anywhere; rmm_resource_allocation_base of a graph
    pool's block answers its chunk in the graph pool's upstream) (a free with another size than the one allocated is CORRUPTION, nothing
    freed, as in the pool). Inside a capture the pool makes no CUDA call, so it never invalidates it
    (global, thread-local or relaxed mode): no synchronization, no event, no cudaMalloc. Nor do calls
@@ -3860,9 +3862,15 @@ RMM__PRIVATE rmm_resource *rmm__resolve(rmm_resource *mr) { return mr ? mr : rmm
    one relaxed load by every allocate and free; the routes run only when one is non-zero. */
 static size_t rmm__graph_captures;
 static size_t rmm__graph_pools_live;
-/* set while this thread, holding the graph lock, calls upstream, and while a sub-allocator takes
-   memory for itself (rmm__allocate_own): its calls are not routed */
+/* set while this thread, holding the graph lock, calls upstream: its calls are not routed */
 static RMM__TLS bool rmm__graph_inside;
+/* set while a sub-allocator takes memory for itself (rmm__allocate_own): allocations are not routed
+   (its memory never comes from a graph pool); frees are, so that what user code called meanwhile
+   (a callback upstream, a failure callback) frees a graph pool's block into it and defers a free
+   on a registered stream as anywhere else. Until session 43 rmm__graph_inside did this and stopped
+   the free routes too: a graph pool's block freed there went whole to the resource named (a
+   cudaFree of part of a chunk, then a use after free: a red team's find). */
+static RMM__TLS bool rmm__graph_own_alloc;
 RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_alloc(const char *call, void **ptr, size_t bytes, size_t alignment, rmm_stream stream, bool *routed);
 RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_free(const char *call, rmm_resource *mr, void *ptr, size_t bytes, size_t alignment, rmm_stream stream, bool *routed);
 RMM__PRIVATE int rmm__graph_owns(const void *ptr);
@@ -3923,7 +3931,7 @@ RMM__IMPL rmm_status rmm_allocate_aligned(rmm_resource *mr, void **ptr, size_t b
         return RMM__INVALID("rmm_allocate_aligned(bytes=%zu, alignment=%zu): alignment is not a power of two", bytes, alignment);
     if (RMM__UNLIKELY(bytes == 0)) return RMM_SUCCESS;
     if (alignment < RMM_ALIGNMENT) alignment = RMM_ALIGNMENT;
-    if (RMM__UNLIKELY(RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures) != 0) && !rmm__graph_inside) {
+    if (RMM__UNLIKELY(RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures) != 0) && !rmm__graph_inside && !rmm__graph_own_alloc) {
         bool routed = false;
         st = rmm__graph_route_alloc("rmm_allocate_aligned", ptr, bytes, alignment, stream, &routed);
         if (routed) return st;
@@ -3939,18 +3947,21 @@ RMM__IMPL rmm_status rmm_allocate_aligned(rmm_resource *mr, void **ptr, size_t b
 }
 /* A sub-allocator's allocation from its upstream for itself (a pool's initial_bytes and growth, an
    arena's memory, a fixed-size resource's chunks): rmm_allocate_aligned with the graph pools'
-   routing off on this thread. Only a user's allocation on a registered stream is a graph pool's to
+   allocation routing off on this thread for the call (rmm__graph_own_alloc; frees stay routed).
+   An allocation that user code makes inside it (a callback upstream, a failure callback) is not
+   routed either: the header cannot tell it from the one that becomes the sub-allocator's memory.
+   Only a user's allocation on a registered stream is a graph pool's to
    serve (rmm_capture_begin); until session 42 a create on a thread whose default stream was
    registered took its memory from the graph pool (and a growth could, on a stream registered by
    another thread during the call), and since a graph pool claims every free inside its chunks,
    the sub-allocator's frees then went there: blocks refused as CORRUPTION, or one address live
    twice (a red team's find). Costs rmm_allocate_aligned and two thread-local writes. */
 RMM__PRIVATE rmm_status rmm__allocate_own(rmm_resource *up, void **ptr, size_t bytes, rmm_stream stream) {
-    bool inside = rmm__graph_inside;
+    bool own = rmm__graph_own_alloc;
     rmm_status st;
-    rmm__graph_inside = true;
+    rmm__graph_own_alloc = true;
     st = rmm_allocate_aligned(up, ptr, bytes, RMM_ALIGNMENT, stream);
-    rmm__graph_inside = inside;
+    rmm__graph_own_alloc = own;
     return st;
 }
 /* rmm_allocate and rmm_deallocate in two parts (mimalloc's rule again): the common call (a
@@ -3963,7 +3974,7 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__allocate_general(rmm_resource *mr, vo
     if (RMM__UNLIKELY(!ptr)) return RMM__NULL_OUT("rmm_allocate", "ptr");
     *ptr = NULL;
     if (RMM__UNLIKELY(bytes == 0)) return RMM_SUCCESS;
-    if (RMM__UNLIKELY(RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures) != 0) && !rmm__graph_inside) {
+    if (RMM__UNLIKELY(RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures) != 0) && !rmm__graph_inside && !rmm__graph_own_alloc) {
         bool routed = false;
         st = rmm__graph_route_alloc("rmm_allocate", ptr, bytes, RMM_ALIGNMENT, stream, &routed);
         if (routed) return st;
@@ -6542,12 +6553,18 @@ RMM__PRIVATE rmm_status rmm__so_host_wait(rmm__sstate *s) {
 RMM__PRIVATE bool rmm__so_settled(rmm__sstate *s) {
     rmm__event e = NULL;
     bool done = false, complete = false;
+    rmm__kept_error kept;
     if (s->lazy && !rmm__so_gone(s)) return false; /* a live lazy stream: work may follow any time */
-    /* (a failure here only means "not settled"; the sweep, its caller, leaves no failure behind) */
+    /* a failure here only means "not settled", and leaves no failure behind: the thread's error
+       record is kept and put back, as rmm__so_refresh_done does (a red team's find, session 43: a
+       virtual pool's allocation that succeeded after asking a donor's event left that query's
+       failure as the thread's last error) */
+    rmm__error_keep(&kept);
     if (rmm__so_donor_event(s, &e) == RMM_SUCCESS) {
         if (!e) done = true;
         else if (!rmm__in_nowait && rmm__event_query(e, &complete) == RMM_SUCCESS) done = complete;
     }
+    rmm__error_back(&kept);
     return done;
 }
 
@@ -9498,7 +9515,7 @@ RMM__IMPL rmm_status rmm_allocate_nowait(rmm_resource *mr, void **ptr, size_t by
     if (RMM__UNLIKELY(bytes == 0)) return RMM_SUCCESS;
     mr = rmm__resolve(mr);
     if (RMM__UNLIKELY(!mr)) return rmm_last_status();
-    if (mr->vtable != &rmm__pool_vtable || (RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures) != 0 && !rmm__graph_inside)) {
+    if (mr->vtable != &rmm__pool_vtable || (RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures) != 0 && !rmm__graph_inside && !rmm__graph_own_alloc)) {
         *would_block = true; /* (while a capture is registered, the ordinary call routes it) */
         return RMM_SUCCESS;
     }

@@ -864,6 +864,39 @@ static void id_hint_fails_once(rmm_resource *mr, rmm_stream s, const char *label
     if (!untouched()) printf("  (%s, free)\n", label);
     CHECK_UNTOUCHED();
 }
+/* A virtual pool whose request needs pages first looks for another stream's free memory on mapped
+   pages whose work is known done, asking that stream's event: a query that fails reads as "not
+   done" and leaves no failure behind. Until session 43 the allocation succeeded with the failed
+   cudaEventQuery as the thread's last error (red team 43). The donor is a foreign stream whose
+   frees were covered by an event; the taker's own fit lies on pages not yet backed. */
+TEST(a_virtual_pool_s_failed_donor_query_leaves_no_failure) {
+    rmm_resource *vpool = NULL;
+    rmm_pool_desc vd = rmm_pool_desc_default();
+    rmm_stream f = NULL, b = NULL;
+    void *a[4] = {NULL, NULL, NULL, NULL}, *q = NULL, *big = NULL;
+    int i;
+    vd.growth = RMM_POOL_GROWTH_VIRTUAL;
+    vd.virtual_bytes = 256 * MiB;
+    CHECK_OK(rmm__stream_create_raw(&f, false));
+    CHECK_OK(rmm_stream_create(&b));
+    CHECK_OK(rmm_pool_create(&vpool, NULL, &vd));
+    if (!f || !b || !vpool) goto out;
+    for (i = 0; i < 4; i++) CHECK_OK(rmm_allocate(vpool, &a[i], 6 * MiB, f));
+    for (i = 0; i < 4; i++) CHECK_OK(rmm_deallocate(vpool, a[i], 6 * MiB, f));
+    CHECK_OK(rmm_allocate(vpool, &q, 1 * MiB, b)); /* b's own memory: a fit past the backed pages */
+    mark();
+    rmm_host_backend_fail_calls("cudaEventQuery", 1, 1000000, RMM_ERROR_CUDA);
+    CHECK_OK(rmm_allocate(vpool, &big, 8 * MiB, b));
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    CHECK_UNTOUCHED();
+    if (big) CHECK_OK(rmm_deallocate(vpool, big, 8 * MiB, b));
+    if (q) CHECK_OK(rmm_deallocate(vpool, q, 1 * MiB, b));
+    CHECK_OK(rmm_resource_validate(vpool));
+out:
+    rmm_resource_destroy(vpool);
+    if (b) CHECK_OK(rmm_stream_destroy(b));
+    if (f) CHECK_OK(rmm__stream_destroy_raw(f));
+}
 TEST(a_failed_id_hint_and_a_worked_around_page_in_leave_no_failure) {
     rmm_resource *pool = NULL, *vpool = NULL, *fixed = NULL, *arena = NULL;
     rmm_pool_desc vd = rmm_pool_desc_default();
@@ -941,6 +974,7 @@ int main(void) {
     RUN(a_record_put_back_does_not_revive_an_older_snapshot);
     RUN(allocations_served_after_a_failed_growth_leave_no_failure);
     RUN(a_failed_id_hint_and_a_worked_around_page_in_leave_no_failure);
+    RUN(a_virtual_pool_s_failed_donor_query_leaves_no_failure);
 #endif
     return harness_main_end();
 }

@@ -2031,6 +2031,115 @@ out:
     if (cuda) rmm_resource_destroy(cuda);
 }
 
+/* User code that a sub-allocator's growth calls (a callback upstream's function, a failure
+   callback) frees as anywhere: a graph pool's block returns to the graph pool, and a free on a
+   registered stream of a block from before the capture waits for rmm_capture_end; the growth's own
+   allocation (the one that becomes the pool's memory) still never comes from the graph pool. Until
+   session 43 the growth switched every graph route off on its thread: the graph pool's block went
+   whole to the resource named (a free of part of the graph pool's chunk: a use after free under
+   ASan on the host backend, CORRUPTION and a block live forever under RMM_DEBUG), and the early
+   block was freed at once (red team 43). */
+static struct {
+    rmm_resource *cuda, *early_mr;
+    void *gblock, *early;
+    rmm_stream s;
+    rmm_status freed_g, freed_early;
+    int calls;
+} growth_free;
+static void growth_free_frees(void) {
+    growth_free.calls++;
+    if (growth_free.gblock) {
+        growth_free.freed_g = rmm_deallocate(growth_free.cuda, growth_free.gblock, 4096, growth_free.s);
+        growth_free.gblock = NULL;
+    }
+    if (growth_free.early) {
+        growth_free.freed_early = rmm_deallocate(growth_free.early_mr, growth_free.early, 4096, growth_free.s);
+        growth_free.early = NULL;
+    }
+}
+static rmm_status growth_free_alloc(void **ptr, size_t bytes, rmm_stream stream, void *arg) {
+    (void)arg;
+    growth_free_frees();
+    return rmm_allocate(growth_free.cuda, ptr, bytes, stream);
+}
+static void growth_free_dealloc(void *ptr, size_t bytes, rmm_stream stream, void *arg) {
+    (void)arg;
+    (void)rmm_deallocate(growth_free.cuda, ptr, bytes, stream);
+}
+static bool growth_free_retry(size_t bytes, void *arg) {
+    (void)bytes;
+    (void)arg;
+    growth_free_frees();
+    return false;
+}
+TEST(graph_routes_hold_for_user_code_inside_a_growth) {
+    rmm_resource *cuda = NULL, *stats = NULL, *cb = NULL, *pool = NULL, *lim = NULL, *fail = NULL, *pool2 = NULL;
+    rmm_graph_pool *gp = NULL;
+    rmm_stream s = NULL;
+    rmm_statistics st;
+    void *g = NULL, *x = NULL;
+    size_t used = 1;
+    int round;
+    NEED_GPU();
+    CHECK_OK(rmm_cuda_resource_create(&cuda));
+    CHECK_OK(rmm_stream_create(&s));
+    if (!cuda || !s) goto out;
+    CHECK_OK(rmm_statistics_adaptor_create(&stats, cuda));
+    CHECK_OK(rmm_callback_resource_create(&cb, growth_free_alloc, growth_free_dealloc, NULL));
+    CHECK_OK(rmm_limiting_adaptor_create(&lim, cuda, 1 * MiB));
+    CHECK_OK(rmm_failure_callback_adaptor_create(&fail, lim, growth_free_retry, NULL));
+    CHECK_OK(rmm_graph_pool_create(&gp, cuda, 1 * MiB));
+    if (!stats || !cb || !lim || !fail || !gp) goto out;
+    CHECK_OK(rmm_pool_create(&pool, cb, NULL));
+    CHECK_OK(rmm_pool_create(&pool2, fail, NULL));
+    if (!pool || !pool2) goto out;
+    for (round = 0; round < 2; round++) { /* the callback upstream's function, then the failure callback */
+        memset(&growth_free, 0, sizeof growth_free);
+        growth_free.cuda = cuda;
+        growth_free.early_mr = stats;
+        growth_free.s = s;
+        CHECK_OK(rmm_allocate(stats, &growth_free.early, 4096, s)); /* before the capture */
+        CHECK_OK(rmm_capture_begin(gp, s));
+        CHECK_OK(rmm_allocate(cuda, &growth_free.gblock, 4096, s)); /* the graph pool's */
+        CHECK_OK(rmm_graph_pool_get_info(gp, NULL, &used));
+        CHECK(used == 4096);
+        /* a growth on the registered stream, reached past rmm_allocate's routing (as a call that
+           began before another thread registered the stream) */
+        if (round == 0) {
+            CHECK_OK(pool->vtable->allocate(pool, &x, 1 * MiB, RMM_ALIGNMENT, s));
+        } else {
+            CHECK_STATUS(pool2->vtable->allocate(pool2, &x, 2 * MiB, RMM_ALIGNMENT, s), RMM_ERROR_OUT_OF_MEMORY);
+            CHECK(x == NULL);
+        }
+        CHECK(growth_free.calls >= 1);
+        CHECK_OK(growth_free.freed_g);
+        CHECK_OK(growth_free.freed_early);
+        CHECK_OK(rmm_graph_pool_get_info(gp, NULL, &used));
+        CHECK(used == 0); /* back in the graph pool; nor did the growth take any of it */
+        CHECK_OK(rmm_statistics_get(stats, &st));
+        CHECK(st.bytes.value == 4096); /* deferred to the capture's end */
+        CHECK_OK(rmm_capture_end(gp, s));
+        CHECK_OK(rmm_statistics_get(stats, &st));
+        CHECK(st.bytes.value == 0);
+        if (x) {
+            CHECK_OK(rmm_deallocate(pool, x, 1 * MiB, s));
+            x = NULL;
+        }
+    }
+    CHECK_OK(rmm_stream_synchronize(s));
+out:
+    if (pool2) rmm_resource_destroy(pool2);
+    if (pool) rmm_resource_destroy(pool);
+    if (gp) CHECK_OK(rmm_graph_pool_destroy(gp));
+    if (fail) rmm_resource_destroy(fail);
+    if (lim) rmm_resource_destroy(lim);
+    if (cb) rmm_resource_destroy(cb);
+    if (stats) rmm_resource_destroy(stats);
+    if (cuda) CHECK(rmm_graph_pools_pending(cuda) == 0);
+    if (s) CHECK_OK(rmm_stream_destroy(s));
+    if (cuda) rmm_resource_destroy(cuda);
+}
+
 /* rmm_resource_allocation_base of a block a graph pool served (an allocation on a registered
    stream, whatever resource it named) answers the graph pool's chunk, whatever mr is asked: until
    session 42 the resource named was asked, which never handed the block out (INVALID_ARGUMENT
@@ -6945,6 +7054,7 @@ int main(void) {
     RUN(graph_pool_contract);
     RUN(graph_capture_registered_stream_and_legacy_names);
     RUN(graph_pool_never_serves_a_sub_allocators_own_memory);
+    RUN(graph_routes_hold_for_user_code_inside_a_growth);
     RUN(graph_pool_blocks_allocation_base);
     RUN(graph_pool_growth_tags_and_late_release);
     RUN(resource_destroy_waits_for_a_deferred_free);
