@@ -1514,8 +1514,10 @@ def test_an_allocate_func_that_calls_its_own_resource_raises_recursion_error_qui
     an adaptor) ends in an exception for the caller, and nothing on stderr: InvalidArgumentError
     naming RMM_MAX_CALLBACK_DEPTH at Python's usual recursion limit (rmm.h lets 16 callbacks nest
     on a thread since session 43), RecursionError where the limit is low enough to come first,
-    wherever it falls in the cycle of calls (limits 40-51: about 16 levels of 3 or 4 frames with the
-    extension, 6 with ctypes alone). Before red team 36b, most limits printed
+    wherever it falls in the cycle of calls: the 12 limits below the depth at which the 16th call of
+    the function begins, measured first at the usual limit (a level is 2 to 6 Python frames,
+    by Python version and by whether the extension or ctypes calls back; fixed limits held on one
+    and failed on the other). Before red team 36b, most limits printed
     "Exception ignored in sys.unraisablehook", "Error in sys.excepthook" or (Python 3.12+)
     "Exception ignored on calling ctypes callback function": a call that ctypes could not make,
     which allocations now try first (rmmh.mr's _room, once a CallbackMemoryResource exists), or
@@ -1526,12 +1528,19 @@ def test_an_allocate_func_that_calls_its_own_resource_raises_recursion_error_qui
         import gc, os, sys, tempfile
         import rmmh as rmm
         gc.disable()
+        def depth():
+            f, n = sys._getframe(1), 0
+            while f is not None:
+                n, f = n + 1, f.f_back
+            return n
         def alloc(n, s):
+            depths.append(depth())
             return target.allocate(n)
         def buffer(n, s):
+            depths.append(depth())
             keep.append(rmm.DeviceBuffer(size=n, mr=r))
             return keep[-1].ptr
-        keep, results = [], set()
+        keep, results, depths = [], set(), []
         log = tempfile.TemporaryFile()
         saved = os.dup(2)
         os.dup2(log.fileno(), 2)  # (the noise is written to stderr, some of it by C)
@@ -1541,7 +1550,13 @@ def test_an_allocate_func_that_calls_its_own_resource_raises_recursion_error_qui
                 for target, call in ((r, lambda: r.allocate(10)),
                                      (r, lambda: rmm.DeviceBuffer(size=10, mr=r)),
                                      (rmm.mr.LimitingResourceAdaptor(r, 1 << 30), lambda: target.allocate(10))):
-                    for limit in list(range(40, 52)) + [1000]:  # (12 in a row: every place in the cycle)
+                    del depths[:]
+                    try:
+                        call()
+                    except BaseException:
+                        pass
+                    top = max(depths)  # where the deepest call began, at the usual limit
+                    for limit in [1000] + list(range(top - 12, top)):  # (12 in a row: every place in the cycle)
                         sys.setrecursionlimit(limit)
                         try:
                             call()
