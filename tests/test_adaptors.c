@@ -1729,6 +1729,7 @@ TEST(callback_bin_reaching_its_binning_resource_fails_without_overflow) {
     rmm_binning_desc bd;
     void *p = NULL, *q = NULL;
     memset(&bd, 0, sizeof bd);
+    NEED_GPU();
     CHECK_OK(rmm_cuda_resource_create(&up));
     CHECK_OK(rmm_binning_create(&cycle_binning, up, &bd)); /* (no automatic bins) */
     CHECK_OK(rmm_callback_resource_create(&cb, cycle_allocate, cycle_deallocate, NULL));
@@ -1776,6 +1777,7 @@ static void chain_deallocate(void *ptr, size_t bytes, rmm_stream stream, void *a
 TEST(callback_functions_nest_up_to_the_limit) {
     size_t i;
     void *p = NULL, *q = NULL;
+    NEED_GPU();
     CHECK_OK(rmm_cuda_resource_create(&chain[CHAIN_MAX]));
     for (i = 0; i < CHAIN_MAX; i++) CHECK_OK(rmm_callback_resource_create(&chain[i], chain_allocate, chain_deallocate, (void *)(uintptr_t)i));
     if (!chain[CHAIN_MAX]) return;
