@@ -437,10 +437,12 @@ RMMDEF rmm_status rmm_record_stream(rmm_resource *mr, void *ptr, size_t bytes, r
    pool holds that memory apart: while a stream is registered with rmm_capture_begin, every
    rmm_allocate (and _aligned) on that stream, whatever the resource named, is served by the graph
    pool, and every free of a graph pool's block, on any stream, at any time, returns it there; no
-   other work ever gets it (a sub-allocator's own memory, taken at its creation or growth, never
-   comes from a graph pool, whatever stream it is taken on, nor does any allocation made by user
-   code called meanwhile, a callback upstream's or a failure callback's, whose frees are routed as
-   anywhere; rmm_resource_allocation_base of a graph
+   other work ever gets it (a sub-allocator's own memory, taken at its creation or growth, and a
+   graph pool's reserve never come from a graph pool, whatever stream they are taken on, nor does
+   any allocation made on that thread by user code called meanwhile, a callback upstream's or a
+   failure callback's, whose frees are routed as anywhere; an allocation such code hands to another
+   thread is routed as that thread's, so an upstream of the user's that does so on a registered
+   stream can hand a graph pool's block to a pool; rmm_resource_allocation_base of a graph
    pool's block answers its chunk in the graph pool's upstream) (a free with another size than the one allocated is CORRUPTION, nothing
    freed, as in the pool). Inside a capture the pool makes no CUDA call, so it never invalidates it
    (global, thread-local or relaxed mode): no synchronization, no event, no cudaMalloc. Nor do calls
@@ -512,7 +514,10 @@ RMMDEF rmm_status rmm_graph_pool_get_info(rmm_graph_pool *gp, size_t *reserved_b
    a stream is still registered with it (end the capture first); gp is then unchanged. After a
    successful call gp is like freed memory: do not pass it again (while its blocks are live a call
    on it is refused with INVALID_ARGUMENT, but once its memory has gone it no longer exists). A
-   failure to return memory upstream is logged. */
+   failure to return memory upstream is logged: among them, when the last live block is freed by
+   user code that the upstream itself is running (a callback upstream of a pool the graph pool took
+   its reserve from, freeing it during that pool's growth), the upstream refuses the return as
+   re-entrant and keeps the chunk until it is destroyed. */
 RMMDEF rmm_status rmm_graph_pool_destroy(rmm_graph_pool *gp);
 /* The graph pools over `upstream` (NULL: over any resource) that rmm_graph_pool_destroy was called
    on and whose memory has not all gone back to it yet: a block still live, captures registered at
@@ -3862,14 +3867,15 @@ RMM__PRIVATE rmm_resource *rmm__resolve(rmm_resource *mr) { return mr ? mr : rmm
    one relaxed load by every allocate and free; the routes run only when one is non-zero. */
 static size_t rmm__graph_captures;
 static size_t rmm__graph_pools_live;
-/* set while this thread, holding the graph lock, calls upstream: its calls are not routed */
-static RMM__TLS bool rmm__graph_inside;
-/* set while a sub-allocator takes memory for itself (rmm__allocate_own): allocations are not routed
-   (its memory never comes from a graph pool); frees are, so that what user code called meanwhile
-   (a callback upstream, a failure callback) frees a graph pool's block into it and defers a free
-   on a registered stream as anywhere else. Until session 43 rmm__graph_inside did this and stopped
-   the free routes too: a graph pool's block freed there went whole to the resource named (a
-   cudaFree of part of a chunk, then a use after free: a red team's find). */
+/* set while a sub-allocator or a graph pool takes memory for itself (rmm__allocate_own,
+   rmm__gp_fetch): allocations are not routed (its memory never comes from a graph pool); frees
+   are, so that what user code called meanwhile (a callback upstream, a failure callback) frees a
+   graph pool's block into it and defers a free on a registered stream as anywhere else. Until
+   session 44 a flag for both (rmm__graph_inside) did this and stopped the free routes too: a graph
+   pool's block went whole to the resource named (a cudaFree of part of a chunk, then a use after
+   free: red teams 43 and 44). A graph pool's own frees need no flag: its chunks go back on its own
+   stream, never registered, once it is off the list (or before it is on it). Thread-local: work
+   that user code hands to another thread is routed as that thread's. */
 static RMM__TLS bool rmm__graph_own_alloc;
 RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_alloc(const char *call, void **ptr, size_t bytes, size_t alignment, rmm_stream stream, bool *routed);
 RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_free(const char *call, rmm_resource *mr, void *ptr, size_t bytes, size_t alignment, rmm_stream stream, bool *routed);
@@ -3931,7 +3937,7 @@ RMM__IMPL rmm_status rmm_allocate_aligned(rmm_resource *mr, void **ptr, size_t b
         return RMM__INVALID("rmm_allocate_aligned(bytes=%zu, alignment=%zu): alignment is not a power of two", bytes, alignment);
     if (RMM__UNLIKELY(bytes == 0)) return RMM_SUCCESS;
     if (alignment < RMM_ALIGNMENT) alignment = RMM_ALIGNMENT;
-    if (RMM__UNLIKELY(RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures) != 0) && !rmm__graph_inside && !rmm__graph_own_alloc) {
+    if (RMM__UNLIKELY(RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures) != 0) && !rmm__graph_own_alloc) {
         bool routed = false;
         st = rmm__graph_route_alloc("rmm_allocate_aligned", ptr, bytes, alignment, stream, &routed);
         if (routed) return st;
@@ -3974,7 +3980,7 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__allocate_general(rmm_resource *mr, vo
     if (RMM__UNLIKELY(!ptr)) return RMM__NULL_OUT("rmm_allocate", "ptr");
     *ptr = NULL;
     if (RMM__UNLIKELY(bytes == 0)) return RMM_SUCCESS;
-    if (RMM__UNLIKELY(RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures) != 0) && !rmm__graph_inside && !rmm__graph_own_alloc) {
+    if (RMM__UNLIKELY(RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures) != 0) && !rmm__graph_own_alloc) {
         bool routed = false;
         st = rmm__graph_route_alloc("rmm_allocate", ptr, bytes, RMM_ALIGNMENT, stream, &routed);
         if (routed) return st;
@@ -4439,7 +4445,7 @@ RMM__IMPL rmm_status rmm_deallocate_aligned(rmm_resource *mr, void *ptr, size_t 
     if (alignment < RMM_ALIGNMENT) alignment = RMM_ALIGNMENT;
     mr = rmm__resolve(mr);
     if (RMM__UNLIKELY(!mr)) return rmm_last_status();
-    if (RMM__UNLIKELY(RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_pools_live) != 0) && !rmm__graph_inside) {
+    if (RMM__UNLIKELY(RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_pools_live) != 0)) {
         bool routed = false;
         rmm_status st = rmm__graph_route_free("rmm_deallocate_aligned", mr, ptr, bytes, alignment, stream, &routed);
         if (routed) return st;
@@ -4452,7 +4458,7 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__deallocate_general(rmm_resource *mr, 
     if (RMM__UNLIKELY(bytes == 0)) return rmm__free_of_zero_bytes("rmm_deallocate", ptr);
     mr = rmm__resolve(mr);
     if (RMM__UNLIKELY(!mr)) return rmm_last_status();
-    if (RMM__UNLIKELY(RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_pools_live) != 0) && !rmm__graph_inside) {
+    if (RMM__UNLIKELY(RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_pools_live) != 0)) {
         bool routed = false;
         rmm_status st = rmm__graph_route_free("rmm_deallocate", mr, ptr, bytes, RMM_ALIGNMENT, stream, &routed);
         if (routed) return st;
@@ -9515,7 +9521,7 @@ RMM__IMPL rmm_status rmm_allocate_nowait(rmm_resource *mr, void **ptr, size_t by
     if (RMM__UNLIKELY(bytes == 0)) return RMM_SUCCESS;
     mr = rmm__resolve(mr);
     if (RMM__UNLIKELY(!mr)) return rmm_last_status();
-    if (mr->vtable != &rmm__pool_vtable || (RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures) != 0 && !rmm__graph_inside && !rmm__graph_own_alloc)) {
+    if (mr->vtable != &rmm__pool_vtable || (RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures) != 0 && !rmm__graph_own_alloc)) {
         *would_block = true; /* (while a capture is registered, the ordinary call routes it) */
         return RMM_SUCCESS;
     }
@@ -9538,7 +9544,7 @@ RMM__IMPL rmm_status rmm_deallocate_nowait(rmm_resource *mr, void *ptr, size_t b
     if (RMM__UNLIKELY(bytes == 0)) return rmm__free_of_zero_bytes("rmm_deallocate_nowait", ptr);
     mr = rmm__resolve(mr);
     if (RMM__UNLIKELY(!mr)) return rmm_last_status();
-    if (mr->vtable != &rmm__pool_vtable || (RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_pools_live) != 0 && !rmm__graph_inside)) {
+    if (mr->vtable != &rmm__pool_vtable || RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_pools_live) != 0) {
         *would_block = true; /* (while a graph pool lives, the ordinary call finds its blocks) */
         return RMM_SUCCESS;
     }
@@ -10160,7 +10166,7 @@ RMM__PRIVATE bool rmm__gp_can_grow(rmm_resource *upstream) { return upstream->vt
    (`creating`: the reserve, outside any capture, from any upstream). Called with no lock held. */
 RMM__PRIVATE rmm_status rmm__gp_fetch(rmm_graph_pool *gp, size_t bytes, bool creating, void **out) {
     int mode = RMM__CAPTURE_RELAXED;
-    bool nowait = rmm__in_nowait;
+    bool nowait = rmm__in_nowait, own;
     void *p = NULL;
     rmm_status st;
     *out = NULL;
@@ -10170,14 +10176,15 @@ RMM__PRIVATE rmm_status rmm__gp_fetch(rmm_graph_pool *gp, size_t bytes, bool cre
                          bytes, gp->upstream->vtable->type_name);
     RMM_TRY(rmm__capture_mode_exchange(&mode));
     rmm__in_nowait = nowait || !creating; /* (no device synchronize in a resource below) */
-    rmm__graph_inside = true;
+    own = rmm__graph_own_alloc; /* (the reserve may come from any resource, a callback's too: allocations inside are not routed, frees are) */
+    rmm__graph_own_alloc = true;
     st = rmm_allocate_aligned(gp->upstream, &p, bytes, RMM_ALIGNMENT, gp->stream); /* (checked: NULL or misaligned is refused) */
+    rmm__graph_own_alloc = own;
     if (st == RMM_SUCCESS) {
         st = rmm__stream_sync_raw(gp->stream);
         if (st != RMM_SUCCESS) RMM__CLEANUP(rmm_deallocate(gp->upstream, p, bytes, gp->stream));
     }
     rmm__in_nowait = nowait;
-    rmm__graph_inside = false;
     {
         rmm__kept_error kept;
         rmm__error_keep(&kept);
@@ -10214,13 +10221,11 @@ RMM__PRIVATE void rmm__gp_release_memory(rmm_graph_pool *gp) {
     rmm__error_keep(&kept); /* (every failure below is logged: the call that releases, a free or a destroy, succeeds and leaves none behind) */
     relaxed = rmm__capture_mode_exchange(&mode) == RMM_SUCCESS;
     if (!relaxed) RMM__LOG(RMM_LOG_LEVEL_WARN, "graph pool %p: this thread's capture mode could not be relaxed to return its memory: %s", (void *)gp, rmm_last_error());
-    rmm__graph_inside = true;
-    for (i = 0; i < gp->nchunks; i++) {
+    for (i = 0; i < gp->nchunks; i++) { /* (gp is off the list and its stream never registered: not routed) */
         if (rmm_deallocate(gp->upstream, gp->chunks[i].base, gp->chunks[i].size, gp->stream) != RMM_SUCCESS)
             RMM__LOG(RMM_LOG_LEVEL_ERROR, "graph pool %p: returning %zu bytes at %p upstream failed: %s", (void *)gp, gp->chunks[i].size,
                      (void *)gp->chunks[i].base, rmm_last_error());
     }
-    rmm__graph_inside = false;
     if (gp->stream) {
         bool synced = rmm__stream_sync_raw(gp->stream) == RMM_SUCCESS;
         bool destroyed = rmm__stream_destroy_raw(gp->stream) == RMM_SUCCESS; /* (either way) */
@@ -10398,9 +10403,7 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__graph_route_alloc(const char *call, v
         rmm__lock(&rmm__graph_lock);
         if (st == RMM_SUCCESS && rmm__graph_registered(key, NULL) != gp) { /* (the caller ended it meanwhile: a misuse) */
             rmm__unlock(&rmm__graph_lock);
-            rmm__graph_inside = true;
-            RMM__CLEANUP(rmm_deallocate(up, p, chunk, own));
-            rmm__graph_inside = false;
+            RMM__CLEANUP(rmm_deallocate(up, p, chunk, own)); /* (not in gp's chunks, on its own stream: not routed) */
             return RMM__INVALID("graph pool: stream %p was unregistered while its allocation grew the pool", (void *)stream);
         }
         if (st == RMM_SUCCESS && !rmm__gp_add_chunk(gp, p, chunk)) { /* (only when growers raced for the room made above) */
@@ -10567,9 +10570,7 @@ RMM__IMPL rmm_status rmm_graph_pool_create(rmm_graph_pool **out, rmm_resource *u
     }
     if (reserve) st = rmm__gp_fetch(gp, reserve, true, &p);
     if (st == RMM_SUCCESS && p && !rmm__gp_add_chunk(gp, p, reserve)) {
-        rmm__graph_inside = true;
-        RMM__CLEANUP(rmm_deallocate(upstream, p, reserve, gp->stream)); /* (the failure below is the call's) */
-        rmm__graph_inside = false;
+        RMM__CLEANUP(rmm_deallocate(upstream, p, reserve, gp->stream)); /* (the failure below is the call's; gp not listed: not routed) */
         st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_graph_pool_create: out of host memory");
     }
     if (st != RMM_SUCCESS) {

@@ -2031,19 +2031,27 @@ out:
     if (cuda) rmm_resource_destroy(cuda);
 }
 
-/* User code that a sub-allocator's growth calls (a callback upstream's function, a failure
-   callback) frees as anywhere: a graph pool's block returns to the graph pool, and a free on a
-   registered stream of a block from before the capture waits for rmm_capture_end; the growth's own
-   allocation (the one that becomes the pool's memory) still never comes from the graph pool. Until
-   session 43 the growth switched every graph route off on its thread: the graph pool's block went
-   whole to the resource named (a free of part of the graph pool's chunk: a use after free under
-   ASan on the host backend, CORRUPTION and a block live forever under RMM_DEBUG), and the early
-   block was freed at once (red team 43). */
+/* User code that a sub-allocator's growth or a graph pool's own fetch and release calls (a
+   callback upstream's function, a failure callback) frees as anywhere: a graph pool's block
+   returns to the graph pool, and a free on a registered stream of a block from before the capture
+   waits for rmm_capture_end; an allocation made then (the one that becomes the pool's or the
+   graph pool's memory, and one user code makes on a registered stream after creating another
+   graph pool) never comes from the graph pool. Until session 44 the growth (rmm__allocate_own) and
+   the graph pool's fetch and release switched every graph route off on their thread: the graph
+   pool's block went whole to the resource named (a free of part of the graph pool's chunk: a use
+   after free under ASan on the host backend, CORRUPTION and a block live forever under
+   RMM_DEBUG), the early block was freed at once, and a graph pool created inside a fetch switched
+   the routes back on for the rest of it (red teams 43 and 44). Rounds: a pool's growth through a
+   callback upstream, through a failure callback, a graph pool's creation and its destruction over
+   a callback upstream (no capture registered then: a graph pool destroyed meanwhile waits for the
+   registrations to end, and gives its memory back at the last one's end). */
 static struct {
     rmm_resource *cuda, *early_mr;
     void *gblock, *early;
     rmm_stream s;
-    rmm_status freed_g, freed_early;
+    rmm_status freed_g, freed_early, nested_alloc;
+    rmm_graph_pool *nested;
+    bool nest;
     int calls;
 } growth_free;
 static void growth_free_frees(void) {
@@ -2056,6 +2064,12 @@ static void growth_free_frees(void) {
         growth_free.freed_early = rmm_deallocate(growth_free.early_mr, growth_free.early, 4096, growth_free.s);
         growth_free.early = NULL;
     }
+    if (growth_free.nest && !growth_free.nested) { /* a graph pool made inside a fetch, then an allocation on the registered stream */
+        void *q = NULL;
+        growth_free.nested_alloc = rmm_graph_pool_create(&growth_free.nested, growth_free.cuda, 4096);
+        if (growth_free.nested_alloc == RMM_SUCCESS) growth_free.nested_alloc = rmm_allocate(growth_free.cuda, &q, 4096, growth_free.s);
+        if (q) (void)rmm_deallocate(growth_free.cuda, q, 4096, growth_free.s);
+    }
 }
 static rmm_status growth_free_alloc(void **ptr, size_t bytes, rmm_stream stream, void *arg) {
     (void)arg;
@@ -2064,6 +2078,7 @@ static rmm_status growth_free_alloc(void **ptr, size_t bytes, rmm_stream stream,
 }
 static void growth_free_dealloc(void *ptr, size_t bytes, rmm_stream stream, void *arg) {
     (void)arg;
+    growth_free_frees();
     (void)rmm_deallocate(growth_free.cuda, ptr, bytes, stream);
 }
 static bool growth_free_retry(size_t bytes, void *arg) {
@@ -2074,10 +2089,10 @@ static bool growth_free_retry(size_t bytes, void *arg) {
 }
 TEST(graph_routes_hold_for_user_code_inside_a_growth) {
     rmm_resource *cuda = NULL, *stats = NULL, *cb = NULL, *pool = NULL, *lim = NULL, *fail = NULL, *pool2 = NULL;
-    rmm_graph_pool *gp = NULL;
+    rmm_graph_pool *gp = NULL, *gp2 = NULL;
     rmm_stream s = NULL;
     rmm_statistics st;
-    void *g = NULL, *x = NULL;
+    void *x = NULL;
     size_t used = 1;
     int round;
     NEED_GPU();
@@ -2093,7 +2108,7 @@ TEST(graph_routes_hold_for_user_code_inside_a_growth) {
     CHECK_OK(rmm_pool_create(&pool, cb, NULL));
     CHECK_OK(rmm_pool_create(&pool2, fail, NULL));
     if (!pool || !pool2) goto out;
-    for (round = 0; round < 2; round++) { /* the callback upstream's function, then the failure callback */
+    for (round = 0; round < 3; round++) {
         memset(&growth_free, 0, sizeof growth_free);
         growth_free.cuda = cuda;
         growth_free.early_mr = stats;
@@ -2107,15 +2122,20 @@ TEST(graph_routes_hold_for_user_code_inside_a_growth) {
            began before another thread registered the stream) */
         if (round == 0) {
             CHECK_OK(pool->vtable->allocate(pool, &x, 1 * MiB, RMM_ALIGNMENT, s));
-        } else {
+        } else if (round == 1) {
             CHECK_STATUS(pool2->vtable->allocate(pool2, &x, 2 * MiB, RMM_ALIGNMENT, s), RMM_ERROR_OUT_OF_MEMORY);
             CHECK(x == NULL);
+        } else if (round == 2) {
+            growth_free.nest = true;
+            CHECK_OK(rmm_graph_pool_create(&gp2, cb, 1 * MiB)); /* its reserve through the callback */
+            CHECK_OK(growth_free.nested_alloc);
         }
         CHECK(growth_free.calls >= 1);
         CHECK_OK(growth_free.freed_g);
         CHECK_OK(growth_free.freed_early);
         CHECK_OK(rmm_graph_pool_get_info(gp, NULL, &used));
-        CHECK(used == 0); /* back in the graph pool; nor did the growth take any of it */
+        CHECK(used == 0); /* back in the graph pool; nor did the growth (or the nested allocation) take any of it */
+        if (used != 0) printf("  (round %d: the graph pool holds %zu bytes of live blocks)\n", round, used);
         CHECK_OK(rmm_statistics_get(stats, &st));
         CHECK(st.bytes.value == 4096); /* deferred to the capture's end */
         CHECK_OK(rmm_capture_end(gp, s));
@@ -2125,9 +2145,27 @@ TEST(graph_routes_hold_for_user_code_inside_a_growth) {
             CHECK_OK(rmm_deallocate(pool, x, 1 * MiB, s));
             x = NULL;
         }
+        if (growth_free.nested) CHECK_OK(rmm_graph_pool_destroy(growth_free.nested));
+    }
+    if (gp2) { /* its destruction gives the reserve back through the callback (with no capture registered, at once) */
+        memset(&growth_free, 0, sizeof growth_free);
+        growth_free.cuda = cuda;
+        growth_free.s = s;
+        CHECK_OK(rmm_capture_begin(gp, s));
+        CHECK_OK(rmm_allocate(cuda, &growth_free.gblock, 4096, s));
+        CHECK_OK(rmm_capture_end(gp, s));
+        CHECK_OK(rmm_graph_pool_destroy(gp2));
+        gp2 = NULL;
+        CHECK(growth_free.calls >= 1);
+        CHECK_OK(growth_free.freed_g);
+        CHECK_OK(rmm_graph_pool_get_info(gp, NULL, &used));
+        CHECK(used == 0);
     }
     CHECK_OK(rmm_stream_synchronize(s));
 out:
+    memset(&growth_free, 0, sizeof growth_free);
+    growth_free.cuda = cuda;
+    if (gp2) CHECK_OK(rmm_graph_pool_destroy(gp2));
     if (pool2) rmm_resource_destroy(pool2);
     if (pool) rmm_resource_destroy(pool);
     if (gp) CHECK_OK(rmm_graph_pool_destroy(gp));
