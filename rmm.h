@@ -3867,8 +3867,8 @@ RMM__PRIVATE rmm_resource *rmm__resolve(rmm_resource *mr) { return mr ? mr : rmm
    one relaxed load by every allocate and free; the routes run only when one is non-zero. */
 static size_t rmm__graph_captures;
 static size_t rmm__graph_pools_live;
-/* set while a sub-allocator or a graph pool takes memory for itself (rmm__allocate_own,
-   rmm__gp_fetch): allocations are not routed (its memory never comes from a graph pool); frees
+/* set while a sub-allocator or a graph pool takes memory for itself (rmm__allocate_own, which
+   rmm__gp_fetch calls too): allocations are not routed (its memory never comes from a graph pool); frees
    are, so that what user code called meanwhile (a callback upstream, a failure callback) frees a
    graph pool's block into it and defers a free on a registered stream as anywhere else. Until
    session 44 a flag for both (rmm__graph_inside) did this and stopped the free routes too: a graph
@@ -3952,7 +3952,7 @@ RMM__IMPL rmm_status rmm_allocate_aligned(rmm_resource *mr, void **ptr, size_t b
     return st;
 }
 /* A sub-allocator's allocation from its upstream for itself (a pool's initial_bytes and growth, an
-   arena's memory, a fixed-size resource's chunks): rmm_allocate_aligned with the graph pools'
+   arena's memory, a fixed-size resource's chunks, a graph pool's chunks): rmm_allocate_aligned with the graph pools'
    allocation routing off on this thread for the call (rmm__graph_own_alloc; frees stay routed).
    An allocation that user code makes inside it (a callback upstream, a failure callback) is not
    routed either: the header cannot tell it from the one that becomes the sub-allocator's memory.
@@ -10166,7 +10166,7 @@ RMM__PRIVATE bool rmm__gp_can_grow(rmm_resource *upstream) { return upstream->vt
    (`creating`: the reserve, outside any capture, from any upstream). Called with no lock held. */
 RMM__PRIVATE rmm_status rmm__gp_fetch(rmm_graph_pool *gp, size_t bytes, bool creating, void **out) {
     int mode = RMM__CAPTURE_RELAXED;
-    bool nowait = rmm__in_nowait, own;
+    bool nowait = rmm__in_nowait;
     void *p = NULL;
     rmm_status st;
     *out = NULL;
@@ -10176,10 +10176,7 @@ RMM__PRIVATE rmm_status rmm__gp_fetch(rmm_graph_pool *gp, size_t bytes, bool cre
                          bytes, gp->upstream->vtable->type_name);
     RMM_TRY(rmm__capture_mode_exchange(&mode));
     rmm__in_nowait = nowait || !creating; /* (no device synchronize in a resource below) */
-    own = rmm__graph_own_alloc; /* (the reserve may come from any resource, a callback's too: allocations inside are not routed, frees are) */
-    rmm__graph_own_alloc = true;
-    st = rmm_allocate_aligned(gp->upstream, &p, bytes, RMM_ALIGNMENT, gp->stream); /* (checked: NULL or misaligned is refused) */
-    rmm__graph_own_alloc = own;
+    st = rmm__allocate_own(gp->upstream, &p, bytes, gp->stream); /* (any resource, a callback's too, for the reserve; checked: NULL or misaligned is refused) */
     if (st == RMM_SUCCESS) {
         st = rmm__stream_sync_raw(gp->stream);
         if (st != RMM_SUCCESS) RMM__CLEANUP(rmm_deallocate(gp->upstream, p, bytes, gp->stream));
