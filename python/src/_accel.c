@@ -239,11 +239,18 @@ static int set_stream(Buffer *b, PyObject *stream) {
             return PyErr_Occurred() ? -1 : raise_destroyed(stream);
         }
     }
-    Py_XDECREF(b->stream);
-    Py_XDECREF(b->stream_refs);
-    b->stream = stream;
-    b->stream_handle = sh;
-    b->stream_refs = refs;
+    {
+        /* the new stream stored before the old one is let go: dropping the last reference runs
+           Python code (Stream.__del__, which lets the GIL go to destroy its C stream), and a reader
+           of _stream or the collector must meet the old stream alive or the new one, never one
+           half freed (red team 45: another thread's buf.stream got the dying Stream; a segfault) */
+        PyObject *old = b->stream, *old_refs = b->stream_refs;
+        b->stream = stream;
+        b->stream_handle = sh;
+        b->stream_refs = refs;
+        Py_XDECREF(old);
+        Py_XDECREF(old_refs);
+    }
     return 0;
 }
 

@@ -219,6 +219,31 @@ def test_stream_outlives_buffers():
     del bufs
 
 
+def test_a_buffer_s_old_stream_is_let_go_after_the_new_one_is_stored():
+    # red team 45: the C extension let the old Stream go before it stored the new one, so code
+    # that ran while the old one was torn down (its __del__s, another thread, the collector) read
+    # buf.stream and got the dying object: a use after free (a segfault with PYTHONMALLOC=debug).
+    # Now (as the ctypes path's slot) that code sees the new stream.
+    seen = []
+
+    class Spy:
+        def __del__(self):
+            seen.append(buf.stream)
+
+    class MyStream(rmm.Stream):
+        pass
+
+    s = MyStream()
+    s.spy = Spy()
+    buf = rmm.DeviceBuffer(size=0, stream=s)
+    del s
+    buf.resize(0)  # empty: the buffer takes the default stream, and the old one goes
+    assert len(seen) == 1
+    assert seen[0] is buf.stream
+    assert seen[0] is rmm.DEFAULT_STREAM
+    seen.clear()
+
+
 def test_callback_resource_lives_while_its_blocks_do():
     base = rmm.mr.CudaMemoryResource()
     mr = rmm.mr.CallbackMemoryResource(lambda n, s: base.allocate(n, s),
