@@ -38,8 +38,10 @@ struct rmm_host_resource {
    Fails with INVALID_ARGUMENT iff mr or ptr is NULL or alignment is not a power of two;
    OUT_OF_MEMORY iff the memory (or host memory for an over-aligned block's record) is not there;
    CUDA iff cudaHostAlloc fails otherwise (the pinned resource: no usable device, for one); a
-   user-defined resource with what its allocate returns. Thread-safe; the cost is that of malloc
-   or cudaHostAlloc. */
+   user-defined resource with what its allocate returns, and INVALID_ARGUMENT where it answers
+   success with NULL or with a pointer short of the alignment (such a pointer is given back to it
+   first; its deallocate's status is not reported): an alignment is honoured or refused, never
+   ignored, as rmm_allocate_aligned. Thread-safe; the cost is that of malloc or cudaHostAlloc. */
 RMMDEF rmm_status rmm_host_allocate(rmm_host_resource *mr, void **ptr, size_t bytes, size_t alignment);
 /* Frees memory from rmm_host_allocate with the same bytes and alignment. A NULL ptr is a no-op
    (SUCCESS, with nothing else checked). Fails with INVALID_ARGUMENT iff mr is NULL, alignment is
@@ -94,7 +96,20 @@ RMM__IMPL rmm_status rmm_host_allocate(rmm_host_resource *mr, void **ptr, size_t
     if (ptr) *ptr = NULL;
     RMM_TRY(rmm__host_check(mr, ptr, &alignment, "rmm_host_allocate"));
     if (bytes == 0) return RMM_SUCCESS;
-    if ((st = mr->vtable->allocate(mr, ptr, bytes, alignment)) != RMM_SUCCESS) *ptr = NULL; /* (whatever the resource left there) */
+    if ((st = mr->vtable->allocate(mr, ptr, bytes, alignment)) != RMM_SUCCESS) {
+        *ptr = NULL; /* (whatever the resource left there) */
+        return st;
+    }
+    if (RMM__UNLIKELY(*ptr == NULL || ((uintptr_t)*ptr & (alignment - 1)) != 0)) {
+        /* a resource of the user's that says yes with no memory, or ignores the alignment: refused
+           as rmm_allocate_aligned refuses it (a misaligned block is given back first) */
+        void *got = *ptr;
+        *ptr = NULL;
+        if (got) (void)mr->vtable->deallocate(mr, got, bytes, alignment);
+        return RMM__INVALID("rmm_host_allocate(bytes=%zu, alignment=%zu): %s answered success with %p%s", bytes, alignment,
+                            mr->vtable->type_name ? mr->vtable->type_name : "the resource", got,
+                            got ? ", short of the alignment (given back)" : "");
+    }
     return st;
 }
 RMM__IMPL rmm_status rmm_host_deallocate(rmm_host_resource *mr, void *ptr, size_t bytes, size_t alignment) {

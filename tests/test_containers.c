@@ -677,6 +677,46 @@ TEST(host_allocate_failure_leaves_ptr_null) {
     CHECK(p == NULL);
 }
 
+/* A user's host resource that answers success with NULL, or with a pointer short of the alignment
+   asked: refused (INVALID_ARGUMENT, *ptr NULL), the misaligned block given back to it, as
+   rmm_allocate_aligned refuses such an answer (red team 45: handed on as it was). */
+static int liar_mode, liar_frees;
+static void *liar_freed;
+static char liar_buf[512];
+#define liar_target ((char *)(((uintptr_t)liar_buf + 63) & ~(uintptr_t)63))
+static rmm_status liar_allocate(rmm_host_resource *self, void **ptr, size_t bytes, size_t alignment) {
+    (void)self, (void)bytes, (void)alignment;
+    *ptr = liar_mode == 0 ? NULL : liar_mode == 1 ? (void *)(liar_target + 8) : (void *)liar_target;
+    return RMM_SUCCESS;
+}
+static rmm_status liar_deallocate(rmm_host_resource *self, void *ptr, size_t bytes, size_t alignment) {
+    (void)self, (void)bytes, (void)alignment;
+    liar_frees++;
+    liar_freed = ptr;
+    return RMM_SUCCESS;
+}
+static const rmm_host_resource_vtable liar_host_vtable = {"liar_host", liar_allocate, liar_deallocate, NULL};
+TEST(host_allocate_refuses_a_success_with_null_or_misaligned) {
+    rmm_host_resource mr;
+    void *p = NULL;
+    mr.vtable = &liar_host_vtable;
+    liar_frees = 0;
+    liar_mode = 0; /* NULL */
+    p = scribble_target;
+    CHECK_STATUS(rmm_host_allocate(&mr, &p, 100, 64), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(p == NULL && liar_frees == 0);
+    CHECK(strstr(rmm_last_error(), "liar_host") != NULL);
+    liar_mode = 1; /* 8 bytes past a 64-byte boundary */
+    CHECK_STATUS(rmm_host_allocate(&mr, &p, 100, 64), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(p == NULL && liar_frees == 1 && liar_freed == (void *)(liar_target + 8));
+    CHECK(strstr(rmm_last_error(), "alignment") != NULL);
+    CHECK_OK(rmm_host_allocate(&mr, &p, 100, 8)); /* the same pointer meets an alignment of 8 */
+    CHECK(p == (void *)(liar_target + 8));
+    liar_mode = 2; /* aligned: handed on */
+    CHECK_OK(rmm_host_allocate(&mr, &p, 100, 64));
+    CHECK(p == (void *)liar_target && liar_frees == 1);
+}
+
 TEST(host_resource_new_delete) {
     rmm_host_resource *mr = NULL;
     CHECK_STATUS(rmm_new_delete_resource_create(NULL), RMM_ERROR_INVALID_ARGUMENT);
@@ -1367,6 +1407,7 @@ int main(void) {
     RUN(zeroed_and_failed_buffers_keep_their_resource);
     RUN(uvector_refusals_say_why);
     RUN(host_allocate_failure_leaves_ptr_null);
+    RUN(host_allocate_refuses_a_success_with_null_or_misaligned);
     RUN(host_resource_pinned);
     RUN(legacy_before_initialize);
     RUN(legacy_initialize_finalize);
