@@ -88,7 +88,9 @@
       RMM_SYS_MALLOC(n), RMM_SYS_REALLOC(p,n), RMM_SYS_FREE(p)
                           the host allocator for the library's own bookkeeping; all three or none
                           (default malloc/realloc/free). Only the implementing file needs them.
-      RMM_MAX_DEVICES     the largest device count the per-device table holds (default 64; at least 1).
+      RMM_MAX_DEVICES     the largest device count the per-device table holds (default 64; at least 1);
+                          a device numbered at or above it cannot be used through the library
+                          (rmm_set_device and the per-device resources refuse it: INVALID_ARGUMENT).
       RMM_MAX_CALLBACK_DEPTH
                           the most calls of callback resources' functions (rmm_callback_resource_create)
                           nested on one thread (default 16; at least 1): a deeper one fails with
@@ -601,7 +603,9 @@ RMMDEF rmm_status rmm_resource_register_type(const rmm_resource_vtable *vtable, 
    resource with its bins), not what lies under it: validate each sub-allocator of a chain. A
    validate that finds a list longer than its count (a cycle) says so and ends. O(number of blocks), and
    O(log chunks) more for each free block of a fixed-size resource. Takes the
-   resource's locks: not for use while another thread is mid-call on a resource without them. */
+   resource's locks: not for use while another thread is mid-call on a resource without them.
+   INVALID_ARGUMENT iff mr is NULL (unlike the dump and the corruption check, NULL is not the
+   current device resource here: validate names what it checks). */
 RMMDEF rmm_status rmm_resource_validate(rmm_resource *mr);
 /* For CUDA IPC of sub-allocated memory: the start of the device allocation that holds `ptr` (a
    pointer mr handed out), which is what cudaIpcGetMemHandle must be given, and ptr's offset in it,
@@ -795,6 +799,20 @@ RMMDEF uint64_t rmm_host_backend_stream_serial(rmm_stream stream);
 /* ======================================================================================= */
 /* ==== pool, fixed-size, binning, arena: sub-allocators ================================= */
 /* ======================================================================================= */ /* >>pool */
+
+/* Devices and the stream-ordered sub-allocators (the pool, the fixed-size resource, binning's bins,
+   the arena). Each belongs to the device current at its creation and is called with that device
+   current, as RMM asks of every resource ("should only be used when the active CUDA device is the
+   same device that was active when [it] was created"). API.md says more (the library makes a
+   resource's device current around its own calls); that holds for the cudaMalloc-family resources
+   and the containers, and for these the hot paths make no CUDA call at all, so they cannot: the
+   default stream's handles (RMM_STREAM_DEFAULT, RMM_STREAM_PER_THREAD) name the current device's
+   stream, one state of the resource serves each of them, and memory freed there with one device
+   current would go at once, unordered, to work on another device's. RMM_DEBUG builds check the
+   device at every allocate and free of these and refuse a call from another with INVALID_ARGUMENT
+   (nothing done); release builds do not look (red team 45). A device buffer, uvector or scalar
+   makes its device current around its calls, so it may be released with any device current;
+   destroying a resource may be done with any device current too. */
 
 typedef enum rmm_pool_growth {
     RMM_POOL_GROWTH_GEOMETRIC = 0, /* RMM's rule: doubles without a maximum, approaches the maximum
@@ -1242,7 +1260,8 @@ RMMDEF void rmm_flush_log(void);
    process, or a shared library built with `make lib`). Get is cudaGetDevice and one or two atomic
    loads after the first call (the device count is asked only until the device's resource exists);
    get and set are thread-safe against each other. Returns NULL only if the device or the device
-   count cannot be read (rmm_last_status() says why; a create given that NULL as its upstream says
+   count cannot be read, or the current device is numbered at or above RMM_MAX_DEVICES
+   (INVALID_ARGUMENT; rmm_last_status() says why; a create given that NULL as its upstream says
    so too). */
 RMMDEF rmm_resource *rmm_get_current_device_resource(void);
 /* Makes mr the current device's resource (NULL: back to the default) and returns the previous one
@@ -1263,7 +1282,8 @@ RMMDEF rmm_status rmm_available_device_memory(size_t *free_bytes, size_t *total_
    or if the query fails, returns 0 and rmm_last_status() says why. */
 RMMDEF size_t rmm_percent_of_free_device_memory(int percent);
 /* The number of devices (0 without a usable GPU; CUDA's status then says why), the current device,
-   and setting it (INVALID_ARGUMENT for an id that does not exist). */
+   and setting it (INVALID_ARGUMENT for an id that does not exist, or one at or above RMM_MAX_DEVICES,
+   which the per-device table cannot hold). */
 RMMDEF rmm_status rmm_get_device_count(int *count);
 RMMDEF rmm_status rmm_get_device(int *device);
 RMMDEF rmm_status rmm_set_device(int device);
@@ -1474,7 +1494,10 @@ RMMDEF rmm_status rmm_device_scalar_release(rmm_device_scalar *s);
    it shaped the pool). rmmWriteLog: RMM's CSV plus a
    Location (file:line) column, quoted as CSV quotes where the file name has a comma, a quote or a
    line break; needs enable_logging (else INVALID_ARGUMENT); IO if the file
-   cannot be written. */
+   cannot be written. With enable_logging every allocation and free is kept in host memory (72
+   bytes each on 64-bit hosts, up to twice that as the array doubles) until rmmFinalize, as RMM's 2019 logger kept them: the
+   log grows for the life of a program that logs (an event that finds no host memory is dropped;
+   the call itself succeeds). rmmWriteLog writes it all and keeps it. */
 typedef rmm_status rmmError_t;
 #define RMM_ERROR_CUDA_ERROR RMM_ERROR_CUDA
 typedef enum rmmAllocationMode_t {
@@ -2256,6 +2279,9 @@ RMM__PRIVATE rmm_status rmm__pinned_free(void *ptr);
 /* devices: count (0 and a status without a usable GPU), current device, cudaMemGetInfo, sync */
 RMM__PRIVATE rmm_status rmm__device_count(int *count);
 RMM__PRIVATE rmm_status rmm__get_device(int *device);
+/* the current device for a check (RMM_DEBUG's device check of the sub-allocators): false where it
+   cannot be read; records no failure (and the host backend spends no injected one) */
+RMM__PRIVATE bool rmm__device_peek(int *device);
 RMM__PRIVATE rmm_status rmm__set_device(int device);
 /* whether device's primary context is active (making it current then creates nothing); true when
    that cannot be known */
@@ -2440,6 +2466,14 @@ RMM__PRIVATE rmm_status rmm__get_device(int *device) {
     }
     RMM__CU(cudaGetDevice(device), "cudaGetDevice", "%s", "");
     return RMM_SUCCESS;
+}
+RMM__PRIVATE bool rmm__device_peek(int *device) {
+    rmm__kept_error kept;
+    bool ok;
+    rmm__error_keep(&kept);
+    ok = rmm__get_device(device) == RMM_SUCCESS;
+    rmm__error_back(&kept);
+    return ok;
 }
 RMM__PRIVATE bool rmm__device_context_active(int device) {
     unsigned flags = 0;
@@ -3101,6 +3135,10 @@ RMM__PRIVATE rmm_status rmm__get_device(int *device) {
     RMM__HOST_FAULT("cudaGetDevice");
     *device = rmm__host_current_device;
     return RMM_SUCCESS;
+}
+RMM__PRIVATE bool rmm__device_peek(int *device) {
+    *device = rmm__host_current_device;
+    return true;
 }
 RMM__PRIVATE rmm_status rmm__set_device(int device) {
     RMM__HOST_FAULT("cudaSetDevice");
@@ -5338,8 +5376,8 @@ static rmm__mutex rmm__device_table_lock = RMM__MUTEX_INIT;
 
 RMM__PRIVATE rmm_status rmm__check_device(int device, const char *fn) {
     int count = 0;
-    if (device < 0 || device >= RMM_MAX_DEVICES)
-        return RMM__INVALID("%s: device %d is out of range", fn, device);
+    if (device < 0) return RMM__INVALID("%s: device %d is out of range", fn, device);
+    if (device >= RMM_MAX_DEVICES) return RMM__INVALID("%s: device %d is at or above RMM_MAX_DEVICES (%d): build with a larger one", fn, device, RMM_MAX_DEVICES);
     RMM_TRY(rmm__device_count(&count));
     if (device >= count) return RMM__INVALID("%s: device %d does not exist (%d devices)", fn, device, count);
     return RMM_SUCCESS;
@@ -6148,6 +6186,20 @@ RMM__PRIVATE bool rmm__so_init(rmm__so *so, const rmm__so_ops *ops, const char *
     so->gen = RMM__ATOMIC_ADD(&rmm__so_gens, 1);
     return rmm__addr_map_init(&so->map, 16);
 }
+#if RMM__DEBUG
+/* RMM_DEBUG builds: a stream-ordered sub-allocator (the pool, the fixed-size resource and so
+   binning's bins, the arena) is called with the device current that was current at its creation
+   (see ">>pool": the default-stream handles name the current device's stream, and one state serves
+   them; release builds do not check, as the hot paths make no CUDA call). INVALID_ARGUMENT naming
+   both devices, with nothing done; SUCCESS where either device cannot be read. One device query. */
+RMM__PRIVATE rmm_status rmm__debug_device_check(const char *who, const char *call, int device) {
+    int now = -1;
+    if (device < 0 || !rmm__device_peek(&now) || now == device) return RMM_SUCCESS;
+    return RMM__INVALID("%s: %s with device %d current; the resource is device %d's, and a sub-allocator is called with its "
+                        "device current (as RMM asks of every resource; RMM_DEBUG builds check it)",
+                        who, call, now, device);
+}
+#endif
 
 /* The key, laziness and registry entry (referenced) of `stream` in this resource. */
 typedef struct rmm__skey {
@@ -9297,6 +9349,9 @@ RMM__PRIVATE rmm_status rmm__pool_alloc(rmm__pool *p, void **ptr, size_t bytes, 
     uint64_t prekey;
     if (RMM__UNLIKELY(bytes > SIZE_MAX - RMM__MARGIN || !rmm__align_up(bytes + RMM__MARGIN, RMM_ALIGNMENT, &size) || size > SIZE_MAX - alignment))
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "pool: out of memory allocating %zu bytes: larger than any pool", bytes);
+#if RMM__DEBUG
+    RMM_TRY(rmm__debug_device_check("pool", "allocate", p->device));
+#endif
     if (RMM__UNLIKELY((st = rmm__pool_lock(p, "allocate", would_block)) != RMM_SUCCESS)) return st;
     prekey = 0;
     if (rmm__so_hinted(&p->so, stream)) {
@@ -9425,6 +9480,9 @@ RMM__PRIVATE rmm_status rmm__pool_free(rmm__pool *p, void *ptr, size_t bytes, rm
         *would_block = true;
         return RMM_ERROR_NOT_SUPPORTED;
     }
+#if RMM__DEBUG
+    RMM_TRY(rmm__debug_device_check("pool", "deallocate", p->device));
+#endif
 #if RMM__MARGIN_ON
     {
         size_t requested = 0;
@@ -10950,9 +11008,11 @@ RMM__PRIVATE rmm_status rmm__debug_validated(rmm_resource *mr, size_t *counter, 
     return st;
 }
 RMM__PRIVATE rmm_status rmm__fixed_allocate_checked(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    RMM_TRY(rmm__debug_device_check("fixed_size", "allocate", ((rmm__fixed *)self)->device));
     return rmm__debug_validated(self, &((rmm__fixed *)self)->debug_calls, rmm__fixed_allocate(self, ptr, bytes, alignment, stream));
 }
 RMM__PRIVATE rmm_status rmm__fixed_deallocate_checked(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    RMM_TRY(rmm__debug_device_check("fixed_size", "deallocate", ((rmm__fixed *)self)->device));
     return rmm__debug_validated(self, &((rmm__fixed *)self)->debug_calls, rmm__fixed_deallocate(self, ptr, bytes, alignment, stream));
 }
 static const rmm_resource_vtable rmm__fixed_vtable = {"fixed_size", rmm__fixed_allocate_checked, rmm__fixed_deallocate_checked, NULL, rmm__fixed_destroy};
@@ -12026,15 +12086,18 @@ typedef struct rmm__arena {
     struct rmm__arena *next_live; /* in rmm__arenas_live */
     void *heap; /* RMM_NVTX: the whole arena as one NVTX heap */
     size_t debug_calls; /* RMM_DEBUG: calls so far (atomic; rmm__debug_validated) */
+    int device;         /* the device current at creation (-1: unread), for RMM_DEBUG's device check */
 } rmm__arena;
 RMM__PRIVATE rmm_status rmm__arena_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream);
 RMM__PRIVATE rmm_status rmm__arena_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream);
 RMM__PRIVATE void rmm__arena_destroy(rmm_resource *self);
 #if RMM__DEBUG
 RMM__PRIVATE rmm_status rmm__arena_allocate_checked(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    RMM_TRY(rmm__debug_device_check("arena", "allocate", ((rmm__arena *)self)->device));
     return rmm__debug_validated(self, &((rmm__arena *)self)->debug_calls, rmm__arena_allocate(self, ptr, bytes, alignment, stream));
 }
 RMM__PRIVATE rmm_status rmm__arena_deallocate_checked(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    RMM_TRY(rmm__debug_device_check("arena", "deallocate", ((rmm__arena *)self)->device));
     return rmm__debug_validated(self, &((rmm__arena *)self)->debug_calls, rmm__arena_deallocate(self, ptr, bytes, alignment, stream));
 }
 static const rmm_resource_vtable rmm__arena_vtable = {"arena", rmm__arena_allocate_checked, rmm__arena_deallocate_checked, NULL, rmm__arena_destroy};
@@ -12865,6 +12928,7 @@ RMM__IMPL rmm_status rmm_arena_create(rmm_resource **out, rmm_resource *upstream
     a->sb_bytes = d.superblock_bytes;
     a->sb_count = d.arena_bytes / d.superblock_bytes;
     a->generation = RMM__ATOMIC_ADD(&rmm__arena_generations, 1);
+    if (!rmm__device_peek(&a->device)) a->device = -1;
     RMM__ATOMIC_STORE(&rmm__thread_exit_hook, &rmm__arena_tls_release);
     rmm__lock(&rmm__arenas_lock);
     a->next_live = rmm__arenas_live;

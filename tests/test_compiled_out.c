@@ -9,6 +9,7 @@
 #define RMM_NO_BINNING
 #define RMM_NO_ARENA
 #define RMM_NO_LOGGING
+#define RMM_MAX_DEVICES 1 /* a per-device table of one: device 1 of the host backend's two is refused */
 #define _POSIX_C_SOURCE 200809L
 #define RMM_IMPLEMENTATION
 #include "../rmm.h"
@@ -125,6 +126,29 @@ TEST(nowait_free_of_zero_bytes_frees_nothing) {
     rmm_resource_destroy(cuda);
 }
 
+/* A device numbered at or above RMM_MAX_DEVICES exists but cannot be used through the library:
+   refused with INVALID_ARGUMENT naming the macro, never an index past the table (a docs audit's
+   find, session 45: the header did not say so). Host backend (two devices). */
+TEST(devices_past_the_table_are_refused) {
+#if defined(RMM_BACKEND_HOST) && RMM_HOST_BACKEND_DEVICES > 1
+    int count = 0;
+    rmm_device_scope scope;
+    CHECK_OK(rmm_get_device_count(&count));
+    CHECK(count == RMM_HOST_BACKEND_DEVICES);
+    CHECK_STATUS(rmm_set_device(1), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(rmm_last_error(), "RMM_MAX_DEVICES") != NULL);
+    CHECK(rmm_get_per_device_resource(1) == NULL && rmm_last_status() == RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(rmm_set_per_device_resource(1, NULL) == NULL && rmm_last_status() == RMM_ERROR_INVALID_ARGUMENT);
+    CHECK_OK(rmm_device_scope_enter(&scope, 1)); /* (the scope is CUDA's own cudaSetDevice) */
+    CHECK(rmm_get_current_device_resource() == NULL && rmm_last_status() == RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(rmm_last_error(), "RMM_MAX_DEVICES") != NULL);
+    CHECK_OK(rmm_device_scope_leave(&scope));
+    CHECK(rmm_get_current_device_resource() != NULL);
+#else
+    harness_skip_current = 1; /* (two devices: the host backend) */
+#endif
+}
+
 int main(void) {
     HARNESS_INIT();
     RUN(left_out_calls_say_so);
@@ -132,5 +156,6 @@ int main(void) {
     RUN(legacy_pool_mode_is_left_out);
     RUN(nowait_calls_check_their_arguments);
     RUN(nowait_free_of_zero_bytes_frees_nothing);
+    RUN(devices_past_the_table_are_refused);
     return harness_main_end();
 }

@@ -3732,6 +3732,53 @@ TEST(record_stream_wait_is_the_free_devices_stream) {
 #endif
 }
 
+/* A stream-ordered sub-allocator is called with its device current (RMM's rule): the default
+   stream's handles name the current device's stream, and one state serves them, so a block freed
+   there with one device current and taken with another would be reused with nothing ordering the
+   two devices' streams (red team 45). RMM_DEBUG builds refuse such a call (INVALID_ARGUMENT, naming
+   both devices, nothing done); release builds do not look. Host backend (two devices). */
+TEST(sub_allocators_refuse_another_current_device_in_debug_builds) {
+#if defined(RMM_BACKEND_HOST) && RMM_HOST_BACKEND_DEVICES > 1 && defined(RMM_DEBUG)
+    rmm_resource *mrs[4] = {NULL, NULL, NULL, NULL};
+    rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
+    rmm_arena_desc ad = rmm_arena_desc_default();
+    int i;
+    CHECK_OK(rmm__set_device(1));
+    fd.block_bytes = 4096;
+    ad.arena_bytes = 4 * MiB;
+    mrs[0] = new_pool(4 * MiB, 0);
+    CHECK_OK(rmm_fixed_size_create(&mrs[1], rmm_get_current_device_resource(), &fd));
+    CHECK_OK(rmm_arena_create(&mrs[2], rmm_get_current_device_resource(), &ad));
+    {
+        rmm_binning_desc bd = rmm_binning_desc_default();
+        bd.min_size_exponent = 12, bd.max_size_exponent = 12; /* 4 KiB: a bin (a fixed-size resource) */
+        CHECK_OK(rmm_binning_create(&mrs[3], rmm_get_current_device_resource(), &bd));
+    }
+    for (i = 0; i < 4; i++) {
+        rmm_stream streams[2] = {RMM_STREAM_DEFAULT, RMM_STREAM_PER_THREAD};
+        int k;
+        if (!mrs[i]) continue;
+        for (k = 0; k < 2; k++) {
+            void *p = NULL, *q = (void *)&q;
+            CHECK_OK(rmm__set_device(1));
+            CHECK_OK(rmm_allocate(mrs[i], &p, 4096, streams[k]));
+            CHECK_OK(rmm__set_device(0));
+            CHECK_STATUS(rmm_allocate(mrs[i], &q, 4096, streams[k]), RMM_ERROR_INVALID_ARGUMENT);
+            CHECK(q == NULL);
+            CHECK(strstr(rmm_last_error(), "device 0 current") != NULL && strstr(rmm_last_error(), "device 1's") != NULL);
+            CHECK_STATUS(rmm_deallocate(mrs[i], p, 4096, streams[k]), RMM_ERROR_INVALID_ARGUMENT); /* nothing freed */
+            CHECK_OK(rmm__set_device(1));
+            CHECK_OK(rmm_resource_validate(mrs[i]));
+            CHECK_OK(rmm_deallocate(mrs[i], p, 4096, streams[k])); /* its own device: freed */
+        }
+    }
+    CHECK_OK(rmm__set_device(0));
+    for (i = 3; i >= 0; i--) rmm_resource_destroy(mrs[i]); /* (destroyed with another device current) */
+#else
+    harness_skip_current = 1; /* (two devices, RMM_DEBUG: the host backend's debug build) */
+#endif
+}
+
 typedef struct record_ptds_job {
     rmm_resource *mr;
     void *p;
@@ -7077,6 +7124,7 @@ int main(void) {
     RUN(record_stream_holds_for_a_free_through_an_equal_resource);
     RUN(record_stream_legacy_stream_of_another_device);
     RUN(record_stream_wait_is_the_free_devices_stream);
+    RUN(sub_allocators_refuse_another_current_device_in_debug_builds);
     RUN(record_stream_per_thread_stream_of_another_thread);
     RUN(record_stream_of_a_destroyed_stream);
     RUN(pool_foreign_stream_ring);
