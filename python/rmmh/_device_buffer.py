@@ -134,6 +134,17 @@ class _PyBufferBase:
             mr = _per_device.get(d) or _get_per_device_resource(d)
         elif not isinstance(mr, _DeviceMemoryResource):
             mr = _mrmod._check_mr(mr, "mr")
+        try:  # again: the Python code above (as_stream, the per-device resource) may have run another __init__
+            object.__getattribute__(self, "_mr")
+        except AttributeError:
+            pass
+        else:
+            raise TypeError("DeviceBuffer.__init__ may be called once")
+        try:  # (made by object.__new__ alone: the slots __new__ sets)
+            object.__getattribute__(self, "_ptr")
+        except AttributeError:
+            self._ptr = 0
+            self._size = self._cap = self._nbytes = 0
         self._mr = mr
         self._stream = stream
         self._dev = dev
@@ -141,10 +152,8 @@ class _PyBufferBase:
             try:
                 refs = mr._refs
             except AttributeError:  # (its __init__ never ran: made by __new__ alone)
-                self._ptr = 0
                 raise _errors.not_initialized(mr) from None
             if not refs:  # a resource already destroyed (finalized in a collected cycle)
-                self._ptr = 0
                 raise _lib.error_for_destroyed(mr)
             # the block's holds on the resource and the stream, taken before the allocation (which
             # lets the GIL go: a finalizer called by hand on another thread destroyed them under it
@@ -154,7 +163,6 @@ class _PyBufferBase:
             if srefs is not None:
                 srefs.append(True)
             if refs[0] is True or srefs is not None and srefs[0] is True:
-                self._ptr = 0
                 _refuse_held_call(mr, refs, stream, srefs)
             nbytes = size  # exactly the size, as RMM: rounding is the resource's business
             try:
@@ -169,8 +177,14 @@ class _PyBufferBase:
                         _lib.clear_pending()  # (a Python upstream's exception from the first try is stale)
                 if p is None:
                     raise _alloc_failed(size)
+                if self._ptr or self._stream is not stream:
+                    # the empty buffer was given a block or another stream while the allocation let
+                    # the GIL go or ran Python code (a resize from another thread or the resource's
+                    # callback): the holds were taken on this call's stream, so the block goes back
+                    # (review 45; a buffer's free must let go of the holds its allocation took)
+                    _free(mr._h, p, nbytes, stream._h, dev)
+                    raise RuntimeError("DeviceBuffer was changed while its __init__ allocated")
             except BaseException:
-                self._ptr = 0
                 _release_holds(refs, srefs)
                 raise
             self._ptr = p
@@ -180,9 +194,7 @@ class _PyBufferBase:
                 _run_deferred_frees()
             if ptr:
                 self._copy_in(ptr, size, stream)
-        else:
-            self._ptr = 0
-            self._nbytes = 0
+        # (size 0: left as __new__ made it, empty; another thread's resize may have given it a block)
 
     def __del__(self):
         try:

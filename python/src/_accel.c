@@ -310,6 +310,7 @@ static int buffer_init(PyObject *self, PyObject *args, PyObject *kwds) {
     PyObject *ptr = NULL, *size = NULL, *stream = NULL, *mr = NULL, *key, *value, *refs;
     Py_ssize_t pos = 0;
     size_t n = 0, nbytes, addr = 0;
+    Py_ssize_t nrefs;
     int dev, d;
     void *mh, *sh, *p;
     call_holds c;
@@ -382,10 +383,17 @@ static int buffer_init(PyObject *self, PyObject *args, PyObject *kwds) {
         }
         Py_IncRef(mr);
     }
+    if (b->ptr || b->mr) { /* (again: the Python code above may have run another __init__) */
+        Py_DecRef(mr);
+        PyErr_SetString(PyExc_TypeError, "DeviceBuffer.__init__ may be called once");
+        goto fail_stream;
+    }
     b->mr = mr;
+    Py_IncRef(stream); /* (one reference for set_stream to take, one kept by this call: b->stream may
+                          be replaced while the allocation below runs Python code or lets the GIL go) */
     if (set_stream(b, stream) < 0) {
         Py_DecRef(stream);
-        return -1;
+        goto fail_stream;
     }
     b->dev = dev;
     if (n == 0) { /* (size and capacity only once the block is there: a failed __init__ leaves it empty) */
@@ -402,18 +410,23 @@ static int buffer_init(PyObject *self, PyObject *args, PyObject *kwds) {
             Py_XDECREF(r0);
             PyErr_Clear(); /* (read again at the free, as before) */
         }
+        Py_DecRef(stream);
         return 0;
     }
-    if (get_handle(mr, &mh) < 0) return resource_attr_error(mr);
+    if (get_handle(mr, &mh) < 0) { (void)resource_attr_error(mr); goto fail_stream; }
     sh = b->stream_handle;
     refs = PyObject_GetAttr(mr, s_refs);
-    if (!refs) return resource_attr_error(mr);
-    if (PyList_Size(refs) <= 0) { /* a resource already destroyed (finalized in a collected cycle) */
+    if (!refs) { (void)resource_attr_error(mr); goto fail_stream; }
+    if ((nrefs = PyList_Size(refs)) < 0) { /* not a list (a user's _refs): its SystemError raised */
+        Py_DecRef(refs);
+        goto fail_stream;
+    }
+    if (nrefs == 0) { /* a resource already destroyed (finalized in a collected cycle) */
         PyObject *r = PyObject_CallFunctionObjArgs(check_mr_f, mr, s_mr, NULL); /* raises */
         Py_XDECREF(r);
         Py_DecRef(refs);
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "the resource was destroyed");
-        return -1;
+        goto fail_stream;
     }
     b->mr_handle = mh;
     b->mr_refs = refs; /* owned by the buffer from here */
@@ -424,9 +437,10 @@ static int buffer_init(PyObject *self, PyObject *args, PyObject *kwds) {
        exists (see take_holds). Let go of again if no block comes. */
     c.mr = mr;
     c.mrefs = refs;
-    c.stream = b->stream;
+    c.stream = stream; /* (owned by this call) */
     c.srefs = b->stream_refs;
-    if (take_holds(&c) < 0) return -1;
+    if (c.srefs) Py_IncRef(c.srefs);
+    if (take_holds(&c) < 0) { Py_XDECREF(c.srefs); goto fail_stream; }
     p = accel_alloc(mh, nbytes, sh);
     if (!p && PyErr_Occurred()) goto fail_holds; /* (no room left to call a Python callback) */
     /* frees refused inside an upstream call may serve it: DeviceBuffers' (deferred_pending) and
@@ -451,22 +465,32 @@ static int buffer_init(PyObject *self, PyObject *args, PyObject *kwds) {
         }
         goto fail_holds;
     }
+    if (b->ptr || b->stream != stream) {
+        /* the empty buffer was given a block or another stream while the allocation ran Python code
+           or let the GIL go (a resize from the resource's callback or another thread): the holds
+           were taken on this call's stream, so the block goes back (review 45) */
+        (void)accel_free(mh, p, nbytes, sh, dev);
+        PyErr_SetString(PyExc_RuntimeError, "DeviceBuffer was changed while its __init__ allocated");
+        goto fail_holds;
+    }
     b->ptr = (unsigned long long)(uintptr_t)p;
     b->nbytes = nbytes;
     b->size = b->cap = n;
+    Py_XDECREF(c.srefs);
     if (deferred_pending) run_deferred(); /* frees refused inside an upstream call (over by now, or kept) */
     if (ptr != NULL && ptr != NoneObj) {
         int truth = PyObject_IsTrue(ptr);
-        if (truth < 0) return -1;
+        if (truth < 0) goto fail_stream;
         if (truth) { /* the copy and its checks are Python's (_copy_in) */
             PyObject *r, *sz = PyLong_FromSize_t(n);
-            if (!sz) return -1;
+            if (!sz) goto fail_stream;
             r = PyObject_CallMethodObjArgs(self, s_copy_in, ptr, sz, stream, NULL);
             Py_DecRef(sz);
-            if (!r) return -1;
+            if (!r) goto fail_stream;
             Py_DecRef(r);
         }
     }
+    Py_DecRef(stream);
     return 0;
 
 fail_holds: /* no block: the holds taken for it let go of (the error raised stays the one reported) */
@@ -476,7 +500,8 @@ fail_holds: /* no block: the holds taken for it let go of (the error raised stay
         drop_holds(&c);
         PyErr_Restore(et, ev, tb);
     }
-    b->ptr = 0;
+    Py_XDECREF(c.srefs);
+    Py_DecRef(stream);
     return -1;
 fail_stream:
     Py_DecRef(stream);
@@ -508,7 +533,8 @@ static void buffer_release_block(Buffer *b, PyObject *lock) {
             Py_IncRef(mr_refs);
             if (stream) Py_IncRef(stream);
             if (stream_refs) Py_IncRef(stream_refs);
-            if (recorded) Py_IncRef(recorded);
+            b->recorded = NULL; /* (the block's recorded streams go with it, the buffer's reference
+                                   taken over by this call: as the fallback pops them; review 45) */
             b->ptr = 0;
             b->size = b->cap = b->nbytes = 0; /* (a buffer another finalizer brings back is empty) */
             if (lock) {

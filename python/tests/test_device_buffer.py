@@ -332,6 +332,11 @@ def test_record_stream():
         b.record_stream(None)
     rmm.DeviceBuffer(size=0, stream=s1).record_stream(s2)  # empty: a no-op
     ptr = b.ptr
+    c = rmm.DeviceBuffer(size=100, stream=s1, mr=mr)
+    c.record_stream(f)
+    assert len(c._recorded) == 1
+    c.__del__()  # freed by hand: its recorded streams go with the block (review 45: the extension kept them)
+    assert not c._recorded and c.size == 0
     del b  # the free makes s1 wait for s2, and forgets the record
     s1.synchronize()
     mr.validate()

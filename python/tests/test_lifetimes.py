@@ -244,6 +244,78 @@ def test_a_buffer_s_old_stream_is_let_go_after_the_new_one_is_stored():
     seen.clear()
 
 
+@pytest.mark.parametrize("foreign", [False, True])
+def test_a_buffer_changed_while_its_init_allocates_gives_the_block_back(foreign):
+    # review 45: __init__ took the block's stream hold on the stream it was given, but the block
+    # landed in a buffer that a resize (here from the resource's allocate; in programs, another
+    # thread while the allocation let the GIL go) had given another stream: one stream kept a hold
+    # for good, the other lost one it never gave. The C extension also went on using the first
+    # stream, whose last reference the resize had dropped (a foreign stream's wrapper: a use after
+    # free). Now the block goes back and __init__ raises; every hold is where it was.
+    import ctypes
+
+    up = rmm.mr.get_current_device_resource()
+    state = {}
+
+    def alloc(n, s):
+        b = state.pop("b", None)
+        if b is not None:
+            b.resize(0, stream=state["s2"])
+        return up.allocate(n)
+
+    def dealloc(p, n, s):
+        up.deallocate(p, n)
+
+    class Foreign:  # a CuPy- or Numba-like stream: as_stream wraps it in a Stream of its own
+        def __cuda_stream__(self):
+            return (0, 0)
+
+    mr = rmm.mr.CallbackMemoryResource(alloc, dealloc)
+    s1, s2 = rmm.Stream(), rmm.Stream()
+    n1, n2, nmr = len(s1._refs), len(s2._refs), len(mr._refs)
+    src = (ctypes.c_char * 64).from_buffer(bytearray(b"x" * 64))
+    buf = rmm.DeviceBuffer.__new__(rmm.DeviceBuffer)
+    state["b"], state["s2"] = buf, s2
+    with pytest.raises(RuntimeError, match="changed while its __init__ allocated"):
+        buf.__init__(ptr=ctypes.addressof(src), size=64, stream=Foreign() if foreign else s1, mr=mr)
+    assert buf.stream is s2 and buf.size == 0 and buf.ptr == 0
+    assert (len(s1._refs), len(s2._refs), len(mr._refs)) == (n1, n2, nmr)
+    buf.resize(64, stream=s2)  # the buffer works on
+    assert buf.size == 64 and buf.stream is s2
+    del buf
+    gc.collect()
+    assert (len(s1._refs), len(s2._refs), len(mr._refs)) == (n1, n2, nmr)
+    s2.synchronize()
+
+
+def test_a_second_init_inside_the_first_is_refused():
+    # review 45: the "called once" check came before the Python code __init__ runs (as_stream, the
+    # per-device resource) and the stores after it: a second __init__ in between (a stream's
+    # __cuda_stream__ here; two threads initializing a buffer made by __new__) was overwritten, its
+    # block and its holds on the resource never let go.
+    mr = rmm.mr.get_current_device_resource()
+    buf = rmm.DeviceBuffer.__new__(rmm.DeviceBuffer)
+
+    class Foreign:
+        calls = 0
+
+        def __cuda_stream__(self):
+            Foreign.calls += 1
+            if Foreign.calls == 1:
+                buf.__init__(size=1 << 20, mr=mr)
+            return (0, 0)
+
+    import sys
+
+    rc0, holds0 = sys.getrefcount(mr), len(mr._refs)
+    with pytest.raises(TypeError, match="may be called once"):
+        buf.__init__(size=1 << 20, stream=Foreign(), mr=mr)
+    assert buf.size == 1 << 20  # the inner call's block
+    del buf
+    gc.collect()
+    assert (sys.getrefcount(mr), len(mr._refs)) == (rc0, holds0)
+
+
 def test_callback_resource_lives_while_its_blocks_do():
     base = rmm.mr.CudaMemoryResource()
     mr = rmm.mr.CallbackMemoryResource(lambda n, s: base.allocate(n, s),
