@@ -809,10 +809,13 @@ RMMDEF uint64_t rmm_host_backend_stream_serial(rmm_stream stream);
    default stream's handles (RMM_STREAM_DEFAULT, RMM_STREAM_PER_THREAD) name the current device's
    stream, one state of the resource serves each of them, and memory freed there with one device
    current would go at once, unordered, to work on another device's. RMM_DEBUG builds check the
-   device at every allocate and free of these and refuse a call from another with INVALID_ARGUMENT
-   (nothing done); release builds do not look (red team 45). A device buffer, uvector or scalar
-   makes its device current around its calls, so it may be released with any device current;
-   destroying a resource may be done with any device current too. */
+   device at every allocate and free of these, and at rmm_pool_trim, and refuse a call from another
+   with INVALID_ARGUMENT (nothing done); release builds do not look (red team 45). A device buffer,
+   uvector or scalar makes its device current while it allocates or frees, so it may be released
+   with any device current. Destroying a resource may be done with any device current: a
+   sub-allocator's destroy, a graph pool's return of its memory and a library stream's destroy
+   make their device current for their waits, synchronizes and frees (review 45: they waited on
+   the caller's device's streams). */
 
 typedef enum rmm_pool_growth {
     RMM_POOL_GROWTH_GEOMETRIC = 0, /* RMM's rule: doubles without a maximum, approaches the maximum
@@ -1368,7 +1371,10 @@ RMMDEF rmm_status rmm_mem_pool_destroy_imported(rmm_mem_pool pool);
 /* Containers are caller-owned structs; read the fields, change them only through the functions.
    Each remembers its resource (NULL at create: the current one), stream and device, and makes that
    device current while it allocates or frees, so it can be released with another device current.
-   Copies are stream-ordered cudaMemcpyAsync with cudaMemcpyDefault (sources on host or device).
+   Copies are stream-ordered cudaMemcpyAsync with cudaMemcpyDefault (sources on host or device),
+   made with the caller's device current, as RMM makes them: a default-stream handle
+   (RMM_STREAM_DEFAULT, RMM_STREAM_PER_THREAD) given to a copy, an element or a scalar value names
+   the caller's device's stream, not the container's (review 45).
    Every function fails with INVALID_ARGUMENT for a NULL container, and with the resource's status
    (OUT_OF_MEMORY...) when an allocation fails: then the container is exactly as it was (size,
    capacity, data, contents and stream). After release the container is empty (data NULL, size and
@@ -3584,6 +3590,17 @@ RMM__PRIVATE rmm_status rmm__device_restore(const rmm__device_guard *g) {
     if (g->switched && rmm__device_context_active(g->previous)) return rmm__set_device(g->previous);
     return RMM_SUCCESS;
 }
+/* For a destroy (void: nothing to report): enters `device` unless the process is exiting (no CUDA
+   call then) or the device is unknown (< 0); a failed enter leaves no failure behind and the
+   destroy goes on with the caller's device. leave as usual. */
+RMM__PRIVATE void rmm__device_enter_quietly(rmm__device_guard *g, int device, bool exiting) {
+    rmm__kept_error kept;
+    g->switched = false;
+    if (exiting || device < 0) return;
+    rmm__error_keep(&kept);
+    if (rmm__device_enter(g, device) != RMM_SUCCESS) g->switched = false;
+    rmm__error_back(&kept);
+}
 RMM__PRIVATE void rmm__device_leave(const rmm__device_guard *g) {
     if (g->switched) {
         rmm__kept_error kept;
@@ -5495,6 +5512,7 @@ typedef struct rmm__sreg {
     rmm__event death;     /* recorded on the stream as it was destroyed, when anyone held state */
     bool complete;        /* destroyed without a death event: it was synchronized instead */
     bool pooled;          /* made by rmm_stream_pool_create: only the pool destroys it */
+    int device;           /* current at its creation (its device: its death event is made there); -1 unknown */
     uint64_t serial;      /* a thread's entry: the key of its thread-keyed states (process-unique) */
 } rmm__sreg;
 #define RMM__SREG_SHARDS 16
@@ -5534,6 +5552,7 @@ RMM__PRIVATE rmm_status rmm__sreg_add(rmm_stream h) {
     r->handle = h;
     r->alive = 1;
     r->refs = 1;
+    if (!rmm__device_peek(&r->device)) r->device = -1; /* (called right after the stream's creation) */
     (void)rmm__spin_lock(&sh->lock);
     ok = (sh->map.slots || rmm__addr_map_init(&sh->map, 16)) && rmm__addr_map_put(&sh->map, (uintptr_t)h, r);
     rmm__spin_unlock(&sh->lock);
@@ -5575,7 +5594,11 @@ RMM__PRIVATE void rmm__sreg_bury(rmm__sreg *r) {
     (void)rmm__spin_lock(&r->lock);
     if (RMM__ATOMIC_LOAD(&r->refs) > 1) {
         rmm__kept_error kept;
+        rmm__device_guard g;
         rmm__error_keep(&kept);
+        /* its device current: an event of another device cannot be recorded on it (red team 45:
+           destroyed with another device current, the record failed and the host synchronized) */
+        rmm__device_enter_quietly(&g, r->device, false);
         if (rmm__event_create(&r->death) != RMM_SUCCESS || rmm__event_record(r->death, r->handle) != RMM_SUCCESS) {
             rmm__event_destroy(r->death);
             r->death = NULL;
@@ -5584,6 +5607,7 @@ RMM__PRIVATE void rmm__sreg_bury(rmm__sreg *r) {
                 RMM__LOG(RMM_LOG_LEVEL_WARN, "rmm_stream_destroy(stream=%p): neither an event nor a synchronize could order its work: %s", (void *)r->handle, rmm_last_error());
             rmm__error_back(&kept); /* (worked around either way, a synchronize or a later device synchronize: the destroy's own result stands, with no failure left behind) */
         }
+        rmm__device_leave(&g);
     }
     RMM__ATOMIC_STORE(&r->alive, 0);
     rmm__spin_unlock(&r->lock);
@@ -9627,6 +9651,9 @@ RMM__IMPL rmm_status rmm_pool_trim(rmm_resource *pool, size_t *released_bytes) {
     if (released_bytes) *released_bytes = 0;
     if (!pool || pool->vtable != &rmm__pool_vtable)
         return RMM__INVALID("rmm_pool_trim: resource '%s' is not a pool", rmm_resource_type_name(pool));
+#if RMM__DEBUG
+    RMM_TRY(rmm__debug_device_check("pool", "rmm_pool_trim", p->device));
+#endif
     if (!rmm__spin_lock(&p->so.lock)) return rmm__reentrant("pool", "rmm_pool_trim");
     (void)rmm__so_unstick_status(&p->so, NULL, true, &waited); /* eager streams' rings: a device synchronize covers them */
     if (waited != RMM_SUCCESS) {
@@ -9809,8 +9836,14 @@ RMM__PRIVATE void rmm__pool_info_locked(rmm__pool *p, rmm_pool_info *info) {
 RMM__PRIVATE void rmm__pool_destroy(rmm_resource *self) {
     rmm__pool *p = (rmm__pool *)self;
     bool exiting = rmm__exiting();
+    rmm__device_guard g;
+    /* its device current (whichever the caller's): the waits for each stream's work, the device
+       synchronize before a virtual pool's pages go and the chunks' frees are that device's (red
+       team 45: with another device current they waited on the wrong device's streams) */
+    rmm__device_enter_quietly(&g, p->device, exiting);
     rmm__so_free(&p->so, exiting); /* waits for each stream's queued work first */
     if (p->backing) p->backing->destroy(p, exiting);
+    rmm__device_leave(&g);
     rmm__addr_map_free(&p->used);
     rmm__block_store_free(&p->store);
     RMM_SYS_FREE(p);
@@ -10065,6 +10098,7 @@ struct rmm_graph_pool {
     rmm_graph_pool *next;
     rmm_resource *upstream;
     rmm_stream stream; /* its own: chunks are taken and returned on it */
+    int device;        /* current at its creation (its stream's): current while chunks come and go */
     size_t reserve, held, used;
     rmm__gp_chunk *chunks;
     size_t nchunks, chunks_cap;
@@ -10234,10 +10268,20 @@ RMM__PRIVATE rmm_status rmm__gp_fetch(rmm_graph_pool *gp, size_t bytes, bool cre
                          bytes, gp->upstream->vtable->type_name);
     RMM_TRY(rmm__capture_mode_exchange(&mode));
     rmm__in_nowait = nowait || !creating; /* (no device synchronize in a resource below) */
-    st = rmm__allocate_own(gp->upstream, &p, bytes, gp->stream); /* (any resource, a callback's too, for the reserve; checked: NULL or misaligned is refused) */
-    if (st == RMM_SUCCESS) {
-        st = rmm__stream_sync_raw(gp->stream);
-        if (st != RMM_SUCCESS) RMM__CLEANUP(rmm_deallocate(gp->upstream, p, bytes, gp->stream));
+    {
+        /* gp's device current (its stream's, and its upstream's when a sub-allocator): a capture
+           on another device's stream, or a release with another device current, reaches here too
+           (red team 45) */
+        rmm__device_guard g;
+        st = rmm__device_enter(&g, gp->device);
+        if (st == RMM_SUCCESS) {
+            st = rmm__allocate_own(gp->upstream, &p, bytes, gp->stream); /* (any resource, a callback's too, for the reserve; checked: NULL or misaligned is refused) */
+            if (st == RMM_SUCCESS) {
+                st = rmm__stream_sync_raw(gp->stream);
+                if (st != RMM_SUCCESS) RMM__CLEANUP(rmm_deallocate(gp->upstream, p, bytes, gp->stream));
+            }
+            rmm__device_leave(&g);
+        }
     }
     rmm__in_nowait = nowait;
     {
@@ -10273,7 +10317,9 @@ RMM__PRIVATE void rmm__gp_release_memory(rmm_graph_pool *gp) {
     int mode = RMM__CAPTURE_RELAXED;
     rmm__kept_error kept;
     bool relaxed;
+    rmm__device_guard g;
     rmm__error_keep(&kept); /* (every failure below is logged: the call that releases, a free or a destroy, succeeds and leaves none behind) */
+    rmm__device_enter_quietly(&g, gp->device, false); /* (the last free, a destroy or a capture's end may come with another device current) */
     relaxed = rmm__capture_mode_exchange(&mode) == RMM_SUCCESS;
     if (!relaxed) RMM__LOG(RMM_LOG_LEVEL_WARN, "graph pool %p: this thread's capture mode could not be relaxed to return its memory: %s", (void *)gp, rmm_last_error());
     for (i = 0; i < gp->nchunks; i++) { /* (gp is off the list and its stream never registered: not routed) */
@@ -10289,6 +10335,7 @@ RMM__PRIVATE void rmm__gp_release_memory(rmm_graph_pool *gp) {
     }
     if (relaxed && rmm__capture_mode_exchange(&mode) != RMM_SUCCESS)
         RMM__LOG(RMM_LOG_LEVEL_ERROR, "graph pool %p: this thread's capture mode could not be set back to %d: %s", (void *)gp, mode, rmm_last_error());
+    rmm__device_leave(&g);
     rmm__error_back(&kept);
     RMM_SYS_FREE(gp->chunks);
     RMM_SYS_FREE(gp->free);
@@ -10618,6 +10665,7 @@ RMM__IMPL rmm_status rmm_graph_pool_create(rmm_graph_pool **out, rmm_resource *u
     if (!gp) return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_graph_pool_create: out of host memory");
     gp->upstream = upstream;
     gp->reserve = reserve;
+    if (!rmm__device_peek(&gp->device)) gp->device = -1;
     st = rmm__stream_create_raw(&gp->stream, false);
     if (st != RMM_SUCCESS) {
         RMM_SYS_FREE(gp);
@@ -11456,6 +11504,8 @@ RMM__PRIVATE void rmm__fixed_destroy(rmm_resource *self) {
     rmm__fixed *f = (rmm__fixed *)self;
     size_t i;
     bool exiting = rmm__exiting();
+    rmm__device_guard g;
+    rmm__device_enter_quietly(&g, f->device, exiting); /* (as the pool's destroy) */
     rmm__so_free(&f->so, exiting);
     for (i = 0; i < f->chunk_count; i++) {
         if (!exiting) {
@@ -11472,6 +11522,7 @@ RMM__PRIVATE void rmm__fixed_destroy(rmm_resource *self) {
 #endif
         RMM_SYS_FREE(f->chunks[i]);
     }
+    rmm__device_leave(&g);
     RMM_SYS_FREE(f->chunks);
     RMM_SYS_FREE(f->chunk_base);
     RMM_SYS_FREE(f);
@@ -12860,11 +12911,13 @@ RMM__PRIVATE void rmm__arena_destroy(rmm_resource *self) {
     rmm__arena *a = (rmm__arena *)self;
     bool exiting = rmm__exiting();
     rmm__arena **at;
+    rmm__device_guard g;
     rmm__lock(&rmm__arenas_lock); /* first: no thread's cache drops a pin on it from here on */
     for (at = &rmm__arenas_live; *at && *at != a; at = &(*at)->next_live) {
     }
     if (*at) *at = a->next_live;
     rmm__unlock(&rmm__arenas_lock);
+    rmm__device_enter_quietly(&g, a->device, exiting); /* (as the pool's destroy) */
     rmm__so_free(&a->so, exiting);
     while (a->unsynced) {
         rmm__chunk *c = a->unsynced;
@@ -12876,6 +12929,7 @@ RMM__PRIVATE void rmm__arena_destroy(rmm_resource *self) {
         (void)rmm__device_synchronize();
         (void)rmm_deallocate(a->upstream, a->base_ptr, a->arena_bytes, RMM_STREAM_DEFAULT);
     }
+    rmm__device_leave(&g);
     RMM_SYS_FREE(a->owner);
     RMM_SYS_FREE(a->global_free.heads);
     rmm__block_store_free(&a->global_store);
@@ -12941,6 +12995,7 @@ RMM__IMPL rmm_status rmm_arena_create(rmm_resource **out, rmm_resource *upstream
         rmm__arena_destroy(&a->base);
         return rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_arena_create: out of host memory");
     }
+    a->so.device = a->device; /* (a sweep's synchronize is that device's) */
     a->global_chunk.ptr = a->base_ptr;
     a->global_chunk.size = d.arena_bytes;
     a->global_chunk.first = b;

@@ -3767,6 +3767,7 @@ TEST(sub_allocators_refuse_another_current_device_in_debug_builds) {
             CHECK(q == NULL);
             CHECK(strstr(rmm_last_error(), "device 0 current") != NULL && strstr(rmm_last_error(), "device 1's") != NULL);
             CHECK_STATUS(rmm_deallocate(mrs[i], p, 4096, streams[k]), RMM_ERROR_INVALID_ARGUMENT); /* nothing freed */
+            if (i == 0) CHECK_STATUS(rmm_pool_trim(mrs[i], NULL), RMM_ERROR_INVALID_ARGUMENT);
             CHECK_OK(rmm__set_device(1));
             CHECK_OK(rmm_resource_validate(mrs[i]));
             CHECK_OK(rmm_deallocate(mrs[i], p, 4096, streams[k])); /* its own device: freed */
@@ -3776,6 +3777,100 @@ TEST(sub_allocators_refuse_another_current_device_in_debug_builds) {
     for (i = 3; i >= 0; i--) rmm_resource_destroy(mrs[i]); /* (destroyed with another device current) */
 #else
     harness_skip_current = 1; /* (two devices, RMM_DEBUG: the host backend's debug build) */
+#endif
+}
+
+#if defined(RMM_BACKEND_HOST)
+/* A stream model that notes the device current at each event record, stream synchronize and device
+   synchronize (events complete at once). */
+static int devseen_bad, devseen_records, devseen_dsyncs, devseen_ssyncs, devseen_expect;
+static void devseen_note(void) {
+    if (rmm__host_current_device != devseen_expect) devseen_bad++;
+}
+static void devseen_record(void *u, const void *e, rmm_stream s) { (void)u, (void)e, (void)s, devseen_records++, devseen_note(); }
+static bool devseen_query(void *u, const void *e) { return (void)u, (void)e, true; }
+static void devseen_esync(void *u, const void *e) { (void)u, (void)e; }
+static void devseen_edestroy(void *u, const void *e) { (void)u, (void)e; }
+static void devseen_wait(void *u, rmm_stream s, const void *e) { (void)u, (void)s, (void)e; }
+static void devseen_ssync(void *u, rmm_stream s) { (void)u, (void)s, devseen_ssyncs++; }
+static void devseen_dsync(void *u) { (void)u, devseen_dsyncs++, devseen_note(); }
+static void devseen_work(void *u, rmm_stream s) { (void)u, (void)s; }
+static void devseen_unmap(void *u, const void *va, size_t n) { (void)u, (void)va, (void)n; }
+static const rmm_host_stream_model devseen_model = {NULL, devseen_record, devseen_query, devseen_esync, devseen_edestroy, devseen_wait,
+                                                    devseen_ssync, devseen_dsync, devseen_work, devseen_unmap};
+#endif
+/* Sub-allocators, graph pools and library streams of device 0 destroyed with device 1 current: the
+   waits for their streams' work, the synchronizes before memory goes and the frees upstream are
+   device 0's, and the caller's device is back after (red team 45: they ran with the caller's device,
+   waiting on device 1's streams; a pool's chunk given back to an inner pool of device 0 was refused
+   there in RMM_DEBUG builds and stayed used; a stream's death event, made on device 1, could not be
+   recorded on it and the host synchronized the stream instead). Host backend (two devices, a model). */
+TEST(destroys_with_another_device_current_use_the_resource_s_device) {
+#if defined(RMM_BACKEND_HOST) && RMM_HOST_BACKEND_DEVICES > 1
+    rmm_resource *cuda = NULL, *inner = NULL, *mrs[4] = {NULL, NULL, NULL, NULL};
+    rmm_pool_desc vd = rmm_pool_desc_default();
+    rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
+    rmm_arena_desc ad = rmm_arena_desc_default();
+    rmm_graph_pool *gp = NULL;
+    rmm_stream s = NULL;
+    void *p = NULL;
+    int i, now = -1;
+    CHECK_OK(rmm__set_device(0));
+    CHECK_OK(rmm_cuda_resource_create(&cuda));
+    if (!cuda) return;
+    CHECK_OK(rmm_stream_create(&s));
+    inner = new_pool(16 * MiB, 0);
+    vd.growth = RMM_POOL_GROWTH_VIRTUAL;
+    vd.virtual_bytes = 64 * MiB;
+    fd.block_bytes = 4096;
+    ad.arena_bytes = 4 * MiB;
+    CHECK_OK(rmm_pool_create(&mrs[0], inner, NULL)); /* a pool over a pool */
+    CHECK_OK(rmm_pool_create(&mrs[1], NULL, &vd));   /* virtual: a device synchronize before its pages go */
+    CHECK_OK(rmm_fixed_size_create(&mrs[2], inner, &fd));
+    CHECK_OK(rmm_arena_create(&mrs[3], cuda, &ad)); /* a device synchronize before its memory goes */
+    rmm_host_backend_set_stream_model(&devseen_model);
+    devseen_expect = 0;
+    for (i = 0; i < 4; i++) { /* states on the library stream and the default stream, each dirty */
+        if (!mrs[i]) continue;
+        CHECK_OK(rmm_allocate(mrs[i], &p, 4096, s));
+        CHECK_OK(rmm_deallocate(mrs[i], p, 4096, s));
+        CHECK_OK(rmm_allocate(mrs[i], &p, 4096, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_deallocate(mrs[i], p, 4096, RMM_STREAM_DEFAULT));
+    }
+    if (inner) CHECK_OK(rmm_graph_pool_create(&gp, inner, 1 * MiB)); /* its reserve from the inner pool */
+    devseen_bad = devseen_records = devseen_dsyncs = devseen_ssyncs = 0;
+    CHECK_OK(rmm__set_device(1));
+    for (i = 0; i < 4; i++) rmm_resource_destroy(mrs[i]);
+    CHECK_OK(rmm_graph_pool_destroy(gp));
+    CHECK_OK(rmm_get_device(&now));
+    CHECK(now == 1); /* the caller's device back */
+    CHECK(devseen_bad == 0 && devseen_dsyncs >= 2);
+    if (inner) {
+        rmm_pool_info info;
+        CHECK_OK(rmm__set_device(0));
+        CHECK_OK(rmm_pool_get_info(inner, &info));
+        CHECK(info.used_bytes == 0); /* the outer pool's chunk, the fixed-size chunks and the graph pool's reserve back */
+        CHECK_OK(rmm__set_device(1));
+    }
+    /* a library stream that a state still names: its death event made on its device, no host wait */
+    devseen_records = devseen_ssyncs = 0;
+    if (inner) {
+        CHECK_OK(rmm__set_device(0));
+        CHECK_OK(rmm_allocate(inner, &p, 4096, s));
+        CHECK_OK(rmm_deallocate(inner, p, 4096, s));
+        CHECK_OK(rmm__set_device(1));
+        devseen_records = devseen_ssyncs = 0;
+        CHECK_OK(rmm_stream_destroy(s));
+        s = NULL;
+        CHECK(devseen_bad == 0 && devseen_records == 1 && devseen_ssyncs == 0);
+    }
+    rmm_host_backend_set_stream_model(NULL);
+    CHECK_OK(rmm__set_device(0));
+    if (s) CHECK_OK(rmm_stream_destroy(s));
+    rmm_resource_destroy(inner);
+    rmm_resource_destroy(cuda);
+#else
+    harness_skip_current = 1; /* (two devices and a stream model: the host backend) */
 #endif
 }
 
@@ -7125,6 +7220,7 @@ int main(void) {
     RUN(record_stream_legacy_stream_of_another_device);
     RUN(record_stream_wait_is_the_free_devices_stream);
     RUN(sub_allocators_refuse_another_current_device_in_debug_builds);
+    RUN(destroys_with_another_device_current_use_the_resource_s_device);
     RUN(record_stream_per_thread_stream_of_another_thread);
     RUN(record_stream_of_a_destroyed_stream);
     RUN(pool_foreign_stream_ring);
