@@ -486,16 +486,25 @@ static rmm_status rmmh__system_deallocate(rmm_resource *self, void *ptr, size_t 
     rmm__lock(&s->lock);
     slot = rmm__addr_map_find(&s->live, (uintptr_t)ptr);
     if (slot) held = (size_t)(uintptr_t)*slot;
-    if (slot && held == bytes) (void)rmm__addr_map_remove(&s->live, (uintptr_t)ptr); /* (taken out first: a second free of it fails) */
     rmm__unlock(&s->lock);
     if (!slot)
         return rmm_set_last_error(RMM_ERROR_CORRUPTION, "system: deallocate(ptr=%p, bytes=%zu): not allocated by this resource, or already freed", ptr, bytes);
     if (held != bytes)
         return rmm_set_last_error(RMM_ERROR_CORRUPTION, "system: deallocate(ptr=%p, bytes=%zu): the block holds %zu bytes; the size must be the one allocated", ptr, bytes, held);
-    /* stream-ordered like RMM's: the memory may still be in use by work on the stream */
-    st = rmm_stream_synchronize(stream);
+    /* stream-ordered like RMM's: the memory may still be in use by work on the stream. A failed
+       wait keeps the block allocated, as every failed free does (until red team 46 it was freed
+       and the failure reported: a DeviceBuffer whose resize got its old block back then held freed
+       memory). */
+    if ((st = rmm_stream_synchronize(stream)) != RMM_SUCCESS) return st;
+    rmm__lock(&s->lock);
+    slot = rmm__addr_map_find(&s->live, (uintptr_t)ptr); /* (looked up again: another thread may have freed it during the wait) */
+    if (slot && (size_t)(uintptr_t)*slot == bytes) (void)rmm__addr_map_remove(&s->live, (uintptr_t)ptr);
+    else slot = NULL;
+    rmm__unlock(&s->lock);
+    if (!slot)
+        return rmm_set_last_error(RMM_ERROR_CORRUPTION, "system: deallocate(ptr=%p, bytes=%zu): freed by another call meanwhile", ptr, bytes);
     free(ptr);
-    return st;
+    return RMM_SUCCESS;
 }
 static void rmmh__system_destroy(rmm_resource *self) {
     rmmh__system *s = (rmmh__system *)self;

@@ -65,6 +65,53 @@ def test_system_resource_refuses_bad_frees():
         mr.deallocate(q, 100)
 
 
+def _fail_next(call, times=1, status=1):
+    """Host backend: the next `times` simulated CUDA calls named `call` fail (None: clear)."""
+    import ctypes
+    from rmmh import _lib
+    f = _lib.lib.rmm_host_backend_fail_calls
+    f.argtypes = (ctypes.c_char_p, ctypes.c_uint, ctypes.c_uint, ctypes.c_int)
+    f.restype = None
+    f(call.encode() if call else None, 1 if call else 0, times, status)
+
+
+@pytest.mark.skipif(not HOST, reason="injected CUDA failures (host backend)")
+def test_system_resource_keeps_a_block_whose_free_fails():
+    """A free whose stream wait fails raises and keeps the block allocated, as every failed free
+    does (red team 46: the system resource free()d it anyway, so a retried free was refused as
+    a double free, and a resize that got its old block back held freed memory)."""
+    mr = rmm.mr.SystemMemoryResource()
+    p = mr.allocate(4096)
+    _fail_next("cudaStreamSynchronize")
+    try:
+        with pytest.raises(rmm.CUDAError):
+            mr.deallocate(p, 4096)
+    finally:
+        _fail_next(None, 0)
+    mr.deallocate(p, 4096)  # still this resource's: the retry frees it
+    with pytest.raises(rmm.CorruptionError):
+        mr.deallocate(p, 4096)
+
+
+@pytest.mark.skipif(not HOST, reason="injected CUDA failures (host backend)")
+def test_a_resize_over_the_system_resource_whose_free_fails_keeps_live_memory():
+    mr = rmm.mr.SystemMemoryResource()
+    b = rmm.DeviceBuffer(size=4096, mr=mr)
+    b.copy_from_host(b"A" * 4096)
+    _fail_next("cudaStreamSynchronize")
+    try:
+        with pytest.raises(rmm.CUDAError):
+            b.resize(8192)  # the new block is made and copied; freeing the old one fails
+    finally:
+        _fail_next(None, 0)
+    assert b.size == 4096
+    others = [rmm.DeviceBuffer(size=n, mr=mr) for n in (100, 4096, 8192) for _ in range(8)]
+    for o in others:
+        o.copy_from_host(b"Z" * o.size)
+    assert b.tobytes() == b"A" * 4096  # its block was not handed out again
+    del others, b
+
+
 def test_type_names():
     cuda = rmm.mr.CudaMemoryResource()
     assert cuda.type_name == "cuda"
