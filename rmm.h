@@ -1018,7 +1018,10 @@ RMMDEF rmm_fixed_size_desc rmm_fixed_size_desc_default(void);
    alignments must divide the block size and the block's address (INVALID_ARGUMENT otherwise; a
    chunk taken from upstream for the request whose base is aligned to less goes back at once).
    A free of a pointer that is not a block of this resource, or of a block that is free already
-   (a double free: every build, from the chunk's bitmap), is CORRUPTION (O(log chunks)). Fails at
+   (a double free: every build, from the chunk's bitmap), is CORRUPTION (O(log chunks)). A free
+   fails with OUT_OF_MEMORY, the block staying allocated (free it again), iff host memory for the
+   freeing stream's state or its block list runs out (a stream's first free, or its list's
+   growth); so do binning's frees to its own bins. Fails at
    creation with INVALID_ARGUMENT iff out or upstream is NULL or the sizes overflow, with
    OUT_OF_MEMORY iff host memory for the block lists runs out, CUDA iff the current device cannot
    be read, and with the upstream's status iff the first chunk cannot be had. */
@@ -1086,7 +1089,9 @@ RMMDEF rmm_arena_desc rmm_arena_desc_default(void);
    returns every wholly free superblock to the global arena and retries once; then OUT_OF_MEMORY
    (if that synchronize fails: its status, and those superblocks stay out of every arena until a
    later one succeeds).
-   A free of a pointer it did not hand out is CORRUPTION. O(1) allocate and free. Creation takes
+   A free of a pointer it did not hand out is CORRUPTION; a free fails with OUT_OF_MEMORY, the
+   block staying allocated (free it again), iff host memory for the freeing stream's arena state
+   runs out (a stream's first use). O(1) allocate and free. Creation takes
    the arena on the legacy default stream and, unless upstream is a cudaMalloc, managed or pinned
    resource, synchronizes that stream once (memory from a stream-ordered upstream, such as a pool,
    is ordered after its work only, and the arena hands it to any stream). Fails at
@@ -5269,7 +5274,12 @@ RMM__PRIVATE rmm_status rmm__async_own(const char *call, rmm_resource **out, con
     if (initial > 0) {
         void *p = NULL;
         st = rmm__mempool_malloc_async(&p, initial, pool, RMM_STREAM_DEFAULT);
-        if (st == RMM_SUCCESS) st = rmm__free_async(p, RMM_STREAM_DEFAULT);
+        if (st == RMM_SUCCESS && (st = rmm__free_async(p, RMM_STREAM_DEFAULT)) != RMM_SUCCESS) {
+            /* one more try behind a wait: a pool destroyed with the block still out releases its
+               memory only once the block is freed, which then never happens (red team 46) */
+            RMM__CLEANUP(rmm__stream_sync_raw(RMM_STREAM_DEFAULT));
+            RMM__CLEANUP(rmm__free_async(p, RMM_STREAM_DEFAULT));
+        }
         if (st == RMM_SUCCESS) st = rmm__stream_sync_raw(RMM_STREAM_DEFAULT);
         if (st != RMM_SUCCESS) {
             rmm__async_destroy(*out);

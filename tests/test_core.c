@@ -584,6 +584,21 @@ TEST(async_resource) {
             rmm_resource_destroy(mr);
         }
     }
+#if defined(RMM_BACKEND_HOST)
+    { /* the priming free fails once: the create fails, and the block goes back all the same (red
+         team 46: the pool was destroyed with it out, so its memory was never released) */
+        size_t before = 0, after = 0, total = 0;
+        d = rmm_async_desc_default();
+        d.initial_pool_bytes = 4 << 20;
+        CHECK_OK(rmm_available_device_memory(&before, &total));
+        rmm_host_backend_fail_calls("cudaFreeAsync", 1, 1, RMM_SUCCESS);
+        CHECK_STATUS(rmm_async_resource_create(&mr, &d), RMM_ERROR_CUDA);
+        rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+        CHECK(mr == NULL && strstr(rmm_last_error(), "cudaFreeAsync") != NULL);
+        CHECK_OK(rmm_available_device_memory(&after, &total));
+        CHECK(after == before);
+    }
+#endif
 }
 
 TEST(current_and_per_device_resources) {

@@ -683,6 +683,57 @@ done:
     rmm_resource_destroy(arena);
 }
 
+/* A free on a stream the resource has not seen needs host memory for that stream's state: when it
+   runs out the free is OUT_OF_MEMORY and the block stays allocated, so that freeing it again works
+   (documented since red team 46; the fixed-size resource, binning's own bins and the arena). */
+TEST(frees_on_a_new_stream_out_of_host_memory) {
+    rmm_resource *fixed = NULL, *binning = NULL, *arena = NULL, *mrs[3];
+    rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
+    rmm_binning_desc bd = rmm_binning_desc_default();
+    rmm_arena_desc ad = rmm_arena_desc_default();
+    const char *names[3] = {"fixed_size", "fixed_size", "arena"};
+    size_t k;
+    NEED_GPU();
+    fd.block_bytes = 4096;
+    fd.blocks_to_preallocate = 8;
+    bd.min_size_exponent = 10;
+    bd.max_size_exponent = 14;
+    ad.arena_bytes = 16 * MiB;
+    CHECK_OK(rmm_fixed_size_create(&fixed, rmm_get_current_device_resource(), &fd));
+    CHECK_OK(rmm_binning_create(&binning, rmm_get_current_device_resource(), &bd));
+    CHECK_OK(rmm_arena_create(&arena, rmm_get_current_device_resource(), &ad));
+    mrs[0] = fixed;
+    mrs[1] = binning;
+    mrs[2] = arena;
+    for (k = 0; k < 3; k++) {
+        rmm_stream s = NULL;
+        void *p = NULL;
+        size_t before;
+        rmm_status st;
+        if (!mrs[k]) continue;
+        CHECK_OK(rmm_stream_create(&s));
+        CHECK_OK(rmm_allocate(mrs[k], &p, 4096, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_stream_synchronize(RMM_STREAM_DEFAULT));
+        before = device_free();
+        host_fail_nth = 1;
+        st = rmm_deallocate(mrs[k], p, 4096, s);
+        host_fail_nth = 0;
+        CHECK_STATUS(st, RMM_ERROR_OUT_OF_MEMORY);
+        CHECK_NAMES(names[k]);
+        CHECK_NAMES("out of host memory");
+        CHECK(device_free() == before);
+        CHECK_OK(rmm_resource_validate(mrs[k]));
+        CHECK_OK(rmm_deallocate(mrs[k], p, 4096, s)); /* still allocated: freed now */
+        CHECK_STATUS(rmm_deallocate(mrs[k], p, 4096, s), RMM_ERROR_CORRUPTION); /* and only once */
+        CHECK_OK(rmm_stream_synchronize(s));
+        CHECK_OK(rmm_stream_destroy(s));
+        CHECK_OK(rmm_resource_validate(mrs[k]));
+    }
+    rmm_resource_destroy(binning);
+    rmm_resource_destroy(fixed);
+    rmm_resource_destroy(arena);
+}
+
 /* A pool whose growth fails on its own host records (the chunk's) says so in its verdict, not
    "refused upstream", which it said before finding F2 of the pass (the upstream said yes: the
    chunk went back to it); nothing is held after. */
@@ -1417,6 +1468,7 @@ int main(void) {
 #if defined(RMM_BACKEND_HOST)
     RUN(creates_out_of_host_memory);
     RUN(allocations_out_of_host_memory);
+    RUN(frees_on_a_new_stream_out_of_host_memory);
     RUN(pool_growth_out_of_host_memory_has_its_own_verdict);
     RUN(pool_growth_out_of_the_backend_s_host_memory_has_the_same_verdict);
     RUN(host_resources_out_of_host_memory);
