@@ -286,8 +286,11 @@ ACCELERATED = _Base is not _PyBufferBase
 # with it let go, then swaps the block in under it if nothing changed meanwhile, else gives the block
 # back and tries again (_grow_to); copy() likewise. Each buffer gets its lock at its first resize or
 # copy (made under _LOCK_GUARD), so allocation pays nothing for it. Reentrant: a resource's Python
-# callback may resize the buffer that its allocation is for, on the same thread.
-_LOCK_GUARD = threading.Lock()
+# callback may resize the buffer that its allocation is for, on the same thread. _LOCK_GUARD is
+# reentrant and the new lock is made before it is taken: an allocation may run the collector, whose
+# finalizers (a user's __del__ that copies out of another buffer) come back here on the same thread
+# (review 46: with a plain Lock taken around threading.RLock(), that deadlocked).
+_LOCK_GUARD = threading.RLock()
 
 
 def _resize_lock(buf):
@@ -297,13 +300,14 @@ def _resize_lock(buf):
         lock = None
     if lock is not None:
         return lock
+    new = threading.RLock()
     with _LOCK_GUARD:
         try:
             lock = buf._resize_mutex
         except AttributeError:
             lock = None
-        if lock is None:
-            lock = buf._resize_mutex = threading.RLock()
+        if lock is None:  # (else another thread, or a finalizer run by the allocations here, made it)
+            lock = buf._resize_mutex = new
         return lock
 
 
@@ -409,8 +413,15 @@ class DeviceBuffer(_Base):
         if stream is self._stream:
             return
         if self._ptr:
-            if stream._refs is not None:
-                stream._refs.append(True)
+            refs = stream._refs
+            if refs is not None:
+                refs.append(True)
+                if refs[0] is True:
+                    # its C stream was destroyed after the caller's check (a finalizer called by
+                    # hand from an __index__ or another thread): the buffer keeps its stream (red
+                    # team 46: it took the dead one, whose handle its free then used)
+                    refs.pop()
+                    raise _lib.error_for_destroyed(stream)
             old = self._stream
             self._stream = stream
             if old._refs is not None:  # (under the buffer's lock: a destruction that raises is reported)

@@ -234,7 +234,9 @@ static int set_stream(Buffer *b, PyObject *stream) {
         if (!refs) return -1;
         if (refs == NoneObj) {
             Py_CLEAR(refs);
-        } else if (PyList_Size(refs) <= 0) { /* its C stream was destroyed (see stream_handle) */
+        } else if (PyList_Size(refs) <= 0 || PyList_GetItem(refs, 0) == TrueObj) {
+            /* its C stream was destroyed (see stream_handle): refs[0] is the Record while it exists,
+               a hold (True) taken on a dead stream is not (red team 46; as take_holds) */
             Py_DecRef(refs);
             return PyErr_Occurred() ? -1 : raise_destroyed(stream);
         }
@@ -304,8 +306,21 @@ static void run_deferred(void) {
     PyErr_Restore(et, ev, tb);
 }
 
-/* DeviceBuffer(*, ptr=0, size=0, stream=DEFAULT_STREAM, mr=None): see rmmh/_device_buffer.py. */
+/* DeviceBuffer(*, ptr=0, size=0, stream=DEFAULT_STREAM, mr=None): see rmmh/_device_buffer.py.
+   kwds may be the caller's own dict (a C caller's, or operator.methodcaller's), which Python code run
+   here (an __index__, a resource's callback) can change: the values are read from it as borrowed
+   references, so buffer_init holds them all for the call (red team 46: a size whose __index__ cleared
+   the dict freed ptr or mr under buffer_init_body, which then read freed memory). */
+static int buffer_init_body(PyObject *self, PyObject *args, PyObject *kwds);
 static int buffer_init(PyObject *self, PyObject *args, PyObject *kwds) {
+    PyObject *held = NULL;
+    int r;
+    if (kwds && !(held = PyDict_Values(kwds))) return -1; /* (a new list: a reference to each value) */
+    r = buffer_init_body(self, args, kwds);
+    Py_XDECREF(held);
+    return r;
+}
+static int buffer_init_body(PyObject *self, PyObject *args, PyObject *kwds) {
     Buffer *b = (Buffer *)self;
     PyObject *ptr = NULL, *size = NULL, *stream = NULL, *mr = NULL, *key, *value, *refs;
     Py_ssize_t pos = 0;

@@ -145,6 +145,7 @@ PyObject *PyTuple_GetItem(PyObject *, Py_ssize_t);
 int PyDict_Next(PyObject *, Py_ssize_t *, PyObject **, PyObject **);
 PyObject *PyDict_GetItem(PyObject *, PyObject *);
 PyObject *PyDict_GetItemString(PyObject *, const char *);
+PyObject *PyDict_Values(PyObject *);
 Py_ssize_t PyList_Size(PyObject *);
 PyObject *PyList_GetItem(PyObject *, Py_ssize_t);
 int PyList_SetSlice(PyObject *, Py_ssize_t, Py_ssize_t, PyObject *);

@@ -721,3 +721,53 @@ def test_a_buffer_made_by_new_alone_is_an_empty_buffer():
     c.__init__(size=3)  # (new, then init: the ordinary construction)
     assert c.size == 3 and c.mr is rmm.mr.get_current_device_resource()
     del b, c
+
+
+def test_a_finalizer_run_while_a_buffer_gets_its_lock_may_use_buffers():
+    # review 46: a buffer's lock was made with a plain module lock held, and making it allocates:
+    # a collection there runs finalizers, and one that copies out of another buffer (a spill in a
+    # __del__) came back for that module lock on the same thread: a deadlock (the child then
+    # times out). Both at the lock's making and at every allocation with the collector eager.
+    out = run_child("""
+        import gc, threading
+        import rmmh
+        from rmmh import _device_buffer as db
+
+        copied = []
+
+        class Spill:
+            def __init__(self):
+                self.me = self  # a cycle: freed by the collector, which runs __del__
+
+            def __del__(self):
+                b = rmmh.DeviceBuffer(size=16)
+                copied.append(len(b.tobytes()))  # b's lock is made here, inside the other's
+
+        real, depth = threading.RLock, [0]
+
+        def collecting_rlock(*a):
+            if depth[0] == 0:
+                depth[0] += 1
+                try:
+                    Spill()
+                    gc.collect()
+                finally:
+                    depth[0] -= 1
+            return real(*a)
+
+        threading.RLock = collecting_rlock
+        try:
+            a = rmmh.DeviceBuffer(size=32)
+            assert len(a.tobytes()) == 32
+        finally:
+            threading.RLock = real
+        assert copied == [16], copied
+        gc.set_threshold(1, 1, 1)
+        for i in range(300):
+            Spill()
+            assert len(rmmh.DeviceBuffer(size=8 + i).tobytes()) == 8 + i
+        gc.set_threshold(700, 10, 10)
+        print("ok", len(copied))
+    """, timeout=120)
+    assert out.startswith("ok")
+

@@ -316,6 +316,63 @@ def test_a_second_init_inside_the_first_is_refused():
     assert (sys.getrefcount(mr), len(mr._refs)) == (rc0, holds0)
 
 
+def test_init_holds_its_keyword_values_while_it_runs_python_code():
+    # red team 46: the C __init__ read its keyword values from the caller's dict as borrowed
+    # references, and a C caller may pass its own dict (operator.methodcaller does): a size whose
+    # __index__ dropped the dict's entries freed the resource under __init__, which then read freed
+    # memory (a crash). The Python __init__ binds its arguments to locals: safe on both paths now.
+    import operator
+
+    ran = []
+
+    class Size:
+        def __index__(self):
+            kw = [x for x in gc.get_referents(call) if type(x) is dict][0]
+            kw.clear()  # the resource's last reference goes
+            gc.collect()
+            [str(i) * 3 for i in range(10000)]  # the freed memory reused
+            ran.append(True)
+            return 16
+
+    call = operator.methodcaller(
+        "__init__", size=Size(), mr=rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 1 << 20))
+    buf = rmm.DeviceBuffer.__new__(rmm.DeviceBuffer)
+    call(buf)
+    assert ran and buf.size == 16
+    assert isinstance(buf.mr, rmm.mr.PoolMemoryResource)
+    buf.copy_from_host(np.arange(16, dtype=np.uint8))
+    assert bytes(buf.copy_to_host()) == bytes(range(16))
+    del buf, call
+    gc.collect()
+
+
+@pytest.mark.parametrize("call", ["resize", "reserve"])
+def test_a_stream_destroyed_while_a_resize_runs_python_code_is_refused(call):
+    # red team 46: the stream was checked before new_size's __index__ ran; a finalizer called by
+    # hand there destroyed its C stream, and the buffer took it all the same (a hold appended to
+    # its empty refs, so it no longer read as destroyed): its free later failed on the dead
+    # handle, and the block was lost.
+    stats = rmm.mr.StatisticsResourceAdaptor(
+        rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), initial_pool_size=1 << 20))
+    buf = rmm.DeviceBuffer(size=64, mr=stats)
+    s = rmm.Stream()
+
+    class Size:
+        def __index__(self):
+            s.__del__()
+            s._owner.__del__()
+            return 32
+
+    with pytest.raises(Exception, match="already destroyed"):
+        getattr(buf, call)(Size(), stream=s)
+    assert buf.stream is not s and buf.size == 64
+    with pytest.raises(Exception, match="already destroyed"):
+        rmm.DeviceBuffer(size=8, stream=s, mr=stats)  # the stream still reads as destroyed
+    del buf
+    gc.collect()
+    assert stats.allocation_counts.current_bytes == 0  # the block was freed
+
+
 def test_callback_resource_lives_while_its_blocks_do():
     base = rmm.mr.CudaMemoryResource()
     mr = rmm.mr.CallbackMemoryResource(lambda n, s: base.allocate(n, s),
