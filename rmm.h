@@ -56,7 +56,9 @@
       RMM_NO_POOL, RMM_NO_BINNING, RMM_NO_ARENA, RMM_NO_LOGGING
                           leave those features out (binning also needs fixed-size, which stays);
                           their functions then return RMM_ERROR_NOT_SUPPORTED, naming themselves
-                          and the macro (rmmInitialize in pool mode too).
+                          and the macro (rmmInitialize in pool mode too); the descriptor helpers
+                          (*_desc_default, rmm_pool_desc_parse, rmm_pool_desc_from_env) stay and
+                          work, so configuration code builds either way.
       RMM_NO_THRUST       (nvcc, C++) leave out the Thrust/CUB allocator (rmm::thrust_allocator).
       RMM_DEBUG           extra checks: the pool validates every invariant after each call, the
                           fixed-size resource and the arena after each of their first 1024 calls and

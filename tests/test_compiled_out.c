@@ -66,6 +66,18 @@ TEST(what_stays_works) {
     CHECK_OK(rmm_deallocate(stats, p, 1000, RMM_STREAM_DEFAULT));
     CHECK_OK(rmm_device_buffer_create(&b, 4096, RMM_STREAM_DEFAULT, cuda));
     CHECK_OK(rmm_device_buffer_release(&b));
+    { /* the descriptor helpers stay (documented since docs audit 46): configuration code builds */
+        rmm_pool_desc pd = rmm_pool_desc_default();
+        rmm_binning_desc bd = rmm_binning_desc_default();
+        rmm_arena_desc ad = rmm_arena_desc_default();
+        CHECK_OK(rmm_pool_desc_parse(&pd, "initial:1MiB"));
+        CHECK(pd.initial_bytes == ((size_t)1 << 20));
+        setenv("RMM_ALLOC_CONF", "maximum:2MiB", 1);
+        CHECK_OK(rmm_pool_desc_from_env(&pd));
+        unsetenv("RMM_ALLOC_CONF");
+        CHECK(pd.initial_bytes == ((size_t)1 << 20) && pd.maximum_bytes == ((size_t)2 << 20));
+        CHECK(bd.min_size_exponent == 0 && bd.max_size_exponent == 0 && ad.superblock_bytes == ((size_t)1 << 20));
+    }
     rmm_resource_destroy(stats);
     rmm_resource_destroy(fixed);
     rmm_resource_destroy(cuda);
