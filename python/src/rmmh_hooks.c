@@ -472,25 +472,27 @@ RMMH_API size_t rmmh_hooks_settle(size_t *left) {
 }
 
 /* Frees block b, taken from the map, on its stream, with its device current, to the resource it
-   came from (even if another is current now). A refusal from inside the resource's own upstream
-   defers it (rmmh__defer: RMM_SUCCESS); another refusal puts it back in the map, still held.
-   Returns the status. */
+   came from (even if another is current now; where the device cannot be read or set, with the
+   caller's, as rmmh_free). A refusal from inside the resource's own upstream defers it (rmmh__defer:
+   RMM_SUCCESS). Another refusal is counted as a failure and the block let go of with its hold, as a
+   DeviceBuffer's finalizer lets go of a block whose free failed: the framework has forgotten the
+   pointer already (PyTorch's raw_delete, CuPy's memory object being freed) and never frees it
+   again, so a block kept in the map kept its whole resource alive until the process ended (red team
+   46; what the resource still counts as used goes with it when it is destroyed). Returns the
+   status. */
 static rmm_status rmmh__hook_free_block(rmmh__block *b) {
     rmm_status st;
     rmm_device_scope g = {0, false};
-    st = rmm_device_scope_enter(&g, b->device);
-    if (st == RMM_SUCCESS) st = rmmh__deallocate(b->hold->mr, (void *)b->ptr, b->bytes, b->stream);
+    (void)rmm_device_scope_enter(&g, b->device); /* (failed: nothing switched, the free made where it is) */
+    st = rmmh__deallocate(b->hold->mr, (void *)b->ptr, b->bytes, b->stream);
     rmm__device_leave(&g);
     if (st != RMM_SUCCESS) {
         if (rmmh_last_failure_reentered() && rmmh__defer(b)) return RMM_SUCCESS;
-        /* the resource refused (it should not): keep the block recorded, as it is still held */
-        (void)rmmh__map_put(b);
         rmmh__hook_failures++;
-        return st;
     }
     rmmh__count_free(b->device, b->bytes);
     __atomic_sub_fetch(&b->hold->outstanding, 1, __ATOMIC_RELEASE);
-    return RMM_SUCCESS;
+    return st;
 }
 /* Frees a block the hooks handed out (rmmh__hook_free_block). A pointer they did not hand out is
    left alone (rmm_last_status() CORRUPTION). Returns the status. */

@@ -687,3 +687,52 @@ def test_a_refused_hook_free_is_made_without_another_hook_call(how):
     del pool, cb
     gc.collect()
     assert allocators.held_resources() == []
+
+
+def _fail_next(call, times=1):
+    """Host backend: the next `times` simulated CUDA calls named `call` fail (None: clear)."""
+    f = _lib.lib.rmm_host_backend_fail_calls
+    f.argtypes = (ctypes.c_char_p, ctypes.c_uint, ctypes.c_uint, ctypes.c_int)
+    f.restype = None
+    f(call.encode() if call else None, 1 if call else 0, times, 0)
+
+
+@pytest.mark.skipif(not HOST, reason="injected CUDA failures (host backend)")
+def test_a_hook_free_that_cannot_read_the_device_frees_where_it_is():
+    # red team 46: the hook's free entered the block's device first, and a failed read of the
+    # current device skipped the free and put the block back in the map, where nobody frees it
+    # again (PyTorch has forgotten it): the block and its pool were kept until the process ended.
+    # DeviceBuffer's free already freed where it is (rmmh_free).
+    pool = rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 1 << 20)
+    rmm.mr.set_current_device_resource(pool)
+    p = torch_alloc(4096, 0, None)
+    assert p and pool.info().used_bytes == 4096
+    _fail_next("cudaGetDevice")
+    try:
+        torch_free(p, 4096, 0, None)
+    finally:
+        _fail_next(None)
+    assert pool.info().used_bytes == 0 and allocators.live_blocks() == 0
+
+
+@pytest.mark.skipif(not HOST, reason="a stream destroyed under its blocks (host backend: no device work)")
+def test_a_refused_hook_free_lets_go_of_the_block_and_its_resource():
+    # red team 46: a free the resource refused (here: a block's stream destroyed before it, which
+    # the docs forbid) went back into the map, still held; the framework never frees it again, so
+    # the resource stayed held by the hooks for good. Now it is counted as a failure and let go of.
+    pool = rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 1 << 20)
+    ref = weakref.ref(pool)
+    rmm.mr.set_current_device_resource(pool)
+    s = rmm.Stream()
+    p = torch_alloc(4096, 0, s.handle)
+    assert p and allocators.live_blocks() == 1
+    del s
+    gc.collect()  # the stream is destroyed under its block
+    before = _lib.rmmh_hook_failures()
+    torch_free(p, 4096, 0, None)
+    assert _lib.rmmh_hook_failures() == before + 1  # refused: counted
+    assert allocators.live_blocks() == 0
+    rmm.reinitialize()
+    del pool
+    gc.collect()
+    assert allocators.held_resources() == [] and ref() is None  # the pool could go
