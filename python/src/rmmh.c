@@ -477,6 +477,10 @@ static rmm_status rmmh__system_allocate(rmm_resource *self, void **ptr, size_t b
     }
     return RMM_SUCCESS;
 }
+/* A live block's table entry while a free of it waits for its stream: a concurrent free of the
+   same pointer is refused (CORRUPTION) instead of passing the lookup too, and a failed wait puts
+   the size back. (No size with this bit can be allocated.) */
+#define RMMH__SYSTEM_FREEING ((size_t)1 << (sizeof(size_t) * 8 - 1))
 static rmm_status rmmh__system_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
     rmmh__system *s = (rmmh__system *)self;
     void **slot;
@@ -486,23 +490,28 @@ static rmm_status rmmh__system_deallocate(rmm_resource *self, void *ptr, size_t 
     rmm__lock(&s->lock);
     slot = rmm__addr_map_find(&s->live, (uintptr_t)ptr);
     if (slot) held = (size_t)(uintptr_t)*slot;
+    if (slot && held == bytes) *slot = (void *)(uintptr_t)(bytes | RMMH__SYSTEM_FREEING); /* (claimed: a second free of it fails) */
     rmm__unlock(&s->lock);
     if (!slot)
         return rmm_set_last_error(RMM_ERROR_CORRUPTION, "system: deallocate(ptr=%p, bytes=%zu): not allocated by this resource, or already freed", ptr, bytes);
+    if (held & RMMH__SYSTEM_FREEING)
+        return rmm_set_last_error(RMM_ERROR_CORRUPTION, "system: deallocate(ptr=%p, bytes=%zu): another call is freeing it (a double free)", ptr, bytes);
     if (held != bytes)
         return rmm_set_last_error(RMM_ERROR_CORRUPTION, "system: deallocate(ptr=%p, bytes=%zu): the block holds %zu bytes; the size must be the one allocated", ptr, bytes, held);
     /* stream-ordered like RMM's: the memory may still be in use by work on the stream. A failed
        wait keeps the block allocated, as every failed free does (until red team 46 it was freed
        and the failure reported: a DeviceBuffer whose resize got its old block back then held freed
        memory). */
-    if ((st = rmm_stream_synchronize(stream)) != RMM_SUCCESS) return st;
+    st = rmm_stream_synchronize(stream);
     rmm__lock(&s->lock);
-    slot = rmm__addr_map_find(&s->live, (uintptr_t)ptr); /* (looked up again: another thread may have freed it during the wait) */
-    if (slot && (size_t)(uintptr_t)*slot == bytes) (void)rmm__addr_map_remove(&s->live, (uintptr_t)ptr);
-    else slot = NULL;
+    slot = rmm__addr_map_find(&s->live, (uintptr_t)ptr); /* (still there: claimed, no other call takes it out) */
+    if (st != RMM_SUCCESS) {
+        if (slot) *slot = (void *)(uintptr_t)bytes;
+    } else {
+        (void)rmm__addr_map_remove(&s->live, (uintptr_t)ptr);
+    }
     rmm__unlock(&s->lock);
-    if (!slot)
-        return rmm_set_last_error(RMM_ERROR_CORRUPTION, "system: deallocate(ptr=%p, bytes=%zu): freed by another call meanwhile", ptr, bytes);
+    if (st != RMM_SUCCESS) return st;
     free(ptr);
     return RMM_SUCCESS;
 }

@@ -478,8 +478,10 @@ RMMH_API size_t rmmh_hooks_settle(size_t *left) {
    DeviceBuffer's finalizer lets go of a block whose free failed: the framework has forgotten the
    pointer already (PyTorch's raw_delete, CuPy's memory object being freed) and never frees it
    again, so a block kept in the map kept its whole resource alive until the process ended (red team
-   46; what the resource still counts as used goes with it when it is destroyed). Returns the
-   status. */
+   46). A sub-allocator gives such a block's memory back with its chunks when it is destroyed; a
+   base resource's block (cudaMalloc, system) stays lost, as it did in the map. A refusal that a
+   later try would undo (host memory for a stream's state) is not retried: the block goes the same
+   way. Returns the status. */
 static rmm_status rmmh__hook_free_block(rmmh__block *b) {
     rmm_status st;
     rmm_device_scope g = {0, false};

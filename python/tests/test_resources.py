@@ -93,6 +93,58 @@ def test_system_resource_keeps_a_block_whose_free_fails():
         mr.deallocate(p, 4096)
 
 
+@pytest.mark.skipif(not HOST, reason="a stream model that holds a synchronize (host backend)")
+def test_a_system_free_racing_another_free_of_its_block_is_refused():
+    """While a free waits for its stream, a second free of the same block is refused (review 46:
+    with the lookup and the removal split around the wait, both frees passed the lookup, and the
+    second could free a block that malloc had meanwhile handed to a third allocation)."""
+    import ctypes
+    import threading
+    from rmmh import _lib
+
+    V = ctypes.c_void_p
+    none3, none2 = ctypes.CFUNCTYPE(None, V, V, V), ctypes.CFUNCTYPE(None, V, V)
+
+    class Model(ctypes.Structure):
+        _fields_ = [("user", V), ("event_record", none3), ("event_query", ctypes.CFUNCTYPE(ctypes.c_bool, V, V)),
+                    ("event_synchronize", none2), ("event_destroy", none2), ("stream_wait_event", none3),
+                    ("stream_synchronize", none2), ("device_synchronize", ctypes.CFUNCTYPE(None, V)),
+                    ("stream_work", none2), ("unmap", ctypes.CFUNCTYPE(None, V, V, ctypes.c_size_t))]
+
+    mr = rmm.mr.SystemMemoryResource()
+    s = rmm.Stream()
+    entered, go = threading.Event(), threading.Event()
+
+    def sync(user, stream):
+        if stream == s.handle and not go.is_set():
+            entered.set()
+            go.wait(30)
+
+    model = Model(None, none3(lambda *a: None), ctypes.CFUNCTYPE(ctypes.c_bool, V, V)(lambda *a: True),
+                  none2(lambda *a: None), none2(lambda *a: None), none3(lambda *a: None), none2(sync),
+                  ctypes.CFUNCTYPE(None, V)(lambda *a: None), none2(lambda *a: None),
+                  ctypes.CFUNCTYPE(None, V, V, ctypes.c_size_t)(lambda *a: None))
+    setter = _lib.lib.rmm_host_backend_set_stream_model
+    setter.argtypes, setter.restype = (ctypes.c_void_p,), None
+    p = mr.allocate(4096)
+    done = []
+    setter(ctypes.addressof(model))
+    try:
+        t = threading.Thread(target=lambda: done.append(mr.deallocate(p, 4096, s)))
+        t.start()
+        assert entered.wait(30)  # the first free waits for s
+        with pytest.raises(rmm.CorruptionError, match="another call is freeing it"):
+            mr.deallocate(p, 4096)  # a second free of the block, on the default stream
+        go.set()
+        t.join(30)
+    finally:
+        go.set()
+        setter(None)
+    assert done == [None]  # the first free freed it
+    with pytest.raises(rmm.CorruptionError, match="already freed"):
+        mr.deallocate(p, 4096)
+
+
 @pytest.mark.skipif(not HOST, reason="injected CUDA failures (host backend)")
 def test_a_resize_over_the_system_resource_whose_free_fails_keeps_live_memory():
     mr = rmm.mr.SystemMemoryResource()
