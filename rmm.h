@@ -3469,21 +3469,13 @@ RMM__PRIVATE rmm_status rmm__mempool_create_pinned(rmm_mem_pool *pool, int devic
     *pool = p;
     return RMM_SUCCESS;
 }
-/* One simulated default managed pool per device, never freed (the driver's, in CUDA), filled in
-   once (until red team 46 every call wrote it: a data race between two threads' creates). */
+/* One simulated default managed pool per device, never freed (the driver's, in CUDA). Nothing reads
+   a simulated pool's fields, so these are never written (until red team 46 every call wrote them: a
+   data race between two threads' creates). */
 static struct rmm__host_mempool rmm__host_managed_pools[RMM_HOST_BACKEND_DEVICES];
-static pthread_once_t rmm__host_managed_once = PTHREAD_ONCE_INIT;
-static void rmm__host_managed_init(void) {
-    int d;
-    for (d = 0; d < RMM_HOST_BACKEND_DEVICES; d++) {
-        rmm__host_managed_pools[d].device = d;
-        rmm__host_managed_pools[d].release_threshold = UINT64_MAX;
-    }
-}
 RMM__PRIVATE rmm_status rmm__mempool_default_managed(rmm_mem_pool *pool, int device) {
     if (device < 0 || device >= RMM_HOST_BACKEND_DEVICES) return rmm__fail_cuda(RMM__HOST_ERR_DEVICE, RMM_ERROR_CUDA, "cudaMemGetDefaultMemPool() failed: cudaErrorInvalidDevice (invalid device %d)", device);
     RMM__HOST_FAULT("cudaMemGetDefaultMemPool");
-    (void)pthread_once(&rmm__host_managed_once, rmm__host_managed_init);
     *pool = &rmm__host_managed_pools[device];
     return RMM_SUCCESS;
 }
