@@ -17,7 +17,7 @@ import rmmh as rmm
 from rmmh import _lib
 from rmmh._cuda import gpu
 import rmmh.allocators as allocators
-from conftest import HOST, child_env, requires_two_devices, run_child
+from conftest import HOST, child_env, fail_next, requires_two_devices, run_child
 
 V, S, I = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int
 # the signatures PyTorch (CUDAPluggableAllocator.h) and CuPy (memory.pyx) call them with
@@ -689,14 +689,6 @@ def test_a_refused_hook_free_is_made_without_another_hook_call(how):
     assert allocators.held_resources() == []
 
 
-def _fail_next(call, times=1):
-    """Host backend: the next `times` simulated CUDA calls named `call` fail (None: clear)."""
-    f = _lib.lib.rmm_host_backend_fail_calls
-    f.argtypes = (ctypes.c_char_p, ctypes.c_uint, ctypes.c_uint, ctypes.c_int)
-    f.restype = None
-    f(call.encode() if call else None, 1 if call else 0, times, 0)
-
-
 @pytest.mark.skipif(not HOST, reason="injected CUDA failures (host backend)")
 def test_a_hook_free_that_cannot_read_the_device_frees_where_it_is():
     # red team 46: the hook's free entered the block's device first, and a failed read of the
@@ -707,11 +699,11 @@ def test_a_hook_free_that_cannot_read_the_device_frees_where_it_is():
     rmm.mr.set_current_device_resource(pool)
     p = torch_alloc(4096, 0, None)
     assert p and pool.info().used_bytes == 4096
-    _fail_next("cudaGetDevice")
+    fail_next("cudaGetDevice")
     try:
         torch_free(p, 4096, 0, None)
     finally:
-        _fail_next(None)
+        fail_next(None)
     assert pool.info().used_bytes == 0 and allocators.live_blocks() == 0
 
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import rmmh as rmm
-from conftest import HOST, requires_gpu
+from conftest import HOST, fail_next, requires_gpu
 
 
 def roundtrip(n=1000, dtype="f8"):
@@ -65,16 +65,6 @@ def test_system_resource_refuses_bad_frees():
         mr.deallocate(q, 100)
 
 
-def _fail_next(call, times=1, status=1):
-    """Host backend: the next `times` simulated CUDA calls named `call` fail (None: clear)."""
-    import ctypes
-    from rmmh import _lib
-    f = _lib.lib.rmm_host_backend_fail_calls
-    f.argtypes = (ctypes.c_char_p, ctypes.c_uint, ctypes.c_uint, ctypes.c_int)
-    f.restype = None
-    f(call.encode() if call else None, 1 if call else 0, times, status)
-
-
 @pytest.mark.skipif(not HOST, reason="injected CUDA failures (host backend)")
 def test_system_resource_keeps_a_block_whose_free_fails():
     """A free whose stream wait fails raises and keeps the block allocated, as every failed free
@@ -82,12 +72,12 @@ def test_system_resource_keeps_a_block_whose_free_fails():
     a double free, and a resize that got its old block back held freed memory)."""
     mr = rmm.mr.SystemMemoryResource()
     p = mr.allocate(4096)
-    _fail_next("cudaStreamSynchronize")
+    fail_next("cudaStreamSynchronize", status=1)
     try:
         with pytest.raises(rmm.CUDAError):
             mr.deallocate(p, 4096)
     finally:
-        _fail_next(None, 0)
+        fail_next(None)
     mr.deallocate(p, 4096)  # still this resource's: the retry frees it
     with pytest.raises(rmm.CorruptionError):
         mr.deallocate(p, 4096)
@@ -150,12 +140,12 @@ def test_a_resize_over_the_system_resource_whose_free_fails_keeps_live_memory():
     mr = rmm.mr.SystemMemoryResource()
     b = rmm.DeviceBuffer(size=4096, mr=mr)
     b.copy_from_host(b"A" * 4096)
-    _fail_next("cudaStreamSynchronize")
+    fail_next("cudaStreamSynchronize", status=1)
     try:
         with pytest.raises(rmm.CUDAError):
             b.resize(8192)  # the new block is made and copied; freeing the old one fails
     finally:
-        _fail_next(None, 0)
+        fail_next(None)
     assert b.size == 4096
     others = [rmm.DeviceBuffer(size=n, mr=mr) for n in (100, 4096, 8192) for _ in range(8)]
     for o in others:

@@ -8,7 +8,7 @@ import pytest
 
 import rmmh as rmm
 from rmmh._cuda import gpu
-from conftest import HAVE_GPU, HOST, run_child
+from conftest import HAVE_GPU, HOST, fail_next, run_child
 
 # cudaDeviceAttr values (cuda.bindings.runtime.cudaDeviceAttr), stable across CUDA 12 and 13
 WARP_SIZE, INTEGRATED, PAGEABLE_MEMORY_ACCESS, CONCURRENT_MANAGED_ACCESS = 10, 18, 88, 89
@@ -457,16 +457,6 @@ def test_async_pinned_resource():
 
 
 # ---- a CUDA error in an allocation is a MemoryError ---------------------------------------------
-
-def fail_next(call, times=1, status=0):
-    """Host backend: the next `times` simulated CUDA calls named `call` fail (0: a CUDA error)."""
-    import ctypes
-    from rmmh import _lib
-    f = _lib.lib.rmm_host_backend_fail_calls
-    f.argtypes = (ctypes.c_char_p, ctypes.c_uint, ctypes.c_uint, ctypes.c_int)
-    f.restype = None
-    f(call.encode() if call else None, 1, times, status)
-
 
 @pytest.mark.skipif(not HOST, reason="injected CUDA failures (host backend)")
 @pytest.mark.parametrize("make, call", [
