@@ -667,7 +667,8 @@ RMMDEF rmm_status rmm_resource_dump_json(rmm_resource *mr, FILE *out);
 #define RMM_MAX_RESOURCE_STEPS 1048576
 #define RMM_MAX_BIN_NESTING 64
 /* With RMM_DEBUG_MARGIN: checks the margin after every live block of mr (NULL: the current device
-   resource) and of every sub-allocator under it, after a device synchronize. CORRUPTION naming the
+   resource) and of every sub-allocator under it, after a synchronize of every device in use (the
+   resources may be any device's; each is made current in turn). CORRUPTION naming the
    first block written past its end and the first byte overwritten; SUCCESS if none. Without
    RMM_DEBUG_MARGIN: NOT_SUPPORTED. O(live blocks) device-to-host copies: for debugging. Safe
    beside other threads' allocations, frees and trims: while any check runs in the process, no
@@ -811,8 +812,10 @@ RMMDEF uint64_t rmm_host_backend_stream_serial(rmm_stream stream);
    default stream's handles (RMM_STREAM_DEFAULT, RMM_STREAM_PER_THREAD) name the current device's
    stream, one state of the resource serves each of them, and memory freed there with one device
    current would go at once, unordered, to work on another device's. RMM_DEBUG builds check the
-   device at every allocate and free of these, and at rmm_pool_trim, and refuse a call from another
-   with INVALID_ARGUMENT (nothing done); release builds do not look (red team 45). A device buffer,
+   device at every allocate and free of these and refuse a call from another with INVALID_ARGUMENT
+   (nothing done); release builds do not look (red team 45). rmm_pool_trim, a rare call, makes the
+   pool's device current for itself (until red team 47 it was refused in debug builds and made its
+   device synchronize on the caller's device in release builds). A device buffer,
    uvector or scalar makes its device current while it allocates or frees, so it may be released
    with any device current. Destroying a resource may be done with any device current: a
    sub-allocator's destroy, a graph pool's return of its memory and a library stream's destroy
@@ -855,7 +858,8 @@ typedef struct rmm_pool_desc {
                                         event that orders another stream behind them is recorded only
                                         when that stream takes the memory. */
     size_t virtual_bytes;            /* VIRTUAL growth: the address range reserved (a multiple of 256,
-                                        rounded up to the page); default 0: twice the device's memory.
+                                        rounded up to the page); default 0: twice the device's memory
+                                        (at most the most whole pages a size_t holds).
                                         maximum_bytes then caps the physical bytes (0, or at least a
                                         page: else INVALID_ARGUMENT). */
     size_t virtual_extent_bytes;     /* VIRTUAL growth: new physical memory comes in extents of up to
@@ -991,7 +995,8 @@ RMMDEF rmm_status rmm_pool_get_info(rmm_resource *pool, rmm_pool_info *info);
    says how much. Fails with INVALID_ARGUMENT iff pool is not a pool; NOT_SUPPORTED from inside the pool's own upstream
    (its lock held: nothing is given back); with the upstream's or CUDA's status if a wait or a
    free fails (what was released so far stays released; the chunks a failed wait was to cover stay
-   too). O(blocks). Thread-safe. With RMM_DEBUG_MARGIN, while an rmm_resource_check_corruption
+   too), or CUDA's if the pool's device cannot be made current (nothing done: it is made current
+   for the call, and the caller's restored). O(blocks). Thread-safe. With RMM_DEBUG_MARGIN, while an rmm_resource_check_corruption
    runs in any thread, a trim gives back nothing but a virtual pool's spare pages (*released_bytes
    says so; trim again after the check). */
 RMMDEF rmm_status rmm_pool_trim(rmm_resource *pool, size_t *released_bytes);
@@ -1129,7 +1134,9 @@ RMMDEF rmm_status rmm_arena_create(rmm_resource **out, rmm_resource *upstream, c
 RMMDEF rmm_status rmm_logging_adaptor_create(rmm_resource **out, rmm_resource *upstream, const char *path, bool auto_flush);
 /* The same to an open FILE (not closed by the adaptor; NULL is INVALID_ARGUMENT). Writes the header. */
 RMMDEF rmm_status rmm_logging_adaptor_create_file(rmm_resource **out, rmm_resource *upstream, FILE *file, bool auto_flush);
-/* Flushes the log; IO iff writing failed, INVALID_ARGUMENT iff mr is not a logging adaptor. */
+/* Flushes the log; IO iff writing failed (this flush, or a row's write since the adaptor was made:
+   a FILE handed in with its error flag set already is not the adaptor's failure), INVALID_ARGUMENT
+   iff mr is not a logging adaptor. */
 RMMDEF rmm_status rmm_logging_adaptor_flush(rmm_resource *mr);
 
 typedef struct rmm_counter {
@@ -1382,10 +1389,11 @@ RMMDEF rmm_status rmm_mem_pool_destroy_imported(rmm_mem_pool pool);
    made with the caller's device current, as RMM makes them: a default-stream handle
    (RMM_STREAM_DEFAULT, RMM_STREAM_PER_THREAD) given to a copy, an element or a scalar value names
    the caller's device's stream, not the container's (review 45).
-   Every function fails with INVALID_ARGUMENT for a NULL container, and with the resource's status
-   (OUT_OF_MEMORY...) when an allocation fails: then the container is exactly as it was (size,
-   capacity, data, contents and stream). After release the container is empty (data NULL, size and
-   capacity 0) and may be released again. A zeroed rmm_device_buffer is empty too: its first
+   Every function fails with INVALID_ARGUMENT for a NULL container, and when the resource answers
+   SUCCESS with a NULL or a block not aligned to RMM_ALIGNMENT (a resource of the user's: refused,
+   never held), and with the resource's status (OUT_OF_MEMORY...) when an allocation fails: then
+   the container is exactly as it was (size, capacity, data, contents and stream). After release
+   the container is empty (data NULL, size and capacity 0) and may be released again. A zeroed rmm_device_buffer is empty too: its first
    allocation (resize, reserve) takes the current device and resource and keeps them. A failed
    rmm_device_buffer create (_create, _create_from, _copy) leaves an empty buffer of the resource
    and device it resolved (zeroed if it resolved none), but for _copy with dst == src, which is
@@ -1495,9 +1503,10 @@ RMMDEF rmm_status rmm_device_scalar_release(rmm_device_scalar *s);
    argument was INVALID_ARGUMENT, and rmmFree(NULL) SUCCESS, even then); rmmInitialize twice is
    INVALID_ARGUMENT. Errors name the file and line of the RMM_ALLOC/RMM_FREE call. rmmFree(NULL)
    does nothing (SUCCESS); rmmFree of an unknown pointer: INVALID_ARGUMENT. rmmFinalize gives back
-   the blocks still allocated (every mode; destroying the pool does it in pool mode), so a pointer
-   not freed before it is invalid after it; if such a block's free fails (outside pool mode), it
-   still finalizes, and returns that failure's status, the message counting the blocks lost (and
+   the blocks still allocated (every mode, each freed as rmmFree would: a block a graph pool served
+   goes back to that graph pool; with the device current at rmmInitialize made current for it, and
+   the caller's restored), so a pointer not freed before it is invalid after it; if such a
+   block's free fails, it still finalizes, and returns that failure's status, the message counting the blocks lost (and
    a warning in the debug log); in pool mode, if the pool cannot give a chunk back, it still
    finalizes and returns that failure's status ("the pool could not give all its memory back"). rmmGetAllocationOffset: offset from the base of the
    upstream allocation holding the pointer (for CUDA IPC), 0 outside pool mode; NOT_SUPPORTED in
@@ -3605,7 +3614,7 @@ RMM__PRIVATE void rmm__device_enter_quietly(rmm__device_guard *g, int device, bo
     g->switched = false;
     if (exiting || device < 0) return;
     rmm__error_keep(&kept);
-    if (rmm__device_enter(g, device) != RMM_SUCCESS) g->switched = false;
+    (void)rmm__device_enter(g, device); /* (a failure leaves switched false: leave does nothing) */
     rmm__error_back(&kept);
 }
 RMM__PRIVATE void rmm__device_leave(const rmm__device_guard *g) {
@@ -9016,7 +9025,10 @@ RMM__PRIVATE rmm_status rmm__vm_setup(rmm__pool *p, size_t virtual_bytes) {
         return RMM__INVALID("rmm_pool_create: maximum_bytes %zu is less than one page (%zu bytes): a virtual pool could not allocate", p->desc.maximum_bytes, vm->page);
     if (virtual_bytes == 0) {
         RMM_TRY(rmm__mem_info(&f, &t));
-        virtual_bytes = t * 2;
+        /* (saturated at the largest whole number of pages: a total above SIZE_MAX / 2 wrapped, and the
+           pool reserved far less than twice it, or failed naming a virtual_bytes never passed; red
+           team 47, the host backend's capacity) */
+        virtual_bytes = t > (SIZE_MAX - vm->page) / 2 ? (SIZE_MAX - vm->page) / vm->page * vm->page : t * 2;
     }
     if (!rmm__round_up(virtual_bytes, vm->page, &vm->reserved)) return RMM__INVALID("rmm_pool_create: virtual_bytes %zu is too large", virtual_bytes);
     vm->extent = p->desc.virtual_extent_bytes ? (p->desc.virtual_extent_bytes + vm->page - 1) / vm->page : RMM__VM_EXTENT;
@@ -9658,15 +9670,20 @@ RMM__IMPL rmm_status rmm_pool_trim(rmm_resource *pool, size_t *released_bytes) {
     rmm__pool *p = (rmm__pool *)pool;
     size_t released = 0, i;
     rmm_status st, waited;
+    rmm__device_guard g;
     char cause[RMM__CAUSE_MAX];
     int cause_cuda = 0;
     if (released_bytes) *released_bytes = 0;
     if (!pool || pool->vtable != &rmm__pool_vtable)
         return RMM__INVALID("rmm_pool_trim: resource '%s' is not a pool", rmm_resource_type_name(pool));
-#if RMM__DEBUG
-    RMM_TRY(rmm__debug_device_check("pool", "rmm_pool_trim", p->device));
-#endif
-    if (!rmm__spin_lock(&p->so.lock)) return rmm__reentrant("pool", "rmm_pool_trim");
+    /* (the pool's device made current, as a destroy does: trimmed with another current, its device
+       synchronize covered the wrong device's work before pages and chunks went back; debug builds
+       refused it, release builds did it; red team 47) */
+    RMM_TRY(rmm__device_enter(&g, p->device));
+    if (!rmm__spin_lock(&p->so.lock)) {
+        rmm__device_leave(&g);
+        return rmm__reentrant("pool", "rmm_pool_trim");
+    }
     (void)rmm__so_unstick_status(&p->so, NULL, true, &waited); /* eager streams' rings: a device synchronize covers them */
     if (waited != RMM_SUCCESS) {
         cause_cuda = rmm_last_cuda_error();
@@ -9694,6 +9711,7 @@ RMM__IMPL rmm_status rmm_pool_trim(rmm_resource *pool, size_t *released_bytes) {
         if (rmm__pool_is_ready(s) && !rmm__pool_holds(&p->so, &s->ss)) rmm__pool_unready(s);
     }
     rmm__spin_unlock(&p->so.lock);
+    rmm__device_leave(&g);
     if (released_bytes) *released_bytes = released;
     return st;
 }
@@ -13208,6 +13226,7 @@ typedef struct rmm__logging {
     FILE *file;
     bool owns_file, auto_flush;
     bool error_before; /* the caller's FILE had its error set already: not the adaptor's rows */
+    bool failed;       /* a row's write (or its auto flush) failed: seen even where error_before hides ferror (under lock) */
     rmm__mutex lock;
 } rmm__logging;
 /* Thread,Time,Action,Pointer,Size,Stream - exactly as RMM's logging_resource_adaptor writes. */
@@ -13235,8 +13254,7 @@ RMM__PRIVATE void rmm__logging_row(rmm__logging *l, const char *action, void *pt
     n += rmm__put_hex(row + n, (uint64_t)(uintptr_t)stream);
     row[n++] = '\n';
     rmm__lock(&l->lock);
-    fwrite(row, 1, n, l->file);
-    if (l->auto_flush) fflush(l->file);
+    if (fwrite(row, 1, n, l->file) != n || (l->auto_flush && fflush(l->file) != 0)) l->failed = true;
     rmm__unlock(&l->lock);
 }
 RMM__PRIVATE rmm_status rmm__logging_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
@@ -13253,7 +13271,7 @@ RMM__PRIVATE rmm_status rmm__logging_deallocate(rmm_resource *self, void *ptr, s
 }
 RMM__PRIVATE void rmm__logging_destroy(rmm_resource *self) {
     rmm__logging *l = (rmm__logging *)self;
-    bool lost = ferror(l->file) != 0 && !l->error_before; /* a write failed on the way, though later ones may
+    bool lost = l->failed || (ferror(l->file) != 0 && !l->error_before); /* a write failed on the way, though later ones may
                                          have worked (a full disk freed again; red team 33: ~800 of 1,020
                                          rows were gone and destroy said nothing) */
     if ((l->owns_file ? fclose(l->file) : fflush(l->file)) != 0) /* (rows still buffered: the last error says they are lost) */
@@ -13313,7 +13331,9 @@ RMM__IMPL rmm_status rmm_logging_adaptor_flush(rmm_resource *mr) {
         return RMM__INVALID("rmm_logging_adaptor_flush: resource '%s' is not a logging adaptor", rmm_resource_type_name(mr));
     rmm__lock(&l->lock);
     rc = fflush(l->file);
-    if (rc == 0 && ferror(l->file)) rc = -1;
+    /* (a caller's FILE may come with its error set: that is not the adaptor's rows, as destroy
+       says; until red team 47 flush said IO for it on every call) */
+    if (rc == 0 && (l->failed || (ferror(l->file) && !l->error_before))) rc = -1;
     rmm__unlock(&l->lock);
     return rc == 0 ? RMM_SUCCESS : rmm__fail(RMM_ERROR_IO, "rmm_logging_adaptor_flush: writing the log failed");
 }
@@ -13479,7 +13499,11 @@ RMM__IMPL rmm_status rmm_statistics_push(rmm_resource *mr) {
    peak = max(peak, value + inner.peak), value += inner.value, total += inner.total (RMM's rule). */
 RMM__PRIVATE void rmm__counter_fold(rmm_counter *outer, const rmm_counter *inner) {
     int64_t value = RMM__ATOMIC_LOAD_RELAXED(&outer->value), peak = RMM__ATOMIC_LOAD_RELAXED(&outer->peak);
-    int64_t folded_peak = value + inner->peak;
+    int64_t folded_peak; /* (saturated: a value past INT64_MAX wraps, as documented, but this sum is plain arithmetic, where
+                            wrapping is undefined: red team 47 saw UBSan stop on it) */
+    if (inner->peak > 0 && value > INT64_MAX - inner->peak) folded_peak = INT64_MAX;
+    else if (inner->peak < 0 && value < INT64_MIN - inner->peak) folded_peak = INT64_MIN;
+    else folded_peak = value + inner->peak;
     while (folded_peak > peak && !RMM__ATOMIC_CAS_WEAK_RELAXED(&outer->peak, &peak, folded_peak)) {
     }
     RMM__ATOMIC_ADD_RELAXED(&outer->value, inner->value);
@@ -14407,6 +14431,25 @@ RMM__IMPL rmm_status rmm_resource_check_corruption(rmm_resource *mr) {
 #endif
 }
 #if RMM__MARGIN_ON
+/* Synchronizes every device whose primary context is active (a device never used holds no block,
+   and is not given a context), each made current in turn, the caller's device restored: the blocks
+   a check lists may be any device's, and their owners' work runs on that device (red team 47: the
+   caller's device alone was synchronized, and a block of another could still be written while its
+   margin was read). O(devices) synchronizes. */
+RMM__PRIVATE rmm_status rmm__synchronize_every_device(void) {
+    int count = 0, d;
+    RMM_TRY(rmm__device_count(&count));
+    for (d = 0; d < count; d++) {
+        rmm__device_guard g;
+        rmm_status st;
+        if (!rmm__device_context_active(d)) continue;
+        RMM_TRY(rmm__device_enter(&g, d));
+        st = rmm__device_synchronize();
+        rmm__device_leave(&g);
+        RMM_TRY(st);
+    }
+    return RMM_SUCCESS;
+}
 RMM__PRIVATE rmm_status rmm__check_corruption(rmm_resource *mr) {
     rmm__live_list live;
     rmm__kept_error kept;
@@ -14430,7 +14473,7 @@ RMM__PRIVATE rmm_status rmm__check_corruption(rmm_resource *mr) {
         }
         if (st == RMM_SUCCESS && d && d->live) st = d->live(mr, &live);
         if (st == RMM_SUCCESS && live.oom) st = rmm__fail(RMM_ERROR_OUT_OF_MEMORY, "rmm_resource_check_corruption: out of host memory");
-        if (st == RMM_SUCCESS && live.n) st = rmm__device_synchronize();
+        if (st == RMM_SUCCESS && live.n) st = rmm__synchronize_every_device();
         for (i = 0; i < live.n && st == RMM_SUCCESS; i++) {
             st = rmm__margin_check(rmm_resource_type_name(mr), live.v[i].ptr, live.v[i].requested, RMM_STREAM_DEFAULT);
             if (st == RMM_ERROR_CORRUPTION) st = rmm__margin_confirm(mr, d, live.v[i], &kept);
@@ -14452,7 +14495,7 @@ RMM__PRIVATE rmm_status rmm__container_alloc(rmm_resource *mr, int device, void 
     *ptr = NULL;
     if (bytes == 0) return RMM_SUCCESS;
     RMM_TRY(rmm__device_enter(&g, device));
-    st = rmm_allocate(mr, ptr, bytes, stream);
+    st = rmm_allocate_aligned(mr, ptr, bytes, RMM_ALIGNMENT, stream); /* (checked: a user resource's success with NULL or a misaligned block is refused, never held; red team 47) */
     rmm__device_leave(&g);
     return st;
 }
@@ -14482,7 +14525,7 @@ RMM__PRIVATE rmm_status rmm__buffer_realloc(rmm_device_buffer *b, size_t capacit
         if ((mr = rmm__resolve(NULL)) == NULL) return rmm_last_status();
     }
     RMM_TRY(rmm__device_enter(&g, device)); /* (the old block's device too: a buffer with a resource keeps its device) */
-    st = rmm_allocate(mr, &fresh, capacity, stream);
+    st = rmm_allocate_aligned(mr, &fresh, capacity, RMM_ALIGNMENT, stream); /* (checked, as rmm__container_alloc) */
     if (st == RMM_SUCCESS && keep) st = rmm__memcpy_async(fresh, b->data, keep, stream);
     if (st == RMM_SUCCESS) st = rmm_deallocate(b->mr, b->data, b->capacity, stream); /* (NULL data: nothing) */
     if (st != RMM_SUCCESS) RMM__CLEANUP(rmm_deallocate(mr, fresh, capacity, stream)); /* (NULL if the allocation failed) */
@@ -14729,7 +14772,8 @@ static struct {
     size_t log_count, log_cap;
     char **files; /* copies of the call sites' file names the log refers to */
     size_t file_count, file_cap;
-} rmm__legacy = {RMM__MUTEX_INIT, false, {0, 0, false}, NULL, NULL, {NULL, 0, 0, 0}, NULL, 0, 0, NULL, 0, 0};
+    int device; /* current at rmmInitialize (-1: unknown): rmmFinalize's frees and destroys run there */
+} rmm__legacy = {RMM__MUTEX_INIT, false, {0, 0, false}, NULL, NULL, {NULL, 0, 0, 0}, NULL, 0, 0, NULL, 0, 0, -1};
 
 /* The log keeps its own copy of each call site's file name (the caller's string may not outlive
    the call). Caller holds the lock. NULL if host memory ran out. O(distinct file names). */
@@ -14845,25 +14889,33 @@ RMM__IMPL rmmError_t rmmInitialize(rmmOptions_t *options) {
     } else {
         rmm__legacy.options = o;
         rmm__legacy.initialized = true;
+        if (!rmm__device_peek(&rmm__legacy.device)) rmm__legacy.device = -1;
     }
     rmm__unlock(&rmm__legacy.lock);
     return st;
 }
 RMM__IMPL rmmError_t rmmFinalize(void) {
     rmm_status st = RMM_SUCCESS;
+    rmm__device_guard g;
     rmm__lock(&rmm__legacy.lock);
     if (!rmm__legacy.initialized) {
         rmm__unlock(&rmm__legacy.lock);
         return rmm__legacy_not_initialized("rmmFinalize");
     }
-    if (!rmm__legacy.pool) { /* blocks still allocated go back (destroying the pool gives back its own) */
+    /* (rmmInitialize's device made current for the frees and destroys, as a resource's destroy does:
+       with another current, a pool's frees were refused in RMM_DEBUG builds, reported as blocks lost,
+       and made on the wrong device's default stream in release builds; red team 47) */
+    rmm__device_enter_quietly(&g, rmm__legacy.device, false);
+    { /* blocks still allocated go back, through the resource rmmAlloc used: in pool mode too, since a
+         block a graph pool served (rmmAlloc on a stream registered for a capture) is not the pool's,
+         and destroying the pool left it live in the graph pool for good (red team 47) */
         size_t i, lost = 0, lost_bytes = 0, blocks = rmm__legacy.sizes.count;
         char first[320];
         int first_cuda = 0;
         for (i = 0; rmm__legacy.sizes.slots && i <= rmm__legacy.sizes.mask; i++) {
             const rmm__addr_slot *e = &rmm__legacy.sizes.slots[i];
             rmm_status failed;
-            if (!e->key || (failed = rmm_deallocate(rmm__legacy.base, (void *)e->key, (size_t)(uintptr_t)e->value, RMM_STREAM_DEFAULT)) == RMM_SUCCESS) continue;
+            if (!e->key || (failed = rmm_deallocate(rmm__legacy_resource(), (void *)e->key, (size_t)(uintptr_t)e->value, RMM_STREAM_DEFAULT)) == RMM_SUCCESS) continue;
             if (lost++ == 0) {
                 st = failed;
                 first_cuda = rmm_last_cuda_error();
@@ -14885,6 +14937,7 @@ RMM__IMPL rmmError_t rmmFinalize(void) {
             st = rmm__fail_cuda(rmm_last_cuda_error(), rmm_last_status(), "rmmFinalize: the pool could not give all its memory back, lost: %s", rmm_last_error());
     }
     rmm_resource_destroy(rmm__legacy.base);
+    rmm__device_leave(&g);
     rmm__legacy.pool = rmm__legacy.base = NULL;
     rmm__addr_map_free(&rmm__legacy.sizes);
     RMM_SYS_FREE(rmm__legacy.log);

@@ -1857,6 +1857,21 @@ TEST(statistics_totals_stay_at_int64_max) {
     CHECK(popped.bytes.total == INT64_MAX && popped.count.total == 2);
     CHECK_OK(rmm_statistics_get(st, &s)); /* the fold of INT64_MAX into INT64_MAX */
     CHECK(s.bytes.value == 0 && s.bytes.total == INT64_MAX && s.count.total == 5);
+    /* a scope's peak folded onto a current value near INT64_MAX: saturated (the sum was undefined
+       behaviour: UBSan stopped the program there; red team 47) */
+    {
+        void *q = NULL, *big = NULL;
+        CHECK_OK(rmm_allocate(st, &big, (size_t)INT64_MAX, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_statistics_get(st, &s));
+        CHECK(s.bytes.value == INT64_MAX);
+        CHECK_OK(rmm_statistics_push(st));
+        CHECK_OK(rmm_allocate(st, &q, 256, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_deallocate(st, q, 256, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_statistics_pop(st, &popped));
+        CHECK_OK(rmm_statistics_get(st, &s));
+        CHECK(s.bytes.peak == INT64_MAX && popped.bytes.peak == 256);
+        CHECK_OK(rmm_deallocate(st, big, (size_t)INT64_MAX, RMM_STREAM_DEFAULT));
+    }
     rmm_resource_destroy(st);
     rmm_resource_destroy(cb);
 }
@@ -1906,9 +1921,44 @@ TEST(logging_destroy_reports_rows_lost_mid_run) {
         if (f) {
             CHECK(fgetc(f) == EOF && ferror(f));
             CHECK_OK(rmm_logging_adaptor_create_file(&log, cuda, f, false));
+            {
+                void *p = NULL; /* (and flush says nothing of it either: it said IO on every call until red team 47) */
+                CHECK_OK(rmm_allocate(log, &p, 256, RMM_STREAM_DEFAULT));
+                CHECK_OK(rmm_deallocate(log, p, 256, RMM_STREAM_DEFAULT));
+                CHECK_OK(rmm_logging_adaptor_flush(log));
+            }
             rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "mark");
             rmm_resource_destroy(log);
             CHECK(strcmp(rmm_last_error(), "mark") == 0);
+            fclose(f);
+        }
+        remove(path);
+    }
+    /* the same FILE, and then the disk fills: rows lost are still seen (the adaptor counts its own
+       failed writes, as ferror cannot tell them from the caller's) by flush and by destroy */
+    {
+        FILE *f;
+        CHECK(temp_path(path, sizeof path, "before_lost"));
+        f = fopen(path, "w");
+        CHECK(f != NULL);
+        if (f) {
+            CHECK(fgetc(f) == EOF && ferror(f));
+            CHECK_OK(rmm_logging_adaptor_create_file(&log, cuda, f, false));
+            old_handler = signal(SIGXFSZ, SIG_IGN);
+            small = was;
+            small.rlim_cur = 8192;
+            CHECK(setrlimit(RLIMIT_FSIZE, &small) == 0);
+            for (i = 0; i < 500; i++) {
+                void *p = NULL;
+                CHECK_OK(rmm_allocate(log, &p, 256, RMM_STREAM_DEFAULT));
+                CHECK_OK(rmm_deallocate(log, p, 256, RMM_STREAM_DEFAULT));
+            }
+            CHECK(setrlimit(RLIMIT_FSIZE, &was) == 0);
+            signal(SIGXFSZ, old_handler);
+            CHECK_STATUS(rmm_logging_adaptor_flush(log), RMM_ERROR_IO);
+            rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "mark");
+            rmm_resource_destroy(log);
+            CHECK(rmm_last_status() == RMM_ERROR_IO && strstr(rmm_last_error(), "lost rows") != NULL);
             fclose(f);
         }
         remove(path);

@@ -1392,6 +1392,68 @@ TEST(legacy_initial_pool_size_zero_is_half_of_total) {
 #endif
 }
 
+/* rmmFinalize with another device current than rmmInitialize's: its frees and destroys run on
+   rmmInitialize's device, and the caller's is back (red team 47: once finalize freed pool mode's
+   blocks one by one too, for a graph pool's, a pool of another device refused those frees in
+   RMM_DEBUG builds, reported as blocks lost, and release builds freed them on the wrong device's
+   default stream). Host backend (two devices). */
+TEST(legacy_finalize_with_another_device_current) {
+#if defined(RMM_BACKEND_HOST) && RMM_HOST_BACKEND_DEVICES > 1
+    rmmOptions_t o = {PoolAllocation, 1 << 20, false};
+    size_t free_before = 0, free_after = 0, total = 0;
+    void *p = NULL;
+    int now = -1;
+    CHECK_OK(rmm_set_device(1));
+    CHECK_OK(rmm_available_device_memory(&free_before, &total));
+    CHECK_OK(rmmInitialize(&o));
+    CHECK_OK(RMM_ALLOC(&p, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_set_device(0));
+    CHECK_OK(rmmFinalize());
+    CHECK_OK(rmm_get_device(&now));
+    CHECK(now == 0);
+    CHECK_OK(rmm_available_device_memory(&free_after, &total));
+    CHECK(free_after == free_before);
+    CHECK(!rmmIsInitialized(NULL));
+#else
+    harness_skip_current = 1; /* (two simulated devices) */
+#endif
+}
+
+/* A resource of the user's (its own vtable) that answers SUCCESS with no memory: the containers
+   called rmm_allocate, which hands such an answer on unchecked (the fast path), and took a NULL
+   block as created (data NULL, size 100; a later resize failed in cudaMemcpyAsync). They allocate
+   through the checked path now (rmm_allocate_aligned), as every adaptor does, and the container stays
+   as it was. Red team 47. */
+static rmm_status nullish_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    (void)self, (void)bytes, (void)alignment, (void)stream;
+    *ptr = NULL;
+    return RMM_SUCCESS;
+}
+static rmm_status nullish_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
+    (void)self, (void)ptr, (void)bytes, (void)alignment, (void)stream;
+    return RMM_SUCCESS;
+}
+static const rmm_resource_vtable nullish_vtable = {"nullish", nullish_allocate, nullish_deallocate, NULL, NULL};
+TEST(containers_refuse_a_resource_that_says_yes_with_no_memory) {
+    rmm_resource r = {&nullish_vtable};
+    rmm_device_buffer b;
+    rmm_device_uvector v;
+    rmm_device_scalar sc;
+    CHECK_STATUS(rmm_device_buffer_create(&b, 100, RMM_STREAM_DEFAULT, &r), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(b.data == NULL && b.size == 0 && b.capacity == 0);
+    CHECK(strstr(rmm_last_error(), "NULL") != NULL);
+    CHECK_STATUS(rmm_device_uvector_create(&v, 4, 10, RMM_STREAM_DEFAULT, &r), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(v.data == NULL && v.size == 0);
+    CHECK_STATUS(rmm_device_scalar_create(&sc, 8, RMM_STREAM_DEFAULT, &r), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(sc.data == NULL);
+    memset(&b, 0, sizeof b);
+    b.mr = &r;
+    CHECK_STATUS(rmm_device_buffer_reserve(&b, 200, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(b.data == NULL && b.capacity == 0 && b.size == 0);
+    CHECK_STATUS(rmm_device_buffer_resize(&b, 50, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(b.data == NULL && b.capacity == 0 && b.size == 0);
+}
+
 int main(void) {
     HARNESS_INIT();
     RUN(buffer_create_copy_and_read_back);
@@ -1421,5 +1483,7 @@ int main(void) {
     RUN(legacy_options_in_use_are_the_pool_s);
     RUN(overaligned_block_freed_without_its_alignment_is_refused);
     RUN(stream_destroy_failure_lets_the_stream_go);
+    RUN(containers_refuse_a_resource_that_says_yes_with_no_memory);
+    RUN(legacy_finalize_with_another_device_current);
     return harness_main_end();
 }

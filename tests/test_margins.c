@@ -558,6 +558,48 @@ TEST(kernel_writes_past_the_end) {
 }
 #endif
 
+#if defined(RMM_BACKEND_HOST) && RMM_HOST_BACKEND_DEVICES > 1
+/* A pool of device 1 checked with device 0 current: device 1 is synchronized before its blocks'
+   margins are read (red team 47: only the caller's device was, so a block of another device could
+   still be written while its margin was read), and the caller is back on device 0. Host backend (two
+   devices; a stream model notes which devices are synchronized). */
+static unsigned synced_devices;
+static void sd_record(void *u, const void *e, rmm_stream s) { (void)u, (void)e, (void)s; }
+static bool sd_query(void *u, const void *e) { return (void)u, (void)e, true; }
+static void sd_esync(void *u, const void *e) { (void)u, (void)e; }
+static void sd_edestroy(void *u, const void *e) { (void)u, (void)e; }
+static void sd_wait(void *u, rmm_stream s, const void *e) { (void)u, (void)s, (void)e; }
+static void sd_ssync(void *u, rmm_stream s) { (void)u, (void)s; }
+static void sd_dsync(void *u) { (void)u, synced_devices |= 1u << rmm__host_current_device; }
+static void sd_work(void *u, rmm_stream s) { (void)u, (void)s; }
+static void sd_unmap(void *u, const void *va, size_t n) { (void)u, (void)va, (void)n; }
+static const rmm_host_stream_model sd_model = {NULL, sd_record, sd_query, sd_esync, sd_edestroy, sd_wait, sd_ssync, sd_dsync, sd_work, sd_unmap};
+TEST(check_corruption_synchronizes_the_blocks_devices) {
+    rmm_resource *pool = NULL;
+    void *p = NULL;
+    int now = -1;
+    CHECK_OK(rmm_set_device(1));
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), NULL));
+    if (!pool) return;
+    CHECK_OK(rmm_allocate(pool, &p, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_set_device(0));
+    rmm_host_backend_set_stream_model(&sd_model);
+    synced_devices = 0;
+    CHECK_OK(rmm_resource_check_corruption(pool));
+    CHECK((synced_devices & 2u) != 0);
+    CHECK_OK(rmm_get_device(&now));
+    CHECK(now == 0);
+    CHECK_OK(poke(p, 1000, 0x42, RMM_STREAM_DEFAULT)); /* still found with device 0 current */
+    CHECK_STATUS(rmm_resource_check_corruption(pool), RMM_ERROR_CORRUPTION);
+    CHECK_OK(repair(p, 1000, RMM_STREAM_DEFAULT));
+    rmm_host_backend_set_stream_model(NULL);
+    CHECK_OK(rmm_set_device(1));
+    CHECK_OK(rmm_deallocate(pool, p, 1000, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(pool);
+    CHECK_OK(rmm_set_device(0));
+}
+#endif
+
 int main(void) {
     HARNESS_INIT();
     RUN(pool_block_overrun);
@@ -575,6 +617,9 @@ int main(void) {
     RUN(arena_blocks_are_filled_before_a_check_can_see_them);
     RUN(check_corruption_beside_frees_and_reuse);
     RUN(check_corruption_beside_memory_given_back);
+#endif
+#if defined(RMM_BACKEND_HOST) && RMM_HOST_BACKEND_DEVICES > 1
+    RUN(check_corruption_synchronizes_the_blocks_devices);
 #endif
 #if defined(__CUDACC__) && !defined(RMM_BACKEND_HOST)
     RUN(kernel_writes_past_the_end);

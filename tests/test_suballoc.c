@@ -3767,7 +3767,12 @@ TEST(sub_allocators_refuse_another_current_device_in_debug_builds) {
             CHECK(q == NULL);
             CHECK(strstr(rmm_last_error(), "device 0 current") != NULL && strstr(rmm_last_error(), "device 1's") != NULL);
             CHECK_STATUS(rmm_deallocate(mrs[i], p, 4096, streams[k]), RMM_ERROR_INVALID_ARGUMENT); /* nothing freed */
-            if (i == 0) CHECK_STATUS(rmm_pool_trim(mrs[i], NULL), RMM_ERROR_INVALID_ARGUMENT);
+            if (i == 0) { /* trim makes the pool's device current for itself (red team 47), and gives it back */
+                int now = -1;
+                CHECK_OK(rmm_pool_trim(mrs[i], NULL));
+                CHECK_OK(rmm_get_device(&now));
+                CHECK(now == 0);
+            }
             CHECK_OK(rmm__set_device(1));
             CHECK_OK(rmm_resource_validate(mrs[i]));
             CHECK_OK(rmm_deallocate(mrs[i], p, 4096, streams[k])); /* its own device: freed */
@@ -3795,10 +3800,45 @@ static void devseen_wait(void *u, rmm_stream s, const void *e) { (void)u, (void)
 static void devseen_ssync(void *u, rmm_stream s) { (void)u, (void)s, devseen_ssyncs++; }
 static void devseen_dsync(void *u) { (void)u, devseen_dsyncs++, devseen_note(); }
 static void devseen_work(void *u, rmm_stream s) { (void)u, (void)s; }
-static void devseen_unmap(void *u, const void *va, size_t n) { (void)u, (void)va, (void)n; }
+static void devseen_unmap(void *u, const void *va, size_t n) { (void)u, (void)va, (void)n, devseen_note(); }
 static const rmm_host_stream_model devseen_model = {NULL, devseen_record, devseen_query, devseen_esync, devseen_edestroy, devseen_wait,
                                                     devseen_ssync, devseen_dsync, devseen_work, devseen_unmap};
 #endif
+/* A pool of device 1 trimmed with device 0 current: its device synchronize and its pages' unmaps
+   are device 1's, and the caller is back on device 0 (red team 47: release builds synchronized
+   device 0, then unmapped device 1's pages under work that device may still have ordered before
+   the frees). Host backend (two devices, a model). */
+TEST(pool_trim_with_another_device_current_uses_the_pool_s_device) {
+#if defined(RMM_BACKEND_HOST) && RMM_HOST_BACKEND_DEVICES > 1
+    rmm_resource *mr = NULL;
+    rmm_pool_desc vd = rmm_pool_desc_default();
+    void *p = NULL;
+    size_t released = 0;
+    int now = -1;
+    CHECK_OK(rmm__set_device(1));
+    vd.growth = RMM_POOL_GROWTH_VIRTUAL;
+    vd.virtual_bytes = 64 * MiB;
+    if (!new_virtual_pool(&vd, &mr)) {
+        CHECK_OK(rmm__set_device(0));
+        return;
+    }
+    rmm_host_backend_set_stream_model(&devseen_model);
+    devseen_expect = 1;
+    devseen_bad = devseen_records = devseen_dsyncs = devseen_ssyncs = 0;
+    CHECK_OK(rmm_allocate(mr, &p, 4 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, p, 4 * MiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm__set_device(0));
+    CHECK_OK(rmm_pool_trim(mr, &released));
+    CHECK(released > 0 && devseen_dsyncs >= 1 && devseen_bad == 0);
+    CHECK_OK(rmm_get_device(&now));
+    CHECK(now == 0);
+    rmm_host_backend_set_stream_model(NULL);
+    rmm_resource_destroy(mr);
+#else
+    harness_skip_current = 1; /* (two simulated devices) */
+#endif
+}
+
 /* Sub-allocators, graph pools and library streams of device 0 destroyed with device 1 current: the
    waits for their streams' work, the synchronizes before memory goes and the frees upstream are
    device 0's, and the caller's device is back after (red team 45: they ran with the caller's device,
@@ -4727,6 +4767,35 @@ TEST(pool_virtual_inside_placement_with_a_large_alignment) {
     CHECK_OK(rmm_deallocate(mr, k, 1024, RMM_STREAM_DEFAULT));
     CHECK_OK(rmm_pool_validate(mr));
     rmm_resource_destroy(mr);
+}
+
+/* A virtual pool with no virtual_bytes reserves twice the device's memory; a device of more than
+   SIZE_MAX / 2 bytes (the host backend's capacity) wrapped that doubling: the pool reserved far less
+   (2 TiB for 2^63 + 2^40 bytes), or failed naming a virtual_bytes nobody passed. Now the reservation
+   saturates: the create fails for want of host memory or address space, or reserves at least the
+   device's size. Host backend only. Red team 47. */
+TEST(pool_virtual_default_reservation_does_not_wrap) {
+#if defined(RMM_BACKEND_HOST)
+    const size_t caps[2] = {SIZE_MAX, ((size_t)1 << 63) + ((size_t)1 << 40)};
+    size_t i;
+    for (i = 0; i < 2; i++) {
+        rmm_resource *mr = NULL;
+        rmm_pool_desc pd = rmm_pool_desc_default();
+        rmm_status st;
+        pd.growth = RMM_POOL_GROWTH_VIRTUAL;
+        rmm_host_backend_set_capacity(caps[i]);
+        st = rmm_pool_create(&mr, NULL, &pd);
+        if (st == RMM_SUCCESS) {
+            rmm_pool_info info;
+            CHECK_OK(rmm_pool_get_info(mr, &info));
+            CHECK(info.largest_free_block >= caps[i]);
+            rmm_resource_destroy(mr);
+        } else {
+            CHECK(st != RMM_ERROR_INVALID_ARGUMENT && strstr(rmm_last_error(), "virtual_bytes") == NULL);
+        }
+    }
+    rmm_host_backend_set_capacity(RMM_HOST_BACKEND_BYTES);
+#endif
 }
 
 /* A page-in that fails part-way (the device fills at the block's fourth page): the pool gives
@@ -7221,6 +7290,7 @@ int main(void) {
     RUN(record_stream_wait_is_the_free_devices_stream);
     RUN(sub_allocators_refuse_another_current_device_in_debug_builds);
     RUN(destroys_with_another_device_current_use_the_resource_s_device);
+    RUN(pool_trim_with_another_device_current_uses_the_pool_s_device);
     RUN(record_stream_per_thread_stream_of_another_thread);
     RUN(record_stream_of_a_destroyed_stream);
     RUN(pool_foreign_stream_ring);
@@ -7308,6 +7378,7 @@ int main(void) {
     RUN(pool_virtual_places_inside_a_free_block_on_mapped_pages);
     RUN(pool_virtual_inside_placement_with_a_large_alignment);
     RUN(pool_virtual_failed_page_in_gives_back_what_it_made);
+    RUN(pool_virtual_default_reservation_does_not_wrap);
     RUN(pool_virtual_page_without_access_gets_it_before_use);
     RUN(pool_virtual_stream_churn_stays_on_mapped_pages);
     RUN(pool_virtual_at_the_maximum_takes_another_streams_mapped_block);
