@@ -22,7 +22,6 @@ stream, of memory from before the capture is made when the capture's registratio
 """
 import ctypes
 import threading
-from contextlib import contextmanager
 
 from . import _errors, _lib, _lifetime
 from ._helpers import parse_bytes
@@ -115,20 +114,28 @@ class GraphPool:
             raise ValueError("this GraphPool was released")
         return self._h
 
-    @contextmanager
     def capture(self, stream):
         """Registers ``stream`` (a Stream, a handle, a CuPy, Numba or PyTorch stream) for the
-        block: its allocations come from this pool. Leave it after the capture has ended."""
-        s = as_stream(stream)
-        # the C stream held from the registration to its end (_lifetime.Hold): a finalizer called by
-        # hand on another thread during the capture destroys it after rmm_capture_end, not under the
-        # calls (rmm.h would keep a registered stream, but the handle passed to rmm_capture_end must
-        # still name it); one already destroyed is refused before anything is registered
+        block: its allocations come from this pool. Leave it after the capture has ended. The
+        per-thread default stream's registration is its thread's own (rmm.h's rule): leaving it on
+        another thread raises InvalidArgumentError and changes nothing, and the thread that
+        entered can still leave it."""
+        return _Capture(self, stream)
+
+    def _held(self, s, handle):
+        """capture's generator: the C stream of s held from the registration to its end
+        (_lifetime.Hold: a finalizer called by hand on another thread during the capture destroys it
+        after rmm_capture_end, not under the calls; rmm.h would keep a registered stream, but the
+        handle passed to rmm_capture_end must still name it; one already destroyed is refused before
+        anything is registered). Its handle goes in the list `handle`. In the generator, so that a
+        capture dropped unleft lets its hold go when collected, as it ends the registration."""
         with _lifetime.Hold(s, "C stream") as h:
+            handle.append(h)
             yield from self._captured(h)
 
     def _captured(self, h):
-        """capture's registration of the C stream h (held by capture), the block, and its end."""
+        """capture's registration of the C stream h (held by _held), the block, and its end."""
+        thread = threading.get_ident() if h == _PER_THREAD_HANDLE else None
         with _lock:
             # counted before C registers it: from the moment rmm_capture_begin registers the stream
             # (it lets the GIL go), a buffer dropped on it on another thread has its free deferred,
@@ -143,6 +150,11 @@ class GraphPool:
         try:
             yield self
         finally:
+            if thread is not None and threading.get_ident() != thread:
+                # (red team 47: ended here, C answered INVALID_ARGUMENT and kept the registration,
+                # which rmmh counted as ended: the pool could never be released.) Reached by a
+                # capture dropped unleft and collected on another thread; _Capture refuses first.
+                raise _errors.error_for(_errors.INVALID_ARGUMENT, _ELSEWHERE % thread)
             with _lock:
                 st = _lib.rmm_capture_end(self._h, h)
                 message = _lib.last_error() if st else ""
@@ -206,3 +218,43 @@ class GraphPool:
                 self.release()
             except Exception:
                 pass
+
+
+_PER_THREAD_HANDLE = 2  # cudaStreamPerThread: registered as the registering thread's own stream
+# (librmmh is built with 0 as the legacy default stream, so 2 is the only per-thread handle)
+_ELSEWHERE = ("GraphPool.capture: the per-thread default stream was registered by thread %d, "
+              "whose registration it is; leave the capture on that thread (still registered)")
+
+
+class _Capture:
+    """GraphPool.capture's context manager: GraphPool._captured entered and left, and its end
+    refused, with nothing changed, on a thread other than the one that registered the per-thread
+    default stream (a generator's end cannot be tried again: a @contextmanager left elsewhere was
+    spent, and the thread's registration stayed in C with nothing to end it)."""
+
+    def __init__(self, pool, stream):
+        self._pool = pool
+        self._stream = as_stream(stream)
+        self._gen = self._thread = None
+        self._entered = False
+
+    def __enter__(self):
+        if self._entered:
+            raise RuntimeError("GraphPool.capture: this capture was entered already")
+        self._entered = True
+        handle = []
+        gen = self._pool._held(self._stream, handle)
+        out = next(gen)  # (a failed registration: the generator has ended, its hold gone)
+        if handle[0] == _PER_THREAD_HANDLE:
+            self._thread = threading.get_ident()
+        self._gen = gen
+        return out
+
+    def __exit__(self, *exc):
+        if self._gen is None:
+            return False
+        if self._thread is not None and threading.get_ident() != self._thread:
+            raise _errors.error_for(_errors.INVALID_ARGUMENT, _ELSEWHERE % self._thread)
+        gen, self._gen = self._gen, None
+        next(gen, None)  # (the registration's end, then the hold's: an error raised from here)
+        return False

@@ -22,8 +22,9 @@ with ``CudaAsyncMemoryResource(enable_ipc=True)``, then:
     pool = rmmh.ipc.ImportedPool(rmmh.ipc.recv_fd(sock))          # importer
     ptr = pool.import_pointer(data); ...; pool.free(ptr); pool.close()
 
-Importers must free what they imported before the exporter frees the block. Every function raises
-rmmh.NotSupportedError on the host backend, and where the device or driver cannot export.
+Importers must free what they imported before the exporter frees the block. The exports and
+imports raise rmmh.NotSupportedError on the host backend, and where the device or driver cannot
+export; allocation_base, send_fd and recv_fd work everywhere.
 """
 import ctypes
 import numbers
@@ -34,7 +35,7 @@ from dataclasses import dataclass
 
 from . import _lib, _lifetime
 from . import _memory_resource as _mr
-from ._errors import NOT_SUPPORTED, InvalidArgumentError, error_for
+from ._errors import NOT_SUPPORTED, InvalidArgumentError, error_for, not_initialized
 
 __all__ = ["ImportedPool", "IpcHandle", "OpenedIpcMemory", "allocation_base", "export_pointer",
            "export_pool", "get_ipc_handle", "open_ipc_handle", "recv_fd", "send_fd"]
@@ -94,6 +95,7 @@ def get_ipc_handle(obj, mr=None, size=None):
     _mr._check_mr(mr, "mr")  # (a bare AttributeError for a non-resource until red team 40)
     if size is None:
         size = getattr(obj, "size", 0)
+    size = _lib.as_size(size, "size")  # (checked before the export: a bad size was the export's error)
     allocated = getattr(obj, "_nbytes", None) or size  # (a DeviceBuffer's block: its capacity)
     m = mr
     while m is not None:  # (under adaptors and pools too: a red team's find, cudaIpcGetMemHandle's
@@ -115,7 +117,7 @@ def get_ipc_handle(obj, mr=None, size=None):
     base, offset = mr.allocation_base(ptr)
     out = _lib.IPC_BUFFER()
     _lib.check(_lib.rmmh_ipc_get_mem_handle(base, out), "get_ipc_handle(%#x)" % ptr)
-    return IpcHandle(bytes(out), offset, _lib.as_size(size, "size"))
+    return IpcHandle(bytes(out), offset, size)
 
 
 class OpenedIpcMemory:
@@ -126,14 +128,23 @@ class OpenedIpcMemory:
     def __init__(self, base, offset, size):
         self.base, self.ptr, self.size = base, base + offset, size
 
+    def __getattr__(self, name):
+        # reached only for an attribute not set: __init__ did not run (__new__ alone)
+        if name in ("base", "ptr", "size"):
+            raise not_initialized(self)
+        raise AttributeError("%r object has no attribute %r" % (type(self).__name__, name))
+
     def __reduce__(self):  # (copy.copy too: a copy would close the mapping twice)
         raise TypeError("rmmh.ipc.OpenedIpcMemory cannot be pickled or copied (it owns an opened "
                         "mapping of this process); pickle its IpcHandle instead")
 
     def close(self):
-        if self.base:
-            base, self.base = self.base, 0
-            _lib.check(_lib.rmmh_ipc_close_mem_handle(base), "cudaIpcCloseMemHandle")
+        with _imports_lock:  # (two threads closing: one cudaIpcCloseMemHandle)
+            if self.base:
+                # forgotten once closed, not before: a failed close can be tried again (red team
+                # 47: the mapping was forgotten first, and a retry did nothing)
+                _lib.check(_lib.rmmh_ipc_close_mem_handle(self.base), "cudaIpcCloseMemHandle")
+                self.base = 0
 
     def __enter__(self):
         return self
@@ -191,6 +202,14 @@ class ImportedPool:
     Imported pools cannot allocate; import_pointer maps the exporter's blocks."""
 
     def __init__(self, fd, close_fd=True):
+        if self.__dict__.get("handle"):  # (a second call replaced the first pool, never destroyed)
+            if close_fd and isinstance(fd, numbers.Integral) and not isinstance(fd, bool) \
+                    and -0x80000000 <= fd <= 0x7FFFFFFF:
+                try:  # (the descriptor was handed over: closed, as on every other refusal)
+                    os.close(int(fd))
+                except OSError:
+                    pass
+            raise TypeError("ImportedPool.__init__ may be called once")
         pool = ctypes.c_void_p()
         if isinstance(fd, bool) or not isinstance(fd, numbers.Integral):
             # (not an int: nothing to close; int() of a float or a numeric string closed an
@@ -216,10 +235,20 @@ class ImportedPool:
         # the same address (an H200, 2026-11-30), and rmm.h counts such imports, each freed once
         self._imported = {}
 
+    def __getattr__(self, name):
+        # reached only for an attribute not set: __init__ did not run (__new__ alone), or failed
+        if name in ("handle", "_imported"):
+            raise not_initialized(self)
+        raise AttributeError("%r object has no attribute %r" % (type(self).__name__, name))
+
     def import_pointer(self, data):
         """The address, in this process, of the block named by export_pointer's bytes."""
-        if len(data) != _lib.IPC_BYTES:
-            raise ValueError("export data has %d bytes, not %d" % (_lib.IPC_BYTES, len(data)))
+        # bytes, not items (an array of ints passed its item count and was cut: red team 47)
+        view = memoryview(data)
+        if not view.c_contiguous or view.nbytes != _lib.IPC_BYTES:
+            raise ValueError("export data must be %d contiguous bytes, not %d%s" % (
+                _lib.IPC_BYTES, view.nbytes, "" if view.c_contiguous else " (not contiguous)"))
+        data = view.tobytes()
         ptr = ctypes.c_void_p()
         with _imports_lock:  # (a close() on another thread waits: it destroyed the pool under the
             # import, and the block landed in a closed pool that could not free it)
@@ -272,7 +301,10 @@ class ImportedPool:
 
 def send_fd(sock, fd, message=b"fd"):
     """Sends a file descriptor over a connected Unix socket (SCM_RIGHTS), with ``message`` (a
-    few bytes; recv_fd with the same message checks it)."""
+    few bytes, not empty: with none, a stream socket carries no descriptor; recv_fd with the same
+    message checks it). ValueError for an empty message."""
+    if not message:  # (red team 47: nothing was sent, no error, and recv_fd waited for good)
+        raise ValueError("send_fd: the message must not be empty (it carries the descriptor)")
     socket.send_fds(sock, [message], [fd])
 
 
@@ -280,17 +312,26 @@ def recv_fd(sock, message=b"fd"):
     """Receives a file descriptor sent with send_fd(sock, fd, message): reads exactly
     len(message) bytes with it (so data sent after it stays on the socket; until 2026-11-30 it read
     up to 1024 bytes and dropped them) and checks them. OSError if no descriptor came, or other
-    bytes (then the descriptor is closed): the descriptor must be the next thing on the socket."""
+    bytes (then the descriptor is closed): the descriptor must be the next thing on the socket.
+    A failed read of the rest of the message (a timeout, an interrupt) closes it too. ValueError
+    for an empty message."""
+    if not message:
+        raise ValueError("recv_fd: the message must not be empty (it carries the descriptor)")
     msg, fds, _, _ = socket.recv_fds(sock, len(message), 1)
     if not fds:
         raise OSError("no file descriptor received (got %r)" % (msg,))
-    while len(msg) < len(message):  # (a stream socket may deliver the marker in parts)
-        more = sock.recv(len(message) - len(msg))
-        if not more:
-            break
-        msg += more
-    if msg != message:
-        for fd in fds:
-            os.close(fd)
-        raise OSError("recv_fd: expected %r with the descriptor, got %r" % (message, msg))
+    ok = False
+    try:
+        while len(msg) < len(message):  # (a stream socket may deliver the marker in parts)
+            more = sock.recv(len(message) - len(msg))
+            if not more:
+                break
+            msg += more
+        if msg != message:
+            raise OSError("recv_fd: expected %r with the descriptor, got %r" % (message, msg))
+        ok = True
+    finally:
+        if not ok:  # (red team 47: a timeout here left the received descriptor open)
+            for fd in fds:
+                os.close(fd)
     return fds[0]

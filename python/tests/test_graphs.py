@@ -2,10 +2,13 @@
 pool whatever resource is current, its blocks free back to it, nothing else gets its memory, and
 release() returns it upstream. The capture itself is tested with PyTorch in
 test_allocators_torch.py and in C (tests/test_suballoc.c)."""
+import threading
+
 import pytest
 from conftest import HOST, run_child
 
 import rmmh as rmm
+from rmmh import _lifetime
 
 
 def test_graph_pool_routes_a_registered_stream():
@@ -349,3 +352,58 @@ def test_released_pool_lets_its_upstream_go_once_its_memory_is_back():
     assert len(graphs._kept_upstreams) == kept - 1
     assert base.allocation_counts.current_bytes == 0  # the pool went, with its memory
     s.synchronize()
+
+
+def test_per_thread_capture_left_on_another_thread_stays_counted_and_can_be_ended():
+    """Red team 47: rmm.h registers the per-thread default stream as the registering thread's own; ending it on
+    another thread is INVALID_ARGUMENT and the registration stays in C. rmmh counted it ended
+    (captures 0, _registered 0), the generator was spent, and nothing could end it again: the pool
+    could never be released and the thread's allocations kept coming from it."""
+    pool = rmm.GraphPool("1MiB")
+    cm = pool.capture(rmm._stream.PER_THREAD_DEFAULT_STREAM)
+    cm.__enter__()
+    errors = []
+
+    def leave():
+        try:
+            cm.__exit__(None, None, None)
+        except rmm.InvalidArgumentError as e:
+            errors.append(e)
+
+    t = threading.Thread(target=leave)
+    t.start()
+    t.join()
+    assert len(errors) == 1
+    assert pool._registered == 1 and _lifetime.captures[0] == 1  # still counted, as C has it
+    cm.__exit__(None, None, None)  # the registering thread can still end it
+    assert pool._registered == 0 and _lifetime.captures[0] == 0
+    pool.release()  # (raised InvalidArgumentError: "1 stream(s) still registered")
+
+
+def test_a_capture_context_is_entered_once():
+    pool = rmm.GraphPool("1MiB")
+    s = rmm.Stream()
+    cm = pool.capture(s)
+    with cm:
+        with pytest.raises(RuntimeError):
+            cm.__enter__()
+    assert pool._registered == 0 and _lifetime.captures[0] == 0
+    pool.release()
+
+
+def test_a_capture_dropped_unleft_lets_its_stream_go():
+    """A capture entered and dropped without leaving it: collected, its registration ends and its
+    hold on the stream goes (a review's find in red team 47's first fix, whose class-based context
+    kept the hold outside the generator: the C stream was held for good)."""
+    import gc
+    pool = rmm.GraphPool("1MiB")
+    s = rmm.Stream()
+    refs = len(s._refs)
+    cm = pool.capture(s)
+    cm.__enter__()
+    assert len(s._refs) > refs and pool._registered == 1
+    del cm
+    gc.collect()
+    assert len(s._refs) == refs
+    assert pool._registered == 0 and _lifetime.captures[0] == 0
+    pool.release()

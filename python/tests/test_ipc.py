@@ -15,6 +15,7 @@ import pytest
 
 import rmmh as rmm
 import rmmh.ipc as ipc
+from rmmh import _lib
 from conftest import HOST, child_env, requires_gpu, run_child
 
 mr_ = rmm.mr
@@ -547,3 +548,139 @@ def test_get_ipc_handle_refuses_async_memory_of_a_binning_bin():
             ipc.get_ipc_handle(buf)
         except rmm.NotSupportedError as e:
             assert "exported through its pool" not in str(e)  # (the host backend: no IPC at all)
+
+
+def _pipes():
+    out = []
+    for x in os.listdir("/proc/self/fd"):
+        try:
+            if os.readlink("/proc/self/fd/" + x).startswith("pipe:"):
+                out.append(int(x))
+        except OSError:
+            pass
+    return sorted(out)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc")
+def test_recv_fd_closes_the_descriptor_when_the_marker_read_fails():
+    r, w = os.pipe()
+    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        socket.send_fds(a, [b"f"], [r])  # "fd"'s first byte with the descriptor; "d" never comes
+        os.close(r)
+        b.settimeout(0.2)
+        before = _pipes()
+        with pytest.raises(TimeoutError):
+            ipc.recv_fd(b)
+        assert _pipes() == before  # (the received descriptor leaked)
+    finally:
+        a.close()
+        b.close()
+        os.close(w)
+
+
+def test_send_fd_refuses_an_empty_message():
+    """send_fd(message=b'') sent nothing on a stream socket (no byte to carry SCM_RIGHTS) and
+    returned; recv_fd(message=b'') then blocked for ever."""
+    r, w = os.pipe()
+    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        with pytest.raises(ValueError):
+            ipc.send_fd(a, r, message=b"")
+        b.settimeout(1)
+        with pytest.raises(ValueError):
+            ipc.recv_fd(b, message=b"")
+    finally:
+        for x in (a, b):
+            x.close()
+        os.close(r)
+        os.close(w)
+
+
+def test_opened_ipc_memory_close_failure_can_be_retried(monkeypatch):
+    """close() forgot the mapping before cudaIpcCloseMemHandle answered: a failed close could not
+    be retried (the mapping leaked, the second close a silent no-op)."""
+    answers = [1, 0]  # RMM_ERROR_CUDA, then success
+    calls = []
+    monkeypatch.setattr(_lib, "rmmh_ipc_close_mem_handle",
+                        lambda b: calls.append(b) or answers.pop(0))
+    mem = ipc.OpenedIpcMemory(8192, 256, 100)
+    with pytest.raises(rmm.RMMError):
+        mem.close()
+    mem.close()
+    assert calls == [8192, 8192]
+    mem.close()
+    assert calls == [8192, 8192]
+
+
+def test_imported_pool_init_twice_does_not_leak_the_first(monkeypatch):
+    made = iter([1111, 2222])
+
+    def imp(fd, out):
+        out._obj.value = next(made)
+        return 0
+
+    monkeypatch.setattr(_lib, "rmmh_mempool_import_fd", imp)
+    monkeypatch.setattr(_lib, "rmmh_mempool_destroy", lambda h: 0)
+    pool = ipc.ImportedPool(5, close_fd=False)
+    with pytest.raises(TypeError):
+        pool.__init__(6, close_fd=False)  # (replaced 1111 by 2222: 1111 never destroyed)
+    assert pool.handle == 1111
+    r, w = os.pipe()
+    with pytest.raises(TypeError):
+        pool.__init__(r)  # the descriptor handed over is closed, as on the other refusals
+    with pytest.raises(OSError):
+        os.fstat(r)
+    os.close(w)
+    pool.close()
+
+
+def test_import_pointer_checks_bytes_not_items(monkeypatch):
+    """Red team 47: import_pointer checked len(data), the item count: 64 ints (256 bytes) passed
+    and were cut to their first 64 bytes, and the message swapped the two counts."""
+    import array
+    monkeypatch.setattr(_lib, "rmmh_mempool_import_fd", lambda fd, out: (setattr(out._obj, "value", 77), 0)[1])
+    monkeypatch.setattr(_lib, "rmmh_mempool_destroy", lambda h: 0)
+    seen = []
+
+    def imp(pool, data, out):
+        seen.append(bytes(data))
+        out._obj.value = 4096
+        return 0
+
+    monkeypatch.setattr(_lib, "rmmh_mempool_import_pointer", imp)
+    monkeypatch.setattr(_lib, "rmmh_imported_free", lambda p: 0)
+    pool = ipc.ImportedPool(5, close_fd=False)
+    with pytest.raises(ValueError, match="must be 64 contiguous bytes, not 256"):
+        pool.import_pointer(array.array("I", range(64)))
+    with pytest.raises(ValueError, match="not 10"):
+        pool.import_pointer(bytes(10))
+    assert pool.import_pointer(memoryview(bytes(range(64))).cast("I")) == 4096  # 16 items, 64 bytes
+    assert seen == [bytes(range(64))]
+    pool.close()
+
+
+@pytest.mark.parametrize("size,err", [(-1, OverflowError), ("x", TypeError)])
+def test_get_ipc_handle_checks_its_size_first(size, err):
+    """Red team 47: the size was checked after the export, so a bad size got the export's error
+    (NotSupportedError on the host backend)."""
+    mr = mr_.CudaMemoryResource()
+    p = mr.allocate(256)
+    try:
+        with pytest.raises(err):
+            ipc.get_ipc_handle(p, mr=mr, size=size)
+    finally:
+        mr.deallocate(p, 256)
+
+
+def test_ipc_owners_made_without_init_say_so():
+    """Red team 47: methods of an ImportedPool or OpenedIpcMemory made by __new__ alone raised a
+    bare AttributeError (GraphPool's say NotInitializedError)."""
+    for cls, calls in ((ipc.ImportedPool, ("close", "free", "import_pointer")), (ipc.OpenedIpcMemory, ("close",))):
+        obj = cls.__new__(cls)
+        for name in calls:
+            args = {"free": (4096,), "import_pointer": (bytes(64),)}.get(name, ())
+            with pytest.raises(rmm.NotInitializedError):
+                getattr(obj, name)(*args)
+        with pytest.raises(AttributeError):
+            obj.no_such_attribute

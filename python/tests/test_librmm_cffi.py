@@ -9,6 +9,8 @@ import pytest
 
 from conftest import HAVE_GPU
 
+import rmmh as rmm  # noqa: E402
+from rmmh import _lib  # noqa: E402
 from rmmh.librmm_cffi import RMMError, librmm, librmm_config  # noqa: E402  (initializes)
 
 
@@ -262,3 +264,37 @@ def test_array_functions_with_numba(config):
         d, copied = librmm.auto_device(np.arange(5))
         assert copied and librmm.auto_device(d)[1] is False
         del d, out
+
+
+def test_finalize_in_pool_mode_gives_back_a_block_a_graph_pool_served():
+    """Red team 47: rmmFinalize gives back the blocks still allocated 'in every mode'; in pool mode it only
+    destroyed the pool, so an rmmAlloc block a graph pool served (rmmAlloc on a registered stream)
+    stayed live in the graph pool for good, and a released graph pool never returned its memory."""
+    saved = (librmm_config.use_pool_allocator, librmm_config.initial_pool_size)
+    if librmm.is_initialized():
+        librmm.finalize()
+    librmm_config.use_pool_allocator, librmm_config.initial_pool_size = True, 1 << 20
+    try:
+        librmm.initialize()
+        gp = rmm.GraphPool("64KiB", upstream=rmm.mr.CudaMemoryResource())
+        s = rmm.Stream()
+        with gp.capture(s):
+            librmm.rmmAlloc(1000, stream=s)
+        assert gp.info()[1] == 1024
+        librmm.finalize()
+        assert gp.info()[1] == 0  # (was 1024 for ever)
+        gp.release()
+        assert _lib.rmm_graph_pools_pending(None) == 0
+    finally:
+        librmm_config.use_pool_allocator, librmm_config.initial_pool_size = saved
+        if not librmm.is_initialized():
+            librmm.initialize()
+
+
+def test_errors_without_logging_name_no_empty_location(config):
+    config.enable_logging = False
+    librmm.finalize()
+    librmm.initialize()
+    with pytest.raises(RMMError) as e:
+        librmm.rmmFree(0x3039)
+    assert "at ?:0:" in str(e.value) and " at :0" not in str(e.value)

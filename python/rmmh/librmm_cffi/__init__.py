@@ -145,7 +145,7 @@ class _LibRMM:
 
     def _caller(self):
         if not librmm_config.enable_logging:
-            return b"", 0
+            return None, 0  # (NULL: errors say "at ?:0", not "at :0"; the caller is looked up only for the log)
         frame = inspect.currentframe().f_back
         here = os.path.abspath(__file__)
         while frame is not None and os.path.abspath(frame.f_code.co_filename) == here:
