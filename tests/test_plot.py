@@ -339,6 +339,23 @@ class Timeline(Base):
         rc, _, stderr = run("timeline", good, "-o", os.path.join(self.dir, "no", "such", "dir.svg"))
         self.assertEqual(rc, 2)
         self.assertRegex(stderr, r"^rmm_plot: error: cannot write .*dir\.svg")
+        # sizes that are not sizes: a traceback (OverflowError, status 1) for 1 and 400 zeros; "-5"
+        # and "1_000" were read as numbers (red team 47)
+        for size in ("1" + "0" * 400, "-5", "1_000", "18446744073709551616"):
+            for action in ("allocate", "allocate failure"):
+                text = log_text([("allocate", 0x1000, 10)]) + "1,11:00:00.000009,%s,0x2000,%s,0\n" % (action, size)
+                self.fails("timeline", self.write("size.csv", text), expect=r"size\.csv:3: not an RMM log row")
+
+    def test_a_location_quoted_across_lines(self):
+        # rmmWriteLog quotes a call site's file name with a line break in it across two lines
+        # (RFC 4180); timeline refused the log (red team 47)
+        text = ("Thread,Time,Action,Pointer,Size,Stream,Location\n"
+                "1,11:00:00.000001,allocate,0x1000,256,0,\"gen/a\nb.c:7\"\n"
+                "1,11:00:00.000002,allocate,0x2000,512,0,app.c:3\n"
+                "1,11:00:00.000003,free,0x1000,256,0,\"x,\ny.c:9\"\n")
+        pic = self.plot("timeline", self.write("loc.csv", text))
+        self.assertEqual(pic.desc()["events"], "3")
+        self.assertEqual(pic.desc()["peak_live_bytes"], "768")
 
 
 # ---- map -------------------------------------------------------------------------------------------
@@ -465,6 +482,14 @@ class Map(Base):
                                                      "blocks": [{"offset": -256, "size": 512, "state": "used"}]}]))),
                    expect=r"blocks\[0\]: not a block .* negative")
         self.fails("map", TRACE, expect=r"is not JSON")
+        # past 2^64, and a stream id that is a list: tracebacks until red team 47
+        self.fails("map", self.write_dump(dump(pool([{"address": "0x1", "size": 10 ** 400, "blocks": []}]))),
+                   expect=r"chunks\[0\]\.size: expected a non-negative integer")
+        odd_id = pool([{"address": "0x1", "size": 1024, "blocks": [{"offset": 0, "size": 512, "state": "used", "stream": None},
+                                                                  {"offset": 512, "size": 512, "state": "free", "stream": [1]}]}],
+                      streams=[{"id": [1], "handle": "0x1", "kind": "foreign", "alive": True, "lazy": True,
+                                "free_blocks": 1, "free_bytes": 512}])
+        self.plot("map", self.write_dump(dump(odd_id)))  # (drawn: an id is only a key)
 
 
 # ---- the downsampler, against brute force ------------------------------------------------------------

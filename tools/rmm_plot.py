@@ -198,6 +198,16 @@ def read_log(path, what="log", want_times=False, reference=None):
     return log
 
 
+def _size(text):
+    """A Size field: digits only (no sign, no "_"), below 2**64; ValueError otherwise."""
+    if not (text.isdigit() and text.isascii()) or len(text) > 20:
+        raise ValueError(f"bad size '{text.strip()}'")
+    n = int(text)
+    if n >= 1 << 64:
+        raise ValueError(f"bad size '{text}'")
+    return n
+
+
 def _read_rows(log, f, want_times, reference):
     values = log.values
     append = values.append
@@ -215,7 +225,13 @@ def _read_rows(log, f, want_times, reference):
     i = 0
     lineno = 1
     t = ""
+    pending = ""
     for lineno, line in enumerate(f, 2):
+        if pending or ('"' in line and line.count('"') % 2):  # rmmWriteLog's Location, quoted across a line break (a file name with one)
+            pending += line
+            if pending.count('"') % 2 and line.endswith("\n"):
+                continue
+            line, pending = pending, ""
         if not line.endswith("\n"):  # only the last line can lack one: a writer killed mid-row
             if line.strip():          # (a row cut in its Size would parse, with the wrong size)
                 log.cut_last_row = True
@@ -224,7 +240,7 @@ def _read_rows(log, f, want_times, reference):
             p = line.split(",", 6)
             a = p[2]
             if a == "allocate":
-                size = int(p[4])
+                size = _size(p[4])
                 last_freed.pop(p[3], None)
                 old = live_map.get(p[3])
                 if old is not None:
@@ -246,13 +262,13 @@ def _read_rows(log, f, want_times, reference):
                     last_freed.pop(p[3], None)
                 if size is None:
                     unknown += 1
-                    unknown_bytes += int(p[4])
+                    unknown_bytes += _size(p[4])
                 else:
                     live -= size
-                    if int(p[4]) != size:
+                    if _size(p[4]) != size:
                         mismatches += 1
             elif a == "allocate failure":
-                failures.append((i, int(p[4]), live))
+                failures.append((i, _size(p[4]), live))
             elif a == "free failure":  # rmm.h: the free logged before it failed
                 size = last_freed.pop(p[3], None)
                 if size is not None and p[3] not in live_map:  # that free took a live block: live again
@@ -705,7 +721,7 @@ def resolve_path(root, text):
 
 
 def as_int(v, where):
-    if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+    if isinstance(v, bool) or not isinstance(v, int) or v < 0 or v >= 1 << 64:
         raise PlotError(f"{where}: expected a non-negative integer, found {json.dumps(v)[:40]}")
     return v
 
@@ -770,10 +786,13 @@ def draw_map(args, doc, path, node, how, others):
     total = sum(sizes)
 
     # streams: colours for free blocks, in the order the dump lists them
+    def stream_key(sid):  # (an id that is a list or an object is keyed by its JSON: a traceback until red team 47)
+        return json.dumps(sid, sort_keys=True) if isinstance(sid, (list, dict)) else sid
+
     stream_info = {}
     for s in node.get("streams") or []:
         if isinstance(s, dict) and "id" in s:
-            stream_info[s["id"]] = s
+            stream_info[stream_key(s["id"])] = s
     colour_of = {}
 
     def stream_colour(sid):
@@ -866,7 +885,7 @@ def draw_map(args, doc, path, node, how, others):
                     c_free_b += bs
                     if bs > largest_free:
                         largest_free = bs
-                    sid = b.get("stream")
+                    sid = stream_key(b.get("stream"))
                     fb = free_by_stream.get(sid)
                     free_by_stream[sid] = (fb or 0) + bs
                     colour = colour_of.get(sid)
