@@ -68,16 +68,26 @@ def checkout(commit, dest):
             f.write(data)
 
 
+def row_of(workload):
+    """The ROWS entry a workload name belongs to (rmm_random_1000x1MiB: rmm_random), or None."""
+    for r in ROWS:
+        if workload == r or workload.startswith(r + "_"):
+            return r
+    return None
+
+
 def parse(text):
-    """(workload, resource) -> ns_per_pair from random_allocations' table lines."""
+    """(workload, resource) -> ns_per_pair from random_allocations' table lines; a cell that is not
+    a number (oom, error) maps to that text (until red team 47 such rows were dropped without a
+    word, and rmm_random's rows, named rmm_random_NxS, never matched)."""
     out = {}
     for line in text.splitlines():
         cells = line.split()
-        if len(cells) >= 3 and cells[0] in ROWS:
+        if len(cells) >= 3 and row_of(cells[0]):
             try:
                 out[(cells[0], cells[1])] = float(cells[2])
             except ValueError:
-                pass
+                out[(cells[0], cells[1])] = cells[2]
     return out
 
 
@@ -119,6 +129,7 @@ def main(argv=None):
             return 1
         kinds = [k for k in args.stream.split(",") if k]
         samples = {}
+        failed = {}  # (stream, workload, resource) -> {"old oom", ...}
         ok = True
         for rnd in range(args.rounds):
             for kind in kinds:
@@ -138,7 +149,10 @@ def main(argv=None):
                         sys.stderr.write("ab: %s exited %d\n%s" % (" ".join(cmd), r.returncode, r.stderr[-1000:]))
                         ok = False
                     for key, ns in parse(r.stdout).items():
-                        samples.setdefault((kind,) + key + (which,), []).append(ns)
+                        if isinstance(ns, str):
+                            failed.setdefault((kind,) + key, set()).add("%s %s" % (which, ns))
+                        else:
+                            samples.setdefault((kind,) + key + (which,), []).append(ns)
             sys.stderr.write("ab: round %d of %d done\n" % (rnd + 1, args.rounds))
         print("# %s (%s) against %s: random_allocations%s%s%s, %d rounds, old and new in turn; ns per pair: median [min-max];"
               " new / old of the medians and of the minima (a process runs wholly fast or slow on some"
@@ -149,11 +163,16 @@ def main(argv=None):
         print("| stream | workload | resource | old | new | new / old | min / min |")
         print("|---|---|---|---:|---:|---:|---:|")
         rounds = []
-        keys = sorted({k[:3] for k in samples}, key=lambda k: (kinds.index(k[0]), ROWS.index(k[1]), k[2]))
+        keys = sorted({k[:3] for k in samples} | set(failed), key=lambda k: (kinds.index(k[0]), ROWS.index(row_of(k[1])), k[1], k[2]))
         for kind, workload, resource in keys:
             old = samples.get((kind, workload, resource, "old"), [])
             new = samples.get((kind, workload, resource, "new"), [])
-            if not old or not new:
+            bad = failed.get((kind, workload, resource))
+            if bad or not old or not new:  # (shown, and the run fails: a row a change broke is not left out)
+                print("| %s | %s | %s | %s | %s | n/a | n/a |" % (
+                    kind, workload, resource, "%.1f" % statistics.median(old) if old else "-",
+                    "%.1f" % statistics.median(new) if new else "-") + (" %s" % ", ".join(sorted(bad)) if bad else ""))
+                ok = False
                 continue
             mo, mn = statistics.median(old), statistics.median(new)
             print("| %s | %s | %s | %.1f [%.1f-%.1f] | %.1f [%.1f-%.1f] | %.2f | %.2f |"

@@ -22,7 +22,8 @@
    map, an access call and a device synchronize).
 
    usage: stream_churn [--quick] [--iterations N] [--stream created|foreign] [--resource NAME[,NAME..]]
-   Default 20000 iterations (--quick: 5000), created streams (rmm_stream_create), every resource: the
+   Default 20000 iterations (--quick: 5000), created streams (rmm_stream_create; --stream foreign:
+   every stream, the long-lived one too, from cudaStreamCreateWithFlags), every resource: the
    pool with its defaults, the pool with virtual growth, the arena with its defaults, and
    cudaMallocAsync ("async": rmm_async_resource_create, an owned memory pool that never trims, so
    one indirect call away from the raw call); built by bench/peer/build.sh, also RAPIDS RMM C++'s
@@ -148,7 +149,7 @@ static int run(const char *resource, const char *loop, long iterations) {
         printf("%-13s %-9s skipped: %s\n", resource, loop, rmm_last_error());
         return st == RMM_ERROR_NOT_SUPPORTED; /* (no virtual memory management here) */
     }
-    if ((st = rmm_stream_create(&longlived)) != RMM_SUCCESS || (consumer && (st = make_stream(&same)) != RMM_SUCCESS)) goto fail;
+    if ((st = make_stream(&longlived)) != RMM_SUCCESS || (consumer && (st = make_stream(&same)) != RMM_SUCCESS)) goto fail;
     t0 = now_ns();
     if (growing) {
         long rounds = iterations / 25 < 10 ? 10 : iterations / 25;
@@ -213,7 +214,7 @@ static int run(const char *resource, const char *loop, long iterations) {
     if (peer_is(resource)) rmm_peer_drop();
 #endif
     if (same) (void)drop_stream(same);
-    (void)rmm_stream_destroy(longlived);
+    (void)drop_stream(longlived);
     return 1;
 fail:
     printf("%s %s: failed: %s\n", resource, loop, rmm_last_error());
@@ -223,7 +224,7 @@ fail:
     if (peer_is(resource)) rmm_peer_drop();
 #endif
     if (same) (void)drop_stream(same);
-    if (longlived) (void)rmm_stream_destroy(longlived);
+    if (longlived) (void)drop_stream(longlived);
     return 0;
 }
 

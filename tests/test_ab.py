@@ -60,6 +60,18 @@ class AbTest(unittest.TestCase):
         self.assertIn("git cannot show", r.stderr)
         self.assertNotIn("| stream |", r.stdout)
 
+    def test_parse_keeps_failed_cells_and_rmm_random_rows(self):
+        # red team 47: an oom or error cell was dropped (the row vanished from the table, exit 0),
+        # and rmm_random's rows (rmm_random_1000x1MiB) never matched
+        sys.path.insert(0, os.path.join(ROOT, "bench"))
+        try:
+            import ab
+        finally:
+            sys.path.pop(0)
+        got = ab.parse("lifo_256B pool 30.5 x\nchurn_small binning oom\nrmm_random_1000x1MiB pool 57.2 y\nnoise 1 2\n")
+        self.assertEqual(got, {("lifo_256B", "pool"): 30.5, ("churn_small", "binning"): "oom",
+                               ("rmm_random_1000x1MiB", "pool"): 57.2})
+
     def test_zero_rounds(self):
         r = run("--base", "HEAD", "--host", "--rounds", "0")
         self.assertEqual(r.returncode, 2)
