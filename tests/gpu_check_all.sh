@@ -28,7 +28,8 @@
 #                    plus random_allocations on foreign streams with --lag (the device kept behind
 #                    the host), stream_identity, the replay of bench/traces/ beside RMM C++ (gpt2_generate,
 #                    967,218 events: once, without cudaMalloc per event), adaptors and vmm_costs (the README names the
-#                    log of each table). The README's figures are from one call (447 s on an H200):
+#                    log of each table). The README's main tables were made by one such call (the
+#                    README names the run, its length and its parts; an earlier one took 447 s):
 #                      GPU_CHECK_PARTS="make-test sanitize python-install frameworks rmm-suite-rmmh
 #                        rmm-suite-rmm figures" GPU_FRAMEWORKS_BENCH_ARGS= make gpu-check
 #
