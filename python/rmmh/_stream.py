@@ -83,20 +83,31 @@ class Stream:
         For a new stream only (a ValueError with obj): SYNC_DEFAULT (the default) or
         NON_BLOCKING.
     """
-    __slots__ = ("_h", "_owner", "_refs", "_released", "__weakref__")
+    __slots__ = ("_h", "_owner", "_refs", "_released", "_inited", "__weakref__")
     # A Stream over a stream rmmh made (Stream(), a CudaStreamPool's) holds it (_refs, see
     # _lifetime) until the Stream is finalized, so the C stream lives as long as any Stream over
     # it. In a reference cycle being collected the finalizers run in any order, so a Stream may be
     # used after its own finalizer and its owner's have run: its calls then raise (_live) instead
     # of using a destroyed C stream.
 
+    def __new__(cls, *args, **kwargs):
+        # the default stream until __init__ says otherwise, as RMM's cdef class is (its handle NULL):
+        # a Stream made by __new__ alone raised AttributeError, naming _h or _refs by path (red team 47)
+        s = object.__new__(cls)
+        s._h, s._owner, s._refs = 0, None, None
+        return s
+
     def __init__(self, obj=None, flags=None):
         try:
-            self._h
+            self._inited
         except AttributeError:
             pass
         else:  # a second call would take another hold, or point the object at another stream
             raise TypeError("Stream.__init__ may be called once")
+        self._init(obj, flags)
+        self._inited = True
+
+    def _init(self, obj, flags):
         if obj is not None and flags is not None:
             raise ValueError("flags may only be specified when obj is None; flags cannot be "
                              "applied to an existing stream.")
@@ -136,7 +147,7 @@ class Stream:
         """Wraps a raw cudaStream_t value (an int) without owning it."""
         s = cls.__new__(cls)
         s._h = _check_handle(handle, "Stream._from_handle")
-        s._owner, s._refs = owner, None
+        s._owner, s._refs, s._inited = owner, None, True
         return s
 
     _from_cudaStream_t = _from_handle
@@ -235,7 +246,7 @@ def _wrap(handle, owner, refs):
             refs.pop()
             raise _lib.error_for_destroyed(owner, "C stream")
     s = Stream.__new__(Stream)
-    s._h, s._owner, s._refs = handle, owner, refs
+    s._h, s._owner, s._refs, s._inited = handle, owner, refs, True
     return s
 
 

@@ -493,17 +493,21 @@ static int buffer_init_body(PyObject *self, PyObject *args, PyObject *kwds) {
     b->size = b->cap = n;
     Py_XDECREF(c.srefs);
     if (deferred_pending) run_deferred(); /* frees refused inside an upstream call (over by now, or kept) */
-    if (ptr != NULL && ptr != NoneObj) {
-        int truth = PyObject_IsTrue(ptr);
-        if (truth < 0) goto fail_stream;
-        if (truth) { /* the copy and its checks are Python's (_copy_in) */
-            PyObject *r, *sz = PyLong_FromSize_t(n);
-            if (!sz) goto fail_stream;
-            r = PyObject_CallMethodObjArgs(self, s_copy_in, ptr, sz, stream, NULL);
-            Py_DecRef(sz);
-            if (!r) goto fail_stream;
-            Py_DecRef(r);
+    if (addr) { /* the address size_arg read once, as the fallback's int (red team 47: ptr's __bool__
+                   and __index__ were asked again, so a falsy int subclass skipped the copy and an
+                   __index__ answering twice copied from an address never checked); the copy and its
+                   checks are Python's (_copy_in) */
+        PyObject *r, *sz = PyLong_FromSize_t(n), *pa = PyLong_FromSize_t(addr);
+        if (!sz || !pa) {
+            Py_XDECREF(sz);
+            Py_XDECREF(pa);
+            goto fail_stream;
         }
+        r = PyObject_CallMethodObjArgs(self, s_copy_in, pa, sz, stream, NULL);
+        Py_DecRef(sz);
+        Py_DecRef(pa);
+        if (!r) goto fail_stream;
+        Py_DecRef(r);
     }
     Py_DecRef(stream);
     return 0;

@@ -771,3 +771,27 @@ def test_a_finalizer_run_while_a_buffer_gets_its_lock_may_use_buffers():
     """, timeout=120)
     assert out.startswith("ok")
 
+
+
+def test_ptr_is_read_once_as_an_address():
+    # red team 47: the accelerator asked ptr's __bool__ and __index__ again after checking it: a
+    # falsy int subclass skipped the copy (uninitialized bytes), and an __index__ answering
+    # differently the second time was copied from an address never checked. ctypes was right.
+    import ctypes
+    src = (ctypes.c_char * 8).from_buffer_copy(b"abcdefgh")
+    addr = ctypes.addressof(src)
+
+    class Falsy(int):
+        def __bool__(self):
+            return False
+
+    class Once:
+        calls = 0
+
+        def __index__(self):
+            Once.calls += 1
+            return addr if Once.calls == 1 else addr + 4
+
+    assert rmm.DeviceBuffer(ptr=Falsy(addr), size=8).tobytes() == b"abcdefgh"
+    assert rmm.DeviceBuffer(ptr=Once(), size=4).tobytes() == b"abcd"
+    assert Once.calls == 1

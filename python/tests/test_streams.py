@@ -139,3 +139,18 @@ def test_stream_pool_is_not_copied_or_pickled(make_copy):
     s.synchronize()
     del b, s, pool
     gc.collect()
+
+
+def test_a_stream_made_by_new_alone_is_the_default_stream():
+    # red team 47: RMM's Stream is a cdef class, so one made by __new__ alone is the default stream
+    # (handle NULL); rmmh's raised AttributeError, naming _h or _refs depending on the path
+    from rmmh._stream import Stream
+    s = Stream.__new__(Stream)
+    assert s.handle == 0 and s.is_default()
+    repr(s)
+    s.synchronize()
+    assert rmm.DeviceBuffer(size=4, stream=s).size == 4
+    s.__init__()  # its __init__ may still run once: it makes a stream
+    assert s.handle != 0
+    with pytest.raises(TypeError):
+        s.__init__()
