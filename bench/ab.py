@@ -169,9 +169,10 @@ def main(argv=None):
             new = samples.get((kind, workload, resource, "new"), [])
             bad = failed.get((kind, workload, resource))
             if bad or not old or not new:  # (shown, and the run fails: a row a change broke is not left out)
-                print("| %s | %s | %s | %s | %s | n/a | n/a |" % (
+                print("| %s | %s | %s | %s | %s | n/a%s | n/a |" % (
                     kind, workload, resource, "%.1f" % statistics.median(old) if old else "-",
-                    "%.1f" % statistics.median(new) if new else "-") + (" %s" % ", ".join(sorted(bad)) if bad else ""))
+                    "%.1f" % statistics.median(new) if new else "-",
+                    " (%s)" % ", ".join(sorted(bad)) if bad else " (a side without it)"))
                 ok = False
                 continue
             mo, mn = statistics.median(old), statistics.median(new)

@@ -906,8 +906,8 @@ def _alloc_with_room(mr, nbytes, stream, _raw=_lib.alloc):
 
 
 def _raw_stream(handle):
-    s = Stream.__new__(Stream)
-    s._h, s._owner, s._refs = handle or 0, None, None
+    s = object.__new__(Stream)  # (every field set here)
+    s._h, s._owner, s._refs, s._inited = handle or 0, None, None, True
     return s
 
 

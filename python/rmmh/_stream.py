@@ -93,7 +93,7 @@ class Stream:
     def __new__(cls, *args, **kwargs):
         # the default stream until __init__ says otherwise, as RMM's cdef class is (its handle NULL):
         # a Stream made by __new__ alone raised AttributeError, naming _h or _refs by path (red team 47)
-        s = object.__new__(cls)
+        s = super().__new__(cls)
         s._h, s._owner, s._refs = 0, None, None
         return s
 
@@ -104,48 +104,49 @@ class Stream:
             pass
         else:  # a second call would take another hold, or point the object at another stream
             raise TypeError("Stream.__init__ may be called once")
-        self._init(obj, flags)
-        self._inited = True
-
-    def _init(self, obj, flags):
-        if obj is not None and flags is not None:
-            raise ValueError("flags may only be specified when obj is None; flags cannot be "
-                             "applied to an existing stream.")
-        if obj is None:
-            if flags is None:
-                flags = CudaStreamFlags.SYNC_DEFAULT
-            elif flags not in (0, 1):
-                raise ValueError("flags must be a CudaStreamFlags, not %r" % (flags,))
-            owner = _OwningStream(flags)
-            self._h, self._owner, self._refs = owner.handle, owner, owner.refs
-            self._refs.append(True)
-        elif isinstance(obj, Stream):
-            self._h, self._owner, self._refs = obj._live, obj._owner, obj._refs
-            if self._refs is not None:
+        self._inited = True  # (taken back if __init__ fails: it may be tried again)
+        try:
+            if obj is not None and flags is not None:
+                raise ValueError("flags may only be specified when obj is None; flags cannot be "
+                                 "applied to an existing stream.")
+            if obj is None:
+                if flags is None:
+                    flags = CudaStreamFlags.SYNC_DEFAULT
+                elif flags not in (0, 1):
+                    raise ValueError("flags must be a CudaStreamFlags, not %r" % (flags,))
+                owner = _OwningStream(flags)
+                self._h, self._owner, self._refs = owner.handle, owner, owner.refs
                 self._refs.append(True)
-        elif hasattr(obj, "__cuda_stream__"):
-            proto = obj.__cuda_stream__
-            try:
-                version, handle = proto() if callable(proto) else proto
-            except (TypeError, ValueError):
-                raise TypeError("%s.__cuda_stream__ must return (version, handle)"
-                                % type(obj).__name__) from None
-            if version != 0:
-                raise NotImplementedError("rmmh does not currently support the CUDA Stream "
-                                          "Protocol version: '%s' (only version 0)" % (version,))
-            self._h = _check_handle(handle, "Stream(%s)" % type(obj).__name__)
-            self._owner, self._refs = obj, None
-        else:
-            handle = _foreign_handle(obj)
-            if handle is None:
-                raise TypeError("Cannot create stream from %s" % type(obj))
-            self._h = _check_handle(handle, "Stream(%s)" % type(obj).__name__)
-            self._owner, self._refs = obj, None
+            elif isinstance(obj, Stream):
+                self._h, self._owner, self._refs = obj._live, obj._owner, obj._refs
+                if self._refs is not None:
+                    self._refs.append(True)
+            elif hasattr(obj, "__cuda_stream__"):
+                proto = obj.__cuda_stream__
+                try:
+                    version, handle = proto() if callable(proto) else proto
+                except (TypeError, ValueError):
+                    raise TypeError("%s.__cuda_stream__ must return (version, handle)"
+                                    % type(obj).__name__) from None
+                if version != 0:
+                    raise NotImplementedError("rmmh does not currently support the CUDA Stream "
+                                              "Protocol version: '%s' (only version 0)" % (version,))
+                self._h = _check_handle(handle, "Stream(%s)" % type(obj).__name__)
+                self._owner, self._refs = obj, None
+            else:
+                handle = _foreign_handle(obj)
+                if handle is None:
+                    raise TypeError("Cannot create stream from %s" % type(obj))
+                self._h = _check_handle(handle, "Stream(%s)" % type(obj).__name__)
+                self._owner, self._refs = obj, None
+        except BaseException:
+            del self._inited
+            raise
 
     @classmethod
     def _from_handle(cls, handle, owner=None):
         """Wraps a raw cudaStream_t value (an int) without owning it."""
-        s = cls.__new__(cls)
+        s = object.__new__(cls) if cls.__new__ is Stream.__new__ else cls.__new__(cls)  # (the fields are all set here)
         s._h = _check_handle(handle, "Stream._from_handle")
         s._owner, s._refs, s._inited = owner, None, True
         return s
@@ -245,7 +246,7 @@ def _wrap(handle, owner, refs):
         if refs[0] is True:
             refs.pop()
             raise _lib.error_for_destroyed(owner, "C stream")
-    s = Stream.__new__(Stream)
+    s = object.__new__(Stream)  # (every field set here: Stream.__new__'s defaults not needed)
     s._h, s._owner, s._refs, s._inited = handle, owner, refs, True
     return s
 
