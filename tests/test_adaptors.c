@@ -1882,35 +1882,40 @@ TEST(statistics_totals_stay_at_int64_max) {
 /* Rows lost to a write that failed mid-run, with later writes working again (a disk that fills,
    then has room; here the file-size limit, EFBIG): rmm_resource_destroy leaves IO (red team 33:
    ~800 of 1,020 rows were gone and destroy said nothing: it checked fclose's return, not ferror). */
+/* 500 allocate+free pairs through `log` with the file-size limit at 8 KiB (the disk full), then
+   the limit back as it was (`was`): room again. */
+static void log_pairs_on_a_full_disk(rmm_resource *log, const struct rlimit *was) {
+    struct rlimit small = *was;
+    void (*old_handler)(int) = signal(SIGXFSZ, SIG_IGN);
+    int i;
+    small.rlim_cur = 8192;
+    CHECK(setrlimit(RLIMIT_FSIZE, &small) == 0);
+    for (i = 0; i < 500; i++) {
+        void *p = NULL;
+        CHECK_OK(rmm_allocate(log, &p, 256, RMM_STREAM_DEFAULT));
+        CHECK_OK(rmm_deallocate(log, p, 256, RMM_STREAM_DEFAULT));
+    }
+    CHECK(setrlimit(RLIMIT_FSIZE, was) == 0);
+    signal(SIGXFSZ, old_handler);
+}
 TEST(logging_destroy_reports_rows_lost_mid_run) {
     rmm_resource *cuda = NULL, *log = NULL;
-    struct rlimit was, small;
-    void (*old_handler)(int);
+    struct rlimit was;
     char path[64];
-    int i, auto_flush;
+    int auto_flush;
     NEED_GPU();
     CHECK_OK(rmm_cuda_resource_create(&cuda));
     CHECK(getrlimit(RLIMIT_FSIZE, &was) == 0);
-    old_handler = signal(SIGXFSZ, SIG_IGN);
     for (auto_flush = 0; auto_flush < 2; auto_flush++) {
         CHECK(temp_path(path, sizeof path, "lost"));
         CHECK_OK(rmm_logging_adaptor_create(&log, cuda, path, auto_flush != 0));
-        small = was;
-        small.rlim_cur = 8192;
-        CHECK(setrlimit(RLIMIT_FSIZE, &small) == 0); /* the disk is full */
-        for (i = 0; i < 500; i++) {
-            void *p = NULL;
-            CHECK_OK(rmm_allocate(log, &p, 256, RMM_STREAM_DEFAULT));
-            CHECK_OK(rmm_deallocate(log, p, 256, RMM_STREAM_DEFAULT));
-        }
-        CHECK(setrlimit(RLIMIT_FSIZE, &was) == 0); /* room again: the last rows are written */
+        log_pairs_on_a_full_disk(log, &was); /* then room again: the last rows are written */
         CHECK(file_size(path) <= 8192);
         rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "mark");
         rmm_resource_destroy(log);
         CHECK(rmm_last_status() == RMM_ERROR_IO && strstr(rmm_last_error(), "lost rows") != NULL);
         remove(path);
     }
-    signal(SIGXFSZ, old_handler);
     /* a caller's FILE whose error was set before the adaptor (a read on a write-only stream):
        not the adaptor's rows, nothing reported (review 33) */
     {
@@ -1944,17 +1949,7 @@ TEST(logging_destroy_reports_rows_lost_mid_run) {
         if (f) {
             CHECK(fgetc(f) == EOF && ferror(f));
             CHECK_OK(rmm_logging_adaptor_create_file(&log, cuda, f, false));
-            old_handler = signal(SIGXFSZ, SIG_IGN);
-            small = was;
-            small.rlim_cur = 8192;
-            CHECK(setrlimit(RLIMIT_FSIZE, &small) == 0);
-            for (i = 0; i < 500; i++) {
-                void *p = NULL;
-                CHECK_OK(rmm_allocate(log, &p, 256, RMM_STREAM_DEFAULT));
-                CHECK_OK(rmm_deallocate(log, p, 256, RMM_STREAM_DEFAULT));
-            }
-            CHECK(setrlimit(RLIMIT_FSIZE, &was) == 0);
-            signal(SIGXFSZ, old_handler);
+            log_pairs_on_a_full_disk(log, &was);
             CHECK_STATUS(rmm_logging_adaptor_flush(log), RMM_ERROR_IO);
             rmm_set_last_error(RMM_ERROR_INVALID_ARGUMENT, "mark");
             rmm_resource_destroy(log);

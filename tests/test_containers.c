@@ -6,6 +6,7 @@
 #include "../rmm.h"
 #include "../rmm_cuda.h"
 #include "harness.h"
+#include "liar.h"
 #include <stdint.h>
 #include <unistd.h>
 
@@ -684,18 +685,18 @@ static int liar_mode, liar_frees;
 static void *liar_freed;
 static char liar_buf[512];
 #define liar_target ((char *)(((uintptr_t)liar_buf + 63) & ~(uintptr_t)63))
-static rmm_status liar_allocate(rmm_host_resource *self, void **ptr, size_t bytes, size_t alignment) {
+static rmm_status liar_host_allocate(rmm_host_resource *self, void **ptr, size_t bytes, size_t alignment) {
     (void)self, (void)bytes, (void)alignment;
     *ptr = liar_mode == 0 ? NULL : liar_mode == 1 ? (void *)(liar_target + 8) : (void *)liar_target;
     return RMM_SUCCESS;
 }
-static rmm_status liar_deallocate(rmm_host_resource *self, void *ptr, size_t bytes, size_t alignment) {
+static rmm_status liar_host_deallocate(rmm_host_resource *self, void *ptr, size_t bytes, size_t alignment) {
     (void)self, (void)bytes, (void)alignment;
     liar_frees++;
     liar_freed = ptr;
     return RMM_SUCCESS;
 }
-static const rmm_host_resource_vtable liar_host_vtable = {"liar_host", liar_allocate, liar_deallocate, NULL};
+static const rmm_host_resource_vtable liar_host_vtable = {"liar_host", liar_host_allocate, liar_host_deallocate, NULL};
 TEST(host_allocate_refuses_a_success_with_null_or_misaligned) {
     rmm_host_resource mr;
     void *p = NULL;
@@ -1419,40 +1420,33 @@ TEST(legacy_finalize_with_another_device_current) {
 #endif
 }
 
-/* A resource of the user's (its own vtable) that answers SUCCESS with no memory: the containers
-   called rmm_allocate, which hands such an answer on unchecked (the fast path), and took a NULL
-   block as created (data NULL, size 100; a later resize failed in cudaMemcpyAsync). They allocate
-   through the checked path now (rmm_allocate_aligned), as every adaptor does, and the container stays
-   as it was. Red team 47. */
-static rmm_status nullish_allocate(rmm_resource *self, void **ptr, size_t bytes, size_t alignment, rmm_stream stream) {
-    (void)self, (void)bytes, (void)alignment, (void)stream;
-    *ptr = NULL;
-    return RMM_SUCCESS;
-}
-static rmm_status nullish_deallocate(rmm_resource *self, void *ptr, size_t bytes, size_t alignment, rmm_stream stream) {
-    (void)self, (void)ptr, (void)bytes, (void)alignment, (void)stream;
-    return RMM_SUCCESS;
-}
-static const rmm_resource_vtable nullish_vtable = {"nullish", nullish_allocate, nullish_deallocate, NULL, NULL};
+/* A resource of the user's (its own vtable) that answers SUCCESS with no memory, or with a block
+   short of RMM_ALIGNMENT (tests/liar.h): the containers called rmm_allocate, which hands such an
+   answer on unchecked (the fast path), and took a NULL block as created (data NULL, size 100; a
+   later resize failed in cudaMemcpyAsync). They allocate through the checked path now
+   (rmm_allocate_aligned), as every adaptor does, and the container stays as it was. Red team 47. */
 TEST(containers_refuse_a_resource_that_says_yes_with_no_memory) {
-    rmm_resource r = {&nullish_vtable};
+    liar_resource r = {{&liar_vtable}, 1, 0, 0};
     rmm_device_buffer b;
     rmm_device_uvector v;
     rmm_device_scalar sc;
     NEED_GPU(); /* (the containers read the current device first) */
-    CHECK_STATUS(rmm_device_buffer_create(&b, 100, RMM_STREAM_DEFAULT, &r), RMM_ERROR_INVALID_ARGUMENT);
-    CHECK(b.data == NULL && b.size == 0 && b.capacity == 0);
-    CHECK(strstr(rmm_last_error(), "NULL") != NULL);
-    CHECK_STATUS(rmm_device_uvector_create(&v, 4, 10, RMM_STREAM_DEFAULT, &r), RMM_ERROR_INVALID_ARGUMENT);
-    CHECK(v.data == NULL && v.size == 0);
-    CHECK_STATUS(rmm_device_scalar_create(&sc, 8, RMM_STREAM_DEFAULT, &r), RMM_ERROR_INVALID_ARGUMENT);
-    CHECK(sc.data == NULL);
-    memset(&b, 0, sizeof b);
-    b.mr = &r;
-    CHECK_STATUS(rmm_device_buffer_reserve(&b, 200, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
-    CHECK(b.data == NULL && b.capacity == 0 && b.size == 0);
-    CHECK_STATUS(rmm_device_buffer_resize(&b, 50, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
-    CHECK(b.data == NULL && b.capacity == 0 && b.size == 0);
+    for (r.mode = 1; r.mode <= 2; r.mode++) { /* NULL, then a block 16 bytes past the alignment */
+        CHECK_STATUS(rmm_device_buffer_create(&b, 100, RMM_STREAM_DEFAULT, &r.base), RMM_ERROR_INVALID_ARGUMENT);
+        CHECK(b.data == NULL && b.size == 0 && b.capacity == 0);
+        CHECK(strstr(rmm_last_error(), r.mode == 1 ? "NULL" : "align") != NULL);
+        CHECK_STATUS(rmm_device_uvector_create(&v, 4, 10, RMM_STREAM_DEFAULT, &r.base), RMM_ERROR_INVALID_ARGUMENT);
+        CHECK(v.data == NULL && v.size == 0);
+        CHECK_STATUS(rmm_device_scalar_create(&sc, 8, RMM_STREAM_DEFAULT, &r.base), RMM_ERROR_INVALID_ARGUMENT);
+        CHECK(sc.data == NULL);
+        memset(&b, 0, sizeof b);
+        b.mr = &r.base;
+        CHECK_STATUS(rmm_device_buffer_reserve(&b, 200, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+        CHECK(b.data == NULL && b.capacity == 0 && b.size == 0);
+        CHECK_STATUS(rmm_device_buffer_resize(&b, 50, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+        CHECK(b.data == NULL && b.capacity == 0 && b.size == 0);
+        CHECK(r.live == 0); /* a misaligned block was given back to it */
+    }
 }
 
 int main(void) {
