@@ -996,8 +996,8 @@ RMMDEF rmm_status rmm_pool_get_info(rmm_resource *pool, rmm_pool_info *info);
    (its lock held: nothing is given back); with the upstream's or CUDA's status if a wait or a
    free fails (what was released so far stays released; the chunks a failed wait was to cover stay
    too), or CUDA's if the pool's device cannot be made current (nothing done: it is made current
-   for the call, and the caller's restored). O(blocks). Thread-safe. With RMM_DEBUG_MARGIN, while an rmm_resource_check_corruption
-   runs in any thread, a trim gives back nothing but a virtual pool's spare pages (*released_bytes
+   for the call, and the caller's restored). O(blocks). Thread-safe. With RMM_DEBUG_MARGIN, while
+   an rmm_resource_check_corruption runs in any thread, a trim gives back nothing but a virtual pool's spare pages (*released_bytes
    says so; trim again after the check). */
 RMMDEF rmm_status rmm_pool_trim(rmm_resource *pool, size_t *released_bytes);
 /* Checks every invariant (contiguity, coalescing, bins and bitmaps, the address map, accounting).
@@ -1393,12 +1393,12 @@ RMMDEF rmm_status rmm_mem_pool_destroy_imported(rmm_mem_pool pool);
    SUCCESS with a NULL or a block not aligned to RMM_ALIGNMENT (a resource of the user's: refused,
    never held), and with the resource's status (OUT_OF_MEMORY...) when an allocation fails: then
    the container is exactly as it was (size, capacity, data, contents and stream). After release
-   the container is empty (data NULL, size and capacity 0) and may be released again. A zeroed rmm_device_buffer is empty too: its first
-   allocation (resize, reserve) takes the current device and resource and keeps them. A failed
-   rmm_device_buffer create (_create, _create_from, _copy) leaves an empty buffer of the resource
-   and device it resolved (zeroed if it resolved none), but for _copy with dst == src, which is
-   refused with the buffer as it was (it is live); a failed uvector or scalar create leaves the
-   struct zeroed. Not thread-safe (one container, one user at a time). */
+   the container is empty (data NULL, size and capacity 0) and may be released again. A zeroed
+   rmm_device_buffer is empty too: its first allocation (resize, reserve) takes the current device
+   and resource and keeps them. A failed rmm_device_buffer create (_create, _create_from, _copy)
+   leaves an empty buffer of the resource and device it resolved (zeroed if it resolved none), but
+   for _copy with dst == src, which is refused with the buffer as it was (it is live); a failed
+   uvector or scalar create leaves the struct zeroed. Not thread-safe (one container, one user at a time). */
 typedef struct rmm_device_buffer {
     void *data;
     size_t size;
@@ -1506,8 +1506,8 @@ RMMDEF rmm_status rmm_device_scalar_release(rmm_device_scalar *s);
    the blocks still allocated (every mode, each freed as rmmFree would: a block a graph pool served
    goes back to that graph pool; with the device current at rmmInitialize made current for it, and
    the caller's restored), so a pointer not freed before it is invalid after it; if such a
-   block's free fails, it still finalizes, and returns that failure's status, the message counting the blocks lost (and
-   a warning in the debug log); in pool mode, if the pool cannot give a chunk back, it still
+   block's free fails, it still finalizes, and returns that failure's status, the message counting
+   the blocks lost (and a warning in the debug log); in pool mode, if the pool cannot give a chunk back, it still
    finalizes and returns that failure's status ("the pool could not give all its memory back"). rmmGetAllocationOffset: offset from the base of the
    upstream allocation holding the pointer (for CUDA IPC), 0 outside pool mode; NOT_SUPPORTED in
    pool mode with virtual growth (RMM_ALLOC_CONF growth:virtual: the blocks lie on pages of their
@@ -13226,7 +13226,8 @@ typedef struct rmm__logging {
     FILE *file;
     bool owns_file, auto_flush;
     bool error_before; /* the caller's FILE had its error set already: not the adaptor's rows */
-    bool failed;       /* a row's write (or its auto flush) failed: seen even where error_before hides ferror (under lock) */
+    bool failed;       /* a row's write (or its auto flush) failed: seen where error_before hides
+                          ferror (under lock) */
     rmm__mutex lock;
 } rmm__logging;
 /* Thread,Time,Action,Pointer,Size,Stream - exactly as RMM's logging_resource_adaptor writes. */

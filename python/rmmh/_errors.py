@@ -108,6 +108,18 @@ def not_initialized(obj):
                                "did not run on it (e.g. an object made by __new__ alone)" % name)
 
 
+def init_guard(*names):
+    """A __getattr__ for a class whose __init__ sets `names`: reading one of them unset (the object
+    made by __new__ alone, or its __init__ failed) raises NotInitializedError, anything else the
+    usual AttributeError. __getattr__ runs only when the normal lookup fails: set attributes cost
+    nothing more."""
+    def __getattr__(self, name):
+        if name in names:
+            raise not_initialized(self)
+        raise AttributeError("%r object has no attribute %r" % (type(self).__name__, name))
+    return __getattr__
+
+
 class TypestrError(TypeError, ValueError):
     """A CUDA Array Interface typestr that names no data type: RMM (numpy.dtype) raises
     TypeError, Python code checking a value expects ValueError."""

@@ -103,11 +103,7 @@ class GraphPool:
         self._upstream = mr
         self._registered = 0
 
-    def __getattr__(self, name):
-        # reached only for an attribute not set: __init__ did not run (__new__ alone)
-        if name in ("_h", "_upstream", "_registered"):
-            raise _errors.not_initialized(self)
-        raise AttributeError("%r object has no attribute %r" % (type(self).__name__, name))
+    __getattr__ = _errors.init_guard("_h", "_upstream", "_registered")
 
     def _handle(self):
         if not self._h:

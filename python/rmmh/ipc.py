@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 from . import _lib, _lifetime
 from . import _memory_resource as _mr
-from ._errors import NOT_SUPPORTED, InvalidArgumentError, error_for, not_initialized
+from ._errors import NOT_SUPPORTED, InvalidArgumentError, error_for, init_guard
 
 __all__ = ["ImportedPool", "IpcHandle", "OpenedIpcMemory", "allocation_base", "export_pointer",
            "export_pool", "get_ipc_handle", "open_ipc_handle", "recv_fd", "send_fd"]
@@ -128,11 +128,7 @@ class OpenedIpcMemory:
     def __init__(self, base, offset, size):
         self.base, self.ptr, self.size = base, base + offset, size
 
-    def __getattr__(self, name):
-        # reached only for an attribute not set: __init__ did not run (__new__ alone)
-        if name in ("base", "ptr", "size"):
-            raise not_initialized(self)
-        raise AttributeError("%r object has no attribute %r" % (type(self).__name__, name))
+    __getattr__ = init_guard("base", "ptr", "size")
 
     def __reduce__(self):  # (copy.copy too: a copy would close the mapping twice)
         raise TypeError("rmmh.ipc.OpenedIpcMemory cannot be pickled or copied (it owns an opened "
@@ -202,14 +198,6 @@ class ImportedPool:
     Imported pools cannot allocate; import_pointer maps the exporter's blocks."""
 
     def __init__(self, fd, close_fd=True):
-        if self.__dict__.get("handle"):  # (a second call replaced the first pool, never destroyed)
-            if close_fd and isinstance(fd, numbers.Integral) and not isinstance(fd, bool) \
-                    and -0x80000000 <= fd <= 0x7FFFFFFF:
-                try:  # (the descriptor was handed over: closed, as on every other refusal)
-                    os.close(int(fd))
-                except OSError:
-                    pass
-            raise TypeError("ImportedPool.__init__ may be called once")
         pool = ctypes.c_void_p()
         if isinstance(fd, bool) or not isinstance(fd, numbers.Integral):
             # (not an int: nothing to close; int() of a float or a numeric string closed an
@@ -219,6 +207,13 @@ class ImportedPool:
         fd = int(fd)
         if not -0x80000000 <= fd <= 0x7FFFFFFF:  # (ctypes would truncate it to another descriptor)
             raise ValueError("ImportedPool: fd %d is not a file descriptor (past a C int)" % fd)
+        if self.__dict__.get("handle"):  # (a second call replaced the first pool, never destroyed)
+            if close_fd:  # (the descriptor was handed over: closed, as on the import's refusal)
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+            raise TypeError("ImportedPool.__init__ may be called once")
         try:
             _lib.check(_lib.rmmh_mempool_import_fd(fd, ctypes.byref(pool)), "ImportedPool")
         except BaseException:
@@ -235,11 +230,7 @@ class ImportedPool:
         # the same address (an H200, 2026-11-30), and rmm.h counts such imports, each freed once
         self._imported = {}
 
-    def __getattr__(self, name):
-        # reached only for an attribute not set: __init__ did not run (__new__ alone), or failed
-        if name in ("handle", "_imported"):
-            raise not_initialized(self)
-        raise AttributeError("%r object has no attribute %r" % (type(self).__name__, name))
+    __getattr__ = init_guard("handle", "_imported")
 
     def import_pointer(self, data):
         """The address, in this process, of the block named by export_pointer's bytes."""
