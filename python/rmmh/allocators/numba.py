@@ -106,11 +106,14 @@ class RMMNumbaManager(HostOnlyCUDAMemoryManager):
 
     def _buffer_of(self, addr):
         """The DeviceBuffer holding the device address addr (a block or a view into one), or
-        None."""
+        None. O(allocations) for a view."""
         buf = self.allocations.get(addr)
         if isinstance(buf, DeviceBuffer):
             return buf
-        for start, b in list(self.allocations.items()):
+        # a copy, which allocates no object per entry: a collection while list() built its pairs
+        # ran finalizers that delete entries (arrays in reference cycles), and the search failed
+        # with "dictionary changed size during iteration" (a red team's find)
+        for start, b in self.allocations.copy().items():
             if isinstance(b, DeviceBuffer) and start <= addr < start + max(b.size, 1):
                 return b
         return None
