@@ -131,3 +131,40 @@ def test_the_fast_path_errors_while_another_is_handled_pickle_and_the_probe():
     error pickles with its message (a worker process's reached the parent as AttributeError), and
     making the fast allocator counts no failed allocation (its probe did; red team 33)."""
     assert "OK" in run_child(CHILD_SECOND)
+
+
+CHILD_PINNED = """
+import ctypes, gc, sys, types, weakref
+cupy = types.ModuleType("cupy")
+cupy.cuda = types.SimpleNamespace(memory=types.SimpleNamespace(OutOfMemoryError=type("OutOfMemoryError", (MemoryError,), {})))
+sys.modules["cupy"] = cupy
+import rmmh as rmm
+import rmmh.allocators.cupy as rc
+rc._configure_raise(True)
+alive = weakref.ref(rc._oom_type())
+rc._OOMType = None  # (as the module's globals are cleared at interpreter shutdown)
+gc.collect()
+assert alive() is not None, "the type the C hook raises was freed while configured"
+print("OK", flush=True)
+"""
+
+
+def test_the_fast_path_holds_a_reference_to_the_type_it_raises():
+    """The C hook keeps the address of the out-of-memory type it raises; it held no reference, so
+    once the module's global went (interpreter shutdown) an allocation failing late used a freed
+    type (a red team's find)."""
+    assert "OK" in run_child(CHILD_PINNED)
+
+
+def test_the_per_thread_default_stream_variable_is_read_as_cupy_reads_it(monkeypatch):
+    """CuPy turns per-thread default streams on where int(CUPY_CUDA_PER_THREAD_DEFAULT_STREAM) is
+    not 0; rmmh read any value but "" and "0" as on, so "00" put rmmh's allocations on the
+    per-thread stream while CuPy's work ran on the legacy one (a red team's find)."""
+    import types
+    import rmmh.allocators.cupy as rc
+    monkeypatch.setattr(rc, "cupy", types.SimpleNamespace(cuda=types.SimpleNamespace()), raising=False)
+    for value, on in (("00", False), ("0", False), ("1", True), ("2", True), (" 1 ", True)):
+        monkeypatch.setenv("CUPY_CUDA_PER_THREAD_DEFAULT_STREAM", value)
+        assert rc._ptds() is on, value
+    monkeypatch.delenv("CUPY_CUDA_PER_THREAD_DEFAULT_STREAM")
+    assert rc._ptds() is False

@@ -146,12 +146,26 @@ def _ptds():
             return bool(check())
         except Exception:
             pass
-    return os.environ.get("CUPY_CUDA_PER_THREAD_DEFAULT_STREAM", "0") not in ("", "0")
+    # as CuPy reads it: int(value) != 0 ("00" is off; a value int() refuses stops CuPy's import)
+    try:
+        return int(os.environ.get("CUPY_CUDA_PER_THREAD_DEFAULT_STREAM", "0")) != 0
+    except ValueError:
+        return False
+
+
+_pinned = False  # whether the C hook holds its reference to _OOMType
 
 
 def _configure_raise(on):
+    """Raise mode on or off for rmmh_cupy_malloc. On, the C hook keeps the type's address, so the
+    type gets one reference never given back (module globals are cleared at shutdown, and an
+    allocation failing then would raise a freed type; a red team's find)."""
+    global _pinned
     api = ctypes.pythonapi
     if on:
+        if not _pinned:
+            api.Py_IncRef(ctypes.py_object(_oom_type()))
+            _pinned = True
         _lib.check(_lib.rmmh_cupy_configure_errors(
             1, _address(api.PyErr_SetObject), _address(api.Py_BuildValue),
             _address(api.Py_DecRef), id(_oom_type())))
