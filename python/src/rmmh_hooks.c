@@ -169,23 +169,27 @@ static void rmmh__slot_put(rmmh__block *slots, size_t capacity, size_t hash, con
     while (slots[i].ptr) i = (i + 1) & (capacity - 1);
     slots[i] = *b;
 }
+/* Moves shard s's blocks into a table of cap slots (a power of two, more than twice its count);
+   false, s unchanged, iff host memory for it cannot be had. Caller holds s's lock. O(capacity). */
+static bool rmmh__shard_resize(rmmh__shard *s, size_t cap) {
+    size_t i;
+    rmmh__block *slots = (rmmh__block *)calloc(cap, sizeof *slots);
+    if (!slots) return false;
+    for (i = 0; i < s->capacity; i++)
+        if (s->slots[i].ptr) rmmh__slot_put(slots, cap, rmmh__hash_ptr(s->slots[i].ptr), &s->slots[i]);
+    free(s->slots);
+    s->slots = slots;
+    s->capacity = cap;
+    return true;
+}
 /* Adds a block; false iff host memory for a larger table cannot be had. Amortized O(1). */
 static bool rmmh__map_put(const rmmh__block *b) {
-    size_t hash, i;
+    size_t hash;
     rmmh__shard *s = rmmh__shard_of(b->ptr, &hash);
     rmmh__spin_lock(&s->lock);
-    if (2 * (s->count + 1) > s->capacity) {
-        size_t cap = s->capacity ? 2 * s->capacity : 64;
-        rmmh__block *slots = (rmmh__block *)calloc(cap, sizeof *slots);
-        if (!slots) {
-            rmmh__spin_unlock(&s->lock);
-            return false;
-        }
-        for (i = 0; i < s->capacity; i++)
-            if (s->slots[i].ptr) rmmh__slot_put(slots, cap, rmmh__hash_ptr(s->slots[i].ptr), &s->slots[i]);
-        free(s->slots);
-        s->slots = slots;
-        s->capacity = cap;
+    if (2 * (s->count + 1) > s->capacity && !rmmh__shard_resize(s, s->capacity ? 2 * s->capacity : 64)) {
+        rmmh__spin_unlock(&s->lock);
+        return false;
     }
     rmmh__slot_put(s->slots, s->capacity, hash, b);
     s->count++;
@@ -220,8 +224,22 @@ static bool rmmh__map_take(uintptr_t ptr, rmmh__block *out) {
     }
     s->slots[i].ptr = 0;
     s->count--;
+    /* a table an eighth full halves (a quarter full after; growth comes at a half, so no size
+       thrashes), so the host memory a peak of live blocks took goes back as they are freed; kept
+       where host memory for the smaller table cannot be had. Amortized O(1). */
+    if (s->capacity > 64 && 8 * s->count < s->capacity) (void)rmmh__shard_resize(s, s->capacity / 2);
     rmmh__spin_unlock(&s->lock);
     return true;
+}
+/* Host bytes the block map's tables hold now (all shards). O(shards). For tests and diagnostics. */
+RMMH_API size_t rmmh_hooks_map_bytes(void) {
+    size_t n = 0, k;
+    for (k = 0; k < RMMH__SHARDS; k++) {
+        rmmh__spin_lock(&rmmh__shards[k].lock);
+        n += rmmh__shards[k].capacity * sizeof(rmmh__block);
+        rmmh__spin_unlock(&rmmh__shards[k].lock);
+    }
+    return n;
 }
 /* The number of blocks the hooks hand out now (all devices). O(shards). */
 RMMH_API size_t rmmh_hooks_live_blocks(void) {

@@ -86,6 +86,29 @@ def test_torch_pair_uses_the_current_resource():
     assert torch_alloc(0, 0, None) is None  # 0 bytes: NULL, as PyTorch expects
 
 
+def test_the_block_map_gives_back_its_host_memory_after_a_peak():
+    """The block map's tables grew with the live blocks and never shrank: a peak of many small
+    blocks held its host memory (40 bytes a slot, two slots a block or more) for good."""
+    rmm.mr.set_current_device_resource(rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), 64 << 20))
+    before = _lib.rmmh_hooks_map_bytes()
+    blocks = [torch_alloc(256, 0, None) for _ in range(50000)]
+    assert all(blocks) and allocators.live_blocks() == 50000
+    peak = _lib.rmmh_hooks_map_bytes()
+    assert peak >= 2 * 50000 * 40
+    for p in blocks[:49000]:
+        torch_free(p, 256, 0, None)
+    assert allocators.live_blocks() == 1000
+    try:
+        for p in blocks[49000:]:  # each still found after the tables shrank under it
+            n = S()
+            assert _lib.rmmh_hooks_lookup(p, ctypes.byref(n), None, None) == 1 and n.value == 256
+        assert _lib.rmmh_hooks_map_bytes() <= peak // 8
+    finally:
+        for p in blocks[49000:]:
+            torch_free(p, 256, 0, None)
+    assert _lib.rmmh_hooks_map_bytes() <= max(before, 64 * 64 * 40)
+
+
 def test_cupy_pair_uses_the_thread_stream():
     rec = Recorder()
     rmm.mr.set_current_device_resource(rec.mr)
