@@ -34,6 +34,9 @@ all: test-build examples lib bench
 $(BUILD)/host/%: tests/%.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O1 $(SAN) -DRMM_BACKEND_HOST -DRMM_DEBUG $< -o $@ -lpthread
+# tests/test_examples.c runs examples in its own build (their contracts, checked where a plain run
+# cannot see a breach): rebuilt when they change
+$(addsuffix /test_examples,$(addprefix $(BUILD)/,host cuda nvcc)): examples/04_custom_resource.c examples/common.h
 # the same without RMM_DEBUG, for the tests whose host cases read a release build's behaviour too
 # (a free the backend's CUDA refuses, where RMM_DEBUG's record refuses it first; review 31)
 RELEASE_HOST = test_core test_reliability test_adaptors test_containers

@@ -219,14 +219,13 @@ int main(void) {
     {
         callback_state state;
         rmm_device_uvector v;
+        const int answer = 42; /* the source of an async copy: unchanged until the stream is synchronized */
         int value = 0;
         memset(&state, 0, sizeof state);
         state.upstream = cuda;
         CHECK(rmm_callback_resource_create(&callback, forward_allocate, forward_deallocate, &state));
         CHECK(rmm_device_uvector_create(&v, sizeof(int), 5000, stream, callback));
-        value = 42;
-        CHECK(rmm_device_uvector_set_element_async(&v, 4999, &value, stream));
-        value = 0;
+        CHECK(rmm_device_uvector_set_element_async(&v, 4999, &answer, stream));
         CHECK(rmm_device_uvector_get_element(&v, 4999, &value, stream)); /* also waits for the set */
         EXPECT(value == 42);
         CHECK(rmm_device_uvector_resize(&v, 10000, stream)); /* reallocates through the callbacks */

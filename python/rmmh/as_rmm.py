@@ -212,8 +212,12 @@ def alias_env(force=False, environ=None):
     """The environment variables that turn the alias on in new processes: {"PYTHONPATH": ...,
     "RMMH_AS_RMM": "1"} (the alias directory first on the given or current PYTHONPATH)."""
     environ = os.environ if environ is None else environ
-    path = [p for p in (environ.get("PYTHONPATH") or "").split(os.pathsep)
-            if p and not _is_alias_dir(p)]
+    # an empty entry of a non-empty PYTHONPATH (":/x", "/x:", "/x::/y") is the working directory
+    # to Python: kept, or a script run by the launcher no longer imports what lies there (a red
+    # team's find: they were dropped); an empty PYTHONPATH has no entries
+    value = environ.get("PYTHONPATH") or ""
+    path = [p for p in (value.split(os.pathsep) if value else [])
+            if not (p and _is_alias_dir(p))]
     return {"PYTHONPATH": os.pathsep.join([ALIAS_DIR] + path),
             ENV_SWITCH: "force" if force else "1"}
 

@@ -254,3 +254,34 @@ def test_launcher_env_and_path():
     out = subprocess.run([sys.executable, "-m", "rmmh.as_rmm", "--path"], env=child_env(),
                          capture_output=True, text=True, timeout=120).stdout
     assert out.strip() == as_rmm.ALIAS_DIR
+
+
+def test_alias_env_keeps_the_working_directory_entry(tmp_path):
+    # An empty PYTHONPATH entry is the working directory to Python; the launcher's environment
+    # keeps it, so a script run through `python -m rmmh.as_rmm` imports what it imports without
+    # it (a red team's find: the entry was dropped and the import failed)
+    sep = os.pathsep
+    assert as_rmm.alias_env(environ={"PYTHONPATH": sep + "/x"})["PYTHONPATH"] == \
+        sep.join([as_rmm.ALIAS_DIR, "", "/x"])
+    assert as_rmm.alias_env(environ={"PYTHONPATH": "/x" + sep + sep + as_rmm.ALIAS_DIR}) == {
+        "PYTHONPATH": sep.join([as_rmm.ALIAS_DIR, "/x", ""]), as_rmm.ENV_SWITCH: "1"}
+    assert as_rmm.alias_env(environ={"PYTHONPATH": ""})["PYTHONPATH"] == as_rmm.ALIAS_DIR
+    assert as_rmm.alias_env(environ={})["PYTHONPATH"] == as_rmm.ALIAS_DIR
+    if as_rmm.find_installed_rmm() is not None:
+        return  # the launcher below would refuse to shadow it
+    (tmp_path / "beside.py").write_text("VALUE = 7\n")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "script.py").write_text("import beside, rmm, rmmh\n"
+                                                "assert rmm is rmmh\nprint(beside.VALUE)\n")
+    env = child_env()
+    env["PYTHONPATH"] = sep + env["PYTHONPATH"]  # "" first: the working directory
+    env.pop(as_rmm.ENV_SWITCH, None)
+    for launcher in ([], ["-m", "rmmh.as_rmm"]):
+        r = subprocess.run([sys.executable] + launcher + [os.path.join("sub", "script.py")],
+                           env=env, capture_output=True, text=True, timeout=120,
+                           cwd=str(tmp_path))
+        if not launcher:
+            assert r.returncode != 0  # plain Python: the script needs the alias for `rmm`
+            assert "No module named 'rmm'" in r.stderr, r.stderr
+        else:
+            assert r.returncode == 0 and r.stdout.strip() == "7", r.stdout + r.stderr
