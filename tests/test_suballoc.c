@@ -5308,6 +5308,56 @@ TEST(arena_foreign_streams_that_come_and_go_are_bounded) {
     rmm_resource_destroy(mr);
 }
 
+/* With the arenas one short of the sweep mark, each registry miss swept and the mark stayed: a
+   thread cycling over more foreign streams than its cache holds (six), beside 25 library streams
+   holding memory, made every miss a sweep, each sweep found the arena missed two misses ago idle,
+   and gave back its superblock behind a device synchronize (300 in 600 allocations; red team 48).
+   A miss sweeps only when it makes an arena. Counted through the host backend's synchronize calls. */
+TEST(arena_misses_one_short_of_the_sweep_mark_do_not_sweep_each_time) {
+#if defined(RMM_BACKEND_HOST)
+    rmm_resource *mr = NULL;
+    rmm_arena_desc d = rmm_arena_desc_default();
+    rmm_stream lib[25], f[6];
+    void *keep[25];
+    unsigned syncs, skip0;
+    int i, k;
+    d.arena_bytes = 256 * MiB;
+    CHECK_OK(rmm_arena_create(&mr, rmm_get_current_device_resource(), &d));
+    if (!mr) return;
+    for (i = 0; i < 25; i++) {
+        CHECK_OK(rmm_stream_create(&lib[i]));
+        CHECK_OK(rmm_allocate(mr, &keep[i], 1000, lib[i])); /* (live: its arena stays) */
+    }
+    for (i = 0; i < 6; i++) CHECK_OK(rmm__stream_create_raw(&f[i], false));
+    for (k = 0; k < 10; k++) /* (every foreign stream's arena made: 31 arenas, the mark 32) */
+        for (i = 0; i < 6; i++) {
+            void *p = NULL;
+            CHECK_OK(rmm_allocate(mr, &p, 1000, f[i]));
+            CHECK_OK(rmm_deallocate(mr, p, 1000, f[i]));
+        }
+    rmm_host_backend_fail_calls("cudaDeviceSynchronize", 1000000000u, 1, RMM_ERROR_CUDA); /* a counter: never reached */
+    skip0 = rmm__host_faults.skip;
+    for (k = 0; k < 100; k++)
+        for (i = 0; i < 6; i++) {
+            void *p = NULL;
+            CHECK_OK(rmm_allocate(mr, &p, 1000, f[i]));
+            CHECK_OK(rmm_deallocate(mr, p, 1000, f[i]));
+        }
+    syncs = skip0 - rmm__host_faults.skip;
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+    if (syncs > 2) printf("  %u device synchronizes in 600 allocations\n", syncs);
+    CHECK(syncs <= 2);
+    CHECK(((rmm__arena *)mr)->so.count <= 64);
+    CHECK_OK(rmm_resource_validate(mr));
+    for (i = 0; i < 25; i++) CHECK_OK(rmm_deallocate(mr, keep[i], 1000, lib[i]));
+    rmm_resource_destroy(mr);
+    for (i = 0; i < 25; i++) CHECK_OK(rmm_stream_destroy(lib[i]));
+    for (i = 0; i < 6; i++) CHECK_OK(rmm__stream_destroy_raw(f[i]));
+#else
+    harness_skip_current = 1; /* (the synchronizes are counted on the host backend only) */
+#endif
+}
+
 /* A block larger than a superblock freed with a wrong size is CORRUPTION and stays allocated (it
    was freed: the pool and the arena's small blocks refused it already). */
 TEST(arena_large_block_wrong_size_is_refused) {
@@ -7385,6 +7435,7 @@ int main(void) {
     RUN(fixed_random);
     RUN(binning_random);
     RUN(arena_foreign_streams_that_come_and_go_are_bounded);
+    RUN(arena_misses_one_short_of_the_sweep_mark_do_not_sweep_each_time);
     RUN(arena_large_block_wrong_size_is_refused);
     RUN(arena_random);
     RUN(default_device_resource_alignment);
