@@ -1123,7 +1123,8 @@ RMMDEF rmm_status rmm_arena_create(rmm_resource **out, rmm_resource *upstream, c
    row with glibc's %p too, so its own logs stop its parser there; bench/replay and
    tools/rmm_plot.py read both): header "Thread,Time,Action,Pointer,Size,Stream"; Thread the
    OS thread id; Time HH:MM:SS.uuuuuu local time; Action allocate | free | allocate failure | free failure; Pointer
-   as %p (0x... or (nil)); Size the requested bytes; Stream the handle in hex without 0x. path NULL: $RMM_LOG_FILE;
+   as %p (0x... or (nil)); Size the requested bytes; Stream the handle as RMM writes it (0x and
+   hex; 0 for the default stream). path NULL: $RMM_LOG_FILE;
    neither is INVALID_ARGUMENT; a file that cannot be opened is IO. An existing file is truncated.
    Buffered (stdio) unless auto_flush, which flushes every row. A failed allocation writes its
    "allocate failure" row and returns the upstream's status; a free writes its row before the
@@ -13268,6 +13269,11 @@ RMM__PRIVATE void rmm__logging_row(rmm__logging *l, const char *action, void *pt
     row[n++] = ',';
     n += rmm__put_dec(row + n, (uint64_t)bytes);
     row[n++] = ',';
+    if (stream) { /* RMM's format_stream writes the cudaStream_t as an ostream writes a pointer: 0x and
+                     hex, 0 for NULL (red team 48: no 0x, so "2" stood where RMM's logs say "0x2") */
+        row[n++] = '0';
+        row[n++] = 'x';
+    }
     n += rmm__put_hex(row + n, (uint64_t)(uintptr_t)stream);
     row[n++] = '\n';
     rmm__lock(&l->lock);

@@ -7,7 +7,7 @@
    Action is "allocate", "free", "allocate failure" (skipped) or "free failure" (rmm.h's logging
    adaptor, after a free that failed: a block that free took is live again, with its size,
    replayed as an allocation; after a free that matched none, skipped); Pointer is hex with 0x
-   (glibc %p, "(nil)" for NULL); Size is decimal bytes; Stream is hex without 0x (0: default stream;
+   (glibc %p, "(nil)" for NULL); Size is decimal bytes; Stream is hex, with 0x or without (0: default stream;
    every other value gets a stream of its own from rmm_stream_create). The whole log is parsed into
    memory first. A hash map from logged pointer to allocation number pairs every free with its
    allocation while parsing, so the timed replay indexes an array and does no hashing; frees of

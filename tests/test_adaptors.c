@@ -206,7 +206,11 @@ static int is_time(const char *s) {
     return (s[0] - '0') * 10 + (s[1] - '0') < 24 && (s[3] - '0') * 10 + (s[4] - '0') < 60 && (s[6] - '0') * 10 + (s[7] - '0') < 61;
 }
 static void fmt_ptr(char *buf, size_t cap, void *p) { snprintf(buf, cap, "%p", p); }
-static void fmt_stream(char *buf, size_t cap, rmm_stream s) { snprintf(buf, cap, "%llx", (unsigned long long)(uintptr_t)s); }
+/* RMM's format_stream: the cudaStream_t as an ostream writes a pointer (0x and hex, 0 for NULL) */
+static void fmt_stream(char *buf, size_t cap, rmm_stream s) {
+    if (s) snprintf(buf, cap, "0x%llx", (unsigned long long)(uintptr_t)s);
+    else snprintf(buf, cap, "0");
+}
 static unsigned long long os_thread_id(void) {
 #if defined(__linux__) && defined(SYS_gettid)
     return (unsigned long long)syscall(SYS_gettid);
@@ -234,7 +238,7 @@ static void check_row(const csv_row *r, const char *action, void *ptr, size_t by
     CHECK(strcmp(r->f[4], want) == 0);
     fmt_stream(want, sizeof want, stream);
     CHECK(strcmp(r->f[5], want) == 0);
-    CHECK(all_digits(r->f[5], 1));
+    CHECK(all_digits(r->f[5] + (strncmp(r->f[5], "0x", 2) ? 0 : 2), 1));
     if (strcmp(r->f[2], action) != 0 || strcmp(r->f[5], want) != 0)
         printf("  row: %s,%s,%s,%s,%s,%s\n", r->f[0], r->f[1], r->f[2], r->f[3], r->f[4], r->f[5]);
 }

@@ -1490,7 +1490,8 @@ def _initialize(pool_allocator=False, managed_memory=False, initial_pool_size=No
     if logging:
         # each device's log is <stem>.dev<N><suffix> (_append_id): its directory must take a new
         # file, checked before any resource changes (rmm.h opens it with the adaptor)
-        folder = os.path.dirname(os.path.abspath(log_file_name or os.getenv("RMM_LOG_FILE")))
+        log_name = _log_name(log_file_name)
+        folder = os.path.dirname(os.path.abspath(_append_id(log_name, 0)))
         if not os.path.isdir(folder) or not os.access(folder, os.W_OK | os.X_OK):
             raise error_for(_IO, "reinitialize: cannot write a log file in %r" % folder)
 
@@ -1508,7 +1509,7 @@ def _initialize(pool_allocator=False, managed_memory=False, initial_pool_size=No
     _check_devices(devices, "reinitialize")
     created = []
     if logging:
-        created = _check_log_files(log_file_name or os.getenv("RMM_LOG_FILE"), devices, "reinitialize")
+        created = _check_log_files(log_name, devices, "reinitialize")
     with _table_lock:
         # the resources set now, weakly: reset first, so that a new pool can have the memory an
         # old one gives back, as RMM does; put back on failure where something else kept them
@@ -1516,15 +1517,26 @@ def _initialize(pool_allocator=False, managed_memory=False, initial_pool_size=No
         for d in list(_per_device_mrs):
             _reset_per_device_resource(d)
         set_up = []
+        made = []  # (device, its new resource)
+        new = None
         try:
             for device in devices:
                 _set_device(device)
-                mr = make()
-                if logging:
-                    mr = LoggingResourceAdaptor(mr, log_file_name)
-                set_per_device_resource(device, mr)
+                made.append((device, make()))
+            # the log files are opened (and truncated) once every device's resource exists: a
+            # pool that cannot be made leaves untouched the log of an adaptor put back below (red
+            # team 48: an earlier device's new adaptor had emptied it, and its later rows went
+            # after a run of NUL bytes)
+            if logging:
+                for i, (device, new) in enumerate(made):
+                    _set_device(device)
+                    made[i] = (device, LoggingResourceAdaptor(new, log_file_name))
+            for device, new in made:
+                set_per_device_resource(device, new)
                 set_up.append(device)
         except BaseException:
+            del made[:]  # (the new resources go now, not with the traceback)
+            new = None
             # a resource that cannot be made (a pool too large for the device): the devices set
             # up here go back to their defaults and the resources set before that still live come
             # back (every device was left reset, and the earlier ones of the list set up, until
@@ -1542,6 +1554,13 @@ def _initialize(pool_allocator=False, managed_memory=False, initial_pool_size=No
             raise
         finally:
             _set_device(original)
+
+
+def _log_name(log_file_name):
+    """The name LoggingResourceAdaptor takes: log_file_name, or $RMM_LOG_FILE for None only ("" is
+    a name, as in RMM: ".dev<N>" in the working directory; the checks took $RMM_LOG_FILE for it, and
+    made an empty file of that name, or raised a TypeError about None: red team 48)."""
+    return log_file_name if log_file_name is not None else os.getenv("RMM_LOG_FILE")
 
 
 def _check_devices(devices, who):
@@ -1606,7 +1625,7 @@ def enable_logging(log_file_name=None):
         # devices log, or none changes (a red team's find, 2026-11-29: a later device's file that
         # could not be opened left the earlier devices wrapped)
         todo = [d for d in devices if not isinstance(get_per_device_resource(d), LoggingResourceAdaptor)]
-        created = _check_log_files(log_file_name or os.getenv("RMM_LOG_FILE"), todo, "enable_logging")
+        created = _check_log_files(_log_name(log_file_name), todo, "enable_logging")
         made = []
         try:
             for device in todo:

@@ -55,14 +55,15 @@ def child_env(**extra):
     return env
 
 
-def fail_next(call, times=1, status=0):
-    """Host backend: the next `times` simulated CUDA calls named `call` fail with `status` (0 or
-    RMM_ERROR_CUDA: a CUDA error); fail_next(None) clears what is armed."""
+def fail_next(call, times=1, status=0, nth=1):
+    """Host backend: `times` simulated CUDA calls in a row named `call`, the first being the nth
+    from now, fail with `status` (0 or RMM_ERROR_CUDA: a CUDA error); fail_next(None) clears what
+    is armed."""
     import ctypes
     f = _lib.lib.rmm_host_backend_fail_calls
     f.argtypes = (ctypes.c_char_p, ctypes.c_uint, ctypes.c_uint, ctypes.c_int)
     f.restype = None
-    f(call.encode() if call else None, 1 if call else 0, times, status)
+    f(call.encode() if call else None, nth if call else 0, times, status)
 
 
 def start_child(code, *args, env=None, path=None, **kwargs):

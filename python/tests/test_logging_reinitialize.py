@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import rmmh as rmm
-from conftest import requires_two_devices
+from conftest import fail_next, host_only, requires_two_devices
 
 
 def roundtrip():
@@ -148,6 +148,18 @@ def test_reinitialize_logging(tmp_path):
     assert rows[0]["Size"] == "100" and rows[0]["Pointer"] == rows[1]["Pointer"]
 
 
+def test_log_stream_column_as_rmm_writes_it(tmp_path):
+    """RMM writes the stream as an ostream writes a pointer: 0 for the default stream, else 0x
+    and hex (red team 48: rmmh wrote "2" and "55d0..." where RMM writes "0x2" and "0x55d0...")."""
+    from rmmh.pylibrmm.stream import PER_THREAD_DEFAULT_STREAM
+    mr = rmm.mr.LoggingResourceAdaptor(rmm.mr.CudaMemoryResource(), str(tmp_path / "s.csv"))
+    created = rmm.Stream()
+    for stream in (rmm.DEFAULT_STREAM, PER_THREAD_DEFAULT_STREAM, created):
+        mr.deallocate(mr.allocate(100, stream), 100, stream)
+    mr.flush()
+    assert [r["Stream"] for r in read_log(mr.get_file_name())] == \
+        ["0", "0", "0x2", "0x2", "0x%x" % created.handle, "0x%x" % created.handle]
+
 def test_enable_logging_changes_every_device_or_none(tmp_path):
     """The last device's log file cannot be opened (a directory): enable_logging raises with no
     device's resource changed and no log file made (red team 23: the devices before it were left
@@ -219,6 +231,34 @@ def test_reinitialize_that_fails_puts_back_what_lives():
         rmm.reinitialize()
 
 
+@host_only
+@requires_two_devices
+def test_reinitialize_that_fails_leaves_the_log_put_back_whole(tmp_path):
+    """Device 1's pool cannot be made: the logging adaptor put back on device 0 (a buffer holds
+    it) keeps its log as it was, and its later rows follow (red team 48: device 0's new adaptor
+    had truncated the same file, and the old one's next rows came after a run of NUL bytes)."""
+    base = str(tmp_path / "rmm.csv")
+    rmm.reinitialize(devices=[0, 1], logging=True, log_file_name=base)
+    old = rmm.mr.get_per_device_resource(0)
+    buf = rmm.DeviceBuffer(size=1000)
+    old.flush()
+    fname = old.get_file_name()
+    before = open(fname, "rb").read()
+    # (the first makes device 0's pool, the second device 1's)
+    fail_next("cudaMalloc", status=rmm._errors.OUT_OF_MEMORY, nth=2)
+    try:
+        with pytest.raises(MemoryError):
+            rmm.reinitialize(pool_allocator=True, initial_pool_size=1 << 20, devices=[0, 1],
+                             logging=True, log_file_name=base)
+    finally:
+        fail_next(None)
+    assert rmm.mr.get_per_device_resource(0) is old
+    assert open(fname, "rb").read() == before
+    del buf
+    old.flush()
+    rows = read_log(fname)
+    assert [r["Action"] for r in rows] == ["allocate", "free"]
+
 def test_enable_disable_logging(tmp_path):
     base = str(tmp_path / "rmm_log.csv")
     rmm.enable_logging(log_file_name=base)
@@ -251,6 +291,25 @@ def test_log_file_from_environment(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="RMM_LOG_FILE"):
         rmm.mr.LoggingResourceAdaptor(rmm.mr.CudaMemoryResource())
 
+
+def test_empty_log_file_name_is_a_name(tmp_path, monkeypatch):
+    """log_file_name="" is the name LoggingResourceAdaptor takes (".dev0" in the working
+    directory, as RMM's), in reinitialize and enable_logging too, whether or not RMM_LOG_FILE is
+    set (red team 48: reinitialize raised a TypeError about None without it; with it, both made an
+    empty file of its name, and logged to the other)."""
+    monkeypatch.chdir(tmp_path)
+    want = str(tmp_path / ".dev0")
+    assert rmm.mr.LoggingResourceAdaptor(rmm.mr.CudaMemoryResource(), "").get_file_name() == want
+    monkeypatch.delenv("RMM_LOG_FILE", raising=False)
+    rmm.reinitialize(logging=True, log_file_name="")
+    assert rmm.get_log_filenames() == {0: want}
+    monkeypatch.setenv("RMM_LOG_FILE", str(tmp_path / "env.csv"))
+    rmm.reinitialize(logging=True, log_file_name="")
+    assert rmm.get_log_filenames() == {0: want}
+    rmm.reinitialize()
+    rmm.enable_logging(log_file_name="")
+    assert rmm.get_log_filenames() == {0: want}
+    assert os.listdir(tmp_path) == [".dev0"]
 
 def test_log_file_that_cannot_be_opened(tmp_path):
     with pytest.raises(RuntimeError):
