@@ -5246,11 +5246,13 @@ RMM__PRIVATE void rmm__async_destroy(rmm_resource *self) {
     rmm__async_resource *r = (rmm__async_resource *)self;
     if (r->owned) {
         rmm__device_guard g;
-        /* cudaMemPoolDestroy defers the release of memory still in use until it is freed */
-        if (rmm__device_enter(&g, r->device) == RMM_SUCCESS) {
-            rmm__mempool_destroy(r->pool);
-            rmm__device_leave(&g);
-        }
+        /* cudaMemPoolDestroy defers the release of memory still in use until it is freed. A pool
+           handle names its device, so where the device cannot be entered (the current one
+           unreadable) the pool is still destroyed, from the device that is current (it was
+           skipped, and the pool lost: red team 48) */
+        rmm__device_enter_quietly(&g, r->device, false);
+        rmm__mempool_destroy(r->pool);
+        rmm__device_leave(&g);
     }
     rmm__overalign_free(&r->overalign);
     RMM_SYS_FREE(r);

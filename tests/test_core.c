@@ -523,6 +523,22 @@ TEST(async_pinned_resource) {
 #endif
 }
 
+#if defined(RMM_BACKEND_HOST)
+/* The destroy of an async resource whose device cannot be entered (the current device unreadable)
+   destroys its pool from the device that is current: it skipped the destroy, and the pool (the
+   driver's, with whatever it kept) was lost; seen by LeakSanitizer here (a red team's find). */
+TEST(async_destroy_with_the_device_unreadable_destroys_the_pool) {
+    rmm_resource *mr = NULL;
+    void *p = NULL;
+    CHECK_OK(rmm_async_resource_create(&mr, NULL));
+    CHECK_OK(rmm_allocate(mr, &p, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(mr, p, 1000, RMM_STREAM_DEFAULT));
+    rmm_host_backend_fail_calls("cudaGetDevice", 1, 1000, RMM_ERROR_CUDA);
+    rmm_resource_destroy(mr);
+    rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+}
+#endif
+
 TEST(async_resource) {
     rmm_resource *mr = NULL, *view = NULL, *other = NULL;
     rmm_async_desc d = rmm_async_desc_default();
@@ -1142,6 +1158,9 @@ int main(void) {
     RUN(host_backend_frees_refuse_the_other_kinds_blocks);
     RUN(an_over_aligned_block_is_freed_only_by_its_owner);
     RUN(managed_and_pinned_resources_are_host_accessible);
+#if defined(RMM_BACKEND_HOST)
+    RUN(async_destroy_with_the_device_unreadable_destroys_the_pool);
+#endif
     RUN(async_resource);
     RUN(async_managed_resource);
     RUN(async_pinned_resource);
