@@ -239,6 +239,15 @@ def main(argv=None):
     if not args or args[0] in ("-h", "--help"):
         print(_USAGE)
         return 0 if args else 2
+    if args[0] in ("--path", "--env"):
+        # --force may follow --env too; anything else after either is a usage error (a red team's
+        # find: "--env --force" printed the lines without force, silently)
+        rest = args[1:]
+        if rest == ["--force"] and args[0] == "--env":
+            force, rest = True, []
+        if rest:
+            print(_USAGE, file=sys.stderr)
+            return 2
     if args[0] == "--path":
         print(ALIAS_DIR)
         return 0

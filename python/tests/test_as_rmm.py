@@ -285,3 +285,16 @@ def test_alias_env_keeps_the_working_directory_entry(tmp_path):
             assert "No module named 'rmm'" in r.stderr, r.stderr
         else:
             assert r.returncode == 0 and r.stdout.strip() == "7", r.stdout + r.stderr
+
+
+def test_launcher_options_in_either_order(capsys):
+    # "--env --force" printed the lines without force; options after --env or --path that mean
+    # nothing there are a usage error, not ignored (a red team's find)
+    for argv in (["--force", "--env"], ["--env", "--force"]):
+        assert as_rmm.main(argv) == 0
+        assert "%s=force" % as_rmm.ENV_SWITCH in capsys.readouterr().out, argv
+    assert as_rmm.main(["--env"]) == 0
+    assert "%s=1" % as_rmm.ENV_SWITCH in capsys.readouterr().out
+    for argv in (["--env", "x"], ["--path", "--force"], ["--env", "--force", "x"]):
+        assert as_rmm.main(argv) == 2, argv
+        assert "usage" in capsys.readouterr().err
