@@ -423,12 +423,39 @@ class ManagedMemoryResource(DeviceMemoryResource):
         self._own(_lib.created(_lib.rmm_managed_resource_create))
 
 
+_PAGEABLE_MEMORY_ACCESS = 88  # cudaDevAttrPageableMemoryAccess
+
+
+def _reads_pageable_memory(device):
+    """Whether ``device`` reads pageable host memory (cudaDevAttrPageableMemoryAccess is 1: HMM or
+    ATS), as RMM's system_memory_resource asks at construction. True on the host backend: its
+    simulated devices answer 0 (an H100 without HMM) but their copies reach any host memory, and
+    no kernel runs. One cudaDeviceGetAttribute; raises CUDAError where CUDA refuses it."""
+    if _lib.BACKEND == "host":
+        return True
+    value, cuda_error = ctypes.c_int(), ctypes.c_int()
+    st = _lib.rmmh_device_attribute(_PAGEABLE_MEMORY_ACCESS, device, ctypes.byref(value),
+                                    ctypes.byref(cuda_error))
+    if st:
+        raise _lib.error(st, "SystemMemoryResource: cudaDeviceGetAttribute(PageableMemoryAccess)")
+    return value.value == 1
+
+
 class SystemMemoryResource(DeviceMemoryResource):
     """Memory from ``malloc``/``free`` (aligned to 256), for GPUs that can access pageable host
-    memory (HMM, ATS). Frees synchronize their stream first."""
+    memory (HMM, ATS). Frees synchronize their stream first.
+
+    Raises NotSupportedError (a RuntimeError, as RMM's) where the current device cannot read
+    pageable memory (cudaDevAttrPageableMemoryAccess 0), with RMM's message: its kernels would
+    fault on every block (until red team 48 the resource was made, and handed such blocks out).
+    The host backend makes it (see _reads_pageable_memory).
+    """
     __slots__ = ()
 
     def __init__(self):
+        if not _reads_pageable_memory(_current_device()):
+            raise NotSupportedError("RMM_ERROR_NOT_SUPPORTED", "System memory allocator is not "
+                                    "supported with this hardware/software version.")
         self._own(_lib.created(_lib.rmmh_system_resource_create))
 
 
@@ -1526,7 +1553,9 @@ def _initialize(pool_allocator=False, managed_memory=False, initial_pool_size=No
             # the log files are opened (and truncated) once every device's resource exists: a
             # pool that cannot be made leaves untouched the log of an adaptor put back below (red
             # team 48: an earlier device's new adaptor had emptied it, and its later rows went
-            # after a run of NUL bytes)
+            # after a run of NUL bytes). A log file that cannot be opened after the checks above
+            # passed (no descriptors left, the folder changed since) still leaves the earlier
+            # devices' files truncated: what they held cannot be restored
             if logging:
                 for i, (device, new) in enumerate(made):
                     _set_device(device)
@@ -1560,7 +1589,7 @@ def _log_name(log_file_name):
     """The name LoggingResourceAdaptor takes: log_file_name, or $RMM_LOG_FILE for None only ("" is
     a name, as in RMM: ".dev<N>" in the working directory; the checks took $RMM_LOG_FILE for it, and
     made an empty file of that name, or raised a TypeError about None: red team 48)."""
-    return log_file_name if log_file_name is not None else os.getenv("RMM_LOG_FILE")
+    return log_file_name if log_file_name is not None else (os.getenv("RMM_LOG_FILE") or None)
 
 
 def _check_devices(devices, who):

@@ -36,9 +36,9 @@ BASES = [rmm.mr.CudaMemoryResource, rmm.mr.ManagedMemoryResource]
 @pytest.mark.parametrize("make", BASES + [rmm.mr.PinnedHostMemoryResource,
                                           rmm.mr.SystemMemoryResource])
 def test_base_resources(make):
-    mr = make()
     if make is rmm.mr.SystemMemoryResource and not HOST:
         pytest.skip("system memory needs a GPU that reads pageable memory (HMM/ATS)")
+    mr = make()
     if make is rmm.mr.PinnedHostMemoryResource:
         p = mr.allocate(100)
         mr.deallocate(p, 100)
@@ -46,10 +46,45 @@ def test_base_resources(make):
     exercise(mr)
 
 
-def test_system_resource_refuses_bad_frees():
+def test_system_resource_refused_where_the_device_cannot_read_pageable_memory(monkeypatch):
+    """As RMM's system_memory_resource, SystemMemoryResource() raises a RuntimeError with RMM's
+    message where the current device's cudaDevAttrPageableMemoryAccess is not 1, and is made where
+    it is (red team 48: it was made on any GPU, and its blocks faulted every kernel that read them,
+    a sticky error that ends the process's CUDA context)."""
+    from rmmh import _memory_resource as mrmod
+    asked = []
+
+    def no_pageable(device):
+        asked.append(device)
+        return False
+    monkeypatch.setattr(mrmod, "_reads_pageable_memory", no_pageable, raising=False)
+    with pytest.raises(RuntimeError, match="System memory allocator is not supported") as info:
+        rmm.mr.SystemMemoryResource()
+    assert isinstance(info.value, rmm.NotSupportedError)
+    assert asked == [rmm._cuda.gpu.getDevice()]
+    monkeypatch.setattr(mrmod, "_reads_pageable_memory", lambda device: True, raising=False)
+    mr = rmm.mr.SystemMemoryResource()  # a device that reads it: made (a retry of the same class works)
+    mr.deallocate(mr.allocate(64), 64)
+
+
+@requires_gpu
+def test_system_resource_follows_the_device_attribute():
+    """On a GPU: made iff the current device reads pageable memory, as RMM's."""
+    device = rmm._cuda.gpu.getDevice()
+    if rmm._cuda.gpu.getDeviceAttribute(88, device) == 1:  # cudaDevAttrPageableMemoryAccess
+        rmm.mr.SystemMemoryResource()
+    else:
+        with pytest.raises(rmm.NotSupportedError, match="System memory allocator is not supported"):
+            rmm.mr.SystemMemoryResource()
+
+
+def test_system_resource_refuses_bad_frees(monkeypatch):
     """A free of an address the system resource did not hand out, or freed already, or with another
     size raises CorruptionError, the block kept (red team of 2026-11-29: free() of the bad pointer
-    aborted or crashed the process). Host-side calls only (posix_memalign and free): no kernel."""
+    aborted or crashed the process). Host-side calls only (posix_memalign and free): no kernel, so
+    it is made on a GPU that cannot read pageable memory too."""
+    from rmmh import _memory_resource as mrmod
+    monkeypatch.setattr(mrmod, "_reads_pageable_memory", lambda device: True)
     mr = rmm.mr.SystemMemoryResource()
     p = mr.allocate(64)
     mr.deallocate(p, 64)
