@@ -6263,7 +6263,9 @@ typedef struct rmm__skey {
    lookup. A hint only: a wrong one costs a wasted id query, a missing one the lookup.
    Where the id is asked: the pool's allocations (only when no block known done serves them:
    rmm__pool_take_covered) and the fixed-size resource's ask it with their lock held; their frees
-   (which need it only before an event) and the arena (whose foreign streams take no lock) before. With the lock held the query makes the lock's hold about 18 ns
+   (which need it only before an event) and the arena (whose foreign streams take no lock) before
+   (the arena also under its registry lock at the sweep mark, where the hint gave none:
+   rmm__arena_has_local). With the lock held the query makes the lock's hold about 18 ns
    longer, but with 16 threads on one resource, each on its own foreign stream, the throughput
    rose: threads16 on an H200 (bench/random_allocations, medians of 4 interleaved runs),
    fixed-size 203 -> 113 ns a pair, the same as with no id query at all (117, an unsafe cache
@@ -12350,7 +12352,10 @@ RMM__PRIVATE bool rmm__arena_has_local(rmm__arena *a, rmm_stream stream, uint64_
     uint64_t id = 0;
     if (slot) return !rmm__so_gone((rmm__sstate *)*slot); /* (a gone stream's: its handle's next arena is a new one) */
     if (by_thread || a->so.outlive) return false;
-    if (!*prekey && rmm__stream_id_hint(stream, &id) == RMM_SUCCESS) *prekey = id + 16; /* (a library stream's is not used: rmm__so_key) */
+    if (!*prekey && rmm__stream_id_hint(stream, &id) == RMM_SUCCESS) { /* (a library stream's is not used: rmm__so_key) */
+        *prekey = id + 16;
+        rmm__idless_start(); /* (as rmm__so_key's own query, which this one replaces) */
+    }
     return *prekey && rmm__addr_map_find(&a->so.map, (uintptr_t)*prekey) != NULL;
 }
 /* The arena of the calling thread (default and per-thread streams) or of the stream; made on first

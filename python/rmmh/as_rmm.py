@@ -236,6 +236,9 @@ def main(argv=None):
     force = False
     if args[:1] == ["--force"]:
         force, args = True, args[1:]
+        if args[:1] == ["--path"]:  # (--path takes no --force, before or after it)
+            print(_USAGE, file=sys.stderr)
+            return 2
     if not args or args[0] in ("-h", "--help"):
         print(_USAGE)
         return 0 if args else 2

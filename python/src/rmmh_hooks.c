@@ -18,7 +18,8 @@
      gives the base and offset), and the memory pools' shareable handles for async resources.
 
    Thread safety: every function here may be called from any thread at any time. The block map is
-   sharded 64 ways by address, each shard a short spin lock over an open-addressing table; the
+   sharded 64 ways by address, each shard a spin lock over an open-addressing table (held for a
+   probe, or for a rehash when the table doubles or halves); the
    holds are found through a per-device cache (one load) and, on a miss, a locked hash.
    Failures: the allocation hooks return NULL (never throw, never abort) with rmm_last_error() set;
    the IPC helpers return an rmm_status. */
@@ -196,8 +197,9 @@ static bool rmmh__map_put(const rmmh__block *b) {
     rmmh__spin_unlock(&s->lock);
     return true;
 }
-/* Removes the block at ptr into *out; false iff it is not in the map. O(1) expected (linear
-   probing, backward-shift deletion: no tombstones). */
+/* Removes the block at ptr into *out; false iff it is not in the map. Amortized O(1) expected
+   (linear probing, backward-shift deletion: no tombstones); a take that leaves the table an eighth
+   full halves it, O(capacity) with the shard's lock held. */
 static bool rmmh__map_take(uintptr_t ptr, rmmh__block *out) {
     size_t hash, i, j, mask;
     rmmh__shard *s = rmmh__shard_of(ptr, &hash);

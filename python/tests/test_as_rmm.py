@@ -295,6 +295,6 @@ def test_launcher_options_in_either_order(capsys):
         assert "%s=force" % as_rmm.ENV_SWITCH in capsys.readouterr().out, argv
     assert as_rmm.main(["--env"]) == 0
     assert "%s=1" % as_rmm.ENV_SWITCH in capsys.readouterr().out
-    for argv in (["--env", "x"], ["--path", "--force"], ["--env", "--force", "x"]):
+    for argv in (["--env", "x"], ["--path", "--force"], ["--force", "--path"], ["--env", "--force", "x"]):
         assert as_rmm.main(argv) == 2, argv
         assert "usage" in capsys.readouterr().err

@@ -153,7 +153,7 @@ def _ptds():
         return False
 
 
-_pinned = False  # whether the C hook holds its reference to _OOMType
+_pinned = None  # the type given one reference for the C hook (_configure_raise)
 
 
 def _configure_raise(on):
@@ -163,12 +163,13 @@ def _configure_raise(on):
     global _pinned
     api = ctypes.pythonapi
     if on:
-        if not _pinned:
-            api.Py_IncRef(ctypes.py_object(_oom_type()))
-            _pinned = True
+        oom = _oom_type()
+        if _pinned is not oom:
+            api.Py_IncRef(ctypes.py_object(oom))
+            _pinned = oom
         _lib.check(_lib.rmmh_cupy_configure_errors(
             1, _address(api.PyErr_SetObject), _address(api.Py_BuildValue),
-            _address(api.Py_DecRef), id(_oom_type())))
+            _address(api.Py_DecRef), id(oom)))
     else:
         _lib.check(_lib.rmmh_cupy_configure_errors(0, None, None, None, None))
 
