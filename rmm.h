@@ -15109,7 +15109,10 @@ RMM__IMPL rmmError_t rmmWriteLog(const char *path) {
     fputs("Thread,Time,Action,Pointer,Size,Stream,Location\n", f);
     for (i = 0; i < rmm__legacy.log_count; i++) {
         const rmm__legacy_event *e = &rmm__legacy.log[i];
-        fprintf(f, "%llu,%s,%s,%p,%zu,%llx,", (unsigned long long)e->thread, e->when, e->action, e->ptr, e->bytes, (unsigned long long)(uintptr_t)e->stream);
+        /* the Stream column as the logging adaptor writes it (RMM's format_stream): 0x and hex, 0
+           for the default stream (bare hex until session 49) */
+        fprintf(f, "%llu,%s,%s,%p,%zu,%s%llx,", (unsigned long long)e->thread, e->when, e->action, e->ptr, e->bytes, e->stream ? "0x" : "",
+                (unsigned long long)(uintptr_t)e->stream);
         if (strpbrk(e->file, ",\"\r\n")) { /* quoted as CSV quotes (RFC 4180): a file name with a comma or a line break split the row (a red team's find) */
             const char *c;
             fputc('"', f);

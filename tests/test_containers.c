@@ -1244,7 +1244,17 @@ TEST(legacy_write_log) {
        team's find: the row split) */
     CHECK_OK(rmmAlloc(&p, 256, RMM_STREAM_DEFAULT, "src/a,\"b\"\nc.c", 7));
     CHECK_OK(rmmFree(p, RMM_STREAM_DEFAULT, "plain.c", 8));
-    CHECK_OK(rmmWriteLog(path));
+    /* a stream's column as RMM's format_stream writes it: 0x and hex (bare hex until session 49),
+       0 for the default stream */
+    {
+        rmm_stream s = NULL;
+        CHECK_OK(rmm_stream_create(&s));
+        CHECK_OK(rmmAlloc(&p, 256, s, "on_stream.c", 9));
+        CHECK_OK(rmmFree(p, s, "on_stream.c", 10));
+        CHECK_OK(rmmWriteLog(path));
+        snprintf(want, sizeof want, ",0x%llx,on_stream.c:9\n", (unsigned long long)(uintptr_t)s);
+        CHECK_OK(rmm_stream_destroy(s));
+    }
     f = fopen(path, "r");
     CHECK(f != NULL);
     if (f) {
@@ -1252,7 +1262,8 @@ TEST(legacy_write_log) {
         size_t n = fread(all, 1, sizeof all - 1, f);
         all[n] = '\0';
         fclose(f);
-        CHECK(strstr(all, ",\"src/a,\"\"b\"\"\nc.c:7\"\n") != NULL && strstr(all, ",plain.c:8\n") != NULL);
+        CHECK(strstr(all, ",\"src/a,\"\"b\"\"\nc.c:7\"\n") != NULL && strstr(all, ",0,plain.c:8\n") != NULL);
+        CHECK(strstr(all, want) != NULL);
     }
     CHECK_OK(rmmFinalize());
     /* without enable_logging */

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from . import _accel_loader, _errors, _lib, _lifetime
 from ._errors import INVALID_ARGUMENT, IO as _IO, NOT_SUPPORTED as _NOT_SUPPORTED, OUT_OF_MEMORY, \
     UNKNOWN, NotSupportedError, error_for
+from ._cuda.gpu import getDeviceAttribute
 from ._helpers import parse_bytes
 from ._lifetime import LATER, Hold as _Hold, Record, new_refs, release_once
 from ._stream import DEFAULT_STREAM, Stream, as_stream
@@ -430,15 +431,11 @@ def _reads_pageable_memory(device):
     """Whether ``device`` reads pageable host memory (cudaDevAttrPageableMemoryAccess is 1: HMM or
     ATS), as RMM's system_memory_resource asks at construction. True on the host backend: its
     simulated devices answer 0 (an H100 without HMM) but their copies reach any host memory, and
-    no kernel runs. One cudaDeviceGetAttribute; raises CUDAError where CUDA refuses it."""
+    no kernel runs. One cudaDeviceGetAttribute; raises CUDARuntimeError (a CUDAError) where CUDA
+    refuses it, as rmm._cuda.gpu.getDeviceAttribute does."""
     if _lib.BACKEND == "host":
         return True
-    value, cuda_error = ctypes.c_int(), ctypes.c_int()
-    st = _lib.rmmh_device_attribute(_PAGEABLE_MEMORY_ACCESS, device, ctypes.byref(value),
-                                    ctypes.byref(cuda_error))
-    if st:
-        raise _lib.error(st, "SystemMemoryResource: cudaDeviceGetAttribute(PageableMemoryAccess)")
-    return value.value == 1
+    return getDeviceAttribute(_PAGEABLE_MEMORY_ACCESS, device) == 1
 
 
 class SystemMemoryResource(DeviceMemoryResource):
