@@ -88,6 +88,12 @@ class Record:
     def run(self):
         if captures[0]:  # a capture is registered: after its end (see captures)
             _deferred.append(self)
+            # read again once appended: the last registration may have ended on another thread
+            # between the read above and the append, its run_deferred before the append; the
+            # Record then waited, with its resource and memory, for some later destruction or
+            # capture end (red team 50). Ended after the append, that end's run_deferred runs it.
+            if not captures[0]:
+                run_deferred()
             return
         try:
             if _deferred:  # C kept some (see LATER): their captures may have ended since

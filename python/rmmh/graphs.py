@@ -194,9 +194,12 @@ class GraphPool:
             _lib.check(_lib.rmm_graph_pool_destroy(self._h), "GraphPool.release")
             self._h = None
             keep = used or _lifetime.captures[0]
-        if keep:
-            _kept_upstreams.append(self._upstream)  # (and the hold stays: see _kept_upstreams)
-        else:
+            if keep:
+                # (under the lock: appended after it, a _prune_kept_upstreams on another thread
+                # between its reading of the list and its rewriting of it dropped the entry, and
+                # the hold on the upstream with it was never let go; red team 50)
+                _kept_upstreams.append(self._upstream)  # (and the hold stays: see _kept_upstreams)
+        if not keep:
             _release(self._upstream._refs)  # the pool's memory went back: the hold goes
         _prune_kept_upstreams()
 

@@ -1,10 +1,15 @@
 """reinitialize, its hooks, is_initialized and RMMError (RMM's rmm.rmm)."""
+import threading
 from typing import Any, Callable
 
 from . import _memory_resource as _mr
 from ._errors import RMMError  # noqa: F401
 
 _reinitialize_hooks: list[tuple[Callable[..., Any], tuple, dict]] = []  # (func, args, kwargs)
+# Held while the list is read or changed: unregister_reinitialize_hook rebuilt the list and rebound
+# it, and a registration another thread appended to the old list meanwhile was lost (red team 50).
+# Reentrant: unregister's comparison may call a hook object's own __eq__/__ne__.
+_hooks_lock = threading.RLock()
 
 
 def reinitialize(pool_allocator=False, managed_memory=False, initial_pool_size=None,
@@ -42,7 +47,9 @@ def reinitialize(pool_allocator=False, managed_memory=False, initial_pool_size=N
         Its file, default $RMM_LOG_FILE (neither: ValueError). Each device writes
         ``<stem>.dev<id><suffix>``; get_log_filenames() lists them.
     """
-    for func, args, kwargs in reversed(_reinitialize_hooks):
+    with _hooks_lock:
+        hooks = list(reversed(_reinitialize_hooks))  # (called outside the lock: a hook may (un)register)
+    for func, args, kwargs in hooks:
         func(*args, **kwargs)
     from .graphs import _prune_kept_upstreams
     _prune_kept_upstreams()  # (released graph pools' upstreams whose memory came back go first)
@@ -59,11 +66,12 @@ def is_initialized():
 def register_reinitialize_hook(func, *args, **kwargs):
     """Registers func(*args, **kwargs) to run before every reinitialize(), for releasing
     objects that hold memory of the old resources. Hooks run newest first. Returns func."""
-    _reinitialize_hooks.append((func, args, kwargs))
+    with _hooks_lock:
+        _reinitialize_hooks.append((func, args, kwargs))
     return func
 
 
 def unregister_reinitialize_hook(func):
     """Removes every registration of func."""
-    global _reinitialize_hooks
-    _reinitialize_hooks = [h for h in _reinitialize_hooks if h[0] != func]
+    with _hooks_lock:
+        _reinitialize_hooks[:] = [h for h in _reinitialize_hooks if h[0] != func]

@@ -354,6 +354,104 @@ def test_released_pool_lets_its_upstream_go_once_its_memory_is_back():
     s.synchronize()
 
 
+def test_an_upstream_kept_by_a_release_racing_a_prune_is_let_go():
+    """Red team 50: release() added its upstream to graphs._kept_upstreams after leaving the
+    lock; a _prune_kept_upstreams on another thread, between its reading of the list and its
+    rewriting of it, dropped the entry, and the pool's hold on the upstream was never let go (the
+    upstream and its memory leaked). The list is slowed here to hold each thread at that point."""
+    import gc
+    from rmmh import _lib, graphs
+    base = rmm.mr.StatisticsResourceAdaptor(rmm.mr.CudaMemoryResource())
+    up = rmm.mr.PoolMemoryResource(base, 1 << 20)
+    s = rmm.Stream()
+    pools, blocks = [], []
+    for _ in range(2):
+        gp = rmm.GraphPool(reserve="64KiB", upstream=up)
+        with gp.capture(s):
+            blocks.append(rmm.DeviceBuffer(size=1000, stream=s))
+        pools.append(gp)
+    graphs._prune_kept_upstreams()
+    appending, rewriting, appended = threading.Event(), threading.Event(), threading.Event()
+
+    class SlowList(list):
+        def append(self, item):  # release(): waits for the prune to have read the list
+            appending.set()
+            rewriting.wait(1.0)  # (with the append under the lock, the prune waits for it instead)
+            super().append(item)
+            appended.set()
+
+        def __setitem__(self, key, value):  # the prune: rewrites the list once the append is in
+            rewriting.set()
+            appended.wait(1.0)
+            super().__setitem__(key, value)
+
+    pools[0].release()  # kept: its block is live
+    original = graphs._kept_upstreams
+    graphs._kept_upstreams = SlowList(original)
+    del original[:]
+    try:
+        t = threading.Thread(target=pools[1].release)
+        t.start()
+        assert appending.wait(5)
+        graphs._prune_kept_upstreams()
+        t.join()
+        kept = sum(1 for m in graphs._kept_upstreams if m is up)
+        del pools, gp, up
+        del blocks[:]  # the graph pools' last blocks: their memory goes back to the pool
+        gc.collect()
+        graphs._prune_kept_upstreams()
+    finally:
+        original[:] = graphs._kept_upstreams
+        graphs._kept_upstreams = original
+    assert kept == 2  # one per released pool (1: the second was dropped, its hold never let go)
+    assert base.allocation_counts.current_bytes == 0  # the pool went, with its memory
+    s.synchronize()
+
+
+def test_a_destruction_deferred_as_the_last_capture_ends_is_not_left_waiting():
+    """Red team 50: a Record's last holder let go on one thread while a capture was registered
+    (captures[0] read as 1), and the capture ended on another thread before the Record was added
+    to _lifetime._deferred: the end's run_deferred found nothing, and the Record waited there,
+    with its resource and that resource's memory, until some later destruction or capture end.
+    The list is slowed here to hold the first thread between its reading and its append."""
+    from rmmh import _lifetime
+    base = rmm.mr.StatisticsResourceAdaptor(rmm.mr.CudaMemoryResource())
+    owners = [rmm.mr.PoolMemoryResource(base, 1 << 20)]
+    assert base.allocation_counts.current_bytes == 1 << 20
+    gp = rmm.GraphPool("64KiB", upstream=rmm.mr.CudaMemoryResource())
+    s = rmm.Stream()
+    appending, ended = threading.Event(), threading.Event()
+
+    class SlowList(list):
+        def append(self, item):
+            appending.set()
+            ended.wait(2.0)
+            super().append(item)
+
+    def drop():
+        owners.pop()  # the pool's last reference: its destruction waits for the capture's end
+
+    cm = gp.capture(s)
+    cm.__enter__()
+    original = _lifetime._deferred
+    _lifetime._deferred = SlowList(original)
+    del original[:]
+    try:
+        t = threading.Thread(target=drop)
+        t.start()
+        assert appending.wait(5)
+        cm.__exit__(None, None, None)  # the last registration ends: what waited for it runs
+        ended.set()
+        t.join()
+        left = len(_lifetime._deferred)
+    finally:
+        original[:] = _lifetime._deferred
+        _lifetime._deferred = original
+    assert left == 0
+    assert base.allocation_counts.current_bytes == 0  # the pool went, with its memory
+    gp.release()
+
+
 def test_per_thread_capture_left_on_another_thread_stays_counted_and_can_be_ended():
     """Red team 47: rmm.h registers the per-thread default stream as the registering thread's own; ending it on
     another thread is INVALID_ARGUMENT and the registration stays in C. rmmh counted it ended

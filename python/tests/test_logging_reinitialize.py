@@ -129,6 +129,38 @@ def test_hooks_registered_twice(make_reinit_hook):
     assert calls == [2, 2]
 
 
+def test_a_hook_registered_on_another_thread_during_an_unregister_is_kept(monkeypatch):
+    """Red team 50: unregister_reinitialize_hook built a new list and rebound the module's name;
+    a registration another thread made meanwhile (the old list read, then appended to) went to
+    the old list, and was lost. The list's append is slowed here to hold that thread between
+    the two, where the GIL may switch threads."""
+    import threading
+    from rmmh import rmm as rmm_module
+    inside, go = threading.Event(), threading.Event()
+
+    class SlowList(list):
+        def append(self, item):
+            inside.set()
+            go.wait(1.0)  # (with the list locked, the unregister waits for this instead)
+            super().append(item)
+
+    def late():
+        pass
+
+    monkeypatch.setattr(rmm_module, "_reinitialize_hooks", SlowList(rmm_module._reinitialize_hooks))
+    t = threading.Thread(target=rmm.register_reinitialize_hook, args=(late,))
+    t.start()
+    try:
+        assert inside.wait(5)
+        rmm.unregister_reinitialize_hook(lambda: None)  # removes nothing
+    finally:
+        go.set()
+        t.join()
+    try:
+        assert [h[0] for h in rmm_module._reinitialize_hooks].count(late) == 1
+    finally:
+        rmm.unregister_reinitialize_hook(late)
+
 def read_log(path):
     with open(path, newline="") as f:
         return list(csv.DictReader(f))
