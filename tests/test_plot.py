@@ -357,6 +357,39 @@ class Timeline(Base):
         self.assertEqual(pic.desc()["events"], "3")
         self.assertEqual(pic.desc()["peak_live_bytes"], "768")
 
+    def test_text_that_xml_cannot_hold(self):
+        # a control character in the title, the log's name or a row's Time was written as it was:
+        # exit 0 and an SVG that is not XML; a file name's undecodable byte was a traceback
+        # (UnicodeEncodeError) (red team 50)
+        rows = [("allocate", 0x1000, 10)]
+        self.plot("timeline", self.write("ok.csv", log_text(rows)), "--title", "a\x01b")
+        self.plot("timeline", self.write("c\x01.csv", log_text(rows)))
+        bad_time = log_text(rows) + "1,11:00:00.0000\x02,allocate,0x2000,50,0\n"  # the peak's time
+        self.plot("timeline", self.write("t.csv", bad_time))
+        name = os.fsdecode(b"x\xff.csv")
+        self.plot("timeline", self.write(name, log_text(rows)))
+        doc = dump(pool([{"address": "0x1\x03", "size": 512, "blocks": [{"offset": 0, "size": 512, "state": "used"}]}]))
+        self.plot("map", self.write("d.json", json.dumps(doc)))
+        # standard output closed: a traceback (AttributeError)
+        p = subprocess.run([sys.executable, TOOL, "timeline", self.write("ok.csv", log_text(rows)), "-o", "-"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=120,
+                           preexec_fn=lambda: os.close(1))
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertNotIn("Traceback", p.stderr)
+        self.assertIn("rmm_plot: error: cannot write '-'", p.stderr)
+
+    def test_a_quote_never_closed_is_not_the_rest_of_the_log(self):
+        # a row with a stray quote swallowed every row after it as one "quoted field": the picture
+        # was drawn, exit 0, from the rows before it only (red team 50)
+        rows = [("allocate", 0x1000 + i, 10) for i in range(20)]
+        more = [("allocate", 0x9000 + i, 1000) for i in range(30)]
+        text = log_text(rows)[:-1] + ',"x.c:1\n' + log_text(more).split("\n", 1)[1]
+        self.fails("timeline", self.write("stray.csv", text), expect=r"stray\.csv:21: not an RMM log row \(a quoted field that is never closed")
+        # a last row cut inside its quoted Location, after the line break in it, is still a cut row
+        cut = self.plot("timeline", self.write("cutq.csv", log_text(rows) + '1,11:00:01.000000,allocate,0x1,5,0,"gen/a\n'))
+        self.assertIn("the last row is cut off", " ".join(cut.texts("note")))
+        self.assertEqual(cut.desc()["events"], "20")
+
 
 # ---- map -------------------------------------------------------------------------------------------
 
@@ -490,6 +523,18 @@ class Map(Base):
                       streams=[{"id": [1], "handle": "0x1", "kind": "foreign", "alive": True, "lazy": True,
                                 "free_blocks": 1, "free_bytes": 512}])
         self.plot("map", self.write_dump(dump(odd_id)))  # (drawn: an id is only a key)
+        # JSON nested past the recursion limit: a traceback (RecursionError) (red team 50)
+        self.fails("map", self.write("deep.json", "[" * 100000 + "]" * 100000), expect=r"nested too deeply")
+        # a stream list that is not a list, a stream's count that is not a number: tracebacks; a
+        # block's offset or size that is a float or a bool was drawn as one (red team 50)
+        self.fails("map", self.write_dump(dump(pool([{"address": "0x1", "size": 512, "blocks": []}], streams=7))),
+                   expect=r"resource\.streams: not a list")
+        self.fails("map", self.write_dump(dump(pool([{"address": "0x1", "size": 512, "blocks": []}],
+                                                     streams=[{"id": 0, "free_blocks": "x", "free_bytes": 0}]))),
+                   expect=r"streams\[0\]\.free_blocks: expected a non-negative integer")
+        for off, size in ((1.5, 256), (True, 256), (0, 1e300)):
+            self.fails("map", self.write_dump(dump(pool([{"address": "0x1", "size": 512, "blocks": [
+                {"offset": off, "size": size, "state": "used"}]}]))), expect=r"blocks\[0\]: not a block .* not an integer")
 
 
 # ---- the downsampler, against brute force ------------------------------------------------------------

@@ -60,9 +60,15 @@ class PlotError(Exception):
 
 # ---- formatting ---------------------------------------------------------------------------------
 
+# what XML 1.0 has no character for (C0 controls but tab and line breaks, U+FFFE, U+FFFF) and lone
+# surrogates (a file name's undecodable bytes): written as they were, the SVG was not XML (a title, a
+# name or a time with a control character) or not UTF-8 (a traceback); red team 50
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
 def esc(text):
-    return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-            .replace('"', "&quot;"))
+    return _NOT_XML.sub("\ufffd", str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+                        .replace('"', "&quot;"))
 
 
 def fmt_int(n):
@@ -226,8 +232,11 @@ def _read_rows(log, f, want_times, reference):
     lineno = 1
     t = ""
     pending = ""
+    pending_lineno = 0
     for lineno, line in enumerate(f, 2):
         if pending or ('"' in line and line.count('"') % 2):  # rmmWriteLog's Location, quoted across a line break (a file name with one)
+            if not pending:
+                pending_lineno = lineno
             pending += line
             if pending.count('"') % 2 and line.endswith("\n"):
                 continue
@@ -306,6 +315,11 @@ def _read_rows(log, f, want_times, reference):
                 continue
             why = str(e) if str(e).startswith(("unknown action", "bad time")) else "not Thread,Time,Action,Pointer,Size,Stream"
             raise PlotError(f"{log.path}:{lineno}: not an RMM log row ({why}): '{line.strip()[:80]}'") from None
+    if pending:  # a quote never closed: the last row cut inside its quoted Location, or a broken row
+        if pending.count("\n") > 1:  # (that swallowed every row after it: the log was drawn without them)
+            raise PlotError(f"{log.path}:{pending_lineno}: not an RMM log row (a quoted field that is never closed, "
+                            f"{plural(pending.count(chr(10)), 'line')} to the end of the log): '{pending.splitlines()[0].strip()[:80]}'")
+        log.cut_last_row = True
     log.times = times
     log.last_time = t
     log.peak, log.peak_index, log.peak_time = peak, peak_index, peak_time
@@ -622,6 +636,8 @@ def write_svg(path, width, height, title, desc, parts, title_x=PLOT_LEFT):
     text = head + "\n".join(parts) + "\n</svg>\n"
     try:
         if path == "-":
+            if sys.stdout is None:  # (closed: a traceback until red team 50)
+                raise OSError("standard output is closed")
             sys.stdout.write(text)
         else:
             with open(path, "w", encoding="utf-8") as f:
@@ -641,6 +657,8 @@ def load_dump(path):
         raise PlotError(f"dump '{path}' is not JSON: it is not text") from None
     except json.JSONDecodeError as e:
         raise PlotError(f"dump '{path}' is not JSON: {e}") from None
+    except RecursionError:  # (arrays or objects nested past Python's recursion limit: a traceback until red team 50)
+        raise PlotError(f"dump '{path}' is not a resource dump: its JSON is nested too deeply to read") from None
     except (OSError, EOFError, zlib.error) as e:
         raise PlotError(f"cannot read dump '{path}': {e}") from None
     if not isinstance(doc, dict) or doc.get("schema") != DUMP_SCHEMA:
@@ -790,7 +808,14 @@ def draw_map(args, doc, path, node, how, others):
         return json.dumps(sid, sort_keys=True) if isinstance(sid, (list, dict)) else sid
 
     stream_info = {}
-    for s in node.get("streams") or []:
+    streams = node.get("streams") or []
+    if not isinstance(streams, list):
+        raise PlotError(f"{where}.streams: not a list")
+    for si, s in enumerate(streams):
+        if isinstance(s, dict):
+            for key in ("free_blocks", "free_bytes"):
+                if key in s:
+                    as_int(s[key], f"{where}.streams[{si}].{key}")
         if isinstance(s, dict) and "id" in s:
             stream_info[stream_key(s["id"])] = s
     colour_of = {}
@@ -867,6 +892,9 @@ def draw_map(args, doc, path, node, how, others):
                 off = b["offset"]
                 bs = b["size"]
                 st = b["state"]
+                for v in (off, bs):
+                    if isinstance(v, bool) or not isinstance(v, int):
+                        raise ValueError(f"an offset or size that is not an integer: {json.dumps(v)[:40]}")
                 if off < 0 or bs < 0:
                     raise ValueError("a negative offset or size")
                 if off < prev_end:
