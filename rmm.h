@@ -1509,7 +1509,10 @@ RMMDEF rmm_status rmm_device_scalar_release(rmm_device_scalar *s);
    the caller's restored), so a pointer not freed before it is invalid after it; if such a
    block's free fails, it still finalizes, and returns that failure's status, the message counting
    the blocks lost (and a warning in the debug log); in pool mode, if the pool cannot give a chunk back, it still
-   finalizes and returns that failure's status ("the pool could not give all its memory back"). rmmGetAllocationOffset: offset from the base of the
+   finalizes and returns that failure's status ("the pool could not give all its memory back"); while a free through the
+   legacy resource waits for rmm_capture_end (rmmFree on a stream registered for capture), or would
+   (RMM_STREAM_DEFAULT, which it frees on, registered), rmmFinalize is INVALID_ARGUMENT and does
+   nothing (still initialized: end the capture, then finalize). rmmGetAllocationOffset: offset from the base of the
    upstream allocation holding the pointer (for CUDA IPC), 0 outside pool mode; NOT_SUPPORTED in
    pool mode with virtual growth (RMM_ALLOC_CONF growth:virtual: the blocks lie on pages of their
    own, with no upstream allocation to be an offset into); *offset is 0 on every failure, and every
@@ -14924,6 +14927,21 @@ RMM__IMPL rmmError_t rmmInitialize(rmmOptions_t *options) {
     rmm__unlock(&rmm__legacy.lock);
     return st;
 }
+/* Whether rmmFinalize would leave its resources to a capture: a free through them deferred to
+   rmm_capture_end already (rmmFree on a stream registered for capture), or the stream its own frees
+   are made on (RMM_STREAM_DEFAULT, with rmmInitialize's device current, as rmmFinalize makes it) registered,
+   where they would be deferred. Keeps the thread's last error. Caller holds the lock. */
+RMM__PRIVATE bool rmm__legacy_awaits_capture(void) {
+    uint64_t key = 0;
+    rmm__kept_error kept;
+    bool registered;
+    if (rmm_resource_awaits_capture(rmm__legacy.base)) return true;
+    if (RMM__ATOMIC_LOAD_RELAXED(&rmm__graph_captures) == 0) return false;
+    rmm__error_keep(&kept);
+    registered = rmm__graph_key("rmmFinalize", RMM_STREAM_DEFAULT, &key) == RMM_SUCCESS && rmm__graph_key_registered(key);
+    rmm__error_back(&kept);
+    return registered;
+}
 RMM__IMPL rmmError_t rmmFinalize(void) {
     rmm_status st = RMM_SUCCESS;
     rmm__device_guard g;
@@ -14936,6 +14954,16 @@ RMM__IMPL rmmError_t rmmFinalize(void) {
        with another current, a pool's frees were refused in RMM_DEBUG builds, reported as blocks lost,
        and made on the wrong device's default stream in release builds; red team 47) */
     rmm__device_enter_quietly(&g, rmm__legacy.device, false);
+    /* a free through the legacy resources waiting for rmm_capture_end: their destroys would be
+       refused, and the pool and its memory dropped all the same, never to be destroyed (red team
+       50); refused, with nothing done, until the capture ends */
+    if (rmm__legacy_awaits_capture()) {
+        rmm__device_leave(&g);
+        rmm__unlock(&rmm__legacy.lock);
+        return RMM__INVALID("rmmFinalize: a free through the legacy resource would wait for rmm_capture_end (one deferred already: a "
+                            "block freed on a stream registered for capture; or the default stream, which rmmFinalize frees on, is "
+                            "registered); end the capture, then finalize (nothing done: still initialized)");
+    }
     { /* blocks still allocated go back, through the resource rmmAlloc used: in pool mode too, since a
          block a graph pool served (rmmAlloc on a stream registered for a capture) is not the pool's,
          and destroying the pool left it live in the graph pool for good (red team 47) */

@@ -1431,6 +1431,46 @@ TEST(legacy_finalize_with_another_device_current) {
 #endif
 }
 
+/* rmmFinalize while a free through the legacy pool waits for rmm_capture_end (rmmFree on a stream
+   registered for capture defers it): the pool's and the base's destroys were refused, rmmFinalize
+   dropped both all the same (not initialized after it), and the pool's chunk was lost for good
+   (64 MiB short of the device's free memory at the end), the message naming only the base's
+   refusal; and so when the default stream, which rmmFinalize frees the blocks still allocated on, was
+   registered. Now it is refused with nothing done, and works once the capture has ended. Red team 50. */
+TEST(legacy_finalize_while_a_free_awaits_a_capture_loses_nothing) {
+    rmmOptions_t o = legacy_options(PoolAllocation, (size_t)64 << 20, false);
+    size_t free_before = 0, free_after = 0, total = 0;
+    rmm_graph_pool *gp = NULL;
+    rmm_stream s = NULL;
+    void *p = NULL;
+    NEED_GPU();
+    CHECK_OK(rmm_available_device_memory(&free_before, &total));
+    CHECK_OK(rmmInitialize(&o));
+    CHECK_OK(rmm_stream_create(&s));
+    CHECK_OK(RMM_ALLOC(&p, 1000, s));
+    CHECK_OK(rmm_graph_pool_create(&gp, NULL, 1 << 20));
+    CHECK_OK(rmm_capture_begin(gp, s));
+    CHECK_OK(RMM_FREE(p, s)); /* (deferred to the capture's end) */
+    CHECK_STATUS(rmmFinalize(), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(rmm_last_error(), "rmmFinalize") != NULL && strstr(rmm_last_error(), "rmm_capture_end") != NULL);
+    CHECK(rmmIsInitialized(NULL));
+    CHECK_OK(rmm_capture_end(gp, s));
+    if (rmmIsInitialized(NULL)) CHECK_OK(rmmFinalize());
+    /* the stream rmmFinalize frees on registered: its frees of the blocks still allocated were
+       deferred, and the pool dropped the same way */
+    CHECK_OK(rmmInitialize(&o));
+    CHECK_OK(RMM_ALLOC(&p, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_capture_begin(gp, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmmFinalize(), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(rmmIsInitialized(NULL));
+    CHECK_OK(rmm_capture_end(gp, RMM_STREAM_DEFAULT));
+    if (rmmIsInitialized(NULL)) CHECK_OK(rmmFinalize());
+    CHECK_OK(rmm_graph_pool_destroy(gp));
+    CHECK_OK(rmm_stream_destroy(s));
+    CHECK_OK(rmm_available_device_memory(&free_after, &total));
+    CHECK(free_after + ((size_t)1 << 20) >= free_before); /* (each case lost the pool's 64 MiB) */
+}
+
 /* A resource of the user's (its own vtable) that answers SUCCESS with no memory, or with a block
    short of RMM_ALIGNMENT (tests/liar.h): the containers called rmm_allocate, which hands such an
    answer on unchecked (the fast path), and took a NULL block as created (data NULL, size 100; a
@@ -1491,5 +1531,6 @@ int main(void) {
     RUN(stream_destroy_failure_lets_the_stream_go);
     RUN(containers_refuse_a_resource_that_says_yes_with_no_memory);
     RUN(legacy_finalize_with_another_device_current);
+    RUN(legacy_finalize_while_a_free_awaits_a_capture_loses_nothing);
     return harness_main_end();
 }
