@@ -1439,16 +1439,23 @@ TEST(legacy_finalize_with_another_device_current) {
    registered. Now it is refused with nothing done, and works once the capture has ended. Red team 50. */
 TEST(legacy_finalize_while_a_free_awaits_a_capture_loses_nothing) {
     rmmOptions_t o = legacy_options(PoolAllocation, (size_t)64 << 20, false);
-    size_t free_before = 0, free_after = 0, total = 0;
+    size_t free_before = 0, free_mid = 0, free_after = 0, total = 0;
     rmm_graph_pool *gp = NULL;
     rmm_stream s = NULL;
     void *p = NULL;
     NEED_GPU();
+    /* the stream, the graph pool and a registration of each stream made first, and the device's
+       free memory read after them: what the driver keeps for them (on an H200 more than the
+       1 MiB allowed below) is not the loss this test looks for */
+    CHECK_OK(rmm_stream_create(&s));
+    CHECK_OK(rmm_graph_pool_create(&gp, NULL, 1 << 20));
+    CHECK_OK(rmm_capture_begin(gp, s));
+    CHECK_OK(rmm_capture_end(gp, s));
+    CHECK_OK(rmm_capture_begin(gp, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_capture_end(gp, RMM_STREAM_DEFAULT));
     CHECK_OK(rmm_available_device_memory(&free_before, &total));
     CHECK_OK(rmmInitialize(&o));
-    CHECK_OK(rmm_stream_create(&s));
     CHECK_OK(RMM_ALLOC(&p, 1000, s));
-    CHECK_OK(rmm_graph_pool_create(&gp, NULL, 1 << 20));
     CHECK_OK(rmm_capture_begin(gp, s));
     CHECK_OK(RMM_FREE(p, s)); /* (deferred to the capture's end) */
     CHECK_STATUS(rmmFinalize(), RMM_ERROR_INVALID_ARGUMENT);
@@ -1456,6 +1463,7 @@ TEST(legacy_finalize_while_a_free_awaits_a_capture_loses_nothing) {
     CHECK(rmmIsInitialized(NULL));
     CHECK_OK(rmm_capture_end(gp, s));
     if (rmmIsInitialized(NULL)) CHECK_OK(rmmFinalize());
+    CHECK_OK(rmm_available_device_memory(&free_mid, &total));
     /* the stream rmmFinalize frees on registered: its frees of the blocks still allocated were
        deferred, and the pool dropped the same way */
     CHECK_OK(rmmInitialize(&o));
@@ -1465,10 +1473,12 @@ TEST(legacy_finalize_while_a_free_awaits_a_capture_loses_nothing) {
     CHECK(rmmIsInitialized(NULL));
     CHECK_OK(rmm_capture_end(gp, RMM_STREAM_DEFAULT));
     if (rmmIsInitialized(NULL)) CHECK_OK(rmmFinalize());
+    CHECK_OK(rmm_available_device_memory(&free_after, &total));
+    printf("  device free: %zu before, %zu after the first case, %zu after the second\n", free_before, free_mid, free_after);
+    CHECK(free_mid + ((size_t)1 << 20) >= free_before); /* (each case lost the pool's 64 MiB) */
+    CHECK(free_after + ((size_t)1 << 20) >= free_before);
     CHECK_OK(rmm_graph_pool_destroy(gp));
     CHECK_OK(rmm_stream_destroy(s));
-    CHECK_OK(rmm_available_device_memory(&free_after, &total));
-    CHECK(free_after + ((size_t)1 << 20) >= free_before); /* (each case lost the pool's 64 MiB) */
 }
 
 /* A resource of the user's (its own vtable) that answers SUCCESS with no memory, or with a block
