@@ -346,6 +346,22 @@ class Timeline(Base):
                 text = log_text([("allocate", 0x1000, 10)]) + "1,11:00:00.000009,%s,0x2000,%s,0\n" % (action, size)
                 self.fails("timeline", self.write("size.csv", text), expect=r"size\.csv:3: not an RMM log row")
 
+    def test_a_bad_time_after_the_first_row_is_refused(self):
+        # only the first row's Time was checked: a later row's garbage was drawn as the peak's time,
+        # or with --time a traceback (infinity, NaN: OverflowError, ValueError, status 1) or read
+        # as a time ("12+34-56.789012", minute 99, negative seconds, non-ASCII digits)
+        for t in ("garbage", "", "12+34-56.789012", "11:00:5e1234567", "11:00:      nan", "11:00:-5.000001",
+                  "11:00:00.00000x", "99:99:99.000000", "1\u0661:00:00.000002", "11:00:00.000002 "):
+            text = log_text([("allocate", 0x1000, 10)]) + "1,%s,allocate,0x2000,20,0\n" % t
+            text += "1,11:00:00.000300,free,0x1000,10,0\n"
+            path = self.write("t.csv", text)
+            for opts in ((), ("--time",), ("--upstream", path)):
+                self.fails("timeline", path, *opts, expect=r"t\.csv:3: not an RMM log row \(bad time")
+        # a valid time still reads: a one-digit hour, no fraction, a one-digit fraction
+        ok = log_text([("allocate", 0x1000, 10)]) + "1,9:59:59,allocate,0x2000,20,0\n1,23:59:59.5,free,0x2000,20,0\n"
+        for opts in ((), ("--time",)):
+            self.assertEqual(self.plot("timeline", self.write("ok.csv", ok), *opts).desc()["events"], "3")
+
     def test_a_location_quoted_across_lines(self):
         # rmmWriteLog quotes a call site's file name with a line break in it across two lines
         # (RFC 4180); timeline refused the log (red team 47)
@@ -365,7 +381,7 @@ class Timeline(Base):
         self.plot("timeline", self.write("ok.csv", log_text(rows)), "--title", "a\x01b")
         self.plot("timeline", self.write("c\x01.csv", log_text(rows)))
         bad_time = log_text(rows) + "1,11:00:00.0000\x02,allocate,0x2000,50,0\n"  # the peak's time
-        self.plot("timeline", self.write("t.csv", bad_time))
+        self.fails("timeline", self.write("t.csv", bad_time), expect=r"t\.csv:3: not an RMM log row \(bad time")  # (red team 51)
         name = os.fsdecode(b"x\xff.csv")
         self.plot("timeline", self.write(name, log_text(rows)))
         doc = dump(pool([{"address": "0x1\x03", "size": 512, "blocks": [{"offset": 0, "size": 512, "state": "used"}]}]))

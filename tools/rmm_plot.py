@@ -147,16 +147,18 @@ def open_input(path, what):
     return io.TextIOWrapper(raw, encoding="utf-8", errors="strict", newline=None)
 
 
-TIME_RE = re.compile(r"^\d{1,2}:\d\d:\d\d(\.\d+)?$")
+# H:MM:SS or HH:MM:SS, an optional fraction; ASCII digits. Every row's Time is checked with it
+# (until red team 51 only the first row's was: a later row's garbage was drawn as the peak's time,
+# and with --time read as a time or a traceback: "11:00:5e1234567" infinity, "11:00:      nan")
+TIME_OK = re.compile(r"(?:[01]?[0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\.[0-9]+)?").fullmatch
 
 
 def time_seconds(t):
-    return int(t[:-13] or 0) * 3600 + int(t[-12:-10]) * 60 + float(t[-9:]) if len(t) == 15 else _time_slow(t)
+    """Seconds past midnight of a Time that TIME_OK accepted."""
+    return int(t[:2]) * 3600 + int(t[3:5]) * 60 + float(t[6:]) if len(t) == 15 and t[2] == ":" else _time_slow(t)
 
 
 def _time_slow(t):
-    if not TIME_RE.match(t):
-        raise ValueError(f"bad time '{t}'")
     h, m, s = t.split(":")
     return int(h) * 3600 + int(m) * 60 + float(s)
 
@@ -287,6 +289,8 @@ def _read_rows(log, f, want_times, reference):
             else:
                 raise ValueError(f"unknown action '{a}'")
             t = p[1]
+            if not TIME_OK(t):
+                raise ValueError(f"bad time '{t}'")
             if tappend is not None:
                 s = time_seconds(t) + day
                 if i == 0 and reference is not None:
@@ -304,8 +308,6 @@ def _read_rows(log, f, want_times, reference):
                         s = last_t
                 last_t = s
                 tappend(s)
-            elif i == 0 and not TIME_RE.match(t):
-                raise ValueError(f"bad time '{t}'")
             if i == 0:
                 log.first_time = t
             append(live)

@@ -50,6 +50,29 @@ _lock = threading.RLock()
 # memory), RMM_ERROR_CUDA (the current device unread, for the per-thread default stream); either
 # may also be a deferred free's, made after the registration ended
 _MAY_STAY_REGISTERED = (4, 1)
+# Registrations whose end failed twice with the stream still registered (host memory still out,
+# or the per-thread stream's device unread): [pool, C stream handle, a Hold on the stream, the
+# registering thread or None], still counted (C still defers the frees on the stream). Their end is
+# tried again, under _lock, at the next GraphPool.capture and release() (the per-thread stream's
+# only on its thread). Before, nothing ended them: the pool was never released, the stream never
+# registered again, and every C object destroyed later waited for ever.
+_unended: list = []
+
+
+def _end_unended():
+    """Tries again the ends of _unended's registrations (see there). Under _lock."""
+    me = threading.get_ident()
+    for entry in list(_unended):
+        pool, h, hold, thread = entry
+        if thread is not None and thread != me:
+            continue
+        if (_lib.rmm_capture_end(pool._h, h) in _MAY_STAY_REGISTERED
+                and _lib.rmm_capture_end(pool._h, h) in _MAY_STAY_REGISTERED):
+            continue  # (still registered; a deferred free's failure is logged by rmm.h)
+        _unended.remove(entry)
+        pool._registered -= 1
+        pool._uncount()
+        hold.__exit__(None, None, None)
 
 
 def _prune_kept_upstreams(blocking=True):
@@ -127,12 +150,14 @@ class GraphPool:
         capture dropped unleft lets its hold go when collected, as it ends the registration."""
         with _lifetime.Hold(s, "C stream") as h:
             handle.append(h)
-            yield from self._captured(h)
+            yield from self._captured(h, s)
 
-    def _captured(self, h):
+    def _captured(self, h, s):
         """capture's registration of the C stream h (held by _held), the block, and its end."""
         thread = threading.get_ident() if h == _PER_THREAD_HANDLE else None
         with _lock:
+            if _unended:
+                _end_unended()
             # counted before C registers it: from the moment rmm_capture_begin registers the stream
             # (it lets the GIL go), a buffer dropped on it on another thread has its free deferred,
             # so its resource must wait (a review's find: counted after, it did not, 4 crashes in 20)
@@ -161,6 +186,9 @@ class GraphPool:
                 if ended:
                     self._registered -= 1
                     self._uncount()
+                else:  # (ended later: see _unended; the stream held until then)
+                    _unended.append([self, h, _lifetime.Hold(s, "C stream"), thread])
+                    message += " (the stream stays registered: its end is tried again at the next GraphPool.capture or release())"
             if st:
                 # (the first end's message: the second call, if any, wrote its own)
                 _lib.rmm_set_last_error(st, message.replace("%", "%%").encode("utf-8", "replace"))
@@ -190,6 +218,8 @@ class GraphPool:
         with _lock:
             if not self._h:
                 return
+            if _unended:
+                _end_unended()
             _, used = self.info()
             _lib.check(_lib.rmm_graph_pool_destroy(self._h), "GraphPool.release")
             self._h = None

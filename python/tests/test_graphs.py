@@ -215,6 +215,59 @@ def test_an_out_of_memory_end_is_told_from_a_registration_that_stays(monkeypatch
     gp.release()
 
 
+@pytest.mark.parametrize("status", [4, 1])
+def test_an_end_that_fails_twice_is_tried_again_later(status):
+    """rmm_capture_end failing with the stream still registered, and again when asked again (host
+    memory still out): the error is raised and the registration stays counted (C still defers the
+    frees on the stream), and it is ended at the next GraphPool.capture or release() once the
+    failure has passed. Before, nothing could end it again: the pool was never released, the
+    stream never registered again, and every C object destroyed later waited for ever. In a child
+    (before the fix, the registration stayed for the rest of the process)."""
+    out = run_child("""
+        import rmmh as rmm
+        from rmmh import _lib, _lifetime
+        status = %d
+        s = rmm.Stream()
+        gp = rmm.GraphPool(reserve=4096, upstream=rmm.mr.CudaMemoryResource())
+        real, calls = _lib.rmm_capture_end, []
+
+        def end(g, stream):  # the stream stays registered, both times
+            calls.append(1)
+            return _lib.rmm_set_last_error(status, b"injected: a failure")
+
+        _lib.rmm_capture_end = end
+        try:
+            with gp.capture(s):
+                pass
+        except (MemoryError, rmm.RMMError) as e:
+            assert "injected" in str(e), e
+        else:
+            raise AssertionError("no error")
+        _lib.rmm_capture_end = real
+        assert len(calls) == 2 and _lifetime.captures[0] == 1
+        mr = rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), initial_pool_size=1 << 20)
+        del mr  # waits for the registration's end
+        assert _lifetime._deferred
+        with gp.capture(s):  # the old registration is ended first
+            assert _lifetime.captures[0] == 1
+        assert _lifetime.captures[0] == 0 and not _lifetime._deferred
+        # the same through release()
+        _lib.rmm_capture_end = end
+        try:
+            with gp.capture(s):
+                pass
+        except (MemoryError, rmm.RMMError):
+            pass
+        _lib.rmm_capture_end = real
+        assert _lifetime.captures[0] == 1
+        gp.release()
+        assert _lifetime.captures[0] == 0 and not _lifetime._deferred
+        s.synchronize()
+        print("OK", flush=True)
+        """ % status)
+    assert "OK" in out
+
+
 def test_deferred_destructions_run_in_order_and_all_run():
     """What waited for the captures runs in the order it came, and one that raises does not stop
     the others (the first exception comes after)."""
