@@ -499,9 +499,10 @@ RMMDEF rmm_status rmm_graph_pool_create(rmm_graph_pool **out, rmm_resource *upst
 RMMDEF rmm_status rmm_capture_begin(rmm_graph_pool *gp, rmm_stream stream);
 /* Ends the registration of `stream`: call it after cudaStreamEndCapture. The frees deferred on the
    stream are made now, on it (those of blocks recorded on it behind the streams they were freed on:
-   rmm_record_stream). Their first failure is returned; each failure is logged at ERROR with its
-   pointer, size and resource, and its block stays allocated (free it again, on the stream it was
-   freed on); the registration ends anyway.
+   rmm_record_stream). Their first failure is returned, the message naming its block (pointer,
+   size, resource) and how many failed; each failure is logged at ERROR with its pointer, size and
+   resource, and its block stays allocated (free it again, on the stream it was freed on; a block
+   rmmFree deferred is rmmFree's again); the registration ends anyway.
    When gp's last registered stream ends, its free blocks are open to every stream of the next
    capture. INVALID_ARGUMENT iff gp is NULL or stream is not registered with gp (for
    RMM_STREAM_PER_THREAD: by this thread, for the current device); OUT_OF_MEMORY iff
@@ -1498,7 +1499,9 @@ RMMDEF rmm_status rmm_device_scalar_release(rmm_device_scalar *s);
    growth and at most its maximum). rmmIsInitialized copies the options in use: in pool mode their
    initial_pool_size is the pool's initial size as made (so rounded, capped by RMM_ALLOC_CONF's
    maximum or set by its initial; 0 with virtual growth). rmmAlloc/rmmFree are thread-safe; rmmFree
-   needs no size (this layer remembers sizes in a map). Anything but rmmInitialize,
+   needs no size (this layer remembers sizes in a map). In pool mode the pool is the device's that
+   was current at rmmInitialize: rmmAlloc and rmmFree with another device current are
+   INVALID_ARGUMENT, nothing done (the block stays allocated). Anything but rmmInitialize,
    rmmIsInitialized and rmmGetErrorString before rmmInitialize or after rmmFinalize is
    RMM_ERROR_NOT_INITIALIZED (before any argument is checked; since 2026-11-28, when a NULL
    argument was INVALID_ARGUMENT, and rmmFree(NULL) SUCCESS, even then); rmmInitialize twice is
@@ -6956,9 +6959,15 @@ RMM__PRIVATE rmm_status rmm__so_acquire(rmm__so *so, rmm__sstate *s, const void 
 static inline void rmm__so_taken(rmm__so *so, rmm__sstate *taker, rmm__sstate *from) {
     if (RMM__UNLIKELY(from != taker) && rmm__so_retirable(so, from)) rmm__so_retire(so, from); /* (never in a nowait call: it takes from no other state) */
 }
-/* Frees every state (after host-waiting for each, unless exiting) and the registry. */
+/* Frees every state (after host-waiting for each, unless exiting) and the registry. The waits are
+   best effort and lose nothing (a state's memory goes back with its resource's chunks, whose frees
+   synchronize), so a failed one (an event that finds no host memory) leaves no failure behind: the
+   thread's error record is kept and put back (a red team's find: rmmFinalize, which reads a failure
+   left by the pool's destroy as memory lost, reported it although every chunk went back). */
 RMM__PRIVATE void rmm__so_free(rmm__so *so, bool exiting) {
     size_t i;
+    rmm__kept_error kept;
+    rmm__error_keep(&kept);
     if (!exiting) (void)rmm__so_unstick(so, NULL, true); /* no event covers that memory: synchronize */
     for (i = 0; i < so->count; i++) {
         rmm__sstate *s = so->list[i];
@@ -6976,6 +6985,7 @@ RMM__PRIVATE void rmm__so_free(rmm__so *so, bool exiting) {
     RMM_SYS_FREE(so->holders);
     rmm__addr_map_free(&so->map);
     memset(so, 0, sizeof *so);
+    rmm__error_back(&kept);
 }
 /* The failure of a call that reached a resource again from below itself (its own upstream, or a
    callback it made), which refused it: NOT_SUPPORTED, marked so that rmm__last_failure_reentrant
@@ -10753,8 +10763,11 @@ RMM__IMPL rmm_status rmm_capture_begin(rmm_graph_pool *gp, rmm_stream stream) {
     rmm__unlock(&rmm__graph_lock);
     return RMM_SUCCESS;
 }
+RMM__PRIVATE void rmm__legacy_refile(const rmm_resource *mr, void *ptr, size_t bytes); /* (>>legacy) */
 RMM__IMPL rmm_status rmm_capture_end(rmm_graph_pool *gp, rmm_stream stream) {
-    size_t at = 0, n, i, k = 0, m = 0;
+    size_t at = 0, n, i, k = 0, m = 0, failed = 0;
+    char first[320];
+    int first_cuda = 0;
     uint64_t seq;
     rmm__gp_batch *batch = NULL;
     rmm__gp_deferred *mine = NULL;
@@ -10823,9 +10836,19 @@ RMM__IMPL rmm_status rmm_capture_end(rmm_graph_pool *gp, rmm_stream stream) {
         if (one != RMM_SUCCESS) {
             RMM__LOG(RMM_LOG_LEVEL_ERROR, "rmm_capture_end: the deferred free of %p (%zu bytes, resource '%s' %p) failed and the block stays allocated "
                      "(free it again, on the stream it was freed on): %s", mine[i].ptr, mine[i].bytes, rmm_resource_type_name(mine[i].mr), (void *)mine[i].mr, rmm_last_error());
-            if (st == RMM_SUCCESS) st = one;
+            if (failed++ == 0) {
+                st = one;
+                first_cuda = rmm_last_cuda_error();
+                snprintf(first, sizeof first, "%p (%zu bytes, resource '%s' %p): %s", mine[i].ptr, mine[i].bytes, rmm_resource_type_name(mine[i].mr),
+                         (void *)mine[i].mr, rmm_last_error());
+                first[rmm__utf8_cut(first, strlen(first))] = '\0'; /* (a cut on a whole character) */
+            }
+            rmm__legacy_refile(mine[i].mr, mine[i].ptr, mine[i].bytes); /* (rmmFree forgot it when it was deferred) */
         }
     }
+    if (failed) /* the call named, and the block to free again (the thread's last error was the free's own words only) */
+        (void)rmm__fail_cuda(first_cuda, st, "rmm_capture_end: %zu of the %zu deferred frees failed, their blocks still allocated (free each again, on the "
+                             "stream it was freed on; each is logged at ERROR); the first, %s", failed, k, first);
     if (batch) {
         rmm__gp_batch **at_batch;
         rmm__lock(&rmm__graph_lock);
@@ -14862,6 +14885,32 @@ RMM__PRIVATE rmm_status rmm__legacy_not_initialized(const char *fn) {
 RMM__PRIVATE rmm_status rmm__legacy_not_initialized_at(const char *fn, const char *file, unsigned line) {
     return rmm__fail(RMM_ERROR_NOT_INITIALIZED, "%s at %s:%u: RMM is not initialized (call rmmInitialize first)", fn, file ? file : "?", line);
 }
+/* In pool mode the pool is the device's that was current at rmmInitialize: rmmAlloc and rmmFree
+   with another device current are refused, nothing done, in every build (release builds handed
+   that device's blocks to the other device's callers, grew the pool with the other device's
+   memory, and recorded its events on the other device's streams; only RMM_DEBUG builds refused,
+   in the pool's words). Caller holds the lock. O(1). */
+RMM__PRIVATE rmm_status rmm__legacy_device_check(const char *fn, const char *file, unsigned line) {
+    int now = -1;
+    if (!rmm__legacy.pool || rmm__legacy.device < 0 || !rmm__device_peek(&now) || now == rmm__legacy.device) return RMM_SUCCESS;
+    return RMM__INVALID("%s at %s:%u: device %d is current; the legacy pool is device %d's (current at rmmInitialize): make it current "
+                        "first (nothing done)",
+                        fn, file ? file : "?", line, now, rmm__legacy.device);
+}
+/* rmm_capture_end's deferred free of a block through the legacy resource failed: rmmFree, told
+   SUCCESS when the free was deferred, dropped the block's size record, so that neither a retried
+   rmmFree nor rmmFinalize could reach the block, still allocated (a red team's find: lost for
+   good). It is filed again. rmmFinalize is refused while such a free is deferred or being made,
+   so the legacy resource is the one the free was deferred into. Host memory for the record
+   running out is logged at ERROR (the block is then lost to this layer). Keeps the thread's last
+   error. Takes the lock (rmm_capture_end holds none). */
+RMM__PRIVATE void rmm__legacy_refile(const rmm_resource *mr, void *ptr, size_t bytes) {
+    rmm__lock(&rmm__legacy.lock);
+    if (rmm__legacy.initialized && mr && mr == rmm__legacy_resource() && !rmm__addr_map_find(&rmm__legacy.sizes, (uintptr_t)ptr) &&
+        !rmm__addr_map_put(&rmm__legacy.sizes, (uintptr_t)ptr, (void *)(uintptr_t)bytes))
+        RMM__LOG(RMM_LOG_LEVEL_ERROR, "rmm_capture_end: out of host memory to file the block %p (%zu bytes) with rmmFree again: lost to the legacy API", ptr, bytes);
+    rmm__unlock(&rmm__legacy.lock);
+}
 RMM__IMPL rmmError_t rmmInitialize(rmmOptions_t *options) {
     rmmOptions_t o;
     rmm_status st = RMM_SUCCESS;
@@ -15030,6 +15079,10 @@ RMM__IMPL rmmError_t rmmAlloc(void **ptr, size_t bytes, rmm_stream stream, const
         rmm__unlock(&rmm__legacy.lock);
         return rmm__fail(RMM_ERROR_INVALID_ARGUMENT, "rmmAlloc at %s:%u: ptr is NULL", file ? file : "?", line);
     }
+    if ((st = rmm__legacy_device_check("rmmAlloc", file, line)) != RMM_SUCCESS) {
+        rmm__unlock(&rmm__legacy.lock);
+        return st;
+    }
     st = rmm_allocate(rmm__legacy_resource(), ptr, bytes, stream);
     if (st == RMM_SUCCESS && *ptr && !rmm__addr_map_put(&rmm__legacy.sizes, (uintptr_t)*ptr, (void *)(uintptr_t)bytes)) {
         RMM__CLEANUP(rmm_deallocate(rmm__legacy_resource(), *ptr, bytes, stream));
@@ -15062,6 +15115,10 @@ RMM__IMPL rmmError_t rmmFree(void *ptr, rmm_stream stream, const char *file, uns
     if ((size_slot = rmm__addr_map_find(&rmm__legacy.sizes, (uintptr_t)ptr)) == NULL) {
         rmm__unlock(&rmm__legacy.lock);
         return rmm__fail(RMM_ERROR_INVALID_ARGUMENT, "rmmFree(%p) at %s:%u: not allocated by rmmAlloc, or already freed", ptr, file ? file : "?", line);
+    }
+    if ((st = rmm__legacy_device_check("rmmFree", file, line)) != RMM_SUCCESS) {
+        rmm__unlock(&rmm__legacy.lock);
+        return st;
     }
     bytes = (size_t)(uintptr_t)*size_slot;
     st = rmm_deallocate(rmm__legacy_resource(), ptr, bytes, stream);

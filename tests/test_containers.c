@@ -1431,6 +1431,40 @@ TEST(legacy_finalize_with_another_device_current) {
 #endif
 }
 
+/* rmmAlloc and rmmFree in pool mode with another device current than rmmInitialize's: refused,
+   nothing done, in every build. Release builds handed device 0's pool blocks to device 1's callers
+   and grew device 0's pool with device 1's memory (a chunk later handed to device 0's callers);
+   only RMM_DEBUG builds refused (the pool's device check). Host backend (two devices). */
+TEST(legacy_pool_refuses_another_device) {
+#if defined(RMM_BACKEND_HOST) && RMM_HOST_BACKEND_DEVICES > 1
+    rmmOptions_t o = legacy_options(PoolAllocation, 1 << 20, false);
+    size_t free_before = 0, free_init = 0, free_now = 0, total = 0;
+    void *p = NULL, *q = (void *)1, *big = (void *)1;
+    CHECK_OK(rmm_set_device(0));
+    CHECK_OK(rmm_available_device_memory(&free_before, &total));
+    CHECK_OK(rmmInitialize(&o));
+    CHECK_OK(rmm_available_device_memory(&free_init, &total));
+    CHECK_OK(RMM_ALLOC(&p, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_set_device(1));
+    CHECK_STATUS(RMM_ALLOC(&q, 1000, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(q == NULL);
+    CHECK(strstr(rmm_last_error(), "rmmAlloc") != NULL);
+    CHECK_STATUS(RMM_ALLOC(&big, (size_t)8 << 20, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT); /* (a growth) */
+    CHECK(big == NULL);
+    CHECK_OK(rmm_available_device_memory(&free_now, &total));
+    CHECK(free_now == free_init); /* the pool took no device 1 memory */
+    CHECK_STATUS(RMM_FREE(p, RMM_STREAM_DEFAULT), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(rmm_last_error(), "rmmFree") != NULL);
+    CHECK_OK(rmm_set_device(0));
+    CHECK_OK(RMM_FREE(p, RMM_STREAM_DEFAULT)); /* still allocated: freed now */
+    CHECK_OK(rmmFinalize());
+    CHECK_OK(rmm_available_device_memory(&free_now, &total));
+    CHECK(free_now == free_before);
+#else
+    harness_skip_current = 1; /* (two simulated devices) */
+#endif
+}
+
 /* rmmFinalize while a free through the legacy pool waits for rmm_capture_end (rmmFree on a stream
    registered for capture defers it): the pool's and the base's destroys were refused, rmmFinalize
    dropped both all the same (not initialized after it), and the pool's chunk was lost for good
@@ -1479,6 +1513,44 @@ TEST(legacy_finalize_while_a_free_awaits_a_capture_loses_nothing) {
     CHECK(free_after + ((size_t)1 << 20) >= free_before);
     CHECK_OK(rmm_graph_pool_destroy(gp));
     CHECK_OK(rmm_stream_destroy(s));
+}
+
+/* rmmFree on a stream registered for capture defers the free to rmm_capture_end and answers
+   SUCCESS; the layer dropped the block's size record then. When the deferred free failed at
+   rmm_capture_end (the block staying allocated, "free it again"), rmmFree of it again was
+   INVALID_ARGUMENT ("not allocated by rmmAlloc") and rmmFinalize, SUCCESS, never gave it back:
+   the device memory was lost for good. Now the block is rmmFree's again: a retry frees it, and
+   rmmFinalize gives it back without one. Host backend (the failure is injected). */
+TEST(legacy_free_deferred_to_a_capture_that_fails_there_is_not_lost) {
+#if defined(RMM_BACKEND_HOST)
+    rmmOptions_t o = legacy_options(CudaDefaultAllocation, 0, false);
+    rmm_graph_pool *gp = NULL;
+    rmm_stream s = NULL;
+    int retry;
+    CHECK_OK(rmm_stream_create(&s));
+    CHECK_OK(rmm_graph_pool_create(&gp, NULL, 1 << 20));
+    for (retry = 0; retry < 2; retry++) {
+        size_t free_before = 0, free_after = 0, total = 0;
+        void *p = NULL;
+        CHECK_OK(rmm_available_device_memory(&free_before, &total));
+        CHECK_OK(rmmInitialize(&o));
+        CHECK_OK(RMM_ALLOC(&p, 1000, s));
+        CHECK_OK(rmm_capture_begin(gp, s));
+        CHECK_OK(RMM_FREE(p, s)); /* (deferred to the capture's end) */
+        rmm_host_backend_fail_calls("cudaFree", 1, 1, RMM_ERROR_CUDA);
+        CHECK_STATUS(rmm_capture_end(gp, s), RMM_ERROR_CUDA);
+        rmm_host_backend_fail_calls(NULL, 0, 0, RMM_SUCCESS);
+        CHECK(strstr(rmm_last_error(), "rmm_capture_end") != NULL);
+        if (retry) CHECK_OK(RMM_FREE(p, s)); /* what the failure asks for */
+        CHECK_OK(rmmFinalize());
+        CHECK_OK(rmm_available_device_memory(&free_after, &total));
+        CHECK(free_after == free_before);
+    }
+    CHECK_OK(rmm_graph_pool_destroy(gp));
+    CHECK_OK(rmm_stream_destroy(s));
+#else
+    harness_skip_current = 1; /* (an injected failure) */
+#endif
 }
 
 /* A resource of the user's (its own vtable) that answers SUCCESS with no memory, or with a block
@@ -1541,6 +1613,8 @@ int main(void) {
     RUN(stream_destroy_failure_lets_the_stream_go);
     RUN(containers_refuse_a_resource_that_says_yes_with_no_memory);
     RUN(legacy_finalize_with_another_device_current);
+    RUN(legacy_pool_refuses_another_device);
+    RUN(legacy_free_deferred_to_a_capture_that_fails_there_is_not_lost);
     RUN(legacy_finalize_while_a_free_awaits_a_capture_loses_nothing);
     return harness_main_end();
 }

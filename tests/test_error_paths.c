@@ -1045,6 +1045,42 @@ TEST(legacy_size_records_out_of_host_memory) {
     CHECK(rmmFinalize() == RMM_SUCCESS);
 }
 
+/* rmmFinalize in pool mode with every block freed, the nth host request of the pool's destroy
+   failing (the event of a stream's wait): every chunk went back upstream all the same, and
+   rmmFinalize reported the pool's memory lost (OUT_OF_MEMORY, "could not give all its memory
+   back"), reading the failed wait, which loses nothing, as a chunk's failed free. A failure now
+   means memory that did not come back. */
+TEST(legacy_finalize_out_of_host_memory_in_the_pool_s_destroy) {
+    int n, fired = 1, waits = 0;
+    for (n = 1; n < 100 && fired; n++) {
+        rmmOptions_t opt;
+        rmm_stream s = NULL;
+        void *a = NULL, *b = NULL;
+        size_t before = device_free();
+        rmm_status st;
+        memset(&opt, 0, sizeof opt);
+        opt.allocation_mode = PoolAllocation;
+        opt.initial_pool_size = 1 << 20;
+        CHECK_OK(rmm_stream_create(&s));
+        CHECK(rmmInitialize(&opt) == RMM_SUCCESS);
+        CHECK(rmmAlloc(&a, 1000, RMM_STREAM_DEFAULT, __FILE__, __LINE__) == RMM_SUCCESS);
+        CHECK(rmmAlloc(&b, 4 * MiB, s, __FILE__, __LINE__) == RMM_SUCCESS); /* (a growth, a state of s's) */
+        CHECK(rmmFree(b, s, __FILE__, __LINE__) == RMM_SUCCESS);
+        CHECK(rmmFree(a, RMM_STREAM_DEFAULT, __FILE__, __LINE__) == RMM_SUCCESS);
+        host_fail_nth = n;
+        st = rmmFinalize();
+        fired = host_fail_nth == 0;
+        host_fail_nth = 0;
+        waits += fired;
+        CHECK(!rmmIsInitialized(NULL));
+        CHECK(device_free() == before); /* every chunk back */
+        CHECK_OK(st);                   /* so nothing is reported lost */
+        if (st != RMM_SUCCESS) printf("  (request %d: %s: %s)\n", n, rmm_status_string(st), rmm_last_error());
+        CHECK_OK(rmm_stream_destroy(s));
+    }
+    CHECK(waits > 0); /* the destroy asked for host memory */
+}
+
 /* rmm_binning_create with bins to make: each bin's host memory failing in turn. */
 static rmm_status a_binning_bins(sweep *s) {
     rmm_binning_desc bd = rmm_binning_desc_default();
@@ -1478,6 +1514,7 @@ int main(void) {
     RUN(alignment_records_out_of_host_memory);
     RUN(block_records_out_of_host_memory);
     RUN(legacy_size_records_out_of_host_memory);
+    RUN(legacy_finalize_out_of_host_memory_in_the_pool_s_destroy);
     RUN(binning_create_with_bins_out_of_host_memory);
     RUN(capture_registrations_out_of_host_memory);
     RUN(capture_allocations_and_frees_out_of_host_memory);
