@@ -311,6 +311,21 @@ def _resize_lock(buf):
         return lock
 
 
+def _empty_fields(buf):
+    """Sets, on a ctypes-path buffer made by object.__new__ alone, each of the fields that
+    _PyBufferBase.__new__ sets and it lacks (each on its own: __init__ on another thread may be
+    setting them); True if one was missing."""
+    missing = False
+    for field, value in (("_ptr", 0), ("_size", 0), ("_cap", 0), ("_nbytes", 0), ("_dev", -1),
+                         ("_resize_mutex", None)):
+        try:
+            object.__getattribute__(buf, field)
+        except AttributeError:
+            object.__setattr__(buf, field, value)
+            missing = True
+    return missing
+
+
 class DeviceBuffer(_Base):
     """Untyped, uninitialized device memory (RMM's ``rmm.DeviceBuffer``).
 
@@ -345,6 +360,13 @@ class DeviceBuffer(_Base):
         # ctypes fallback on size and repr too).
         if name in ("_mr", "_stream"):
             _Base.__init__(self)  # (size 0: no allocation)
+            return object.__getattribute__(self, name)
+        if _Base is _PyBufferBase and _empty_fields(self):
+            # the ctypes path: made by object.__new__ alone (the extension refuses that, as RMM's
+            # cdef class does), its fields unset: an empty buffer, as _PyBufferBase.__new__ makes
+            # one (its size, repr and copies raised AttributeError naming 'size' or '_ptr' until
+            # red team 52). Reached with the property's name too: a property whose getter raises
+            # AttributeError comes here
             return object.__getattribute__(self, name)
         raise AttributeError("%r object has no attribute %r" % (type(self).__name__, name))
 

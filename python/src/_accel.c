@@ -903,7 +903,10 @@ static PyObject *res_deallocate(PyObject *self, PyObject *const *args, Py_ssize_
     names[2] = s_stream;
     if (parse_args("deallocate", args, nargs, kwnames, names, 3, a) < 0) return NULL;
     if (!a[0] || !a[1]) {
-        PyErr_SetString(PyExc_TypeError, "deallocate() missing required arguments 'ptr' and 'nbytes'");
+        /* (naming only the missing one, as Python's signature does on the ctypes path: red team 52) */
+        PyErr_SetString(PyExc_TypeError, !a[0] && !a[1] ? "deallocate() missing required arguments 'ptr' and 'nbytes'"
+                        : !a[0] ? "deallocate() missing required argument 'ptr'"
+                        : "deallocate() missing required argument 'nbytes'");
         return NULL;
     }
     if (size_arg(a[0], s_ptr, as_pointer_f, &ptr) < 0 || size_arg(a[1], s_nbytes, as_size_f, &n) < 0 ||

@@ -123,6 +123,18 @@ def test_queries_of_a_resource_made_by_new_alone_raise_not_initialized(cls):
     assert repr(mr).startswith("<rmmh.mr.%s empty at 0x0" % cls)
 
 
+def test_state_of_a_resource_made_by_new_alone_raises_not_initialized():
+    """BinningMemoryResource.bin_mrs and CudaAsyncViewMemoryResource.pool_handle() read state that
+    __init__ sets: on an object made by __new__ alone they raised a bare KeyError ('_bin_mrs',
+    '_pool_handle') where get_upstream and get_file_name raise NotInitializedError (red team 52)."""
+    for cls, call in ((rmm.mr.BinningMemoryResource, lambda mr: mr.bin_mrs),
+                      (rmm.mr.CudaAsyncViewMemoryResource, lambda mr: mr.pool_handle())):
+        mr = cls.__new__(cls)
+        with pytest.raises(rmm.NotInitializedError, match="^%s was never initialized" % cls.__name__) as e:
+            call(mr)
+        assert isinstance(e.value, AttributeError) and e.value.__cause__ is None
+
+
 # ---- rmm.enable_logging ------------------------------------------------------------------------
 
 def test_enable_logging_without_a_file_name_changes_nothing(monkeypatch, tmp_path):

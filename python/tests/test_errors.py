@@ -189,6 +189,23 @@ def test_a_resource_made_by_new_alone_raises_not_initialized(cls):
         assert ready.allocate(0) == 0 and ready.deallocate(0, 10) is None
 
 
+def test_a_call_missing_one_argument_names_only_that_one():
+    # the extension's deallocate said "missing required arguments 'ptr' and 'nbytes'" when only
+    # nbytes was missing, and its allocate and deallocate name the missing ones as Python's own
+    # signature does on the ctypes path (red team 52)
+    mr = rmm.mr.CudaMemoryResource()
+    with pytest.raises(TypeError, match="nbytes") as e:
+        mr.deallocate(256)
+    assert "'ptr'" not in str(e.value)
+    with pytest.raises(TypeError, match="ptr") as e:
+        mr.deallocate(nbytes=10)
+    assert "'nbytes'" not in str(e.value)
+    with pytest.raises(TypeError, match="'ptr' and 'nbytes'"):
+        mr.deallocate()
+    p = mr.allocate(10)
+    mr.deallocate(p, 10)  # (nothing changed by the refusals)
+
+
 def test_a_free_of_zero_bytes_names_the_call_made():
     # refused with nothing freed, by a message that names rmm_deallocate, whichever path the
     # extension took (its nowait call named rmm_deallocate_nowait: red team 35)

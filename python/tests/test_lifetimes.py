@@ -1525,6 +1525,32 @@ def test_buffer_of_object_new_and_init_is_freed():
     assert mr.allocation_counts.current_count == 0 and len(mr._refs) == 1
 
 
+@pytest.mark.skipif(rmm.ACCELERATED, reason="the extension refuses object.__new__(DeviceBuffer)")
+def test_buffer_of_object_new_alone_is_an_empty_buffer():
+    """The ctypes path: a DeviceBuffer made by object.__new__ alone (which the extension refuses,
+    as RMM's cdef class does) is an empty buffer, as one of DeviceBuffer.__new__ alone is: its
+    size, repr, copies and resize raised AttributeError naming 'size', '_size', '_cap' or
+    '_ptr' (red team 52)."""
+    b = object.__new__(rmm.DeviceBuffer)
+    assert b.size == 0 and b.ptr == 0 and b.nbytes == 0 and len(b) == 0 and b.capacity() == 0
+    assert repr(b) == "<rmmh.DeviceBuffer size=0 ptr=0x0>" and b.tobytes() == b""
+    assert b.__cuda_array_interface__["shape"] == (0,)
+    assert b.copy().size == 0
+    b.resize(8)
+    b.copy_from_host(b"abcdefgh")
+    assert b.tobytes() == b"abcdefgh" and b.capacity() == 8
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        b.nope
+    mr = rmm.mr.StatisticsResourceAdaptor(rmm.mr.CudaMemoryResource())
+    c = object.__new__(rmm.DeviceBuffer)
+    assert c.size == 0
+    c.__init__(size=100, mr=mr)  # (its __init__ may still run once)
+    assert c.size == 100 and mr.allocation_counts.current_count == 1
+    del b, c
+    gc.collect()
+    assert mr.allocation_counts.current_count == 0
+
+
 def _child_ok(code):
     """Runs code in a new interpreter (a crash there fails the test, not the suite); its stdout."""
     return wait_child(start_child(code), timeout=120)
