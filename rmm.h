@@ -10765,8 +10765,8 @@ RMM__IMPL rmm_status rmm_capture_begin(rmm_graph_pool *gp, rmm_stream stream) {
 }
 RMM__PRIVATE void rmm__legacy_refile(const rmm_resource *mr, void *ptr, size_t bytes); /* (>>legacy) */
 RMM__IMPL rmm_status rmm_capture_end(rmm_graph_pool *gp, rmm_stream stream) {
-    size_t at = 0, n, i, k = 0, m = 0, failed = 0;
-    char first[320];
+    size_t at = 0, n, i, k = 0, m = 0, failed = 0, first = 0;
+    char cause[RMM__CAUSE_MAX];
     int first_cuda = 0;
     uint64_t seq;
     rmm__gp_batch *batch = NULL;
@@ -10838,17 +10838,17 @@ RMM__IMPL rmm_status rmm_capture_end(rmm_graph_pool *gp, rmm_stream stream) {
                      "(free it again, on the stream it was freed on): %s", mine[i].ptr, mine[i].bytes, rmm_resource_type_name(mine[i].mr), (void *)mine[i].mr, rmm_last_error());
             if (failed++ == 0) {
                 st = one;
+                first = i;
                 first_cuda = rmm_last_cuda_error();
-                snprintf(first, sizeof first, "%p (%zu bytes, resource '%s' %p): %s", mine[i].ptr, mine[i].bytes, rmm_resource_type_name(mine[i].mr),
-                         (void *)mine[i].mr, rmm_last_error());
-                first[rmm__utf8_cut(first, strlen(first))] = '\0'; /* (a cut on a whole character) */
+                rmm__copy_cause(cause, rmm_last_error());
             }
             rmm__legacy_refile(mine[i].mr, mine[i].ptr, mine[i].bytes); /* (rmmFree forgot it when it was deferred) */
         }
     }
     if (failed) /* the call named, and the block to free again (the thread's last error was the free's own words only) */
         (void)rmm__fail_cuda(first_cuda, st, "rmm_capture_end: %zu of the %zu deferred frees failed, their blocks still allocated (free each again, on the "
-                             "stream it was freed on; each is logged at ERROR); the first, %s", failed, k, first);
+                             "stream it was freed on; each is logged at ERROR); the first, %p (%zu bytes, resource '%s' %p): %s", failed, k, mine[first].ptr,
+                             mine[first].bytes, rmm_resource_type_name(mine[first].mr), (void *)mine[first].mr, cause);
     if (batch) {
         rmm__gp_batch **at_batch;
         rmm__lock(&rmm__graph_lock);

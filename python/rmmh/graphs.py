@@ -59,6 +59,16 @@ _MAY_STAY_REGISTERED = (4, 1)
 _unended: list = []
 
 
+def _end(gp, h):
+    """rmm_capture_end of the C stream h on the C graph pool gp: (its status, its message, whether
+    the registration ended). OUT_OF_MEMORY or CUDA: the stream still registered, or a deferred
+    free that failed so after the registration ended: asked again, a registration that ended is
+    not found (INVALID_ARGUMENT), one still there ends now or not."""
+    st = _lib.rmm_capture_end(gp, h)
+    message = _lib.last_error() if st else ""
+    return st, message, st not in _MAY_STAY_REGISTERED or _lib.rmm_capture_end(gp, h) not in _MAY_STAY_REGISTERED
+
+
 def _end_unended():
     """Tries again the ends of _unended's registrations (see there). Under _lock."""
     me = threading.get_ident()
@@ -66,8 +76,7 @@ def _end_unended():
         pool, h, hold, thread = entry
         if thread is not None and thread != me:
             continue
-        if (_lib.rmm_capture_end(pool._h, h) in _MAY_STAY_REGISTERED
-                and _lib.rmm_capture_end(pool._h, h) in _MAY_STAY_REGISTERED):
+        if not _end(pool._h, h)[2]:
             continue  # (still registered; a deferred free's failure is logged by rmm.h)
         _unended.remove(entry)
         pool._registered -= 1
@@ -177,12 +186,7 @@ class GraphPool:
                 # capture dropped unleft and collected on another thread; _Capture refuses first.
                 raise _errors.error_for(_errors.INVALID_ARGUMENT, _ELSEWHERE % thread)
             with _lock:
-                st = _lib.rmm_capture_end(self._h, h)
-                message = _lib.last_error() if st else ""
-                # OUT_OF_MEMORY or CUDA: the stream still registered, or a deferred free that failed
-                # so after the registration ended: asked again, a registration that ended is not
-                # found (INVALID_ARGUMENT), one still there ends now or not
-                ended = st not in _MAY_STAY_REGISTERED or _lib.rmm_capture_end(self._h, h) not in _MAY_STAY_REGISTERED
+                st, message, ended = _end(self._h, h)
                 if ended:
                     self._registered -= 1
                     self._uncount()
