@@ -1511,7 +1511,8 @@ RMMDEF rmm_status rmm_device_scalar_release(rmm_device_scalar *s);
    goes back to that graph pool; with the device current at rmmInitialize made current for it, and
    the caller's restored), so a pointer not freed before it is invalid after it; if such a
    block's free fails, it still finalizes, and returns that failure's status, the message counting
-   the blocks lost (and a warning in the debug log); in pool mode, if the pool cannot give a chunk back, it still
+   the blocks lost (and a warning in the debug log); in pool mode a block whose free fails but that is still the pool's (its
+   free ran out of host memory) is not lost: it goes back with the pool's chunks; if the pool cannot give a chunk back, it still
    finalizes and returns that failure's status ("the pool could not give all its memory back"); while a free through the
    legacy resource waits for rmm_capture_end (rmmFree on a stream registered for capture), or would
    (RMM_STREAM_DEFAULT, which it frees on, registered), rmmFinalize is INVALID_ARGUMENT and does
@@ -15019,10 +15020,21 @@ RMM__IMPL rmmError_t rmmFinalize(void) {
         size_t i, lost = 0, lost_bytes = 0, blocks = rmm__legacy.sizes.count;
         char first[320];
         int first_cuda = 0;
+        rmm__kept_error kept;
+        rmm__error_keep(&kept);
         for (i = 0; rmm__legacy.sizes.slots && i <= rmm__legacy.sizes.mask; i++) {
             const rmm__addr_slot *e = &rmm__legacy.sizes.slots[i];
             rmm_status failed;
             if (!e->key || (failed = rmm_deallocate(rmm__legacy_resource(), (void *)e->key, (size_t)(uintptr_t)e->value, RMM_STREAM_DEFAULT)) == RMM_SUCCESS) continue;
+            if (rmm__legacy.pool && rmm__suballocator_holds(rmm__legacy.pool, (void *)e->key)) {
+                /* still a block of the pool (its free ran out of host memory, say): it goes back
+                   with the pool's chunks below, whose failure is reported there (until 2026-12-03
+                   it was reported lost here too, memory that came back) */
+                RMM__LOG(RMM_LOG_LEVEL_DEBUG, "rmmFinalize: the free of %p (%zu bytes) failed; it goes back with the pool: %s", (void *)e->key,
+                         (size_t)(uintptr_t)e->value, rmm_last_error());
+                rmm__error_back(&kept); /* (and leaves no failure behind) */
+                continue;
+            }
             if (lost++ == 0) {
                 st = failed;
                 first_cuda = rmm_last_cuda_error();
