@@ -298,3 +298,23 @@ def test_errors_without_logging_name_no_empty_location(config):
     with pytest.raises(RMMError) as e:
         librmm.rmmFree(0x3039)
     assert "at ?:0:" in str(e.value) and " at :0" not in str(e.value)
+
+
+def test_a_refused_finalize_leaves_the_arrays_finalizers_armed(config):
+    """rmmFinalize refused (a capture registered on the default stream, which it frees on: nothing
+    done, still initialized) ends no session: the finalizers of the arrays made before it still
+    free their blocks (the session was counted ended before the call and never restored: each such
+    array's block stayed allocated until the next finalize, a leak that grew with every array)."""
+    a = librmm.rmmAlloc(4096)
+    fin = librmm._make_finalizer(a, 0)
+    gp = rmm.GraphPool("64KiB", upstream=rmm.mr.CudaMemoryResource())
+    with gp.capture(rmm.DEFAULT_STREAM):
+        with pytest.raises(RMMError, match="rmm_capture_end") as e:
+            librmm.finalize()
+        assert e.value.errcode == "RMM_ERROR_INVALID_ARGUMENT"
+    gp.release()
+    assert librmm.is_initialized()
+    fin()  # the array collected now: its block goes back
+    with pytest.raises(RMMError) as e:
+        librmm.rmmFree(a)  # freed already
+    assert e.value.errcode == "RMM_ERROR_INVALID_ARGUMENT"

@@ -130,9 +130,22 @@ class _LibRMM:
 
     def finalize(self):
         """Frees the 2019 API's resources (memory still allocated through it is released with
-        them). RMMError if not initialized."""
-        _LibRMM._session += 1  # (first: a finalizer that runs meanwhile frees nothing)
-        _check(_lib.rmmFinalize())
+        them). RMMError if not initialized, and while a free through them waits for a capture's
+        end (nothing done: still initialized, the arrays made so far still free their blocks)."""
+        session = _LibRMM._session
+        _LibRMM._session = session + 1  # (first: a finalizer that runs meanwhile frees nothing)
+        try:
+            _check(_lib.rmmFinalize())
+        except RMMError:
+            # refused with nothing done, still initialized (a free waiting for rmm_capture_end):
+            # the session goes on, and its arrays' finalizers free again (until red team 53 the
+            # session stayed counted ended, and every array made before the refusal kept its
+            # block until the next finalize). One whose finalizer ran during the refused call
+            # keeps its block until then. A finalize that fails having finalized (blocks it
+            # could not give back) ends the session.
+            if _LibRMM._session == session + 1 and self.is_initialized():
+                _LibRMM._session = session
+            raise
 
     def is_initialized(self):
         """True between initialize() and finalize()."""
