@@ -19,6 +19,7 @@ import weakref
 from enum import IntEnum
 
 from . import _lib
+from ._errors import init_guard
 from ._lifetime import Hold, chain_finalizer, new_refs, release_once
 
 _DEFAULT_HANDLES = (0, 1, 2)
@@ -303,6 +304,10 @@ class CudaStreamPool:
             self._refs = None
             self._next = itertools.count()
 
+    # made by __new__ alone (or its __init__ failed): every call raises NotInitializedError, as
+    # rmmh's resources do (a bare AttributeError naming _owners or _handles until red team 53)
+    __getattr__ = init_guard("_pool", "_handles", "_owners", "_refs", "_next")
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         chain_finalizer(cls, CudaStreamPool.__del__)
@@ -343,7 +348,10 @@ class CudaStreamPool:
                         "of this process); share the object itself")
 
     def __repr__(self):
-        return "<rmmh CudaStreamPool of %d streams>" % len(self._handles)
+        handles = getattr(self, "_handles", None)
+        if handles is None:
+            return "<rmmh CudaStreamPool (not initialized)>"
+        return "<rmmh CudaStreamPool of %d streams>" % len(handles)
 
 
 def _foreign_handle(obj):

@@ -154,3 +154,23 @@ def test_a_stream_made_by_new_alone_is_the_default_stream():
     assert s.handle != 0
     with pytest.raises(TypeError):
         s.__init__()
+
+
+def test_a_stream_pool_made_by_new_alone_raises_not_initialized():
+    # as rmmh's resources, GraphPool and the ipc objects: every call raises rmmh.NotInitializedError
+    # (an AttributeError) naming the class, and its repr says so; get_stream, get_pool_size and
+    # repr raised a bare AttributeError naming the slot '_owners' or '_handles' (red team 53)
+    from rmmh.pylibrmm.cuda_stream_pool import CudaStreamPool
+    pool = CudaStreamPool.__new__(CudaStreamPool)
+    for use in (pool.get_stream, lambda: pool.get_stream(1), pool.get_pool_size):
+        with pytest.raises(rmm.NotInitializedError, match="^CudaStreamPool was never initialized") as e:
+            use()
+        assert isinstance(e.value, AttributeError)
+    assert "not initialized" in repr(pool)
+    pool.__init__(2)  # its __init__ may still run once
+    assert pool.get_pool_size() == 2 and pool.get_stream(1).handle != 0
+    assert "2 streams" in repr(pool)
+    with pytest.raises(TypeError):
+        pool.__init__(2)
+    del pool
+    gc.collect()
