@@ -270,14 +270,18 @@ class ImportedPool:
                 del self._imported[ptr]
 
     def close(self):
-        """Frees what is still imported and destroys the imported pool."""
+        """Frees what is still imported and destroys the imported pool. A close that fails may be
+        tried again."""
         with _imports_lock:
             for ptr, n in list(self._imported.items()):
                 for _ in range(n):
                     self.free(ptr)
             if self.handle:
-                h, self.handle = self.handle, None
-                _lib.check(_lib.rmmh_mempool_destroy(h), "ImportedPool.close")
+                # forgotten once destroyed, not before: rmm.h keeps the pool's record when its
+                # destroy fails, so a failed close can be tried again (until red team 53 the handle
+                # was dropped first, and the retry did nothing: the imported pool leaked)
+                _lib.check(_lib.rmmh_mempool_destroy(self.handle), "ImportedPool.close")
+                self.handle = None
 
     def __enter__(self):
         return self

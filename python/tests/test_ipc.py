@@ -684,3 +684,21 @@ def test_ipc_owners_made_without_init_say_so():
                 getattr(obj, name)(*args)
         with pytest.raises(AttributeError):
             obj.no_such_attribute
+
+
+def test_imported_pool_close_failure_can_be_retried(monkeypatch):
+    """close() forgot the pool before rmm_mem_pool_destroy_imported answered (which keeps its record
+    on a failure, for a retry): a failed close could not be retried (the imported pool leaked, the
+    second close a silent no-op), as OpenedIpcMemory.close before red team 47."""
+    calls = []
+    pool = recorded_pool(monkeypatch, calls, {4096: 1})
+    answers = [1, 0]  # RMM_ERROR_CUDA, then success
+    monkeypatch.setattr(_lib, "rmmh_mempool_destroy", lambda h: calls.append(("destroy", h)) or answers.pop(0))
+    with pytest.raises(rmm.RMMError):
+        pool.close()
+    assert pool.handle == 1234
+    pool.close()
+    assert calls == [("free", 4096), ("destroy", 1234), ("destroy", 1234)]
+    assert pool.handle is None
+    pool.close()  # closed: nothing more
+    assert len(calls) == 3
