@@ -90,6 +90,19 @@ def test_device_name_and_properties():
         gpu.getDeviceProperties(gpu.getDeviceCount() + 4)
 
 
+def test_mr_star_import_gives_experimental():
+    """rmm.mr.__all__ lists "experimental", as RMM 26.10's does (left out until 2026-12-03, an
+    API audit's find), so `from rmm.mr import *` binds rmm.mr.experimental; rmmh's additions
+    stay listed too."""
+    assert "experimental" in rmm.mr.__all__ and "PoolMemoryResource" in rmm.mr.__all__
+    assert "experimental" not in rmm.mr.experimental.__all__
+    namespace = {}
+    exec("from rmmh.mr import *", namespace)
+    assert namespace["experimental"] is rmm.mr.experimental
+    from rmmh import _memory_resource
+    assert "experimental" not in _memory_resource.__all__  # (the module has none of that name)
+
+
 def test_pylibrmm_exports_what_rmm_s_does():
     """rmm.pylibrmm's names and __all__ as RMM 26.10's (CudaStreamPool and CudaStreamFlags were
     missing until 2026-11-30, a red team's find), and rmm.pylibrmm.stream._OwningStream."""

@@ -45,3 +45,5 @@ from .._memory_resource import (  # noqa: F401
     set_current_device_resource,
     set_per_device_resource,
 )
+
+__all__ = sorted(__all__ + ["experimental"])  # as RMM's rmm.mr.__all__ (a new list: _memory_resource's stays)
