@@ -90,6 +90,33 @@ def test_device_name_and_properties():
         gpu.getDeviceProperties(gpu.getDeviceCount() + 4)
 
 
+def test_cuda_errors_made_from_a_status_alone_say_which_error():
+    """CUDARuntimeError(status) and CUDADriverError(status), as code calling cuda-python itself
+    raises them (RMM's constructors take the status alone), carry the error's name and text:
+    RMM's message "cudaErrorMemoryAllocation: out of memory" (they were empty until 2026-12-03,
+    an API audit's find). Through cuda-python when it answers; else the status's enum name or
+    its number."""
+    import pickle
+    e = gpu.CUDARuntimeError(2)
+    assert e.status == 2 and isinstance(e, RuntimeError) and str(e)
+    assert str(pickle.loads(pickle.dumps(e))) == str(e)
+    assert str(gpu.CUDARuntimeError(2, "the call's own message")) == "the call's own message"
+    assert str(gpu.CUDADriverError(101))
+    assert str(gpu.CUDARuntimeError(123456))  # a number CUDA does not know: the number
+    assert "123456" in str(gpu.CUDARuntimeError(123456))
+    try:
+        from cuda.bindings import driver, runtime
+    except ImportError:
+        return
+    e = gpu.CUDARuntimeError(runtime.cudaError_t.cudaErrorMemoryAllocation)
+    assert str(e) == "cudaErrorMemoryAllocation: out of memory"  # RMM's, word for word
+    assert e.status == runtime.cudaError_t.cudaErrorMemoryAllocation
+    assert str(gpu.CUDARuntimeError(2)) == str(e)
+    # the driver's name needs no driver; its text does (RMM's constructor raises without one)
+    assert str(gpu.CUDADriverError(driver.CUresult.CUDA_ERROR_INVALID_DEVICE)).startswith(
+        "CUDA_ERROR_INVALID_DEVICE")
+
+
 def test_mr_star_import_gives_experimental():
     """rmm.mr.__all__ lists "experimental", as RMM 26.10's does (left out until 2026-12-03, an
     API audit's find), so `from rmm.mr import *` binds rmm.mr.experimental; rmmh's additions

@@ -9,11 +9,18 @@ from .._errors import INVALID_ARGUMENT as _INVALID_ARGUMENT, CUDAError, InvalidA
 
 
 class _StatusError(CUDAError):
-    """A failed CUDA call whose error number is ``status`` (the runtime's and the driver's errors)."""
+    """A failed CUDA call whose error number is ``status`` (the runtime's and the driver's errors).
+
+    Made from the status alone (``CUDARuntimeError(status)``, RMM's constructor), the message is
+    RMM's "<name>: <text>" (``_describe``); rmmh's own raises pass rmm.h's message as ``msg``."""
 
     def __init__(self, status, msg=""):
-        super().__init__("RMM_ERROR_CUDA", msg)
+        super().__init__("RMM_ERROR_CUDA", msg or self._describe(status))
         self.status = status
+
+    @staticmethod
+    def _describe(status):
+        return "CUDA error %s" % (status,)
 
     def __reduce__(self):
         if type(self).__init__ is not _StatusError.__init__:  # (a subclass's own __init__)
@@ -21,12 +28,57 @@ class _StatusError(CUDAError):
         return (type(self), (self.status, str(self)), self.__dict__)
 
 
+def _enum_name(enum_type, status):
+    """``status``'s name in cuda-python's ``enum_type`` (a cudaError_t or CUresult), or None."""
+    try:
+        return enum_type(int(status)).name
+    except Exception:  # (an unknown number, a status that is no number)
+        return None
+
+
 class CUDARuntimeError(_StatusError):
     """A CUDA runtime call failed (RMM's rmm._cuda.gpu.CUDARuntimeError); ``status`` is the cudaError_t."""
+
+    @staticmethod
+    def _describe(status):
+        """RMM's message, "cudaErrorMemoryAllocation: out of memory", through cuda-python's
+        cudaGetErrorName and cudaGetErrorString (which need no GPU); without cuda-python, or for
+        a number CUDA does not know, the number (RMM's constructor needs cuda-python, and raises
+        for an unknown number)."""
+        try:
+            from cuda.bindings import runtime
+            if _enum_name(runtime.cudaError_t, status) is None:  # ("unrecognized error code")
+                raise ValueError(status)
+            err, name = runtime.cudaGetErrorName(status)
+            err2, text = runtime.cudaGetErrorString(status)
+            if int(err) == 0 and int(err2) == 0:
+                return "%s: %s" % (name.decode(), text.decode())
+        except Exception:
+            pass
+        return "CUDA runtime error %s (cudaError_t)" % (status,)
 
 
 class CUDADriverError(_StatusError):
     """A CUDA driver call failed (RMM's rmm._cuda.gpu.CUDADriverError); ``status`` is the CUresult."""
+
+    @staticmethod
+    def _describe(status):
+        """RMM's message, "CUDA_ERROR_INVALID_DEVICE: invalid device ordinal", through
+        cuda-python's cuGetErrorName and cuGetErrorString, which need the driver; without it the
+        CUresult's name alone (RMM's constructor raises there), and without cuda-python, or for
+        a number CUDA does not know, the number."""
+        try:
+            from cuda.bindings import driver
+        except ImportError:
+            return "CUDA driver error %s (CUresult)" % (status,)
+        try:
+            err, name = driver.cuGetErrorName(status)
+            err2, text = driver.cuGetErrorString(status)
+            if int(err) == 0 and int(err2) == 0:
+                return "%s: %s" % (name.decode(), text.decode())
+        except Exception:  # (no driver: cuda-python cannot load libcuda)
+            pass
+        return _enum_name(driver.CUresult, status) or "CUDA driver error %s (CUresult)" % (status,)
 
 
 class InvalidDeviceError(InvalidArgumentError, CUDARuntimeError):
