@@ -53,8 +53,7 @@ from .rmm import (  # noqa: F401
 )
 
 # the RMM API level it follows (26.10), then rmmh's own version: for code that checks rmm.__version__
-__version__ = "26.10.0+rmmh.0.1.0"
-__git_commit__ = ""
+from ._version import __git_commit__, __version__  # noqa: E402  (RMM's rmm._version)
 
 #: "cuda" or "host": the native library this process loaded (RMMH_BACKEND).
 BACKEND = _lib.BACKEND

@@ -130,6 +130,20 @@ def test_mr_star_import_gives_experimental():
     assert "experimental" not in _memory_resource.__all__  # (the module has none of that name)
 
 
+def test_rmm_s_other_module_paths_import():
+    """rmm._version (RMM's __version__ and __git_commit__, which rmm/__init__ imports from it) and
+    rmm.pylibrmm.utils (whose one function, as_stream, is Cython-level only in RMM: the module has
+    no Python names) import, as RMM 26.10's modules do (missing until 2026-12-03, an API audit's
+    find)."""
+    import importlib
+    version = importlib.import_module("rmmh._version")
+    assert (version.__version__, version.__git_commit__) == (rmm.__version__, rmm.__git_commit__)
+    assert version.__all__ == ["__git_commit__", "__version__"]
+    utils = importlib.import_module("rmmh.pylibrmm.utils")
+    assert rmm.pylibrmm.utils is utils
+    assert not [n for n in vars(utils) if not n.startswith("_")]
+
+
 def test_pylibrmm_exports_what_rmm_s_does():
     """rmm.pylibrmm's names and __all__ as RMM 26.10's (CudaStreamPool and CudaStreamFlags were
     missing until 2026-11-30, a red team's find), and rmm.pylibrmm.stream._OwningStream."""
