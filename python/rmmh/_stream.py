@@ -13,6 +13,7 @@ handle is a ValueError there (rmm.h would dereference it).
 """
 import ctypes
 import functools
+import inspect
 import itertools
 import sys
 import weakref
@@ -143,6 +144,13 @@ class Stream:
         except BaseException:
             del self._inited
             raise
+
+    # inspect.signature(Stream) reads __new__ (it comes first): RMM's, (obj=None, flags=None), the
+    # signature of __init__, which does the work; __new__ takes any arguments, for subclasses
+    __new__.__signature__ = inspect.Signature([
+        inspect.Parameter("cls", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+        inspect.Parameter("obj", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None),
+        inspect.Parameter("flags", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None)])
 
     @classmethod
     def _from_handle(cls, handle, owner=None):

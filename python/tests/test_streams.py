@@ -174,3 +174,28 @@ def test_a_stream_pool_made_by_new_alone_raises_not_initialized():
         pool.__init__(2)
     del pool
     gc.collect()
+
+
+def test_stream_signature_is_rmm_s():
+    """inspect.signature(Stream) is RMM's, (obj=None, flags=None) (it was (*args, **kwargs),
+    __new__'s, until 2026-12-03: an API audit's find), for help(), IDEs and code that reads it; a
+    subclass with an __init__ of its own shows that one, one without shows Stream's."""
+    import inspect
+    from rmmh.pylibrmm.stream import Stream
+    sig = inspect.signature(Stream)
+    assert list(sig.parameters) == ["obj", "flags"]
+    assert all(p.default is None and p.kind is p.POSITIONAL_OR_KEYWORD
+               for p in sig.parameters.values())
+    sig.bind(rmm.DEFAULT_STREAM)  # (what the signature accepts, Stream accepts)
+    Stream(*sig.bind().args)
+
+    class Plain(Stream):
+        pass
+
+    class Own(Stream):
+        def __init__(self, name, *, flags=None):
+            super().__init__(flags=flags)
+
+    assert inspect.signature(Plain) == sig
+    assert list(inspect.signature(Own).parameters) == ["name", "flags"]
+    assert not Own("x").is_default() and Plain().handle not in (0, 1, 2)
