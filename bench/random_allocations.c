@@ -37,7 +37,9 @@
                    cudaStreamCreateWithFlags), each keeping 100 live
                    blocks of log-uniform sizes in [256 B, 1 MiB]; each step frees a random block of
                    its own and allocates another. ns_per_pair = wall time / pairs of all threads.
-                   Raw cudaMallocAsync uses each thread's stream.
+                   Raw cudaMallocAsync uses each thread's stream. --threads N (1-64) runs it with N
+                   threads instead, named threadsN (each thread's steps as with 16): how one
+                   allocator's aggregate cost moves with the number of threads.
      rmm_random_NxS  RMM's benchmarks/random_allocations: 2N steps; once something is live, 73 % of
                    steps allocate (if fewer than N allocations were made so far and live bytes +
                    size stay below the budget) and the others free a uniformly random live block;
@@ -183,6 +185,7 @@ static int do_sync(rmm_stream s, char *err) {
    synchronizes, or waits for another stream that is held) would wait for the release forever. Such
    a run is reported as not measured. */
 static int g_lag;
+static int g_threads = 16; /* --threads: the threads workload's thread count */
 #define LAG_MAX_NS 10000000000ull /* (above a repetition's cap of 2 s, with room for threads16's start barrier) */
 typedef struct lag {
     int released;
@@ -785,8 +788,9 @@ out:
 
 
 static void usage(const char *argv0) {
-    printf("usage: %s [--quick] [--stream default|created|foreign] [--workload NAME[,NAME..]] [--resource NAME[,NAME..]] [--reps N] [--lag]\n"
-           "  workloads: lifo_256B lifo_1MiB churn_small churn_mixed threads16 rmm_random (prefix selects all)\n"
+    printf("usage: %s [--quick] [--stream default|created|foreign] [--workload NAME[,NAME..]] [--resource NAME[,NAME..]] [--reps N] [--lag] [--threads N]\n"
+           "  workloads: lifo_256B lifo_1MiB churn_small churn_mixed threads16 rmm_random (prefix selects all; threads16 is\n"
+           "             threadsN with --threads N, 1-64)\n"
            "  resources: cudaMalloc cudaMallocAsync pool pool(outlive) binning arena arena(outlive) fixed\n",
            argv0);
 }
@@ -806,6 +810,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--workload") && i + 1 < argc) wfilter = argv[++i];
         else if (!strcmp(argv[i], "--resource") && i + 1 < argc) rfilter = argv[++i];
         else if (!strcmp(argv[i], "--lag")) g_lag = 1;
+        else if (!strcmp(argv[i], "--threads") && i + 1 < argc && atoi(argv[i + 1]) >= 1 && atoi(argv[i + 1]) <= 64) g_threads = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc) g_reps = g_slow_reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--stream") && i + 1 < argc && (!strcmp(argv[i + 1], "default") || !strcmp(argv[i + 1], "created") || !strcmp(argv[i + 1], "foreign"))) g_stream_kind = argv[++i];
         else {
@@ -863,8 +868,8 @@ int main(int argc, char **argv) {
     ws[nw].type = W_CHURN, ws[nw].lo = 256, ws[nw].hi = g_host ? MIB : 64 * MIB, ws[nw].live = 1000, ws[nw].steps = 50000 / steps_div;
     if (g_host) fmt(ws[nw].note, sizeof ws[nw].note, "host backend: sizes [256 B, 1 MiB] instead of [256 B, 64 MiB]");
     nw++;
-    fmt(ws[nw].name, sizeof ws[nw].name, "threads16");
-    ws[nw].type = W_THREADS, ws[nw].lo = 256, ws[nw].hi = MIB, ws[nw].live = 100, ws[nw].threads = 16, ws[nw].steps = 20000 / steps_div;
+    fmt(ws[nw].name, sizeof ws[nw].name, "threads%d", g_threads);
+    ws[nw].type = W_THREADS, ws[nw].lo = 256, ws[nw].hi = MIB, ws[nw].live = 100, ws[nw].threads = g_threads, ws[nw].steps = 20000 / steps_div;
     nw++;
     for (k = 0; k < (int)(sizeof random_params / sizeof random_params[0]); k++) {
         workload *w = &ws[nw++];
