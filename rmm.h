@@ -11729,6 +11729,33 @@ RMM__PRIVATE rmm_status rmm__fixed_live(rmm_resource *mr, rmm__live_list *live) 
 #define rmm__fixed_live NULL
 #endif
 
+/* Whether mr is an arena, and whether its one allocation holds ptr (defined with the arena; false
+   without it). O(1). */
+RMM__PRIVATE bool rmm__is_arena(const rmm_resource *mr);
+RMM__PRIVATE bool rmm__arena_holds(rmm_resource *mr, const void *ptr);
+/* Whether ptr lies in memory that sub-allocator mr (a fixed-size resource, a pool's live or parked
+   block, an arena's one allocation) holds; false for other resources and when its lock is this
+   thread's already. Outside the binning section, which uses it most, since rmmFinalize does too
+   (under RMM_NO_BINNING it was left out, and the header did not build). */
+RMM__PRIVATE bool rmm__suballocator_holds(rmm_resource *mr, const void *ptr) {
+    bool owns = false;
+    if (rmm__is_arena(mr)) return rmm__arena_holds(mr, ptr);
+    if (mr->vtable == &rmm__fixed_vtable) {
+        if (!rmm__spin_lock(&((rmm__fixed *)mr)->so.lock)) return false;
+        owns = rmm__fixed_owns((rmm__fixed *)mr, ptr);
+        rmm__spin_unlock(&((rmm__fixed *)mr)->so.lock);
+    }
+#if !defined(RMM_NO_POOL)
+    if (mr->vtable == &rmm__pool_vtable) {
+        rmm__pool *pool = (rmm__pool *)mr;
+        if (!rmm__spin_lock(&pool->so.lock)) return false;
+        owns = rmm__addr_map_find(&pool->used, (uintptr_t)ptr) != NULL;
+        rmm__spin_unlock(&pool->so.lock);
+    }
+#endif
+    return owns;
+}
+
 /* ======================================================================================= */
 /* ==== binning: requests routed to the smallest bin that fits ========================== */
 /* ======================================================================================= */ /* >>binning */
@@ -11848,31 +11875,6 @@ RMM__PRIVATE rmm_status rmm__binning_allocate(rmm_resource *self, void **ptr, si
        rmm_binning_add_bin may still follow it (API.md audit, session 31) */
     if (RMM__UNLIKELY(!RMM__ATOMIC_LOAD_RELAXED(&b->started)) && st == RMM_SUCCESS) RMM__ATOMIC_STORE(&b->started, 1);
     return st;
-}
-/* Whether mr is an arena, and whether its one allocation holds ptr (defined with the arena; false
-   without it). O(1). */
-RMM__PRIVATE bool rmm__is_arena(const rmm_resource *mr);
-RMM__PRIVATE bool rmm__arena_holds(rmm_resource *mr, const void *ptr);
-/* Whether ptr lies in memory that sub-allocator mr (a fixed-size resource, a pool's live or parked
-   block, an arena's one allocation) holds; false for other resources and when its lock is this
-   thread's already. */
-RMM__PRIVATE bool rmm__suballocator_holds(rmm_resource *mr, const void *ptr) {
-    bool owns = false;
-    if (rmm__is_arena(mr)) return rmm__arena_holds(mr, ptr);
-    if (mr->vtable == &rmm__fixed_vtable) {
-        if (!rmm__spin_lock(&((rmm__fixed *)mr)->so.lock)) return false;
-        owns = rmm__fixed_owns((rmm__fixed *)mr, ptr);
-        rmm__spin_unlock(&((rmm__fixed *)mr)->so.lock);
-    }
-#if !defined(RMM_NO_POOL)
-    if (mr->vtable == &rmm__pool_vtable) {
-        rmm__pool *pool = (rmm__pool *)mr;
-        if (!rmm__spin_lock(&pool->so.lock)) return false;
-        owns = rmm__addr_map_find(&pool->used, (uintptr_t)ptr) != NULL;
-        rmm__spin_unlock(&pool->so.lock);
-    }
-#endif
-    return owns;
 }
 RMM__PRIVATE rmm_status rmm__graph_walk(rmm_resource *mr, const rmm_resource *target, int nesting, size_t *steps, const char *fn, bool *found);
 /* Whether the graph below `from` (upstreams and bins) holds r; true too when it is too big to
