@@ -1072,7 +1072,7 @@ RMMDEF rmm_status rmm_binning_add_bin(rmm_resource *binning, size_t allocation_b
 /* >>arena */
 typedef struct rmm_arena_desc {
     size_t arena_bytes;        /* default 0: half of the free device memory, aligned down to 256 */
-    size_t superblock_bytes;   /* default 0: 1 MiB. Multiple of 256. */
+    size_t superblock_bytes;   /* default 1 MiB (0 means the same). Multiple of 256. */
     bool streams_outlive_arena; /* default false. true promises that no stream used with the arena is
                                    destroyed before it: per-stream arenas are then found by handle,
                                    without asking the stream's id (cuStreamGetId: about 17 ns on an
