@@ -2,12 +2,13 @@
 
    A device buffer is untyped device memory that remembers its size, capacity, stream, resource
    and device. This example creates one from host data, grows it with resize (the contents are
-   kept), copies it, shrinks it with shrink_to_fit and releases it. Then a typed uvector of doubles
-   made with RMM_DEVICE_UVECTOR_TYPED(f64, double): set and get elements, resize, release. Then a
-   scalar: one value in device memory, set and read back. All memory comes from the current device
-   resource (mr NULL) and all copies are stream-ordered on one stream; device memory is never
-   dereferenced on the host: values come back through rmm_device_uvector_get_element and
-   rmm_device_scalar_get_value, which copy and synchronize the stream.
+   kept), shrinks it with resize and then shrink_to_fit, copies it and releases it. Then a typed
+   uvector of doubles made with RMM_DEVICE_UVECTOR_TYPED(f64, double): set and get elements,
+   resize, release. Then a scalar: one value in device memory, set and read back. All memory
+   comes from the current device resource (mr NULL) and all copies are stream-ordered on one
+   stream; device memory is never dereferenced on the host: values come back through
+   rmm_device_uvector_get_element and rmm_device_scalar_get_value, which copy and synchronize the
+   stream.
 
    Build and run from the repository root:
        make build/examples/host/01_device_buffer && build/examples/host/01_device_buffer
