@@ -1310,9 +1310,11 @@ RMMDEF rmm_status rmm_set_device(int device);
    INVALID_ARGUMENT iff value is NULL, CUDA for an attribute or device the runtime rejects; then
    *value is 0 and, if cuda_error is not NULL, *cuda_error the CUDA error code (cudaErrorInvalidValue
    1, cudaErrorInvalidDevice 101; 0 on success). The host backend answers for its simulated devices
-   as an H100-like GPU with the capabilities it implements (memory pools exporting POSIX file
-   descriptors, concurrent managed access, unified addressing; no pageable memory access); any
-   other attribute is 0. Thread-safe; one CUDA call. */
+   as an H100-like GPU: an H100's limits (1024 threads a block, warp size 32, 132 multiprocessors,
+   compute capability 9.0, ...) and the capabilities it implements (memory pools exporting POSIX
+   file descriptors, concurrent managed access, unified addressing; no pageable memory access, not
+   integrated); an attribute its table (rmm__host_attributes, >>platform) does not list is 0.
+   Thread-safe; one CUDA call. */
 RMMDEF rmm_status rmm_device_get_attribute(int attribute, int device, int *value, int *cuda_error);
 /* The CUDA runtime's and the driver's versions (cudaRuntimeGetVersion, cudaDriverGetVersion; 13000
    for 13.0). The driver's is 0 where no driver is installed; a version that cannot be read is 0 and

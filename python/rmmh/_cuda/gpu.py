@@ -141,10 +141,12 @@ def getDeviceAttribute(attr, device):
     cudaDevAttrConcurrentManagedAccess). Raises CUDARuntimeError when CUDA refuses (an unknown
     attribute, a device that does not exist); its ``status`` is then the cudaError_t number.
 
-    On the host backend the answer describes the simulated device (see rmmh_device_attribute in
-    src/rmmh.c): memory pools supported, exporting POSIX file descriptors only (handle types 1);
-    managed memory with concurrent managed access; unified addressing; compute capability 9.0;
-    no pageable memory access; not integrated; any attribute not listed there is 0.
+    On the host backend the answer describes the simulated device (rmm.h's rmm__host_attributes,
+    which rmmh_device_attribute in src/rmmh.c reads through rmm_device_get_attribute): an H100's
+    limits (1024 threads a block, warp size 32, 132 multiprocessors, ...); memory pools supported,
+    exporting POSIX file descriptors only (handle types 1); managed memory with concurrent managed
+    access; unified addressing; compute capability 9.0; no pageable memory access; not
+    integrated; any attribute not listed there is 0.
     """
     a = _lib.as_int(attr, "attr")
     d = _lib.as_int(device, "device")
