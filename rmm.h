@@ -1514,7 +1514,8 @@ RMMDEF rmm_status rmm_device_scalar_release(rmm_device_scalar *s);
    the caller's restored), so a pointer not freed before it is invalid after it; if such a
    block's free fails, it still finalizes, and returns that failure's status, the message counting
    the blocks lost (and a warning in the debug log); in pool mode a block whose free fails but that is still the pool's (its
-   free ran out of host memory) is not lost: it goes back with the pool's chunks; if the pool cannot give a chunk back, it still
+   free ran out of host memory) is not lost: it goes back with the pool's chunks (but one refused as CORRUPTION, RMM_DEBUG_MARGIN
+   finding a write past its end, is still reported: CORRUPTION unless another failure is returned); if the pool cannot give a chunk back, it still
    finalizes and returns that failure's status ("the pool could not give all its memory back"); while a free through the
    legacy resource waits for rmm_capture_end (rmmFree on a stream registered for capture), or would
    (RMM_STREAM_DEFAULT, which it frees on, registered), rmmFinalize is INVALID_ARGUMENT and does
@@ -15021,11 +15022,12 @@ RMM__IMPL rmmError_t rmmFinalize(void) {
     { /* blocks still allocated go back, through the resource rmmAlloc used: in pool mode too, since a
          block a graph pool served (rmmAlloc on a stream registered for a capture) is not the pool's,
          and destroying the pool left it live in the graph pool for good (red team 47) */
-        size_t i, lost = 0, lost_bytes = 0, blocks = rmm__legacy.sizes.count;
-        char first[320];
+        size_t i, lost = 0, lost_bytes = 0, corrupt = 0, blocks = rmm__legacy.sizes.count;
+        char first[320], first_corrupt[320], also[512];
         int first_cuda = 0;
         rmm__kept_error kept;
         rmm__error_keep(&kept);
+        also[0] = '\0';
         for (i = 0; rmm__legacy.sizes.slots && i <= rmm__legacy.sizes.mask; i++) {
             const rmm__addr_slot *e = &rmm__legacy.sizes.slots[i];
             rmm_status failed;
@@ -15033,7 +15035,13 @@ RMM__IMPL rmmError_t rmmFinalize(void) {
             if (rmm__legacy.pool && rmm__suballocator_holds(rmm__legacy.pool, (void *)e->key)) {
                 /* still a block of the pool (its free ran out of host memory, say): it goes back
                    with the pool's chunks below, whose failure is reported there (until 2026-12-03
-                   it was reported lost here too, memory that came back) */
+                   it was reported lost here too, memory that came back); a free refused as
+                   CORRUPTION (RMM_DEBUG_MARGIN: a write past the block's end) is still reported
+                   below, as CORRUPTION (a review's find, 2026-12-03: it was swallowed, SUCCESS) */
+                if (failed == RMM_ERROR_CORRUPTION && corrupt++ == 0) {
+                    snprintf(first_corrupt, sizeof first_corrupt, "%p (%zu bytes): %s", (void *)e->key, (size_t)(uintptr_t)e->value, rmm_last_error());
+                    first_corrupt[rmm__utf8_cut(first_corrupt, strlen(first_corrupt))] = '\0';
+                }
                 RMM__LOG(RMM_LOG_LEVEL_DEBUG, "rmmFinalize: the free of %p (%zu bytes) failed; it goes back with the pool: %s", (void *)e->key,
                          (size_t)(uintptr_t)e->value, rmm_last_error());
                 rmm__error_back(&kept); /* (and leaves no failure behind) */
@@ -15047,9 +15055,15 @@ RMM__IMPL rmmError_t rmmFinalize(void) {
             }
             lost_bytes += (size_t)(uintptr_t)e->value;
         }
+        if (corrupt) /* (their memory goes back with the pool: not lost, but the program wrote past them) */
+            snprintf(also, sizeof also, "%zu of the %zu blocks still allocated were refused as corrupted as they were freed (their memory goes back with the pool); the first, %s",
+                     corrupt, blocks, first_corrupt);
         if (lost) { /* (finalized all the same: the layer forgets them, as a retry could not reach them; a red team's find, 2026-11-29: this was SUCCESS) */
-            (void)rmm__fail_cuda(first_cuda, st, "rmmFinalize: %zu of the %zu blocks still allocated (%zu bytes) could not be given back, lost; the first, %s",
-                                 lost, blocks, lost_bytes, first);
+            (void)rmm__fail_cuda(first_cuda, st, "rmmFinalize: %zu of the %zu blocks still allocated (%zu bytes) could not be given back, lost; the first, %s%s%s",
+                                 lost, blocks, lost_bytes, first, corrupt ? "; and " : "", also);
+            RMM__LOG(RMM_LOG_LEVEL_WARN, "%s", rmm_last_error());
+        } else if (corrupt) {
+            st = rmm__fail(RMM_ERROR_CORRUPTION, "rmmFinalize: %s", also);
             RMM__LOG(RMM_LOG_LEVEL_WARN, "%s", rmm_last_error());
         }
     }

@@ -197,6 +197,32 @@ TEST(many_live_blocks_one_bad) {
     rmm_resource_destroy(pool);
 }
 
+/* rmmFinalize in pool mode frees the blocks still allocated: one written past its end is refused
+   (CORRUPTION) but is still the pool's, so its memory goes back with the pool's chunks; the write
+   is still reported, CORRUPTION (2f61867 counted such a block as not lost and returned SUCCESS,
+   the overrun swallowed; before it, CORRUPTION, reported as lost). A clean one beside it is freed. */
+TEST(legacy_finalize_reports_a_pool_block_written_past_its_end) {
+    rmmOptions_t opt;
+    void *bad = NULL, *good = NULL;
+    NEED_GPU();
+    memset(&opt, 0, sizeof opt);
+    opt.allocation_mode = PoolAllocation;
+    opt.initial_pool_size = 1 << 20;
+    CHECK_OK(rmmInitialize(&opt));
+    CHECK_OK(rmmAlloc(&bad, 1000, RMM_STREAM_DEFAULT, __FILE__, __LINE__));
+    CHECK_OK(rmmAlloc(&good, 2000, RMM_STREAM_DEFAULT, __FILE__, __LINE__));
+    CHECK_OK(poke(bad, 1000, 0x42, RMM_STREAM_DEFAULT));
+    (void)rmm_set_last_error(RMM_SUCCESS, NULL); /* (no earlier test's message to match below) */
+    CHECK_STATUS(rmmFinalize(), RMM_ERROR_CORRUPTION);
+    CHECK(strstr(rmm_last_error(), "written past its end") != NULL);
+    CHECK(strstr(rmm_last_error(), "0x42") != NULL);
+    CHECK(strstr(rmm_last_error(), "goes back with the pool") != NULL);
+    CHECK(strstr(rmm_last_error(), "lost") == NULL);
+    CHECK(!rmmIsInitialized(NULL));
+    CHECK_OK(rmmInitialize(&opt)); /* and it may start again */
+    CHECK_OK(rmmFinalize());
+}
+
 TEST(plain_resources_have_nothing_to_check) {
     /* the CUDA (or host) resource keeps no margins: nothing to check, and that is a success */
     NEED_GPU();
@@ -610,6 +636,7 @@ int main(void) {
     RUN(binning_bins_and_upstream_overrun);
     RUN(adaptors_are_looked_through);
     RUN(many_live_blocks_one_bad);
+    RUN(legacy_finalize_reports_a_pool_block_written_past_its_end);
     RUN(plain_resources_have_nothing_to_check);
     RUN(nowait_calls_refuse_with_margins);
 #if defined(RMM_BACKEND_HOST)
