@@ -318,3 +318,37 @@ def test_a_refused_finalize_leaves_the_arrays_finalizers_armed(config):
     with pytest.raises(RMMError) as e:
         librmm.rmmFree(a)  # freed already
     assert e.value.errcode == "RMM_ERROR_INVALID_ARGUMENT"
+
+
+def test_a_refused_finalize_undoes_no_other_thread_s_finalize(config, monkeypatch):
+    """A refused finalize() puts its session back only if no finalize() ran meanwhile: one on
+    another thread while the refused call asks is_initialized() (a C call, which lets the GIL go)
+    ended the session, and the old session's arrays must not free by address in the next one
+    (the session was compared before that call and put back after it: a review's find). The other
+    thread's finalize() and initialize() are stood in for inside is_initialized()."""
+    from rmmh.librmm_cffi import _LibRMM
+    a = librmm.rmmAlloc(4096)
+    fin = librmm._make_finalizer(a, 0)
+    real = type(librmm).is_initialized
+    others = []
+
+    def is_initialized(self):
+        if not others:  # another thread: finalize() (the session moves on), then initialize()
+            others.append(_LibRMM._session)
+            _LibRMM._session += 1
+        return real(self)
+
+    gp = rmm.GraphPool("64KiB", upstream=rmm.mr.CudaMemoryResource())
+    with gp.capture(rmm.DEFAULT_STREAM):
+        monkeypatch.setattr(type(librmm), "is_initialized", is_initialized)
+        with pytest.raises(RMMError, match="rmm_capture_end"):
+            librmm.finalize()
+        monkeypatch.undo()
+    gp.release()
+    assert others and _LibRMM._session == others[0] + 1  # the other thread's session stands
+    freed = []
+    monkeypatch.setattr(type(librmm), "rmmFree", lambda self, addr, stream=0: freed.append(addr))
+    fin()  # an array of the ended session: nothing freed
+    assert freed == []
+    monkeypatch.undo()
+    librmm.rmmFree(a)

@@ -142,8 +142,12 @@ class _LibRMM:
             # session stayed counted ended, and every array made before the refusal kept its
             # block until the next finalize). One whose finalizer ran during the refused call
             # keeps its block until then. A finalize that fails having finalized (blocks it
-            # could not give back) ends the session.
-            if _LibRMM._session == session + 1 and self.is_initialized():
+            # could not give back) ends the session. is_initialized() is asked first: it lets the
+            # GIL go (a C call), and a finalize() on another thread meanwhile moves the session on,
+            # which the comparison then sees; asked between the comparison and the store, it let
+            # that session be undone, and the old arrays' finalizers free by address in the next
+            # (a review's find, 2026-12-03)
+            if self.is_initialized() and _LibRMM._session == session + 1:
                 _LibRMM._session = session
             raise
 
