@@ -800,6 +800,10 @@ class BinningMemoryResource(UpstreamResourceAdaptor):
         upstream = self._set_upstream(upstream_mr)
         lo = _lib.as_int(min_size_exponent, "min_size_exponent")
         hi = _lib.as_int(max_size_exponent, "max_size_exponent")
+        for v, name in ((lo, "min_size_exponent"), (hi, "max_size_exponent")):
+            if not -128 <= v <= 127:  # (RMM's are int8_t: its conversion raises before any rule)
+                raise OverflowError("BinningMemoryResource: %s %d does not fit in int8_t (RMM's "
+                                    "type for it)" % (name, v))
         if lo == -1 or hi == -1 or lo > hi:
             lo = hi = 0  # no automatic bins (RMM makes none for an empty range either)
             sizes = ()

@@ -350,6 +350,16 @@ def test_binning_no_bins_and_bad_exponents():
         rmm.mr.BinningMemoryResource(rmm.mr.CudaMemoryResource(), 10, 50)
 
 
+@pytest.mark.parametrize("args", [(200,), (-129,), (3, 128), (128, -1)])
+def test_binning_exponents_are_rmm_s_int8(args):
+    """RMM's exponents are int8_t: a value outside -128..127 is an OverflowError there, before any
+    range rule; rmmh took BinningMemoryResource(mr, 200) as a resource with no bins (an API
+    audit's find, 2026-12-03)."""
+    with pytest.raises(OverflowError, match="int8"):
+        rmm.mr.BinningMemoryResource(rmm.mr.CudaMemoryResource(), *args)
+    rmm.mr.BinningMemoryResource(rmm.mr.CudaMemoryResource(), 127, -128)  # (in range: no bins, as RMM)
+
+
 @pytest.mark.parametrize("wrap", [lambda b: b, rmm.mr.StatisticsResourceAdaptor],
                          ids=["itself", "adaptor over it"])
 def test_binning_refuses_a_bin_that_reaches_it(wrap):
