@@ -37,9 +37,11 @@ $(BUILD)/host/%: tests/%.c $(HEADERS)
 # tests/test_examples.c runs examples in its own build (their contracts, checked where a plain run
 # cannot see a breach): rebuilt when they change
 $(addsuffix /test_examples,$(addprefix $(BUILD)/,host cuda nvcc)): examples/04_custom_resource.c examples/common.h
+# tests/test_capture_fuzz.c includes tests/test_stream_order.c for its stream-order model
+$(addsuffix /test_capture_fuzz,$(addprefix $(BUILD)/,host host-release cuda nvcc)): tests/test_stream_order.c
 # the same without RMM_DEBUG, for the tests whose host cases read a release build's behaviour too
 # (a free the backend's CUDA refuses, where RMM_DEBUG's record refuses it first; review 31)
-RELEASE_HOST = test_core test_reliability test_adaptors test_containers
+RELEASE_HOST = test_core test_reliability test_adaptors test_containers test_capture_fuzz
 $(BUILD)/host-release/%: tests/%.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -g -O1 $(SAN) -DRMM_BACKEND_HOST $< -o $@ -lpthread

@@ -166,8 +166,8 @@ gpu_pid=
 if [ ${#gpu_queue[@]} -gt 0 ]; then gpu_worker "${gpu_queue[@]}" & gpu_pid=$!; fi
 # the longest jobs first, so that the tail of the run is short: the Python suites, then the rest
 ordered=()
-for id in "${cpu_queue[@]}"; do case $(sed -n 2p "$res_dir/$id.job") in python/*|host/threads_*|host/test_stream_order|tsan/*|fuzz/*) ordered+=("$id");; esac; done
-for id in "${cpu_queue[@]}"; do case $(sed -n 2p "$res_dir/$id.job") in python/*|host/threads_*|host/test_stream_order|tsan/*|fuzz/*) ;; *) ordered+=("$id");; esac; done
+for id in "${cpu_queue[@]}"; do case $(sed -n 2p "$res_dir/$id.job") in python/*|host/threads_*|host/test_stream_order|host*/test_capture_fuzz|tsan/*|fuzz/*) ordered+=("$id");; esac; done
+for id in "${cpu_queue[@]}"; do case $(sed -n 2p "$res_dir/$id.job") in python/*|host/threads_*|host/test_stream_order|host*/test_capture_fuzz|tsan/*|fuzz/*) ;; *) ordered+=("$id");; esac; done
 for id in "${ordered[@]+"${ordered[@]}"}"; do
     # JOBS at a time in all: the GPU worker, while it runs, takes one of them
     while :; do
