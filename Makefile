@@ -24,7 +24,7 @@ THREADED  = $(basename $(notdir $(wildcard tests/threads_*.c)))
 EXAMPLES_C  = $(basename $(notdir $(wildcard examples/*.c)))
 EXAMPLES_CU = $(basename $(notdir $(wildcard examples/*.cu)))
 BENCHES   = $(basename $(notdir $(wildcard bench/*.c)))
-HEADERS   = rmm.h $(wildcard rmm_cuda.h) tests/harness.h tests/blocks.h tests/refusing.h tests/liar.h
+HEADERS   = rmm.h $(wildcard rmm_cuda.h) tests/harness.h tests/blocks.h tests/refusing.h tests/liar.h tests/host_fail.h
 
 .PHONY: all test test-long test-build examples lib bench fuzz clean demo sanitize
 RMM_TEST_LONG ?= 0

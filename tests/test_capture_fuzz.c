@@ -42,15 +42,7 @@
 #define _DEFAULT_SOURCE 1
 #include <stdarg.h>
 #include <stdlib.h>
-/* Host memory that runs out on purpose: while host_fail_nth is not 0, the library's nth host
-   allocation from now fails. */
-static int host_fail_nth;
-static int host_fails(void) { return host_fail_nth && --host_fail_nth == 0; }
-static void *test_sys_malloc(size_t n) { return host_fails() ? NULL : malloc(n); }
-static void *test_sys_realloc(void *p, size_t n) { return host_fails() ? NULL : realloc(p, n); }
-#define RMM_SYS_MALLOC(n) test_sys_malloc(n)
-#define RMM_SYS_REALLOC(p, n) test_sys_realloc(p, n)
-#define RMM_SYS_FREE(p) free(p)
+#include "host_fail.h" /* host memory that runs out on purpose (host_fail_nth) */
 #define STREAM_ORDER_MODEL_ONLY /* the model, the checker and their helpers; not its cases */
 #include "test_stream_order.c"
 

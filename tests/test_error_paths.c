@@ -8,13 +8,7 @@
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE 1
 #include <stdlib.h>
-static int host_fail_nth; /* not 0: the library's nth host request from now fails */
-static int host_fails(void) { return host_fail_nth && --host_fail_nth == 0; }
-static void *test_sys_malloc(size_t n) { return host_fails() ? NULL : malloc(n); }
-static void *test_sys_realloc(void *p, size_t n) { return host_fails() ? NULL : realloc(p, n); }
-#define RMM_SYS_MALLOC(n) test_sys_malloc(n)
-#define RMM_SYS_REALLOC(p, n) test_sys_realloc(p, n)
-#define RMM_SYS_FREE(p) free(p)
+#include "host_fail.h"
 #define RMM_IMPLEMENTATION
 #include "../rmm.h"
 #include "../rmm_cuda.h"
@@ -1045,49 +1039,13 @@ TEST(legacy_size_records_out_of_host_memory) {
     CHECK(rmmFinalize() == RMM_SUCCESS);
 }
 
-/* rmmFinalize in pool mode with every block freed, the nth host request of the pool's destroy
-   failing (the event of a stream's wait): every chunk went back upstream all the same, and
-   rmmFinalize reported the pool's memory lost (OUT_OF_MEMORY, "could not give all its memory
-   back"), reading the failed wait, which loses nothing, as a chunk's failed free. A failure now
-   means memory that did not come back. */
-TEST(legacy_finalize_out_of_host_memory_in_the_pool_s_destroy) {
-    int n, fired = 1, waits = 0;
-    for (n = 1; n < 100 && fired; n++) {
-        rmmOptions_t opt;
-        rmm_stream s = NULL;
-        void *a = NULL, *b = NULL;
-        size_t before = device_free();
-        rmm_status st;
-        memset(&opt, 0, sizeof opt);
-        opt.allocation_mode = PoolAllocation;
-        opt.initial_pool_size = 1 << 20;
-        CHECK_OK(rmm_stream_create(&s));
-        CHECK(rmmInitialize(&opt) == RMM_SUCCESS);
-        CHECK(rmmAlloc(&a, 1000, RMM_STREAM_DEFAULT, __FILE__, __LINE__) == RMM_SUCCESS);
-        CHECK(rmmAlloc(&b, 4 * MiB, s, __FILE__, __LINE__) == RMM_SUCCESS); /* (a growth, a state of s's) */
-        CHECK(rmmFree(b, s, __FILE__, __LINE__) == RMM_SUCCESS);
-        CHECK(rmmFree(a, RMM_STREAM_DEFAULT, __FILE__, __LINE__) == RMM_SUCCESS);
-        host_fail_nth = n;
-        st = rmmFinalize();
-        fired = host_fail_nth == 0;
-        host_fail_nth = 0;
-        waits += fired;
-        CHECK(!rmmIsInitialized(NULL));
-        CHECK(device_free() == before); /* every chunk back */
-        CHECK_OK(st);                   /* so nothing is reported lost */
-        if (st != RMM_SUCCESS) printf("  (request %d: %s: %s)\n", n, rmm_status_string(st), rmm_last_error());
-        CHECK_OK(rmm_stream_destroy(s));
-    }
-    CHECK(waits > 0); /* the destroy asked for host memory */
-}
-
-/* rmmFinalize in pool mode with blocks still allocated, the nth host request failing: a block's
-   free into the pool that ran out of host memory (its stream's free lists) left the block in the
-   pool, whose destroy then gave its chunk back all the same, and rmmFinalize reported the block
-   lost (OUT_OF_MEMORY, "could not be given back, lost"): memory that came back, reported as lost.
-   Now only a block that did not go back with the pool counts as lost. */
-TEST(legacy_finalize_out_of_host_memory_freeing_what_is_still_allocated) {
-    int n, fired = 1, failed = 0;
+/* rmmFinalize in pool mode, the nth host request of its own failing for n = 1, 2, ... until one
+   passes with none made: each time a pool of 1 MiB serves a block of 1000 bytes on the default
+   stream and one of 4 MiB on a created stream (a growth, and a state of that stream's), freed
+   first or left for rmmFinalize (`free_first`). Every chunk must come back, nothing be reported
+   lost, and the thread's error be left as it was. Returns how many requests failed on purpose. */
+static int legacy_finalize_sweep(bool free_first) {
+    int n, fired = 1, fires = 0;
     for (n = 1; n < 100 && fired; n++) {
         rmmOptions_t opt;
         rmm_stream s = NULL;
@@ -1102,12 +1060,16 @@ TEST(legacy_finalize_out_of_host_memory_freeing_what_is_still_allocated) {
         CHECK(rmmInitialize(&opt) == RMM_SUCCESS);
         CHECK(rmmAlloc(&a, 1000, RMM_STREAM_DEFAULT, __FILE__, __LINE__) == RMM_SUCCESS); /* (the default stream: its lists not made yet) */
         CHECK(rmmAlloc(&b, 4 * MiB, s, __FILE__, __LINE__) == RMM_SUCCESS);             /* (a growth, a state of s's) */
+        if (free_first) {
+            CHECK(rmmFree(b, s, __FILE__, __LINE__) == RMM_SUCCESS);
+            CHECK(rmmFree(a, RMM_STREAM_DEFAULT, __FILE__, __LINE__) == RMM_SUCCESS);
+        }
         snprintf(was, sizeof was, "%s", rmm_last_error());
         host_fail_nth = n;
-        st = rmmFinalize(); /* both still allocated: freed there, on the default stream */
+        st = rmmFinalize(); /* (blocks still allocated: freed there, on the default stream) */
         fired = host_fail_nth == 0;
         host_fail_nth = 0;
-        failed += fired && st != RMM_SUCCESS;
+        fires += fired;
         CHECK(!rmmIsInitialized(NULL));
         CHECK(device_free() == before); /* every chunk back */
         CHECK_OK(st);                   /* so nothing is reported lost */
@@ -1116,8 +1078,25 @@ TEST(legacy_finalize_out_of_host_memory_freeing_what_is_still_allocated) {
         CHECK(st != RMM_SUCCESS || strcmp(was, rmm_last_error()) == 0); /* and no failure left behind (the thread's error as it was) */
         CHECK_OK(rmm_stream_destroy(s));
     }
-    CHECK(n > 2); /* rmmFinalize asked for host memory */
-    (void)failed;
+    return fires;
+}
+
+/* rmmFinalize in pool mode with every block freed, the nth host request of the pool's destroy
+   failing (the event of a stream's wait): every chunk went back upstream all the same, and
+   rmmFinalize reported the pool's memory lost (OUT_OF_MEMORY, "could not give all its memory
+   back"), reading the failed wait, which loses nothing, as a chunk's failed free. A failure now
+   means memory that did not come back. */
+TEST(legacy_finalize_out_of_host_memory_in_the_pool_s_destroy) {
+    CHECK(legacy_finalize_sweep(true) > 0); /* the destroy asked for host memory */
+}
+
+/* rmmFinalize in pool mode with blocks still allocated, the nth host request failing: a block's
+   free into the pool that ran out of host memory (its stream's free lists) left the block in the
+   pool, whose destroy then gave its chunk back all the same, and rmmFinalize reported the block
+   lost (OUT_OF_MEMORY, "could not be given back, lost"): memory that came back, reported as lost.
+   Now only a block that did not go back with the pool counts as lost. */
+TEST(legacy_finalize_out_of_host_memory_freeing_what_is_still_allocated) {
+    CHECK(legacy_finalize_sweep(false) > 0); /* rmmFinalize asked for host memory */
 }
 
 /* rmm_binning_create with bins to make: each bin's host memory failing in turn. */
