@@ -14917,6 +14917,13 @@ RMM__PRIVATE void rmm__legacy_refile(const rmm_resource *mr, void *ptr, size_t b
         RMM__LOG(RMM_LOG_LEVEL_ERROR, "rmm_capture_end: out of host memory to file the block %p (%zu bytes) with rmmFree again: lost to the legacy API", ptr, bytes);
     rmm__unlock(&rmm__legacy.lock);
 }
+/* rmmFinalize's words for a block still allocated whose free failed: "<ptr> (<bytes> bytes): <the
+   thread's last error>", cut on a whole character to fit out (RMM__LEGACY_WORDS bytes). */
+#define RMM__LEGACY_WORDS 320
+RMM__PRIVATE void rmm__legacy_block_words(char *out, const rmm__addr_slot *e) {
+    snprintf(out, RMM__LEGACY_WORDS, "%p (%zu bytes): %s", (void *)e->key, (size_t)(uintptr_t)e->value, rmm_last_error());
+    out[rmm__utf8_cut(out, strlen(out))] = '\0';
+}
 RMM__IMPL rmmError_t rmmInitialize(rmmOptions_t *options) {
     rmmOptions_t o;
     rmm_status st = RMM_SUCCESS;
@@ -15023,7 +15030,7 @@ RMM__IMPL rmmError_t rmmFinalize(void) {
          block a graph pool served (rmmAlloc on a stream registered for a capture) is not the pool's,
          and destroying the pool left it live in the graph pool for good (red team 47) */
         size_t i, lost = 0, lost_bytes = 0, corrupt = 0, blocks = rmm__legacy.sizes.count;
-        char first[320], first_corrupt[320], also[512];
+        char first[RMM__LEGACY_WORDS], first_corrupt[RMM__LEGACY_WORDS], also[512];
         int first_cuda = 0;
         rmm__kept_error kept;
         rmm__error_keep(&kept);
@@ -15039,8 +15046,7 @@ RMM__IMPL rmmError_t rmmFinalize(void) {
                    CORRUPTION (RMM_DEBUG_MARGIN: a write past the block's end) is still reported
                    below, as CORRUPTION (a review's find, 2026-12-03: it was swallowed, SUCCESS) */
                 if (failed == RMM_ERROR_CORRUPTION && corrupt++ == 0) {
-                    snprintf(first_corrupt, sizeof first_corrupt, "%p (%zu bytes): %s", (void *)e->key, (size_t)(uintptr_t)e->value, rmm_last_error());
-                    first_corrupt[rmm__utf8_cut(first_corrupt, strlen(first_corrupt))] = '\0';
+                    rmm__legacy_block_words(first_corrupt, e);
                 }
                 RMM__LOG(RMM_LOG_LEVEL_DEBUG, "rmmFinalize: the free of %p (%zu bytes) failed; it goes back with the pool: %s", (void *)e->key,
                          (size_t)(uintptr_t)e->value, rmm_last_error());
@@ -15050,8 +15056,7 @@ RMM__IMPL rmmError_t rmmFinalize(void) {
             if (lost++ == 0) {
                 st = failed;
                 first_cuda = rmm_last_cuda_error();
-                snprintf(first, sizeof first, "%p (%zu bytes): %s", (void *)e->key, (size_t)(uintptr_t)e->value, rmm_last_error());
-                first[rmm__utf8_cut(first, strlen(first))] = '\0'; /* (a cut on a whole character) */
+                rmm__legacy_block_words(first, e);
             }
             lost_bytes += (size_t)(uintptr_t)e->value;
         }
