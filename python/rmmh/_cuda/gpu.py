@@ -28,6 +28,19 @@ class _StatusError(CUDAError):
         return (type(self), (self.status, str(self)), self.__dict__)
 
 
+def _name_and_text(get_name, get_string, status):
+    """"<name>: <text>" of ``status`` from cuda-python's pair of calls (cudaGetErrorName and
+    cudaGetErrorString, or cuGetErrorName and cuGetErrorString), or None where either fails."""
+    try:
+        err, name = get_name(status)
+        err2, text = get_string(status)
+        if int(err) == 0 and int(err2) == 0:
+            return "%s: %s" % (name.decode(), text.decode())
+    except Exception:  # (no driver for the driver's pair: cuda-python cannot load libcuda)
+        pass
+    return None
+
+
 def _enum_name(enum_type, status):
     """``status``'s name in cuda-python's ``enum_type`` (a cudaError_t or CUresult), or None."""
     try:
@@ -47,15 +60,12 @@ class CUDARuntimeError(_StatusError):
         for an unknown number)."""
         try:
             from cuda.bindings import runtime
-            if _enum_name(runtime.cudaError_t, status) is None:  # ("unrecognized error code")
-                raise ValueError(status)
-            err, name = runtime.cudaGetErrorName(status)
-            err2, text = runtime.cudaGetErrorString(status)
-            if int(err) == 0 and int(err2) == 0:
-                return "%s: %s" % (name.decode(), text.decode())
-        except Exception:
-            pass
-        return "CUDA runtime error %s (cudaError_t)" % (status,)
+        except ImportError:
+            runtime = None
+        words = None
+        if runtime is not None and _enum_name(runtime.cudaError_t, status) is not None:  # (else "unrecognized error code")
+            words = _name_and_text(runtime.cudaGetErrorName, runtime.cudaGetErrorString, status)
+        return words or "CUDA runtime error %s (cudaError_t)" % (status,)
 
 
 class CUDADriverError(_StatusError):
@@ -71,14 +81,8 @@ class CUDADriverError(_StatusError):
             from cuda.bindings import driver
         except ImportError:
             return "CUDA driver error %s (CUresult)" % (status,)
-        try:
-            err, name = driver.cuGetErrorName(status)
-            err2, text = driver.cuGetErrorString(status)
-            if int(err) == 0 and int(err2) == 0:
-                return "%s: %s" % (name.decode(), text.decode())
-        except Exception:  # (no driver: cuda-python cannot load libcuda)
-            pass
-        return _enum_name(driver.CUresult, status) or "CUDA driver error %s (CUresult)" % (status,)
+        return (_name_and_text(driver.cuGetErrorName, driver.cuGetErrorString, status)
+                or _enum_name(driver.CUresult, status) or "CUDA driver error %s (CUresult)" % (status,))
 
 
 class InvalidDeviceError(InvalidArgumentError, CUDARuntimeError):
