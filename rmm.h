@@ -12605,7 +12605,10 @@ RMM__PRIVATE rmm_status rmm__arena_defragment(rmm__arena *a) {
     RMM__LOG(RMM_LOG_LEVEL_INFO, "arena %p: defragmented, %zu bytes of superblocks returned to the global arena", (void *)a, returned);
     return RMM_SUCCESS;
 }
-/* No room even after defragmenting: says why (rmm__oom_explain). `mine`: the caller's arena, if any. */
+/* No room even after defragmenting: says why (rmm__oom_explain). `mine`: the caller's arena, or NULL
+   for a block above a superblock, which only the global arena's whole superblocks serve: no arena's
+   lists could, so none counts as other streams' (a red team's find: the caller's own free memory
+   was counted so, and the verdict said "held by other streams" on the one stream ever used). */
 RMM__PRIVATE RMM__NOINLINE rmm_status rmm__arena_oom(rmm__arena *a, size_t bytes, size_t alignment, rmm_stream stream, const rmm__arena_local *mine) {
     rmm__oom_facts f;
     size_t i;
@@ -12625,7 +12628,7 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__arena_oom(rmm__arena *a, size_t bytes
             rmm__arena_local *l = (rmm__arena_local *)a->so.list[i];
             (void)rmm__spin_lock(&l->lock);
             f.free_total += l->free.free_bytes + l->pending_bytes; /* (pending: freed, waiting for its batch's event) */
-            if (l != mine) f.free_other += l->free.free_bytes + l->pending_bytes;
+            if (mine && l != mine) f.free_other += l->free.free_bytes + l->pending_bytes;
             else f.largest_free = rmm__max(f.largest_free, rmm__tlsf_largest(&l->free));
             rmm__spin_unlock(&l->lock);
         }

@@ -165,6 +165,31 @@ TEST(oom_verdict_held_by_other_streams) {
     CHECK_OK(rmm_stream_destroy(b_stream));
 }
 
+/* A block above a superblock comes only from the global arena's whole superblocks: free memory in
+   the arenas' lists, the caller's own stream's included, cannot serve it. Out of memory there on the
+   one stream that was ever used is "fragmented", not "held by other streams" (which it said, with
+   the caller's own free memory counted as other streams': a red team's find). */
+TEST(oom_verdict_large_block_on_the_only_stream) {
+    rmm_resource *arena = NULL;
+    rmm_arena_desc ad = rmm_arena_desc_default();
+    void *p[8], *q = NULL;
+    int i;
+    NEED_GPU();
+    ad.arena_bytes = 4 * MiB;
+    ad.superblock_bytes = MiB;
+    CHECK_OK(rmm_arena_create(&arena, rmm_get_current_device_resource(), &ad));
+    for (i = 0; i < 8; i++) CHECK_OK(rmm_allocate(arena, &p[i], 450 * KiB, RMM_STREAM_DEFAULT)); /* two per superblock */
+    for (i = 0; i < 8; i += 2) CHECK_OK(rmm_deallocate(arena, p[i], 450 * KiB, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmm_allocate(arena, &q, 3 * MiB / 2, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    printf("  %s\n", rmm_last_error());
+    CHECK(strstr(rmm_last_error(), "Verdict: fragmented") != NULL);
+    CHECK(strstr(rmm_last_error(), " 0 of it in other streams' lists") != NULL);
+    for (i = 1; i < 8; i += 2) CHECK_OK(rmm_deallocate(arena, p[i], 450 * KiB, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_allocate(arena, &q, 3 * MiB / 2, RMM_STREAM_DEFAULT)); /* the superblocks come back */
+    CHECK_OK(rmm_deallocate(arena, q, 3 * MiB / 2, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(arena);
+}
+
 /* RMM_DUMP_ON_OOM=PATH writes the state at an out-of-memory. */
 TEST(dump_on_oom) {
     rmm_resource *pool = NULL;
@@ -706,6 +731,7 @@ int main(void) {
     RUN(oom_verdict_fragmented);
     RUN(oom_verdict_at_the_maximum);
     RUN(oom_verdict_held_by_other_streams);
+    RUN(oom_verdict_large_block_on_the_only_stream);
     RUN(oom_verdict_fixed_size_refused_upstream);
     RUN(dump_on_oom);
     RUN(diagnostics_say_what_happened);
