@@ -1125,8 +1125,8 @@ RMMDEF rmm_status rmm_arena_create(rmm_resource **out, rmm_resource *upstream, c
    tools/rmm_plot.py read both): header "Thread,Time,Action,Pointer,Size,Stream"; Thread the
    OS thread id; Time HH:MM:SS.uuuuuu local time; Action allocate | free | allocate failure | free failure; Pointer
    as %p (0x... or (nil)); Size the requested bytes; Stream the handle as RMM writes it (0x and
-   hex; 0 for the default stream). path NULL: $RMM_LOG_FILE;
-   neither is INVALID_ARGUMENT; a file that cannot be opened is IO. An existing file is truncated.
+   hex; 0 for the default stream). path NULL or "": $RMM_LOG_FILE (unset or empty too:
+   INVALID_ARGUMENT); a file that cannot be opened is IO. An existing file is truncated.
    Buffered (stdio) unless auto_flush, which flushes every row. A failed allocation writes its
    "allocate failure" row and returns the upstream's status; a free writes its row before the
    upstream's call (once freed, the address may be logged by another thread's allocation), and a
@@ -1186,7 +1186,8 @@ RMMDEF rmm_status rmm_statistics_pop(rmm_resource *mr, rmm_statistics *popped);
    warning with their count and bytes (the debug log: RMM_DEBUG_LOG_FILE). Cost: a map insert or
    removal (plus the backtrace). */
 RMMDEF rmm_status rmm_tracking_adaptor_create(rmm_resource **out, rmm_resource *upstream, bool capture_stacks);
-/* Outstanding requested bytes and allocations (either pointer may be NULL). */
+/* Outstanding requested bytes and allocations (either pointer may be NULL). INVALID_ARGUMENT iff
+   mr is NULL or not a tracking adaptor. O(1), with the adaptor's lock held. */
 RMMDEF rmm_status rmm_tracking_get(rmm_resource *mr, size_t *outstanding_bytes, size_t *outstanding_count);
 /* Writes "Outstanding allocations: N (B bytes)", then one line per outstanding allocation ("<ptr>: <size> B, stream <hex>") and its symbolized
    stack when captured. INVALID_ARGUMENT iff out is NULL or mr is not a tracking adaptor; IO iff the
@@ -1203,6 +1204,8 @@ RMMDEF rmm_status rmm_tracking_report(rmm_resource *mr, FILE *out);
    free counts down at most what is outstanding (a wrong size or such a block takes the count to
    0, never round). */
 RMMDEF rmm_status rmm_limiting_adaptor_create(rmm_resource **out, rmm_resource *upstream, size_t limit_bytes);
+/* The bytes counted outstanding (rounded up to 256 each) and the limit (either pointer may be NULL).
+   INVALID_ARGUMENT iff mr is NULL or not a limiting adaptor. Thread-safe; O(1), no lock. */
 RMMDEF rmm_status rmm_limiting_get(rmm_resource *mr, size_t *allocated_bytes, size_t *limit_bytes);
 /* Changes a limiting adaptor's limit; what is allocated beyond a lower one stays allocated, and
    requests fail until enough is freed. INVALID_ARGUMENT iff mr is not a limiting adaptor.
@@ -1263,7 +1266,9 @@ RMMDEF rmm_status rmm_callback_resource_create(rmm_resource **out, rmm_allocate_
 #define RMM_LOG_LEVEL RMM_LOG_LEVEL_INFO
 #endif
 /* Sets the run-time level (one of RMM_LOG_LEVEL_*); messages below it, or below the compiled-in
-   RMM_LOG_LEVEL, are dropped. Returns the previous level. Thread-safe. */
+   RMM_LOG_LEVEL, are dropped. Returns the previous level. Never fails: a level below TRACE is
+   taken as TRACE and one above OFF as OFF (rmmh's set_logging_level passes its enum's values).
+   Thread-safe; O(1). */
 RMMDEF int rmm_set_log_level(int level);
 RMMDEF int rmm_get_log_level(void);
 /* Flushes the debug log file, if it was opened. */
