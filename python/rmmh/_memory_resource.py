@@ -892,7 +892,8 @@ def _room(more=0, _tls=_lib._tls):
     Python allocate_func through ctypes, from as deep a frame as ctypes will call it, it raises
     the RecursionError where the recursion limit leaves no room for that call: ctypes would
     report it as unraisable, on stderr, and answer nothing (red team 36b: an allocate_func that
-    calls its own resource). Made once a CallbackMemoryResource exists
+    calls its own resource; a later red team: a failure callback that allocates from its own
+    adaptor). Made once a CallbackMemoryResource or a FailureCallbackResourceAdaptor exists
     (_note_callback_resource).
 
     It also drops a callback exception kept without its counts (at the recursion limit, where
@@ -916,7 +917,8 @@ _callback_resources = False
 
 
 def _note_callback_resource():
-    """From the first CallbackMemoryResource on, allocations call _room first: the extension's
+    """From the first CallbackMemoryResource or FailureCallbackResourceAdaptor on (C calls
+    Python from inside an allocation), allocations call _room first: the extension's
     (note_callback_resource), and the ctypes fallback's, whose rmmh_alloc calls go through
     _alloc_with_room. Nothing before: other programs pay nothing for it."""
     global _callback_resources, _alloc
@@ -1206,20 +1208,28 @@ class FailureCallbackResourceAdaptor(UpstreamResourceAdaptor):
             # (answers through retry_out, which holds "no retry" until written: see
             # _lib.FAILURE_CALLBACK) the upstream's kept exception (a CallbackMemoryResource's)
             # is set aside while the callback runs, so that a failing rmmh call of its own does
-            # not take it; kept again if the adaptor then fails (no retry), dropped if it retries
-            kept = _lib.stash_pending()
+            # not take it; kept again if the adaptor then fails (no retry), dropped if it retries.
+            # Nothing may escape this function, as in CallbackMemoryResource's allocate: at the
+            # recursion limit (a callback that allocates from its own adaptor) any call can raise
+            # RecursionError, which ctypes printed as unraisable (stash_pending was outside the
+            # try, and set_pending in the handler makes calls too)
             try:
+                kept = _lib.stash_pending()
                 retry = bool(callback(nbytes))
+                if not retry:
+                    _lib.restore_pending(kept)
             except BaseException as e:
                 # rmm.h calls the callback only on OUT_OF_MEMORY, and no retry makes the adaptor
                 # fail with that status: the allocation re-raises e (see _lib.error)
-                _lib.set_pending(e, OUT_OF_MEMORY)
+                try:
+                    _lib.set_pending(e, OUT_OF_MEMORY)
+                except BaseException:  # (no room for a call: kept unchecked, see _lib._take_pending)
+                    _lib._tls.pending = (e, OUT_OF_MEMORY, None, None)
                 return
-            if not retry:
-                _lib.restore_pending(kept)
             retry_out[0] = 1 if retry else 0
 
         cb = _lib.FAILURE_CALLBACK(on_failure)
+        _note_callback_resource()  # (allocations make room for the callback's call: see _room)
         with _Hold(upstream) as uh:  # (held through the create: _lifetime.Hold)
             self._own(_lib.created(_lib.rmmh_failure_callback_adaptor_create, uh, cb),
                       ups=(upstream,))

@@ -1756,6 +1756,65 @@ def test_an_allocate_func_that_calls_its_own_resource_raises_recursion_error_qui
     assert out.strip() == "[(False, 'RecursionError', False), (True, 'InvalidArgumentError', True)] ''", out
 
 
+def test_a_failure_callback_that_allocates_from_its_own_adaptor_raises_quietly():
+    """A FailureCallbackResourceAdaptor's callback that allocates from its own adaptor (through
+    allocate or a DeviceBuffer: each failure calls it again, until Python's recursion limit) ends
+    in a RecursionError for the caller, and nothing on stderr, wherever the limit falls in the
+    cycle of calls (as test_an_allocate_func_that_calls_its_own_resource_raises_recursion_error_
+    quietly for CallbackMemoryResource). Before, the callback's wrapper called stash_pending
+    outside its try and set_pending in its handler, and allocations made no room for the
+    callback's call where no CallbackMemoryResource existed: "Exception ignored in
+    sys.unraisablehook" (ctypes path) and "Error in sys.excepthook ... lost sys.stderr"
+    (extension path) at every limit tried. (No CallbackMemoryResource here: its creation makes
+    the room for every callback.)"""
+    out = _child_ok("""
+        import gc, os, sys, tempfile
+        import rmmh as rmm
+        gc.disable()
+        def depth():
+            f, n = sys._getframe(1), 0
+            while f is not None:
+                n, f = n + 1, f.f_back
+            return n
+        def allocate(n):
+            depths.append(depth())
+            return bool(target.allocate(n))
+        def buffer(n):
+            depths.append(depth())
+            keep.append(rmm.DeviceBuffer(size=n, mr=target))
+            return True
+        lim = rmm.mr.LimitingResourceAdaptor(rmm.mr.CudaMemoryResource(), 1024)
+        keep, results, depths = [], set(), []
+        log = tempfile.TemporaryFile()
+        saved = os.dup(2)
+        os.dup2(log.fileno(), 2)  # (the noise is written to stderr, some of it by C)
+        try:
+            for func in (allocate, buffer):
+                target = rmm.mr.FailureCallbackResourceAdaptor(lim, func)
+                for call in (lambda: target.allocate(4096), lambda: rmm.DeviceBuffer(size=4096, mr=target)):
+                    del depths[:]
+                    try:
+                        call()
+                    except BaseException:
+                        pass
+                    top = max(depths)  # where the deepest call began, at the usual limit
+                    for limit in [1000] + list(range(top - 12, top)):  # (12 in a row: every place in the cycle)
+                        sys.setrecursionlimit(limit)
+                        try:
+                            call()
+                            results.add("allocated")
+                        except BaseException as e:
+                            results.add(type(e).__name__)
+                        sys.setrecursionlimit(1000)
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+        log.seek(0)
+        print(sorted(results), repr(log.read().decode(errors="replace")[:300]), lim.get_allocated_bytes(), len(keep))
+    """)
+    assert out.strip() == "['RecursionError'] '' 0 0", out
+
+
 def test_an_exception_kept_at_the_recursion_limit_goes_stale_at_the_next_allocation():
     """A callback that fails at the recursion limit keeps its exception without the counts that
     tie it to its allocation (it could not make the calls), so it is matched by its status alone;
