@@ -1194,9 +1194,20 @@ class LimitingResourceAdaptor(UpstreamResourceAdaptor):
             _lib.check(_lib.rmm_limiting_set_limit(h, limit), "set_allocation_limit")
 
 
+# Failure callbacks in flight on one thread (_lib._tls.failure_depth), at most: one more is not
+# called, and its allocation raises InvalidArgumentError. rmm.h bounds a CallbackMemoryResource's
+# callbacks so (RMM_MAX_CALLBACK_DEPTH, 16), not a failure callback's ("the callback decides"): a
+# callback that allocates from its own adaptor nested C frames until Python's recursion limit, and
+# under a raised limit (sys.setrecursionlimit(200000)) overflowed the C stack, a segfault.
+_MAX_FAILURE_CALLBACK_DEPTH = 16
+_tls = _lib._tls
+
+
 class FailureCallbackResourceAdaptor(UpstreamResourceAdaptor):
     """On out-of-memory calls callback(nbytes) and retries while it returns True. An exception
-    from the callback is re-raised by the allocation."""
+    from the callback is re-raised by the allocation. At most 16 failure callbacks may be in
+    flight on a thread (a callback that allocates from its own adaptor, whose failures call it
+    again): one more is not called, and its allocation raises InvalidArgumentError."""
     __slots__ = ()
 
     def __init__(self, upstream_mr, callback):
@@ -1214,10 +1225,21 @@ class FailureCallbackResourceAdaptor(UpstreamResourceAdaptor):
             # RecursionError, which ctypes printed as unraisable (stash_pending was outside the
             # try, and set_pending in the handler makes calls too)
             try:
-                kept = _lib.stash_pending()
-                retry = bool(callback(nbytes))
-                if not retry:
-                    _lib.restore_pending(kept)
+                depth = getattr(_tls, "failure_depth", 0)
+                if depth >= _MAX_FAILURE_CALLBACK_DEPTH:
+                    raise _lib.invalid(
+                        "FailureCallbackResourceAdaptor: %d failure callbacks in flight on this "
+                        "thread already: the callback for %d bytes is not called (a callback that "
+                        "allocates from its own adaptor again, a cycle)"
+                        % (_MAX_FAILURE_CALLBACK_DEPTH, nbytes))
+                _tls.failure_depth = depth + 1
+                try:
+                    kept = _lib.stash_pending()
+                    retry = bool(callback(nbytes))
+                    if not retry:
+                        _lib.restore_pending(kept)
+                finally:
+                    _tls.failure_depth = depth
             except BaseException as e:
                 # rmm.h calls the callback only on OUT_OF_MEMORY, and no retry makes the adaptor
                 # fail with that status: the allocation re-raises e (see _lib.error)

@@ -1812,7 +1812,42 @@ def test_a_failure_callback_that_allocates_from_its_own_adaptor_raises_quietly()
         log.seek(0)
         print(sorted(results), repr(log.read().decode(errors="replace")[:300]), lim.get_allocated_bytes(), len(keep))
     """)
-    assert out.strip() == "['RecursionError'] '' 0 0", out
+    # (at the usual limit rmmh's bound of 16 nested failure callbacks comes first: see
+    # test_a_failure_callback_cycle_is_bounded_not_a_stack_overflow)
+    assert out.strip() == "['InvalidArgumentError', 'RecursionError'] '' 0 0", out
+
+
+def test_a_failure_callback_cycle_is_bounded_not_a_stack_overflow():
+    """A failure callback that allocates from its own adaptor nests one more failure callback per
+    level (rmm.h bounds a CallbackMemoryResource's callbacks at RMM_MAX_CALLBACK_DEPTH, not a
+    failure callback's): only Python's recursion limit stopped it, and under a raised limit the
+    nested C frames overflowed the stack (a segfault, on both paths, with
+    sys.setrecursionlimit(200000)). Now the 17th failure callback in flight on a thread is not
+    called: its allocation raises InvalidArgumentError, which reaches the caller, with nothing
+    allocated; the thread's count goes back to 0 (a callback that spills and retries still
+    works after)."""
+    out = _child_ok("""
+        import sys
+        import rmmh as rmm
+        sys.setrecursionlimit(200000)
+        lim = rmm.mr.LimitingResourceAdaptor(rmm.mr.CudaMemoryResource(), 1024)
+        calls = [0]
+        def again(n):
+            calls[0] += 1
+            return bool(fa.allocate(n))
+        fa = rmm.mr.FailureCallbackResourceAdaptor(lim, again)
+        for call in (lambda: fa.allocate(4096), lambda: rmm.DeviceBuffer(size=4096, mr=fa)):
+            calls[0] = 0
+            try:
+                call()
+                print("allocated")
+            except rmm.InvalidArgumentError as e:
+                print(calls[0], "in flight" in str(e), lim.get_allocated_bytes())
+        held = [rmm.DeviceBuffer(size=1024, mr=lim)]
+        spill = rmm.mr.FailureCallbackResourceAdaptor(lim, lambda n: bool(held and held.pop() is not None))
+        print(rmm.DeviceBuffer(size=1024, mr=spill).size)
+    """)
+    assert out.split() == ["16", "True", "0", "16", "True", "0", "1024"], out
 
 
 def test_an_exception_kept_at_the_recursion_limit_goes_stale_at_the_next_allocation():
