@@ -648,6 +648,17 @@ def _pool_size_arg(value, name):
     return n
 
 
+def _step_size_arg(value, name, who):
+    """_pool_size_arg for a size rmm.h reads 0 as its default for (a pool's growth_granularity
+    and virtual_size, an arena's superblock_size): an explicit 0 is refused, as arena_size 0 and
+    block_size 0 are (None takes the default; a 0 was silently 2 MiB, twice the device memory
+    or 1 MiB)."""
+    n = _pool_size_arg(value, name)
+    if n == 0:
+        raise _lib.invalid("%s: %s 0 is no size (None takes the default)" % (who, name))
+    return n
+
+
 _POOL_LEAST_MAXIMUM = 256  # RMM_ALIGNMENT: rmm.h's maximum_bytes is a multiple of it (0: none)
 
 
@@ -726,9 +737,9 @@ class PoolMemoryResource(UpstreamResourceAdaptor):
         if maximum is not None and initial > maximum:
             raise _lib.invalid("Initial pool size exceeds the maximum pool size (%d > %d)"
                                % (initial, maximum))
-        gran = 0 if growth_granularity is None else _pool_size_arg(growth_granularity,
-                                                                    "growth_granularity")
-        virt = 0 if virtual_size is None else _pool_size_arg(virtual_size, "virtual_size")
+        gran = 0 if growth_granularity is None else _step_size_arg(growth_granularity,
+                                                                    "growth_granularity", "PoolMemoryResource")
+        virt = 0 if virtual_size is None else _step_size_arg(virtual_size, "virtual_size", "PoolMemoryResource")
         with _Hold(upstream) as uh:  # (held through the create: _lifetime.Hold)
             self._own(_lib.created(_lib.rmmh_pool_create, uh, initial, _c_maximum(maximum),
                                    _GROWTH[growth], gran, bool(streams_outlive_pool), virt),
@@ -879,7 +890,8 @@ class ArenaMemoryResource(UpstreamResourceAdaptor):
         if size == 0 and arena_size is not None:  # (rmm.h reads 0 as its default: half the free memory)
             raise error_for(INVALID_ARGUMENT, "ArenaMemoryResource: arena_size 0 is smaller than one "
                             "superblock (None takes the default, half of the free device memory)")
-        sb = 0 if superblock_size is None else _pool_size_arg(superblock_size, "superblock_size")
+        sb = 0 if superblock_size is None else _step_size_arg(superblock_size, "superblock_size",
+                                                              "ArenaMemoryResource")
         with _Hold(upstream) as uh:  # (held through the create: _lifetime.Hold)
             self._own(_lib.created(_lib.rmmh_arena_create, uh, size, sb,
                                    bool(streams_outlive_arena)), ups=(upstream,))

@@ -416,6 +416,25 @@ def test_explicit_zero_sizes_are_errors_not_defaults():
     del fixed
 
 
+def test_explicit_zero_steps_are_errors_not_defaults():
+    """A pool's growth_granularity and virtual_size and an arena's superblock_size of 0 (rmm.h
+    reads 0 as its default: 2 MiB, twice the device memory, 1 MiB) are refused, as arena_size 0
+    and block_size 0 are: before, each made a resource with the default in its place, silently.
+    None still takes the default; nothing is taken from upstream by a refused one."""
+    up = rmm.mr.StatisticsResourceAdaptor(rmm.mr.CudaMemoryResource())
+    for size in (0, "0B"):
+        with pytest.raises(rmm.InvalidArgumentError, match="growth_granularity 0"):
+            rmm.mr.PoolMemoryResource(up, 0, growth="on_demand", growth_granularity=size)
+        with pytest.raises(rmm.InvalidArgumentError, match="virtual_size 0"):
+            rmm.mr.PoolMemoryResource(up, 0, growth="virtual", virtual_size=size)
+        with pytest.raises(rmm.InvalidArgumentError, match="superblock_size 0"):
+            rmm.mr.ArenaMemoryResource(up, arena_size=1 << 21, superblock_size=size)
+    assert up.allocation_counts.peak_bytes == 0  # nothing was taken
+    pool = rmm.mr.PoolMemoryResource(up, 0, growth="on_demand", growth_granularity=None)
+    arena = rmm.mr.ArenaMemoryResource(up, arena_size=1 << 21, superblock_size=None)
+    del pool, arena
+
+
 def test_thread_safe_adaptor_reentered_from_its_upstream_raises():
     """A callback below a ThreadSafeResourceAdaptor that allocates through that adaptor again
     gets NotSupportedError (as the pool's), where a plain mutex hung for ever."""
