@@ -24,7 +24,7 @@ from ._errors import (
 )
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-ABI_VERSION = 11
+ABI_VERSION = 12
 
 _requested = (os.environ.get("RMMH_BACKEND") or "cuda").strip().lower()
 if _requested not in ("cuda", "host"):
@@ -92,7 +92,7 @@ rmm_async_resource_get_pool = _fn("rmm_async_resource_get_pool", I, V, VP)
 rmmh_async_create = _fn("rmmh_async_create", I, VP, S, S, I)
 rmmh_async_pinned_create = _fn("rmmh_async_pinned_create", I, VP, S, S)
 rmmh_system_resource_create = _fn("rmmh_system_resource_create", I, VP)
-rmmh_pool_create = _fn("rmmh_pool_create", I, VP, V, S, S, I, S, I, S)
+rmmh_pool_create = _fn("rmmh_pool_create", I, VP, V, S, S, I, S, I, S, S)
 rmmh_pool_info = _fn("rmmh_pool_info", I, V, P(S))
 rmmh_pool_conf = _fn("rmmh_pool_conf", I, ctypes.c_char_p, P(S))
 rmm_pool_set_maximum = _fn("rmm_pool_set_maximum", I, V, S)

@@ -719,12 +719,15 @@ class PoolMemoryResource(UpstreamResourceAdaptor):
         CUDA call.
     virtual_size : int | str, optional
         Virtual growth: the address range reserved (default twice the device memory).
+    virtual_extent_size : int | str, optional
+        Virtual growth: new physical memory comes in allocations of up to this size (a multiple
+        of 256, at most 4 GiB; default two 2 MiB pages). RMM_ALLOC_CONF's ``extent:``.
     """
     __slots__ = ()
 
     def __init__(self, upstream_mr, initial_pool_size=None, maximum_pool_size=None, *,
                  growth="geometric", growth_granularity=None, streams_outlive_pool=False,
-                 virtual_size=None):
+                 virtual_size=None, virtual_extent_size=None):
         upstream = self._set_upstream(upstream_mr)
         if growth not in _GROWTH:
             raise ValueError("growth must be one of %s, not %r" % (", ".join(_GROWTH), growth))
@@ -740,9 +743,12 @@ class PoolMemoryResource(UpstreamResourceAdaptor):
         gran = 0 if growth_granularity is None else _step_size_arg(growth_granularity,
                                                                     "growth_granularity", "PoolMemoryResource")
         virt = 0 if virtual_size is None else _step_size_arg(virtual_size, "virtual_size", "PoolMemoryResource")
+        extent = 0 if virtual_extent_size is None else _step_size_arg(
+            virtual_extent_size, "virtual_extent_size", "PoolMemoryResource")
         with _Hold(upstream) as uh:  # (held through the create: _lifetime.Hold)
             self._own(_lib.created(_lib.rmmh_pool_create, uh, initial, _c_maximum(maximum),
-                                   _GROWTH[growth], gran, bool(streams_outlive_pool), virt),
+                                   _GROWTH[growth], gran, bool(streams_outlive_pool), virt,
+                                   extent),
                       ups=(upstream,))
         self.__dict__["growth"] = growth
 
@@ -1530,13 +1536,15 @@ def _initialize(pool_allocator=False, managed_memory=False, initial_pool_size=No
             # free memory with geometric growth, else none), at most the maximum
             init, maxi = kwargs["initial_pool_size"], kwargs["maximum_pool_size"]
             unset = _lib.SIZE_MAX
-            fields = (ctypes.c_size_t * 6)(unset if init is None else init,
+            fields = (ctypes.c_size_t * 7)(unset if init is None else init,
                                            _c_maximum(maxi), _GROWTH["geometric"],
-                                           0, 0, 0)
+                                           0, 0, 0, 0)
             _lib.check(_lib.rmmh_pool_conf(None, fields), "reinitialize")
             growth = {v: k for k, v in _GROWTH.items()}[fields[2]]
+            # (extent: too, until 2026-12-03 parsed and dropped: a red team's find)
             pool_args = dict(growth=growth, growth_granularity=fields[3] or None,
-                             streams_outlive_pool=bool(fields[4]), virtual_size=fields[5] or None)
+                             streams_outlive_pool=bool(fields[4]), virtual_size=fields[5] or None,
+                             virtual_extent_size=fields[6] or None)
             initial, maximum = fields[0], fields[1] or None
             # the combinations PoolMemoryResource refuses, refused before any resource changes (a
             # red team's find, 2026-11-29: growth:virtual with an initial size raised with every

@@ -31,9 +31,10 @@
 #define RMMH_API __attribute__((visibility("default")))
 
 /* Bumped when a helper's signature changes or a helper is added that the Python side calls (10:
-   rmmh_last_failure_reentered; 11: rmmh_hooks_settle, rmmh_cupy_probe_next); the Python side
-   refuses a library it does not know. */
-#define RMMH_ABI_VERSION 11
+   rmmh_last_failure_reentered; 11: rmmh_hooks_settle, rmmh_cupy_probe_next; 12: rmmh_pool_create's
+   virtual_extent_bytes, rmmh_pool_conf's seventh field); the Python side refuses a library it does
+   not know. */
+#define RMMH_ABI_VERSION 12
 
 RMMH_API int rmmh_abi_version(void) { return RMMH_ABI_VERSION; }
 RMMH_API const char *rmmh_rmm_version(void) { return RMM_VERSION_STRING; }
@@ -322,7 +323,8 @@ RMMH_API int rmmh_prefetch(void *ptr, size_t bytes, int device, rmm_stream strea
 /* ---- creation with scalar arguments (no struct layouts on the Python side) --------------- */
 
 RMMH_API int rmmh_pool_create(rmm_resource **out, rmm_resource *upstream, size_t initial_bytes, size_t maximum_bytes, int growth,
-                              size_t growth_granularity_bytes, int streams_outlive_pool, size_t virtual_bytes) {
+                              size_t growth_granularity_bytes, int streams_outlive_pool, size_t virtual_bytes,
+                              size_t virtual_extent_bytes) {
     rmm_pool_desc d = rmm_pool_desc_default();
     d.initial_bytes = initial_bytes;
     d.maximum_bytes = maximum_bytes;
@@ -330,11 +332,12 @@ RMMH_API int rmmh_pool_create(rmm_resource **out, rmm_resource *upstream, size_t
     if (growth_granularity_bytes) d.growth_granularity_bytes = growth_granularity_bytes;
     d.streams_outlive_pool = streams_outlive_pool != 0;
     d.virtual_bytes = virtual_bytes;
+    d.virtual_extent_bytes = virtual_extent_bytes;
     return (int)rmm_pool_create(out, upstream, &d);
 }
-/* rmm_pool_desc_parse over scalars: fields[6] = initial, maximum, growth, granularity,
-   streams_outlive (0/1), virtual, read as the starting values and written back on success; conf
-   NULL: $RMM_ALLOC_CONF (rmm_pool_desc_from_env; unset: nothing changes). */
+/* rmm_pool_desc_parse over scalars: fields[7] = initial, maximum, growth, granularity,
+   streams_outlive (0/1), virtual, extent, read as the starting values and written back on
+   success; conf NULL: $RMM_ALLOC_CONF (rmm_pool_desc_from_env; unset: nothing changes). */
 RMMH_API int rmmh_pool_conf(const char *conf, size_t *fields) {
     rmm_pool_desc d = rmm_pool_desc_default();
     rmm_status st;
@@ -345,6 +348,7 @@ RMMH_API int rmmh_pool_conf(const char *conf, size_t *fields) {
     d.growth_granularity_bytes = fields[3];
     d.streams_outlive_pool = fields[4] != 0;
     d.virtual_bytes = fields[5];
+    d.virtual_extent_bytes = fields[6];
     st = conf ? rmm_pool_desc_parse(&d, conf) : rmm_pool_desc_from_env(&d);
     if (st != RMM_SUCCESS) return (int)st;
     fields[0] = d.initial_bytes;
@@ -353,6 +357,7 @@ RMMH_API int rmmh_pool_conf(const char *conf, size_t *fields) {
     fields[3] = d.growth_granularity_bytes;
     fields[4] = d.streams_outlive_pool;
     fields[5] = d.virtual_bytes;
+    fields[6] = d.virtual_extent_bytes;
     return RMM_SUCCESS;
 }
 /* out[7]: pool_bytes, peak_pool_bytes, used_bytes, free_bytes, largest_free_block, free_blocks,

@@ -123,3 +123,55 @@ def test_a_conf_the_pool_refuses_leaves_the_resources_alone(monkeypatch, restore
         rmm.reinitialize(pool_allocator=True, **kwargs)
     assert "RMM_ALLOC_CONF" in str(e.value)
     assert rmm.mr.get_current_device_resource() is before
+
+
+def _pool_config(mr):
+    """The "config" object of rmm.h's JSON dump of a pool (rmm_resource_dump_json through libc's
+    FILE: rmmh's Python API has no dump)."""
+    import ctypes
+    import json
+    import os
+    import tempfile
+    from rmmh import _lib
+    libc = ctypes.CDLL(None)
+    libc.fopen.restype, libc.fopen.argtypes = ctypes.c_void_p, [ctypes.c_char_p, ctypes.c_char_p]
+    libc.fclose.argtypes = [ctypes.c_void_p]
+    dump = _lib.lib.rmm_resource_dump_json
+    dump.restype, dump.argtypes = ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p]
+    fd, path = tempfile.mkstemp(suffix=".json")
+    os.close(fd)
+    try:
+        f = libc.fopen(os.fsencode(path), b"w")
+        assert f
+        try:
+            assert dump(mr._h, f) == 0
+        finally:
+            libc.fclose(f)
+        with open(path) as text:
+            return json.load(text)["resource"]["config"]
+    finally:
+        os.unlink(path)
+
+
+def test_rmm_alloc_conf_extent_reaches_the_pool(monkeypatch, restore):
+    """RMM_ALLOC_CONF's extent: key (virtual growth's physical allocations, rmm_pool_desc's
+    virtual_extent_bytes; the README's table) is applied by reinitialize as every other key is
+    (it was parsed, checked and dropped: the pool had the default two-page extents), and
+    PoolMemoryResource takes it as virtual_extent_size."""
+    monkeypatch.setenv("RMM_ALLOC_CONF", "growth:virtual, virtual:1GiB, extent:64MiB")
+    try:
+        rmm.reinitialize(pool_allocator=True)
+    except NotImplementedError as e:  # a device or driver without VMM
+        pytest.skip(str(e))
+    config = _pool_config(rmm.mr.get_current_device_resource())
+    assert config["growth"] == "virtual" and config["virtual_bytes"] == 1 << 30
+    assert config["virtual_extent_bytes"] == 64 * MiB
+    monkeypatch.delenv("RMM_ALLOC_CONF")
+    pool = rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), growth="virtual",
+                                     virtual_size="1GiB", virtual_extent_size="8MiB")
+    assert _pool_config(pool)["virtual_extent_bytes"] == 8 * MiB
+    for bad, error in (("5GiB", rmm.InvalidArgumentError), (1000, rmm.InvalidArgumentError),
+                       (0, rmm.InvalidArgumentError), (-256, OverflowError)):
+        with pytest.raises(error):
+            rmm.mr.PoolMemoryResource(rmm.mr.CudaMemoryResource(), growth="virtual",
+                                      virtual_extent_size=bad)
