@@ -1002,6 +1002,55 @@ TEST(platform_public_calls) {
 #endif
 }
 
+/* The IPC calls' second and third pointer arguments NULL: INVALID_ARGUMENT naming that argument,
+   with the out-argument reset as documented; and on the host backend every IPC call with valid
+   arguments is NOT_SUPPORTED (the NULL first arguments are checked in platform_public_calls). */
+TEST(ipc_calls_with_a_later_argument_null_or_no_ipc) {
+    rmm_resource *async = NULL;
+    rmm_mem_pool pool = NULL;
+    unsigned char handle[RMM_IPC_HANDLE_BYTES], was[RMM_IPC_HANDLE_BYTES];
+    void *p = NULL, *block = NULL;
+    NEED_GPU();
+    CHECK_OK(rmm_async_resource_create(&async, NULL));
+    if (!async) return;
+    CHECK_OK(rmm_async_resource_get_pool(async, &pool));
+    CHECK_OK(rmm_allocate(async, &block, 4096, RMM_STREAM_DEFAULT));
+    if (!pool || !block) goto done;
+    memset(handle, 0xab, sizeof handle);
+    memcpy(was, handle, sizeof handle);
+    CHECK_STATUS(rmm_mem_pool_export_fd(pool, NULL), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(strcmp(rmm_last_error(), "rmm_mem_pool_export_fd: fd is NULL") == 0);
+    CHECK_STATUS(rmm_mem_pool_export_pointer(block, NULL), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(strcmp(rmm_last_error(), "rmm_mem_pool_export_pointer: handle is NULL") == 0);
+    p = (void *)1;
+    CHECK_STATUS(rmm_mem_pool_import_pointer(pool, NULL, &p), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(strcmp(rmm_last_error(), "rmm_mem_pool_import_pointer: handle is NULL") == 0);
+    CHECK(p == (void *)1); /* (an argument check writes nothing) */
+    CHECK_STATUS(rmm_mem_pool_import_pointer(pool, handle, NULL), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(strcmp(rmm_last_error(), "rmm_mem_pool_import_pointer: ptr is NULL") == 0);
+#if defined(RMM_BACKEND_HOST)
+    {
+        int fd = 7;
+        CHECK_STATUS(rmm_ipc_close_handle(block), RMM_ERROR_NOT_SUPPORTED);
+        CHECK(strstr(rmm_last_error(), "cudaIpcCloseMemHandle") != NULL && strstr(rmm_last_error(), "host backend") != NULL);
+        CHECK_STATUS(rmm_mem_pool_export_fd(pool, &fd), RMM_ERROR_NOT_SUPPORTED);
+        CHECK(fd == -1);
+        CHECK(strstr(rmm_last_error(), "cudaMemPoolExportToShareableHandle") != NULL && strstr(rmm_last_error(), "host backend") != NULL);
+        CHECK_STATUS(rmm_mem_pool_export_pointer(block, handle), RMM_ERROR_NOT_SUPPORTED);
+        CHECK(memcmp(handle, was, sizeof handle) == 0);
+        CHECK(strstr(rmm_last_error(), "cudaMemPoolExportPointer") != NULL && strstr(rmm_last_error(), "host backend") != NULL);
+        CHECK_STATUS(rmm_mem_pool_import_pointer(pool, handle, &p), RMM_ERROR_NOT_SUPPORTED);
+        CHECK(p == NULL);
+        CHECK(strstr(rmm_last_error(), "cudaMemPoolImportPointer") != NULL && strstr(rmm_last_error(), "host backend") != NULL);
+        /* nothing was recorded as imported: its free is refused as one never imported */
+        CHECK_STATUS(rmm_mem_pool_free_imported(block), RMM_ERROR_INVALID_ARGUMENT);
+    }
+#endif
+done:
+    if (block) CHECK_OK(rmm_deallocate(async, block, 4096, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(async);
+}
+
 /* A stream pool's stream is refused by rmm_stream_destroy: the pool would hand out a dead handle,
    and its destroy would destroy whichever stream was given that handle next. */
 TEST(stream_pool_streams_are_destroyed_by_the_pool_only) {
@@ -1176,6 +1225,7 @@ int main(void) {
     RUN(streams_and_stream_pools);
     RUN(stream_pool_streams_are_destroyed_by_the_pool_only);
     RUN(platform_public_calls);
+    RUN(ipc_calls_with_a_later_argument_null_or_no_ipc);
 #if !defined(RMM_NO_POOL)
     RUN(pool_configuration_string);
 #endif
