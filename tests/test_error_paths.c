@@ -1405,6 +1405,83 @@ TEST(per_thread_stream_entry_out_of_host_memory) {
 /* The fault control itself: a status that is no rmm_status fails the call with CUDA (it came back
    as the unknown status 77, "RMM_ERROR_(unknown status)": red team 42's F4), and nth 0 is the next
    call, as 1 is. */
+/* rmmInitialize with its nth host request failing, in both modes: OUT_OF_MEMORY naming
+   rmmInitialize, left uninitialized with nothing held (the device's free bytes as they were: the
+   sweep; the host's: ASan's leak check), and a later rmmInitialize works (the sweep's undo,
+   rmmFinalize, runs after each success). */
+static rmmAllocationMode_t init_mode;
+static rmm_status a_rmm_initialize(sweep *s) {
+    rmmOptions_t opt;
+    rmmError_t e;
+    (void)s;
+    memset(&opt, 0, sizeof opt);
+    opt.allocation_mode = init_mode;
+    opt.initial_pool_size = 1 << 20;
+    e = rmmInitialize(&opt);
+    if (e == RMM_SUCCESS) return RMM_SUCCESS;
+    CHECK(!rmmIsInitialized(NULL));
+    return rmm_last_status();
+}
+static void u_rmm_finalize(sweep *s) {
+    (void)s;
+    CHECK(rmmFinalize() == RMM_SUCCESS);
+}
+TEST(legacy_initialize_out_of_host_memory) {
+    init_mode = CudaDefaultAllocation;
+    SWEEP("rmmInitialize (CudaDefaultAllocation)", a_rmm_initialize, u_rmm_finalize, "rmmInitialize");
+    init_mode = PoolAllocation;
+    SWEEP("rmmInitialize (PoolAllocation)", a_rmm_initialize, u_rmm_finalize, "rmmInitialize");
+    CHECK(!rmmIsInitialized(NULL));
+}
+
+/* rmm_resource_validate of a fixed-size resource holding blocks of two chunks, with its nth host
+   request failing: OUT_OF_MEMORY ("validate is out of host memory"), never CORRUPTION (the
+   resource is sound), and it validates after. */
+static rmm_status a_validate(sweep *s) { return rmm_resource_validate(s->mr); }
+TEST(fixed_size_validate_out_of_host_memory) {
+    rmm_resource *fixed = NULL;
+    rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
+    void *blocks[6] = {NULL};
+    sweep s;
+    int k;
+    fd.block_bytes = 4096;
+    fd.blocks_to_preallocate = 4;
+    CHECK_OK(rmm_fixed_size_create(&fixed, rmm_get_current_device_resource(), &fd));
+    if (!fixed) return;
+    for (k = 0; k < 6; k++) CHECK_OK(rmm_allocate(fixed, &blocks[k], 4096, RMM_STREAM_DEFAULT)); /* (a second chunk) */
+    CHECK_OK(rmm_deallocate(fixed, blocks[1], 4096, RMM_STREAM_DEFAULT));                           /* (one free block listed) */
+    blocks[1] = NULL;
+    memset(&s, 0, sizeof s);
+    s.name = "rmm_resource_validate (fixed_size)";
+    s.attempt = a_validate;
+    s.undo = u_nothing;
+    s.needle[0] = "fixed_size: validate is out of host memory";
+    s.mr = fixed;
+    printf("  %s: %d failures\n", s.name, run_sweep(&s));
+    CHECK_OK(rmm_resource_validate(fixed));
+    for (k = 0; k < 6; k++)
+        if (blocks[k]) CHECK_OK(rmm_deallocate(fixed, blocks[k], 4096, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_resource_validate(fixed));
+    rmm_resource_destroy(fixed);
+}
+
+/* A pinned host resource (a device resource over cudaHostAlloc) asked for more than the host can
+   give, a size that does not overflow: OUT_OF_MEMORY naming cudaHostAlloc, ptr NULL, and it serves
+   the next request. (Under ASan the failed posix_memalign prints a warning: allocator_may_return_null.) */
+TEST(pinned_host_resource_asked_for_more_than_the_host_has) {
+    rmm_resource *pinned = NULL;
+    void *p = (void *)1;
+    CHECK_OK(rmm_pinned_host_resource_create(&pinned));
+    if (!pinned) return;
+    CHECK_STATUS(rmm_allocate(pinned, &p, (size_t)1 << 60, RMM_STREAM_DEFAULT), RMM_ERROR_OUT_OF_MEMORY);
+    CHECK(p == NULL);
+    CHECK_NAMES("cudaHostAlloc(bytes=");
+    CHECK_NAMES("cudaErrorMemoryAllocation (out of memory)");
+    CHECK_OK(rmm_allocate(pinned, &p, 4096, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_deallocate(pinned, p, 4096, RMM_STREAM_DEFAULT));
+    rmm_resource_destroy(pinned);
+}
+
 TEST(fault_control_with_a_status_that_is_no_rmm_status) {
     rmm_resource *cuda = NULL;
     void *p = NULL;
@@ -1540,6 +1617,9 @@ int main(void) {
     RUN(recorded_free_deferred_to_a_capture_out_of_host_memory);
     RUN(per_thread_stream_entry_out_of_host_memory);
     RUN(fault_control_with_a_status_that_is_no_rmm_status);
+    RUN(legacy_initialize_out_of_host_memory);
+    RUN(fixed_size_validate_out_of_host_memory);
+    RUN(pinned_host_resource_asked_for_more_than_the_host_has);
 #endif
     RUN(fixed_size_block_not_aligned_as_asked);
     RUN(allocation_base_through_a_chain_too_long);
