@@ -125,6 +125,12 @@ demo: $(BUILD)/examples/host/01_basics $(if $(HAVE_CUDA),$(BUILD)/examples/cuda/
 gpu-check:
 	@bash tests/gpu_check_all.sh
 
+# line coverage of rmm.h by the host tests (gcc --coverage, with and without RMM_DEBUG) and of its
+# error returns, the uncovered ones listed by function (tests/coverage.py); not part of `make test`
+.PHONY: coverage
+coverage:
+	@BUILD="$(BUILD)" CC="$(CC)" $(or $(PYTHON),python3) tests/coverage.py
+
 # compute-sanitizer memcheck against pool blocks with and without RMM_NVTX (needs a GPU)
 sanitize:
 	@BUILD="$(BUILD)" NVCC="$(NVCC)" bash tests/sanitize.sh
