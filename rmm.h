@@ -12965,7 +12965,10 @@ RMM__PRIVATE rmm_status rmm__arena_validate(rmm__arena *a) {
         rmm__arena_local *l = (rmm__arena_local *)a->so.list[i];
         rmm__chunk *c;
         size_t n = 0;
-        (void)rmm__spin_lock(&l->lock);
+        if (!rmm__spin_lock(&l->lock)) { /* (this thread holds it: called from below that arena's lock, where it is mid-change) */
+            st = rmm__reentrant("arena", "rmm_resource_validate");
+            break;
+        }
         memset(&w, 0, sizeof w);
         w.pending_unmapped = true;
         blocks = bytes = 0;
