@@ -473,6 +473,142 @@ TEST(thread_safe_adaptor_freed_into_from_below) {
     rmm_resource_destroy(ts);
 }
 
+#if defined(RMM_BACKEND_HOST)
+/* The arena calls no upstream after its create (it takes its whole arena there), so what runs below
+   its locks is the backend: a host stream model whose event record (made under a stream's arena
+   lock: a foreign stream's free that finds its batch of pending blocks full) or device synchronize
+   (made under the registry lock: an exhausted arena gathering its wholly free superblocks) makes
+   one call `what` on the arena while armed, and records the status and message. */
+enum { B_FREE_SAME = 1, B_FREE_OTHER, B_ALLOC_SAME, B_ALLOC_NEW, B_ALLOC_LARGE, B_VALIDATE, B_DUMP };
+typedef struct below {
+    rmm_resource *arena; /* armed while not NULL; NULL again once the call was made */
+    int what;
+    int at_record;       /* made from the event record (else from the device synchronize) */
+    void *live;          /* a live block of the arena's, allocated on `live_stream` */
+    size_t live_bytes;
+    rmm_stream live_stream, new_stream;
+    rmm_status seen;
+    char message[512];
+} below;
+static below bl;
+static void below_call(int at_record) {
+    rmm_resource *arena = bl.arena;
+    void *q = NULL;
+    FILE *out;
+    if (!arena || bl.at_record != at_record) return;
+    bl.arena = NULL; /* once */
+    switch (bl.what) {
+    case B_FREE_SAME: bl.seen = rmm_deallocate(arena, bl.live, bl.live_bytes, bl.live_stream); break;
+    case B_FREE_OTHER: bl.seen = rmm_deallocate(arena, bl.live, bl.live_bytes, RMM_STREAM_DEFAULT); break;
+    case B_ALLOC_SAME:
+    case B_ALLOC_NEW:
+    case B_ALLOC_LARGE: {
+        rmm_stream s = bl.what == B_ALLOC_SAME ? bl.live_stream : bl.what == B_ALLOC_NEW ? bl.new_stream : RMM_STREAM_DEFAULT;
+        size_t bytes = bl.what == B_ALLOC_LARGE ? 3 * MiB : 256;
+        bl.seen = rmm_allocate(arena, &q, bytes, s);
+        if (bl.seen == RMM_SUCCESS) (void)rmm_deallocate(arena, q, bytes, s);
+        break;
+    }
+    case B_VALIDATE: bl.seen = rmm_resource_validate(arena); break;
+    case B_DUMP:
+        out = fopen("/dev/null", "w");
+        bl.seen = out ? rmm_resource_dump_json(arena, out) : RMM_ERROR_IO;
+        if (out) fclose(out);
+        break;
+    }
+    if (bl.seen != RMM_SUCCESS) rmm__copy_text(bl.message, sizeof bl.message, rmm_last_error());
+    else bl.message[0] = '\0';
+}
+static void bl_record(void *u, const void *e, rmm_stream s) { (void)u, (void)e, (void)s, below_call(1); }
+static bool bl_query(void *u, const void *e) { return (void)u, (void)e, true; }
+static void bl_esync(void *u, const void *e) { (void)u, (void)e; }
+static void bl_edestroy(void *u, const void *e) { (void)u, (void)e; }
+static void bl_wait(void *u, rmm_stream s, const void *e) { (void)u, (void)s, (void)e; }
+static void bl_ssync(void *u, rmm_stream s) { (void)u, (void)s; }
+static void bl_dsync(void *u) { (void)u, below_call(0); }
+static void bl_work(void *u, rmm_stream s) { (void)u, (void)s; }
+static void bl_unmap(void *u, const void *va, size_t n) { (void)u, (void)va, (void)n; }
+static const rmm_host_stream_model bl_model = {NULL, bl_record, bl_query, bl_esync, bl_edestroy, bl_wait, bl_ssync, bl_dsync, bl_work, bl_unmap};
+/* the call made from below was refused as re-entrant, naming `call` */
+static void below_refused(const char *call) {
+    CHECK(bl.arena == NULL); /* the backend's call was reached */
+    CHECK(bl.seen == RMM_ERROR_NOT_SUPPORTED && strstr(bl.message, call) != NULL);
+    if (bl.seen != RMM_ERROR_NOT_SUPPORTED || !strstr(bl.message, call)) printf("  (%s: %s, '%s')\n", call, rmm_status_string(bl.seen), bl.message);
+    bl.arena = NULL;
+    bl.what = 0;
+}
+
+/* Under a stream's lock: 300 blocks of 256 B allocated and freed on foreign stream f; one of the
+   frees finds the batch full and records f's event with that arena's lock held. A free of the live
+   block (on f, and on the default stream), an allocation on f and validate are refused (validate
+   read f's arena mid-change and let its lock go: a false CORRUPTION, and under RMM_DEBUG the
+   validation after the nested free failed its assertion; fixed); under the registry
+   lock (an allocation larger than the global arena's free run, which gathers the wholly free
+   superblocks and synchronizes the device first): a free on another stream, an allocation on a
+   stream new to the arena, a large allocation, validate and dump are refused.
+   The live block stays live, the arena validates, and the block frees once afterwards. */
+TEST(arena_calls_from_below_its_locks) {
+    rmm_resource *arena = NULL;
+    rmm_arena_desc ad = rmm_arena_desc_default();
+    rmm_stream f = NULL, s2 = NULL;
+    void *blocks[300], *p = NULL, *big = NULL;
+    size_t w, before;
+    int k;
+    static const int at_record[] = {B_FREE_SAME, B_FREE_OTHER, B_ALLOC_SAME, B_VALIDATE};
+    static const char *record_calls[] = {"arena: deallocate", "arena: deallocate", "arena: allocate", "arena: rmm_resource_validate"};
+    static const int at_sync[] = {B_FREE_OTHER, B_ALLOC_NEW, B_ALLOC_LARGE, B_VALIDATE, B_DUMP};
+    static const char *sync_calls[] = {"arena: deallocate", "arena: allocate or deallocate", "arena: allocate", "arena: rmm_resource_validate",
+                                       "arena: rmm_resource_dump_json"};
+    memset(&bl, 0, sizeof bl);
+    rmm_host_backend_set_stream_model(&bl_model);
+    ad.arena_bytes = 4 * MiB; /* four superblocks of 1 MiB */
+    CHECK_OK(rmm_arena_create(&arena, rmm_get_current_device_resource(), &ad));
+    CHECK_OK(rmm__stream_create_raw(&f, false)); /* not registered: a foreign stream */
+    CHECK_OK(rmm_stream_create(&s2));
+    if (!arena || !f || !s2) goto done;
+    bl.live_bytes = 256;
+    bl.live_stream = f;
+    bl.new_stream = s2;
+    CHECK_OK(rmm_allocate(arena, &bl.live, bl.live_bytes, f)); /* f's arena: the first superblock */
+    before = device_free();
+    for (w = 0; w < sizeof at_record / sizeof at_record[0]; w++) {
+        bl.what = at_record[w];
+        bl.at_record = 1;
+        bl.seen = RMM_SUCCESS;
+        bl.message[0] = '\0';
+        bl.arena = arena;
+        for (k = 0; k < 300; k++) CHECK_OK(rmm_allocate(arena, &blocks[k], 256, f));
+        for (k = 0; k < 300; k++) CHECK_OK(rmm_deallocate(arena, blocks[k], 256, f));
+        below_refused(record_calls[w]);
+    }
+    for (w = 0; w < sizeof at_sync / sizeof at_sync[0]; w++) {
+        CHECK_OK(rmm_allocate(arena, &p, 256, RMM_STREAM_DEFAULT)); /* the thread's arena: a superblock, wholly free once p is */
+        CHECK_OK(rmm_deallocate(arena, p, 256, RMM_STREAM_DEFAULT));
+        bl.what = at_sync[w];
+        bl.at_record = 0;
+        bl.seen = RMM_SUCCESS;
+        bl.message[0] = '\0';
+        bl.arena = arena;
+        CHECK_OK(rmm_allocate(arena, &big, 3 * MiB, RMM_STREAM_DEFAULT)); /* three free superblocks in a run: after the gathering */
+        below_refused(sync_calls[w]);
+        if (big) CHECK_OK(rmm_deallocate(arena, big, 3 * MiB, RMM_STREAM_DEFAULT));
+        big = NULL;
+    }
+    /* nothing changed: the block refused its frees is live, and frees once now */
+    CHECK(device_free() == before);
+    CHECK_OK(rmm_resource_validate(arena));
+    CHECK_OK(rmm_deallocate(arena, bl.live, bl.live_bytes, f));
+    CHECK_STATUS(rmm_deallocate(arena, bl.live, bl.live_bytes, f), RMM_ERROR_CORRUPTION);
+    CHECK_OK(rmm_resource_validate(arena));
+done:
+    memset(&bl, 0, sizeof bl);
+    rmm_resource_destroy(arena);
+    rmm_host_backend_set_stream_model(NULL);
+    if (s2) CHECK_OK(rmm_stream_destroy(s2));
+    if (f) CHECK_OK(rmm__stream_destroy_raw(f));
+}
+#endif
+
 /* ---- out of host memory: every host request of a call failing in turn ------------------------ */
 #if defined(RMM_BACKEND_HOST)
 /* One attempt: makes the call (its nth host request failing), returns its status; undo undoes a
@@ -1596,6 +1732,9 @@ int main(void) {
     RUN(pool_calls_from_inside_its_own_growth);
     RUN(fixed_size_calls_from_inside_its_own_growth);
     RUN(thread_safe_adaptor_freed_into_from_below);
+#if defined(RMM_BACKEND_HOST)
+    RUN(arena_calls_from_below_its_locks);
+#endif
 #if defined(RMM_BACKEND_HOST)
     RUN(creates_out_of_host_memory);
     RUN(allocations_out_of_host_memory);
