@@ -1283,6 +1283,40 @@ static int last_error_names(unsigned line) {
     return 0;
 }
 
+/* rmmWriteLog to a device that takes no byte (/dev/full, where there is one): IO, naming the write
+   when the log is more than the stream's buffer (a write fails while the rows go out) and the close
+   when it is less (the buffer's flush at fclose fails); the log is kept whole, and written in full
+   to a file afterwards. */
+TEST(legacy_write_log_to_a_full_device) {
+    rmmOptions_t o = legacy_options(CudaDefaultAllocation, 0, true);
+    void *p[200];
+    char path[64], line[1024];
+    FILE *f = fopen("/dev/full", "w");
+    int k, rows = 0;
+    NEED_GPU();
+    if (!f) return; /* (no /dev/full here) */
+    fclose(f);
+    CHECK(temp_path(path, sizeof path, "fulllog"));
+    CHECK_OK(rmmInitialize(&o));
+    CHECK_OK(RMM_ALLOC(&p[0], 1000, RMM_STREAM_DEFAULT));
+    CHECK_STATUS(rmmWriteLog("/dev/full"), RMM_ERROR_IO); /* one row: it waits in the buffer until the close */
+    CHECK(strstr(rmm_last_error(), "closing '/dev/full' failed") != NULL);
+    for (k = 1; k < 200; k++) CHECK_OK(RMM_ALLOC(&p[k], 1000, RMM_STREAM_DEFAULT)); /* 200 rows: more than a buffer */
+    CHECK_STATUS(rmmWriteLog("/dev/full"), RMM_ERROR_IO);
+    CHECK(strstr(rmm_last_error(), "writing '/dev/full' failed") != NULL);
+    CHECK_OK(rmmWriteLog(path)); /* the log is whole: a header and 200 rows */
+    f = fopen(path, "r");
+    CHECK(f != NULL);
+    if (f) {
+        while (fgets(line, sizeof line, f)) rows++;
+        fclose(f);
+    }
+    CHECK(rows == 201);
+    for (k = 0; k < 200; k++) CHECK_OK(RMM_FREE(p[k], RMM_STREAM_DEFAULT));
+    CHECK_OK(rmmFinalize());
+    remove(path);
+}
+
 /* before rmmInitialize: still an error of that call site */
 TEST(legacy_not_initialized_errors_name_the_call_site) {
     void *p = NULL;
@@ -1605,6 +1639,7 @@ int main(void) {
     RUN(legacy_modes_thousand_pairs);
     RUN(legacy_allocation_offset);
     RUN(legacy_write_log);
+    RUN(legacy_write_log_to_a_full_device);
     RUN(legacy_not_initialized_errors_name_the_call_site);
     RUN(legacy_errors_name_the_call_site);
     RUN(legacy_initial_pool_size_zero_is_half_of_total);
