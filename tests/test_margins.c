@@ -8,6 +8,10 @@
    backend, injected). Built on the host backend (ASan/UBSan) and on the CUDA runtime (gcc -lcudart
    and nvcc). */
 #define RMM_DEBUG_MARGIN 64
+#define _POSIX_C_SOURCE 200809L /* (what rmm.h asks for, set before <stdlib.h> is) */
+#define _DEFAULT_SOURCE 1
+#include <stdlib.h>
+#include "host_fail.h" /* host memory that runs out on purpose (host_fail_nth) */
 #define RMM_IMPLEMENTATION
 #include "../rmm.h"
 #include "harness.h"
@@ -545,6 +549,43 @@ TEST(check_corruption_beside_memory_given_back) {
     rmm_resource_destroy(pool);
 }
 
+/* check_corruption out of host memory for its list of live blocks (each host request failing in
+   turn): OUT_OF_MEMORY, naming the call, where the first listing fails and where the listing again
+   that confirms a mismatch fails (the block written past is not reported unconfirmed); once no
+   request fails, the CORRUPTION. Nothing changed: the block is still caught, frees once repaired,
+   and the pool validates. */
+TEST(check_corruption_out_of_host_memory) {
+    rmm_resource *pool = NULL;
+    void *p = NULL;
+    rmm_status st = RMM_ERROR_OUT_OF_MEMORY;
+    int n, ooms = 0;
+    CHECK_OK(rmm_pool_create(&pool, rmm_get_current_device_resource(), NULL));
+    if (!pool) return;
+    CHECK_OK(rmm_allocate(pool, &p, 1000, RMM_STREAM_DEFAULT));
+    if (!p) goto done;
+    CHECK_OK(poke(p, 1000, 0x11, RMM_STREAM_DEFAULT));
+    for (n = 1; n < 32 && st == RMM_ERROR_OUT_OF_MEMORY; n++) {
+        host_fail_nth = n;
+        st = rmm_resource_check_corruption(pool);
+        host_fail_nth = 0;
+        if (st == RMM_ERROR_OUT_OF_MEMORY) {
+            ooms++;
+            CHECK(strstr(rmm_last_error(), "rmm_resource_check_corruption: out of host memory") != NULL);
+        }
+    }
+    CHECK(st == RMM_ERROR_CORRUPTION); /* no request failed: the byte is reported */
+    CHECK(ooms == 2);                  /* the listing, and the confirming listing */
+    if (ooms != 2) printf("  (%d failures, then %s)\n", ooms, rmm_status_string(st));
+    CHECK_STATUS(rmm_resource_check_corruption(pool), RMM_ERROR_CORRUPTION);
+    CHECK_STATUS(rmm_deallocate(pool, p, 1000, RMM_STREAM_DEFAULT), RMM_ERROR_CORRUPTION); /* still kept */
+    CHECK_OK(repair(p, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_resource_check_corruption(pool));
+    CHECK_OK(rmm_deallocate(pool, p, 1000, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_pool_validate(pool));
+done:
+    rmm_resource_destroy(pool);
+}
+
 TEST(a_margin_that_cannot_be_filled_leaves_its_block_unchecked) {
     rmm_resource *pool = NULL, *fixed = NULL, *arena = NULL;
     rmm_arena_desc ad = rmm_arena_desc_default();
@@ -641,6 +682,7 @@ int main(void) {
     RUN(nowait_calls_refuse_with_margins);
 #if defined(RMM_BACKEND_HOST)
     RUN(a_margin_that_cannot_be_filled_leaves_its_block_unchecked);
+    RUN(check_corruption_out_of_host_memory);
     RUN(arena_blocks_are_filled_before_a_check_can_see_them);
     RUN(check_corruption_beside_frees_and_reuse);
     RUN(check_corruption_beside_memory_given_back);
