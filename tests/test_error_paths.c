@@ -864,6 +864,46 @@ TEST(frees_on_a_new_stream_out_of_host_memory) {
     rmm_resource_destroy(arena);
 }
 
+/* A fixed-size resource's frees on a stream whose list of free blocks must grow, that growth
+   failing (the free's first host request): OUT_OF_MEMORY, the block still allocated (it frees
+   once, after), the device's free bytes as before, and the resource validates. */
+TEST(fixed_size_free_list_growth_out_of_host_memory) {
+    rmm_resource *fixed = NULL;
+    rmm_fixed_size_desc fd = rmm_fixed_size_desc_default();
+    rmm_stream s = NULL;
+    void *blocks[64];
+    int k, ooms = 0;
+    NEED_GPU();
+    fd.block_bytes = 4096;
+    fd.blocks_to_preallocate = 64;
+    CHECK_OK(rmm_fixed_size_create(&fixed, rmm_get_current_device_resource(), &fd));
+    CHECK_OK(rmm_stream_create(&s));
+    if (!fixed || !s) goto done;
+    for (k = 0; k < 64; k++) CHECK_OK(rmm_allocate(fixed, &blocks[k], 4096, RMM_STREAM_DEFAULT));
+    CHECK_OK(rmm_stream_synchronize(RMM_STREAM_DEFAULT));
+    for (k = 0; k < 64; k++) {
+        size_t before = device_free();
+        rmm_status st;
+        host_fail_nth = 1;
+        st = rmm_deallocate(fixed, blocks[k], 4096, s);
+        host_fail_nth = 0;
+        if (st == RMM_SUCCESS) continue; /* (no host request, or not the list's) */
+        ooms++;
+        CHECK_STATUS(st, RMM_ERROR_OUT_OF_MEMORY);
+        if (k > 0) CHECK_NAMES("fixed_size: out of host memory for block lists"); /* (the first free on s makes its state) */
+        CHECK(device_free() == before);
+        CHECK_OK(rmm_resource_validate(fixed));
+        CHECK_OK(rmm_deallocate(fixed, blocks[k], 4096, s)); /* still allocated: freed now */
+        CHECK_STATUS(rmm_deallocate(fixed, blocks[k], 4096, s), RMM_ERROR_CORRUPTION);
+    }
+    CHECK(ooms >= 2); /* the state's, and at least one growth of its list */
+    CHECK_OK(rmm_stream_synchronize(s));
+    CHECK_OK(rmm_resource_validate(fixed));
+done:
+    if (s) CHECK_OK(rmm_stream_destroy(s));
+    rmm_resource_destroy(fixed);
+}
+
 /* A pool whose growth fails on its own host records (the chunk's) says so in its verdict, not
    "refused upstream", which it said before finding F2 of the pass (the upstream said yes: the
    chunk went back to it); nothing is held after. */
@@ -1739,6 +1779,7 @@ int main(void) {
     RUN(creates_out_of_host_memory);
     RUN(allocations_out_of_host_memory);
     RUN(frees_on_a_new_stream_out_of_host_memory);
+    RUN(fixed_size_free_list_growth_out_of_host_memory);
     RUN(pool_growth_out_of_host_memory_has_its_own_verdict);
     RUN(pool_growth_out_of_the_backend_s_host_memory_has_the_same_verdict);
     RUN(host_resources_out_of_host_memory);
