@@ -607,6 +607,79 @@ done:
     if (s2) CHECK_OK(rmm_stream_destroy(s2));
     if (f) CHECK_OK(rmm__stream_destroy_raw(f));
 }
+/* A graph pool's growth in a capture lets its lock go while the chunk comes from upstream (then
+   synchronized on the pool's own stream): a host stream model's synchronize of that stream makes
+   the one call meanwhile. The capture ended meanwhile: INVALID_ARGUMENT, the chunk given back.
+   Other allocations filled its list of live blocks meanwhile, and the list's growth fails:
+   OUT_OF_MEMORY, the chunk kept in the pool (the next allocation of that size takes it, with no
+   upstream call). Everything is given back at the end. */
+static struct {
+    int armed; /* 1: end the capture; 2: fill the live list, then fail the next host request */
+    rmm_graph_pool *gp;
+    rmm_stream s;
+    rmm_status seen;
+    void *fill[64];
+    int nfill;
+} gm;
+static void gm_ssync(void *u, rmm_stream stream) {
+    int what = gm.armed;
+    (void)u;
+    if (!what || !gm.gp || stream != gm.gp->stream) return;
+    gm.armed = 0;
+    if (what == 1) {
+        gm.seen = rmm_capture_end(gm.gp, gm.s);
+        return;
+    }
+    while (gm.gp->nlive < gm.gp->live_cap && gm.nfill < 64) {
+        gm.seen = rmm_allocate(rmm_get_current_device_resource(), &gm.fill[gm.nfill], 256, gm.s);
+        if (gm.seen != RMM_SUCCESS) return;
+        gm.nfill++;
+    }
+    host_fail_nth = 1;
+}
+static const rmm_host_stream_model gm_model = {NULL, bl_record, bl_query, bl_esync, bl_edestroy, bl_wait, gm_ssync, bl_dsync, bl_work, bl_unmap};
+TEST(graph_pool_growth_meets_its_capture_ended_and_its_lists_full) {
+    rmm_resource *dev = rmm_get_current_device_resource();
+    void *p = (void *)1;
+    size_t at_start = device_free(), before;
+    int k;
+    memset(&gm, 0, sizeof gm);
+    memset(&bl, 0, sizeof bl); /* (bl_dsync and bl_record: disarmed) */
+    rmm_host_backend_set_stream_model(&gm_model);
+    CHECK_OK(rmm_graph_pool_create(&gm.gp, dev, 1 * MiB));
+    CHECK_OK(rmm_stream_create(&gm.s));
+    if (!gm.gp || !gm.s) goto done;
+    /* the capture ended while the chunk came */
+    CHECK_OK(rmm_capture_begin(gm.gp, gm.s));
+    before = device_free();
+    gm.armed = 1;
+    CHECK_STATUS(rmm_allocate(dev, &p, 2 * MiB, gm.s), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(gm.armed == 0 && gm.seen == RMM_SUCCESS);
+    CHECK_NAMES("was unregistered while its allocation grew the pool");
+    CHECK(p == NULL);
+    CHECK(device_free() == before); /* the chunk went back */
+    /* the live list filled while the chunk came, and its growth fails */
+    CHECK_OK(rmm_capture_begin(gm.gp, gm.s));
+    gm.armed = 2;
+    p = (void *)1;
+    CHECK_STATUS(rmm_allocate(dev, &p, 2 * MiB, gm.s), RMM_ERROR_OUT_OF_MEMORY);
+    host_fail_nth = 0;
+    CHECK(gm.armed == 0 && gm.seen == RMM_SUCCESS && gm.nfill > 0);
+    CHECK_NAMES("graph pool: out of host memory for its lists (the new chunk stays in the pool)");
+    CHECK(p == NULL);
+    for (k = 0; k < gm.nfill; k++) CHECK_OK(rmm_deallocate(dev, gm.fill[k], 256, gm.s));
+    before = device_free();
+    CHECK_OK(rmm_allocate(dev, &p, 2 * MiB, gm.s)); /* from the chunk kept: nothing taken upstream */
+    CHECK(device_free() == before);
+    if (p) CHECK_OK(rmm_deallocate(dev, p, 2 * MiB, gm.s));
+    CHECK_OK(rmm_capture_end(gm.gp, gm.s));
+done:
+    if (gm.gp) CHECK_OK(rmm_graph_pool_destroy(gm.gp));
+    if (gm.s) CHECK_OK(rmm_stream_destroy(gm.s));
+    rmm_host_backend_set_stream_model(NULL);
+    CHECK(device_free() == at_start); /* every chunk given back */
+    memset(&gm, 0, sizeof gm);
+}
 #endif
 
 /* ---- out of host memory: every host request of a call failing in turn ------------------------ */
@@ -1774,6 +1847,7 @@ int main(void) {
     RUN(thread_safe_adaptor_freed_into_from_below);
 #if defined(RMM_BACKEND_HOST)
     RUN(arena_calls_from_below_its_locks);
+    RUN(graph_pool_growth_meets_its_capture_ended_and_its_lists_full);
 #endif
 #if defined(RMM_BACKEND_HOST)
     RUN(creates_out_of_host_memory);
