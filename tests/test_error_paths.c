@@ -479,7 +479,7 @@ TEST(thread_safe_adaptor_freed_into_from_below) {
    lock: a foreign stream's free that finds its batch of pending blocks full) or device synchronize
    (made under the registry lock: an exhausted arena gathering its wholly free superblocks) makes
    one call `what` on the arena while armed, and records the status and message. */
-enum { B_FREE_SAME = 1, B_FREE_OTHER, B_ALLOC_SAME, B_ALLOC_NEW, B_ALLOC_LARGE, B_VALIDATE, B_DUMP };
+enum { B_FREE_SAME = 1, B_FREE_OTHER, B_ALLOC_SAME, B_ALLOC_SAME_BY_ID, B_ALLOC_NEW, B_ALLOC_LARGE, B_VALIDATE, B_DUMP };
 typedef struct below {
     rmm_resource *arena; /* armed while not NULL; NULL again once the call was made */
     int what;
@@ -500,10 +500,13 @@ static void below_call(int at_record) {
     switch (bl.what) {
     case B_FREE_SAME: bl.seen = rmm_deallocate(arena, bl.live, bl.live_bytes, bl.live_stream); break;
     case B_FREE_OTHER: bl.seen = rmm_deallocate(arena, bl.live, bl.live_bytes, RMM_STREAM_DEFAULT); break;
+    case B_ALLOC_SAME_BY_ID: /* (the stream's id asked: not a run of allocations with none asked) */
+        rmm__idless_left = 0;
+        /* fall through */
     case B_ALLOC_SAME:
     case B_ALLOC_NEW:
     case B_ALLOC_LARGE: {
-        rmm_stream s = bl.what == B_ALLOC_SAME ? bl.live_stream : bl.what == B_ALLOC_NEW ? bl.new_stream : RMM_STREAM_DEFAULT;
+        rmm_stream s = bl.what == B_ALLOC_SAME || bl.what == B_ALLOC_SAME_BY_ID ? bl.live_stream : bl.what == B_ALLOC_NEW ? bl.new_stream : RMM_STREAM_DEFAULT;
         size_t bytes = bl.what == B_ALLOC_LARGE ? 3 * MiB : 256;
         bl.seen = rmm_allocate(arena, &q, bytes, s);
         if (bl.seen == RMM_SUCCESS) (void)rmm_deallocate(arena, q, bytes, s);
@@ -540,7 +543,8 @@ static void below_refused(const char *call) {
 
 /* Under a stream's lock: 300 blocks of 256 B allocated and freed on foreign stream f; one of the
    frees finds the batch full and records f's event with that arena's lock held. A free of the live
-   block (on f, and on the default stream), an allocation on f and validate are refused (validate
+   block (on f, and on the default stream), an allocation on f (with and without its id asked) and
+   validate are refused (validate
    read f's arena mid-change and let its lock go: a false CORRUPTION, and under RMM_DEBUG the
    validation after the nested free failed its assertion; fixed); under the registry
    lock (an allocation larger than the global arena's free run, which gathers the wholly free
@@ -554,8 +558,9 @@ TEST(arena_calls_from_below_its_locks) {
     void *blocks[300], *p = NULL, *big = NULL;
     size_t w, before;
     int k;
-    static const int at_record[] = {B_FREE_SAME, B_FREE_OTHER, B_ALLOC_SAME, B_VALIDATE};
-    static const char *record_calls[] = {"arena: deallocate", "arena: deallocate", "arena: allocate", "arena: rmm_resource_validate"};
+    static const int at_record[] = {B_FREE_SAME, B_FREE_OTHER, B_ALLOC_SAME, B_ALLOC_SAME_BY_ID, B_VALIDATE};
+    static const char *record_calls[] = {"arena: deallocate", "arena: deallocate", "arena: allocate", "arena: allocate",
+                                         "arena: rmm_resource_validate"};
     static const int at_sync[] = {B_FREE_OTHER, B_ALLOC_NEW, B_ALLOC_LARGE, B_VALIDATE, B_DUMP};
     static const char *sync_calls[] = {"arena: deallocate", "arena: allocate or deallocate", "arena: allocate", "arena: rmm_resource_validate",
                                        "arena: rmm_resource_dump_json"};
@@ -975,6 +980,60 @@ TEST(fixed_size_free_list_growth_out_of_host_memory) {
 done:
     if (s) CHECK_OK(rmm_stream_destroy(s));
     rmm_resource_destroy(fixed);
+}
+
+/* An arena's allocation on a foreign stream that the block it freed last serves whole (its pending
+   block, of the same size), when the arena's record of blocks in use must grow for it and cannot:
+   OUT_OF_MEMORY, the block stays pending (the next allocation of that size gets it, at the same
+   address), nothing else changed. The record grows every so many blocks: 256-byte blocks are
+   added one at a time until the re-use of the pending 512-byte block is the one that grows it.
+   (The allocations ask the stream's id: rmm__idless_left is cleared, else a run with no id asked
+   would take from the free lists, not the pending block.) */
+TEST(arena_pending_block_reused_out_of_host_memory) {
+    rmm_resource *arena = NULL;
+    rmm_arena_desc ad = rmm_arena_desc_default();
+    rmm_stream f = NULL;
+    void *small[200], *p = NULL, *q = NULL;
+    int k, n = 0, ooms = 0;
+    ad.arena_bytes = 8 * MiB;
+    CHECK_OK(rmm_arena_create(&arena, rmm_get_current_device_resource(), &ad));
+    CHECK_OK(rmm__stream_create_raw(&f, false)); /* not registered: a foreign stream */
+    if (!arena || !f) goto done;
+    rmm__idless_left = 0;
+    CHECK_OK(rmm_allocate(arena, &p, 512, f));
+    CHECK_OK(rmm_deallocate(arena, p, 512, f)); /* pending */
+    for (n = 0; n < 200 && !ooms; n++) {
+        rmm_status st;
+        size_t before = device_free();
+        rmm__idless_left = 0;
+        CHECK_OK(rmm_allocate(arena, &small[n], 256, f));
+        rmm__idless_left = 0;
+        host_fail_nth = 1;
+        q = NULL;
+        st = rmm_allocate(arena, &q, 512, f);
+        host_fail_nth = 0;
+        if (st == RMM_SUCCESS) {
+            CHECK(q == p); /* the pending block, whole */
+            rmm__idless_left = 0;
+            CHECK_OK(rmm_deallocate(arena, q, 512, f)); /* pending again */
+            continue;
+        }
+        ooms++;
+        CHECK_STATUS(st, RMM_ERROR_OUT_OF_MEMORY);
+        CHECK_NAMES("arena: out of host memory for block records");
+        CHECK(device_free() == before);
+        CHECK_OK(rmm_resource_validate(arena));
+        rmm__idless_left = 0;
+        CHECK_OK(rmm_allocate(arena, &q, 512, f)); /* still pending: served now */
+        CHECK(q == p);
+        if (q) CHECK_OK(rmm_deallocate(arena, q, 512, f));
+    }
+    CHECK(ooms == 1);
+    for (k = 0; k < n; k++) CHECK_OK(rmm_deallocate(arena, small[k], 256, f));
+    CHECK_OK(rmm_resource_validate(arena));
+done:
+    rmm_resource_destroy(arena);
+    if (f) CHECK_OK(rmm__stream_destroy_raw(f));
 }
 
 /* A pool whose growth fails on its own host records (the chunk's) says so in its verdict, not
@@ -1854,6 +1913,7 @@ int main(void) {
     RUN(allocations_out_of_host_memory);
     RUN(frees_on_a_new_stream_out_of_host_memory);
     RUN(fixed_size_free_list_growth_out_of_host_memory);
+    RUN(arena_pending_block_reused_out_of_host_memory);
     RUN(pool_growth_out_of_host_memory_has_its_own_verdict);
     RUN(pool_growth_out_of_the_backend_s_host_memory_has_the_same_verdict);
     RUN(host_resources_out_of_host_memory);
