@@ -12541,6 +12541,17 @@ static inline bool rmm__arena_idle_foreign(const rmm__arena *a, rmm__arena_local
    out go to no arena (their owner entry cleared: a free into them is CORRUPTION) and wait in
    a->unsynced until a later collect's synchronize succeeds (*st: that failure, else RMM_SUCCESS);
    returns the bytes handed on. Caller holds the registry lock. */
+/* Whether this thread holds one of a's per-stream arena locks: the call is made from below that
+   lock (a backend's callback while the arena is mid-change), and a walk over the arenas must not
+   read it or let its lock go (rmm__spin_lock does not take a lock its thread holds: it returns
+   false). Caller holds a->so.lock. O(arenas). */
+RMM__PRIVATE bool rmm__arena_held_here(rmm__arena *a) {
+    uint64_t me = rmm__thread_serial();
+    size_t i;
+    for (i = 0; i < a->so.count; i++)
+        if (RMM__ATOMIC_LOAD_RELAXED(&((rmm__arena_local *)a->so.list[i])->lock.holder) == me) return true;
+    return false;
+}
 RMM__PRIVATE size_t rmm__arena_collect(rmm__arena *a, bool gone_only, rmm_status *st) {
     size_t i, returned = 0;
     rmm__chunk *detached = NULL, *c;
@@ -12548,7 +12559,7 @@ RMM__PRIVATE size_t rmm__arena_collect(rmm__arena *a, bool gone_only, rmm_status
     for (i = 0; i < a->so.count; i++) {
         rmm__arena_local *l = (rmm__arena_local *)a->so.list[i];
         if ((gone_only && !rmm__so_gone(&l->ss) && !rmm__arena_idle_foreign(a, l)) || RMM__ATOMIC_LOAD_RELAXED(&l->superblock_count) == 0) continue;
-        (void)rmm__spin_lock(&l->lock);
+        if (!rmm__spin_lock(&l->lock)) continue; /* (this thread holds it: called from below it, mid-change; left as it is) */
         rmm__arena_file_pending(l, false); /* (no event covers them: never known done; a superblock handed on from here is covered by the synchronize below) */
         returned += rmm__arena_detach_free(l, &detached);
         rmm__spin_unlock(&l->lock);
@@ -12631,7 +12642,7 @@ RMM__PRIVATE RMM__NOINLINE rmm_status rmm__arena_oom(rmm__arena *a, size_t bytes
         rmm__spin_unlock(&a->global_lock);
         for (i = 0; i < a->so.count; i++) {
             rmm__arena_local *l = (rmm__arena_local *)a->so.list[i];
-            (void)rmm__spin_lock(&l->lock);
+            if (!rmm__spin_lock(&l->lock)) continue; /* (this thread holds it: called from below it, mid-change; not counted) */
             f.free_total += l->free.free_bytes + l->pending_bytes; /* (pending: freed, waiting for its batch's event) */
             if (mine && l != mine) f.free_other += l->free.free_bytes + l->pending_bytes;
             else f.largest_free = rmm__max(f.largest_free, rmm__tlsf_largest(&l->free));
@@ -13136,6 +13147,10 @@ RMM__PRIVATE size_t rmm__arena_global_id(const rmm__tlsf *t, void *arg) {
 RMM__PRIVATE rmm_status rmm__dump_arena(rmm__json *j, rmm__arena *a) {
     size_t i, global_id;
     if (!rmm__spin_lock(&a->so.lock)) return rmm__reentrant("arena", "rmm_resource_dump_json");
+    if (rmm__arena_held_here(a)) { /* (called from below one of its arenas' locks: that arena is mid-change) */
+        rmm__spin_unlock(&a->so.lock);
+        return rmm__reentrant("arena", "rmm_resource_dump_json");
+    }
     global_id = a->so.count;
     rmm__json_open(j, "config", '{');
     rmm__json_u64(j, "arena_bytes", a->arena_bytes);
@@ -13210,6 +13225,10 @@ RMM__PRIVATE rmm_status rmm__arena_live(rmm_resource *mr, rmm__live_list *live) 
     rmm__arena *a = (rmm__arena *)mr;
     size_t i;
     if (!rmm__spin_lock(&a->so.lock)) return rmm__reentrant("arena", "rmm_resource_check_corruption");
+    if (rmm__arena_held_here(a)) { /* (called from below one of its arenas' locks: that arena is mid-change) */
+        rmm__spin_unlock(&a->so.lock);
+        return rmm__reentrant("arena", "rmm_resource_check_corruption");
+    }
     for (i = 0; i < a->so.count; i++) {
         rmm__arena_local *l = (rmm__arena_local *)a->so.list[i];
         (void)rmm__spin_lock(&l->lock);

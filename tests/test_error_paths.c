@@ -543,10 +543,11 @@ static void below_refused(const char *call) {
 
 /* Under a stream's lock: 300 blocks of 256 B allocated and freed on foreign stream f; one of the
    frees finds the batch full and records f's event with that arena's lock held. A free of the live
-   block (on f, and on the default stream), an allocation on f (with and without its id asked) and
-   validate are refused (validate
+   block (on f, and on the default stream), an allocation on f (with and without its id asked),
+   validate and dump are refused (validate
    read f's arena mid-change and let its lock go: a false CORRUPTION, and under RMM_DEBUG the
-   validation after the nested free failed its assertion; fixed); under the registry
+   validation after the nested free failed its assertion; fixed; dump did the same and returned
+   SUCCESS; fixed); under the registry
    lock (an allocation larger than the global arena's free run, which gathers the wholly free
    superblocks and synchronizes the device first): a free on another stream, an allocation on a
    stream new to the arena, a large allocation, validate and dump are refused.
@@ -558,9 +559,9 @@ TEST(arena_calls_from_below_its_locks) {
     void *blocks[300], *p = NULL, *big = NULL;
     size_t w, before;
     int k;
-    static const int at_record[] = {B_FREE_SAME, B_FREE_OTHER, B_ALLOC_SAME, B_ALLOC_SAME_BY_ID, B_VALIDATE};
+    static const int at_record[] = {B_FREE_SAME, B_FREE_OTHER, B_ALLOC_SAME, B_ALLOC_SAME_BY_ID, B_VALIDATE, B_DUMP};
     static const char *record_calls[] = {"arena: deallocate", "arena: deallocate", "arena: allocate", "arena: allocate",
-                                         "arena: rmm_resource_validate"};
+                                         "arena: rmm_resource_validate", "arena: rmm_resource_dump_json"};
     static const int at_sync[] = {B_FREE_OTHER, B_ALLOC_NEW, B_ALLOC_LARGE, B_VALIDATE, B_DUMP};
     static const char *sync_calls[] = {"arena: deallocate", "arena: allocate or deallocate", "arena: allocate", "arena: rmm_resource_validate",
                                        "arena: rmm_resource_dump_json"};
