@@ -586,6 +586,62 @@ done:
     rmm_resource_destroy(pool);
 }
 
+/* rmm_resource_check_corruption of an arena called from below one of its per-stream arenas' locks
+   (a host stream model's event record: a foreign stream's free that finds its batch of pending
+   blocks full records its event with that arena's lock held) is refused as re-entrant,
+   NOT_SUPPORTED (it listed that arena's blocks mid-change and let its lock go, as validate and dump
+   did); the arena checks clean and validates afterwards. */
+static struct {
+    rmm_resource *arena; /* armed while not NULL */
+    rmm_status seen;
+    char message[256];
+} cb;
+static void cb_record(void *u, const void *e, rmm_stream s) {
+    rmm_resource *arena = cb.arena;
+    (void)u, (void)e, (void)s;
+    if (!arena) return;
+    cb.arena = NULL; /* once */
+    cb.seen = rmm_resource_check_corruption(arena);
+    rmm__copy_text(cb.message, sizeof cb.message, cb.seen != RMM_SUCCESS ? rmm_last_error() : "");
+}
+static bool cb_query(void *u, const void *e) { return (void)u, (void)e, true; }
+static void cb_esync(void *u, const void *e) { (void)u, (void)e; }
+static void cb_edestroy(void *u, const void *e) { (void)u, (void)e; }
+static void cb_wait(void *u, rmm_stream s, const void *e) { (void)u, (void)s, (void)e; }
+static void cb_ssync(void *u, rmm_stream s) { (void)u, (void)s; }
+static void cb_dsync(void *u) { (void)u; }
+static void cb_work(void *u, rmm_stream s) { (void)u, (void)s; }
+static void cb_unmap(void *u, const void *va, size_t n) { (void)u, (void)va, (void)n; }
+static const rmm_host_stream_model cb_model = {NULL, cb_record, cb_query, cb_esync, cb_edestroy, cb_wait, cb_ssync, cb_dsync, cb_work, cb_unmap};
+TEST(arena_check_corruption_from_below_a_stream_lock) {
+    rmm_resource *arena = NULL;
+    rmm_arena_desc ad = rmm_arena_desc_default();
+    rmm_stream f = NULL;
+    void *blocks[300];
+    int k;
+    memset(&cb, 0, sizeof cb);
+    ad.arena_bytes = 4 * MiB;
+    CHECK_OK(rmm_arena_create(&arena, rmm_get_current_device_resource(), &ad));
+    CHECK_OK(rmm__stream_create_raw(&f, false)); /* not registered: a foreign stream */
+    if (!arena || !f) goto done;
+    rmm_host_backend_set_stream_model(&cb_model);
+    cb.seen = RMM_SUCCESS;
+    cb.arena = arena;
+    for (k = 0; k < 300; k++) CHECK_OK(rmm_allocate(arena, &blocks[k], 256, f));
+    for (k = 0; k < 300; k++) CHECK_OK(rmm_deallocate(arena, blocks[k], 256, f));
+    rmm_host_backend_set_stream_model(NULL);
+    CHECK(cb.arena == NULL); /* the record was reached */
+    CHECK(cb.seen == RMM_ERROR_NOT_SUPPORTED && strstr(cb.message, "arena: rmm_resource_check_corruption") != NULL);
+    if (cb.seen != RMM_ERROR_NOT_SUPPORTED) printf("  (%s, '%s')\n", rmm_status_string(cb.seen), cb.message);
+    CHECK_OK(rmm_resource_check_corruption(arena));
+    CHECK_OK(rmm_resource_validate(arena));
+done:
+    rmm_host_backend_set_stream_model(NULL);
+    memset(&cb, 0, sizeof cb);
+    rmm_resource_destroy(arena);
+    if (f) CHECK_OK(rmm__stream_destroy_raw(f));
+}
+
 TEST(a_margin_that_cannot_be_filled_leaves_its_block_unchecked) {
     rmm_resource *pool = NULL, *fixed = NULL, *arena = NULL;
     rmm_arena_desc ad = rmm_arena_desc_default();
@@ -686,6 +742,7 @@ int main(void) {
     RUN(arena_blocks_are_filled_before_a_check_can_see_them);
     RUN(check_corruption_beside_frees_and_reuse);
     RUN(check_corruption_beside_memory_given_back);
+    RUN(arena_check_corruption_from_below_a_stream_lock);
 #endif
 #if defined(RMM_BACKEND_HOST) && RMM_HOST_BACKEND_DEVICES > 1
     RUN(check_corruption_synchronizes_the_blocks_devices);
