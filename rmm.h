@@ -754,6 +754,12 @@ RMMDEF rmm_status rmm_async_pinned_resource_create(rmm_resource **out, const rmm
 #if defined(RMM_BACKEND_HOST)
 /* Host backend only: set the simulated device capacity (bytes) shared by all simulated devices. */
 RMMDEF void rmm_host_backend_set_capacity(size_t bytes);
+/* Host backend only, for tests of what a device without a capability does: sets the value every
+   simulated device reports for `attribute` (a cudaDeviceAttr value the backend knows: those
+   rmm_device_get_attribute documents; cudaDevAttrMemoryPoolsSupported 0 makes the async resources
+   NOT_SUPPORTED, cudaDevAttrMemoryPoolSupportedHandleTypes the export handles they may take).
+   INVALID_ARGUMENT iff the backend has no such attribute (nothing changed). Thread-safe; O(attributes). */
+RMMDEF rmm_status rmm_host_backend_set_device_attribute(int attribute, int value);
 /* Host backend only, for tests of error paths: makes `times` calls in a row of the simulated CUDA
    call named `call` fail with `status` (SUCCESS, or a value that is no rmm_status, means CUDA), the
    first being the nth call from now (1 or 0: the next). Names are the CUDA runtime's and driver's: "cudaMalloc", "cudaFree",
@@ -1318,8 +1324,8 @@ RMMDEF rmm_status rmm_set_device(int device);
    as an H100-like GPU: an H100's limits (1024 threads a block, warp size 32, 132 multiprocessors,
    compute capability 9.0, ...) and the capabilities it implements (memory pools exporting POSIX
    file descriptors, concurrent managed access, unified addressing; no pageable memory access, not
-   integrated); an attribute its table (rmm__host_attributes, >>platform) does not list is 0.
-   Thread-safe; one CUDA call. */
+   integrated); an attribute its table (rmm__host_attributes, >>platform) does not list is 0, and
+   rmm_host_backend_set_device_attribute changes one it lists. Thread-safe; one CUDA call. */
 RMMDEF rmm_status rmm_device_get_attribute(int attribute, int device, int *value, int *cuda_error);
 /* The CUDA runtime's and the driver's versions (cudaRuntimeGetVersion, cudaDriverGetVersion; 13000
    for 13.0). The driver's is 0 where no driver is installed; a version that cannot be read is 0 and
@@ -3376,7 +3382,7 @@ RMM__PRIVATE rmm_status rmm__prefetch(void *ptr, size_t bytes, int device, rmm_s
 }
 /* The simulated devices' attributes: an H100-like discrete GPU with the capabilities this backend
    implements (see rmm_device_get_attribute); any other attribute is 0. */
-static const int rmm__host_attributes[][2] = {
+static int rmm__host_attributes[][2] = { /* (values: rmm_host_backend_set_device_attribute) */
     {1, 1024},       /* cudaDevAttrMaxThreadsPerBlock */
     {2, 1024},       /* cudaDevAttrMaxBlockDimX */
     {3, 1024},       /* cudaDevAttrMaxBlockDimY */
@@ -3417,8 +3423,17 @@ RMM__PRIVATE rmm_status rmm__device_attribute(int attribute, int device, int *va
         return rmm__fail_cuda(RMM__HOST_ERR_VALUE, RMM_ERROR_CUDA, "cudaDeviceGetAttribute(attr=%d, device=%d) failed: cudaErrorInvalidValue (invalid argument)", attribute, device);
     }
     for (i = 0; i < sizeof rmm__host_attributes / sizeof rmm__host_attributes[0]; i++)
-        if (rmm__host_attributes[i][0] == attribute) *value = rmm__host_attributes[i][1];
+        if (rmm__host_attributes[i][0] == attribute) *value = RMM__ATOMIC_LOAD_RELAXED(&rmm__host_attributes[i][1]);
     return RMM_SUCCESS;
+}
+RMM__IMPL rmm_status rmm_host_backend_set_device_attribute(int attribute, int value) {
+    size_t i;
+    for (i = 0; i < sizeof rmm__host_attributes / sizeof rmm__host_attributes[0]; i++)
+        if (rmm__host_attributes[i][0] == attribute) {
+            RMM__ATOMIC_STORE_RELAXED(&rmm__host_attributes[i][1], value);
+            return RMM_SUCCESS;
+        }
+    return RMM__INVALID("rmm_host_backend_set_device_attribute: the host backend has no device attribute %d", attribute);
 }
 RMM__PRIVATE rmm_status rmm__versions(int *runtime, int *driver) {
     *runtime = *driver = 0;
@@ -3464,9 +3479,11 @@ RMM__PRIVATE rmm_status rmm__mempool_destroy_imported(rmm_mem_pool pool) {
 }
 /* The host backend's "device" can export POSIX file descriptors but has no fabric. */
 RMM__PRIVATE rmm_status rmm__mempool_support(int device, bool *supported, unsigned *handle_mask) {
-    (void)device;
-    *supported = true;
-    *handle_mask = (unsigned)RMM_EXPORT_POSIX_FD;
+    int pools = 0, mask = 0, cuda_error = 0;
+    RMM_TRY(rmm__device_attribute(115, device, &pools, &cuda_error)); /* cudaDevAttrMemoryPoolsSupported */
+    if (pools && rmm__device_attribute(119, device, &mask, &cuda_error) != RMM_SUCCESS) mask = 0; /* cudaDevAttrMemoryPoolSupportedHandleTypes */
+    *supported = pools != 0;
+    *handle_mask = pools ? (unsigned)mask : 0u;
     return RMM_SUCCESS;
 }
 RMM__PRIVATE rmm_status rmm__mempool_create(rmm_mem_pool *pool, int device, unsigned handle_types, uint64_t release_threshold) {

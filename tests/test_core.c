@@ -856,6 +856,37 @@ static rmm_status uses_cuda_try(void) {
 }
 TEST(cuda_try_macro_returns) { CHECK(uses_cuda_try() == RMM_ERROR_CUDA); }
 #else
+/* A device without memory pools (cudaDevAttrMemoryPoolsSupported 0, set through the host backend):
+   the async resources are NOT_SUPPORTED, saying why, with out NULL; one whose pools export no POSIX
+   fd handles refuses that export handle; an attribute the backend does not know is
+   INVALID_ARGUMENT; the values come back and the resources are made again. */
+TEST(host_backend_device_without_memory_pools) {
+    rmm_resource *mr = (rmm_resource *)&mr;
+    rmm_async_desc d = rmm_async_desc_default();
+    int v = -1;
+    CHECK_OK(rmm_host_backend_set_device_attribute(115, 0)); /* cudaDevAttrMemoryPoolsSupported */
+    CHECK_OK(rmm_device_get_attribute(115, 0, &v, NULL));
+    CHECK(v == 0);
+    CHECK_STATUS(rmm_async_resource_create(&mr, NULL), RMM_ERROR_NOT_SUPPORTED);
+    CHECK(mr == NULL && strstr(rmm_last_error(), "rmm_async_resource_create: device 0 does not support memory pools") != NULL);
+    mr = (rmm_resource *)&mr;
+    CHECK_STATUS(rmm_async_pinned_resource_create(&mr, NULL), RMM_ERROR_NOT_SUPPORTED);
+    CHECK(mr == NULL && strstr(rmm_last_error(), "rmm_async_pinned_resource_create: device 0 does not support memory pools") != NULL);
+    CHECK_OK(rmm_host_backend_set_device_attribute(115, 1));
+    CHECK_OK(rmm_host_backend_set_device_attribute(119, 0)); /* cudaDevAttrMemoryPoolSupportedHandleTypes: none */
+    d.export_handle = RMM_EXPORT_POSIX_FD;
+    mr = (rmm_resource *)&mr;
+    CHECK_STATUS(rmm_async_resource_create(&mr, &d), RMM_ERROR_NOT_SUPPORTED);
+    CHECK(mr == NULL && strstr(rmm_last_error(), "export handle type") != NULL);
+    CHECK_OK(rmm_host_backend_set_device_attribute(119, 1));
+    CHECK_STATUS(rmm_host_backend_set_device_attribute(-7, 1), RMM_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(rmm_last_error(), "no device attribute -7") != NULL);
+    CHECK_OK(rmm_async_resource_create(&mr, &d)); /* as before */
+    rmm_resource_destroy(mr);
+    mr = NULL;
+    CHECK_OK(rmm_async_pinned_resource_create(&mr, NULL));
+    rmm_resource_destroy(mr);
+}
 TEST(host_backend_capacity_is_testable) {
     rmm_resource *mr = NULL;
     void *p = NULL, *q = NULL;
@@ -1233,6 +1264,7 @@ int main(void) {
     RUN(cuda_try_maps_errors);
     RUN(cuda_try_macro_returns);
 #else
+    RUN(host_backend_device_without_memory_pools);
     RUN(host_backend_capacity_is_testable);
     RUN(host_backend_copies_refuse_unreachable_addresses);
     RUN(percent_of_free_memory_in_integers);
