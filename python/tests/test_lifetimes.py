@@ -1692,6 +1692,42 @@ def test_failure_callback_that_cannot_be_called_means_no_retry():
     assert "allocated" not in out and "[" in out, out
 
 
+# The recursion-limit sweep of the two child scripts below: sweep(call, results, outcome) makes
+# call() at the usual limit, where depths (each entry of the function under test appends depth())
+# shows where the deepest call began, then at each of the 12 limits below that (12 in a row: every
+# place in the cycle); results gets "allocated", or outcome(limit, e) for the exception raised.
+_LIMIT_SWEEP = """
+import sys
+depths = []
+def depth():
+    f, n = sys._getframe(1), 0
+    while f is not None:
+        n, f = n + 1, f.f_back
+    return n
+def sweep(call, results, outcome):
+    del depths[:]
+    try:
+        call()
+    except BaseException:
+        pass
+    top = max(depths)  # where the deepest call began, at the usual limit
+    for limit in [1000] + list(range(top - 12, top)):
+        sys.setrecursionlimit(limit)
+        try:
+            call()
+            results.add("allocated")
+        except BaseException as e:
+            results.add(outcome(limit, e))
+        sys.setrecursionlimit(1000)
+"""
+
+
+def _child_sweeping(code):
+    """_child_ok of code after _LIMIT_SWEEP."""
+    import textwrap
+    return _child_ok(_LIMIT_SWEEP + textwrap.dedent(code))
+
+
 def test_an_allocate_func_that_calls_its_own_resource_raises_recursion_error_quietly():
     """An allocate_func that calls its own resource (directly, through DeviceBuffer, or through
     an adaptor) ends in an exception for the caller, and nothing on stderr: InvalidArgumentError
@@ -1707,15 +1743,10 @@ def test_an_allocate_func_that_calls_its_own_resource_raises_recursion_error_qui
     an exception that escaped the callback's wrapper, which now keeps it without a call. (The
     collector is off: a collection at the limit cannot call rmmh's gc callback either, and Python
     prints that too.)"""
-    out = _child_ok("""
+    out = _child_sweeping("""
         import gc, os, sys, tempfile
         import rmmh as rmm
         gc.disable()
-        def depth():
-            f, n = sys._getframe(1), 0
-            while f is not None:
-                n, f = n + 1, f.f_back
-            return n
         def alloc(n, s):
             depths.append(depth())
             return target.allocate(n)
@@ -1723,7 +1754,7 @@ def test_an_allocate_func_that_calls_its_own_resource_raises_recursion_error_qui
             depths.append(depth())
             keep.append(rmm.DeviceBuffer(size=n, mr=r))
             return keep[-1].ptr
-        keep, results, depths = [], set(), []
+        keep, results = [], set()
         log = tempfile.TemporaryFile()
         saved = os.dup(2)
         os.dup2(log.fileno(), 2)  # (the noise is written to stderr, some of it by C)
@@ -1733,20 +1764,7 @@ def test_an_allocate_func_that_calls_its_own_resource_raises_recursion_error_qui
                 for target, call in ((r, lambda: r.allocate(10)),
                                      (r, lambda: rmm.DeviceBuffer(size=10, mr=r)),
                                      (rmm.mr.LimitingResourceAdaptor(r, 1 << 30), lambda: target.allocate(10))):
-                    del depths[:]
-                    try:
-                        call()
-                    except BaseException:
-                        pass
-                    top = max(depths)  # where the deepest call began, at the usual limit
-                    for limit in [1000] + list(range(top - 12, top)):  # (12 in a row: every place in the cycle)
-                        sys.setrecursionlimit(limit)
-                        try:
-                            call()
-                            results.add("allocated")
-                        except BaseException as e:
-                            results.add((limit == 1000, type(e).__name__, "RMM_MAX_CALLBACK_DEPTH" in str(e)))
-                        sys.setrecursionlimit(1000)
+                    sweep(call, results, lambda limit, e: (limit == 1000, type(e).__name__, "RMM_MAX_CALLBACK_DEPTH" in str(e)))
         finally:
             sys.stderr.flush()
             os.dup2(saved, 2)
@@ -1767,15 +1785,10 @@ def test_a_failure_callback_that_allocates_from_its_own_adaptor_raises_quietly()
     sys.unraisablehook" (ctypes path) and "Error in sys.excepthook ... lost sys.stderr"
     (extension path) at every limit tried. (No CallbackMemoryResource here: its creation makes
     the room for every callback.)"""
-    out = _child_ok("""
+    out = _child_sweeping("""
         import gc, os, sys, tempfile
         import rmmh as rmm
         gc.disable()
-        def depth():
-            f, n = sys._getframe(1), 0
-            while f is not None:
-                n, f = n + 1, f.f_back
-            return n
         def allocate(n):
             depths.append(depth())
             return bool(target.allocate(n))
@@ -1784,7 +1797,7 @@ def test_a_failure_callback_that_allocates_from_its_own_adaptor_raises_quietly()
             keep.append(rmm.DeviceBuffer(size=n, mr=target))
             return True
         lim = rmm.mr.LimitingResourceAdaptor(rmm.mr.CudaMemoryResource(), 1024)
-        keep, results, depths = [], set(), []
+        keep, results = [], set()
         log = tempfile.TemporaryFile()
         saved = os.dup(2)
         os.dup2(log.fileno(), 2)  # (the noise is written to stderr, some of it by C)
@@ -1792,20 +1805,7 @@ def test_a_failure_callback_that_allocates_from_its_own_adaptor_raises_quietly()
             for func in (allocate, buffer):
                 target = rmm.mr.FailureCallbackResourceAdaptor(lim, func)
                 for call in (lambda: target.allocate(4096), lambda: rmm.DeviceBuffer(size=4096, mr=target)):
-                    del depths[:]
-                    try:
-                        call()
-                    except BaseException:
-                        pass
-                    top = max(depths)  # where the deepest call began, at the usual limit
-                    for limit in [1000] + list(range(top - 12, top)):  # (12 in a row: every place in the cycle)
-                        sys.setrecursionlimit(limit)
-                        try:
-                            call()
-                            results.add("allocated")
-                        except BaseException as e:
-                            results.add(type(e).__name__)
-                        sys.setrecursionlimit(1000)
+                    sweep(call, results, lambda limit, e: type(e).__name__)
         finally:
             sys.stderr.flush()
             os.dup2(saved, 2)
