@@ -12547,6 +12547,22 @@ RMM__PRIVATE size_t rmm__arena_detach_free(rmm__arena_local *l, rmm__chunk **out
 static inline bool rmm__arena_idle_foreign(const rmm__arena *a, rmm__arena_local *l) {
     return rmm__so_by_id(&l->ss) && !l->ss.busy && &l->ss != a->so.last && RMM__ATOMIC_LOAD(&l->pins) == 0 && l->pinned_at + 2 <= a->sweeps;
 }
+/* Takes a->so.lock for a walk over the arenas (validate, dump, the live-block listing).
+   NOT_SUPPORTED, re-entrant, naming `call`, where this thread holds it or one of the per-stream
+   arenas' locks: the call is made from below that lock (a backend's callback while that arena is
+   mid-change), and the walk must not read it or let its lock go (rmm__spin_lock does not take a
+   lock its thread holds: it returns false). O(arenas). */
+RMM__PRIVATE rmm_status rmm__arena_walk_lock(rmm__arena *a, const char *call) {
+    uint64_t me = rmm__thread_serial();
+    size_t i;
+    if (!rmm__spin_lock(&a->so.lock)) return rmm__reentrant("arena", call);
+    for (i = 0; i < a->so.count; i++)
+        if (RMM__ATOMIC_LOAD_RELAXED(&((rmm__arena_local *)a->so.list[i])->lock.holder) == me) {
+            rmm__spin_unlock(&a->so.lock);
+            return rmm__reentrant("arena", call);
+        }
+    return RMM_SUCCESS;
+}
 /* Returns every wholly free superblock of every arena (of gone ones and idle foreign ones
    (rmm__arena_idle_foreign) only, if gone_only) to the global arena, then drops the arenas of gone
    threads and streams, and of foreign streams, that hold nothing. The
@@ -12558,17 +12574,6 @@ static inline bool rmm__arena_idle_foreign(const rmm__arena *a, rmm__arena_local
    out go to no arena (their owner entry cleared: a free into them is CORRUPTION) and wait in
    a->unsynced until a later collect's synchronize succeeds (*st: that failure, else RMM_SUCCESS);
    returns the bytes handed on. Caller holds the registry lock. */
-/* Whether this thread holds one of a's per-stream arena locks: the call is made from below that
-   lock (a backend's callback while the arena is mid-change), and a walk over the arenas must not
-   read it or let its lock go (rmm__spin_lock does not take a lock its thread holds: it returns
-   false). Caller holds a->so.lock. O(arenas). */
-RMM__PRIVATE bool rmm__arena_held_here(rmm__arena *a) {
-    uint64_t me = rmm__thread_serial();
-    size_t i;
-    for (i = 0; i < a->so.count; i++)
-        if (RMM__ATOMIC_LOAD_RELAXED(&((rmm__arena_local *)a->so.list[i])->lock.holder) == me) return true;
-    return false;
-}
 RMM__PRIVATE size_t rmm__arena_collect(rmm__arena *a, bool gone_only, rmm_status *st) {
     size_t i, returned = 0;
     rmm__chunk *detached = NULL, *c;
@@ -12982,7 +12987,7 @@ RMM__PRIVATE rmm_status rmm__arena_validate(rmm__arena *a) {
     size_t blocks = 0, bytes = 0, i;
     rmm_status st;
     memset(&w, 0, sizeof w);
-    if (!rmm__spin_lock(&a->so.lock)) return rmm__reentrant("arena", "rmm_resource_validate");
+    RMM_TRY(rmm__arena_walk_lock(a, "rmm_resource_validate"));
     (void)rmm__spin_lock(&a->global_lock);
     st = rmm__validate_chunk("arena (global)", &a->global_chunk, &a->global_used, &w);
     if (st == RMM_SUCCESS) st = rmm__validate_tlsf("arena (global)", &a->global_free, &blocks, &bytes);
@@ -12993,10 +12998,7 @@ RMM__PRIVATE rmm_status rmm__arena_validate(rmm__arena *a) {
         rmm__arena_local *l = (rmm__arena_local *)a->so.list[i];
         rmm__chunk *c;
         size_t n = 0;
-        if (!rmm__spin_lock(&l->lock)) { /* (this thread holds it: called from below that arena's lock, where it is mid-change) */
-            st = rmm__reentrant("arena", "rmm_resource_validate");
-            break;
-        }
+        (void)rmm__spin_lock(&l->lock); /* (not this thread's: rmm__arena_walk_lock) */
         memset(&w, 0, sizeof w);
         w.pending_unmapped = true;
         blocks = bytes = 0;
@@ -13163,11 +13165,7 @@ RMM__PRIVATE size_t rmm__arena_global_id(const rmm__tlsf *t, void *arg) {
 }
 RMM__PRIVATE rmm_status rmm__dump_arena(rmm__json *j, rmm__arena *a) {
     size_t i, global_id;
-    if (!rmm__spin_lock(&a->so.lock)) return rmm__reentrant("arena", "rmm_resource_dump_json");
-    if (rmm__arena_held_here(a)) { /* (called from below one of its arenas' locks: that arena is mid-change) */
-        rmm__spin_unlock(&a->so.lock);
-        return rmm__reentrant("arena", "rmm_resource_dump_json");
-    }
+    RMM_TRY(rmm__arena_walk_lock(a, "rmm_resource_dump_json"));
     global_id = a->so.count;
     rmm__json_open(j, "config", '{');
     rmm__json_u64(j, "arena_bytes", a->arena_bytes);
@@ -13241,11 +13239,7 @@ RMM__PRIVATE rmm_status rmm__arena_base_step(rmm_resource *mr, const char **p, s
 RMM__PRIVATE rmm_status rmm__arena_live(rmm_resource *mr, rmm__live_list *live) {
     rmm__arena *a = (rmm__arena *)mr;
     size_t i;
-    if (!rmm__spin_lock(&a->so.lock)) return rmm__reentrant("arena", "rmm_resource_check_corruption");
-    if (rmm__arena_held_here(a)) { /* (called from below one of its arenas' locks: that arena is mid-change) */
-        rmm__spin_unlock(&a->so.lock);
-        return rmm__reentrant("arena", "rmm_resource_check_corruption");
-    }
+    RMM_TRY(rmm__arena_walk_lock(a, "rmm_resource_check_corruption"));
     for (i = 0; i < a->so.count; i++) {
         rmm__arena_local *l = (rmm__arena_local *)a->so.list[i];
         (void)rmm__spin_lock(&l->lock);
